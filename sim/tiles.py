@@ -146,3 +146,21 @@ def is_suited(kind: int) -> bool:
 def rank_of(kind: int) -> int:
     """1-based rank (1..9 for suits, 1..7 for honors)."""
     return kind % 9 + 1
+
+
+# Meld types shared by the engine, the rule sets and the records (0 = no meld).
+# A meld is (type, kind); the kind of a chow is its lowest tile.
+MELD_NONE = 0
+MELD_CHOW = 1
+MELD_PONG = 2
+MELD_KONG_EXPOSED = 3
+MELD_KONG_ADDED = 4
+MELD_KONG_CONCEALED = 5
+MELD_TYPE_NAMES = {
+    MELD_CHOW: "chow",
+    MELD_PONG: "pong",
+    MELD_KONG_EXPOSED: "kong_exposed",
+    MELD_KONG_ADDED: "kong_added",
+    MELD_KONG_CONCEALED: "kong_concealed",
+}
+MELD_TYPES = {v: k for k, v in MELD_TYPE_NAMES.items()}
