@@ -19,6 +19,7 @@ from sim.hand import Group, Reading, readings
 from sim.rules import jiating as J
 from sim.rules import jiating_patterns as JP
 from sim.rules.jiating import JiatingRules, evaluate, score
+from sim.tiles import kind_name, parse_kinds
 
 VECTORS = Path(__file__).parents[2] / "shared" / "vectors" / "jiating.jsonl"
 #: vector id -> (rule ID, why the spec's answer differs from the vector's)
@@ -585,6 +586,10 @@ def test_J_5_1_bad_input_raises():
         score(case("123m456p789s2p", "2p", melds=[("pong", "777z")], win_type="ron"))
     with pytest.raises(ValueError, match="discarder"):
         score(case("123m456p789s2p", "2p", melds=[("pong", "777z")], discarder=1))
+    with pytest.raises(ValueError, match="replacement_draw"):
+        score(case("123m456p789s2p", "2p", melds=[("pong", "777z")], win_type="self_draw", replacement_draw=True))
+    with pytest.raises(ValueError, match="first_turn"):
+        score(case("123m456p789s11z22z", "2z", win_type="self_draw", winner=1, first_turn=True))
 
 
 def test_J_5_3_best_reading_and_wait():
@@ -722,6 +727,11 @@ def test_rules_validation_names_bad_values():
         JiatingRules(pattern_points={"P25": -5})
 
 
+def test_rules_with_options_merges_pattern_points():
+    r = JiatingRules(pattern_points={"P25": 30}).with_options(pattern_points={"P38": 50}, cap=300)
+    assert r.points["P25"] == 30 and r.points["P38"] == 50 and r.cap == 300
+
+
 def test_rules_option_strings():
     r = JiatingRules.from_dict({"pattern_points": "P25:30,P38=50", "exclusions": "P12>P10;P31>P08,P10",
                                 "doubled_patterns": "P04,P05", "cap": "none"})
@@ -779,7 +789,7 @@ def won_hands(draw):
                         mt = "pong"
                     else:
                         counts[k] += 1
-                melds.append((mt, JP_name(k) * (3 if mt == "pong" else 4)))
+                melds.append((mt, kind_name(k) * (3 if mt == "pong" else 4)))
             else:
                 tiles += [k, k + 1, k + 2] if typ == "run" else [k] * 3
     wi = draw(st.integers(0, len(tiles) - 1))
@@ -792,7 +802,7 @@ def won_hands(draw):
     for k in tiles:
         own[k] += 1
     for mt, s in melds:
-        own[JP_kind(s)] += len(s) // 2
+        own[parse_kinds(s)[0]] += len(s) // 2
     own[win] += 1
     vis = []
     for k in range(34):
@@ -800,41 +810,47 @@ def won_hands(draw):
     if win_type == "robbed_kong":
         vis = [k for k in vis if k != win]
     c = case(
-        "".join(JP_name(k) for k in sorted(tiles)), JP_name(win), melds=melds, win_type=win_type,
+        "".join(kind_name(k) for k in sorted(tiles)), kind_name(win), melds=melds, win_type=win_type,
         dealer=dealer, winner=winner, discarder=discarder,
         streak=draw(st.integers(0, 4)),
         declaration=draw(st.sampled_from(["none", "jiating", "hard"])),
         replacement_draw=win_type == "self_draw" and any(m[0].startswith("kong") for m in melds)
         and draw(st.booleans()),
-        visible="".join(JP_name(k) for k in sorted(vis)),
+        visible="".join(kind_name(k) for k in sorted(vis)),
     )
     return c
 
 
-def JP_name(k: int) -> str:
-    return f"{k % 9 + 1}{'mpsz'[k // 9]}"
-
-
-def JP_kind(s: str) -> int:
-    return (int(s[0]) - 1) + 9 * "mpsz".index(s[-1])
-
-
-def _reference_amount(payer, winner, dealer, streak, P, G, self_draw):
+def _reference_amount(payer, winner, dealer, streak, P, G, self_draw, r: JiatingRules):
     """J-6.2/J-6.4 written out plainly."""
     if payer == dealer or winner == dealer:
-        amount = min(2 * (P + G), 400)
-        bonus = 4 if self_draw else 2
-        bonus += 2 * streak
+        amount = r.dealer_factor * (P + G)
+        if r.dealer_cap is not None:
+            amount = min(amount, r.dealer_cap)
+        bonus = r.bonus_self_draw_dealer if self_draw else r.bonus_discard_dealer
+        bonus += r.streak_step * streak
     else:
-        amount = min(P + G, 200)
-        bonus = 2 if self_draw else 1
+        amount = P + G if r.cap is None else min(P + G, r.cap)
+        bonus = r.bonus_self_draw if self_draw else r.bonus_discard
     return amount + bonus
 
 
+rule_sets = st.builds(
+    JiatingRules,
+    dealer_factor=st.integers(1, 3),
+    dealer_cap=st.none() | st.integers(0, 500),
+    cap=st.none() | st.integers(0, 300),
+    streak_step=st.integers(0, 3),
+    bonus_discard=st.integers(0, 3),
+    bonus_self_draw_dealer=st.integers(0, 6),
+)
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(won_hands())
-def test_scores_sum_to_zero_and_match_the_payment_formula(c):
-    res = score(c)
+@given(won_hands(), st.none() | rule_sets)
+def test_scores_sum_to_zero_and_match_the_payment_formula(c, rules):
+    r = rules or JiatingRules()
+    res = score(c, rules)
     assert res["win"] is True
     assert sum(res["scores"]) == 0
     assert res["P"] == sum(res["patterns"].values())
@@ -843,10 +859,28 @@ def test_scores_sum_to_zero_and_match_the_payment_formula(c):
     payers = [p for p in range(4) if p != c["winner"]] if self_draw else [c["discarder"]]
     expect = [0] * 4
     for p in payers:
-        a = _reference_amount(p, c["winner"], c["dealer"], c["streak"], res["P"], res["G"], self_draw)
+        a = _reference_amount(p, c["winner"], c["dealer"], c["streak"], res["P"], res["G"], self_draw, r)
         expect[p] -= a
         expect[c["winner"]] += a
     assert res["scores"] == expect
+    # reading-independent patterns against the raw tiles
+    kinds = set(parse_kinds(c["concealed"]) + parse_kinds(c["win_tile"]))
+    for m in c["melds"]:
+        kinds.update(parse_kinds(m["tiles"]))
+    suits = {k // 9 for k in kinds if k < 27}
+    has_honors = any(k >= 27 for k in kinds)
+    p = res["patterns"]
+    assert ("P06" in p) == (len(suits) == 2)
+    assert ("P23" in p) == (len(suits) == 1 and has_honors)
+    assert ("P42" in p) == (len(suits) == 1 and not has_honors)
+    assert ("P48" in p) == (not suits)
+    assert ("P29" in p) == (len(c["melds"]) == 4)
+    assert ("P19" in p) == (c["win_type"] == "robbed_kong")
+    assert ("P18" in p) == c["replacement_draw"]
+    menqing = all(m["type"] == "kong_concealed" for m in c["melds"])
+    assert ("P14" in p) == (self_draw and menqing)
+    assert ("P03" in p) == (self_draw and not menqing)
+    assert ("P07" in p) == (menqing and not self_draw)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

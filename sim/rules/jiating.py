@@ -60,6 +60,13 @@ Decisions on ambiguous points (each is the default of this implementation)
   discard), which the vector format does not have; it defaults to false.
 - D9: the "付付" family (P17, P36, P43) only applies to standard readings;
   P44 幺幺胡 adds to P36 付付幺 and P30 对对胡 (J-7 lists no such exclusion).
+- D10 (J-6.4, J-6.5): a robbed kong is paid like a discard win: the robbed
+  player pays, with the discard-win bonus.
+- D11 (J-5.4, P18): a case with ``first_turn`` must be the dealer's self-draw
+  without melds, and ``replacement_draw`` needs a self-draw by a winner with
+  a kong; anything else is contradictory input (``ValueError``).
+- D12 (J-6.3): a pong later extended to an added kong is claimed (not own);
+  an exposed kong is claimed; a concealed kong is own and counts for P11.
 
 What the implementation simplifies
 ----------------------------------
@@ -147,8 +154,8 @@ def _split(text: str, seps: str) -> list[str]:
     return [t.strip() for t in text.split(seps[0]) if t.strip()]
 
 
-def _norm_points(value: Any) -> tuple[tuple[str, int], ...]:
-    """pattern_points: mapping / pairs / ``"P25:30,P38:50"`` merged over J-8."""
+def _parse_points(value: Any) -> dict[str, int]:
+    """pattern_points given as a mapping, pairs or ``"P25:30,P38:50"`` -> validated dict."""
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("{"):
@@ -162,7 +169,7 @@ def _norm_points(value: Any) -> tuple[tuple[str, int], ...]:
                 pairs.append((k.strip(), v.strip()))
             value = pairs
     items = value.items() if isinstance(value, dict) else value
-    pts = dict(DEFAULT_POINTS)
+    pts: dict[str, int] = {}
     try:
         items = list(items)
     except TypeError:
@@ -181,6 +188,12 @@ def _norm_points(value: Any) -> tuple[tuple[str, int], ...]:
         if ip != p and not isinstance(p, str) or ip < 0:
             raise ValueError(f"option pattern_points[{pid}]={p!r}: must be an integer >= 0")
         pts[pid] = ip
+    return pts
+
+
+def _norm_points(value: Any, base: dict[str, int] | None = None) -> tuple[tuple[str, int], ...]:
+    """pattern_points merged over ``base`` (default J-8), as ``((ID, points), ...)`` in ID order."""
+    pts = {**(base or DEFAULT_POINTS), **_parse_points(value)}
     return tuple((pid, pts[pid]) for pid in PATTERN_IDS)
 
 
@@ -301,6 +314,21 @@ class JiatingRules(Options):
         object.__setattr__(self, "pattern_points", _norm_points(self.pattern_points))
         object.__setattr__(self, "doubled_patterns", _norm_doubled(self.doubled_patterns))
         object.__setattr__(self, "exclusions", _norm_exclusions(self.exclusions))
+
+    def with_options(self, **changes) -> "JiatingRules":
+        """A copy with some options changed (validated); a partial
+        ``pattern_points`` is merged over this instance's points."""
+        if "pattern_points" in changes:
+            changes["pattern_points"] = _norm_points(changes["pattern_points"], self.points)
+        return super().with_options(**changes)
+
+    def _tables(self) -> tuple[dict[str, int], dict[str, tuple[str, ...]], frozenset[str]]:
+        """(points, exclusions, doubled) as dict / dict / frozenset, built once per instance."""
+        t = self.__dict__.get("_tables_cache")
+        if t is None:
+            t = (dict(self.pattern_points), dict(self.exclusions), frozenset(self.doubled_patterns))
+            object.__setattr__(self, "_tables_cache", t)
+        return t
 
     @property
     def points(self) -> dict[str, int]:
@@ -532,7 +560,7 @@ def score_hand(h: WinningHand, rules: JiatingRules | None = None) -> tuple[int, 
     and one of its witnesses is the winner's own (J-6.3).
     """
     r = rules or DEFAULT_RULES
-    pts = dict(r.pattern_points)
+    pts, excl, doubled = r._tables()
     hits: dict[str, tuple[_pat.Pattern, list]] = {}
     for pat in PATTERNS:
         if pts[pat.id] == 0:
@@ -540,11 +568,9 @@ def score_hand(h: WinningHand, rules: JiatingRules | None = None) -> tuple[int, 
         w = pat.predicate(h)
         if w:
             hits[pat.id] = (pat, w)
-    excl = dict(r.exclusions)
     removed: set[str] = set()
     for pid in hits:
         removed.update(excl.get(pid, ()))
-    doubled = set(r.doubled_patterns)
     f = r.concealed_factor
     out: dict[str, int] = {}
     for pid, (pat, ws) in hits.items():
@@ -618,8 +644,6 @@ def _parse_case(case: dict) -> dict:
     replacement = _parse_bool(case, "replacement_draw")
     first_turn = _parse_bool(case, "first_turn")
     on_first = _parse_bool(case, "on_dealers_first_discard")
-    if replacement and win_type != "self_draw":
-        raise ValueError("replacement_draw is only possible on a self-draw")
     melds_in = case.get("melds") or []
     if not isinstance(melds_in, list) or len(melds_in) > 4:
         raise ValueError(f"melds must be a list of at most 4 melds, got {melds_in!r}")
@@ -634,6 +658,8 @@ def _parse_case(case: dict) -> dict:
         if len(ks) != _MELD_SIZE[t] or len(set(ks)) != 1:
             raise ValueError(f"meld {m['tiles']!r}: a {t} is {_MELD_SIZE[t]} tiles of one kind")
         melds.append((t, ks[0]))
+    if replacement and (win_type != "self_draw" or not any(t.startswith("kong") for t, _ in melds)):
+        raise ValueError("replacement_draw (J-3.2) needs a self-draw by a winner with a kong")
     if first_turn and (winner != dealer or win_type != "self_draw" or melds or replacement):
         raise ValueError("first_turn (天胡, J-5.4) needs the dealer winning by self-draw on the dealt tiles")
     if on_first and (discarder != dealer or win_type != "discard"):

@@ -127,7 +127,7 @@ class WinningHand:
 
     __slots__ = (
         "form", "groups", "wait", "ctx", "own", "all", "pair", "runs", "triplets",
-        "sets", "counts", "suits", "honors", "laoziga", "n_melds",
+        "sets", "counts", "suits", "honors", "laoziga", "n_melds", "_runs_by_suit", "_triplet_at",
     )
 
     def __init__(self, form: str, groups, wait: int, ctx: WinContext):
@@ -161,6 +161,8 @@ class WinningHand:
             i for i in self.triplets if self.groups[i].source in OWN_SOURCES and self.own[i]
         )
         self.n_melds = sum(1 for g in self.groups if g.source != SOURCE_HAND)
+        self._runs_by_suit = tuple([i for i in self.runs if self.groups[i].kind // 9 == s] for s in range(3))
+        self._triplet_at = {self.groups[i].kind: i for i in reversed(self.triplets)}
 
     def is_own(self, witness) -> bool:
         """J-6.3: every group of ``witness`` (indices) is the winner's own."""
@@ -170,16 +172,14 @@ class WinningHand:
         return self.groups[i].kind
 
     def runs_in_suit(self, suit: int) -> list[int]:
-        return [i for i in self.runs if self.groups[i].kind // 9 == suit]
+        return self._runs_by_suit[suit]
 
     def triplets_in_suit(self, suit: int) -> list[int]:
         return [i for i in self.triplets if self.groups[i].kind // 9 == suit]
 
     def triplet_of(self, kind: int) -> int | None:
-        for i in self.triplets:
-            if self.groups[i].kind == kind:
-                return i
-        return None
+        """Index of a triplet (or kong) of ``kind``, None if there is none."""
+        return self._triplet_at.get(kind)
 
     def __repr__(self) -> str:
         parts = ", ".join(f"{g.type}:{g.kind}:{g.source}" for g in self.groups)
@@ -305,6 +305,8 @@ def menqing_zimo_hu(h: WinningHand) -> Witnesses:
 def san_fu_tong(h: WinningHand) -> Witnesses:
     """P15 三付同 (10, 暗x2): the same run (same ranks) in all three suits."""
     out: Witnesses = []
+    if not all(h.runs_in_suit(s) for s in range(3)):
+        return out
     for r in range(1, 8):
         per_suit = [[i for i in h.runs_in_suit(s) if _rank(h.kind(i)) == r] for s in range(3)]
         out.extend(product(*per_suit))
@@ -478,11 +480,11 @@ def si_he_er(h: WinningHand) -> Witnesses:
 def san_qing_san_lian(h: WinningHand) -> Witnesses:
     """P34 三清三连 (20, 暗x2): triplets of three consecutive ranks in one suit."""
     out = []
-    for s in range(3):
-        for r in range(7):
-            t = [h.triplet_of(9 * s + r + d) for d in range(3)]
-            if None not in t:
-                out.append(tuple(t))
+    for k, i in h._triplet_at.items():
+        if k < 27 and _rank(k) <= 7:
+            j, m = h.triplet_of(k + 1), h.triplet_of(k + 2)
+            if j is not None and m is not None:
+                out.append((i, j, m))
     return out
 
 
@@ -518,10 +520,11 @@ def qidui_juezhang(h: WinningHand) -> Witnesses:
 def san_dui_tong(h: WinningHand) -> Witnesses:
     """P39 三对同 (40, 暗x2): triplets of the same rank in all three suits."""
     out = []
-    for r in range(9):
-        t = [h.triplet_of(9 * s + r) for s in range(3)]
-        if None not in t:
-            out.append(tuple(t))
+    for k, i in h._triplet_at.items():
+        if k < 9:
+            j, m = h.triplet_of(k + 9), h.triplet_of(k + 18)
+            if j is not None and m is not None:
+                out.append((i, j, m))
     return out
 
 
