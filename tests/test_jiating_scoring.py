@@ -610,9 +610,15 @@ def test_J_5_3_best_reading_and_wait():
 
 
 def test_J_5_3_seven_pairs_or_standard_whichever_is_higher():
-    # 112233m + pairs: both standard (123m 123m) and seven pairs readings exist
-    p = pats("112233m445566p7z", "7z", win_type="self_draw")
-    assert p["P25"] == 40 or p.get("P16", 0) >= 40
+    # 112233m445566p77z reads as 123m 123m 456p 456p + 77z or as seven pairs
+    res = evaluate(case("112233m445566p7z", "7z"))  # discard: 姊妹付 x2 (40) beats 七对子 (20)
+    assert res.hand.form == "standard" and res.patterns["P16"] == 40 and "P25" not in res.patterns
+    assert res.P == 2 + 2 + 2 + 40
+    # self-draw: 七对子 doubles to 40 and both readings give P = 54 (D6: a fixed tie-break)
+    res = evaluate(case("112233m445566p7z", "7z", win_type="self_draw"))
+    assert res.P == 54 and res.hand.form == "seven_pairs"
+    # no standard reading: seven pairs it is
+    assert evaluate(case("112233m557799p7z", "7z")).hand.form == "seven_pairs"
 
 
 def test_J_6_1_kong_points():
