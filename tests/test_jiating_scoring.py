@@ -86,8 +86,11 @@ def test_patterns_registry_complete():
     assert set(JP.DEFAULT_POINTS) == set(JP.PATTERN_IDS)
 
 
-def test_P01_putong_hu_every_win_and_not_a_non_win():
+def test_P01_putong_hu_every_win():
     assert pats("123m456p789s2p", "2p", melds=[("pong", "777z")]) == {"P01": 2}
+
+
+def test_P01_putong_hu_not_a_non_win():
     res = score(case("123m456p789s2p", "3p", melds=[("pong", "777z")]))
     assert res["win"] is False and res["patterns"] == {} and res["scores"] == [0, 0, 0, 0]
 
@@ -105,6 +108,9 @@ def test_P02_jiating_hu_not_with_two_waits_or_without_declaration():
 
 def test_P03_zimo_self_draw():
     assert pats("123m456p789s2p", "2p", melds=[("pong", "777z")], win_type="self_draw")["P03"] == 2
+
+
+def test_P03_zimo_not_on_discard():
     assert "P03" not in pats("123m456p789s2p", "2p", melds=[("pong", "777z")])
 
 
