@@ -62,13 +62,54 @@ def _cmd_hand(args) -> int:
     return 0
 
 
+def _add_score(sub) -> None:
+    p = sub.add_parser(
+        "score",
+        help="score finished hands given as JSON lines (the shared vector format)",
+        description="Score finished hands, one JSON object per line in the scoring-vector format "
+        "(shared/vectors/README.md), and print one JSON object per case: the result, or "
+        '{"line": n, "id": ..., "error": ...} for a line that cannot be scored. '
+        "Exit status 1 if any line failed.",
+    )
+    p.add_argument("file", nargs="?", default="-", help="JSON-lines file, or - for stdin (default)")
+    p.add_argument(
+        "--rules-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="score under a changed rule option, e.g. max_exponent=3 (repeatable; applies to every "
+        "rule set that has the option)",
+    )
+    p.set_defaults(func=_cmd_score)
+
+
+def _cmd_score(args) -> int:
+    from sim import vectors
+    from sim.rules.options import parse_option_strings
+
+    options = parse_option_strings(args.rules_option)
+    if args.file == "-":
+        n, failed = vectors.score_file(sys.stdin, sys.stdout, options)
+    else:
+        try:
+            stream = open(args.file, encoding="utf-8")
+        except OSError as e:
+            raise ValueError(f"cannot read {args.file!r}: {e.strerror}") from None
+        with stream:
+            n, failed = vectors.score_file(stream, sys.stdout, options)
+    if failed:
+        print(f"caishen score: {failed} of {n} case(s) could not be scored", file=sys.stderr)
+        return 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="caishen",
         description="Self-play simulation and research toolkit for Kaihua (开化) and Jiating (架听) mahjong.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_hand,):
+    for add in (_add_hand, _add_score):
         add(sub)
     return parser
 
