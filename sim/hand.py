@@ -1,0 +1,613 @@
+"""Hand kernels: shanten, win test, waits, effective tiles, readings, 爆头.
+
+All functions take ``counts: uint8[34]`` of the *concealed* tiles (declared
+melds removed, so 3m+1 or 3m+2 tiles, at most 14) and ``joker``: the kind
+index of the wildcard (31 = 白 for Kaihua's 财神, K-2.1) or -1 for none.  A
+joker stands for any kind inside a set or pair, also for a fifth copy.
+
+Public functions validate their input and raise ``ValueError`` naming the
+bad value; the ``_underscore`` numba kernels do no validation and are what
+the engine, the rule sets and the bots call from compiled code, with
+``tabs = sim.tables.hand_tables()`` passed through as an argument.  The
+small kernels are inlined into their callers (``inline="always"``): a call
+across numba's cached compilation units is not inlined by LLVM and would
+cost more than the kernel itself.
+
+How: the natural (non-joker) tiles have a *distance* ``D``: the fewest tiles
+to add so that they are part of ``m`` sets and a pair (per-suit tables,
+combined by min-plus; see :mod:`sim.tables`).  With ``k`` jokers the
+standard shanten is ``max(D - k, 0) - 1`` and a 3m+2 hand is complete iff
+``D == k``.  Seven pairs (13/14 tiles only, four of a kind = two pairs):
+``6 - min(7, pairs + min(k, singles) + (k - min(k, singles)) // 2)``.
+Shanten -1 means complete.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from sim import tiles as _tiles
+from sim.tables import hand_tables
+
+__all__ = [
+    "Group",
+    "Reading",
+    "shanten",
+    "shanten_standard",
+    "shanten_seven_pairs",
+    "is_win",
+    "is_win_standard",
+    "is_seven_pairs",
+    "is_baotou",
+    "waits",
+    "effective_tiles",
+    "readings",
+    "shanten_batch",
+    "is_win_batch",
+    "describe",
+]
+
+
+# ---------------------------------------------------------------- kernels
+
+
+@njit(cache=True, inline="always")
+def _scan(counts, joker):
+    """One pass over ``counts``: per-suit base-5 codes of the natural tiles and counts.
+
+    Returns ``(code_m, code_p, code_s, code_z, n_tiles, n_jokers, pairs,
+    singles)``; the joker kind is left out of the codes, pairs and singles.
+    """
+    cm = 0
+    cp = 0
+    cs = 0
+    cz = 0
+    mul = 1
+    for i in range(9):
+        cm += np.int64(counts[i]) * mul
+        cp += np.int64(counts[9 + i]) * mul
+        cs += np.int64(counts[18 + i]) * mul
+        if i < 7:
+            cz += np.int64(counts[27 + i]) * mul
+        mul *= 5
+    n = 0
+    pairs = 0
+    singles = 0
+    for i in range(34):
+        v = np.int64(counts[i])
+        n += v
+        pairs += v >> 1
+        singles += v & 1
+    k = 0
+    if joker >= 0:
+        k = np.int64(counts[joker])
+        pairs -= k >> 1
+        singles -= k & 1
+        pw = 1
+        for _ in range(joker % 9):
+            pw *= 5
+        suit = joker // 9
+        if suit == 0:
+            cm -= k * pw
+        elif suit == 1:
+            cp -= k * pw
+        elif suit == 2:
+            cs -= k * pw
+        else:
+            cz -= k * pw
+    return cm, cp, cs, cz, n, k, pairs, singles
+
+
+@njit(cache=True, inline="always")
+def _min_plus4(x, a, y, b):
+    """min over ja + jb = 4 and one pair of ``x[a] + y[b]`` (unrolled)."""
+    best = 255
+    for ja in range(5):  # constant bounds: LLVM unrolls this
+        jb = 4 - ja
+        v = np.int64(x[a, 2 * ja + 1]) + np.int64(y[b, 2 * jb])
+        w = np.int64(x[a, 2 * ja]) + np.int64(y[b, 2 * jb + 1])
+        if w < v:
+            v = w
+        if v < best:
+            best = v
+    return best
+
+
+@njit(cache=True, inline="always")
+def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, tabs):
+    """Fewest tiles to add to the suits with these codes to hold ``n_sets`` sets + ``n_pairs`` pair."""
+    suit_class, suit_table, honor_class, honor_table, suit_pair, suit_honor = tabs
+    a = np.int64(suit_class[cm]) * suit_table.shape[0] + np.int64(suit_class[cp])
+    b = np.int64(suit_class[cs]) * honor_table.shape[0] + np.int64(honor_class[cz])
+    if n_sets == 4 and n_pairs == 1:  # the 13/14-tile case, unrolled for speed
+        return _min_plus4(suit_pair, a, suit_honor, b)
+    best = 255
+    for ja in range(n_sets + 1):
+        jb = n_sets - ja
+        if n_pairs == 0:
+            v = np.int64(suit_pair[a, 2 * ja]) + np.int64(suit_honor[b, 2 * jb])
+        else:
+            v = np.int64(suit_pair[a, 2 * ja + 1]) + np.int64(suit_honor[b, 2 * jb])
+            w = np.int64(suit_pair[a, 2 * ja]) + np.int64(suit_honor[b, 2 * jb + 1])
+            if w < v:
+                v = w
+        if v < best:
+            best = v
+    return best
+
+
+@njit(cache=True, inline="always")
+def _distance(counts, joker, n_sets, n_pairs, tabs):
+    """Fewest tiles to add to the natural tiles to hold ``n_sets`` sets + ``n_pairs`` (0/1) pair.
+
+    ``n_sets`` in 0..4.  Jokers (``counts[joker]``) are ignored here.
+    """
+    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    return _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, tabs)
+
+
+@njit(cache=True, inline="always")
+def _seven_pairs_from(k, pairs, singles):
+    used = k if k < singles else singles
+    total = pairs + used + (k - used) // 2
+    if total > 7:
+        total = 7
+    return 6 - total
+
+
+@njit(cache=True, inline="always")
+def _shanten_standard(counts, joker, tabs):
+    """Standard-form (m sets + pair) shanten of a 3m+1 / 3m+2 concealed hand."""
+    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) - k
+    if d < 0:
+        d = 0
+    return d - 1
+
+
+@njit(cache=True, inline="always")
+def _shanten_seven_pairs(counts, joker):
+    """Seven-pairs shanten (13/14 tiles; four of a kind = two pairs, jokers wild)."""
+    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    return _seven_pairs_from(k, pairs, singles)
+
+
+@njit(cache=True, inline="always")
+def _shanten(counts, joker, tabs):
+    """min(standard, seven pairs) shanten; seven pairs only for 13/14 tiles."""
+    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) - k
+    if d < 0:
+        d = 0
+    s = d - 1
+    if n >= 13:
+        q = _seven_pairs_from(k, pairs, singles)
+        if q < s:
+            s = q
+    return s
+
+
+@njit(cache=True, inline="always")
+def _is_win_standard(counts, joker, tabs):
+    """True if the 3m+2 concealed tiles are m sets + a pair (jokers wild)."""
+    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    if n % 3 != 2:
+        return False
+    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) <= k
+
+
+@njit(cache=True, inline="always")
+def _is_seven_pairs(counts, joker):
+    """True if the 14 concealed tiles are seven pairs (jokers wild, four = two pairs)."""
+    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    return n == 14 and _seven_pairs_from(k, pairs, singles) == -1
+
+
+@njit(cache=True, inline="always")
+def _is_win(counts, joker, tabs):
+    """Standard win, or seven pairs with 14 tiles."""
+    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    if n % 3 != 2:
+        return False
+    if n == 14 and _seven_pairs_from(k, pairs, singles) == -1:
+        return True
+    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) <= k
+
+
+@njit(cache=True, inline="always")
+def _is_baotou(counts13, joker, tabs):
+    """爆头 shape (K-6.2): the 3m+1 tiles minus one joker are m complete sets.
+
+    The other jokers stay wild inside the sets, so every drawn tile wins with
+    the removed joker as its pair partner.
+    """
+    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts13, joker)
+    if k < 1 or n % 3 != 1:
+        return False
+    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 0, tabs) <= k - 1
+
+
+@njit(cache=True)
+def _shanten_batch(counts, joker, tabs, out):
+    """Fill ``out: int8[n]`` with the shanten of each row of ``counts: uint8[n, 34]``."""
+    for r in range(counts.shape[0]):
+        out[r] = _shanten(counts[r], joker, tabs)
+
+
+@njit(cache=True)
+def _shanten_standard_batch(counts, joker, tabs, out):
+    for r in range(counts.shape[0]):
+        out[r] = _shanten_standard(counts[r], joker, tabs)
+
+
+@njit(cache=True)
+def _is_win_batch(counts, joker, tabs, out):
+    """Fill ``out: bool[n]`` with the win test of each row of ``counts: uint8[n, 34]``."""
+    for r in range(counts.shape[0]):
+        out[r] = _is_win(counts[r], joker, tabs)
+
+
+@njit(cache=True)
+def _effective_kinds(counts, joker, tabs, out):
+    """Mark in ``out: bool[34]`` the kinds whose draw lowers the shanten of a 3m+1 hand.
+
+    Kinds with four copies in the hand are never marked.  Modifies ``counts``
+    temporarily and restores it.  Returns the current shanten.
+    """
+    base = _shanten(counts, joker, tabs)
+    for t in range(34):
+        out[t] = False
+        if counts[t] >= 4:
+            continue
+        counts[t] += 1
+        if _shanten(counts, joker, tabs) < base:
+            out[t] = True
+        counts[t] -= 1
+    return base
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _check_hand(counts, joker, sizes: str = "any") -> tuple[np.ndarray, int, int]:
+    c = _tiles.check_counts(counts)
+    j = _tiles.check_joker(joker)
+    n = int(c.sum())
+    if n > 14 or n % 3 == 0:
+        raise ValueError(
+            f"a concealed hand has 3m+1 or 3m+2 tiles (at most 14); got {n} tiles: {_tiles.to_str(c) or '(empty)'}"
+        )
+    if sizes == "complete" and n % 3 != 2:
+        raise ValueError(f"expected a 3m+2 tile hand (e.g. 14 tiles), got {n} tiles: {_tiles.to_str(c)}")
+    if sizes == "ready" and n % 3 != 1:
+        raise ValueError(f"expected a 3m+1 tile hand (e.g. 13 tiles), got {n} tiles: {_tiles.to_str(c)}")
+    return c, j, n
+
+
+# ---------------------------------------------------------------- public API
+
+
+def shanten_standard(counts, joker: int = -1) -> int:
+    """Standard-form shanten (m sets + a pair) of ``counts: uint8[34]``; -1 = complete.
+
+    Raises ``ValueError`` for bad counts, a bad joker or a tile count that is
+    not 3m+1 / 3m+2 (at most 14).
+    """
+    c, j, _ = _check_hand(counts, joker)
+    return int(_shanten_standard(c, j, hand_tables()))
+
+
+def shanten_seven_pairs(counts, joker: int = -1) -> int:
+    """Seven-pairs shanten (four of a kind = two pairs, jokers wild) of 13 or 14 tiles.
+
+    Raises ``ValueError`` for other sizes.
+    """
+    c, j, n = _check_hand(counts, joker)
+    if n not in (13, 14):
+        raise ValueError(f"seven pairs needs a 13 or 14 tile hand, got {n} tiles")
+    return int(_shanten_seven_pairs(c, j))
+
+
+def shanten(counts, joker: int = -1) -> int:
+    """Shanten of ``counts: uint8[34]``: min of standard and (13/14 tiles) seven pairs.
+
+    -1 means complete, 0 ready (tenpai).  ``joker``: wildcard kind or -1.
+    Raises ``ValueError`` for bad counts or tile count.
+    """
+    c, j, _ = _check_hand(counts, joker)
+    return int(_shanten(c, j, hand_tables()))
+
+
+def is_win_standard(counts, joker: int = -1) -> bool:
+    """True if the 3m+2 tiles are m sets + a pair (jokers wild)."""
+    c, j, _ = _check_hand(counts, joker, "complete")
+    return bool(_is_win_standard(c, j, hand_tables()))
+
+
+def is_seven_pairs(counts, joker: int = -1) -> bool:
+    """True if the 14 tiles are seven pairs (four of a kind = two pairs, jokers wild)."""
+    c, j, _ = _check_hand(counts, joker, "complete")
+    return bool(_is_seven_pairs(c, j))
+
+
+def is_win(counts, joker: int = -1) -> bool:
+    """True if the 3m+2 concealed tiles are complete: standard or (14 tiles) seven pairs.
+
+    Hand shape only; rule-set restrictions (e.g. Kaihua's K-2.4) are applied
+    by :mod:`sim.rules`.  Raises ``ValueError`` for a 3m+1 hand or bad counts.
+    """
+    c, j, _ = _check_hand(counts, joker, "complete")
+    return bool(_is_win(c, j, hand_tables()))
+
+
+def is_baotou(counts13, joker: int) -> bool:
+    """爆头 (敲响) shape, K-6.2: the 3m+1 tiles minus one joker form complete sets.
+
+    ``counts13: uint8[34]`` is the concealed hand before the draw.  Returns
+    False when it holds no joker.  Raises ``ValueError`` for a 3m+2 hand.
+    """
+    c, j, _ = _check_hand(counts13, joker, "ready")
+    return bool(_is_baotou(c, j, hand_tables()))
+
+
+def waits(counts, joker: int = -1) -> list[int]:
+    """Kinds that complete the 3m+1 hand ``counts: uint8[34]`` (sorted kind indices).
+
+    A kind already held four times is not a wait.  When the hand is ready
+    and a joker kind is given, drawing a joker completes it too, so the joker
+    kind is listed.  Raises ``ValueError`` for a 3m+2 hand.
+    """
+    c, j, _ = _check_hand(counts, joker, "ready")
+    tabs = hand_tables()
+    out = []
+    for t in range(34):
+        if c[t] >= 4:
+            continue
+        c[t] += 1
+        if _is_win(c, j, tabs):
+            out.append(t)
+        c[t] -= 1
+    return out
+
+
+def effective_tiles(counts, joker: int = -1, visible=None) -> list[tuple[int, int]]:
+    """Effective tiles (ukeire) of a 3m+1 hand: ``[(kind, live copies), ...]``.
+
+    A kind is effective if drawing it lowers the shanten.  Live copies are
+    ``4 - held - visible`` (``visible: uint8[34]``, tiles seen elsewhere:
+    discards, exposed melds).  Raises ``ValueError`` for a 3m+2 hand or when
+    held + visible exceeds 4 for a kind.
+    """
+    c, j, _ = _check_hand(counts, joker, "ready")
+    vis = np.zeros(34, np.uint8) if visible is None else _tiles.check_counts(visible)
+    over = np.flatnonzero(c.astype(int) + vis > 4)
+    if over.size:
+        k = int(over[0])
+        raise ValueError(f"{_tiles.kind_name(k)}: {int(c[k])} held + {int(vis[k])} visible is more than 4")
+    mark = np.zeros(34, np.bool_)
+    _effective_kinds(c, j, hand_tables(), mark)
+    return [(int(t), int(4 - c[t] - vis[t])) for t in np.flatnonzero(mark)]
+
+
+def _check_batch(counts) -> np.ndarray:
+    a = np.asarray(counts)
+    if a.ndim != 2 or a.shape[1] != 34:
+        raise ValueError(f"counts must have shape (n, 34), got {a.shape}")
+    if a.dtype != np.uint8:
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"counts must be integers, got dtype {a.dtype}")
+        a = a.astype(np.uint8)
+    if (a > 4).any():
+        r, k = np.argwhere(a > 4)[0]
+        raise ValueError(f"counts[{r}, {k}] ({_tiles.kind_name(k)}) = {a[r, k]} is more than 4")
+    n = a.sum(axis=1, dtype=np.int64)
+    bad = np.flatnonzero((n > 14) | (n % 3 == 0))
+    if bad.size:
+        raise ValueError(f"row {int(bad[0])} has {int(n[bad[0]])} tiles; rows need 3m+1 or 3m+2 tiles (at most 14)")
+    return np.ascontiguousarray(a)
+
+
+def shanten_batch(counts, joker: int = -1) -> np.ndarray:
+    """Shanten of every row of ``counts: uint8[n, 34]`` -> ``int8[n]`` (numba loop).
+
+    Rows may have different sizes (3m+1 / 3m+2).  Raises ``ValueError`` for a
+    bad shape, a count over 4 or a bad row size.
+    """
+    a = _check_batch(counts)
+    out = np.empty(a.shape[0], np.int8)
+    _shanten_batch(a, _tiles.check_joker(joker), hand_tables(), out)
+    return out
+
+
+def is_win_batch(counts, joker: int = -1) -> np.ndarray:
+    """Win test (standard or seven pairs) of every row of ``counts: uint8[n, 34]`` -> ``bool[n]``."""
+    a = _check_batch(counts)
+    out = np.empty(a.shape[0], np.bool_)
+    _is_win_batch(a, _tiles.check_joker(joker), hand_tables(), out)
+    return out
+
+
+# ---------------------------------------------------------------- readings
+
+
+class Group(NamedTuple):
+    """One group of a reading.
+
+    ``type``: ``"run" | "triplet" | "pair"``; ``kind``: the lowest kind of a
+    run, the kind of a triplet or pair, or -1 for a group made only of
+    jokers (it stands for anything; an all-joker set is reported as a
+    triplet of kind -1); ``joker_as``: the kinds the jokers inside the group
+    stand for, sorted (``()`` if none, and for kind -1 groups).
+    """
+
+    type: str
+    kind: int
+    joker_as: tuple[int, ...] = ()
+
+
+class Reading(NamedTuple):
+    """One decomposition of a complete concealed hand.
+
+    ``form``: ``"standard"`` (groups = the pair, then the sets, sorted) or
+    ``"seven_pairs"`` (groups = seven pairs; a four of a kind is two equal
+    pairs).  Declared melds are not part of a reading.
+    """
+
+    form: str
+    groups: tuple[Group, ...]
+
+    @property
+    def pair(self) -> Group | None:
+        return self.groups[0] if self.form == "standard" else None
+
+    @property
+    def sets(self) -> tuple[Group, ...]:
+        return self.groups[1:] if self.form == "standard" else ()
+
+
+def _standard_readings(nat: list[int], k: int, m: int) -> set[tuple]:
+    """All (pair, sets...) decompositions of natural counts ``nat`` plus ``k`` jokers."""
+    found: set[tuple] = set()
+
+    def rec(jk: int, sets_left: int, pair: Group | None, sets: list[Group]) -> None:
+        i = next((t for t in range(34) if nat[t]), -1)
+        if i < 0:
+            need = 3 * sets_left + (2 if pair is None else 0)
+            if jk != need:
+                return
+            p = pair if pair is not None else Group("pair", -1)
+            allsets = sets + [Group("triplet", -1)] * sets_left
+            found.add((p, *sorted(allsets)))
+            return
+        have = nat[i]
+        # i in the pair
+        if pair is None:
+            for u in range(1, min(2, have) + 1):
+                if 2 - u <= jk:
+                    nat[i] -= u
+                    rec(jk - (2 - u), sets_left, Group("pair", i, (i,) * (2 - u)), sets)
+                    nat[i] += u
+        if sets_left == 0:
+            return
+        # i in a triplet
+        for u in range(1, min(3, have) + 1):
+            if 3 - u <= jk:
+                nat[i] -= u
+                rec(jk - (3 - u), sets_left - 1, pair, sets + [Group("triplet", i, (i,) * (3 - u))])
+                nat[i] += u
+        # i in a run: lower members must be jokers (all lower naturals are used)
+        if i < 27:
+            r = i % 9
+            for pos in range(3):  # position of i inside the run
+                lo = i - pos
+                if lo < i - r or lo + 2 > i - r + 8:
+                    continue
+                lower = list(range(lo, i))
+                if len(lower) > jk:
+                    continue
+                higher = list(range(i + 1, lo + 3))
+                # each higher member: natural (if held) or joker
+                for mask in range(1 << len(higher)):
+                    jokers = list(lower)
+                    ok = True
+                    used = []
+                    for b, t in enumerate(higher):
+                        if mask >> b & 1:
+                            jokers.append(t)
+                        elif nat[t] > 0:
+                            used.append(t)
+                        else:
+                            ok = False
+                            break
+                    if not ok or len(jokers) > jk:
+                        continue
+                    nat[i] -= 1
+                    for t in used:
+                        nat[t] -= 1
+                    rec(jk - len(jokers), sets_left - 1, pair, sets + [Group("run", lo, tuple(sorted(jokers)))])
+                    nat[i] += 1
+                    for t in used:
+                        nat[t] += 1
+
+    rec(k, m, None, [])
+    return found
+
+
+def readings(counts, joker: int = -1) -> list[Reading]:
+    """Every reading of a complete 3m+2 concealed hand (for scoring), deduplicated.
+
+    Standard readings: a pair and m sets, with what each joker stands for
+    (:class:`Group`); a seven-pairs reading (14 tiles): natural pairs, each
+    single completed by a joker, leftover jokers as all-joker pairs.  Empty
+    list if the hand is not complete.  Slow pure Python: for scoring and
+    tests, not for hot loops.  Raises ``ValueError`` for a 3m+1 hand.
+    """
+    c, j, n = _check_hand(counts, joker, "complete")
+    k = int(c[j]) if j >= 0 else 0
+    nat = [int(x) for x in c]
+    if j >= 0:
+        nat[j] = 0
+    out = [Reading("standard", g) for g in sorted(_standard_readings(nat, k, (n - 1) // 3))]
+    if n == 14 and _is_seven_pairs(c, j):
+        pairs: list[Group] = []
+        jk = k
+        for t in range(34):
+            pairs += [Group("pair", t)] * (nat[t] // 2)
+            if nat[t] % 2:
+                pairs.append(Group("pair", t, (t,)))
+                jk -= 1
+        pairs += [Group("pair", -1)] * (jk // 2)
+        out.append(Reading("seven_pairs", tuple(sorted(pairs))))
+    return out
+
+
+# ---------------------------------------------------------------- report
+
+
+def describe(counts, joker: int = -1, visible=None) -> dict:
+    """Everything ``caishen hand`` prints, as a JSON-ready dict.
+
+    3m+1 hands: shanten, waits, effective tiles with live counts.  3m+2
+    hands: shanten, whether complete, and for each discard that keeps the
+    lowest shanten its effective tiles (best first by live tiles).
+    """
+    c, j, n = _check_hand(counts, joker)
+    vis = np.zeros(34, np.uint8) if visible is None else _tiles.check_counts(visible)
+    name = _tiles.kind_name
+    info: dict = {
+        "hand": _tiles.to_str(c),
+        "joker": name(j) if j >= 0 else None,
+        "tiles": n,
+        "shanten": shanten(c, j),
+        "shanten_standard": shanten_standard(c, j),
+        "shanten_seven_pairs": shanten_seven_pairs(c, j) if n >= 13 else None,
+    }
+    if n % 3 == 1:
+        eff = effective_tiles(c, j, vis)
+        info["waits"] = [name(t) for t in waits(c, j)] if info["shanten"] == 0 else []
+        info["effective"] = [(name(t), live) for t, live in eff]
+        info["live"] = sum(live for _, live in eff)
+    else:
+        info["win"] = is_win(c, j)
+        options = []
+        for t in np.flatnonzero(c):
+            c2 = c.copy()
+            c2[t] -= 1
+            s = shanten(c2, j)
+            eff = effective_tiles(c2, j, np.minimum(vis, 4 - c2))
+            options.append(
+                {
+                    "discard": name(t),
+                    "shanten": s,
+                    "live": sum(x for _, x in eff),
+                    "effective": [(name(k), x) for k, x in eff],
+                }
+            )
+        best = min(o["shanten"] for o in options)
+        info["discards"] = sorted(
+            (o for o in options if o["shanten"] == best), key=lambda o: (-o["live"], o["discard"])
+        )
+    return info

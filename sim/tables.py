@@ -1,0 +1,225 @@
+"""Per-suit distance tables for the hand kernels, built once and cached on disk.
+
+A suit's nine counts (honors: seven) are read as a base-5 index
+``sum(c[i] * 5**i)``.  For each row the table stores, for ``j = 0..4`` sets
+and ``p = 0..1`` pairs, the fewest tiles that must be *added* to the suit's
+tiles so that a sub-multiset of them is ``j`` sets plus ``p`` pairs of that
+suit (runs and triplets; honors: triplets only).  Target patterns may hold
+more than four copies of a kind: the missing copies are what jokers fill,
+and a joker may stand for a fifth copy (K-2.1).
+
+Rows are compressed to equivalence classes (identical 10-value rows): a suit
+index maps to a class id (``uint8``: there are 110 suit classes) and the class to its 10 values
+(``uint8[n_classes, 10]``, column ``2*j + p``).  Two suits' classes are then
+combined once more into a pair table so that a whole hand needs three
+lookups (see :func:`sim.hand._distance`).
+
+How a row is computed: with ``U`` the sub-multisets of targets (capped at 4
+copies, a downward-closed set), the distance is
+``3j + 2p - max{|u| : u <= c, u in U}``; membership is propagated from the
+targets downwards and the maximum upwards, each a pass over the ``5**9``
+rows.  Building takes about a second in numba; the result is cached under the
+user cache directory (``platformdirs``), keyed by :data:`TABLE_VERSION`, and
+never committed.  Tables are passed to kernels as arguments, never read from
+module globals.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+TABLE_VERSION = 3
+SUIT_ROWS = 5**9
+HONOR_ROWS = 5**7
+
+_cache: tuple | None = None
+
+
+@njit(cache=True)
+def _mark_targets(n_kinds, runs, j, p, member):
+    """Mark every target of ``j`` sets + ``p`` pairs (counts capped at 4) in ``member``."""
+    n_types = n_kinds + (n_kinds - 2 if runs else 0)
+    c = np.zeros(n_kinds, np.int64)
+    pw = np.ones(n_kinds, np.int64)
+    for i in range(1, n_kinds):
+        pw[i] = pw[i - 1] * 5
+    # iterate over multisets of j set types (non-decreasing indices)
+    idx = np.zeros(4, np.int64)
+    for a0 in range(n_types if j >= 1 else 1):
+        for a1 in range(a0 if j >= 2 else 0, n_types if j >= 2 else 1):
+            for a2 in range(a1 if j >= 3 else 0, n_types if j >= 3 else 1):
+                for a3 in range(a2 if j >= 4 else 0, n_types if j >= 4 else 1):
+                    idx[0] = a0
+                    idx[1] = a1
+                    idx[2] = a2
+                    idx[3] = a3
+                    c[:] = 0
+                    for s in range(j):
+                        t = idx[s]
+                        if t < n_kinds:
+                            c[t] += 3
+                        else:
+                            r = t - n_kinds
+                            c[r] += 1
+                            c[r + 1] += 1
+                            c[r + 2] += 1
+                    for q in range(n_kinds if p == 1 else 1):
+                        if p == 1:
+                            c[q] += 2
+                        code = 0
+                        for i in range(n_kinds):
+                            v = c[i] if c[i] < 4 else 4
+                            code += v * pw[i]
+                        member[code] = True
+                        if p == 1:
+                            c[q] -= 2
+
+
+@njit(cache=True)
+def _build_rows(n_kinds, runs):
+    """uint8[5**n_kinds, 10]: distance for j sets (0..4) and p pairs (0..1)."""
+    n_rows = 5**n_kinds
+    out = np.zeros((n_rows, 10), np.uint8)
+    pw = np.ones(n_kinds, np.int64)
+    for i in range(1, n_kinds):
+        pw[i] = pw[i - 1] * 5
+    size = np.zeros(n_rows, np.int64)
+    for code in range(n_rows):
+        x = code
+        s = 0
+        for i in range(n_kinds):
+            s += x % 5
+            x //= 5
+        size[code] = s
+    # process codes by decreasing size for closure, increasing for the maximum
+    order = np.argsort(size, kind="mergesort")
+    member = np.zeros(n_rows, np.bool_)
+    best = np.zeros(n_rows, np.int64)
+    for j in range(5):
+        for p in range(2):
+            member[:] = False
+            _mark_targets(n_kinds, runs, j, p, member)
+            for oi in range(n_rows - 1, -1, -1):
+                code = order[oi]
+                if member[code]:
+                    x = code
+                    for i in range(n_kinds):
+                        if x % 5 > 0:
+                            member[code - pw[i]] = True
+                        x //= 5
+            for oi in range(n_rows):
+                code = order[oi]
+                if member[code]:
+                    best[code] = size[code]
+                else:
+                    b = 0
+                    x = code
+                    for i in range(n_kinds):
+                        if x % 5 > 0:
+                            v = best[code - pw[i]]
+                            if v > b:
+                                b = v
+                        x //= 5
+                    best[code] = b
+            total = 3 * j + 2 * p
+            for code in range(n_rows):
+                out[code, 2 * j + p] = total - best[code]
+    return out
+
+
+def _compress(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Class id per row and the distinct rows (values < 16 packed 4 bits each)."""
+    keys = np.zeros(rows.shape[0], np.uint64)
+    for col in range(rows.shape[1]):
+        keys |= rows[:, col].astype(np.uint64) << np.uint64(4 * col)
+    uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    ids = inverse.reshape(-1)
+    return ids.astype(np.uint8 if len(uniq) <= 256 else np.uint16), rows[first].astype(np.uint8)
+
+
+@njit(cache=True)
+def _combine_classes(table_a, table_b):
+    """Min-plus product of two class tables: uint8[na * nb, 10]."""
+    na = table_a.shape[0]
+    nb = table_b.shape[0]
+    out = np.empty((na * nb, 10), np.uint8)
+    for a in range(na):
+        for b in range(nb):
+            row = a * nb + b
+            for j in range(5):
+                m0 = 255
+                m1 = 255
+                for ja in range(j + 1):
+                    jb = j - ja
+                    v = table_a[a, 2 * ja] + table_b[b, 2 * jb]
+                    if v < m0:
+                        m0 = v
+                    v = table_a[a, 2 * ja + 1] + table_b[b, 2 * jb]
+                    if v < m1:
+                        m1 = v
+                    v = table_a[a, 2 * ja] + table_b[b, 2 * jb + 1]
+                    if v < m1:
+                        m1 = v
+                out[row, 2 * j] = m0
+                out[row, 2 * j + 1] = m1
+    return out
+
+
+def cache_dir() -> Path:
+    """Where the tables are cached (``$CAISHEN_CACHE`` or the user cache dir)."""
+    env = os.environ.get("CAISHEN_CACHE")
+    if env:
+        return Path(env)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("caishen"))
+
+
+def build_tables() -> tuple[np.ndarray, ...]:
+    """Build the hand tables from scratch (about a second; see module docstring).
+
+    Returns ``(suit_class: uint8[5**9], suit_table: uint8[ns, 10],
+    honor_class: uint8[5**7], honor_table: uint8[nh, 10],
+    suit_pair: uint8[ns * ns, 10], suit_honor: uint8[ns * nh, 10])``;
+    ``suit_pair[a * ns + b]`` is the min-plus combination of two suits'
+    classes ``a`` and ``b``, ``suit_honor[a * nh + h]`` that of a suit class
+    and an honor class.  Column ``2*j + p``: ``j`` sets, ``p`` pairs.
+    """
+    suit_class, suit_table = _compress(_build_rows(9, True))
+    honor_class, honor_table = _compress(_build_rows(7, False))
+    suit_pair = _combine_classes(suit_table, suit_table)
+    suit_honor = _combine_classes(suit_table, honor_table)
+    return suit_class, suit_table, honor_class, honor_table, suit_pair, suit_honor
+
+
+def hand_tables() -> tuple[np.ndarray, ...]:
+    """The hand tables (see :func:`build_tables`), from memory, the disk cache, or built.
+
+    Pass the returned tuple to the numba kernels of :mod:`sim.hand` as ``tabs``.
+    """
+    global _cache
+    if _cache is not None:
+        return _cache
+    path = cache_dir() / f"hand_tables_v{TABLE_VERSION}.npz"
+    tabs = None
+    if path.exists():
+        try:
+            with np.load(path) as z:
+                tabs = tuple(z[f"a{i}"] for i in range(6))
+        except Exception:  # a corrupt or partial cache file is rebuilt
+            tabs = None
+    if tabs is None:
+        tabs = build_tables()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+            np.savez(tmp, **{f"a{i}": a for i, a in enumerate(tabs)})
+            os.replace(tmp, path)
+        except OSError:
+            pass  # read-only cache: keep the tables in memory only
+    _cache = tabs
+    return tabs
