@@ -217,3 +217,525 @@ def test_K_8_5_payments_sum_to_zero_and_match_reference(win, rules):
     assert sum(got) == 0
     assert got == ref_payments(dealer, winner, win_type, discarder, exponent, circle, rules)
     assert got[winner] > 0 and all(got[p] <= 0 for p in range(4) if p != winner)
+
+
+# ---------------------------------------------------------------------------
+# win evaluation through score() (K-2.x, K-6.x, K-7.1, K-9.3)
+# ---------------------------------------------------------------------------
+
+
+def case(concealed, win_tile, melds=(), win_type="self_draw", dealer=0, winner=1, discarder=None,
+         chain=(), circle=(), replacement=False):
+    """A vector-format case; ``melds`` as ``[(type, tiles), ...]``."""
+    if win_type != "self_draw" and discarder is None:
+        discarder = (winner + 1) % 4
+    return {
+        "id": "t", "rules": "kaihua", "dealer": dealer, "winner": winner, "win_type": win_type,
+        "discarder": discarder, "concealed": concealed,
+        "melds": [{"type": t, "tiles": s} for t, s in melds], "win_tile": win_tile,
+        "replacement_draw": replacement, "chain": list(chain), "piao_circle": list(circle),
+    }
+
+
+def ev(concealed, win_tile, rules=None, **kw):
+    """(win, exponent, flags) of a case."""
+    r = kaihua.score(case(concealed, win_tile, **kw), rules)
+    return r["win"], r["exponent"], set(r["flags"])
+
+
+NOT_A_WIN = (False, None, set())
+
+
+def test_K_2_4_three_or_four_caishen_cannot_win():
+    assert ev("123m456m789p1s5z5z5z", "1s") == NOT_A_WIN  # vector K10
+    assert ev("123m456m789p5z5z5z5z", "1s") == NOT_A_WIN
+    assert ev("123m456m789p1s5z5z5z", "5z") == NOT_A_WIN
+    assert ev("11m22m33p44p55s5z5z5z", "6s") == NOT_A_WIN  # seven-pairs shape, too
+    # negative: with two 财神 the same kind of hand wins (爆头, K-2.6 satisfied)
+    assert ev("123m456m789p12s5z5z", "7z") == (True, 1, {"baotou"})
+
+
+def test_K_2_5_baotou_drawing_caishen_cannot_win():
+    assert ev("123m456m789p234s5z", "5z") == NOT_A_WIN  # vector K11
+    # also on a replacement draw
+    assert ev("456m789p234s5z", "5z", melds=[("kong_concealed", "1111z")], chain=["kong"],
+              replacement=True) == NOT_A_WIN
+    # D3: 七子爆头 shape (6 pairs + a lone 财神) drawing a 财神
+    assert ev("11m22m33p44p55s77z5z", "5z") == NOT_A_WIN
+    # negative: any other draw wins; a hand that is not 爆头 may win on a drawn 财神
+    assert ev("123m456m789p234s5z", "7z") == (True, 1, {"baotou"})
+    assert ev("11m22m33p44p55s77z5z", "9s") == (True, 2, {"qidui", "qidui_baotou"})
+    assert ev("11m22m33p44p55s66s7z", "5z") == (True, 1, {"qidui"})
+    assert ev("123m456m789p234s6s", "5z") == (True, 0, {"pinghu"})
+
+
+def test_K_2_6_two_caishen_need_a_hand_type_exponent():
+    assert ev("123m456m789p2s7z5z5z", "7z") == NOT_A_WIN  # vector K09: 平胡 with two 财神
+    # 清一色 does not count
+    assert ev("123m456m789m139m5z", "5z") == NOT_A_WIN
+    # 飘财 links do not count, kong links do
+    kong = [("kong_concealed", "9999p")]
+    assert ev("123m456m78s1z5z", "5z", melds=kong, chain=["piao"]) == NOT_A_WIN
+    assert ev("123m456m78s1z5z", "5z", melds=kong, chain=["kong"], replacement=True) == (True, 1, {"chain"})
+    # negative: 爆头 and 七对子 satisfy it
+    assert ev("123m456m789p12s5z5z", "7z") == (True, 1, {"baotou"})
+    assert ev("11m22m33p44p55s6s7z5z", "5z") == (True, 1, {"qidui"})
+    # option: 0 disables the gate, 2 raises it
+    assert ev("123m456m789p2s7z5z5z", "7z", KaihuaRules(two_caishen_min_exponent=0)) == (True, 0, {"pinghu"})
+    assert ev("123m456m789p12s5z5z", "7z", KaihuaRules(two_caishen_min_exponent=2)) == NOT_A_WIN
+    assert ev("123m456m789p12s5z5z", "7z", KaihuaRules(two_caishen_min_exponent=2), chain=["piao"]) == NOT_A_WIN
+    # one 财神: no gate
+    assert ev("123m456m789p2s7z7z5z", "7z") == (True, 0, {"pinghu"})
+
+
+def test_K_6_1_pinghu():
+    assert ev("123m456m789p234s5s", "5s") == (True, 0, {"pinghu"})  # vector K01
+    assert ev("123m456m789p23s7z5z", "7z") == (True, 0, {"pinghu"})  # a 财神 inside a set
+    assert ev("456m789p234s5s", "5s", melds=[("chow", "123m")]) == (True, 0, {"pinghu"})
+    assert ev("5s", "5s", melds=[("pong", "111z"), ("chow", "789p"), ("kong_exposed", "2222s"),
+                                 ("kong_added", "3333m")]) == (True, 0, {"pinghu"})
+    # negative: not complete
+    assert ev("123m456m789p234s5s", "7z") == NOT_A_WIN
+    assert ev("123m456m789p234s5s", "5s", win_type="discard")[0] is True
+    assert ev("124m456m789p234s5s", "5s") == NOT_A_WIN
+
+
+def test_K_6_2_baotou():
+    assert ev("123m456m789p234s5z", "7z") == (True, 1, {"baotou"})  # vector K03
+    assert ev("456m789p234s5z", "1z", melds=[("chow", "123m")]) == (True, 1, {"baotou"})
+    assert ev("5z", "3p", melds=[("pong", "111z"), ("chow", "789p"), ("pong", "222s"),
+                                 ("pong", "333m")]) == (True, 1, {"baotou"})
+    # the other 财神 stays wild inside the sets
+    assert ev("123m456m789p12s5z5z", "9m") == (True, 1, {"baotou"})
+    # negative: a 财神 inside a set but a natural pair wait is not 爆头
+    assert ev("123m456m789p23s7z5z", "7z") == (True, 0, {"pinghu"})
+    # negative: 爆头 is self-draw only (K-7.1, D6)
+    assert ev("123m456m789p234s5z", "7z", win_type="discard") == NOT_A_WIN
+
+
+# seed table (K-6.3): hand -> factor 2**E
+SEVEN_PAIRS_TABLE = [
+    ("七对子", "11m22m33p44p55s66s7z", "5z", 2),
+    ("七客/七子爆头", "11m22m33p44p55s66s5z", "7z", 4),
+    ("清七对", "11m22m33p44p55s66s7z", "7z", 4),
+    ("豪华七对", "1111m22m33p44p5s5z6s", "6s", 4),
+    ("双豪华七对", "1111m2222m33p4p6s5z", "6s", 8),
+    ("三豪华七对", "1111m2222m333p4p5z", "3p", 16),
+    ("豪华清七对", "1111m22m33p44p55s6s", "6s", 8),
+    ("双豪华清七对", "1111m2222m33p44p5s", "5s", 16),
+    ("三豪华清七对", "1111m2222m3333p5s", "5s", 32),
+]
+
+
+@pytest.mark.parametrize("name, concealed, win_tile, factor", SEVEN_PAIRS_TABLE, ids=[r[0] for r in SEVEN_PAIRS_TABLE])
+def test_K_6_3_seven_pairs_reproduce_the_seed_table(name, concealed, win_tile, factor):
+    # all on a discard except 七客 (self-draw only); the family is the same on a self-draw
+    wt = "self_draw" if "爆头" in name or "5z" in win_tile else "discard"
+    win, e, flags = ev(concealed, win_tile, win_type=wt)
+    assert win and 2**e == factor and "qidui" in flags
+
+
+def test_K_6_3_seven_pairs_family():
+    assert ev("11m22m33p44p55s66s5z", "7z") == (True, 2, {"qidui", "qidui_baotou"})  # K05
+    assert ev("11m22m33p44p55s66s7z", "7z", win_type="discard") == (True, 2, {"qidui", "qidui_pure"})  # K06
+    assert ev("1111m22m33p44p55s6s", "6s") == (True, 3, {"haohua", "qidui", "qidui_pure", "qubuqu"})  # K07
+    # 去不去 completed by a 财神: exponent floor 3 (1 + 豪华 1 = 2 -> 3)
+    assert ev("1111m22m33p44p55s6s", "5z") == (True, 3, {"haohua", "qidui", "qubuqu"})
+    # D1: a 财神 does not complete a 豪华 four
+    assert ev("111m22m33p44p55s6s5z", "6s") == (True, 1, {"qidui"})
+    # 豪华 with 七子爆头: 1 + 1 + 1
+    assert ev("1111m22m33p44p55s5z", "7z") == (True, 3, {"qidui", "haohua", "qidui_baotou"})
+    # negative: a concealed kong is a meld and breaks seven pairs
+    assert ev("22m33p44p55s6s7z", "7z", melds=[("kong_concealed", "1111m")]) == NOT_A_WIN
+    # negative: 去不去 needs no 财神 in the 13 tiles and a natural four
+    assert ev("11m22m33p44p55s66s7z", "5z") == (True, 1, {"qidui"})
+    assert ev("1111m22m33p44p5s6s5z", "6s") == (True, 2, {"haohua", "qidui"})
+    # 七子爆头 is self-draw only (K-7.1, D6)
+    assert ev("11m22m33p44p55s66s5z", "7z", win_type="discard") == NOT_A_WIN
+
+
+def test_K_6_4_qingyise():
+    assert ev("123m456m789m234m5z", "5m", dealer=0, winner=0) == (True, 2, {"baotou", "qingyise"})  # K04
+    assert ev("234p567p88p99p", "9p", melds=[("pong", "111p")], win_type="discard") == (True, 1, {"qingyise"})
+    assert ev("11m22m33m44m55m66m7m", "7m", win_type="discard") == (True, 3, {"qidui", "qidui_pure", "qingyise"})
+    assert ev("123m456m789m139m5z", "9m") == (True, 1, {"qingyise"})  # a 财神 inside a set
+    # negative: an honor or a second suit (also in a meld) breaks it
+    assert ev("123m456m789m23m11z", "4m") == (True, 0, {"pinghu"})
+    assert ev("234m567m88m99m", "9m", melds=[("pong", "111p")], win_type="discard") == (True, 0, {"pinghu"})
+
+
+def test_K_6_5_chain():
+    kong = [("kong_concealed", "9999p")]
+    assert ev("123m456m11z78s", "9s", melds=kong, chain=["kong"], replacement=True) == (True, 1, {"chain"})  # K12
+    assert ev("123m456m789p234s5s", "5s", chain=["piao"]) == (True, 1, {"chain", "piao"})  # K14
+    # links stack: 飘 + two kongs = x8 (三连)
+    kongs = [("kong_concealed", "9999p"), ("kong_exposed", "4444z")]
+    assert ev("123m11z78s", "9s", melds=kongs, chain=["piao", "kong", "kong"], replacement=True)[:2] == (True, 3)
+    # 杠爆 (爆头 on a replacement draw) x4, 飘杠 (飘 + kong + 爆头) x8
+    assert ev("123m456m789s5z", "3p", melds=kong, chain=["kong"], replacement=True)[:2] == (True, 2)
+    assert ev("123m456m789s5z", "3p", melds=kong, chain=["piao", "kong"], replacement=True) == (
+        True, 3, {"baotou", "chain", "piao"})
+    # negative: links do not count on a discard win
+    assert ev("123m456m789p234s5s", "5s", chain=["piao"], win_type="discard") == (True, 0, {"pinghu"})
+    # option piao_requires_baotou: 飘 links count only on a 爆头 win (D8: 七子爆头 too)
+    pb = KaihuaRules(piao_requires_baotou=True)
+    assert ev("123m456m789p234s5s", "5s", pb, chain=["piao"]) == (True, 0, {"pinghu"})
+    assert ev("123m456m789p234s5z", "7z", pb, chain=["piao"]) == (True, 2, {"baotou", "chain", "piao"})
+    assert ev("11m22m33p44p55s66s5z", "7z", pb, chain=["piao"])[:2] == (True, 3)
+    assert ev("123m456m78s11z", "9s", pb, melds=kong, chain=["piao", "kong"], replacement=True) == (
+        True, 1, {"chain"})
+
+
+def test_K_6_6_exponents_add_and_cap():
+    # 爆头 + 清一色 + 飘 + kong = 4
+    win, e, flags = ev("123m456m678m5z", "1m", melds=[("kong_concealed", "9999m")], chain=["piao", "kong"],
+                       replacement=True)
+    assert (win, e) == (True, 4) and flags == {"baotou", "qingyise", "chain", "piao"}
+    r = kaihua.score(case("1111m22m33p44p55s6s", "6s"), KaihuaRules(max_exponent=2))
+    assert (r["exponent"], r["scores"]) == (2, [-16, 32, -8, -8])
+    assert kaihua.score(case("1111m22m33p44p55s6s", "6s"), KaihuaRules(max_exponent=0))["scores"] == [-4, 8, -2, -2]
+    # negative: a cap above the exponent changes nothing
+    assert kaihua.score(case("1111m22m33p44p55s6s", "6s"), KaihuaRules(max_exponent=5))["exponent"] == 3
+
+
+def test_K_7_1_discard_win():
+    assert ev("11m22m33p44p55s66s7z", "7z", win_type="discard")[0] is True  # K06
+    assert ev("123m456m789p23s7z5z", "7z", win_type="discard") == (True, 0, {"pinghu"})  # one 财神 is fine
+    assert ev("11m22m33p44p55s6s5z5z", "7z", win_type="discard") == NOT_A_WIN  # K21: two 财神
+    # D6: a 爆头 or 七子爆头 shape never wins on a discard, even where a 平胡 reading exists
+    assert ev("123m456m789p345s5z", "5s", win_type="discard") == NOT_A_WIN
+    assert ev("11m22m33p44p55s66s5z", "7z", win_type="discard") == NOT_A_WIN
+    # K-2.2: a discarded 财神 is never claimed
+    assert ev("123m456m789p234s6s", "5z", win_type="discard") == NOT_A_WIN
+    # K-7.2 (D7): a robbed kong is a discard-style win
+    assert ev("123m456m789p23s55s", "4s", win_type="robbed_kong")[0] is True
+    assert ev("123m456m789p3s7z5z5z", "4s", win_type="robbed_kong") == NOT_A_WIN
+    # option discard_win=False: only self-draws win
+    off = KaihuaRules(discard_win=False)
+    assert ev("11m22m33p44p55s66s7z", "7z", off, win_type="discard") == NOT_A_WIN
+    assert ev("123m456m789p23s55s", "4s", off, win_type="robbed_kong") == NOT_A_WIN
+    assert ev("11m22m33p44p55s66s7z", "7z", off)[0] is True
+    # K-9.2 does not ban wins: another player's open 飘 circle
+    assert kaihua.score(case("11m22m33p44p55s66s7z", "7z", win_type="discard", discarder=3, circle=[2]))[
+        "scores"] == [0, 40, -8, -32]
+
+
+def test_K_8_1_to_K_8_3_through_score():
+    assert kaihua.score(case("123m456m789p234s5s", "5s"))["scores"] == [-4, 8, -2, -2]  # K01
+    assert kaihua.score(case("123m456m789p234s5s", "5s", winner=0))["scores"] == [12, -4, -4, -4]  # K02
+    r = case("123m456m789p234s5s", "5s", win_type="discard", discarder=2)
+    assert kaihua.score(r)["scores"] == [0, 8, -8, 0]
+    assert kaihua.score(r, KaihuaRules(discard_win_payment="own_share"))["scores"] == [0, 2, -2, 0]
+    r = case("123m456m789p23s55s", "4s", win_type="robbed_kong", discarder=0)
+    assert kaihua.score(r)["scores"] == [-8, 8, 0, 0]
+    assert kaihua.score(r, KaihuaRules(discard_win_payment="own_share"))["scores"] == [-4, 4, 0, 0]
+
+
+def test_K_9_3_failed_piao_through_score():
+    assert kaihua.score(case("123m456m789p234s5s", "5s", circle=[3]))["scores"] == [-4, 10, -2, -4]  # K18
+    assert kaihua.score(case("123m456m789p234s5s", "5s", circle=[1]))["scores"] == [-4, 8, -2, -2]
+    assert kaihua.score(case("123m456m789p234s5s", "5s", circle=[3]), KaihuaRules(failed_piao_factor=1))[
+        "scores"] == [-4, 8, -2, -2]
+    # no win, nothing to pay
+    assert kaihua.score(case("123m456m789p234s5s", "7z", circle=[3]))["scores"] == [0, 0, 0, 0]
+
+
+def test_engine_only_options_do_not_change_a_score():
+    base = kaihua.score(case("123m456m789p234s5z", "7z", circle=[2]))
+    for opts in ({"dealer_rotation": "winner_stays"}, {"reserved_tiles": 0}, {"multiple_ron": True},
+                 {"swap_call_max_chows": 0}):
+        assert kaihua.score(case("123m456m789p234s5z", "7z", circle=[2]), KaihuaRules(**opts)) == base
+
+
+# ---------------------------------------------------------------------------
+# input validation
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        ({"concealed": "123m456m789p234s5s6s"}, "15|14 tiles"),
+        ({"concealed": "123m456m789p234s0s"}, "0s"),
+        ({"concealed": "123m456m789p234s8z"}, "8z"),
+        ({"win_tile": "5s5s"}, "win_tile"),
+        ({"win_tile": "x"}, "x"),
+        ({"winner": 4}, "winner 4"),
+        ({"dealer": "0"}, "dealer '0'"),
+        ({"win_type": "ron"}, "ron"),
+        ({"discarder": 2}, "discarder 2"),
+        ({"melds": [{"type": "chi", "tiles": "123m"}]}, "chi"),
+        ({"melds": [{"type": "chow", "tiles": "135m"}]}, "135m"),
+        ({"melds": [{"type": "pong", "tiles": "5z5z5z"}]}, "K-2.3"),
+        ({"chain": ["kong"]}, "kong link"),
+        ({"chain": ["piaocai"]}, "piaocai"),
+        ({"piao_circle": [7]}, "7"),
+        ({"piao_circle": [2, 2]}, "twice"),
+        ({"replacement_draw": True}, "replacement_draw"),
+        ({"concealed": "1111m456m789p234s", "win_tile": "1m"}, "1m"),
+        ({"rules": "jiating"}, "jiating"),
+        ({"extra": 1}, "extra"),
+    ],
+)
+def test_score_rejects_bad_input(change, match):
+    c = case("123m456m789p234s5s", "5s")
+    c.update(change)
+    with pytest.raises(ValueError, match=match):
+        kaihua.score(c)
+
+
+def test_score_rejects_missing_key():
+    c = case("123m456m789p234s5s", "5s")
+    del c["chain"]
+    with pytest.raises(ValueError, match="chain"):
+        kaihua.score(c)
+
+
+def test_score_rejects_discard_without_discarder_and_self_robbed():
+    with pytest.raises(ValueError, match="discarder"):
+        kaihua.score({**case("123m456m789p234s5s", "5s", win_type="discard"), "discarder": None})
+    with pytest.raises(ValueError, match="discarder 1"):
+        kaihua.score(case("123m456m789p234s5s", "5s", win_type="discard", discarder=1))
+    with pytest.raises(ValueError, match="robbed_kong"):
+        kaihua.score(case("123m456m789p34s55s", "5s", win_type="robbed_kong"))
+
+
+# ---------------------------------------------------------------------------
+# _evaluate_win against a slow, obvious reference (hypothesis)
+# ---------------------------------------------------------------------------
+from sim import tiles  # noqa: E402
+from sim.hand import Group, readings  # noqa: E402
+from sim.tables import hand_tables  # noqa: E402
+
+J = tiles.CAISHEN
+NATURAL = [k for k in range(34) if k != J]
+MELD_CODE = {"chow": tiles.MELD_CHOW, "pong": tiles.MELD_PONG, "kong_exposed": tiles.MELD_KONG_EXPOSED,
+             "kong_added": tiles.MELD_KONG_ADDED, "kong_concealed": tiles.MELD_KONG_CONCEALED}
+
+
+def ref_baotou_shape(c13):
+    """K-6.2 from readings: 13 tiles minus one 财神, plus a natural pair of an absent
+    kind, have a reading whose pair is exactly that natural pair."""
+    if c13[J] < 1:
+        return False
+    c = c13.copy()
+    c[J] -= 1
+    y = next(k for k in NATURAL if c[k] == 0)
+    c[y] += 2
+    return any(r.form == "standard" and r.groups[0] == Group("pair", y, ()) for r in readings(c, J))
+
+
+def ref_qidui_baotou_shape(c13):
+    """K-6.3 七子爆头: 12 tiles (13 minus a lone 财神) are six pairs, 财神 wild."""
+    if c13[J] < 1:
+        return False
+    k = int(c13[J]) - 1
+    singles = sum(int(c13[t]) % 2 for t in NATURAL)
+    return singles <= k and (k - singles) % 2 == 0
+
+
+def ref_evaluate(c13, win, melds, self_draw, chain_piao, chain_kong, rules):
+    """(legal, exponent, flag names) written from the spec's text (K-2, K-6, K-7)."""
+    no = (False, 0, set())
+    c14 = c13.copy()
+    c14[win] += 1
+    n_j = int(c14[J])
+    if n_j >= 3:  # K-2.4
+        return no
+    if not self_draw and (win == J or not rules.discard_win or n_j > 1):  # K-2.2, K-7.1
+        return no
+    bao = ref_baotou_shape(c13)
+    qbt = not melds and ref_qidui_baotou_shape(c13)
+    if (bao or qbt) and (not self_draw or win == J):  # K-7.1 (D6), K-2.5 (D3)
+        return no
+    suits = {k // 9 for k in NATURAL if c14[k]} | {kind // 9 for _, kind in melds}
+    qys = len(suits) == 1 and 3 not in suits  # K-6.4
+    kong = chain_kong if self_draw else 0
+    piao = chain_piao if self_draw else 0
+    best = None
+    for r in readings(c14, J):
+        if r.form == "standard":
+            names = set()
+            hand = 0
+            # 爆头 reading: the winning tile's pair partner is a 财神
+            if self_draw and win != J and r.groups[0] == Group("pair", win, (win,)):
+                hand, names = 1, {"baotou"}
+        else:
+            if melds:
+                continue
+            names = {"qidui"}
+            hand = 1
+            if n_j == 0:
+                hand += 1
+                names.add("qidui_pure")
+            fours = sum(1 for k in NATURAL if c14[k] == 4)
+            if fours:
+                hand += fours
+                names.add("haohua")
+            if qbt:
+                hand += 1
+                names.add("qidui_baotou")
+            if c13[J] == 0 and any(c13[k] == 4 for k in NATURAL):
+                hand = max(hand, 3)
+                names.add("qubuqu")
+        if n_j == 2 and hand + kong < rules.two_caishen_min_exponent:  # K-2.6
+            continue
+        p = piao if (not rules.piao_requires_baotou or names & {"baotou", "qidui_baotou"}) else 0
+        e = hand + int(qys) + kong + p
+        if qys:
+            names.add("qingyise")
+        if kong + p:
+            names.add("chain")
+        if p:
+            names.add("piao")
+        if not names:
+            names = {"pinghu"}
+        key = (e, r.form == "standard")  # tie: the standard reading (D11)
+        if best is None or key > best[0]:
+            best = (key, e, names)
+    if best is None:
+        return no
+    e = best[1] if rules.max_exponent is None else min(best[1], rules.max_exponent)
+    return True, e, best[2]
+
+
+def _set_kinds(draw, n):
+    out = []
+    for _ in range(n):
+        if draw(st.booleans()):
+            k = draw(st.sampled_from([k for k in range(27) if k % 9 <= 6]))
+            out += [k, k + 1, k + 2]
+        else:
+            out += [draw(st.sampled_from(NATURAL))] * 3
+    return out
+
+
+@st.composite
+def hands_st(draw):
+    """(c13, win, melds, self_draw, chain_piao, chain_kong): mostly near-wins."""
+    n_melds = draw(st.sampled_from([0, 0, 0, 1, 2, 4]))
+    melds = []
+    used = np.zeros(34, np.int64)
+    for _ in range(n_melds):
+        name = draw(st.sampled_from(list(MELD_CODE)))
+        if name == "chow":
+            k = draw(st.sampled_from([k for k in range(27) if k % 9 <= 6]))
+            used[[k, k + 1, k + 2]] += 1
+        else:
+            k = draw(st.sampled_from(NATURAL))
+            used[k] += 4 if name.startswith("kong") else 3
+        melds.append((name, k))
+    n_sets = 4 - n_melds
+    form = draw(st.sampled_from(["standard", "seven_pairs", "baotou", "random"] if not n_melds
+                                else ["standard", "baotou", "random"]))
+    if form == "standard":
+        t = _set_kinds(draw, n_sets) + [draw(st.sampled_from(NATURAL))] * 2
+    elif form == "seven_pairs":
+        kinds = draw(st.lists(st.sampled_from(NATURAL), min_size=7, max_size=7))
+        if draw(st.booleans()):
+            kinds[1] = kinds[0]  # a four (豪华, 去不去)
+        t = [k for k in kinds for _ in (0, 1)]
+        variant = draw(st.integers(0, 3))  # the last tile becomes the winning tile
+        if variant == 1:  # 去不去 completed by a drawn 财神
+            t[13] = J
+        elif variant == 2:  # 七子爆头 shape drawing a 财神 (K-2.5, D3)
+            t[12] = t[13] = J
+        elif variant == 3:  # 七子爆头 shape drawing a natural tile
+            t[12] = J
+        if variant:
+            form = "joker_last"
+    elif form == "baotou":
+        t = _set_kinds(draw, n_sets) + [J, draw(st.sampled_from(list(range(34))))]
+    else:
+        t = draw(st.lists(st.sampled_from(list(range(34))), min_size=14 - 3 * n_melds, max_size=14 - 3 * n_melds))
+    # some tiles become 财神
+    for i in draw(st.lists(st.integers(0, len(t) - 1), max_size=3, unique=True)):
+        t[i] = J
+    jokers = [i for i, k in enumerate(t) if k == J]
+    if form in ("baotou", "joker_last"):
+        w = len(t) - 1
+    elif jokers and draw(st.booleans()):  # often win on a 财神 (K-2.5, 去不去)
+        w = draw(st.sampled_from(jokers))
+    else:
+        w = draw(st.integers(0, len(t) - 1))
+    win = t.pop(w)
+    c13 = np.zeros(34, np.int64)
+    for k in t:
+        c13[k] += 1
+    total = used + c13
+    total[win] += 1
+    if total.max() > 4:
+        hyp_reject()
+    n_kongs = sum(1 for name, _ in melds if name.startswith("kong"))
+    chain_kong = draw(st.integers(0, n_kongs))
+    chain_piao = draw(st.integers(0, 4 - int(total[J])))
+    return c13, win, melds, draw(st.booleans()), chain_piao, chain_kong
+
+
+def hyp_reject():
+    from hypothesis import reject
+
+    reject()
+
+
+_eval_rules_st = st.builds(
+    KaihuaRules,
+    two_caishen_min_exponent=st.integers(0, 2),
+    piao_requires_baotou=st.booleans(),
+    max_exponent=st.none() | st.integers(0, 5),
+    discard_win=st.booleans(),
+)
+
+
+def run_kernel(c13, win, melds, self_draw, chain_piao, chain_kong, rules, dtype=np.uint8):
+    conc = c13.astype(dtype)
+    mt = np.zeros(4, np.int8)
+    mk = np.zeros(4, np.int8)
+    for i, (name, k) in enumerate(melds):
+        mt[i], mk[i] = MELD_CODE[name], k
+    legal, e, flags = kaihua._evaluate_win(conc, win, mt, mk, len(melds), self_draw, False, chain_piao,
+                                           chain_kong, rules.params(), hand_tables())
+    assert (conc == c13).all(), "concealed must be restored"
+    return bool(legal), int(e), set(kaihua.flag_names(flags))
+
+
+@settings(max_examples=400, deadline=None)
+@given(hands_st(), _eval_rules_st)
+def test_evaluate_win_matches_reference(hand, rules):
+    got = run_kernel(*hand, rules)
+    want = ref_evaluate(*hand, rules)
+    assert got == want
+
+
+def test_evaluate_win_reference_sees_wins():
+    """The generator above is not vacuous: a fixed sample has wins of every kind."""
+    from hypothesis import find
+
+    for cond in (
+        lambda h: ref_evaluate(*h, KaihuaRules())[2] == {"baotou"},
+        lambda h: "qidui" in ref_evaluate(*h, KaihuaRules())[2],
+        lambda h: "pinghu" in ref_evaluate(*h, KaihuaRules())[2] and h[2],
+        lambda h: not ref_evaluate(*h, KaihuaRules())[0],
+    ):
+        h = find(hands_st(), cond, settings=settings(max_examples=2000, database=None))
+        assert run_kernel(*h, KaihuaRules()) == ref_evaluate(*h, KaihuaRules())
+
+
+@settings(max_examples=200, deadline=None)
+@given(hands_st(), st.integers(0, 3), st.integers(0, 3), st.sampled_from(["self_draw", "discard", "robbed_kong"]),
+       st.integers(0, 2), st.sets(st.integers(0, 3)), _rules_st)
+def test_K_8_5_scores_of_a_hand_sum_to_zero(hand, dealer, winner, win_type, d, circle, rules):
+    c13, win, melds, _, chain_piao, chain_kong = hand
+    discarder = None if win_type == "self_draw" else [p for p in range(4) if p != winner][d]
+    if win_type == "robbed_kong" and (win == J or c13[win] + sum(
+            (1 if n == "chow" and k <= win <= k + 2 else (3 if n == "pong" else 4) if k == win else 0)
+            for n, k in melds) > 0):
+        hyp_reject()
+    chain = ["piao"] * chain_piao + ["kong"] * chain_kong
+    tile_names = [(n, tiles.kinds_to_str([k, k + 1, k + 2] if n == "chow" else [k] * (3 if n == "pong" else 4)))
+                  for n, k in melds]
+    c = case(tiles.to_str(c13), tiles.kind_name(win), melds=tile_names, win_type=win_type, dealer=dealer,
+             winner=winner, discarder=discarder, chain=chain if win_type == "self_draw" else [], circle=sorted(circle))
+    r = kaihua.score(c, rules)
+    assert sum(r["scores"]) == 0
+    assert (r["scores"] == [0, 0, 0, 0]) == (not r["win"])

@@ -95,8 +95,11 @@ from typing import Literal
 import numpy as np
 from numba import njit
 
+from sim import tiles as _tiles
+from sim.hand import _is_baotou, _is_seven_pairs, _is_win_standard
 from sim.rules.options import Options
-from sim.tiles import CAISHEN
+from sim.tables import hand_tables
+from sim.tiles import CAISHEN, MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
 
 # ---------------------------------------------------------------------------
 # params layout (KaihuaRules.params() -> int64[N_PARAMS])
@@ -278,3 +281,350 @@ def _payments(dealer, winner, win_type, discarder, exponent, piao_circle, params
             out[p] -= extra_factor * share
             total += extra_factor * share
     out[winner] += total
+
+
+# ---------------------------------------------------------------------------
+# win evaluation (K-2.4 .. K-2.6, K-6, K-7.1)
+# ---------------------------------------------------------------------------
+@njit(cache=True)
+def _is_qingyise(counts, meld_kinds, n_melds):
+    """清一色 (K-6.4, D5): every non-财神 tile of ``counts`` and every meld is of one suit."""
+    suit = -1
+    for k in range(34):
+        if k == CAISHEN or counts[k] == 0:
+            continue
+        if k >= 27:
+            return False
+        if suit < 0:
+            suit = k // 9
+        elif k // 9 != suit:
+            return False
+    for i in range(n_melds):
+        k = meld_kinds[i]
+        if k >= 27:
+            return False
+        if suit < 0:
+            suit = k // 9
+        elif k // 9 != suit:
+            return False
+    return suit >= 0
+
+
+@njit(cache=True)
+def _is_qidui_baotou(counts13):
+    """七子爆头 shape (K-6.3, D2): 13 concealed tiles = 6 pairs (jokers wild) + a lone 财神.
+
+    Tested as "the 13 tiles plus one tile of an absent kind are seven pairs":
+    the added single can only pair with a 财神, the other 12 tiles must be six
+    pairs.  ``counts13`` (no melds) is modified temporarily and restored.
+    """
+    if counts13[CAISHEN] < 1:
+        return False
+    x = 0
+    while counts13[x] != 0 or x == CAISHEN:
+        x += 1
+    counts13[x] += 1
+    r = _is_seven_pairs(counts13, CAISHEN)
+    counts13[x] -= 1
+    return r
+
+
+@njit(cache=True)
+def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw, replacement_draw,
+                  chain_piao, chain_kong, params, tabs):
+    """Is this a legal Kaihua win, and with which exponent and hand-type flags?
+
+    ``concealed``: int array[34], the winner's concealed tiles *before* the
+    winning tile (``13 - 3 * n_melds`` tiles, 财神 at index 31); modified
+    temporarily (the winning tile is added) and restored before returning.
+    ``win_tile``: kind index; ``meld_types, meld_kinds``: int8[4] (codes of
+    :mod:`sim.tiles`, a chow's kind is its lowest tile), the first
+    ``n_melds`` used; ``self_draw``: True for a self-draw (a kong replacement
+    draw included), False for a discard or a robbed kong;
+    ``replacement_draw`` adds nothing by itself (D9: the kong is the last
+    chain link); ``chain_piao, chain_kong``: the winner's 飘财 and kong chain
+    links (K-6.5); ``params``: ``KaihuaRules.params()``; ``tabs``:
+    ``sim.tables.hand_tables()``.
+
+    Returns ``(legal: bool, exponent: int64, flags: int64)`` (``FLAG_*``
+    bits of the counted reading; exponent and flags are 0 when not legal).
+    Applies K-2.2, K-2.4, K-2.5 (also for 七子爆头, D3), K-2.6 (D10), K-6.1 ..
+    K-6.6, K-7.1/K-7.2 (D6, D7) and ``max_exponent``; among the legal
+    readings (standard / seven pairs) the largest exponent counts (D11).
+    """
+    zero = np.int64(0)
+    j13 = np.int64(concealed[CAISHEN])
+    jokers = j13 + (1 if win_tile == CAISHEN else 0)
+    if jokers >= 3:  # K-2.4: three or four 财神 never win (forced 飘财)
+        return False, zero, zero
+    if not self_draw:
+        # K-2.2: a discarded 财神 is never claimed; K-7.1/K-7.2: the discard_win
+        # switch, and at most one 财神 in hand
+        if win_tile == CAISHEN or params[P_DISCARD_WIN] == 0 or jokers > 1:
+            return False, zero, zero
+    # shapes of the 13 tiles before the win
+    baotou = _is_baotou(concealed, CAISHEN, tabs)  # K-6.2
+    qidui_baotou = n_melds == 0 and _is_qidui_baotou(concealed)  # K-6.3, D2
+    if baotou or qidui_baotou:
+        if not self_draw:  # K-7.1 (D6): 爆头 / 七子爆头 are self-draw only
+            return False, zero, zero
+        if win_tile == CAISHEN:  # K-2.5 (D3): must discard a 财神 instead
+            return False, zero, zero
+    has_four = False
+    for k in range(34):
+        if k != CAISHEN and concealed[k] == 4:
+            has_four = True
+    qubuqu = n_melds == 0 and j13 == 0 and has_four  # K-6.3 (D4), if seven pairs below
+
+    concealed[win_tile] += 1
+    standard = _is_win_standard(concealed, CAISHEN, tabs)
+    seven_pairs = n_melds == 0 and _is_seven_pairs(concealed, CAISHEN)
+    qingyise = (standard or seven_pairs) and _is_qingyise(concealed, meld_kinds, n_melds)
+    haohua = 0  # K-6.3 (D1): natural fours among the 14
+    for k in range(34):
+        if k != CAISHEN and concealed[k] == 4:
+            haohua += 1
+    concealed[win_tile] -= 1
+
+    # K-6.5 (D9): chain links count on a self-draw only
+    kong_links = np.int64(chain_kong) if self_draw else zero
+    piao_links = np.int64(chain_piao) if self_draw else zero
+    min_two = params[P_TWO_CAISHEN_MIN_EXPONENT]
+    piao_needs_baotou = params[P_PIAO_REQUIRES_BAOTOU] != 0
+    qys = np.int64(1) if qingyise else zero
+
+    best = np.int64(-1)
+    best_flags = zero
+    if standard:  # K-6.1 平胡, K-6.2 爆头
+        hand = np.int64(1) if baotou else zero
+        if not (jokers == 2 and hand + kong_links < min_two):  # K-2.6
+            piao = piao_links if (baotou or not piao_needs_baotou) else zero
+            e = hand + qys + kong_links + piao
+            flags = zero
+            if baotou:
+                flags |= FLAG_BAOTOU
+            if qingyise:
+                flags |= FLAG_QINGYISE
+            if kong_links + piao > 0:
+                flags |= FLAG_CHAIN
+            if piao > 0:
+                flags |= FLAG_PIAO
+            if flags == 0:
+                flags = np.int64(FLAG_PINGHU)
+            best = e
+            best_flags = flags
+    if seven_pairs:  # K-6.3 七对子 family
+        hand = np.int64(1 + haohua)
+        flags = np.int64(FLAG_QIDUI)
+        if jokers == 0:  # 清七对
+            hand += 1
+            flags |= FLAG_QIDUI_PURE
+        if haohua > 0:
+            flags |= FLAG_HAOHUA
+        if qidui_baotou:  # 七子爆头 (self-draw, non-财神 draw: checked above)
+            hand += 1
+            flags |= FLAG_QIDUI_BAOTOU
+        if qubuqu:  # 去不去: a floor, not a bonus (D4)
+            flags |= FLAG_QUBUQU
+            if hand < 3:
+                hand = np.int64(3)
+        if not (jokers == 2 and hand + kong_links < min_two):  # K-2.6
+            piao = piao_links if (qidui_baotou or not piao_needs_baotou) else zero
+            e = hand + qys + kong_links + piao
+            if qingyise:
+                flags |= FLAG_QINGYISE
+            if kong_links + piao > 0:
+                flags |= FLAG_CHAIN
+            if piao > 0:
+                flags |= FLAG_PIAO
+            if e > best:  # D11: a tie keeps the standard reading
+                best = e
+                best_flags = flags
+    if best < 0:
+        return False, zero, zero
+    cap = params[P_MAX_EXPONENT]  # K-6.6
+    if cap >= 0 and best > cap:
+        best = cap
+    return True, best, best_flags
+
+
+# ---------------------------------------------------------------------------
+# Python API: one scoring vector
+# ---------------------------------------------------------------------------
+_CASE_KEYS = (
+    "id", "rules", "dealer", "winner", "win_type", "discarder", "concealed", "melds",
+    "win_tile", "replacement_draw", "chain", "piao_circle",
+)
+_OPTIONAL_KEYS = ("expect",)
+_MELD_SIZES = {MELD_CHOW: 3, MELD_PONG: 3, MELD_KONG_EXPOSED: 4, MELD_KONG_ADDED: 4, MELD_KONG_CONCEALED: 4}
+_KONGS = (MELD_KONG_EXPOSED, MELD_KONG_ADDED, MELD_KONG_CONCEALED)
+
+
+def _seat(case: dict, key: str) -> int:
+    v = case[key]
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 3:
+        raise ValueError(f"{key} {v!r}: must be a seat 0..3")
+    return v
+
+
+def _parse_meld(i: int, meld) -> tuple[int, int, list[int]]:
+    """(type code, kind, tile kinds) of one vector meld; ValueError naming the bad value."""
+    if not isinstance(meld, dict) or set(meld) != {"type", "tiles"}:
+        raise ValueError(f"melds[{i}] {meld!r}: must be an object with keys 'type' and 'tiles'")
+    name = meld["type"]
+    if name not in _tiles.MELD_TYPES:
+        raise ValueError(f"melds[{i}] type {name!r}: must be one of {', '.join(_tiles.MELD_TYPES)}")
+    code = _tiles.MELD_TYPES[name]
+    try:
+        kinds = sorted(_tiles.parse_kinds(meld["tiles"]))
+    except ValueError as e:
+        raise ValueError(f"melds[{i}]: {e}") from None
+    if len(kinds) != _MELD_SIZES[code]:
+        raise ValueError(f"melds[{i}] {name} {meld['tiles']!r}: a {name} has {_MELD_SIZES[code]} tiles, got {len(kinds)}")
+    if CAISHEN in kinds:  # K-2.3
+        raise ValueError(f"melds[{i}] {meld['tiles']!r}: a 财神 (5z) is never part of a meld (K-2.3)")
+    k0 = kinds[0]
+    if code == MELD_CHOW:
+        if k0 >= 27 or kinds != [k0, k0 + 1, k0 + 2] or k0 % 9 > 6:
+            raise ValueError(f"melds[{i}] chow {meld['tiles']!r}: not three consecutive tiles of one suit")
+    elif len(set(kinds)) != 1:
+        raise ValueError(f"melds[{i}] {name} {meld['tiles']!r}: tiles must all be the same kind")
+    return code, k0, kinds
+
+
+def _parse_case(case: dict) -> dict:
+    """Validate one Kaihua vector case (vectors README) into kernel inputs."""
+    if not isinstance(case, dict):
+        raise ValueError(f"a case must be a JSON object, got {type(case).__name__}")
+    missing = [k for k in _CASE_KEYS if k not in case]
+    if missing:
+        raise ValueError(f"missing key(s) {', '.join(map(repr, missing))}")
+    unknown = sorted(set(case) - set(_CASE_KEYS) - set(_OPTIONAL_KEYS))
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} for a kaihua case")
+    if case["rules"] != "kaihua":
+        raise ValueError(f"rules {case['rules']!r}: expected 'kaihua'")
+    if not isinstance(case["id"], str):
+        raise ValueError(f"id {case['id']!r}: must be a string")
+    dealer, winner = _seat(case, "dealer"), _seat(case, "winner")
+    if case["win_type"] not in WIN_TYPES:
+        raise ValueError(f"win_type {case['win_type']!r}: must be one of {', '.join(WIN_TYPES)}")
+    win_type = WIN_TYPES[case["win_type"]]
+    if win_type == WIN_SELF_DRAW:
+        if case["discarder"] is not None:
+            raise ValueError(f"discarder {case['discarder']!r}: must be null on a self-draw")
+        discarder = -1
+    else:
+        if case["discarder"] is None:
+            raise ValueError(f"discarder None: a {case['win_type']} win needs the discarding seat")
+        discarder = _seat(case, "discarder")
+        if discarder == winner:
+            raise ValueError(f"discarder {discarder}: the winner cannot win on their own tile")
+
+    melds = case["melds"]
+    if not isinstance(melds, list) or len(melds) > 4:
+        raise ValueError(f"melds {melds!r}: must be a list of at most 4 melds")
+    meld_types = np.zeros(4, np.int8)
+    meld_kinds = np.zeros(4, np.int8)
+    total = np.zeros(_tiles.N_KINDS, np.int64)
+    for i, m in enumerate(melds):
+        code, kind, kinds = _parse_meld(i, m)
+        meld_types[i], meld_kinds[i] = code, kind
+        for k in kinds:
+            total[k] += 1
+    concealed = _tiles.parse(case["concealed"]).astype(np.int64)
+    need = 13 - 3 * len(melds)
+    if int(concealed.sum()) != need:
+        raise ValueError(
+            f"concealed {case['concealed']!r} has {int(concealed.sum())} tiles; with {len(melds)} meld(s) "
+            f"the hand before the winning tile has {need}"
+        )
+    win = _tiles.parse_kinds(case["win_tile"]) if isinstance(case["win_tile"], str) else None
+    if win is None or len(win) != 1:
+        raise ValueError(f"win_tile {case['win_tile']!r}: must be exactly one tile, e.g. '5s'")
+    win_tile = win[0]
+    total += concealed
+    total[win_tile] += 1
+    if (total > 4).any():
+        k = int(np.flatnonzero(total > 4)[0])
+        raise ValueError(f"{int(total[k])} copies of {_tiles.kind_name(k)} among concealed, melds and win_tile")
+
+    chain = case["chain"]
+    if not isinstance(chain, list) or any(x not in ("piao", "kong") for x in chain):
+        raise ValueError(f"chain {chain!r}: must be a list of 'piao' / 'kong' links")
+    chain_piao, chain_kong = chain.count("piao"), chain.count("kong")
+    n_kongs = sum(1 for t in meld_types[: len(melds)] if t in _KONGS)
+    if chain_kong > n_kongs:
+        raise ValueError(f"chain {chain!r}: {chain_kong} kong link(s) but only {n_kongs} kong meld(s)")
+    if chain_piao + total[CAISHEN] > 4:
+        raise ValueError(f"chain {chain!r}: {chain_piao} 飘财 link(s) plus {int(total[CAISHEN])} 财神 in hand exceed 4")
+    replacement = case["replacement_draw"]
+    if not isinstance(replacement, bool):
+        raise ValueError(f"replacement_draw {replacement!r}: must be true or false")
+    if replacement and (win_type != WIN_SELF_DRAW or not chain or chain[-1] != "kong"):
+        raise ValueError("replacement_draw true: needs a self_draw win whose last chain link is 'kong' (K-6.5)")
+    if win_type == WIN_ROBBED_KONG and total[win_tile] != 1:
+        raise ValueError(
+            f"robbed_kong on {case['win_tile']!r}: the robbed pong holds three copies, "
+            f"but the winner holds {int(total[win_tile]) - 1} more (K-5.5)"
+        )
+
+    circle = case["piao_circle"]
+    if not isinstance(circle, list):
+        raise ValueError(f"piao_circle {circle!r}: must be a list of seats")
+    piao_circle = np.zeros(4, np.bool_)
+    for s in circle:
+        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 3:
+            raise ValueError(f"piao_circle seat {s!r}: must be a seat 0..3")
+        if piao_circle[s]:
+            raise ValueError(f"piao_circle {circle!r}: seat {s} listed twice")
+        piao_circle[s] = True
+
+    return dict(
+        id=case["id"], dealer=dealer, winner=winner, win_type=win_type, discarder=discarder,
+        concealed=concealed, win_tile=win_tile, meld_types=meld_types, meld_kinds=meld_kinds,
+        n_melds=len(melds), replacement_draw=replacement, chain_piao=chain_piao, chain_kong=chain_kong,
+        piao_circle=piao_circle,
+    )
+
+
+def score(case: dict, rules: KaihuaRules | None = None) -> dict:
+    """Score one Kaihua vector case (format: ``shared/vectors/README.md``).
+
+    ``case`` is a dict with the keys ``id, rules, dealer, winner, win_type,
+    discarder, concealed, melds, win_tile, replacement_draw, chain,
+    piao_circle`` (``expect`` is ignored); ``rules`` defaults to
+    ``KaihuaRules()``.  Runs the engine's kernels :func:`_evaluate_win` and
+    :func:`_payments` (K-2 .. K-9).
+
+    Returns ``{"id", "win": bool, "exponent": int | None, "flags": [names],
+    "scores": [int] * 4}`` (points; ``exponent`` None, ``flags`` empty and
+    scores all zero when the case is not a legal win).
+
+    Raises ``ValueError`` naming the bad value: a missing or unknown key, a
+    bad seat or win type, a bad tile string, a wrong tile count, a meld that
+    is not a chow/pong/kong, more than four copies of a kind, an impossible
+    chain or replacement draw.
+    """
+    if rules is None:
+        rules = KaihuaRules()
+    if not isinstance(rules, KaihuaRules):
+        raise ValueError(f"rules must be a KaihuaRules, got {type(rules).__name__}")
+    c = _parse_case(case)
+    params = rules.params()
+    legal, exponent, flags = _evaluate_win(
+        c["concealed"], c["win_tile"], c["meld_types"], c["meld_kinds"], c["n_melds"],
+        c["win_type"] == WIN_SELF_DRAW, c["replacement_draw"], c["chain_piao"], c["chain_kong"],
+        params, hand_tables(),
+    )
+    scores = np.zeros(4, np.int64)
+    if legal:
+        _payments(c["dealer"], c["winner"], c["win_type"], c["discarder"], exponent, c["piao_circle"],
+                  params, scores)
+    return {
+        "id": c["id"],
+        "win": bool(legal),
+        "exponent": int(exponent) if legal else None,
+        "flags": flag_names(flags) if legal else [],
+        "scores": [int(x) for x in scores],
+    }
