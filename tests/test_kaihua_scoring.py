@@ -739,3 +739,22 @@ def test_K_8_5_scores_of_a_hand_sum_to_zero(hand, dealer, winner, win_type, d, c
     r = kaihua.score(c, rules)
     assert sum(r["scores"]) == 0
     assert (r["scores"] == [0, 0, 0, 0]) == (not r["win"])
+
+
+def test_K_2_5_baotou_wait_kernel_for_the_engine():
+    def wait(concealed, n_melds=0):
+        c = tiles.parse(concealed)
+        r = kaihua._is_baotou_wait(c, n_melds, hand_tables())
+        assert (c == tiles.parse(concealed)).all()
+        return bool(r)
+
+    assert wait("123m456m789p234s5z")  # 爆头
+    assert wait("11m22m33p44p55s77z5z")  # 七子爆头 (D3)
+    assert not wait("11m22m33p44p55s77z5z".replace("77z", "7z8s"))  # two singles
+    assert not wait("123m456m789p234s6s")  # no 财神
+    assert wait("456m789p234s5z", n_melds=1)
+    assert not wait("11m22m33p44p6s5z", n_melds=1)  # no seven pairs with a meld
+    # it is exactly the K-2.5 ban of _evaluate_win on a drawn 财神
+    for conc in ("123m456m789p234s5z", "11m22m33p44p55s77z5z", "11m22m33p44p55s6s7z5z"):
+        banned = not ev(conc, "5z")[0]
+        assert banned == wait(conc)

@@ -330,6 +330,19 @@ def _is_qidui_baotou(counts13):
 
 
 @njit(cache=True)
+def _is_baotou_wait(counts13, n_melds, tabs):
+    """爆头 (K-6.2) or 七子爆头 (K-6.3, D2) shape of the concealed tiles before a draw.
+
+    Such a hand cannot win on a drawn 财神 and must discard one (K-2.5, D3),
+    and cannot win on a discard (K-7.1, D6).  ``counts13`` is modified
+    temporarily and restored.  The engine uses this for the forced 飘 of K-2.5.
+    """
+    if _is_baotou(counts13, CAISHEN, tabs):
+        return True
+    return n_melds == 0 and _is_qidui_baotou(counts13)
+
+
+@njit(cache=True)
 def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw, replacement_draw,
                   chain_piao, chain_kong, params, tabs):
     """Is this a legal Kaihua win, and with which exponent and hand-type flags?
