@@ -47,6 +47,7 @@ __all__ = [
     "readings",
     "shanten_batch",
     "is_win_batch",
+    "effective_tiles_batch",
     "describe",
 ]
 
@@ -269,6 +270,16 @@ def _effective_kinds(counts, joker, tabs, out):
     return base
 
 
+@njit(cache=True)
+def _effective_batch(counts, joker, tabs, out):
+    """Fill ``out: bool[n, 34]`` with the effective kinds of each 3m+1 row of ``counts: uint8[n, 34]``.
+
+    Rows of ``counts`` are modified temporarily and restored.
+    """
+    for r in range(counts.shape[0]):
+        _effective_kinds(counts[r], joker, tabs, out[r])
+
+
 # ---------------------------------------------------------------- validation
 
 
@@ -427,6 +438,21 @@ def is_win_batch(counts, joker: int = -1) -> np.ndarray:
     a = _check_batch(counts)
     out = np.empty(a.shape[0], np.bool_)
     _is_win_batch(a, _tiles.check_joker(joker), hand_tables(), out)
+    return out
+
+
+def effective_tiles_batch(counts, joker: int = -1) -> np.ndarray:
+    """Effective kinds of every 3m+1 row of ``counts: uint8[n, 34]`` -> ``bool[n, 34]``.
+
+    Raises ``ValueError`` for a bad shape or a row that is not 3m+1 tiles.
+    """
+    a = _check_batch(counts).copy()
+    n = a.sum(axis=1, dtype=np.int64)
+    bad = np.flatnonzero(n % 3 != 1)
+    if bad.size:
+        raise ValueError(f"row {int(bad[0])} has {int(n[bad[0]])} tiles; effective tiles need 3m+1 tiles")
+    out = np.zeros((a.shape[0], 34), np.bool_)
+    _effective_batch(a, _tiles.check_joker(joker), hand_tables(), out)
     return out
 
 
