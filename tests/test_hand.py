@@ -303,6 +303,14 @@ def test_batch_matches_scalar(rows):
         assert list(hand.is_win_batch(a, joker)) == [hand.is_win(r, joker) if r.sum() == 14 else False for r in rows]
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(st.lists(hands(sizes=(1, 4, 7, 10, 13)), min_size=1, max_size=10), st.sampled_from([-1, CAISHEN]))
+def test_effective_batch_matches_scalar(rows, joker):
+    got = hand.effective_tiles_batch(np.stack(rows), joker)
+    for r, row in enumerate(rows):
+        assert list(np.flatnonzero(got[r])) == [t for t, _ in hand.effective_tiles(row, joker)]
+
+
 def test_mean_shanten_of_random_hands():
     """10**6 uniformly random 14-tile hands.
 
