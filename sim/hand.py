@@ -48,6 +48,8 @@ __all__ = [
     "shanten_batch",
     "is_win_batch",
     "effective_tiles_batch",
+    "shanten_after_draws",
+    "shanten_after_discards",
     "describe",
 ]
 
@@ -231,6 +233,59 @@ def _is_baotou(counts13, joker, tabs):
     return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 0, tabs) <= k - 1
 
 
+@njit(cache=True, inline="always")
+def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs):
+    """Shanten from the values of :func:`_scan`."""
+    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) - k
+    if d < 0:
+        d = 0
+    s = d - 1
+    if n >= 13:
+        q = _seven_pairs_from(k, pairs, singles)
+        if q < s:
+            s = q
+    return s
+
+
+@njit(cache=True)
+def _shanten_each_change(counts, joker, tabs, delta, out):
+    """Shanten after adding (``delta = 1``) or removing (``delta = -1``) one tile of each kind.
+
+    ``out: int64[34]``: ``out[t]`` is the shanten of ``counts`` with one more
+    (fewer) ``t``, or 99 where that is impossible (four held / none held).
+    Incremental: only the changed suit's code is recomputed, so all 34 cost
+    about as much as a few full evaluations (used by the bots and effective
+    tiles).
+    """
+    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    pw = 1
+    for t in range(34):
+        r = t % 9
+        if r == 0:
+            pw = 1
+        c = np.int64(counts[t])
+        if (delta > 0 and c >= 4) or (delta < 0 and c <= 0):
+            out[t] = 99
+        elif t == joker:
+            out[t] = _shanten_from(cm, cp, cs, cz, n + delta, k + delta, pairs, singles, tabs)
+        else:
+            c2 = c + delta
+            p2 = pairs - (c >> 1) + (c2 >> 1)
+            s2 = singles - (c & 1) + (c2 & 1)
+            step = delta * pw
+            suit = t // 9
+            if suit == 0:
+                v = _shanten_from(cm + step, cp, cs, cz, n + delta, k, p2, s2, tabs)
+            elif suit == 1:
+                v = _shanten_from(cm, cp + step, cs, cz, n + delta, k, p2, s2, tabs)
+            elif suit == 2:
+                v = _shanten_from(cm, cp, cs + step, cz, n + delta, k, p2, s2, tabs)
+            else:
+                v = _shanten_from(cm, cp, cs, cz + step, n + delta, k, p2, s2, tabs)
+            out[t] = v
+        pw *= 5
+
+
 @njit(cache=True)
 def _shanten_batch(counts, joker, tabs, out):
     """Fill ``out: int8[n]`` with the shanten of each row of ``counts: uint8[n, 34]``."""
@@ -255,18 +310,14 @@ def _is_win_batch(counts, joker, tabs, out):
 def _effective_kinds(counts, joker, tabs, out):
     """Mark in ``out: bool[34]`` the kinds whose draw lowers the shanten of a 3m+1 hand.
 
-    Kinds with four copies in the hand are never marked.  Modifies ``counts``
-    temporarily and restores it.  Returns the current shanten.
+    Kinds with four copies in the hand are never marked.  Returns the
+    current shanten.
     """
     base = _shanten(counts, joker, tabs)
+    after = np.empty(34, np.int64)
+    _shanten_each_change(counts, joker, tabs, 1, after)
     for t in range(34):
-        out[t] = False
-        if counts[t] >= 4:
-            continue
-        counts[t] += 1
-        if _shanten(counts, joker, tabs) < base:
-            out[t] = True
-        counts[t] -= 1
+        out[t] = after[t] < base
     return base
 
 
@@ -453,6 +504,28 @@ def effective_tiles_batch(counts, joker: int = -1) -> np.ndarray:
         raise ValueError(f"row {int(bad[0])} has {int(n[bad[0]])} tiles; effective tiles need 3m+1 tiles")
     out = np.zeros((a.shape[0], 34), np.bool_)
     _effective_batch(a, _tiles.check_joker(joker), hand_tables(), out)
+    return out
+
+
+def shanten_after_draws(counts, joker: int = -1) -> np.ndarray:
+    """``int64[34]``: shanten of the hand after drawing one tile of each kind (99: four held).
+
+    ``counts: uint8[34]`` of a 3m+1 hand.  Raises ``ValueError`` otherwise.
+    """
+    c, j, _ = _check_hand(counts, joker, "ready")
+    out = np.empty(34, np.int64)
+    _shanten_each_change(c, j, hand_tables(), 1, out)
+    return out
+
+
+def shanten_after_discards(counts, joker: int = -1) -> np.ndarray:
+    """``int64[34]``: shanten of the hand after discarding one tile of each kind (99: none held).
+
+    ``counts: uint8[34]`` of a 3m+2 hand.  Raises ``ValueError`` otherwise.
+    """
+    c, j, _ = _check_hand(counts, joker, "complete")
+    out = np.empty(34, np.int64)
+    _shanten_each_change(c, j, hand_tables(), -1, out)
     return out
 
 

@@ -311,6 +311,22 @@ def test_effective_batch_matches_scalar(rows, joker):
         assert list(np.flatnonzero(got[r])) == [t for t, _ in hand.effective_tiles(row, joker)]
 
 
+@SETTINGS
+@given(hands(sizes=(1, 4, 7, 10, 13, 2, 5, 8, 11, 14)), st.sampled_from([-1, CAISHEN]))
+def test_shanten_after_each_change(c, joker):
+    """The incremental kernel equals a full evaluation of every changed hand."""
+    n = int(c.sum())
+    fn, delta = (hand.shanten_after_draws, 1) if n % 3 == 1 else (hand.shanten_after_discards, -1)
+    got = fn(c, joker)
+    for t in range(34):
+        d = c.astype(int)
+        d[t] += delta
+        if d[t] < 0 or d[t] > 4:
+            assert got[t] == 99
+        else:
+            assert got[t] == hand.shanten(d.astype(np.uint8), joker), t
+
+
 def test_mean_shanten_of_random_hands():
     """10**6 uniformly random 14-tile hands.
 
