@@ -1,0 +1,204 @@
+"""Per-hand records: the column contract, checks, and Parquet files of a run.
+
+A chunk function (the engine's batch self-play, :mod:`sim.runner`) returns
+``dict[str, np.ndarray]``, one row per hand, with the columns of the records
+contract (``notes/records.md``; rule K-10 says what a Kaihua hand's record
+must show).  This module
+
+- states that contract as data (:data:`COMMON_COLUMNS` for every rule set,
+  :data:`RULESET_COLUMNS` per rule set, :data:`RUN_COLUMNS` added by the
+  runner),
+- checks a chunk against it (:func:`check_chunk`: names, lengths, dtypes,
+  zero-sum scores K-8.5),
+- turns a chunk into a ``pyarrow.Table`` with the run columns
+  (:func:`chunk_table`) and writes it atomically (:func:`write_chunk`:
+  temporary file, fsync, rename), and
+- reads a run's folder back as one ``pandas.DataFrame`` (:func:`read_run`).
+
+File layout of a run directory (see :mod:`sim.runner`)::
+
+    RUN_DIR/run.json                     the run's configuration, written first
+    RUN_DIR/chunks/chunk-00012.parquet   one file per finished chunk
+    RUN_DIR/summary.json, summary.csv    the summary table (sim.summary)
+
+``pandas.read_parquet(RUN_DIR / "chunks")`` (or DuckDB's
+``read_parquet('RUN_DIR/chunks/*.parquet')``) reads the chunks as one table;
+temporary files start with a dot, which pyarrow's dataset reader skips.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+N_SEATS = 4
+SEATS = range(N_SEATS)
+
+#: columns every rule set's records have (the summary's common part), in contract order
+COMMON_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
+    ("hand", np.dtype(np.int64)),  # hand index within the chunk (0..n-1)
+    ("match_hand", np.dtype(np.int32)),  # index of the hand inside its match
+    ("dealer", np.dtype(np.int8)),
+    ("winner", np.dtype(np.int8)),  # -1 for a drawn hand (流局); the first winner
+    ("winners_mask", np.dtype(np.uint8)),  # bit s set if seat s won
+    ("win_type", np.dtype(np.int8)),  # -1 draw, 0 self_draw, 1 discard, 2 robbed_kong
+    ("discarder", np.dtype(np.int8)),  # discarder / robbed seat, -1 if none
+)
+#: columns after the rule-set specific block: scores and the hand's length
+COMMON_TAIL_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
+    *((f"score_{s}", np.dtype(np.int32)) for s in SEATS),  # score change, sums to zero (K-8.5)
+)
+COMMON_END_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
+    ("turns", np.dtype(np.int16)),  # discards in the hand
+    ("tiles_left", np.dtype(np.int16)),  # tiles left in the wall at the end
+)
+
+#: the full record columns of each rule set, in the contract's order (notes/records.md)
+RULESET_COLUMNS: dict[str, tuple[tuple[str, np.dtype], ...]] = {
+    "kaihua": (
+        *COMMON_COLUMNS,
+        ("exponent", np.dtype(np.int8)),  # K-6 exponent E of the (first) winner, 0 on a draw
+        ("flags", np.dtype(np.int32)),  # sim.rules.kaihua FLAG_* bits
+        ("chain_len", np.dtype(np.int8)),  # the winner's chain (K-6.5)
+        ("chain_piao", np.dtype(np.int8)),  # ... its 飘 links
+        ("chain_kong", np.dtype(np.int8)),  # ... its kong links
+        *COMMON_TAIL_COLUMNS,
+        *((f"caishen_{s}", np.dtype(np.int8)) for s in SEATS),  # 财神 held at the end
+        *((f"piao_{s}", np.dtype(np.int16)) for s in SEATS),  # 飘财 attempts (K-9.1)
+        *((f"failed_piao_{s}", np.dtype(np.int8)) for s in SEATS),  # failed 飘 (K-9.3)
+        *COMMON_END_COLUMNS,
+    ),
+}
+
+#: columns the runner adds in front of the engine's columns
+RUN_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
+    ("seed", np.dtype(np.int64)),  # the run's root seed (--seed)
+    ("chunk", np.dtype(np.int32)),  # chunk index 0..n_chunks-1
+    ("hand_id", np.dtype(np.int64)),  # global hand index: chunk * chunk_size + hand
+)
+
+CHUNKS_DIR = "chunks"
+
+
+def record_columns(rules: str) -> tuple[tuple[str, np.dtype], ...]:
+    """The contract's ``(name, dtype)`` record columns of rule set ``rules``.
+
+    A rule set without its own entry in :data:`RULESET_COLUMNS` (e.g. Jiating
+    before its columns are fixed, J-9) must still provide the common columns.
+    """
+    return RULESET_COLUMNS.get(rules, (*COMMON_COLUMNS, *COMMON_TAIL_COLUMNS, *COMMON_END_COLUMNS))
+
+
+def check_chunk(cols: dict[str, np.ndarray], rules: str, n_hands: int) -> None:
+    """Check one chunk's records against the contract.
+
+    ``cols``: ``dict[str, np.ndarray]``, each of length ``n_hands``.  Every
+    contract column of ``rules`` (:func:`record_columns`) must be present
+    with its exact dtype; extra columns are allowed (new engine columns pass
+    through to the Parquet files).  ``hand`` must be ``0..n_hands-1`` and
+    the scores of every row must sum to zero (K-8.5).  Raises ``ValueError``
+    naming the first bad column.
+    """
+    for name, dtype in record_columns(rules):
+        if name not in cols:
+            raise ValueError(f"chunk records lack the column {name!r} (records contract of {rules!r})")
+        a = np.asarray(cols[name])
+        if a.dtype != dtype:
+            raise ValueError(f"chunk column {name!r} has dtype {a.dtype}, the records contract says {dtype}")
+    for name, a in cols.items():
+        a = np.asarray(a)
+        if a.ndim != 1 or len(a) != n_hands:
+            raise ValueError(f"chunk column {name!r} has shape {a.shape}, expected ({n_hands},)")
+    if not np.array_equal(cols["hand"], np.arange(n_hands)):
+        raise ValueError("chunk column 'hand' is not 0..n-1")
+    total = sum(cols[f"score_{s}"].astype(np.int64) for s in SEATS)
+    bad = np.flatnonzero(total)
+    if len(bad):
+        raise ValueError(f"scores do not sum to zero in hand {int(bad[0])} of the chunk (K-8.5): {int(total[bad[0]])}")
+
+
+def chunk_table(cols: dict[str, np.ndarray], rules: str, *, seed: int, chunk: int, chunk_size: int) -> pa.Table:
+    """The Parquet table of one chunk: :data:`RUN_COLUMNS`, then the contract columns, then extras.
+
+    ``hand_id = chunk * chunk_size + hand`` (global over the run).  Checks
+    the chunk first (:func:`check_chunk`).
+    """
+    n = len(cols["hand"]) if "hand" in cols else 0
+    check_chunk(cols, rules, n)
+    names = [c for c, _ in record_columns(rules)]
+    names += [c for c in cols if c not in names]
+    data = {
+        "seed": np.full(n, seed, np.int64),
+        "chunk": np.full(n, chunk, np.int32),
+        "hand_id": chunk * np.int64(chunk_size) + cols["hand"].astype(np.int64),
+    }
+    data.update((c, np.asarray(cols[c])) for c in names)
+    return pa.table(data)
+
+
+def chunk_path(run_dir: str | os.PathLike, chunk: int) -> Path:
+    """``RUN_DIR/chunks/chunk-00012.parquet`` for chunk 12."""
+    return Path(run_dir) / CHUNKS_DIR / f"chunk-{chunk:05d}.parquet"
+
+
+def write_chunk(path: str | os.PathLike, table: pa.Table) -> None:
+    """Write ``table`` to ``path`` atomically: a dot-prefixed temporary file, fsync, rename.
+
+    A reader (or a resumed run) sees either no file or the whole file.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            pq.write_table(table, f, compression="zstd")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def remove_stale_tmp(run_dir: str | os.PathLike) -> int:
+    """Delete temporary chunk files left by an interrupted run; returns how many."""
+    d = Path(run_dir) / CHUNKS_DIR
+    n = 0
+    if d.is_dir():
+        for p in d.glob(".chunk-*.tmp"):
+            p.unlink(missing_ok=True)
+            n += 1
+    return n
+
+
+def finished_chunks(run_dir: str | os.PathLike) -> set[int]:
+    """Indices of the chunks whose Parquet file exists in ``run_dir``."""
+    d = Path(run_dir) / CHUNKS_DIR
+    out = set()
+    if d.is_dir():
+        for p in d.glob("chunk-*.parquet"):
+            try:
+                out.add(int(p.stem.split("-", 1)[1]))
+            except ValueError:
+                continue
+    return out
+
+
+def read_run(run_dir: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
+    """All finished chunks of a run as one DataFrame, sorted by ``hand_id``.
+
+    ``columns``: read only these.  Raises ``ValueError`` if the run has no
+    finished chunk.
+    """
+    d = Path(run_dir) / CHUNKS_DIR
+    if not finished_chunks(run_dir):
+        raise ValueError(f"no finished chunk in {str(run_dir)!r} (expected {str(d)}/chunk-*.parquet)")
+    if columns is not None and "hand_id" not in columns:
+        columns = [*columns, "hand_id"]
+    df = pd.read_parquet(d, columns=columns)
+    return df.sort_values("hand_id", kind="stable").reset_index(drop=True)

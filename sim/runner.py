@@ -1,0 +1,484 @@
+"""Batch self-play runs: seeding, chunks, executors, resumable Parquet output, progress.
+
+A run plays ``games`` hands of one rule set with one policy per seat, split
+into chunks of ``chunk_size`` hands (the last one may be shorter).  Chunk
+``i`` is played by one call of a *chunk function*::
+
+    chunk_fn(rules: str, options: dict, policies: tuple[str, str, str, str],
+             seed_entropy: int, n_hands: int) -> dict[str, np.ndarray]
+
+returning the per-hand record columns (``sim.records``; ``notes/records.md``).
+The real one is :func:`engine_chunk` (``sim.engine.play_batch``); tests may
+pass their own.
+
+Seeding: ``numpy.random.SeedSequence(seed).spawn(n_chunks)``; chunk ``i``
+always gets child ``i`` and ``seed_entropy = child.generate_state(1,
+uint32)[0]`` (the engine seeds numba's 32-bit Mersenne Twister with it), so
+the rows of a run do not depend on the number of workers, the backend, the
+order in which chunks finish, or interruptions.  Two chunks of one run with
+the same 32-bit seed would replay the same hands; :func:`chunk_seeds` refuses
+such a run (likely only past ~10,000 chunks; pick another seed or larger
+chunks).
+
+Executors: ``workers == 1`` plays in-process; otherwise a
+``concurrent.futures.ProcessPoolExecutor`` (spawned processes, default one
+per core) or, with ``backend="ray"``, Ray tasks (``ray.init(address=...)``;
+local Ray when no address; ``pip install 'caishen[ray]'``; every Ray node
+needs caishen installed).  Workers return the records; the main process
+checks them and writes one Parquet file per chunk (``sim.records``), so a
+cluster needs no shared filesystem.
+
+Run directory::
+
+    RUN_DIR/run.json                     configuration (written first)
+    RUN_DIR/chunks/chunk-00012.parquet   one file per finished chunk (atomic)
+    RUN_DIR/summary.json, summary.csv    written by ``caishen simulate``
+
+Resuming: running the same configuration into the same directory skips the
+finished chunks; a different configuration (rules, options, policies, seed,
+games, chunk size, chunk function, package version or engine source) is an
+error naming what differs.  An OS lock on ``RUN_DIR/.lock`` keeps two runs
+out of one directory at the same time.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import datetime
+import hashlib
+import json
+import multiprocessing
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from sim import __version__
+from sim import records
+
+#: hands per chunk by default (a multiple of the engine's 16-hand match)
+DEFAULT_CHUNK_SIZE = 10_000
+#: version of the run-directory layout and of run.json
+RUN_FORMAT = 1
+RUN_JSON = "run.json"
+N_SEATS = 4
+
+#: the keys of run.json that must agree when a run is resumed
+CONFIG_KEYS = (
+    "format",
+    "rules",
+    "options",
+    "policies",
+    "seed",
+    "games",
+    "chunk_size",
+    "chunk_fn",
+    "version",
+    "source_digest",
+)
+
+ChunkFn = Callable[[str, dict, tuple, int, int], dict]
+
+
+# ---------------------------------------------------------------------------
+# the real chunk function and what it accepts
+# ---------------------------------------------------------------------------
+def engine_chunk(rules: str, options: dict, policies: tuple, seed_entropy: int, n_hands: int) -> dict[str, np.ndarray]:
+    """Play one chunk with the engine: ``sim.engine.play_batch`` (one numba call).
+
+    ``seed_entropy``: int in ``0 .. 2**32 - 1``.  Returns the record columns
+    (``dict[str, np.ndarray]`` of length ``n_hands``).
+    """
+    from sim import engine
+
+    return engine.play_batch(int(n_hands), int(seed_entropy), rules=rules, options=options, policies=tuple(policies))
+
+
+def available_rules() -> list[str]:
+    """Rule sets the engine can play."""
+    from sim import engine
+
+    return sorted(engine.RULESET_OPTIONS)
+
+
+def available_policies() -> list[str]:
+    """Policy names the engine's batch kernel knows (one per seat)."""
+    from sim import engine
+
+    return sorted(engine.POLICY_CODES)
+
+
+def resolve_options(rules: str, options: dict | None) -> dict:
+    """The full, validated option dict of ``rules`` (defaults filled in).
+
+    Raises ``ValueError`` naming an unknown rule set or a bad option.
+    """
+    from sim import engine
+
+    if rules not in engine.RULESET_OPTIONS:
+        raise ValueError(f"unknown rule set {rules!r}; available: {', '.join(available_rules())}")
+    _, r = engine.load_rules(rules, options)
+    return r.to_dict()
+
+
+def parse_policies(policies: str | tuple | list) -> tuple[str, str, str, str]:
+    """One policy name per seat: ``"random"`` (all seats) or ``"a,b,c,d"`` / a sequence of 1 or 4 names.
+
+    Raises ``ValueError`` naming a wrong count or an unknown policy and
+    listing the available ones.
+    """
+    names = [p.strip() for p in policies.split(",")] if isinstance(policies, str) else [str(p) for p in policies]
+    if len(names) == 1:
+        names = names * N_SEATS
+    if len(names) != N_SEATS:
+        raise ValueError(f"policy list {','.join(names)!r} names {len(names)} policies; give 1 (all seats) or 4 (seats 0..3)")
+    known = available_policies()
+    for p in names:
+        if p not in known:
+            raise ValueError(f"unknown policy {p!r}; available: {', '.join(known)}")
+    return tuple(names)
+
+
+# ---------------------------------------------------------------------------
+# configuration
+# ---------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+    """What determines a run's rows.
+
+    ``rules``: rule-set name; ``options``: its full option dict;
+    ``policies``: 4 policy names (seats 0..3); ``seed``: root seed
+    ``0 .. 2**63 - 1``; ``games``: hands (> 0); ``chunk_size``: hands per
+    chunk (> 0); ``chunk_fn``: ``"module:function"`` of the chunk function.
+    """
+
+    rules: str
+    options: dict
+    policies: tuple
+    seed: int
+    games: int
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    chunk_fn: str = "sim.runner:engine_chunk"
+
+    def __post_init__(self):
+        for name in ("seed", "games", "chunk_size"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"{name} {v!r}: must be an integer")
+        if not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed {self.seed}: must be in 0 .. 2**63-1")
+        if self.games <= 0:
+            raise ValueError(f"games {self.games}: must be a positive integer")
+        if self.chunk_size <= 0:
+            raise ValueError(f"chunk size {self.chunk_size}: must be a positive integer")
+        if len(self.policies) != N_SEATS:
+            raise ValueError(f"policies {self.policies!r}: need one per seat (4)")
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.games // self.chunk_size)
+
+    def chunk_len(self, i: int) -> int:
+        """Hands in chunk ``i`` (the last chunk holds the remainder)."""
+        return min(self.chunk_size, self.games - i * self.chunk_size)
+
+    def to_json(self) -> dict:
+        """The run.json content: the config, the package version, the engine source digest."""
+        return {
+            "format": RUN_FORMAT,
+            "rules": self.rules,
+            "options": dict(self.options),
+            "policies": list(self.policies),
+            "seed": int(self.seed),
+            "games": int(self.games),
+            "chunk_size": int(self.chunk_size),
+            "n_chunks": self.n_chunks,
+            "chunk_fn": self.chunk_fn,
+            "version": __version__,
+            "source_digest": source_digest(),
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        }
+
+
+def make_config(rules: str, games: int, seed: int, policies="random", options: dict | None = None,
+                chunk_size: int = DEFAULT_CHUNK_SIZE, chunk_fn: ChunkFn = engine_chunk) -> RunConfig:
+    """A validated :class:`RunConfig` (options resolved against the rule set, policies checked).
+
+    Raises ``ValueError`` naming a bad rule set, option, policy, seed,
+    game count or chunk size.
+    """
+    opts = resolve_options(rules, options)
+    pol = parse_policies(policies)
+    return RunConfig(rules, opts, pol, seed, games, chunk_size, _fn_name(chunk_fn))
+
+
+def _fn_name(fn) -> str:
+    return f"{fn.__module__}:{fn.__qualname__}"
+
+
+def source_digest() -> str:
+    """sha256 (16 hex digits) of the sources that shape a run's rows.
+
+    Every ``.py`` file of the ``sim`` package except the command line and
+    the summary, plus the ``agents`` package next to it (bots).  A run
+    cannot be resumed by code whose digest differs.
+    """
+    pkg = Path(__file__).resolve().parent
+    files = [p for p in sorted(pkg.rglob("*.py")) if p.name not in ("cli.py", "summary.py", "__main__.py")]
+    agents = pkg.parent / "agents"
+    if agents.is_dir():
+        files += sorted(agents.rglob("*.py"))
+    h = hashlib.sha256()
+    for p in files:
+        h.update(p.relative_to(pkg.parent).as_posix().encode())
+        h.update(b"\0")
+        h.update(p.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def chunk_seeds(seed: int, n_chunks: int) -> np.ndarray:
+    """``uint32[n_chunks]``: chunk ``i``'s ``seed_entropy`` from ``SeedSequence(seed).spawn(n_chunks)[i]``.
+
+    Child ``i`` does not depend on ``n_chunks``.  Raises ``ValueError`` if
+    two chunks would get the same 32-bit seed (same hands twice).
+    """
+    children = np.random.SeedSequence(seed).spawn(n_chunks)
+    out = np.fromiter((c.generate_state(1, np.uint32)[0] for c in children), np.uint32, n_chunks)
+    uniq, first, counts = np.unique(out, return_index=True, return_counts=True)
+    if len(uniq) != n_chunks:
+        v = uniq[counts > 1][0]
+        i, j = np.flatnonzero(out == v)[:2]
+        raise ValueError(
+            f"seed {seed}: chunks {i} and {j} get the same 32-bit engine seed {v} (they would replay the same "
+            "hands); choose another --seed or a larger --chunk-size"
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------
+# run directory
+# ---------------------------------------------------------------------------
+def _json_norm(x):
+    return json.loads(json.dumps(x))
+
+
+def config_differences(stored: dict, wanted: dict) -> list[str]:
+    """Human-readable differences between two run.json dicts (only :data:`CONFIG_KEYS`)."""
+    out = []
+    stored, wanted = _json_norm(stored), _json_norm(wanted)
+    for k in CONFIG_KEYS:
+        a, b = stored.get(k), wanted.get(k)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            for o in sorted(set(a) | set(b)):
+                if a.get(o) != b.get(o):
+                    out.append(f"option {o}: run has {a.get(o)!r}, requested {b.get(o)!r}")
+        else:
+            out.append(f"{k}: run has {a!r}, requested {b!r}")
+    return out
+
+
+def read_run_json(run_dir: str | os.PathLike) -> dict:
+    """The stored configuration of a run directory; ``ValueError`` if there is none."""
+    p = Path(run_dir) / RUN_JSON
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{str(run_dir)!r} is not a run directory (no {RUN_JSON})") from None
+
+
+def _write_json_atomic(path: Path, obj) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def prepare_run_dir(out: str | os.PathLike, config: RunConfig) -> dict:
+    """Create ``out`` with run.json, or check that an existing run has the same configuration.
+
+    Returns the stored run.json.  Raises ``ValueError`` naming every
+    difference when ``out`` holds another run, or when ``out`` is a
+    non-empty directory that is not a run.
+    """
+    out = Path(out)
+    wanted = config.to_json()
+    if (out / RUN_JSON).exists():
+        stored = read_run_json(out)
+        diffs = config_differences(stored, wanted)
+        if diffs:
+            raise ValueError(f"{str(out)!r} holds a different run: " + "; ".join(diffs))
+        return stored
+    if out.exists() and any(out.iterdir()):
+        raise ValueError(f"{str(out)!r} is a non-empty directory without {RUN_JSON}; choose a new --out")
+    (out / records.CHUNKS_DIR).mkdir(parents=True, exist_ok=True)
+    _write_json_atomic(out / RUN_JSON, wanted)
+    return wanted
+
+
+class _RunLock:
+    """An exclusive OS lock on ``RUN_DIR/.lock`` (released when the process dies)."""
+
+    def __init__(self, run_dir: Path):
+        self.path = run_dir / ".lock"
+        self.f = None
+
+    def __enter__(self):
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock
+            return self
+        self.f = open(self.path, "w")
+        try:
+            fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.f.close()
+            raise ValueError(f"{str(self.path.parent)!r} is in use by another running simulation") from None
+        return self
+
+    def __exit__(self, *exc):
+        if self.f is not None:
+            self.f.close()
+
+
+# ---------------------------------------------------------------------------
+# executing chunks
+# ---------------------------------------------------------------------------
+def _call_chunk(fn: ChunkFn, rules, options, policies, seed_entropy, n_hands):
+    """Worker side: play one chunk and return its columns."""
+    return fn(rules, options, tuple(policies), int(seed_entropy), int(n_hands))
+
+
+def _ray_submitter(address: str | None, workers: int | None):
+    try:
+        import ray
+    except ImportError:
+        raise ValueError(
+            "--backend ray needs the optional dependency ray: pip install 'caishen[ray]'"
+        ) from None
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    remote = ray.remote(num_cpus=1)(_call_chunk)
+    if workers is None:
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+    def submit(*args):
+        return remote.remote(*args).future()
+
+    return submit, workers
+
+
+@dataclasses.dataclass
+class RunResult:
+    """What :func:`run` did: ``chunks_run`` played now, ``chunks_skipped`` already finished; seconds; hands/s."""
+
+    run_dir: Path
+    config: RunConfig
+    chunks_run: int
+    chunks_skipped: int
+    hands_run: int
+    seconds: float
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands_run / self.seconds if self.seconds > 0 else float("nan")
+
+
+def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None, backend: str = "local",
+        ray_address: str | None = None, progress: bool = True, chunk_fn: ChunkFn = engine_chunk) -> RunResult:
+    """Play every unfinished chunk of ``config`` into ``out`` (resumable).
+
+    ``workers``: processes (local; default ``os.cpu_count()``; 1 = in this
+    process) or concurrent Ray tasks (default: the cluster's CPUs).
+    ``backend``: ``"local"`` or ``"ray"``.  ``progress``: a tqdm bar on
+    stderr, updated per finished chunk (hands/s).  ``chunk_fn`` must be the
+    function named by ``config.chunk_fn`` and importable by worker processes.
+    Raises ``ValueError`` for bad arguments, another run in ``out``, or a
+    missing Ray; ``RuntimeError`` if a chunk breaks the records contract.
+    """
+    from tqdm import tqdm
+
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend {backend!r}: must be 'local' or 'ray'")
+    if workers is not None and (isinstance(workers, bool) or int(workers) != workers or workers < 1):
+        raise ValueError(f"workers {workers!r}: must be a positive integer")
+    if ray_address is not None and backend != "ray":
+        raise ValueError("a Ray address needs --backend ray")
+    if _fn_name(chunk_fn) != config.chunk_fn:
+        raise ValueError(f"chunk function {_fn_name(chunk_fn)} is not the configured {config.chunk_fn}")
+    seeds = chunk_seeds(config.seed, config.n_chunks)
+    out = Path(out)
+    prepare_run_dir(out, config)
+    t0 = time.perf_counter()
+    with _RunLock(out):
+        records.remove_stale_tmp(out)
+        done = records.finished_chunks(out)
+        todo = [i for i in range(config.n_chunks) if i not in done]
+        done_hands = sum(config.chunk_len(i) for i in done if i < config.n_chunks)
+        bar = tqdm(total=config.games, initial=done_hands, unit="hand", unit_scale=True, smoothing=0.1,
+                   desc=config.rules, disable=not progress,
+                   dynamic_ncols=True)
+        hands_run = 0
+
+        def finish(i: int, cols: dict) -> None:
+            nonlocal hands_run
+            try:
+                table = records.chunk_table(cols, config.rules, seed=config.seed, chunk=i,
+                                            chunk_size=config.chunk_size)
+            except ValueError as e:
+                raise RuntimeError(f"chunk {i} (seed_entropy {int(seeds[i])}): {e}") from None
+            if table.num_rows != config.chunk_len(i):
+                raise RuntimeError(f"chunk {i} returned {table.num_rows} rows, expected {config.chunk_len(i)}")
+            records.write_chunk(records.chunk_path(out, i), table)
+            hands_run += table.num_rows
+            bar.update(table.num_rows)
+
+        def args(i: int):
+            return (chunk_fn, config.rules, config.options, config.policies, int(seeds[i]), config.chunk_len(i))
+
+        try:
+            if backend == "local" and (workers == 1 or len(todo) <= 1 and workers is None):
+                for i in todo:
+                    finish(i, _call_chunk(*args(i)))
+            elif backend == "local":
+                n = min(workers or os.cpu_count() or 1, len(todo)) or 1
+                with cf.ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as ex:
+                    _drain(todo, lambda i: ex.submit(_call_chunk, *args(i)), 2 * n, finish)
+            else:
+                submit, n = _ray_submitter(ray_address, workers)
+                _drain(todo, lambda i: submit(*args(i)), 2 * n, finish)
+        finally:
+            bar.close()
+    return RunResult(out, config, len(todo), config.n_chunks - len(todo), hands_run, time.perf_counter() - t0)
+
+
+def _drain(todo: list[int], submit, max_in_flight: int, finish) -> None:
+    """Submit chunks with at most ``max_in_flight`` pending; ``finish`` each as it completes.
+
+    On any error (or Ctrl-C) the pending futures are cancelled; finished
+    chunks stay written.
+    """
+    queue = iter(todo)
+    pending: dict[cf.Future, int] = {}
+
+    def fill():
+        for i in queue:
+            pending[submit(i)] = i
+            if len(pending) >= max_in_flight:
+                break
+
+    try:
+        fill()
+        while pending:
+            ready, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
+            for f in ready:
+                i = pending.pop(f)
+                finish(i, f.result())
+            fill()
+    finally:
+        for f in pending:
+            f.cancel()
