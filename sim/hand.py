@@ -68,22 +68,29 @@ def _scan(counts, joker):
     cp = 0
     cs = 0
     cz = 0
-    mul = 1
-    for i in range(9):
-        cm += np.int64(counts[i]) * mul
-        cp += np.int64(counts[9 + i]) * mul
-        cs += np.int64(counts[18 + i]) * mul
-        if i < 7:
-            cz += np.int64(counts[27 + i]) * mul
-        mul *= 5
     n = 0
     pairs = 0
     singles = 0
-    for i in range(34):
-        v = np.int64(counts[i])
-        n += v
-        pairs += v >> 1
-        singles += v & 1
+    mul = 1
+    for i in range(9):
+        a = np.int64(counts[i])
+        b = np.int64(counts[9 + i])
+        c = np.int64(counts[18 + i])
+        cm += a * mul
+        cp += b * mul
+        cs += c * mul
+        n += a + b + c
+        pairs += (a >> 1) + (b >> 1) + (c >> 1)
+        singles += (a & 1) + (b & 1) + (c & 1)
+        mul *= 5
+    mul = 1
+    for i in range(7):
+        z = np.int64(counts[27 + i])
+        cz += z * mul
+        n += z
+        pairs += z >> 1
+        singles += z & 1
+        mul *= 5
     k = 0
     if joker >= 0:
         k = np.int64(counts[joker])
