@@ -353,13 +353,16 @@ def _call_chunk(fn: ChunkFn, rules, options, policies, seed_entropy, n_hands):
     return fn(rules, options, tuple(policies), int(seed_entropy), int(n_hands))
 
 
-def _ray_submitter(address: str | None, workers: int | None):
+def _require_ray():
     try:
         import ray
     except ImportError:
-        raise ValueError(
-            "--backend ray needs the optional dependency ray: pip install 'caishen[ray]'"
-        ) from None
+        raise ValueError("--backend ray needs the optional dependency ray: pip install 'caishen[ray]'") from None
+    return ray
+
+
+def _ray_submitter(address: str | None, workers: int | None):
+    ray = _require_ray()
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     remote = ray.remote(num_cpus=1)(_call_chunk)
@@ -410,6 +413,8 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         raise ValueError("a Ray address needs --backend ray")
     if _fn_name(chunk_fn) != config.chunk_fn:
         raise ValueError(f"chunk function {_fn_name(chunk_fn)} is not the configured {config.chunk_fn}")
+    if backend == "ray":
+        _require_ray()
     seeds = chunk_seeds(config.seed, config.n_chunks)
     out = Path(out)
     prepare_run_dir(out, config)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -248,10 +250,17 @@ def test_ray_backend_without_ray_installed_is_a_clear_error(tmp_path):
 
 
 def test_ray_backend_matches_local(tmp_path):
-    pytest.importorskip("ray")
+    ray = pytest.importorskip("ray")
     cfg = config(games=600, chunk_size=200)
     run(cfg, tmp_path / "local")
-    run(cfg, tmp_path / "ray", backend="ray", workers=2)
+    # Ray's workers must import this test module (the test double); the runner reuses an initialized Ray
+    here = Path(__file__).resolve().parent
+    path = os.pathsep.join([str(here), str(here.parent), os.environ.get("PYTHONPATH", "")])
+    ray.init(num_cpus=2, include_dashboard=False, runtime_env={"env_vars": {"PYTHONPATH": path}})
+    try:
+        run(cfg, tmp_path / "ray", backend="ray", workers=2)
+    finally:
+        ray.shutdown()
     pd.testing.assert_frame_equal(records.read_run(tmp_path / "ray"), records.read_run(tmp_path / "local"))
 
 
