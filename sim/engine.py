@@ -1,0 +1,1700 @@
+"""The game engine: one hand of mahjong as fixed-size arrays, stepped by numba kernels.
+
+This module holds the turn structure shared by the rule sets (deal, draws,
+discards, claims, kongs, robbing, wall end, dealer rotation) as numba kernels
+over a :class:`State` record of numpy arrays, a flat discrete action space,
+the legal-action mask, an invariant checker, a batch self-play kernel, and
+a Python :class:`Game` that a person or an environment drives one action at
+a time.  Hand types and payments are *not* here: they come from the rule
+set's kernels (``sim.rules.kaihua._evaluate_win`` and ``_payments``), called
+at one place (:func:`_win_eval`, :func:`_finish_wins`).  Rule differences
+that shape the turn structure are data: the ``int64[N_EP]`` engine params
+built by :func:`engine_params` from a rule set's facts and options.
+
+Binding rules: ``shared/rules/kaihua.md`` (IDs ``K-...``).
+
+Action layout (``N_ACTIONS = 145``)
+-----------------------------------
+========  =====================  ==================================================
+index     name                   meaning
+========  =====================  ==================================================
+0..33     ``discard <kind>``     discard one tile of kind ``a`` (own turn)
+34..67    ``declare <kind>``     discard kind ``a - 34`` and declare 架听 (Jiating
+                                 J-4.1; never legal in Kaihua)
+68..101   ``kong_concealed <k>`` concealed kong of kind ``a - 68`` (K-5.3)
+102..135  ``kong_added <k>``     add kind ``a - 102`` to an own pong (K-5.2)
+136       ``chow_low``           chow, the claimed tile is the run's lowest (K-4.2)
+137       ``chow_mid``           chow, the claimed tile is the run's middle
+138       ``chow_high``          chow, the claimed tile is the run's highest
+139       ``pong``               pong the claimed tile (K-4.2, K-4.6)
+140       ``kong_exposed``       exposed kong on the claimed tile (K-5.1)
+141       ``win``                self-draw win on own turn, or win on the offered
+                                 discard / robbed added kong (K-4.3, K-5.5, K-7)
+142       ``pass``               decline the offered claim
+143       ``hard_declare``       硬子 declaration (Jiating J-4.2; never legal in Kaihua)
+144       ``hard_decline``       decline it (Jiating; never legal in Kaihua)
+========  =====================  ==================================================
+
+Phases and who acts
+-------------------
+- ``PH_TURN``: ``to_act`` holds ``3m+2`` concealed tiles (after a draw, a
+  replacement draw, or a claim): discard, concealed / added kong, or
+  self-draw win.
+- ``PH_CLAIM``: a discard is pending.  Claimants are asked one at a time in
+  priority order (K-4.3): every seat that can win, in turn order after the
+  discarder; then the seat that can pong / kong; then the next seat for a
+  chow.  A seat whose asks are consecutive is asked once with the union of
+  its options.  ``pass`` moves to the next claimant; a pong, kong or chow is
+  taken at once (everybody with higher priority has already passed); a win
+  ends the hand (with ``multiple_ron`` the remaining win claimants are asked
+  first and every winner is paid).  When everybody passed, the next seat
+  draws.
+- ``PH_ROB``: an added kong is pending; seats that can win on its tile are
+  asked (win / pass) in turn order (K-5.5).  If nobody robs, the kong stands
+  and its owner draws a replacement from the tail.
+- ``PH_DONE``: the hand is over (a win or 流局).
+
+State layout (``STATE_DTYPE``: one numpy record of fixed-size arrays)
+---------------------------------------------------------------------
+========== ================= ================================================
+field      dtype[shape]      meaning
+========== ================= ================================================
+wall       uint8[136]        tile kinds; normal draws at ``sc[SC_HEAD]``
+                             upwards, replacement draws at ``sc[SC_TAIL]``
+                             downwards (K-1.3); tiles left = tail - head + 1
+hands      uint8[4, 34]      concealed tile counts per seat
+meld_type  int8[4, 4]        ``sim.tiles.MELD_*`` per seat and meld slot
+meld_kind  int8[4, 4]        kind of each meld (a chow's lowest tile)
+discards   uint8[4, 64]      each seat's discards in order
+dflags     uint8[4, 64]      ``DF_CLAIMED``: the discard went into a meld / a hand
+seat       int64[4, N_SF]    per-seat counters and flags, ``SF_*`` columns
+sc         int64[N_SC]       scalars, ``SC_*`` slots (pointers, phase, pending
+                             tile, claim queue position, result)
+queue      int64[8, 2]       claim queue: (seat, level) rows, ``LV_*`` levels
+circle     uint8[4]          scratch: the 飘 circles passed to payments
+mask       uint8[145]        the legal-action mask (1 = legal)
+tmp        int64[4]          scratch for payments
+counts     int64[34]         scratch for the checker
+========== ================= ================================================
+
+A batch of games is the same record with a leading batch axis:
+``states = new_state(n)`` is ``STATE_DTYPE[n]`` and ``states[i]`` one game
+(a record view that the kernels modify in place).  A record passes to a
+kernel as one pointer, without the reference counting that a tuple of
+arrays costs on every call.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from numba import njit
+
+from sim import tiles as _tiles
+from sim.hand import _shanten
+from sim.rules import kaihua as _kaihua
+from sim.rules.kaihua import (
+    WIN_DISCARD,
+    WIN_ROBBED_KONG,
+    WIN_SELF_DRAW,
+    _evaluate_win,
+    _is_baotou_wait,
+    _payments,
+)
+from sim.tables import hand_tables
+from sim.tiles import (
+    MELD_CHOW,
+    MELD_KONG_ADDED,
+    MELD_KONG_CONCEALED,
+    MELD_KONG_EXPOSED,
+    MELD_NONE,
+    MELD_PONG,
+)
+
+# ---------------------------------------------------------------------------
+# sizes
+# ---------------------------------------------------------------------------
+N_SEATS = 4
+N_KINDS = 34
+N_TILES = 136
+MAX_MELDS = 4
+#: discards per seat; a seat discards at most ~(83 / 4 + claims + kongs) < 64
+MAX_DISCARDS = 64
+QUEUE_LEN = 8
+
+# ---------------------------------------------------------------------------
+# actions
+# ---------------------------------------------------------------------------
+A_DISCARD = 0
+A_DECLARE = 34
+A_KONG_CONCEALED = 68
+A_KONG_ADDED = 102
+A_CHOW_LOW = 136
+A_CHOW_MID = 137
+A_CHOW_HIGH = 138
+A_PONG = 139
+A_KONG_EXPOSED = 140
+A_WIN = 141
+A_PASS = 142
+A_HARD_DECLARE = 143
+A_HARD_DECLINE = 144
+N_ACTIONS = 145
+
+# ---------------------------------------------------------------------------
+# phases
+# ---------------------------------------------------------------------------
+PH_TURN = 0
+PH_CLAIM = 1
+PH_ROB = 2
+PH_DONE = 3
+PHASE_NAMES = {PH_TURN: "turn", PH_CLAIM: "claim", PH_ROB: "rob", PH_DONE: "done"}
+
+# claim option bits (seat[s, SF_CLAIM_OPTS]) and claim levels (queue[:, 1])
+OPT_WIN = 1
+OPT_PONG = 2
+OPT_KONG = 4
+OPT_CHOW_LOW = 8
+OPT_CHOW_MID = 16
+OPT_CHOW_HIGH = 32
+LV_WIN = 0
+LV_MELD = 1
+LV_CHOW = 2
+
+#: discard flag: the tile was claimed (it now sits in a meld or a winner's hand)
+DF_CLAIMED = 1
+
+# ---------------------------------------------------------------------------
+# per-seat columns: seat[s, SF_*]
+# ---------------------------------------------------------------------------
+SF_N_MELDS = 0  #: melds declared (kongs count one)
+SF_N_DISCARDS = 1  #: discards made (claimed ones included)
+SF_CHAIN_LEN = 2  #: K-6.5 links since the last non-财神 discard / chow / pong
+SF_CHAIN_PIAO = 3  #: ... of which 飘财 (财神 discards)
+SF_CHAIN_KONG = 4  #: ... of which kongs
+SF_PIAO_OPEN = 5  #: K-9.2 the seat's 飘财 circle is open
+SF_PASSED_PONG = 6  #: K-4.4 bit k set: may not pong kind k until the next turn
+SF_PASSED_WIN = 7  #: passed a win (only used when EP_PASSED_WIN is set)
+SF_N_CHOWS = 8  #: chows made this hand (K-4.5)
+SF_SWAP_FORBID = 9  #: K-4.5 kind the next discard may not be, -1 none
+SF_PIAO_COUNT = 10  #: 飘财 attempts (财神 discards) this hand
+SF_FAILED_PIAO = 11  #: K-9.3 1 if somebody else won inside this seat's circle
+SF_SCORE = 12  #: score change of this hand
+SF_CLAIM_OPTS = 13  #: OPT_* bits on the pending discard / added kong
+SF_CLAIM_EXP = 14  #: exponent of the pending claim win
+SF_CLAIM_FLAGS = 15  #: flags of the pending claim win
+SF_WON = 16  #: 1 if this seat won the hand
+SF_EXPONENT = 17  #: exponent of this seat's win
+SF_FLAGS = 18  #: hand-type flags of this seat's win
+SF_TENPAI = 19  #: 1 if the seat's 3m+1 concealed tiles are ready (shanten <= 0)
+N_SF = 20
+
+# ---------------------------------------------------------------------------
+# scalar slots: sc[SC_*]
+# ---------------------------------------------------------------------------
+SC_HEAD = 0  #: next normal draw index
+SC_TAIL = 1  #: next replacement draw index
+SC_PHASE = 2
+SC_TO_ACT = 3  #: seat to act, -1 when done
+SC_TURN = 4  #: seat whose turn it is (the discarder during claims)
+SC_DEALER = 5
+SC_TILE = 6  #: pending discard / added-kong tile, -1 none
+SC_SRC = 7  #: its seat
+SC_DRAWN = 8  #: tile drawn this turn (-1 after a claim)
+SC_REPLACEMENT = 9  #: 1 if SC_DRAWN came from the tail (K-5.4)
+SC_JUST_CLAIMED = 10  #: 1 right after a chow / pong (must discard, K-4.1)
+SC_FORCE_JOKER = 11  #: 1 if K-2.5 forces a 财神 discard this turn
+SC_CAN_TSUMO = 12  #: 1 if the self-draw win is legal this turn
+SC_TSUMO_EXP = 13
+SC_TSUMO_FLAGS = 14
+SC_Q_LEN = 15
+SC_Q_POS = 16
+SC_N_RON = 17  #: winners declared on the pending discard (multiple_ron)
+SC_ROB_MELD = 18  #: meld slot of the pending added kong
+SC_TURNS = 19  #: discards made in the hand
+SC_STEPS = 20  #: actions taken
+SC_WINNER = 21  #: first winner, -1 none
+SC_WIN_TYPE = 22  #: WIN_* code, -1 draw
+SC_DISCARDER = 23  #: discarder / robbed seat, -1 none
+SC_WINNERS_MASK = 24
+SC_EXPONENT = 25
+SC_FLAGS = 26
+SC_WIN_TILE = 27
+SC_MATCH_HAND = 28  #: index of this hand in its match
+N_SC = 29
+
+# ---------------------------------------------------------------------------
+# engine params: ep[EP_*] (rule-set facts and options that shape the turn)
+# ---------------------------------------------------------------------------
+EP_JOKER = 0  #: joker kind or -1; a joker is never claimed nor melded (K-2.2, K-2.3)
+EP_RESERVE = 1  #: tiles never drawn (K-3.4)
+EP_CHOW = 2  #: 1 if the next seat may chow (K-4.2)
+EP_MULTI_RON = 3  #: K-4.3
+EP_SWAP_MAX_CHOWS = 4  #: K-4.5
+EP_ROTATION = 5  #: 0 next_after_win, 1 winner_stays (K-3.3)
+EP_DISCARD_WIN = 6  #: wins on discards and robbed kongs allowed (K-7.1, K-7.2)
+EP_ROB_KONG = 7  #: added kongs can be robbed (K-5.5)
+EP_PIAO_BAN = 8  #: no chow / pong / exposed kong while a 飘财 circle is open (K-9.2)
+EP_FORCE_JOKER_MIN = 9  #: holding this many jokers forces a joker discard (K-2.4), 0 off
+EP_BAOTOU_FORCE = 10  #: 爆头 shape + joker draw forces a joker discard (K-2.5)
+EP_PASSED_PONG = 11  #: 0 off, 1 same kind, 2 any kind (K-4.4)
+EP_PASSED_PONG_CLAIM_CLEARS = 12  #: 1: the ban ends at the next turn (claims too)
+EP_PASSED_WIN = 13  #: 1: a passed win bans wins on discards until the next draw
+EP_KONG_AFTER_CLAIM = 14  #: 1: kongs allowed right after a chow / pong
+EP_FIRST_DEALER_RANDOM = 15  #: 1: a match's first dealer is random (else seat 0)
+N_EP = 16
+
+ROTATION_NEXT_AFTER_WIN = 0
+ROTATION_WINNER_STAYS = 1
+
+#: rule-set facts (not options) that shape the turn structure, by rule set
+RULESET_FACTS = {
+    "kaihua": {
+        "joker": _tiles.CAISHEN,  # K-2.1
+        "chow": 1,  # K-4.2
+        "rob_kong": 1,  # K-5.5
+        "piao_ban": 1,  # K-9.2
+        "force_joker_min": 3,  # K-2.4
+        "baotou_force": 1,  # K-2.5
+        "passed_pong": 1,  # K-4.4 same kind
+        "passed_pong_claim_clears": 1,  # K-4.4 "until their own next turn"
+        "passed_win": 0,
+        "kong_after_claim": 0,  # K-4.1 "after a chow or pong they must discard"
+        "first_dealer_random": 0,  # K-3.2
+    },
+}
+
+#: the classes of rule options, by rule set
+RULESET_OPTIONS = {"kaihua": _kaihua.KaihuaRules}
+
+#: one game's state: a numpy record of fixed-size arrays (see the module docstring)
+STATE_DTYPE = np.dtype(
+    [
+        ("wall", np.uint8, (N_TILES,)),
+        ("hands", np.uint8, (N_SEATS, N_KINDS)),
+        ("meld_type", np.int8, (N_SEATS, MAX_MELDS)),
+        ("meld_kind", np.int8, (N_SEATS, MAX_MELDS)),
+        ("discards", np.uint8, (N_SEATS, MAX_DISCARDS)),
+        ("dflags", np.uint8, (N_SEATS, MAX_DISCARDS)),
+        ("circle", np.uint8, (N_SEATS,)),
+        ("mask", np.uint8, (N_ACTIONS,)),
+        ("seat", np.int64, (N_SEATS, N_SF)),
+        ("sc", np.int64, (N_SC,)),
+        ("queue", np.int64, (QUEUE_LEN, 2)),
+        ("tmp", np.int64, (N_SEATS,)),
+        ("counts", np.int64, (N_KINDS,)),
+    ],
+    align=True,
+)
+
+
+#: scratch fields (buffers, not game state): ignored when comparing states
+SCRATCH_FIELDS = ("circle", "mask", "tmp", "counts")
+
+
+def new_state(batch: int = 1) -> np.ndarray:
+    """Zeroed states: a structured array ``STATE_DTYPE[batch]``; ``states[i]`` is one game.
+
+    A single game is ``new_state()[0]`` (a record view; kernels modify it in place).
+    """
+    if int(batch) != batch or batch < 1:
+        raise ValueError(f"batch must be a positive integer, got {batch!r}")
+    return np.zeros(int(batch), STATE_DTYPE)
+
+
+# ---------------------------------------------------------------------------
+# engine params
+# ---------------------------------------------------------------------------
+def load_rules(rules="kaihua", options=None):
+    """``(name, rules_object)`` for a rule-set name and an options dict.
+
+    ``rules`` may also be an options object (e.g. ``KaihuaRules(...)``).
+    Raises ``ValueError`` for an unknown rule set or option.
+    """
+    for name, cls in RULESET_OPTIONS.items():
+        if isinstance(rules, cls):
+            if options:
+                rules = rules.with_options(**options)
+            return name, rules
+    if not isinstance(rules, str) or rules not in RULESET_OPTIONS:
+        raise ValueError(f"unknown rule set {rules!r}; known: {', '.join(sorted(RULESET_OPTIONS))}")
+    return rules, RULESET_OPTIONS[rules].from_dict(options)
+
+
+def engine_params(name: str, rules) -> np.ndarray:
+    """The turn-structure params ``int64[N_EP]`` (``EP_*``) of a rule set.
+
+    ``name`` is the rule set's name (a key of :data:`RULESET_FACTS`),
+    ``rules`` its options object (``reserved_tiles``, ``multiple_ron``,
+    ``swap_call_max_chows``, ``dealer_rotation``, ``discard_win``).
+    """
+    if name not in RULESET_FACTS:
+        raise ValueError(f"unknown rule set {name!r}")
+    f = RULESET_FACTS[name]
+    ep = np.zeros(N_EP, np.int64)
+    ep[EP_JOKER] = f["joker"]
+    ep[EP_RESERVE] = rules.reserved_tiles
+    ep[EP_CHOW] = f["chow"]
+    ep[EP_MULTI_RON] = int(rules.multiple_ron)
+    ep[EP_SWAP_MAX_CHOWS] = rules.swap_call_max_chows
+    ep[EP_ROTATION] = {"next_after_win": ROTATION_NEXT_AFTER_WIN, "winner_stays": ROTATION_WINNER_STAYS}[
+        rules.dealer_rotation
+    ]
+    ep[EP_DISCARD_WIN] = int(rules.discard_win)
+    ep[EP_ROB_KONG] = f["rob_kong"]
+    ep[EP_PIAO_BAN] = f["piao_ban"]
+    ep[EP_FORCE_JOKER_MIN] = f["force_joker_min"]
+    ep[EP_BAOTOU_FORCE] = f["baotou_force"]
+    ep[EP_PASSED_PONG] = f["passed_pong"]
+    ep[EP_PASSED_PONG_CLAIM_CLEARS] = f["passed_pong_claim_clears"]
+    ep[EP_PASSED_WIN] = f["passed_win"]
+    ep[EP_KONG_AFTER_CLAIM] = f["kong_after_claim"]
+    ep[EP_FIRST_DEALER_RANDOM] = f["first_dealer_random"]
+    return ep
+
+
+# ---------------------------------------------------------------------------
+# small kernels
+# ---------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _tiles_left(st):
+    return st.sc[SC_TAIL] - st.sc[SC_HEAD] + 1
+
+
+@njit(cache=True, inline="always")
+def _level_bits(level):
+    if level == LV_WIN:
+        return OPT_WIN
+    if level == LV_MELD:
+        return OPT_PONG | OPT_KONG
+    return OPT_CHOW_LOW | OPT_CHOW_MID | OPT_CHOW_HIGH
+
+
+@njit(cache=True)
+def _fill_wall(wall):
+    """Put the 136 tiles (4 of each kind) in kind order into ``wall`` in place."""
+    for i in range(N_TILES):
+        wall[i] = i // 4
+
+
+@njit(cache=True)
+def _shuffle_wall(wall):
+    """Fill and uniformly shuffle ``wall: uint8[136]`` with numba's RNG (K-1.3)."""
+    _fill_wall(wall)
+    np.random.shuffle(wall)
+
+
+@njit(cache=True)
+def _seeded_wall(seed, wall):
+    """Seed numba's RNG with ``seed`` and shuffle ``wall`` (same wall as a batch's first hand)."""
+    np.random.seed(seed)
+    _shuffle_wall(wall)
+
+
+@njit(cache=True)
+def _win_eval(st, rp, tabs, s, tile, self_draw, replacement):
+    """The rule set's win test for seat ``s`` on ``tile``: ``(legal, exponent, flags)``.
+
+    ``st.hands[s]`` must hold the concealed tiles *before* the winning tile.
+    This is the one place where the engine calls the rule set's win kernel
+    (K-2.4..K-2.6, K-6, K-7.1 are applied there).
+    """
+    return _evaluate_win(
+        st.hands[s],
+        tile,
+        st.meld_type[s],
+        st.meld_kind[s],
+        st.seat[s, SF_N_MELDS],
+        self_draw,
+        replacement,
+        st.seat[s, SF_CHAIN_PIAO],
+        st.seat[s, SF_CHAIN_KONG],
+        rp,
+        tabs,
+    )
+
+
+@njit(cache=True)
+def _update_tenpai(st, ep, tabs, s):
+    """Cache whether seat ``s``'s 3m+1 concealed tiles are ready (shanten <= 0).
+
+    A win needs a complete hand (standard or seven pairs), so only a ready
+    hand can win on the next tile: the engine asks the rule set's win kernel
+    only for ready seats.  Called whenever a seat's concealed tiles become
+    3m+1 (deal, discard, kong before its replacement draw).
+    """
+    st.seat[s, SF_TENPAI] = 1 if _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0 else 0
+
+
+@njit(cache=True)
+def _add_meld(st, s, mtype, kind):
+    n = st.seat[s, SF_N_MELDS]
+    st.meld_type[s, n] = mtype
+    st.meld_kind[s, n] = kind
+    st.seat[s, SF_N_MELDS] = n + 1
+
+
+@njit(cache=True, inline="always")
+def _chain_reset(st, s):
+    st.seat[s, SF_CHAIN_LEN] = 0
+    st.seat[s, SF_CHAIN_PIAO] = 0
+    st.seat[s, SF_CHAIN_KONG] = 0
+
+
+@njit(cache=True, inline="always")
+def _chain_kong(st, s):
+    """K-6.5: a kong of any kind is a chain link."""
+    st.seat[s, SF_CHAIN_LEN] += 1
+    st.seat[s, SF_CHAIN_KONG] += 1
+
+
+# ---------------------------------------------------------------------------
+# deal and draws
+# ---------------------------------------------------------------------------
+@njit(cache=True)
+def _reset(st, ep, rp, tabs, dealer):
+    """Start a hand from ``st.wall`` (already filled) with ``dealer``; in place.
+
+    K-3.1: seat ``dealer + i`` gets ``wall[13 i : 13 i + 13]``, the dealer's
+    14th tile is ``wall[52]`` and counts as the dealer's first draw; normal
+    draws continue at 53, replacement draws start at 135 (K-1.3).
+    """
+    st.hands[:] = 0
+    st.meld_type[:] = MELD_NONE
+    st.meld_kind[:] = 0
+    st.discards[:] = 0
+    st.dflags[:] = 0
+    st.seat[:] = 0
+    st.sc[:] = 0
+    st.queue[:] = 0
+    st.tmp[:] = 0
+    st.circle[:] = 0
+    st.mask[:] = 0
+    for i in range(N_SEATS):
+        s = (dealer + i) % N_SEATS
+        st.seat[s, SF_SWAP_FORBID] = -1
+        for j in range(13):
+            st.hands[s, st.wall[13 * i + j]] += 1
+    st.sc[SC_DEALER] = dealer
+    st.sc[SC_HEAD] = 52
+    st.sc[SC_TAIL] = N_TILES - 1
+    st.sc[SC_TILE] = -1
+    st.sc[SC_SRC] = -1
+    st.sc[SC_WINNER] = -1
+    st.sc[SC_WIN_TYPE] = -1
+    st.sc[SC_DISCARDER] = -1
+    st.sc[SC_WIN_TILE] = -1
+    for s in range(N_SEATS):
+        _update_tenpai(st, ep, tabs, s)
+    _draw(st, ep, rp, tabs, dealer, False)
+
+
+@njit(cache=True)
+def _draw(st, ep, rp, tabs, s, replacement):
+    """Seat ``s`` draws from the head (or the tail for a kong replacement, K-5.4)."""
+    if replacement:
+        t = st.wall[st.sc[SC_TAIL]]
+        st.sc[SC_TAIL] -= 1
+    else:
+        t = st.wall[st.sc[SC_HEAD]]
+        st.sc[SC_HEAD] += 1
+    st.seat[s, SF_PIAO_OPEN] = 0  # K-9.2 the circle ends at the 飘 player's next draw
+    st.seat[s, SF_PASSED_PONG] = 0  # K-4.4 until their own next turn
+    st.seat[s, SF_PASSED_WIN] = 0
+    st.seat[s, SF_SWAP_FORBID] = -1
+    st.sc[SC_TURN] = s
+    st.sc[SC_TO_ACT] = s
+    st.sc[SC_PHASE] = PH_TURN
+    st.sc[SC_DRAWN] = t
+    st.sc[SC_REPLACEMENT] = 1 if replacement else 0
+    st.sc[SC_JUST_CLAIMED] = 0
+    st.sc[SC_TILE] = -1
+    st.sc[SC_SRC] = -1
+    joker = ep[EP_JOKER]
+    # K-2.5: 爆头 shape before the draw + a 财神 drawn -> must discard a 财神
+    force = 0
+    legal = False
+    e = 0
+    f = 0
+    if st.seat[s, SF_TENPAI] != 0:  # only a ready hand can be 爆头 or win
+        if joker >= 0 and ep[EP_BAOTOU_FORCE] != 0 and t == joker:
+            # K-2.5 (kaihua D3: 七子爆头 shape too)
+            if _is_baotou_wait(st.hands[s], st.seat[s, SF_N_MELDS], tabs):
+                force = 1
+        legal, e, f = _win_eval(st, rp, tabs, s, t, True, replacement)
+    st.hands[s, t] += 1
+    st.sc[SC_FORCE_JOKER] = force
+    st.sc[SC_CAN_TSUMO] = 1 if legal else 0
+    st.sc[SC_TSUMO_EXP] = e
+    st.sc[SC_TSUMO_FLAGS] = f
+
+
+@njit(cache=True)
+def _draw_next(st, ep, rp, tabs, s):
+    """Normal draw for seat ``s``, or 流局 when only the reserve is left (K-3.4)."""
+    if _tiles_left(st) <= ep[EP_RESERVE]:
+        _end_exhausted(st)
+    else:
+        _draw(st, ep, rp, tabs, s, False)
+
+
+@njit(cache=True)
+def _end_exhausted(st):
+    """流局 (K-3.4): nobody pays (K-8.4)."""
+    st.sc[SC_PHASE] = PH_DONE
+    st.sc[SC_TO_ACT] = -1
+    st.sc[SC_TILE] = -1
+    st.sc[SC_WINNER] = -1
+    st.sc[SC_WIN_TYPE] = -1
+    st.sc[SC_DISCARDER] = -1
+
+
+@njit(cache=True)
+def _begin_claimed_turn(st, s):
+    """After a chow / pong: seat ``s`` must discard without drawing (K-4.1)."""
+    st.sc[SC_TURN] = s
+    st.sc[SC_TO_ACT] = s
+    st.sc[SC_PHASE] = PH_TURN
+    st.sc[SC_DRAWN] = -1
+    st.sc[SC_REPLACEMENT] = 0
+    st.sc[SC_JUST_CLAIMED] = 1
+    st.sc[SC_FORCE_JOKER] = 0
+    st.sc[SC_CAN_TSUMO] = 0
+    st.sc[SC_TILE] = -1
+    st.sc[SC_SRC] = -1
+
+
+# ---------------------------------------------------------------------------
+# claims
+# ---------------------------------------------------------------------------
+@njit(cache=True)
+def _build_claims(st, ep, rp, tabs, src, k, rob):
+    """Claim options of the three other seats on tile ``k`` from ``src`` and the ask queue.
+
+    ``rob``: the tile is an added kong's (only wins, K-5.5).  Sets
+    ``seat[:, SF_CLAIM_OPTS]``, ``queue``, ``sc[SC_Q_LEN]``.
+    """
+    joker = ep[EP_JOKER]
+    any_circle = False
+    if ep[EP_PIAO_BAN] != 0:
+        for p in range(N_SEATS):
+            if st.seat[p, SF_PIAO_OPEN] != 0:
+                any_circle = True
+    left = _tiles_left(st)
+    for i in range(1, N_SEATS):
+        s = (src + i) % N_SEATS
+        opts = 0
+        if k != joker:  # K-2.2 a discarded joker can never be claimed
+            if (
+                ep[EP_DISCARD_WIN] != 0
+                and st.seat[s, SF_TENPAI] != 0
+                and (not rob or ep[EP_ROB_KONG] != 0)
+                and not (ep[EP_PASSED_WIN] != 0 and st.seat[s, SF_PASSED_WIN] != 0)
+            ):
+                legal, e, f = _win_eval(st, rp, tabs, s, k, False, False)
+                if legal:
+                    opts |= OPT_WIN
+                    st.seat[s, SF_CLAIM_EXP] = e
+                    st.seat[s, SF_CLAIM_FLAGS] = f
+            # K-9.2: no chow / pong / exposed kong inside a 飘财 circle
+            if not rob and not any_circle and st.seat[s, SF_N_MELDS] < MAX_MELDS:
+                h = st.hands[s]
+                if h[k] >= 2 and ep[EP_PASSED_PONG] != 0 and (st.seat[s, SF_PASSED_PONG] >> k) & 1:
+                    pass  # K-4.4 passed pong
+                elif h[k] >= 2:
+                    opts |= OPT_PONG
+                if h[k] >= 3 and left > ep[EP_RESERVE]:  # K-3.4 kongs only above the reserve
+                    opts |= OPT_KONG
+                if ep[EP_CHOW] != 0 and i == 1 and k < 27:  # K-4.2 chow only by the next seat
+                    r = k % 9
+                    if r <= 6 and h[k + 1] > 0 and h[k + 2] > 0 and k + 1 != joker and k + 2 != joker:
+                        opts |= OPT_CHOW_LOW
+                    if 1 <= r <= 7 and h[k - 1] > 0 and h[k + 1] > 0 and k - 1 != joker and k + 1 != joker:
+                        opts |= OPT_CHOW_MID
+                    if r >= 2 and h[k - 2] > 0 and h[k - 1] > 0 and k - 2 != joker and k - 1 != joker:
+                        opts |= OPT_CHOW_HIGH
+        st.seat[s, SF_CLAIM_OPTS] = opts
+    n = 0
+    for level in range(3):  # K-4.3 win > pong / kong > chow, then turn order
+        bits = _level_bits(level)
+        for i in range(1, N_SEATS):
+            s = (src + i) % N_SEATS
+            if st.seat[s, SF_CLAIM_OPTS] & bits:
+                st.queue[n, 0] = s
+                st.queue[n, 1] = level
+                n += 1
+    st.sc[SC_Q_LEN] = n
+    st.sc[SC_Q_POS] = 0
+    st.sc[SC_N_RON] = 0
+    st.sc[SC_TILE] = k
+    st.sc[SC_SRC] = src
+
+
+@njit(cache=True)
+def _group_end(st, q):
+    """End of the run of queue entries from ``q`` that belong to the same seat."""
+    s = st.queue[q, 0]
+    e = q + 1
+    while e < st.sc[SC_Q_LEN] and st.queue[e, 0] == s:
+        e += 1
+    return e
+
+
+@njit(cache=True)
+def _offered(st, q, e):
+    """OPT_* bits offered to the seat asked at queue entries ``q .. e-1``."""
+    s = st.queue[q, 0]
+    bits = 0
+    for j in range(q, e):
+        bits |= st.seat[s, SF_CLAIM_OPTS] & _level_bits(st.queue[j, 1])
+    if st.sc[SC_N_RON] > 0:  # multiple_ron: once somebody won, only wins are asked
+        bits &= OPT_WIN
+    return bits
+
+
+@njit(cache=True)
+def _open_claims(st, ep, rp, tabs, rob):
+    """After ``_build_claims``: ask the first claimant, or move on if nobody can claim."""
+    if st.sc[SC_Q_LEN] == 0:
+        _no_claim(st, ep, rp, tabs, rob)
+    else:
+        st.sc[SC_PHASE] = PH_ROB if rob else PH_CLAIM
+        st.sc[SC_TO_ACT] = st.queue[0, 0]
+
+
+@njit(cache=True)
+def _no_claim(st, ep, rp, tabs, rob):
+    src = st.sc[SC_SRC]
+    if rob:  # the added kong stands: link + replacement draw (K-5.4, K-6.5)
+        _chain_kong(st, src)
+        _draw(st, ep, rp, tabs, src, True)
+    else:
+        _draw_next(st, ep, rp, tabs, (src + 1) % N_SEATS)
+
+
+@njit(cache=True)
+def _claim_step(st, ep, rp, tabs, a):
+    s = st.sc[SC_TO_ACT]
+    q = st.sc[SC_Q_POS]
+    e = _group_end(st, q)
+    offered = _offered(st, q, e)
+    rob = st.sc[SC_PHASE] == PH_ROB
+    k = st.sc[SC_TILE]
+    src = st.sc[SC_SRC]
+    if a == A_WIN:
+        st.seat[s, SF_WON] = 1
+        st.seat[s, SF_EXPONENT] = st.seat[s, SF_CLAIM_EXP]
+        st.seat[s, SF_FLAGS] = st.seat[s, SF_CLAIM_FLAGS]
+        st.sc[SC_N_RON] += 1
+        st.sc[SC_Q_POS] = e
+        if ep[EP_MULTI_RON] != 0 and e < st.sc[SC_Q_LEN] and st.queue[e, 1] == LV_WIN:
+            st.sc[SC_TO_ACT] = st.queue[e, 0]  # K-4.3 option: ask the other win claimants
+            return
+        _finish_wins(st, ep, rp, WIN_ROBBED_KONG if rob else WIN_DISCARD, src, k)
+        return
+    # the seat gives up what it does not take
+    if offered & OPT_PONG and a != A_PONG and ep[EP_PASSED_PONG] != 0:
+        if ep[EP_PASSED_PONG] == 2:
+            st.seat[s, SF_PASSED_PONG] = (1 << N_KINDS) - 1
+        else:
+            st.seat[s, SF_PASSED_PONG] |= 1 << k  # K-4.4
+    if offered & OPT_WIN and ep[EP_PASSED_WIN] != 0:
+        st.seat[s, SF_PASSED_WIN] = 1
+    if a == A_PASS:
+        st.sc[SC_Q_POS] = e
+        if e < st.sc[SC_Q_LEN] and (st.sc[SC_N_RON] == 0 or st.queue[e, 1] == LV_WIN):
+            st.sc[SC_TO_ACT] = st.queue[e, 0]
+        elif st.sc[SC_N_RON] > 0:
+            _finish_wins(st, ep, rp, WIN_ROBBED_KONG if rob else WIN_DISCARD, src, k)
+        else:
+            _no_claim(st, ep, rp, tabs, rob)
+        return
+    # a melding claim (everybody with a higher priority has passed)
+    nd = st.seat[src, SF_N_DISCARDS] - 1
+    st.dflags[src, nd] |= DF_CLAIMED
+    if ep[EP_PASSED_PONG_CLAIM_CLEARS] != 0:
+        st.seat[s, SF_PASSED_PONG] = 0
+    st.seat[s, SF_SWAP_FORBID] = -1
+    if a == A_PONG:
+        st.hands[s, k] -= 2
+        _add_meld(st, s, MELD_PONG, k)
+        _chain_reset(st, s)  # K-6.5 a pong ends the chain
+        _begin_claimed_turn(st, s)
+    elif a == A_KONG_EXPOSED:
+        st.hands[s, k] -= 3
+        _add_meld(st, s, MELD_KONG_EXPOSED, k)
+        _chain_kong(st, s)
+        _update_tenpai(st, ep, tabs, s)
+        _draw(st, ep, rp, tabs, s, True)
+    else:  # chow (K-4.2)
+        low = k - (a - A_CHOW_LOW)
+        for t in range(low, low + 3):
+            if t != k:
+                st.hands[s, t] -= 1
+        _add_meld(st, s, MELD_CHOW, low)
+        st.seat[s, SF_N_CHOWS] += 1
+        _chain_reset(st, s)
+        # K-4.5 swap call: the other end of the two held tiles is banned on
+        # the chows after the first swap_call_max_chows
+        if st.seat[s, SF_N_CHOWS] > ep[EP_SWAP_MAX_CHOWS]:
+            r = k % 9
+            if a == A_CHOW_LOW and r + 3 <= 8:
+                st.seat[s, SF_SWAP_FORBID] = k + 3
+            elif a == A_CHOW_HIGH and r - 3 >= 0:
+                st.seat[s, SF_SWAP_FORBID] = k - 3
+        _begin_claimed_turn(st, s)
+
+
+@njit(cache=True)
+def _finish_wins(st, ep, rp, win_type, discarder, tile):
+    """Pay every seat with ``SF_WON`` (in turn order after the discarder) and end the hand.
+
+    The 飘 circles open now are the failed 飘 of K-9.3 (a winner's own circle
+    does not count).  On a discard / robbed-kong win the tile goes into the
+    first winner's hand; a robbed added kong reverts to a pong (K-5.5).
+    """
+    dealer = st.sc[SC_DEALER]
+    start = discarder if win_type != WIN_SELF_DRAW else st.sc[SC_TO_ACT]
+    st.tmp[:] = 0
+    first = -1
+    mask = 0
+    for i in range(N_SEATS):
+        w = (start + i) % N_SEATS if win_type == WIN_SELF_DRAW else (start + 1 + i) % N_SEATS
+        if st.seat[w, SF_WON] == 0:
+            continue
+        for p in range(N_SEATS):
+            st.circle[p] = 1 if (p != w and st.seat[p, SF_PIAO_OPEN] != 0) else 0
+            if st.circle[p]:
+                st.seat[p, SF_FAILED_PIAO] = 1
+        _payments(dealer, w, win_type, discarder, st.seat[w, SF_EXPONENT], st.circle, rp, st.tmp)
+        mask |= 1 << w
+        if first < 0:
+            first = w
+    for p in range(N_SEATS):
+        st.seat[p, SF_SCORE] += st.tmp[p]
+    if win_type == WIN_DISCARD:
+        st.dflags[discarder, st.seat[discarder, SF_N_DISCARDS] - 1] |= DF_CLAIMED
+        st.hands[first, tile] += 1
+    elif win_type == WIN_ROBBED_KONG:
+        st.meld_type[discarder, st.sc[SC_ROB_MELD]] = MELD_PONG
+        st.hands[first, tile] += 1
+    st.sc[SC_PHASE] = PH_DONE
+    st.sc[SC_TO_ACT] = -1
+    st.sc[SC_WINNER] = first
+    st.sc[SC_WIN_TYPE] = win_type
+    st.sc[SC_DISCARDER] = discarder if win_type != WIN_SELF_DRAW else -1
+    st.sc[SC_WINNERS_MASK] = mask
+    st.sc[SC_EXPONENT] = st.seat[first, SF_EXPONENT]
+    st.sc[SC_FLAGS] = st.seat[first, SF_FLAGS]
+    st.sc[SC_WIN_TILE] = tile
+    st.sc[SC_TILE] = -1
+
+
+# ---------------------------------------------------------------------------
+# own-turn actions
+# ---------------------------------------------------------------------------
+@njit(cache=True)
+def _discard(st, ep, rp, tabs, s, k):
+    st.hands[s, k] -= 1
+    nd = st.seat[s, SF_N_DISCARDS]
+    st.discards[s, nd] = k
+    st.dflags[s, nd] = 0
+    st.seat[s, SF_N_DISCARDS] = nd + 1
+    st.sc[SC_TURNS] += 1
+    if k == ep[EP_JOKER]:  # 飘财 (K-9.1): a chain link and a circle (K-9.2)
+        st.seat[s, SF_CHAIN_LEN] += 1
+        st.seat[s, SF_CHAIN_PIAO] += 1
+        st.seat[s, SF_PIAO_OPEN] = 1
+        st.seat[s, SF_PIAO_COUNT] += 1
+    else:
+        _chain_reset(st, s)  # K-6.5 a non-财神 discard ends the chain
+    _update_tenpai(st, ep, tabs, s)
+    st.seat[s, SF_SWAP_FORBID] = -1
+    st.sc[SC_DRAWN] = -1
+    st.sc[SC_JUST_CLAIMED] = 0
+    st.sc[SC_FORCE_JOKER] = 0
+    st.sc[SC_CAN_TSUMO] = 0
+    _build_claims(st, ep, rp, tabs, s, k, False)
+    _open_claims(st, ep, rp, tabs, False)
+
+
+@njit(cache=True)
+def _kong_concealed(st, ep, rp, tabs, s, k):
+    """K-5.3: four of a kind from the hand; then a replacement draw (K-5.4)."""
+    st.hands[s, k] -= 4
+    _add_meld(st, s, MELD_KONG_CONCEALED, k)
+    _chain_kong(st, s)
+    _update_tenpai(st, ep, tabs, s)
+    _draw(st, ep, rp, tabs, s, True)
+
+
+@njit(cache=True)
+def _kong_added(st, ep, rp, tabs, s, k):
+    """K-5.2: the fourth tile onto an own pong; it may be robbed first (K-5.5)."""
+    m = 0
+    for i in range(st.seat[s, SF_N_MELDS]):
+        if st.meld_type[s, i] == MELD_PONG and st.meld_kind[s, i] == k:
+            m = i
+    st.hands[s, k] -= 1
+    st.meld_type[s, m] = MELD_KONG_ADDED
+    _update_tenpai(st, ep, tabs, s)
+    st.sc[SC_ROB_MELD] = m
+    st.sc[SC_DRAWN] = -1
+    st.sc[SC_CAN_TSUMO] = 0
+    st.sc[SC_FORCE_JOKER] = 0
+    _build_claims(st, ep, rp, tabs, s, k, True)
+    _open_claims(st, ep, rp, tabs, True)
+
+
+@njit(cache=True)
+def _step(st, ep, rp, tabs, a):
+    """Apply action ``a`` of the seat to act, in place.  ``a`` must be legal (no check)."""
+    st.sc[SC_STEPS] += 1
+    s = st.sc[SC_TO_ACT]
+    if st.sc[SC_PHASE] == PH_TURN:
+        if a < A_DECLARE:
+            _discard(st, ep, rp, tabs, s, a)
+        elif A_KONG_CONCEALED <= a < A_KONG_ADDED:
+            _kong_concealed(st, ep, rp, tabs, s, a - A_KONG_CONCEALED)
+        elif A_KONG_ADDED <= a < A_CHOW_LOW:
+            _kong_added(st, ep, rp, tabs, s, a - A_KONG_ADDED)
+        elif a == A_WIN:
+            st.seat[s, SF_WON] = 1
+            st.seat[s, SF_EXPONENT] = st.sc[SC_TSUMO_EXP]
+            st.seat[s, SF_FLAGS] = st.sc[SC_TSUMO_FLAGS]
+            _finish_wins(st, ep, rp, WIN_SELF_DRAW, -1, st.sc[SC_DRAWN])
+    else:
+        _claim_step(st, ep, rp, tabs, a)
+
+
+# ---------------------------------------------------------------------------
+# legal actions
+# ---------------------------------------------------------------------------
+@njit(cache=True)
+def _forced_joker(st, ep, s):
+    """True if seat ``s`` must discard a joker this turn (K-2.4, K-2.5)."""
+    joker = ep[EP_JOKER]
+    if joker < 0 or st.hands[s, joker] == 0:
+        return False
+    if ep[EP_FORCE_JOKER_MIN] > 0 and st.hands[s, joker] >= ep[EP_FORCE_JOKER_MIN]:
+        return True
+    return st.sc[SC_FORCE_JOKER] != 0
+
+
+@njit(cache=True)
+def _legal_mask(st, ep):
+    """Fill ``st.mask: uint8[N_ACTIONS]`` (1 = legal) for the seat to act; all 0 when done."""
+    m = st.mask
+    m[:] = 0
+    ph = st.sc[SC_PHASE]
+    if ph == PH_DONE:
+        return
+    s = st.sc[SC_TO_ACT]
+    if ph == PH_TURN:
+        h = st.hands[s]
+        joker = ep[EP_JOKER]
+        forced = _forced_joker(st, ep, s)
+        forbid = st.seat[s, SF_SWAP_FORBID]
+        n = 0
+        for k in range(N_KINDS):
+            if h[k] > 0 and (not forced or k == joker) and k != forbid:
+                m[A_DISCARD + k] = 1
+                n += 1
+        if n == 0:  # the swap-call ban covers every held tile: it yields
+            for k in range(N_KINDS):
+                if h[k] > 0:
+                    m[A_DISCARD + k] = 1
+        if (st.sc[SC_JUST_CLAIMED] == 0 or ep[EP_KONG_AFTER_CLAIM] != 0) and _tiles_left(st) > ep[EP_RESERVE]:
+            nm = st.seat[s, SF_N_MELDS]
+            if nm < MAX_MELDS:
+                for k in range(N_KINDS):
+                    if h[k] == 4 and k != joker:  # K-2.3 never a joker kong
+                        m[A_KONG_CONCEALED + k] = 1
+            for i in range(nm):
+                if st.meld_type[s, i] == MELD_PONG and h[st.meld_kind[s, i]] > 0:
+                    m[A_KONG_ADDED + st.meld_kind[s, i]] = 1
+        if st.sc[SC_CAN_TSUMO] != 0:
+            m[A_WIN] = 1
+    else:
+        q = st.sc[SC_Q_POS]
+        bits = _offered(st, q, _group_end(st, q))
+        if bits & OPT_WIN:
+            m[A_WIN] = 1
+        if bits & OPT_PONG:
+            m[A_PONG] = 1
+        if bits & OPT_KONG:
+            m[A_KONG_EXPOSED] = 1
+        if bits & OPT_CHOW_LOW:
+            m[A_CHOW_LOW] = 1
+        if bits & OPT_CHOW_MID:
+            m[A_CHOW_MID] = 1
+        if bits & OPT_CHOW_HIGH:
+            m[A_CHOW_HIGH] = 1
+        m[A_PASS] = 1
+
+
+# ---------------------------------------------------------------------------
+# invariant checker
+# ---------------------------------------------------------------------------
+ERR_TILES = 1
+ERR_HAND_RANGE = 2
+ERR_JOKER_MELD = 3
+ERR_HAND_SIZE = 4
+ERR_TO_ACT = 5
+ERR_EMPTY_MASK = 6
+ERR_MASK_ILLEGAL = 7
+ERR_SCORES = 8
+ERR_POINTERS = 9
+ERR_MELDS = 10
+ERR_TENPAI = 11
+ERR_MESSAGES = {
+    ERR_TILES: "tiles not conserved: wall remainder + hands + melds + discards != 4 of every kind",
+    ERR_HAND_RANGE: "a hand holds a kind more than 4 times",
+    ERR_JOKER_MELD: "a joker is part of a meld (K-2.3)",
+    ERR_HAND_SIZE: "a hand has the wrong number of tiles",
+    ERR_TO_ACT: "the seat to act is inconsistent with the phase",
+    ERR_EMPTY_MASK: "no legal action while the hand is not over",
+    ERR_MASK_ILLEGAL: "the mask allows an illegal action",
+    ERR_SCORES: "scores do not sum to zero (K-8.5)",
+    ERR_POINTERS: "wall pointers out of range (reserve touched, K-3.4)",
+    ERR_MELDS: "meld table inconsistent",
+    ERR_TENPAI: "a seat's cached ready flag (SF_TENPAI) is stale",
+}
+
+
+@njit(cache=True)
+def _action_ok(st, ep, rp, tabs, a):
+    """Necessary conditions of action ``a`` restated from the rules, independent of ``_legal_mask``."""
+    s = st.sc[SC_TO_ACT]
+    ph = st.sc[SC_PHASE]
+    h = st.hands[s]
+    joker = ep[EP_JOKER]
+    if ph == PH_TURN:
+        if a < A_DECLARE:
+            if h[a] == 0:
+                return False
+            if joker >= 0 and a != joker and ep[EP_FORCE_JOKER_MIN] > 0 and h[joker] >= ep[EP_FORCE_JOKER_MIN]:
+                return False  # K-2.4
+            return True
+        if A_KONG_CONCEALED <= a < A_KONG_ADDED:
+            k = a - A_KONG_CONCEALED
+            return h[k] == 4 and k != joker and _tiles_left(st) > ep[EP_RESERVE]
+        if A_KONG_ADDED <= a < A_CHOW_LOW:
+            k = a - A_KONG_ADDED
+            if h[k] == 0 or _tiles_left(st) <= ep[EP_RESERVE]:
+                return False
+            for i in range(st.seat[s, SF_N_MELDS]):
+                if st.meld_type[s, i] == MELD_PONG and st.meld_kind[s, i] == k:
+                    return True
+            return False
+        if a == A_WIN:
+            t = st.sc[SC_DRAWN]
+            if t < 0:
+                return False
+            st.hands[s, t] -= 1
+            legal, e, f = _win_eval(st, rp, tabs, s, t, True, st.sc[SC_REPLACEMENT] != 0)
+            st.hands[s, t] += 1
+            return legal
+        return False
+    # claims: K-2.2 never on a joker; K-9.2 no meld inside a 飘 circle
+    k = st.sc[SC_TILE]
+    src = st.sc[SC_SRC]
+    if a == A_PASS:
+        return True
+    if k == joker or s == src:
+        return False
+    if a == A_WIN:
+        if ep[EP_DISCARD_WIN] == 0:
+            return False
+        legal, e, f = _win_eval(st, rp, tabs, s, k, False, False)
+        return legal
+    if ph == PH_ROB:
+        return False
+    if a == A_PONG or a == A_KONG_EXPOSED or A_CHOW_LOW <= a <= A_CHOW_HIGH:
+        for p in range(N_SEATS):
+            if st.seat[p, SF_PIAO_OPEN] != 0 and ep[EP_PIAO_BAN] != 0:
+                return False
+    if a == A_PONG:
+        return h[k] >= 2 and not (ep[EP_PASSED_PONG] != 0 and (st.seat[s, SF_PASSED_PONG] >> k) & 1)
+    if a == A_KONG_EXPOSED:
+        return h[k] >= 3 and _tiles_left(st) > ep[EP_RESERVE]
+    if A_CHOW_LOW <= a <= A_CHOW_HIGH:
+        if ep[EP_CHOW] == 0 or s != (src + 1) % N_SEATS or k >= 27:
+            return False
+        low = k - (a - A_CHOW_LOW)
+        if low < 0 or low % 9 > 6 or low // 9 != k // 9:
+            return False
+        for t in range(low, low + 3):
+            if t != k and (h[t] == 0 or t == joker):
+                return False
+        return True
+    return False
+
+
+@njit(cache=True)
+def _meld_tiles(st, s, i, counts):
+    """Add the tiles of meld ``i`` of seat ``s`` into ``counts`` (kongs: 4)."""
+    t = st.meld_type[s, i]
+    k = st.meld_kind[s, i]
+    if t == MELD_CHOW:
+        counts[k] += 1
+        counts[k + 1] += 1
+        counts[k + 2] += 1
+    elif t == MELD_PONG:
+        counts[k] += 3
+    else:
+        counts[k] += 4
+
+
+@njit(cache=True)
+def _check_state(st, ep, rp, tabs):
+    """0 if every invariant holds, else an ``ERR_*`` code (see :data:`ERR_MESSAGES`).
+
+    Checks: 136 tiles conserved (wall remainder + hands + melds + unclaimed
+    discards = 4 of each kind), hands within 0..4, no joker in a meld, hand
+    sizes, the seat to act, a non-empty mask whose every action passes
+    :func:`_action_ok`, scores summing to zero, wall pointers above the
+    reserve.  Uses ``st.mask`` (recomputed).
+    """
+    head = st.sc[SC_HEAD]
+    tail = st.sc[SC_TAIL]
+    if head < 0 or tail >= N_TILES or tail - head + 1 < ep[EP_RESERVE]:
+        return ERR_POINTERS
+    counts = st.counts
+    counts[:] = 0
+    for i in range(head, tail + 1):
+        counts[st.wall[i]] += 1
+    joker = ep[EP_JOKER]
+    for s in range(N_SEATS):
+        for k in range(N_KINDS):
+            if st.hands[s, k] > 4:
+                return ERR_HAND_RANGE
+            counts[k] += st.hands[s, k]
+        nm = st.seat[s, SF_N_MELDS]
+        if nm < 0 or nm > MAX_MELDS:
+            return ERR_MELDS
+        for i in range(MAX_MELDS):
+            t = st.meld_type[s, i]
+            if (i < nm) != (t != MELD_NONE):
+                return ERR_MELDS
+            if i < nm:
+                k = st.meld_kind[s, i]
+                if t == MELD_CHOW and (k >= 27 or k % 9 > 6):
+                    return ERR_MELDS
+                if k == joker or (t == MELD_CHOW and (k + 1 == joker or k + 2 == joker)):
+                    return ERR_JOKER_MELD
+                _meld_tiles(st, s, i, counts)
+        for j in range(st.seat[s, SF_N_DISCARDS]):
+            if st.dflags[s, j] & DF_CLAIMED == 0:
+                counts[st.discards[s, j]] += 1
+    for k in range(N_KINDS):
+        if counts[k] != 4:
+            return ERR_TILES
+    total = 0
+    for s in range(N_SEATS):
+        total += st.seat[s, SF_SCORE]
+    if total != 0:
+        return ERR_SCORES
+    ph = st.sc[SC_PHASE]
+    to_act = st.sc[SC_TO_ACT]
+    for s in range(N_SEATS):
+        n = 0
+        for k in range(N_KINDS):
+            n += st.hands[s, k]
+        base = 13 - 3 * st.seat[s, SF_N_MELDS]
+        acting = ph == PH_TURN and s == to_act
+        if ph == PH_DONE:
+            if n != base and n != base + 1:
+                return ERR_HAND_SIZE
+        elif n != base + (1 if acting else 0):
+            return ERR_HAND_SIZE
+        if ph != PH_DONE and not acting:
+            ready = 1 if _shanten(st.hands[s], joker, tabs) <= 0 else 0
+            if ready != st.seat[s, SF_TENPAI]:
+                return ERR_TENPAI
+    if ph == PH_DONE:
+        if to_act != -1:
+            return ERR_TO_ACT
+        return 0
+    if to_act < 0 or to_act >= N_SEATS:
+        return ERR_TO_ACT
+    if ph == PH_TURN and to_act != st.sc[SC_TURN]:
+        return ERR_TO_ACT
+    if ph == PH_CLAIM or ph == PH_ROB:
+        q = st.sc[SC_Q_POS]
+        if q >= st.sc[SC_Q_LEN] or st.queue[q, 0] != to_act or to_act == st.sc[SC_SRC]:
+            return ERR_TO_ACT
+    _legal_mask(st, ep)
+    m = st.mask
+    n_legal = 0
+    for a in range(N_ACTIONS):
+        if m[a]:
+            n_legal += 1
+            if not _action_ok(st, ep, rp, tabs, a):
+                return ERR_MASK_ILLEGAL
+    if n_legal == 0:
+        return ERR_EMPTY_MASK
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# policies and batch self-play
+# ---------------------------------------------------------------------------
+#: policy codes for the batch kernel (one per seat); agents add codes in _choose_action
+POLICY_RANDOM = 0
+POLICY_CODES = {"random": POLICY_RANDOM}
+
+
+@njit(cache=True)
+def _random_action(mask):
+    """A uniformly random legal action of ``mask`` (numba's RNG)."""
+    n = 0
+    for a in range(N_ACTIONS):
+        if mask[a]:
+            n += 1
+    r = np.random.randint(n)
+    for a in range(N_ACTIONS):
+        if mask[a]:
+            if r == 0:
+                return a
+            r -= 1
+    return -1
+
+
+@njit(cache=True)
+def _choose_action(code, st, ep, rp, tabs, mask):
+    """The policy hook: the action that policy ``code`` takes for the seat to act.
+
+    New numba policies get a code in :data:`POLICY_CODES` and a branch here.
+    """
+    return _random_action(mask)
+
+
+#: record columns (records.md) in the order of the batch kernel's int64 matrix
+RECORD_COLUMNS = (
+    ("hand", np.int64),
+    ("match_hand", np.int32),
+    ("dealer", np.int8),
+    ("winner", np.int8),
+    ("winners_mask", np.uint8),
+    ("win_type", np.int8),
+    ("discarder", np.int8),
+    ("exponent", np.int8),
+    ("flags", np.int32),
+    ("chain_len", np.int8),
+    ("chain_piao", np.int8),
+    ("chain_kong", np.int8),
+    ("score_0", np.int32),
+    ("score_1", np.int32),
+    ("score_2", np.int32),
+    ("score_3", np.int32),
+    ("caishen_0", np.int8),
+    ("caishen_1", np.int8),
+    ("caishen_2", np.int8),
+    ("caishen_3", np.int8),
+    ("piao_0", np.int16),
+    ("piao_1", np.int16),
+    ("piao_2", np.int16),
+    ("piao_3", np.int16),
+    ("failed_piao_0", np.int8),
+    ("failed_piao_1", np.int8),
+    ("failed_piao_2", np.int8),
+    ("failed_piao_3", np.int8),
+    ("turns", np.int16),
+    ("tiles_left", np.int16),
+)
+N_RECORD = len(RECORD_COLUMNS)
+
+
+@njit(cache=True)
+def _write_record(st, ep, hand, row):
+    """Fill ``row: int64[N_RECORD]`` with the finished hand's record (records.md)."""
+    w = st.sc[SC_WINNER]
+    row[0] = hand
+    row[1] = st.sc[SC_MATCH_HAND]
+    row[2] = st.sc[SC_DEALER]
+    row[3] = w
+    row[4] = st.sc[SC_WINNERS_MASK]
+    row[5] = st.sc[SC_WIN_TYPE]
+    row[6] = st.sc[SC_DISCARDER]
+    row[7] = st.sc[SC_EXPONENT] if w >= 0 else 0
+    row[8] = st.sc[SC_FLAGS] if w >= 0 else 0
+    row[9] = st.seat[w, SF_CHAIN_LEN] if w >= 0 else 0
+    row[10] = st.seat[w, SF_CHAIN_PIAO] if w >= 0 else 0
+    row[11] = st.seat[w, SF_CHAIN_KONG] if w >= 0 else 0
+    joker = ep[EP_JOKER]
+    for s in range(N_SEATS):
+        row[12 + s] = st.seat[s, SF_SCORE]
+        row[16 + s] = st.hands[s, joker] if joker >= 0 else 0
+        row[20 + s] = st.seat[s, SF_PIAO_COUNT]
+        row[24 + s] = st.seat[s, SF_FAILED_PIAO]
+    row[28] = st.sc[SC_TURNS]
+    row[29] = _tiles_left(st)
+
+
+@njit(cache=True)
+def _next_dealer(ep, dealer, winners_mask):
+    """K-3.3: a 流局 keeps the dealer; a win passes the deal on (or keeps it under winner_stays)."""
+    if winners_mask == 0:
+        return dealer
+    if ep[EP_ROTATION] == ROTATION_WINNER_STAYS and (winners_mask >> dealer) & 1:
+        return dealer
+    return (dealer + 1) % N_SEATS
+
+
+@njit(cache=True)
+def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec):
+    """Play ``n_hands`` hands in matches of ``match_len`` hands; fill ``rec: int64[n, N_RECORD]``.
+
+    Seeds numba's RNG with ``seed`` (walls and random policies draw from it).
+    With ``check`` the invariant checker runs after the deal and every
+    step.  Returns ``(hand, error)``: ``(-1, 0)`` when all is well, else the
+    hand index and the ``ERR_*`` code of the first violation.
+    """
+    np.random.seed(seed)
+    dealer = 0
+    for h in range(n_hands):
+        mh = h % match_len
+        if mh == 0:
+            dealer = np.random.randint(N_SEATS) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
+        _shuffle_wall(st.wall)
+        _reset(st, ep, rp, tabs, dealer)
+        st.sc[SC_MATCH_HAND] = mh
+        if check:
+            err = _check_state(st, ep, rp, tabs)
+            if err != 0:
+                return h, err
+        while st.sc[SC_PHASE] != PH_DONE:
+            _legal_mask(st, ep)
+            a = _choose_action(policies[st.sc[SC_TO_ACT]], st, ep, rp, tabs, st.mask)
+            _step(st, ep, rp, tabs, a)
+            if check:
+                err = _check_state(st, ep, rp, tabs)
+                if err != 0:
+                    return h, err
+        _write_record(st, ep, h, rec[h])
+        dealer = _next_dealer(ep, dealer, st.sc[SC_WINNERS_MASK])
+    return -1, 0
+
+
+def _policy_codes(policies) -> np.ndarray:
+    if isinstance(policies, str):
+        policies = (policies,) * N_SEATS
+    policies = tuple(policies)
+    if len(policies) != N_SEATS:
+        raise ValueError(f"policies must name 4 seats' policies, got {len(policies)}: {policies!r}")
+    out = np.zeros(N_SEATS, np.int64)
+    for i, p in enumerate(policies):
+        if p not in POLICY_CODES:
+            raise ValueError(f"unknown policy {p!r}; known: {', '.join(sorted(POLICY_CODES))}")
+        out[i] = POLICY_CODES[p]
+    return out
+
+
+def play_batch(n_hands: int, seed: int, rules="kaihua", options=None, policies="random",
+               match_len: int = 16, check: bool = False) -> dict[str, np.ndarray]:
+    """Play ``n_hands`` hands in one numba call; the per-hand record columns (records.md).
+
+    ``seed``: int in ``0 .. 2**32 - 1`` seeding numba's RNG inside the kernel
+    (same seed, rules and policies -> same hands).  ``policies``: one name
+    or four (``"random"``).  ``match_len``: hands per match; dealer rotation
+    (K-3.3) runs inside a match, the first hand's dealer is seat 0 (K-3.2).
+    ``check``: run :func:`check_state`'s kernel after every step (slower).
+    Returns ``dict[str, np.ndarray]`` of length ``n_hands``, dtypes as in
+    :data:`RECORD_COLUMNS`.  Raises ``ValueError`` for bad arguments and
+    ``RuntimeError`` if the checker finds a violation.
+    """
+    if int(n_hands) != n_hands or n_hands < 0:
+        raise ValueError(f"n_hands must be a non-negative integer, got {n_hands!r}")
+    if int(seed) != seed or not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be an integer in 0..2**32-1, got {seed!r}")
+    if int(match_len) != match_len or match_len < 1:
+        raise ValueError(f"match_len must be a positive integer, got {match_len!r}")
+    name, r = load_rules(rules, options)
+    ep = engine_params(name, r)
+    rp = r.params()
+    codes = _policy_codes(policies)
+    st = new_state()[0]
+    rec = np.zeros((int(n_hands), N_RECORD), np.int64)
+    hand, err = _play_batch(int(seed), int(n_hands), int(match_len), codes, ep, rp, hand_tables(), bool(check), st, rec)
+    if err != 0:
+        raise RuntimeError(f"state check failed in hand {hand} of seed {seed}: {ERR_MESSAGES[err]}")
+    return {name_: rec[:, i].astype(dt) for i, (name_, dt) in enumerate(RECORD_COLUMNS)}
+
+
+# ---------------------------------------------------------------------------
+# Python API: one game driven one action at a time
+# ---------------------------------------------------------------------------
+_CLAIM_ACTION_NAMES = {
+    A_CHOW_LOW: "chow_low",
+    A_CHOW_MID: "chow_mid",
+    A_CHOW_HIGH: "chow_high",
+    A_PONG: "pong",
+    A_KONG_EXPOSED: "kong_exposed",
+    A_WIN: "win",
+    A_PASS: "pass",
+    A_HARD_DECLARE: "hard_declare",
+    A_HARD_DECLINE: "hard_decline",
+}
+_KIND_ACTION_PREFIXES = (
+    (A_DISCARD, "discard"),
+    (A_DECLARE, "declare"),
+    (A_KONG_CONCEALED, "kong_concealed"),
+    (A_KONG_ADDED, "kong_added"),
+)
+
+
+def action_name(action: int) -> str:
+    """Readable name of an action index: ``'discard 3m'``, ``'kong_added 7z'``, ``'pong'``, ``'pass'``.
+
+    Raises ``ValueError`` for an index outside ``0 .. N_ACTIONS - 1``.
+    """
+    a = _check_action_index(action)
+    for base, prefix in _KIND_ACTION_PREFIXES:
+        if base <= a < base + N_KINDS:
+            return f"{prefix} {_tiles.kind_name(a - base)}"
+    return _CLAIM_ACTION_NAMES[a]
+
+
+def parse_action(name: str) -> int:
+    """Inverse of :func:`action_name` (``'discard 3m' -> 2``); raises ``ValueError`` for an unknown name."""
+    if not isinstance(name, str):
+        raise ValueError(f"action name must be a str, got {name!r}")
+    parts = name.split()
+    if len(parts) == 2:
+        for base, prefix in _KIND_ACTION_PREFIXES:
+            if parts[0] == prefix:
+                kinds = _tiles.parse_kinds(parts[1])
+                if len(kinds) != 1:
+                    raise ValueError(f"action {name!r}: expected one tile")
+                return base + kinds[0]
+    for a, n in _CLAIM_ACTION_NAMES.items():
+        if name == n:
+            return a
+    raise ValueError(f"unknown action name {name!r}")
+
+
+def _check_action_index(action) -> int:
+    try:
+        a = int(action)
+    except (TypeError, ValueError):
+        raise ValueError(f"action must be an integer index, got {action!r}") from None
+    if a != action or not 0 <= a < N_ACTIONS:
+        raise ValueError(f"action {action!r} is outside 0..{N_ACTIONS - 1}")
+    return a
+
+
+def _check_wall(wall) -> np.ndarray:
+    """A wall as ``uint8[136]`` from 136 kind indices or an mpsz string; each kind exactly 4 times."""
+    kinds = _tiles.parse_kinds(wall) if isinstance(wall, str) else list(wall)
+    w = np.asarray(kinds)
+    if w.shape != (N_TILES,):
+        raise ValueError(f"wall must hold 136 tiles, got {w.size}")
+    if w.dtype.kind not in "iu" or (w < 0).any() or (w >= N_KINDS).any():
+        raise ValueError(f"wall must hold kind indices 0..33, got {w!r}")
+    counts = np.bincount(w, minlength=N_KINDS)
+    if (counts != 4).any():
+        k = int(np.flatnonzero(counts != 4)[0])
+        raise ValueError(f"wall holds {int(counts[k])} copies of {_tiles.kind_name(k)}, expected 4")
+    return w.astype(np.uint8)
+
+
+def build_wall(hands, draws: str = "", replacements: str = "", dealer: int = 0) -> np.ndarray:
+    """A wall that deals given hands and draws given tiles (for tests and puzzles).
+
+    ``hands``: four mpsz strings of 13 tiles, seat order 0..3.  ``draws``:
+    the normal draws in order, starting with the dealer's 14th tile (K-3.1).
+    ``replacements``: the kong replacement draws in order (from the tail,
+    K-5.4).  The other tiles fill the middle of the wall in kind order.
+    Returns ``uint8[136]``; raises ``ValueError`` if a hand is not 13 tiles
+    or a kind is used more than 4 times.
+    """
+    if len(hands) != N_SEATS:
+        raise ValueError(f"hands must give 4 seats' tiles, got {len(hands)}")
+    if dealer not in range(N_SEATS):
+        raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+    wall = np.full(N_TILES, 255, np.int64)
+    for i in range(N_SEATS):
+        kinds = _tiles.parse_kinds(hands[(dealer + i) % N_SEATS])
+        if len(kinds) != 13:
+            raise ValueError(f"seat {(dealer + i) % N_SEATS}'s hand must be 13 tiles, got {len(kinds)}")
+        wall[13 * i : 13 * i + 13] = kinds
+    d = _tiles.parse_kinds(draws)
+    r = _tiles.parse_kinds(replacements)
+    if 52 + len(d) > N_TILES - len(r):
+        raise ValueError("too many draws and replacements for one wall")
+    wall[52 : 52 + len(d)] = d
+    for j, k in enumerate(r):
+        wall[N_TILES - 1 - j] = k
+    used = np.bincount(wall[wall != 255], minlength=N_KINDS)
+    if (used > 4).any():
+        k = int(np.flatnonzero(used > 4)[0])
+        raise ValueError(f"{_tiles.kind_name(k)} is used {int(used[k])} times")
+    rest = [k for k in range(N_KINDS) for _ in range(4 - int(used[k]))]
+    wall[wall == 255] = rest
+    return wall.astype(np.uint8)
+
+
+class Game:
+    """One hand of mahjong driven one action at a time (a person, a test or an env).
+
+    ``Game(rules="kaihua", options=None)``: ``rules`` a rule-set name or an
+    options object, ``options`` a dict of rule options (validated; unknown
+    names raise ``ValueError``).  Then :meth:`reset`, and :meth:`step` with
+    actions from :meth:`legal_actions` until :attr:`done`; :attr:`result` is
+    the hand's record (records.md).  Every hand is logged as events
+    (:attr:`events`, :meth:`log_lines`) that :func:`replay` turns back into
+    the same game.  :attr:`state` is the live ``STATE_DTYPE`` record.
+    """
+
+    def __init__(self, rules="kaihua", options=None):
+        self.rules_name, self.rules = load_rules(rules, options)
+        self._ep = engine_params(self.rules_name, self.rules)
+        self._rp = self.rules.params()
+        self._tabs = hand_tables()
+        self._buf = new_state()
+        self.state = self._buf[0]
+        self.events: list[dict] = []
+        self.seed = None
+        self._started = False
+
+    # -- setup -------------------------------------------------------------
+    def reset(self, seed=None, dealer: int = 0, wall=None, match_hand: int = 0) -> "Game":
+        """Deal a new hand.
+
+        ``seed``: int in ``0 .. 2**32-1`` (the wall is shuffled with numba's RNG
+        seeded by it: the same wall as the first hand of ``play_batch(seed=...)``)
+        or None (fresh entropy).  ``wall``: a fixed wall instead (136 kinds or
+        an mpsz string, e.g. from :func:`build_wall`).  ``dealer``: seat 0..3.
+        Raises ``ValueError`` for a bad seed, dealer or wall.
+        """
+        if dealer not in range(N_SEATS) or isinstance(dealer, bool):
+            raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+        if wall is not None:
+            w = _check_wall(wall)
+            self.state["wall"][:] = w
+            self.seed = None if seed is None else self._check_seed(seed)
+        else:
+            if seed is None:
+                seed = int(np.random.SeedSequence().generate_state(1)[0])
+            self.seed = self._check_seed(seed)
+            _seeded_wall(self.seed, self.state["wall"])
+        _reset(self.state, self._ep, self._rp, self._tabs, int(dealer))
+        self.state["sc"][SC_MATCH_HAND] = int(match_hand)
+        self._started = True
+        self.events = [
+            {
+                "event": "reset",
+                "rules": self.rules_name,
+                "options": self.rules.to_dict(),
+                "seed": self.seed,
+                "dealer": int(dealer),
+                "match_hand": int(match_hand),
+                "wall": [int(k) for k in self.state["wall"]],
+            }
+        ]
+        return self
+
+    @staticmethod
+    def _check_seed(seed) -> int:
+        if isinstance(seed, bool) or int(seed) != seed or not 0 <= int(seed) < 2**32:
+            raise ValueError(f"seed must be an integer in 0..2**32-1, got {seed!r}")
+        return int(seed)
+
+    def _need_started(self):
+        if not self._started:
+            raise ValueError("call reset() before playing")
+
+    # -- inspection ----------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        """True when the hand is over (a win or 流局)."""
+        self._need_started()
+        return int(self.state["sc"][SC_PHASE]) == PH_DONE
+
+    @property
+    def current_player(self) -> int:
+        """Seat to act (0..3), -1 when the hand is over."""
+        self._need_started()
+        return int(self.state["sc"][SC_TO_ACT])
+
+    @property
+    def phase(self) -> str:
+        """``'turn'``, ``'claim'``, ``'rob'`` or ``'done'``."""
+        self._need_started()
+        return PHASE_NAMES[int(self.state["sc"][SC_PHASE])]
+
+    @property
+    def tiles_left(self) -> int:
+        self._need_started()
+        return int(self.state["sc"][SC_TAIL] - self.state["sc"][SC_HEAD] + 1)
+
+    def legal_mask(self) -> np.ndarray:
+        """``bool[N_ACTIONS]``: the legal actions of :attr:`current_player` (all False when done)."""
+        self._need_started()
+        _legal_mask(self.state, self._ep)
+        return self.state["mask"].astype(bool)
+
+    def legal_actions(self) -> list[int]:
+        """Sorted legal action indices of :attr:`current_player`."""
+        return [int(a) for a in np.flatnonzero(self.legal_mask())]
+
+    def step(self, action) -> "Game":
+        """Apply ``action`` (an index or a name such as ``'discard 3m'``) of :attr:`current_player`.
+
+        Raises ``ValueError`` naming the action if it is illegal now or the hand is over.
+        """
+        self._need_started()
+        a = parse_action(action) if isinstance(action, str) else _check_action_index(action)
+        if self.done:
+            raise ValueError(f"the hand is over; action {action_name(a)!r} ({a}) is not allowed")
+        mask = self.legal_mask()
+        if not mask[a]:
+            legal = ", ".join(action_name(x) for x in np.flatnonzero(mask))
+            raise ValueError(
+                f"illegal action {action_name(a)!r} ({a}) for seat {self.current_player} "
+                f"in phase {self.phase}; legal: {legal}"
+            )
+        seat = self.current_player
+        _step(self.state, self._ep, self._rp, self._tabs, a)
+        self.events.append({"event": "action", "seat": seat, "action": a, "name": action_name(a)})
+        if self.done:
+            self.events.append({"event": "result", **self.result})
+        return self
+
+    @property
+    def result(self) -> dict | None:
+        """The finished hand's record (the records.md columns as Python ints) plus
+        ``next_dealer`` (K-3.3); None while the hand is running."""
+        if not self.done:
+            return None
+        row = np.zeros(N_RECORD, np.int64)
+        _write_record(self.state, self._ep, 0, row)
+        out = {name: int(row[i]) for i, (name, _) in enumerate(RECORD_COLUMNS) if name != "hand"}
+        out["next_dealer"] = int(_next_dealer(self._ep, self.state["sc"][SC_DEALER], self.state["sc"][SC_WINNERS_MASK]))
+        return out
+
+    def check(self) -> None:
+        """Run the invariant checker (:func:`check_state`); raises ``ValueError`` on a violation."""
+        check_state(self)
+
+    def observation(self, seat: int) -> dict:
+        """What ``seat`` can see, as a dict of numpy arrays and ints.
+
+        Hidden: the other seats' concealed tiles (only their counts are
+        shown), the kind of their concealed kongs (K-5.3; ``meld_kind`` -1),
+        the wall, their drawn tile and private flags.  Keys: ``seat``,
+        ``dealer``, ``phase``, ``to_act``, ``tiles_left``, ``turns``,
+        ``hand: uint8[34]``, ``drawn_tile`` (own, -1 none), ``hand_sizes:
+        int8[4]``, ``meld_type / meld_kind: int8[4, 4]``, ``discards:
+        int16[4, 64]`` (-1 padding), ``discard_claimed: bool[4, 64]``,
+        ``n_discards: int16[4]``, ``pending_tile`` / ``pending_seat`` (the
+        discard or added kong on offer, -1), ``chain: int16[4, 3]`` (length,
+        飘 links, kong links), ``piao_open: bool[4]``, ``piao_count:
+        int16[4]``, ``n_chows: int8[4]``, ``passed_pong: bool[34]`` and
+        ``swap_forbid`` (own), ``scores: int64[4]``, ``legal_mask:
+        bool[N_ACTIONS]`` (all False unless ``seat`` is to act).
+        Raises ``ValueError`` for a seat outside 0..3.
+        """
+        self._need_started()
+        if isinstance(seat, bool) or seat not in range(N_SEATS):
+            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        st = self.state
+        sc = st["sc"]
+        sf = st["seat"]
+        n_melds = sf[:, SF_N_MELDS]
+        hand_sizes = st["hands"].sum(axis=1).astype(np.int8)
+        meld_type = st["meld_type"].copy()
+        meld_kind = st["meld_kind"].copy()
+        meld_kind[meld_type == MELD_NONE] = -1
+        for p in range(N_SEATS):
+            if p != seat:
+                meld_kind[p][meld_type[p] == MELD_KONG_CONCEALED] = -1  # K-5.3
+        nd = sf[:, SF_N_DISCARDS]
+        discards = np.full((N_SEATS, MAX_DISCARDS), -1, np.int16)
+        claimed = np.zeros((N_SEATS, MAX_DISCARDS), bool)
+        for p in range(N_SEATS):
+            discards[p, : nd[p]] = st["discards"][p, : nd[p]]
+            claimed[p, : nd[p]] = (st["dflags"][p, : nd[p]] & DF_CLAIMED) != 0
+        acting = int(sc[SC_TO_ACT]) == seat
+        own_turn = acting and int(sc[SC_PHASE]) == PH_TURN
+        passed = int(sf[seat, SF_PASSED_PONG])
+        return {
+            "seat": int(seat),
+            "dealer": int(sc[SC_DEALER]),
+            "phase": int(sc[SC_PHASE]),
+            "to_act": int(sc[SC_TO_ACT]),
+            "tiles_left": self.tiles_left,
+            "turns": int(sc[SC_TURNS]),
+            "hand": st["hands"][seat].copy(),
+            "drawn_tile": int(sc[SC_DRAWN]) if own_turn else -1,
+            "hand_sizes": hand_sizes,
+            "meld_type": meld_type,
+            "meld_kind": meld_kind,
+            "discards": discards,
+            "discard_claimed": claimed,
+            "n_discards": nd.astype(np.int16),
+            "pending_tile": int(sc[SC_TILE]),
+            "pending_seat": int(sc[SC_SRC]),
+            "chain": sf[:, [SF_CHAIN_LEN, SF_CHAIN_PIAO, SF_CHAIN_KONG]].astype(np.int16),
+            "piao_open": sf[:, SF_PIAO_OPEN] != 0,
+            "piao_count": sf[:, SF_PIAO_COUNT].astype(np.int16),
+            "n_chows": sf[:, SF_N_CHOWS].astype(np.int8),
+            "n_melds": n_melds.astype(np.int8),
+            "passed_pong": np.array([(passed >> k) & 1 for k in range(N_KINDS)], bool),
+            "swap_forbid": int(sf[seat, SF_SWAP_FORBID]),
+            "scores": sf[:, SF_SCORE].copy(),
+            "legal_mask": self.legal_mask() if acting else np.zeros(N_ACTIONS, bool),
+        }
+
+    # -- event log -----------------------------------------------------------
+    def log_lines(self) -> list[str]:
+        """The hand's events as JSON lines (reset with the wall, every action, the result)."""
+        return [json.dumps(e, ensure_ascii=False) for e in self.events]
+
+    def write_log(self, path) -> None:
+        """Write :meth:`log_lines` to ``path`` (one JSON object per line)."""
+        with open(path, "w", encoding="utf-8") as f:
+            for line in self.log_lines():
+                f.write(line + "\n")
+
+
+def replay(lines) -> Game:
+    """Rebuild a :class:`Game` from its event log (JSON strings or dicts, as :meth:`Game.log_lines`).
+
+    Replays the recorded wall and actions; raises ``ValueError`` if the log
+    is malformed, an action is illegal or made by the wrong seat, or the
+    replayed result differs from a recorded one.
+    """
+    events = [json.loads(x) if isinstance(x, str) else dict(x) for x in lines if not (isinstance(x, str) and not x.strip())]
+    if not events or events[0].get("event") != "reset":
+        raise ValueError("an event log must start with a 'reset' event")
+    r = events[0]
+    g = Game(r["rules"], r.get("options"))
+    g.reset(seed=r.get("seed"), dealer=r["dealer"], wall=r["wall"], match_hand=r.get("match_hand", 0))
+    for i, e in enumerate(events[1:], start=1):
+        if e.get("event") == "action":
+            if e["seat"] != g.current_player:
+                raise ValueError(f"event {i}: seat {e['seat']} acts but seat {g.current_player} is to act")
+            g.step(e["action"])
+        elif e.get("event") == "result":
+            got = g.result
+            want = {k: v for k, v in e.items() if k != "event"}
+            if got != want:
+                raise ValueError(f"event {i}: replayed result {got} differs from the recorded {want}")
+        else:
+            raise ValueError(f"event {i}: unknown event {e.get('event')!r}")
+    return g
+
+
+def check_state(game: Game) -> None:
+    """Check a game's invariants (tiles conserved, hands, melds, mask legality, zero-sum scores).
+
+    Raises ``ValueError`` naming the violated invariant; returns None when all hold.
+    """
+    if not isinstance(game, Game):
+        raise ValueError(f"check_state expects a Game, got {type(game).__name__}")
+    game._need_started()
+    err = _check_state(game.state, game._ep, game._rp, game._tabs)
+    if err != 0:
+        raise ValueError(f"state check failed: {ERR_MESSAGES[err]}")

@@ -1,0 +1,23 @@
+"""Shared pytest fixtures: session-scoped numba warm-ups.
+
+Compiling (or loading from numba's cache) the engine kernels costs seconds
+once per session; these fixtures pay it once so that test timings show the
+tests, not the compiler.  Other helpers append their own warm-ups here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def engine_warm():
+    """The engine compiled: one checked batch hand and one Game hand played."""
+    from sim import engine
+
+    engine.play_batch(2, 0, check=True)
+    g = engine.Game().reset(seed=0)
+    while not g.done:
+        g.step(g.legal_actions()[0])
+    g.check()
+    return engine

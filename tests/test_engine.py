@@ -1,0 +1,370 @@
+"""Engine tests: action layout, the Python API, the invariant checker, batch
+self-play (100,000 checked random hands), seeding, replay and observation
+hiding.  Rule-by-rule scenarios are in ``test_kaihua_rules.py``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from sim import engine as E
+from sim.tiles import MELD_KONG_CONCEALED, kind_name
+
+
+def _random_game(seed: int, rng: np.random.Generator, check: bool = True, options=None) -> E.Game:
+    g = E.Game(options=options).reset(seed=seed)
+    if check:
+        g.check()
+    while not g.done:
+        g.step(int(rng.choice(g.legal_actions())))
+        if check:
+            g.check()
+    return g
+
+
+def _game_state(g: E.Game) -> dict[str, np.ndarray]:
+    return {f: g.state[f].copy() for f in E.STATE_DTYPE.names if f not in E.SCRATCH_FIELDS}
+
+
+# ---------------------------------------------------------------- action layout
+
+
+def test_action_layout_names_round_trip():
+    assert E.N_ACTIONS == 145
+    names = [E.action_name(a) for a in range(E.N_ACTIONS)]
+    assert len(set(names)) == E.N_ACTIONS
+    for a, n in enumerate(names):
+        assert E.parse_action(n) == a
+    assert E.action_name(0) == "discard 1m"
+    assert E.action_name(E.A_KONG_ADDED + 33) == "kong_added 7z"
+    assert E.action_name(E.A_PASS) == "pass"
+    # the module docstring documents every block of the layout
+    for token in ("0..33", "34..67", "68..101", "102..135", "136", "141", "142", "143", "144"):
+        assert token in E.__doc__
+
+
+@pytest.mark.parametrize("bad", [-1, 145, 3.5, "discard 0m", "jump", None])
+def test_bad_action_names_and_indices_raise(bad):
+    with pytest.raises(ValueError):
+        if isinstance(bad, str):
+            E.parse_action(bad)
+        else:
+            E.action_name(bad)
+
+
+# ---------------------------------------------------------------- Python API
+
+
+def test_illegal_action_raises_naming_it(engine_warm):
+    g = E.Game().reset(seed=3)
+    assert g.current_player == 0 and g.phase == "turn"
+    with pytest.raises(ValueError, match="illegal action 'pong'"):
+        g.step("pong")
+    held = np.flatnonzero(g.state["hands"][0] == 0)
+    with pytest.raises(ValueError, match=f"discard {kind_name(int(held[0]))}"):
+        g.step(E.A_DISCARD + int(held[0]))
+    with pytest.raises(ValueError, match="outside"):
+        g.step(999)
+    # nothing changed
+    g.check()
+    assert g.state["sc"][E.SC_STEPS] == 0
+
+
+def test_step_after_done_and_before_reset_raise(engine_warm):
+    with pytest.raises(ValueError, match="reset"):
+        E.Game().legal_actions()
+    g = _random_game(5, np.random.default_rng(5), check=False)
+    assert g.done and g.current_player == -1 and g.legal_actions() == []
+    with pytest.raises(ValueError, match="over"):
+        g.step("pass")
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"seed": -1}, {"seed": 2**32}, {"seed": 1.5}, {"dealer": 4}, {"wall": "123m"}, {"wall": [0] * 136}],
+)
+def test_reset_validates(kwargs):
+    with pytest.raises(ValueError):
+        E.Game().reset(**kwargs)
+
+
+def test_unknown_rules_and_options_raise():
+    with pytest.raises(ValueError, match="unknown rule set"):
+        E.Game("riichi")
+    with pytest.raises(ValueError, match="dicard_win"):
+        E.Game(options={"dicard_win": False})
+
+
+def test_deal_and_first_turn(engine_warm):
+    """K-3.1: the dealer gets 14 tiles and acts first; the others 13."""
+    for dealer in range(4):
+        g = E.Game().reset(seed=11, dealer=dealer)
+        sizes = g.state["hands"].sum(axis=1)
+        assert sizes[dealer] == 14 and sorted(sizes) == [13, 13, 13, 14]
+        assert g.current_player == dealer and g.phase == "turn"
+        assert g.tiles_left == 136 - 53
+        g.check()
+
+
+def test_build_wall_deals_the_given_hands(engine_warm):
+    hands = ["123456789m1234p", "123456789p1234s", "123456789s1234z", "556677z11223m35p"]
+    wall = E.build_wall(hands, draws="9p", replacements="4z", dealer=1)
+    g = E.Game().reset(wall=wall, dealer=1)
+    from sim.tiles import parse
+
+    for s in range(4):
+        want = parse(hands[s]).copy()
+        if s == 1:
+            want[E._tiles.kind_index(9, "p")] += 1
+        assert np.array_equal(g.state["hands"][s], want), s
+    assert g.state["wall"][135] == E._tiles.kind_index(4, "z")
+    with pytest.raises(ValueError, match="13 tiles"):
+        E.build_wall(["123m"] * 4)
+    with pytest.raises(ValueError, match="used 5 times"):
+        E.build_wall(["1111m222233334m", "5555m666677778m", "9999m123456789p", "123456789s1234z"], draws="1m")
+
+
+# ---------------------------------------------------------------- checker
+
+
+def test_check_state_detects_violations(engine_warm):
+    """The checker is not vacuous: each corruption is reported."""
+    base = E.Game().reset(seed=21)
+    base.check()
+
+    def corrupted(fn, message):
+        g = E.replay(base.log_lines())
+        fn(g.state)
+        with pytest.raises(ValueError, match=message):
+            g.check()
+
+    def lose_tile(st):
+        k = int(np.flatnonzero(st["hands"][1])[0])
+        st["hands"][1, k] -= 1
+
+    def duplicate_tile(st):
+        k = int(np.flatnonzero(st["hands"][1])[0])
+        st["hands"][1, k] += 1
+        st["wall"][100] = (st["wall"][100] + 1) % 34
+
+    def unbalanced_score(st):
+        st["seat"][2, E.SF_SCORE] = 8
+
+    def wrong_seat(st):
+        st["sc"][E.SC_TO_ACT] = 2
+
+    def joker_meld(st):
+        st["seat"][3, E.SF_N_MELDS] = 1
+        st["meld_type"][3, 0] = 2
+        st["meld_kind"][3, 0] = 31
+
+    def stale_ready_flag(st):
+        st["seat"][2, E.SF_TENPAI] ^= 1
+
+    corrupted(lose_tile, "tiles not conserved|wrong number")
+    corrupted(duplicate_tile, "tiles not conserved|wrong number")
+    corrupted(unbalanced_score, "sum to zero")
+    corrupted(wrong_seat, "seat to act|wrong number")
+    corrupted(joker_meld, "joker|meld|tiles")
+    corrupted(stale_ready_flag, "ready flag")
+    # a stale claim option: seat 2 is offered a pong it has passed (K-4.4)
+    hands = ["123456789m1234p", "123456789p1234s", "11z123456789s23z", "556677z11223m35p"]
+    g = E.Game().reset(wall=E.build_wall(hands, draws="1z"))
+    g.step("discard 1z")
+    assert g.current_player == 2 and g.legal_mask()[E.A_PONG]
+    g.check()
+    g.state["seat"][2, E.SF_PASSED_PONG] |= 1 << 27
+    with pytest.raises(ValueError, match="illegal action"):
+        g.check()
+    with pytest.raises(ValueError, match="expects a Game"):
+        E.check_state(base.state)
+
+
+# ---------------------------------------------------------------- batch self-play
+
+
+def test_100k_random_hands_checked_after_every_step(engine_warm):
+    """100,000 hands of uniformly random legal play, the compiled checker after
+    the deal and after every step (conservation, hands, melds, mask legality,
+    zero-sum scores); then the records' own invariants."""
+    n = 100_000
+    rec = E.play_batch(n, seed=20240601, check=True)
+    assert set(rec) == {name for name, _ in E.RECORD_COLUMNS}
+    for name, dt in E.RECORD_COLUMNS:
+        assert rec[name].dtype == dt and len(rec[name]) == n
+    scores = np.stack([rec[f"score_{s}"] for s in range(4)], axis=1)
+    assert (scores.sum(axis=1) == 0).all()  # K-8.5
+    draw = rec["winner"] == -1
+    assert (scores[draw] == 0).all()  # K-8.4
+    assert (rec["tiles_left"][draw] == 20).all()  # K-3.4
+    assert (rec["tiles_left"] >= 20).all()
+    assert (rec["win_type"][draw] == -1).all() and (rec["winners_mask"][draw] == 0).all()
+    won = ~draw
+    assert ((rec["winners_mask"][won] >> rec["winner"][won]) & 1).all()
+    assert (scores[won, :][np.arange(won.sum()), rec["winner"][won]] > 0).all()
+    # every way of ending a hand happens in random play
+    for wt in (-1, 0, 1, 2):
+        assert (rec["win_type"] == wt).any(), wt
+    assert ((rec["discarder"] >= 0) == (rec["win_type"] >= 1)).all()
+    caishen = np.stack([rec[f"caishen_{s}"] for s in range(4)], axis=1)
+    assert (caishen.sum(axis=1) <= 4).all()
+    piao = np.stack([rec[f"piao_{s}"] for s in range(4)], axis=1)
+    assert (caishen.sum(axis=1) + piao.sum(axis=1) <= 4).all()
+    assert rec["chain_len"].max() >= 1
+    assert (rec["chain_len"] == rec["chain_piao"] + rec["chain_kong"]).all()
+    assert (rec["hand"] == np.arange(n)).all()
+    assert (rec["match_hand"] == np.arange(n) % 16).all()
+
+
+def test_batch_same_seed_same_hands(engine_warm):
+    a = E.play_batch(3000, seed=99)
+    b = E.play_batch(3000, seed=99)
+    c = E.play_batch(3000, seed=100)
+    for k in a:
+        assert np.array_equal(a[k], b[k]), k
+    assert not all(np.array_equal(a[k], c[k]) for k in a)
+
+
+def test_game_seed_gives_the_batch_wall(engine_warm):
+    """Game.reset(seed) deals the wall of the first hand of a batch with that seed."""
+    for seed in (0, 1, 2**32 - 1):
+        st = E.new_state()[0]
+        name, r = E.load_rules()
+        rec = np.zeros((1, E.N_RECORD), np.int64)
+        E._play_batch(seed, 1, 16, E._policy_codes("random"), E.engine_params(name, r), r.params(),
+                      E.hand_tables(), False, st, rec)
+        assert np.array_equal(E.Game().reset(seed=seed).state["wall"], st["wall"])
+
+
+def test_batch_dealer_rotation_inside_matches(engine_warm):
+    """K-3.3 in the batch: 流局 keeps the dealer, a win moves the deal on; matches restart at seat 0."""
+    rec = E.play_batch(2000, seed=5, match_len=8)
+    for i in range(1, 2000):
+        if rec["match_hand"][i] == 0:
+            assert rec["dealer"][i] == 0  # K-3.2
+            continue
+        prev = rec["dealer"][i - 1]
+        want = prev if rec["winner"][i - 1] == -1 else (prev + 1) % 4
+        assert rec["dealer"][i] == want
+    rec = E.play_batch(2000, seed=5, match_len=8, options={"dealer_rotation": "winner_stays"})
+    for i in range(1, 2000):
+        if rec["match_hand"][i] == 0:
+            continue
+        prev = rec["dealer"][i - 1]
+        stays = rec["winner"][i - 1] == -1 or (rec["winners_mask"][i - 1] >> prev) & 1
+        assert rec["dealer"][i] == (prev if stays else (prev + 1) % 4)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"n_hands": -1}, {"seed": -5}, {"seed": 2**32}, {"match_len": 0}, {"policies": "alien"},
+     {"policies": ("random",) * 3}, {"rules": "riichi"}],
+)
+def test_play_batch_validates(kwargs):
+    args = {"n_hands": 1, "seed": 0, **kwargs}
+    with pytest.raises(ValueError):
+        E.play_batch(**args)
+
+
+def test_batch_options_reach_the_kernel(engine_warm):
+    """reserved_tiles (K-3.4) and discard_win (K-7.1) change the batch's hands."""
+    rec = E.play_batch(500, seed=8, options={"reserved_tiles": 0})
+    assert (rec["tiles_left"][rec["winner"] == -1] == 0).all()
+    rec = E.play_batch(3000, seed=8, options={"discard_win": False})
+    assert not (rec["win_type"] >= 1).any()
+
+
+# ---------------------------------------------------------------- replay and log
+
+
+def test_replay_round_trip(engine_warm, tmp_path):
+    rng = np.random.default_rng(7)
+    for seed in range(12):
+        g = _random_game(seed, rng, check=False)
+        lines = g.log_lines()
+        assert json.loads(lines[0])["event"] == "reset" and json.loads(lines[-1])["event"] == "result"
+        g2 = E.replay(lines)
+        a, b = _game_state(g), _game_state(g2)
+        for f in a:
+            assert np.array_equal(a[f], b[f]), f
+        assert g2.result == g.result
+        path = tmp_path / f"hand{seed}.jsonl"
+        g.write_log(path)
+        g3 = E.replay(path.read_text(encoding="utf-8").splitlines())
+        assert all(np.array_equal(a[f], g3.state[f]) for f in a)
+
+
+def test_replay_rejects_tampered_logs(engine_warm):
+    g = _random_game(4, np.random.default_rng(4), check=False)
+    events = [json.loads(x) for x in g.log_lines()]
+    bad = [dict(e) for e in events]
+    bad[-1]["score_0"] += 1
+    with pytest.raises(ValueError, match="differs"):
+        E.replay(bad)
+    bad = [dict(e) for e in events]
+    bad[1]["seat"] = (bad[1]["seat"] + 1) % 4
+    with pytest.raises(ValueError, match="is to act"):
+        E.replay(bad)
+    with pytest.raises(ValueError, match="reset"):
+        E.replay(events[1:])
+
+
+# ---------------------------------------------------------------- observations
+
+
+def _shuffle_hidden(g: E.Game, seat: int, rng: np.random.Generator) -> None:
+    """Redistribute every tile ``seat`` cannot see (the live wall and the other
+    concealed hands) at random, keeping each hand's size."""
+    st = g.state
+    head, tail = int(st["sc"][E.SC_HEAD]), int(st["sc"][E.SC_TAIL])
+    pool = list(st["wall"][head:tail + 1])
+    others = [p for p in range(4) if p != seat]
+    sizes = {}
+    for p in others:
+        sizes[p] = int(st["hands"][p].sum())
+        pool += [k for k in range(34) for _ in range(int(st["hands"][p, k]))]
+    pool = list(rng.permutation(pool))
+    for p in others:
+        st["hands"][p] = np.bincount(pool[: sizes[p]], minlength=34)
+        pool = pool[sizes[p]:]
+    st["wall"][head:tail + 1] = pool
+
+
+def _obs_equal(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_observation_hides_what_a_seat_cannot_see(engine_warm):
+    rng = np.random.default_rng(17)
+    checked = 0
+    for seed in range(25):
+        g = E.Game().reset(seed=seed)
+        while not g.done:
+            if rng.random() < 0.2:
+                for seat in range(4):
+                    obs = g.observation(seat)
+                    assert np.array_equal(obs["hand"], g.state["hands"][seat])
+                    twin = E.replay(g.log_lines())
+                    _shuffle_hidden(twin, seat, rng)
+                    assert _obs_equal(obs, twin.observation(seat)), (seed, seat)
+                    checked += 1
+            g.step(int(rng.choice(g.legal_actions())))
+    assert checked > 100
+
+
+def test_observation_hides_concealed_kong_kind(engine_warm):
+    """K-5.3: the kind of another seat's concealed kong is hidden (-1); the owner sees it."""
+    hands = ["1111m2345678p11z", "123456789s1234z", "2345678m234567p", "99m99p99s5566777z"]
+    g = E.Game().reset(wall=E.build_wall(hands, draws="9p", replacements="3m"))
+    g.step("kong_concealed 1m")
+    assert g.state["meld_type"][0, 0] == MELD_KONG_CONCEALED
+    assert g.observation(0)["meld_kind"][0, 0] == 0
+    for seat in (1, 2, 3):
+        obs = g.observation(seat)
+        assert obs["meld_type"][0, 0] == MELD_KONG_CONCEALED and obs["meld_kind"][0, 0] == -1
+        assert obs["drawn_tile"] == -1
+    assert g.observation(0)["drawn_tile"] == 2  # the replacement draw 3m
+    with pytest.raises(ValueError, match="seat"):
+        g.observation(4)
