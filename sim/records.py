@@ -189,6 +189,14 @@ def finished_chunks(run_dir: str | os.PathLike) -> set[int]:
     return out
 
 
+def run_column_names(run_dir: str | os.PathLike) -> list[str]:
+    """The column names of a run's Parquet files (from the first chunk's schema)."""
+    first = min(finished_chunks(run_dir), default=None)
+    if first is None:
+        raise ValueError(f"no finished chunk in {str(run_dir)!r}")
+    return list(pq.read_schema(chunk_path(run_dir, first)).names)
+
+
 def read_run(run_dir: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
     """All finished chunks of a run as one DataFrame, sorted by ``hand_id``.
 

@@ -286,6 +286,14 @@ def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: di
     (run_dir / "summary.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def summary_columns(available) -> list[str]:
+    """The record columns :func:`summarize` reads, among ``available`` (saves memory on big runs)."""
+    stems = ("score", "piao", "failed_piao", "caishen", "piao_chance")
+    want = ["dealer", "winner", "winners_mask", "win_type", "flags"]
+    want += [f"{c}_{s}" for c in stems for s in range(N_SEATS)]
+    return [c for c in want if c in set(available)]
+
+
 def summarize_run(run_dir: str | os.PathLike) -> tuple[pd.DataFrame, dict, dict, int]:
     """Summarize a run directory from its Parquet files.
 
@@ -295,6 +303,6 @@ def summarize_run(run_dir: str | os.PathLike) -> tuple[pd.DataFrame, dict, dict,
     from sim import records, runner
 
     meta = runner.read_run_json(run_dir)
-    df = records.read_run(run_dir)
+    df = records.read_run(run_dir, columns=summary_columns(records.run_column_names(run_dir)))
     rows, defs = summarize(df, meta.get("policies", ("?",) * N_SEATS))
     return rows, defs, meta, len(records.finished_chunks(run_dir))
