@@ -348,6 +348,14 @@ class _RunLock:
 # ---------------------------------------------------------------------------
 # executing chunks
 # ---------------------------------------------------------------------------
+def default_workers() -> int:
+    """The cores this process may use (``os.sched_getaffinity`` where available, else ``os.cpu_count()``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def _call_chunk(fn: ChunkFn, rules, options, policies, seed_entropy, n_hands):
     """Worker side: play one chunk and return its columns."""
     return fn(rules, options, tuple(policies), int(seed_entropy), int(n_hands))
@@ -395,7 +403,7 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         ray_address: str | None = None, progress: bool = True, chunk_fn: ChunkFn = engine_chunk) -> RunResult:
     """Play every unfinished chunk of ``config`` into ``out`` (resumable).
 
-    ``workers``: processes (local; default ``os.cpu_count()``; 1 = in this
+    ``workers``: processes (local; default :func:`default_workers`; 1 = in this
     process) or concurrent Ray tasks (default: the cluster's CPUs).
     ``backend``: ``"local"`` or ``"ray"``.  ``progress``: a tqdm bar on
     stderr, updated per finished chunk (hands/s).  ``chunk_fn`` must be the
@@ -446,13 +454,15 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
             return (chunk_fn, config.rules, config.options, config.policies, int(seeds[i]), config.chunk_len(i))
 
         try:
-            if backend == "local" and (workers == 1 or len(todo) <= 1 and workers is None):
-                for i in todo:
-                    finish(i, _call_chunk(*args(i)))
-            elif backend == "local":
-                n = min(workers or os.cpu_count() or 1, len(todo)) or 1
-                with cf.ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn")) as ex:
-                    _drain(todo, lambda i: ex.submit(_call_chunk, *args(i)), 2 * n, finish)
+            if backend == "local":
+                n = min(workers or default_workers(), len(todo))
+                if n <= 1:  # in this process
+                    for i in todo:
+                        finish(i, _call_chunk(*args(i)))
+                else:
+                    ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads
+                    with cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx) as ex:
+                        _drain(todo, lambda i: ex.submit(_call_chunk, *args(i)), 2 * n, finish)
             else:
                 submit, n = _ray_submitter(ray_address, workers)
                 _drain(todo, lambda i: submit(*args(i)), 2 * n, finish)
