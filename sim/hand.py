@@ -186,9 +186,8 @@ def _shanten_seven_pairs(counts, joker):
 
 
 @njit(cache=True, inline="always")
-def _shanten(counts, joker, tabs):
-    """min(standard, seven pairs) shanten; seven pairs only for 13/14 tiles."""
-    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs):
+    """Shanten from the values of :func:`_scan`."""
     d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) - k
     if d < 0:
         d = 0
@@ -198,6 +197,13 @@ def _shanten(counts, joker, tabs):
         if q < s:
             s = q
     return s
+
+
+@njit(cache=True, inline="always")
+def _shanten(counts, joker, tabs):
+    """min(standard, seven pairs) shanten; seven pairs only for 13/14 tiles."""
+    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    return _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs)
 
 
 @njit(cache=True, inline="always")
@@ -238,20 +244,6 @@ def _is_baotou(counts13, joker, tabs):
     if k < 1 or n % 3 != 1:
         return False
     return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 0, tabs) <= k - 1
-
-
-@njit(cache=True, inline="always")
-def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs):
-    """Shanten from the values of :func:`_scan`."""
-    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) - k
-    if d < 0:
-        d = 0
-    s = d - 1
-    if n >= 13:
-        q = _seven_pairs_from(k, pairs, singles)
-        if q < s:
-            s = q
-    return s
 
 
 @njit(cache=True)
@@ -297,7 +289,9 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
 def _shanten_batch(counts, joker, tabs, out):
     """Fill ``out: int8[n]`` with the shanten of each row of ``counts: uint8[n, 34]``."""
     for r in range(counts.shape[0]):
-        out[r] = _shanten(counts[r], joker, tabs)
+        # spelled out rather than via _shanten: measurably faster in numba 0.6x
+        cm, cp, cs, cz, n, k, pairs, singles = _scan(counts[r], joker)
+        out[r] = _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs)
 
 
 @njit(cache=True)
