@@ -103,13 +103,127 @@ def _cmd_score(args) -> int:
     return 0
 
 
+def _add_simulate(sub) -> None:
+    p = sub.add_parser(
+        "simulate",
+        help="self-play many hands into a resumable Parquet run directory and print the summary",
+        description="Play GAMES hands of self-play (one policy per seat) in chunks, in worker processes or on "
+        "Ray, into OUT/chunks/chunk-NNNNN.parquet (one row per hand, notes/records.md columns), then print "
+        "the summary (also saved as OUT/summary.json and OUT/summary.csv). Rerunning the same command "
+        "resumes an interrupted run; another configuration into the same OUT is an error. Rows depend only "
+        "on the rules, options, policies, seed, games and chunk size, never on --workers or --backend.",
+    )
+    p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
+    p.add_argument("--games", type=int, required=True, help="hands to play (> 0)")
+    p.add_argument("--seed", type=int, default=0, help="root seed, 0..2**63-1 (default 0)")
+    p.add_argument("--out", required=True, help="run directory (created; reused to resume)")
+    p.add_argument(
+        "--policy",
+        default="random",
+        help="one policy for all seats, or four comma-separated (seats 0..3), e.g. random,random,random,random",
+    )
+    p.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="rule option, e.g. discard_win=false (repeatable)",
+    )
+    p.add_argument("--workers", type=int, default=None, help="worker processes / Ray tasks (default: all cores; 1 = in-process)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or Ray")
+    p.add_argument("--ray-address", default=None, help="Ray cluster address for ray.init (default: start local Ray)")
+    p.add_argument("--chunk-size", type=int, default=None, help="hands per chunk (default 10000)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_simulate)
+
+
+def _cmd_simulate(args) -> int:
+    from sim import runner, summary
+    from sim.rules.options import parse_option_strings
+
+    if args.games <= 0:
+        raise ValueError(f"--games {args.games}: must be a positive integer")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers {args.workers}: must be a positive integer")
+    if args.chunk_size is not None and args.chunk_size < 1:
+        raise ValueError(f"--chunk-size {args.chunk_size}: must be a positive integer")
+    if args.ray_address and args.backend != "ray":
+        raise ValueError("--ray-address needs --backend ray")
+    config = runner.make_config(
+        args.rules,
+        args.games,
+        args.seed,
+        policies=args.policy,
+        options=parse_option_strings(args.option),
+        chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE,
+    )
+    try:
+        res = runner.run(
+            config,
+            args.out,
+            workers=args.workers,
+            backend=args.backend,
+            ray_address=args.ray_address,
+            progress=not args.no_progress,
+        )
+    except KeyboardInterrupt:
+        from sim import records
+
+        done = len(records.finished_chunks(args.out))
+        print(
+            f"caishen simulate: interrupted with {done} of {config.n_chunks} chunk(s) written to {args.out}; "
+            "rerun the same command to resume",
+            file=sys.stderr,
+        )
+        return 130
+    rows, defs, meta, _ = summary.summarize_run(args.out)
+    summary.save_summary(args.out, rows, defs, meta)
+    head = (
+        f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) of {config.chunk_size}, seed {config.seed}, "
+        f"policies {','.join(config.policies)}\n"
+        f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s, "
+        f"{res.hands_per_second:.0f} hands/s), {res.chunks_skipped} already done; run directory {args.out}"
+    )
+    print(summary.format_summary(rows, head))
+    if defs.get("comparable"):
+        print(f"comparable non-飘: {defs['comparable']}")
+    return 0
+
+
+def _add_report(sub) -> None:
+    p = sub.add_parser(
+        "report",
+        help="print the summary of a run directory from its Parquet files",
+        description="Re-read RUN_DIR/chunks/*.parquet as one table and print the summary table "
+        "(the same as at the end of caishen simulate; a partial run is summarized as far as it got).",
+    )
+    p.add_argument("run_dir", help="a directory written by caishen simulate")
+    p.set_defaults(func=_cmd_report)
+
+
+def _cmd_report(args) -> int:
+    from sim import summary
+
+    rows, defs, meta, done = summary.summarize_run(args.run_dir)
+    n_chunks = meta.get("n_chunks", done)
+    head = (
+        f"{meta.get('rules')}: {meta.get('games')} hands in {n_chunks} chunk(s) of {meta.get('chunk_size')}, "
+        f"seed {meta.get('seed')}, policies {','.join(meta.get('policies', []))}\n"
+        f"finished chunks: {done} of {n_chunks}" + ("" if done == n_chunks else " (partial run)")
+    )
+    print(summary.format_summary(rows, head))
+    if defs.get("comparable"):
+        print(f"comparable non-飘: {defs['comparable']}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="caishen",
         description="Self-play simulation and research toolkit for Kaihua (开化) and Jiating (架听) mahjong.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_hand, _add_score):
+    for add in (_add_hand, _add_score, _add_simulate, _add_report):
         add(sub)
     return parser
 

@@ -1,0 +1,216 @@
+"""``caishen simulate`` and ``caishen report`` end to end with the real engine (subprocesses).
+
+One reference run (8,000 hands in 80 chunks, seed 5, one in-process worker)
+is compared with a two-process run, with a run killed by SIGKILL and then
+resumed, and with direct pandas computations on its Parquet rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sim import cli, records
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES, CHUNK, SEED = 8000, 100, 5
+N_CHUNKS = GAMES // CHUNK
+
+
+def simulate_cmd(out, *extra, games=GAMES, chunk=CHUNK, seed=SEED):
+    return [sys.executable, "-m", "sim", "simulate", "--rules", "kaihua", "--games", str(games), "--seed", str(seed),
+            "--chunk-size", str(chunk), "--out", str(out), *extra]
+
+
+def run_cli(args, timeout=600):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The uninterrupted run with --workers 1: (run dir, completed process, rows)."""
+    out = tmp_path_factory.mktemp("sim") / "ref"
+    p = run_cli(simulate_cmd(out, "--workers", "1"))
+    assert p.returncode == 0, p.stderr
+    return out, p, records.read_run(out)
+
+
+def test_simulate_writes_contract_rows_and_prints_the_summary(reference):
+    out, p, df = reference
+    # the summary table on stdout, the progress bar (hands/s) on stderr
+    assert "kaihua: 8000 hands in 80 chunk(s) of 100, seed 5, policies random,random,random,random" in p.stdout
+    assert "played 80 chunk(s) now" in p.stdout and "0 already done" in p.stdout
+    for metric in ("draw rate", "win rate", "share of wins", "winner's gain", "attempt rate", "success rate",
+                   "failed rate", "飘 minus comparable"):
+        assert metric in p.stdout, metric
+    assert "hand/s" in p.stderr
+    # files: run.json, 80 chunk files, summary.json / summary.csv
+    meta = json.loads((out / "run.json").read_text())
+    assert (meta["rules"], meta["seed"], meta["games"], meta["chunk_size"], meta["n_chunks"]) == (
+        "kaihua", SEED, GAMES, CHUNK, N_CHUNKS)
+    assert meta["options"]["discard_win"] is True and meta["policies"] == ["random"] * 4
+    assert records.finished_chunks(out) == set(range(N_CHUNKS))
+    assert not list((out / "chunks").glob(".*"))
+    # rows: every contract column with its dtype, plus seed / chunk / hand_id
+    assert len(df) == GAMES
+    for name, dtype in (*records.RUN_COLUMNS, *records.record_columns("kaihua")):
+        assert df[name].dtype == dtype, name
+    assert list(df["hand_id"]) == list(range(GAMES))
+    assert (df["seed"] == SEED).all() and (df["chunk"] == df["hand_id"] // CHUNK).all()
+    scores = df[[f"score_{s}" for s in range(4)]].to_numpy(np.int64)
+    assert (scores.sum(axis=1) == 0).all()  # K-8.5
+    drawn = df["win_type"] == -1
+    assert (scores[drawn] == 0).all()  # K-8.4
+    assert ((df["winner"] >= 0) == (df["winners_mask"] > 0)).all()
+    assert df["win_type"].isin([-1, 0, 1, 2]).all() and df["dealer"].between(0, 3).all()
+    assert 0 < drawn.sum() < GAMES
+
+
+def test_summary_files_match_pandas_on_the_parquet_rows(reference):
+    out, p, df = reference
+    rows = pd.read_csv(out / "summary.csv")
+
+    def value(metric, group):
+        r = rows[(rows.metric == metric) & (rows.group == group)]
+        assert len(r) == 1, (metric, group)
+        return r.iloc[0]
+
+    H = len(df)
+    assert value("draw rate", "all").value == pytest.approx((df.win_type == -1).mean())
+    for s in range(4):
+        won = ((df.winners_mask.to_numpy().astype(int) >> s) & 1).mean()
+        assert value("win rate", f"seat {s} (random)").value == pytest.approx(won)
+        r = value("score", f"seat {s} (random)")
+        assert r.value == pytest.approx(df[f"score_{s}"].mean()) and r.ci_low <= r.value <= r.ci_high
+    wins = df[df.win_type >= 0]
+    assert value("share of wins", "self_draw").value == pytest.approx((wins.win_type == 0).mean())
+    gain = np.array([getattr(row, f"score_{row.winner}") for row in wins.itertuples()])
+    assert value("winner's gain", "mean").value == pytest.approx(gain.mean())
+    assert value("winner's gain", "p50").value == pytest.approx(np.median(gain))
+    piao = df[[f"piao_{s}" for s in range(4)]].to_numpy()
+    attempt = value("attempt rate", "all")
+    assert (attempt.n, attempt.value) == (4 * H, pytest.approx((piao >= 1).mean()))
+    failed = df[[f"failed_piao_{s}" for s in range(4)]].to_numpy()
+    assert value("failed rate", "all").value == pytest.approx(failed[piao >= 1].mean())
+    assert (failed[piao == 0] == 0).all()  # K-9.3: only a seat that threw a 财神 can fail
+    doc = json.loads((out / "summary.json").read_text())
+    assert doc["run"]["seed"] == SEED and len(doc["rows"]) == len(rows)
+    assert "comparable" in doc["definitions"]
+
+
+def test_report_reprints_the_summary_from_the_parquet_files(reference):
+    out, p, _ = reference
+    r = run_cli([sys.executable, "-m", "sim", "report", str(out)])
+    assert r.returncode == 0, r.stderr
+    assert "finished chunks: 80 of 80" in r.stdout
+    table = lambda text: [ln for ln in text.splitlines() if ln.startswith(("section", "hands", "outcome", "win type",
+                                                                         "points", "飘财"))]
+    assert table(r.stdout) == table(p.stdout) and len(table(r.stdout)) > 20
+
+
+def test_same_seed_same_rows_with_two_worker_processes(reference, tmp_path):
+    _, _, ref = reference
+    p = run_cli(simulate_cmd(tmp_path / "w2", "--workers", "2", "--no-progress"))
+    assert p.returncode == 0, p.stderr
+    pd.testing.assert_frame_equal(records.read_run(tmp_path / "w2"), ref)
+
+
+def test_sigkill_mid_run_then_rerun_gives_exactly_the_uninterrupted_rows(reference, tmp_path):
+    _, _, ref = reference
+    out = tmp_path / "killed"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(simulate_cmd(out, "--workers", "2", "--no-progress"), cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not records.finished_chunks(out):
+            assert proc.poll() is None, "the run ended before its first chunk file appeared"
+            assert time.monotonic() < deadline, "no chunk file within 300 s"
+            time.sleep(0.005)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the main process and its worker processes
+        proc.wait()
+    done = len(records.finished_chunks(out))
+    assert 0 < done < N_CHUNKS, f"kill landed after {done} chunks; the test needs a mid-run kill"
+    p = run_cli(simulate_cmd(out, "--workers", "1", "--no-progress"))
+    assert p.returncode == 0, p.stderr
+    skipped = int(p.stdout.split(" already done")[0].rsplit(", ", 1)[1])
+    assert skipped >= done
+    assert not list((out / "chunks").glob(".*.tmp"))
+    pd.testing.assert_frame_equal(records.read_run(out), ref)
+
+
+# ---------------------------------------------------------------------------
+# input errors: exit status 2 and a message naming the bad value (in-process)
+# ---------------------------------------------------------------------------
+def cli_error(args, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(args)
+    assert e.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--rules", "mahjongg"], "unknown rule set 'mahjongg'; available: kaihua"),
+        (["--option", "discard_win=maybe"], "discard_win='maybe': must be a boolean"),
+        (["--option", "dicard_win=0"], "unknown KaihuaRules option(s) 'dicard_win'"),
+        (["--option", "discard_win"], "option 'discard_win': expected key=value"),
+        (["--policy", "random,random"], "names 2 policies; give 1 (all seats) or 4"),
+        (["--policy", "random,random,random,superbot"], "unknown policy 'superbot'; available: "),
+        (["--games", "0"], "--games 0: must be a positive integer"),
+        (["--games", "-5"], "--games -5: must be a positive integer"),
+        (["--chunk-size", "0"], "--chunk-size 0: must be a positive integer"),
+        (["--workers", "0"], "--workers 0: must be a positive integer"),
+        (["--seed", "-1"], "seed -1: must be in 0 .. 2**63-1"),
+        (["--ray-address", "auto"], "--ray-address needs --backend ray"),
+    ],
+)
+def test_bad_simulate_arguments_exit_2_naming_the_value(extra, message, tmp_path, capsys):
+    args = ["simulate", "--games", "10", "--out", str(tmp_path / "r"), *extra]
+    # later flags win in argparse, so --games in extra overrides the default above
+    err = cli_error(args, capsys)
+    assert message in err
+    assert not (tmp_path / "r" / "run.json").exists()
+
+
+def test_unknown_policy_error_lists_the_available_ones(tmp_path, capsys):
+    from sim import runner
+
+    err = cli_error(["simulate", "--games", "10", "--out", str(tmp_path / "r"), "--policy", "superbot"], capsys)
+    assert f"available: {', '.join(runner.available_policies())}" in err
+
+
+def test_rerun_with_another_configuration_exits_2_naming_the_difference(reference, capsys):
+    out, _, _ = reference
+    err = cli_error(["simulate", "--games", str(GAMES), "--seed", "6", "--chunk-size", str(CHUNK), "--out", str(out),
+                     "--option", "discard_win=false"], capsys)
+    assert "holds a different run" in err and "seed: run has 5, requested 6" in err
+    assert "option discard_win: run has True, requested False" in err
+
+
+def test_ray_backend_error_when_ray_is_missing(tmp_path, capsys):
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        err = cli_error(["simulate", "--games", "10", "--out", str(tmp_path / "r"), "--backend", "ray"], capsys)
+        assert "pip install 'caishen[ray]'" in err
+        assert not (tmp_path / "r").exists()
+    else:
+        pytest.skip("ray is installed")
+
+
+def test_report_on_a_directory_that_is_not_a_run_exits_2(tmp_path, capsys):
+    err = cli_error(["report", str(tmp_path)], capsys)
+    assert "is not a run directory (no run.json)" in err
