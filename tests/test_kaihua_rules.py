@@ -1,0 +1,520 @@
+"""Kaihua rules through the engine: one test (or a few) per rule ID.
+
+Each test deals a hand-constructed wall (:func:`sim.engine.build_wall`),
+drives the engine with actions into the situation of the rule, and checks
+the outcome (legal actions, who is asked, melds, draws, scores, records).
+The state checker runs after every step.  Hand types and payments
+themselves are tested against the scoring vectors in
+``test_kaihua_scoring.py``; here they are checked as the engine applies them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim import engine as E
+from sim.tiles import CAISHEN, MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
+from sim.tiles import kind_index as ki
+
+
+def K(name: str) -> int:
+    """Kind index of one tile name, ``K('3m') == 2``."""
+    return ki(int(name[0]), name[1])
+
+
+def deal(hands, draws="", replacements="", dealer=0, **options) -> E.Game:
+    g = E.Game(options=options or None).reset(wall=E.build_wall(hands, draws, replacements, dealer), dealer=dealer)
+    g.check()
+    return g
+
+
+def legal(g: E.Game) -> set[str]:
+    return {E.action_name(a) for a in g.legal_actions()}
+
+
+def act(g: E.Game, *names: str) -> E.Game:
+    for n in names:
+        g.step(n)
+        g.check()
+    return g
+
+
+def pass_claims(g: E.Game) -> list[int]:
+    """Pass every pending claim; the seats asked, in order."""
+    asked = []
+    while g.phase in ("claim", "rob"):
+        asked.append(g.current_player)
+        act(g, "pass")
+    return asked
+
+
+def tsumogiri(g: E.Game) -> None:
+    """The seat to act discards the tile it just drew; pending claims are passed."""
+    drawn = int(g.state["sc"][E.SC_DRAWN])
+    assert drawn >= 0
+    act(g, f"discard {E._tiles.kind_name(drawn)}")
+    pass_claims(g)
+
+
+def scores(g: E.Game) -> list[int]:
+    return [g.result[f"score_{s}"] for s in range(4)]
+
+
+# ------------------------------------------------------------------ K-2 财神
+
+
+def test_K_2_2_discarded_caishen_is_never_claimed(engine_warm):
+    """K-2.2: seat 1 holds three 财神 (pong / kong shape) and nobody is asked."""
+    g = deal(["5z19m19p19s1234z67z", "555z28m28p28s1234z", "347m37p37s1234z67z", "456m456p456s1234z"], draws="6z7z")
+    act(g, "discard 5z")
+    assert g.phase == "turn" and g.current_player == 1  # straight to the next draw
+    assert g.state["hands"][1].sum() == 14
+    assert [e["name"] for e in g.events[1:]] == ["discard 5z"]
+
+
+def test_K_2_3_caishen_never_in_a_meld(engine_warm):
+    """K-2.3: four 财神 in hand are never a concealed kong (and K-2.4 forces a 财神 discard)."""
+    g = deal(["5555z19m19p19s123z", "28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "456m456p456s1234z"], draws="4z")
+    assert legal(g) == {"discard 5z"}
+    assert not any(a in legal(g) for a in ("kong_concealed 5z",))
+
+
+def test_K_2_4_three_caishen_cannot_win_and_must_discard_one(engine_warm):
+    """K-2.4: a complete 14 with three 财神 is no win; only 财神 may be discarded."""
+    g = deal(["555z123m456m789m1p", "28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "456m456p456s1234z"], draws="1p")
+    assert "win" not in legal(g)
+    assert legal(g) == {"discard 5z"}
+    act(g, "discard 5z")
+    pass_claims(g)
+    assert g.result is None and g.state["hands"][0, CAISHEN] == 2
+
+
+def test_K_2_5_baotou_hand_drawing_caishen_must_discard_it(engine_warm):
+    """K-2.5: 爆头 shape (13 tiles minus one 财神 are four sets) + a drawn 财神:
+    no win, only a 财神 discard; with any other draw the hand wins as 爆头 (K-6.2)."""
+    hands = ["5z123m456m789m123p", "28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "456m456p456s1234z"]
+    g = deal(hands, draws="5z")
+    assert legal(g) == {"discard 5z"}
+    g = deal(hands, draws="9s")
+    assert "win" in legal(g)
+    act(g, "win")
+    r = g.result
+    assert r["winner"] == 0 and r["win_type"] == 0 and r["exponent"] == 1  # 爆头 x2
+    assert scores(g) == [24, -8, -8, -8]  # dealer self-draw 4 x 2**1 from each (K-8.1)
+
+
+def test_K_2_6_two_caishen_need_an_exponent(engine_warm):
+    """K-2.6: a 平胡 with exactly two 财神 is not a win (exponent 0 < 1); the option 0 lifts the gate."""
+    hands = ["123m456m789m14p55z", "28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "456m456p456s1234z"]
+    assert "win" not in legal(deal(hands, draws="1p"))
+    g = deal(hands, draws="1p", two_caishen_min_exponent=0)
+    assert "win" in legal(g)
+    act(g, "win")
+    assert g.result["exponent"] == 0 and scores(g) == [12, -4, -4, -4]
+
+
+# ------------------------------------------------------------------ K-3 deal, dealer, wall end
+
+
+def _tenhou(dealer: int, **options) -> E.Game:
+    """The dealer wins on the 14 dealt tiles."""
+    hands = ["28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "456m456p456s1234z", "28m28p28s1234z67z3m"]
+    hands[dealer] = "123m456m789m123p9s"
+    others = [s for s in range(4) if s != dealer]
+    pool = ["28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "456m456p45s1234z6z"]
+    for s, h in zip(others, pool):
+        hands[s] = h
+    g = deal(hands, draws="9s", dealer=dealer, **options)
+    act(g, "win")
+    return g
+
+
+def test_K_3_3_dealer_rotation(engine_warm):
+    """K-3.3: after a win the deal passes to the next seat, whoever won; after a
+    流局 the dealer stays; option winner_stays keeps a winning dealer."""
+    assert _tenhou(2).result["next_dealer"] == 3
+    assert _tenhou(2, dealer_rotation="winner_stays").result["next_dealer"] == 2
+    # a non-dealer wins on the dealer's discard: the deal moves on in both modes
+    hands = ["4s19m19p19s1234z67z", "123m456m789m11p56s", "37m37p37s1234z67z4m", "456m456p456s1234z"]
+    hands[3] = "2468m2468p13579s"
+    for rotation in ("next_after_win", "winner_stays"):
+        g = deal(hands, draws="6z", dealer_rotation=rotation)
+        act(g, "discard 4s", "win")
+        assert g.result["winner"] == 1 and g.result["next_dealer"] == 1
+    # a drawn hand keeps the dealer
+    g = deal(hands, draws="6z", dealer=0)
+    act(g, "discard 4s", "pass")
+    while not g.done:
+        tsumogiri(g)
+    assert g.result["winner"] == -1 and g.result["next_dealer"] == 0
+
+
+def test_K_3_4_reserve_liuju_and_no_kong_into_the_reserve(engine_warm):
+    """K-3.4: the last 20 tiles are never drawn: when a normal draw is due with 20
+    left the hand is a 流局 scoring 0; a kong may be declared only while more
+    than 20 remain."""
+    hands = ["9m19p19s1234z67z25m", "28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "1111m456p456s123z"]
+    g = deal(hands, draws="5m")
+    seen = {}
+    while not g.done:
+        if g.current_player == 3 and g.phase == "turn":
+            seen[g.tiles_left] = "kong_concealed 1m" in legal(g)
+        tsumogiri(g)
+    assert seen[20] is False  # the last draw left 20: no kong
+    assert all(v for left, v in seen.items() if left > 20) and len(seen) > 10
+    r = g.result
+    assert r["winner"] == -1 and r["win_type"] == -1 and r["tiles_left"] == 20
+    assert scores(g) == [0, 0, 0, 0]  # K-8.4
+    assert r["turns"] == 64  # the dealer's first discard + 63 draws
+
+
+def test_K_3_4_reserved_tiles_option(engine_warm):
+    hands = ["9m19p19s1234z67z25m", "28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "1111m456p456s123z"]
+    g = deal(hands, draws="5m", reserved_tiles=0)
+    while not g.done:
+        tsumogiri(g)
+    assert g.result["tiles_left"] == 0 and g.result["winner"] == -1
+
+
+# ------------------------------------------------------------------ K-4 claims
+
+
+_K42 = ["3m1889p19s1234z67z", "2445m22p77p9s1234z", "33m5566p2277s123z", "12m44p33s6788s467z"]
+
+
+def test_K_4_2_claims_chow_only_next_seat_pong_any(engine_warm):
+    """K-4.2: on a 3m discard the pong seat (2) is asked, then the next seat (1) for
+    its chows; seat 3 holding 1m 2m is not the next seat and is never asked."""
+    g = deal(_K42, draws="5s")
+    act(g, "discard 3m")
+    assert g.phase == "claim" and g.current_player == 2
+    assert legal(g) == {"pong", "pass"}
+    act(g, "pass")
+    assert g.current_player == 1
+    assert legal(g) == {"chow_low", "chow_mid", "pass"}  # 3m45m and 2m3m4m; no 1m
+    act(g, "chow_mid")
+    st = g.state
+    assert st["meld_type"][1, 0] == MELD_CHOW and st["meld_kind"][1, 0] == K("2m")
+    assert g.phase == "turn" and g.current_player == 1
+    assert st["hands"][1].sum() == 11 and "win" not in legal(g)  # discard without drawing (K-4.1)
+    assert not any(n.startswith("kong") for n in legal(g))
+    assert g.tiles_left == 83  # nothing drawn
+    assert st["dflags"][0, 0] & E.DF_CLAIMED
+    assert 3 not in [e.get("seat") for e in g.events[1:]]
+
+
+def test_K_4_2_exposed_kong_on_a_discard(engine_warm):
+    """K-4.2 / K-5.1: three held -> exposed kong, then a replacement draw from the tail (K-5.4)."""
+    hands = list(_K42)
+    hands[2] = "333m5566p2277s12z"
+    g = deal(hands, draws="5s", replacements="7z")
+    act(g, "discard 3m")
+    assert g.current_player == 2 and legal(g) == {"pong", "kong_exposed", "pass"}  # K-4.6
+    act(g, "kong_exposed")
+    st = g.state
+    assert st["meld_type"][2, 0] == MELD_KONG_EXPOSED and st["meld_kind"][2, 0] == K("3m")
+    assert g.phase == "turn" and g.current_player == 2
+    assert st["sc"][E.SC_DRAWN] == K("7z") and st["sc"][E.SC_REPLACEMENT] == 1
+    assert st["sc"][E.SC_TAIL] == 134 and g.tiles_left == 82
+    assert st["seat"][2, E.SF_CHAIN_KONG] == 1  # K-6.5 link
+
+
+def test_K_4_3_priority_win_then_pong_then_chow(engine_warm):
+    """K-4.3: claimants are asked win > pong/kong > chow: seat 3 (win), seat 2 (pong), seat 1 (chow)."""
+    hands = ["4s19m19p19s1234z67z", "56s28m28p28s1234z7z", "44s37m37p37s1234z6z", "123p456p789p99m35s"]
+    g = deal(hands, draws="7z")
+    act(g, "discard 4s")
+    order = []
+    while g.phase == "claim":
+        order.append((g.current_player, sorted(legal(g) - {"pass"})))
+        act(g, "pass")
+    assert order == [(3, ["win"]), (2, ["pong"]), (1, ["chow_low"])]
+    assert g.phase == "turn" and g.current_player == 1  # everybody passed: next draw
+
+
+def test_K_4_3_head_bump_and_multiple_ron(engine_warm):
+    """K-4.3: two seats can win on one discard: the first in turn order wins
+    (head bump); if it passes the second may; option multiple_ron pays both."""
+    hands = ["4s19m19p19s1234z67z", "123m456m789m11p56s", "37m37p37s1234z67z4m", "123p456p789p11z35s"]
+    g = deal(hands, draws="7z")
+    act(g, "discard 4s")
+    assert g.current_player == 1 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    r = g.result
+    assert r["winner"] == 1 and r["winners_mask"] == 0b0010 and r["win_type"] == 1 and r["discarder"] == 0
+    assert scores(g) == [-8, 8, 0, 0]  # K-8.3: the discarder pays the three shares 4 + 2 + 2
+    assert 3 not in [e.get("seat") for e in g.events[1:]]
+
+    g = deal(hands, draws="7z")
+    act(g, "discard 4s", "pass")
+    assert g.current_player == 3
+    act(g, "win")
+    assert g.result["winner"] == 3 and scores(g) == [-8, 0, 0, 8]
+
+    g = deal(hands, draws="7z", multiple_ron=True)
+    act(g, "discard 4s", "win")
+    assert not g.done and g.current_player == 3 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    r = g.result
+    assert r["winner"] == 1 and r["winners_mask"] == 0b1010
+    assert scores(g) == [-16, 8, 0, 8]
+    assert g.state["hands"][1].sum() == 14 and g.state["hands"][3].sum() == 13  # one tile, one hand
+
+
+def test_K_4_4_passed_pong_until_own_next_turn(engine_warm):
+    """K-4.4: seat 2 passes a pong of 7z; the next 7z (seat 1's) is not offered; it
+    would have been without the pass."""
+    hands = ["7z19m19p19s1234z6z2m", "7z6z28m28p28s1234z3m", "77z37m37p37s1234z4m", "456m456p456s123z9s"]
+    g = deal(hands, draws="6z1s")
+    act(g, "discard 7z")
+    assert g.current_player == 2 and legal(g) == {"pong", "pass"}
+    act(g, "pass")
+    assert g.observation(2)["passed_pong"][K("7z")]
+    assert g.current_player == 1 and g.phase == "turn"
+    act(g, "discard 7z")
+    assert g.phase == "turn" and g.current_player == 2  # not asked: straight to seat 2's draw
+    assert not g.observation(2)["passed_pong"].any()  # the ban ends with seat 2's turn
+    # control: without the pass, seat 1's 7z is offered
+    g = deal(hands, draws="6z1s")
+    act(g, "discard 6z")
+    pass_claims(g)
+    act(g, "discard 7z")
+    assert g.phase == "claim" and g.current_player == 2 and "pong" in legal(g)
+
+
+@pytest.mark.parametrize("swap_max,allowed", [(2, True), (0, False)])
+@pytest.mark.parametrize("claimed,held,variant,swap_end", [("6s", "45s", "chow_high", "3s"), ("3s", "45s", "chow_low", "6s")])
+def test_K_4_5_swap_call(engine_warm, swap_max, allowed, claimed, held, variant, swap_end):
+    """K-4.5: after chowing, discarding the other end of the same run is allowed on
+    the first ``swap_call_max_chows`` chows only."""
+    hands = [f"{claimed}19m19p1234z67z89s", f"{held}{swap_end}28m28p1234z67z", "37m37p37s1234z67z4m", "456m456p2378s1z6z7z"]
+    g = deal(hands, draws="4z", swap_call_max_chows=swap_max)
+    act(g, f"discard {claimed}")
+    pass_claims_until = g.current_player
+    assert pass_claims_until == 1 and variant in legal(g)
+    act(g, variant)
+    assert (f"discard {swap_end}" in legal(g)) is allowed
+    assert f"discard {claimed}" not in legal(g)  # seat 1 holds no other copy
+
+
+def test_K_4_5_third_chow_bans_the_swap(engine_warm):
+    """K-4.5 default: allowed on the first two chows, banned on the third."""
+    hands = ["666s19m19p1234z67z", "3444555s28m1234z", "37m37p37s1234z67z4m", "456m456p27s12367z"]
+    g = deal(hands, draws="9s" + "1s8s8p" + "2p9s1s", swap_call_max_chows=2)
+    seen = []
+    for n in range(3):
+        assert g.current_player == 0 and g.phase == "turn"
+        act(g, "discard 6s")
+        assert g.current_player == 1 and "chow_high" in legal(g)
+        act(g, "chow_high")
+        seen.append("discard 3s" in legal(g))
+        keep = [k for k in np.flatnonzero(g.state["hands"][1]) if k not in (K("3s"), K("4s"), K("5s"))]
+        act(g, f"discard {E._tiles.kind_name(int(keep[0]))}")
+        pass_claims(g)
+        if n < 2:
+            tsumogiri(g)
+            tsumogiri(g)
+    assert seen == [True, True, False]
+
+
+def test_K_4_6_pong_keeping_the_third_then_added_kong(engine_warm):
+    """K-4.6: with three held, pong and exposed kong are both offered; pong keeps the
+    third tile, which may be added on a later turn (K-5.2), not right away (K-4.1),
+    followed by a replacement draw from the tail (K-5.4)."""
+    hands = ["3m1889p19s1234z67z", "2468m22p77p9s1234z", "333m5566p2277s12z", "12m44p33s6788s467z"]
+    g = deal(hands, draws="5s" + "6z9m1z", replacements="8s")
+    act(g, "discard 3m")
+    assert g.current_player == 2 and legal(g) == {"pong", "kong_exposed", "pass"}
+    act(g, "pong")
+    st = g.state
+    assert st["meld_type"][2, 0] == MELD_PONG and st["hands"][2, K("3m")] == 1
+    assert "kong_added 3m" not in legal(g)  # same turn: must discard (K-4.1)
+    act(g, "discard 1z")
+    pass_claims(g)
+    tsumogiri(g)  # seat 3
+    tsumogiri(g)  # dealer
+    tsumogiri(g)  # seat 1
+    assert g.current_player == 2 and g.phase == "turn"
+    assert "kong_added 3m" in legal(g)  # a later turn, with an unrelated draw (K-5.2)
+    act(g, "kong_added 3m")
+    assert g.phase == "turn" and g.current_player == 2  # nobody can rob it
+    assert st["meld_type"][2, 0] == MELD_KONG_ADDED and st["hands"][2, K("3m")] == 0
+    assert st["sc"][E.SC_DRAWN] == K("8s") and st["sc"][E.SC_REPLACEMENT] == 1
+    assert st["seat"][2, E.SF_CHAIN_KONG] == 1
+
+
+# ------------------------------------------------------------------ K-5 kongs
+
+
+def test_K_5_3_concealed_kong_and_win_on_the_replacement(engine_warm):
+    """K-5.3 / K-5.4 / K-6.5: a concealed kong, the replacement from the tail
+    completes the hand: 杠上开花, one kong link, x2."""
+    hands = ["1111m234p567p789s", "28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "456m456p456s1234z"]
+    g = deal(hands, draws="9s", replacements="9s")
+    assert "kong_concealed 1m" in legal(g)
+    act(g, "kong_concealed 1m")
+    st = g.state
+    assert st["meld_type"][0, 0] == MELD_KONG_CONCEALED and st["meld_kind"][0, 0] == 0
+    assert st["sc"][E.SC_DRAWN] == K("9s") and st["sc"][E.SC_REPLACEMENT] == 1
+    assert "win" in legal(g)
+    act(g, "win")
+    r = g.result
+    assert r["win_type"] == 0 and r["exponent"] == 1 and r["chain_kong"] == 1 and r["chain_len"] == 1
+    assert scores(g) == [24, -8, -8, -8]
+
+
+_ROB = ["5p19m19p19s1234z67z", "555p28m28s1234z2p7z", "123m456m789m99s46p", "37m37p37s1234z67z4m"]
+
+
+def test_K_5_5_robbing_an_added_kong(engine_warm):
+    """K-5.5: seat 1 adds 5p to its pong; seat 2, waiting on 5p, robs it: a
+    discard-style win (K-7.2) paid by the robbed player alone (K-8.3); the
+    kong reverts to a pong and the tile goes to the winner."""
+    g = deal(_ROB, draws="2z")
+    act(g, "discard 5p")
+    assert g.current_player == 2 and legal(g) == {"win", "pass"}  # seat 2 could win now
+    act(g, "pass")
+    assert g.current_player == 1 and legal(g) == {"pong", "kong_exposed", "pass"}
+    act(g, "pong", "discard 2p")
+    pass_claims(g)
+    for _ in range(3):  # seats 2, 3, 0
+        tsumogiri(g)
+    assert g.current_player == 1 and "kong_added 5p" in legal(g)
+    act(g, "kong_added 5p")
+    assert g.phase == "rob" and g.current_player == 2 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    r = g.result
+    assert r["winner"] == 2 and r["win_type"] == 2 and r["discarder"] == 1
+    assert scores(g) == [0, -8, 8, 0]  # shares 4 (dealer) + 2 + 2, all paid by seat 1
+    st = g.state
+    assert st["meld_type"][1, 0] == MELD_PONG and st["hands"][2, K("5p")] == 1
+    assert st["seat"][1, E.SF_CHAIN_KONG] == 0  # a robbed kong is no link
+
+
+def test_K_5_5_unrobbed_added_kong_stands(engine_warm):
+    g = deal(_ROB, draws="2z", replacements="6z")
+    act(g, "discard 5p", "pass", "pong", "discard 2p")
+    pass_claims(g)
+    for _ in range(3):
+        tsumogiri(g)
+    act(g, "kong_added 5p", "pass")
+    st = g.state
+    assert g.phase == "turn" and g.current_player == 1
+    assert st["meld_type"][1, 0] == MELD_KONG_ADDED and st["sc"][E.SC_DRAWN] == K("6z")
+
+
+def test_K_5_5_concealed_kong_cannot_be_robbed(engine_warm):
+    hands = ["5555p19m19p1234z6z", "28m28p28s1234z67z3m", "123m456m789m99s46p", "37m37p37s1234z67z4m"]
+    g = deal(hands, draws="7z")
+    act(g, "kong_concealed 5p")
+    assert g.phase == "turn" and g.current_player == 0  # no rob phase
+
+
+def test_K_5_5_robbing_off_without_discard_wins(engine_warm):
+    """K-7.2: robbing is a discard-style win, so discard_win=False forbids it too."""
+    g = deal(_ROB, draws="2z", discard_win=False)
+    act(g, "discard 5p")
+    assert g.current_player == 1  # seat 2 is not asked
+    act(g, "pong", "discard 2p")
+    pass_claims(g)
+    for _ in range(3):
+        tsumogiri(g)
+    act(g, "kong_added 5p")
+    assert g.phase == "turn" and g.current_player == 1
+
+
+# ------------------------------------------------------------------ K-6 chains, K-7 discard wins
+
+
+_PIAO = ["123m456m789m11p45p", "28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "456m456p456s1234z"]
+
+
+def test_K_6_5_piao_chain_counts_on_self_draw(engine_warm):
+    """K-6.5 / K-9.1: the dealer discards a 财神 (飘财) and wins by self-draw on its
+    next draw: one 飘 link, x2."""
+    g = deal(_PIAO, draws="5z" + "1z2z3z" + "3p")
+    act(g, "discard 5z")
+    assert g.state["seat"][0, E.SF_CHAIN_PIAO] == 1 and g.state["seat"][0, E.SF_PIAO_OPEN] == 1
+    for _ in range(3):
+        tsumogiri(g)
+    assert g.current_player == 0 and "win" in legal(g)
+    act(g, "win")
+    r = g.result
+    assert r["exponent"] == 1 and r["chain_piao"] == 1 and r["chain_len"] == 1
+    assert r["piao_0"] == 1 and scores(g) == [24, -8, -8, -8]
+
+
+def test_K_6_5_non_caishen_discard_ends_the_chain(engine_warm):
+    g = deal(_PIAO, draws="5z" + "1z2z3z" + "6z" + "7z9s8s" + "3p")
+    act(g, "discard 5z")
+    for _ in range(3):
+        tsumogiri(g)
+    tsumogiri(g)  # the dealer discards 6z: the chain is broken
+    assert g.state["seat"][0, E.SF_CHAIN_LEN] == 0
+    for _ in range(3):
+        tsumogiri(g)
+    act(g, "win")
+    assert g.result["exponent"] == 0 and g.result["chain_len"] == 0 and scores(g) == [12, -4, -4, -4]
+
+
+def test_K_7_1_discard_win_conditions(engine_warm):
+    """K-7.1: a discard win needs at most one 财神 and a hand that is not 爆头;
+    the option discard_win=False forbids it."""
+    base = ["9s19m19p1234z67z28s", None, "37m37p37s1234z67z4m", "456m456p456s1234z"]
+    cases = {
+        "123m456m789m11p78s": True,  # no 财神, waiting 6s/9s
+        "123m456m789m5z1p78s": True,  # one 财神 (pair with 1p), not 爆头 shape
+        "123m456m789m55z78s": False,  # two 财神
+        "123m456m789m5z78s1p": True,
+        "123m456m789m123p5z": False,  # 爆头 shape: self-draw only
+    }
+    for hand, ok in cases.items():
+        hands = list(base)
+        hands[1] = hand
+        g = deal(hands, draws="7z")
+        act(g, "discard 9s")
+        assert (g.phase == "claim" and "win" in legal(g)) is ok, hand
+    hands = list(base)
+    hands[1] = "123m456m789m11p78s"
+    g = deal(hands, draws="7z", discard_win=False)
+    act(g, "discard 9s")
+    assert g.current_player == 1 and legal(g) == {"chow_high", "pass"}  # 789s, but no win
+
+
+# ------------------------------------------------------------------ K-9 飘财
+
+
+def test_K_9_2_piao_circle_bans_melds_until_the_next_draw(engine_warm):
+    """K-9.2: from the dealer's 财神 discard until the dealer's next draw nobody may
+    pong (or chow, or exposed kong); own-turn concealed kongs stay legal; after
+    the dealer's draw pongs are offered again."""
+    hands = ["5z7z6z19m19p19s1234z", "7z28m28p28s1234z6z3m", "77z3333s37m37p14z9s", "456m456p456s1234z"]
+    g = deal(hands, draws="6z" + "1s" + "2s" + "8s" + "9p")
+    act(g, "discard 5z")  # circle opens
+    assert g.current_player == 1 and g.phase == "turn"
+    act(g, "discard 7z")
+    assert g.phase == "turn" and g.current_player == 2  # seat 2 holds 7z 7z: no pong offered
+    assert "kong_concealed 3s" in legal(g)  # own-turn kongs remain legal
+    tsumogiri(g)  # seat 2
+    tsumogiri(g)  # seat 3
+    assert g.current_player == 0 and g.state["seat"][0, E.SF_PIAO_OPEN] == 0  # closed by the draw
+    act(g, "discard 7z")
+    assert g.phase == "claim" and g.current_player == 2 and "pong" in legal(g)
+
+
+def test_K_9_3_failed_piao_pays_extra(engine_warm):
+    """K-9.3: inside the dealer's 飘 circle seat 2 wins on seat 1's discard: seat 1
+    pays the three shares (4 + 2 + 2), the dealer also pays its own share once
+    more (failed_piao_factor 2)."""
+    hands = ["5z19m19p19s1234z67z", "9s28m28p28s1234z67z", "123m456m789m11p78s", "37m37p37s1234z67z4m"]
+    g = deal(hands, draws="6z" + "1s")
+    act(g, "discard 5z", "discard 9s")
+    assert g.current_player == 2 and legal(g) == {"win", "pass"}  # no chow 789s inside the circle (K-9.2)
+    act(g, "win")
+    r = g.result
+    assert r["winner"] == 2 and r["failed_piao_0"] == 1 and r["piao_0"] == 1
+    assert scores(g) == [-4, -8, 12, 0]
+    g = deal(hands, draws="6z" + "1s", failed_piao_factor=1)
+    act(g, "discard 5z", "discard 9s", "win")
+    assert scores(g) == [0, -8, 8, 0]
