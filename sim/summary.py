@@ -18,6 +18,8 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
 - ``win rate``: seat ``s``: hands where bit ``s`` of ``winners_mask`` is set / H;
   ``dealer``: hands the dealer won / H; ``non-dealer``: non-dealer
   seat-hands that won / 3H.
+- ``dealer share``: hands dealt by seat ``s`` / H (a 流局 keeps the dealer,
+  K-3.3, so seats do not deal equally often; compare seats with this in mind).
 - ``share of wins``: won hands by ``win_type`` (self_draw, discard,
   robbed_kong) / won hands.
 - ``winner's gain``: the score change of the (first) winner in a won hand;
@@ -195,6 +197,8 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS) -> tuple[pd.Data
         r.rate("outcome", "win rate", label[s], ((mask >> s) & 1).sum(), H)
     r.rate("outcome", "win rate", "dealer", ((mask >> dealer) & 1).sum(), H)
     r.rate("outcome", "win rate", "non-dealer", (sh["won"] & ~sh["dealer"]).sum(), 3 * H)
+    for s in range(N_SEATS):
+        r.rate("outcome", "dealer share", label[s], (dealer == s).sum(), H)
     won = win_type >= 0
     W = int(won.sum())
     for code, name in WIN_TYPE_NAMES.items():

@@ -379,6 +379,8 @@ def test_summary_outcomes_and_points_match_pandas(fake_run):
     for s in range(4):
         check_rate(rows, "outcome", "win rate", f"seat {s} (random)", (df.winner == s).sum(), H)
     check_rate(rows, "outcome", "win rate", "dealer", (df.winner == df.dealer).sum(), H)
+    for s in range(4):
+        check_rate(rows, "outcome", "dealer share", f"seat {s} (random)", (df.dealer == s).sum(), H)
     check_rate(rows, "outcome", "win rate", "non-dealer", ((df.winner >= 0) & (df.winner != df.dealer)).sum(), 3 * H)
     wins = df[df.win_type >= 0]
     for code, name in [(0, "self_draw"), (1, "discard"), (2, "robbed_kong")]:
