@@ -73,6 +73,7 @@ sc         int64[N_SC]       scalars, ``SC_*`` slots (pointers, phase, pending
 queue      int64[8, 2]       claim queue: (seat, level) rows, ``LV_*`` levels
 circle     uint8[4]          scratch: the 飘 circles passed to payments
 mask       uint8[145]        the legal-action mask (1 = legal)
+legal      int16[145]        the legal actions as a list, ``sc[SC_N_LEGAL]`` long
 tmp        int64[4]          scratch for payments
 counts     int64[34]         scratch for the checker
 ========== ================= ================================================
@@ -111,6 +112,12 @@ from sim.tiles import (
     MELD_NONE,
     MELD_PONG,
 )
+
+#: decorator of the engine's internal step helpers: numba inlines them into
+#: their callers (``_step``, ``_reset``), so that the state, params and hand
+#: tables cross no call boundary inside a step (each boundary costs reference
+#: counting on every array argument); ~1.7x faster batch play, longer compile
+_inline_kernel = njit(cache=True, inline="always")
 
 # ---------------------------------------------------------------------------
 # sizes
@@ -221,7 +228,8 @@ SC_EXPONENT = 25
 SC_FLAGS = 26
 SC_WIN_TILE = 27
 SC_MATCH_HAND = 28  #: index of this hand in its match
-N_SC = 29
+SC_N_LEGAL = 29  #: number of legal actions (set by _legal_mask)
+N_SC = 30
 
 # ---------------------------------------------------------------------------
 # engine params: ep[EP_*] (rule-set facts and options that shape the turn)
@@ -278,6 +286,7 @@ STATE_DTYPE = np.dtype(
         ("dflags", np.uint8, (N_SEATS, MAX_DISCARDS)),
         ("circle", np.uint8, (N_SEATS,)),
         ("mask", np.uint8, (N_ACTIONS,)),
+        ("legal", np.int16, (N_ACTIONS,)),
         ("seat", np.int64, (N_SEATS, N_SF)),
         ("sc", np.int64, (N_SC,)),
         ("queue", np.int64, (QUEUE_LEN, 2)),
@@ -289,7 +298,7 @@ STATE_DTYPE = np.dtype(
 
 
 #: scratch fields (buffers, not game state): ignored when comparing states
-SCRATCH_FIELDS = ("circle", "mask", "tmp", "counts")
+SCRATCH_FIELDS = ("circle", "mask", "legal", "tmp", "counts")
 
 
 def new_state(batch: int = 1) -> np.ndarray:
@@ -391,7 +400,7 @@ def _seeded_wall(seed, wall):
     _shuffle_wall(wall)
 
 
-@njit(cache=True)
+@_inline_kernel
 def _win_eval(st, rp, tabs, s, tile, self_draw, replacement):
     """The rule set's win test for seat ``s`` on ``tile``: ``(legal, exponent, flags)``.
 
@@ -414,7 +423,7 @@ def _win_eval(st, rp, tabs, s, tile, self_draw, replacement):
     )
 
 
-@njit(cache=True)
+@_inline_kernel
 def _update_tenpai(st, ep, tabs, s):
     """Cache whether seat ``s``'s 3m+1 concealed tiles are ready (shanten <= 0).
 
@@ -426,7 +435,7 @@ def _update_tenpai(st, ep, tabs, s):
     st.seat[s, SF_TENPAI] = 1 if _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0 else 0
 
 
-@njit(cache=True)
+@_inline_kernel
 def _add_meld(st, s, mtype, kind):
     n = st.seat[s, SF_N_MELDS]
     st.meld_type[s, n] = mtype
@@ -470,6 +479,7 @@ def _reset(st, ep, rp, tabs, dealer):
     st.tmp[:] = 0
     st.circle[:] = 0
     st.mask[:] = 0
+    st.legal[:] = 0
     for i in range(N_SEATS):
         s = (dealer + i) % N_SEATS
         st.seat[s, SF_SWAP_FORBID] = -1
@@ -489,7 +499,7 @@ def _reset(st, ep, rp, tabs, dealer):
     _draw(st, ep, rp, tabs, dealer, False)
 
 
-@njit(cache=True)
+@_inline_kernel
 def _draw(st, ep, rp, tabs, s, replacement):
     """Seat ``s`` draws from the head (or the tail for a kong replacement, K-5.4)."""
     if replacement:
@@ -529,7 +539,7 @@ def _draw(st, ep, rp, tabs, s, replacement):
     st.sc[SC_TSUMO_FLAGS] = f
 
 
-@njit(cache=True)
+@_inline_kernel
 def _draw_next(st, ep, rp, tabs, s):
     """Normal draw for seat ``s``, or 流局 when only the reserve is left (K-3.4)."""
     if _tiles_left(st) <= ep[EP_RESERVE]:
@@ -538,7 +548,7 @@ def _draw_next(st, ep, rp, tabs, s):
         _draw(st, ep, rp, tabs, s, False)
 
 
-@njit(cache=True)
+@_inline_kernel
 def _end_exhausted(st):
     """流局 (K-3.4): nobody pays (K-8.4)."""
     st.sc[SC_PHASE] = PH_DONE
@@ -549,7 +559,7 @@ def _end_exhausted(st):
     st.sc[SC_DISCARDER] = -1
 
 
-@njit(cache=True)
+@_inline_kernel
 def _begin_claimed_turn(st, s):
     """After a chow / pong: seat ``s`` must discard without drawing (K-4.1)."""
     st.sc[SC_TURN] = s
@@ -567,7 +577,7 @@ def _begin_claimed_turn(st, s):
 # ---------------------------------------------------------------------------
 # claims
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@_inline_kernel
 def _build_claims(st, ep, rp, tabs, src, k, rob):
     """Claim options of the three other seats on tile ``k`` from ``src`` and the ask queue.
 
@@ -630,7 +640,7 @@ def _build_claims(st, ep, rp, tabs, src, k, rob):
     st.sc[SC_SRC] = src
 
 
-@njit(cache=True)
+@_inline_kernel
 def _group_end(st, q):
     """End of the run of queue entries from ``q`` that belong to the same seat."""
     s = st.queue[q, 0]
@@ -640,7 +650,23 @@ def _group_end(st, q):
     return e
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _claim_bit(a):
+    """The OPT_* bit of claim action ``a`` (136..141)."""
+    if a == A_CHOW_LOW:
+        return OPT_CHOW_LOW
+    if a == A_CHOW_MID:
+        return OPT_CHOW_MID
+    if a == A_CHOW_HIGH:
+        return OPT_CHOW_HIGH
+    if a == A_PONG:
+        return OPT_PONG
+    if a == A_KONG_EXPOSED:
+        return OPT_KONG
+    return OPT_WIN
+
+
+@_inline_kernel
 def _offered(st, q, e):
     """OPT_* bits offered to the seat asked at queue entries ``q .. e-1``."""
     s = st.queue[q, 0]
@@ -652,7 +678,7 @@ def _offered(st, q, e):
     return bits
 
 
-@njit(cache=True)
+@_inline_kernel
 def _open_claims(st, ep, rp, tabs, rob):
     """After ``_build_claims``: ask the first claimant, or move on if nobody can claim."""
     if st.sc[SC_Q_LEN] == 0:
@@ -662,7 +688,7 @@ def _open_claims(st, ep, rp, tabs, rob):
         st.sc[SC_TO_ACT] = st.queue[0, 0]
 
 
-@njit(cache=True)
+@_inline_kernel
 def _no_claim(st, ep, rp, tabs, rob):
     src = st.sc[SC_SRC]
     if rob:  # the added kong stands: link + replacement draw (K-5.4, K-6.5)
@@ -672,7 +698,7 @@ def _no_claim(st, ep, rp, tabs, rob):
         _draw_next(st, ep, rp, tabs, (src + 1) % N_SEATS)
 
 
-@njit(cache=True)
+@_inline_kernel
 def _claim_step(st, ep, rp, tabs, a):
     s = st.sc[SC_TO_ACT]
     q = st.sc[SC_Q_POS]
@@ -745,7 +771,7 @@ def _claim_step(st, ep, rp, tabs, a):
         _begin_claimed_turn(st, s)
 
 
-@njit(cache=True)
+@_inline_kernel
 def _finish_wins(st, ep, rp, win_type, discarder, tile):
     """Pay every seat with ``SF_WON`` (in turn order after the discarder) and end the hand.
 
@@ -793,7 +819,7 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
 # ---------------------------------------------------------------------------
 # own-turn actions
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@_inline_kernel
 def _discard(st, ep, rp, tabs, s, k):
     st.hands[s, k] -= 1
     nd = st.seat[s, SF_N_DISCARDS]
@@ -818,7 +844,7 @@ def _discard(st, ep, rp, tabs, s, k):
     _open_claims(st, ep, rp, tabs, False)
 
 
-@njit(cache=True)
+@_inline_kernel
 def _kong_concealed(st, ep, rp, tabs, s, k):
     """K-5.3: four of a kind from the hand; then a replacement draw (K-5.4)."""
     st.hands[s, k] -= 4
@@ -828,7 +854,7 @@ def _kong_concealed(st, ep, rp, tabs, s, k):
     _draw(st, ep, rp, tabs, s, True)
 
 
-@njit(cache=True)
+@_inline_kernel
 def _kong_added(st, ep, rp, tabs, s, k):
     """K-5.2: the fourth tile onto an own pong; it may be robbed first (K-5.5)."""
     m = 0
@@ -870,7 +896,7 @@ def _step(st, ep, rp, tabs, a):
 # ---------------------------------------------------------------------------
 # legal actions
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@_inline_kernel
 def _forced_joker(st, ep, s):
     """True if seat ``s`` must discard a joker this turn (K-2.4, K-2.5)."""
     joker = ep[EP_JOKER]
@@ -883,54 +909,75 @@ def _forced_joker(st, ep, s):
 
 @njit(cache=True)
 def _legal_mask(st, ep):
-    """Fill ``st.mask: uint8[N_ACTIONS]`` (1 = legal) for the seat to act; all 0 when done."""
+    """Fill ``st.mask: uint8[N_ACTIONS]`` (1 = legal) and the list ``st.legal`` for the seat to act.
+
+    Returns the number of legal actions ``n`` (also ``st.sc[SC_N_LEGAL]``);
+    ``st.legal[:n]`` holds them (discards, concealed kongs, added kongs, win;
+    or the claim actions in index order).  All 0 when the hand is over.
+    Only the entries set by the previous call are cleared (the list says which).
+    """
     m = st.mask
-    m[:] = 0
+    lst = st.legal
+    for i in range(st.sc[SC_N_LEGAL]):
+        m[lst[i]] = 0
+    n = 0
     ph = st.sc[SC_PHASE]
     if ph == PH_DONE:
-        return
+        st.sc[SC_N_LEGAL] = 0
+        return 0
     s = st.sc[SC_TO_ACT]
     if ph == PH_TURN:
         h = st.hands[s]
         joker = ep[EP_JOKER]
-        forced = _forced_joker(st, ep, s)
-        forbid = st.seat[s, SF_SWAP_FORBID]
-        n = 0
+        forced = _forced_joker(st, ep, s)  # K-2.4, K-2.5
+        forbid = st.seat[s, SF_SWAP_FORBID]  # K-4.5
+        fours = 0
         for k in range(N_KINDS):
-            if h[k] > 0 and (not forced or k == joker) and k != forbid:
-                m[A_DISCARD + k] = 1
-                n += 1
+            c = h[k]
+            if c > 0:
+                if (not forced or k == joker) and k != forbid:
+                    m[A_DISCARD + k] = 1
+                    lst[n] = A_DISCARD + k
+                    n += 1
+                if c == 4:
+                    fours |= 1 << k
         if n == 0:  # the swap-call ban covers every held tile: it yields
             for k in range(N_KINDS):
                 if h[k] > 0:
                     m[A_DISCARD + k] = 1
+                    lst[n] = A_DISCARD + k
+                    n += 1
         if (st.sc[SC_JUST_CLAIMED] == 0 or ep[EP_KONG_AFTER_CLAIM] != 0) and _tiles_left(st) > ep[EP_RESERVE]:
             nm = st.seat[s, SF_N_MELDS]
-            if nm < MAX_MELDS:
+            if nm < MAX_MELDS and fours != 0:
                 for k in range(N_KINDS):
-                    if h[k] == 4 and k != joker:  # K-2.3 never a joker kong
+                    if (fours >> k) & 1 and k != joker:  # K-5.3; K-2.3 never a joker kong
                         m[A_KONG_CONCEALED + k] = 1
-            for i in range(nm):
+                        lst[n] = A_KONG_CONCEALED + k
+                        n += 1
+            for i in range(nm):  # K-5.2
                 if st.meld_type[s, i] == MELD_PONG and h[st.meld_kind[s, i]] > 0:
-                    m[A_KONG_ADDED + st.meld_kind[s, i]] = 1
+                    a = A_KONG_ADDED + st.meld_kind[s, i]
+                    m[a] = 1
+                    lst[n] = a
+                    n += 1
         if st.sc[SC_CAN_TSUMO] != 0:
             m[A_WIN] = 1
+            lst[n] = A_WIN
+            n += 1
     else:
         q = st.sc[SC_Q_POS]
         bits = _offered(st, q, _group_end(st, q))
-        if bits & OPT_WIN:
-            m[A_WIN] = 1
-        if bits & OPT_PONG:
-            m[A_PONG] = 1
-        if bits & OPT_KONG:
-            m[A_KONG_EXPOSED] = 1
-        if bits & OPT_CHOW_LOW:
-            m[A_CHOW_LOW] = 1
-        if bits & OPT_CHOW_MID:
-            m[A_CHOW_MID] = 1
-        if bits & OPT_CHOW_HIGH:
-            m[A_CHOW_HIGH] = 1
+        for a in range(A_CHOW_LOW, A_PASS):
+            if bits & _claim_bit(a):
+                m[a] = 1
+                lst[n] = a
+                n += 1
         m[A_PASS] = 1
+        lst[n] = A_PASS
+        n += 1
+    st.sc[SC_N_LEGAL] = n
+    return n
 
 
 # ---------------------------------------------------------------------------
@@ -947,6 +994,7 @@ ERR_SCORES = 8
 ERR_POINTERS = 9
 ERR_MELDS = 10
 ERR_TENPAI = 11
+ERR_MASK_LIST = 12
 ERR_MESSAGES = {
     ERR_TILES: "tiles not conserved: wall remainder + hands + melds + discards != 4 of every kind",
     ERR_HAND_RANGE: "a hand holds a kind more than 4 times",
@@ -959,6 +1007,7 @@ ERR_MESSAGES = {
     ERR_POINTERS: "wall pointers out of range (reserve touched, K-3.4)",
     ERR_MELDS: "meld table inconsistent",
     ERR_TENPAI: "a seat's cached ready flag (SF_TENPAI) is stale",
+    ERR_MASK_LIST: "the legal-action list disagrees with the mask",
 }
 
 
@@ -1124,14 +1173,19 @@ def _check_state(st, ep, rp, tabs):
         q = st.sc[SC_Q_POS]
         if q >= st.sc[SC_Q_LEN] or st.queue[q, 0] != to_act or to_act == st.sc[SC_SRC]:
             return ERR_TO_ACT
-    _legal_mask(st, ep)
+    n_legal = _legal_mask(st, ep)
     m = st.mask
-    n_legal = 0
+    n_set = 0
     for a in range(N_ACTIONS):
         if m[a]:
-            n_legal += 1
+            n_set += 1
             if not _action_ok(st, ep, rp, tabs, a):
                 return ERR_MASK_ILLEGAL
+    if n_set != n_legal:
+        return ERR_MASK_LIST
+    for i in range(n_legal):
+        if m[st.legal[i]] == 0:
+            return ERR_MASK_LIST
     if n_legal == 0:
         return ERR_EMPTY_MASK
     return 0
@@ -1146,19 +1200,9 @@ POLICY_CODES = {"random": POLICY_RANDOM}
 
 
 @njit(cache=True)
-def _random_action(mask):
-    """A uniformly random legal action of ``mask`` (numba's RNG)."""
-    n = 0
-    for a in range(N_ACTIONS):
-        if mask[a]:
-            n += 1
-    r = np.random.randint(n)
-    for a in range(N_ACTIONS):
-        if mask[a]:
-            if r == 0:
-                return a
-            r -= 1
-    return -1
+def _random_action(st):
+    """A uniformly random legal action of the seat to act (numba's RNG); needs ``_legal_mask`` first."""
+    return st.legal[np.random.randint(st.sc[SC_N_LEGAL])]
 
 
 @njit(cache=True)
@@ -1167,7 +1211,7 @@ def _choose_action(code, st, ep, rp, tabs, mask):
 
     New numba policies get a code in :data:`POLICY_CODES` and a branch here.
     """
-    return _random_action(mask)
+    return _random_action(st)
 
 
 #: record columns (records.md) in the order of the batch kernel's int64 matrix
@@ -1266,7 +1310,11 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
                 return h, err
         while st.sc[SC_PHASE] != PH_DONE:
             _legal_mask(st, ep)
-            a = _choose_action(policies[st.sc[SC_TO_ACT]], st, ep, rp, tabs, st.mask)
+            code = policies[st.sc[SC_TO_ACT]]
+            if code == POLICY_RANDOM:
+                a = _random_action(st)
+            else:
+                a = _choose_action(code, st, ep, rp, tabs, st.mask)
             _step(st, ep, rp, tabs, a)
             if check:
                 err = _check_state(st, ep, rp, tabs)
