@@ -2,7 +2,7 @@
 
 This module holds the turn structure shared by the rule sets (deal, draws,
 discards, claims, kongs, robbing, wall end, dealer rotation) as numba kernels
-over a :class:`State` record of numpy arrays, a flat discrete action space,
+over a ``STATE_DTYPE`` record of numpy arrays, a flat discrete action space,
 the legal-action mask, an invariant checker, a batch self-play kernel, and
 a Python :class:`Game` that a person or an environment drives one action at
 a time.  Hand types and payments are *not* here: they come from the rule
@@ -12,6 +12,16 @@ that shape the turn structure are data: the ``int64[N_EP]`` engine params
 built by :func:`engine_params` from a rule set's facts and options.
 
 Binding rules: ``shared/rules/kaihua.md`` (IDs ``K-...``).
+
+Using it::
+
+    from sim.engine import Game, play_batch
+    g = Game("kaihua", {"multiple_ron": True}).reset(seed=7)
+    while not g.done:
+        g.step(g.legal_actions()[0])      # or an index / 'discard 3m' / 'pong'
+    g.result                              # the hand's record (records.md)
+    lines = g.log_lines()                 # JSON lines; replay(lines) rebuilds it
+    rec = play_batch(100_000, seed=1)     # one numba call, random policies
 
 Action layout (``N_ACTIONS = 145``)
 -----------------------------------
@@ -53,6 +63,46 @@ Phases and who acts
   asked (win / pass) in turn order (K-5.5).  If nobody robs, the kong stands
   and its owner draws a replacement from the tail.
 - ``PH_DONE``: the hand is over (a win or 流局).
+
+Decisions on points the spec leaves open (engine side; each cites its rule)
+--------------------------------------------------------------------------
+- E1 (K-3.1): the dealer's 14th tile (``wall[52]``) counts as the dealer's
+  first draw: a self-draw win on it is allowed, and K-2.5 applies to it.
+- E2 (K-4.1, K-5.2): right after a chow or pong the player must discard: no
+  kong (and no win) in that turn; an added kong waits for a later turn
+  (``EP_KONG_AFTER_CLAIM`` = 0).  After an exposed kong the replacement draw
+  starts a normal turn.
+- E3 (K-2.4, K-2.5): a forced 飘 restricts the *discards* to 财神; concealed
+  and added kongs stay legal (they discard nothing and cannot win).
+- E4 (K-3.4): every kong, exposed ones included, needs more than
+  ``reserved_tiles`` tiles left, so replacement draws never touch the reserve.
+- E5 (K-4.3): a seat's consecutive asks are merged into one decision (e.g.
+  the last win claimant that can also pong gets win / pong / pass).  Under
+  ``multiple_ron`` the discard goes into the first winner's hand (the record
+  shows the first winner, ``winners_mask`` all of them) and every winner is
+  paid separately by the discarder (and by open 飘 circles, K-9.3).
+- E6 (K-4.4): a seat offered a pong that takes anything else (pass, chow)
+  passes that kind; the ban ends at the seat's next turn (its next draw or
+  its next claim).
+- E7 (K-4.5): on a banned swap call only the other end of the two held
+  tiles is banned (claiming 6s with 4s5s bans 3s; a middle chow bans
+  nothing); if the ban left no legal discard it would yield.
+- E8 (K-5.5, K-6.5): a robbed added kong reverts to a pong and is no chain
+  link; an unrobbed added kong, a concealed and an exposed kong each add a
+  link; a chow or pong (and a non-财神 discard) ends the chain.
+- E9 (K-9.2, K-9.3): a 飘 circle closes at that player's next draw
+  (normal or replacement); a win inside somebody else's open circle marks it
+  failed (``failed_piao_s``); the winner's own open circle does not count.
+- E10 (K-3.2, K-3.3): a match is ``match_len`` hands (16 by default); its
+  first dealer is seat 0; the next dealer follows ``dealer_rotation``.
+
+What the engine simplifies
+--------------------------
+- The dice and the wall break (K-1.3) are not modelled; the wall is one
+  uniform shuffle, dealt 13 tiles per seat from the dealer on, then the
+  dealer's 14th.
+- Only the winning tile of a discard win moves into the winner's hand; under
+  ``multiple_ron`` the other winners' hands stay at 13 tiles.
 
 State layout (``STATE_DTYPE``: one numpy record of fixed-size arrays)
 ---------------------------------------------------------------------
