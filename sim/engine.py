@@ -1785,10 +1785,19 @@ def replay(lines) -> Game:
     return g
 
 
-def check_state(game: Game) -> None:
-    """Check a game's invariants (tiles conserved, hands, melds, mask legality, zero-sum scores).
+def check_state(game: Game, observations: bool = False) -> None:
+    """Check a game's invariants; raises ``ValueError`` naming the violated one.
 
-    Raises ``ValueError`` naming the violated invariant; returns None when all hold.
+    Always (compiled, :func:`_check_state`): 136 tiles conserved (wall
+    remainder + hands + melds + unclaimed discards), no kind over 4, no joker
+    in a meld (K-2.3), hand sizes, the seat to act, a non-empty mask whose
+    every action is legal by an independent restatement of the rules, the
+    legal list agreeing with the mask, scores summing to zero (K-8.5), the
+    wall pointers above the reserve (K-3.4).  With ``observations=True`` also
+    that no seat's observation depends on what it cannot see: every seat's
+    observation is unchanged when the tiles hidden from it (the live wall and
+    the other concealed hands) are dealt out again at random, and other
+    seats' concealed kong kinds and drawn tiles are hidden (K-5.3).
     """
     if not isinstance(game, Game):
         raise ValueError(f"check_state expects a Game, got {type(game).__name__}")
@@ -1796,3 +1805,47 @@ def check_state(game: Game) -> None:
     err = _check_state(game.state, game._ep, game._rp, game._tabs)
     if err != 0:
         raise ValueError(f"state check failed: {ERR_MESSAGES[err]}")
+    if observations:
+        _check_observations(game)
+
+
+def _hidden_twin(game: Game, seat: int, rng: np.random.Generator) -> Game:
+    """A copy of ``game`` whose tiles hidden from ``seat`` are redistributed at random."""
+    twin = Game(game.rules_name, game.rules.to_dict())
+    twin._buf[0] = game.state
+    twin._started = True
+    st = twin.state
+    head, tail = int(st["sc"][SC_HEAD]), int(st["sc"][SC_TAIL])
+    pool = [int(k) for k in st["wall"][head:tail + 1]]
+    others = [p for p in range(N_SEATS) if p != seat]
+    sizes = [int(st["hands"][p].sum()) for p in others]
+    for p in others:
+        pool += [k for k in range(N_KINDS) for _ in range(int(st["hands"][p, k]))]
+    pool = [int(k) for k in rng.permutation(pool)]
+    for p, n in zip(others, sizes):
+        st["hands"][p] = np.bincount(pool[:n], minlength=N_KINDS)
+        pool = pool[n:]
+    st["wall"][head:tail + 1] = pool
+    return twin
+
+
+def _check_observations(game: Game) -> None:
+    rng = np.random.default_rng(int(game.state["sc"][SC_STEPS]))
+    st = game.state
+    for seat in range(N_SEATS):
+        obs = game.observation(seat)
+        if not np.array_equal(obs["hand"], st["hands"][seat]):
+            raise ValueError(f"state check failed: seat {seat}'s observation does not show its own hand")
+        for p in range(N_SEATS):
+            hidden = obs["meld_kind"][p][obs["meld_type"][p] == MELD_KONG_CONCEALED]
+            if p != seat and (hidden != -1).any():
+                raise ValueError(f"state check failed: seat {seat} sees seat {p}'s concealed kong kind (K-5.3)")
+        if obs["drawn_tile"] >= 0 and not (obs["to_act"] == seat and obs["phase"] == PH_TURN):
+            raise ValueError(f"state check failed: seat {seat} sees a drawn tile that is not its own")
+        twin = _hidden_twin(game, seat, rng)
+        other = twin.observation(seat)
+        for key in obs:
+            if not np.array_equal(obs[key], other[key]):
+                raise ValueError(
+                    f"state check failed: seat {seat}'s observation {key!r} depends on tiles hidden from it"
+                )

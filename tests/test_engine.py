@@ -314,44 +314,45 @@ def test_replay_rejects_tampered_logs(engine_warm):
 # ---------------------------------------------------------------- observations
 
 
-def _shuffle_hidden(g: E.Game, seat: int, rng: np.random.Generator) -> None:
-    """Redistribute every tile ``seat`` cannot see (the live wall and the other
-    concealed hands) at random, keeping each hand's size."""
-    st = g.state
-    head, tail = int(st["sc"][E.SC_HEAD]), int(st["sc"][E.SC_TAIL])
-    pool = list(st["wall"][head:tail + 1])
-    others = [p for p in range(4) if p != seat]
-    sizes = {}
-    for p in others:
-        sizes[p] = int(st["hands"][p].sum())
-        pool += [k for k in range(34) for _ in range(int(st["hands"][p, k]))]
-    pool = list(rng.permutation(pool))
-    for p in others:
-        st["hands"][p] = np.bincount(pool[: sizes[p]], minlength=34)
-        pool = pool[sizes[p]:]
-    st["wall"][head:tail + 1] = pool
-
-
-def _obs_equal(a: dict, b: dict) -> bool:
-    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
-
-
 def test_observation_hides_what_a_seat_cannot_see(engine_warm):
+    """check_state(observations=True): every seat's observation is unchanged when
+    the tiles hidden from it are dealt out again at random."""
     rng = np.random.default_rng(17)
     checked = 0
     for seed in range(25):
         g = E.Game().reset(seed=seed)
         while not g.done:
             if rng.random() < 0.2:
-                for seat in range(4):
-                    obs = g.observation(seat)
-                    assert np.array_equal(obs["hand"], g.state["hands"][seat])
-                    twin = E.replay(g.log_lines())
-                    _shuffle_hidden(twin, seat, rng)
-                    assert _obs_equal(obs, twin.observation(seat)), (seed, seat)
-                    checked += 1
+                E.check_state(g, observations=True)
+                checked += 1
             g.step(int(rng.choice(g.legal_actions())))
+        E.check_state(g, observations=True)
     assert checked > 100
+
+
+def test_observation_check_catches_a_leak(engine_warm, monkeypatch):
+    """The observation check is not vacuous: an observation that shows the next
+    wall tile (or another seat's hand) is caught."""
+    g = E.Game().reset(seed=3)
+    g.step(g.legal_actions()[0])
+    E.check_state(g, observations=True)
+    original = E.Game.observation
+
+    def leaky_wall(self, seat):
+        obs = original(self, seat)
+        obs["next_tile"] = int(self.state["wall"][self.state["sc"][E.SC_HEAD]])
+        return obs
+
+    def leaky_hand(self, seat):
+        obs = original(self, seat)
+        obs["left_hand"] = self.state["hands"][(seat + 3) % 4].copy()
+        return obs
+
+    for leak in (leaky_wall, leaky_hand):
+        monkeypatch.setattr(E.Game, "observation", leak)
+        with pytest.raises(ValueError, match="hidden from it"):
+            E.check_state(g, observations=True)
+    monkeypatch.setattr(E.Game, "observation", original)
 
 
 def test_observation_hides_concealed_kong_kind(engine_warm):
