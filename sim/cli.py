@@ -119,8 +119,9 @@ def _add_simulate(sub) -> None:
     p.add_argument("--out", required=True, help="run directory (created; reused to resume)")
     p.add_argument(
         "--policy",
-        default="random",
-        help="one policy for all seats, or four comma-separated (seats 0..3), e.g. random,random,random,random",
+        default="greedy",
+        help="one policy for all seats, or four comma-separated (seats 0..3): random, greedy, never, always, "
+        "threshold:N (飘财 while at most N live-wall tiles are gone); e.g. greedy,greedy,always,never",
     )
     p.add_argument(
         "--option",

@@ -87,14 +87,14 @@ ChunkFn = Callable[[str, dict, tuple, int, int], dict]
 # the real chunk function and what it accepts
 # ---------------------------------------------------------------------------
 def engine_chunk(rules: str, options: dict, policies: tuple, seed_entropy: int, n_hands: int) -> dict[str, np.ndarray]:
-    """Play one chunk with the engine: ``sim.engine.play_batch`` (one numba call).
+    """Play one chunk of self-play: ``sim.selfplay.play_batch`` (one numba call).
 
     ``seed_entropy``: int in ``0 .. 2**32 - 1``.  Returns the record columns
     (``dict[str, np.ndarray]`` of length ``n_hands``).
     """
-    from sim import engine
+    from sim import selfplay
 
-    return engine.play_batch(int(n_hands), int(seed_entropy), rules=rules, options=options, policies=tuple(policies))
+    return selfplay.play_batch(int(n_hands), int(seed_entropy), rules=rules, options=options, policies=tuple(policies))
 
 
 def available_rules() -> list[str]:
@@ -105,10 +105,10 @@ def available_rules() -> list[str]:
 
 
 def available_policies() -> list[str]:
-    """Policy names the engine's batch kernel knows (one per seat)."""
-    from sim import engine
+    """Policy names the self-play kernel knows (``threshold`` takes ``:N``)."""
+    from sim import policies
 
-    return sorted(engine.POLICY_CODES)
+    return list(policies.POLICIES)
 
 
 def resolve_options(rules: str, options: dict | None) -> dict:
@@ -135,10 +135,12 @@ def parse_policies(policies: str | tuple | list) -> tuple[str, str, str, str]:
         names = names * N_SEATS
     if len(names) != N_SEATS:
         raise ValueError(f"policy list {','.join(names)!r} names {len(names)} policies; give 1 (all seats) or 4 (seats 0..3)")
-    known = available_policies()
+    from sim.policies import POLICIES, parse_policy
+
     for p in names:
-        if p not in known:
-            raise ValueError(f"unknown policy {p!r}; available: {', '.join(known)}")
+        if p.partition(":")[0] not in POLICIES:
+            raise ValueError(f"unknown policy {p!r}; available: {', '.join(available_policies())}")
+        parse_policy(p)  # raises ValueError naming a bad parameter
     return tuple(names)
 
 

@@ -48,7 +48,7 @@ def reference(tmp_path_factory):
 def test_simulate_writes_contract_rows_and_prints_the_summary(reference):
     out, p, df = reference
     # the summary table on stdout, the progress bar (hands/s) on stderr
-    assert "kaihua: 8000 hands in 80 chunk(s) of 100, seed 5, policies random,random,random,random" in p.stdout
+    assert "kaihua: 8000 hands in 80 chunk(s) of 100, seed 5, policies greedy,greedy,greedy,greedy" in p.stdout
     assert "played 80 chunk(s) now" in p.stdout and "0 already done" in p.stdout
     for metric in ("draw rate", "win rate", "share of wins", "winner's gain", "attempt rate", "success rate",
                    "failed rate", "飘 minus comparable"):
@@ -58,7 +58,7 @@ def test_simulate_writes_contract_rows_and_prints_the_summary(reference):
     meta = json.loads((out / "run.json").read_text())
     assert (meta["rules"], meta["seed"], meta["games"], meta["chunk_size"], meta["n_chunks"]) == (
         "kaihua", SEED, GAMES, CHUNK, N_CHUNKS)
-    assert meta["options"]["discard_win"] is True and meta["policies"] == ["random"] * 4
+    assert meta["options"]["discard_win"] is True and meta["policies"] == ["greedy"] * 4
     assert records.finished_chunks(out) == set(range(N_CHUNKS))
     assert not list((out / "chunks").glob(".*"))
     # rows: every contract column with its dtype, plus seed / chunk / hand_id
@@ -89,8 +89,8 @@ def test_summary_files_match_pandas_on_the_parquet_rows(reference):
     assert value("draw rate", "all").value == pytest.approx((df.win_type == -1).mean())
     for s in range(4):
         won = ((df.winners_mask.to_numpy().astype(int) >> s) & 1).mean()
-        assert value("win rate", f"seat {s} (random)").value == pytest.approx(won)
-        r = value("score", f"seat {s} (random)")
+        assert value("win rate", f"seat {s} (greedy)").value == pytest.approx(won)
+        r = value("score", f"seat {s} (greedy)")
         assert r.value == pytest.approx(df[f"score_{s}"].mean()) and r.ci_low <= r.value <= r.ci_high
     wins = df[df.win_type >= 0]
     assert value("share of wins", "self_draw").value == pytest.approx((wins.win_type == 0).mean())

@@ -1,0 +1,328 @@
+"""Bots as numba kernels, so that a whole self-play hand is one compiled loop.
+
+Each policy picks one action for the seat to act from the engine state
+(:mod:`sim.engine`) and its legal mask, seeing only what that seat may see
+(its own hand, every discard and exposed meld; never other hands, concealed
+kong kinds or the wall).  The Python faces of these bots, for the step API
+and the environments, are in the ``agents`` package.
+
+========== ====== ==========================================================
+policy     param  behaviour
+========== ====== ==========================================================
+random     --     uniform over the legal actions
+greedy     --     win whenever allowed; discard to minimise shanten, ties
+                  broken by live effective tiles (then honors, then the
+                  highest kind); a concealed / added kong when it does not
+                  raise the shanten; chow / pong only when it lowers the
+                  shanten; never an exposed kong unless it lowers it
+never      --     greedy, but never discards a 财神 unless every legal
+                  discard is one (forced 飘, K-2.4 / K-2.5)
+always     --     greedy, but discards a surplus 财神 (飘财, K-9.1) whenever
+                  the hand stays ready (shanten 0) without it
+threshold  N      ``always`` while at most N tiles of the live wall are gone
+                  (draws after the deal, replacement draws included), then
+                  ``never``
+========== ====== ==========================================================
+
+Scratch memory (``work: int64[4, 34]``) is allocated once per batch by the
+caller and reused, so a decision allocates nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.engine import (
+    A_CHOW_HIGH,
+    A_CHOW_LOW,
+    A_CHOW_MID,
+    A_DISCARD,
+    A_KONG_ADDED,
+    A_KONG_CONCEALED,
+    A_KONG_EXPOSED,
+    A_PASS,
+    A_PONG,
+    A_WIN,
+    DF_CLAIMED,
+    EP_JOKER,
+    N_KINDS,
+    N_SEATS,
+    N_TILES,
+    PH_TURN,
+    SC_HEAD,
+    SC_PHASE,
+    SC_TAIL,
+    SC_TILE,
+    SC_TO_ACT,
+    SF_N_DISCARDS,
+    SF_N_MELDS,
+    _random_action,
+)
+from sim.hand import _shanten, _shanten_each_change
+from sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE
+
+POLICY_RANDOM = 0
+POLICY_GREEDY = 1
+POLICY_NEVER = 2
+POLICY_ALWAYS = 3
+POLICY_THRESHOLD = 4
+#: policy name -> (code, takes a parameter)
+POLICIES = {
+    "random": (POLICY_RANDOM, False),
+    "greedy": (POLICY_GREEDY, False),
+    "never": (POLICY_NEVER, False),
+    "always": (POLICY_ALWAYS, False),
+    "threshold": (POLICY_THRESHOLD, True),
+}
+
+#: live wall tiles at the start of a hand: 136 minus the 53 dealt
+_DEALT = 53
+_BIG = 99
+
+# rows of the scratch matrix
+_W_LIVE = 0
+_W_AFTER = 1
+_W_DRAW = 2
+_W_TMP = 3
+
+
+def parse_policy(spec: str) -> tuple[int, int]:
+    """``'greedy'`` or ``'threshold:30'`` -> ``(code, param)``.
+
+    Raises ``ValueError`` naming an unknown policy or a bad parameter.
+    """
+    name, _, arg = str(spec).strip().partition(":")
+    if name not in POLICIES:
+        raise ValueError(f"unknown policy {spec!r}; known: {', '.join(POLICIES)} (threshold takes :N)")
+    code, takes = POLICIES[name]
+    if takes:
+        if not arg:
+            raise ValueError(f"policy {spec!r}: give the wall threshold, e.g. threshold:30")
+        try:
+            param = int(arg)
+        except ValueError:
+            raise ValueError(f"policy {spec!r}: the threshold must be an integer") from None
+        if param < 0:
+            raise ValueError(f"policy {spec!r}: the threshold must be >= 0")
+        return code, param
+    if arg:
+        raise ValueError(f"policy {spec!r}: {name} takes no parameter")
+    return code, 0
+
+
+def policy_table(policies) -> np.ndarray:
+    """``int64[4, 2]`` (code, param) per seat from one spec or four.
+
+    ``policies``: ``"greedy"``, ``"greedy,greedy,always,threshold:30"`` or a
+    sequence of four specs.  Raises ``ValueError`` for a wrong count or an
+    unknown policy.
+    """
+    if isinstance(policies, str):
+        specs = [p for p in policies.split(",")]
+        if len(specs) == 1:
+            specs = specs * N_SEATS
+    else:
+        specs = list(policies)
+    if len(specs) != N_SEATS:
+        raise ValueError(f"give one policy or one per seat (4), got {len(specs)}: {policies!r}")
+    out = np.zeros((N_SEATS, 2), np.int64)
+    for s, spec in enumerate(specs):
+        out[s] = parse_policy(spec)
+    return out
+
+
+@njit(cache=True)
+def _live_counts(st, s, live):
+    """``live[k] = 4 -`` copies of ``k`` that seat ``s`` can see (own hand, discards, melds).
+
+    Others' concealed kongs are not seen (K-5.3).
+    """
+    for k in range(N_KINDS):
+        live[k] = 4 - np.int64(st.hands[s, k])
+    for p in range(N_SEATS):
+        for i in range(st.seat[p, SF_N_DISCARDS]):
+            if not (st.dflags[p, i] & DF_CLAIMED):
+                live[st.discards[p, i]] -= 1
+        for i in range(st.seat[p, SF_N_MELDS]):
+            t = st.meld_type[p, i]
+            k = st.meld_kind[p, i]
+            if t == MELD_NONE or (t == MELD_KONG_CONCEALED and p != s):
+                continue
+            if t == MELD_CHOW:
+                live[k] -= 1
+                live[k + 1] -= 1
+                live[k + 2] -= 1
+            elif t == 2:  # pong
+                live[k] -= 3
+            else:
+                live[k] -= 4
+    for k in range(N_KINDS):
+        if live[k] < 0:
+            live[k] = 0
+
+
+@njit(cache=True)
+def _effective_live(h, joker, tabs, base, live, draw):
+    """Live tiles whose draw brings the 3m+1 hand ``h`` below shanten ``base``."""
+    _shanten_each_change(h, joker, tabs, 1, draw)
+    total = 0
+    for t in range(N_KINDS):
+        if draw[t] < base:
+            total += live[t]
+    return total
+
+
+@njit(cache=True)
+def _best_discard(st, s, h, joker, tabs, mask, allow_joker, work):
+    """Greedy discard among the legal discards: ``(kind, shanten after it)``.
+
+    Minimum shanten, ties broken by live effective tiles, then the later
+    kind (honors come last).  Without ``allow_joker`` a joker is discarded
+    only when nothing else is legal.  Fills ``work[_W_AFTER]`` with the
+    shanten after each discard.
+    """
+    after = work[_W_AFTER]
+    _shanten_each_change(h, joker, tabs, -1, after)
+    skip_joker = False
+    if not allow_joker and joker >= 0:
+        for k in range(N_KINDS):
+            if mask[A_DISCARD + k] and k != joker:
+                skip_joker = True
+    best = _BIG
+    n_tied = 0
+    for k in range(N_KINDS):
+        if mask[A_DISCARD + k] and not (skip_joker and k == joker):
+            if after[k] < best:
+                best = after[k]
+                n_tied = 1
+            elif after[k] == best:
+                n_tied += 1
+    live = work[_W_LIVE]
+    if n_tied > 1:
+        _live_counts(st, s, live)
+    pick = -1
+    pick_eff = -1
+    for k in range(N_KINDS):
+        if not mask[A_DISCARD + k] or (skip_joker and k == joker) or after[k] != best:
+            continue
+        eff = 0
+        if n_tied > 1:
+            h[k] -= 1
+            eff = _effective_live(h, joker, tabs, best, live, work[_W_DRAW])
+            h[k] += 1
+        if eff >= pick_eff:
+            pick = k
+            pick_eff = eff
+    return pick, best
+
+
+@njit(cache=True)
+def _greedy_turn(st, ep, tabs, mask, piao, work):
+    """Own turn.  ``piao``: 0 plain greedy, 1 never 飘, 2 飘 whenever still ready."""
+    s = st.sc[SC_TO_ACT]
+    h = st.hands[s]
+    joker = ep[EP_JOKER]
+    if mask[A_WIN]:
+        return A_WIN
+    if piao == 2 and joker >= 0 and h[joker] > 0 and mask[A_DISCARD + joker]:
+        h[joker] -= 1
+        ready = _shanten(h, joker, tabs) <= 0
+        h[joker] += 1
+        if ready:
+            return A_DISCARD + joker
+    k, best = _best_discard(st, s, h, joker, tabs, mask, piao != 1, work)
+    # kongs that keep the shanten (a free replacement draw and a chain link, K-6.5)
+    for t in range(N_KINDS):
+        if mask[A_KONG_ADDED + t] and work[_W_AFTER, t] <= best:
+            return A_KONG_ADDED + t
+        if mask[A_KONG_CONCEALED + t]:
+            h[t] -= 4
+            keep = _shanten(h, joker, tabs) <= best
+            h[t] += 4
+            if keep:
+                return A_KONG_CONCEALED + t
+    return A_DISCARD + k
+
+
+@njit(cache=True)
+def _best_after_claim(h, joker, tabs, work):
+    """Best shanten reachable by one discard from the 3m+2 hand ``h``."""
+    after = work[_W_TMP]
+    _shanten_each_change(h, joker, tabs, -1, after)
+    best = _BIG
+    for k in range(N_KINDS):
+        if k != joker and after[k] < best:
+            best = after[k]
+    if best == _BIG:
+        best = after[joker]
+    return best
+
+
+@njit(cache=True)
+def _greedy_claim(st, ep, tabs, mask, work):
+    """Claim decision: win if allowed; meld only when it lowers the shanten."""
+    if mask[A_WIN]:
+        return A_WIN
+    s = st.sc[SC_TO_ACT]
+    h = st.hands[s]
+    joker = ep[EP_JOKER]
+    k = st.sc[SC_TILE]
+    base = _shanten(h, joker, tabs)
+    choice = A_PASS
+    best = base
+    if mask[A_PONG]:
+        h[k] -= 2
+        v = _best_after_claim(h, joker, tabs, work)
+        h[k] += 2
+        if v < best:
+            best = v
+            choice = A_PONG
+    if mask[A_KONG_EXPOSED]:
+        h[k] -= 3
+        v = _shanten(h, joker, tabs)
+        h[k] += 3
+        if v < best:
+            best = v
+            choice = A_KONG_EXPOSED
+    for a in range(A_CHOW_LOW, A_CHOW_HIGH + 1):
+        if mask[a]:
+            low = k - (a - A_CHOW_LOW)
+            for t in range(low, low + 3):
+                if t != k:
+                    h[t] -= 1
+            v = _best_after_claim(h, joker, tabs, work)
+            for t in range(low, low + 3):
+                if t != k:
+                    h[t] += 1
+            if v < best:
+                best = v
+                choice = a
+    return choice
+
+
+@njit(cache=True)
+def _wall_gone(st):
+    """Tiles of the live wall drawn since the deal (head and tail)."""
+    return (st.sc[SC_HEAD] - _DEALT) + (N_TILES - 1 - st.sc[SC_TAIL])
+
+
+@njit(cache=True)
+def _choose_action(code, param, st, ep, rp, tabs, mask, work):
+    """The action that policy ``code`` (with ``param``) takes for the seat to act.
+
+    ``mask: uint8[N_ACTIONS]`` is the legal mask of the state; the returned
+    action is always legal.  ``work: int64[4, 34]`` is scratch.
+    """
+    if code == POLICY_RANDOM:
+        return _random_action(st)
+    if st.sc[SC_PHASE] != PH_TURN:
+        return _greedy_claim(st, ep, tabs, mask, work)
+    if code == POLICY_GREEDY:
+        return _greedy_turn(st, ep, tabs, mask, 0, work)
+    if code == POLICY_NEVER:
+        return _greedy_turn(st, ep, tabs, mask, 1, work)
+    if code == POLICY_ALWAYS:
+        return _greedy_turn(st, ep, tabs, mask, 2, work)
+    # POLICY_THRESHOLD
+    return _greedy_turn(st, ep, tabs, mask, 2 if _wall_gone(st) <= param else 1, work)

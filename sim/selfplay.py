@@ -1,0 +1,120 @@
+"""Batch self-play: whole hands in one numba call, bots choosing every action.
+
+``play_batch(n_hands, seed, rules, options, policies)`` shuffles a wall per
+hand from numba's RNG (seeded once per call), plays it to the end with one
+policy per seat (:mod:`sim.policies`) and returns the per-hand record
+columns of :data:`sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
+hands rotate the dealer (K-3.3).  The same seed, rules, options and policies
+give the same hands.  This is what the runner (:mod:`sim.runner`) calls per
+chunk; the engine itself knows no bots.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.engine import (
+    EP_FIRST_DEALER_RANDOM,
+    ERR_MESSAGES,
+    N_RECORD,
+    N_SEATS,
+    PH_DONE,
+    RECORD_COLUMNS,
+    SC_MATCH_HAND,
+    SC_PHASE,
+    SC_TO_ACT,
+    SC_WINNERS_MASK,
+    _check_state,
+    _legal_mask,
+    _next_dealer,
+    _reset,
+    _shuffle_wall,
+    _step,
+    _write_record,
+    engine_params,
+    load_rules,
+    new_state,
+)
+from sim.policies import _choose_action, policy_table
+from sim.tables import hand_tables
+
+
+@njit(cache=True)
+def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work):
+    """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
+
+    ``policies: int64[4, 2]`` (code, param) per seat; ``work: int64[4, 34]``
+    scratch for the bots.  With ``check`` the invariant checker runs after
+    the deal and after every step.  Returns ``(hand, error)``: ``(-1, 0)``
+    when all is well, else the hand and the ``ERR_*`` code of the first
+    violation (an illegal bot action is reported as ``-1``).
+    """
+    np.random.seed(seed)
+    dealer = 0
+    for h in range(n_hands):
+        mh = h % match_len
+        if mh == 0:
+            dealer = np.random.randint(N_SEATS) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
+        _shuffle_wall(st.wall)
+        _reset(st, ep, rp, tabs, dealer)
+        st.sc[SC_MATCH_HAND] = mh
+        if check:
+            err = _check_state(st, ep, rp, tabs)
+            if err != 0:
+                return h, err
+        while st.sc[SC_PHASE] != PH_DONE:
+            _legal_mask(st, ep)
+            s = st.sc[SC_TO_ACT]
+            a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
+            if check and st.mask[a] == 0:
+                return h, -1
+            _step(st, ep, rp, tabs, a)
+            if check:
+                err = _check_state(st, ep, rp, tabs)
+                if err != 0:
+                    return h, err
+        _write_record(st, ep, h, rec[h])
+        dealer = _next_dealer(ep, dealer, st.sc[SC_WINNERS_MASK])
+    return -1, 0
+
+
+def play_batch(
+    n_hands: int,
+    seed: int,
+    rules="kaihua",
+    options=None,
+    policies="greedy",
+    match_len: int = 16,
+    check: bool = False,
+) -> dict[str, np.ndarray]:
+    """Play ``n_hands`` hands of self-play in one numba call; the per-hand record columns.
+
+    ``seed``: int in ``0 .. 2**32 - 1``.  ``policies``: one spec for every
+    seat or four (``"greedy"``, ``"greedy,greedy,always,threshold:30"``; see
+    :mod:`sim.policies`).  ``match_len``: hands per match (dealer rotation,
+    K-3.3).  ``check``: run the invariant checker after every step (slower).
+    Returns ``dict[str, np.ndarray]`` of length ``n_hands`` with the dtypes of
+    :data:`sim.engine.RECORD_COLUMNS`.  Raises ``ValueError`` for bad
+    arguments and ``RuntimeError`` if the checker finds a violation.
+    """
+    if int(n_hands) != n_hands or n_hands < 0:
+        raise ValueError(f"n_hands must be a non-negative integer, got {n_hands!r}")
+    if int(seed) != seed or not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be an integer in 0..2**32-1, got {seed!r}")
+    if int(match_len) != match_len or match_len < 1:
+        raise ValueError(f"match_len must be a positive integer, got {match_len!r}")
+    name, r = load_rules(rules, options)
+    ep = engine_params(name, r)
+    rp = r.params()
+    table = policy_table(policies)
+    st = new_state()[0]
+    rec = np.zeros((int(n_hands), N_RECORD), np.int64)
+    work = np.zeros((4, 34), np.int64)
+    hand, err = _play_batch(
+        int(seed), int(n_hands), int(match_len), table, ep, rp, hand_tables(), bool(check), st, rec, work
+    )
+    if err != 0:
+        what = "a bot chose an illegal action" if err < 0 else ERR_MESSAGES[err]
+        raise RuntimeError(f"state check failed in hand {hand} of seed {seed}: {what}")
+    return {c: rec[:, i].astype(dt) for i, (c, dt) in enumerate(RECORD_COLUMNS)}

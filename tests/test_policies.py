@@ -1,0 +1,154 @@
+"""Bots (sim.policies) against a slow pure-Python reference on real game states."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim import engine as E
+from sim import hand
+from sim.policies import POLICY_GREEDY, _choose_action, parse_policy, policy_table
+from sim.tables import hand_tables
+from sim.tiles import CAISHEN
+
+
+def test_policy_table_parsing():
+    t = policy_table("greedy,greedy,always,threshold:30")
+    assert t.tolist() == [[1, 0], [1, 0], [3, 0], [4, 30]]
+    assert policy_table("never").tolist() == [[2, 0]] * 4
+    for bad, msg in [
+        ("greedy,random", "one per seat"),
+        ("smart", "unknown policy 'smart'"),
+        ("threshold", "threshold"),
+        ("threshold:x", "integer"),
+        ("greedy:3", "no parameter"),
+        ("threshold:-1", ">= 0"),
+    ]:
+        with pytest.raises(ValueError, match=msg):
+            policy_table(bad)
+    assert parse_policy("random") == (0, 0)
+
+
+# ------------------------------------------------------------ reference greedy
+
+
+def ref_live(st, s):
+    live = 4 - st["hands"][s].astype(int)
+    for p in range(4):
+        for i in range(st["seat"][p, E.SF_N_DISCARDS]):
+            if not st["dflags"][p, i] & E.DF_CLAIMED:
+                live[st["discards"][p, i]] -= 1
+        for i in range(st["seat"][p, E.SF_N_MELDS]):
+            t, k = int(st["meld_type"][p, i]), int(st["meld_kind"][p, i])
+            if t == 5 and p != s:
+                continue  # others' concealed kongs are hidden
+            tiles = [k, k + 1, k + 2] if t == 1 else [k] * (3 if t == 2 else 4)
+            for x in tiles:
+                live[x] -= 1
+    return np.maximum(live, 0)
+
+
+def ref_greedy(st, joker=CAISHEN):
+    """The greedy policy of the sim.policies docstring, written plainly with sim.hand."""
+    mask = st["mask"]
+    s = int(st["sc"][E.SC_TO_ACT])
+    h = st["hands"][s].astype(np.uint8).copy()
+    if mask[E.A_WIN]:
+        return E.A_WIN
+    if st["sc"][E.SC_PHASE] == E.PH_TURN:
+        legal = [k for k in range(34) if mask[E.A_DISCARD + k]]
+
+        def after(k):
+            c = h.copy()
+            c[k] -= 1
+            return hand.shanten(c, joker)
+
+        best = min(after(k) for k in legal)
+        tied = [k for k in legal if after(k) == best]
+        live = ref_live(st, s)
+
+        def eff(k):
+            c = h.copy()
+            c[k] -= 1
+            return sum(live[t] for t, _ in hand.effective_tiles(c, joker)) if len(tied) > 1 else 0
+
+        pick = max(tied, key=lambda k: (eff(k), k))
+        for t in range(34):
+            if mask[E.A_KONG_ADDED + t] and after(t) <= best:
+                return E.A_KONG_ADDED + t
+            if mask[E.A_KONG_CONCEALED + t]:
+                c = h.copy()
+                c[t] -= 4
+                if hand.shanten(c, joker) <= best:
+                    return E.A_KONG_CONCEALED + t
+        return E.A_DISCARD + pick
+    k = int(st["sc"][E.SC_TILE])
+    base = hand.shanten(h, joker)
+
+    def best_discard(c):
+        return min(
+            (hand.shanten(np.where(np.arange(34) == d, c - 1, c).astype(np.uint8), joker) for d in range(34) if c[d] and d != joker),
+            default=None,
+        )
+
+    choice, best = E.A_PASS, base
+    options = []
+    if mask[E.A_PONG]:
+        c = h.copy()
+        c[k] -= 2
+        options.append((E.A_PONG, best_discard(c)))
+    if mask[E.A_KONG_EXPOSED]:
+        c = h.copy()
+        c[k] -= 3
+        options.append((E.A_KONG_EXPOSED, hand.shanten(c, joker)))
+    for a in (E.A_CHOW_LOW, E.A_CHOW_MID, E.A_CHOW_HIGH):
+        if mask[a]:
+            low = k - (a - E.A_CHOW_LOW)
+            c = h.copy()
+            for t in range(low, low + 3):
+                if t != k:
+                    c[t] -= 1
+            options.append((a, best_discard(c)))
+    for a, v in options:
+        if v is not None and v < best:
+            choice, best = a, v
+    return choice
+
+
+def sampled_states(n_states, seed):
+    """Game states reached by greedy play (deep copies), each with its mask filled."""
+    name, r = E.load_rules("kaihua", None)
+    ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
+    work = np.zeros((4, 34), np.int64)
+    rng = np.random.default_rng(seed)
+    out = E.new_state(n_states)
+    n = 0
+    st = E.new_state()[0]
+    hand_seed = seed
+    while n < n_states:
+        E._seeded_wall(hand_seed, st["wall"])
+        hand_seed += 1
+        E._reset(st, ep, rp, tabs, int(rng.integers(4)))
+        while st["sc"][E.SC_PHASE] != E.PH_DONE and n < n_states:
+            E._legal_mask(st, ep)
+            if rng.random() < 0.15:
+                out[n] = st
+                n += 1
+            a = _choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], work)
+            E._step(st, ep, rp, tabs, a)
+    return out, ep, rp, tabs, work
+
+
+def test_greedy_matches_reference():
+    states, ep, rp, tabs, work = sampled_states(300, seed=11)
+    kinds = set()
+    for i in range(len(states)):
+        st = states[i]
+        before = states[i : i + 1].copy()
+        got = _choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], work)
+        for field in E.STATE_DTYPE.names:  # a policy must not change the state
+            assert np.array_equal(states[i : i + 1][field], before[field]), field
+        assert st["mask"][got] == 1
+        assert got == ref_greedy(st), (got, E.PHASE_NAMES[int(st["sc"][E.SC_PHASE])])
+        kinds.add("turn" if st["sc"][E.SC_PHASE] == E.PH_TURN else "claim")
+    assert kinds == {"turn", "claim"}
