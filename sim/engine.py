@@ -1785,6 +1785,16 @@ def replay(lines) -> Game:
     return g
 
 
+def legal_mask(game: Game) -> np.ndarray:
+    """``bool[N_ACTIONS]``: the legal actions of the seat to act in ``game`` (all False when done).
+
+    Same as :meth:`Game.legal_mask`; raises ``ValueError`` for a non-Game or an unstarted game.
+    """
+    if not isinstance(game, Game):
+        raise ValueError(f"legal_mask expects a Game, got {type(game).__name__}")
+    return game.legal_mask()
+
+
 def check_state(game: Game, observations: bool = False) -> None:
     """Check a game's invariants; raises ``ValueError`` naming the violated one.
 

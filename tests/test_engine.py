@@ -72,6 +72,16 @@ def test_illegal_action_raises_naming_it(engine_warm):
     assert g.state["sc"][E.SC_STEPS] == 0
 
 
+def test_legal_mask_function_matches_the_list(engine_warm):
+    g = E.Game().reset(seed=12)
+    m = E.legal_mask(g)
+    assert m.dtype == bool and m.shape == (E.N_ACTIONS,)
+    assert list(np.flatnonzero(m)) == g.legal_actions()
+    assert sorted(g.state["legal"][: g.state["sc"][E.SC_N_LEGAL]]) == g.legal_actions()
+    with pytest.raises(ValueError, match="expects a Game"):
+        E.legal_mask(g.state)
+
+
 def test_step_after_done_and_before_reset_raise(engine_warm):
     with pytest.raises(ValueError, match="reset"):
         E.Game().legal_actions()
@@ -97,7 +107,7 @@ def test_unknown_rules_and_options_raise():
         E.Game(options={"dicard_win": False})
 
 
-def test_deal_and_first_turn(engine_warm):
+def test_K_3_1_deal_and_first_turn(engine_warm):
     """K-3.1: the dealer gets 14 tiles and acts first; the others 13."""
     for dealer in range(4):
         g = E.Game().reset(seed=11, dealer=dealer)

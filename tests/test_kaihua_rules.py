@@ -318,29 +318,50 @@ def test_K_4_5_third_chow_bans_the_swap(engine_warm):
     assert seen == [True, True, False]
 
 
-def test_K_4_6_pong_keeping_the_third_then_added_kong(engine_warm):
-    """K-4.6: with three held, pong and exposed kong are both offered; pong keeps the
-    third tile, which may be added on a later turn (K-5.2), not right away (K-4.1),
-    followed by a replacement draw from the tail (K-5.4)."""
-    hands = ["3m1889p19s1234z67z", "2468m22p77p9s1234z", "333m5566p2277s12z", "12m44p33s6788s467z"]
-    g = deal(hands, draws="5s" + "6z9m1z", replacements="8s")
+_K46 = ["3m1889p19s1234z67z", "2468m22p77p9s1234z", "333m5566p2277s12z", "12m44p33s6788s467z"]
+
+
+def test_K_4_6_pong_with_two_of_three_keeps_the_third(engine_warm):
+    """K-4.6: with three held, pong and exposed kong are both offered; a pong
+    keeps the third tile in hand."""
+    g = deal(_K46, draws="5s")
     act(g, "discard 3m")
     assert g.current_player == 2 and legal(g) == {"pong", "kong_exposed", "pass"}
     act(g, "pong")
     st = g.state
-    assert st["meld_type"][2, 0] == MELD_PONG and st["hands"][2, K("3m")] == 1
-    assert "kong_added 3m" not in legal(g)  # same turn: must discard (K-4.1)
+    assert st["meld_type"][2, 0] == MELD_PONG and st["meld_kind"][2, 0] == K("3m")
+    assert st["hands"][2, K("3m")] == 1 and st["hands"][2].sum() == 11
+
+
+def test_K_4_1_no_draw_no_kong_right_after_a_pong(engine_warm):
+    """K-4.1 (engine decision E2): after a pong the player discards without
+    drawing; no kong or win in that turn."""
+    g = deal(_K46, draws="5s")
+    act(g, "discard 3m", "pong")
+    assert g.tiles_left == 83 and g.state["sc"][E.SC_DRAWN] == -1
+    assert all(n.startswith("discard") for n in legal(g))
+
+
+def test_K_5_2_added_kong_on_a_later_turn_then_replacement(engine_warm):
+    """K-5.2: the kept fourth tile is added to the pong on a later turn, with an
+    unrelated draw; K-5.4: the replacement comes from the tail; K-6.5: a link."""
+    g = deal(_K46, draws="5s" + "6z9m1z", replacements="8s")
+    act(g, "discard 3m", "pong")
+    assert "kong_added 3m" not in legal(g)
     act(g, "discard 1z")
     pass_claims(g)
     tsumogiri(g)  # seat 3
     tsumogiri(g)  # dealer
     tsumogiri(g)  # seat 1
     assert g.current_player == 2 and g.phase == "turn"
-    assert "kong_added 3m" in legal(g)  # a later turn, with an unrelated draw (K-5.2)
+    assert g.state["sc"][E.SC_DRAWN] != K("3m") and "kong_added 3m" in legal(g)
+    left = g.tiles_left
     act(g, "kong_added 3m")
+    st = g.state
     assert g.phase == "turn" and g.current_player == 2  # nobody can rob it
     assert st["meld_type"][2, 0] == MELD_KONG_ADDED and st["hands"][2, K("3m")] == 0
     assert st["sc"][E.SC_DRAWN] == K("8s") and st["sc"][E.SC_REPLACEMENT] == 1
+    assert st["sc"][E.SC_TAIL] == 134 and g.tiles_left == left - 1
     assert st["seat"][2, E.SF_CHAIN_KONG] == 1
 
 
@@ -362,6 +383,34 @@ def test_K_5_3_concealed_kong_and_win_on_the_replacement(engine_warm):
     r = g.result
     assert r["win_type"] == 0 and r["exponent"] == 1 and r["chain_kong"] == 1 and r["chain_len"] == 1
     assert scores(g) == [24, -8, -8, -8]
+
+
+def test_K_6_2_gangbao_baotou_on_a_replacement_draw(engine_warm):
+    """K-6.2 / K-6.5: after a concealed kong the 10 tiles minus the 财神 are three
+    sets; the replacement completes the hand: 杠爆, 爆头 + one kong link = x4."""
+    hands = ["1111m234p567p789s", "28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "456m456p456s1234z"]
+    g = deal(hands, draws="5z", replacements="9m")
+    assert "win" in legal(g)  # 111m + 1m5z is already a win; the dealer kongs instead
+    act(g, "kong_concealed 1m")
+    assert "win" in legal(g)
+    act(g, "win")
+    r = g.result
+    assert r["exponent"] == 2 and r["chain_kong"] == 1
+    from sim.rules.kaihua import FLAG_BAOTOU
+
+    assert r["flags"] & FLAG_BAOTOU
+    assert scores(g) == [48, -16, -16, -16]
+
+
+def test_K_8_2_non_dealer_self_draw_payments(engine_warm):
+    """K-8.1 / K-8.2: a non-dealer self-draw is paid 4 by the dealer and 2 by each other seat."""
+    hands = ["19m19p19s1234z67z5m", "123m456m789m11p78s", "37m37p37s1234z67z4m", "456m456p2345s123z"]
+    g = deal(hands, draws="6z9s")
+    act(g, "discard 6z")
+    pass_claims(g)
+    assert g.current_player == 1 and "win" in legal(g)
+    act(g, "win")
+    assert g.result["win_type"] == 0 and scores(g) == [-4, 8, -2, -2]
 
 
 _ROB = ["5p19m19p19s1234z67z", "555p28m28s1234z2p7z", "123m456m789m99s46p", "37m37p37s1234z67z4m"]
