@@ -31,12 +31,13 @@ from sim.engine import (
     _reset,
     _shuffle_wall,
     _step,
+    _random_action,
     _write_record,
     engine_params,
     load_rules,
     new_state,
 )
-from sim.policies import _choose_action, policy_table
+from sim.policies import POLICY_RANDOM, _choose_action, policy_table
 from sim.tables import hand_tables
 
 
@@ -66,7 +67,10 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
         while st.sc[SC_PHASE] != PH_DONE:
             _legal_mask(st, ep)
             s = st.sc[SC_TO_ACT]
-            a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
+            if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call
+                a = _random_action(st)
+            else:
+                a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
             if check and st.mask[a] == 0:
                 return h, -1
             _step(st, ep, rp, tabs, a)
