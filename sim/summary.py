@@ -33,10 +33,15 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   ``win_type == 0``, ``flags & FLAG_PIAO``: the chain paid off, K-6.5,
   K-9.1).  ``failed rate``: of those, ``failed_piao_s == 1`` (K-9.3).
   ``score per 飘 seat-hand``: mean score change of those seat-hands.
-  ``comparable non-飘``: see :data:`COMPARABLE_DEFINITIONS`; the row
-  ``飘 minus comparable`` is the difference of the two means (Welch; its
-  ``n`` is both groups' sizes added).
-  ``score per non-飘 seat-hand``: every seat-hand with ``piao_s == 0``.
+  ``comparable non-飘``: with the records' ``piao_chance_s`` column, the
+  seat-hands that could have thrown a 财神 while ready and did not;
+  without it, every seat-hand with ``piao_s == 0``
+  (:data:`COMPARABLE_DEFINITIONS`).  ``飘 minus comparable`` is the
+  difference of the two means (Welch; its ``n`` is both groups' sizes
+  added).  ``score per non-飘 seat-hand`` (only with ``piao_chance_s``):
+  every seat-hand with ``piao_s == 0``.  ``score per seat-hand`` (one row
+  per policy, when seats play different policies): the mean score change of
+  all the policy's seat-hands, the controlled comparison of 飘 policies.
 
 Caveats: the four seat-hands of one hand are not independent (at most one
 seat wins a hand, usually), and neither are the hands of one match (dealer
@@ -67,8 +72,9 @@ SUMMARY_COLUMNS = ["section", "metric", "group", "n", "value", "ci_low", "ci_hig
 COMPARABLE_DEFINITIONS = {
     "chance": "seat-hands that had a 飘 chance (piao_chance_s >= 1: on some own turn the seat held a 财神 and "
     "would have been ready after discarding it) and made no 飘 (piao_s == 0)",
-    "kept": "seat-hands that made no 飘 (piao_s == 0) and held at least one 财神 at the end (caishen_s >= 1): "
-    "they had a 财神 to throw and kept it (the records have no piao_chance_s column yet)",
+    "no_attempt": "every seat-hand with no 飘 attempt (piao_s == 0); the records have no piao_chance_s column "
+    "yet, so this group includes seats that never held a 财神 or were never ready: the difference is "
+    "confounded; compare the policies' 'score per seat-hand' (always vs never) for a controlled answer",
 }
 
 
@@ -141,7 +147,7 @@ class _Rows:
 def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
     """The records in long form: one row per seat-hand (4 per hand), columns
     ``seat, score, won, dealer`` and, where the records have them, ``piao,
-    failed_piao, caishen, piao_chance, piao_success``."""
+    failed_piao, piao_chance, piao_success``."""
     n = len(df)
     parts = {"seat": np.repeat(np.arange(N_SEATS, dtype=np.int8), n)}
     mask = df["winners_mask"].to_numpy().astype(np.int64)
@@ -149,8 +155,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
     parts["score"] = np.concatenate([df[f"score_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
     parts["won"] = np.concatenate([(mask >> s) & 1 for s in range(N_SEATS)]).astype(bool)
     parts["dealer"] = np.concatenate([dealer == s for s in range(N_SEATS)])
-    for col, name in (("piao", "piao"), ("failed_piao", "failed_piao"), ("caishen", "caishen"),
-                      ("piao_chance", "piao_chance")):
+    for col, name in (("piao", "piao"), ("failed_piao", "failed_piao"), ("piao_chance", "piao_chance")):
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
     if "piao_0" in df and "flags" in df:
@@ -167,7 +172,7 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS) -> tuple[pd.Data
 
     ``df``: the records (``sim.records.read_run``), at least ``dealer,
     winner, winners_mask, win_type, score_0..3``; the 飘财 rows need
-    ``piao_s, failed_piao_s, flags`` and ``caishen_s`` or ``piao_chance_s``.
+    ``piao_s, failed_piao_s, flags`` (and use ``piao_chance_s`` if present).
     ``policies``: the 4 seats' policy names (labels; 飘 rows are grouped by
     policy when they differ).  Returns ``(rows, definitions)``: a DataFrame
     with :data:`SUMMARY_COLUMNS` and a dict of the definitions chosen.
@@ -220,30 +225,32 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS) -> tuple[pd.Data
     r.mean("points", "score", "non-dealer", score[~is_dealer])
 
     if {"piao", "failed_piao", "piao_success"} <= set(sh):
-        if "piao_chance" in sh:
+        no_piao = sh["piao"].to_numpy() == 0
+        has_chance = "piao_chance" in sh
+        if has_chance:
             defs["comparable"] = COMPARABLE_DEFINITIONS["chance"]
-            comparable = (sh["piao_chance"] >= 1) & (sh["piao"] == 0)
-        elif "caishen" in sh:
-            defs["comparable"] = COMPARABLE_DEFINITIONS["kept"]
-            comparable = (sh["caishen"] >= 1) & (sh["piao"] == 0)
+            comparable = no_piao & (sh["piao_chance"].to_numpy() >= 1)
         else:
-            comparable = None
+            defs["comparable"] = COMPARABLE_DEFINITIONS["no_attempt"]
+            comparable = no_piao
         pol = np.array(policies)[sh["seat"].to_numpy()]
         groups = [("all", np.ones(len(sh), bool))]
         if len(set(policies)) > 1:
             groups += [(f"policy {p}", pol == p) for p in dict.fromkeys(policies)]
         for gname, g in groups:
+            if gname != "all":  # the controlled comparison: policies on the same deals (all seat-hands)
+                r.mean("飘财", "score per seat-hand", gname, score[g])
             att = g & (sh["piao"].to_numpy() >= 1)
             A = int(att.sum())
             r.rate("飘财", "attempt rate", gname, A, int(g.sum()))
             r.rate("飘财", "success rate", gname, (att & sh["piao_success"].to_numpy()).sum(), A)
             r.rate("飘财", "failed rate", gname, (att & (sh["failed_piao"].to_numpy() == 1)).sum(), A)
             r.mean("飘财", "score per 飘 seat-hand", gname, score[att])
-            if comparable is not None:
-                cmp_ = g & comparable.to_numpy()
-                r.mean("飘财", "score per comparable non-飘 seat-hand", gname, score[cmp_])
-                r.add("飘财", "飘 minus comparable", gname, A + int(cmp_.sum()), *diff_ci(score[att], score[cmp_]))
-            r.mean("飘财", "score per non-飘 seat-hand", gname, score[g & (sh["piao"].to_numpy() == 0)])
+            cmp_ = g & comparable
+            r.mean("飘财", "score per comparable non-飘 seat-hand", gname, score[cmp_])
+            r.add("飘财", "飘 minus comparable", gname, A + int(cmp_.sum()), *diff_ci(score[att], score[cmp_]))
+            if has_chance:
+                r.mean("飘财", "score per non-飘 seat-hand", gname, score[g & no_piao])
     return r.frame(), defs
 
 
@@ -292,7 +299,7 @@ def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: di
 
 def summary_columns(available) -> list[str]:
     """The record columns :func:`summarize` reads, among ``available`` (saves memory on big runs)."""
-    stems = ("score", "piao", "failed_piao", "caishen", "piao_chance")
+    stems = ("score", "piao", "failed_piao", "piao_chance")
     want = ["dealer", "winner", "winners_mask", "win_type", "flags"]
     want += [f"{c}_{s}" for c in stems for s in range(N_SEATS)]
     return [c for c in want if c in set(available)]

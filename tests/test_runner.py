@@ -406,19 +406,19 @@ def test_summary_piao_rates_and_comparison_match_pandas(fake_run):
     check_rate(rows, "飘财", "success rate", "all", att.success.sum(), len(att))
     check_rate(rows, "飘财", "failed rate", "all", (att.failed == 1).sum(), len(att))
     check_mean(rows, "飘财", "score per 飘 seat-hand", "all", att.score)
-    kept = lf[(lf.piao == 0) & (lf.caishen >= 1)]
-    assert defs["comparable"] == summary.COMPARABLE_DEFINITIONS["kept"]
-    check_mean(rows, "飘财", "score per comparable non-飘 seat-hand", "all", kept.score)
+    # without a piao_chance column, comparable play = every seat-hand without a 飘 attempt
+    cmp_ = lf[lf.piao == 0]
+    assert defs["comparable"] == summary.COMPARABLE_DEFINITIONS["no_attempt"]
+    check_mean(rows, "飘财", "score per comparable non-飘 seat-hand", "all", cmp_.score)
     d = row(rows, "飘财", "飘 minus comparable", "all")
-    welch = stats.ttest_ind(att.score, kept.score, equal_var=False)
-    assert d.value == pytest.approx(att.score.mean() - kept.score.mean())
+    assert d.n == len(att) + len(cmp_)
+    assert d.value == pytest.approx(att.score.mean() - cmp_.score.mean())
     # Welch interval by hand: difference +- t(df_welch) * se
-    va, vb = att.score.var(ddof=1) / len(att), kept.score.var(ddof=1) / len(kept)
-    dof = (va + vb) ** 2 / (va**2 / (len(att) - 1) + vb**2 / (len(kept) - 1))
+    va, vb = att.score.var(ddof=1) / len(att), cmp_.score.var(ddof=1) / len(cmp_)
+    dof = (va + vb) ** 2 / (va**2 / (len(att) - 1) + vb**2 / (len(cmp_) - 1))
     half = stats.t.ppf(0.975, dof) * math.sqrt(va + vb)
     assert (d.ci_low, d.ci_high) == (pytest.approx(d.value - half), pytest.approx(d.value + half))
-    assert welch.statistic == pytest.approx(d.value / math.sqrt(va + vb))
-    check_mean(rows, "飘财", "score per non-飘 seat-hand", "all", lf.score[lf.piao == 0])
+    assert rows[rows.metric == "score per non-飘 seat-hand"].empty  # it would repeat the comparable row
     # the fake's 飘 rates are far from 0 and 1, so these checks have teeth
     assert 0.1 < len(att) / len(lf) < 0.9 and att.success.sum() > 20 and (att.failed == 1).sum() > 20
 
@@ -434,7 +434,9 @@ def test_summary_groups_piao_rows_by_policy_when_seats_differ(fake_run):
         check_rate(rows, "飘财", "attempt rate", f"policy {p}", len(att), len(g))
         check_rate(rows, "飘财", "success rate", f"policy {p}", att.success.sum(), len(att))
         check_mean(rows, "飘财", "score per 飘 seat-hand", f"policy {p}", att.score)
+        check_mean(rows, "飘财", "score per seat-hand", f"policy {p}", g.score)
     assert row(rows, "outcome", "win rate", "seat 1 (never)").n == len(df)
+    assert rows[(rows.metric == "score per seat-hand") & (rows.group == "all")].empty
 
 
 def test_summary_uses_the_piao_chance_column_for_comparable_play_when_present(fake_run):
@@ -448,6 +450,7 @@ def test_summary_uses_the_piao_chance_column_for_comparable_play_when_present(fa
     lf = long_form(df)
     lf["chance"] = np.concatenate([df[f"piao_chance_{s}"].to_numpy() for s in range(4)])
     check_mean(rows, "飘财", "score per comparable non-飘 seat-hand", "all", lf.score[(lf.chance >= 1) & (lf.piao == 0)])
+    check_mean(rows, "飘财", "score per non-飘 seat-hand", "all", lf.score[lf.piao == 0])
 
 
 def test_summary_files_and_report_agree_with_summarize(fake_run):

@@ -150,6 +150,25 @@ def test_sigkill_mid_run_then_rerun_gives_exactly_the_uninterrupted_rows(referen
     pd.testing.assert_frame_equal(records.read_run(out), ref)
 
 
+def test_one_policy_per_seat_reaches_the_seats_and_groups_the_piao_rows(tmp_path):
+    out = tmp_path / "mix"
+    p = run_cli(simulate_cmd(out, "--policy", "greedy,greedy,always,never", "--workers", "1", "--no-progress",
+                             games=3000, chunk=1000, seed=9))
+    assert p.returncode == 0, p.stderr
+    assert "policies greedy,greedy,always,never" in p.stdout
+    df = records.read_run(out)
+    rows = pd.read_csv(out / "summary.csv")
+    groups = set(rows.group)
+    assert {"seat 2 (always)", "seat 3 (never)", "policy greedy", "policy always", "policy never"} <= groups
+    # seat 2 throws surplus 财神 (always), seat 3 only when forced (never): the policy reached its seat
+    attempts = {s: (df[f"piao_{s}"] >= 1).mean() for s in range(4)}
+    assert attempts[2] > attempts[3]
+    r = rows[(rows.metric == "attempt rate") & (rows.group == "policy always")].iloc[0]
+    assert (r.n, r.value) == (3000, pytest.approx(attempts[2]))
+    r = rows[(rows.metric == "score per seat-hand") & (rows.group == "policy greedy")].iloc[0]
+    assert r.value == pytest.approx((df.score_0.mean() + df.score_1.mean()) / 2)
+
+
 # ---------------------------------------------------------------------------
 # input errors: exit status 2 and a message naming the bad value (in-process)
 # ---------------------------------------------------------------------------
@@ -163,12 +182,14 @@ def cli_error(args, capsys):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--rules", "mahjongg"], "unknown rule set 'mahjongg'; available: kaihua"),
+        (["--rules", "mahjongg"], "unknown rule set 'mahjongg'; available: "),
         (["--option", "discard_win=maybe"], "discard_win='maybe': must be a boolean"),
         (["--option", "dicard_win=0"], "unknown KaihuaRules option(s) 'dicard_win'"),
         (["--option", "discard_win"], "option 'discard_win': expected key=value"),
         (["--policy", "random,random"], "names 2 policies; give 1 (all seats) or 4"),
         (["--policy", "random,random,random,superbot"], "unknown policy 'superbot'; available: "),
+        (["--policy", "threshold"], "policy 'threshold': give the wall threshold"),
+        (["--policy", "greedy:3"], "policy 'greedy:3': greedy takes no parameter"),
         (["--games", "0"], "--games 0: must be a positive integer"),
         (["--games", "-5"], "--games -5: must be a positive integer"),
         (["--chunk-size", "0"], "--chunk-size 0: must be a positive integer"),
