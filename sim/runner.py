@@ -8,8 +8,8 @@ into chunks of ``chunk_size`` hands (the last one may be shorter).  Chunk
              seed_entropy: int, n_hands: int) -> dict[str, np.ndarray]
 
 returning the per-hand record columns (``sim.records``; ``notes/records.md``).
-The real one is :func:`engine_chunk` (``sim.engine.play_batch``); tests may
-pass their own.
+The real one is :func:`engine_chunk` (``sim.selfplay.play_batch``: the
+engine with the bots of ``sim.policies``); tests may pass their own.
 
 Seeding: ``numpy.random.SeedSequence(seed).spawn(n_chunks)``; chunk ``i``
 always gets child ``i`` and ``seed_entropy = child.generate_state(1,
