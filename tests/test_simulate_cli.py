@@ -31,7 +31,7 @@ def simulate_cmd(out, *extra, games=GAMES, chunk=CHUNK, seed=SEED):
             "--chunk-size", str(chunk), "--out", str(out), *extra]
 
 
-def run_cli(args, timeout=600):
+def run_cli(args, timeout=1200):  # a cold numba cache compiles the engine and bots first
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=timeout)
 
