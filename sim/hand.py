@@ -8,10 +8,11 @@ joker stands for any kind inside a set or pair, also for a fifth copy.
 Public functions validate their input and raise ``ValueError`` naming the
 bad value; the ``_underscore`` numba kernels do no validation and are what
 the engine, the rule sets and the bots call from compiled code, with
-``tabs = sim.tables.hand_tables()`` passed through as an argument.  The
-small kernels are inlined into their callers (``inline="always"``): a call
-across numba's cached compilation units is not inlined by LLVM and would
-cost more than the kernel itself.
+``tabs = sim.tables.hand_tables()`` passed through as an argument.  Only
+the innermost helpers (``_scan``, ``_distance_codes``, ``_shanten_from``)
+are inlined at numba level (``inline="always"``); the kernels other modules
+call are not, because numba-level inlining at every call site multiplies
+compile time.
 
 How: the natural (non-joker) tiles have a *distance* ``D``: the fewest tiles
 to add so that they are part of ``m`` sets and a pair (per-suit tables,
@@ -149,7 +150,7 @@ def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, tabs):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _distance(counts, joker, n_sets, n_pairs, tabs):
     """Fewest tiles to add to the natural tiles to hold ``n_sets`` sets + ``n_pairs`` (0/1) pair.
 
@@ -168,7 +169,7 @@ def _seven_pairs_from(k, pairs, singles):
     return 6 - total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _shanten_standard(counts, joker, tabs):
     """Standard-form (m sets + pair) shanten of a 3m+1 / 3m+2 concealed hand."""
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
@@ -178,7 +179,7 @@ def _shanten_standard(counts, joker, tabs):
     return d - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _shanten_seven_pairs(counts, joker):
     """Seven-pairs shanten (13/14 tiles; four of a kind = two pairs, jokers wild)."""
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
@@ -199,14 +200,14 @@ def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs):
     return s
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _shanten(counts, joker, tabs):
     """min(standard, seven pairs) shanten; seven pairs only for 13/14 tiles."""
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
     return _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _is_win_standard(counts, joker, tabs):
     """True if the 3m+2 concealed tiles are m sets + a pair (jokers wild)."""
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
@@ -215,14 +216,14 @@ def _is_win_standard(counts, joker, tabs):
     return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) <= k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _is_seven_pairs(counts, joker):
     """True if the 14 concealed tiles are seven pairs (jokers wild, four = two pairs)."""
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
     return n == 14 and _seven_pairs_from(k, pairs, singles) == -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _is_win(counts, joker, tabs):
     """Standard win, or seven pairs with 14 tiles."""
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
@@ -233,7 +234,7 @@ def _is_win(counts, joker, tabs):
     return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) <= k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _is_baotou(counts13, joker, tabs):
     """爆头 shape (K-6.2): the 3m+1 tiles minus one joker are m complete sets.
 
