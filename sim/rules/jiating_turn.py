@@ -1,0 +1,125 @@
+"""Jiating (架听) kernels that shape the engine's turns: the win test and the single wait of 架听.
+
+The engine (:mod:`sim.engine`) calls these where the rule set decides
+something during play (binding spec ``shared/rules/jiating.md``):
+
+- :func:`_evaluate_win` (J-5.1): a Jiating win is legal on any complete
+  hand -- standard (4 sets + a pair, melds included) or seven pairs (no
+  melds); no other condition.  It has the signature of
+  ``sim.rules.kaihua._evaluate_win`` so that the engine calls either one at
+  the same place (``EP_WIN_KERNEL``); exponent and flags are 0 because
+  Jiating's patterns and points are computed after the hand, in Python, by
+  :mod:`sim.rules.jiating`.
+- :func:`_single_wait_discards` (J-4.1): the discards after which a hand
+  waits on exactly one kind, i.e. the kinds ``k`` for which
+  ``declare <k>`` (discard ``k`` and declare 架听) is legal.
+
+"Waits" are read as the scorer reads them for P02 / P27 / P28 (decision D3
+of :mod:`sim.rules.jiating`): the kinds that complete the 3m+1 concealed
+tiles (standard or seven pairs), without kinds whose four copies the
+player already holds in hand and melds.  So a hand that may declare 架听 is
+exactly a hand that the scorer counts as a single wait.
+
+Kernels take plain arrays (``uint8[34]`` counts, ``int8[4]`` meld rows) and
+scratch rows; they allocate nothing.  No validation (private kernels).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from sim.hand import _is_win, _shanten, _shanten_each_change
+from sim.tiles import MELD_CHOW, MELD_NONE, MELD_PONG
+
+N_KINDS = 34
+#: no joker in Jiating (J-1.1)
+NO_JOKER = -1
+
+
+@njit(cache=True)
+def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw, replacement_draw,
+                  chain_piao, chain_kong, params, tabs):
+    """J-5.1: is ``concealed + win_tile`` a complete hand?  ``(legal, 0, 0)``.
+
+    ``concealed``: int array[34], the concealed tiles *before* the winning
+    tile (``13 - 3 * n_melds``); changed temporarily and restored.  The
+    other arguments match ``sim.rules.kaihua._evaluate_win`` and are not
+    used: any complete standard or seven-pairs hand wins, by self-draw, on a
+    discard or on a robbed added kong (J-5.2); seven pairs needs 14
+    concealed tiles, so it is never read with melds.
+    """
+    concealed[win_tile] += 1
+    ok = _is_win(concealed, NO_JOKER, tabs)
+    concealed[win_tile] -= 1
+    return ok, 0, 0
+
+
+@njit(cache=True)
+def _own_copies(hand, meld_types, meld_kinds, n_melds, own):
+    """``own[k]``: copies of kind ``k`` in ``hand`` and in the melds (kongs 4, pongs 3, chows 1 each)."""
+    for k in range(N_KINDS):
+        own[k] = hand[k]
+    for i in range(n_melds):
+        t = meld_types[i]
+        k = meld_kinds[i]
+        if t == MELD_NONE:
+            continue
+        if t == MELD_CHOW:
+            own[k] += 1
+            own[k + 1] += 1
+            own[k + 2] += 1
+        elif t == MELD_PONG:
+            own[k] += 3
+        else:
+            own[k] += 4
+
+
+@njit(cache=True)
+def _n_waits(hand13, own, tabs, draw):
+    """Kinds that complete the 3m+1 ``hand13`` and of which the player holds fewer than 4 (D3).
+
+    ``own``: copies held in hand and melds (:func:`_own_copies`); ``draw``:
+    scratch ``int64[34]``.  Returns the number of such kinds and leaves in
+    ``draw`` the shanten after drawing each kind (-1 = complete).
+    """
+    _shanten_each_change(hand13, NO_JOKER, tabs, 1, draw)
+    n = 0
+    for t in range(N_KINDS):
+        if draw[t] == -1 and own[t] < 4:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _single_wait_discards(hand, meld_types, meld_kinds, n_melds, tabs, work):
+    """J-4.1: bitmask over kinds ``k`` held in the 3m+2 ``hand`` such that after
+    discarding one ``k`` the hand waits on exactly one kind (D3).
+
+    ``work``: scratch ``int64[3, 34]`` (rows: shanten after each discard,
+    shanten after each draw, own copies).  A hand of shanten > 0 has no such
+    discard (the shanten of 3m+2 tiles is the least shanten after one
+    discard), so the usual cost is one shanten; otherwise only the discards
+    that leave the hand ready (shanten 0) are examined further.
+    """
+    if _shanten(hand, NO_JOKER, tabs) > 0:
+        return 0
+    after = work[0]
+    draw = work[1]
+    own = work[2]
+    _shanten_each_change(hand, NO_JOKER, tabs, -1, after)
+    bits = 0
+    first = True
+    for k in range(N_KINDS):
+        if hand[k] == 0 or after[k] != 0:
+            continue
+        if first:
+            _own_copies(hand, meld_types, meld_kinds, n_melds, own)
+            first = False
+        hand[k] -= 1
+        own[k] -= 1
+        n = _n_waits(hand, own, tabs, draw)
+        own[k] += 1
+        hand[k] += 1
+        if n == 1:
+            bits |= 1 << k
+    return bits
