@@ -609,21 +609,25 @@ def _chain_kong(st, s):
 # ---------------------------------------------------------------------------
 # declarations (Jiating J-4.1, J-4.2)
 # ---------------------------------------------------------------------------
-@_inline_kernel
+@njit(cache=True)
 def _declare_options(st, ep, tabs, s):
     """J-4.1: at the start of seat ``s``'s turn, cache the kinds ``k`` whose
     ``declare <k>`` is legal (after discarding ``k`` a single wait) in
     ``sc[SC_DECLARE_KINDS]``; 0 when the rule set has no 架听 or ``s`` has
-    declared already (a declaration stays, J-4.1)."""
+    declared already (a declaration stays, J-4.1).
+
+    A plain call (not inlined): :func:`_step` calls it once, when a turn
+    begins, which keeps the inlined step small to compile."""
     bits = 0
-    if ep[EP_DECLARE] != 0 and st.seat[s, SF_DECL] == DECL_NONE:
+    # a 3m+2 hand of shanten > 0 has no discard that leaves it ready (cheap test first)
+    if ep[EP_DECLARE] != 0 and st.seat[s, SF_DECL] == DECL_NONE and _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0:
         bits = _jturn._single_wait_discards(
             st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], tabs, st.work
         )
     st.sc[SC_DECLARE_KINDS] = bits
 
 
-@_inline_kernel
+@njit(cache=True)
 def _hard_ready(st, tabs, s):
     """J-4.2: seat ``s``'s 3m+1 concealed tiles are ready: at least one kind
     completes them of which ``s`` holds fewer than four (jiating decision D3)."""
@@ -634,7 +638,7 @@ def _hard_ready(st, tabs, s):
     return _jturn._n_waits(st.hands[s], own, tabs, st.work[1]) > 0
 
 
-@_inline_kernel
+@njit(cache=True)
 def _next_hard_candidate(st, tabs, s):
     """The next non-dealer after seat ``s`` (turn order, before the dealer) whose dealt tiles are ready, or -1."""
     dealer = st.sc[SC_DEALER]
@@ -726,6 +730,8 @@ def _reset(st, ep, rp, tabs, dealer):
         p = _next_hard_candidate(st, tabs, dealer)
         if p >= 0:
             _ask_hard(st, p, HARD_STAGE_DEAL)
+    if ep[EP_DECLARE] != 0 and st.sc[SC_PHASE] == PH_TURN:
+        _declare_options(st, ep, tabs, dealer)
 
 
 @_inline_kernel
@@ -766,7 +772,6 @@ def _draw(st, ep, rp, tabs, s, replacement):
     st.sc[SC_CAN_TSUMO] = 1 if legal else 0
     st.sc[SC_TSUMO_EXP] = e
     st.sc[SC_TSUMO_FLAGS] = f
-    _declare_options(st, ep, tabs, s)
 
 
 @_inline_kernel
@@ -790,7 +795,7 @@ def _end_exhausted(st):
 
 
 @_inline_kernel
-def _begin_claimed_turn(st, ep, tabs, s):
+def _begin_claimed_turn(st, s):
     """After a chow / pong: seat ``s`` must discard without drawing (K-4.1)."""
     st.sc[SC_TURN] = s
     st.sc[SC_TO_ACT] = s
@@ -802,7 +807,6 @@ def _begin_claimed_turn(st, ep, tabs, s):
     st.sc[SC_CAN_TSUMO] = 0
     st.sc[SC_TILE] = -1
     st.sc[SC_SRC] = -1
-    _declare_options(st, ep, tabs, s)
 
 
 # ---------------------------------------------------------------------------
@@ -979,7 +983,7 @@ def _claim_step(st, ep, rp, tabs, a):
         st.hands[s, k] -= 2
         _add_meld(st, s, MELD_PONG, k)
         _chain_reset(st, s)  # K-6.5 a pong ends the chain
-        _begin_claimed_turn(st, ep, tabs, s)
+        _begin_claimed_turn(st, s)
     elif a == A_KONG_EXPOSED:
         st.hands[s, k] -= 3
         _add_meld(st, s, MELD_KONG_EXPOSED, k)
@@ -1002,7 +1006,7 @@ def _claim_step(st, ep, rp, tabs, a):
                 st.seat[s, SF_SWAP_FORBID] = k + 3
             elif a == A_CHOW_HIGH and r - 3 >= 0:
                 st.seat[s, SF_SWAP_FORBID] = k - 3
-        _begin_claimed_turn(st, ep, tabs, s)
+        _begin_claimed_turn(st, s)
 
 
 @njit(cache=True)
@@ -1191,7 +1195,13 @@ def _hard_step(st, ep, rp, tabs, s, a):
             st.sc[SC_TO_ACT] = st.sc[SC_DEALER]
     else:
         st.sc[SC_HARD_STAGE] = HARD_STAGE_NONE
-        _open_claims(st, ep, rp, tabs, False)
+        _open_claims_call(st, ep, rp, tabs)
+
+
+@njit(cache=True)
+def _open_claims_call(st, ep, rp, tabs):
+    """``_open_claims`` on a pending discard as a plain call (the rare 硬子 path; keeps ``_step`` small)."""
+    _open_claims(st, ep, rp, tabs, False)
 
 
 @njit(cache=True)
@@ -1225,6 +1235,8 @@ def _step(st, ep, rp, tabs, a):
             _hard_step(st, ep, rp, tabs, s, a)
         else:
             _claim_step(st, ep, rp, tabs, a)
+        if ep[EP_DECLARE] != 0 and st.sc[SC_PHASE] == PH_TURN:  # a turn begins (J-4.1)
+            _declare_options(st, ep, tabs, st.sc[SC_TO_ACT])
         a = _auto_action(st, ep)
         if a < 0:
             return
@@ -1926,7 +1938,28 @@ def play_batch(n_hands: int, seed: int, rules="kaihua", options=None, policies="
     hand, err = _play_batch(int(seed), int(n_hands), int(match_len), codes, ep, rp, hand_tables(), bool(check), st, rec)
     if err != 0:
         raise RuntimeError(f"state check failed in hand {hand} of seed {seed}: {ERR_MESSAGES[err]}")
-    return {name_: rec[:, i].astype(dt) for i, (name_, dt) in enumerate(RECORD_COLUMNS)}
+    return batch_columns(name, r, rec)
+
+
+#: rule sets whose wins are scored after the hand, in Python (``EP_ENGINE_PAYMENTS`` 0):
+#: name -> ``"module:function"`` of ``function(rules, rec) -> dict[str, np.ndarray]``
+RULESET_FINISH = {"jiating": "sim.jiating_records:finish_records"}
+
+
+def batch_columns(name: str, rules, rec: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-hand record columns of a batch matrix ``rec: int64[n, N_RECORD]`` of rule set ``name``.
+
+    Kaihua: the :data:`RECORD_COLUMNS` (records.md).  A rule set in
+    :data:`RULESET_FINISH` (Jiating) scores its recorded wins in Python and
+    returns its own columns (``sim.jiating_records.COLUMNS``, J-9).
+    """
+    fin = RULESET_FINISH.get(name)
+    if fin is None:
+        return {c: rec[:, i].astype(dt) for i, (c, dt) in enumerate(RECORD_COLUMNS)}
+    import importlib
+
+    module, function = fin.split(":")
+    return getattr(importlib.import_module(module), function)(rules, rec)
 
 
 # ---------------------------------------------------------------------------
@@ -2066,17 +2099,20 @@ class Game:
         self._started = False
 
     # -- setup -------------------------------------------------------------
-    def reset(self, seed=None, dealer: int = 0, wall=None, match_hand: int = 0) -> "Game":
+    def reset(self, seed=None, dealer: int = 0, wall=None, match_hand: int = 0, streak: int = 0) -> "Game":
         """Deal a new hand.
 
         ``seed``: int in ``0 .. 2**32-1`` (the wall is shuffled with numba's RNG
         seeded by it: the same wall as the first hand of ``play_batch(seed=...)``)
         or None (fresh entropy).  ``wall``: a fixed wall instead (136 kinds or
         an mpsz string, e.g. from :func:`build_wall`).  ``dealer``: seat 0..3.
-        Raises ``ValueError`` for a bad seed, dealer or wall.
+        ``streak``: the dealer's streak ``k`` (J-2.4; Jiating's payments use it).
+        Raises ``ValueError`` for a bad seed, dealer, streak or wall.
         """
         if dealer not in range(N_SEATS) or isinstance(dealer, bool):
             raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+        if isinstance(streak, bool) or not isinstance(streak, (int, np.integer)) or streak < 0:
+            raise ValueError(f"streak must be an integer >= 0, got {streak!r}")
         if wall is not None:
             w = _check_wall(wall)
             self.state["wall"][:] = w
@@ -2088,6 +2124,7 @@ class Game:
             _seeded_wall(self.seed, self.state["wall"])
         _reset(self.state, self._ep, self._rp, self._tabs, int(dealer))
         self.state["sc"][SC_MATCH_HAND] = int(match_hand)
+        self.state["sc"][SC_STREAK] = int(streak)
         self._started = True
         self.events = [
             {
@@ -2097,6 +2134,7 @@ class Game:
                 "seed": self.seed,
                 "dealer": int(dealer),
                 "match_hand": int(match_hand),
+                "streak": int(streak),
                 "wall": [int(k) for k in self.state["wall"]],
             }
         ]
@@ -2171,13 +2209,16 @@ class Game:
 
     @property
     def result(self) -> dict | None:
-        """The finished hand's record (the records.md columns as Python ints) plus
-        ``next_dealer`` (K-3.3); None while the hand is running."""
+        """The finished hand's record (the rule set's record columns as Python
+        ints / str, see :func:`batch_columns`) plus ``next_dealer`` (K-3.3,
+        J-2.3); None while the hand is running.  Jiating's wins are scored here
+        by ``sim.rules.jiating`` (J-9 columns)."""
         if not self.done:
             return None
-        row = np.zeros(N_RECORD, np.int64)
-        _write_record(self.state, self._ep, 0, row)
-        out = {name: int(row[i]) for i, (name, _) in enumerate(RECORD_COLUMNS) if name != "hand"}
+        row = np.zeros((1, N_RECORD), np.int64)
+        _write_record(self.state, self._ep, 0, row[0])
+        cols = batch_columns(self.rules_name, self.rules, row)
+        out = {name: (str(v[0]) if v.dtype == object else int(v[0])) for name, v in cols.items() if name != "hand"}
         out["next_dealer"] = int(_next_dealer(self._ep, self.state["sc"][SC_DEALER], self.state["sc"][SC_WINNERS_MASK]))
         return out
 
@@ -2199,7 +2240,9 @@ class Game:
         discard or added kong on offer, -1), ``chain: int16[4, 3]`` (length,
         飘 links, kong links), ``piao_open: bool[4]``, ``piao_count:
         int16[4]``, ``n_chows: int8[4]``, ``passed_pong: bool[34]`` and
-        ``swap_forbid`` (own), ``scores: int64[4]``, ``legal_mask:
+        ``swap_forbid`` (own), ``declarations: int8[4]`` (``DECL_*``, public:
+        架听 and 硬子 are announced, J-4), ``passed_win`` (own, J-3.5),
+        ``scores: int64[4]``, ``legal_mask:
         bool[N_ACTIONS]`` (all False unless ``seat`` is to act).
         Raises ``ValueError`` for a seat outside 0..3.
         """
@@ -2249,6 +2292,8 @@ class Game:
             "n_chows": sf[:, SF_N_CHOWS].astype(np.int8),
             "n_melds": n_melds.astype(np.int8),
             "passed_pong": np.array([(passed >> k) & 1 for k in range(N_KINDS)], bool),
+            "declarations": sf[:, SF_DECL].astype(np.int8),
+            "passed_win": bool(sf[seat, SF_PASSED_WIN]),
             "swap_forbid": int(sf[seat, SF_SWAP_FORBID]),
             "scores": sf[:, SF_SCORE].copy(),
             "legal_mask": self.legal_mask() if acting else np.zeros(N_ACTIONS, bool),
@@ -2278,7 +2323,8 @@ def replay(lines) -> Game:
         raise ValueError("an event log must start with a 'reset' event")
     r = events[0]
     g = Game(r["rules"], r.get("options"))
-    g.reset(seed=r.get("seed"), dealer=r["dealer"], wall=r["wall"], match_hand=r.get("match_hand", 0))
+    g.reset(seed=r.get("seed"), dealer=r["dealer"], wall=r["wall"], match_hand=r.get("match_hand", 0),
+            streak=r.get("streak", 0))
     for i, e in enumerate(events[1:], start=1):
         if e.get("event") == "action":
             if e["seat"] != g.current_player:

@@ -1,0 +1,197 @@
+"""Jiating hands from the engine to J-9 records: every recorded win scored by ``sim.rules.jiating``.
+
+The numba engine plays Jiating's turns (declarations, passed wins, several
+winners on one discard, ...) but does not score them: for each hand it
+records the context of every win in its batch matrix (the ``WX_*`` block of
+:mod:`sim.engine`: winner, win tile, win type, discarder, the winner's
+concealed tiles before the win, melds with their types, declaration, first
+turn, replacement draw, visible copies of the winning kind, the dealer's
+first discard).  After the numba call :func:`finish_records` turns each win
+into a scoring-vector case (``shared/vectors`` format) and scores it with
+the one Jiating scorer, :func:`sim.rules.jiating.score` (one winner) or
+:func:`sim.rules.jiating.score_discard_winners` (一炮多响, J-3.4), then
+fills the J-9 record columns (:data:`sim.records.RULESET_COLUMNS` for
+``"jiating"``):
+
+- the common columns (hand, match_hand, dealer, winner, winners_mask,
+  win_type, discarder), ``streak`` (J-2.4), ``win_tile``, ``first_turn``
+  (天胡 context), ``replacement`` (won on a kong replacement draw);
+- ``P_s``, ``G_s`` (J-6.1) of each winning seat (0 for the others);
+- ``pay_p_w``: what seat ``p`` paid seat ``w`` in this hand (J-6.2..J-6.5);
+- ``P01`` .. ``P50``: the points of each pattern in the *first* winner's
+  hand (the ``winner`` column; as Kaihua's ``exponent`` / ``flags``), and
+  ``patterns_s``: every winning seat's patterns as ``"P01:2,P03:2"`` ("" for
+  a seat that did not win), so no winner's patterns are lost;
+- ``decl_s`` (0 none, 1 架听 J-4.1, 2 硬子 J-4.2), ``decl_turn_s`` (the
+  hand's discard count when the seat declared; 0 for a hard declaration at
+  the deal; -1 none), ``hard_offer_s`` (1 if the seat was offered 硬子),
+  ``passed_win_s`` (wins the seat passed, J-3.5);
+- ``score_s`` (sums to zero, J-6.5), ``turns``, ``tiles_left``.
+
+The case of a win is also available as a dict (:func:`win_cases`) for
+inspection and tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim import engine as _E
+from sim import tiles as _tiles
+from sim.rules import jiating as _J
+
+N_SEATS = 4
+SEATS = range(N_SEATS)
+PATTERN_IDS = _J.PATTERN_IDS
+WIN_TYPE_NAMES = {_J.WIN_SELF_DRAW: "self_draw", _J.WIN_DISCARD: "discard", _J.WIN_ROBBED_KONG: "robbed_kong"}
+DECLARATION_NAMES = {_E.DECL_NONE: "none", _E.DECL_JIATING: "jiating", _E.DECL_HARD: "hard"}
+#: (payer, winner) seat pairs of the ``pay_p_w`` columns
+PAY_PAIRS = tuple((p, w) for p in SEATS for w in SEATS if p != w)
+
+#: the J-9 record columns of a Jiating hand, in order (also ``sim.records.RULESET_COLUMNS["jiating"]``)
+COLUMNS: tuple[tuple[str, np.dtype], ...] = (
+    ("hand", np.dtype(np.int64)),
+    ("match_hand", np.dtype(np.int32)),
+    ("dealer", np.dtype(np.int8)),
+    ("winner", np.dtype(np.int8)),
+    ("winners_mask", np.dtype(np.uint8)),
+    ("win_type", np.dtype(np.int8)),
+    ("discarder", np.dtype(np.int8)),
+    ("streak", np.dtype(np.int16)),
+    ("win_tile", np.dtype(np.int8)),
+    ("first_turn", np.dtype(np.int8)),
+    ("replacement", np.dtype(np.int8)),
+    *((f"P_{s}", np.dtype(np.int32)) for s in SEATS),
+    *((f"G_{s}", np.dtype(np.int32)) for s in SEATS),
+    *((f"pay_{p}_{w}", np.dtype(np.int32)) for p, w in PAY_PAIRS),
+    *((pid, np.dtype(np.int16)) for pid in PATTERN_IDS),
+    *((f"patterns_{s}", np.dtype(object)) for s in SEATS),
+    *((f"decl_{s}", np.dtype(np.int8)) for s in SEATS),
+    *((f"decl_turn_{s}", np.dtype(np.int16)) for s in SEATS),
+    *((f"hard_offer_{s}", np.dtype(np.int8)) for s in SEATS),
+    *((f"passed_win_{s}", np.dtype(np.int16)) for s in SEATS),
+    *((f"score_{s}", np.dtype(np.int32)) for s in SEATS),
+    ("turns", np.dtype(np.int16)),
+    ("tiles_left", np.dtype(np.int16)),
+)
+
+#: columns copied from the engine's batch matrix unchanged
+_ENGINE_COPIED = (
+    "hand", "match_hand", "dealer", "winner", "winners_mask", "win_type", "discarder", "streak", "win_tile",
+    "first_turn", "replacement", *(f"{c}_{s}" for c in ("decl", "decl_turn", "hard_offer", "passed_win")
+                                   for s in SEATS), "turns", "tiles_left",
+)
+
+
+def _meld_tiles(t: int, k: int) -> str:
+    n = 3 if t == _tiles.MELD_PONG else 4
+    return _tiles.kind_name(k) * n
+
+
+def _win_case(row: np.ndarray, j: int, dealer: int, streak: int) -> dict:
+    """The scoring-vector case of the ``j``-th win recorded in the engine row ``row``."""
+    x = row[_E.WINS_OFFSET + j * _E.N_WX: _E.WINS_OFFSET + (j + 1) * _E.N_WX]
+    win_type = WIN_TYPE_NAMES[int(x[_E.WX_TYPE])]
+    n_melds = int(x[_E.WX_N_MELDS])
+    melds = [{"type": _tiles.MELD_TYPE_NAMES[int(x[_E.WX_MELD_TYPE + i])],
+              "tiles": _meld_tiles(int(x[_E.WX_MELD_TYPE + i]), int(x[_E.WX_MELD_KIND + i]))}
+             for i in range(n_melds)]
+    tile = int(x[_E.WX_TILE])
+    concealed = x[_E.WX_HAND:_E.WX_HAND + _E.N_KINDS].astype(np.uint8)
+    return {
+        "rules": "jiating",
+        "dealer": dealer,
+        "streak": streak,
+        "winner": int(x[_E.WX_SEAT]),
+        "win_type": win_type,
+        "discarder": None if win_type == "self_draw" else int(x[_E.WX_DISCARDER]),
+        "concealed": _tiles.to_str(concealed),
+        "melds": melds,
+        "win_tile": _tiles.kind_name(tile),
+        "replacement_draw": bool(x[_E.WX_REPLACEMENT]),
+        "declaration": DECLARATION_NAMES[int(x[_E.WX_DECL])],
+        "first_turn": bool(x[_E.WX_FIRST_TURN]),
+        "visible": _tiles.kind_name(tile) * int(x[_E.WX_VISIBLE]),
+        "on_dealers_first_discard": bool(x[_E.WX_ON_FIRST]),
+    }
+
+
+def win_cases(row: np.ndarray) -> list[dict]:
+    """The scoring-vector cases of the wins of one engine row (``int64[N_RECORD]``), first winner first.
+
+    ``visible`` holds only the copies of the winning kind that the winner
+    could see (discards and others' exposed melds, P27 绝张子): the scorer
+    uses nothing else of it.
+    """
+    n = int(row[_E.EXTRA_INDEX["n_winners"]])
+    dealer = int(row[_E.RECORD_INDEX["dealer"]])
+    streak = int(row[_E.EXTRA_INDEX["streak"]])
+    return [_win_case(row, j, dealer, streak) for j in range(n)]
+
+
+def _patterns_text(patterns: dict[str, int]) -> str:
+    return ",".join(f"{pid}:{pts}" for pid, pts in patterns.items())
+
+
+def finish_records(rules: _J.JiatingRules, rec: np.ndarray) -> dict[str, np.ndarray]:
+    """The J-9 record columns (:data:`COLUMNS`) of a batch of Jiating hands.
+
+    ``rec``: the engine's batch matrix ``int64[n, N_RECORD]``; ``rules``:
+    the :class:`~sim.rules.jiating.JiatingRules` the hands were played
+    under (points, caps, bonuses).  Each win is scored by
+    :func:`sim.rules.jiating.score` (several winners of one discard: by
+    :func:`sim.rules.jiating.score_discard_winners`).  Raises
+    ``RuntimeError`` if a recorded win is not a legal win for the scorer
+    (the engine and the scorer disagree) or the scores do not sum to zero.
+    """
+    rec = np.asarray(rec)
+    n = len(rec)
+    out: dict[str, np.ndarray] = {}
+    for name, dt in COLUMNS:
+        if name in _ENGINE_COPIED:
+            src = _E.RECORD_INDEX.get(name)
+            col = rec[:, src] if src is not None else rec[:, _E.EXTRA_INDEX[name]]
+            out[name] = col.astype(dt)
+        elif dt == np.dtype(object):
+            out[name] = np.full(n, "", dtype=object)
+        else:
+            out[name] = np.zeros(n, dt)
+    for h in np.flatnonzero(rec[:, _E.EXTRA_INDEX["n_winners"]] > 0):
+        cases = win_cases(rec[h])
+        try:
+            if len(cases) == 1:
+                results = [_J.score(cases[0], rules)]
+                scores = results[0]["scores"]
+            else:
+                multi = _J.score_discard_winners(cases, rules)
+                results, scores = multi["wins"], multi["scores"]
+        except ValueError as e:
+            raise RuntimeError(f"hand {h}: the scorer rejects a recorded win ({e}); cases: {cases}") from None
+        if sum(scores) != 0:
+            raise RuntimeError(f"hand {h}: scores {scores} do not sum to zero (J-6.5)")
+        for case, res in zip(cases, results):
+            if not res["win"]:
+                raise RuntimeError(f"hand {h}: the scorer says the recorded win is no win (J-5.1): {case}")
+            w = case["winner"]
+            out[f"P_{w}"][h] = res["P"]
+            out[f"G_{w}"][h] = res["G"]
+            out[f"patterns_{w}"][h] = _patterns_text(res["patterns"])
+            for p in SEATS:
+                if p != w and res["scores"][p] < 0:
+                    out[f"pay_{p}_{w}"][h] = -res["scores"][p]
+        for pid, pts in results[0]["patterns"].items():
+            out[pid][h] = pts
+        for s in SEATS:
+            out[f"score_{s}"][h] = scores[s]
+    return out
+
+
+def parse_patterns(text: str) -> dict[str, int]:
+    """``"P01:2,P03:2"`` -> ``{"P01": 2, "P03": 2}`` (a ``patterns_s`` cell; ``""`` -> ``{}``)."""
+    if not text:
+        return {}
+    out = {}
+    for item in text.split(","):
+        pid, _, pts = item.partition(":")
+        out[pid] = int(pts)
+    return out
