@@ -2,6 +2,10 @@
 
 Subcommands:
 
+- ``caishen simulate --rules kaihua --games N --seed S --out DIR``: batch
+  self-play into Parquet, with a summary (the main job; resumable).
+- ``caishen report DIR``: the summary of a run again, from its Parquet files.
+- ``caishen score [FILE|-]``: score finished hands given as JSON lines.
 - ``caishen hand TILES [--joker 5z]``: shanten, waits and effective tiles of a hand.
 
 Each subcommand is registered by one ``_add_<name>`` function below and runs
