@@ -143,7 +143,9 @@ import numpy as np
 from numba import njit
 
 from sim import tiles as _tiles
-from sim.hand import _shanten
+from sim.hand import _is_win, _shanten
+from sim.rules import jiating as _jiating
+from sim.rules import jiating_turn as _jturn
 from sim.rules import kaihua as _kaihua
 from sim.rules.kaihua import (
     WIN_DISCARD,
@@ -179,6 +181,27 @@ MAX_MELDS = 4
 #: discards per seat; a seat discards at most ~(83 / 4 + claims + kongs) < 64
 MAX_DISCARDS = 64
 QUEUE_LEN = 8
+#: winners of one hand at most (several winners on one discard, K-4.3 option / J-3.4)
+MAX_WINNERS = 3
+
+# ---------------------------------------------------------------------------
+# win context: wins[j, WX_*], one row per winner (first winner first), for
+# rule sets scored after the hand in Python (Jiating, sim.jiating_records)
+# ---------------------------------------------------------------------------
+WX_SEAT = 0  #: winning seat
+WX_TILE = 1  #: winning tile kind
+WX_TYPE = 2  #: WIN_* code
+WX_DISCARDER = 3  #: discarder / robbed seat, -1 on a self-draw
+WX_DECL = 4  #: the winner's DECL_* declaration
+WX_FIRST_TURN = 5  #: 1: the dealer's self-draw on the dealt tiles (天胡, J-5.4)
+WX_REPLACEMENT = 6  #: 1: won on a kong replacement draw (P18)
+WX_ON_FIRST = 7  #: 1: won on the dealer's first discard (P47 option)
+WX_VISIBLE = 8  #: copies of the winning kind the winner could see elsewhere (discards, others' exposed melds; P27)
+WX_N_MELDS = 9
+WX_MELD_TYPE = 10  #: 4 slots: meld types (sim.tiles.MELD_*)
+WX_MELD_KIND = 14  #: 4 slots: meld kinds
+WX_HAND = 18  #: 34 slots: the winner's concealed tiles before the winning tile
+N_WX = WX_HAND + 34
 
 # ---------------------------------------------------------------------------
 # actions
@@ -205,7 +228,17 @@ PH_TURN = 0
 PH_CLAIM = 1
 PH_ROB = 2
 PH_DONE = 3
-PHASE_NAMES = {PH_TURN: "turn", PH_CLAIM: "claim", PH_ROB: "rob", PH_DONE: "done"}
+PH_HARD = 4  #: Jiating J-4.2: the seat to act declares or declines 硬子
+PHASE_NAMES = {PH_TURN: "turn", PH_CLAIM: "claim", PH_ROB: "rob", PH_DONE: "done", PH_HARD: "hard"}
+
+# declarations (seat[s, SF_DECL]; Jiating J-4.1, J-4.2)
+DECL_NONE = 0
+DECL_JIATING = 1  #: 架听, declared with a discard that leaves a single wait (J-4.1)
+DECL_HARD = 2  #: 硬子, hard ready declared at the deal (J-4.2)
+# stages of PH_HARD (sc[SC_HARD_STAGE])
+HARD_STAGE_NONE = 0
+HARD_STAGE_DEAL = 1  #: ready non-dealers are asked before the dealer's first discard
+HARD_STAGE_DEALER = 2  #: the dealer, ready after the first discard, is asked with it
 
 # claim option bits (seat[s, SF_CLAIM_OPTS]) and claim levels (queue[:, 1])
 OPT_WIN = 1
@@ -244,7 +277,12 @@ SF_WON = 16  #: 1 if this seat won the hand
 SF_EXPONENT = 17  #: exponent of this seat's win
 SF_FLAGS = 18  #: hand-type flags of this seat's win
 SF_TENPAI = 19  #: 1 if the seat's 3m+1 concealed tiles are ready (shanten <= 0)
-N_SF = 20
+SF_DECL = 20  #: DECL_* declaration of the seat (J-4.1, J-4.2)
+SF_DECL_TURN = 21  #: sc[SC_TURNS] counting the declaring discard (0: hard at the deal), -1 none
+SF_HARD_OFFER = 22  #: 1 if the seat was offered the 硬子 declaration (J-4.2)
+SF_N_PASSED_WIN = 23  #: wins (on a discard or robbed kong) the seat was offered and passed (J-3.5)
+SF_DECL_MELDS = 24  #: melds the seat had when it declared (a hard seat melds no more, J-4.2)
+N_SF = 25
 
 # ---------------------------------------------------------------------------
 # scalar slots: sc[SC_*]
@@ -279,7 +317,11 @@ SC_FLAGS = 26
 SC_WIN_TILE = 27
 SC_MATCH_HAND = 28  #: index of this hand in its match
 SC_N_LEGAL = 29  #: number of legal actions (set by _legal_mask)
-N_SC = 30
+SC_STREAK = 30  #: the dealer's streak k (J-2.4), set by the batch loop / Game.reset
+SC_HARD_STAGE = 31  #: HARD_STAGE_* while sc[SC_PHASE] == PH_HARD
+SC_DECLARE_KINDS = 32  #: bit k: ``declare <k>`` is legal this turn (J-4.1)
+SC_N_WINS = 33  #: winners recorded in ``wins`` (0..MAX_WINNERS)
+N_SC = 34
 
 # ---------------------------------------------------------------------------
 # engine params: ep[EP_*] (rule-set facts and options that shape the turn)
@@ -300,7 +342,14 @@ EP_PASSED_PONG_CLAIM_CLEARS = 12  #: 1: the ban ends at the next turn (claims to
 EP_PASSED_WIN = 13  #: 1: a passed win bans wins on discards until the next draw
 EP_KONG_AFTER_CLAIM = 14  #: 1: kongs allowed right after a chow / pong
 EP_FIRST_DEALER_RANDOM = 15  #: 1: a match's first dealer is random (else seat 0)
-N_EP = 16
+EP_WIN_KERNEL = 16  #: WIN_KERNEL_*: the rule set's win test (K-6/K-7 or J-5.1)
+EP_ENGINE_PAYMENTS = 17  #: 1: the engine pays (K-8); 0: the Python scorer scores the recorded wins (J-6)
+EP_DECLARE = 18  #: 1: 架听 declarations with a discard (J-4.1)
+EP_HARD = 19  #: 1: 硬子 hard declarations at the deal, automatic discards after (J-4.2)
+N_EP = 20
+
+WIN_KERNEL_KAIHUA = 0  #: sim.rules.kaihua._evaluate_win
+WIN_KERNEL_SHAPE = 1  #: sim.rules.jiating_turn._evaluate_win: any complete hand
 
 ROTATION_NEXT_AFTER_WIN = 0
 ROTATION_WINNER_STAYS = 1
@@ -319,11 +368,40 @@ RULESET_FACTS = {
         "passed_win": 0,
         "kong_after_claim": 0,  # K-4.1 "after a chow or pong they must discard"
         "first_dealer_random": 0,  # K-3.2
+        "win_kernel": WIN_KERNEL_KAIHUA,  # K-6, K-7 (joker rules, exponent, flags)
+        "engine_payments": 1,  # K-8 paid inside the engine
+        "declare": 0,
+        "hard": 0,
+    },
+    "jiating": {
+        "joker": -1,  # J-1.1 no jokers
+        "chow": 0,  # J-3.1 no chow
+        "rob_kong": 1,  # J-3.3 an added kong can be robbed (exposed and concealed kongs never are)
+        "piao_ban": 0,
+        "force_joker_min": 0,
+        "baotou_force": 0,
+        "passed_pong": 1,  # J-3.6 (option passed_pong_scope overrides: same_kind 1, any 2)
+        "passed_pong_claim_clears": 0,  # J-3.6 "until after their own next draw": a pong does not end it
+        "passed_win": 1,  # J-3.5
+        "kong_after_claim": 0,  # decision J3 (as Kaihua's E2): after a pong, discard
+        "first_dealer_random": 1,  # J-2.2
+        "win_kernel": WIN_KERNEL_SHAPE,  # J-5.1 any complete hand
+        "engine_payments": 0,  # J-6: scored after the hand by sim.rules.jiating (sim.jiating_records)
+        "declare": 1,  # J-4.1
+        "hard": 1,  # J-4.2
+        # facts that are options in Kaihua
+        "multiple_ron": 1,  # J-3.4 一炮多响
+        "swap_call_max_chows": 0,  # no chow, no swap call
+        "dealer_rotation": "winner_stays",  # J-2.3 (a 流局 keeps the dealer too)
+        "discard_win": 1,  # J-5.2
     },
 }
 
 #: the classes of rule options, by rule set
-RULESET_OPTIONS = {"kaihua": _kaihua.KaihuaRules}
+RULESET_OPTIONS = {"kaihua": _kaihua.KaihuaRules, "jiating": _jiating.JiatingRules}
+
+#: J-3.6 codes of the option ``passed_pong_scope`` as EP_PASSED_PONG values
+PASSED_PONG_SCOPES = {"same_kind": 1, "any": 2}
 
 #: one game's state: a numpy record of fixed-size arrays (see the module docstring)
 STATE_DTYPE = np.dtype(
@@ -342,13 +420,15 @@ STATE_DTYPE = np.dtype(
         ("queue", np.int64, (QUEUE_LEN, 2)),
         ("tmp", np.int64, (N_SEATS,)),
         ("counts", np.int64, (N_KINDS,)),
+        ("wins", np.int16, (MAX_WINNERS, N_WX)),
+        ("work", np.int64, (3, N_KINDS)),
     ],
     align=True,
 )
 
 
 #: scratch fields (buffers, not game state): ignored when comparing states
-SCRATCH_FIELDS = ("circle", "mask", "legal", "tmp", "counts")
+SCRATCH_FIELDS = ("circle", "mask", "legal", "tmp", "counts", "work")
 
 
 def new_state(batch: int = 1) -> np.ndarray:
@@ -384,31 +464,44 @@ def engine_params(name: str, rules) -> np.ndarray:
     """The turn-structure params ``int64[N_EP]`` (``EP_*``) of a rule set.
 
     ``name`` is the rule set's name (a key of :data:`RULESET_FACTS`),
-    ``rules`` its options object (``reserved_tiles``, ``multiple_ron``,
-    ``swap_call_max_chows``, ``dealer_rotation``, ``discard_win``).
+    ``rules`` its options object.  ``reserved_tiles``, ``multiple_ron``,
+    ``swap_call_max_chows``, ``dealer_rotation`` and ``discard_win`` come
+    from the options where the rule set has them (Kaihua), else from its
+    facts (Jiating: J-3.4, J-2.3, J-5.2); ``passed_pong_scope`` (J-3.6)
+    overrides the fact ``passed_pong``.
     """
     if name not in RULESET_FACTS:
         raise ValueError(f"unknown rule set {name!r}")
     f = RULESET_FACTS[name]
+
+    def opt(key):
+        return getattr(rules, key) if hasattr(rules, key) else f[key]
+
     ep = np.zeros(N_EP, np.int64)
     ep[EP_JOKER] = f["joker"]
     ep[EP_RESERVE] = rules.reserved_tiles
     ep[EP_CHOW] = f["chow"]
-    ep[EP_MULTI_RON] = int(rules.multiple_ron)
-    ep[EP_SWAP_MAX_CHOWS] = rules.swap_call_max_chows
+    ep[EP_MULTI_RON] = int(opt("multiple_ron"))
+    ep[EP_SWAP_MAX_CHOWS] = opt("swap_call_max_chows")
     ep[EP_ROTATION] = {"next_after_win": ROTATION_NEXT_AFTER_WIN, "winner_stays": ROTATION_WINNER_STAYS}[
-        rules.dealer_rotation
+        opt("dealer_rotation")
     ]
-    ep[EP_DISCARD_WIN] = int(rules.discard_win)
+    ep[EP_DISCARD_WIN] = int(opt("discard_win"))
     ep[EP_ROB_KONG] = f["rob_kong"]
     ep[EP_PIAO_BAN] = f["piao_ban"]
     ep[EP_FORCE_JOKER_MIN] = f["force_joker_min"]
     ep[EP_BAOTOU_FORCE] = f["baotou_force"]
-    ep[EP_PASSED_PONG] = f["passed_pong"]
+    ep[EP_PASSED_PONG] = (
+        PASSED_PONG_SCOPES[rules.passed_pong_scope] if hasattr(rules, "passed_pong_scope") else f["passed_pong"]
+    )
     ep[EP_PASSED_PONG_CLAIM_CLEARS] = f["passed_pong_claim_clears"]
     ep[EP_PASSED_WIN] = f["passed_win"]
     ep[EP_KONG_AFTER_CLAIM] = f["kong_after_claim"]
     ep[EP_FIRST_DEALER_RANDOM] = f["first_dealer_random"]
+    ep[EP_WIN_KERNEL] = f["win_kernel"]
+    ep[EP_ENGINE_PAYMENTS] = f["engine_payments"]
+    ep[EP_DECLARE] = f["declare"]
+    ep[EP_HARD] = f["hard"]
     return ep
 
 
@@ -451,13 +544,19 @@ def _seeded_wall(seed, wall):
 
 
 @_inline_kernel
-def _win_eval(st, rp, tabs, s, tile, self_draw, replacement):
+def _win_eval(st, ep, rp, tabs, s, tile, self_draw, replacement):
     """The rule set's win test for seat ``s`` on ``tile``: ``(legal, exponent, flags)``.
 
     ``st.hands[s]`` must hold the concealed tiles *before* the winning tile.
-    This is the one place where the engine calls the rule set's win kernel
-    (K-2.4..K-2.6, K-6, K-7.1 are applied there).
+    This is the one place where the engine calls the rule set's win kernel,
+    chosen by ``ep[EP_WIN_KERNEL]``: Kaihua's (K-2.4..K-2.6, K-6, K-7.1 are
+    applied there) or Jiating's shape test (J-5.1).
     """
+    if ep[EP_WIN_KERNEL] == WIN_KERNEL_SHAPE:
+        return _jturn._evaluate_win(
+            st.hands[s], tile, st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], self_draw, replacement,
+            st.seat[s, SF_CHAIN_PIAO], st.seat[s, SF_CHAIN_KONG], rp, tabs,
+        )
     return _evaluate_win(
         st.hands[s],
         tile,
@@ -508,6 +607,84 @@ def _chain_kong(st, s):
 
 
 # ---------------------------------------------------------------------------
+# declarations (Jiating J-4.1, J-4.2)
+# ---------------------------------------------------------------------------
+@njit(cache=True)
+def _declare_options(st, ep, tabs, s):
+    """J-4.1: at the start of seat ``s``'s turn, cache the kinds ``k`` whose
+    ``declare <k>`` is legal (after discarding ``k`` a single wait) in
+    ``sc[SC_DECLARE_KINDS]``; 0 when the rule set has no 架听 or ``s`` has
+    declared already (a declaration stays, J-4.1).
+
+    A plain call (not inlined): :func:`_step` calls it once, when a turn
+    begins, which keeps the inlined step small to compile."""
+    bits = 0
+    # a 3m+2 hand of shanten > 0 has no discard that leaves it ready (cheap test first)
+    if ep[EP_DECLARE] != 0 and st.seat[s, SF_DECL] == DECL_NONE and _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0:
+        bits = _jturn._single_wait_discards(
+            st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], tabs, st.work
+        )
+    st.sc[SC_DECLARE_KINDS] = bits
+
+
+@njit(cache=True)
+def _hard_ready(st, tabs, s):
+    """J-4.2: seat ``s``'s 3m+1 concealed tiles are ready: at least one kind
+    completes them of which ``s`` holds fewer than four (jiating decision D3)."""
+    if st.seat[s, SF_TENPAI] == 0:
+        return False
+    own = st.work[2]
+    _jturn._own_copies(st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], own)
+    return _jturn._n_waits(st.hands[s], own, tabs, st.work[1]) > 0
+
+
+@njit(cache=True)
+def _next_hard_candidate(st, tabs, s):
+    """The next non-dealer after seat ``s`` (turn order, before the dealer) whose dealt tiles are ready, or -1."""
+    dealer = st.sc[SC_DEALER]
+    for i in range(1, N_SEATS):
+        p = (s + i) % N_SEATS
+        if p == dealer:
+            return -1
+        if _hard_ready(st, tabs, p):
+            return p
+    return -1
+
+
+@_inline_kernel
+def _ask_hard(st, s, stage):
+    """Enter PH_HARD: seat ``s`` declares or declines 硬子 (J-4.2)."""
+    st.sc[SC_PHASE] = PH_HARD
+    st.sc[SC_HARD_STAGE] = stage
+    st.sc[SC_TO_ACT] = s
+    st.seat[s, SF_HARD_OFFER] = 1
+
+
+@njit(cache=True, inline="always")
+def _set_declaration(st, s, decl, turn):
+    st.seat[s, SF_DECL] = decl
+    st.seat[s, SF_DECL_TURN] = turn
+    st.seat[s, SF_DECL_MELDS] = st.seat[s, SF_N_MELDS]
+
+
+@njit(cache=True, inline="always")
+def _auto_action(st, ep):
+    """J-4.2: the action the engine takes by itself for the seat to act, or -1.
+
+    A seat with a hard declaration discards every drawn tile it cannot win
+    with; the engine does that without asking (decision J5), so such a seat
+    is asked only when it could win by self-draw (win, or discard the drawn tile).
+    """
+    if ep[EP_HARD] == 0 or st.sc[SC_PHASE] != PH_TURN:
+        return -1
+    s = st.sc[SC_TO_ACT]
+    t = st.sc[SC_DRAWN]
+    if st.seat[s, SF_DECL] == DECL_HARD and st.sc[SC_CAN_TSUMO] == 0 and t >= 0:
+        return A_DISCARD + t
+    return -1
+
+
+# ---------------------------------------------------------------------------
 # deal and draws
 # ---------------------------------------------------------------------------
 @njit(cache=True)
@@ -530,9 +707,11 @@ def _reset(st, ep, rp, tabs, dealer):
     st.circle[:] = 0
     st.mask[:] = 0
     st.legal[:] = 0
+    st.wins[:] = 0
     for i in range(N_SEATS):
         s = (dealer + i) % N_SEATS
         st.seat[s, SF_SWAP_FORBID] = -1
+        st.seat[s, SF_DECL_TURN] = -1
         for j in range(13):
             st.hands[s, st.wall[13 * i + j]] += 1
     st.sc[SC_DEALER] = dealer
@@ -547,6 +726,12 @@ def _reset(st, ep, rp, tabs, dealer):
     for s in range(N_SEATS):
         _update_tenpai(st, ep, tabs, s)
     _draw(st, ep, rp, tabs, dealer, False)
+    if ep[EP_HARD] != 0:  # J-4.2: ready non-dealers declare 硬子 before the dealer's first discard
+        p = _next_hard_candidate(st, tabs, dealer)
+        if p >= 0:
+            _ask_hard(st, p, HARD_STAGE_DEAL)
+    if ep[EP_DECLARE] != 0 and st.sc[SC_PHASE] == PH_TURN:
+        _declare_options(st, ep, tabs, dealer)
 
 
 @_inline_kernel
@@ -581,7 +766,7 @@ def _draw(st, ep, rp, tabs, s, replacement):
             # K-2.5 (kaihua D3: 七子爆头 shape too)
             if _is_baotou_wait(st.hands[s], st.seat[s, SF_N_MELDS], tabs):
                 force = 1
-        legal, e, f = _win_eval(st, rp, tabs, s, t, True, replacement)
+        legal, e, f = _win_eval(st, ep, rp, tabs, s, t, True, replacement)
     st.hands[s, t] += 1
     st.sc[SC_FORCE_JOKER] = force
     st.sc[SC_CAN_TSUMO] = 1 if legal else 0
@@ -651,13 +836,14 @@ def _build_claims(st, ep, rp, tabs, src, k, rob):
                 and (not rob or ep[EP_ROB_KONG] != 0)
                 and not (ep[EP_PASSED_WIN] != 0 and st.seat[s, SF_PASSED_WIN] != 0)
             ):
-                legal, e, f = _win_eval(st, rp, tabs, s, k, False, False)
+                legal, e, f = _win_eval(st, ep, rp, tabs, s, k, False, False)
                 if legal:
                     opts |= OPT_WIN
                     st.seat[s, SF_CLAIM_EXP] = e
                     st.seat[s, SF_CLAIM_FLAGS] = f
             # K-9.2: no chow / pong / exposed kong inside a 飘财 circle
-            if not rob and not any_circle and st.seat[s, SF_N_MELDS] < MAX_MELDS:
+            # J-4.2: no pong / kong after a hard declaration
+            if not rob and not any_circle and st.seat[s, SF_N_MELDS] < MAX_MELDS and st.seat[s, SF_DECL] != DECL_HARD:
                 h = st.hands[s]
                 if h[k] >= 2 and ep[EP_PASSED_PONG] != 0 and (st.seat[s, SF_PASSED_PONG] >> k) & 1:
                     pass  # K-4.4 passed pong
@@ -774,8 +960,10 @@ def _claim_step(st, ep, rp, tabs, a):
             st.seat[s, SF_PASSED_PONG] = (1 << N_KINDS) - 1
         else:
             st.seat[s, SF_PASSED_PONG] |= 1 << k  # K-4.4
-    if offered & OPT_WIN and ep[EP_PASSED_WIN] != 0:
-        st.seat[s, SF_PASSED_WIN] = 1
+    if offered & OPT_WIN:
+        st.seat[s, SF_N_PASSED_WIN] += 1
+        if ep[EP_PASSED_WIN] != 0:
+            st.seat[s, SF_PASSED_WIN] = 1  # J-3.5 until the seat's next draw
     if a == A_PASS:
         st.sc[SC_Q_POS] = e
         if e < st.sc[SC_Q_LEN] and (st.sc[SC_N_RON] == 0 or st.queue[e, 1] == LV_WIN):
@@ -821,6 +1009,64 @@ def _claim_step(st, ep, rp, tabs, a):
         _begin_claimed_turn(st, s)
 
 
+@njit(cache=True)
+def _record_win(st, j, w, win_type, discarder, tile):
+    """Write row ``j`` of ``st.wins`` (``WX_*``): the context of seat ``w``'s win, before the hand changes.
+
+    The Python scorer reads it after the hand (Jiating, ``sim.jiating_records``).
+    """
+    x = st.wins[j]
+    dealer = st.sc[SC_DEALER]
+    self_draw = win_type == WIN_SELF_DRAW
+    x[WX_SEAT] = w
+    x[WX_TILE] = tile
+    x[WX_TYPE] = win_type
+    x[WX_DISCARDER] = -1 if self_draw else discarder
+    x[WX_DECL] = st.seat[w, SF_DECL]
+    nm = st.seat[w, SF_N_MELDS]
+    replacement = self_draw and st.sc[SC_REPLACEMENT] != 0
+    # J-5.4 天胡: the dealer's self-draw on the dealt tiles (first turn, no kong before)
+    x[WX_FIRST_TURN] = 1 if (self_draw and w == dealer and st.seat[w, SF_N_DISCARDS] == 0 and nm == 0
+                             and not replacement) else 0
+    x[WX_REPLACEMENT] = 1 if replacement else 0
+    x[WX_ON_FIRST] = 1 if (win_type == WIN_DISCARD and discarder == dealer
+                           and st.seat[dealer, SF_N_DISCARDS] == 1) else 0
+    # P27: copies of the winning kind seen elsewhere: unclaimed discards (not the
+    # winning discard itself) and the other seats' exposed melds (a robbed added
+    # kong shows its three pong tiles; concealed kongs are hidden, J-3.2)
+    seen = 0
+    for p in range(N_SEATS):
+        nd = st.seat[p, SF_N_DISCARDS]
+        if win_type == WIN_DISCARD and p == discarder:
+            nd -= 1
+        for i in range(nd):
+            if st.discards[p, i] == tile and st.dflags[p, i] & DF_CLAIMED == 0:
+                seen += 1
+        if p == w:
+            continue
+        for i in range(st.seat[p, SF_N_MELDS]):
+            t = st.meld_type[p, i]
+            k = st.meld_kind[p, i]
+            if t == MELD_CHOW:
+                if k <= tile <= k + 2:
+                    seen += 1
+            elif k != tile or t == MELD_KONG_CONCEALED:
+                continue
+            elif t == MELD_PONG or (win_type == WIN_ROBBED_KONG and p == discarder and i == st.sc[SC_ROB_MELD]):
+                seen += 3
+            else:
+                seen += 4
+    x[WX_VISIBLE] = seen
+    x[WX_N_MELDS] = nm
+    for i in range(MAX_MELDS):
+        x[WX_MELD_TYPE + i] = st.meld_type[w, i]
+        x[WX_MELD_KIND + i] = st.meld_kind[w, i]
+    for k in range(N_KINDS):
+        x[WX_HAND + k] = st.hands[w, k]
+    if self_draw:
+        x[WX_HAND + tile] -= 1
+
+
 @_inline_kernel
 def _finish_wins(st, ep, rp, win_type, discarder, tile):
     """Pay every seat with ``SF_WON`` (in turn order after the discarder) and end the hand.
@@ -834,6 +1080,7 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
     st.tmp[:] = 0
     first = -1
     mask = 0
+    n_wins = 0
     for i in range(N_SEATS):
         w = (start + i) % N_SEATS if win_type == WIN_SELF_DRAW else (start + 1 + i) % N_SEATS
         if st.seat[w, SF_WON] == 0:
@@ -842,7 +1089,11 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
             st.circle[p] = 1 if (p != w and st.seat[p, SF_PIAO_OPEN] != 0) else 0
             if st.circle[p]:
                 st.seat[p, SF_FAILED_PIAO] = 1
-        _payments(dealer, w, win_type, discarder, st.seat[w, SF_EXPONENT], st.circle, rp, st.tmp)
+        if ep[EP_ENGINE_PAYMENTS] != 0:  # else the Python scorer pays (J-6, sim.jiating_records)
+            _payments(dealer, w, win_type, discarder, st.seat[w, SF_EXPONENT], st.circle, rp, st.tmp)
+        if n_wins < MAX_WINNERS:
+            _record_win(st, n_wins, w, win_type, discarder, tile)
+            n_wins += 1
         mask |= 1 << w
         if first < 0:
             first = w
@@ -864,6 +1115,7 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
     st.sc[SC_FLAGS] = st.seat[first, SF_FLAGS]
     st.sc[SC_WIN_TILE] = tile
     st.sc[SC_TILE] = -1
+    st.sc[SC_N_WINS] = n_wins
 
 
 # ---------------------------------------------------------------------------
@@ -891,7 +1143,11 @@ def _discard(st, ep, rp, tabs, s, k):
     st.sc[SC_FORCE_JOKER] = 0
     st.sc[SC_CAN_TSUMO] = 0
     _build_claims(st, ep, rp, tabs, s, k, False)
-    _open_claims(st, ep, rp, tabs, False)
+    if (ep[EP_HARD] != 0 and s == st.sc[SC_DEALER] and nd == 0 and st.seat[s, SF_DECL] != DECL_HARD
+            and _hard_ready(st, tabs, s)):
+        _ask_hard(st, s, HARD_STAGE_DEALER)  # J-4.2: the dealer declares with the first discard
+    else:
+        _open_claims(st, ep, rp, tabs, False)
 
 
 @_inline_kernel
@@ -922,25 +1178,68 @@ def _kong_added(st, ep, rp, tabs, s, k):
     _open_claims(st, ep, rp, tabs, True)
 
 
+@_inline_kernel
+def _hard_step(st, ep, rp, tabs, s, a):
+    """J-4.2: seat ``s`` declares (``hard_declare``) or declines 硬子; then the next
+    ready non-dealer is asked, or the dealer's first turn starts (stage deal),
+    or the claims on the dealer's first discard are opened (stage dealer)."""
+    if a == A_HARD_DECLARE:
+        _set_declaration(st, s, DECL_HARD, st.sc[SC_TURNS])
+    if st.sc[SC_HARD_STAGE] == HARD_STAGE_DEAL:
+        p = _next_hard_candidate(st, tabs, s)
+        if p >= 0:
+            _ask_hard(st, p, HARD_STAGE_DEAL)
+        else:
+            st.sc[SC_HARD_STAGE] = HARD_STAGE_NONE
+            st.sc[SC_PHASE] = PH_TURN
+            st.sc[SC_TO_ACT] = st.sc[SC_DEALER]
+    else:
+        st.sc[SC_HARD_STAGE] = HARD_STAGE_NONE
+        _open_claims_call(st, ep, rp, tabs)
+
+
+@njit(cache=True)
+def _open_claims_call(st, ep, rp, tabs):
+    """``_open_claims`` on a pending discard as a plain call (the rare 硬子 path; keeps ``_step`` small)."""
+    _open_claims(st, ep, rp, tabs, False)
+
+
 @njit(cache=True)
 def _step(st, ep, rp, tabs, a):
-    """Apply action ``a`` of the seat to act, in place.  ``a`` must be legal (no check)."""
+    """Apply action ``a`` of the seat to act, in place.  ``a`` must be legal (no check).
+
+    Then the automatic actions (J-4.2: a hard-declared seat discards what it
+    drew and cannot win with) are applied until somebody must decide.
+    """
     st.sc[SC_STEPS] += 1
-    s = st.sc[SC_TO_ACT]
-    if st.sc[SC_PHASE] == PH_TURN:
-        if a < A_DECLARE:
-            _discard(st, ep, rp, tabs, s, a)
-        elif A_KONG_CONCEALED <= a < A_KONG_ADDED:
-            _kong_concealed(st, ep, rp, tabs, s, a - A_KONG_CONCEALED)
-        elif A_KONG_ADDED <= a < A_CHOW_LOW:
-            _kong_added(st, ep, rp, tabs, s, a - A_KONG_ADDED)
-        elif a == A_WIN:
-            st.seat[s, SF_WON] = 1
-            st.seat[s, SF_EXPONENT] = st.sc[SC_TSUMO_EXP]
-            st.seat[s, SF_FLAGS] = st.sc[SC_TSUMO_FLAGS]
-            _finish_wins(st, ep, rp, WIN_SELF_DRAW, -1, st.sc[SC_DRAWN])
-    else:
-        _claim_step(st, ep, rp, tabs, a)
+    while True:
+        s = st.sc[SC_TO_ACT]
+        ph = st.sc[SC_PHASE]
+        if ph == PH_TURN:
+            if a < A_KONG_CONCEALED:  # discard, or discard and declare 架听 (J-4.1)
+                k = a
+                if a >= A_DECLARE:
+                    k = a - A_DECLARE
+                    _set_declaration(st, s, DECL_JIATING, st.sc[SC_TURNS] + 1)
+                _discard(st, ep, rp, tabs, s, k)
+            elif a < A_KONG_ADDED:
+                _kong_concealed(st, ep, rp, tabs, s, a - A_KONG_CONCEALED)
+            elif a < A_CHOW_LOW:
+                _kong_added(st, ep, rp, tabs, s, a - A_KONG_ADDED)
+            elif a == A_WIN:
+                st.seat[s, SF_WON] = 1
+                st.seat[s, SF_EXPONENT] = st.sc[SC_TSUMO_EXP]
+                st.seat[s, SF_FLAGS] = st.sc[SC_TSUMO_FLAGS]
+                _finish_wins(st, ep, rp, WIN_SELF_DRAW, -1, st.sc[SC_DRAWN])
+        elif ph == PH_HARD:
+            _hard_step(st, ep, rp, tabs, s, a)
+        else:
+            _claim_step(st, ep, rp, tabs, a)
+        if ep[EP_DECLARE] != 0 and st.sc[SC_PHASE] == PH_TURN:  # a turn begins (J-4.1)
+            _declare_options(st, ep, tabs, st.sc[SC_TO_ACT])
+        a = _auto_action(st, ep)
+        if a < 0:
+            return
 
 
 # ---------------------------------------------------------------------------
@@ -962,8 +1261,9 @@ def _legal_mask(st, ep):
     """Fill ``st.mask: uint8[N_ACTIONS]`` (1 = legal) and the list ``st.legal`` for the seat to act.
 
     Returns the number of legal actions ``n`` (also ``st.sc[SC_N_LEGAL]``);
-    ``st.legal[:n]`` holds them (discards, concealed kongs, added kongs, win;
-    or the claim actions in index order).  All 0 when the hand is over.
+    ``st.legal[:n]`` holds them (discards, 架听 declarations, concealed kongs,
+    added kongs, win; or the claim actions in index order; or ``hard_declare,
+    hard_decline``).  All 0 when the hand is over.
     Only the entries set by the previous call are cleared (the list says which).
     """
     m = st.mask
@@ -976,7 +1276,30 @@ def _legal_mask(st, ep):
         st.sc[SC_N_LEGAL] = 0
         return 0
     s = st.sc[SC_TO_ACT]
-    if ph == PH_TURN:
+    if ph == PH_TURN and st.seat[s, SF_DECL] == DECL_HARD:
+        # J-4.2: a hard seat is asked only when it can win: win or discard the drawn tile
+        t = st.sc[SC_DRAWN]
+        if t >= 0:
+            m[A_DISCARD + t] = 1
+            lst[n] = A_DISCARD + t
+            n += 1
+        else:  # unreachable (a hard seat never claims): any discard
+            for k in range(N_KINDS):
+                if st.hands[s, k] > 0:
+                    m[A_DISCARD + k] = 1
+                    lst[n] = A_DISCARD + k
+                    n += 1
+        if st.sc[SC_CAN_TSUMO] != 0:
+            m[A_WIN] = 1
+            lst[n] = A_WIN
+            n += 1
+    elif ph == PH_HARD:
+        m[A_HARD_DECLARE] = 1
+        lst[n] = A_HARD_DECLARE
+        m[A_HARD_DECLINE] = 1
+        lst[n + 1] = A_HARD_DECLINE
+        n += 2
+    elif ph == PH_TURN:
         h = st.hands[s]
         joker = ep[EP_JOKER]
         forced = _forced_joker(st, ep, s)  # K-2.4, K-2.5
@@ -996,6 +1319,13 @@ def _legal_mask(st, ep):
                 if h[k] > 0:
                     m[A_DISCARD + k] = 1
                     lst[n] = A_DISCARD + k
+                    n += 1
+        decl = st.sc[SC_DECLARE_KINDS]  # J-4.1 (0 unless the rule set has 架听)
+        if decl != 0:
+            for k in range(N_KINDS):
+                if (decl >> k) & 1 and m[A_DISCARD + k]:
+                    m[A_DECLARE + k] = 1
+                    lst[n] = A_DECLARE + k
                     n += 1
         if (st.sc[SC_JUST_CLAIMED] == 0 or ep[EP_KONG_AFTER_CLAIM] != 0) and _tiles_left(st) > ep[EP_RESERVE]:
             nm = st.seat[s, SF_N_MELDS]
@@ -1045,6 +1375,10 @@ ERR_POINTERS = 9
 ERR_MELDS = 10
 ERR_TENPAI = 11
 ERR_MASK_LIST = 12
+ERR_DECL = 13
+ERR_PASSED_WIN = 14
+ERR_HARD_AUTO = 15
+ERR_MISSING = 16
 ERR_MESSAGES = {
     ERR_TILES: "tiles not conserved: wall remainder + hands + melds + discards != 4 of every kind",
     ERR_HAND_RANGE: "a hand holds a kind more than 4 times",
@@ -1058,7 +1392,37 @@ ERR_MESSAGES = {
     ERR_MELDS: "meld table inconsistent",
     ERR_TENPAI: "a seat's cached ready flag (SF_TENPAI) is stale",
     ERR_MASK_LIST: "the legal-action list disagrees with the mask",
+    ERR_DECL: "a declaration is inconsistent (J-4.1 / J-4.2: rule set, turn, offer, melds after 硬子)",
+    ERR_PASSED_WIN: "a seat that passed a win is offered a win before its next draw (J-3.5)",
+    ERR_HARD_AUTO: "a 硬子 seat is asked to discard although it cannot win (J-4.2: automatic discard)",
+    ERR_MISSING: "a legal 架听 declaration or 硬子 offer is missing (J-4.1 / J-4.2)",
 }
+
+
+@njit(cache=True)
+def _winning_kinds_slow(st, tabs, s, discard):
+    """Kinds that complete seat ``s``'s concealed tiles (minus one ``discard``, -1 none),
+    of which ``s`` holds fewer than four in hand and melds: a plain loop over
+    the 34 kinds with the win test (the checker's restatement of J-4.1 / J-4.2)."""
+    h = st.hands[s]
+    own = st.counts
+    for k in range(N_KINDS):
+        own[k] = h[k]
+    for i in range(st.seat[s, SF_N_MELDS]):
+        _meld_tiles(st, s, i, own)
+    if discard >= 0:
+        h[discard] -= 1
+        own[discard] -= 1
+    n = 0
+    for t in range(N_KINDS):
+        if own[t] < 4:
+            h[t] += 1
+            if _is_win(h, -1, tabs):  # Jiating has no joker (J-1.1)
+                n += 1
+            h[t] -= 1
+    if discard >= 0:
+        h[discard] += 1
+    return n
 
 
 @njit(cache=True)
@@ -1068,7 +1432,27 @@ def _action_ok(st, ep, rp, tabs, a):
     ph = st.sc[SC_PHASE]
     h = st.hands[s]
     joker = ep[EP_JOKER]
+    if ph == PH_HARD:  # J-4.2: a ready seat at the deal, before the dealer's first discard
+        if a != A_HARD_DECLARE and a != A_HARD_DECLINE:
+            return False
+        if ep[EP_HARD] == 0 or st.seat[s, SF_DECL] == DECL_HARD:
+            return False
+        dealer = st.sc[SC_DEALER]
+        if s == dealer:  # with the first discard
+            if st.seat[s, SF_N_DISCARDS] != 1 or st.sc[SC_TURNS] != 1 or st.sc[SC_SRC] != s:
+                return False
+        elif st.sc[SC_TURNS] != 0 or st.seat[s, SF_N_MELDS] != 0:
+            return False
+        return _winning_kinds_slow(st, tabs, s, -1) > 0
+    hard = st.seat[s, SF_DECL] == DECL_HARD
     if ph == PH_TURN:
+        if hard and a != A_WIN and a != A_DISCARD + st.sc[SC_DRAWN]:
+            return False  # J-4.2: a hard seat only wins or gives back its drawn tile
+        if A_DECLARE <= a < A_KONG_CONCEALED:  # J-4.1
+            k = a - A_DECLARE
+            if ep[EP_DECLARE] == 0 or st.seat[s, SF_DECL] != DECL_NONE or h[k] == 0:
+                return False
+            return _winning_kinds_slow(st, tabs, s, k) == 1
         if a < A_DECLARE:
             if h[a] == 0:
                 return False
@@ -1091,7 +1475,7 @@ def _action_ok(st, ep, rp, tabs, a):
             if t < 0:
                 return False
             st.hands[s, t] -= 1
-            legal, e, f = _win_eval(st, rp, tabs, s, t, True, st.sc[SC_REPLACEMENT] != 0)
+            legal, e, f = _win_eval(st, ep, rp, tabs, s, t, True, st.sc[SC_REPLACEMENT] != 0)
             st.hands[s, t] += 1
             return legal
         return False
@@ -1105,9 +1489,11 @@ def _action_ok(st, ep, rp, tabs, a):
     if a == A_WIN:
         if ep[EP_DISCARD_WIN] == 0:
             return False
-        legal, e, f = _win_eval(st, rp, tabs, s, k, False, False)
+        if ep[EP_PASSED_WIN] != 0 and st.seat[s, SF_PASSED_WIN] != 0:
+            return False  # J-3.5
+        legal, e, f = _win_eval(st, ep, rp, tabs, s, k, False, False)
         return legal
-    if ph == PH_ROB:
+    if ph == PH_ROB or hard:  # J-4.2: no pong or kong after a hard declaration
         return False
     if a == A_PONG or a == A_KONG_EXPOSED or A_CHOW_LOW <= a <= A_CHOW_HIGH:
         for p in range(N_SEATS):
@@ -1143,6 +1529,51 @@ def _meld_tiles(st, s, i, counts):
         counts[k] += 3
     else:
         counts[k] += 4
+
+
+@njit(cache=True)
+def _check_declarations(st, ep, tabs):
+    """The declaration and passed-win part of :func:`_check_state` (J-3.5, J-4.1, J-4.2); 0 or an ``ERR_*``."""
+    ph = st.sc[SC_PHASE]
+    turns = st.sc[SC_TURNS]
+    dealer = st.sc[SC_DEALER]
+    for s in range(N_SEATS):
+        d = st.seat[s, SF_DECL]
+        dt = st.seat[s, SF_DECL_TURN]
+        if st.seat[s, SF_PASSED_WIN] != 0 and (ep[EP_PASSED_WIN] == 0 or st.seat[s, SF_N_PASSED_WIN] == 0):
+            return ERR_PASSED_WIN
+        if st.seat[s, SF_HARD_OFFER] != 0 and ep[EP_HARD] == 0:
+            return ERR_DECL
+        if d == DECL_NONE:
+            if dt != -1:
+                return ERR_DECL
+        elif d == DECL_JIATING:
+            # declared with a discard of this hand; the discard made it the seat's
+            if ep[EP_DECLARE] == 0 or dt < 1 or dt > turns or st.seat[s, SF_N_DISCARDS] == 0:
+                return ERR_DECL
+        elif d == DECL_HARD:
+            if ep[EP_HARD] == 0 or st.seat[s, SF_HARD_OFFER] != 1:
+                return ERR_DECL
+            if dt != (1 if s == dealer else 0):  # at the deal / with the dealer's first discard
+                return ERR_DECL
+            if st.seat[s, SF_N_MELDS] != st.seat[s, SF_DECL_MELDS]:  # no pong or kong after it
+                return ERR_DECL
+        else:
+            return ERR_DECL
+    if ep[EP_HARD] != 0 and ph != PH_DONE and ph != PH_HARD:
+        # J-4.2 completeness: every ready non-dealer was offered 硬子 at the deal, and
+        # the dealer after the first discard if then ready (hands unchanged until then)
+        if turns == 0:
+            for i in range(1, N_SEATS):
+                p = (dealer + i) % N_SEATS
+                ready = _winning_kinds_slow(st, tabs, p, -1) > 0
+                if ready != (st.seat[p, SF_HARD_OFFER] != 0):
+                    return ERR_MISSING
+        elif turns == 1 and st.seat[dealer, SF_N_DISCARDS] == 1:
+            ready = _winning_kinds_slow(st, tabs, dealer, -1) > 0
+            if ready != (st.seat[dealer, SF_HARD_OFFER] != 0):
+                return ERR_MISSING
+    return 0
 
 
 @njit(cache=True)
@@ -1201,7 +1632,11 @@ def _check_state(st, ep, rp, tabs):
         for k in range(N_KINDS):
             n += st.hands[s, k]
         base = 13 - 3 * st.seat[s, SF_N_MELDS]
-        acting = ph == PH_TURN and s == to_act
+        # the seat holding 3m+2 tiles: the one to act on its turn, or the dealer
+        # while the non-dealers are asked for 硬子 (J-4.2)
+        acting = (ph == PH_TURN and s == to_act) or (
+            ph == PH_HARD and st.sc[SC_HARD_STAGE] == HARD_STAGE_DEAL and s == st.sc[SC_DEALER]
+        )
         if ph == PH_DONE:
             if n != base and n != base + 1:
                 return ERR_HAND_SIZE
@@ -1211,6 +1646,9 @@ def _check_state(st, ep, rp, tabs):
             ready = 1 if _shanten(st.hands[s], joker, tabs) <= 0 else 0
             if ready != st.seat[s, SF_TENPAI]:
                 return ERR_TENPAI
+    err = _check_declarations(st, ep, tabs)
+    if err != 0:
+        return err
     if ph == PH_DONE:
         if to_act != -1:
             return ERR_TO_ACT
@@ -1223,6 +1661,36 @@ def _check_state(st, ep, rp, tabs):
         q = st.sc[SC_Q_POS]
         if q >= st.sc[SC_Q_LEN] or st.queue[q, 0] != to_act or to_act == st.sc[SC_SRC]:
             return ERR_TO_ACT
+        for j in range(q, st.sc[SC_Q_LEN]):  # J-3.5
+            p = st.queue[j, 0]
+            if st.queue[j, 1] == LV_WIN and ep[EP_PASSED_WIN] != 0 and st.seat[p, SF_PASSED_WIN] != 0:
+                return ERR_PASSED_WIN
+    if ph == PH_HARD:
+        stage = st.sc[SC_HARD_STAGE]
+        dealer = st.sc[SC_DEALER]
+        if ep[EP_HARD] == 0 or st.seat[to_act, SF_HARD_OFFER] != 1:
+            return ERR_TO_ACT
+        if stage == HARD_STAGE_DEAL:
+            if to_act == dealer or st.sc[SC_TURN] != dealer:
+                return ERR_TO_ACT
+        elif stage != HARD_STAGE_DEALER or to_act != dealer or st.sc[SC_SRC] != dealer:
+            return ERR_TO_ACT
+    elif st.sc[SC_HARD_STAGE] != HARD_STAGE_NONE:
+        return ERR_TO_ACT
+    if ph == PH_TURN and st.seat[to_act, SF_DECL] == DECL_HARD and st.sc[SC_CAN_TSUMO] == 0:
+        return ERR_HARD_AUTO
+    if ph == PH_TURN and st.seat[to_act, SF_DECL] == DECL_NONE and ep[EP_DECLARE] != 0:
+        # J-4.1 completeness: every discard leaving a single wait may be declared
+        _legal_mask(st, ep)
+        h = st.hands[to_act]
+        for k in range(N_KINDS):
+            if h[k] > 0 and st.mask[A_DISCARD + k]:
+                h[k] -= 1
+                ready = _shanten(h, joker, tabs) <= 0
+                h[k] += 1
+                single = ready and _winning_kinds_slow(st, tabs, to_act, k) == 1
+                if single != (st.mask[A_DECLARE + k] != 0):
+                    return ERR_MISSING
     n_legal = _legal_mask(st, ep)
     m = st.mask
     n_set = 0
@@ -1300,12 +1768,33 @@ RECORD_COLUMNS = (
     ("turns", np.int16),
     ("tiles_left", np.int16),
 )
-N_RECORD = len(RECORD_COLUMNS)
+#: engine columns after RECORD_COLUMNS in the batch matrix: the J-9 facts the
+#: engine knows (Jiating's records, ``sim.jiating_records``; filled for every rule set)
+ENGINE_EXTRA_COLUMNS = (
+    ("streak", np.int16),  # J-2.4 the dealer's streak k
+    ("win_tile", np.int8),  # -1 on a draw
+    ("first_turn", np.int8),  # the first winner won on the dealt tiles (天胡, J-5.4)
+    ("replacement", np.int8),  # the first winner won on a kong replacement draw
+    ("n_winners", np.int8),  # rows of the win-context block used
+    *((f"decl_{s}", np.int8) for s in range(N_SEATS)),  # DECL_* (J-4.1, J-4.2)
+    *((f"decl_turn_{s}", np.int16) for s in range(N_SEATS)),  # turns count of the declaring discard, -1
+    *((f"hard_offer_{s}", np.int8) for s in range(N_SEATS)),  # 1 if offered 硬子 (J-4.2)
+    *((f"passed_win_{s}", np.int16) for s in range(N_SEATS)),  # wins passed (J-3.5)
+)
+#: column name -> index in the batch matrix
+RECORD_INDEX = {name: i for i, (name, _) in enumerate(RECORD_COLUMNS)}
+EXTRA_OFFSET = len(RECORD_COLUMNS)
+EXTRA_INDEX = {name: EXTRA_OFFSET + i for i, (name, _) in enumerate(ENGINE_EXTRA_COLUMNS)}
+#: then MAX_WINNERS rows of the win context (``WX_*``, N_WX each), first winner first
+WINS_OFFSET = EXTRA_OFFSET + len(ENGINE_EXTRA_COLUMNS)
+#: width of the batch kernel's int64 matrix
+N_RECORD = WINS_OFFSET + MAX_WINNERS * N_WX
 
 
 @njit(cache=True)
 def _write_record(st, ep, hand, row):
-    """Fill ``row: int64[N_RECORD]`` with the finished hand's record (records.md)."""
+    """Fill ``row: int64[N_RECORD]`` with the finished hand's record (records.md),
+    the engine's extra columns and the win contexts."""
     w = st.sc[SC_WINNER]
     row[0] = hand
     row[1] = st.sc[SC_MATCH_HAND]
@@ -1327,6 +1816,21 @@ def _write_record(st, ep, hand, row):
         row[24 + s] = st.seat[s, SF_FAILED_PIAO]
     row[28] = st.sc[SC_TURNS]
     row[29] = _tiles_left(st)
+    o = EXTRA_OFFSET
+    n_wins = st.sc[SC_N_WINS] if w >= 0 else 0
+    row[o] = st.sc[SC_STREAK]
+    row[o + 1] = st.sc[SC_WIN_TILE] if w >= 0 else -1
+    row[o + 2] = st.wins[0, WX_FIRST_TURN] if n_wins > 0 else 0
+    row[o + 3] = st.wins[0, WX_REPLACEMENT] if n_wins > 0 else 0
+    row[o + 4] = n_wins
+    for s in range(N_SEATS):
+        row[o + 5 + s] = st.seat[s, SF_DECL]
+        row[o + 9 + s] = st.seat[s, SF_DECL_TURN]
+        row[o + 13 + s] = st.seat[s, SF_HARD_OFFER]
+        row[o + 17 + s] = st.seat[s, SF_N_PASSED_WIN]
+    for j in range(MAX_WINNERS):
+        for f in range(N_WX):
+            row[WINS_OFFSET + j * N_WX + f] = st.wins[j, f] if j < n_wins else 0
 
 
 @njit(cache=True)
@@ -1340,6 +1844,12 @@ def _next_dealer(ep, dealer, winners_mask):
 
 
 @njit(cache=True)
+def _next_streak(dealer, next_dealer, streak):
+    """J-2.4: the streak ``k`` of the next hand: one more when the dealer keeps the deal, else 0."""
+    return streak + 1 if next_dealer == dealer else 0
+
+
+@njit(cache=True)
 def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec):
     """Play ``n_hands`` hands in matches of ``match_len`` hands; fill ``rec: int64[n, N_RECORD]``.
 
@@ -1350,13 +1860,16 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     """
     np.random.seed(seed)
     dealer = 0
+    streak = 0
     for h in range(n_hands):
         mh = h % match_len
         if mh == 0:
             dealer = np.random.randint(N_SEATS) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
+            streak = 0
         _shuffle_wall(st.wall)
         _reset(st, ep, rp, tabs, dealer)
         st.sc[SC_MATCH_HAND] = mh
+        st.sc[SC_STREAK] = streak
         if check:
             err = _check_state(st, ep, rp, tabs)
             if err != 0:
@@ -1374,7 +1887,9 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
                 if err != 0:
                     return h, err
         _write_record(st, ep, h, rec[h])
-        dealer = _next_dealer(ep, dealer, st.sc[SC_WINNERS_MASK])
+        nxt = _next_dealer(ep, dealer, st.sc[SC_WINNERS_MASK])
+        streak = _next_streak(dealer, nxt, streak)
+        dealer = nxt
     return -1, 0
 
 
@@ -1423,7 +1938,28 @@ def play_batch(n_hands: int, seed: int, rules="kaihua", options=None, policies="
     hand, err = _play_batch(int(seed), int(n_hands), int(match_len), codes, ep, rp, hand_tables(), bool(check), st, rec)
     if err != 0:
         raise RuntimeError(f"state check failed in hand {hand} of seed {seed}: {ERR_MESSAGES[err]}")
-    return {name_: rec[:, i].astype(dt) for i, (name_, dt) in enumerate(RECORD_COLUMNS)}
+    return batch_columns(name, r, rec)
+
+
+#: rule sets whose wins are scored after the hand, in Python (``EP_ENGINE_PAYMENTS`` 0):
+#: name -> ``"module:function"`` of ``function(rules, rec) -> dict[str, np.ndarray]``
+RULESET_FINISH = {"jiating": "sim.jiating_records:finish_records"}
+
+
+def batch_columns(name: str, rules, rec: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-hand record columns of a batch matrix ``rec: int64[n, N_RECORD]`` of rule set ``name``.
+
+    Kaihua: the :data:`RECORD_COLUMNS` (records.md).  A rule set in
+    :data:`RULESET_FINISH` (Jiating) scores its recorded wins in Python and
+    returns its own columns (``sim.jiating_records.COLUMNS``, J-9).
+    """
+    fin = RULESET_FINISH.get(name)
+    if fin is None:
+        return {c: rec[:, i].astype(dt) for i, (c, dt) in enumerate(RECORD_COLUMNS)}
+    import importlib
+
+    module, function = fin.split(":")
+    return getattr(importlib.import_module(module), function)(rules, rec)
 
 
 # ---------------------------------------------------------------------------
@@ -1563,17 +2099,20 @@ class Game:
         self._started = False
 
     # -- setup -------------------------------------------------------------
-    def reset(self, seed=None, dealer: int = 0, wall=None, match_hand: int = 0) -> "Game":
+    def reset(self, seed=None, dealer: int = 0, wall=None, match_hand: int = 0, streak: int = 0) -> "Game":
         """Deal a new hand.
 
         ``seed``: int in ``0 .. 2**32-1`` (the wall is shuffled with numba's RNG
         seeded by it: the same wall as the first hand of ``play_batch(seed=...)``)
         or None (fresh entropy).  ``wall``: a fixed wall instead (136 kinds or
         an mpsz string, e.g. from :func:`build_wall`).  ``dealer``: seat 0..3.
-        Raises ``ValueError`` for a bad seed, dealer or wall.
+        ``streak``: the dealer's streak ``k`` (J-2.4; Jiating's payments use it).
+        Raises ``ValueError`` for a bad seed, dealer, streak or wall.
         """
         if dealer not in range(N_SEATS) or isinstance(dealer, bool):
             raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+        if isinstance(streak, bool) or not isinstance(streak, (int, np.integer)) or streak < 0:
+            raise ValueError(f"streak must be an integer >= 0, got {streak!r}")
         if wall is not None:
             w = _check_wall(wall)
             self.state["wall"][:] = w
@@ -1585,6 +2124,7 @@ class Game:
             _seeded_wall(self.seed, self.state["wall"])
         _reset(self.state, self._ep, self._rp, self._tabs, int(dealer))
         self.state["sc"][SC_MATCH_HAND] = int(match_hand)
+        self.state["sc"][SC_STREAK] = int(streak)
         self._started = True
         self.events = [
             {
@@ -1594,6 +2134,7 @@ class Game:
                 "seed": self.seed,
                 "dealer": int(dealer),
                 "match_hand": int(match_hand),
+                "streak": int(streak),
                 "wall": [int(k) for k in self.state["wall"]],
             }
         ]
@@ -1668,13 +2209,16 @@ class Game:
 
     @property
     def result(self) -> dict | None:
-        """The finished hand's record (the records.md columns as Python ints) plus
-        ``next_dealer`` (K-3.3); None while the hand is running."""
+        """The finished hand's record (the rule set's record columns as Python
+        ints / str, see :func:`batch_columns`) plus ``next_dealer`` (K-3.3,
+        J-2.3); None while the hand is running.  Jiating's wins are scored here
+        by ``sim.rules.jiating`` (J-9 columns)."""
         if not self.done:
             return None
-        row = np.zeros(N_RECORD, np.int64)
-        _write_record(self.state, self._ep, 0, row)
-        out = {name: int(row[i]) for i, (name, _) in enumerate(RECORD_COLUMNS) if name != "hand"}
+        row = np.zeros((1, N_RECORD), np.int64)
+        _write_record(self.state, self._ep, 0, row[0])
+        cols = batch_columns(self.rules_name, self.rules, row)
+        out = {name: (str(v[0]) if v.dtype == object else int(v[0])) for name, v in cols.items() if name != "hand"}
         out["next_dealer"] = int(_next_dealer(self._ep, self.state["sc"][SC_DEALER], self.state["sc"][SC_WINNERS_MASK]))
         return out
 
@@ -1696,7 +2240,9 @@ class Game:
         discard or added kong on offer, -1), ``chain: int16[4, 3]`` (length,
         飘 links, kong links), ``piao_open: bool[4]``, ``piao_count:
         int16[4]``, ``n_chows: int8[4]``, ``passed_pong: bool[34]`` and
-        ``swap_forbid`` (own), ``scores: int64[4]``, ``legal_mask:
+        ``swap_forbid`` (own), ``declarations: int8[4]`` (``DECL_*``, public:
+        架听 and 硬子 are announced, J-4), ``passed_win`` (own, J-3.5),
+        ``scores: int64[4]``, ``legal_mask:
         bool[N_ACTIONS]`` (all False unless ``seat`` is to act).
         Raises ``ValueError`` for a seat outside 0..3.
         """
@@ -1746,6 +2292,8 @@ class Game:
             "n_chows": sf[:, SF_N_CHOWS].astype(np.int8),
             "n_melds": n_melds.astype(np.int8),
             "passed_pong": np.array([(passed >> k) & 1 for k in range(N_KINDS)], bool),
+            "declarations": sf[:, SF_DECL].astype(np.int8),
+            "passed_win": bool(sf[seat, SF_PASSED_WIN]),
             "swap_forbid": int(sf[seat, SF_SWAP_FORBID]),
             "scores": sf[:, SF_SCORE].copy(),
             "legal_mask": self.legal_mask() if acting else np.zeros(N_ACTIONS, bool),
@@ -1775,7 +2323,8 @@ def replay(lines) -> Game:
         raise ValueError("an event log must start with a 'reset' event")
     r = events[0]
     g = Game(r["rules"], r.get("options"))
-    g.reset(seed=r.get("seed"), dealer=r["dealer"], wall=r["wall"], match_hand=r.get("match_hand", 0))
+    g.reset(seed=r.get("seed"), dealer=r["dealer"], wall=r["wall"], match_hand=r.get("match_hand", 0),
+            streak=r.get("streak", 0))
     for i, e in enumerate(events[1:], start=1):
         if e.get("event") == "action":
             if e["seat"] != g.current_player:
