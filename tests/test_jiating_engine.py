@@ -1,0 +1,687 @@
+"""Jiating (架听) through the engine: one test (or a few) per rule ID about turns.
+
+Each scenario deals a hand-built wall (:func:`sim.engine.build_wall`; seat 0
+deals unless said otherwise), drives the engine with actions into the
+situation of the rule and checks the outcome: who is asked, the legal
+actions, melds, declarations, the record and its scores (which come from
+the one Jiating scorer, ``sim.rules.jiating``).  The state checker runs
+after every step.  Batch self-play with the checker on is at the end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim import engine as E
+from sim import jiating_records as JR
+from sim.rules import jiating as J
+from sim.tiles import MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG, kind_name
+from sim.tiles import kind_index as ki
+
+
+def K(name: str) -> int:
+    """Kind index of one tile name, ``K('3m') == 2``."""
+    return ki(int(name[0]), name[1])
+
+
+def deal(hands, draws="", replacements="", dealer=0, streak=0, **options) -> E.Game:
+    g = E.Game("jiating", options or None)
+    g.reset(wall=E.build_wall(hands, draws, replacements, dealer), dealer=dealer, streak=streak)
+    g.check()
+    return g
+
+
+def legal(g: E.Game) -> set[str]:
+    return {E.action_name(a) for a in g.legal_actions()}
+
+
+def act(g: E.Game, *names: str) -> E.Game:
+    for n in names:
+        g.step(n)
+        g.check()
+    return g
+
+
+def drawn(g: E.Game) -> str:
+    t = int(g.state["sc"][E.SC_DRAWN])
+    assert t >= 0
+    return kind_name(t)
+
+
+def pass_claims(g: E.Game) -> list[int]:
+    """Pass every pending claim (and decline a pending 硬子 question); the seats asked, in order."""
+    asked = []
+    while g.phase in ("claim", "rob", "hard"):
+        asked.append(g.current_player)
+        act(g, "hard_decline" if g.phase == "hard" else "pass")
+    return asked
+
+
+def tsumogiri(g: E.Game) -> None:
+    """The seat to act discards the tile it just drew; pending claims are passed."""
+    act(g, f"discard {drawn(g)}")
+    pass_claims(g)
+
+
+def decl(g: E.Game) -> list[int]:
+    return [int(x) for x in g.state["seat"][:, E.SF_DECL]]
+
+
+def scores(g: E.Game) -> list[int]:
+    return [g.result[f"score_{s}"] for s in range(4)]
+
+
+def patterns(g: E.Game, seat: int) -> dict[str, int]:
+    return JR.parse_patterns(g.result[f"patterns_{seat}"])
+
+
+def rescore(g: E.Game) -> list[dict]:
+    """The recorded wins scored again by the scorer, straight from the win cases."""
+    row = np.zeros((1, E.N_RECORD), np.int64)
+    E._write_record(g.state, g._ep, 0, row[0])
+    return JR.win_cases(row[0])
+
+
+# hands that are far from ready (no pair of the same kind across them is needed)
+JUNK_A = "1357m2468p1357s1z"
+JUNK_B = "2468m1357p2468s2z"
+JUNK_C = "9m9p9s1m3p5s7p4z5z6z7z2p4m"
+
+
+# ------------------------------------------------------------------ J-1 wall
+
+
+def test_J_1_2_no_reserve_every_tile_is_drawn(engine_warm):
+    """J-1.2: no reserve: the hand is a 流局 only when a normal draw is due and
+    the wall is empty; every one of the 83 undealt tiles is drawn.  With the
+    option reserved_tiles the last tiles stay."""
+    for reserve, left in ((0, 0), (10, 10)):
+        g = deal([JUNK_A, JUNK_B, JUNK_C, "19m19p19s1234567z"], reserved_tiles=reserve)
+        while g.phase == "hard":
+            act(g, "hard_decline")
+        while not g.done:
+            if g.phase == "turn":
+                if "win" in legal(g):
+                    assert g.current_player >= 0
+                tsumogiri(g)
+            elif g.phase == "hard":
+                act(g, "hard_decline")
+            else:
+                pass_claims(g)
+        assert g.result["winner"] == -1 and g.result["win_type"] == -1
+        assert g.tiles_left == left and g.result["tiles_left"] == left
+        assert g.result["turns"] == 83 - left + 1
+        assert scores(g) == [0, 0, 0, 0]
+
+
+def test_J_1_2_kong_needs_a_tile_left(engine_warm):
+    """J-1.2: a kong may be declared only if at least one tile is left: seat 3,
+    which draws the wall's last tile, holds four 9p all hand long."""
+    g = deal([JUNK_A, JUNK_B, "1m3p5s7p4z5z6z7z2p4m6m8m9s", "9999p1357m2468s3z"])
+    last_turn_legal = None
+    while not g.done:
+        if g.phase == "hard":
+            act(g, "hard_decline")
+            continue
+        if g.phase != "turn":
+            pass_claims(g)
+            continue
+        if g.current_player == 3:
+            lg = legal(g)
+            if g.tiles_left > 0:
+                assert "kong_concealed 9p" in lg
+            else:
+                last_turn_legal = lg
+        tsumogiri(g)
+    assert last_turn_legal is not None and "kong_concealed 9p" not in last_turn_legal
+
+
+# ------------------------------------------------------------------ J-2 dealer
+
+
+def test_J_2_2_first_dealer_is_random(engine_warm):
+    """J-2.2: every match's first dealer is random (match_len=1: every hand starts a match)."""
+    rec = E.play_batch(800, seed=3, rules="jiating", match_len=1)
+    counts = np.bincount(rec["dealer"], minlength=4)
+    assert (counts > 140).all(), counts  # ~200 each; 140 is > 4 sigma below
+    assert (rec["streak"] == 0).all()
+    # Kaihua's first dealer is seat 0 (K-3.2): the same call differs only in the rule set
+    assert (E.play_batch(50, seed=3, match_len=1)["dealer"] == 0).all()
+
+
+def _junk_deal_game(dealer=0, streak=0):
+    return deal([JUNK_A, JUNK_B, JUNK_C, "19m19p19s1234567z"], dealer=dealer, streak=streak)
+
+
+def test_J_2_3_dealer_keeps_the_deal_after_a_draw(engine_warm):
+    """J-2.3: a 流局 keeps the dealer."""
+    g = _junk_deal_game(dealer=2)
+    while not g.done:
+        if g.phase == "hard":
+            act(g, "hard_decline")
+        elif g.phase == "turn":
+            tsumogiri(g)
+        else:
+            pass_claims(g)
+    assert g.result["winner"] == -1 and g.result["next_dealer"] == 2
+
+
+def test_J_2_3_deal_passes_when_a_non_dealer_wins(engine_warm):
+    """J-2.3: the deal passes to the next seat when the dealer is not among the winners."""
+    g = deal([JUNK_A, "123m456m789m12p5z5z", JUNK_C, JUNK_B], draws="3p")
+    assert g.phase == "hard" and g.current_player == 1
+    act(g, "hard_decline", "discard 3p")
+    assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    assert g.result["winner"] == 1 and g.result["next_dealer"] == 1
+
+
+def test_J_2_3_dealer_among_the_winners_keeps_the_deal(engine_warm):
+    """J-2.3 with J-3.4: the dealer wins together with another seat on one
+    discard: the dealer stays."""
+    # seat 2 discards 3p; seat 3 and the dealer (seat 0) both wait on it
+    hands = ["123m456m789m12p5z5z", JUNK_A, "2468m1357s3p6z7z1z2z", "456m456p456s12p6z6z"]
+    g = deal(hands, draws="4z" + "3z" + "9p")
+    while g.phase == "hard":
+        act(g, "hard_decline")
+    act(g, "discard 4z")  # dealer
+    pass_claims(g)
+    tsumogiri(g)  # seat 1 draws 3z and gives it back
+    act(g, "discard 3p")  # seat 2 (drew 9p)
+    assert g.phase == "claim" and g.current_player == 3
+    act(g, "win")
+    assert g.current_player == 0 and legal(g) == {"win", "pass"}  # J-3.4: the other winner is asked too
+    act(g, "win")
+    r = g.result
+    assert r["winners_mask"] == 0b1001 and r["winner"] == 3 and r["next_dealer"] == 0
+
+
+def test_J_2_3_J_2_4_batch_dealer_rotation_and_streak(engine_warm):
+    """J-2.3 / J-2.4 over many hands: inside a match the next dealer is the same
+    seat iff the hand was drawn or the dealer won; the streak counts the kept
+    deals and starts at 0 with every new dealer and every match."""
+    rec = E.play_batch(3000, seed=11, rules="jiating", match_len=8)
+    d, m, s, mh = rec["dealer"], rec["winners_mask"].astype(int), rec["streak"], rec["match_hand"]
+    assert (s[mh == 0] == 0).all()
+    kept_any = False
+    for h in range(len(d) - 1):
+        if mh[h + 1] == 0:
+            continue
+        keep = m[h] == 0 or (m[h] >> d[h]) & 1
+        assert (d[h + 1] == d[h]) == bool(keep)
+        assert s[h + 1] == (s[h] + 1 if keep else 0)
+        kept_any |= bool(keep)
+    assert kept_any and s.max() >= 2
+
+
+def test_J_2_4_streak_enters_the_payments(engine_warm):
+    """J-2.4 / J-6.4: the dealer's streak k adds 2k to every payment with the dealer."""
+    paid = {}
+    for k in (0, 3):
+        g = deal(["123m456m789m12p5z5z", JUNK_A, JUNK_B, JUNK_C], draws="3p", streak=k)
+        act(g, "win")  # 天胡 on the dealer's 14th tile
+        assert g.result["streak"] == k
+        case = rescore(g)[0]
+        assert case["streak"] == k
+        assert scores(g) == J.score(case)["scores"]
+        paid[k] = [g.result[f"pay_{p}_0"] for p in (1, 2, 3)]
+    assert [a - b for a, b in zip(paid[3], paid[0])] == [2 * 3] * 3
+
+
+# ------------------------------------------------------------------ J-3 calls
+
+
+def test_J_3_1_no_chow(engine_warm):
+    """J-3.1: the next seat holding 2m3m is not offered a chow on 1m or 4m; only pong and kong exist."""
+    g = deal(["1m4m" + "57m2468p1357s1z", "23m" + "5m1357p2468s2z9p", JUNK_C, "19m19p19s1234567z"], draws="8m")
+    act(g, "discard 1m")
+    assert g.phase == "turn" and g.current_player == 1  # nobody was asked
+    g2 = deal(["1m4m" + "57m2468p1357s1z", "23m44m" + "1357p268s2z9p", JUNK_C, "19m19p19s1234567z"], draws="8m")
+    act(g2, "discard 4m")
+    assert g2.phase == "claim" and legal(g2) == {"pong", "pass"}
+    with pytest.raises(ValueError, match="illegal action 'chow_low'"):
+        g2.step("chow_low")
+
+
+def _rob_hands():
+    # seat 1 holds 5p5p5p... no: seat 1 pongs 5p from the dealer, later adds the 4th 5p;
+    # seat 2 waits on 5p / 8p (67p)
+    return ["5p" + "1357m2468s9s1z2z3z", "55p" + "1357m2468s3z4z6z", "123m456m789m67p5z5z", "19m19p19s1234567z"]
+
+
+#: the dealer's 14th tile, then seats 2, 3, 0 draw junk and seat 1 draws the fourth 5p
+ROB_DRAWS = "4z" + "7z" + "9p" + "8s" + "5p"
+
+
+def test_J_3_3_added_kong_is_robbed(engine_warm):
+    """J-3.3 / P19: seat 1 adds the fourth 5p to its pong; seat 2, waiting on
+    5p, is asked and robs it: the robbed seat pays, the pong stays a pong."""
+    g = deal(_rob_hands(), draws=ROB_DRAWS)
+    while g.phase == "hard":
+        act(g, "hard_decline")  # seat 2 is ready at the deal
+    act(g, "discard 5p")
+    assert g.current_player == 2 and legal(g) == {"win", "pass"}  # seat 2 may win on the discard
+    act(g, "pass")  # J-3.5 seat 2 passed a win ...
+    assert g.current_player == 1 and legal(g) == {"pong", "pass"}
+    act(g, "pong", "discard 4z")
+    pass_claims(g)
+    # seat 2 draws (its ban ends, J-3.5), gives the tile back; seat 3, seat 0 likewise
+    tsumogiri(g)
+    tsumogiri(g)
+    tsumogiri(g)
+    assert g.current_player == 1 and drawn(g) == "5p"
+    act(g, "kong_added 5p")
+    assert g.phase == "rob" and g.current_player == 2 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    r = g.result
+    assert r["win_type"] == E.WIN_ROBBED_KONG and r["winner"] == 2 and r["discarder"] == 1
+    assert "P19" in patterns(g, 2)
+    mt = g.state["meld_type"][1]
+    assert list(mt[mt != 0]) == [MELD_PONG]
+    assert scores(g)[0] == 0 and scores(g)[3] == 0 and scores(g)[1] < 0 < scores(g)[2]
+
+
+def test_J_3_3_concealed_and_exposed_kongs_are_never_robbed(engine_warm):
+    """J-3.3: a concealed kong of 5p and an exposed kong of 5p are not robbed
+    although seat 2 waits on 5p: the kong stands and its owner draws from the tail."""
+    # concealed: the dealer holds four 5p
+    g = deal(["5555p" + "1357m2468s9s", JUNK_A, "123m456m789m67p5z5z", "19m19p19s1234567z"], draws="1z",
+             replacements="2z")
+    while g.phase == "hard":
+        act(g, "hard_decline")
+    act(g, "kong_concealed 5p")
+    assert g.phase == "turn" and g.current_player == 0 and drawn(g) == "2z"
+    assert g.state["meld_type"][0][0] == MELD_KONG_CONCEALED
+    # exposed: seat 1 claims the dealer's 5p with three in hand; seat 2 (waiting
+    # on 5p) is asked first for the discard win (priority), passes, and then
+    # the kong is not offered to it again
+    g = deal(["5p" + "1357m2468s9s1z2z3z", "555p" + "1357m2468s3z4z", "123m456m789m67p5z5z", "19m19p19s1234567z"],
+             draws="4z", replacements="6z")
+    while g.phase == "hard":
+        act(g, "hard_decline")
+    act(g, "discard 5p")
+    assert g.current_player == 2 and legal(g) == {"win", "pass"}
+    act(g, "pass")
+    assert g.current_player == 1 and legal(g) == {"pong", "kong_exposed", "pass"}
+    act(g, "kong_exposed")
+    assert g.phase == "turn" and g.current_player == 1 and drawn(g) == "6z"
+    assert g.state["meld_type"][1][0] == MELD_KONG_EXPOSED
+
+
+def test_J_3_4_several_winners_on_one_discard(engine_warm):
+    """J-3.4 (一炮多响): seats 1 and 3 both win on the dealer's 3p; each is paid
+    by the discarder alone; the record shows both, with their own P and G."""
+    hands = [JUNK_A, "123m456m789m12p5z5z", JUNK_C, "456m456p456s12p6z6z"]
+    g = deal(hands, draws="3p")
+    while g.phase == "hard":
+        act(g, "hard_decline")
+    act(g, "discard 3p")
+    assert g.current_player == 1
+    act(g, "win")
+    assert g.current_player == 3 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    r = g.result
+    assert r["winners_mask"] == 0b1010 and r["winner"] == 1 and r["discarder"] == 0
+    cases = rescore(g)
+    assert [c["winner"] for c in cases] == [1, 3]
+    want = J.score_discard_winners(cases)
+    assert scores(g) == want["scores"]
+    assert scores(g)[2] == 0 and scores(g)[1] > 0 and scores(g)[3] > 0
+    for w, res in zip((1, 3), want["wins"]):
+        assert r[f"P_{w}"] == res["P"] and patterns(g, w) == res["patterns"]
+        assert r[f"pay_0_{w}"] == -res["scores"][0]
+    # the per-pattern columns describe the first winner
+    assert {p: r[p] for p in J.PATTERN_IDS if r[p]} == want["wins"][0]["patterns"]
+
+
+def test_J_3_4_second_winner_may_pass(engine_warm):
+    """J-3.4: after one seat won, the other win claimant may still pass."""
+    hands = [JUNK_A, "123m456m789m12p5z5z", JUNK_C, "456m456p456s12p6z6z"]
+    g = deal(hands, draws="3p")
+    while g.phase == "hard":
+        act(g, "hard_decline")
+    act(g, "discard 3p", "win", "pass")
+    r = g.result
+    assert r["winners_mask"] == 0b0010 and r["passed_win_3"] == 1
+    assert sum(scores(g)) == 0 and scores(g)[3] == 0
+
+
+def _passed_win_game():
+    # seat 2 waits on 5p / 8p; the dealer discards 5p first
+    return ["5p" + "1357s2468s9s1z2z3z", "1357m2468s4z9m1z2z3z", "123m456m789m67p5z5z", "2468m1357p9p6z7z9s1s"]
+
+
+def test_J_3_5_passed_win_bans_discard_wins_until_the_own_next_draw(engine_warm):
+    """J-3.5: seat 2 passes a win on the dealer's 5p; seat 1's 8p (another
+    winning tile) is then not offered to it; after seat 2's own draw it may
+    win on seat 3's 8p again."""
+    g = deal(_passed_win_game(), draws="4z" + "8p" + "6z" + "8p")
+    while g.phase == "hard":
+        act(g, "hard_decline")
+    act(g, "discard 5p")
+    assert g.current_player == 2 and legal(g) == {"win", "pass"}
+    act(g, "pass")
+    assert g.state["seat"][2, E.SF_PASSED_WIN] == 1
+    assert g.current_player == 1 and drawn(g) == "8p"
+    act(g, "discard 8p")
+    assert g.phase == "turn" and g.current_player == 2  # not asked: banned (J-3.5)
+    assert drawn(g) == "6z" and g.state["seat"][2, E.SF_PASSED_WIN] == 0  # the draw ends the ban
+    act(g, "discard 6z")
+    pass_claims(g)
+    assert g.current_player == 3 and drawn(g) == "8p"
+    act(g, "discard 8p")
+    assert g.phase == "claim" and g.current_player == 2 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    assert g.result["winner"] == 2 and g.result["passed_win_2"] == 1
+
+
+def test_J_3_5_self_draw_is_not_restricted(engine_warm):
+    """J-3.5: right after passing a discard win, the seat may win on its own draw."""
+    g = deal(_passed_win_game(), draws="4z" + "4z" + "8p")
+    while g.phase == "hard":
+        act(g, "hard_decline")
+    act(g, "discard 5p", "pass")
+    tsumogiri(g)  # seat 1
+    assert g.current_player == 2 and drawn(g) == "8p" and "win" in legal(g)
+    act(g, "win")
+    assert g.result["win_type"] == E.WIN_SELF_DRAW and g.result["winner"] == 2
+
+
+def test_J_3_5_passed_robbery_counts_as_a_passed_win(engine_warm):
+    """J-3.5: passing the robbery of an added kong bans discard wins until the next draw."""
+    g = deal(_rob_hands(), draws=ROB_DRAWS, replacements="8p")
+    while g.phase == "hard":
+        act(g, "hard_decline")
+    act(g, "discard 5p", "pass", "pong", "discard 4z")
+    pass_claims(g)
+    for _ in range(3):
+        tsumogiri(g)
+    act(g, "kong_added 5p")
+    assert g.phase == "rob" and g.current_player == 2
+    act(g, "pass")
+    assert g.state["seat"][2, E.SF_PASSED_WIN] == 1
+    # seat 1 draws its replacement, 8p, another winning tile of seat 2, and discards it
+    assert g.current_player == 1 and g.state["sc"][E.SC_REPLACEMENT] == 1 and drawn(g) == "8p"
+    act(g, "discard 8p")
+    assert g.phase == "turn" and g.current_player == 2  # not asked (J-3.5)
+    assert g.state["seat"][2, E.SF_N_PASSED_WIN] == 2
+
+
+def test_J_3_6_passed_pong_same_kind(engine_warm):
+    """J-3.6 (default same_kind): seat 1 passes a pong of 7z; the next 7z before
+    its own draw is not offered, a 6z is; after its draw 6z is offered again."""
+    hands = ["1357m2468p135s9s1z", "7z7z6z6z" + "1357s2468m9p", "2468s1357p9m2z3z4z5z", "19m19p1s2p3p4p5p6p7p8m8s"]
+    g = deal(hands, draws="2z" + "3z" + "7z" + "7z" + "6z" + "4z" + "6z")
+    assert g.phase == "turn"
+    tsumogiri(g)  # dealer 2z
+    tsumogiri(g)  # seat 1 3z
+    act(g, "discard 7z")  # seat 2
+    assert g.current_player == 1 and legal(g) == {"pong", "pass"}
+    act(g, "pass")
+    assert g.current_player == 3
+    act(g, "discard 7z")
+    assert g.phase == "turn" and g.current_player == 0  # seat 1 not asked (J-3.6)
+    act(g, "discard 6z")
+    assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"pong", "pass"}
+    act(g, "pass")
+    tsumogiri(g)  # seat 1 draws 4z: the bans end
+    act(g, "discard 6z")  # seat 2
+    assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"pong", "pass"}
+
+
+def test_J_3_6_passed_pong_any_kind(engine_warm):
+    """J-3.6 option passed_pong_scope="any": after passing a pong the seat may
+    pong nothing until its own next draw."""
+    hands = ["1357m2468p135s9s1z", "7z7z6z6z" + "1357s2468m9p", "2468s1357p9m2z3z4z5z", "19m19p1s2p3p4p5p6p7p8m8s"]
+    g = deal(hands, draws="2z" + "3z" + "7z" + "7z" + "6z" + "4z" + "6z", passed_pong_scope="any")
+    tsumogiri(g)
+    tsumogiri(g)
+    act(g, "discard 7z", "pass", "discard 7z")
+    act(g, "discard 6z")
+    assert g.phase == "turn" and g.current_player == 1  # 6z not offered either
+    tsumogiri(g)  # the draw ends the ban
+    act(g, "discard 6z")
+    assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"pong", "pass"}
+
+
+# ------------------------------------------------------------------ J-4 架听 and 硬子
+
+
+def test_J_4_1_declare_only_with_a_single_wait(engine_warm):
+    """J-4.1: ``declare <k>`` is legal exactly for the discards after which the
+    hand waits on one kind: 9s leaves an edge wait on 3p; with 23p instead of
+    12p the same discard leaves two waits and no declaration is legal."""
+    g = deal(["123m456m789m12p5z5z", JUNK_A, JUNK_B, JUNK_C], draws="9s")
+    assert {a for a in legal(g) if a.startswith("declare")} == {"declare 9s"}
+    g = deal(["123m456m789m23p5z5z", JUNK_A, JUNK_B, JUNK_C], draws="9s")
+    assert not any(a.startswith("declare") for a in legal(g))
+    # a pair wait (单钓) is a single wait too; every discard is examined
+    g = deal(["123m456m789m111p9s", JUNK_A, JUNK_B, JUNK_C], draws="5z")
+    assert {a for a in legal(g) if a.startswith("declare")} == {"declare 5z", "declare 9s"}
+
+
+def test_J_4_1_declaration_stays_and_the_player_plays_on(engine_warm):
+    """J-4.1: the 架听 declaration stays for the hand (no second declaration);
+    the declared player may still pong; when the winning tile comes it wins
+    or passes; the win earns P02."""
+    hands = ["123m456m789m12p5z5z", "7z7z" + "1357s2468m9p3z8p", JUNK_B, "19m19p19s3p4p6p7p1s2s5s"]
+    g = deal(hands, draws="9s" + "1z" + "7z")
+    act(g, "declare 9s")
+    pass_claims(g)
+    assert decl(g)[0] == E.DECL_JIATING and g.state["seat"][0, E.SF_DECL_TURN] == 1
+    tsumogiri(g)  # seat 1
+    act(g, "discard 7z")  # seat 2 (drew 7z) ... seat 1 may pong it
+    assert g.current_player == 1 and "pong" in legal(g)
+    act(g, "pass")
+    # seat 3 draws (kind-order filler) and discards; then the dealer draws
+    tsumogiri(g)
+    assert g.current_player == 0
+    assert not any(a.startswith("declare") for a in legal(g))  # declared already
+    assert decl(g)[0] == E.DECL_JIATING
+
+
+def test_J_4_1_jiating_win_scores_P02(engine_warm):
+    """J-4.1 / P02: a declared seat winning on its single wait."""
+    hands = ["123m456m789m12p5z5z", "1357s2468m9p1z2z3z8p", JUNK_B, "19m19p19s2p4p6p7p8s1s5s"]
+    g = deal(hands, draws="9s" + "3p")
+    act(g, "declare 9s")
+    pass_claims(g)
+    assert g.current_player == 1 and drawn(g) == "3p"
+    act(g, "discard 3p")
+    assert g.current_player == 0 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    r = g.result
+    assert r["decl_0"] == E.DECL_JIATING and r["decl_turn_0"] == 1
+    pats = patterns(g, 0)
+    assert pats["P02"] == 2 and "P24" not in pats
+
+
+def _hard_hands():
+    # seat 1 ready at the deal with two waits (1p / 4p) and a pair of 5z
+    return [JUNK_A, "123m456m789m23p5z5z", JUNK_C, "19m19p19s8m123467z"]
+
+
+def test_J_4_2_hard_declaration_at_the_deal(engine_warm):
+    """J-4.2: a ready non-dealer is asked before the dealer's first discard;
+    after 硬子 it is offered no pong, and each drawn tile it cannot win with
+    is discarded by the engine without asking; when the winning tile comes it
+    is asked win / discard."""
+    g = deal(_hard_hands(), draws="5z" + "7s" + "1z" + "2z" + "6z" + "4p")
+    assert g.phase == "hard" and g.current_player == 1 and legal(g) == {"hard_declare", "hard_decline"}
+    assert g.state["hands"][0].sum() == 14  # the dealer has its 14 tiles, has not discarded
+    act(g, "hard_declare")
+    assert g.phase == "turn" and g.current_player == 0 and decl(g)[1] == E.DECL_HARD
+    act(g, "discard 5z")  # seat 1 holds 5z5z: no pong for a hard seat
+    # seat 1 drew 7s and the engine discarded it; seat 2 is to act
+    assert g.phase == "turn" and g.current_player == 2
+    nd = g.state["seat"][1, E.SF_N_DISCARDS]
+    assert nd == 1 and kind_name(g.state["discards"][1, 0]) == "7s"
+    tsumogiri(g)  # seat 2: 1z
+    tsumogiri(g)  # seat 3: 2z
+    tsumogiri(g)  # dealer: 6z
+    assert g.current_player == 1 and drawn(g) == "4p" and legal(g) == {"win", "discard 4p"}
+    act(g, "win")
+    r = g.result
+    assert r["decl_1"] == E.DECL_HARD and r["hard_offer_1"] == 1 and r["decl_turn_1"] == 0
+    assert r["hard_offer_0"] == 0 and r["hard_offer_2"] == 0 and r["hard_offer_3"] == 0
+    assert "P24" in patterns(g, 1)
+
+
+def test_J_4_2_hard_seat_passes_a_winning_discard_and_it_may_decline_a_self_draw(engine_warm):
+    """J-4.2: a hard seat chooses to win or pass; passing its self-draw means
+    discarding the drawn tile (then the passed-win rule does not apply: J-3.5
+    concerns discards)."""
+    g = deal(_hard_hands(), draws="1p" + "4p")
+    act(g, "hard_declare")
+    act(g, "discard 1p")  # the dealer's 1p: seat 1 may win on it
+    assert g.current_player == 1 and legal(g) == {"win", "pass"}
+    act(g, "pass")
+    assert g.current_player == 1 and drawn(g) == "4p" and legal(g) == {"win", "discard 4p"}
+    act(g, "discard 4p")
+    assert g.state["seat"][1, E.SF_N_PASSED_WIN] == 1
+
+
+def test_J_4_2_declining_is_final(engine_warm):
+    """J-4.2: declining is allowed; the seat plays normally (pong allowed) and
+    is never asked again."""
+    g = deal(_hard_hands(), draws="5z")
+    act(g, "hard_decline")
+    assert g.phase == "turn" and g.current_player == 0 and decl(g) == [0, 0, 0, 0]
+    act(g, "discard 5z")
+    assert g.current_player == 1 and legal(g) == {"pong", "pass"}
+    act(g, "pong")
+    assert g.phase == "turn" and g.current_player == 1
+    assert g.result is None and g.state["seat"][1, E.SF_HARD_OFFER] == 1
+
+
+def test_J_4_2_only_ready_non_dealers_are_asked(engine_warm):
+    """J-4.2: two ready non-dealers are asked in turn order; a non-ready one is not."""
+    hands = [JUNK_A, "123m456m789m23p5z5z", JUNK_C, "456m456p456s12p6z6z"]
+    g = deal(hands, draws="1z")
+    asked = []
+    while g.phase == "hard":
+        asked.append(g.current_player)
+        act(g, "hard_decline" if g.current_player == 1 else "hard_declare")
+    assert asked == [1, 3] and decl(g) == [0, 0, 0, E.DECL_HARD]
+    g = deal([JUNK_A, JUNK_B, JUNK_C, "19m19p19s1234567z"], draws="1z")
+    assert g.phase == "turn" and g.current_player == 0
+
+
+def test_J_4_2_dealer_declares_with_the_first_discard(engine_warm):
+    """J-4.2: a dealer ready after its first discard is asked with that discard
+    (before the claims on it); a dealer not ready then is not asked."""
+    g = deal(["123m456m789m23p5z5z", JUNK_A, JUNK_B, "19m19p19s1234567z"], draws="9s")
+    act(g, "discard 9s")
+    assert g.phase == "hard" and g.current_player == 0 and legal(g) == {"hard_declare", "hard_decline"}
+    assert int(g.state["sc"][E.SC_TILE]) == K("9s")
+    act(g, "hard_declare")
+    assert decl(g)[0] == E.DECL_HARD and g.state["seat"][0, E.SF_DECL_TURN] == 1
+    pass_claims(g)
+    assert g.current_player == 1
+    # not ready after the first discard: no question
+    g = deal(["123m456m789m23p5z5z", JUNK_A, JUNK_B, "19m19p19s1234567z"], draws="9s")
+    act(g, "discard 5z")
+    assert g.phase != "hard" and g.state["seat"][0, E.SF_HARD_OFFER] == 0
+
+
+def test_J_4_3_hard_win_needs_no_single_wait_and_P02_only_with_one(engine_warm):
+    """J-4.3: a hard declaration with two waits wins P24 硬子 but not P02; with a
+    single wait it earns both."""
+    g = deal(_hard_hands(), draws="1z" + "1s" + "2z" + "3z" + "7z" + "1p")
+    act(g, "hard_declare", "discard 1z")
+    for _ in range(3):
+        tsumogiri(g)
+    assert g.current_player == 1 and legal(g) == {"win", "discard 1p"}
+    act(g, "win")
+    pats = patterns(g, 1)
+    assert "P24" in pats and "P02" not in pats
+    single = [JUNK_A, "123m456m789m12p5z5z", JUNK_C, "19m19p19s1234567z"]
+    g = deal(single, draws="1z" + "1s" + "2z" + "3z" + "7z" + "3p")
+    act(g, "hard_declare", "discard 1z")
+    for _ in range(3):
+        tsumogiri(g)
+    act(g, "win")
+    pats = patterns(g, 1)
+    assert "P24" in pats and pats["P02"] == 2
+
+
+# ------------------------------------------------------------------ J-5 winning
+
+
+def test_J_5_1_any_complete_hand_wins(engine_warm):
+    """J-5.1: seven pairs and a plain standard hand both win (shape only); a
+    non-complete hand is never offered a win."""
+    g = deal([JUNK_A, "11m22m33p44p55s66s7z", JUNK_C, "29m19p19s12344z56z"], draws="7z")
+    while g.phase == "hard":
+        act(g, "hard_decline")
+    act(g, "discard 7z")
+    assert g.current_player == 1 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    assert "P25" in patterns(g, 1)
+
+
+def test_J_5_4_tianhu_on_the_dealers_fourteenth_tile(engine_warm):
+    """J-5.4 / P46: the dealer's 14 dealt tiles are complete: a self-draw win on
+    the first turn whose winning tile is the 14th tile (here the 3p of an
+    edge wait 12p: P04 边三七, doubled as self-drawn)."""
+    g = deal(["123m456m789m12p5z5z", JUNK_A, JUNK_B, JUNK_C], draws="3p")
+    assert "win" in legal(g)
+    act(g, "win")
+    r = g.result
+    assert r["first_turn"] == 1 and r["win_type"] == E.WIN_SELF_DRAW and r["win_tile"] == K("3p")
+    pats = patterns(g, 0)
+    assert pats["P46"] == 200 and pats["P04"] == 4
+    case = rescore(g)[0]
+    assert case["first_turn"] and case["win_tile"] == "3p" and case["concealed"] == "123456789m12p55z"
+
+
+def test_P46_not_after_the_first_turn(engine_warm):
+    """P46 needs the first turn: the same dealer hand winning on a later draw is no 天胡."""
+    g = deal(["123m456m789m12p5z5z", JUNK_A, JUNK_B, "19m19p19s1234567z"], draws="9s" + "1z" + "2z" + "3z" + "3p")
+    act(g, "discard 9s")
+    while g.phase == "hard":
+        act(g, "hard_decline")
+    pass_claims(g)
+    for _ in range(3):
+        tsumogiri(g)
+    act(g, "win")
+    assert g.result["first_turn"] == 0 and "P46" not in patterns(g, 0)
+
+
+def test_P47_dihu_dealer_ready_after_first_discard_declares_hard_and_wins(engine_warm):
+    """P47 (default dihu): the dealer, ready right after the first discard,
+    declares hard and wins later: 地胡 200, which excludes P24 (J-7)."""
+    g = deal(["123m456m789m23p5z5z", JUNK_A, JUNK_B, "19m19p19s1234567z"], draws="9s" + "1z" + "2z" + "3z" + "4p")
+    act(g, "discard 9s", "hard_declare")
+    pass_claims(g)
+    for _ in range(3):
+        tsumogiri(g)
+    assert g.current_player == 0 and legal(g) == {"win", "discard 4p"}
+    act(g, "win")
+    pats = patterns(g, 0)
+    assert pats["P47"] == 200 and "P24" not in pats
+    # declining: no 地胡
+    g = deal(["123m456m789m23p5z5z", JUNK_A, JUNK_B, "19m19p19s1234567z"], draws="9s" + "1z" + "2z" + "3z" + "4p")
+    act(g, "discard 9s", "hard_decline")
+    pass_claims(g)
+    for _ in range(3):
+        tsumogiri(g)
+    act(g, "win")
+    assert "P47" not in patterns(g, 0)
+
+
+def test_P47_option_win_on_the_dealers_first_discard(engine_warm):
+    """P47 with dihu="win_on_dealers_first_discard": a non-dealer winning on the
+    dealer's first discard has 地胡; on a later dealer discard it has not."""
+    hands = [JUNK_A, "123m456m789m12p5z5z", JUNK_C, "19m19p19s1234567z"]
+    g = deal(hands, draws="3p", dihu="win_on_dealers_first_discard")
+    act(g, "hard_decline", "discard 3p", "win")
+    assert patterns(g, 1)["P47"] == 200 and rescore(g)[0]["on_dealers_first_discard"]
+    g = deal(hands, draws="1z" + "2z" + "3z" + "4z" + "3p", dihu="win_on_dealers_first_discard")
+    act(g, "hard_decline", "discard 1z")
+    pass_claims(g)
+    for _ in range(3):
+        tsumogiri(g)
+    act(g, "discard 3p", "win")
+    assert "P47" not in patterns(g, 1)
