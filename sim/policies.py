@@ -24,6 +24,11 @@ threshold  N      ``always`` while at most N tiles of the live wall are gone
                   ``never``
 ========== ====== ==========================================================
 
+Jiating (``shared/rules/jiating.md``), for every policy but ``random``: a
+discard that leaves a single wait is made as ``declare <k>`` (架听, J-4.1);
+an offered 硬子 is always declared (J-4.2).  The random policy picks among
+the legal actions, declarations included.
+
 Scratch memory (``work: int64[4, 34]``) is allocated once per batch by the
 caller and reused, so a decision allocates nothing.
 """
@@ -37,7 +42,9 @@ from sim.engine import (
     A_CHOW_HIGH,
     A_CHOW_LOW,
     A_CHOW_MID,
+    A_DECLARE,
     A_DISCARD,
+    A_HARD_DECLARE,
     A_KONG_ADDED,
     A_KONG_CONCEALED,
     A_KONG_EXPOSED,
@@ -49,6 +56,7 @@ from sim.engine import (
     N_KINDS,
     N_SEATS,
     N_TILES,
+    PH_HARD,
     PH_TURN,
     SC_HEAD,
     SC_PHASE,
@@ -316,13 +324,19 @@ def _choose_action(code, param, st, ep, rp, tabs, mask, work):
     """
     if code == POLICY_RANDOM:
         return _random_action(st)
+    if st.sc[SC_PHASE] == PH_HARD:  # Jiating J-4.2: the bots declare 硬子 whenever offered
+        return A_HARD_DECLARE
     if st.sc[SC_PHASE] != PH_TURN:
         return _greedy_claim(st, ep, tabs, mask, work)
     if code == POLICY_GREEDY:
-        return _greedy_turn(st, ep, tabs, mask, 0, work)
-    if code == POLICY_NEVER:
-        return _greedy_turn(st, ep, tabs, mask, 1, work)
-    if code == POLICY_ALWAYS:
-        return _greedy_turn(st, ep, tabs, mask, 2, work)
-    # POLICY_THRESHOLD
-    return _greedy_turn(st, ep, tabs, mask, 2 if _wall_gone(st) <= param else 1, work)
+        a = _greedy_turn(st, ep, tabs, mask, 0, work)
+    elif code == POLICY_NEVER:
+        a = _greedy_turn(st, ep, tabs, mask, 1, work)
+    elif code == POLICY_ALWAYS:
+        a = _greedy_turn(st, ep, tabs, mask, 2, work)
+    else:  # POLICY_THRESHOLD
+        a = _greedy_turn(st, ep, tabs, mask, 2 if _wall_gone(st) <= param else 1, work)
+    # Jiating J-4.1: declare 架听 with the chosen discard when it leaves a single wait
+    if a < A_DECLARE and mask[A_DECLARE + a]:
+        return A_DECLARE + a
+    return a

@@ -20,19 +20,21 @@ from sim.engine import (
     N_RECORD,
     N_SEATS,
     PH_DONE,
-    RECORD_COLUMNS,
     SC_MATCH_HAND,
+    SC_STREAK,
     SC_PHASE,
     SC_TO_ACT,
     SC_WINNERS_MASK,
     _check_state,
     _legal_mask,
     _next_dealer,
+    _next_streak,
     _reset,
     _shuffle_wall,
     _step,
     _random_action,
     _write_record,
+    batch_columns,
     engine_params,
     load_rules,
     new_state,
@@ -53,13 +55,16 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     """
     np.random.seed(seed)
     dealer = 0
+    streak = 0
     for h in range(n_hands):
         mh = h % match_len
         if mh == 0:
             dealer = np.random.randint(N_SEATS) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
+            streak = 0
         _shuffle_wall(st.wall)
         _reset(st, ep, rp, tabs, dealer)
         st.sc[SC_MATCH_HAND] = mh
+        st.sc[SC_STREAK] = streak  # J-2.4
         if check:
             err = _check_state(st, ep, rp, tabs)
             if err != 0:
@@ -79,7 +84,9 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
                 if err != 0:
                     return h, err
         _write_record(st, ep, h, rec[h])
-        dealer = _next_dealer(ep, dealer, st.sc[SC_WINNERS_MASK])
+        nxt = _next_dealer(ep, dealer, st.sc[SC_WINNERS_MASK])
+        streak = _next_streak(dealer, nxt, streak)
+        dealer = nxt
     return -1, 0
 
 
@@ -99,7 +106,8 @@ def play_batch(
     :mod:`sim.policies`).  ``match_len``: hands per match (dealer rotation,
     K-3.3).  ``check``: run the invariant checker after every step (slower).
     Returns ``dict[str, np.ndarray]`` of length ``n_hands`` with the dtypes of
-    :data:`sim.engine.RECORD_COLUMNS`.  Raises ``ValueError`` for bad
+    :data:`sim.engine.RECORD_COLUMNS` (Jiating: ``sim.jiating_records.COLUMNS``,
+    its wins scored by ``sim.rules.jiating``).  Raises ``ValueError`` for bad
     arguments and ``RuntimeError`` if the checker finds a violation.
     """
     if int(n_hands) != n_hands or n_hands < 0:
@@ -121,4 +129,4 @@ def play_batch(
     if err != 0:
         what = "a bot chose an illegal action" if err < 0 else ERR_MESSAGES[err]
         raise RuntimeError(f"state check failed in hand {hand} of seed {seed}: {what}")
-    return {c: rec[:, i].astype(dt) for i, (c, dt) in enumerate(RECORD_COLUMNS)}
+    return batch_columns(name, r, rec)  # Jiating: the wins scored by sim.rules.jiating (J-9)
