@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim import engine as _E
+from sim import records as _records
 from sim import tiles as _tiles
 from sim.rules import jiating as _J
 
@@ -48,32 +49,8 @@ DECLARATION_NAMES = {_E.DECL_NONE: "none", _E.DECL_JIATING: "jiating", _E.DECL_H
 #: (payer, winner) seat pairs of the ``pay_p_w`` columns
 PAY_PAIRS = tuple((p, w) for p in SEATS for w in SEATS if p != w)
 
-#: the J-9 record columns of a Jiating hand, in order (also ``sim.records.RULESET_COLUMNS["jiating"]``)
-COLUMNS: tuple[tuple[str, np.dtype], ...] = (
-    ("hand", np.dtype(np.int64)),
-    ("match_hand", np.dtype(np.int32)),
-    ("dealer", np.dtype(np.int8)),
-    ("winner", np.dtype(np.int8)),
-    ("winners_mask", np.dtype(np.uint8)),
-    ("win_type", np.dtype(np.int8)),
-    ("discarder", np.dtype(np.int8)),
-    ("streak", np.dtype(np.int16)),
-    ("win_tile", np.dtype(np.int8)),
-    ("first_turn", np.dtype(np.int8)),
-    ("replacement", np.dtype(np.int8)),
-    *((f"P_{s}", np.dtype(np.int32)) for s in SEATS),
-    *((f"G_{s}", np.dtype(np.int32)) for s in SEATS),
-    *((f"pay_{p}_{w}", np.dtype(np.int32)) for p, w in PAY_PAIRS),
-    *((pid, np.dtype(np.int16)) for pid in PATTERN_IDS),
-    *((f"patterns_{s}", np.dtype(object)) for s in SEATS),
-    *((f"decl_{s}", np.dtype(np.int8)) for s in SEATS),
-    *((f"decl_turn_{s}", np.dtype(np.int16)) for s in SEATS),
-    *((f"hard_offer_{s}", np.dtype(np.int8)) for s in SEATS),
-    *((f"passed_win_{s}", np.dtype(np.int16)) for s in SEATS),
-    *((f"score_{s}", np.dtype(np.int32)) for s in SEATS),
-    ("turns", np.dtype(np.int16)),
-    ("tiles_left", np.dtype(np.int16)),
-)
+#: the J-9 record columns of a Jiating hand, in order (the contract lives in sim.records)
+COLUMNS: tuple[tuple[str, np.dtype], ...] = _records.RULESET_COLUMNS["jiating"]
 
 #: columns copied from the engine's batch matrix unchanged
 _ENGINE_COPIED = (

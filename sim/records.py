@@ -73,6 +73,27 @@ RULESET_COLUMNS: dict[str, tuple[tuple[str, np.dtype], ...]] = {
         *((f"failed_piao_{s}", np.dtype(np.int8)) for s in SEATS),  # failed 飘 (K-9.3)
         *COMMON_END_COLUMNS,
     ),
+    # J-9; filled by sim.jiating_records (the wins scored by sim.rules.jiating)
+    "jiating": (
+        *COMMON_COLUMNS,
+        ("streak", np.dtype(np.int16)),  # the dealer's streak k (J-2.4)
+        ("win_tile", np.dtype(np.int8)),  # kind of the winning tile, -1 on a draw
+        ("first_turn", np.dtype(np.int8)),  # the first winner won on the dealt tiles (天胡, J-5.4)
+        ("replacement", np.dtype(np.int8)),  # ... on a kong replacement draw (P18)
+        *((f"P_{s}", np.dtype(np.int32)) for s in SEATS),  # P of each winning seat (J-6.1), else 0
+        *((f"G_{s}", np.dtype(np.int32)) for s in SEATS),  # G of each winning seat (J-6.1), else 0
+        # what seat p paid seat w in this hand (J-6.2..J-6.5)
+        *((f"pay_{p}_{w}", np.dtype(np.int32)) for p in SEATS for w in SEATS if p != w),
+        # points of each pattern P01..P50 in the first winner's hand (after doubling and exclusions)
+        *((f"P{i:02d}", np.dtype(np.int16)) for i in range(1, 51)),
+        *((f"patterns_{s}", np.dtype(object)) for s in SEATS),  # "P01:2,P03:2" of each winner, else ""
+        *((f"decl_{s}", np.dtype(np.int8)) for s in SEATS),  # 0 none, 1 架听 (J-4.1), 2 硬子 (J-4.2)
+        *((f"decl_turn_{s}", np.dtype(np.int16)) for s in SEATS),  # discards made when declared, -1 none
+        *((f"hard_offer_{s}", np.dtype(np.int8)) for s in SEATS),  # 1 if offered 硬子
+        *((f"passed_win_{s}", np.dtype(np.int16)) for s in SEATS),  # wins passed (J-3.5)
+        *COMMON_TAIL_COLUMNS,
+        *COMMON_END_COLUMNS,
+    ),
 }
 
 #: columns the runner adds in front of the engine's columns
@@ -88,8 +109,8 @@ CHUNKS_DIR = "chunks"
 def record_columns(rules: str) -> tuple[tuple[str, np.dtype], ...]:
     """The contract's ``(name, dtype)`` record columns of rule set ``rules``.
 
-    A rule set without its own entry in :data:`RULESET_COLUMNS` (e.g. Jiating
-    before its columns are fixed, J-9) must still provide the common columns.
+    A rule set without its own entry in :data:`RULESET_COLUMNS` must still
+    provide the common columns.
     """
     return RULESET_COLUMNS.get(rules, (*COMMON_COLUMNS, *COMMON_TAIL_COLUMNS, *COMMON_END_COLUMNS))
 

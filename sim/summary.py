@@ -42,6 +42,15 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   every seat-hand with ``piao_s == 0``.  ``score per seat-hand`` (one row
   per policy, when seats play different policies): the mean score change of
   all the policy's seat-hands, the controlled comparison of 飘 policies.
+- Jiating (J-9 records): ``P per win``, ``G per win``, ``P + G per win``
+  over every winning seat-hand; ``several winners``: won hands with two or
+  more winners (J-3.4); ``dealer's streak k`` (J-2.4); ``patterns``: for each
+  P01..P50 the share of won hands whose first winner scored it (0 when it
+  never fired); ``declarations`` per seat-hand (by policy when seats differ):
+  ``架听 rate`` (J-4.1), ``硬子 offer rate`` and ``硬子 taken of offers``
+  (J-4.2), and for 架听, 硬子 and no declaration the win rate and mean score
+  (a declaration's "success"; observational: a declared hand is a ready
+  hand); ``passed a win``: seat-hands that passed at least one win (J-3.5).
 
 Caveats: the four seat-hands of one hand are not independent (at most one
 seat wins a hand, usually), and neither are the hands of one match (dealer
@@ -155,7 +164,9 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
     parts["score"] = np.concatenate([df[f"score_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
     parts["won"] = np.concatenate([(mask >> s) & 1 for s in range(N_SEATS)]).astype(bool)
     parts["dealer"] = np.concatenate([dealer == s for s in range(N_SEATS)])
-    for col, name in (("piao", "piao"), ("failed_piao", "failed_piao"), ("piao_chance", "piao_chance")):
+    for col, name in (("piao", "piao"), ("failed_piao", "failed_piao"), ("piao_chance", "piao_chance"),
+                      ("P", "P"), ("G", "G"), ("decl", "decl"), ("hard_offer", "hard_offer"),
+                      ("passed_win", "passed_win")):
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
     if "piao_0" in df and "flags" in df:
@@ -251,7 +262,53 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS) -> tuple[pd.Data
             r.add("飘财", "飘 minus comparable", gname, A + int(cmp_.sum()), *diff_ci(score[att], score[cmp_]))
             if has_chance:
                 r.mean("飘财", "score per non-飘 seat-hand", gname, score[g & no_piao])
+    if {"P", "G", "decl", "hard_offer", "passed_win"} <= set(sh):
+        _jiating_rows(r, df, sh, policies)
     return r.frame(), defs
+
+
+def _jiating_rows(r: _Rows, df: pd.DataFrame, sh: pd.DataFrame, policies) -> None:
+    """Jiating's rows (J-9 records): P and G per win, several winners, pattern
+    frequencies (share of won hands whose first winner has the pattern),
+    架听 / 硬子 declarations and what they earned, passed wins, the streak."""
+    from sim.rules.jiating_patterns import PATTERN_NAMES
+
+    H = len(df)
+    win_type = df["win_type"].to_numpy()
+    won_hand = win_type >= 0
+    W = int(won_hand.sum())
+    won = sh["won"].to_numpy()
+    score = sh["score"].to_numpy()
+    r.mean("架听 points", "P per win", "all winners", sh["P"].to_numpy()[won])
+    r.mean("架听 points", "G per win", "all winners", sh["G"].to_numpy()[won])
+    r.mean("架听 points", "P + G per win", "all winners", (sh["P"].to_numpy() + sh["G"].to_numpy())[won])
+    n_winners = np.zeros(H, np.int64)
+    mask = df["winners_mask"].to_numpy().astype(np.int64)
+    for s in range(N_SEATS):
+        n_winners += (mask >> s) & 1
+    r.rate("架听 points", "several winners (一炮多响)", "share of wins", (n_winners >= 2).sum(), W)
+    if "streak" in df:
+        r.mean("架听 points", "dealer's streak k", "all hands", df["streak"].to_numpy())
+    for pid, name in PATTERN_NAMES.items():
+        if pid in df:
+            r.rate("patterns", f"{pid} {name}", "share of wins", (df[pid].to_numpy()[won_hand] > 0).sum(), W)
+    decl = sh["decl"].to_numpy()
+    offer = sh["hard_offer"].to_numpy() != 0
+    pol = np.array(policies)[sh["seat"].to_numpy()]
+    groups = [("all", np.ones(len(sh), bool))]
+    if len(set(policies)) > 1:
+        groups += [(f"policy {p}", pol == p) for p in dict.fromkeys(policies)]
+    for gname, g in groups:
+        for code, what in ((1, "架听"), (2, "硬子"), (0, "no declaration")):
+            d = g & (decl == code)
+            if code == 1:
+                r.rate("declarations", "架听 rate", gname, d.sum(), g.sum())
+            elif code == 2:
+                r.rate("declarations", "硬子 offer rate", gname, (g & offer).sum(), g.sum())
+                r.rate("declarations", "硬子 taken of offers", gname, d.sum(), (g & offer).sum())
+            r.rate("declarations", f"win rate: {what}", gname, (d & won).sum(), d.sum())
+            r.mean("declarations", f"score: {what}", gname, score[d])
+        r.rate("declarations", "passed a win (漏胡)", gname, (g & (sh["passed_win"].to_numpy() > 0)).sum(), g.sum())
 
 
 def _width(text: str) -> int:
@@ -299,9 +356,10 @@ def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: di
 
 def summary_columns(available) -> list[str]:
     """The record columns :func:`summarize` reads, among ``available`` (saves memory on big runs)."""
-    stems = ("score", "piao", "failed_piao", "piao_chance")
-    want = ["dealer", "winner", "winners_mask", "win_type", "flags"]
+    stems = ("score", "piao", "failed_piao", "piao_chance", "P", "G", "decl", "hard_offer", "passed_win")
+    want = ["dealer", "winner", "winners_mask", "win_type", "flags", "streak"]
     want += [f"{c}_{s}" for c in stems for s in range(N_SEATS)]
+    want += [f"P{i:02d}" for i in range(1, 51)]  # Jiating's pattern columns
     return [c for c in want if c in set(available)]
 
 
