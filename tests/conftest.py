@@ -21,3 +21,22 @@ def engine_warm():
         g.step(g.legal_actions()[0])
     g.check()
     return engine
+
+
+# --------------------------------------------------------------- the slow marker
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False,
+                     help="also run the tests marked slow (long batch runs, e.g. 100,000 checked hands)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: a long run (> ~1 min); skipped unless --runslow or -m slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--runslow") or "slow" in (config.getoption("-m") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow (or -m slow)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

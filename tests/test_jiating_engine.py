@@ -685,3 +685,270 @@ def test_P47_option_win_on_the_dealers_first_discard(engine_warm):
         tsumogiri(g)
     act(g, "discard 3p", "win")
     assert "P47" not in patterns(g, 1)
+
+
+# ------------------------------------------------------------------ the 架听 kernel vs a slow reference
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from sim import hand as H  # noqa: E402
+from sim.rules import jiating_turn as JT  # noqa: E402
+from sim.tables import hand_tables  # noqa: E402
+from sim.tiles import parse  # noqa: E402
+
+
+def _ref_single_wait_discards(hand14: np.ndarray, melds: list[tuple[int, int]]) -> set[int]:
+    """The discards after which the hand waits on exactly one kind, written
+    plainly with ``sim.hand.waits`` and the scorer's D3 (kinds whose four
+    copies the player holds do not count)."""
+    own = hand14.astype(int).copy()
+    for t, k in melds:
+        own[k] += 3 if t == MELD_PONG else 4
+    out = set()
+    for k in range(34):
+        if hand14[k]:
+            h = hand14.copy()
+            h[k] -= 1
+            o = own.copy()
+            o[k] -= 1
+            w = [t for t in H.waits(h) if o[t] < 4]
+            if len(w) == 1:
+                out.add(k)
+    return out
+
+
+@st.composite
+def near_ready_hands(draw):
+    """A complete hand with melds, one tile swapped for a random one (often a single wait)."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    pool = np.full(34, 4)
+    n_melds = draw(st.integers(0, 3))
+    melds = []
+    for _ in range(n_melds):
+        k = int(rng.choice(np.flatnonzero(pool >= 4)))
+        t = [MELD_PONG, MELD_KONG_EXPOSED, MELD_KONG_CONCEALED, MELD_KONG_ADDED][rng.integers(4)]
+        pool[k] -= 3 if t == MELD_PONG else 4
+        melds.append((t, k))
+    h = np.zeros(34, np.int64)
+    if n_melds == 0 and rng.random() < 0.25:  # seven pairs
+        for k in rng.choice(np.flatnonzero(pool >= 2), 7, replace=False):
+            h[k] += 2
+    else:
+        for _ in range(4 - n_melds):
+            while True:
+                if rng.random() < 0.6:
+                    k = int(rng.integers(27))
+                    if k % 9 <= 6 and min(pool[k:k + 3] - h[k:k + 3]) >= 1:
+                        h[k:k + 3] += 1
+                        break
+                else:
+                    k = int(rng.integers(34))
+                    if pool[k] - h[k] >= 3:
+                        h[k] += 3
+                        break
+        while True:
+            k = int(rng.integers(34))
+            if pool[k] - h[k] >= 2:
+                h[k] += 2
+                break
+    # swap one tile for a random other one the pool still has
+    k = int(rng.choice(np.flatnonzero(h)))
+    h[k] -= 1
+    t = int(rng.choice(np.flatnonzero(pool - h > 0)))
+    h[t] += 1
+    return h.astype(np.uint8), melds
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(near_ready_hands())
+def test_J_4_1_single_wait_kernel_matches_reference(case):
+    """J-4.1 (D3): the engine's ``declare`` kinds equal the plain reference on
+    near-ready hands with pongs and kongs."""
+    hand14, melds = case
+    mt = np.zeros(4, np.int8)
+    mk = np.zeros(4, np.int8)
+    for i, (t, k) in enumerate(melds):
+        mt[i], mk[i] = t, k
+    work = np.zeros((3, 34), np.int64)
+    bits = JT._single_wait_discards(hand14.copy(), mt, mk, len(melds), hand_tables(), work)
+    got = {k for k in range(34) if (bits >> k) & 1}
+    assert got == _ref_single_wait_discards(hand14, melds)
+
+
+def test_J_4_1_four_held_copies_do_not_count_as_a_wait():
+    """D3 in the kernel and in the scorer alike: with a pong of 6s, the hand
+    234m3456s222z waits on 3s and 6s by shape, but all four 6s are the
+    player's, so discarding 9p leaves a single wait (3s): ``declare 9p`` is
+    legal, and the scorer counts the win on 3s as a single wait (P02)."""
+    mt = np.array([MELD_PONG, 0, 0, 0], np.int8)
+    mk = np.array([K("6s"), 0, 0, 0], np.int8)
+    h = parse("234m3456s222z9p")
+    bits = JT._single_wait_discards(h, mt, mk, 1, hand_tables(), np.zeros((3, 34), np.int64))
+    got = {k for k in range(34) if (bits >> k) & 1}
+    assert K("9p") in got and got == _ref_single_wait_discards(h, [(MELD_PONG, K("6s"))])
+    assert len(H.waits(parse("234m3456s222z"))) == 2  # 3s and 6s by shape
+    case = {"dealer": 0, "winner": 1, "win_type": "discard", "discarder": 2, "concealed": "234m3456s222z",
+            "melds": [{"type": "pong", "tiles": "6s6s6s"}], "win_tile": "3s", "declaration": "jiating"}
+    assert J.score(case)["patterns"]["P02"] == 2
+
+
+# ------------------------------------------------------------------ the checker catches violations
+
+
+def _state_error(g: E.Game) -> str:
+    err = E._check_state(g.state, g._ep, g._rp, g._tabs)
+    return E.ERR_MESSAGES.get(err, "") if err else ""
+
+
+def test_checker_catches_declaration_and_passed_win_violations(engine_warm):
+    """The invariant checker covers the new state: a 硬子 without an offer, a
+    架听 in the wrong turn, a seat banned by a passed win in the win queue, a
+    hard seat asked to discard although it cannot win, a missing declaration."""
+    g = deal(_hard_hands(), draws="5z" + "7s")
+    assert _state_error(g) == ""
+    g.state["seat"][2, E.SF_DECL] = E.DECL_HARD
+    g.state["seat"][2, E.SF_DECL_TURN] = 0
+    assert "declaration" in _state_error(g)  # never offered
+    g.state["seat"][2, E.SF_DECL] = E.DECL_JIATING
+    g.state["seat"][2, E.SF_DECL_TURN] = 5
+    assert "declaration" in _state_error(g)  # no discard yet
+    g.state["seat"][2, E.SF_DECL] = 0
+    g.state["seat"][2, E.SF_DECL_TURN] = -1
+    assert _state_error(g) == ""
+    # J-3.5: seat 1 passed a win and is queued to win again
+    g = deal(_hard_hands(), draws="1p" + "7s")
+    act(g, "hard_decline", "discard 1p")
+    assert g.phase == "claim" and g.current_player == 1
+    g.state["seat"][1, E.SF_PASSED_WIN] = 1
+    g.state["seat"][1, E.SF_N_PASSED_WIN] = 1
+    assert "passed a win" in _state_error(g)
+    # J-4.2: a hard seat on a turn without a possible win
+    g = deal(_hard_hands(), draws="5z" + "7s")
+    act(g, "hard_declare", "discard 5z")
+    g2 = deal(_hard_hands(), draws="5z" + "7s")
+    act(g2, "hard_decline", "discard 5z")
+    assert g2.current_player == 1 and g2.phase == "claim"
+    act(g2, "pass")
+    assert g2.phase == "turn" and g2.current_player == 1
+    g2.state["seat"][1, E.SF_DECL] = E.DECL_HARD
+    g2.state["seat"][1, E.SF_DECL_TURN] = 0
+    assert "automatic discard" in _state_error(g2)
+    # J-4.1: a legal declaration missing from the mask
+    g = deal(["123m456m789m12p5z5z", JUNK_A, JUNK_B, JUNK_C], draws="9s")
+    g.state["sc"][E.SC_DECLARE_KINDS] = 0
+    assert "missing" in _state_error(g)
+    # J-4.2: a ready non-dealer never asked
+    g = deal(_hard_hands(), draws="5z")
+    act(g, "hard_decline")
+    g.state["seat"][1, E.SF_HARD_OFFER] = 0
+    assert "missing" in _state_error(g)
+
+
+# ------------------------------------------------------------------ records, replay, observations
+
+
+def test_replay_and_observations_of_jiating_hands(engine_warm):
+    """A Jiating hand's event log replays to the same result (scores included);
+    observations hide what they must (declarations are public)."""
+    rng = np.random.default_rng(4)
+    for seed in range(6):
+        g = E.Game("jiating").reset(seed=seed, dealer=seed % 4, streak=seed)
+        while not g.done:
+            g.step(int(rng.choice(g.legal_actions())))
+            if g.state["sc"][E.SC_STEPS] % 17 == 0:
+                E.check_state(g, observations=True)
+        again = E.replay(g.log_lines())
+        assert again.result == g.result
+        assert g.observation(1)["declarations"].tolist() == decl(g)
+
+
+def test_finish_records_rejects_a_recorded_win_the_scorer_does_not_accept(engine_warm):
+    """The engine and the scorer must agree on every win: a corrupted win context is an error."""
+    g = deal(["123m456m789m12p5z5z", JUNK_A, JUNK_B, JUNK_C], draws="3p")
+    act(g, "win")
+    row = np.zeros((1, E.N_RECORD), np.int64)
+    E._write_record(g.state, g._ep, 0, row[0])
+    assert JR.finish_records(J.JiatingRules(), row)["P46"][0] == 200
+    row[0, E.WINS_OFFSET + E.WX_HAND + K("5z")] -= 1
+    row[0, E.WINS_OFFSET + E.WX_HAND + K("9s")] += 1
+    with pytest.raises(RuntimeError, match="no win"):
+        JR.finish_records(J.JiatingRules(), row)
+
+
+# ------------------------------------------------------------------ batch self-play with the checker on
+
+
+def _checked_kernel(policy: str, n: int, seed: int):
+    """Run the self-play kernel with the invariant checker after every step; the raw batch matrix."""
+    from sim import selfplay
+    from sim.policies import policy_table
+
+    name, r = E.load_rules("jiating", None)
+    st_ = E.new_state()[0]
+    rec = np.zeros((n, E.N_RECORD), np.int64)
+    work = np.zeros((4, 34), np.int64)
+    hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), E.engine_params(name, r), r.params(),
+                                     hand_tables(), True, st_, rec, work)
+    assert (hand, err) == (-1, 0), f"hand {hand}: {E.ERR_MESSAGES.get(err, 'illegal bot action')}"
+    return r, rec
+
+
+def _check_batch_records(r, rec, policy):
+    from sim import records
+
+    n = len(rec)
+    cols = JR.finish_records(r, rec)
+    records.check_chunk(cols, "jiating", n)
+    total = sum(cols[f"score_{s}"].astype(np.int64) for s in range(4))
+    assert not total.any()
+    won = cols["winner"] >= 0
+    assert (cols["P01"][won] == 2).all() and not cols["P01"][~won].any()
+    # payments add up to the score changes
+    for s in range(4):
+        got = sum(cols[f"pay_{p}_{s}"].astype(np.int64) for p in range(4) if p != s)
+        paid = sum(cols[f"pay_{s}_{w}"].astype(np.int64) for w in range(4) if w != s)
+        assert np.array_equal(got - paid, cols[f"score_{s}"])
+    if policy == "greedy":
+        assert won.mean() > 0.9  # no reserve, greedy bots: nearly every hand is won
+        assert (cols["decl_0"] == E.DECL_JIATING).any()
+    return cols
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_batch_10k_checked_hands(engine_warm, policy):
+    """10,000 hands of random (greedy) self-play with the state checker after
+    every step; every win scored by sim.rules.jiating, zero-sum, payments
+    consistent.  (The 100,000-hand runs are marked slow.)"""
+    r, rec = _checked_kernel(policy, 10_000, 20240601)
+    _check_batch_records(r, rec, policy)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_batch_100k_checked_hands(engine_warm, policy):
+    """100,000 hands of random (greedy) self-play with the state checker on (inside numba)."""
+    r, rec = _checked_kernel(policy, 100_000, 777)
+    n_won = int((rec[:, E.EXTRA_INDEX["n_winners"]] > 0).sum())
+    assert n_won > (0 if policy == "random" else 90_000)
+    _check_batch_records(r, rec[:20_000], policy)
+
+
+def test_selfplay_records_match_the_contract_and_a_rescoring(engine_warm):
+    """sim.selfplay.play_batch returns the J-9 columns; each hand's scores are
+    the scorer's for the recorded cases."""
+    from sim import records, selfplay
+
+    cols = selfplay.play_batch(300, seed=9, rules="jiating", policies="greedy,random,greedy,greedy")
+    assert list(cols) == [c for c, _ in records.RULESET_COLUMNS["jiating"]]
+    assert [c for c, _ in JR.COLUMNS if len(c) == 3 and c[1:].isdigit()] == list(J.PATTERN_IDS)
+    records.check_chunk(cols, "jiating", 300)
+    name, r = E.load_rules("jiating", None)
+    for h in np.flatnonzero(cols["winner"] >= 0)[:40]:
+        # replay the hand's record through the scorer from the patterns column
+        for s in range(4):
+            if (int(cols["winners_mask"][h]) >> s) & 1:
+                pats = JR.parse_patterns(cols[f"patterns_{s}"][h])
+                assert sum(pats.values()) == cols[f"P_{s}"][h] and pats["P01"] == 2
+            else:
+                assert cols[f"patterns_{s}"][h] == "" and cols[f"P_{s}"][h] == 0
