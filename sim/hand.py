@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from sim import tiles as _tiles
-from sim.tables import hand_tables
+from sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, OFF_SUIT_CLASS, hand_tables
 
 __all__ = [
     "Group",
@@ -113,13 +113,13 @@ def _scan(counts, joker):
 
 
 @njit(cache=True, inline="always")
-def _min_plus4(x, a, y, b):
-    """min over ja + jb = 4 and one pair of ``x[a] + y[b]`` (unrolled)."""
+def _min_plus4(tabs, ra, rb):
+    """min over ja + jb = 4 and one pair of rows ``tabs[ra:ra+10] + tabs[rb:rb+10]`` (unrolled)."""
     best = 255
     for ja in range(5):  # constant bounds: LLVM unrolls this
         jb = 4 - ja
-        v = np.int64(x[a, 2 * ja + 1]) + np.int64(y[b, 2 * jb])
-        w = np.int64(x[a, 2 * ja]) + np.int64(y[b, 2 * jb + 1])
+        v = np.int64(tabs[ra + 2 * ja + 1]) + np.int64(tabs[rb + 2 * jb])
+        w = np.int64(tabs[ra + 2 * ja]) + np.int64(tabs[rb + 2 * jb + 1])
         if w < v:
             v = w
         if v < best:
@@ -129,20 +129,27 @@ def _min_plus4(x, a, y, b):
 
 @njit(cache=True, inline="always")
 def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, tabs):
-    """Fewest tiles to add to the suits with these codes to hold ``n_sets`` sets + ``n_pairs`` pair."""
-    suit_class, suit_table, honor_class, honor_table, suit_pair, suit_honor = tabs
-    a = np.int64(suit_class[cm]) * suit_table.shape[0] + np.int64(suit_class[cp])
-    b = np.int64(suit_class[cs]) * honor_table.shape[0] + np.int64(honor_class[cz])
+    """Fewest tiles to add to the suits with these codes to hold ``n_sets`` sets + ``n_pairs`` pair.
+
+    ``tabs`` is the flat table of :func:`sim.tables.hand_tables`: class ids
+    of each suit code, then the suit-pair and suit-honor min-plus rows.
+    """
+    ns = np.int64(tabs[H_NS])
+    nh = np.int64(tabs[H_NH])
+    a = np.int64(tabs[OFF_SUIT_CLASS + cm]) * ns + np.int64(tabs[OFF_SUIT_CLASS + cp])
+    b = np.int64(tabs[OFF_SUIT_CLASS + cs]) * nh + np.int64(tabs[OFF_HONOR_CLASS + cz])
+    ra = OFF_PAIRS + a * 10
+    rb = OFF_PAIRS + ns * ns * 10 + b * 10
     if n_sets == 4 and n_pairs == 1:  # the 13/14-tile case, unrolled for speed
-        return _min_plus4(suit_pair, a, suit_honor, b)
+        return _min_plus4(tabs, ra, rb)
     best = 255
     for ja in range(n_sets + 1):
         jb = n_sets - ja
         if n_pairs == 0:
-            v = np.int64(suit_pair[a, 2 * ja]) + np.int64(suit_honor[b, 2 * jb])
+            v = np.int64(tabs[ra + 2 * ja]) + np.int64(tabs[rb + 2 * jb])
         else:
-            v = np.int64(suit_pair[a, 2 * ja + 1]) + np.int64(suit_honor[b, 2 * jb])
-            w = np.int64(suit_pair[a, 2 * ja]) + np.int64(suit_honor[b, 2 * jb + 1])
+            v = np.int64(tabs[ra + 2 * ja + 1]) + np.int64(tabs[rb + 2 * jb])
+            w = np.int64(tabs[ra + 2 * ja]) + np.int64(tabs[rb + 2 * jb + 1])
             if w < v:
                 v = w
         if v < best:

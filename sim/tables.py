@@ -12,7 +12,8 @@ Rows are compressed to equivalence classes (identical 10-value rows): a suit
 index maps to a class id (``uint8``: there are 110 suit classes) and the class to its 10 values
 (``uint8[n_classes, 10]``, column ``2*j + p``).  Two suits' classes are then
 combined once more into a pair table so that a whole hand needs three
-lookups (see :func:`sim.hand._distance`).
+lookups (see :func:`sim.hand._distance`).  The kernels receive everything as
+one flat ``uint8`` array (:func:`pack_tables`, offsets ``OFF_*``).
 
 How a row is computed: with ``U`` the sub-multisets of targets (capped at 4
 copies, a downward-closed set), the distance is
@@ -32,11 +33,23 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-TABLE_VERSION = 3
+TABLE_VERSION = 4
 SUIT_ROWS = 5**9
 HONOR_ROWS = 5**7
 
-_cache: tuple | None = None
+# Layout of the flat ``uint8`` table that the kernels receive (one array, so
+# that a kernel call passes one pointer, not a tuple of arrays):
+#: header bytes: number of suit classes, of honor classes
+H_NS = 0
+H_NH = 1
+HEADER = 16
+#: class id of each suit code (5**9 bytes), then of each honor code (5**7)
+OFF_SUIT_CLASS = HEADER
+OFF_HONOR_CLASS = OFF_SUIT_CLASS + SUIT_ROWS
+#: then the suit-pair rows (ns * ns * 10 bytes) and the suit-honor rows (ns * nh * 10)
+OFF_PAIRS = OFF_HONOR_CLASS + HONOR_ROWS
+
+_cache: np.ndarray | None = None
 
 
 @njit(cache=True)
@@ -196,28 +209,44 @@ def build_tables() -> tuple[np.ndarray, ...]:
     return suit_class, suit_table, honor_class, honor_table, suit_pair, suit_honor
 
 
-def hand_tables() -> tuple[np.ndarray, ...]:
-    """The hand tables (see :func:`build_tables`), from memory, the disk cache, or built.
+def pack_tables(tables: tuple[np.ndarray, ...]) -> np.ndarray:
+    """The flat ``uint8`` table of the kernels from the tuple of :func:`build_tables`.
 
-    Pass the returned tuple to the numba kernels of :mod:`sim.hand` as ``tabs``.
+    Layout: ``H_NS``, ``H_NH`` header bytes, then from ``OFF_SUIT_CLASS`` the
+    suit class ids, from ``OFF_HONOR_CLASS`` the honor class ids, from
+    ``OFF_PAIRS`` the ``suit_pair`` rows and after them the ``suit_honor`` rows.
+    """
+    suit_class, suit_table, honor_class, honor_table, suit_pair, suit_honor = tables
+    ns, nh = len(suit_table), len(honor_table)
+    if ns > 255 or nh > 255:
+        raise ValueError(f"{ns} suit / {nh} honor classes do not fit the one-byte header")
+    header = np.zeros(HEADER, np.uint8)
+    header[H_NS] = ns
+    header[H_NH] = nh
+    return np.concatenate([header, suit_class, honor_class, suit_pair.ravel(), suit_honor.ravel()]).astype(np.uint8)
+
+
+def hand_tables() -> np.ndarray:
+    """The flat hand table (:func:`pack_tables`), from memory, the disk cache, or built.
+
+    Pass it to the numba kernels of :mod:`sim.hand` as ``tabs``.
     """
     global _cache
     if _cache is not None:
         return _cache
-    path = cache_dir() / f"hand_tables_v{TABLE_VERSION}.npz"
+    path = cache_dir() / f"hand_tables_v{TABLE_VERSION}.npy"
     tabs = None
     if path.exists():
         try:
-            with np.load(path) as z:
-                tabs = tuple(z[f"a{i}"] for i in range(6))
+            tabs = np.load(path)
         except Exception:  # a corrupt or partial cache file is rebuilt
             tabs = None
     if tabs is None:
-        tabs = build_tables()
+        tabs = pack_tables(build_tables())
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-            np.savez(tmp, **{f"a{i}": a for i, a in enumerate(tabs)})
+            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npy")
+            np.save(tmp, tabs)
             os.replace(tmp, path)
         except OSError:
             pass  # read-only cache: keep the tables in memory only
