@@ -16,6 +16,8 @@ from numba import njit
 
 from sim.engine import (
     EP_FIRST_DEALER_RANDOM,
+    EP_JOKER,
+    PH_TURN,
     ERR_MESSAGES,
     N_RECORD,
     N_SEATS,
@@ -39,16 +41,19 @@ from sim.engine import (
     load_rules,
     new_state,
 )
+from sim.hand import _shanten
 from sim.policies import POLICY_RANDOM, _choose_action, policy_table
 from sim.tables import hand_tables
 
 
 @njit(cache=True)
-def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work):
+def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance):
     """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
 
     ``policies: int64[4, 2]`` (code, param) per seat; ``work: int64[4, 34]``
-    scratch for the bots.  With ``check`` the invariant checker runs after
+    scratch for the bots.  ``chance: int8[n, 4]`` is set to 1 where a seat,
+    on some own turn, held a joker and would have been ready (shanten <= 0)
+    after discarding it: a 飘财 chance (K-9.1), taken or not.  With ``check`` the invariant checker runs after
     the deal and after every step.  Returns ``(hand, error)``: ``(-1, 0)``
     when all is well, else the hand and the ``ERR_*`` code of the first
     violation (an illegal bot action is reported as ``-1``).
@@ -72,6 +77,12 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
         while st.sc[SC_PHASE] != PH_DONE:
             _legal_mask(st, ep)
             s = st.sc[SC_TO_ACT]
+            joker = ep[EP_JOKER]
+            if joker >= 0 and chance[h, s] == 0 and st.sc[SC_PHASE] == PH_TURN and st.hands[s, joker] > 0:
+                st.hands[s, joker] -= 1
+                if _shanten(st.hands[s], joker, tabs) <= 0:
+                    chance[h, s] = 1
+                st.hands[s, joker] += 1
             if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call
                 a = _random_action(st)
             else:
@@ -123,10 +134,15 @@ def play_batch(
     st = new_state()[0]
     rec = np.zeros((int(n_hands), N_RECORD), np.int64)
     work = np.zeros((4, 34), np.int64)
+    chance = np.zeros((int(n_hands), N_SEATS), np.int8)
     hand, err = _play_batch(
-        int(seed), int(n_hands), int(match_len), table, ep, rp, hand_tables(), bool(check), st, rec, work
+        int(seed), int(n_hands), int(match_len), table, ep, rp, hand_tables(), bool(check), st, rec, work, chance
     )
     if err != 0:
         what = "a bot chose an illegal action" if err < 0 else ERR_MESSAGES[err]
         raise RuntimeError(f"state check failed in hand {hand} of seed {seed}: {what}")
-    return batch_columns(name, r, rec)  # Jiating: the wins scored by sim.rules.jiating (J-9)
+    out = batch_columns(name, r, rec)  # Jiating: the wins scored by sim.rules.jiating (J-9)
+    if ep[EP_JOKER] >= 0:  # 飘财 chances, the baseline of the summary's "comparable non-飘 play"
+        for s in range(N_SEATS):
+            out[f"piao_chance_{s}"] = chance[:, s].copy()
+    return out

@@ -152,3 +152,22 @@ def test_greedy_matches_reference():
         assert got == ref_greedy(st), (got, E.PHASE_NAMES[int(st["sc"][E.SC_PHASE])])
         kinds.add("turn" if st["sc"][E.SC_PHASE] == E.PH_TURN else "claim")
     assert kinds == {"turn", "claim"}
+
+
+def test_piao_chance_column_K_9_1():
+    """piao_chance_s marks a seat-hand where the seat, on an own turn, held a 财神 and
+    would have stayed ready without it.  The ``always`` bot throws it at every such
+    chance unless it can win right away, so a chance without a 飘 means it won."""
+    from sim.selfplay import play_batch
+
+    r = play_batch(3000, 21, policies="always")
+    chances = 0
+    for s in range(4):
+        chance = r[f"piao_chance_{s}"] == 1
+        untaken = chance & (r[f"piao_{s}"] == 0)
+        assert (r["winner"][untaken] == s).all()
+        chances += chance.sum()
+    assert chances > 100
+    never = play_batch(3000, 21, policies="never")
+    assert sum(never[f"piao_chance_{s}"].sum() for s in range(4)) > 100
+    assert sum((never[f"piao_{s}"] > 0).mean() for s in range(4)) < sum((r[f"piao_{s}"] > 0).mean() for s in range(4)) / 2
