@@ -952,3 +952,53 @@ def test_selfplay_records_match_the_contract_and_a_rescoring(engine_warm):
                 assert sum(pats.values()) == cols[f"P_{s}"][h] and pats["P01"] == 2
             else:
                 assert cols[f"patterns_{s}"][h] == "" and cols[f"P_{s}"][h] == 0
+
+
+# ------------------------------------------------------------------ rare patterns through the engine
+# (the greedy bots almost never make them; these scenarios show the engine and
+# the scorer can: see benchmarks/report_jiating_patterns.py)
+
+
+def test_P29_P40_P48_P50_four_claimed_pongs(engine_warm):
+    """Seat 1 pongs 东 南 西 北 and wins on 5z with its last tile: 全求人 (P29),
+    对对胡尽是碰 (P40, which excludes 对对胡), 风胡 (P48), 大四喜 (P50, which
+    excludes 小四喜)."""
+    hands = ["1z" + "1357m2468p1357s", "1z1z2z2z3z3z4z4z5z1m9m1p9p", "2468m3579p2468s7z", "19s234m567p678s89m"]
+    g = deal(hands, draws="6z" + "2z3z4z5z")
+    act(g, "discard 1z", "pong", "discard 1m")
+    for k, junk in (("2z", "9m"), ("3z", "1p"), ("4z", "9p")):
+        assert g.current_player == 2 and drawn(g) == k
+        act(g, f"discard {k}")
+        assert g.current_player == 1 and legal(g) == {"pong", "pass"}
+        act(g, "pong", f"discard {junk}")
+        pass_claims(g)
+    assert g.state["seat"][1, E.SF_N_MELDS] == 4 and g.state["hands"][1].sum() == 1
+    assert drawn(g) == "5z"
+    act(g, "discard 5z", "win")
+    pats = patterns(g, 1)
+    assert {"P29", "P40", "P48", "P50"} <= set(pats) and "P30" not in pats and "P45" not in pats
+
+
+def test_P37_P49_four_concealed_triplets(engine_warm):
+    """Four triplets from the wall: a self-drawn single wait on the pair is 坎坎胡
+    (P49, which excludes 暗四坎 and 对对胡); a self-drawn shanpon wait is
+    暗四坎 (P37) with 对对胡 (P30)."""
+    g = deal(["111m222p333s444z5z", JUNK_A, JUNK_B, "29m19p19s1236z7z8m8p"],
+             draws="9s" + "6z7z1z" + "5z")
+    act(g, "discard 9s")
+    pass_claims(g)  # the dealer is ready: it declines 硬子
+    for _ in range(3):
+        tsumogiri(g)
+    assert g.current_player == 0 and drawn(g) == "5z"
+    act(g, "win")
+    pats = patterns(g, 0)
+    assert pats["P49"] == 200 and "P37" not in pats and "P30" not in pats
+    g = deal(["111m222p333s5z5z6z6z", JUNK_A, JUNK_B, "29m19p19s1234z7z8p8m"], draws="9s" + "4z7z1z" + "6z")
+    act(g, "discard 9s")
+    pass_claims(g)
+    for _ in range(3):
+        tsumogiri(g)
+    assert drawn(g) == "6z"
+    act(g, "win")
+    pats = patterns(g, 0)
+    assert pats["P37"] == 40 and pats["P30"] == 40 and "P49" not in pats
