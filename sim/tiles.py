@@ -80,12 +80,7 @@ def parse(s: str) -> np.ndarray:
     return counts
 
 
-def to_str(counts) -> str:
-    """mpsz string of ``counts: uint8[34]``, suits in order m p s z.
-
-    Raises ``ValueError`` if ``counts`` is not 34 values in 0..4.
-    """
-    c = check_counts(counts)
+def _format(c) -> str:
     parts = []
     for si, suit in enumerate("mpsz"):
         n = 7 if suit == "z" else 9
@@ -95,19 +90,24 @@ def to_str(counts) -> str:
     return "".join(parts)
 
 
+def to_str(counts) -> str:
+    """mpsz string of ``counts: uint8[34]``, suits in order m p s z.
+
+    Raises ``ValueError`` if ``counts`` is not 34 values in 0..4.
+    """
+    return _format(check_counts(counts))
+
+
 def kinds_to_str(kinds) -> str:
-    """mpsz string of a sequence of kind indices, in sorted order."""
+    """mpsz string of a sequence of kind indices, in sorted order (any number of copies).
+
+    Raises ``ValueError`` for an index outside 0..33.
+    """
     c = np.zeros(N_KINDS, dtype=np.int64)
     for k in kinds:
-        kind_name(k)
+        kind_name(k)  # validates
         c[int(k)] += 1
-    out = []
-    for si, suit in enumerate("mpsz"):
-        n = 7 if suit == "z" else 9
-        digits = "".join(str(r + 1) * int(c[si * 9 + r]) for r in range(n))
-        if digits:
-            out.append(digits + suit)
-    return "".join(out)
+    return _format(c)
 
 
 def check_counts(counts, max_copies: int = 4) -> np.ndarray:
