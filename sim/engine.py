@@ -11,7 +11,13 @@ at one place (:func:`_win_eval`, :func:`_finish_wins`).  Rule differences
 that shape the turn structure are data: the ``int64[N_EP]`` engine params
 built by :func:`engine_params` from a rule set's facts and options.
 
-Binding rules: ``shared/rules/kaihua.md`` (IDs ``K-...``).
+Binding rules: ``shared/rules/kaihua.md`` (IDs ``K-...``) and
+``shared/rules/jiating.md`` (IDs ``J-...``, patterns ``P..``).  Jiating's
+turn structure is the same code with other params (``RULESET_FACTS
+["jiating"]``: no joker, no chow, several winners, passed win, 架听 and 硬子,
+the shape-only win kernel ``sim.rules.jiating_turn``); its wins are scored
+after the hand by ``sim.rules.jiating`` from the recorded win contexts
+(``wins``, :func:`batch_columns`, ``sim.jiating_records``).
 
 Using it::
 
@@ -63,6 +69,11 @@ Phases and who acts
   asked (win / pass) in turn order (K-5.5).  If nobody robs, the kong stands
   and its owner draws a replacement from the tail.
 - ``PH_DONE``: the hand is over (a win or 流局).
+- ``PH_HARD`` (Jiating, J-4.2): the seat to act answers ``hard_declare`` /
+  ``hard_decline``: at the deal each ready non-dealer in turn order from
+  the dealer (the dealer holds its 14 tiles meanwhile), then the dealer's
+  first turn starts; and the dealer right after its first discard if then
+  ready (the discard is pending; the claims on it are asked afterwards).
 
 Decisions on points the spec leaves open (engine side; each cites its rule)
 --------------------------------------------------------------------------
@@ -96,6 +107,47 @@ Decisions on points the spec leaves open (engine side; each cites its rule)
 - E10 (K-3.2, K-3.3): a match is ``match_len`` hands (16 by default); its
   first dealer is seat 0; the next dealer follows ``dealer_rotation``.
 
+Jiating decisions (engine side; ``shared/rules/jiating.md``)
+------------------------------------------------------------
+- J1 (J-4.2 "discarded automatically"): a seat with 硬子 is never asked to
+  discard: when it cannot win on its drawn tile, :func:`_step` discards
+  that tile itself before returning (no decision, no event in the log;
+  replaying the actions reproduces it).  When it can win it is asked
+  ``win`` / ``discard <drawn>``; on another seat's discard ``win`` /
+  ``pass``.  It is offered no pong, kong or 架听.
+- J2 (J-4.2 "ready"): ready = at least one kind completes the hand of which
+  the seat holds fewer than four (scorer decision D3); the hard question is
+  asked only of ready seats, once (declining is final).  A dealer that made
+  a concealed kong before its first discard may still declare.
+- J3 (silent): after a pong the seat must discard (no kong in that turn),
+  as Kaihua's E2; a kong needs a tile left in the wall (J-1.2, above
+  ``reserved_tiles``).
+- J4 (J-4.1): ``declare <k>`` = discard ``k`` and declare 架听, legal iff
+  after that discard the hand waits on exactly one kind (D3, the scorer's
+  own "single wait"), for a seat without a declaration; a declaration stays
+  and is made once.  A declared seat plays on (pong, kong, pass a win).
+- J5 (J-3.5): a passed win on a discard or on a robbable added kong bans
+  wins on discards and robberies until the seat's next draw (normal or
+  replacement); a pong does not end it; self-draws stay free; a hard seat
+  discarding a drawn winning tile passes no discard win.
+- J6 (J-3.6): a pong offered and not taken bans ponging that kind (option
+  ``any``: every kind) until the seat's next draw; a pong does not end it.
+- J7 (J-3.4): several win claimants are asked in turn order from the
+  discarder; once one has won only the other win claimants are asked.  The
+  tile goes into the first winner's hand; every winner is recorded.
+- J8 (J-2.2..J-2.4): a match's first dealer is random (the batch RNG); the
+  streak counts kept deals inside a match (0 at a new match and a new
+  dealer); :meth:`Game.reset` takes ``streak``.
+- J9 (J-5.4, P46, P47): 天胡 = the dealer's self-draw on its first turn
+  with no kong before; ``dihu="win_on_dealers_first_discard"`` uses the
+  flag "won on the dealer's first discard" (a discard win, not a robbery).
+- J10 (P27): the winner sees the winning kind in unclaimed discards (not
+  the winning discard) and in the other seats' exposed melds (a pong 3, an
+  exposed / added kong 4, a robbed added kong 3); concealed kongs are hidden.
+- J11 (J-6): the engine pays nothing in Jiating (``EP_ENGINE_PAYMENTS`` 0):
+  the scores exist only in the record (:func:`batch_columns`,
+  :attr:`Game.result`), where ``sim.rules.jiating`` computes them.
+
 What the engine simplifies
 --------------------------
 - The dice and the wall break (K-1.3) are not modelled; the wall is one
@@ -103,6 +155,9 @@ What the engine simplifies
   dealer's 14th.
 - Only the winning tile of a discard win moves into the winner's hand; under
   ``multiple_ron`` the other winners' hands stay at 13 tiles.
+- Who is asked reveals something, as in real play only partly: a claim
+  question shows that the seat can claim, the 硬子 question (J-4.2) that
+  the seat is ready.  Declarations are public (observations show them).
 
 State layout (``STATE_DTYPE``: one numpy record of fixed-size arrays)
 ---------------------------------------------------------------------
@@ -126,6 +181,8 @@ mask       uint8[145]        the legal-action mask (1 = legal)
 legal      int16[145]        the legal actions as a list, ``sc[SC_N_LEGAL]`` long
 tmp        int64[4]          scratch for payments
 counts     int64[34]         scratch for the checker
+wins       int16[3, N_WX]    the context of each win (``WX_*``), first winner first
+work       int64[3, 34]      scratch for the 架听 kernel (J-4.1)
 ========== ================= ================================================
 
 A batch of games is the same record with a leading batch axis:
