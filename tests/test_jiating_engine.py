@@ -1002,3 +1002,37 @@ def test_P37_P49_four_concealed_triplets(engine_warm):
     act(g, "win")
     pats = patterns(g, 0)
     assert pats["P37"] == 40 and pats["P30"] == 40 and "P49" not in pats
+
+
+# ------------------------------------------------------------------ caishen simulate --rules jiating
+
+
+def test_simulate_jiating_end_to_end(engine_warm, tmp_path, capsys):
+    """``caishen simulate --rules jiating`` writes the J-9 Parquet records,
+    resumes, and summarizes with the Jiating rows (checked against pandas)."""
+    import pandas as pd
+
+    from sim import cli, records, summary
+
+    out = tmp_path / "run"
+    argv = ["simulate", "--rules", "jiating", "--games", "600", "--chunk-size", "200", "--seed", "5",
+            "--out", str(out), "--workers", "1", "--no-progress", "--policy", "greedy,random,greedy,greedy"]
+    assert cli.main(argv) == 0
+    text = capsys.readouterr().out
+    assert "P per win" in text and "P25 七对子" in text and "架听 rate" in text
+    assert cli.main(argv) == 0
+    assert "0 chunk(s) now" in capsys.readouterr().out
+    df = records.read_run(out)
+    want = [c for c, _ in records.RULESET_COLUMNS["jiating"]]
+    assert [c for c in df.columns if c in want] == want and len(df) == 600
+    assert not df[[f"score_{s}" for s in range(4)]].sum(axis=1).any()
+    rows, _ = summary.summarize(df, ("greedy", "random", "greedy", "greedy"))
+    got = rows.set_index(["section", "metric", "group"])["value"]
+    mask = df["winners_mask"].to_numpy().astype(int)
+    won = [(mask >> s) & 1 == 1 for s in range(4)]
+    P = pd.concat([df[f"P_{s}"][won[s]] for s in range(4)])
+    assert got[("架听 points", "P per win", "all winners")] == pytest.approx(P.mean())
+    decl = pd.concat([df[f"decl_{s}"] for s in range(4)])
+    assert got[("declarations", "架听 rate", "all")] == pytest.approx((decl == 1).mean())
+    W = (df["winner"] >= 0).sum()
+    assert got[("patterns", "P02 架听胡牌", "share of wins")] == pytest.approx((df["P02"] > 0).sum() / W)
