@@ -1,0 +1,22 @@
+"""Gymnasium / PettingZoo faces of the engine (:mod:`sim.engine`), for people who train bots.
+
+- :mod:`envs.pettingzoo_env`: ``env(rules=...)`` / ``raw_env``, a PettingZoo
+  AEC env with four agents ``player_0..player_3`` (self-play, multi-agent RL).
+- :mod:`envs.gym_env`: :class:`MahjongEnv`, a Gymnasium env with one
+  learning seat against :mod:`agents` bots, with ``action_masks()``;
+  registered as ``caishen/Kaihua-v0`` and ``caishen/Jiating-v0`` when
+  ``envs.gym_env`` (and so this package) is imported.
+- :mod:`envs.observation`: the observation planes both envs share.
+
+>>> import gymnasium, envs
+>>> e = gymnasium.make("caishen/Kaihua-v0")
+>>> obs, info = e.reset(seed=0)
+>>> obs.shape
+(76, 34)
+"""
+
+from envs.gym_env import ENV_IDS, MahjongEnv, register_envs  # registers the Gymnasium ids
+from envs.observation import N_PLANES, PLANES, encode
+from envs.pettingzoo_env import env, raw_env
+
+__all__ = ["MahjongEnv", "ENV_IDS", "N_PLANES", "PLANES", "encode", "env", "raw_env", "register_envs"]

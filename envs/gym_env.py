@@ -1,0 +1,314 @@
+"""Caishen mahjong (Kaihua 开化 / Jiating 架听) as a Gymnasium single-agent environment.
+
+================== ==========================================================
+Creation           ``import envs; gymnasium.make("caishen/Kaihua-v0")`` or
+                   ``"caishen/Jiating-v0"`` (without the import:
+                   ``gymnasium.make("envs.gym_env:caishen/Kaihua-v0")``), or
+                   ``envs.gym_env.MahjongEnv(rules=...)``
+Action space       Discrete(145)
+Observation space  Box(0, high, (76, 34), uint8)
+Action masking     ``env.unwrapped.action_masks()`` (bool[145]; also
+                   ``env.get_wrapper_attr("action_masks")()`` through
+                   wrappers) and ``info["action_mask"]``
+================== ==========================================================
+
+One episode is one hand of four-player mahjong (:class:`sim.engine.Game`)
+seen from one learning seat (``seat``, default 0); the other three seats are
+played by bots from :mod:`agents` (default ``"greedy"``: the shanten-greedy
+policy of :mod:`sim.policies`).  ``step`` applies the learning seat's action,
+then lets the bots act until the learning seat must decide again or the hand
+is over.  It is made for maskable RL (``sb3_contrib.MaskablePPO`` calls
+``action_masks()``).  Specs: ``shared/rules/kaihua.md`` (``K-..``) and
+``shared/rules/jiating.md`` (``J-..``).
+
+Rules in brief
+--------------
+Both: 136 tiles, no flowers; the dealer gets 14 tiles, the others 13, and
+the dealer discards first (K-3.1, J-2.1); on a turn a player draws, may kong
+or win by self-draw, else discards; the others may claim the discard (win >
+pong / kong > chow, K-4.3, J-3.1); kongs draw a replacement from the wall's
+tail and an added kong can be robbed (K-5, J-3.3).  The hand ends with a
+win or when the live wall runs out (流局: nobody pays).
+
+- Kaihua: the four 白 (``5z``) are 财神 jokers, never claimed or melded
+  (K-2); chow by the next seat (K-4.2); 20 tiles are never drawn (K-3.4);
+  payments ``base * 2**E`` with exponents for 爆头, 七对, 清一色 and the
+  chain of kongs and 飘财 (K-6, K-8); no chow / pong / exposed kong inside
+  a 飘财 circle, and a win inside another's circle costs that player extra
+  (K-9).
+- Jiating: no jokers, no chow, several winners on one discard (J-1.1,
+  J-3.1, J-3.4); passed wins and pongs are banned until the next draw
+  (J-3.5, J-3.6); 架听 (``declare <k>``, J-4.1) and 硬子 (``hard_declare``,
+  J-4.2; afterwards the engine discards the seat's unwinnable draws by
+  itself); wins are scored from fifty patterns (J-6 .. J-8).
+
+Observation
+-----------
+``uint8[76, 34]``: what the learning seat can see, seat-relative (``+0``
+itself, ``+1`` next, ``+2`` opposite, ``+3`` previous); scalar planes repeat
+one value over the 34 kind columns.  Never others' concealed tiles, their
+concealed kong kinds, the wall, or which seat is being asked to claim.
+Details in :mod:`envs.observation`.
+
+=====  ======================  =====  ===========================================
+rows   name                    high   meaning
+=====  ======================  =====  ===========================================
+0      ``hand``                4      own concealed tiles, count per kind
+1      ``drawn``               1      own tile drawn this turn (own turn only)
+2-5    ``discards``            4      each seat's discards so far, count per kind
+6-9    ``last_discard``        1      each seat's latest discard
+10-13  ``chows``               4      tiles in each seat's chows, count per kind
+14-17  ``pongs``               1      kinds of each seat's pongs
+18-21  ``kongs``               1      kinds of each seat's exposed and added kongs
+22     ``own_concealed_kongs`` 1      kinds of own concealed kongs
+23     ``pending``             1      the discard or added-kong tile on offer
+24     ``passed_pong``         1      own: kinds it may not pong now (K-4.4, J-3.6)
+25     ``swap_forbid``         1      own: the kind its discard may not be (K-4.5)
+26     ``joker``               1      the joker kind (Kaihua 财神 ``5z``)
+27-30  ``dealer``              1      scalar: the seat is the dealer
+31-34  ``turn``                1      scalar: it is the seat's turn
+35-38  ``pending_from``        1      scalar: the pending tile is the seat's
+39-43  ``phase``               1      scalar one-hot: turn, claim, rob, done, hard
+44     ``acting``              1      scalar: this seat is to act
+45     ``tiles_left``          136    scalar: tiles left in the wall
+46-49  ``hand_size``           14     scalar: the seat's concealed tile count
+50-53  ``concealed_kongs``     4      scalar: the seat's concealed kongs
+54-57  ``n_chows``             4      scalar: the seat's chows
+58-61  ``chain``               8      scalar: the seat's chain length (K-6.5)
+62-65  ``chain_kong``          4      scalar: ... of which kong links
+66-69  ``piao_open``           1      scalar: the seat's 飘财 circle is open
+70-73  ``declared``            2      scalar: 1 架听 (J-4.1), 2 硬子 (J-4.2)
+74     ``passed_win``          1      scalar, own: passed a win (J-3.5)
+75     ``streak``              255    scalar: the dealer's streak (J-2.4)
+=====  ======================  =====  ===========================================
+
+Action space
+------------
+One flat ``Discrete(145)``, the engine's layout (``sim.engine``); only the
+actions in ``action_masks()`` are legal:
+
+========  =====================  ==================================================
+index     name                   meaning
+========  =====================  ==================================================
+0..33     ``discard <kind>``     discard one tile of kind ``a``
+34..67    ``declare <kind>``     discard kind ``a - 34`` and declare 架听 (J-4.1)
+68..101   ``kong_concealed <k>`` concealed kong of kind ``a - 68`` (K-5.3)
+102..135  ``kong_added <k>``     add kind ``a - 102`` to an own pong (K-5.2)
+136       ``chow_low``           chow, the claimed tile is the run's lowest (K-4.2)
+137       ``chow_mid``           chow, the claimed tile is the run's middle
+138       ``chow_high``          chow, the claimed tile is the run's highest
+139       ``pong``               pong the claimed tile (K-4.2, K-4.6)
+140       ``kong_exposed``       exposed kong on the claimed tile (K-5.1)
+141       ``win``                self-draw win, or win on the offered discard /
+                                 robbed added kong (K-4.3, K-5.5, K-7)
+142       ``pass``               decline the offered claim
+143       ``hard_declare``       declare 硬子 (J-4.2)
+144       ``hard_decline``       decline it (J-4.2)
+========  =====================  ==================================================
+
+Rewards
+-------
+Zero until the hand ends; then the learning seat's score change of the hand
+in points (``Game.result["score_<seat>"]``, K-8 / J-6), and
+``terminated=True``; ``info["result"]`` holds the hand's record.  A 流局
+gives 0.  ``truncated`` is always False (a hand always ends).
+
+An illegal action ends the episode (``terminated=True``) with reward
+``illegal_reward`` (default -500, worse than losing almost any hand) and
+``info["illegal_action"] = True``; the hand is left unfinished.  With
+``illegal_reward=None`` an illegal action raises ``ValueError`` instead.
+
+Arguments and seeding
+---------------------
+``MahjongEnv(rules="kaihua", options=None, seat=0, opponents="greedy",
+dealer=None, illegal_reward=-500.0, render_mode=None)``: ``options`` a dict
+of rule options; ``seat`` the learning seat 0..3; ``opponents`` one policy
+spec for the three bots (``"greedy"``, ``"random"``, ``"never"``,
+``"always"``, ``"threshold:N"``, see :mod:`agents`) or a sequence of three
+specs or :class:`agents.Agent` objects, for the other seats in seat order;
+``dealer`` a seat 0..3 or None (drawn per hand); ``render_mode`` ``"ansi"`` or
+``"human"`` (the whole table as text).
+
+``reset(seed=s)`` deals the same hand and replays the same bots' choices for
+the same ``s`` (the wall seed, the dealer and the random bots' seeds come
+from the env's ``np_random``; ``options`` is ignored); a hand that ends before the learning seat's
+first decision (e.g. the dealer's 天胡) is dealt again, since it gives the
+learner nothing to decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from agents import Agent, make_agent
+from envs.observation import N_PLANES, PLANE_HIGH, encode
+from envs.render import render_text
+from sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
+from sim.policies import POLICY_RANDOM, parse_policy
+
+__all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "register_envs"]
+
+#: reward of an illegal action (the episode ends)
+DEFAULT_ILLEGAL_REWARD = -500.0
+#: registered ids -> rule set
+ENV_IDS = {"caishen/Kaihua-v0": "kaihua", "caishen/Jiating-v0": "jiating"}
+_RENDER_MODES = ("human", "ansi")
+
+
+class MahjongEnv(gymnasium.Env):
+    """One learning seat against three :mod:`agents` bots (documented in the module docstring).
+
+    Raises ``ValueError`` for an unknown rule set or option, a bad seat,
+    dealer, opponents spec or render mode.
+    """
+
+    metadata = {"render_modes": list(_RENDER_MODES), "render_fps": 1}
+
+    def __init__(
+        self,
+        rules="kaihua",
+        options=None,
+        seat: int = 0,
+        opponents="greedy",
+        dealer=None,
+        illegal_reward=DEFAULT_ILLEGAL_REWARD,
+        render_mode=None,
+    ):
+        self.game = Game(rules, options)
+        if isinstance(seat, bool) or seat not in range(N_SEATS):
+            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        if dealer is not None and (isinstance(dealer, bool) or dealer not in range(N_SEATS)):
+            raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
+        if render_mode is not None and render_mode not in _RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {_RENDER_MODES} or None, got {render_mode!r}")
+        if illegal_reward is not None and not np.isfinite(float(illegal_reward)):
+            raise ValueError(f"illegal_reward must be a finite number or None, got {illegal_reward!r}")
+        self.seat = int(seat)
+        self.dealer = None if dealer is None else int(dealer)
+        self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
+        self.render_mode = render_mode
+        self._opponent_specs = self._check_opponents(opponents)
+        self._bots: dict[int, Agent] = {}
+        self.observation_space = spaces.Box(0, PLANE_HIGH, (N_PLANES, N_KINDS), np.uint8)
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self._over = True  # no episode running yet
+
+    @staticmethod
+    def _check_opponents(opponents) -> list:
+        """Three specs / agents, validated (a spec is parsed now, so a typo fails at construction)."""
+        specs = [opponents] * (N_SEATS - 1) if isinstance(opponents, (str, Agent)) else opponents
+        if not isinstance(specs, Sequence) or len(specs) != N_SEATS - 1:
+            raise ValueError(f"opponents must be a policy spec, an Agent, or 3 of them, got {opponents!r}")
+        for spec in specs:
+            if isinstance(spec, str):
+                parse_policy(spec)  # ValueError for an unknown policy
+            elif not isinstance(spec, Agent):
+                raise ValueError(f"an opponent must be a policy spec or an agents.Agent, got {spec!r}")
+        return list(specs)
+
+    def _make_bots(self) -> None:
+        """The bots of this hand; random ones get seeds from ``np_random`` (reproducible hands)."""
+        others = [p for p in range(N_SEATS) if p != self.seat]
+        self._bots = {}
+        for p, spec in zip(others, self._opponent_specs):
+            if isinstance(spec, Agent):
+                self._bots[p] = spec
+            elif parse_policy(spec)[0] == POLICY_RANDOM:
+                self._bots[p] = make_agent(spec, seed=int(self.np_random.integers(2**63)))
+            else:
+                self._bots[p] = make_agent(spec)
+
+    def _play_bots(self) -> None:
+        """Let the bots act until the learning seat must decide or the hand is over."""
+        g = self.game
+        while not g.done and g.current_player != self.seat:
+            g.step(self._bots[g.current_player].act(g))
+
+    # -- API ---------------------------------------------------------------------
+    def reset(self, *, seed=None, options=None):
+        """Deal a hand and play the bots up to the learning seat's first decision: ``(obs, info)``."""
+        super().reset(seed=seed)
+        while True:
+            wall_seed = int(self.np_random.integers(2**32))
+            dealer = self.dealer if self.dealer is not None else int(self.np_random.integers(N_SEATS))
+            self._make_bots()
+            self.game.reset(seed=wall_seed, dealer=dealer)
+            self._play_bots()
+            if not self.game.done:
+                break
+        self._over = False
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), self._info()
+
+    def step(self, action):
+        """Apply the learning seat's ``action``: ``(obs, reward, terminated, truncated, info)``.
+
+        Raises ``ValueError`` when no episode is running (call :meth:`reset`),
+        for an action outside ``0..144``, and for an illegal one if
+        ``illegal_reward`` is None.
+        """
+        if self._over:
+            raise ValueError("the episode is over (or was never started); call reset()")
+        mask = self.game.legal_mask()
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"action must be an integer index, got {action!r}") from None
+        if a != action or not 0 <= a < N_ACTIONS:
+            raise ValueError(f"action {action!r} is outside 0..{N_ACTIONS - 1}")
+        if not mask[a] and self.illegal_reward is not None:
+            self._over = True
+            info = self._info()
+            info["illegal_action"] = True
+            return self._obs(), self.illegal_reward, True, False, info
+        self.game.step(a)  # ValueError for an illegal action when illegal_reward is None
+        self._play_bots()
+        reward, terminated = 0.0, self.game.done
+        if terminated:
+            reward = float(self.game.result[f"score_{self.seat}"])
+            self._over = True
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), reward, terminated, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[145]``: the learning seat's legal actions now (all False when the episode is over)."""
+        if self._over:
+            return np.zeros(N_ACTIONS, bool)
+        return self.game.legal_mask()
+
+    def render(self):
+        """The whole table as text (``"ansi"``: returned; ``"human"``: printed)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")
+            return None
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # -- helpers -------------------------------------------------------------------
+    def _obs(self) -> np.ndarray:
+        return encode(self.game, self.seat)
+
+    def _info(self) -> dict:
+        info = {"action_mask": self.action_masks(), "seat": self.seat}
+        if self.game.done:
+            info["result"] = self.game.result
+        return info
+
+
+def register_envs() -> None:
+    """Register :data:`ENV_IDS` with Gymnasium (idempotent; done when this module is imported)."""
+    for env_id, rules in ENV_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point="envs.gym_env:MahjongEnv", kwargs={"rules": rules})
+
+
+register_envs()

@@ -1,0 +1,297 @@
+"""Caishen mahjong (Kaihua 开化 / Jiating 架听) as a PettingZoo AEC environment.
+
+================== ==========================================================
+Creation           ``from envs.pettingzoo_env import env; env(rules="kaihua")``
+                   (or ``rules="jiating"``; ``raw_env`` without wrappers)
+Actions            Discrete(145)
+Parallel API       No (claims are asked one seat at a time)
+Agents             ``player_0``, ``player_1``, ``player_2``, ``player_3`` (seats 0..3)
+Observation        dict: ``observation`` uint8[76, 34] planes, ``action_mask``
+                   int8[145]
+Observation values 0 .. the plane's ``high`` (table below)
+================== ==========================================================
+
+One episode is one hand of four-player mahjong played by
+:class:`sim.engine.Game`.  Specs: ``shared/rules/kaihua.md`` (IDs ``K-..``)
+and ``shared/rules/jiating.md`` (``J-..``); rule options go in ``options``
+(e.g. ``env(rules="kaihua", options={"multiple_ron": True})``).
+
+Rules in brief
+--------------
+Both: 136 tiles, no flowers (K-1.1, J-1.1); the dealer gets 14 tiles, the
+others 13, and the dealer discards first (K-3.1, J-2.1); on a turn a player
+draws, may kong or win by self-draw, else discards; the others may claim
+the discard (win > pong / kong > chow, K-4.3, J-3.1), asked one at a time
+in priority order; kongs draw a replacement from the wall's tail (K-5.4,
+J-3.2) and an added kong can be robbed (K-5.5, J-3.3).  The hand ends with
+a win or when the live wall runs out (流局: nobody pays).
+
+- Kaihua: the four 白 (``5z``) are the 财神 jokers (K-2.1), never claimed
+  or melded (K-2.2, K-2.3); 3+ 财神 force a 财神 discard (K-2.4, K-2.5);
+  chow by the next seat (K-4.2); the last 20 tiles are never drawn
+  (K-3.4).  Winning hands: 4 sets + a pair or seven pairs, with exponents
+  for 爆头, 七对, 清一色 and the chain of kongs and 飘财 (财神 discards)
+  (K-6); the payment is ``base * 2**E`` (K-8).  While a 飘财 circle is
+  open nobody may chow, pong or exposed-kong (K-9.2); a win inside
+  another's circle makes that player pay extra (K-9.3).
+- Jiating: no jokers and no chow (J-1.1, J-3.1); several players may win
+  on one discard (J-3.4); passed wins and pongs are banned until the next
+  draw (J-3.5, J-3.6); 架听 is declared with a discard that leaves a single
+  wait (J-4.1, action ``declare <k>``); a ready hand at the deal may declare
+  硬子 (J-4.2, ``hard_declare`` / ``hard_decline``), after which every drawn
+  tile it cannot win with is discarded by the engine without asking.
+  Wins are scored from fifty patterns (J-6 .. J-8).
+
+Observation space
+-----------------
+``observe(agent)`` returns ``{"observation": uint8[76, 34],
+"action_mask": int8[145]}``.  The planes are what that seat can see and
+nothing else (never others' concealed tiles, their concealed kong kinds, the
+wall, or which seat is being asked to claim); seats are seat-relative
+(``+0`` itself, ``+1`` next, ``+2`` opposite, ``+3`` previous).  Scalar
+planes repeat one value over the 34 kind columns.  Details in
+:mod:`envs.observation`.
+
+=====  ======================  =====  ===========================================
+rows   name                    high   meaning
+=====  ======================  =====  ===========================================
+0      ``hand``                4      own concealed tiles, count per kind
+1      ``drawn``               1      own tile drawn this turn (own turn only)
+2-5    ``discards``            4      each seat's discards so far, count per kind
+6-9    ``last_discard``        1      each seat's latest discard
+10-13  ``chows``               4      tiles in each seat's chows, count per kind
+14-17  ``pongs``               1      kinds of each seat's pongs
+18-21  ``kongs``               1      kinds of each seat's exposed and added kongs
+22     ``own_concealed_kongs`` 1      kinds of own concealed kongs
+23     ``pending``             1      the discard or added-kong tile on offer
+24     ``passed_pong``         1      own: kinds it may not pong now (K-4.4, J-3.6)
+25     ``swap_forbid``         1      own: the kind its discard may not be (K-4.5)
+26     ``joker``               1      the joker kind (Kaihua 财神 ``5z``)
+27-30  ``dealer``              1      scalar: the seat is the dealer
+31-34  ``turn``                1      scalar: it is the seat's turn
+35-38  ``pending_from``        1      scalar: the pending tile is the seat's
+39-43  ``phase``               1      scalar one-hot: turn, claim, rob, done, hard
+44     ``acting``              1      scalar: this seat is to act
+45     ``tiles_left``          136    scalar: tiles left in the wall
+46-49  ``hand_size``           14     scalar: the seat's concealed tile count
+50-53  ``concealed_kongs``     4      scalar: the seat's concealed kongs
+54-57  ``n_chows``             4      scalar: the seat's chows
+58-61  ``chain``               8      scalar: the seat's chain length (K-6.5)
+62-65  ``chain_kong``          4      scalar: ... of which kong links
+66-69  ``piao_open``           1      scalar: the seat's 飘财 circle is open
+70-73  ``declared``            2      scalar: 1 架听 (J-4.1), 2 硬子 (J-4.2)
+74     ``passed_win``          1      scalar, own: passed a win (J-3.5)
+75     ``streak``              255    scalar: the dealer's streak (J-2.4)
+=====  ======================  =====  ===========================================
+
+Legal action mask
+-----------------
+``action_mask`` (int8, 1 = legal) is the engine's legal mask for the agent to
+act (``sim.engine.Game.legal_mask``) and all zeros for every other agent.
+
+Action space
+------------
+One flat ``Discrete(145)``, the engine's layout (``sim.engine``):
+
+========  =====================  ==================================================
+index     name                   meaning
+========  =====================  ==================================================
+0..33     ``discard <kind>``     discard one tile of kind ``a``
+34..67    ``declare <kind>``     discard kind ``a - 34`` and declare 架听 (J-4.1)
+68..101   ``kong_concealed <k>`` concealed kong of kind ``a - 68`` (K-5.3)
+102..135  ``kong_added <k>``     add kind ``a - 102`` to an own pong (K-5.2)
+136       ``chow_low``           chow, the claimed tile is the run's lowest (K-4.2)
+137       ``chow_mid``           chow, the claimed tile is the run's middle
+138       ``chow_high``          chow, the claimed tile is the run's highest
+139       ``pong``               pong the claimed tile (K-4.2, K-4.6)
+140       ``kong_exposed``       exposed kong on the claimed tile (K-5.1)
+141       ``win``                self-draw win, or win on the offered discard /
+                                 robbed added kong (K-4.3, K-5.5, K-7)
+142       ``pass``               decline the offered claim
+143       ``hard_declare``       declare 硬子 (J-4.2)
+144       ``hard_decline``       decline it (J-4.2)
+========  =====================  ==================================================
+
+Rewards
+-------
+Zero until the hand ends; then every agent receives its score change of the
+hand in points (``Game.result["score_<seat>"]``: K-8 payments in Kaihua,
+J-6 in Jiating).  The four rewards sum to zero (K-8.5, J-6.5); a 流局 gives
+0 to everyone.  ``infos[agent]["result"]`` then holds the hand's record.
+
+Illegal actions
+---------------
+``raw_env.step`` raises ``ValueError`` naming the action and the legal ones.
+``env()`` follows PettingZoo classic's convention instead: its
+``TerminateIllegalWrapper`` ends the episode, the offending agent gets
+``illegal_reward`` (default -500, worse than losing almost any hand) and the
+others 0; pass ``illegal_reward=None`` to keep the error.
+
+Arguments
+---------
+``env(rules="kaihua", options=None, dealer=None, illegal_reward=-500.0,
+render_mode=None)``: ``rules`` ``"kaihua"`` | ``"jiating"`` (or a rule
+options object); ``options`` a dict of rule options; ``dealer`` a seat 0..3,
+or None for a dealer drawn per hand; ``render_mode`` ``"ansi"`` (``render()``
+returns the whole table as text) or ``"human"`` (prints it after every step).
+``reset(seed=s)`` deals the same hand (wall and dealer) for the same ``s``;
+``reset()`` continues the seeded stream; ``reset(options=...)`` ignores
+``options``.  ``env.unwrapped.game`` is the live :class:`sim.engine.Game`.
+
+What this env simplifies
+------------------------
+- One episode is one hand, not a match: no dealer rotation between hands
+  (K-3.3, J-2.3); Jiating's dealer streak is 0.
+- The claim phase exists only when some seat can claim (the engine skips
+  it otherwise); a non-acting seat that is observed while another is
+  asked sees "a discard on offer", as at a real table, but the pause itself
+  only happens when somebody may claim.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from envs.observation import N_PLANES, PLANE_HIGH, encode
+from envs.render import render_text
+from sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
+
+__all__ = ["env", "raw_env", "DEFAULT_ILLEGAL_REWARD", "AGENTS"]
+
+#: agent names, seat order
+AGENTS = tuple(f"player_{i}" for i in range(N_SEATS))
+#: reward of an illegal action under ``env()`` (PettingZoo's TerminateIllegalWrapper)
+DEFAULT_ILLEGAL_REWARD = -500.0
+_RENDER_MODES = ("human", "ansi")
+
+
+def _check_dealer(dealer):
+    if dealer is not None and (isinstance(dealer, bool) or dealer not in range(N_SEATS)):
+        raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
+    return None if dealer is None else int(dealer)
+
+
+def _check_render_mode(render_mode):
+    if render_mode is not None and render_mode not in _RENDER_MODES:
+        raise ValueError(f"render_mode must be one of {_RENDER_MODES} or None, got {render_mode!r}")
+    return render_mode
+
+
+def env(rules="kaihua", options=None, dealer=None, illegal_reward=DEFAULT_ILLEGAL_REWARD, render_mode=None):
+    """The wrapped AEC env: ``OrderEnforcing(AssertOutOfBounds(TerminateIllegal(raw_env)))``.
+
+    ``illegal_reward=None`` leaves out ``TerminateIllegalWrapper``, so an
+    illegal action raises ``ValueError``.  Other arguments as :class:`raw_env`.
+    """
+    e = raw_env(rules=rules, options=options, dealer=dealer, render_mode=render_mode)
+    if illegal_reward is not None:
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=float(illegal_reward))
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class raw_env(AECEnv, EzPickle):
+    """The unwrapped AEC env over :class:`sim.engine.Game` (documented in the module docstring).
+
+    Raises ``ValueError`` for an unknown rule set or option, a bad dealer or
+    render mode, and (in :meth:`step`) an illegal action.
+    """
+
+    metadata = {"render_modes": list(_RENDER_MODES), "name": "caishen_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, rules="kaihua", options=None, dealer=None, render_mode=None):
+        EzPickle.__init__(self, rules, options, dealer, render_mode)
+        super().__init__()
+        self.game = Game(rules, options)
+        self.metadata = {**type(self).metadata, "name": f"caishen_{self.game.rules_name}_v0"}
+        self.dealer = _check_dealer(dealer)
+        self.render_mode = _check_render_mode(render_mode)
+        self.possible_agents = list(AGENTS)
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0, PLANE_HIGH, (N_PLANES, N_KINDS), np.uint8),
+                "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self.agents = []
+
+    # -- spaces ----------------------------------------------------------------
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # -- episode -----------------------------------------------------------------
+    def reset(self, seed=None, options=None):
+        """Deal a new hand: the wall seed and (if not fixed) the dealer come from ``seed``'s stream."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        wall_seed = int(self._rng.integers(2**32))
+        dealer = self.dealer if self.dealer is not None else int(self._rng.integers(N_SEATS))
+        self.game.reset(seed=wall_seed, dealer=dealer)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent):
+        seat = self.agent_name_mapping[agent]
+        mask = np.zeros(N_ACTIONS, np.int8)
+        if not self.game.done and self.game.current_player == seat:
+            mask[:] = self.game.legal_mask()
+        return {"observation": encode(self.game, seat), "action_mask": mask}
+
+    def step(self, action):
+        """Apply ``action`` of :attr:`agent_selection` (``None`` for an agent whose hand is over).
+
+        Raises ``ValueError`` naming the action if it is illegal.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self.game.step(action)  # ValueError for an illegal action
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        if self.game.done:
+            result = self.game.result
+            for p, a in enumerate(self.possible_agents):
+                self.rewards[a] = float(result[f"score_{p}"])
+                self.infos[a] = {"result": result}
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
+            self._deads_step_first()
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    # -- rendering -------------------------------------------------------------------
+    def render(self):
+        """The whole table as text (``"ansi"``: returned; ``"human"``: printed)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")
+            return None
+        text = render_text(self.game)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass

@@ -1,0 +1,52 @@
+"""Text rendering of a hand for the envs' ``render()`` (``render_mode`` ``"ansi"`` / ``"human"``).
+
+This is a debugging view for a person watching the whole table: it shows
+every seat's concealed tiles and concealed kongs, so it is never part of an
+observation (those are built by :mod:`envs.observation`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.engine import N_SEATS, SC_DEALER, SC_SRC, SC_TILE, SF_DECL, SF_N_DISCARDS, SF_PIAO_OPEN, Game, action_name
+from sim.tiles import MELD_NONE, MELD_TYPE_NAMES, kind_name, to_str
+
+_DECL_NAMES = {1: " 架听", 2: " 硬子"}
+
+
+def render_text(game: Game) -> str:
+    """The table as lines of text: the phase, each seat's tiles, melds and discards, the result.
+
+    Raises ``ValueError`` for an unstarted game.
+    """
+    st = game.state
+    sc = st["sc"]
+    lines = [
+        f"{game.rules_name}: phase {game.phase}, {game.tiles_left} tiles left, "
+        + (f"seat {game.current_player} to act" if not game.done else "hand over")
+    ]
+    if int(sc[SC_TILE]) >= 0:
+        lines.append(f"on offer: {kind_name(int(sc[SC_TILE]))} from seat {int(sc[SC_SRC])}")
+    for p in range(N_SEATS):
+        melds = [
+            f"{MELD_TYPE_NAMES[int(t)]} {kind_name(int(k))}"
+            for t, k in zip(st["meld_type"][p], st["meld_kind"][p])
+            if int(t) != MELD_NONE
+        ]
+        n = int(st["seat"][p, SF_N_DISCARDS])
+        discards = " ".join(kind_name(int(k)) for k in st["discards"][p, :n])
+        flags = (" dealer" if p == int(sc[SC_DEALER]) else "") + _DECL_NAMES.get(int(st["seat"][p, SF_DECL]), "")
+        if st["seat"][p, SF_PIAO_OPEN]:
+            flags += " 飘-circle"
+        lines.append(
+            f"seat {p}{flags}: {to_str(np.asarray(st['hands'][p]))}"
+            + (f" | {', '.join(melds)}" if melds else "")
+            + f" | discards: {discards or '-'}"
+        )
+    if game.done:
+        r = game.result
+        lines.append("scores: " + " ".join(f"{r[f'score_{p}']:+d}" for p in range(N_SEATS)))
+    else:
+        lines.append("legal: " + ", ".join(action_name(a) for a in game.legal_actions()))
+    return "\n".join(lines)
