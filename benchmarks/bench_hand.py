@@ -9,9 +9,9 @@ Measures, on one core, hands per second of
   no kokushi), ``mahjong.agari.Agari.is_agari`` and an effective-tile loop
   built on ``Shanten`` — a pure-Python riichi library, so no jokers;
 
-and prints each rate and the ratio ours / mahjong in one table.  The
-numbers are wall-clock on whatever else the machine is doing: run it on a
-quiet machine.  Results of the two libraries are compared for agreement on
+and prints each rate and the ratio ours / mahjong in one table.  Times are
+this process's CPU time (``time.process_time``), so other load disturbs
+them less than wall time would; a quiet machine is still best.  Results of the two libraries are compared for agreement on
 the joker-free standard form.
 
     python benchmarks/bench_hand.py [--hands 2000000] [--peer-hands 20000] [--repeat 5]
@@ -46,9 +46,9 @@ def best_rate(fn, n: int, repeat: int) -> float:
     fn()
     times = []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.process_time()
         fn()
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     return n / min(times)
 
 
