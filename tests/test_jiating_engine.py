@@ -1036,3 +1036,17 @@ def test_simulate_jiating_end_to_end(engine_warm, tmp_path, capsys):
     assert got[("declarations", "架听 rate", "all")] == pytest.approx((decl == 1).mean())
     W = (df["winner"] >= 0).sum()
     assert got[("patterns", "P02 架听胡牌", "share of wins")] == pytest.approx((df["P02"] > 0).sum() / W)
+
+
+def test_P44_all_terminal_triplets(engine_warm):
+    """幺幺胡 (P44): triplets of 1m 9m 1p 9p from the wall and a pair of 1s,
+    self-drawn on a single wait (with 坎坎胡 P49 and 付付幺 P36)."""
+    g = deal(["111m999m111p999p1s", JUNK_A, JUNK_B, "2345m2345p2345s6z"], draws="9s" + "6z7z1z" + "1s")
+    act(g, "discard 9s")
+    pass_claims(g)
+    for _ in range(3):
+        tsumogiri(g)
+    assert drawn(g) == "1s"
+    act(g, "win")
+    pats = patterns(g, 0)
+    assert {"P44", "P49", "P36"} <= set(pats)
