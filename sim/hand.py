@@ -57,6 +57,9 @@ __all__ = [
 
 # ---------------------------------------------------------------- kernels
 
+#: 5**r for r = 0..8 (a constant of the base-5 code, not a rule table)
+_POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
+
 
 @njit(cache=True, inline="always")
 def _scan(counts, joker):
@@ -97,9 +100,7 @@ def _scan(counts, joker):
         k = np.int64(counts[joker])
         pairs -= k >> 1
         singles -= k & 1
-        pw = 1
-        for _ in range(joker % 9):
-            pw *= 5
+        pw = _POW5[joker % 9]
         suit = joker // 9
         if suit == 0:
             cm -= k * pw
