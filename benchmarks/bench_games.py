@@ -36,6 +36,9 @@ def step_rate(policies: str, hands: int, seed: int) -> float:
     specs = policies.split(",") * (4 if "," not in policies else 1)
     bots = [make_agent(p, seed=seed + i) for i, p in enumerate(specs)]
     game = Game("kaihua")
+    game.reset(seed=seed)  # warm-up hand: compile / load the step kernels
+    while not game.done:
+        game.step(bots[game.current_player].act(game))
     t = time.process_time()
     for h in range(hands):
         game.reset(seed=seed + h)
