@@ -931,7 +931,7 @@ def test_batch_100k_checked_hands(engine_warm, policy):
     r, rec = _checked_kernel(policy, 100_000, 777)
     n_won = int((rec[:, E.EXTRA_INDEX["n_winners"]] > 0).sum())
     assert n_won > (0 if policy == "random" else 90_000)
-    _check_batch_records(r, rec[:20_000], policy)
+    _check_batch_records(r, rec[:5_000], policy)  # the scorer runs in Python: a sample (all of it in the 10k test)
 
 
 def test_selfplay_records_match_the_contract_and_a_rescoring(engine_warm):
