@@ -21,13 +21,15 @@ after the hand by ``sim.rules.jiating`` from the recorded win contexts
 
 Using it::
 
-    from sim.engine import Game, play_batch
+    from sim.engine import Game
     g = Game("kaihua", {"multiple_ron": True}).reset(seed=7)
     while not g.done:
         g.step(g.legal_actions()[0])      # or an index / 'discard 3m' / 'pong'
     g.result                              # the hand's record (records.md)
     lines = g.log_lines()                 # JSON lines; replay(lines) rebuilds it
-    rec = play_batch(100_000, seed=1)     # one numba call, random policies
+
+Whole hands with bots in one numba call are :func:`sim.selfplay.play_batch`
+(its loop: ``_legal_mask``, a policy kernel per seat, ``_step``).
 
 Action layout (``N_ACTIONS = 145``)
 -----------------------------------
@@ -1362,15 +1364,23 @@ def _legal_mask(st, ep):
         forced = _forced_joker(st, ep, s)  # K-2.4, K-2.5
         forbid = st.seat[s, SF_SWAP_FORBID]  # K-4.5
         fours = 0
-        for k in range(N_KINDS):
-            c = h[k]
-            if c > 0:
-                if (not forced or k == joker) and k != forbid:
+        if forced:
+            for k in range(N_KINDS):
+                if h[k] > 0 and k == joker and k != forbid:
                     m[A_DISCARD + k] = 1
                     lst[n] = A_DISCARD + k
                     n += 1
-                if c == 4:
-                    fours |= 1 << k
+                fours |= np.int64(h[k] == 4) << k
+        else:
+            # branch-free: which kinds a hand holds is random, so a branch per
+            # kind is mispredicted often (this loop was a third of random self-play)
+            for k in range(N_KINDS):
+                c = h[k]
+                ok = (c > 0) & (k != forbid)
+                m[A_DISCARD + k] = ok
+                lst[n] = A_DISCARD + k
+                n += ok
+                fours |= np.int64(c == 4) << k
         if n == 0:  # the swap-call ban covers every held tile: it yields
             for k in range(N_KINDS):
                 if h[k] > 0:
@@ -1767,29 +1777,12 @@ def _check_state(st, ep, rp, tabs):
 
 
 # ---------------------------------------------------------------------------
-# policies and batch self-play
+# the random action and the per-hand record (the batch loop: sim.selfplay)
 # ---------------------------------------------------------------------------
-#: policy codes of the engine's own batch kernel (bots: sim.policies / sim.selfplay)
-POLICY_RANDOM = 0
-POLICY_CODES = {"random": POLICY_RANDOM}
-
-
 @njit(cache=True)
 def _random_action(st):
     """A uniformly random legal action of the seat to act (numba's RNG); needs ``_legal_mask`` first."""
     return st.legal[np.random.randint(st.sc[SC_N_LEGAL])]
-
-
-@njit(cache=True)
-def _choose_action(code, st, ep, rp, tabs, mask):
-    """The policy hook of the engine's own batch: the action policy ``code`` takes.
-
-    The engine itself plays only uniformly random actions (its checked
-    self-play); the bots live in :mod:`sim.policies` and
-    :mod:`sim.selfplay` runs them through the same loop (``_legal_mask``,
-    a policy kernel per seat, ``_step``).
-    """
-    return _random_action(st)
 
 
 #: record columns (records.md) in the order of the batch kernel's int64 matrix
@@ -1904,98 +1897,6 @@ def _next_dealer(ep, dealer, winners_mask):
 def _next_streak(dealer, next_dealer, streak):
     """J-2.4: the streak ``k`` of the next hand: one more when the dealer keeps the deal, else 0."""
     return streak + 1 if next_dealer == dealer else 0
-
-
-@njit(cache=True)
-def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec):
-    """Play ``n_hands`` hands in matches of ``match_len`` hands; fill ``rec: int64[n, N_RECORD]``.
-
-    Seeds numba's RNG with ``seed`` (walls and random policies draw from it).
-    With ``check`` the invariant checker runs after the deal and every
-    step.  Returns ``(hand, error)``: ``(-1, 0)`` when all is well, else the
-    hand index and the ``ERR_*`` code of the first violation.
-    """
-    np.random.seed(seed)
-    dealer = 0
-    streak = 0
-    for h in range(n_hands):
-        mh = h % match_len
-        if mh == 0:
-            dealer = np.random.randint(N_SEATS) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
-            streak = 0
-        _shuffle_wall(st.wall)
-        _reset(st, ep, rp, tabs, dealer)
-        st.sc[SC_MATCH_HAND] = mh
-        st.sc[SC_STREAK] = streak
-        if check:
-            err = _check_state(st, ep, rp, tabs)
-            if err != 0:
-                return h, err
-        while st.sc[SC_PHASE] != PH_DONE:
-            _legal_mask(st, ep)
-            code = policies[st.sc[SC_TO_ACT]]
-            if code == POLICY_RANDOM:
-                a = _random_action(st)
-            else:
-                a = _choose_action(code, st, ep, rp, tabs, st.mask)
-            _step(st, ep, rp, tabs, a)
-            if check:
-                err = _check_state(st, ep, rp, tabs)
-                if err != 0:
-                    return h, err
-        _write_record(st, ep, h, rec[h])
-        nxt = _next_dealer(ep, dealer, st.sc[SC_WINNERS_MASK])
-        streak = _next_streak(dealer, nxt, streak)
-        dealer = nxt
-    return -1, 0
-
-
-def _policy_codes(policies) -> np.ndarray:
-    if isinstance(policies, str):
-        policies = (policies,) * N_SEATS
-    policies = tuple(policies)
-    if len(policies) != N_SEATS:
-        raise ValueError(f"policies must name 4 seats' policies, got {len(policies)}: {policies!r}")
-    out = np.zeros(N_SEATS, np.int64)
-    for i, p in enumerate(policies):
-        if p not in POLICY_CODES:
-            raise ValueError(f"unknown policy {p!r}; known: {', '.join(sorted(POLICY_CODES))}")
-        out[i] = POLICY_CODES[p]
-    return out
-
-
-def play_batch(n_hands: int, seed: int, rules="kaihua", options=None, policies="random",
-               match_len: int = 16, check: bool = False) -> dict[str, np.ndarray]:
-    """Play ``n_hands`` uniformly random hands in one numba call; the per-hand record columns (records.md).
-
-    This is the engine's own self-play, used to check it; bots and mixed
-    seats are :func:`sim.selfplay.play_batch` (same loop, same records).
-
-    ``seed``: int in ``0 .. 2**32 - 1`` seeding numba's RNG inside the kernel
-    (same seed, rules and policies -> same hands).  ``policies``: one name
-    or four (``"random"``).  ``match_len``: hands per match; dealer rotation
-    (K-3.3) runs inside a match, the first hand's dealer is seat 0 (K-3.2).
-    ``check``: run :func:`check_state`'s kernel after every step (slower).
-    Returns ``dict[str, np.ndarray]`` of length ``n_hands``, dtypes as in
-    :data:`RECORD_COLUMNS`.  Raises ``ValueError`` for bad arguments and
-    ``RuntimeError`` if the checker finds a violation.
-    """
-    if int(n_hands) != n_hands or n_hands < 0:
-        raise ValueError(f"n_hands must be a non-negative integer, got {n_hands!r}")
-    if int(seed) != seed or not 0 <= seed < 2**32:
-        raise ValueError(f"seed must be an integer in 0..2**32-1, got {seed!r}")
-    if int(match_len) != match_len or match_len < 1:
-        raise ValueError(f"match_len must be a positive integer, got {match_len!r}")
-    name, r = load_rules(rules, options)
-    ep = engine_params(name, r)
-    rp = r.params()
-    codes = _policy_codes(policies)
-    st = new_state()[0]
-    rec = np.zeros((int(n_hands), N_RECORD), np.int64)
-    hand, err = _play_batch(int(seed), int(n_hands), int(match_len), codes, ep, rp, hand_tables(), bool(check), st, rec)
-    if err != 0:
-        raise RuntimeError(f"state check failed in hand {hand} of seed {seed}: {ERR_MESSAGES[err]}")
-    return batch_columns(name, r, rec)
 
 
 #: rule sets whose wins are scored after the hand, in Python (``EP_ENGINE_PAYMENTS`` 0):
@@ -2160,7 +2061,7 @@ class Game:
         """Deal a new hand.
 
         ``seed``: int in ``0 .. 2**32-1`` (the wall is shuffled with numba's RNG
-        seeded by it: the same wall as the first hand of ``play_batch(seed=...)``)
+        seeded by it: the same wall as the first Kaihua hand of ``sim.selfplay.play_batch(seed=...)``)
         or None (fresh entropy).  ``wall``: a fixed wall instead (136 kinds or
         an mpsz string, e.g. from :func:`build_wall`).  ``dealer``: seat 0..3.
         ``streak``: the dealer's streak ``k`` (J-2.4; Jiating's payments use it).

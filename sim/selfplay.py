@@ -22,7 +22,9 @@ from sim.engine import (
     N_RECORD,
     N_SEATS,
     PH_DONE,
+    SC_DRAWN,
     SC_MATCH_HAND,
+    SF_TENPAI,
     SC_STREAK,
     SC_PHASE,
     SC_TO_ACT,
@@ -78,7 +80,11 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
             _legal_mask(st, ep)
             s = st.sc[SC_TO_ACT]
             joker = ep[EP_JOKER]
-            if joker >= 0 and chance[h, s] == 0 and st.sc[SC_PHASE] == PH_TURN and st.hands[s, joker] > 0:
+            # the 3m+1 tiles left after the joker are ready only if the 3m+2 are a
+            # complete hand, whose 3m+1 before the draw were ready (SF_TENPAI):
+            # the shanten is needed only then, or on a turn after a claim
+            if (joker >= 0 and chance[h, s] == 0 and st.sc[SC_PHASE] == PH_TURN and st.hands[s, joker] > 0
+                    and (st.seat[s, SF_TENPAI] != 0 or st.sc[SC_DRAWN] < 0)):
                 st.hands[s, joker] -= 1
                 if _shanten(st.hands[s], joker, tabs) <= 0:
                     chance[h, s] = 1

@@ -14,8 +14,9 @@ import pytest
 def engine_warm():
     """The engine compiled: one checked batch hand and one Game hand played."""
     from sim import engine
+    from sim.selfplay import play_batch
 
-    engine.play_batch(2, 0, check=True)
+    play_batch(2, 0, policies="random", check=True)
     g = engine.Game().reset(seed=0)
     while not g.done:
         g.step(g.legal_actions()[0])

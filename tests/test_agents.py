@@ -26,6 +26,33 @@ def test_step_api_agent_equals_batch_kernel(policy):
                 assert game.result[column] == int(values[0]), (seed, column)
 
 
+@pytest.mark.parametrize("policy", ["greedy", "always"])
+def test_piao_chance_column_matches_its_definition_K_9_1(policy):
+    """piao_chance_s, recomputed in Python by its definition at every own turn
+    (holds a 财神; the hand without one is ready, shanten <= 0), equals the
+    batch kernel's column (which skips the shanten where it cannot be ready)."""
+    from sim.hand import shanten
+    from sim.tiles import CAISHEN
+
+    hits = 0
+    for seed in range(40):
+        game = Game("kaihua").reset(seed=seed)
+        bot = make_agent(policy)
+        chance = [0, 0, 0, 0]
+        while not game.done:
+            s = game.current_player
+            hand = game.state["hands"][s].copy()
+            if game.phase == "turn" and hand[CAISHEN] > 0:
+                hand[CAISHEN] -= 1
+                if shanten(hand, CAISHEN) <= 0:
+                    chance[s] = 1
+            game.step(bot.act(game))
+        batch = play_batch(1, seed, policies=policy)
+        assert [int(batch[f"piao_chance_{s}"][0]) for s in range(4)] == chance, seed
+        hits += sum(chance)
+    assert hits > 5
+
+
 def test_random_agent_plays_legal_and_is_seeded():
     def play(seed):
         game = Game("kaihua").reset(seed=3)

@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from sim import engine as E
+from sim import selfplay as SP
+from sim.policies import policy_table
 from sim.tiles import MELD_KONG_CONCEALED, kind_name
+
+
+def random_batch(n_hands, seed, **kw):
+    """Batch self-play with uniformly random bots (``sim.selfplay.play_batch``)."""
+    kw.setdefault("policies", "random")
+    return SP.play_batch(n_hands, seed, **kw)
 
 
 def _random_game(seed: int, rng: np.random.Generator, check: bool = True, options=None) -> E.Game:
@@ -200,8 +208,8 @@ def test_100k_random_hands_checked_after_every_step(engine_warm):
     the deal and after every step (conservation, hands, melds, mask legality,
     zero-sum scores); then the records' own invariants."""
     n = 100_000
-    rec = E.play_batch(n, seed=20240601, check=True)
-    assert set(rec) == {name for name, _ in E.RECORD_COLUMNS}
+    rec = random_batch(n, seed=20240601, check=True)
+    assert set(rec) == {name for name, _ in E.RECORD_COLUMNS} | {f"piao_chance_{s}" for s in range(4)}
     for name, dt in E.RECORD_COLUMNS:
         assert rec[name].dtype == dt and len(rec[name]) == n
     scores = np.stack([rec[f"score_{s}"] for s in range(4)], axis=1)
@@ -229,9 +237,9 @@ def test_100k_random_hands_checked_after_every_step(engine_warm):
 
 
 def test_batch_same_seed_same_hands(engine_warm):
-    a = E.play_batch(3000, seed=99)
-    b = E.play_batch(3000, seed=99)
-    c = E.play_batch(3000, seed=100)
+    a = random_batch(3000, seed=99)
+    b = random_batch(3000, seed=99)
+    c = random_batch(3000, seed=100)
     for k in a:
         assert np.array_equal(a[k], b[k]), k
     assert not all(np.array_equal(a[k], c[k]) for k in a)
@@ -243,14 +251,14 @@ def test_game_seed_gives_the_batch_wall(engine_warm):
         st = E.new_state()[0]
         name, r = E.load_rules()
         rec = np.zeros((1, E.N_RECORD), np.int64)
-        E._play_batch(seed, 1, 16, E._policy_codes("random"), E.engine_params(name, r), r.params(),
-                      E.hand_tables(), False, st, rec)
+        SP._play_batch(seed, 1, 16, policy_table("random"), E.engine_params(name, r), r.params(),
+                       E.hand_tables(), False, st, rec, np.zeros((4, 34), np.int64), np.zeros((1, 4), np.int8))
         assert np.array_equal(E.Game().reset(seed=seed).state["wall"], st["wall"])
 
 
 def test_batch_dealer_rotation_inside_matches(engine_warm):
     """K-3.3 in the batch: 流局 keeps the dealer, a win moves the deal on; matches restart at seat 0."""
-    rec = E.play_batch(2000, seed=5, match_len=8)
+    rec = random_batch(2000, seed=5, match_len=8)
     for i in range(1, 2000):
         if rec["match_hand"][i] == 0:
             assert rec["dealer"][i] == 0  # K-3.2
@@ -258,7 +266,7 @@ def test_batch_dealer_rotation_inside_matches(engine_warm):
         prev = rec["dealer"][i - 1]
         want = prev if rec["winner"][i - 1] == -1 else (prev + 1) % 4
         assert rec["dealer"][i] == want
-    rec = E.play_batch(2000, seed=5, match_len=8, options={"dealer_rotation": "winner_stays"})
+    rec = random_batch(2000, seed=5, match_len=8, options={"dealer_rotation": "winner_stays"})
     for i in range(1, 2000):
         if rec["match_hand"][i] == 0:
             continue
@@ -275,14 +283,14 @@ def test_batch_dealer_rotation_inside_matches(engine_warm):
 def test_play_batch_validates(kwargs):
     args = {"n_hands": 1, "seed": 0, **kwargs}
     with pytest.raises(ValueError):
-        E.play_batch(**args)
+        random_batch(**args)
 
 
 def test_batch_options_reach_the_kernel(engine_warm):
     """reserved_tiles (K-3.4) and discard_win (K-7.1) change the batch's hands."""
-    rec = E.play_batch(500, seed=8, options={"reserved_tiles": 0})
+    rec = random_batch(500, seed=8, options={"reserved_tiles": 0})
     assert (rec["tiles_left"][rec["winner"] == -1] == 0).all()
-    rec = E.play_batch(3000, seed=8, options={"discard_win": False})
+    rec = random_batch(3000, seed=8, options={"discard_win": False})
     assert not (rec["win_type"] >= 1).any()
 
 

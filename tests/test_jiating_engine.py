@@ -14,10 +14,17 @@ import numpy as np
 import pytest
 
 from sim import engine as E
+from sim import selfplay as SP
 from sim import jiating_records as JR
 from sim.rules import jiating as J
 from sim.tiles import MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG, kind_name
 from sim.tiles import kind_index as ki
+
+
+def random_batch(n_hands, seed, **kw):
+    """Batch self-play with uniformly random bots (``sim.selfplay.play_batch``)."""
+    kw.setdefault("policies", "random")
+    return SP.play_batch(n_hands, seed, **kw)
 
 
 def K(name: str) -> int:
@@ -142,12 +149,12 @@ def test_J_1_2_kong_needs_a_tile_left(engine_warm):
 
 def test_J_2_2_first_dealer_is_random(engine_warm):
     """J-2.2: every match's first dealer is random (match_len=1: every hand starts a match)."""
-    rec = E.play_batch(800, seed=3, rules="jiating", match_len=1)
+    rec = random_batch(800, seed=3, rules="jiating", match_len=1)
     counts = np.bincount(rec["dealer"], minlength=4)
     assert (counts > 140).all(), counts  # ~200 each; 140 is > 4 sigma below
     assert (rec["streak"] == 0).all()
     # Kaihua's first dealer is seat 0 (K-3.2): the same call differs only in the rule set
-    assert (E.play_batch(50, seed=3, match_len=1)["dealer"] == 0).all()
+    assert (random_batch(50, seed=3, match_len=1)["dealer"] == 0).all()
 
 
 def _junk_deal_game(dealer=0, streak=0):
@@ -201,7 +208,7 @@ def test_J_2_3_J_2_4_batch_dealer_rotation_and_streak(engine_warm):
     """J-2.3 / J-2.4 over many hands: inside a match the next dealer is the same
     seat iff the hand was drawn or the dealer won; the streak counts the kept
     deals and starts at 0 with every new dealer and every match."""
-    rec = E.play_batch(3000, seed=11, rules="jiating", match_len=8)
+    rec = random_batch(3000, seed=11, rules="jiating", match_len=8)
     d, m, s, mh = rec["dealer"], rec["winners_mask"].astype(int), rec["streak"], rec["match_hand"]
     assert (s[mh == 0] == 0).all()
     kept_any = False
