@@ -13,7 +13,7 @@ engine with the bots of ``sim.policies``); tests may pass their own.
 
 Seeding: ``numpy.random.SeedSequence(seed).spawn(n_chunks)``; chunk ``i``
 always gets child ``i`` and ``seed_entropy = child.generate_state(1,
-uint32)[0]`` (the engine seeds numba's 32-bit Mersenne Twister with it), so
+uint32)[0]`` (the seed of the engine's random stream, :mod:`sim.rng`), so
 the rows of a run do not depend on the number of workers, the backend, the
 order in which chunks finish, or interruptions.  Two chunks of one run with
 the same 32-bit seed would replay the same hands; :func:`chunk_seeds` refuses

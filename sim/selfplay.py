@@ -1,7 +1,7 @@
 """Batch self-play: whole hands in one numba call, bots choosing every action.
 
 ``play_batch(n_hands, seed, rules, options, policies)`` shuffles a wall per
-hand from numba's RNG (seeded once per call), plays it to the end with one
+hand from the stream of :mod:`sim.rng` (seeded once per call), plays it to the end with one
 policy per seat (:mod:`sim.policies`) and returns the per-hand record
 columns of :data:`sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
 hands rotate the dealer (K-3.3).  The same seed, rules, options and policies
@@ -30,12 +30,12 @@ from sim.engine import (
     SC_TO_ACT,
     SC_WINNERS_MASK,
     _check_state,
-    _legal_mask,
+    _legal_mask_inlined,
     _next_dealer,
     _next_streak,
     _reset,
     _shuffle_wall,
-    _step,
+    _step_inlined,
     _random_action,
     _write_record,
     batch_columns,
@@ -45,6 +45,7 @@ from sim.engine import (
 )
 from sim.hand import _shanten
 from sim.policies import POLICY_RANDOM, _choose_action, policy_table
+from sim.rng import _rng_below, _rng_seed
 from sim.tables import hand_tables
 
 
@@ -60,15 +61,15 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     when all is well, else the hand and the ``ERR_*`` code of the first
     violation (an illegal bot action is reported as ``-1``).
     """
-    np.random.seed(seed)
+    _rng_seed(st.rng, seed)  # walls, first dealers and random bots draw from it
     dealer = 0
     streak = 0
     for h in range(n_hands):
         mh = h % match_len
         if mh == 0:
-            dealer = np.random.randint(N_SEATS) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
+            dealer = _rng_below(st.rng, N_SEATS) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
             streak = 0
-        _shuffle_wall(st.wall)
+        _shuffle_wall(st)
         _reset(st, ep, rp, tabs, dealer)
         st.sc[SC_MATCH_HAND] = mh
         st.sc[SC_STREAK] = streak  # J-2.4
@@ -77,7 +78,7 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
             if err != 0:
                 return h, err
         while st.sc[SC_PHASE] != PH_DONE:
-            _legal_mask(st, ep)
+            _legal_mask_inlined(st, ep)
             s = st.sc[SC_TO_ACT]
             joker = ep[EP_JOKER]
             # the 3m+1 tiles left after the joker are ready only if the 3m+2 are a
@@ -95,7 +96,7 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
                 a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
             if check and st.mask[a] == 0:
                 return h, -1
-            _step(st, ep, rp, tabs, a)
+            _step_inlined(st, ep, rp, tabs, a)
             if check:
                 err = _check_state(st, ep, rp, tabs)
                 if err != 0:

@@ -126,7 +126,7 @@ def sampled_states(n_states, seed):
     st = E.new_state()[0]
     hand_seed = seed
     while n < n_states:
-        E._seeded_wall(hand_seed, st["wall"])
+        E._seeded_wall(hand_seed, st)
         hand_seed += 1
         E._reset(st, ep, rp, tabs, int(rng.integers(4)))
         while st["sc"][E.SC_PHASE] != E.PH_DONE and n < n_states:
