@@ -641,7 +641,8 @@ def _update_tenpai(st, ep, tabs, s):
     A win needs a complete hand (standard or seven pairs), so only a ready
     hand can win on the next tile: the engine asks the rule set's win kernel
     only for ready seats.  Called whenever a seat's concealed tiles become
-    3m+1 (deal, discard, kong before its replacement draw).
+    3m+1 (deal, discard, kong before its replacement draw); not after
+    discarding the tile just drawn, which gives back the hand it was cached for.
     """
     st.seat[s, SF_TENPAI] = 1 if _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0 else 0
 
@@ -1198,7 +1199,8 @@ def _discard(st, ep, rp, tabs, s, k):
         st.seat[s, SF_PIAO_COUNT] += 1
     else:
         _chain_reset(st, s)  # K-6.5 a non-财神 discard ends the chain
-    _update_tenpai(st, ep, tabs, s)
+    if k != st.sc[SC_DRAWN]:  # discarding the drawn tile leaves the hand whose readiness is cached
+        _update_tenpai(st, ep, tabs, s)
     st.seat[s, SF_SWAP_FORBID] = -1
     st.sc[SC_DRAWN] = -1
     st.sc[SC_JUST_CLAIMED] = 0
