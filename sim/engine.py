@@ -1377,15 +1377,20 @@ def _legal_mask(st, ep):
                     n += 1
                 fours |= np.int64(h[k] == 4) << k
         else:
-            # branch-free: which kinds a hand holds is random, so a branch per
-            # kind is mispredicted often (this loop was a third of random self-play)
+            # Branch-free (which kinds a hand holds is random: a branch per kind
+            # is mispredicted often), and in two passes: storing the list entry
+            # at a position computed from the previous load made every next load
+            # wait for that store (about 80 ns a call before, 50 ns now)
+            held = 0
             for k in range(N_KINDS):
                 c = h[k]
                 ok = (c > 0) & (k != forbid)
                 m[A_DISCARD + k] = ok
-                lst[n] = A_DISCARD + k
-                n += ok
+                held |= np.int64(ok) << k
                 fours |= np.int64(c == 4) << k
+            for k in range(N_KINDS):  # no loads in this pass
+                lst[n] = A_DISCARD + k
+                n += (held >> k) & 1
         if n == 0:  # the swap-call ban covers every held tile: it yields
             for k in range(N_KINDS):
                 if h[k] > 0:
