@@ -202,7 +202,7 @@ import numpy as np
 from numba import njit
 
 from sim import tiles as _tiles
-from sim.hand import _is_win, _shanten
+from sim.hand import _add_meld_tiles, _is_win, _shanten
 from sim.rng import _rng_below, _rng_seed, _rng_shuffle
 from sim.rules import jiating as _jiating
 from sim.rules import jiating_turn as _jturn
@@ -1486,7 +1486,7 @@ def _winning_kinds_slow(st, tabs, s, discard):
     for k in range(N_KINDS):
         own[k] = h[k]
     for i in range(st.seat[s, SF_N_MELDS]):
-        _meld_tiles(st, s, i, own)
+        _add_meld_tiles(own, st.meld_type[s, i], st.meld_kind[s, i])
     if discard >= 0:
         h[discard] -= 1
         own[discard] -= 1
@@ -1594,21 +1594,6 @@ def _action_ok(st, ep, rp, tabs, a):
 
 
 @njit(cache=True)
-def _meld_tiles(st, s, i, counts):
-    """Add the tiles of meld ``i`` of seat ``s`` into ``counts`` (kongs: 4)."""
-    t = st.meld_type[s, i]
-    k = st.meld_kind[s, i]
-    if t == MELD_CHOW:
-        counts[k] += 1
-        counts[k + 1] += 1
-        counts[k + 2] += 1
-    elif t == MELD_PONG:
-        counts[k] += 3
-    else:
-        counts[k] += 4
-
-
-@njit(cache=True)
 def _check_declarations(st, ep, tabs):
     """The declaration and passed-win part of :func:`_check_state` (J-3.5, J-4.1, J-4.2); 0 or an ``ERR_*``."""
     ph = st.sc[SC_PHASE]
@@ -1690,7 +1675,7 @@ def _check_state(st, ep, rp, tabs):
                     return ERR_MELDS
                 if k == joker or (t == MELD_CHOW and (k + 1 == joker or k + 2 == joker)):
                     return ERR_JOKER_MELD
-                _meld_tiles(st, s, i, counts)
+                _add_meld_tiles(counts, st.meld_type[s, i], st.meld_kind[s, i])
         for j in range(st.seat[s, SF_N_DISCARDS]):
             if st.dflags[s, j] & DF_CLAIMED == 0:
                 counts[st.discards[s, j]] += 1

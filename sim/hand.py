@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from sim import tiles as _tiles
+from sim.tiles import MELD_CHOW, MELD_PONG
 from sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, OFF_SUIT_CLASS, hand_tables
 
 __all__ = [
@@ -156,6 +157,20 @@ def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, tabs):
         if v < best:
             best = v
     return best
+
+
+@njit(cache=True, inline="always")
+def _add_meld_tiles(counts, mtype, kind):
+    """Add the tiles of one meld to ``counts``: a chow (``kind`` its lowest tile)
+    one each of three kinds, a pong 3, any kong 4 (``mtype``: ``sim.tiles.MELD_*``)."""
+    if mtype == MELD_CHOW:
+        counts[kind] += 1
+        counts[kind + 1] += 1
+        counts[kind + 2] += 1
+    elif mtype == MELD_PONG:
+        counts[kind] += 3
+    else:
+        counts[kind] += 4
 
 
 @njit(cache=True)

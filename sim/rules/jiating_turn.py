@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim.hand import _is_win, _shanten, _shanten_each_change
-from sim.tiles import MELD_CHOW, MELD_NONE, MELD_PONG
+from sim.hand import _add_meld_tiles, _is_win, _shanten, _shanten_each_change
+from sim.tiles import MELD_NONE
 
 N_KINDS = 34
 #: no joker in Jiating (J-1.1)
@@ -60,18 +60,8 @@ def _own_copies(hand, meld_types, meld_kinds, n_melds, own):
     for k in range(N_KINDS):
         own[k] = hand[k]
     for i in range(n_melds):
-        t = meld_types[i]
-        k = meld_kinds[i]
-        if t == MELD_NONE:
-            continue
-        if t == MELD_CHOW:
-            own[k] += 1
-            own[k + 1] += 1
-            own[k + 2] += 1
-        elif t == MELD_PONG:
-            own[k] += 3
-        else:
-            own[k] += 4
+        if meld_types[i] != MELD_NONE:
+            _add_meld_tiles(own, meld_types[i], meld_kinds[i])
 
 
 @njit(cache=True)
