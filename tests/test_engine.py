@@ -14,11 +14,7 @@ from sim import selfplay as SP
 from sim.policies import policy_table
 from sim.tiles import MELD_KONG_CONCEALED, kind_name
 
-
-def random_batch(n_hands, seed, **kw):
-    """Batch self-play with uniformly random bots (``sim.selfplay.play_batch``)."""
-    kw.setdefault("policies", "random")
-    return SP.play_batch(n_hands, seed, **kw)
+from scenario import random_batch
 
 
 def _random_game(seed: int, rng: np.random.Generator, check: bool = True, options=None) -> E.Game:

@@ -10,44 +10,20 @@ after every step.  Batch self-play with the checker on is at the end.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
 from sim import engine as E
-from sim import selfplay as SP
 from sim import jiating_records as JR
 from sim.rules import jiating as J
 from sim.tiles import MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG, kind_name
-from sim.tiles import kind_index as ki
 
+import scenario
+from scenario import K, act, legal, random_batch
 
-def random_batch(n_hands, seed, **kw):
-    """Batch self-play with uniformly random bots (``sim.selfplay.play_batch``)."""
-    kw.setdefault("policies", "random")
-    return SP.play_batch(n_hands, seed, **kw)
-
-
-def K(name: str) -> int:
-    """Kind index of one tile name, ``K('3m') == 2``."""
-    return ki(int(name[0]), name[1])
-
-
-def deal(hands, draws="", replacements="", dealer=0, streak=0, **options) -> E.Game:
-    g = E.Game("jiating", options or None)
-    g.reset(wall=E.build_wall(hands, draws, replacements, dealer), dealer=dealer, streak=streak)
-    g.check()
-    return g
-
-
-def legal(g: E.Game) -> set[str]:
-    return {E.action_name(a) for a in g.legal_actions()}
-
-
-def act(g: E.Game, *names: str) -> E.Game:
-    for n in names:
-        g.step(n)
-        g.check()
-    return g
+deal = functools.partial(scenario.deal, "jiating")  #: a jiating game on a hand-built wall, checked
 
 
 def drawn(g: E.Game) -> str:

@@ -10,34 +10,18 @@ themselves are tested against the scoring vectors in
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
 from sim import engine as E
 from sim.tiles import CAISHEN, MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
-from sim.tiles import kind_index as ki
 
+import scenario
+from scenario import K, act, legal
 
-def K(name: str) -> int:
-    """Kind index of one tile name, ``K('3m') == 2``."""
-    return ki(int(name[0]), name[1])
-
-
-def deal(hands, draws="", replacements="", dealer=0, **options) -> E.Game:
-    g = E.Game(options=options or None).reset(wall=E.build_wall(hands, draws, replacements, dealer), dealer=dealer)
-    g.check()
-    return g
-
-
-def legal(g: E.Game) -> set[str]:
-    return {E.action_name(a) for a in g.legal_actions()}
-
-
-def act(g: E.Game, *names: str) -> E.Game:
-    for n in names:
-        g.step(n)
-        g.check()
-    return g
+deal = functools.partial(scenario.deal, "kaihua")  #: a kaihua game on a hand-built wall, checked
 
 
 def pass_claims(g: E.Game) -> list[int]:
