@@ -1,8 +1,8 @@
 """Batch self-play: whole hands in one numba call, bots choosing every action.
 
 ``play_batch(n_hands, seed, rules, options, policies)`` shuffles a wall per
-hand from the stream of :mod:`sim.rng` (seeded once per call), plays it to the end with one
-policy per seat (:mod:`sim.policies`) and returns the per-hand record
+hand from the stream of :mod:`sim.rng` (seeded once per call), plays it to
+the end with one policy per seat (:mod:`sim.policies`) and returns the per-hand record
 columns of :data:`sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
 hands rotate the dealer (K-3.3).  The same seed, rules, options and policies
 give the same hands.  This is what the runner (:mod:`sim.runner`) calls per
@@ -24,11 +24,11 @@ from sim.engine import (
     PH_DONE,
     SC_DRAWN,
     SC_MATCH_HAND,
-    SF_TENPAI,
     SC_STREAK,
     SC_PHASE,
     SC_TO_ACT,
     SC_WINNERS_MASK,
+    SF_TENPAI,
     _check_state,
     _legal_mask_inlined,
     _next_dealer,
