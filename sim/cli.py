@@ -162,6 +162,9 @@ def _cmd_simulate(args) -> int:
         options=parse_option_strings(args.option),
         chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE,
     )
+    if not args.no_progress:  # a cold numba cache keeps the bar at 0% for minutes: say why
+        print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {args.out}; the first run "
+              "compiles the numba kernels (a few minutes) before the bar moves", file=sys.stderr)
     try:
         res = runner.run(
             config,
