@@ -5,10 +5,16 @@ finished hand seen from the winner, with ``rules`` naming the rule set
 (``"kaihua"`` or ``"jiating"``).  Each line is dispatched to that rule set's
 ``score(case, rules)`` (:func:`sim.rules.kaihua.score`,
 ``sim.rules.jiating.score``; the latter is imported only when a Jiating line
-is met, so Kaihua works on its own).  A line that cannot be scored (bad
-JSON, a missing key, a bad tile string, an unavailable rule set) gives an
+is met, so Kaihua works on its own).  A line that cannot be scored gives an
 error object ``{"line": n, "id": ..., "error": "..."}`` and the other lines
-are still scored.  ``caishen score`` is the command-line face of
+are still scored, whatever went wrong: bad or too deeply nested JSON, a
+known key of the wrong JSON type (checked here, before the rule set sees
+the case: :data:`KEY_TYPES`), a missing key, a bad tile string, a value out
+of bounds, a case play cannot produce, an unavailable rule set, or an
+unexpected error inside a rule set (named by its type, e.g. a numba error).
+Messages are cut to :data:`sim.rules.options.MAX_MESSAGE` characters and
+an echoed ``id`` to :data:`MAX_ID` characters, so a 5 MB bad value is never
+echoed whole.  ``caishen score`` is the command-line face of
 :func:`score_lines`.
 """
 
@@ -20,10 +26,80 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-from sim.rules.options import Options
+from sim.rules.options import Options, short_repr, short_text
 
 #: rule set name -> module that provides ``score(case, rules=None) -> dict``
 RULE_SETS = {"kaihua": "sim.rules.kaihua", "jiating": "sim.rules.jiating"}
+
+#: longest ``id`` echoed in an error object
+MAX_ID = 200
+
+_INT = "an integer"
+_STR = "a string"
+_BOOL = "true or false"
+#: JSON type of every key of the vector format (README), checked before dispatch:
+#: key -> (allowed Python types, description); ``None`` in the types allows null
+KEY_TYPES: dict[str, tuple[tuple, str]] = {
+    "id": ((str, int, float, type(None)), "a string, a number or null"),
+    "rules": ((str,), _STR),
+    "dealer": ((int,), _INT),
+    "winner": ((int,), _INT),
+    "streak": ((int,), _INT),
+    "discarder": ((int, type(None)), "an integer or null"),
+    "win_type": ((str,), _STR),
+    "concealed": ((str,), _STR),
+    "melds": ((list, type(None)), "a list of melds"),
+    "win_tile": ((str,), _STR),
+    "replacement_draw": ((bool,), _BOOL),
+    "first_turn": ((bool,), _BOOL),
+    "on_dealers_first_discard": ((bool,), _BOOL),
+    "declaration": ((str,), _STR),
+    "visible": ((str, type(None)), "a string"),
+    "chain": ((list,), "a list of strings"),
+    "piao_circle": ((list,), "a list of seats"),
+}
+#: element types of the list-valued keys
+_ITEM_TYPES = {"chain": ((str,), _STR), "piao_circle": ((int,), _INT)}
+#: JSON type of a meld's keys
+MELD_KEY_TYPES = {"type": ((str,), _STR), "tiles": ((str,), _STR)}
+
+
+def _is(value: Any, types: tuple) -> bool:
+    """JSON-type check: a bool is not an integer, an integer is a number."""
+    if isinstance(value, bool):
+        return bool in types
+    return isinstance(value, types)
+
+
+def _type_error(where: str, what: str, value: Any) -> ValueError:
+    return ValueError(f"key {where} must be {what}, got {type(value).__name__} {short_repr(value)}")
+
+
+def check_key_types(case: dict) -> None:
+    """Check the JSON type of every known key of a decoded case (:data:`KEY_TYPES`).
+
+    Only types: values, missing and unknown keys are the rule set's to judge.
+    Raises ``ValueError`` naming the key (``key 'win_type' must be a string,
+    got list [...]``; a meld's keys as ``melds[0].type``).
+    """
+    for key, (types, what) in KEY_TYPES.items():
+        if key not in case:
+            continue
+        v = case[key]
+        if not _is(v, types):
+            raise _type_error(repr(key), what, v)
+        if key in _ITEM_TYPES and isinstance(v, list):
+            itypes, iwhat = _ITEM_TYPES[key]
+            for i, x in enumerate(v):
+                if not _is(x, itypes):
+                    raise _type_error(f"'{key}[{i}]'", iwhat, x)
+        if key == "melds" and isinstance(v, list):
+            for i, m in enumerate(v):
+                if not isinstance(m, dict):
+                    raise _type_error(f"'melds[{i}]'", "an object with 'type' and 'tiles'", m)
+                for mk, (mtypes, mwhat) in MELD_KEY_TYPES.items():
+                    if mk in m and not _is(m[mk], mtypes):
+                        raise _type_error(f"'melds[{i}].{mk}'", mwhat, m[mk])
 
 
 def _rules_module(name: str):
@@ -96,11 +172,16 @@ class Scorer:
         return self._rules[name]
 
     def score(self, case: Any) -> dict:
-        """Score one decoded case; ``ValueError`` naming the bad value."""
+        """Score one decoded case; ``ValueError`` naming the bad key or value.
+
+        The JSON types of the known keys are checked first
+        (:func:`check_key_types`), then the case goes to its rule set.
+        """
         if not isinstance(case, dict):
             raise ValueError(f"a case must be a JSON object, got {type(case).__name__}")
         if "rules" not in case:
             raise ValueError("missing key 'rules'")
+        check_key_types(case)
         name = case["rules"]
         if name not in RULE_SETS:
             raise ValueError(f"rules {name!r}: must be one of {', '.join(map(repr, RULE_SETS))}")
@@ -109,10 +190,32 @@ class Scorer:
         return _rules_module(name).score({k: v for k, v in case.items() if k != "expect"}, rules)
 
 
-def _error_text(e: Exception) -> str:
-    if isinstance(e, KeyError):
-        return f"missing key {e.args[0]!r}"
-    return str(e)
+def _error_text(e: BaseException) -> str:
+    """The message of a per-line failure, cut to ``MAX_MESSAGE`` characters.
+
+    A ``ValueError`` (the documented bad-input error) is its message; a
+    missing key is named; anything else (a bug or a library error on input
+    that slipped through) is prefixed by its type, e.g. ``OverflowError: ...``.
+    """
+    if isinstance(e, json.JSONDecodeError):
+        text = f"bad JSON: {e.msg} at column {e.colno}"
+    elif isinstance(e, KeyError):
+        text = f"missing key {short_repr(e.args[0] if e.args else None)}"
+    elif type(e) is ValueError:
+        text = str(e)
+    else:
+        text = f"{type(e).__name__}: {e}"
+    return short_text(text)
+
+
+def _echo_id(case: Any) -> Any:
+    """The case's ``id`` for an error object: a string (cut to ``MAX_ID``), a number, or None."""
+    cid = case.get("id") if isinstance(case, dict) else None
+    if isinstance(cid, str):
+        return short_text(cid, MAX_ID)
+    if isinstance(cid, (int, float)) and not isinstance(cid, bool):
+        return cid
+    return None
 
 
 def score_lines(lines: Iterable[str], options: dict[str, Any] | None = None) -> Iterator[dict]:
@@ -120,21 +223,28 @@ def score_lines(lines: Iterable[str], options: dict[str, Any] | None = None) -> 
 
     Results are the rule set's ``score`` output (``{"id", "win", ...}``);
     failures are ``{"line": n, "id": id or None, "error": message}`` with
-    ``n`` 1-based.  Raises ``ValueError`` only for bad ``options``.
+    ``n`` 1-based.  Every error of a line (any ``Exception``) is caught and
+    reported on that line, and the later lines are scored.  Raises
+    ``ValueError`` only for bad ``options``.
     """
     scorer = Scorer(options)
     for n, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        case = None
         try:
             case = json.loads(text)
-            yield scorer.score(case)
-        except json.JSONDecodeError as e:
-            yield {"line": n, "id": None, "error": f"bad JSON: {e.msg} at column {e.colno}"}
-        except (ValueError, KeyError, TypeError) as e:
-            cid = case.get("id") if isinstance(case, dict) else None
-            yield {"line": n, "id": cid, "error": _error_text(e)}
+        except RecursionError:
+            yield {"line": n, "id": None, "error": "bad JSON: nested too deeply"}
+            continue
+        except Exception as e:  # noqa: BLE001 - JSONDecodeError, or a UnicodeError from a bad surrogate
+            yield {"line": n, "id": None, "error": _error_text(e)}
+            continue
+        try:
+            result = scorer.score(case)
+        except Exception as e:  # noqa: BLE001 - one bad line must not stop the others
+            yield {"line": n, "id": _echo_id(case), "error": _error_text(e)}
+            continue
+        yield result
 
 
 def score_file(stream: IO[str], out: IO[str], options: dict[str, Any] | None = None) -> tuple[int, int]:

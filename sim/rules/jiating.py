@@ -62,11 +62,73 @@ Decisions on ambiguous points (each is the default of this implementation)
   P44 幺幺胡 adds to P36 付付幺 and P30 对对胡 (J-7 lists no such exclusion).
 - D10 (J-6.4, J-6.5): a robbed kong is paid like a discard win: the robbed
   player pays, with the discard-win bonus.
-- D11 (J-5.4, P18): a case with ``first_turn`` must be the dealer's self-draw
-  without melds, and ``replacement_draw`` needs a self-draw by a winner with
-  a kong; anything else is contradictory input (``ValueError``).
+- D11 (J-4.1, J-4.2, J-5.4, P18, engine decisions J1-J10): a case that play
+  cannot produce is contradictory input: :func:`score` raises
+  ``ValueError`` naming the contradiction, never scores it.  The complete
+  list of such combinations of declaration, melds, first turn, replacement
+  draw, win type and visible tiles (each checked in :func:`_check_playable`;
+  everything else can arise and is scored):
+
+  1. ``first_turn`` (天胡) by a seat other than the dealer (J-5.4).
+  2. ``first_turn`` with a win type other than ``self_draw`` (J-5.4).
+  3. ``first_turn`` with any meld, a concealed kong included: nobody has
+     claimed yet, and a win after the dealer's own kong is on its
+     replacement draw, not on the 14 dealt tiles (J9).
+  4. ``first_turn`` with ``replacement_draw`` (same reason).
+  5. ``first_turn`` with a declaration (``"jiating"`` or ``"hard"``): the
+     dealer declares only together with a discard (J-4.1, J-4.2) and 天胡
+     comes before its first discard.
+  6. ``first_turn`` with ``visible`` tiles: nothing is discarded or melded
+     before the dealer's first discard.
+  7. ``replacement_draw`` with a win type other than ``self_draw`` (J-3.2).
+  8. ``replacement_draw`` without a kong among the winner's melds (J-3.2).
+  9. ``replacement_draw`` with ``declaration: "hard"``: a hard seat makes no
+     kong after declaring (J-4.2); the only kongs a hard seat can hold are
+     the dealer's concealed kongs made before its first discard, and a win
+     on their replacement draw ends the hand before the declaration.
+  10. ``declaration: "hard"`` by a non-dealer holding any meld: it declares
+      at the deal, before any meld, and makes none afterwards (J-4.2).
+  11. ``declaration: "hard"`` by the dealer holding a pong, an exposed or an
+      added kong: before its first discard it can only make concealed kongs
+      (J2), and after declaring none at all (J-4.2).
+  12. ``on_dealers_first_discard`` on anything but a discard win on a tile
+      the dealer discarded (P47 option ``dihu``).
+  13. ``on_dealers_first_discard`` with any meld of the winner: only the
+      dealer has had a turn.
+  14. ``on_dealers_first_discard`` with ``declaration: "jiating"``: the
+      winner has not discarded yet (a hard declaration at the deal is fine).
+  15. ``on_dealers_first_discard`` with ``visible`` tiles: nothing else has
+      been discarded or melded (concealed kongs stay hidden, J10).
+  16. ``robbed_kong`` (J-3.3) where the winner holds a copy of the winning
+      kind (concealed or in a meld): the robbed pong holds three copies and
+      the robbed tile is the fourth.  Those three are implied: they count
+      toward P27 visibility whether or not ``visible`` lists them (a
+      ``visible`` count of 1..3 of the winning kind is read as part of the
+      pong; 4 is a fifth copy).
+  17. (counting) more than four copies of a kind among the concealed tiles,
+      the melds, the winning tile, the visible tiles and, on a robbed kong,
+      the robbed pong.
+  18. (seats) a self-draw with a discarder, a discard or robbed-kong win
+      without one, or the winner as its own discarder.
+
+  Accepted although unusual, because play produces them: a hard dealer with
+  concealed kongs (J2), also winning on a later discard or robbed kong; a
+  hard seat winning on the dealer's first discard; a 架听 seat with any
+  melds, replacement-draw wins and robbed kongs (it plays on, J-4.1); four
+  concealed kongs of a hard dealer.
 - D12 (J-6.3): a pong later extended to an added kong is claimed (not own);
   an exposed kong is claimed; a concealed kong is own and counts for P11.
+- D13 (bounds, so that no ``int64`` overflows anywhere downstream): the
+  ``streak`` of a case and of :func:`payment` / :func:`settle_self_draw` /
+  :func:`settle_discard` is ``0..MAX_STREAK`` (``10**6``); ``P`` and ``G``
+  given to those functions are ``0..MAX_HAND_POINTS`` (``10**12``); the
+  options: pattern points, kong points, bonuses and ``streak_step``
+  ``0..MAX_POINTS_OPTION`` (``10**6``), ``dealer_factor`` and
+  ``concealed_factor`` ``1..MAX_FACTOR`` (100), ``dealer_cap`` and ``cap``
+  ``0..10**9`` (:data:`sim.rules.options.MAX_INT_OPTION`), ``reserved_tiles``
+  ``0..82``.  Then ``P <= 54 * 10**6 * 100`` (fifty patterns, P11 at most
+  four times, P16 twice), a payment is below ``1.6 * 10**12`` and every
+  score of a hand is below ``2**53`` (exact in ``int64`` and ``float64``).
 
 What the implementation simplifies
 ----------------------------------
@@ -97,7 +159,7 @@ from sim.rules.jiating_patterns import (
     WinContext,
     WinningHand,
 )
-from sim.rules.options import Options
+from sim.rules.options import MAX_INT_OPTION, Options, coerce_int, short_repr, short_text
 
 __all__ = [
     "JiatingRules", "JiatingWin", "score", "evaluate", "score_discard_winners",
@@ -137,15 +199,31 @@ WIN_DISCARD = 1
 WIN_ROBBED_KONG = 2
 WIN_TYPES = {"self_draw": WIN_SELF_DRAW, "discard": WIN_DISCARD, "robbed_kong": WIN_ROBBED_KONG}
 
+#: D13 bounds (no int64 overflow downstream; every score of a hand below 2**53)
+MAX_STREAK = 10**6  #: J-2.4 streak k of a case or payment
+MAX_POINTS_OPTION = 10**6  #: pattern points, kong points, bonuses, streak_step
+MAX_FACTOR = 100  #: dealer_factor, concealed_factor
+MAX_HAND_POINTS = 10**12  #: P and G given to payment() / settle_*()
+
 #: pattern number (1..50) of each ID, the index into ``pattern_tables()``
 PATTERN_INDEX = {pid: int(pid[1:]) for pid in PATTERN_IDS}
 N_PATTERN_SLOTS = 51  # index 0 unused
 
 
 def _check_pattern_id(pid: Any, what: str) -> str:
-    if pid not in PATTERN_NAMES:
-        raise ValueError(f"{what}: unknown pattern ID {pid!r} (known: P01..P50)")
+    if not isinstance(pid, str) or pid not in PATTERN_NAMES:
+        raise ValueError(f"{what}: unknown pattern ID {short_repr(pid)} (known: P01..P50)")
     return pid
+
+
+def _json_option(name: str, text: str) -> Any:
+    """An option value written as JSON; ``ValueError`` naming the option for bad or too deep JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"option {name}: bad JSON ({e.msg} at column {e.colno})") from None
+    except RecursionError:
+        raise ValueError(f"option {name}: JSON nested too deeply") from None
 
 
 def _split(text: str, seps: str) -> list[str]:
@@ -159,12 +237,12 @@ def _parse_points(value: Any) -> dict[str, int]:
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("{"):
-            value = json.loads(text)
+            value = _json_option("pattern_points", text)
         else:
             pairs = []
             for item in _split(text, ",;"):
                 if ":" not in item and "=" not in item:
-                    raise ValueError(f"option pattern_points: {item!r} is not ID:points")
+                    raise ValueError(f"option pattern_points: {short_repr(item)} is not ID:points")
                 k, v = item.replace("=", ":").split(":", 1)
                 pairs.append((k.strip(), v.strip()))
             value = pairs
@@ -173,21 +251,16 @@ def _parse_points(value: Any) -> dict[str, int]:
     try:
         items = list(items)
     except TypeError:
-        raise ValueError(f"option pattern_points={value!r}: must map pattern IDs to points") from None
+        raise ValueError(f"option pattern_points={short_repr(value)}: must map pattern IDs to points") from None
     for item in items:
         if not isinstance(item, (tuple, list)) or len(item) != 2:
-            raise ValueError(f"option pattern_points: {item!r} is not an (ID, points) pair")
+            raise ValueError(f"option pattern_points: {short_repr(item)} is not an (ID, points) pair")
         pid, p = item
         _check_pattern_id(pid, "option pattern_points")
-        if isinstance(p, bool):
-            raise ValueError(f"option pattern_points[{pid}]={p!r}: must be an integer >= 0")
-        try:
-            ip = int(p)
-        except (TypeError, ValueError):
-            raise ValueError(f"option pattern_points[{pid}]={p!r}: must be an integer >= 0") from None
-        if ip != p and not isinstance(p, str) or ip < 0:
-            raise ValueError(f"option pattern_points[{pid}]={p!r}: must be an integer >= 0")
-        pts[pid] = ip
+        if not isinstance(p, (int, float, str, np.integer)):
+            raise ValueError(f"option pattern_points[{pid}]={short_repr(p)}: must be an integer "
+                             f"in 0..{MAX_POINTS_OPTION}")
+        pts[pid] = coerce_int(f"option pattern_points[{pid}]", p, 0, MAX_POINTS_OPTION)
     return pts
 
 
@@ -204,7 +277,7 @@ def _norm_doubled(value: Any) -> tuple[str, ...]:
     try:
         ids = set(value)
     except TypeError:
-        raise ValueError(f"option doubled_patterns={value!r}: must be pattern IDs") from None
+        raise ValueError(f"option doubled_patterns={short_repr(value)}: must be pattern IDs") from None
     for pid in ids:
         _check_pattern_id(pid, "option doubled_patterns")
     return tuple(pid for pid in PATTERN_IDS if pid in ids)
@@ -215,12 +288,12 @@ def _norm_exclusions(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("{") or text.startswith("["):
-            value = json.loads(text)
+            value = _json_option("exclusions", text)
         else:
             pairs = []
             for item in _split(text, ";"):
                 if ">" not in item:
-                    raise ValueError(f"option exclusions: {item!r} is not 'ID>ID,ID'")
+                    raise ValueError(f"option exclusions: {short_repr(item)} is not 'ID>ID,ID'")
                 left, right = item.split(">", 1)
                 pairs.append((left.strip(), _split(right, ", ")))
             value = pairs
@@ -229,14 +302,17 @@ def _norm_exclusions(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
     try:
         items = list(items)
     except TypeError:
-        raise ValueError(f"option exclusions={value!r}: must map a pattern ID to the IDs it excludes") from None
+        raise ValueError(f"option exclusions={short_repr(value)}: must map a pattern ID to the IDs it excludes") \
+            from None
     for item in items:
         if not isinstance(item, (tuple, list)) or len(item) != 2:
-            raise ValueError(f"option exclusions: {item!r} is not a (pattern, excluded patterns) pair")
+            raise ValueError(f"option exclusions: {short_repr(item)} is not a (pattern, excluded patterns) pair")
         left, right = item
         _check_pattern_id(left, "option exclusions")
         if isinstance(right, str):
             right = [right]
+        if not isinstance(right, (tuple, list)):
+            raise ValueError(f"option exclusions[{left}]={short_repr(right)}: must be pattern IDs")
         for r in right:
             _check_pattern_id(r, "option exclusions")
             if r == left:
@@ -269,6 +345,11 @@ class JiatingRules(Options):
     - ``pattern_points`` (J-8): pattern ID -> points; a partial mapping (or
       ``"P25:30,P38:50"``) is merged over the J-8 defaults; 0 switches a
       pattern off.  Stored as ``((ID, points), ...)`` for all fifty IDs.
+
+    Bounds (decision D13, no int64 overflow): ``reserved_tiles`` 0..82;
+    ``dealer_factor``, ``concealed_factor`` 1..100; pattern points, kong
+    points, bonuses and ``streak_step`` 0..10**6; ``dealer_cap``, ``cap``
+    0..10**9 or None.
     - ``doubled_patterns`` (J-8 "暗x2"): the IDs that concealed doubling
       applies to.
     - ``exclusions`` (J-7): ``((ID, (excluded IDs...)), ...)``; accepts a
@@ -303,14 +384,14 @@ class JiatingRules(Options):
                 raise ValueError(f"option {name}={v!r}: must be {bound}")
 
         in_range("reserved_tiles", 0, 82)
-        in_range("dealer_factor", 1)
+        in_range("dealer_factor", 1, MAX_FACTOR)
         for name in ("dealer_cap", "cap"):
             if getattr(self, name) is not None:
-                in_range(name, 0)
+                in_range(name, 0, MAX_INT_OPTION)
         for name in ("streak_step", "kong_exposed_points", "kong_concealed_points", "bonus_discard",
                      "bonus_discard_dealer", "bonus_self_draw", "bonus_self_draw_dealer"):
-            in_range(name, 0)
-        in_range("concealed_factor", 1)
+            in_range(name, 0, MAX_POINTS_OPTION)
+        in_range("concealed_factor", 1, MAX_FACTOR)
         object.__setattr__(self, "pattern_points", _norm_points(self.pattern_points))
         object.__setattr__(self, "doubled_patterns", _norm_doubled(self.doubled_patterns))
         object.__setattr__(self, "exclusions", _norm_exclusions(self.exclusions))
@@ -436,14 +517,23 @@ def _payments(dealer, streak, winner, win_type, discarder, total, params, out):
 
 def _check_seat(name: str, seat: Any) -> int:
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) <= 3:
-        raise ValueError(f"{name} must be a seat 0..3, got {seat!r}")
+        raise ValueError(f"{name} must be a seat 0..3, got {short_repr(seat)}")
     return int(seat)
 
 
-def _check_nonneg(name: str, v: Any) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or int(v) < 0:
-        raise ValueError(f"{name} must be an integer >= 0, got {v!r}")
+def _check_nonneg(name: str, v: Any, hi: int) -> int:
+    """``v`` as an int in ``0..hi`` (D13); ``ValueError`` naming ``name`` otherwise."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= int(v) <= hi:
+        raise ValueError(f"{name} must be an integer in 0..{hi}, got {short_repr(v)}")
     return int(v)
+
+
+def _check_streak(v: Any) -> int:
+    return _check_nonneg("streak", v, MAX_STREAK)
+
+
+def _check_points(name: str, v: Any) -> int:
+    return _check_nonneg(name, v, MAX_HAND_POINTS)
 
 
 def payment(payer: int, winner: int, P: int, G: int, *, dealer: int, streak: int = 0,
@@ -455,26 +545,28 @@ def payment(payer: int, winner: int, P: int, G: int, *, dealer: int, streak: int
     (non-dealers), 2 (dealer on either side); self-draw 2 (non-dealer payer to
     non-dealer winner), 4 (dealer on either side); plus ``streak_step *
     streak`` whenever the dealer pays or wins.  Raises ``ValueError`` for bad
-    seats or negative points.
+    seats, ``P`` or ``G`` outside ``0..MAX_HAND_POINTS`` or ``streak``
+    outside ``0..MAX_STREAK`` (D13).
     """
     r = rules or DEFAULT_RULES
     payer, winner, dealer = _check_seat("payer", payer), _check_seat("winner", winner), _check_seat("dealer", dealer)
     if payer == winner:
         raise ValueError(f"payer and winner are both seat {payer}")
-    total = _check_nonneg("P", P) + _check_nonneg("G", G)
-    return int(_payment(dealer, _check_nonneg("streak", streak), payer, winner, bool(self_draw), total, r.params()))
+    total = _check_points("P", P) + _check_points("G", G)
+    return int(_payment(dealer, _check_streak(streak), payer, winner, bool(self_draw), total, r.params()))
 
 
 def settle_self_draw(winner: int, P: int, G: int, *, dealer: int, streak: int = 0,
                      rules: JiatingRules | None = None) -> list[int]:
     """Each seat's score change for a self-draw (J-6.5): the other three pay.
 
-    Returns ``[int] * 4`` summing to zero.  Raises ``ValueError`` for bad input.
+    Returns ``[int] * 4`` summing to zero.  Raises ``ValueError`` for bad input
+    (bounds as :func:`payment`).
     """
     r = rules or DEFAULT_RULES
     out = np.zeros(4, np.int64)
-    total = _check_nonneg("P", P) + _check_nonneg("G", G)
-    _payments(_check_seat("dealer", dealer), _check_nonneg("streak", streak), _check_seat("winner", winner),
+    total = _check_points("P", P) + _check_points("G", G)
+    _payments(_check_seat("dealer", dealer), _check_streak(streak), _check_seat("winner", winner),
               WIN_SELF_DRAW, -1, total, r.params(), out)
     return [int(x) for x in out]
 
@@ -486,24 +578,24 @@ def settle_discard(discarder: int, winners: Sequence[tuple[int, int, int]], *, d
     ``winners``: ``[(seat, P, G), ...]``, distinct seats other than the
     discarder; the discarder pays each winner separately (J-3.4, J-6.5).
     Returns ``[int] * 4`` summing to zero.  Raises ``ValueError`` for bad
-    seats, duplicates or no winner.
+    seats, duplicates, no winner, or values out of bounds (as :func:`payment`).
     """
     r = rules or DEFAULT_RULES
     discarder, dealer = _check_seat("discarder", discarder), _check_seat("dealer", dealer)
-    streak = _check_nonneg("streak", streak)
+    streak = _check_streak(streak)
     if not winners:
         raise ValueError("settle_discard needs at least one winner")
     seen: set[int] = set()
     params = r.params()
     out = np.zeros(4, np.int64)
     for item in winners:
-        if len(item) != 3:
-            raise ValueError(f"winner {item!r}: expected (seat, P, G)")
+        if not isinstance(item, (tuple, list)) or len(item) != 3:
+            raise ValueError(f"winner {short_repr(item)}: expected (seat, P, G)")
         w = _check_seat("winner", item[0])
         if w == discarder or w in seen:
             raise ValueError(f"winner seat {w} is the discarder or listed twice")
         seen.add(w)
-        total = _check_nonneg("P", item[1]) + _check_nonneg("G", item[2])
+        total = _check_points("P", item[1]) + _check_points("G", item[2])
         _payments(dealer, streak, w, WIN_DISCARD, discarder, total, params, out)
     return [int(x) for x in out]
 
@@ -609,83 +701,177 @@ def winning_hands(reading, melds: Sequence[tuple[str, int]], ctx: WinContext) ->
 def _parse_bool(case: dict, key: str) -> bool:
     v = case.get(key, False)
     if not isinstance(v, bool):
-        raise ValueError(f"case key {key!r} must be true or false, got {v!r}")
+        raise ValueError(f"case key {key!r} must be true or false, got {short_repr(v)}")
     return v
+
+
+def _parse_str(case: dict, key: str, default: str | None = None) -> str:
+    """The string value of ``key`` (JSON type checked before any lookup)."""
+    v = case.get(key, default)
+    if not isinstance(v, str):
+        raise ValueError(f"case key {key!r} must be a string, got {type(v).__name__} {short_repr(v)}")
+    return v
+
+
+def _parse_tiles(case: dict, key: str, default: str | None = None) -> np.ndarray:
+    """``int64[34]`` counts of the tile string under ``key``; errors name the key."""
+    text = _parse_str(case, key, default)
+    try:
+        return _tiles.parse(text).astype(np.int64)
+    except ValueError as e:
+        raise ValueError(f"{key}: {short_text(str(e), 300)}") from None
+
+
+def _check_playable(c: dict) -> None:
+    """Reject a case that play cannot produce (decision D11, items 1-16).
+
+    ``c``: the parsed case of :func:`_parse_case`.  Raises ``ValueError``
+    naming the contradiction and its rule.
+    """
+    decl, melds, wt = c["declaration"], c["melds"], c["win_type"]
+    dealer_wins = c["winner"] == c["dealer"]
+    n_visible = int(c["visible"].sum())
+    if c["first_turn"]:  # 天胡, J-5.4, J9
+        if not dealer_wins:
+            raise ValueError(f"first_turn (天胡, J-5.4) is the dealer's win, but the winner is seat {c['winner']} "
+                             f"and the dealer seat {c['dealer']}")
+        if wt != "self_draw":
+            raise ValueError(f"first_turn (天胡, J-5.4) is a self-draw on the dealt tiles, not a {wt} win")
+        if melds:
+            raise ValueError(f"first_turn (天胡, J-5.4) with a {melds[0][0]}: the dealer wins on its 14 dealt tiles, "
+                             "before any meld or kong")
+        if c["replacement"]:
+            raise ValueError("first_turn (天胡, J-5.4) with replacement_draw: 天胡 is won on the dealt tiles")
+        if decl != "none":
+            raise ValueError(f"first_turn (天胡, J-5.4) with declaration {decl!r}: the dealer declares only with a "
+                             "discard (J-4.1, J-4.2), and 天胡 comes before its first discard")
+        if n_visible:
+            raise ValueError("first_turn (天胡, J-5.4) with visible tiles: nothing is discarded or melded before "
+                             "the dealer's first discard")
+    if c["replacement"]:  # 杠后开花, J-3.2, P18
+        if wt != "self_draw":
+            raise ValueError(f"replacement_draw (J-3.2) is a self-draw from the wall's tail, not a {wt} win")
+        if not any(t.startswith("kong") for t, _ in melds):
+            raise ValueError("replacement_draw (J-3.2) needs a kong among the winner's melds")
+        if decl == "hard":
+            raise ValueError("replacement_draw with declaration 'hard': a 硬子 seat makes no kong after declaring "
+                             "(J-4.2), and a win on the replacement draw of a kong made before comes before the "
+                             "declaration")
+    if decl == "hard":  # 硬子, J-4.2, J2
+        if not dealer_wins and melds:
+            raise ValueError(f"declaration 'hard' by a non-dealer holding a {melds[0][0]}: a non-dealer declares "
+                             "硬子 at the deal, before any meld, and makes none afterwards (J-4.2)")
+        claimed = [t for t, _ in melds if t != "kong_concealed"]
+        if dealer_wins and claimed:
+            raise ValueError(f"declaration 'hard' by the dealer holding a {claimed[0]}: before its first discard "
+                             "the dealer can only make concealed kongs, and after declaring no pong or kong (J-4.2)")
+    if c["on_first"]:  # P47 option dihu
+        if wt != "discard" or c["discarder"] != c["dealer"]:
+            raise ValueError("on_dealers_first_discard needs a discard win on a tile the dealer discarded")
+        if melds:
+            raise ValueError(f"on_dealers_first_discard with a {melds[0][0]}: before the dealer's first discard "
+                             "nobody else has had a turn")
+        if decl == "jiating":
+            raise ValueError("on_dealers_first_discard with declaration 'jiating': the winner declares 架听 only "
+                             "with a discard (J-4.1) and has not discarded yet")
+        if n_visible:
+            raise ValueError("on_dealers_first_discard with visible tiles: nothing but the winning tile has been "
+                             "discarded or melded yet")
+    if wt == "robbed_kong" and c["own"][c["win_kind"]] > 0:  # J-3.3
+        raise ValueError(
+            f"robbed_kong on {_tiles.kind_name(c['win_kind'])}: the robbed pong holds three copies and the robbed "
+            f"tile is the fourth, but the winner holds {int(c['own'][c['win_kind']])} more (J-3.3)")
 
 
 def _parse_case(case: dict) -> dict:
     if not isinstance(case, dict):
         raise ValueError(f"a case must be a JSON object, got {type(case).__name__}")
-    unknown = sorted(set(case) - _CASE_KEYS)
+    cid = case.get("id")
+    unknown = sorted(set(case) - _CASE_KEYS, key=repr)
     if unknown:
-        raise ValueError(f"case {case.get('id')!r}: unknown key(s) {', '.join(map(repr, unknown))}")
+        raise ValueError(f"case {short_repr(cid)}: unknown key(s) {', '.join(short_repr(k) for k in unknown)}")
     for k in _REQUIRED:
         if k not in case:
-            raise ValueError(f"case {case.get('id')!r}: missing key {k!r}")
-    if case.get("rules", "jiating") != "jiating":
-        raise ValueError(f"case {case.get('id')!r}: rules={case['rules']!r}, expected 'jiating'")
+            raise ValueError(f"case {short_repr(cid)}: missing key {k!r}")
+    rules = case.get("rules", "jiating")
+    if rules != "jiating" or not isinstance(rules, str):
+        raise ValueError(f"case {short_repr(cid)}: rules={short_repr(rules)}, expected 'jiating'")
     dealer = _check_seat("dealer", case["dealer"])
     winner = _check_seat("winner", case["winner"])
-    streak = _check_nonneg("streak", case.get("streak", 0))
-    win_type = case["win_type"]
+    streak = _check_streak(case.get("streak", 0))
+    win_type = _parse_str(case, "win_type")
     if win_type not in WIN_TYPES:
-        raise ValueError(f"win_type={win_type!r}: must be one of {', '.join(WIN_TYPES)}")
+        raise ValueError(f"win_type={short_repr(win_type)}: must be one of {', '.join(WIN_TYPES)}")
     discarder = case.get("discarder")
     if win_type == "self_draw":
         if discarder is not None:
-            raise ValueError(f"discarder={discarder!r} given for a self-draw; use null")
+            raise ValueError(f"discarder={short_repr(discarder)} given for a self-draw; use null")
     else:
         discarder = _check_seat("discarder", discarder)
         if discarder == winner:
             raise ValueError(f"discarder {discarder} is the winner")
-    declaration = case.get("declaration", "none")
+    declaration = _parse_str(case, "declaration", "none")
     if declaration not in _pat.DECLARATIONS:
-        raise ValueError(f"declaration={declaration!r}: must be one of {', '.join(_pat.DECLARATIONS)}")
+        raise ValueError(f"declaration={short_repr(declaration)}: must be one of {', '.join(_pat.DECLARATIONS)}")
     replacement = _parse_bool(case, "replacement_draw")
     first_turn = _parse_bool(case, "first_turn")
     on_first = _parse_bool(case, "on_dealers_first_discard")
-    melds_in = case.get("melds") or []
+    melds_in = case.get("melds")
+    if melds_in is None:
+        melds_in = []
     if not isinstance(melds_in, list) or len(melds_in) > 4:
-        raise ValueError(f"melds must be a list of at most 4 melds, got {melds_in!r}")
+        raise ValueError(f"melds must be a list of at most 4 melds, got {short_repr(melds_in)}")
     melds: list[tuple[str, int]] = []
-    for m in melds_in:
+    for i, m in enumerate(melds_in):
         if not isinstance(m, dict) or set(m) != {"type", "tiles"}:
-            raise ValueError(f"meld {m!r}: expected {{'type': ..., 'tiles': ...}}")
+            raise ValueError(f"melds[{i}] {short_repr(m)}: expected {{'type': ..., 'tiles': ...}}")
         t = m["type"]
-        if t not in _MELD_SIZE:
-            raise ValueError(f"meld type {t!r} is not allowed in Jiating (J-3.1: pong and kong only)")
-        ks = _tiles.parse_kinds(m["tiles"])
+        if not isinstance(t, str) or t not in _MELD_SIZE:
+            raise ValueError(f"melds[{i}] type {short_repr(t)} is not allowed in Jiating (J-3.1: pong and kong "
+                             f"only: {', '.join(_MELD_SIZE)})")
+        if not isinstance(m["tiles"], str):
+            raise ValueError(f"melds[{i}] tiles must be a string, got {type(m['tiles']).__name__}")
+        try:
+            ks = _tiles.parse_kinds(m["tiles"])
+        except ValueError as e:
+            raise ValueError(f"melds[{i}]: {short_text(str(e), 300)}") from None
         if len(ks) != _MELD_SIZE[t] or len(set(ks)) != 1:
-            raise ValueError(f"meld {m['tiles']!r}: a {t} is {_MELD_SIZE[t]} tiles of one kind")
+            raise ValueError(f"melds[{i}] {short_repr(m['tiles'])}: a {t} is {_MELD_SIZE[t]} tiles of one kind")
         melds.append((t, ks[0]))
-    if replacement and (win_type != "self_draw" or not any(t.startswith("kong") for t, _ in melds)):
-        raise ValueError("replacement_draw (J-3.2) needs a self-draw by a winner with a kong")
-    if first_turn and (winner != dealer or win_type != "self_draw" or melds or replacement):
-        raise ValueError("first_turn (天胡, J-5.4) needs the dealer winning by self-draw on the dealt tiles")
-    if on_first and (discarder != dealer or win_type != "discard"):
-        raise ValueError("on_dealers_first_discard needs a discard win on a tile the dealer discarded")
-    concealed = _tiles.parse(case["concealed"]).astype(np.int64)
+    concealed = _parse_tiles(case, "concealed")
     need = 13 - 3 * len(melds)
     if int(concealed.sum()) != need:
-        raise ValueError(f"concealed {case['concealed']!r} has {int(concealed.sum())} tiles; "
+        raise ValueError(f"concealed {short_repr(case['concealed'])} has {int(concealed.sum())} tiles; "
                          f"with {len(melds)} meld(s) the hand before the win has {need}")
-    wk = _tiles.parse_kinds(case["win_tile"])
+    win_text = _parse_str(case, "win_tile")
+    try:
+        wk = _tiles.parse_kinds(win_text)
+    except ValueError as e:
+        raise ValueError(f"win_tile: {short_text(str(e), 300)}") from None
     if len(wk) != 1:
-        raise ValueError(f"win_tile {case['win_tile']!r}: give exactly one tile")
+        raise ValueError(f"win_tile {short_repr(case['win_tile'])}: give exactly one tile")
     win_kind = wk[0]
     own = concealed.copy()
     for t, k in melds:
         own[k] += _MELD_SIZE[t]
-    visible = _tiles.parse(case.get("visible", "") or "").astype(np.int64)
-    total = own + visible
+    visible = _parse_tiles(case, "visible", "") if case.get("visible") is not None else np.zeros(34, np.int64)
+    # J-3.3 (D11 item 16): a robbed kong implies the robbed pong's three copies, listed in visible or not
+    seen = visible.copy()
+    if win_type == "robbed_kong":
+        seen[win_kind] = max(seen[win_kind], 3)
+    total = own + seen
     total[win_kind] += 1
+    c = dict(id=cid, dealer=dealer, winner=winner, streak=streak, win_type=win_type,
+             discarder=discarder, declaration=declaration, replacement=replacement, first_turn=first_turn,
+             on_first=on_first, melds=melds, concealed=concealed, win_kind=win_kind, own=own,
+             visible=visible, seen=seen)
+    _check_playable(c)  # D11 items 1-16 (item 16 before the count, for its clearer message)
     if (total > 4).any():
         k = int(np.flatnonzero(total > 4)[0])
-        raise ValueError(f"more than four {_tiles.kind_name(k)} among hand, melds, winning tile and visible tiles")
-    return dict(id=case.get("id"), dealer=dealer, winner=winner, streak=streak, win_type=win_type,
-                discarder=discarder, declaration=declaration, replacement=replacement, first_turn=first_turn,
-                on_first=on_first, melds=melds, concealed=concealed, win_kind=win_kind, own=own,
-                visible=visible)
+        robbed = " (with the robbed pong's three)" if win_type == "robbed_kong" and k == win_kind else ""
+        raise ValueError(f"{int(total[k])} copies of {_tiles.kind_name(k)} among hand, melds, winning tile and "
+                         f"visible tiles{robbed}; there are four")
+    return c
 
 
 def evaluate(case: dict, rules: JiatingRules | None = None) -> JiatingWin:
@@ -696,8 +882,10 @@ def evaluate(case: dict, rules: JiatingRules | None = None) -> JiatingWin:
     every wait, keeps the one with the highest ``P`` (J-5.3), adds ``G``
     (J-6.1) and settles the payments (J-6.2, J-6.4, J-6.5).  A case that is
     not a legal win gets ``win=False``, no patterns and zero scores.  Raises
-    ``ValueError`` naming a bad key or value (unknown key, bad seat or tile,
-    wrong tile count, a fifth copy of a kind, a chow).
+    ``ValueError`` naming a bad key or value (unknown key, a key of the wrong
+    JSON type, bad seat or tile, wrong tile count, a fifth copy of a kind, a
+    chow, a streak outside ``0..MAX_STREAK``, D13) or the contradiction of a
+    case that play cannot produce (decision D11).
     """
     r = rules or DEFAULT_RULES
     c = _parse_case(case)
@@ -711,7 +899,7 @@ def evaluate(case: dict, rules: JiatingRules | None = None) -> JiatingWin:
         win_kind=c["win_kind"], win_type=c["win_type"], replacement_draw=c["replacement"],
         declaration=c["declaration"], first_turn=c["first_turn"], winner_is_dealer=c["winner"] == c["dealer"],
         on_dealers_first_discard=c["on_first"], waits=waits,
-        seen_of_win_kind=int(c["own"][c["win_kind"]] + c["visible"][c["win_kind"]]), dihu=r.dihu,
+        seen_of_win_kind=int(c["own"][c["win_kind"]] + c["seen"][c["win_kind"]]), dihu=r.dihu,
     )
     best = None
     for rd in rds:
