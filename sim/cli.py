@@ -6,11 +6,16 @@ Subcommands:
   self-play into Parquet, with a summary (the main job; resumable).
 - ``caishen report DIR``: the summary of a run again, from its Parquet files.
 - ``caishen score [FILE|-]``: score finished hands given as JSON lines.
-- ``caishen hand TILES [--joker 5z]``: shanten, waits and effective tiles of a hand.
+- ``caishen hand TILES [--joker 5z] [--rules kaihua|jiating]``: shanten,
+  waits and effective tiles of a hand (waits by shape, or those a rule set's
+  win gates allow).
+- ``caishen --version``: the package version.
 
 Each subcommand is registered by one ``_add_<name>`` function below and runs
 through one ``_cmd_<name>`` function; errors in user input exit with status 2
-and a message naming the bad value.
+and a message naming the bad value.  Integer arguments are bounded
+(``--games`` 1..10**10, ``--chunk-size`` 1..10**6, ``--workers`` 1..1024,
+``--seed`` 0..2**63-1) so that no run allocates or spawns without limit.
 """
 
 from __future__ import annotations
@@ -18,6 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
+from sim import __version__
+
+#: bounds of the integer arguments of ``caishen simulate``
+MAX_GAMES = 10**10
+MAX_CHUNK_SIZE = 10**6
+MAX_WORKERS = 1024
 
 
 def _add_hand(sub) -> None:
@@ -28,39 +40,118 @@ def _add_hand(sub) -> None:
         "in mpsz notation, e.g. 123m456p789s23s5z.",
     )
     p.add_argument("tiles", help="concealed tiles in mpsz notation (3m+1 or 3m+2 tiles)")
-    p.add_argument("--joker", default=None, help="wildcard kind, e.g. 5z (Kaihua's 财神); default none")
+    p.add_argument("--joker", default=None, help="wildcard kind, e.g. 5z (Kaihua's 财神); default none "
+                   "(with --rules kaihua: 5z)")
     p.add_argument("--visible", default="", help="tiles already seen elsewhere (discards, melds), mpsz")
+    p.add_argument("--rules", choices=sorted(_HAND_RULES), default=None,
+                   help="apply this rule set's win gates to the waits (and to 'complete'): keep a wait only if a "
+                   "self-draw win on it is legal under the rule set (Kaihua: K-2.4 three or four 财神, K-2.5 a "
+                   "财神 drawn to a 爆头 shape, K-2.6 two 财神 need an exponent). Default: shape only")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.set_defaults(func=_cmd_hand)
 
 
+#: rule sets whose win gates ``caishen hand --rules`` applies -> their joker (None: no joker)
+_HAND_RULES = {"kaihua": "5z", "jiating": None}
+
+
+def _gate_case(rules: str, concealed: str, win_tile: str) -> dict:
+    """The scoring-vector case the gate asks about: a plain self-draw by a non-dealer.
+
+    Seat 1 wins by self-draw (dealer seat 0) on ``win_tile`` with the
+    concealed tiles ``concealed``, no melds, no replacement draw; Kaihua: no
+    chain links and no open 飘 circle; Jiating: no declaration, not the
+    first turn, nothing visible.
+    """
+    case = {"id": "hand", "rules": rules, "dealer": 0, "winner": 1, "win_type": "self_draw", "discarder": None,
+            "concealed": concealed, "melds": [], "win_tile": win_tile, "replacement_draw": False}
+    if rules == "kaihua":
+        case.update(chain=[], piao_circle=[])
+    else:
+        case.update(streak=0, declaration="none", first_turn=False, visible="")
+    return case
+
+
+def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
+    """The waits (mpsz names) on which a self-draw win is legal under ``rules``.
+
+    ``counts: uint8[34]`` the 13 concealed tiles (no melds), ``waits`` their
+    shape-only waits.  A wait ``w`` is kept iff the rule set's public
+    ``score(case)`` (:func:`sim.rules.kaihua.score`,
+    :func:`sim.rules.jiating.score`) says ``win`` for :func:`_gate_case`:
+    seat 1 (not the dealer) draws ``w`` itself, with no melds, no kong
+    replacement draw, no chain links or open 飘 circles (Kaihua) and no
+    declaration (Jiating).  A wait the hand already holds four times is
+    dropped (a fifth copy does not exist).  The gates of the hand's history
+    (K-2.5's force lasting after a kong, J-3.5 passed wins) and of discard
+    wins (K-7.1) are not applied: the list answers "could this hand win by
+    drawing w now".
+    """
+    from sim import tiles, vectors
+
+    scorer = vectors.Scorer()
+    concealed = tiles.to_str(counts)
+    out = []
+    for w in waits:
+        if counts[tiles.parse_kinds(w)[0]] >= 4:
+            continue
+        if scorer.score(_gate_case(rules, concealed, w))["win"]:
+            out.append(w)
+    return out
+
+
 def _cmd_hand(args) -> int:
+    import numpy as np
+
     from sim import hand, tiles
 
     counts = tiles.parse(args.tiles)
     joker = -1
-    if args.joker:
-        ks = tiles.parse_kinds(args.joker)
+    if args.rules is not None and args.joker:
+        if _HAND_RULES[args.rules] is None:
+            raise ValueError(f"--joker {args.joker!r} with --rules {args.rules}: {args.rules} has no joker (J-1.1)")
+        if tiles.parse_kinds(args.joker) != tiles.parse_kinds(_HAND_RULES[args.rules]):
+            raise ValueError(f"--joker {args.joker!r} with --rules {args.rules}: its 财神 is "
+                             f"{_HAND_RULES[args.rules]} (K-2.1)")
+    joker_text = args.joker or (_HAND_RULES[args.rules] if args.rules else None)
+    if joker_text:
+        ks = tiles.parse_kinds(joker_text)
         if len(ks) != 1:
-            raise ValueError(f"--joker {args.joker!r}: give exactly one tile kind, e.g. 5z")
+            raise ValueError(f"--joker {joker_text!r}: give exactly one tile kind, e.g. 5z")
         joker = ks[0]
     visible = tiles.parse(args.visible) if args.visible else None
     n = int(counts.sum())
     if n % 3 == 0 or n > 14:
         raise ValueError(f"hand {args.tiles!r} has {n} tiles; a concealed hand has 3m+1 or 3m+2 tiles (at most 14)")
+    if args.rules is not None and n < 13:
+        raise ValueError(f"--rules {args.rules} gates a hand without melds: give 13 or 14 tiles, not {n}")
     info = hand.describe(counts, joker, visible)
+    info["rules"] = args.rules  # which list "waits" / "win" show: None = shape only
+    if args.rules is not None:
+        if n % 3 == 1:
+            info["waits_shape"] = info["waits"]
+            info["waits"] = gated_waits(args.rules, counts, info["waits"])
+        else:  # complete under the rules: some tile of the 14, taken as the drawn tile, wins by self-draw
+            info["win_shape"] = info["win"]
+            info["win"] = any(
+                gated_waits(args.rules, counts - (np.arange(34) == k), [tiles.kind_name(k)])
+                for k in np.flatnonzero(counts)
+            ) if info["win"] else False
     if args.json:
         print(json.dumps(info, ensure_ascii=False))
         return 0
+    shows = "shape only" if args.rules is None else f"{args.rules} win gates, self-draw"
     print(f"hand:      {tiles.to_str(counts)}" + (f"   (joker {tiles.kind_name(joker)})" if joker >= 0 else ""))
     print(f"shanten:   {info['shanten']}  (standard {info['shanten_standard']}, seven pairs {info['shanten_seven_pairs']})")
     if n % 3 == 2:
-        print(f"complete:  {'yes' if info['win'] else 'no'}")
+        print(f"complete:  {'yes' if info['win'] else 'no'}  ({shows})")
         for d in info.get("discards", []):
             eff = " ".join(f"{k}({c})" for k, c in d["effective"])
             print(f"discard {d['discard']}: shanten {d['shanten']}, {d['live']} live tiles: {eff}")
     else:
-        print(f"waits:     {' '.join(info['waits']) or '-'}")
+        print(f"waits:     {' '.join(info['waits']) or '-'}  ({shows})")
+        if args.rules is not None and info["waits"] != info["waits_shape"]:
+            print(f"           by shape: {' '.join(info['waits_shape']) or '-'}")
         eff = " ".join(f"{k}({c})" for k, c in info["effective"])
         print(f"effective: {eff or '-'}  [{info['live']} live tiles]")
     return 0
@@ -125,7 +216,8 @@ def _add_simulate(sub) -> None:
         "--policy",
         default="greedy",
         help="one policy for all seats, or four comma-separated (seats 0..3): random, greedy, never, always, "
-        "threshold:N (飘财 while at most N live-wall tiles are gone); e.g. greedy,greedy,always,never",
+        "threshold:N (飘财 while at most N live-wall tiles are gone, N in 0..136); e.g. greedy,greedy,always,never. "
+        "never, always and threshold decide when to throw a 财神: an error on a rule set without one (jiating)",
     )
     p.add_argument(
         "--option",
@@ -148,10 +240,16 @@ def _cmd_simulate(args) -> int:
 
     if args.games <= 0:
         raise ValueError(f"--games {args.games}: must be a positive integer")
+    if args.games > MAX_GAMES:
+        raise ValueError(f"--games {args.games}: at most {MAX_GAMES}")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers {args.workers}: must be a positive integer")
+    if args.workers is not None and args.workers > MAX_WORKERS:
+        raise ValueError(f"--workers {args.workers}: at most {MAX_WORKERS}")
     if args.chunk_size is not None and args.chunk_size < 1:
         raise ValueError(f"--chunk-size {args.chunk_size}: must be a positive integer")
+    if args.chunk_size is not None and args.chunk_size > MAX_CHUNK_SIZE:
+        raise ValueError(f"--chunk-size {args.chunk_size}: at most {MAX_CHUNK_SIZE} hands per chunk")
     if args.ray_address and args.backend != "ray":
         raise ValueError("--ray-address needs --backend ray")
     config = runner.make_config(
@@ -230,6 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="caishen",
         description="Self-play simulation and research toolkit for Kaihua (开化) and Jiating (架听) mahjong.",
     )
+    parser.add_argument("--version", action="version", version=f"caishen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_hand, _add_score, _add_simulate, _add_report):
         add(sub)

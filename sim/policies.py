@@ -24,6 +24,12 @@ threshold  N      ``always`` while at most N tiles of the live wall are gone
                   ``never``
 ========== ====== ==========================================================
 
+``never``, ``always`` and ``threshold`` decide when to throw a 财神: they
+are 飘 policies, an error on a rule set without a 财神 (Jiating, J-1.1),
+where they would silently play greedy; :func:`check_piao_policies` is the
+one check (called by ``sim.runner.make_config`` and
+``sim.selfplay.play_batch``).  The threshold ``N`` is ``0..136``.
+
 Jiating (``shared/rules/jiating.md``), for every policy but ``random``: a
 discard that leaves a single wait is made as ``declare <k>`` (架听, J-4.1);
 an offered 硬子 is always declared (J-4.2).  The random policy picks among
@@ -34,6 +40,8 @@ caller and reused, so a decision allocates nothing.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 from numba import njit
@@ -84,6 +92,11 @@ POLICIES = {
     "threshold": (POLICY_THRESHOLD, True),
 }
 
+#: policies that decide when to throw a 财神 (飘财, K-9.1): meaningless without a joker
+PIAO_POLICIES = (POLICY_NEVER, POLICY_ALWAYS, POLICY_THRESHOLD)
+#: largest threshold N (tiles of the wall); any N >= 83 already means "always"
+MAX_THRESHOLD = 136
+
 #: live wall tiles at the start of a hand: 136 minus the 53 dealt
 _DEALT = 53
 _BIG = 99
@@ -98,24 +111,33 @@ _W_TMP = 3
 def parse_policy(spec: str) -> tuple[int, int]:
     """``'greedy'`` or ``'threshold:30'`` -> ``(code, param)``.
 
-    Raises ``ValueError`` naming an unknown policy or a bad parameter.
+    Raises ``ValueError`` naming an unknown policy or a bad parameter (the
+    threshold is an integer in ``0..MAX_THRESHOLD``).
     """
-    name, _, arg = str(spec).strip().partition(":")
+    from sim.rules.options import short_repr
+
+    if not isinstance(spec, str):
+        raise ValueError(f"policy {short_repr(spec)}: must be a string such as 'greedy' or 'threshold:30'")
+    name, _, arg = spec.strip().partition(":")
     if name not in POLICIES:
-        raise ValueError(f"unknown policy {spec!r}; known: {', '.join(POLICIES)} (threshold takes :N)")
+        raise ValueError(f"unknown policy {short_repr(spec)}; known: {', '.join(POLICIES)} (threshold takes :N)")
     code, takes = POLICIES[name]
     if takes:
         if not arg:
-            raise ValueError(f"policy {spec!r}: give the wall threshold, e.g. threshold:30")
-        try:
-            param = int(arg)
-        except ValueError:
-            raise ValueError(f"policy {spec!r}: the threshold must be an integer") from None
-        if param < 0:
-            raise ValueError(f"policy {spec!r}: the threshold must be >= 0")
+            raise ValueError(f"policy {short_repr(spec)}: give the wall threshold, e.g. threshold:30")
+        m = re.fullmatch(r"\s*([+-]?)([0-9]+)\s*", arg)
+        if m is None:
+            raise ValueError(f"policy {short_repr(spec)}: the threshold must be an integer")
+        digits = m.group(2).lstrip("0") or "0"
+        if m.group(1) == "-" and digits != "0":
+            raise ValueError(f"policy {short_repr(spec)}: the threshold must be >= 0")
+        param = int(digits) if len(digits) <= 4 else MAX_THRESHOLD + 1  # no slow int() of a huge string
+        if param > MAX_THRESHOLD:
+            raise ValueError(f"policy {short_repr(spec)}: the threshold must be <= {MAX_THRESHOLD} "
+                             "(tiles of the wall)")
         return code, param
     if arg:
-        raise ValueError(f"policy {spec!r}: {name} takes no parameter")
+        raise ValueError(f"policy {short_repr(spec)}: {name} takes no parameter")
     return code, 0
 
 
@@ -138,6 +160,35 @@ def policy_table(policies) -> np.ndarray:
     for s, spec in enumerate(specs):
         out[s] = parse_policy(spec)
     return out
+
+
+def policy_name(code: int, param: int) -> str:
+    """The spec of one row of a :func:`policy_table` (``(4, 30)`` -> ``'threshold:30'``)."""
+    for name, (c, takes) in POLICIES.items():
+        if c == code:
+            return f"{name}:{int(param)}" if takes else name
+    raise ValueError(f"unknown policy code {code!r}")
+
+
+def check_piao_policies(table: np.ndarray, joker: int, rules: str) -> None:
+    """The one check that the policies fit the rule set: no 飘 policy without a 财神.
+
+    ``table``: ``int64[4, 2]`` from :func:`policy_table`; ``joker``: the rule
+    set's joker kind (``EP_JOKER``), -1 if it has none; ``rules``: its name
+    for the message.  ``never``, ``always`` and ``threshold:N`` decide when
+    to throw a 财神 (K-9.1); on a rule set without one (Jiating, J-1.1) they
+    would silently play greedy, so they are a ``ValueError`` naming the
+    policy and its seat.
+    """
+    if joker >= 0:
+        return
+    for s in range(N_SEATS):
+        if int(table[s, 0]) in PIAO_POLICIES:
+            name = policy_name(int(table[s, 0]), int(table[s, 1]))
+            raise ValueError(
+                f"policy {name!r} (seat {s}) decides when to throw a 财神 (飘财), but rule set {rules!r} has no "
+                "财神 (no joker): use greedy or random"
+            )
 
 
 @njit(cache=True)

@@ -210,10 +210,17 @@ def make_config(rules: str, games: int, seed: int, policies="random", options: d
     """A validated :class:`RunConfig` (options resolved against the rule set, policies checked).
 
     Raises ``ValueError`` naming a bad rule set, option, policy, seed,
-    game count or chunk size.
+    game count or chunk size, or a 飘 policy (``never``, ``always``,
+    ``threshold:N``) on a rule set without a 财神
+    (:func:`sim.policies.check_piao_policies`).
     """
     opts = resolve_options(rules, options)
     pol = parse_policies(policies)
+    from sim import engine
+    from sim.policies import check_piao_policies, policy_table
+
+    name, r = engine.load_rules(rules, options)
+    check_piao_policies(policy_table(pol), int(engine.engine_params(name, r)[engine.EP_JOKER]), name)
     return RunConfig(rules, opts, pol, seed, games, chunk_size, _fn_name(chunk_fn))
 
 

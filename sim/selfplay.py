@@ -44,7 +44,7 @@ from sim.engine import (
     new_state,
 )
 from sim.hand import _shanten
-from sim.policies import POLICY_RANDOM, _choose_action, policy_table
+from sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, policy_table
 from sim.rng import _rng_below, _rng_seed
 from sim.tables import hand_tables
 
@@ -126,7 +126,9 @@ def play_batch(
     Returns ``dict[str, np.ndarray]`` of length ``n_hands`` with the dtypes of
     :data:`sim.engine.RECORD_COLUMNS` (Jiating: ``sim.jiating_records.COLUMNS``,
     its wins scored by ``sim.rules.jiating``).  Raises ``ValueError`` for bad
-    arguments and ``RuntimeError`` if the checker finds a violation.
+    arguments (also a 飘 policy on a rule set without a 财神,
+    :func:`sim.policies.check_piao_policies`) and ``RuntimeError`` if the
+    checker finds a violation.
     """
     if int(n_hands) != n_hands or n_hands < 0:
         raise ValueError(f"n_hands must be a non-negative integer, got {n_hands!r}")
@@ -138,6 +140,7 @@ def play_batch(
     ep = engine_params(name, r)
     rp = r.params()
     table = policy_table(policies)
+    check_piao_policies(table, int(ep[EP_JOKER]), name)  # no 飘 policy without a 财神
     st = new_state()[0]
     rec = np.zeros((int(n_hands), N_RECORD), np.int64)
     work = np.zeros((4, 34), np.int64)

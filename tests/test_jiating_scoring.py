@@ -569,6 +569,62 @@ def test_P50_da_si_xi_not_with_a_wind_pair():
     assert "P50" not in p and p["P45"] == 200
 
 
+def test_J_7_da_si_xi_scores_neither_xiao_si_xi_nor_qing_san_dui():
+    # the clarified J-7 line: a 大四喜 hand also meets 小四喜's definition (three of 东南西北中) and
+    # 清三对's (three wind triplets); it scores neither (D5: exclusions act on the definitions)
+    p = pats("111z222z333z444z5z", "5z")
+    assert p["P50"] == 200 and "P45" not in p and "P22" not in p
+    p = pats("222z333z444z5z", "5z", melds=[("pong", "111z")], win_type="self_draw")
+    assert p["P50"] == 200 and "P45" not in p and "P22" not in p
+    # the chain is data: with 大四喜 off, 小四喜 scores and still removes 清三对; with both off 清三对 scores
+    c = case("111z222z333z444z5z", "5z")
+    p = evaluate(c, JiatingRules(pattern_points={"P50": 0})).patterns
+    assert p["P45"] == 200 and "P22" not in p and "P50" not in p
+    p = evaluate(c, JiatingRules(pattern_points={"P50": 0, "P45": 0})).patterns
+    assert p["P22"] == 20 and "P45" not in p
+
+
+def test_J_7_xiao_si_xi_over_qing_san_dui_without_da_si_xi():
+    p = pats("111z222z333z777z5z", "5z")  # 东南西 + 中: 小四喜, three wind triplets (清三对) removed
+    assert p["P45"] == 200 and "P22" not in p and "P50" not in p
+
+
+def test_P49_kankan_hu_self_draw_on_the_pair_other_waits_do_not_matter():
+    # 111222333m 555p 6p waits on 4p, 6p and 7p; the self-drawn 6p completes the pair: 坎坎胡
+    assert [kind_name(k) for k in J._hand.waits(J._tiles.parse("111222333m5556p"))] == ["4p", "6p", "7p"]
+    res = evaluate(case("111222333m5556p", "6p", win_type="self_draw"))
+    assert res.patterns == {"P01": 2, "P06": 2, "P11": 24, "P14": 10, "P34": 40, "P49": 200}
+    assert res.P == 278 and res.scores == [-404, 808, -202, -202]
+
+
+def test_P49_kankan_hu_excludes_duidui_and_an_kan():
+    p = pats("111m222p333s444z5z", "5z", win_type="self_draw")
+    assert p["P49"] == 200 and not {"P30", "P32", "P37"} & set(p)
+
+
+def test_P49_kankan_hu_not_on_a_discard():
+    p = pats("111222333m5556p", "6p")
+    assert "P49" not in p and p["P37"] == 40 and p["P30"] == 20
+
+
+def test_P49_kankan_hu_not_on_another_wait_of_the_same_hand():
+    p = pats("111222333m5556p", "4p", win_type="self_draw")  # 4p completes a run: 55p is the pair
+    assert "P49" not in p and p["P11"] == 18
+
+
+def test_P49_kankan_hu_not_when_the_tile_completes_a_triplet():
+    # 对倒 (44z 55z): the self-drawn 5z completes the triplet 555z, not the pair: 暗四坎, no 坎坎胡
+    p = pats("111m222p333s44z55z", "5z", win_type="self_draw")
+    assert "P49" not in p and p["P37"] == 40 and p["P11"] == 24
+
+
+def test_P49_kankan_hu_concealed_kong_counts_claimed_pong_does_not():
+    p = pats("222p333s444z5z", "5z", melds=[("kong_concealed", "1111m")], win_type="self_draw")
+    assert p["P49"] == 200 and p["P11"] == 24
+    p = pats("222p333s444z5z", "5z", melds=[("pong", "111m")], win_type="self_draw")
+    assert "P49" not in p and p["P11"] == 18
+
+
 # ------------------------------------------------------------ scoring rules
 def test_J_5_1_not_a_win_scores_nothing():
     res = score(case("123m456p789s1357z", "2z"))
@@ -808,26 +864,31 @@ def won_hands(draw):
     win = tiles.pop(wi)
     dealer = draw(st.integers(0, 3))
     winner = draw(st.integers(0, 3))
-    win_type = draw(st.sampled_from(["self_draw", "discard", "robbed_kong"]))
-    discarder = None if win_type == "self_draw" else draw(st.sampled_from([s for s in range(4) if s != winner]))
     own = [0] * 34
     for k in tiles:
         own[k] += 1
     for mt, s in melds:
         own[parse_kinds(s)[0]] += len(s) // 2
+    # J-3.3 (D11 16): only a winner holding no copy of the winning kind can rob a kong of it
+    win_type = draw(st.sampled_from(["self_draw", "discard"] + (["robbed_kong"] if own[win] == 0 else [])))
+    discarder = None if win_type == "self_draw" else draw(st.sampled_from([s for s in range(4) if s != winner]))
     own[win] += 1
     vis = []
     for k in range(34):
         vis += [k] * draw(st.integers(0, 4 - own[k])) if draw(st.integers(0, 9)) == 0 else []
-    if win_type == "robbed_kong":
-        vis = [k for k in vis if k != win]
+    if win_type == "robbed_kong":  # the robbed pong's three: listed or implied (D11 16)
+        vis = [k for k in vis if k != win] + ([win] * 3 if draw(st.booleans()) else [])
+    replacement = win_type == "self_draw" and any(m[0].startswith("kong") for m in melds) and draw(st.booleans())
+    # J-4.2 (D11 9-11): a hard seat holds no meld (non-dealer) or only concealed kongs (dealer), and
+    # never wins on a replacement draw
+    hard_ok = not replacement and (
+        not melds if winner != dealer else all(m[0] == "kong_concealed" for m in melds))
     c = case(
         "".join(kind_name(k) for k in sorted(tiles)), kind_name(win), melds=melds, win_type=win_type,
         dealer=dealer, winner=winner, discarder=discarder,
         streak=draw(st.integers(0, 4)),
-        declaration=draw(st.sampled_from(["none", "jiating", "hard"])),
-        replacement_draw=win_type == "self_draw" and any(m[0].startswith("kong") for m in melds)
-        and draw(st.booleans()),
+        declaration=draw(st.sampled_from(["none", "jiating"] + (["hard"] if hard_ok else []))),
+        replacement_draw=replacement,
         visible="".join(kind_name(k) for k in sorted(vis)),
     )
     return c

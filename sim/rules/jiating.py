@@ -869,8 +869,8 @@ def _parse_case(case: dict) -> dict:
     if (total > 4).any():
         k = int(np.flatnonzero(total > 4)[0])
         robbed = " (with the robbed pong's three)" if win_type == "robbed_kong" and k == win_kind else ""
-        raise ValueError(f"{int(total[k])} copies of {_tiles.kind_name(k)} among hand, melds, winning tile and "
-                         f"visible tiles{robbed}; there are four")
+        raise ValueError(f"more than four {_tiles.kind_name(k)} ({int(total[k])}) among hand, melds, winning tile "
+                         f"and visible tiles{robbed}")
     return c
 
 

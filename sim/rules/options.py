@@ -65,7 +65,7 @@ def _coerce(name: str, hint: Any, value: Any) -> Any:
     origin = get_origin(hint)
     if origin is Literal:
         choices = get_args(hint)
-        if not any(type(value) is type(c) and value == c for c in choices):
+        if not any(isinstance(value, type(c)) and value == c for c in choices):
             raise ValueError(f"option {name}={short_repr(value)}: must be one of {', '.join(map(repr, choices))}")
         return value
     if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
@@ -85,22 +85,17 @@ def _coerce(name: str, hint: Any, value: Any) -> Any:
             return False
         if isinstance(value, int) and value in (0, 1):
             return bool(value)
-        raise ValueError(f"option {name}={value!r}: must be a boolean (true/false)")
+        raise ValueError(f"option {name}={short_repr(value)}: must be a boolean (true/false)")
     if hint is int:
-        if isinstance(value, bool):
-            raise ValueError(f"option {name}={value!r}: must be an integer")
-        try:
-            iv = int(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"option {name}={value!r}: must be an integer") from None
-        if isinstance(value, float) and value != iv:
-            raise ValueError(f"option {name}={value!r}: must be an integer")
-        return iv
+        return coerce_int(f"option {name}", value, -MAX_INT_OPTION, MAX_INT_OPTION)
     if hint is float:
         try:
-            return float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"option {name}={value!r}: must be a number") from None
+            fv = float(value)
+        except (TypeError, ValueError, OverflowError):
+            raise ValueError(f"option {name}={short_repr(value)}: must be a number") from None
+        if fv != fv or fv in (float("inf"), float("-inf")):
+            raise ValueError(f"option {name}={short_repr(value)}: must be a finite number")
+        return fv
     if hint is str:
         return str(value)
     return value
