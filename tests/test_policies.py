@@ -171,3 +171,35 @@ def test_piao_chance_column_K_9_1():
     never = play_batch(3000, 21, policies="never")
     assert sum(never[f"piao_chance_{s}"].sum() for s in range(4)) > 100
     assert sum((never[f"piao_{s}"] > 0).mean() for s in range(4)) < sum((r[f"piao_{s}"] > 0).mean() for s in range(4)) / 2
+
+
+def test_threshold_is_bounded_by_the_wall():
+    assert parse_policy("threshold:136") == (4, 136) and parse_policy("threshold:007") == (4, 7)
+    for bad in ("threshold:137", "threshold:99999999999999999999999", "threshold:" + "9" * 10000):
+        with pytest.raises(ValueError, match="<= 136") as e:
+            policy_table(bad)
+        assert len(str(e.value)) < 300
+    for bad in ("threshold:1.5", "threshold:３", "threshold:-3"):
+        with pytest.raises(ValueError, match="threshold"):
+            parse_policy(bad)
+    with pytest.raises(ValueError, match="must be a string"):
+        parse_policy(["greedy"])
+
+
+def test_check_piao_policies_names_the_policy_and_seat():
+    from sim.policies import check_piao_policies, policy_name
+
+    t = policy_table("greedy,random,threshold:30,never")
+    check_piao_policies(t, CAISHEN, "kaihua")  # a joker: every policy is fine
+    with pytest.raises(ValueError, match=r"policy 'threshold:30' \(seat 2\).*'jiating' has no 财神"):
+        check_piao_policies(t, -1, "jiating")
+    check_piao_policies(policy_table("greedy,random,greedy,random"), -1, "jiating")
+    assert [policy_name(int(c), int(p)) for c, p in t] == ["greedy", "random", "threshold:30", "never"]
+
+
+@pytest.mark.parametrize("policies", ["always", "never", "threshold:10", "greedy,greedy,greedy,always"])
+def test_play_batch_rejects_a_piao_policy_without_caishen(policies):
+    from sim.selfplay import play_batch
+
+    with pytest.raises(ValueError, match="has no 财神"):
+        play_batch(1, 0, rules="jiating", policies=policies)

@@ -473,3 +473,21 @@ def test_summary_rejects_records_without_the_needed_columns():
                                         "score_0": [1], "score_1": [0], "score_2": [-1]}))
     with pytest.raises(ValueError, match="no finished chunk"):
         records.read_run("/nonexistent/run")
+
+
+@pytest.mark.parametrize("policies", ["always", "never", "threshold:30", "greedy,random,always,greedy",
+                                      ("greedy", "greedy", "greedy", "threshold:0")])
+def test_make_config_rejects_a_piao_policy_on_a_rule_set_without_caishen(policies):
+    # issue 9: `--rules jiating --policy always` was accepted and silently played greedy
+    with pytest.raises(ValueError, match=r"policy '(always|never|threshold:\d+)' \(seat \d\).*'jiating' has no 财神"):
+        runner.make_config("jiating", 10, 0, policies=policies)
+
+
+@pytest.mark.parametrize("policies", ["greedy", "random", "greedy,random,greedy,random"])
+def test_make_config_accepts_plain_policies_on_jiating(policies):
+    assert runner.make_config("jiating", 10, 0, policies=policies).rules == "jiating"
+
+
+@pytest.mark.parametrize("policies", ["always", "never", "threshold:30", "greedy,random,always,never"])
+def test_make_config_accepts_piao_policies_on_kaihua(policies):
+    assert runner.make_config("kaihua", 10, 0, policies=policies).rules == "kaihua"

@@ -185,3 +185,179 @@ def test_score_file_counts_failures():
     n, failed = vectors.score_file(io.StringIO(variant("a") + "\nnot json\n"), buf)
     assert (n, failed) == (2, 1)
     assert [json.loads(x).get("line") for x in buf.getvalue().splitlines()] == [None, 2]
+
+
+# ---------------------------------------------------------------------------
+# hardening (issue 9): every error is a per-line error, types are named, long values cut
+# ---------------------------------------------------------------------------
+JIATING = Path(__file__).parents[2] / "shared" / "vectors" / "jiating.jsonl"
+JGOOD = {
+    "id": "j", "rules": "jiating", "dealer": 0, "streak": 0, "winner": 1, "win_type": "discard", "discarder": 2,
+    "concealed": "123m456p789s2p", "melds": [{"type": "pong", "tiles": "777z"}], "win_tile": "2p",
+    "replacement_draw": False, "declaration": "none", "first_turn": False, "visible": "",
+}
+JGOOD_RESULT = {"id": "j", "win": True, "patterns": {"P01": 2}, "P": 2, "G": 0, "scores": [0, 3, -3, 0]}
+
+
+def jvariant(cid: str, **change) -> str:
+    return json.dumps({**JGOOD, "id": cid, **change}, ensure_ascii=False)
+
+
+def score_in_process(lines: list[str], *options: str, capsys, monkeypatch) -> tuple[int, list[dict], str]:
+    """``caishen score`` through sim.cli.main with ``lines`` on stdin: (exit status, output objects, stderr)."""
+    from sim import cli
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
+    args = ["score"] + [x for o in options for x in ("--rules-option", o)]
+    try:
+        code = cli.main(args)
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, [json.loads(x) for x in out.splitlines()], err
+
+
+def test_deeply_nested_json_is_a_per_line_error_and_the_later_lines_are_scored(capsys, monkeypatch):
+    code, out, err = score_in_process(["[" * 5000, "{\"a\": " * 5000, jvariant("j")], capsys=capsys,
+                                      monkeypatch=monkeypatch)
+    assert code == 1 and "2 of 3" in err
+    assert out[0] == {"line": 1, "id": None, "error": "bad JSON: nested too deeply"}
+    assert out[1]["line"] == 2 and "JSON" in out[1]["error"]
+    assert out[2] == JGOOD_RESULT
+
+
+def test_jiating_streak_bounds_are_per_line_errors_and_the_later_lines_are_scored(capsys, monkeypatch):
+    # 2**62 overflowed silently into nonsense scores, 2**64 gave a numba typing traceback (issue 9)
+    code, out, _ = score_in_process([jvariant("a", streak=2**62), jvariant("b", streak=2**64), jvariant("j")],
+                                    capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 1
+    for e, cid in zip(out[:2], "ab"):
+        assert e["id"] == cid and e["error"].startswith("streak must be an integer in 0..1000000, got ")
+    assert out[2] == JGOOD_RESULT
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"rules": ["jiating"]}, "'rules' must be a string, got list"),
+    ({"win_type": ["discard"]}, "'win_type' must be a string, got list"),
+    ({"melds": [{"type": ["pong"], "tiles": "777z"}]}, "'melds[0].type' must be a string, got list"),
+    ({"melds": [{"type": "pong", "tiles": 777}]}, "'melds[0].tiles' must be a string, got int"),
+    ({"melds": ["777z"]}, "'melds[0]' must be an object"),
+    ({"melds": {"type": "pong"}}, "'melds' must be a list of melds, got dict"),
+    ({"declaration": {"hard": True}}, "'declaration' must be a string, got dict"),
+    ({"dealer": True}, "'dealer' must be an integer, got bool"),
+    ({"winner": 1.0}, "'winner' must be an integer, got float"),
+    ({"streak": "2"}, "'streak' must be an integer, got str"),
+    ({"discarder": [2]}, "'discarder' must be an integer or null, got list"),
+    ({"first_turn": 0}, "'first_turn' must be true or false, got int"),
+    ({"replacement_draw": "false"}, "'replacement_draw' must be true or false, got str"),
+    ({"visible": ["2p"]}, "'visible' must be a string, got list"),
+    ({"concealed": 123}, "'concealed' must be a string, got int"),
+    ({"win_tile": None}, "'win_tile' must be a string, got NoneType"),
+    ({"id": ["x"]}, "'id' must be a string, a number or null, got list"),
+])
+def test_known_keys_of_the_wrong_json_type_are_named(change, key):
+    out = list(vectors.score_lines([jvariant("t", **change), jvariant("j")]))
+    assert out[0]["line"] == 1 and key in out[0]["error"], out[0]
+    assert out[1] == JGOOD_RESULT
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"chain": ["kong", 3]}, "'chain[1]' must be a string, got int"),
+    ({"chain": "piao"}, "'chain' must be a list of strings, got str"),
+    ({"piao_circle": [True]}, "'piao_circle[0]' must be an integer, got bool"),
+    ({"win_type": ["self_draw"]}, "'win_type' must be a string, got list"),
+    ({"rules": {"kaihua": 1}}, "'rules' must be a string, got dict"),
+])
+def test_known_kaihua_keys_of_the_wrong_json_type_are_named(change, key):
+    out = list(vectors.score_lines([variant("t", **change), variant("ok")]))
+    assert out[0]["line"] == 1 and key in out[0]["error"], out[0]
+    assert out[1]["win"] is True
+
+
+def test_long_values_are_cut_in_error_messages():
+    huge = "1x" * 2_500_000  # 5 MB bad tile string
+    lines = [jvariant("t", concealed=huge), variant("k", concealed=huge), jvariant("x" * 10_000, win_tile=5),
+             jvariant("v", visible=huge), jvariant("m", melds=[{"type": "pong", "tiles": huge}])]
+    out = list(vectors.score_lines(lines))
+    assert [e["line"] for e in out] == [1, 2, 3, 4, 5]
+    for e in out:
+        assert len(e["error"]) <= 500 and len(json.dumps(e)) < 1000, len(e["error"])
+    assert "concealed" in out[0]["error"] and "bad tile string" in out[1]["error"]
+    assert "characters cut" in out[0]["error"] and "characters cut" in out[1]["error"]
+    assert len(out[2]["id"]) < 300 and out[2]["id"].startswith("xxx") and "'win_tile'" in out[2]["error"]
+    assert out[3]["error"].startswith("visible") and out[4]["error"].startswith("melds[0]")
+
+
+@pytest.mark.parametrize("exc", [
+    OverflowError("Python int too large to convert to C long"), RecursionError("maximum recursion depth exceeded"),
+    TypeError("unhashable type: 'list'"), ZeroDivisionError("division by zero"), MemoryError(),
+])
+def test_any_error_inside_a_rule_set_is_a_per_line_error(exc, monkeypatch):
+    from sim.rules import jiating
+
+    def boom(case, rules=None):
+        if case["id"] == "bad":
+            raise exc
+        return {"id": case["id"], "win": False}
+
+    monkeypatch.setattr(jiating, "score", boom)
+    out = list(vectors.score_lines([jvariant("bad"), jvariant("good")]))
+    assert out[0]["line"] == 1 and out[0]["id"] == "bad" and out[0]["error"].startswith(type(exc).__name__)
+    assert out[1] == {"id": "good", "win": False}
+
+
+def test_numba_typing_errors_are_per_line_errors(monkeypatch):
+    from numba.core.errors import TypingError
+
+    from sim.rules import jiating
+
+    def boom(case, rules=None):
+        raise TypingError("No implementation of function Function(<built-in function setitem>)")
+
+    monkeypatch.setattr(jiating, "score", boom)
+    out = list(vectors.score_lines([jvariant("bad")]))
+    assert out[0]["error"].startswith("TypingError: ")
+
+
+@pytest.mark.parametrize("option, name", [
+    ("pattern_points=P01:99999999999999999999999", "pattern_points[P01]"),
+    ("streak_step=" + "9" * 40, "streak_step"),
+    ("streak_step=100000000000000000000", "streak_step"),
+    ("dealer_factor=1000", "dealer_factor"),
+    ("max_exponent=100000000000000000000", "max_exponent"),  # Kaihua: the generic bound of sim.rules.options
+    ("two_caishen_min_exponent=inf", "two_caishen_min_exponent"),
+    ("pattern_points={" + "{" * 3000, "pattern_points"),
+])
+def test_rules_option_bounds_exit_2_naming_the_option(option, name, capsys, monkeypatch):
+    code, out, err = score_in_process([jvariant("j")], option, capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 2 and out == [] and name in err and "Traceback" not in err and len(err) < 500
+
+
+def test_D11_impossible_jiating_lines_are_per_line_errors(capsys, monkeypatch):
+    tianhu_hard = jvariant("th", winner=0, win_type="self_draw", discarder=None, concealed="123m456p789s11z22z",
+                           melds=[], win_tile="2z", first_turn=True, declaration="hard")
+    hard_pong = jvariant("hp", declaration="hard")
+    robbed = jvariant("rk", win_type="robbed_kong")
+    code, out, _ = score_in_process([tianhu_hard, hard_pong, robbed, jvariant("j")], capsys=capsys,
+                                    monkeypatch=monkeypatch)
+    assert code == 1
+    assert [e.get("id") for e in out] == ["th", "hp", "rk", "j"]
+    assert "first_turn" in out[0]["error"] and "'hard'" in out[0]["error"]
+    assert "non-dealer" in out[1]["error"] and "pong" in out[1]["error"]
+    assert "robbed_kong" in out[2]["error"]
+    assert out[3] == JGOOD_RESULT
+
+
+def jiating_cases() -> list[dict]:
+    if not JIATING.is_file():
+        return []
+    return [json.loads(x) for x in JIATING.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+@pytest.mark.skipif(not JIATING.is_file(), reason=f"shared scoring vectors not found at {JIATING}")
+def test_jiating_vectors_through_cli(capsys, monkeypatch):
+    cases = jiating_cases()
+    code, out, _ = score_in_process([json.dumps(c) for c in cases], capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0
+    for c, got in zip(cases, out):
+        assert {k: got[k] for k in c["expect"]} == c["expect"], c["id"]

@@ -196,13 +196,26 @@ def cli_error(args, capsys):
         (["--workers", "0"], "--workers 0: must be a positive integer"),
         (["--seed", "-1"], "seed -1: must be in 0 .. 2**63-1"),
         (["--ray-address", "auto"], "--ray-address needs --backend ray"),
+        (["--games", str(10**30)], "--games 1000000000000000000000000000000: at most 10000000000"),
+        (["--chunk-size", str(10**7)], "--chunk-size 10000000: at most 1000000 hands per chunk"),
+        (["--workers", "5000"], "--workers 5000: at most 1024"),
+        (["--seed", str(2**64)], "seed 18446744073709551616: must be in 0 .. 2**63-1"),
+        (["--policy", "threshold:" + "9" * 5000], "the threshold must be <= 136"),
+        (["--option", "reserved_tiles=" + "9" * 30], "option reserved_tiles="),
+        # issue 9: a 飘 policy on a rule set without a 财神 silently played greedy
+        (["--rules", "jiating", "--policy", "always"], "policy 'always' (seat 0) decides when to throw a 财神"),
+        (["--rules", "jiating", "--policy", "threshold:20"], "policy 'threshold:20' (seat 0)"),
+        (["--rules", "jiating", "--policy", "greedy,greedy,never,greedy"], "policy 'never' (seat 2)"),
+        (["--rules", "jiating", "--option", "streak_step=" + "9" * 30], "option streak_step="),
+        (["--rules", "jiating", "--option", "pattern_points=P01:99999999999999999999999"],
+         "option pattern_points[P01]="),
     ],
 )
 def test_bad_simulate_arguments_exit_2_naming_the_value(extra, message, tmp_path, capsys):
     args = ["simulate", "--games", "10", "--out", str(tmp_path / "r"), *extra]
     # later flags win in argparse, so --games in extra overrides the default above
     err = cli_error(args, capsys)
-    assert message in err
+    assert message in err and "Traceback" not in err and len(err) < 1000
     assert not (tmp_path / "r" / "run.json").exists()
 
 

@@ -1,0 +1,137 @@
+"""The ``caishen`` command line (sim.cli): ``--version`` and ``caishen hand`` with and
+without a rule set's win gates (``--rules``, Kaihua K-2.4..K-2.6, Jiating J-1.1).
+
+``caishen score`` is tested in tests/test_score_cli.py, ``simulate`` / ``report``
+in tests/test_simulate_cli.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sim import __version__, cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main(args, capsys) -> tuple[int, str, str]:
+    try:
+        code = cli.main(args)
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version_flag_prints_the_version(capsys):
+    code, out, _ = main(["--version"], capsys)
+    assert code == 0 and out.strip() == f"caishen {__version__}"
+
+
+def test_python_m_sim_version_prints_the_version():
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-m", "sim", "--version"], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == f"caishen {__version__}"
+
+
+def hand_json(capsys, *args) -> dict:
+    code, out, err = main(["hand", *args, "--json"], capsys)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_hand_default_is_shape_only_and_says_so(capsys):
+    info = hand_json(capsys, "123m456p789s11z5z5z", "--joker", "5z")
+    assert info["rules"] is None and "5z" in info["waits"] and len(info["waits"]) == 34
+    code, out, _ = main(["hand", "123m456p789s11z5z5z", "--joker", "5z"], capsys)
+    assert code == 0 and "(shape only)" in out
+
+
+def test_hand_rules_kaihua_applies_K_2_5_baotou_draws_a_caishen(capsys):
+    info = hand_json(capsys, "123m456p789s11z5z5z", "--rules", "kaihua")
+    assert info["rules"] == "kaihua" and info["joker"] == "5z"
+    assert "5z" in info["waits_shape"] and "5z" not in info["waits"] and len(info["waits"]) == 33
+    code, out, _ = main(["hand", "123m456p789s11z5z5z", "--rules", "kaihua"], capsys)
+    assert "(kaihua win gates, self-draw)" in out and "by shape:" in out
+
+
+def test_hand_rules_kaihua_applies_K_2_4_three_caishen(capsys):
+    info = hand_json(capsys, "123m456p789s1z5z5z5z", "--joker", "5z", "--rules", "kaihua")
+    assert info["waits_shape"] and info["waits"] == []
+
+
+def test_hand_rules_kaihua_applies_K_2_6_two_caishen_need_an_exponent(capsys):
+    # 123m 456p 789s 1z 3z + two 财神: 1z or 3z completes a 平胡 holding two 财神 (exponent 0 < 1, K-2.6);
+    # a third 财神 never wins (K-2.4)
+    info = hand_json(capsys, "123m456p789s13z5z5z", "--rules", "kaihua")
+    assert info["waits_shape"] == ["1z", "3z", "5z"] and info["waits"] == []
+    # one 财神: 1z and 3z win; the drawn 财神 makes a 平胡 with two (K-2.6)
+    info = hand_json(capsys, "123m456p789s1z3z3z5z", "--rules", "kaihua")
+    assert info["waits_shape"] == ["1z", "3z", "5z"] and info["waits"] == ["1z", "3z"]
+
+
+def test_hand_rules_kaihua_applies_K_2_5_to_qizi_baotou(capsys):
+    # 七子爆头 shape (six pairs + a 财神): a drawn 财神 cannot win (K-2.5, decision D3 of kaihua)
+    info = hand_json(capsys, "11m22m33p44p55s66s5z", "--rules", "kaihua")
+    assert len(info["waits_shape"]) == 34 and info["waits"] == [w for w in info["waits_shape"] if w != "5z"]
+
+
+def test_hand_rules_jiating_drops_a_kind_held_four_times(capsys):
+    # 1111m 234p 567s 789s: by shape it waits on a fifth 1m (unless sim.hand already drops it); no win exists
+    info = hand_json(capsys, "1111m234p567s789s", "--rules", "jiating")
+    assert info["waits"] == [] and info["joker"] is None
+    info = hand_json(capsys, "123m456p789s78s22z", "--rules", "jiating")
+    assert info["waits"] == ["6s", "9s"]
+
+
+def test_hand_rules_jiating_with_a_joker_is_an_error(capsys):
+    code, _, err = main(["hand", "123m456p789s23s5z5z", "--rules", "jiating", "--joker", "5z"], capsys)
+    assert code == 2 and "jiating has no joker (J-1.1)" in err
+
+
+def test_hand_rules_kaihua_with_another_joker_is_an_error(capsys):
+    code, _, err = main(["hand", "123m456p789s23s5z5z", "--rules", "kaihua", "--joker", "7z"], capsys)
+    assert code == 2 and "5z (K-2.1)" in err
+
+
+def test_hand_rules_needs_a_hand_without_melds(capsys):
+    code, _, err = main(["hand", "23s5z5z", "--rules", "kaihua"], capsys)
+    assert code == 2 and "13 or 14 tiles" in err
+
+
+def test_hand_rules_complete_14_tiles(capsys):
+    # 14 tiles with three 财神: complete by shape, never a win (K-2.4)
+    info = hand_json(capsys, "123m456p789s11z5z5z5z", "--rules", "kaihua")
+    assert info["win_shape"] is True and info["win"] is False
+    info = hand_json(capsys, "123m456p789s11z222z", "--rules", "jiating")
+    assert info["win"] is True
+    code, out, _ = main(["hand", "123m456p789s11z5z5z5z", "--rules", "kaihua"], capsys)
+    assert "complete:  no  (kaihua win gates, self-draw)" in out
+
+
+def test_hand_unknown_rules_exit_2(capsys):
+    code, _, err = main(["hand", "123m456p789s23s5z5z", "--rules", "riichi"], capsys)
+    assert code == 2 and "riichi" in err
+
+
+@pytest.mark.parametrize("hand", ["123m456p789s23s5z5z", "19m19p19s1234567z", "123m456p789s13z5z5z",
+                                  "123m456p789s1z3z3z5z", "11m22m33p44p55s66s5z", "1112345678999m"])
+def test_hand_rules_lists_only_legal_self_draws(hand, capsys):
+    from sim import vectors
+
+    scorer = vectors.Scorer()
+    for rules, joker in (("kaihua", ["--joker", "5z"]), ("jiating", [])):
+        if rules == "jiating" and "5z" in hand:
+            continue
+        info = hand_json(capsys, hand, "--rules", rules)
+        shape = hand_json(capsys, hand, *joker)["waits"]
+        for w in shape:
+            legal = scorer.score(cli._gate_case(rules, info["hand"], w))["win"]
+            assert legal == (w in info["waits"]), (rules, w)
