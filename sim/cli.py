@@ -104,25 +104,27 @@ def _cmd_hand(args) -> int:
     import numpy as np
 
     from sim import hand, tiles
+    from sim.rules.options import short_repr
 
     counts = tiles.parse(args.tiles)
     joker = -1
     if args.rules is not None and args.joker:
         if _HAND_RULES[args.rules] is None:
-            raise ValueError(f"--joker {args.joker!r} with --rules {args.rules}: {args.rules} has no joker (J-1.1)")
+            raise ValueError(f"--joker {short_repr(args.joker)} with --rules {args.rules}: {args.rules} has no joker "
+                             "(J-1.1)")
         if tiles.parse_kinds(args.joker) != tiles.parse_kinds(_HAND_RULES[args.rules]):
-            raise ValueError(f"--joker {args.joker!r} with --rules {args.rules}: its 财神 is "
+            raise ValueError(f"--joker {short_repr(args.joker)} with --rules {args.rules}: its 财神 is "
                              f"{_HAND_RULES[args.rules]} (K-2.1)")
     joker_text = args.joker or (_HAND_RULES[args.rules] if args.rules else None)
     if joker_text:
         ks = tiles.parse_kinds(joker_text)
         if len(ks) != 1:
-            raise ValueError(f"--joker {joker_text!r}: give exactly one tile kind, e.g. 5z")
+            raise ValueError(f"--joker {short_repr(joker_text)}: give exactly one tile kind, e.g. 5z")
         joker = ks[0]
     visible = tiles.parse(args.visible) if args.visible else None
     n = int(counts.sum())
     if n % 3 == 0 or n > 14:
-        raise ValueError(f"hand {args.tiles!r} has {n} tiles; a concealed hand has 3m+1 or 3m+2 tiles (at most 14)")
+        raise ValueError(f"hand {short_repr(args.tiles)} has {n} tiles; a concealed hand has 3m+1 or 3m+2 tiles (at most 14)")
     if args.rules is not None and n < 13:
         raise ValueError(f"--rules {args.rules} gates a hand without melds: give 13 or 14 tiles, not {n}")
     info = hand.describe(counts, joker, visible)
@@ -341,7 +343,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ValueError as e:
-        parser.exit(2, f"caishen {args.command}: error: {e}\n")
+        from sim.rules.options import short_text
+
+        parser.exit(2, f"caishen {args.command}: error: {short_text(str(e))}\n")
     except BrokenPipeError:
         return 0
 

@@ -135,3 +135,10 @@ def test_hand_rules_lists_only_legal_self_draws(hand, capsys):
         for w in shape:
             legal = scorer.score(cli._gate_case(rules, info["hand"], w))["win"]
             assert legal == (w in info["waits"]), (rules, w)
+
+
+def test_error_messages_are_cut(capsys):
+    code, _, err = main(["hand", "1x" * 50_000], capsys)
+    assert code == 2 and "bad tile string" in err and len(err) < 600
+    code, _, err = main(["hand", "123m", "--joker", "1z" * 5000], capsys)
+    assert code == 2 and "--joker" in err and len(err) < 600
