@@ -155,7 +155,9 @@ def policy_table(policies) -> np.ndarray:
     else:
         specs = list(policies)
     if len(specs) != N_SEATS:
-        raise ValueError(f"give one policy or one per seat (4), got {len(specs)}: {policies!r}")
+        from sim.rules.options import short_repr
+
+        raise ValueError(f"give one policy or one per seat (4), got {len(specs)}: {short_repr(policies)}")
     out = np.zeros((N_SEATS, 2), np.int64)
     for s, spec in enumerate(specs):
         out[s] = parse_policy(spec)

@@ -130,16 +130,19 @@ def parse_policies(policies: str | tuple | list) -> tuple[str, str, str, str]:
     Raises ``ValueError`` naming a wrong count or an unknown policy and
     listing the available ones.
     """
+    from sim.rules.options import short_repr
+
     names = [p.strip() for p in policies.split(",")] if isinstance(policies, str) else [str(p) for p in policies]
     if len(names) == 1:
         names = names * N_SEATS
     if len(names) != N_SEATS:
-        raise ValueError(f"policy list {','.join(names)!r} names {len(names)} policies; give 1 (all seats) or 4 (seats 0..3)")
+        raise ValueError(f"policy list {short_repr(','.join(names))} names {len(names)} policies; give 1 (all seats) "
+                         "or 4 (seats 0..3)")
     from sim.policies import POLICIES, parse_policy
 
     for p in names:
         if p.partition(":")[0] not in POLICIES:
-            raise ValueError(f"unknown policy {p!r}; available: {', '.join(available_policies())}")
+            raise ValueError(f"unknown policy {short_repr(p)}; available: {', '.join(available_policies())}")
         parse_policy(p)  # raises ValueError naming a bad parameter
     return tuple(names)
 

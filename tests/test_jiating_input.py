@@ -236,3 +236,39 @@ def test_D13_largest_options_cannot_overflow():
         # the bound of the docstring (D13): P <= 54 * 10**6 * 100
         assert res.P <= 54 * big * J.MAX_FACTOR
     assert evaluate(_case("1122334455667m", "7m", win_type="self_draw"), r).patterns["P16"] == 2 * big * 100
+
+
+# ------------------------------------------------------------ D11 across the winners of one discard (J-3.4)
+def test_J_3_4_winners_of_one_discard_share_the_tile():
+    a = _case("123m456p789s2p", "2p", melds=PONG, winner=1, discarder=2)
+    b = _case("13m456p789s111z55z", "2m", winner=3, discarder=2)
+    with pytest.raises(ValueError, match="win_tile differs"):
+        J.score_discard_winners([a, b])
+
+
+def test_J_3_4_winners_of_one_discard_hold_at_most_four_copies_together():
+    # each waits on 22p (shanpon) and holds two 2p: with the discarded 2p that is five
+    a = _case("123m456p789s22p11z", "2p", winner=1, discarder=2)
+    b = _case("123m456p789s22p33z", "2p", winner=3, discarder=2)
+    assert score(a)["win"] and score(b)["win"]  # each alone is fine
+    with pytest.raises(ValueError, match=r"more than four 2p \(5\) among the winners"):
+        J.score_discard_winners([a, b])
+
+
+def test_J_3_4_winners_of_one_discard_share_on_dealers_first_discard():
+    a = _case("234m567p345s99s11z", "9s", winner=1, discarder=0, on_dealers_first_discard=True)
+    b = _case("123m456p789m78s33z", "9s", winner=3, discarder=0)
+    with pytest.raises(ValueError, match="on_dealers_first_discard differs"):
+        J.score_discard_winners([a, b])
+    b = _case("123m456p78s33z", "9s", melds=PONG, winner=3, discarder=0, on_dealers_first_discard=True)
+    with pytest.raises(ValueError, match="on_dealers_first_discard with a pong"):  # D11 13
+        J.score_discard_winners([a, b])
+    b = _case("123m456p789m78s33z", "9s", winner=3, discarder=0, on_dealers_first_discard=True)
+    assert sum(J.score_discard_winners([a, b])["scores"]) == 0
+
+
+def test_J_3_4_two_winners_of_one_discard_are_paid_separately():
+    a = _case("123m456p789s2p", "2p", melds=PONG, winner=1, discarder=2)
+    b = _case("123m456p789s2p", "2p", melds=[("pong", "666z")], winner=3, discarder=2)
+    out = J.score_discard_winners([a, b])
+    assert out["scores"] == [0, 3, -6, 3] and [w["scores"] for w in out["wins"]] == [[0, 3, -3, 0], [0, 0, -3, 3]]

@@ -738,7 +738,7 @@ def test_J_6_5_payers_by_win_type():
 
 def test_J_3_4_several_winners_of_one_discard():
     a = case("123m456p789s2p", "2p", melds=[("pong", "777z")], winner=1, discarder=2)
-    b = case("13m456p789s111z55z", "2m", winner=3, discarder=2)
+    b = case("13p456m789s111z55z", "2p", winner=3, discarder=2)  # the same tile: one discard
     b["id"] = "u"
     out = J.score_discard_winners([a, b])
     sa, sb = score(a)["scores"], score(b)["scores"]

@@ -934,30 +934,42 @@ def score_discard_winners(cases: Sequence[dict], rules: JiatingRules | None = No
     """Several winners of one discard (一炮多响, J-3.4): each paid by the discarder.
 
     ``cases``: one case per winner, all with the same ``dealer``, ``streak``,
-    ``win_type`` (discard or robbed kong) and ``discarder``, distinct winners.
-    Returns ``{"wins": [score(case) ...], "scores": [int] * 4}`` with the
-    summed score changes (zero-sum).  A case that is not a legal win raises
-    ``ValueError``, as do mismatched cases.
+    ``win_type`` (discard or robbed kong), ``discarder``, ``win_tile`` and
+    ``on_dealers_first_discard`` (it is one tile), distinct winners, and
+    together at most four copies of any kind among the winners' hands and
+    melds, the one winning tile and, on a robbed kong, the robbed pong
+    (decision D11 across the winners).  Returns ``{"wins": [score(case)
+    ...], "scores": [int] * 4}`` with the summed score changes (zero-sum).
+    A case that is not a legal win raises ``ValueError``, as do mismatched
+    or together impossible cases.
     """
-    if not cases:
-        raise ValueError("score_discard_winners needs at least one case")
+    if not isinstance(cases, (list, tuple)) or not cases:
+        raise ValueError("score_discard_winners needs a non-empty list of cases")
     r = rules or DEFAULT_RULES
-    first = cases[0]
-    for c in cases:
-        for k in ("dealer", "streak", "win_type", "discarder"):
-            if c.get(k, 0 if k == "streak" else None) != first.get(k, 0 if k == "streak" else None):
-                raise ValueError(f"case {c.get('id')!r}: {k}={c.get(k)!r} differs from the first case's")
-    if first.get("win_type") not in ("discard", "robbed_kong"):
-        raise ValueError(f"win_type={first.get('win_type')!r}: several winners need a discard or robbed kong")
+    parsed = [_parse_case(c) for c in cases]
+    first = parsed[0]
+    for c in parsed:
+        for k, name in (("dealer", "dealer"), ("streak", "streak"), ("win_type", "win_type"),
+                        ("discarder", "discarder"), ("win_kind", "win_tile"), ("on_first", "on_dealers_first_discard")):
+            if c[k] != first[k]:
+                raise ValueError(f"case {short_repr(c['id'])}: {name} differs from the first case's "
+                                 "(several winners of one discard share it)")
+    if first["win_type"] not in ("discard", "robbed_kong"):
+        raise ValueError(f"win_type={first['win_type']!r}: several winners need a discard or robbed kong")
+    total = sum(c["own"] for c in parsed)
+    total[first["win_kind"]] += 1 + (3 if first["win_type"] == "robbed_kong" else 0)
+    if (total > 4).any():
+        k = int(np.flatnonzero(total > 4)[0])
+        raise ValueError(f"more than four {_tiles.kind_name(k)} ({int(total[k])}) among the winners' hands and "
+                         "melds and the winning tile")
     results = [evaluate(c, r) for c in cases]
-    for c, res in zip(cases, results):
+    for c, res in zip(parsed, results):
         if not res.win:
-            raise ValueError(f"case {c.get('id')!r} is not a legal win (J-5.1)")
-    winners = [(c["winner"], res.P, res.G) for c, res in zip(cases, results)]
-    scores = settle_discard(first["discarder"], winners, dealer=first["dealer"],
-                            streak=first.get("streak", 0), rules=r)
-    wins = [{"id": c.get("id"), "win": True, "patterns": res.patterns, "P": res.P, "G": res.G,
+            raise ValueError(f"case {short_repr(c['id'])} is not a legal win (J-5.1)")
+    winners = [(c["winner"], res.P, res.G) for c, res in zip(parsed, results)]
+    scores = settle_discard(first["discarder"], winners, dealer=first["dealer"], streak=first["streak"], rules=r)
+    wins = [{"id": c["id"], "win": True, "patterns": res.patterns, "P": res.P, "G": res.G,
              "scores": settle_discard(c["discarder"], [(c["winner"], res.P, res.G)], dealer=c["dealer"],
-                                      streak=c.get("streak", 0), rules=r)}
-            for c, res in zip(cases, results)]
+                                      streak=c["streak"], rules=r)}
+            for c, res in zip(parsed, results)]
     return {"wins": wins, "scores": scores}

@@ -171,7 +171,7 @@ def parse_option_strings(items: list[str] | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items or []:
         if "=" not in item:
-            raise ValueError(f"option {item!r}: expected key=value")
+            raise ValueError(f"option {short_repr(item)}: expected key=value")
         k, v = item.split("=", 1)
         out[k.strip()] = v.strip()
     return out
