@@ -1,5 +1,5 @@
 """Jiating input that play cannot produce (decision D11 of sim.rules.jiating) and the
-bounds on every integer that enters (D13): rejected with a ValueError naming the
+bounds on every integer that enters (the module's Bounds): rejected with a ValueError naming the
 contradiction or the value; every case play can produce is still scored.
 
 Spec: ``shared/rules/jiating.md`` (J-3.3, J-4.1, J-4.2, J-5.4, P27) and the
@@ -161,14 +161,14 @@ def test_J_3_3_robbed_kong_engine_context_agrees():
     assert a["patterns"] == b["patterns"] and a["scores"] == b["scores"]
 
 
-# ------------------------------------------------------------ D13: bounds
+# ------------------------------------------------------------ bounds (module docstring)
 @pytest.mark.parametrize("streak", [2**62, 2**64, -1, J.MAX_STREAK + 1, True, 1.0, "3"])
-def test_D13_streak_out_of_bounds_is_rejected_naming_it(streak):
+def test_J_2_4_streak_out_of_bounds_is_rejected_naming_it(streak):
     with pytest.raises(ValueError, match="streak must be an integer in 0..1000000"):
         score(_case("123m456p789s2p", "2p", melds=PONG, streak=streak))
 
 
-def test_D13_streak_at_its_bound_is_scored_exactly():
+def test_J_6_4_streak_at_its_bound_is_scored_exactly():
     res = score(_case("123m456p789s2p", "2p", melds=PONG, discarder=0, streak=J.MAX_STREAK))
     assert res["scores"] == [-(2 * 2 + 2 + 2 * J.MAX_STREAK), 2 * 2 + 2 + 2 * J.MAX_STREAK, 0, 0]
 
@@ -178,13 +178,13 @@ def test_D13_streak_at_its_bound_is_scored_exactly():
     lambda v: J.settle_self_draw(1, 2, 0, dealer=0, streak=v),
     lambda v: J.settle_discard(2, [(1, 2, 0)], dealer=0, streak=v),
 ])
-def test_D13_payment_functions_bound_the_streak(fn):
+def test_J_6_4_payment_functions_bound_the_streak(fn):
     for v in (2**62, 2**64, -1):
         with pytest.raises(ValueError, match="streak"):
             fn(v)
 
 
-def test_D13_payment_functions_bound_P_and_G():
+def test_J_6_2_payment_functions_bound_P_and_G():
     with pytest.raises(ValueError, match="P must be an integer in 0..1000000000000"):
         J.payment(0, 1, 2**63, 0, dealer=0, self_draw=True)
     with pytest.raises(ValueError, match="G must be"):
@@ -212,13 +212,13 @@ def test_D13_payment_functions_bound_P_and_G():
     ({"cap": 10**10}, "cap"),
     ({"dealer_cap": float("inf")}, "dealer_cap"),
 ])
-def test_D13_option_bounds_raise_value_errors_naming_the_option(options, words):
+def test_option_bounds_raise_value_errors_naming_the_option(options, words):
     with pytest.raises(ValueError) as e:
         JiatingRules.from_dict(options)
     assert words in str(e.value) and len(str(e.value)) < 400
 
 
-def test_D13_largest_options_cannot_overflow():
+def test_J_6_2_largest_options_cannot_overflow():
     """Every option at its bound, the richest hands: the scores equal the exact Python-int formula."""
     big = J.MAX_POINTS_OPTION
     r = JiatingRules(pattern_points={pid: big for pid in J.PATTERN_IDS}, dealer_factor=J.MAX_FACTOR,
@@ -233,7 +233,7 @@ def test_D13_largest_options_cannot_overflow():
         per_payer = J.MAX_FACTOR * (res.P + res.G) + big + big * J.MAX_STREAK
         assert res.scores == [3 * per_payer, -per_payer, -per_payer, -per_payer]
         assert max(abs(x) for x in res.scores) < 2**53
-        # the bound of the docstring (D13): P <= 54 * 10**6 * 100
+        # the bound of the module docstring: P <= 54 * 10**6 * 100
         assert res.P <= 54 * big * J.MAX_FACTOR
     assert evaluate(_case("1122334455667m", "7m", win_type="self_draw"), r).patterns["P16"] == 2 * big * 100
 

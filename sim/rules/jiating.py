@@ -110,6 +110,11 @@ Decisions on ambiguous points (each is the default of this implementation)
       the robbed pong.
   18. (seats) a self-draw with a discarder, a discard or robbed-kong win
       without one, or the winner as its own discarder.
+  19. (several winners of one discard, :func:`score_discard_winners`,
+      J-3.4) winners that differ in the winning tile, the discarder, the
+      dealer, the streak, the win type or ``on_dealers_first_discard``, or
+      that together hold more than four copies of a kind (with the winning
+      tile and, on a robbed kong, the robbed pong).
 
   Accepted although unusual, because play produces them: a hard dealer with
   concealed kongs (J2), also winning on a later discard or robbed kong; a
@@ -118,17 +123,23 @@ Decisions on ambiguous points (each is the default of this implementation)
   concealed kongs of a hard dealer.
 - D12 (J-6.3): a pong later extended to an added kong is claimed (not own);
   an exposed kong is claimed; a concealed kong is own and counts for P11.
-- D13 (bounds, so that no ``int64`` overflows anywhere downstream): the
-  ``streak`` of a case and of :func:`payment` / :func:`settle_self_draw` /
-  :func:`settle_discard` is ``0..MAX_STREAK`` (``10**6``); ``P`` and ``G``
-  given to those functions are ``0..MAX_HAND_POINTS`` (``10**12``); the
-  options: pattern points, kong points, bonuses and ``streak_step``
-  ``0..MAX_POINTS_OPTION`` (``10**6``), ``dealer_factor`` and
-  ``concealed_factor`` ``1..MAX_FACTOR`` (100), ``dealer_cap`` and ``cap``
-  ``0..10**9`` (:data:`sim.rules.options.MAX_INT_OPTION`), ``reserved_tiles``
-  ``0..82``.  Then ``P <= 54 * 10**6 * 100`` (fifty patterns, P11 at most
-  four times, P16 twice), a payment is below ``1.6 * 10**12`` and every
-  score of a hand is below ``2**53`` (exact in ``int64`` and ``float64``).
+
+Bounds on the integers that enter (no ``int64`` overflow anywhere downstream)
+-------------------------------------------------------------------------------
+- the ``streak`` of a case and of :func:`payment` / :func:`settle_self_draw`
+  / :func:`settle_discard`: ``0..MAX_STREAK`` (``10**6``, J-2.4);
+- ``P`` and ``G`` given to those functions: ``0..MAX_HAND_POINTS``
+  (``10**12``);
+- the options (:class:`JiatingRules`): pattern points, kong points, bonuses
+  and ``streak_step`` ``0..MAX_POINTS_OPTION`` (``10**6``); ``dealer_factor``
+  and ``concealed_factor`` ``1..MAX_FACTOR`` (100); ``dealer_cap`` and
+  ``cap`` ``0..10**9`` (:data:`sim.rules.options.MAX_INT_OPTION`) or None;
+  ``reserved_tiles`` ``0..82``.
+
+Then ``P <= 54 * 10**6 * 100`` (fifty patterns, P11 at most four times, P16
+twice), a payment is below ``1.6 * 10**12`` and every score of a hand is
+below ``2**53`` (exact in ``int64`` and ``float64``).  A value outside its
+bound is a ``ValueError`` naming it.
 
 What the implementation simplifies
 ----------------------------------
@@ -199,7 +210,7 @@ WIN_DISCARD = 1
 WIN_ROBBED_KONG = 2
 WIN_TYPES = {"self_draw": WIN_SELF_DRAW, "discard": WIN_DISCARD, "robbed_kong": WIN_ROBBED_KONG}
 
-#: D13 bounds (no int64 overflow downstream; every score of a hand below 2**53)
+#: bounds on the integers that enter (module docstring; every score of a hand below 2**53)
 MAX_STREAK = 10**6  #: J-2.4 streak k of a case or payment
 MAX_POINTS_OPTION = 10**6  #: pattern points, kong points, bonuses, streak_step
 MAX_FACTOR = 100  #: dealer_factor, concealed_factor
@@ -346,7 +357,7 @@ class JiatingRules(Options):
       ``"P25:30,P38:50"``) is merged over the J-8 defaults; 0 switches a
       pattern off.  Stored as ``((ID, points), ...)`` for all fifty IDs.
 
-    Bounds (decision D13, no int64 overflow): ``reserved_tiles`` 0..82;
+    Bounds (no int64 overflow, see the module docstring): ``reserved_tiles`` 0..82;
     ``dealer_factor``, ``concealed_factor`` 1..100; pattern points, kong
     points, bonuses and ``streak_step`` 0..10**6; ``dealer_cap``, ``cap``
     0..10**9 or None.
@@ -522,7 +533,7 @@ def _check_seat(name: str, seat: Any) -> int:
 
 
 def _check_nonneg(name: str, v: Any, hi: int) -> int:
-    """``v`` as an int in ``0..hi`` (D13); ``ValueError`` naming ``name`` otherwise."""
+    """``v`` as an int in ``0..hi`` (the bounds); ``ValueError`` naming ``name`` otherwise."""
     if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= int(v) <= hi:
         raise ValueError(f"{name} must be an integer in 0..{hi}, got {short_repr(v)}")
     return int(v)
@@ -546,7 +557,7 @@ def payment(payer: int, winner: int, P: int, G: int, *, dealer: int, streak: int
     non-dealer winner), 4 (dealer on either side); plus ``streak_step *
     streak`` whenever the dealer pays or wins.  Raises ``ValueError`` for bad
     seats, ``P`` or ``G`` outside ``0..MAX_HAND_POINTS`` or ``streak``
-    outside ``0..MAX_STREAK`` (D13).
+    outside ``0..MAX_STREAK`` (the module's bounds).
     """
     r = rules or DEFAULT_RULES
     payer, winner, dealer = _check_seat("payer", payer), _check_seat("winner", winner), _check_seat("dealer", dealer)
@@ -884,7 +895,7 @@ def evaluate(case: dict, rules: JiatingRules | None = None) -> JiatingWin:
     not a legal win gets ``win=False``, no patterns and zero scores.  Raises
     ``ValueError`` naming a bad key or value (unknown key, a key of the wrong
     JSON type, bad seat or tile, wrong tile count, a fifth copy of a kind, a
-    chow, a streak outside ``0..MAX_STREAK``, D13) or the contradiction of a
+    chow, a streak outside ``0..MAX_STREAK``) or the contradiction of a
     case that play cannot produce (decision D11).
     """
     r = rules or DEFAULT_RULES
