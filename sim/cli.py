@@ -124,7 +124,8 @@ def _cmd_hand(args) -> int:
     visible = tiles.parse(args.visible) if args.visible else None
     n = int(counts.sum())
     if n % 3 == 0 or n > 14:
-        raise ValueError(f"hand {short_repr(args.tiles)} has {n} tiles; a concealed hand has 3m+1 or 3m+2 tiles (at most 14)")
+        raise ValueError(f"hand {short_repr(args.tiles)} has {n} tiles; a concealed hand has 3m+1 or 3m+2 tiles "
+                         "(at most 14)")
     if args.rules is not None and n < 13:
         raise ValueError(f"--rules {args.rules} gates a hand without melds: give 13 or 14 tiles, not {n}")
     info = hand.describe(counts, joker, visible)

@@ -576,7 +576,8 @@ def test_J_7_da_si_xi_scores_neither_xiao_si_xi_nor_qing_san_dui():
     assert p["P50"] == 200 and "P45" not in p and "P22" not in p
     p = pats("222z333z444z5z", "5z", melds=[("pong", "111z")], win_type="self_draw")
     assert p["P50"] == 200 and "P45" not in p and "P22" not in p
-    # the chain is data: with 大四喜 off, 小四喜 scores and still removes 清三对; with both off 清三对 scores
+    # the chain is data: with 大四喜 off, 小四喜 scores and still removes 清三对;
+    # with both off 清三对 scores
     c = case("111z222z333z444z5z", "5z")
     p = evaluate(c, JiatingRules(pattern_points={"P50": 0})).patterns
     assert p["P45"] == 200 and "P22" not in p and "P50" not in p
