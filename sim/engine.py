@@ -86,7 +86,16 @@ Decisions on points the spec leaves open (engine side; each cites its rule)
   (``EP_KONG_AFTER_CLAIM`` = 0).  After an exposed kong the replacement draw
   starts a normal turn.
 - E3 (K-2.4, K-2.5): a forced 飘 restricts the *discards* to 财神; concealed
-  and added kongs stay legal (they discard nothing and cannot win).
+  and added kongs stay legal (they discard nothing).  K-2.4's force is a
+  count (3 or 4 财神 in hand; the win kernel refuses such hands).  K-2.5's
+  is a per-seat state, ``SF_FORCE_PIAO``: set when a seat whose 13 tiles
+  are in 爆头 or 七子爆头 shape (kaihua D3) draws a 财神 (any draw, a
+  replacement included), cleared only by that seat's 财神 discard or the
+  hand's end.  While it is set the seat cannot win by self-draw -- the
+  replacement draws of kongs declared meanwhile included, however many in a
+  row (seed: 不飘不能胡牌).  A forced seat leaves its turn only by
+  discarding a 财神, so it is never offered a claim while forced (the
+  checker verifies that the force sits only with the seat whose turn it is).
 - E4 (K-3.4): every kong, exposed ones included, needs more than
   ``reserved_tiles`` tiles left, so replacement draws never touch the reserve.
 - E5 (K-4.3): a seat's consecutive asks are merged into one decision (e.g.
@@ -342,7 +351,12 @@ SF_DECL_TURN = 21  #: sc[SC_TURNS] counting the declaring discard (0: hard at th
 SF_HARD_OFFER = 22  #: 1 if the seat was offered the 硬子 declaration (J-4.2)
 SF_N_PASSED_WIN = 23  #: wins (on a discard or robbed kong) the seat was offered and passed (J-3.5)
 SF_DECL_MELDS = 24  #: melds the seat had when it declared (a hard seat melds no more, J-4.2)
-N_SF = 25
+SF_FORCE_PIAO = 25  #: K-2.5 (E3) 1 from a 财神 draw in 爆头 shape until the seat's 财神 discard
+SF_WIN_PIAO = 26  #: 飘 links counted in this seat's winning exponent (K-6.5, K-9.4, K-10)
+SF_WIN_KONG = 27  #: kong links counted in this seat's winning exponent
+SF_CLAIM_PIAO = 28  #: 飘 links the pending claim win would count (the win kernel's answer)
+SF_CLAIM_KONG = 29  #: kong links the pending claim win would count
+N_SF = 30
 
 # ---------------------------------------------------------------------------
 # scalar slots: sc[SC_*]
@@ -358,7 +372,9 @@ SC_SRC = 7  #: its seat
 SC_DRAWN = 8  #: tile drawn this turn (-1 after a claim)
 SC_REPLACEMENT = 9  #: 1 if SC_DRAWN came from the tail (K-5.4)
 SC_JUST_CLAIMED = 10  #: 1 right after a chow / pong (must discard, K-4.1)
-SC_FORCE_JOKER = 11  #: 1 if K-2.5 forces a 财神 discard this turn
+#: unused, always 0 (the K-2.5 force of a turn became the per-seat state
+#: SF_FORCE_PIAO, which lasts until a 财神 discard); the slot keeps the numbering
+SC_FORCE_JOKER = 11
 SC_CAN_TSUMO = 12  #: 1 if the self-draw win is legal this turn
 SC_TSUMO_EXP = 13
 SC_TSUMO_FLAGS = 14
@@ -381,7 +397,9 @@ SC_STREAK = 30  #: the dealer's streak k (J-2.4), set by the batch loop / Game.r
 SC_HARD_STAGE = 31  #: HARD_STAGE_* while sc[SC_PHASE] == PH_HARD
 SC_DECLARE_KINDS = 32  #: bit k: ``declare <k>`` is legal this turn (J-4.1)
 SC_N_WINS = 33  #: winners recorded in ``wins`` (0..MAX_WINNERS)
-N_SC = 34
+SC_TSUMO_PIAO = 34  #: 飘 links the self-draw win would count (the win kernel's answer)
+SC_TSUMO_KONG = 35  #: kong links the self-draw win would count
+N_SC = 36
 
 # ---------------------------------------------------------------------------
 # engine params: ep[EP_*] (rule-set facts and options that shape the turn)
@@ -607,7 +625,9 @@ def _seeded_wall(seed, st):
 
 @_inline_kernel
 def _win_eval(st, ep, rp, tabs, s, tile, self_draw, replacement):
-    """The rule set's win test for seat ``s`` on ``tile``: ``(legal, exponent, flags)``.
+    """The rule set's win test for seat ``s`` on ``tile``:
+    ``(legal, exponent, flags, piao_links, kong_links)``, the last two the
+    chain links the win would count (K-6.5; the record shows them, K-10).
 
     ``st.hands[s]`` must hold the concealed tiles *before* the winning tile.
     This is the one place where the engine calls the rule set's win kernel,
@@ -819,22 +839,28 @@ def _draw(st, ep, rp, tabs, s, replacement):
     st.sc[SC_TILE] = -1
     st.sc[SC_SRC] = -1
     joker = ep[EP_JOKER]
-    # K-2.5: 爆头 shape before the draw + a 财神 drawn -> must discard a 财神
-    force = 0
+    # K-2.5 (E3): 爆头 shape before the draw + a 财神 drawn -> no self-draw win
+    # until the seat has discarded a 财神 (kongs meanwhile do not lift it)
+    force = st.seat[s, SF_FORCE_PIAO]
     legal = False
     e = 0
     f = 0
+    lp = 0
+    lk = 0
     if st.seat[s, SF_TENPAI] != 0:  # only a ready hand can be 爆头 or win
-        if joker >= 0 and ep[EP_BAOTOU_FORCE] != 0 and t == joker:
+        if force == 0 and joker >= 0 and ep[EP_BAOTOU_FORCE] != 0 and t == joker:
             # K-2.5 (kaihua D3: 七子爆头 shape too)
             if _is_baotou_wait(st.hands[s], st.seat[s, SF_N_MELDS], tabs):
                 force = 1
-        legal, e, f = _win_eval(st, ep, rp, tabs, s, t, True, replacement)
+                st.seat[s, SF_FORCE_PIAO] = 1
+        if force == 0:
+            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, True, replacement)
     st.hands[s, t] += 1
-    st.sc[SC_FORCE_JOKER] = force
     st.sc[SC_CAN_TSUMO] = 1 if legal else 0
     st.sc[SC_TSUMO_EXP] = e
     st.sc[SC_TSUMO_FLAGS] = f
+    st.sc[SC_TSUMO_PIAO] = lp
+    st.sc[SC_TSUMO_KONG] = lk
 
 
 @_inline_kernel
@@ -866,7 +892,6 @@ def _begin_claimed_turn(st, s):
     st.sc[SC_DRAWN] = -1
     st.sc[SC_REPLACEMENT] = 0
     st.sc[SC_JUST_CLAIMED] = 1
-    st.sc[SC_FORCE_JOKER] = 0
     st.sc[SC_CAN_TSUMO] = 0
     st.sc[SC_TILE] = -1
     st.sc[SC_SRC] = -1
@@ -899,11 +924,13 @@ def _build_claims(st, ep, rp, tabs, src, k, rob):
                 and (not rob or ep[EP_ROB_KONG] != 0)
                 and not (ep[EP_PASSED_WIN] != 0 and st.seat[s, SF_PASSED_WIN] != 0)
             ):
-                legal, e, f = _win_eval(st, ep, rp, tabs, s, k, False, False)
+                legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, k, False, False)
                 if legal:
                     opts |= OPT_WIN
                     st.seat[s, SF_CLAIM_EXP] = e
                     st.seat[s, SF_CLAIM_FLAGS] = f
+                    st.seat[s, SF_CLAIM_PIAO] = lp
+                    st.seat[s, SF_CLAIM_KONG] = lk
             # K-9.2: no chow / pong / exposed kong inside a 飘财 circle
             # J-4.2: no pong / kong after a hard declaration
             if not rob and not any_circle and st.seat[s, SF_N_MELDS] < MAX_MELDS and st.seat[s, SF_DECL] != DECL_HARD:
@@ -1010,6 +1037,8 @@ def _claim_step(st, ep, rp, tabs, a):
         st.seat[s, SF_WON] = 1
         st.seat[s, SF_EXPONENT] = st.seat[s, SF_CLAIM_EXP]
         st.seat[s, SF_FLAGS] = st.seat[s, SF_CLAIM_FLAGS]
+        st.seat[s, SF_WIN_PIAO] = st.seat[s, SF_CLAIM_PIAO]
+        st.seat[s, SF_WIN_KONG] = st.seat[s, SF_CLAIM_KONG]
         st.sc[SC_N_RON] += 1
         st.sc[SC_Q_POS] = e
         if ep[EP_MULTI_RON] != 0 and e < st.sc[SC_Q_LEN] and st.queue[e, 1] == LV_WIN:
@@ -1137,6 +1166,7 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
     The 飘 circles open now are the failed 飘 of K-9.3 (a winner's own circle
     does not count).  On a discard / robbed-kong win the tile goes into the
     first winner's hand; a robbed added kong reverts to a pong (K-5.5).
+    The hand's end lifts every K-2.5 force (E3).
     """
     dealer = st.sc[SC_DEALER]
     start = discarder if win_type != WIN_SELF_DRAW else st.sc[SC_TO_ACT]
@@ -1162,6 +1192,7 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
             first = w
     for p in range(N_SEATS):
         st.seat[p, SF_SCORE] += st.tmp[p]
+        st.seat[p, SF_FORCE_PIAO] = 0  # E3: the force ends with the hand
     if win_type == WIN_DISCARD:
         st.dflags[discarder, st.seat[discarder, SF_N_DISCARDS] - 1] |= DF_CLAIMED
         st.hands[first, tile] += 1
@@ -1197,6 +1228,7 @@ def _discard(st, ep, rp, tabs, s, k):
         st.seat[s, SF_CHAIN_PIAO] += 1
         st.seat[s, SF_PIAO_OPEN] = 1
         st.seat[s, SF_PIAO_COUNT] += 1
+        st.seat[s, SF_FORCE_PIAO] = 0  # K-2.5 (E3): the 财神 discard lifts the force
     else:
         _chain_reset(st, s)  # K-6.5 a non-财神 discard ends the chain
     if k != st.sc[SC_DRAWN]:  # discarding the drawn tile leaves the hand whose readiness is cached
@@ -1204,7 +1236,6 @@ def _discard(st, ep, rp, tabs, s, k):
     st.seat[s, SF_SWAP_FORBID] = -1
     st.sc[SC_DRAWN] = -1
     st.sc[SC_JUST_CLAIMED] = 0
-    st.sc[SC_FORCE_JOKER] = 0
     st.sc[SC_CAN_TSUMO] = 0
     _build_claims(st, ep, rp, tabs, s, k, False)
     if (ep[EP_HARD] != 0 and s == st.sc[SC_DEALER] and nd == 0 and st.seat[s, SF_DECL] != DECL_HARD
@@ -1237,7 +1268,6 @@ def _kong_added(st, ep, rp, tabs, s, k):
     st.sc[SC_ROB_MELD] = m
     st.sc[SC_DRAWN] = -1
     st.sc[SC_CAN_TSUMO] = 0
-    st.sc[SC_FORCE_JOKER] = 0
     _build_claims(st, ep, rp, tabs, s, k, True)
     _open_claims(st, ep, rp, tabs, True)
 
@@ -1294,6 +1324,8 @@ def _step(st, ep, rp, tabs, a):
                 st.seat[s, SF_WON] = 1
                 st.seat[s, SF_EXPONENT] = st.sc[SC_TSUMO_EXP]
                 st.seat[s, SF_FLAGS] = st.sc[SC_TSUMO_FLAGS]
+                st.seat[s, SF_WIN_PIAO] = st.sc[SC_TSUMO_PIAO]
+                st.seat[s, SF_WIN_KONG] = st.sc[SC_TSUMO_KONG]
                 _finish_wins(st, ep, rp, WIN_SELF_DRAW, -1, st.sc[SC_DRAWN])
         elif ph == PH_HARD:
             _hard_step(st, ep, rp, tabs, s, a)
@@ -1311,13 +1343,13 @@ def _step(st, ep, rp, tabs, a):
 # ---------------------------------------------------------------------------
 @_inline_kernel
 def _forced_joker(st, ep, s):
-    """True if seat ``s`` must discard a joker this turn (K-2.4, K-2.5)."""
+    """True if seat ``s`` must discard a joker this turn (K-2.4; K-2.5, E3: ``SF_FORCE_PIAO``)."""
     joker = ep[EP_JOKER]
     if joker < 0 or st.hands[s, joker] == 0:
         return False
     if ep[EP_FORCE_JOKER_MIN] > 0 and st.hands[s, joker] >= ep[EP_FORCE_JOKER_MIN]:
         return True
-    return st.sc[SC_FORCE_JOKER] != 0
+    return st.seat[s, SF_FORCE_PIAO] != 0
 
 
 @njit(cache=True)
@@ -1456,6 +1488,8 @@ ERR_DECL = 13
 ERR_PASSED_WIN = 14
 ERR_HARD_AUTO = 15
 ERR_MISSING = 16
+ERR_FORCE = 17
+ERR_WIN_LINKS = 18
 ERR_MESSAGES = {
     ERR_TILES: "tiles not conserved: wall remainder + hands + melds + discards != 4 of every kind",
     ERR_HAND_RANGE: "a hand holds a kind more than 4 times",
@@ -1473,6 +1507,10 @@ ERR_MESSAGES = {
     ERR_PASSED_WIN: "a seat that passed a win is offered a win before its next draw (J-3.5)",
     ERR_HARD_AUTO: "a 硬子 seat is asked to discard although it cannot win (J-4.2: automatic discard)",
     ERR_MISSING: "a legal 架听 declaration or 硬子 offer is missing (J-4.1 / J-4.2)",
+    ERR_FORCE: "a K-2.5 forced 飘 (SF_FORCE_PIAO) is held by a seat that is not on its own turn, "
+    "holds no 财神, or plays a rule set without it (E3)",
+    ERR_WIN_LINKS: "a winner's counted chain links disagree with its chain, its flags or the win type "
+    "(K-6.5, K-9.4, K-10)",
 }
 
 
@@ -1535,6 +1573,8 @@ def _action_ok(st, ep, rp, tabs, a):
                 return False
             if joker >= 0 and a != joker and ep[EP_FORCE_JOKER_MIN] > 0 and h[joker] >= ep[EP_FORCE_JOKER_MIN]:
                 return False  # K-2.4
+            if a != joker and st.seat[s, SF_FORCE_PIAO] != 0:
+                return False  # K-2.5 (E3): only a 财神 until one is discarded
             return True
         if A_KONG_CONCEALED <= a < A_KONG_ADDED:
             k = a - A_KONG_CONCEALED
@@ -1549,10 +1589,10 @@ def _action_ok(st, ep, rp, tabs, a):
             return False
         if a == A_WIN:
             t = st.sc[SC_DRAWN]
-            if t < 0:
+            if t < 0 or st.seat[s, SF_FORCE_PIAO] != 0:  # K-2.5 (E3): no win before the 财神 discard
                 return False
             st.hands[s, t] -= 1
-            legal, e, f = _win_eval(st, ep, rp, tabs, s, t, True, st.sc[SC_REPLACEMENT] != 0)
+            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, True, st.sc[SC_REPLACEMENT] != 0)
             st.hands[s, t] += 1
             return legal
         return False
@@ -1564,11 +1604,11 @@ def _action_ok(st, ep, rp, tabs, a):
     if k == joker or s == src:
         return False
     if a == A_WIN:
-        if ep[EP_DISCARD_WIN] == 0:
+        if ep[EP_DISCARD_WIN] == 0 or st.seat[s, SF_FORCE_PIAO] != 0:  # K-7.1; K-2.5 (E3)
             return False
         if ep[EP_PASSED_WIN] != 0 and st.seat[s, SF_PASSED_WIN] != 0:
             return False  # J-3.5
-        legal, e, f = _win_eval(st, ep, rp, tabs, s, k, False, False)
+        legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, k, False, False)
         return legal
     if ph == PH_ROB or hard:  # J-4.2: no pong or kong after a hard declaration
         return False
@@ -1711,6 +1751,28 @@ def _check_state(st, ep, rp, tabs):
     err = _check_declarations(st, ep, tabs)
     if err != 0:
         return err
+    for s in range(N_SEATS):  # E3: the K-2.5 force sits only with the seat on its turn
+        fp = st.seat[s, SF_FORCE_PIAO]
+        if fp != 0:
+            if fp != 1 or ep[EP_BAOTOU_FORCE] == 0 or joker < 0 or st.hands[s, joker] == 0:
+                return ERR_FORCE
+            if not ((ph == PH_TURN or ph == PH_ROB) and s == st.sc[SC_TURN]):
+                return ERR_FORCE
+        # K-6.5 / D9: a win counts chain links only on a self-draw, at most the
+        # winner's own links, and its flags say so (K-9.4, K-10)
+        wp = st.seat[s, SF_WIN_PIAO]
+        wk = st.seat[s, SF_WIN_KONG]
+        if st.seat[s, SF_WON] == 0:
+            if wp != 0 or wk != 0:
+                return ERR_WIN_LINKS
+        else:
+            fl = st.seat[s, SF_FLAGS]
+            if wp < 0 or wk < 0 or wp > st.seat[s, SF_CHAIN_PIAO] or wk > st.seat[s, SF_CHAIN_KONG]:
+                return ERR_WIN_LINKS
+            if st.sc[SC_WIN_TYPE] != WIN_SELF_DRAW and wp + wk != 0:
+                return ERR_WIN_LINKS
+            if ((fl & _kaihua.FLAG_CHAIN) != 0) != (wp + wk > 0) or ((fl & _kaihua.FLAG_PIAO) != 0) != (wp > 0):
+                return ERR_WIN_LINKS
     if ph == PH_DONE:
         if to_act != -1:
             return ERR_TO_ACT
@@ -1858,9 +1920,11 @@ def _write_record(st, ep, hand, row):
     row[6] = st.sc[SC_DISCARDER]
     row[7] = st.sc[SC_EXPONENT] if w >= 0 else 0
     row[8] = st.sc[SC_FLAGS] if w >= 0 else 0
-    row[9] = st.seat[w, SF_CHAIN_LEN] if w >= 0 else 0
-    row[10] = st.seat[w, SF_CHAIN_PIAO] if w >= 0 else 0
-    row[11] = st.seat[w, SF_CHAIN_KONG] if w >= 0 else 0
+    # K-9.4 / K-10: the chain links counted in the winning exponent (the win
+    # kernel's answer), not the winner's live chain
+    row[9] = st.seat[w, SF_WIN_PIAO] + st.seat[w, SF_WIN_KONG] if w >= 0 else 0
+    row[10] = st.seat[w, SF_WIN_PIAO] if w >= 0 else 0
+    row[11] = st.seat[w, SF_WIN_KONG] if w >= 0 else 0
     joker = ep[EP_JOKER]
     for s in range(N_SEATS):
         row[12 + s] = st.seat[s, SF_SCORE]

@@ -12,6 +12,7 @@ import pytest
 from sim import engine as E
 from sim import selfplay as SP
 from sim.policies import policy_table
+from sim.rules.kaihua import FLAG_CHAIN, FLAG_PIAO
 from sim.tiles import MELD_KONG_CONCEALED, kind_name
 
 from scenario import random_batch
@@ -183,6 +184,15 @@ def test_check_state_detects_violations(engine_warm):
     corrupted(wrong_seat, "seat to act|wrong number")
     corrupted(joker_meld, "joker|meld|tiles")
     corrupted(stale_ready_flag, "ready flag")
+
+    def force_elsewhere(st):  # K-2.5 (E3): only the seat on its turn can be forced
+        st["seat"][(int(st["sc"][E.SC_TO_ACT]) + 1) % 4, E.SF_FORCE_PIAO] = 1
+
+    def links_without_a_win(st):  # K-9.4 / K-10: counted links belong to a win
+        st["seat"][2, E.SF_WIN_PIAO] = 1
+
+    corrupted(force_elsewhere, "K-2.5")
+    corrupted(links_without_a_win, "counted chain links")
     # a stale claim option: seat 2 is offered a pong it has passed (K-4.4)
     hands = ["123456789m1234p", "123456789p1234s", "11z123456789s23z", "556677z11223m35p"]
     g = E.Game().reset(wall=E.build_wall(hands, draws="1z"))
@@ -228,6 +238,12 @@ def test_100k_random_hands_checked_after_every_step(engine_warm):
     assert (caishen.sum(axis=1) + piao.sum(axis=1) <= 4).all()
     assert rec["chain_len"].max() >= 1
     assert (rec["chain_len"] == rec["chain_piao"] + rec["chain_kong"]).all()
+    # K-9.4 / K-10: the record shows the links the win counted: none on a
+    # discard win or a draw, and the flags agree (FLAG_CHAIN / FLAG_PIAO)
+    assert (rec["chain_len"][rec["win_type"] != 0] == 0).all()
+    assert ((rec["flags"] & FLAG_CHAIN != 0) == (rec["chain_len"] > 0)).all()
+    assert ((rec["flags"] & FLAG_PIAO != 0) == (rec["chain_piao"] > 0)).all()
+    assert (rec["exponent"] >= rec["chain_len"]).all()  # no cap by default: every counted link adds 1
     assert (rec["hand"] == np.arange(n)).all()
     assert (rec["match_hand"] == np.arange(n) % 16).all()
 
@@ -391,7 +407,8 @@ def test_observation_hides_concealed_kong_kind(engine_warm):
 @pytest.mark.parametrize(
     "options",
     [None, {"multiple_ron": True, "swap_call_max_chows": 0}, {"reserved_tiles": 0, "discard_win": False},
-     {"failed_piao_factor": 3, "two_caishen_min_exponent": 0}],
+     {"failed_piao_factor": 3, "two_caishen_min_exponent": 0},
+     {"piao_requires_baotou": True, "baotou_discard_win": "other_readings"}],
 )
 def test_engine_matches_python_reference(engine_warm, options):
     """At every step of many random hands the engine and the slow reference
@@ -427,9 +444,12 @@ def test_engine_matches_python_reference(engine_warm, options):
             assert list(g.state["hands"][s]) == ref.hands[s]
             n = len(ref.melds[s])
             assert [[int(t), int(k)] for t, k in zip(g.state["meld_type"][s][:n], g.state["meld_kind"][s][:n])] == ref.melds[s]
-        if ref.winners:
+        if ref.winners:  # K-9.4 / K-10: the links the win counted, restated by the reference
             w = ref.winners[0]
-            assert r["chain_piao"] == ref.chain[w].count("piao") and r["chain_kong"] == ref.chain[w].count("kong")
+            assert (r["chain_piao"], r["chain_kong"]) == ref.counted[w]
+            assert r["chain_len"] == sum(ref.counted[w])
+        else:
+            assert (r["chain_len"], r["chain_piao"], r["chain_kong"]) == (0, 0, 0)
         n_hands += 1
         ends.add(r["win_type"])
     assert n_hands == 200 and n_steps > 7000

@@ -39,6 +39,7 @@ def test_options_defaults_are_the_spec_defaults():
         "discard_win": True,
         "discard_win_payment": "all_three",
         "failed_piao_factor": 2,
+        "baotou_discard_win": "never",
     }
 
 
@@ -54,6 +55,7 @@ def test_options_params_layout():
         discard_win=False,
         discard_win_payment="own_share",
         failed_piao_factor=3,
+        baotou_discard_win="other_readings",
     )
     p = r.params()
     assert p.dtype == np.int64 and p.shape == (kaihua.N_PARAMS,)
@@ -67,7 +69,9 @@ def test_options_params_layout():
     assert p[kaihua.P_DISCARD_WIN] == 0
     assert p[kaihua.P_DISCARD_WIN_PAYMENT] == kaihua.PAYMENT_OWN_SHARE
     assert p[kaihua.P_FAILED_PIAO_FACTOR] == 3
+    assert p[kaihua.P_BAOTOU_DISCARD_WIN] == kaihua.BAOTOU_DISCARD_OTHER_READINGS
     d = KaihuaRules().params()
+    assert d[kaihua.P_BAOTOU_DISCARD_WIN] == kaihua.BAOTOU_DISCARD_NEVER
     assert d[kaihua.P_MAX_EXPONENT] == -1
     assert d[kaihua.P_DEALER_ROTATION] == kaihua.ROTATION_NEXT_AFTER_WIN
     assert d[kaihua.P_DISCARD_WIN_PAYMENT] == kaihua.PAYMENT_ALL_THREE
@@ -88,6 +92,8 @@ def test_options_params_layout():
         ({"dealer_rotation": "random"}, "dealer_rotation"),
         ({"discard_win_payment": "half"}, "discard_win_payment"),
         ({"discard_win": "maybe"}, "discard_win"),
+        ({"baotou_discard_win": "always"}, "baotou_discard_win"),
+        ({"baotou_discard_win": True}, "baotou_discard_win"),
         ({"dicard_win": "0"}, "dicard_win"),
     ],
 )
@@ -420,6 +426,37 @@ def test_K_7_1_discard_win():
         "scores"] == [0, 40, -8, -32]
 
 
+def test_K_7_1_baotou_discard_win_option():
+    """K-7.1 option baotou_discard_win: "never" (default) keeps a 爆头 / 七子爆头
+    shape off discard wins; "other_readings" allows the win, scored by the
+    best reading without the 爆头 bonus; every other gate stays."""
+    other = KaihuaRules(baotou_discard_win="other_readings")
+    # the issue's example: 123m456m 789p 234s + 5z, the 财神 pairs the discarded 2s
+    assert ev("123m456m789p234s5z", "2s", win_type="discard") == NOT_A_WIN
+    assert ev("123m456m789p234s5z", "2s", other, win_type="discard") == (True, 0, {"pinghu"})
+    assert kaihua.score(case("123m456m789p234s5z", "2s", win_type="discard", discarder=0), other)[
+        "scores"] == [-8, 8, 0, 0]
+    # K-7.2: a robbed kong likewise
+    assert ev("123m456m789p234s5z", "7z", win_type="robbed_kong") == NOT_A_WIN
+    assert ev("123m456m789p234s5z", "7z", other, win_type="robbed_kong") == (True, 0, {"pinghu"})
+    # 七子爆头 shape: a plain 七对子 (+1), no 七子爆头 bonus
+    assert ev("11m22m33p44p55s66s5z", "7z", win_type="discard") == NOT_A_WIN
+    assert ev("11m22m33p44p55s66s5z", "7z", other, win_type="discard") == (True, 1, {"qidui"})
+    # other bonuses stay: 清一色
+    assert ev("123m456m789m234m5z", "5m", other, win_type="discard") == (True, 1, {"qingyise"})
+    # the other gates stay: two 财神 (K-7.1), a discarded 财神 (K-2.2), discard_win off
+    assert ev("123m456m789p12s5z5z", "9m", other, win_type="discard") == NOT_A_WIN
+    assert ev("123m456m789p234s5z", "5z", other, win_type="discard") == NOT_A_WIN
+    both = KaihuaRules(baotou_discard_win="other_readings", discard_win=False)
+    assert ev("123m456m789p234s5z", "2s", both, win_type="discard") == NOT_A_WIN
+    # self-draws are unchanged: 爆头 still counts, and a drawn 财神 is still K-2.5
+    assert ev("123m456m789p234s5z", "7z", other) == (True, 1, {"baotou"})
+    assert ev("123m456m789p234s5z", "5z", other) == NOT_A_WIN
+    # chain links still count only on a self-draw
+    assert ev("123m456m789p234s5z", "2s", other, win_type="discard", chain=["piao"], circle=[1]) == (
+        True, 0, {"pinghu"})
+
+
 def test_K_8_1_to_K_8_3_through_score():
     assert kaihua.score(case("123m456m789p234s5s", "5s"))["scores"] == [-4, 8, -2, -2]  # K01
     assert kaihua.score(case("123m456m789p234s5s", "5s", winner=0))["scores"] == [12, -4, -4, -4]  # K02
@@ -535,8 +572,9 @@ def ref_qidui_baotou_shape(c13):
 
 
 def ref_evaluate(c13, win, melds, self_draw, chain_piao, chain_kong, rules):
-    """(legal, exponent, flag names) written from the spec's text (K-2, K-6, K-7)."""
-    no = (False, 0, set())
+    """(legal, exponent, flag names, (飘 links, kong links) counted) written from
+    the spec's text (K-2, K-6, K-7, K-9.4)."""
+    no = (False, 0, set(), (0, 0))
     c14 = c13.copy()
     c14[win] += 1
     n_j = int(c14[J])
@@ -546,8 +584,12 @@ def ref_evaluate(c13, win, melds, self_draw, chain_piao, chain_kong, rules):
         return no
     bao = ref_baotou_shape(c13)
     qbt = not melds and ref_qidui_baotou_shape(c13)
-    if (bao or qbt) and (not self_draw or win == J):  # K-7.1 (D6), K-2.5 (D3)
+    if (bao or qbt) and win == J:  # K-2.5 (D3)
         return no
+    if (bao or qbt) and not self_draw:  # K-7.1 (D6)
+        if rules.baotou_discard_win == "never":
+            return no
+        bao = qbt = False  # "other_readings": no 爆头 / 七子爆头 bonus
     suits = {k // 9 for k in NATURAL if c14[k]} | {kind // 9 for _, kind in melds}
     qys = len(suits) == 1 and 3 not in suits  # K-6.4
     kong = chain_kong if self_draw else 0
@@ -592,11 +634,11 @@ def ref_evaluate(c13, win, melds, self_draw, chain_piao, chain_kong, rules):
             names = {"pinghu"}
         key = (e, r.form == "standard")  # tie: the standard reading (D11)
         if best is None or key > best[0]:
-            best = (key, e, names)
+            best = (key, e, names, (p, kong))
     if best is None:
         return no
     e = best[1] if rules.max_exponent is None else min(best[1], rules.max_exponent)
-    return True, e, best[2]
+    return True, e, best[2], best[3]
 
 
 def _set_kinds(draw, n):
@@ -684,6 +726,7 @@ _eval_rules_st = st.builds(
     piao_requires_baotou=st.booleans(),
     max_exponent=st.none() | st.integers(0, 5),
     discard_win=st.booleans(),
+    baotou_discard_win=st.sampled_from(["never", "other_readings"]),
 )
 
 
@@ -693,10 +736,10 @@ def run_kernel(c13, win, melds, self_draw, chain_piao, chain_kong, rules, dtype=
     mk = np.zeros(4, np.int8)
     for i, (name, k) in enumerate(melds):
         mt[i], mk[i] = MELD_CODE[name], k
-    legal, e, flags = kaihua._evaluate_win(conc, win, mt, mk, len(melds), self_draw, False, chain_piao,
-                                           chain_kong, rules.params(), hand_tables())
+    legal, e, flags, lp, lk = kaihua._evaluate_win(conc, win, mt, mk, len(melds), self_draw, False, chain_piao,
+                                                   chain_kong, rules.params(), hand_tables())
     assert (conc == c13).all(), "concealed must be restored"
-    return bool(legal), int(e), set(kaihua.flag_names(flags))
+    return bool(legal), int(e), set(kaihua.flag_names(flags)), (int(lp), int(lk))
 
 
 @settings(max_examples=400, deadline=None)
@@ -711,14 +754,22 @@ def test_evaluate_win_reference_sees_wins():
     """The generator above is not vacuous: a fixed sample has wins of every kind."""
     from hypothesis import find
 
-    for cond in (
-        lambda h: ref_evaluate(*h, KaihuaRules())[2] == {"baotou"},
-        lambda h: "qidui" in ref_evaluate(*h, KaihuaRules())[2],
-        lambda h: "pinghu" in ref_evaluate(*h, KaihuaRules())[2] and h[2],
-        lambda h: not ref_evaluate(*h, KaihuaRules())[0],
+    d = KaihuaRules()
+    other = KaihuaRules(baotou_discard_win="other_readings")
+    pb = KaihuaRules(piao_requires_baotou=True)
+    for cond, rules in (
+        (lambda h: ref_evaluate(*h, d)[2] == {"baotou"}, d),
+        (lambda h: "qidui" in ref_evaluate(*h, d)[2], d),
+        (lambda h: "pinghu" in ref_evaluate(*h, d)[2] and h[2], d),
+        (lambda h: not ref_evaluate(*h, d)[0], d),
+        (lambda h: ref_evaluate(*h, d)[3][0] > 0 and ref_evaluate(*h, d)[3][1] > 0, d),  # counted links
+        (lambda h: h[4] > 0 and ref_evaluate(*h, pb)[0] and ref_evaluate(*h, pb)[3][0] == 0, pb),  # 飘 not counted
+        (lambda h: not h[3] and ref_evaluate(*h, other)[0] and not ref_evaluate(*h, d)[0], other),  # K-7.1 option
     ):
-        h = find(hands_st(), cond, settings=settings(max_examples=2000, database=None))
-        assert run_kernel(*h, KaihuaRules()) == ref_evaluate(*h, KaihuaRules())
+        h = find(hands_st(), cond, settings=settings(max_examples=4000, database=None))
+        assert run_kernel(*h, rules) == ref_evaluate(*h, rules)
+
+
 
 
 @settings(max_examples=200, deadline=None)

@@ -26,8 +26,8 @@ The rules in brief
   清一色 +1 (K-6.4); on a self-draw win + one per chain link (kong or 飘财,
   K-6.5).
 - K-7: a win on a discard (放冲) needs ``discard_win``, at most one 财神, and a
-  hand that is not 爆头 / 七子爆头 (K-7.1); robbing a kong is a discard-style
-  win (K-7.2).
+  hand that is not 爆头 / 七子爆头 (K-7.1; option ``baotou_discard_win``, D6);
+  robbing a kong is a discard-style win (K-7.2).
 - K-8: share ``base * 2**E`` with ``base`` 4 if loser or winner is the dealer,
   else 2 (K-8.1); self-draw: everybody pays their share (K-8.2); discard win
   and robbed kong: the discarder pays all three shares (K-8.3,
@@ -59,10 +59,15 @@ Decisions on ambiguous points (each is the default of this implementation)
 - D5 (K-6.4 清一色): every non-财神 tile of the 14, melds included, is of one
   suit; 财神 are allowed; honors break it.  It adds to any reading, seven
   pairs included (the seed's 清一色七对子).
-- D6 (K-7.1 literal): a hand whose 13 tiles before the win are in 爆头 shape
-  (K-6.2) or 七子爆头 shape (D2) cannot win on a discard or a robbed kong at
-  all, even where the 14 tiles could also be read as a plain 平胡 (the 财神
-  pairing the discard).
+- D6 (K-7.1, option ``baotou_discard_win``): by default (``"never"``) a hand
+  whose 13 tiles before the win are in 爆头 shape (K-6.2) or 七子爆头 shape
+  (D2) cannot win on a discard or a robbed kong at all, even where the 14
+  tiles could also be read as a plain 平胡 (the 财神 pairing the discard).
+  Under ``"other_readings"`` such a discard (or robbed-kong) win is allowed
+  and scored by its best reading without the 爆头 / 七子爆头 bonus
+  (``123m456m789p234s5z`` + a discarded ``2s`` is a 平胡, exponent 0; six
+  pairs + a lone 财神 + a discard is a 七对子, exponent 1); every other gate
+  stays (at most one 财神, K-2.2, K-2.4, K-2.6, ``discard_win``).
 - D7 (K-7.2): robbing a kong is a discard-style win, so every K-7.1
   condition applies to it, the ``discard_win`` switch included (the kernel
   sees only ``self_draw=False`` for both).  A 财神 can never be won on a
@@ -72,6 +77,10 @@ Decisions on ambiguous points (each is the default of this implementation)
 - D9 (K-6.5): chain links count only on a self-draw win (a replacement draw
   is a self-draw).  ``replacement_draw`` adds nothing by itself: the kong that
   caused it is the last chain link (杠上开花 = one kong link = x2).
+  :func:`_evaluate_win` returns the 飘 and kong links its chosen reading
+  counted (0 on a discard win; 飘 links 0 under ``piao_requires_baotou``
+  when that reading is not 爆头); the engine's record shows exactly these
+  (K-9.4, K-10), never the links that merely existed.
 - D10 (K-2.6): the gate compares the uncapped hand-type exponent (爆头, the
   七对 family with its 去不去 floor, kong links) with
   ``two_caishen_min_exponent``; the reading is then chosen among legal ones.
@@ -124,7 +133,9 @@ P_DISCARD_WIN = 7
 P_DISCARD_WIN_PAYMENT = 8
 #: K-9.3 a failed 飘 player's self-draw share counts this many times in total
 P_FAILED_PIAO_FACTOR = 9
-N_PARAMS = 10
+#: K-7.1 a discard win on a 爆头-shaped hand, one of BAOTOU_DISCARD_*
+P_BAOTOU_DISCARD_WIN = 10
+N_PARAMS = 11
 
 #: K-3.3 codes for ``dealer_rotation``
 ROTATION_NEXT_AFTER_WIN = 0
@@ -134,6 +145,10 @@ ROTATION_CODES = {"next_after_win": ROTATION_NEXT_AFTER_WIN, "winner_stays": ROT
 PAYMENT_ALL_THREE = 0
 PAYMENT_OWN_SHARE = 1
 PAYMENT_CODES = {"all_three": PAYMENT_ALL_THREE, "own_share": PAYMENT_OWN_SHARE}
+#: K-7.1 codes for ``baotou_discard_win``
+BAOTOU_DISCARD_NEVER = 0
+BAOTOU_DISCARD_OTHER_READINGS = 1
+BAOTOU_DISCARD_CODES = {"never": BAOTOU_DISCARD_NEVER, "other_readings": BAOTOU_DISCARD_OTHER_READINGS}
 
 # win types (the engine's records and _payments use these codes)
 WIN_SELF_DRAW = 0
@@ -194,6 +209,10 @@ class KaihuaRules(Options):
       the three shares) or ``"own_share"`` (only their own share).
     - ``failed_piao_factor`` (K-9.3): a failed 飘 player's self-draw share
       counts this many times in total (1 disables).  Range 1..16.
+    - ``baotou_discard_win`` (K-7.1, D6): ``"never"`` (a hand whose 13
+      tiles are in 爆头 / 七子爆头 shape never wins on a discard or a robbed
+      kong) or ``"other_readings"`` (it may, scored by its best reading
+      without the 爆头 / 七子爆头 bonus; every other gate stays).
 
     Raises ``ValueError`` naming a bad option or value.
     """
@@ -208,6 +227,7 @@ class KaihuaRules(Options):
     discard_win: bool = True
     discard_win_payment: Literal["all_three", "own_share"] = "all_three"
     failed_piao_factor: int = 2
+    baotou_discard_win: Literal["never", "other_readings"] = "never"
 
     def _check(self) -> None:
         def in_range(name: str, lo: int, hi: int | None) -> None:
@@ -226,8 +246,8 @@ class KaihuaRules(Options):
     def params(self) -> np.ndarray:
         """The options packed for the kernels: ``int64[N_PARAMS]``, indexed by ``P_*``.
 
-        Booleans are 0/1, Literal choices their ``ROTATION_*`` / ``PAYMENT_*``
-        codes, ``max_exponent=None`` is -1.
+        Booleans are 0/1, Literal choices their ``ROTATION_*`` / ``PAYMENT_*`` /
+        ``BAOTOU_DISCARD_*`` codes, ``max_exponent=None`` is -1.
         """
         p = np.zeros(N_PARAMS, dtype=np.int64)
         p[P_TWO_CAISHEN_MIN_EXPONENT] = self.two_caishen_min_exponent
@@ -240,6 +260,7 @@ class KaihuaRules(Options):
         p[P_DISCARD_WIN] = int(self.discard_win)
         p[P_DISCARD_WIN_PAYMENT] = PAYMENT_CODES[self.discard_win_payment]
         p[P_FAILED_PIAO_FACTOR] = self.failed_piao_factor
+        p[P_BAOTOU_DISCARD_WIN] = BAOTOU_DISCARD_CODES[self.baotou_discard_win]
         return p
 
 
@@ -334,8 +355,10 @@ def _is_baotou_wait(counts13, n_melds, tabs):
     """爆头 (K-6.2) or 七子爆头 (K-6.3, D2) shape of the concealed tiles before a draw.
 
     Such a hand cannot win on a drawn 财神 and must discard one (K-2.5, D3),
-    and cannot win on a discard (K-7.1, D6).  ``counts13`` is modified
-    temporarily and restored.  The engine uses this for the forced 飘 of K-2.5.
+    and cannot win on a discard (K-7.1, D6; unless ``baotou_discard_win``
+    is ``"other_readings"``).  ``counts13`` is modified temporarily and
+    restored.  The engine uses this to set a seat's forced 飘 of K-2.5,
+    which lasts until that seat discards a 财神.
     """
     if _is_baotou(counts13, CAISHEN, tabs):
         return True
@@ -359,30 +382,42 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
     links (K-6.5); ``params``: ``KaihuaRules.params()``; ``tabs``:
     ``sim.tables.hand_tables()``.
 
-    Returns ``(legal: bool, exponent: int64, flags: int64)`` (``FLAG_*``
-    bits of the counted reading; exponent and flags are 0 when not legal).
-    Applies K-2.2, K-2.4, K-2.5 (also for 七子爆头, D3), K-2.6 (D10), K-6.1 ..
-    K-6.6, K-7.1/K-7.2 (D6, D7) and ``max_exponent``; among the legal
-    readings (standard / seven pairs) the largest exponent counts (D11).
+    Returns ``(legal: bool, exponent: int64, flags: int64, piao_links:
+    int64, kong_links: int64)``: ``FLAG_*`` bits of the counted reading, and
+    the 飘 and kong chain links that reading counted in its (uncapped)
+    exponent (K-6.5, D8, D9: 0 on a discard win, 飘 links 0 under
+    ``piao_requires_baotou`` when the reading is not 爆头); all 0 when not
+    legal.  Applies K-2.2, K-2.4, K-2.5 (also for 七子爆头, D3), K-2.6
+    (D10), K-6.1 .. K-6.6, K-7.1/K-7.2 (D6, D7, ``baotou_discard_win``) and
+    ``max_exponent``; among the legal readings (standard / seven pairs) the
+    largest exponent counts (D11).  The persistent K-2.5 force of a seat
+    that drew a 财神 and has not discarded one yet (its later replacement
+    draws) is the engine's state, not a fact of these tiles: the engine does
+    not ask this kernel while it holds (``sim.engine``, E3).
     """
     zero = np.int64(0)
     j13 = np.int64(concealed[CAISHEN])
     jokers = j13 + (1 if win_tile == CAISHEN else 0)
     if jokers >= 3:  # K-2.4: three or four 财神 never win (forced 飘财)
-        return False, zero, zero
+        return False, zero, zero, zero, zero
     if not self_draw:
         # K-2.2: a discarded 财神 is never claimed; K-7.1/K-7.2: the discard_win
         # switch, and at most one 财神 in hand
         if win_tile == CAISHEN or params[P_DISCARD_WIN] == 0 or jokers > 1:
-            return False, zero, zero
+            return False, zero, zero, zero, zero
     # shapes of the 13 tiles before the win
     baotou = _is_baotou(concealed, CAISHEN, tabs)  # K-6.2
     qidui_baotou = n_melds == 0 and _is_qidui_baotou(concealed)  # K-6.3, D2
     if baotou or qidui_baotou:
-        if not self_draw:  # K-7.1 (D6): 爆头 / 七子爆头 are self-draw only
-            return False, zero, zero
         if win_tile == CAISHEN:  # K-2.5 (D3): must discard a 财神 instead
-            return False, zero, zero
+            return False, zero, zero, zero, zero
+        if not self_draw:
+            # K-7.1 (D6): 爆头 / 七子爆头 are self-draw only; under
+            # "other_readings" the discard win counts without their bonus
+            if params[P_BAOTOU_DISCARD_WIN] != BAOTOU_DISCARD_OTHER_READINGS:
+                return False, zero, zero, zero, zero
+            baotou = False
+            qidui_baotou = False
     has_four = False
     for k in range(34):
         if k != CAISHEN and concealed[k] == 4:
@@ -408,6 +443,8 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
 
     best = np.int64(-1)
     best_flags = zero
+    best_piao = zero
+    best_kong = zero
     if standard:  # K-6.1 平胡, K-6.2 爆头
         hand = np.int64(1) if baotou else zero
         if not (jokers == 2 and hand + kong_links < min_two):  # K-2.6
@@ -426,6 +463,8 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
                 flags = np.int64(FLAG_PINGHU)
             best = e
             best_flags = flags
+            best_piao = piao
+            best_kong = kong_links
     if seven_pairs:  # K-6.3 七对子 family
         hand = np.int64(1 + haohua)
         flags = np.int64(FLAG_QIDUI)
@@ -453,12 +492,14 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
             if e > best:  # D11: a tie keeps the standard reading
                 best = e
                 best_flags = flags
+                best_piao = piao
+                best_kong = kong_links
     if best < 0:
-        return False, zero, zero
+        return False, zero, zero, zero, zero
     cap = params[P_MAX_EXPONENT]  # K-6.6
     if cap >= 0 and best > cap:
         best = cap
-    return True, best, best_flags
+    return True, best, best_flags, best_piao, best_kong
 
 
 # ---------------------------------------------------------------------------
@@ -625,7 +666,7 @@ def score(case: dict, rules: KaihuaRules | None = None) -> dict:
         raise ValueError(f"rules must be a KaihuaRules, got {type(rules).__name__}")
     c = _parse_case(case)
     params = rules.params()
-    legal, exponent, flags = _evaluate_win(
+    legal, exponent, flags, _, _ = _evaluate_win(
         c["concealed"], c["win_tile"], c["meld_types"], c["meld_kinds"], c["n_melds"],
         c["win_type"] == WIN_SELF_DRAW, c["replacement_draw"], c["chain_piao"], c["chain_kong"],
         params, hand_tables(),
