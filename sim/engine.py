@@ -511,14 +511,41 @@ STATE_DTYPE = np.dtype(
 SCRATCH_FIELDS = ("circle", "mask", "legal", "tmp", "counts", "work", "rng")
 
 
+def _show(value, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters (error messages never echo huge input)."""
+    r = repr(value)
+    return r if len(r) <= limit else f"{r[:limit]}... ({len(r)} characters)"
+
+
+def _check_int(name: str, value, lo: int, hi: int) -> int:
+    """``value`` as a Python int in ``lo .. hi``, else ``ValueError`` naming ``name`` and the value.
+
+    Accepts ``int`` and numpy integers.  Rejects bools (``True`` / ``np.True_``
+    are not 1 here: ``Game.step(True)`` is a mistake, not action 1), floats,
+    strings and anything else.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be an integer in {lo}..{hi}, got the bool {value!r}")
+    if not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {_show(value)}")
+    v = int(value)
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} {v} is outside {lo}..{hi}")
+    return v
+
+
+#: bounds of Game.reset's counters: the record columns that hold them (int32, int16)
+MAX_MATCH_HAND = 2**31 - 1
+MAX_STREAK = 2**15 - 1
+
+
 def new_state(batch: int = 1) -> np.ndarray:
     """Zeroed states: a structured array ``STATE_DTYPE[batch]``; ``states[i]`` is one game.
 
     A single game is ``new_state()[0]`` (a record view; kernels modify it in place).
+    Raises ``ValueError`` unless ``batch`` is an integer >= 1 (not a bool).
     """
-    if int(batch) != batch or batch < 1:
-        raise ValueError(f"batch must be a positive integer, got {batch!r}")
-    return np.zeros(int(batch), STATE_DTYPE)
+    return np.zeros(_check_int("batch", batch, 1, 2**31 - 1), STATE_DTYPE)
 
 
 # ---------------------------------------------------------------------------
@@ -2012,7 +2039,8 @@ _KIND_ACTION_PREFIXES = (
 def action_name(action: int) -> str:
     """Readable name of an action index: ``'discard 3m'``, ``'kong_added 7z'``, ``'pong'``, ``'pass'``.
 
-    Raises ``ValueError`` for an index outside ``0 .. N_ACTIONS - 1``.
+    Raises ``ValueError`` for an index outside ``0 .. N_ACTIONS - 1`` or one
+    that is not an integer (a bool included).
     """
     a = _check_action_index(action)
     for base, prefix in _KIND_ACTION_PREFIXES:
@@ -2040,13 +2068,8 @@ def parse_action(name: str) -> int:
 
 
 def _check_action_index(action) -> int:
-    try:
-        a = int(action)
-    except (TypeError, ValueError):
-        raise ValueError(f"action must be an integer index, got {action!r}") from None
-    if a != action or not 0 <= a < N_ACTIONS:
-        raise ValueError(f"action {action!r} is outside 0..{N_ACTIONS - 1}")
-    return a
+    """An action index ``0 .. N_ACTIONS - 1`` (int or numpy integer; a bool is not an action)."""
+    return _check_int("action", action, 0, N_ACTIONS - 1)
 
 
 def _check_wall(wall) -> np.ndarray:
@@ -2071,13 +2094,12 @@ def build_wall(hands, draws: str = "", replacements: str = "", dealer: int = 0) 
     the normal draws in order, starting with the dealer's 14th tile (K-3.1).
     ``replacements``: the kong replacement draws in order (from the tail,
     K-5.4).  The other tiles fill the middle of the wall in kind order.
-    Returns ``uint8[136]``; raises ``ValueError`` if a hand is not 13 tiles
-    or a kind is used more than 4 times.
+    Returns ``uint8[136]``; raises ``ValueError`` if a hand is not 13 tiles,
+    a kind is used more than 4 times, or ``dealer`` is not a seat 0..3.
     """
     if len(hands) != N_SEATS:
         raise ValueError(f"hands must give 4 seats' tiles, got {len(hands)}")
-    if dealer not in range(N_SEATS):
-        raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+    dealer = _check_int("dealer", dealer, 0, N_SEATS - 1)
     wall = np.full(N_TILES, 255, np.int64)
     for i in range(N_SEATS):
         kinds = _tiles.parse_kinds(hands[(dealer + i) % N_SEATS])
@@ -2131,13 +2153,15 @@ class Game:
         seeded by it: the same wall as the first Kaihua hand of ``sim.selfplay.play_batch(seed=...)``)
         or None (fresh entropy).  ``wall``: a fixed wall instead (136 kinds or
         an mpsz string, e.g. from :func:`build_wall`).  ``dealer``: seat 0..3.
-        ``streak``: the dealer's streak ``k`` (J-2.4; Jiating's payments use it).
-        Raises ``ValueError`` for a bad seed, dealer, streak or wall.
+        ``streak``: the dealer's streak ``k`` (J-2.4; Jiating's payments use it),
+        ``0 .. MAX_STREAK`` (32767, the record's int16 column).
+        ``match_hand``: the hand's index in its match, ``0 .. MAX_MATCH_HAND``.
+        Raises ``ValueError`` for a bad seed, dealer, match_hand, streak or
+        wall (the integers must be ints or numpy integers, never bools).
         """
-        if dealer not in range(N_SEATS) or isinstance(dealer, bool):
-            raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
-        if isinstance(streak, bool) or not isinstance(streak, (int, np.integer)) or streak < 0:
-            raise ValueError(f"streak must be an integer >= 0, got {streak!r}")
+        dealer = _check_int("dealer", dealer, 0, N_SEATS - 1)
+        match_hand = _check_int("match_hand", match_hand, 0, MAX_MATCH_HAND)
+        streak = _check_int("streak", streak, 0, MAX_STREAK)
         if wall is not None:
             w = _check_wall(wall)
             self.state["wall"][:] = w
@@ -2167,9 +2191,7 @@ class Game:
 
     @staticmethod
     def _check_seed(seed) -> int:
-        if isinstance(seed, bool) or int(seed) != seed or not 0 <= int(seed) < 2**32:
-            raise ValueError(f"seed must be an integer in 0..2**32-1, got {seed!r}")
-        return int(seed)
+        return _check_int("seed", seed, 0, 2**32 - 1)
 
     def _need_started(self):
         if not self._started:
@@ -2212,7 +2234,9 @@ class Game:
     def step(self, action) -> "Game":
         """Apply ``action`` (an index or a name such as ``'discard 3m'``) of :attr:`current_player`.
 
-        Raises ``ValueError`` naming the action if it is illegal now or the hand is over.
+        Raises ``ValueError`` naming the action if it is illegal now, the hand
+        is over, or it is neither a name nor an integer index (a bool is not
+        an action: ``step(True)`` raises).
         """
         self._need_started()
         a = parse_action(action) if isinstance(action, str) else _check_action_index(action)
@@ -2269,11 +2293,10 @@ class Game:
         架听 and 硬子 are announced, J-4), ``passed_win`` (own, J-3.5),
         ``scores: int64[4]``, ``legal_mask:
         bool[N_ACTIONS]`` (all False unless ``seat`` is to act).
-        Raises ``ValueError`` for a seat outside 0..3.
+        Raises ``ValueError`` for a seat that is not an integer 0..3 (a bool included).
         """
         self._need_started()
-        if isinstance(seat, bool) or seat not in range(N_SEATS):
-            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        seat = _check_int("seat", seat, 0, N_SEATS - 1)
         st = self.state
         sc = st["sc"]
         sf = st["seat"]

@@ -105,6 +105,46 @@ def test_reset_validates(kwargs):
         E.Game().reset(**kwargs)
 
 
+@pytest.mark.parametrize("flag", [True, False, np.True_, np.False_])
+def test_bools_are_not_integers_anywhere_in_the_engine_api(engine_warm, flag):
+    """Issue 9: ``Game.step(True)`` played action 1.  A bool (Python or numpy) is
+    no action, seat, dealer, seed, match_hand, streak or batch size: every
+    public engine API taking an int raises a ValueError naming the value."""
+    g = E.Game().reset(seed=3)
+    before = g.state["sc"].copy()
+    for call in (
+        lambda: g.step(flag),
+        lambda: E.action_name(flag),
+        lambda: E._check_action_index(flag),
+        lambda: g.observation(flag),
+        lambda: E.Game().reset(seed=flag),
+        lambda: E.Game().reset(seed=1, dealer=flag),
+        lambda: E.Game().reset(seed=1, match_hand=flag),
+        lambda: E.Game().reset(seed=1, streak=flag),
+        lambda: E.build_wall(["123456789m1234p", "123456789p1234s", "123456789s1234z", "556677z11223m35p"],
+                             dealer=flag),
+        lambda: E.new_state(flag),
+    ):
+        with pytest.raises(ValueError, match=str(bool(flag))):
+            call()
+    assert np.array_equal(g.state["sc"], before)  # nothing was played
+
+
+def test_engine_integers_accept_numpy_and_reject_floats_and_overflow(engine_warm):
+    """numpy integers are integers (bots and envs pass them); floats, strings and
+    values beyond the record's columns are not (a ValueError, never an OverflowError)."""
+    g = E.Game().reset(seed=np.int64(3), dealer=np.int8(1), match_hand=np.uint16(2), streak=np.int32(1))
+    assert (g.current_player, g.result) == (1, None)
+    g.step(np.int16(g.legal_actions()[0]))
+    assert g.observation(np.uint8(2))["seat"] == 2
+    for kwargs in ({"seed": 3.0}, {"dealer": 1.0}, {"match_hand": -1}, {"match_hand": 2**31},
+                   {"streak": 2**15}, {"streak": 2**64}, {"streak": "1"}, {"seed": 2**64}):
+        with pytest.raises(ValueError, match=next(iter(kwargs))):
+            E.Game().reset(**{"seed": 1, **kwargs})
+    with pytest.raises(ValueError, match="action"):
+        g.step(1.0)
+
+
 def test_unknown_rules_and_options_raise():
     with pytest.raises(ValueError, match="unknown rule set"):
         E.Game("riichi")
