@@ -7,6 +7,10 @@ references on many random inputs (hypothesis).
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,6 +24,28 @@ from sim.rules.kaihua import (
     WIN_SELF_DRAW,
     _payments,
 )
+
+#: the shared scoring vectors: ``$CAISHEN_SHARED/vectors`` or ``../shared/vectors`` next to the repo
+SHARED = Path(os.environ.get("CAISHEN_SHARED", Path(__file__).parents[2] / "shared"))
+KAIHUA_VECTORS = SHARED / "vectors" / "kaihua.jsonl"
+
+
+def _kaihua_vectors() -> list[dict]:
+    if not KAIHUA_VECTORS.is_file():
+        return []
+    return [json.loads(x) for x in KAIHUA_VECTORS.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+@pytest.mark.skipif(not KAIHUA_VECTORS.is_file(), reason=f"scoring vectors not found at {KAIHUA_VECTORS}")
+@pytest.mark.parametrize("vec", _kaihua_vectors(), ids=lambda v: v["id"])
+def test_vectors_kaihua(vec):
+    """Every shared Kaihua vector is accepted (none is an impossible case) and scores as expected."""
+    got = kaihua.score(vec)
+    for k in ("win", "exponent", "scores"):  # flags are informative (vectors README)
+        if k not in vec["expect"]:
+            continue
+        assert got[k] == vec["expect"][k], f"{vec['id']}: {k} {got[k]!r} != expected {vec['expect'][k]!r}"
+
 
 # ---------------------------------------------------------------------------
 # options
@@ -374,15 +400,15 @@ def test_K_6_5_chain():
     kong = [("kong_concealed", "9999p")]
     assert ev("123m456m11z78s", "9s", melds=kong, chain=["kong"], replacement=True) == (True, 1, {"chain"})  # K12
     assert ev("123m456m789p234s5s", "5s", chain=["piao"]) == (True, 1, {"chain", "piao"})  # K14
-    # links stack: 飘 + two kongs = x8 (三连)
+    # links stack: 飘 + two kongs = x8 (三连); the exposed kong is the chain's first link (K-9.2)
     kongs = [("kong_concealed", "9999p"), ("kong_exposed", "4444z")]
-    assert ev("123m11z78s", "9s", melds=kongs, chain=["piao", "kong", "kong"], replacement=True)[:2] == (True, 3)
+    assert ev("123m11z78s", "9s", melds=kongs, chain=["kong", "piao", "kong"], replacement=True)[:2] == (True, 3)
     # 杠爆 (爆头 on a replacement draw) x4, 飘杠 (飘 + kong + 爆头) x8
     assert ev("123m456m789s5z", "3p", melds=kong, chain=["kong"], replacement=True)[:2] == (True, 2)
     assert ev("123m456m789s5z", "3p", melds=kong, chain=["piao", "kong"], replacement=True) == (
         True, 3, {"baotou", "chain", "piao"})
-    # negative: links do not count on a discard win
-    assert ev("123m456m789p234s5s", "5s", chain=["piao"], win_type="discard") == (True, 0, {"pinghu"})
+    # negative: links do not count on a discard win (the winner's own circle is open then, K-9.2)
+    assert ev("123m456m789p234s5s", "5s", chain=["piao"], circle=[1], win_type="discard") == (True, 0, {"pinghu"})
     # option piao_requires_baotou: 飘 links count only on a 爆头 win (D8: 七子爆头 too)
     pb = KaihuaRules(piao_requires_baotou=True)
     assert ev("123m456m789p234s5s", "5s", pb, chain=["piao"]) == (True, 0, {"pinghu"})
@@ -470,7 +496,9 @@ def test_K_8_1_to_K_8_3_through_score():
 
 def test_K_9_3_failed_piao_through_score():
     assert kaihua.score(case("123m456m789p234s5s", "5s", circle=[3]))["scores"] == [-4, 10, -2, -4]  # K18
-    assert kaihua.score(case("123m456m789p234s5s", "5s", circle=[1]))["scores"] == [-4, 8, -2, -2]
+    # E9: the winner's own open circle does not count (a discard win right after its 飘)
+    assert kaihua.score(case("123m456m789p234s5s", "5s", win_type="discard", discarder=2, chain=["piao"],
+                             circle=[1]))["scores"] == [0, 8, -8, 0]
     assert kaihua.score(case("123m456m789p234s5s", "5s", circle=[3]), KaihuaRules(failed_piao_factor=1))[
         "scores"] == [-4, 8, -2, -2]
     # no win, nothing to pay
@@ -526,6 +554,145 @@ def test_score_rejects_missing_key():
     del c["chain"]
     with pytest.raises(ValueError, match="chain"):
         kaihua.score(c)
+
+
+_LONG = "1m" * 2_500_000  # a 5 MB tile string
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("rules", ["kaihua"]), ("rules", None), ("rules", 1),
+        ("id", 5), ("id", ["t"]),
+        ("dealer", [0]), ("dealer", True), ("dealer", 0.0), ("winner", {"seat": 1}), ("winner", None),
+        ("win_type", ["self_draw"]), ("win_type", {"self_draw": 1}), ("win_type", 0), ("win_type", None),
+        ("discarder", [2]),
+        ("concealed", ["123m456m789p234s5s"]), ("concealed", 123), ("concealed", None), ("concealed", _LONG),
+        ("melds", {}), ("melds", "pong 111z"), ("melds", [["pong", "111z"]]),
+        ("melds", [{"type": ["pong"], "tiles": "111z"}]), ("melds", [{"type": {"pong": 1}, "tiles": "111z"}]),
+        ("melds", [{"type": "pong", "tiles": ["1z", "1z", "1z"]}]), ("melds", [{"type": "pong", "tiles": 111}]),
+        ("melds", [{"type": "pong", "tiles": _LONG}]),
+        ("win_tile", ["5s"]), ("win_tile", 5), ("win_tile", None), ("win_tile", _LONG),
+        ("replacement_draw", "false"), ("replacement_draw", 0), ("replacement_draw", None),
+        ("chain", "kong"), ("chain", [["piao"]]), ("chain", [1]), ("chain", {"piao": 1}), ("chain", None),
+        ("piao_circle", 3), ("piao_circle", [[3]]), ("piao_circle", ["3"]), ("piao_circle", [True]),
+        ("piao_circle", None),
+    ],
+)
+def test_score_rejects_wrong_json_types_naming_the_key(key, value):
+    """Issue 9: a list where ``rules``, ``win_type`` or a meld ``type`` belongs gave
+    "unhashable type: 'list'".  Every key's wrong JSON type is a ValueError
+    naming the key, and a huge value is not echoed back whole."""
+    c = case("123m456m789p234s5s", "5s", win_type="discard" if key == "discarder" else "self_draw")
+    c[key] = value
+    with pytest.raises(ValueError) as e:
+        kaihua.score(c)
+    msg = str(e.value)
+    want = "melds[0]" if key == "melds" and isinstance(value, list) and isinstance(value[0], dict) else key
+    assert want in msg
+    assert len(msg) < 500
+
+
+# the cases play cannot produce (kaihua.IMPOSSIBLE_CASES), each with the contradiction it must name
+_KONG = [("kong_concealed", "9999p")]
+_EXPOSED = [("kong_exposed", "9999p")]
+IMPOSSIBLE = {
+    "chain ends in a kong, no replacement draw (K-5.4, K-6.5)": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["kong"]),
+        "replacement_draw is false"),
+    "kong link last on a discard win": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["kong"], win_type="discard"),
+        "ends in a kong link on a discard"),
+    "kong link last on a robbed kong": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["piao", "kong"],
+             win_type="robbed_kong"),
+        "ends in a kong link on a robbed_kong"),
+    "replacement draw on a discard win": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["kong"], win_type="discard",
+             replacement=True),
+        "replacement_draw true"),
+    "the discarder in piao_circle (K-9.2)": (
+        dict(win_type="discard", discarder=2, circle=[2]), "discarder 2"),
+    "the robbed seat in piao_circle (K-9.2)": (
+        dict(concealed="123m456m789p23s55s", win_tile="4s", win_type="robbed_kong", discarder=3, circle=[3]),
+        "robbed seat 3"),
+    "the self-drawing winner in piao_circle (K-9.2, E9)": (dict(circle=[1]), "self-drawing winner 1"),
+    "the winner's circle open without its 飘 link": (
+        dict(win_type="discard", circle=[1]), "does not end in 'piao'"),
+    "a 飘 link last on a discard win without the winner's open circle": (
+        dict(win_type="discard", chain=["piao"]), "does not list the winner"),
+    "two exposed-kong links (K-9.2)": (
+        dict(concealed="123m11z78s", win_tile="9s", melds=_EXPOSED + [("kong_exposed", "4444z")],
+             chain=["kong", "kong"], replacement=True),
+        "exposed kong can only be a chain's first link"),
+    "an exposed-kong link after a 飘 link (K-9.2)": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_EXPOSED, chain=["piao", "kong"], replacement=True),
+        "exposed kong can only be a chain's first link"),
+    "an open circle right after an exposed kong's claim (K-9.2)": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_EXPOSED, chain=["kong"], replacement=True,
+             circle=[2]),
+        "nobody else has discarded"),
+    "five 财神: two held, two 飘 links, two other circles (K-2.1)": (
+        dict(concealed="123m456m789p12s5z5z", win_tile="9m", chain=["piao", "piao"], circle=[2, 3]),
+        "exceed the four"),
+    "robbing a 5z kong (K-2.3)": (
+        dict(concealed="123m456m789p23s55s", win_tile="5z", win_type="robbed_kong"), "no 5z pong"),
+    "robbing a kind the winner holds (K-5.5)": (
+        dict(concealed="123m456m789p34s55s", win_tile="5s", win_type="robbed_kong"), "robbed pong"),
+}
+
+
+@pytest.mark.parametrize("name", list(IMPOSSIBLE))
+def test_K_2_to_K_9_impossible_cases_are_rejected_naming_the_contradiction(name):
+    """Issue 9: cases play cannot produce are rejected with a message naming the
+    contradiction (each line of kaihua.IMPOSSIBLE_CASES has a case here)."""
+    kw, match = IMPOSSIBLE[name]
+    kw = dict(kw)
+    c = case(kw.pop("concealed", "123m456m789p234s5s"), kw.pop("win_tile", "5s"), **kw)
+    with pytest.raises(ValueError, match=match):
+        kaihua.score(c)
+
+
+def test_every_impossible_kind_has_a_rejection_test():
+    assert len(kaihua.IMPOSSIBLE_CASES) == 10
+    assert len(IMPOSSIBLE) >= len(kaihua.IMPOSSIBLE_CASES)
+
+
+POSSIBLE = {
+    # E9 / K-9.2: the winner threw a 财神 and wins on the next discard inside its own open circle
+    # (the issue lists this as impossible; it is not: K-9.2 bans claims, not wins)
+    "winner in its own circle on a discard win": (
+        dict(win_type="discard", discarder=2, chain=["piao"], circle=[1]), [0, 8, -8, 0]),
+    "winner in its own circle on a robbed kong": (
+        dict(concealed="123m456m789p23s55s", win_tile="4s", win_type="robbed_kong", discarder=3, chain=["piao"],
+             circle=[1, 2]), [0, 10, -2, -8]),
+    "a kong, then a 飘, then a discard win": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["kong", "piao"], win_type="discard",
+             circle=[1]), [0, 8, -8, 0]),
+    "exposed kong first, then 飘 and a concealed kong, on the replacement": (
+        dict(concealed="123m11z78s", win_tile="9s", melds=_EXPOSED + [("kong_concealed", "4444z")],
+             chain=["kong", "piao", "kong"], replacement=True, circle=[0, 3]), [-64, 112, -16, -32]),
+    "exposed kong then a 飘, self-draw later, other circles open": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_EXPOSED, chain=["kong", "piao"], circle=[2]),
+        [-16, 40, -16, -8]),
+    "concealed kong's replacement with other circles open": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["kong"], replacement=True,
+             circle=[2, 3]), [-8, 24, -8, -8]),
+    "four 财神 exactly: one held, one 飘 link, two other circles": (
+        dict(concealed="123m456m789p23s5z1z", win_tile="1s", chain=["piao"], circle=[0, 2]), [-16, 28, -8, -4]),
+    "a discarded 财神 is no win (K-2.2), its thrower's circle is open": (
+        dict(concealed="123m456m789p234s6s", win_tile="5z", win_type="discard", discarder=2, circle=[2]),
+        [0, 0, 0, 0]),
+}
+
+
+@pytest.mark.parametrize("name", list(POSSIBLE))
+def test_K_9_2_cases_play_can_produce_are_accepted(name):
+    """Every case play can produce is accepted (and scored), next to the rejected ones."""
+    kw, scores = POSSIBLE[name]
+    kw = dict(kw)
+    c = case(kw.pop("concealed", "123m456m789p234s5s"), kw.pop("win_tile", "5s"), **kw)
+    assert kaihua.score(c)["scores"] == scores
 
 
 def test_score_rejects_discard_without_discarder_and_self_robbed():
@@ -770,6 +937,32 @@ def test_evaluate_win_reference_sees_wins():
         assert run_kernel(*h, rules) == ref_evaluate(*h, rules)
 
 
+def possible_chain_and_circle(c13, win, melds, self_draw, winner, discarder, chain_piao, chain_kong, circle):
+    """A chain, piao_circle and replacement_draw that play can produce around the
+    drawn links and seats (the constraints of kaihua.IMPOSSIBLE_CASES)."""
+    n_exposed = sum(1 for n, _ in melds if n == "kong_exposed")
+    n_own = sum(1 for n, _ in melds if n in ("kong_added", "kong_concealed"))
+    circle = set(circle)
+    if self_draw:
+        chain_kong = min(chain_kong, n_own + min(n_exposed, 1))
+        chain = ["kong"] * chain_kong + ["piao"] * chain_piao  # an exposed kong can only come first
+        replacement = bool(chain) and chain[-1] == "kong"
+        circle.discard(winner)
+        if chain_kong > n_own and not chain_piao:
+            circle = set()  # nobody has discarded since the exposed kong's claim
+    else:
+        chain = ["piao"] * chain_piao
+        replacement = False
+        if win != J:
+            circle.discard(discarder)
+        circle.discard(winner)
+        if chain_piao:
+            circle.add(winner)  # its 财神 discard was its last action
+    others = sorted(s for s in circle if s != winner and not (not self_draw and win == J and s == discarder))
+    room = 4 - int(c13[J]) - (win == J) - chain_piao
+    for s in others[max(room, 0):]:
+        circle.discard(s)
+    return chain, sorted(circle), replacement
 
 
 @settings(max_examples=200, deadline=None)
@@ -782,11 +975,12 @@ def test_K_8_5_scores_of_a_hand_sum_to_zero(hand, dealer, winner, win_type, d, c
             (1 if n == "chow" and k <= win <= k + 2 else (3 if n == "pong" else 4) if k == win else 0)
             for n, k in melds) > 0):
         hyp_reject()
-    chain = ["piao"] * chain_piao + ["kong"] * chain_kong
+    chain, circle, replacement = possible_chain_and_circle(c13, win, melds, win_type == "self_draw", winner,
+                                                           discarder, chain_piao, chain_kong, circle)
     tile_names = [(n, tiles.kinds_to_str([k, k + 1, k + 2] if n == "chow" else [k] * (3 if n == "pong" else 4)))
                   for n, k in melds]
     c = case(tiles.to_str(c13), tiles.kind_name(win), melds=tile_names, win_type=win_type, dealer=dealer,
-             winner=winner, discarder=discarder, chain=chain if win_type == "self_draw" else [], circle=sorted(circle))
+             winner=winner, discarder=discarder, chain=chain, circle=circle, replacement=replacement)
     r = kaihua.score(c, rules)
     assert sum(r["scores"]) == 0
     assert (r["scores"] == [0, 0, 0, 0]) == (not r["win"])
