@@ -1888,9 +1888,9 @@ RECORD_COLUMNS = (
     ("discarder", np.int8),
     ("exponent", np.int8),
     ("flags", np.int32),
-    ("chain_len", np.int8),
-    ("chain_piao", np.int8),
-    ("chain_kong", np.int8),
+    ("chain_len", np.int8),  # K-6.5 chain links the (first) winner's exponent counted (K-9.4, K-10)
+    ("chain_piao", np.int8),  # ... of which 飘 links (0 unless counted: discard win, piao_requires_baotou)
+    ("chain_kong", np.int8),  # ... of which kong links
     ("score_0", np.int32),
     ("score_1", np.int32),
     ("score_2", np.int32),
@@ -2286,8 +2286,10 @@ class Game:
         int8[4]``, ``meld_type / meld_kind: int8[4, 4]``, ``discards:
         int16[4, 64]`` (-1 padding), ``discard_claimed: bool[4, 64]``,
         ``n_discards: int16[4]``, ``pending_tile`` / ``pending_seat`` (the
-        discard or added kong on offer, -1), ``chain: int16[4, 3]`` (length,
-        飘 links, kong links), ``piao_open: bool[4]``, ``piao_count:
+        discard or added kong on offer, -1), ``chain: int16[4, 3]`` (each
+        seat's live chain, K-6.5: length, 飘 links, kong links -- what a
+        self-draw would have to build on, not what a win counted; the
+        record's chain columns show that, K-10), ``piao_open: bool[4]``, ``piao_count:
         int16[4]``, ``n_chows: int8[4]``, ``passed_pong: bool[34]`` and
         ``swap_forbid`` (own), ``declarations: int8[4]`` (``DECL_*``, public:
         架听 and 硬子 are announced, J-4), ``passed_win`` (own, J-3.5),
