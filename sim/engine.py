@@ -86,7 +86,16 @@ Decisions on points the spec leaves open (engine side; each cites its rule)
   (``EP_KONG_AFTER_CLAIM`` = 0).  After an exposed kong the replacement draw
   starts a normal turn.
 - E3 (K-2.4, K-2.5): a forced 飘 restricts the *discards* to 财神; concealed
-  and added kongs stay legal (they discard nothing and cannot win).
+  and added kongs stay legal (they discard nothing).  K-2.4's force is a
+  count (3 or 4 财神 in hand; the win kernel refuses such hands).  K-2.5's
+  is a per-seat state, ``SF_FORCE_PIAO``: set when a seat whose 13 tiles
+  are in 爆头 or 七子爆头 shape (kaihua D3) draws a 财神 (any draw, a
+  replacement included), cleared only by that seat's 财神 discard or the
+  hand's end.  While it is set the seat cannot win by self-draw -- the
+  replacement draws of kongs declared meanwhile included, however many in a
+  row (seed: 不飘不能胡牌).  A forced seat leaves its turn only by
+  discarding a 财神, so it is never offered a claim while forced (the
+  checker verifies that the force sits only with the seat whose turn it is).
 - E4 (K-3.4): every kong, exposed ones included, needs more than
   ``reserved_tiles`` tiles left, so replacement draws never touch the reserve.
 - E5 (K-4.3): a seat's consecutive asks are merged into one decision (e.g.
@@ -342,7 +351,12 @@ SF_DECL_TURN = 21  #: sc[SC_TURNS] counting the declaring discard (0: hard at th
 SF_HARD_OFFER = 22  #: 1 if the seat was offered the 硬子 declaration (J-4.2)
 SF_N_PASSED_WIN = 23  #: wins (on a discard or robbed kong) the seat was offered and passed (J-3.5)
 SF_DECL_MELDS = 24  #: melds the seat had when it declared (a hard seat melds no more, J-4.2)
-N_SF = 25
+SF_FORCE_PIAO = 25  #: K-2.5 (E3) 1 from a 财神 draw in 爆头 shape until the seat's 财神 discard
+SF_WIN_PIAO = 26  #: 飘 links counted in this seat's winning exponent (K-6.5, K-9.4, K-10)
+SF_WIN_KONG = 27  #: kong links counted in this seat's winning exponent
+SF_CLAIM_PIAO = 28  #: 飘 links the pending claim win would count (the win kernel's answer)
+SF_CLAIM_KONG = 29  #: kong links the pending claim win would count
+N_SF = 30
 
 # ---------------------------------------------------------------------------
 # scalar slots: sc[SC_*]
@@ -358,7 +372,9 @@ SC_SRC = 7  #: its seat
 SC_DRAWN = 8  #: tile drawn this turn (-1 after a claim)
 SC_REPLACEMENT = 9  #: 1 if SC_DRAWN came from the tail (K-5.4)
 SC_JUST_CLAIMED = 10  #: 1 right after a chow / pong (must discard, K-4.1)
-SC_FORCE_JOKER = 11  #: 1 if K-2.5 forces a 财神 discard this turn
+#: unused, always 0 (the K-2.5 force of a turn became the per-seat state
+#: SF_FORCE_PIAO, which lasts until a 财神 discard); the slot keeps the numbering
+SC_FORCE_JOKER = 11
 SC_CAN_TSUMO = 12  #: 1 if the self-draw win is legal this turn
 SC_TSUMO_EXP = 13
 SC_TSUMO_FLAGS = 14
@@ -381,7 +397,9 @@ SC_STREAK = 30  #: the dealer's streak k (J-2.4), set by the batch loop / Game.r
 SC_HARD_STAGE = 31  #: HARD_STAGE_* while sc[SC_PHASE] == PH_HARD
 SC_DECLARE_KINDS = 32  #: bit k: ``declare <k>`` is legal this turn (J-4.1)
 SC_N_WINS = 33  #: winners recorded in ``wins`` (0..MAX_WINNERS)
-N_SC = 34
+SC_TSUMO_PIAO = 34  #: 飘 links the self-draw win would count (the win kernel's answer)
+SC_TSUMO_KONG = 35  #: kong links the self-draw win would count
+N_SC = 36
 
 # ---------------------------------------------------------------------------
 # engine params: ep[EP_*] (rule-set facts and options that shape the turn)
@@ -493,14 +511,41 @@ STATE_DTYPE = np.dtype(
 SCRATCH_FIELDS = ("circle", "mask", "legal", "tmp", "counts", "work", "rng")
 
 
+def _show(value, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters (error messages never echo huge input)."""
+    r = repr(value)
+    return r if len(r) <= limit else f"{r[:limit]}... ({len(r)} characters)"
+
+
+def _check_int(name: str, value, lo: int, hi: int) -> int:
+    """``value`` as a Python int in ``lo .. hi``, else ``ValueError`` naming ``name`` and the value.
+
+    Accepts ``int`` and numpy integers.  Rejects bools (``True`` / ``np.True_``
+    are not 1 here: ``Game.step(True)`` is a mistake, not action 1), floats,
+    strings and anything else.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be an integer in {lo}..{hi}, got the bool {value!r}")
+    if not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer in {lo}..{hi}, got {_show(value)}")
+    v = int(value)
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} {v} is outside {lo}..{hi}")
+    return v
+
+
+#: bounds of Game.reset's counters: the record columns that hold them (int32, int16)
+MAX_MATCH_HAND = 2**31 - 1
+MAX_STREAK = 2**15 - 1
+
+
 def new_state(batch: int = 1) -> np.ndarray:
     """Zeroed states: a structured array ``STATE_DTYPE[batch]``; ``states[i]`` is one game.
 
     A single game is ``new_state()[0]`` (a record view; kernels modify it in place).
+    Raises ``ValueError`` unless ``batch`` is an integer >= 1 (not a bool).
     """
-    if int(batch) != batch or batch < 1:
-        raise ValueError(f"batch must be a positive integer, got {batch!r}")
-    return np.zeros(int(batch), STATE_DTYPE)
+    return np.zeros(_check_int("batch", batch, 1, 2**31 - 1), STATE_DTYPE)
 
 
 # ---------------------------------------------------------------------------
@@ -607,7 +652,9 @@ def _seeded_wall(seed, st):
 
 @_inline_kernel
 def _win_eval(st, ep, rp, tabs, s, tile, self_draw, replacement):
-    """The rule set's win test for seat ``s`` on ``tile``: ``(legal, exponent, flags)``.
+    """The rule set's win test for seat ``s`` on ``tile``:
+    ``(legal, exponent, flags, piao_links, kong_links)``, the last two the
+    chain links the win would count (K-6.5; the record shows them, K-10).
 
     ``st.hands[s]`` must hold the concealed tiles *before* the winning tile.
     This is the one place where the engine calls the rule set's win kernel,
@@ -819,22 +866,28 @@ def _draw(st, ep, rp, tabs, s, replacement):
     st.sc[SC_TILE] = -1
     st.sc[SC_SRC] = -1
     joker = ep[EP_JOKER]
-    # K-2.5: 爆头 shape before the draw + a 财神 drawn -> must discard a 财神
-    force = 0
+    # K-2.5 (E3): 爆头 shape before the draw + a 财神 drawn -> no self-draw win
+    # until the seat has discarded a 财神 (kongs meanwhile do not lift it)
+    force = st.seat[s, SF_FORCE_PIAO]
     legal = False
     e = 0
     f = 0
+    lp = 0
+    lk = 0
     if st.seat[s, SF_TENPAI] != 0:  # only a ready hand can be 爆头 or win
-        if joker >= 0 and ep[EP_BAOTOU_FORCE] != 0 and t == joker:
+        if force == 0 and joker >= 0 and ep[EP_BAOTOU_FORCE] != 0 and t == joker:
             # K-2.5 (kaihua D3: 七子爆头 shape too)
             if _is_baotou_wait(st.hands[s], st.seat[s, SF_N_MELDS], tabs):
                 force = 1
-        legal, e, f = _win_eval(st, ep, rp, tabs, s, t, True, replacement)
+                st.seat[s, SF_FORCE_PIAO] = 1
+        if force == 0:
+            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, True, replacement)
     st.hands[s, t] += 1
-    st.sc[SC_FORCE_JOKER] = force
     st.sc[SC_CAN_TSUMO] = 1 if legal else 0
     st.sc[SC_TSUMO_EXP] = e
     st.sc[SC_TSUMO_FLAGS] = f
+    st.sc[SC_TSUMO_PIAO] = lp
+    st.sc[SC_TSUMO_KONG] = lk
 
 
 @_inline_kernel
@@ -866,7 +919,6 @@ def _begin_claimed_turn(st, s):
     st.sc[SC_DRAWN] = -1
     st.sc[SC_REPLACEMENT] = 0
     st.sc[SC_JUST_CLAIMED] = 1
-    st.sc[SC_FORCE_JOKER] = 0
     st.sc[SC_CAN_TSUMO] = 0
     st.sc[SC_TILE] = -1
     st.sc[SC_SRC] = -1
@@ -899,11 +951,13 @@ def _build_claims(st, ep, rp, tabs, src, k, rob):
                 and (not rob or ep[EP_ROB_KONG] != 0)
                 and not (ep[EP_PASSED_WIN] != 0 and st.seat[s, SF_PASSED_WIN] != 0)
             ):
-                legal, e, f = _win_eval(st, ep, rp, tabs, s, k, False, False)
+                legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, k, False, False)
                 if legal:
                     opts |= OPT_WIN
                     st.seat[s, SF_CLAIM_EXP] = e
                     st.seat[s, SF_CLAIM_FLAGS] = f
+                    st.seat[s, SF_CLAIM_PIAO] = lp
+                    st.seat[s, SF_CLAIM_KONG] = lk
             # K-9.2: no chow / pong / exposed kong inside a 飘财 circle
             # J-4.2: no pong / kong after a hard declaration
             if not rob and not any_circle and st.seat[s, SF_N_MELDS] < MAX_MELDS and st.seat[s, SF_DECL] != DECL_HARD:
@@ -1010,6 +1064,8 @@ def _claim_step(st, ep, rp, tabs, a):
         st.seat[s, SF_WON] = 1
         st.seat[s, SF_EXPONENT] = st.seat[s, SF_CLAIM_EXP]
         st.seat[s, SF_FLAGS] = st.seat[s, SF_CLAIM_FLAGS]
+        st.seat[s, SF_WIN_PIAO] = st.seat[s, SF_CLAIM_PIAO]
+        st.seat[s, SF_WIN_KONG] = st.seat[s, SF_CLAIM_KONG]
         st.sc[SC_N_RON] += 1
         st.sc[SC_Q_POS] = e
         if ep[EP_MULTI_RON] != 0 and e < st.sc[SC_Q_LEN] and st.queue[e, 1] == LV_WIN:
@@ -1137,6 +1193,7 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
     The 飘 circles open now are the failed 飘 of K-9.3 (a winner's own circle
     does not count).  On a discard / robbed-kong win the tile goes into the
     first winner's hand; a robbed added kong reverts to a pong (K-5.5).
+    The hand's end lifts every K-2.5 force (E3).
     """
     dealer = st.sc[SC_DEALER]
     start = discarder if win_type != WIN_SELF_DRAW else st.sc[SC_TO_ACT]
@@ -1162,6 +1219,7 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
             first = w
     for p in range(N_SEATS):
         st.seat[p, SF_SCORE] += st.tmp[p]
+        st.seat[p, SF_FORCE_PIAO] = 0  # E3: the force ends with the hand
     if win_type == WIN_DISCARD:
         st.dflags[discarder, st.seat[discarder, SF_N_DISCARDS] - 1] |= DF_CLAIMED
         st.hands[first, tile] += 1
@@ -1197,6 +1255,7 @@ def _discard(st, ep, rp, tabs, s, k):
         st.seat[s, SF_CHAIN_PIAO] += 1
         st.seat[s, SF_PIAO_OPEN] = 1
         st.seat[s, SF_PIAO_COUNT] += 1
+        st.seat[s, SF_FORCE_PIAO] = 0  # K-2.5 (E3): the 财神 discard lifts the force
     else:
         _chain_reset(st, s)  # K-6.5 a non-财神 discard ends the chain
     if k != st.sc[SC_DRAWN]:  # discarding the drawn tile leaves the hand whose readiness is cached
@@ -1204,7 +1263,6 @@ def _discard(st, ep, rp, tabs, s, k):
     st.seat[s, SF_SWAP_FORBID] = -1
     st.sc[SC_DRAWN] = -1
     st.sc[SC_JUST_CLAIMED] = 0
-    st.sc[SC_FORCE_JOKER] = 0
     st.sc[SC_CAN_TSUMO] = 0
     _build_claims(st, ep, rp, tabs, s, k, False)
     if (ep[EP_HARD] != 0 and s == st.sc[SC_DEALER] and nd == 0 and st.seat[s, SF_DECL] != DECL_HARD
@@ -1237,7 +1295,6 @@ def _kong_added(st, ep, rp, tabs, s, k):
     st.sc[SC_ROB_MELD] = m
     st.sc[SC_DRAWN] = -1
     st.sc[SC_CAN_TSUMO] = 0
-    st.sc[SC_FORCE_JOKER] = 0
     _build_claims(st, ep, rp, tabs, s, k, True)
     _open_claims(st, ep, rp, tabs, True)
 
@@ -1294,6 +1351,8 @@ def _step(st, ep, rp, tabs, a):
                 st.seat[s, SF_WON] = 1
                 st.seat[s, SF_EXPONENT] = st.sc[SC_TSUMO_EXP]
                 st.seat[s, SF_FLAGS] = st.sc[SC_TSUMO_FLAGS]
+                st.seat[s, SF_WIN_PIAO] = st.sc[SC_TSUMO_PIAO]
+                st.seat[s, SF_WIN_KONG] = st.sc[SC_TSUMO_KONG]
                 _finish_wins(st, ep, rp, WIN_SELF_DRAW, -1, st.sc[SC_DRAWN])
         elif ph == PH_HARD:
             _hard_step(st, ep, rp, tabs, s, a)
@@ -1311,13 +1370,13 @@ def _step(st, ep, rp, tabs, a):
 # ---------------------------------------------------------------------------
 @_inline_kernel
 def _forced_joker(st, ep, s):
-    """True if seat ``s`` must discard a joker this turn (K-2.4, K-2.5)."""
+    """True if seat ``s`` must discard a joker this turn (K-2.4; K-2.5, E3: ``SF_FORCE_PIAO``)."""
     joker = ep[EP_JOKER]
     if joker < 0 or st.hands[s, joker] == 0:
         return False
     if ep[EP_FORCE_JOKER_MIN] > 0 and st.hands[s, joker] >= ep[EP_FORCE_JOKER_MIN]:
         return True
-    return st.sc[SC_FORCE_JOKER] != 0
+    return st.seat[s, SF_FORCE_PIAO] != 0
 
 
 @njit(cache=True)
@@ -1456,6 +1515,8 @@ ERR_DECL = 13
 ERR_PASSED_WIN = 14
 ERR_HARD_AUTO = 15
 ERR_MISSING = 16
+ERR_FORCE = 17
+ERR_WIN_LINKS = 18
 ERR_MESSAGES = {
     ERR_TILES: "tiles not conserved: wall remainder + hands + melds + discards != 4 of every kind",
     ERR_HAND_RANGE: "a hand holds a kind more than 4 times",
@@ -1473,6 +1534,10 @@ ERR_MESSAGES = {
     ERR_PASSED_WIN: "a seat that passed a win is offered a win before its next draw (J-3.5)",
     ERR_HARD_AUTO: "a 硬子 seat is asked to discard although it cannot win (J-4.2: automatic discard)",
     ERR_MISSING: "a legal 架听 declaration or 硬子 offer is missing (J-4.1 / J-4.2)",
+    ERR_FORCE: "a K-2.5 forced 飘 (SF_FORCE_PIAO) is held by a seat that is not on its own turn, "
+    "holds no 财神, or plays a rule set without it (E3)",
+    ERR_WIN_LINKS: "a winner's counted chain links disagree with its chain, its flags or the win type "
+    "(K-6.5, K-9.4, K-10)",
 }
 
 
@@ -1535,6 +1600,8 @@ def _action_ok(st, ep, rp, tabs, a):
                 return False
             if joker >= 0 and a != joker and ep[EP_FORCE_JOKER_MIN] > 0 and h[joker] >= ep[EP_FORCE_JOKER_MIN]:
                 return False  # K-2.4
+            if a != joker and st.seat[s, SF_FORCE_PIAO] != 0:
+                return False  # K-2.5 (E3): only a 财神 until one is discarded
             return True
         if A_KONG_CONCEALED <= a < A_KONG_ADDED:
             k = a - A_KONG_CONCEALED
@@ -1549,10 +1616,10 @@ def _action_ok(st, ep, rp, tabs, a):
             return False
         if a == A_WIN:
             t = st.sc[SC_DRAWN]
-            if t < 0:
+            if t < 0 or st.seat[s, SF_FORCE_PIAO] != 0:  # K-2.5 (E3): no win before the 财神 discard
                 return False
             st.hands[s, t] -= 1
-            legal, e, f = _win_eval(st, ep, rp, tabs, s, t, True, st.sc[SC_REPLACEMENT] != 0)
+            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, True, st.sc[SC_REPLACEMENT] != 0)
             st.hands[s, t] += 1
             return legal
         return False
@@ -1564,11 +1631,11 @@ def _action_ok(st, ep, rp, tabs, a):
     if k == joker or s == src:
         return False
     if a == A_WIN:
-        if ep[EP_DISCARD_WIN] == 0:
+        if ep[EP_DISCARD_WIN] == 0 or st.seat[s, SF_FORCE_PIAO] != 0:  # K-7.1; K-2.5 (E3)
             return False
         if ep[EP_PASSED_WIN] != 0 and st.seat[s, SF_PASSED_WIN] != 0:
             return False  # J-3.5
-        legal, e, f = _win_eval(st, ep, rp, tabs, s, k, False, False)
+        legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, k, False, False)
         return legal
     if ph == PH_ROB or hard:  # J-4.2: no pong or kong after a hard declaration
         return False
@@ -1711,6 +1778,28 @@ def _check_state(st, ep, rp, tabs):
     err = _check_declarations(st, ep, tabs)
     if err != 0:
         return err
+    for s in range(N_SEATS):  # E3: the K-2.5 force sits only with the seat on its turn
+        fp = st.seat[s, SF_FORCE_PIAO]
+        if fp != 0:
+            if fp != 1 or ep[EP_BAOTOU_FORCE] == 0 or joker < 0 or st.hands[s, joker] == 0:
+                return ERR_FORCE
+            if not ((ph == PH_TURN or ph == PH_ROB) and s == st.sc[SC_TURN]):
+                return ERR_FORCE
+        # K-6.5 / D9: a win counts chain links only on a self-draw, at most the
+        # winner's own links, and its flags say so (K-9.4, K-10)
+        wp = st.seat[s, SF_WIN_PIAO]
+        wk = st.seat[s, SF_WIN_KONG]
+        if st.seat[s, SF_WON] == 0:
+            if wp != 0 or wk != 0:
+                return ERR_WIN_LINKS
+        else:
+            fl = st.seat[s, SF_FLAGS]
+            if wp < 0 or wk < 0 or wp > st.seat[s, SF_CHAIN_PIAO] or wk > st.seat[s, SF_CHAIN_KONG]:
+                return ERR_WIN_LINKS
+            if st.sc[SC_WIN_TYPE] != WIN_SELF_DRAW and wp + wk != 0:
+                return ERR_WIN_LINKS
+            if ((fl & _kaihua.FLAG_CHAIN) != 0) != (wp + wk > 0) or ((fl & _kaihua.FLAG_PIAO) != 0) != (wp > 0):
+                return ERR_WIN_LINKS
     if ph == PH_DONE:
         if to_act != -1:
             return ERR_TO_ACT
@@ -1799,9 +1888,9 @@ RECORD_COLUMNS = (
     ("discarder", np.int8),
     ("exponent", np.int8),
     ("flags", np.int32),
-    ("chain_len", np.int8),
-    ("chain_piao", np.int8),
-    ("chain_kong", np.int8),
+    ("chain_len", np.int8),  # K-6.5 chain links the (first) winner's exponent counted (K-9.4, K-10)
+    ("chain_piao", np.int8),  # ... of which 飘 links (0 unless counted: discard win, piao_requires_baotou)
+    ("chain_kong", np.int8),  # ... of which kong links
     ("score_0", np.int32),
     ("score_1", np.int32),
     ("score_2", np.int32),
@@ -1858,9 +1947,11 @@ def _write_record(st, ep, hand, row):
     row[6] = st.sc[SC_DISCARDER]
     row[7] = st.sc[SC_EXPONENT] if w >= 0 else 0
     row[8] = st.sc[SC_FLAGS] if w >= 0 else 0
-    row[9] = st.seat[w, SF_CHAIN_LEN] if w >= 0 else 0
-    row[10] = st.seat[w, SF_CHAIN_PIAO] if w >= 0 else 0
-    row[11] = st.seat[w, SF_CHAIN_KONG] if w >= 0 else 0
+    # K-9.4 / K-10: the chain links counted in the winning exponent (the win
+    # kernel's answer), not the winner's live chain
+    row[9] = st.seat[w, SF_WIN_PIAO] + st.seat[w, SF_WIN_KONG] if w >= 0 else 0
+    row[10] = st.seat[w, SF_WIN_PIAO] if w >= 0 else 0
+    row[11] = st.seat[w, SF_WIN_KONG] if w >= 0 else 0
     joker = ep[EP_JOKER]
     for s in range(N_SEATS):
         row[12 + s] = st.seat[s, SF_SCORE]
@@ -1948,7 +2039,8 @@ _KIND_ACTION_PREFIXES = (
 def action_name(action: int) -> str:
     """Readable name of an action index: ``'discard 3m'``, ``'kong_added 7z'``, ``'pong'``, ``'pass'``.
 
-    Raises ``ValueError`` for an index outside ``0 .. N_ACTIONS - 1``.
+    Raises ``ValueError`` for an index outside ``0 .. N_ACTIONS - 1`` or one
+    that is not an integer (a bool included).
     """
     a = _check_action_index(action)
     for base, prefix in _KIND_ACTION_PREFIXES:
@@ -1976,13 +2068,8 @@ def parse_action(name: str) -> int:
 
 
 def _check_action_index(action) -> int:
-    try:
-        a = int(action)
-    except (TypeError, ValueError):
-        raise ValueError(f"action must be an integer index, got {action!r}") from None
-    if a != action or not 0 <= a < N_ACTIONS:
-        raise ValueError(f"action {action!r} is outside 0..{N_ACTIONS - 1}")
-    return a
+    """An action index ``0 .. N_ACTIONS - 1`` (int or numpy integer; a bool is not an action)."""
+    return _check_int("action", action, 0, N_ACTIONS - 1)
 
 
 def _check_wall(wall) -> np.ndarray:
@@ -2007,13 +2094,12 @@ def build_wall(hands, draws: str = "", replacements: str = "", dealer: int = 0) 
     the normal draws in order, starting with the dealer's 14th tile (K-3.1).
     ``replacements``: the kong replacement draws in order (from the tail,
     K-5.4).  The other tiles fill the middle of the wall in kind order.
-    Returns ``uint8[136]``; raises ``ValueError`` if a hand is not 13 tiles
-    or a kind is used more than 4 times.
+    Returns ``uint8[136]``; raises ``ValueError`` if a hand is not 13 tiles,
+    a kind is used more than 4 times, or ``dealer`` is not a seat 0..3.
     """
     if len(hands) != N_SEATS:
         raise ValueError(f"hands must give 4 seats' tiles, got {len(hands)}")
-    if dealer not in range(N_SEATS):
-        raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+    dealer = _check_int("dealer", dealer, 0, N_SEATS - 1)
     wall = np.full(N_TILES, 255, np.int64)
     for i in range(N_SEATS):
         kinds = _tiles.parse_kinds(hands[(dealer + i) % N_SEATS])
@@ -2067,13 +2153,15 @@ class Game:
         seeded by it: the same wall as the first Kaihua hand of ``sim.selfplay.play_batch(seed=...)``)
         or None (fresh entropy).  ``wall``: a fixed wall instead (136 kinds or
         an mpsz string, e.g. from :func:`build_wall`).  ``dealer``: seat 0..3.
-        ``streak``: the dealer's streak ``k`` (J-2.4; Jiating's payments use it).
-        Raises ``ValueError`` for a bad seed, dealer, streak or wall.
+        ``streak``: the dealer's streak ``k`` (J-2.4; Jiating's payments use it),
+        ``0 .. MAX_STREAK`` (32767, the record's int16 column).
+        ``match_hand``: the hand's index in its match, ``0 .. MAX_MATCH_HAND``.
+        Raises ``ValueError`` for a bad seed, dealer, match_hand, streak or
+        wall (the integers must be ints or numpy integers, never bools).
         """
-        if dealer not in range(N_SEATS) or isinstance(dealer, bool):
-            raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
-        if isinstance(streak, bool) or not isinstance(streak, (int, np.integer)) or streak < 0:
-            raise ValueError(f"streak must be an integer >= 0, got {streak!r}")
+        dealer = _check_int("dealer", dealer, 0, N_SEATS - 1)
+        match_hand = _check_int("match_hand", match_hand, 0, MAX_MATCH_HAND)
+        streak = _check_int("streak", streak, 0, MAX_STREAK)
         if wall is not None:
             w = _check_wall(wall)
             self.state["wall"][:] = w
@@ -2103,9 +2191,7 @@ class Game:
 
     @staticmethod
     def _check_seed(seed) -> int:
-        if isinstance(seed, bool) or int(seed) != seed or not 0 <= int(seed) < 2**32:
-            raise ValueError(f"seed must be an integer in 0..2**32-1, got {seed!r}")
-        return int(seed)
+        return _check_int("seed", seed, 0, 2**32 - 1)
 
     def _need_started(self):
         if not self._started:
@@ -2148,7 +2234,9 @@ class Game:
     def step(self, action) -> "Game":
         """Apply ``action`` (an index or a name such as ``'discard 3m'``) of :attr:`current_player`.
 
-        Raises ``ValueError`` naming the action if it is illegal now or the hand is over.
+        Raises ``ValueError`` naming the action if it is illegal now, the hand
+        is over, or it is neither a name nor an integer index (a bool is not
+        an action: ``step(True)`` raises).
         """
         self._need_started()
         a = parse_action(action) if isinstance(action, str) else _check_action_index(action)
@@ -2198,18 +2286,19 @@ class Game:
         int8[4]``, ``meld_type / meld_kind: int8[4, 4]``, ``discards:
         int16[4, 64]`` (-1 padding), ``discard_claimed: bool[4, 64]``,
         ``n_discards: int16[4]``, ``pending_tile`` / ``pending_seat`` (the
-        discard or added kong on offer, -1), ``chain: int16[4, 3]`` (length,
-        飘 links, kong links), ``piao_open: bool[4]``, ``piao_count:
+        discard or added kong on offer, -1), ``chain: int16[4, 3]`` (each
+        seat's live chain, K-6.5: length, 飘 links, kong links -- what a
+        self-draw would have to build on, not what a win counted; the
+        record's chain columns show that, K-10), ``piao_open: bool[4]``, ``piao_count:
         int16[4]``, ``n_chows: int8[4]``, ``passed_pong: bool[34]`` and
         ``swap_forbid`` (own), ``declarations: int8[4]`` (``DECL_*``, public:
         架听 and 硬子 are announced, J-4), ``passed_win`` (own, J-3.5),
         ``scores: int64[4]``, ``legal_mask:
         bool[N_ACTIONS]`` (all False unless ``seat`` is to act).
-        Raises ``ValueError`` for a seat outside 0..3.
+        Raises ``ValueError`` for a seat that is not an integer 0..3 (a bool included).
         """
         self._need_started()
-        if isinstance(seat, bool) or seat not in range(N_SEATS):
-            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        seat = _check_int("seat", seat, 0, N_SEATS - 1)
         st = self.state
         sc = st["sc"]
         sf = st["seat"]

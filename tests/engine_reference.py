@@ -5,16 +5,19 @@ Python lists and dicts, written straight from ``shared/rules/kaihua.md``,
 and says at every step who acts and which actions are legal.  It shares no
 turn-structure code with :mod:`sim.engine`; for the two things that belong to
 the rule set it calls the rule set's own kernels (``_evaluate_win`` for win
-legality and exponents, ``_is_baotou_wait`` for K-2.5, ``_payments`` for
-K-8/K-9.3), which are tested against their own references elsewhere.
-Action indices follow the engine's documented layout.
+legality and exponents, ``_is_baotou_wait`` for K-2.5's 爆头 shape,
+``_payments`` for K-8/K-9.3), which are tested against their own references
+elsewhere.  The chain links a win counts (K-6.5, K-9.4, K-10) are restated
+here from the rules (all of the chain on a self-draw, 飘 links only on a 爆头
+win under ``piao_requires_baotou``, none on a discard win), not taken from
+the kernel.  Action indices follow the engine's documented layout.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sim.rules.kaihua import _evaluate_win, _is_baotou_wait, _payments
+from sim.rules.kaihua import _evaluate_win, _is_baotou_wait, _payments, flag_names
 from sim.tables import hand_tables
 from sim.tiles import CAISHEN as J
 
@@ -42,6 +45,7 @@ class RefHand:
         self.melds = [[] for _ in range(4)]  # [type, kind]
         self.chain = [[] for _ in range(4)]  # "piao" / "kong" links since the last non-财神 discard / chow / pong
         self.piao_open = [False] * 4
+        self.forced = [False] * 4  # K-2.5: drew a 财神 in 爆头 shape, has not discarded a 财神 since
         self.passed_pong = [set() for _ in range(4)]
         self.n_chows = [0] * 4
         self.swap_ban = [None] * 4
@@ -49,6 +53,7 @@ class RefHand:
         self.failed = [0] * 4
         self.scores = [0] * 4
         self.winners: list[int] = []
+        self.counted: dict[int, tuple[int, int]] = {}  # winner -> (飘 links, kong links) counted (K-10)
         self.win_type = -1
         self.discarder = -1
         self.done = False
@@ -69,6 +74,8 @@ class RefHand:
             t = self.wall[self.head]
             self.head += 1
         self.before = list(self.hands[s])  # the tiles before the draw
+        if t == J and _is_baotou_wait(np.array(self.before, np.uint8), len(self.melds[s]), self.tabs):
+            self.forced[s] = True  # K-2.5: until a 财神 discard, kongs meanwhile included
         self.hands[s][t] += 1
         self.piao_open[s] = False  # K-9.2
         self.passed_pong[s].clear()  # K-4.4
@@ -172,6 +179,7 @@ class RefHand:
             self.scores = [a + int(b) for a, b in zip(self.scores, out)]
         if win_type != 0:
             self.hands[winners[0]][tile] += 1
+        self.forced = [False] * 4  # the force ends with the hand
         if win_type == 2:  # the robbed kong is a pong again
             for m in self.melds[discarder]:
                 if m == [KONG_ADDED_TYPE, tile]:
@@ -188,15 +196,13 @@ class RefHand:
         h = self.hands[s]
         if self.phase == "turn":
             drawn = None if self.just_claimed else self.drawn
-            forced = h[J] >= 3  # K-2.4
-            if drawn == J and _is_baotou_wait(np.array(self.before, np.uint8), len(self.melds[s]), self.tabs):
-                forced = True  # K-2.5
+            forced = h[J] >= 3 or self.forced[s]  # K-2.4, K-2.5
             out = {DISCARD + k for k in range(34) if h[k] and (not forced or k == J) and k != self.swap_ban[s]}
             if not self.just_claimed and self.left() > self.rules.reserved_tiles:  # K-4.1, K-3.4
                 if len(self.melds[s]) < 4:
                     out |= {KONG_CONCEALED + k for k in range(34) if h[k] == 4 and k != J}  # K-5.3, K-2.3
                 out |= {KONG_ADDED + k for t, k in self.melds[s] if t == PONG_TYPE and h[k]}  # K-5.2
-            if drawn is not None:
+            if drawn is not None and not self.forced[s]:  # K-2.5: no win before the 财神 discard
                 before = list(h)
                 before[drawn] -= 1
                 if self._win(s, drawn, True, self.replacement, before)[0]:
@@ -214,6 +220,7 @@ class RefHand:
                 h[a] -= 1
                 self.turns += 1
                 if a == J:  # K-9.1 飘财
+                    self.forced[s] = False  # K-2.5 satisfied
                     self.chain[s].append("piao")
                     self.piao_open[s] = True
                     self.piao_count[s] += 1
@@ -237,17 +244,22 @@ class RefHand:
             else:  # self-draw win
                 before = list(h)
                 before[self.drawn] -= 1
-                _, e, _ = self._win(s, self.drawn, True, self.replacement, before)
+                _, e, flags, _, _ = self._win(s, self.drawn, True, self.replacement, before)
                 self.exponents = {s: int(e)}
+                piao, kong = self.chain[s].count("piao"), self.chain[s].count("kong")  # K-6.5: all on a self-draw
+                if self.rules.piao_requires_baotou and not {"baotou", "qidui_baotou"} & set(flag_names(flags)):
+                    piao = 0  # K-6.5 option (kaihua D8)
+                self.counted = {s: (piao, kong)}
                 self._settle([s], 0, -1, self.drawn)
             return
         tile, src, rob = self.pending
         n, offered = self._asked()
         self.asks = self.asks[n:]
         if a == WIN:
-            _, e, _ = self._win(s, tile, False, False)
+            _, e, _, _, _ = self._win(s, tile, False, False)
             self.exponents = getattr(self, "exponents", {}) if self.won_now else {}
             self.exponents[s] = int(e)
+            self.counted[s] = (0, 0)  # K-6.5 (kaihua D9): links count only on a self-draw
             self.won_now.append(s)
             if not self.rules.multiple_ron:
                 self.asks = []

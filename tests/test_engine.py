@@ -12,6 +12,7 @@ import pytest
 from sim import engine as E
 from sim import selfplay as SP
 from sim.policies import policy_table
+from sim.rules.kaihua import FLAG_CHAIN, FLAG_PIAO
 from sim.tiles import MELD_KONG_CONCEALED, kind_name
 
 from scenario import random_batch
@@ -104,6 +105,46 @@ def test_reset_validates(kwargs):
         E.Game().reset(**kwargs)
 
 
+@pytest.mark.parametrize("flag", [True, False, np.True_, np.False_])
+def test_bools_are_not_integers_anywhere_in_the_engine_api(engine_warm, flag):
+    """Issue 9: ``Game.step(True)`` played action 1.  A bool (Python or numpy) is
+    no action, seat, dealer, seed, match_hand, streak or batch size: every
+    public engine API taking an int raises a ValueError naming the value."""
+    g = E.Game().reset(seed=3)
+    before = g.state["sc"].copy()
+    for call in (
+        lambda: g.step(flag),
+        lambda: E.action_name(flag),
+        lambda: E._check_action_index(flag),
+        lambda: g.observation(flag),
+        lambda: E.Game().reset(seed=flag),
+        lambda: E.Game().reset(seed=1, dealer=flag),
+        lambda: E.Game().reset(seed=1, match_hand=flag),
+        lambda: E.Game().reset(seed=1, streak=flag),
+        lambda: E.build_wall(["123456789m1234p", "123456789p1234s", "123456789s1234z", "556677z11223m35p"],
+                             dealer=flag),
+        lambda: E.new_state(flag),
+    ):
+        with pytest.raises(ValueError, match=str(bool(flag))):
+            call()
+    assert np.array_equal(g.state["sc"], before)  # nothing was played
+
+
+def test_engine_integers_accept_numpy_and_reject_floats_and_overflow(engine_warm):
+    """numpy integers are integers (bots and envs pass them); floats, strings and
+    values beyond the record's columns are not (a ValueError, never an OverflowError)."""
+    g = E.Game().reset(seed=np.int64(3), dealer=np.int8(1), match_hand=np.uint16(2), streak=np.int32(1))
+    assert (g.current_player, g.result) == (1, None)
+    g.step(np.int16(g.legal_actions()[0]))
+    assert g.observation(np.uint8(2))["seat"] == 2
+    for kwargs in ({"seed": 3.0}, {"dealer": 1.0}, {"match_hand": -1}, {"match_hand": 2**31},
+                   {"streak": 2**15}, {"streak": 2**64}, {"streak": "1"}, {"seed": 2**64}):
+        with pytest.raises(ValueError, match=next(iter(kwargs))):
+            E.Game().reset(**{"seed": 1, **kwargs})
+    with pytest.raises(ValueError, match="action"):
+        g.step(1.0)
+
+
 def test_unknown_rules_and_options_raise():
     with pytest.raises(ValueError, match="unknown rule set"):
         E.Game("riichi")
@@ -183,6 +224,15 @@ def test_check_state_detects_violations(engine_warm):
     corrupted(wrong_seat, "seat to act|wrong number")
     corrupted(joker_meld, "joker|meld|tiles")
     corrupted(stale_ready_flag, "ready flag")
+
+    def force_elsewhere(st):  # K-2.5 (E3): only the seat on its turn can be forced
+        st["seat"][(int(st["sc"][E.SC_TO_ACT]) + 1) % 4, E.SF_FORCE_PIAO] = 1
+
+    def links_without_a_win(st):  # K-9.4 / K-10: counted links belong to a win
+        st["seat"][2, E.SF_WIN_PIAO] = 1
+
+    corrupted(force_elsewhere, "K-2.5")
+    corrupted(links_without_a_win, "counted chain links")
     # a stale claim option: seat 2 is offered a pong it has passed (K-4.4)
     hands = ["123456789m1234p", "123456789p1234s", "11z123456789s23z", "556677z11223m35p"]
     g = E.Game().reset(wall=E.build_wall(hands, draws="1z"))
@@ -228,6 +278,12 @@ def test_100k_random_hands_checked_after_every_step(engine_warm):
     assert (caishen.sum(axis=1) + piao.sum(axis=1) <= 4).all()
     assert rec["chain_len"].max() >= 1
     assert (rec["chain_len"] == rec["chain_piao"] + rec["chain_kong"]).all()
+    # K-9.4 / K-10: the record shows the links the win counted: none on a
+    # discard win or a draw, and the flags agree (FLAG_CHAIN / FLAG_PIAO)
+    assert (rec["chain_len"][rec["win_type"] != 0] == 0).all()
+    assert ((rec["flags"] & FLAG_CHAIN != 0) == (rec["chain_len"] > 0)).all()
+    assert ((rec["flags"] & FLAG_PIAO != 0) == (rec["chain_piao"] > 0)).all()
+    assert (rec["exponent"] >= rec["chain_len"]).all()  # no cap by default: every counted link adds 1
     assert (rec["hand"] == np.arange(n)).all()
     assert (rec["match_hand"] == np.arange(n) % 16).all()
 
@@ -391,7 +447,8 @@ def test_observation_hides_concealed_kong_kind(engine_warm):
 @pytest.mark.parametrize(
     "options",
     [None, {"multiple_ron": True, "swap_call_max_chows": 0}, {"reserved_tiles": 0, "discard_win": False},
-     {"failed_piao_factor": 3, "two_caishen_min_exponent": 0}],
+     {"failed_piao_factor": 3, "two_caishen_min_exponent": 0},
+     {"piao_requires_baotou": True, "baotou_discard_win": "other_readings"}],
 )
 def test_engine_matches_python_reference(engine_warm, options):
     """At every step of many random hands the engine and the slow reference
@@ -427,9 +484,12 @@ def test_engine_matches_python_reference(engine_warm, options):
             assert list(g.state["hands"][s]) == ref.hands[s]
             n = len(ref.melds[s])
             assert [[int(t), int(k)] for t, k in zip(g.state["meld_type"][s][:n], g.state["meld_kind"][s][:n])] == ref.melds[s]
-        if ref.winners:
+        if ref.winners:  # K-9.4 / K-10: the links the win counted, restated by the reference
             w = ref.winners[0]
-            assert r["chain_piao"] == ref.chain[w].count("piao") and r["chain_kong"] == ref.chain[w].count("kong")
+            assert (r["chain_piao"], r["chain_kong"]) == ref.counted[w]
+            assert r["chain_len"] == sum(ref.counted[w])
+        else:
+            assert (r["chain_len"], r["chain_piao"], r["chain_kong"]) == (0, 0, 0)
         n_hands += 1
         ends.add(r["win_type"])
     assert n_hands == 200 and n_steps > 7000

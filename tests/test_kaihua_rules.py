@@ -551,3 +551,347 @@ def test_K_9_3_failed_piao_pays_extra(engine_warm):
     g = deal(hands, draws="6z" + "1s", failed_piao_factor=1)
     act(g, "discard 5z", "discard 9s", "win")
     assert scores(g) == [0, -8, 8, 0]
+
+
+# ------------------------------------------------------------------ K-2.5 the forced 飘 lasts until a 财神 discard
+# (issue 9: the force used to be recomputed at every draw, so a kong's
+# replacement draw could win with the 财神 still in hand; E3)
+
+
+def force(g: E.Game, seat: int) -> int:
+    return int(g.state["seat"][seat, E.SF_FORCE_PIAO])
+
+
+#: seat 1 holds 1111m 23m 456p 789s 5z (爆头 shape: 111m 123m 456p 789s + the 财神)
+_FORCE = ["99m99p19s1234z78s7z", "1111m23m456p789s5z", "37m37p37s1234z7z4m8m", "456m68p2345s123z8m"]
+
+
+def test_K_2_5_force_survives_a_concealed_kong(engine_warm):
+    """The issue's case: seat 1 (爆头 shape) draws 5z: discard 5z or kong 1m.  After
+    the kong the replacement 6z completes the tiles (爆头 + kong, exponent 2),
+    but the force stands: no win, only the 财神 discard.  After it the force
+    is gone, and the next self-draw counts the kong and the 飘 link."""
+    g = deal(_FORCE, draws="6z5z" + "2z3z4z" + "6z", replacements="6z")
+    act(g, "discard 6z")
+    pass_claims(g)
+    assert g.current_player == 1 and legal(g) == {"discard 5z", "kong_concealed 1m"}
+    assert force(g, 1) == 1
+    act(g, "kong_concealed 1m")
+    assert g.state["sc"][E.SC_DRAWN] == K("6z") and g.state["sc"][E.SC_REPLACEMENT] == 1
+    assert legal(g) == {"discard 5z"}  # was also 'win' (exponent 2) before the fix
+    assert force(g, 1) == 1
+    act(g, "discard 5z")
+    assert force(g, 1) == 0  # the 财神 discard lifts it
+    pass_claims(g)
+    for _ in range(3):  # seats 2, 3, 0
+        tsumogiri(g)
+    assert g.current_player == 1 and "win" in legal(g)
+    assert any(n.startswith("discard") and n != "discard 5z" for n in legal(g))  # discards are free again
+    act(g, "win")
+    r = g.result
+    assert (r["winner"], r["win_type"], r["exponent"]) == (1, 0, 2)  # kong + 飘 links (K-6.5)
+    assert (r["chain_len"], r["chain_piao"], r["chain_kong"]) == (2, 1, 1)
+    assert scores(g) == [-16, 32, -8, -8]
+
+
+def test_K_2_5_force_survives_several_kongs_in_a_row(engine_warm):
+    """1111m 23m 2222p 34p 5z draws 5z: two concealed kongs in a row; each
+    replacement (7z, 7z) would complete the hand; neither may win."""
+    hands = ["99m99p19s1234z78s6z", "1111m23m2222p34p5z", "37m37p37s1234z6z4m8m", "456m68p2345s123z8m"]
+    g = deal(hands, draws="6z5z", replacements="7z7z")
+    act(g, "discard 6z")
+    pass_claims(g)
+    assert legal(g) == {"discard 5z", "kong_concealed 1m", "kong_concealed 2p"}
+    act(g, "kong_concealed 1m")
+    assert legal(g) == {"discard 5z", "kong_concealed 2p"}
+    act(g, "kong_concealed 2p")
+    assert legal(g) == {"discard 5z"}
+    assert g.state["seat"][1, E.SF_CHAIN_KONG] == 2 and force(g, 1) == 1
+    act(g, "discard 5z")
+    assert force(g, 1) == 0
+
+
+def test_K_2_5_force_survives_an_added_kong_and_its_rob_phase(engine_warm):
+    """Seat 1 pongs 7p (keeping the fourth), is in 爆头 shape with the pong and
+    draws 5z; it adds the kong, seat 2 may rob (and passes), the replacement
+    9m would complete the hand: no win, only the 财神 discard.  If seat 2 robs
+    instead, the hand ends and the force with it."""
+    hands = ["7p19m19s346z2468m3p", "777p89p123m456m5z2z", "123s456s789s68p11z", "357m24p2358s1234z"]
+    for rob in (False, True):
+        g = deal(hands, draws="7z" + "5p1p6s" + "5z", replacements="9m")
+        act(g, "discard 7p")
+        assert [g.current_player, legal(g)] == [1, {"win", "pass"}]  # 777p 789p 123m 456m + 5z 2z
+        act(g, "pass")
+        assert [g.current_player, legal(g)] == [2, {"win", "pass"}]
+        act(g, "pass")
+        assert [g.current_player, legal(g)] == [1, {"pong", "kong_exposed", "chow_low", "pass"}]
+        act(g, "pong", "discard 2z")
+        pass_claims(g)
+        for _ in range(3):  # seats 2, 3, 0
+            tsumogiri(g)
+        assert g.current_player == 1 and legal(g) == {"discard 5z", "kong_added 7p"}
+        assert force(g, 1) == 1
+        act(g, "kong_added 7p")
+        assert g.phase == "rob" and g.current_player == 2 and force(g, 1) == 1
+        if rob:
+            act(g, "win")
+            assert g.result["win_type"] == 2 and force(g, 1) == 0  # the hand's end lifts it
+            continue
+        act(g, "pass")
+        assert g.current_player == 1 and g.state["sc"][E.SC_DRAWN] == K("9m")
+        assert legal(g) == {"discard 5z"}
+
+
+def test_K_2_5_force_set_on_a_replacement_draw_survives_the_next_kong(engine_warm):
+    """An exposed kong (777p claimed) leaves 1111m 23m 456p 5z in 爆头 shape; the
+    replacement draw is a 财神: forced (K-2.5 covers replacement draws).  A
+    concealed kong follows; its replacement 6z would win: it may not."""
+    hands = ["7p99m19s346z2468m3p", "777p1111m23m456p5z", "123s456s789s68p11z", "357m24p2358s1234z"]
+    g = deal(hands, draws="7z", replacements="5z6z")
+    act(g, "discard 7p")
+    assert [g.current_player, legal(g)] == [2, {"win", "pass"}]  # seat 1 is in 爆头 shape: no discard win (K-7.1)
+    act(g, "pass")
+    assert g.current_player == 1 and {"pong", "kong_exposed"} <= legal(g)
+    act(g, "kong_exposed")
+    assert g.state["sc"][E.SC_DRAWN] == CAISHEN and force(g, 1) == 1
+    assert legal(g) == {"discard 5z", "kong_concealed 1m"}
+    act(g, "kong_concealed 1m")
+    assert legal(g) == {"discard 5z"}
+
+
+def test_K_2_5_qidui_baotou_force_survives_a_kong(engine_warm):
+    """Kaihua D3: 1111m 22m 33m 44m 55m 5z is in 七子爆头 shape (six pairs + a lone
+    财神); it draws 5z: forced.  The kong 1m's replacement 5m would complete
+    234m 234m 555m + 5z5z: no win."""
+    hands = ["99m99p19s1234z78s6z", "1111m22m33m44m55m5z", "37m37p37s1234z6z4m8m", "456p68p2345s123z8m"]
+    g = deal(hands, draws="6z5z", replacements="5m")
+    act(g, "discard 6z")
+    pass_claims(g)
+    assert legal(g) == {"discard 5z", "kong_concealed 1m"} and force(g, 1) == 1
+    act(g, "kong_concealed 1m")
+    assert legal(g) == {"discard 5z"}
+
+
+def test_K_2_4_three_caishen_force_survives_a_kong(engine_warm):
+    """K-2.4 (a count, not a state): 555z in hand, not 爆头 shape; after a kong
+    the replacement does not lift it: discards only 财神, no win."""
+    hands = ["99m99p19s1234z78s6z", "1111m2m456p78s555z", "37m37p37s1234z6z4m8m", "456m68p2345s123z8m"]
+    g = deal(hands, draws="6z3z", replacements="3m")
+    act(g, "discard 6z")
+    pass_claims(g)
+    assert legal(g) == {"discard 5z", "kong_concealed 1m"}
+    assert force(g, 1) == 0  # not K-2.5
+    act(g, "kong_concealed 1m")
+    assert legal(g) == {"discard 5z"}  # 2m3m 456p 78s + 555z: a complete shape, but three 财神
+
+
+def test_K_2_5_force_is_only_ever_on_the_seat_to_act(engine_warm):
+    """A forced seat leaves its turn only by discarding a 财神, so it is never
+    offered a claim while forced; the checker says so (ERR_FORCE) for a state
+    where the force sits elsewhere."""
+    g = deal(_FORCE, draws="6z5z", replacements="6z")
+    act(g, "discard 6z")
+    pass_claims(g)
+    assert force(g, 1) == 1
+    g.state["seat"][3, E.SF_FORCE_PIAO] = 1  # corrupt: seat 3 is not on its turn
+    with pytest.raises(ValueError, match="K-2.5"):
+        g.check()
+    g.state["seat"][3, E.SF_FORCE_PIAO] = 0
+    g.check()
+
+
+# ------------------------------------------------------------------ K-9.4 / K-10 the record shows counted links
+
+
+def test_K_10_record_shows_no_links_on_a_discard_win(engine_warm):
+    """Issue 9: the dealer throws 5z (a 飘 link) and then wins on seat 1's
+    discard: no link counts (K-6.5: self-draw only), so the record shows chain
+    0 / 0 / 0 with exponent 0 (it showed chain_len 1, chain_piao 1).  The live
+    chain in the observation still shows the link, and the dealer's own
+    circle is no failed 飘 (E9)."""
+    hands = ["123m456m789m11p78s", "28m28p28s1234z67z3m", "37m37p37s1234z67z4m", "456m456p456s1234z"]
+    g = deal(hands, draws="5z9s")
+    act(g, "discard 5z")
+    assert g.current_player == 1
+    act(g, "discard 9s")
+    assert g.current_player == 0 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    r = g.result
+    assert (r["winner"], r["win_type"], r["discarder"], r["exponent"]) == (0, 1, 1, 0)
+    assert (r["chain_len"], r["chain_piao"], r["chain_kong"]) == (0, 0, 0)
+    assert r["flags"] == kaihua_flag("pinghu")
+    assert r["piao_0"] == 1 and r["failed_piao_0"] == 0
+    assert scores(g) == [12, -12, 0, 0]
+    assert g.observation(0)["chain"][0].tolist() == [1, 1, 0]  # the live chain, not what counted
+
+
+def test_K_9_4_record_hides_piao_links_that_did_not_count(engine_warm):
+    """K-6.5 option piao_requires_baotou: a 飘 then a 平胡 self-draw counts no
+    飘 link: exponent 0 and chain_piao 0 in the record (the default counts it)."""
+    for option, want in ((False, (1, 1, 1, 0)), (True, (0, 0, 0, 0))):
+        g = deal(_PIAO, draws="5z" + "1z2z3z" + "3p", piao_requires_baotou=option)
+        act(g, "discard 5z")
+        for _ in range(3):
+            tsumogiri(g)
+        act(g, "win")
+        r = g.result
+        assert (r["exponent"], r["chain_len"], r["chain_piao"], r["chain_kong"]) == want, option
+        assert bool(r["flags"] & kaihua_flag("piao")) == (want[2] > 0)
+
+
+def kaihua_flag(name: str) -> int:
+    from sim.rules.kaihua import FLAG_NAMES
+
+    return next(bit for bit, n in FLAG_NAMES.items() if n == name)
+
+
+# ------------------------------------------------------------------ K-7.1 option baotou_discard_win
+
+
+def test_K_7_1_baotou_discard_win_option_through_the_engine(engine_warm):
+    """A 爆头-shaped hand (123m456m789m123p + 5z) is offered the dealer's 9s only
+    under baotou_discard_win="other_readings", scored as a 平胡 (the 财神
+    pairs the 9s), exponent 0, no 爆头 flag."""
+    hands = ["9s19m19p1234z67z28s", "123m456m789m123p5z", "37m37p37s1234z67z4m", "456m456p456s1234z"]
+    g = deal(hands, draws="7z")
+    act(g, "discard 9s")
+    assert g.phase == "turn" and g.current_player == 1  # never (default): nobody is asked
+    g = deal(hands, draws="7z", baotou_discard_win="other_readings")
+    act(g, "discard 9s")
+    assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    r = g.result
+    assert (r["winner"], r["win_type"], r["exponent"], r["flags"]) == (1, 1, 0, kaihua_flag("pinghu"))
+    assert scores(g) == [-8, 8, 0, 0]
+
+
+def test_K_7_1_baotou_discard_win_option_on_a_robbed_kong(engine_warm):
+    """K-7.2: seat 2 (123m456m789m234s + 5z, 爆头 shape) may rob seat 1's added 5p
+    kong only under other_readings."""
+    hands = list(_ROB)
+    hands[2] = "123m456m789m234s5z"
+    for option in ("never", "other_readings"):
+        g = deal(hands, draws="2z", baotou_discard_win=option)
+        act(g, "discard 5p")
+        if g.current_player == 2:  # other_readings: seat 2 could win on the 5p already
+            assert option == "other_readings"
+            act(g, "pass")
+        act(g, "pong", "discard 2p")
+        pass_claims(g)
+        for _ in range(3):
+            tsumogiri(g)
+        act(g, "kong_added 5p")
+        if option == "never":
+            assert g.phase == "turn" and g.current_player == 1
+            continue
+        assert g.phase == "rob" and g.current_player == 2 and legal(g) == {"win", "pass"}
+        act(g, "win")
+        r = g.result
+        assert (r["winner"], r["win_type"], r["discarder"], r["exponent"]) == (2, 2, 1, 0)
+        assert scores(g) == [0, -8, 8, 0]
+
+
+# ------------------------------------------------------------------ every win of play is a case score() accepts
+
+
+_MELD_NAMES = {code: name for name, code in E._tiles.MELD_TYPES.items()}
+
+
+def _case_of_the_win(g: E.Game, links) -> dict:
+    """The scoring-vector case (shared/vectors/README.md) of the win the seat to act takes now."""
+    st, sc = g.state, g.state["sc"]
+    s = g.current_player
+    melds = []
+    for i in range(int(st["seat"][s, E.SF_N_MELDS])):
+        t, k = int(st["meld_type"][s, i]), int(st["meld_kind"][s, i])
+        kinds = [k, k + 1, k + 2] if t == MELD_CHOW else [k] * (3 if t == MELD_PONG else 4)
+        melds.append({"type": _MELD_NAMES[t], "tiles": E._tiles.kinds_to_str(kinds)})
+    hand = st["hands"][s].copy()
+    if g.phase == "turn":
+        tile = int(sc[E.SC_DRAWN])
+        hand[tile] -= 1
+        win_type, discarder, replacement = "self_draw", None, bool(sc[E.SC_REPLACEMENT])
+    else:
+        tile = int(sc[E.SC_TILE])
+        win_type = "robbed_kong" if g.phase == "rob" else "discard"
+        discarder, replacement = int(sc[E.SC_SRC]), False
+    return {
+        "id": "play", "rules": "kaihua", "dealer": int(sc[E.SC_DEALER]), "winner": s, "win_type": win_type,
+        "discarder": discarder, "concealed": E._tiles.to_str(hand), "melds": melds,
+        "win_tile": E._tiles.kind_name(tile), "replacement_draw": replacement, "chain": list(links[s]),
+        "piao_circle": [p for p in range(4) if st["seat"][p, E.SF_PIAO_OPEN]],
+    }
+
+
+def _quads_wall(rng: np.random.Generator) -> list[int]:
+    """A random wall that deals every seat a four of a kind (so that kong chains happen)."""
+    quads = rng.choice([k for k in range(34) if k != CAISHEN], 4, replace=False)
+    pool = [k for k in range(34) for _ in range(4) if k not in quads]
+    pool = [int(x) for x in rng.permutation(pool)]
+    wall = []
+    for i in range(4):
+        wall += [int(quads[i])] * 4 + pool[9 * i:9 * i + 9]
+    return wall + pool[36:]
+
+
+@pytest.mark.parametrize("options", [None, {"piao_requires_baotou": True, "baotou_discard_win": "other_readings"}])
+def test_K_10_every_win_of_play_is_a_case_that_score_accepts_and_agrees_with(engine_warm, options):
+    """The vector format's side of issue 9: every win that play produces, written
+    as a scoring case (concealed tiles, melds, the winner's chain in order, the
+    open 飘 circles, the replacement draw), is accepted by ``caishen score``
+    (none is "impossible") and scores exactly as the engine did: exponent,
+    flags and each seat's points.  The chain is followed action by action and
+    must agree with the engine's counts; the record's chain columns are the
+    counted part of it."""
+    from sim.rules import kaihua
+
+    from agents import make_agent
+
+    rng = np.random.default_rng(99)
+    bots = [make_agent("always" if s % 2 else "greedy", seed=s) for s in range(4)]  # always: 飘 when ready
+    seen = {"self_draw": 0, "discard": 0, "robbed_kong": 0, "kong_link": 0, "piao_link": 0, "own_circle": 0,
+            "exposed_first": 0, "other_circle": 0}
+    for h in range(1500):
+        g = E.Game(options=options)
+        if h % 2:
+            g.reset(seed=h, dealer=h % 4)
+        else:
+            g.reset(wall=_quads_wall(rng), dealer=h % 4)
+        links = [[] for _ in range(4)]
+        while not g.done:
+            # greedy bots, pushed towards kongs, 飘 and robbing (the rare branches)
+            names = legal(g)
+            pick = [n for n in names if n == "win"]
+            pick = pick or [n for n in names if n.startswith("kong") and rng.random() < 0.8]
+            a = pick[int(rng.integers(len(pick)))] if pick else E.action_name(bots[g.current_player].act(g))
+            s, phase = g.current_player, g.phase
+            if a == "win":
+                c = _case_of_the_win(g, links)
+                got = kaihua.score(c, g.rules)  # raises if the case were "impossible"
+                g.step(a)
+                r = g.result
+                assert got["win"], c
+                assert got["exponent"] == r["exponent"] and got["flags"] == kaihua.flag_names(r["flags"]), c
+                assert got["scores"] == [r[f"score_{p}"] for p in range(4)], c
+                assert r["chain_piao"] <= c["chain"].count("piao") and r["chain_kong"] <= c["chain"].count("kong")
+                seen[c["win_type"]] += 1
+                seen["kong_link"] += c["win_type"] == "self_draw" and "kong" in c["chain"]
+                seen["piao_link"] += c["win_type"] == "self_draw" and "piao" in c["chain"]
+                seen["own_circle"] += c["winner"] in c["piao_circle"]
+                seen["other_circle"] += any(p != c["winner"] for p in c["piao_circle"])
+                seen["exposed_first"] += bool(c["chain"]) and c["chain"][0] == "kong" and any(
+                    m["type"] == "kong_exposed" for m in c["melds"])
+                break
+            if phase == "turn" and a.startswith("discard"):
+                links[s] = links[s] + ["piao"] if a == "discard 5z" else []
+            elif a.startswith("kong"):
+                links[s].append("kong")
+            elif a in ("pong", "chow_low", "chow_mid", "chow_high"):
+                links[s] = []
+            g.step(a)
+            if g.phase not in ("rob", "done"):  # a robbed added kong is no link (E8)
+                for p in range(4):
+                    assert [links[p].count("piao"), links[p].count("kong")] == list(
+                        g.state["seat"][p, [E.SF_CHAIN_PIAO, E.SF_CHAIN_KONG]]), (h, p, links[p])
+    rare = ("robbed_kong", "exposed_first")  # a few per thousand hands
+    assert all(v >= (1 if k in rare else 3) for k, v in seen.items()), seen

@@ -7,6 +7,10 @@ references on many random inputs (hypothesis).
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,6 +24,28 @@ from sim.rules.kaihua import (
     WIN_SELF_DRAW,
     _payments,
 )
+
+#: the shared scoring vectors: ``$CAISHEN_SHARED/vectors`` or ``../shared/vectors`` next to the repo
+SHARED = Path(os.environ.get("CAISHEN_SHARED", Path(__file__).parents[2] / "shared"))
+KAIHUA_VECTORS = SHARED / "vectors" / "kaihua.jsonl"
+
+
+def _kaihua_vectors() -> list[dict]:
+    if not KAIHUA_VECTORS.is_file():
+        return []
+    return [json.loads(x) for x in KAIHUA_VECTORS.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+@pytest.mark.skipif(not KAIHUA_VECTORS.is_file(), reason=f"scoring vectors not found at {KAIHUA_VECTORS}")
+@pytest.mark.parametrize("vec", _kaihua_vectors(), ids=lambda v: v["id"])
+def test_vectors_kaihua(vec):
+    """Every shared Kaihua vector is accepted (none is an impossible case) and scores as expected."""
+    got = kaihua.score(vec)
+    for k in ("win", "exponent", "scores"):  # flags are informative (vectors README)
+        if k not in vec["expect"]:
+            continue
+        assert got[k] == vec["expect"][k], f"{vec['id']}: {k} {got[k]!r} != expected {vec['expect'][k]!r}"
+
 
 # ---------------------------------------------------------------------------
 # options
@@ -39,6 +65,7 @@ def test_options_defaults_are_the_spec_defaults():
         "discard_win": True,
         "discard_win_payment": "all_three",
         "failed_piao_factor": 2,
+        "baotou_discard_win": "never",
     }
 
 
@@ -54,6 +81,7 @@ def test_options_params_layout():
         discard_win=False,
         discard_win_payment="own_share",
         failed_piao_factor=3,
+        baotou_discard_win="other_readings",
     )
     p = r.params()
     assert p.dtype == np.int64 and p.shape == (kaihua.N_PARAMS,)
@@ -67,7 +95,9 @@ def test_options_params_layout():
     assert p[kaihua.P_DISCARD_WIN] == 0
     assert p[kaihua.P_DISCARD_WIN_PAYMENT] == kaihua.PAYMENT_OWN_SHARE
     assert p[kaihua.P_FAILED_PIAO_FACTOR] == 3
+    assert p[kaihua.P_BAOTOU_DISCARD_WIN] == kaihua.BAOTOU_DISCARD_OTHER_READINGS
     d = KaihuaRules().params()
+    assert d[kaihua.P_BAOTOU_DISCARD_WIN] == kaihua.BAOTOU_DISCARD_NEVER
     assert d[kaihua.P_MAX_EXPONENT] == -1
     assert d[kaihua.P_DEALER_ROTATION] == kaihua.ROTATION_NEXT_AFTER_WIN
     assert d[kaihua.P_DISCARD_WIN_PAYMENT] == kaihua.PAYMENT_ALL_THREE
@@ -88,6 +118,8 @@ def test_options_params_layout():
         ({"dealer_rotation": "random"}, "dealer_rotation"),
         ({"discard_win_payment": "half"}, "discard_win_payment"),
         ({"discard_win": "maybe"}, "discard_win"),
+        ({"baotou_discard_win": "always"}, "baotou_discard_win"),
+        ({"baotou_discard_win": True}, "baotou_discard_win"),
         ({"dicard_win": "0"}, "dicard_win"),
     ],
 )
@@ -368,15 +400,15 @@ def test_K_6_5_chain():
     kong = [("kong_concealed", "9999p")]
     assert ev("123m456m11z78s", "9s", melds=kong, chain=["kong"], replacement=True) == (True, 1, {"chain"})  # K12
     assert ev("123m456m789p234s5s", "5s", chain=["piao"]) == (True, 1, {"chain", "piao"})  # K14
-    # links stack: 飘 + two kongs = x8 (三连)
+    # links stack: 飘 + two kongs = x8 (三连); the exposed kong is the chain's first link (K-9.2)
     kongs = [("kong_concealed", "9999p"), ("kong_exposed", "4444z")]
-    assert ev("123m11z78s", "9s", melds=kongs, chain=["piao", "kong", "kong"], replacement=True)[:2] == (True, 3)
+    assert ev("123m11z78s", "9s", melds=kongs, chain=["kong", "piao", "kong"], replacement=True)[:2] == (True, 3)
     # 杠爆 (爆头 on a replacement draw) x4, 飘杠 (飘 + kong + 爆头) x8
     assert ev("123m456m789s5z", "3p", melds=kong, chain=["kong"], replacement=True)[:2] == (True, 2)
     assert ev("123m456m789s5z", "3p", melds=kong, chain=["piao", "kong"], replacement=True) == (
         True, 3, {"baotou", "chain", "piao"})
-    # negative: links do not count on a discard win
-    assert ev("123m456m789p234s5s", "5s", chain=["piao"], win_type="discard") == (True, 0, {"pinghu"})
+    # negative: links do not count on a discard win (the winner's own circle is open then, K-9.2)
+    assert ev("123m456m789p234s5s", "5s", chain=["piao"], circle=[1], win_type="discard") == (True, 0, {"pinghu"})
     # option piao_requires_baotou: 飘 links count only on a 爆头 win (D8: 七子爆头 too)
     pb = KaihuaRules(piao_requires_baotou=True)
     assert ev("123m456m789p234s5s", "5s", pb, chain=["piao"]) == (True, 0, {"pinghu"})
@@ -420,6 +452,37 @@ def test_K_7_1_discard_win():
         "scores"] == [0, 40, -8, -32]
 
 
+def test_K_7_1_baotou_discard_win_option():
+    """K-7.1 option baotou_discard_win: "never" (default) keeps a 爆头 / 七子爆头
+    shape off discard wins; "other_readings" allows the win, scored by the
+    best reading without the 爆头 bonus; every other gate stays."""
+    other = KaihuaRules(baotou_discard_win="other_readings")
+    # the issue's example: 123m456m 789p 234s + 5z, the 财神 pairs the discarded 2s
+    assert ev("123m456m789p234s5z", "2s", win_type="discard") == NOT_A_WIN
+    assert ev("123m456m789p234s5z", "2s", other, win_type="discard") == (True, 0, {"pinghu"})
+    assert kaihua.score(case("123m456m789p234s5z", "2s", win_type="discard", discarder=0), other)[
+        "scores"] == [-8, 8, 0, 0]
+    # K-7.2: a robbed kong likewise
+    assert ev("123m456m789p234s5z", "7z", win_type="robbed_kong") == NOT_A_WIN
+    assert ev("123m456m789p234s5z", "7z", other, win_type="robbed_kong") == (True, 0, {"pinghu"})
+    # 七子爆头 shape: a plain 七对子 (+1), no 七子爆头 bonus
+    assert ev("11m22m33p44p55s66s5z", "7z", win_type="discard") == NOT_A_WIN
+    assert ev("11m22m33p44p55s66s5z", "7z", other, win_type="discard") == (True, 1, {"qidui"})
+    # other bonuses stay: 清一色
+    assert ev("123m456m789m234m5z", "5m", other, win_type="discard") == (True, 1, {"qingyise"})
+    # the other gates stay: two 财神 (K-7.1), a discarded 财神 (K-2.2), discard_win off
+    assert ev("123m456m789p12s5z5z", "9m", other, win_type="discard") == NOT_A_WIN
+    assert ev("123m456m789p234s5z", "5z", other, win_type="discard") == NOT_A_WIN
+    both = KaihuaRules(baotou_discard_win="other_readings", discard_win=False)
+    assert ev("123m456m789p234s5z", "2s", both, win_type="discard") == NOT_A_WIN
+    # self-draws are unchanged: 爆头 still counts, and a drawn 财神 is still K-2.5
+    assert ev("123m456m789p234s5z", "7z", other) == (True, 1, {"baotou"})
+    assert ev("123m456m789p234s5z", "5z", other) == NOT_A_WIN
+    # chain links still count only on a self-draw
+    assert ev("123m456m789p234s5z", "2s", other, win_type="discard", chain=["piao"], circle=[1]) == (
+        True, 0, {"pinghu"})
+
+
 def test_K_8_1_to_K_8_3_through_score():
     assert kaihua.score(case("123m456m789p234s5s", "5s"))["scores"] == [-4, 8, -2, -2]  # K01
     assert kaihua.score(case("123m456m789p234s5s", "5s", winner=0))["scores"] == [12, -4, -4, -4]  # K02
@@ -433,7 +496,9 @@ def test_K_8_1_to_K_8_3_through_score():
 
 def test_K_9_3_failed_piao_through_score():
     assert kaihua.score(case("123m456m789p234s5s", "5s", circle=[3]))["scores"] == [-4, 10, -2, -4]  # K18
-    assert kaihua.score(case("123m456m789p234s5s", "5s", circle=[1]))["scores"] == [-4, 8, -2, -2]
+    # E9: the winner's own open circle does not count (a discard win right after its 飘)
+    assert kaihua.score(case("123m456m789p234s5s", "5s", win_type="discard", discarder=2, chain=["piao"],
+                             circle=[1]))["scores"] == [0, 8, -8, 0]
     assert kaihua.score(case("123m456m789p234s5s", "5s", circle=[3]), KaihuaRules(failed_piao_factor=1))[
         "scores"] == [-4, 8, -2, -2]
     # no win, nothing to pay
@@ -491,6 +556,145 @@ def test_score_rejects_missing_key():
         kaihua.score(c)
 
 
+_LONG = "1m" * 2_500_000  # a 5 MB tile string
+
+
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("rules", ["kaihua"]), ("rules", None), ("rules", 1),
+        ("id", 5), ("id", ["t"]),
+        ("dealer", [0]), ("dealer", True), ("dealer", 0.0), ("winner", {"seat": 1}), ("winner", None),
+        ("win_type", ["self_draw"]), ("win_type", {"self_draw": 1}), ("win_type", 0), ("win_type", None),
+        ("discarder", [2]),
+        ("concealed", ["123m456m789p234s5s"]), ("concealed", 123), ("concealed", None), ("concealed", _LONG),
+        ("melds", {}), ("melds", "pong 111z"), ("melds", [["pong", "111z"]]),
+        ("melds", [{"type": ["pong"], "tiles": "111z"}]), ("melds", [{"type": {"pong": 1}, "tiles": "111z"}]),
+        ("melds", [{"type": "pong", "tiles": ["1z", "1z", "1z"]}]), ("melds", [{"type": "pong", "tiles": 111}]),
+        ("melds", [{"type": "pong", "tiles": _LONG}]),
+        ("win_tile", ["5s"]), ("win_tile", 5), ("win_tile", None), ("win_tile", _LONG),
+        ("replacement_draw", "false"), ("replacement_draw", 0), ("replacement_draw", None),
+        ("chain", "kong"), ("chain", [["piao"]]), ("chain", [1]), ("chain", {"piao": 1}), ("chain", None),
+        ("piao_circle", 3), ("piao_circle", [[3]]), ("piao_circle", ["3"]), ("piao_circle", [True]),
+        ("piao_circle", None),
+    ],
+)
+def test_score_rejects_wrong_json_types_naming_the_key(key, value):
+    """Issue 9: a list where ``rules``, ``win_type`` or a meld ``type`` belongs gave
+    "unhashable type: 'list'".  Every key's wrong JSON type is a ValueError
+    naming the key, and a huge value is not echoed back whole."""
+    c = case("123m456m789p234s5s", "5s", win_type="discard" if key == "discarder" else "self_draw")
+    c[key] = value
+    with pytest.raises(ValueError) as e:
+        kaihua.score(c)
+    msg = str(e.value)
+    want = "melds[0]" if key == "melds" and isinstance(value, list) and isinstance(value[0], dict) else key
+    assert want in msg
+    assert len(msg) < 500
+
+
+# the cases play cannot produce (kaihua.IMPOSSIBLE_CASES), each with the contradiction it must name
+_KONG = [("kong_concealed", "9999p")]
+_EXPOSED = [("kong_exposed", "9999p")]
+IMPOSSIBLE = {
+    "chain ends in a kong, no replacement draw (K-5.4, K-6.5)": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["kong"]),
+        "replacement_draw is false"),
+    "kong link last on a discard win": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["kong"], win_type="discard"),
+        "ends in a kong link on a discard"),
+    "kong link last on a robbed kong": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["piao", "kong"],
+             win_type="robbed_kong"),
+        "ends in a kong link on a robbed_kong"),
+    "replacement draw on a discard win": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["kong"], win_type="discard",
+             replacement=True),
+        "replacement_draw true"),
+    "the discarder in piao_circle (K-9.2)": (
+        dict(win_type="discard", discarder=2, circle=[2]), "discarder 2"),
+    "the robbed seat in piao_circle (K-9.2)": (
+        dict(concealed="123m456m789p23s55s", win_tile="4s", win_type="robbed_kong", discarder=3, circle=[3]),
+        "robbed seat 3"),
+    "the self-drawing winner in piao_circle (K-9.2, E9)": (dict(circle=[1]), "self-drawing winner 1"),
+    "the winner's circle open without its 飘 link": (
+        dict(win_type="discard", circle=[1]), "does not end in 'piao'"),
+    "a 飘 link last on a discard win without the winner's open circle": (
+        dict(win_type="discard", chain=["piao"]), "does not list the winner"),
+    "two exposed-kong links (K-9.2)": (
+        dict(concealed="123m11z78s", win_tile="9s", melds=_EXPOSED + [("kong_exposed", "4444z")],
+             chain=["kong", "kong"], replacement=True),
+        "exposed kong can only be a chain's first link"),
+    "an exposed-kong link after a 飘 link (K-9.2)": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_EXPOSED, chain=["piao", "kong"], replacement=True),
+        "exposed kong can only be a chain's first link"),
+    "an open circle right after an exposed kong's claim (K-9.2)": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_EXPOSED, chain=["kong"], replacement=True,
+             circle=[2]),
+        "nobody else has discarded"),
+    "five 财神: two held, two 飘 links, two other circles (K-2.1)": (
+        dict(concealed="123m456m789p12s5z5z", win_tile="9m", chain=["piao", "piao"], circle=[2, 3]),
+        "exceed the four"),
+    "robbing a 5z kong (K-2.3)": (
+        dict(concealed="123m456m789p23s55s", win_tile="5z", win_type="robbed_kong"), "no 5z pong"),
+    "robbing a kind the winner holds (K-5.5)": (
+        dict(concealed="123m456m789p34s55s", win_tile="5s", win_type="robbed_kong"), "robbed pong"),
+}
+
+
+@pytest.mark.parametrize("name", list(IMPOSSIBLE))
+def test_K_2_to_K_9_impossible_cases_are_rejected_naming_the_contradiction(name):
+    """Issue 9: cases play cannot produce are rejected with a message naming the
+    contradiction (each line of kaihua.IMPOSSIBLE_CASES has a case here)."""
+    kw, match = IMPOSSIBLE[name]
+    kw = dict(kw)
+    c = case(kw.pop("concealed", "123m456m789p234s5s"), kw.pop("win_tile", "5s"), **kw)
+    with pytest.raises(ValueError, match=match):
+        kaihua.score(c)
+
+
+def test_every_impossible_kind_has_a_rejection_test():
+    assert len(kaihua.IMPOSSIBLE_CASES) == 10
+    assert len(IMPOSSIBLE) >= len(kaihua.IMPOSSIBLE_CASES)
+
+
+POSSIBLE = {
+    # E9 / K-9.2: the winner threw a 财神 and wins on the next discard inside its own open circle
+    # (the issue lists this as impossible; it is not: K-9.2 bans claims, not wins)
+    "winner in its own circle on a discard win": (
+        dict(win_type="discard", discarder=2, chain=["piao"], circle=[1]), [0, 8, -8, 0]),
+    "winner in its own circle on a robbed kong": (
+        dict(concealed="123m456m789p23s55s", win_tile="4s", win_type="robbed_kong", discarder=3, chain=["piao"],
+             circle=[1, 2]), [0, 10, -2, -8]),
+    "a kong, then a 飘, then a discard win": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["kong", "piao"], win_type="discard",
+             circle=[1]), [0, 8, -8, 0]),
+    "exposed kong first, then 飘 and a concealed kong, on the replacement": (
+        dict(concealed="123m11z78s", win_tile="9s", melds=_EXPOSED + [("kong_concealed", "4444z")],
+             chain=["kong", "piao", "kong"], replacement=True, circle=[0, 3]), [-64, 112, -16, -32]),
+    "exposed kong then a 飘, self-draw later, other circles open": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_EXPOSED, chain=["kong", "piao"], circle=[2]),
+        [-16, 40, -16, -8]),
+    "concealed kong's replacement with other circles open": (
+        dict(concealed="123m456m11z78s", win_tile="9s", melds=_KONG, chain=["kong"], replacement=True,
+             circle=[2, 3]), [-8, 24, -8, -8]),
+    "four 财神 exactly: one held, one 飘 link, two other circles": (
+        dict(concealed="123m456m789p23s5z1z", win_tile="1s", chain=["piao"], circle=[0, 2]), [-16, 28, -8, -4]),
+    "a discarded 财神 is no win (K-2.2), its thrower's circle is open": (
+        dict(concealed="123m456m789p234s6s", win_tile="5z", win_type="discard", discarder=2, circle=[2]),
+        [0, 0, 0, 0]),
+}
+
+
+@pytest.mark.parametrize("name", list(POSSIBLE))
+def test_K_9_2_cases_play_can_produce_are_accepted(name):
+    """Every case play can produce is accepted (and scored), next to the rejected ones."""
+    kw, scores = POSSIBLE[name]
+    kw = dict(kw)
+    c = case(kw.pop("concealed", "123m456m789p234s5s"), kw.pop("win_tile", "5s"), **kw)
+    assert kaihua.score(c)["scores"] == scores
+
+
 def test_score_rejects_discard_without_discarder_and_self_robbed():
     with pytest.raises(ValueError, match="discarder"):
         kaihua.score({**case("123m456m789p234s5s", "5s", win_type="discard"), "discarder": None})
@@ -535,8 +739,9 @@ def ref_qidui_baotou_shape(c13):
 
 
 def ref_evaluate(c13, win, melds, self_draw, chain_piao, chain_kong, rules):
-    """(legal, exponent, flag names) written from the spec's text (K-2, K-6, K-7)."""
-    no = (False, 0, set())
+    """(legal, exponent, flag names, (飘 links, kong links) counted) written from
+    the spec's text (K-2, K-6, K-7, K-9.4)."""
+    no = (False, 0, set(), (0, 0))
     c14 = c13.copy()
     c14[win] += 1
     n_j = int(c14[J])
@@ -546,8 +751,12 @@ def ref_evaluate(c13, win, melds, self_draw, chain_piao, chain_kong, rules):
         return no
     bao = ref_baotou_shape(c13)
     qbt = not melds and ref_qidui_baotou_shape(c13)
-    if (bao or qbt) and (not self_draw or win == J):  # K-7.1 (D6), K-2.5 (D3)
+    if (bao or qbt) and win == J:  # K-2.5 (D3)
         return no
+    if (bao or qbt) and not self_draw:  # K-7.1 (D6)
+        if rules.baotou_discard_win == "never":
+            return no
+        bao = qbt = False  # "other_readings": no 爆头 / 七子爆头 bonus
     suits = {k // 9 for k in NATURAL if c14[k]} | {kind // 9 for _, kind in melds}
     qys = len(suits) == 1 and 3 not in suits  # K-6.4
     kong = chain_kong if self_draw else 0
@@ -592,11 +801,11 @@ def ref_evaluate(c13, win, melds, self_draw, chain_piao, chain_kong, rules):
             names = {"pinghu"}
         key = (e, r.form == "standard")  # tie: the standard reading (D11)
         if best is None or key > best[0]:
-            best = (key, e, names)
+            best = (key, e, names, (p, kong))
     if best is None:
         return no
     e = best[1] if rules.max_exponent is None else min(best[1], rules.max_exponent)
-    return True, e, best[2]
+    return True, e, best[2], best[3]
 
 
 def _set_kinds(draw, n):
@@ -684,6 +893,7 @@ _eval_rules_st = st.builds(
     piao_requires_baotou=st.booleans(),
     max_exponent=st.none() | st.integers(0, 5),
     discard_win=st.booleans(),
+    baotou_discard_win=st.sampled_from(["never", "other_readings"]),
 )
 
 
@@ -693,10 +903,10 @@ def run_kernel(c13, win, melds, self_draw, chain_piao, chain_kong, rules, dtype=
     mk = np.zeros(4, np.int8)
     for i, (name, k) in enumerate(melds):
         mt[i], mk[i] = MELD_CODE[name], k
-    legal, e, flags = kaihua._evaluate_win(conc, win, mt, mk, len(melds), self_draw, False, chain_piao,
-                                           chain_kong, rules.params(), hand_tables())
+    legal, e, flags, lp, lk = kaihua._evaluate_win(conc, win, mt, mk, len(melds), self_draw, False, chain_piao,
+                                                   chain_kong, rules.params(), hand_tables())
     assert (conc == c13).all(), "concealed must be restored"
-    return bool(legal), int(e), set(kaihua.flag_names(flags))
+    return bool(legal), int(e), set(kaihua.flag_names(flags)), (int(lp), int(lk))
 
 
 @settings(max_examples=400, deadline=None)
@@ -711,14 +921,48 @@ def test_evaluate_win_reference_sees_wins():
     """The generator above is not vacuous: a fixed sample has wins of every kind."""
     from hypothesis import find
 
-    for cond in (
-        lambda h: ref_evaluate(*h, KaihuaRules())[2] == {"baotou"},
-        lambda h: "qidui" in ref_evaluate(*h, KaihuaRules())[2],
-        lambda h: "pinghu" in ref_evaluate(*h, KaihuaRules())[2] and h[2],
-        lambda h: not ref_evaluate(*h, KaihuaRules())[0],
+    d = KaihuaRules()
+    other = KaihuaRules(baotou_discard_win="other_readings")
+    pb = KaihuaRules(piao_requires_baotou=True)
+    for cond, rules in (
+        (lambda h: ref_evaluate(*h, d)[2] == {"baotou"}, d),
+        (lambda h: "qidui" in ref_evaluate(*h, d)[2], d),
+        (lambda h: "pinghu" in ref_evaluate(*h, d)[2] and h[2], d),
+        (lambda h: not ref_evaluate(*h, d)[0], d),
+        (lambda h: ref_evaluate(*h, d)[3][0] > 0 and ref_evaluate(*h, d)[3][1] > 0, d),  # counted links
+        (lambda h: h[4] > 0 and ref_evaluate(*h, pb)[0] and ref_evaluate(*h, pb)[3][0] == 0, pb),  # 飘 not counted
+        (lambda h: not h[3] and ref_evaluate(*h, other)[0] and not ref_evaluate(*h, d)[0], other),  # K-7.1 option
     ):
-        h = find(hands_st(), cond, settings=settings(max_examples=2000, database=None))
-        assert run_kernel(*h, KaihuaRules()) == ref_evaluate(*h, KaihuaRules())
+        h = find(hands_st(), cond, settings=settings(max_examples=4000, database=None))
+        assert run_kernel(*h, rules) == ref_evaluate(*h, rules)
+
+
+def possible_chain_and_circle(c13, win, melds, self_draw, winner, discarder, chain_piao, chain_kong, circle):
+    """A chain, piao_circle and replacement_draw that play can produce around the
+    drawn links and seats (the constraints of kaihua.IMPOSSIBLE_CASES)."""
+    n_exposed = sum(1 for n, _ in melds if n == "kong_exposed")
+    n_own = sum(1 for n, _ in melds if n in ("kong_added", "kong_concealed"))
+    circle = set(circle)
+    if self_draw:
+        chain_kong = min(chain_kong, n_own + min(n_exposed, 1))
+        chain = ["kong"] * chain_kong + ["piao"] * chain_piao  # an exposed kong can only come first
+        replacement = bool(chain) and chain[-1] == "kong"
+        circle.discard(winner)
+        if chain_kong > n_own and not chain_piao:
+            circle = set()  # nobody has discarded since the exposed kong's claim
+    else:
+        chain = ["piao"] * chain_piao
+        replacement = False
+        if win != J:
+            circle.discard(discarder)
+        circle.discard(winner)
+        if chain_piao:
+            circle.add(winner)  # its 财神 discard was its last action
+    others = sorted(s for s in circle if s != winner and not (not self_draw and win == J and s == discarder))
+    room = 4 - int(c13[J]) - (win == J) - chain_piao
+    for s in others[max(room, 0):]:
+        circle.discard(s)
+    return chain, sorted(circle), replacement
 
 
 @settings(max_examples=200, deadline=None)
@@ -731,11 +975,12 @@ def test_K_8_5_scores_of_a_hand_sum_to_zero(hand, dealer, winner, win_type, d, c
             (1 if n == "chow" and k <= win <= k + 2 else (3 if n == "pong" else 4) if k == win else 0)
             for n, k in melds) > 0):
         hyp_reject()
-    chain = ["piao"] * chain_piao + ["kong"] * chain_kong
+    chain, circle, replacement = possible_chain_and_circle(c13, win, melds, win_type == "self_draw", winner,
+                                                           discarder, chain_piao, chain_kong, circle)
     tile_names = [(n, tiles.kinds_to_str([k, k + 1, k + 2] if n == "chow" else [k] * (3 if n == "pong" else 4)))
                   for n, k in melds]
     c = case(tiles.to_str(c13), tiles.kind_name(win), melds=tile_names, win_type=win_type, dealer=dealer,
-             winner=winner, discarder=discarder, chain=chain if win_type == "self_draw" else [], circle=sorted(circle))
+             winner=winner, discarder=discarder, chain=chain, circle=circle, replacement=replacement)
     r = kaihua.score(c, rules)
     assert sum(r["scores"]) == 0
     assert (r["scores"] == [0, 0, 0, 0]) == (not r["win"])

@@ -7,9 +7,9 @@ something during play (binding spec ``shared/rules/jiating.md``):
   hand -- standard (4 sets + a pair, melds included) or seven pairs (no
   melds); no other condition.  It has the signature of
   ``sim.rules.kaihua._evaluate_win`` so that the engine calls either one at
-  the same place (``EP_WIN_KERNEL``); exponent and flags are 0 because
-  Jiating's patterns and points are computed after the hand, in Python, by
-  :mod:`sim.rules.jiating`.
+  the same place (``EP_WIN_KERNEL``); exponent, flags and counted chain
+  links are 0 because Jiating's patterns and points are computed after the
+  hand, in Python, by :mod:`sim.rules.jiating`.
 - :func:`_single_wait_discards` (J-4.1): the discards after which a hand
   waits on exactly one kind, i.e. the kinds ``k`` for which
   ``declare <k>`` (discard ``k`` and declare 架听) is legal.
@@ -39,19 +39,22 @@ NO_JOKER = -1
 @njit(cache=True)
 def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw, replacement_draw,
                   chain_piao, chain_kong, params, tabs):
-    """J-5.1: is ``concealed + win_tile`` a complete hand?  ``(legal, 0, 0)``.
+    """J-5.1: is ``concealed + win_tile`` a complete hand?  ``(legal, 0, 0, 0, 0)``.
 
     ``concealed``: int array[34], the concealed tiles *before* the winning
     tile (``13 - 3 * n_melds``); changed temporarily and restored.  The
     other arguments match ``sim.rules.kaihua._evaluate_win`` and are not
     used: any complete standard or seven-pairs hand wins, by self-draw, on a
     discard or on a robbed added kong (J-5.2); seven pairs needs 14
-    concealed tiles, so it is never read with melds.
+    concealed tiles, so it is never read with melds.  The return has the
+    shape of Kaihua's ``(legal, exponent, flags, piao_links, kong_links)``:
+    exponent, flags and counted chain links are 0 (Jiating has no chain;
+    its points are computed after the hand).
     """
     concealed[win_tile] += 1
     ok = _is_win(concealed, NO_JOKER, tabs)
     concealed[win_tile] -= 1
-    return ok, 0, 0
+    return ok, 0, 0, 0, 0
 
 
 @njit(cache=True)

@@ -26,8 +26,8 @@ The rules in brief
   清一色 +1 (K-6.4); on a self-draw win + one per chain link (kong or 飘财,
   K-6.5).
 - K-7: a win on a discard (放冲) needs ``discard_win``, at most one 财神, and a
-  hand that is not 爆头 / 七子爆头 (K-7.1); robbing a kong is a discard-style
-  win (K-7.2).
+  hand that is not 爆头 / 七子爆头 (K-7.1; option ``baotou_discard_win``, D6);
+  robbing a kong is a discard-style win (K-7.2).
 - K-8: share ``base * 2**E`` with ``base`` 4 if loser or winner is the dealer,
   else 2 (K-8.1); self-draw: everybody pays their share (K-8.2); discard win
   and robbed kong: the discarder pays all three shares (K-8.3,
@@ -59,10 +59,15 @@ Decisions on ambiguous points (each is the default of this implementation)
 - D5 (K-6.4 清一色): every non-财神 tile of the 14, melds included, is of one
   suit; 财神 are allowed; honors break it.  It adds to any reading, seven
   pairs included (the seed's 清一色七对子).
-- D6 (K-7.1 literal): a hand whose 13 tiles before the win are in 爆头 shape
-  (K-6.2) or 七子爆头 shape (D2) cannot win on a discard or a robbed kong at
-  all, even where the 14 tiles could also be read as a plain 平胡 (the 财神
-  pairing the discard).
+- D6 (K-7.1, option ``baotou_discard_win``): by default (``"never"``) a hand
+  whose 13 tiles before the win are in 爆头 shape (K-6.2) or 七子爆头 shape
+  (D2) cannot win on a discard or a robbed kong at all, even where the 14
+  tiles could also be read as a plain 平胡 (the 财神 pairing the discard).
+  Under ``"other_readings"`` such a discard (or robbed-kong) win is allowed
+  and scored by its best reading without the 爆头 / 七子爆头 bonus
+  (``123m456m789p234s5z`` + a discarded ``2s`` is a 平胡, exponent 0; six
+  pairs + a lone 财神 + a discard is a 七对子, exponent 1); every other gate
+  stays (at most one 财神, K-2.2, K-2.4, K-2.6, ``discard_win``).
 - D7 (K-7.2): robbing a kong is a discard-style win, so every K-7.1
   condition applies to it, the ``discard_win`` switch included (the kernel
   sees only ``self_draw=False`` for both).  A 财神 can never be won on a
@@ -72,6 +77,10 @@ Decisions on ambiguous points (each is the default of this implementation)
 - D9 (K-6.5): chain links count only on a self-draw win (a replacement draw
   is a self-draw).  ``replacement_draw`` adds nothing by itself: the kong that
   caused it is the last chain link (杠上开花 = one kong link = x2).
+  :func:`_evaluate_win` returns the 飘 and kong links its chosen reading
+  counted (0 on a discard win; 飘 links 0 under ``piao_requires_baotou``
+  when that reading is not 爆头); the engine's record shows exactly these
+  (K-9.4, K-10), never the links that merely existed.
 - D10 (K-2.6): the gate compares the uncapped hand-type exponent (爆头, the
   七对 family with its 去不去 floor, kong links) with
   ``two_caishen_min_exponent``; the reading is then chosen among legal ones.
@@ -124,7 +133,9 @@ P_DISCARD_WIN = 7
 P_DISCARD_WIN_PAYMENT = 8
 #: K-9.3 a failed 飘 player's self-draw share counts this many times in total
 P_FAILED_PIAO_FACTOR = 9
-N_PARAMS = 10
+#: K-7.1 a discard win on a 爆头-shaped hand, one of BAOTOU_DISCARD_*
+P_BAOTOU_DISCARD_WIN = 10
+N_PARAMS = 11
 
 #: K-3.3 codes for ``dealer_rotation``
 ROTATION_NEXT_AFTER_WIN = 0
@@ -134,6 +145,10 @@ ROTATION_CODES = {"next_after_win": ROTATION_NEXT_AFTER_WIN, "winner_stays": ROT
 PAYMENT_ALL_THREE = 0
 PAYMENT_OWN_SHARE = 1
 PAYMENT_CODES = {"all_three": PAYMENT_ALL_THREE, "own_share": PAYMENT_OWN_SHARE}
+#: K-7.1 codes for ``baotou_discard_win``
+BAOTOU_DISCARD_NEVER = 0
+BAOTOU_DISCARD_OTHER_READINGS = 1
+BAOTOU_DISCARD_CODES = {"never": BAOTOU_DISCARD_NEVER, "other_readings": BAOTOU_DISCARD_OTHER_READINGS}
 
 # win types (the engine's records and _payments use these codes)
 WIN_SELF_DRAW = 0
@@ -194,6 +209,10 @@ class KaihuaRules(Options):
       the three shares) or ``"own_share"`` (only their own share).
     - ``failed_piao_factor`` (K-9.3): a failed 飘 player's self-draw share
       counts this many times in total (1 disables).  Range 1..16.
+    - ``baotou_discard_win`` (K-7.1, D6): ``"never"`` (a hand whose 13
+      tiles are in 爆头 / 七子爆头 shape never wins on a discard or a robbed
+      kong) or ``"other_readings"`` (it may, scored by its best reading
+      without the 爆头 / 七子爆头 bonus; every other gate stays).
 
     Raises ``ValueError`` naming a bad option or value.
     """
@@ -208,6 +227,7 @@ class KaihuaRules(Options):
     discard_win: bool = True
     discard_win_payment: Literal["all_three", "own_share"] = "all_three"
     failed_piao_factor: int = 2
+    baotou_discard_win: Literal["never", "other_readings"] = "never"
 
     def _check(self) -> None:
         def in_range(name: str, lo: int, hi: int | None) -> None:
@@ -226,8 +246,8 @@ class KaihuaRules(Options):
     def params(self) -> np.ndarray:
         """The options packed for the kernels: ``int64[N_PARAMS]``, indexed by ``P_*``.
 
-        Booleans are 0/1, Literal choices their ``ROTATION_*`` / ``PAYMENT_*``
-        codes, ``max_exponent=None`` is -1.
+        Booleans are 0/1, Literal choices their ``ROTATION_*`` / ``PAYMENT_*`` /
+        ``BAOTOU_DISCARD_*`` codes, ``max_exponent=None`` is -1.
         """
         p = np.zeros(N_PARAMS, dtype=np.int64)
         p[P_TWO_CAISHEN_MIN_EXPONENT] = self.two_caishen_min_exponent
@@ -240,6 +260,7 @@ class KaihuaRules(Options):
         p[P_DISCARD_WIN] = int(self.discard_win)
         p[P_DISCARD_WIN_PAYMENT] = PAYMENT_CODES[self.discard_win_payment]
         p[P_FAILED_PIAO_FACTOR] = self.failed_piao_factor
+        p[P_BAOTOU_DISCARD_WIN] = BAOTOU_DISCARD_CODES[self.baotou_discard_win]
         return p
 
 
@@ -334,8 +355,10 @@ def _is_baotou_wait(counts13, n_melds, tabs):
     """爆头 (K-6.2) or 七子爆头 (K-6.3, D2) shape of the concealed tiles before a draw.
 
     Such a hand cannot win on a drawn 财神 and must discard one (K-2.5, D3),
-    and cannot win on a discard (K-7.1, D6).  ``counts13`` is modified
-    temporarily and restored.  The engine uses this for the forced 飘 of K-2.5.
+    and cannot win on a discard (K-7.1, D6; unless ``baotou_discard_win``
+    is ``"other_readings"``).  ``counts13`` is modified temporarily and
+    restored.  The engine uses this to set a seat's forced 飘 of K-2.5,
+    which lasts until that seat discards a 财神.
     """
     if _is_baotou(counts13, CAISHEN, tabs):
         return True
@@ -359,30 +382,42 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
     links (K-6.5); ``params``: ``KaihuaRules.params()``; ``tabs``:
     ``sim.tables.hand_tables()``.
 
-    Returns ``(legal: bool, exponent: int64, flags: int64)`` (``FLAG_*``
-    bits of the counted reading; exponent and flags are 0 when not legal).
-    Applies K-2.2, K-2.4, K-2.5 (also for 七子爆头, D3), K-2.6 (D10), K-6.1 ..
-    K-6.6, K-7.1/K-7.2 (D6, D7) and ``max_exponent``; among the legal
-    readings (standard / seven pairs) the largest exponent counts (D11).
+    Returns ``(legal: bool, exponent: int64, flags: int64, piao_links:
+    int64, kong_links: int64)``: ``FLAG_*`` bits of the counted reading, and
+    the 飘 and kong chain links that reading counted in its (uncapped)
+    exponent (K-6.5, D8, D9: 0 on a discard win, 飘 links 0 under
+    ``piao_requires_baotou`` when the reading is not 爆头); all 0 when not
+    legal.  Applies K-2.2, K-2.4, K-2.5 (also for 七子爆头, D3), K-2.6
+    (D10), K-6.1 .. K-6.6, K-7.1/K-7.2 (D6, D7, ``baotou_discard_win``) and
+    ``max_exponent``; among the legal readings (standard / seven pairs) the
+    largest exponent counts (D11).  The persistent K-2.5 force of a seat
+    that drew a 财神 and has not discarded one yet (its later replacement
+    draws) is the engine's state, not a fact of these tiles: the engine does
+    not ask this kernel while it holds (``sim.engine``, E3).
     """
     zero = np.int64(0)
     j13 = np.int64(concealed[CAISHEN])
     jokers = j13 + (1 if win_tile == CAISHEN else 0)
     if jokers >= 3:  # K-2.4: three or four 财神 never win (forced 飘财)
-        return False, zero, zero
+        return False, zero, zero, zero, zero
     if not self_draw:
         # K-2.2: a discarded 财神 is never claimed; K-7.1/K-7.2: the discard_win
         # switch, and at most one 财神 in hand
         if win_tile == CAISHEN or params[P_DISCARD_WIN] == 0 or jokers > 1:
-            return False, zero, zero
+            return False, zero, zero, zero, zero
     # shapes of the 13 tiles before the win
     baotou = _is_baotou(concealed, CAISHEN, tabs)  # K-6.2
     qidui_baotou = n_melds == 0 and _is_qidui_baotou(concealed)  # K-6.3, D2
     if baotou or qidui_baotou:
-        if not self_draw:  # K-7.1 (D6): 爆头 / 七子爆头 are self-draw only
-            return False, zero, zero
         if win_tile == CAISHEN:  # K-2.5 (D3): must discard a 财神 instead
-            return False, zero, zero
+            return False, zero, zero, zero, zero
+        if not self_draw:
+            # K-7.1 (D6): 爆头 / 七子爆头 are self-draw only; under
+            # "other_readings" the discard win counts without their bonus
+            if params[P_BAOTOU_DISCARD_WIN] != BAOTOU_DISCARD_OTHER_READINGS:
+                return False, zero, zero, zero, zero
+            baotou = False
+            qidui_baotou = False
     has_four = False
     for k in range(34):
         if k != CAISHEN and concealed[k] == 4:
@@ -408,6 +443,8 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
 
     best = np.int64(-1)
     best_flags = zero
+    best_piao = zero
+    best_kong = zero
     if standard:  # K-6.1 平胡, K-6.2 爆头
         hand = np.int64(1) if baotou else zero
         if not (jokers == 2 and hand + kong_links < min_two):  # K-2.6
@@ -426,6 +463,8 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
                 flags = np.int64(FLAG_PINGHU)
             best = e
             best_flags = flags
+            best_piao = piao
+            best_kong = kong_links
     if seven_pairs:  # K-6.3 七对子 family
         hand = np.int64(1 + haohua)
         flags = np.int64(FLAG_QIDUI)
@@ -453,12 +492,14 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
             if e > best:  # D11: a tie keeps the standard reading
                 best = e
                 best_flags = flags
+                best_piao = piao
+                best_kong = kong_links
     if best < 0:
-        return False, zero, zero
+        return False, zero, zero, zero, zero
     cap = params[P_MAX_EXPONENT]  # K-6.6
     if cap >= 0 and best > cap:
         best = cap
-    return True, best, best_flags
+    return True, best, best_flags, best_piao, best_kong
 
 
 # ---------------------------------------------------------------------------
@@ -471,72 +512,126 @@ _CASE_KEYS = (
 _OPTIONAL_KEYS = ("expect",)
 _MELD_SIZES = {MELD_CHOW: 3, MELD_PONG: 3, MELD_KONG_EXPOSED: 4, MELD_KONG_ADDED: 4, MELD_KONG_CONCEALED: 4}
 _KONGS = (MELD_KONG_EXPOSED, MELD_KONG_ADDED, MELD_KONG_CONCEALED)
+#: longest tile string a case may hold (a hand needs about 30 characters);
+#: longer ones are rejected before they are parsed or echoed
+MAX_TILE_STRING = 200
+
+#: The cases play cannot produce, each rejected by :func:`_parse_case` with a
+#: message naming the contradiction (besides wrong types, bad tiles, wrong
+#: counts and more than four copies of a kind).  ``W`` is the winner, ``D``
+#: the discarder (or the robbed seat).
+IMPOSSIBLE_CASES = (
+    "replacement_draw true on a discard / robbed-kong win, or without a last chain link 'kong' (K-5.4, K-6.5)",
+    "a chain ending in 'kong' with replacement_draw false: after a kong the player draws a replacement "
+    "(K-5.4); if they then discard, the chain changes, so the win is on that replacement draw (K-6.5); on a "
+    "discard or robbed-kong win W's last own action was a discard, so W's chain is empty or ends in 'piao'",
+    "more kong links than kong melds; more than one exposed-kong link, or one that is not the chain's first: "
+    "claiming an exposed kong is banned while W's own 飘 circle is open (K-9.2), so W's chain was empty",
+    "a chain whose first link must be an exposed kong (more kong links than concealed / added kongs) and "
+    "that has no 'piao' link, with seats in piao_circle: no circle was open at the claim (K-9.2) and nobody "
+    "else has discarded since",
+    "D in piao_circle (D drew before discarding or declaring the added kong, which closed D's circle, K-9.2; "
+    "the discarded tile is not a 财神) -- except a discarded 5z, whose thrower's circle is open",
+    "W in piao_circle on a self-draw (W's draw closed W's circle, K-9.2, engine decision E9)",
+    "on a discard / robbed-kong win, W in piao_circle without a chain ending in 'piao', or a chain ending in "
+    "'piao' without W in piao_circle: W's 财神 discard was W's last action, and W's circle stays open until "
+    "W's next draw (K-9.2); W in the circle itself is possible (E9: W's own circle does not count)",
+    "more than four 财神: those in W's 14 tiles, W's 'piao' links, and one per other seat in piao_circle "
+    "(each threw a 财神 that is in nobody's hand) (K-2.1)",
+    "robbed_kong on 5z: a 财神 is never part of a meld (K-2.3), so there is no 5z pong to add to",
+    "robbed_kong on a kind W holds or melds: the robbed pong and the added tile are all four copies (K-5.5)",
+)
+
+
+def _show(value, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters (messages never echo huge input)."""
+    r = repr(value)
+    return r if len(r) <= limit else f"{r[:limit]}... ({len(r)} characters)"
 
 
 def _seat(case: dict, key: str) -> int:
     v = case[key]
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 3:
-        raise ValueError(f"{key} {v!r}: must be a seat 0..3")
+        raise ValueError(f"{key} {_show(v)}: must be a seat 0..3")
     return v
+
+
+def _tile_string(where: str, value) -> str:
+    """``value`` if it is a tile string of reasonable length; ``ValueError`` naming ``where``."""
+    if not isinstance(value, str):
+        raise ValueError(f"{where} {_show(value)}: must be a tile string such as '123m5z', got {type(value).__name__}")
+    if len(value) > MAX_TILE_STRING:
+        raise ValueError(f"{where} {_show(value)}: longer than {MAX_TILE_STRING} characters")
+    return value
 
 
 def _parse_meld(i: int, meld) -> tuple[int, int, list[int]]:
     """(type code, kind, tile kinds) of one vector meld; ValueError naming the bad value."""
     if not isinstance(meld, dict) or set(meld) != {"type", "tiles"}:
-        raise ValueError(f"melds[{i}] {meld!r}: must be an object with keys 'type' and 'tiles'")
+        raise ValueError(f"melds[{i}] {_show(meld)}: must be an object with keys 'type' and 'tiles'")
     name = meld["type"]
-    if name not in _tiles.MELD_TYPES:
-        raise ValueError(f"melds[{i}] type {name!r}: must be one of {', '.join(_tiles.MELD_TYPES)}")
+    if not isinstance(name, str) or name not in _tiles.MELD_TYPES:
+        raise ValueError(f"melds[{i}] type {_show(name)}: must be one of {', '.join(_tiles.MELD_TYPES)}")
     code = _tiles.MELD_TYPES[name]
+    text = _tile_string(f"melds[{i}] tiles", meld["tiles"])
     try:
-        kinds = sorted(_tiles.parse_kinds(meld["tiles"]))
+        kinds = sorted(_tiles.parse_kinds(text))
     except ValueError as e:
         raise ValueError(f"melds[{i}]: {e}") from None
     if len(kinds) != _MELD_SIZES[code]:
-        raise ValueError(f"melds[{i}] {name} {meld['tiles']!r}: a {name} has {_MELD_SIZES[code]} tiles, got {len(kinds)}")
+        raise ValueError(f"melds[{i}] {name} {text!r}: a {name} has {_MELD_SIZES[code]} tiles, got {len(kinds)}")
     if CAISHEN in kinds:  # K-2.3
-        raise ValueError(f"melds[{i}] {meld['tiles']!r}: a 财神 (5z) is never part of a meld (K-2.3)")
+        raise ValueError(f"melds[{i}] {text!r}: a 财神 (5z) is never part of a meld (K-2.3)")
     k0 = kinds[0]
     if code == MELD_CHOW:
         if k0 >= 27 or kinds != [k0, k0 + 1, k0 + 2] or k0 % 9 > 6:
-            raise ValueError(f"melds[{i}] chow {meld['tiles']!r}: not three consecutive tiles of one suit")
+            raise ValueError(f"melds[{i}] chow {text!r}: not three consecutive tiles of one suit")
     elif len(set(kinds)) != 1:
-        raise ValueError(f"melds[{i}] {name} {meld['tiles']!r}: tiles must all be the same kind")
+        raise ValueError(f"melds[{i}] {name} {text!r}: tiles must all be the same kind")
     return code, k0, kinds
 
 
 def _parse_case(case: dict) -> dict:
-    """Validate one Kaihua vector case (vectors README) into kernel inputs."""
+    """Validate one Kaihua vector case (vectors README) into kernel inputs.
+
+    Raises ``ValueError`` naming the key and the value for a missing or
+    unknown key or a value of the wrong JSON type or range, and naming the
+    contradiction for a case that play cannot produce (:data:`IMPOSSIBLE_CASES`).
+    Every case that play can produce is accepted (a case that is no legal
+    win, e.g. a 财神 won on a discard, is accepted and scored as no win).
+    """
     if not isinstance(case, dict):
         raise ValueError(f"a case must be a JSON object, got {type(case).__name__}")
     missing = [k for k in _CASE_KEYS if k not in case]
     if missing:
         raise ValueError(f"missing key(s) {', '.join(map(repr, missing))}")
-    unknown = sorted(set(case) - set(_CASE_KEYS) - set(_OPTIONAL_KEYS))
+    unknown = sorted((k for k in case if k not in _CASE_KEYS and k not in _OPTIONAL_KEYS), key=repr)
     if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} for a kaihua case")
-    if case["rules"] != "kaihua":
-        raise ValueError(f"rules {case['rules']!r}: expected 'kaihua'")
+        raise ValueError(f"unknown key(s) {_show(', '.join(map(repr, unknown)), 200)} for a kaihua case")
+    if not isinstance(case["rules"], str) or case["rules"] != "kaihua":
+        raise ValueError(f"rules {_show(case['rules'])}: expected 'kaihua'")
     if not isinstance(case["id"], str):
-        raise ValueError(f"id {case['id']!r}: must be a string")
+        raise ValueError(f"id {_show(case['id'])}: must be a string")
     dealer, winner = _seat(case, "dealer"), _seat(case, "winner")
-    if case["win_type"] not in WIN_TYPES:
-        raise ValueError(f"win_type {case['win_type']!r}: must be one of {', '.join(WIN_TYPES)}")
-    win_type = WIN_TYPES[case["win_type"]]
-    if win_type == WIN_SELF_DRAW:
+    wt_name = case["win_type"]
+    if not isinstance(wt_name, str) or wt_name not in WIN_TYPES:
+        raise ValueError(f"win_type {_show(wt_name)}: must be one of {', '.join(WIN_TYPES)}")
+    win_type = WIN_TYPES[wt_name]
+    self_draw = win_type == WIN_SELF_DRAW
+    if self_draw:
         if case["discarder"] is not None:
-            raise ValueError(f"discarder {case['discarder']!r}: must be null on a self-draw")
+            raise ValueError(f"discarder {_show(case['discarder'])}: must be null on a self-draw")
         discarder = -1
     else:
         if case["discarder"] is None:
-            raise ValueError(f"discarder None: a {case['win_type']} win needs the discarding seat")
+            raise ValueError(f"discarder None: a {wt_name} win needs the discarding seat")
         discarder = _seat(case, "discarder")
         if discarder == winner:
             raise ValueError(f"discarder {discarder}: the winner cannot win on their own tile")
 
     melds = case["melds"]
     if not isinstance(melds, list) or len(melds) > 4:
-        raise ValueError(f"melds {melds!r}: must be a list of at most 4 melds")
+        raise ValueError(f"melds {_show(melds)}: must be a list of at most 4 melds")
     meld_types = np.zeros(4, np.int8)
     meld_kinds = np.zeros(4, np.int8)
     total = np.zeros(_tiles.N_KINDS, np.int64)
@@ -545,16 +640,18 @@ def _parse_case(case: dict) -> dict:
         meld_types[i], meld_kinds[i] = code, kind
         for k in kinds:
             total[k] += 1
-    concealed = _tiles.parse(case["concealed"]).astype(np.int64)
+    text = _tile_string("concealed", case["concealed"])
+    concealed = _tiles.parse(text).astype(np.int64)
     need = 13 - 3 * len(melds)
     if int(concealed.sum()) != need:
         raise ValueError(
-            f"concealed {case['concealed']!r} has {int(concealed.sum())} tiles; with {len(melds)} meld(s) "
+            f"concealed {text!r} has {int(concealed.sum())} tiles; with {len(melds)} meld(s) "
             f"the hand before the winning tile has {need}"
         )
-    win = _tiles.parse_kinds(case["win_tile"]) if isinstance(case["win_tile"], str) else None
+    win = _tiles.parse_kinds(case["win_tile"]) if isinstance(case["win_tile"], str) and len(
+        case["win_tile"]) <= MAX_TILE_STRING else None
     if win is None or len(win) != 1:
-        raise ValueError(f"win_tile {case['win_tile']!r}: must be exactly one tile, e.g. '5s'")
+        raise ValueError(f"win_tile {_show(case['win_tile'])}: must be exactly one tile, e.g. '5s'")
     win_tile = win[0]
     total += concealed
     total[win_tile] += 1
@@ -563,19 +660,44 @@ def _parse_case(case: dict) -> dict:
         raise ValueError(f"{int(total[k])} copies of {_tiles.kind_name(k)} among concealed, melds and win_tile")
 
     chain = case["chain"]
-    if not isinstance(chain, list) or any(x not in ("piao", "kong") for x in chain):
-        raise ValueError(f"chain {chain!r}: must be a list of 'piao' / 'kong' links")
+    if not isinstance(chain, list) or any(not isinstance(x, str) or x not in ("piao", "kong") for x in chain):
+        raise ValueError(f"chain {_show(chain)}: must be a list of 'piao' / 'kong' links")
     chain_piao, chain_kong = chain.count("piao"), chain.count("kong")
-    n_kongs = sum(1 for t in meld_types[: len(melds)] if t in _KONGS)
-    if chain_kong > n_kongs:
-        raise ValueError(f"chain {chain!r}: {chain_kong} kong link(s) but only {n_kongs} kong meld(s)")
-    if chain_piao + total[CAISHEN] > 4:
-        raise ValueError(f"chain {chain!r}: {chain_piao} 飘财 link(s) plus {int(total[CAISHEN])} 财神 in hand exceed 4")
+    n_exposed = sum(1 for t in meld_types[: len(melds)] if t == MELD_KONG_EXPOSED)
+    n_own_kongs = sum(1 for t in meld_types[: len(melds)] if t in (MELD_KONG_ADDED, MELD_KONG_CONCEALED))
+    if chain_kong > n_exposed + n_own_kongs:
+        raise ValueError(
+            f"chain {_show(chain)}: {chain_kong} kong link(s) but only {n_exposed + n_own_kongs} kong meld(s)"
+        )
+    exposed_first = n_exposed > 0 and bool(chain) and chain[0] == "kong"
+    if chain_kong > n_own_kongs + (1 if exposed_first else 0):
+        raise ValueError(
+            f"chain {_show(chain)}: {chain_kong} kong link(s) but only {n_own_kongs} concealed / added kong(s); "
+            f"an exposed kong can only be a chain's first link (claiming it is banned while the winner's own "
+            f"飘 circle is open, K-9.2, so the winner's chain was empty then)"
+        )
     replacement = case["replacement_draw"]
     if not isinstance(replacement, bool):
-        raise ValueError(f"replacement_draw {replacement!r}: must be true or false")
-    if replacement and (win_type != WIN_SELF_DRAW or not chain or chain[-1] != "kong"):
+        raise ValueError(f"replacement_draw {_show(replacement)}: must be true or false")
+    ends_kong = bool(chain) and chain[-1] == "kong"
+    ends_piao = bool(chain) and chain[-1] == "piao"
+    if replacement and not (self_draw and ends_kong):
         raise ValueError("replacement_draw true: needs a self_draw win whose last chain link is 'kong' (K-6.5)")
+    if ends_kong and not self_draw:
+        raise ValueError(
+            f"chain {_show(chain)} ends in a kong link on a {wt_name} win: the winner's last own action before "
+            f"another seat's discard or added kong was a discard, which ends the chain or adds a 'piao' link "
+            f"(K-5.4, K-6.5)"
+        )
+    if ends_kong and not replacement:
+        raise ValueError(
+            f"chain {_show(chain)} ends in a kong link but replacement_draw is false: after a kong the player "
+            f"draws a replacement (K-5.4) and a discard would change the chain, so the win is on that "
+            f"replacement draw (K-6.5)"
+        )
+    if win_type == WIN_ROBBED_KONG and win_tile == CAISHEN:
+        raise ValueError("robbed_kong on '5z': a 财神 is never part of a meld (K-2.3), so there is no 5z pong "
+                         "to add a kong to")
     if win_type == WIN_ROBBED_KONG and total[win_tile] != 1:
         raise ValueError(
             f"robbed_kong on {case['win_tile']!r}: the robbed pong holds three copies, "
@@ -584,14 +706,49 @@ def _parse_case(case: dict) -> dict:
 
     circle = case["piao_circle"]
     if not isinstance(circle, list):
-        raise ValueError(f"piao_circle {circle!r}: must be a list of seats")
+        raise ValueError(f"piao_circle {_show(circle)}: must be a list of seats")
     piao_circle = np.zeros(4, np.bool_)
     for s in circle:
         if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= 3:
-            raise ValueError(f"piao_circle seat {s!r}: must be a seat 0..3")
+            raise ValueError(f"piao_circle seat {_show(s)}: must be a seat 0..3")
         if piao_circle[s]:
-            raise ValueError(f"piao_circle {circle!r}: seat {s} listed twice")
+            raise ValueError(f"piao_circle {_show(circle)}: seat {s} listed twice")
         piao_circle[s] = True
+    # K-9.2 / E9: who can have an open 飘 circle when the hand is won
+    thrown_caishen = not self_draw and win_tile == CAISHEN  # the discarder's circle is open then
+    if not self_draw and piao_circle[discarder] and not thrown_caishen:
+        who = "discarder" if win_type == WIN_DISCARD else "robbed seat"
+        raise ValueError(
+            f"piao_circle {circle!r} lists the {who} {discarder}: their draw before the "
+            f"{'discard' if win_type == WIN_DISCARD else 'added kong'} closed their 飘 circle (K-9.2)"
+        )
+    if self_draw and piao_circle[winner]:
+        raise ValueError(f"piao_circle {circle!r} lists the self-drawing winner {winner}: their draw closed "
+                         f"their 飘 circle (K-9.2, E9)")
+    if not self_draw and piao_circle[winner] and not ends_piao:
+        raise ValueError(
+            f"piao_circle {circle!r} lists the winner {winner}, but the chain {_show(chain)} does not end in "
+            f"'piao': an open circle means the winner's last action was a 财神 discard (K-9.2, K-6.5)"
+        )
+    if not self_draw and ends_piao and not piao_circle[winner]:
+        raise ValueError(
+            f"chain {_show(chain)} ends in 'piao' on a {wt_name} win, but piao_circle {circle!r} does not list "
+            f"the winner {winner}: their 财神 discard was their last action, so their circle is still open (K-9.2)"
+        )
+    others = [s for s in range(4) if piao_circle[s] and s != winner and not (thrown_caishen and s == discarder)]
+    if chain_kong > n_own_kongs and chain_piao == 0 and others:
+        raise ValueError(
+            f"piao_circle {circle!r} with the chain {_show(chain)}: its first link is an exposed kong (more kong "
+            f"links than concealed / added kongs), claimed while no circle was open (K-9.2), and nobody else has "
+            f"discarded since"
+        )
+    n_caishen = int(total[CAISHEN])
+    if n_caishen + chain_piao + len(others) > 4:
+        raise ValueError(
+            f"chain {_show(chain)} and piao_circle {circle!r}: {n_caishen} 财神 among the winner's tiles, "
+            f"{chain_piao} 飘财 link(s) and {len(others)} other seat(s) in the circle (each threw a 财神) "
+            f"exceed the four 财神 (K-2.1)"
+        )
 
     return dict(
         id=case["id"], dealer=dealer, winner=winner, win_type=win_type, discarder=discarder,
@@ -615,9 +772,11 @@ def score(case: dict, rules: KaihuaRules | None = None) -> dict:
     scores all zero when the case is not a legal win).
 
     Raises ``ValueError`` naming the bad value: a missing or unknown key, a
-    bad seat or win type, a bad tile string, a wrong tile count, a meld that
-    is not a chow/pong/kong, more than four copies of a kind, an impossible
-    chain or replacement draw.
+    value of the wrong JSON type, a bad seat or win type, a bad tile string,
+    a wrong tile count, a meld that is not a chow/pong/kong, more than four
+    copies of a kind; and naming the contradiction for a case that play
+    cannot produce (:data:`IMPOSSIBLE_CASES`: chain, replacement draw, 飘
+    circles, 财神 count, robbed kong).
     """
     if rules is None:
         rules = KaihuaRules()
@@ -625,7 +784,7 @@ def score(case: dict, rules: KaihuaRules | None = None) -> dict:
         raise ValueError(f"rules must be a KaihuaRules, got {type(rules).__name__}")
     c = _parse_case(case)
     params = rules.params()
-    legal, exponent, flags = _evaluate_win(
+    legal, exponent, flags, _, _ = _evaluate_win(
         c["concealed"], c["win_tile"], c["meld_types"], c["meld_kinds"], c["n_melds"],
         c["win_type"] == WIN_SELF_DRAW, c["replacement_draw"], c["chain_piao"], c["chain_kong"],
         params, hand_tables(),
