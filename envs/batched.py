@@ -552,13 +552,29 @@ def _bot_actions(code, param, states, ep, rp, tabs, work, out):
             out[i] = _choose_action(code, param, st, ep, rp, tabs, st.mask, work)
 
 
-@njit(cache=True)
-def sample_legal(masks, rng_state, out):
-    """``out[i]``: a uniformly random legal action of ``masks: bool[n, 145]`` (``rng_state:
-    uint64[4]``, ``sim.rng``'s stream, advanced in place); -1 for a row without a legal action.
+def sample_legal(masks: np.ndarray, rng_state: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out[i]``: a uniformly random legal action of ``masks: bool[n, 145]``; -1 for a row
+    without a legal action.  ``rng_state: uint64[4]`` is a ``sim.rng`` stream (seed it with
+    ``sim.rng._rng_seed``), advanced in place; ``out: int64[n]``.  Returns ``out``.
 
     A random agent for benchmarks and tests that costs almost nothing next to the env.
+    Raises ``ValueError`` for wrong shapes or dtypes, or an all-zero (unseeded) stream.
     """
+    if not (isinstance(masks, np.ndarray) and masks.ndim == 2 and masks.shape[1] == N_ACTIONS
+            and masks.dtype == np.bool_):
+        raise ValueError(f"masks must be a bool[n, {N_ACTIONS}] array")
+    if not (isinstance(out, np.ndarray) and out.shape == (masks.shape[0],) and out.dtype == np.int64):
+        raise ValueError(f"out must be an int64[{masks.shape[0]}] array")
+    if not (isinstance(rng_state, np.ndarray) and rng_state.shape == (4,) and rng_state.dtype == np.uint64
+            and rng_state.any()):
+        raise ValueError("rng_state must be a seeded uint64[4] stream (sim.rng._rng_seed), not all zeros")
+    _sample_legal(masks, rng_state, out)
+    return out
+
+
+@njit(cache=True)
+def _sample_legal(masks, rng_state, out):
+    """The kernel of :func:`sample_legal`."""
     for i in range(masks.shape[0]):
         n = 0
         for a in range(N_ACTIONS):
