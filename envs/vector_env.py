@@ -125,15 +125,9 @@ class _BatchedVectorBase:
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._ended = np.zeros(self.num_envs, np.bool_)
-        self._seed = None
 
     def _out(self, x):
         return x.copy() if self.copy else x
-
-    def _seeds(self, seed):
-        if seed is None and self._seed is not None:
-            return None  # fresh entropy
-        return check_seeds(seed, self.num_envs)
 
     def _info(self) -> dict:
         g = self.games
@@ -184,7 +178,6 @@ class CaishenVectorEnv(_BatchedVectorBase, VectorEnv):
         """Deal every game's first episode: ``(obs, info)``.  ``seed``: an int (game ``i`` gets
         ``seed + i``), ``num_envs`` ints, or None (fresh entropy); ``options`` is ignored."""
         self.games.reset(check_seeds(seed, self.num_envs))
-        self._seed = seed
         info = self._info()
         info["seat"] = self._out(self.games.learner)
         return self._out(self.games.obs), info
