@@ -289,7 +289,7 @@ def _reward_of(points, cfg, fcfg):
     return float(points)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _observe_one(st, seat, joker, cfg, x, dst_planes, dst_flat, scalar, inv_high):
     """Encode ``seat``'s observation of ``st`` into ``dst_planes: uint8[R, 34]`` (planes) or, through
     the scratch ``x: uint8[R, 34]``, into ``dst_flat: float32[F]`` (``cfg[C_FLAT]``)."""
@@ -433,7 +433,12 @@ def _advance(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, i
     return False
 
 
-@njit(cache=True)
+#: :func:`_advance` compiled into :func:`_step_games` (numba IR inlining): a plain call passes
+#: two dozen arrays, and their reference counting costs about as much as the observation
+_advance_inlined = njit(cache=True, inline="always")(_advance.py_func)
+
+
+@njit(cache=True, inline="always")
 def _clear_outputs(i, games, rewards, reward1, terminated, truncated, illegal, points, hands_ended):
     for s in range(N_SEATS):
         rewards[i, s] = 0.0
@@ -506,7 +511,7 @@ def _step_games(actions, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, 
         else:
             g.gi[GI_DECIDED] = 1
             _step(st, ep, rp, tabs, a)
-        if _advance(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
+        if _advance_inlined(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
                     fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, points, hands_ended,
                     rec):
             n_wait += 1
