@@ -13,7 +13,7 @@ Action masking     ``env.action_masks()`` (bool[145]; ``gymnasium.make``
                    ``info["action_mask"]``
 Vectorized         ``gymnasium.make_vec("caishen/Kaihua-v0", num_envs=1024)``:
                    :class:`envs.vector_env.CaishenVectorEnv`, the bots inside
-                   numba: about 20x the learner steps/s of this env against
+                   numba: about 17x the learner steps/s of this env against
                    greedy bots, whose own decisions take most of the time
                    (``benchmarks/bench_envs.py``)
 ================== ==========================================================
