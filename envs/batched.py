@@ -147,7 +147,6 @@ from envs.observation import (
     _flatten,
     flat_size,
     n_planes,
-    plane_high,
 )
 from sim.engine import (
     EP_ENGINE_PAYMENTS,
