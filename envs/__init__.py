@@ -6,7 +6,14 @@
   learning seat against :mod:`agents` bots, with ``action_masks()``;
   registered as ``caishen/Kaihua-v0`` and ``caishen/Jiating-v0`` when
   ``envs.gym_env`` (and so this package) is imported.
-- :mod:`envs.observation`: the observation planes both envs share.
+- :mod:`envs.vector_env`: :class:`CaishenVectorEnv` (a Gymnasium
+  ``VectorEnv``, one learning seat per game against numba bots; the vector
+  entry point of both ids, ``gymnasium.make_vec("caishen/Kaihua-v0",
+  num_envs=1024)``) and :class:`SelfPlayVectorEnv` (every seat an agent),
+  over :mod:`envs.batched` (:class:`BatchedGames`: thousands of games
+  stepped, observed and masked in one numba call).
+- :mod:`envs.observation`: the observation layouts every env shares
+  (planes, the flat vector, the order-of-play block).
 
 >>> import gymnasium, envs
 >>> e = gymnasium.make("caishen/Kaihua-v0")
@@ -15,8 +22,13 @@
 (76, 34)
 """
 
+from envs.batched import BatchedGames
 from envs.gym_env import ENV_IDS, MahjongEnv, register_envs  # registers the Gymnasium ids
 from envs.observation import N_PLANES, PLANES, encode
 from envs.pettingzoo_env import env, raw_env
+from envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, SingleGameEnv
 
-__all__ = ["MahjongEnv", "ENV_IDS", "N_PLANES", "PLANES", "encode", "env", "raw_env", "register_envs"]
+__all__ = [
+    "BatchedGames", "CaishenVectorEnv", "SelfPlayVectorEnv", "SingleGameEnv", "MahjongEnv", "ENV_IDS", "N_PLANES",
+    "PLANES", "encode", "env", "raw_env", "register_envs",
+]

@@ -7,9 +7,15 @@ Creation           ``import envs; gymnasium.make("caishen/Kaihua-v0")`` or
                    ``envs.gym_env.MahjongEnv(rules=...)``
 Action space       Discrete(145)
 Observation space  Box(0, high, (76, 34), uint8)
-Action masking     ``env.unwrapped.action_masks()`` (bool[145]; also
-                   ``env.get_wrapper_attr("action_masks")()`` through
-                   wrappers) and ``info["action_mask"]``
+Action masking     ``env.action_masks()`` (bool[145]; ``gymnasium.make``
+                   returns the env itself; through your own wrappers
+                   ``env.get_wrapper_attr("action_masks")()``) and
+                   ``info["action_mask"]``
+Vectorized         ``gymnasium.make_vec("caishen/Kaihua-v0", num_envs=1024)``:
+                   :class:`envs.vector_env.CaishenVectorEnv`, the bots inside
+                   numba: about 17x the learner steps/s of this env against
+                   greedy bots, whose own decisions take most of the time
+                   (``benchmarks/bench_envs.py``)
 ================== ==========================================================
 
 One episode is one hand of four-player mahjong (:class:`sim.engine.Game`)
@@ -117,6 +123,9 @@ An illegal action ends the episode (``terminated=True``) with reward
 ``illegal_reward`` (default -500, worse than losing almost any hand) and
 ``info["illegal_action"] = True``; the hand is left unfinished.  With
 ``illegal_reward=None`` an illegal action raises ``ValueError`` instead.
+An action that is no integer index (a bool, a float such as 1.5, None) or
+outside ``0..144`` always raises ``ValueError``: ``step(True)`` is not
+action 1.
 
 Arguments and seeding
 ---------------------
@@ -127,7 +136,17 @@ spec for the three bots (``"greedy"``, ``"random"``, ``"never"``,
 ``"always"``, ``"threshold:N"``, see :mod:`agents`) or a sequence of three
 specs or :class:`agents.Agent` objects, for the other seats in seat order;
 ``dealer`` a seat 0..3 or None (drawn per hand); ``render_mode`` ``"ansi"`` or
-``"human"`` (the whole table as text).
+``"human"`` (the whole table as text; another mode raises
+:class:`RenderModeError`, a ``ValueError`` that is also the ``TypeError``
+stable-baselines3's ``make_vec_env`` expects when it tries
+``render_mode="rgb_array"``).
+
+A bot or a trained policy in any seat: ``seat`` is the learning seat, and
+each of the other three is a policy spec or an :class:`agents.Agent`; a
+trained policy plays a seat as an ``Agent`` subclass whose ``act(game)``
+returns its masked choice from ``envs.observation.encode(game,
+game.current_player)`` and ``game.legal_mask()``.  To evaluate a built-in
+bot in the learning seat, step it with ``make_agent("greedy").act(env.game)``.
 
 ``reset(seed=s)`` deals the same hand and replays the same bots' choices for
 the same ``s`` (the wall seed, the dealer and the random bots' seeds come
@@ -150,13 +169,18 @@ from envs.render import render_text
 from sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
 from sim.policies import POLICY_RANDOM, parse_policy
 
-__all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "register_envs"]
+__all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "RenderModeError", "register_envs"]
 
 #: reward of an illegal action (the episode ends)
 DEFAULT_ILLEGAL_REWARD = -500.0
 #: registered ids -> rule set
 ENV_IDS = {"caishen/Kaihua-v0": "kaihua", "caishen/Jiating-v0": "jiating"}
 _RENDER_MODES = ("human", "ansi")
+
+
+class RenderModeError(TypeError, ValueError):
+    """An unsupported ``render_mode``: a ``ValueError``, and a ``TypeError`` too, which is what
+    stable-baselines3's ``make_vec_env`` expects before it retries without ``render_mode``."""
 
 
 class MahjongEnv(gymnasium.Env):
@@ -184,7 +208,7 @@ class MahjongEnv(gymnasium.Env):
         if dealer is not None and (isinstance(dealer, bool) or dealer not in range(N_SEATS)):
             raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
         if render_mode is not None and render_mode not in _RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {_RENDER_MODES} or None, got {render_mode!r}")
+            raise RenderModeError(f"render_mode must be one of {_RENDER_MODES} or None, got {render_mode!r}")
         if illegal_reward is not None and not np.isfinite(float(illegal_reward)):
             raise ValueError(f"illegal_reward must be a finite number or None, got {illegal_reward!r}")
         self.seat = int(seat)
@@ -255,6 +279,8 @@ class MahjongEnv(gymnasium.Env):
         if self._over:
             raise ValueError("the episode is over (or was never started); call reset()")
         mask = self.game.legal_mask()
+        if isinstance(action, (bool, np.bool_)):
+            raise ValueError(f"action must be an integer index, got {action!r} (bools are not actions)")
         try:
             a = int(action)
         except (TypeError, ValueError):
@@ -308,7 +334,16 @@ def register_envs() -> None:
     """Register :data:`ENV_IDS` with Gymnasium (idempotent; done when this module is imported)."""
     for env_id, rules in ENV_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point="envs.gym_env:MahjongEnv", kwargs={"rules": rules})
+            gymnasium.register(
+                id=env_id,
+                entry_point="envs.gym_env:MahjongEnv",
+                vector_entry_point="envs.vector_env:CaishenVectorEnv",
+                # gym.make returns the MahjongEnv itself, so env.action_masks() works (Gymnasium 1.x
+                # wrappers no longer forward attributes); the env checks its own order and inputs
+                order_enforce=False,
+                disable_env_checker=True,
+                kwargs={"rules": rules},
+            )
 
 
 register_envs()

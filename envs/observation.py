@@ -66,7 +66,52 @@ rows   name                    high   meaning
 
 A seat's 飘财 links in its chain (K-6.5) are ``chain - chain_kong``; its
 飘财 count this hand is the number of ``5z`` in its ``discards`` plane.
-The order of the discards is kept only as each seat's latest discard.
+The order of the discards is kept only as each seat's latest discard,
+unless the order-of-play block below is added.
+
+Order of play (``history=True``; ``N_HISTORY_PLANES = 48`` more rows)
+----------------------------------------------------------------------
+Strong mahjong agents read the order of play; the engine's state keeps each
+seat's discards in order (with whether each was claimed) and its melds in
+the order they were made, and this block shows exactly that, appended after
+row 75 (so ``uint8[124, 34]`` with the block):
+
+=======  ======================  =====  ===========================================
+rows     name                    high   meaning
+=======  ======================  =====  ===========================================
+76-107   ``recent_discards``     2      seat-relative seat ``r`` (rows ``76 + 8 r``
+                                        .. ``83 + 8 r``): its last 8 discards, most
+                                        recent first, one row each: 1 at the kind
+                                        if the tile is still on the table, 2 if it
+                                        was claimed (went into a meld or a winner's
+                                        hand: which claims happened); a row of
+                                        zeros when the seat has fewer discards
+108-123  ``meld_order``          5      seat ``r`` (rows ``108 + 4 r`` .. ``111 +
+                                        4 r``): its melds in the order made, the
+                                        meld type (1 chow, 2 pong, 3 exposed kong,
+                                        4 added kong, 5 concealed kong;
+                                        ``sim.tiles.MELD_*``) at the meld's kind (a
+                                        chow's lowest tile); another seat's
+                                        concealed kong is a row of zeros (its kind
+                                        is hidden, K-5.3; ``concealed_kongs``
+                                        counts it)
+=======  ======================  =====  ===========================================
+
+Flat vector (``layout="flat"``, for MLPs)
+-----------------------------------------
+``float32[967]`` (``float32[2599]`` with the order-of-play block): every
+row of the planes in row order, each value divided by its row's ``high``
+so that every input lies in ``[0, 1]``; a *tile* row gives its 34 values,
+a *scalar* row (marked scalar in :data:`PLANES`) gives its value once
+(not 34 copies).  So the 27 tile rows 0-26 are inputs ``0 .. 917``, the
+49 scalar rows 27-75 are inputs ``918 .. 966`` (``dealer`` 918-921,
+``turn`` 922-925, ``pending_from`` 926-929, ``phase`` 930-934,
+``acting`` 935, ``tiles_left`` 936, ``hand_size`` 937-940,
+``concealed_kongs`` 941-944, ``n_chows`` 945-948, ``chain`` 949-952,
+``chain_kong`` 953-956, ``piao_open`` 957-960, ``declared`` 961-964,
+``passed_win`` 965, ``streak`` 966), and the order-of-play rows (all tile
+rows) follow as inputs ``967 .. 2598``.  :data:`FLAT_INDEX` gives the first
+input of each group; :func:`flat_size` the length.
 """
 
 from __future__ import annotations
@@ -75,6 +120,7 @@ import numpy as np
 from numba import njit
 
 from sim.engine import (
+    DF_CLAIMED,
     N_KINDS,
     N_SEATS,
     PH_DONE,
@@ -103,7 +149,10 @@ from sim.engine import (
 )
 from sim.tiles import MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
 
-__all__ = ["PLANES", "N_PLANES", "PLANE", "PLANE_HIGH", "encode", "relative_seats"]
+__all__ = [
+    "PLANES", "N_PLANES", "PLANE", "PLANE_HIGH", "HISTORY_PLANES", "N_HISTORY_PLANES", "HISTORY_DISCARDS",
+    "FLAT_INDEX", "LAYOUTS", "encode", "flat_size", "n_planes", "plane_groups", "plane_high", "relative_seats",
+]
 
 #: (name, rows, high, scalar) of each plane group, in order (see the module docstring)
 PLANES: tuple[tuple[str, int, int, bool], ...] = (
@@ -136,17 +185,65 @@ PLANES: tuple[tuple[str, int, int, bool], ...] = (
     ("streak", 1, 255, True),
 )
 
-#: first row of each plane group, by name
+#: discards per seat in the order-of-play block (``recent_discards``)
+HISTORY_DISCARDS = 8
+#: the order-of-play block (``history=True``), appended after :data:`PLANES`
+HISTORY_PLANES: tuple[tuple[str, int, int, bool], ...] = (
+    ("recent_discards", N_SEATS * HISTORY_DISCARDS, 2, False),
+    ("meld_order", N_SEATS * 4, 5, False),
+)
+#: observation layouts: planes ``uint8[R, 34]`` or the flat ``float32[F]`` vector
+LAYOUTS = ("planes", "flat")
+
+#: first row of each plane group, by name (the order-of-play groups included)
 PLANE: dict[str, int] = {}
 _row = 0
-for _name, _n, _high, _scalar in PLANES:
+for _name, _n, _high, _scalar in PLANES + HISTORY_PLANES:
     PLANE[_name] = _row
     _row += _n
-N_PLANES = _row
+N_PLANES = PLANE[HISTORY_PLANES[0][0]]
+N_HISTORY_PLANES = _row - N_PLANES
 del _row, _name, _n, _high, _scalar
 
+
+def plane_groups(history: bool = False) -> tuple[tuple[str, int, int, bool], ...]:
+    """The plane groups ``(name, rows, high, scalar)`` of a layout, in row order."""
+    return PLANES + HISTORY_PLANES if history else PLANES
+
+
+def n_planes(history: bool = False) -> int:
+    """Rows of the planes: 76, or 124 with the order-of-play block."""
+    return N_PLANES + (N_HISTORY_PLANES if history else 0)
+
+
+def plane_high(history: bool = False) -> np.ndarray:
+    """``uint8[n_planes(history), 34]``: the largest value of each row (the Box space's ``high``)."""
+    return np.concatenate([np.full((n, N_KINDS), high, np.uint8) for _, n, high, _ in plane_groups(history)])
+
+
+def flat_size(history: bool = False) -> int:
+    """Length of the flat vector: 967, or 2599 with the order-of-play block."""
+    return sum(n * (1 if scalar else N_KINDS) for _, n, _, scalar in plane_groups(history))
+
+
+#: first input of each plane group in the flat vector, by name
+FLAT_INDEX: dict[str, int] = {}
+_i = 0
+for _name, _n, _high, _scalar in PLANES + HISTORY_PLANES:
+    FLAT_INDEX[_name] = _i
+    _i += _n * (1 if _scalar else N_KINDS)
+del _i, _name, _n, _high, _scalar
+
+
+def _flat_tables(history: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(scalar: uint8[R], inv_high: float32[R])`` per row, the arguments of :func:`_flatten`."""
+    scalar = np.concatenate([np.full(n, sc, np.uint8) for _, n, _, sc in plane_groups(history)])
+    inv = np.concatenate([np.full(n, 1.0 / high, np.float32) for _, n, high, _ in plane_groups(history)])
+    return scalar, inv
+
+
 #: ``uint8[N_PLANES, 34]``: the largest value of each row (the Box space's ``high``)
-PLANE_HIGH = np.concatenate([np.full((n, N_KINDS), high, np.uint8) for _, n, high, _ in PLANES])
+PLANE_HIGH = plane_high(False)
 
 # first rows as plain ints for the kernel; the ``phase`` rows are the engine's
 # phase codes in order (PH_TURN, PH_CLAIM, PH_ROB, PH_DONE, PH_HARD = 0..4)
@@ -177,6 +274,8 @@ P_PIAO_OPEN = PLANE["piao_open"]
 P_DECLARED = PLANE["declared"]
 P_PASSED_WIN = PLANE["passed_win"]
 P_STREAK = PLANE["streak"]
+P_RECENT_DISCARDS = PLANE["recent_discards"]
+P_MELD_ORDER = PLANE["meld_order"]
 
 
 def relative_seats(seat: int) -> list[int]:
@@ -253,22 +352,73 @@ def _encode(st, seat, joker, x):
     x[P_STREAK, :] = min(sc[SC_STREAK], 255)
 
 
-def encode(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-    """The observation planes of ``seat``: ``uint8[N_PLANES, 34]`` (layout in the module docstring).
+@njit(cache=True)
+def _encode_history(st, seat, x):
+    """Fill the order-of-play rows of ``x: uint8[N_PLANES + N_HISTORY_PLANES, 34]`` (rows 76..123).
 
+    Reads only what ``seat`` may see (discards, claimed flags, meld order;
+    another seat's concealed kong kind never); writes those rows of ``x`` only.
+    """
+    for r in range(P_RECENT_DISCARDS, P_MELD_ORDER + 4 * N_SEATS):
+        for k in range(N_KINDS):
+            x[r, k] = 0
+    for r in range(N_SEATS):
+        p = (seat + r) % N_SEATS
+        n = st.seat[p, SF_N_DISCARDS]
+        for j in range(min(n, HISTORY_DISCARDS)):
+            i = n - 1 - j
+            x[P_RECENT_DISCARDS + HISTORY_DISCARDS * r + j, st.discards[p, i]] = 2 if st.dflags[p, i] & DF_CLAIMED else 1
+        for m in range(st.meld_type.shape[1]):
+            mtype = st.meld_type[p, m]
+            if mtype == 0 or (mtype == MELD_KONG_CONCEALED and p != seat):
+                continue
+            x[P_MELD_ORDER + 4 * r + m, st.meld_kind[p, m]] = mtype
+
+
+@njit(cache=True)
+def _flatten(x, scalar, inv_high, out):
+    """Fill ``out: float32[F]`` from the planes ``x: uint8[R, 34]``: each tile row's 34 values and
+    each scalar row's value once (``scalar: uint8[R]``), times ``inv_high: float32[R]``."""
+    j = 0
+    for r in range(scalar.shape[0]):
+        if scalar[r]:
+            out[j] = x[r, 0] * inv_high[r]
+            j += 1
+        else:
+            for k in range(N_KINDS):
+                out[j + k] = x[r, k] * inv_high[r]
+            j += N_KINDS
+
+
+def encode(game: Game, seat: int, out: np.ndarray | None = None, *, layout: str = "planes",
+           history: bool = False) -> np.ndarray:
+    """The observation of ``seat`` (layouts in the module docstring).
+
+    ``layout="planes"``: ``uint8[R, 34]`` with ``R = n_planes(history)`` (76,
+    or 124 with the order-of-play block); ``layout="flat"``: ``float32[F]``
+    with ``F = flat_size(history)`` (967 or 2599), every value in ``[0, 1]``.
     ``game``: a started :class:`sim.engine.Game`; ``seat``: 0..3; ``out``: an
-    optional ``uint8[N_PLANES, 34]`` buffer to fill (returned).  Depends only
-    on what ``seat`` may see.  Raises ``ValueError`` for a bad seat, an
-    unstarted game or a wrong ``out`` buffer.
+    optional buffer of that shape and dtype to fill (returned).  Depends only
+    on what ``seat`` may see.  Raises ``ValueError`` for a bad seat, layout,
+    an unstarted game or a wrong ``out`` buffer.
     """
     if not isinstance(game, Game):
         raise ValueError(f"encode expects a sim.engine.Game, got {type(game).__name__}")
     game.current_player  # raises ValueError if the game was never reset
     if isinstance(seat, bool) or seat not in range(N_SEATS):
         raise ValueError(f"seat must be 0..3, got {seat!r}")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    rows = n_planes(bool(history))
+    shape, dtype = ((rows, N_KINDS), np.uint8) if layout == "planes" else ((flat_size(bool(history)),), np.float32)
     if out is None:
-        out = np.empty((N_PLANES, N_KINDS), np.uint8)
-    elif not isinstance(out, np.ndarray) or out.shape != (N_PLANES, N_KINDS) or out.dtype != np.uint8:
-        raise ValueError(f"out must be a uint8[{N_PLANES}, {N_KINDS}] array")
-    _encode(game.state, int(seat), RULESET_FACTS[game.rules_name]["joker"], out)
+        out = np.empty(shape, dtype)
+    elif not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != dtype:
+        raise ValueError(f"out must be a {np.dtype(dtype).name}{list(shape)} array")
+    x = out if layout == "planes" else np.empty((rows, N_KINDS), np.uint8)
+    _encode(game.state, int(seat), RULESET_FACTS[game.rules_name]["joker"], x)
+    if history:
+        _encode_history(game.state, int(seat), x)
+    if layout == "flat":
+        _flatten(x, *_flat_tables(bool(history)), out)
     return out

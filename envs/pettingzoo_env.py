@@ -125,7 +125,10 @@ Illegal actions
 ``env()`` follows PettingZoo classic's convention instead: its
 ``TerminateIllegalWrapper`` ends the episode, the offending agent gets
 ``illegal_reward`` (default -500, worse than losing almost any hand) and the
-others 0; pass ``illegal_reward=None`` to keep the error.
+others 0; pass ``illegal_reward=None`` to keep the error.  A bool action
+(``True``) raises ``ValueError`` in both (bools are not actions).  Every
+seat is an agent of yours: to put a built-in bot in a seat, step that agent
+with ``agents.make_agent("greedy").act(env.unwrapped.game)``.
 
 Arguments
 ---------
@@ -157,6 +160,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from envs.gym_env import RenderModeError
 from envs.observation import N_PLANES, PLANE_HIGH, encode
 from envs.render import render_text
 from sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
@@ -178,8 +182,22 @@ def _check_dealer(dealer):
 
 def _check_render_mode(render_mode):
     if render_mode is not None and render_mode not in _RENDER_MODES:
-        raise ValueError(f"render_mode must be one of {_RENDER_MODES} or None, got {render_mode!r}")
+        raise RenderModeError(f"render_mode must be one of {_RENDER_MODES} or None, got {render_mode!r}")
     return render_mode
+
+
+def _check_action_type(action):
+    """Bools are not actions (``True`` would otherwise play action 1)."""
+    if isinstance(action, (bool, np.bool_)):
+        raise ValueError(f"action must be an integer index or None, got {action!r} (bools are not actions)")
+
+
+class _RejectBoolActions(wrappers.BaseWrapper):
+    """Raises ``ValueError`` for a bool action before the other wrappers see it."""
+
+    def step(self, action):
+        _check_action_type(action)
+        super().step(action)
 
 
 def env(rules="kaihua", options=None, dealer=None, illegal_reward=DEFAULT_ILLEGAL_REWARD, render_mode=None):
@@ -192,7 +210,7 @@ def env(rules="kaihua", options=None, dealer=None, illegal_reward=DEFAULT_ILLEGA
     if illegal_reward is not None:
         e = wrappers.TerminateIllegalWrapper(e, illegal_reward=float(illegal_reward))
     e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    return wrappers.OrderEnforcingWrapper(_RejectBoolActions(e))
 
 
 class raw_env(AECEnv, EzPickle):
@@ -261,6 +279,7 @@ class raw_env(AECEnv, EzPickle):
 
         Raises ``ValueError`` naming the action if it is illegal.
         """
+        _check_action_type(action)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

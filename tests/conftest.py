@@ -41,3 +41,23 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def batched_warm(engine_warm):
+    """The batched env's kernels compiled (envs.batched): one reset and step of each mode."""
+    import numpy as np
+
+    from envs.batched import BatchedGames, sample_legal
+    from sim.rng import _rng_seed
+
+    rng = np.zeros(4, np.uint64)
+    _rng_seed(rng, 0)
+    for kw in ({}, {"mode": "versus"}, {"rules": "jiating", "observation": "flat"}):
+        g = BatchedGames(2, **kw).reset(0)
+        a = np.zeros(2, np.int64)
+        sample_legal(g.masks, rng, a)
+        g.step(a)
+        g.observe()
+        g.bot_actions("greedy")
+    return engine_warm

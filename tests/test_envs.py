@@ -18,7 +18,7 @@ import envs.gym_env
 import envs.pettingzoo_env
 from agents import make_agent
 from envs.gym_env import ENV_IDS, MahjongEnv
-from envs.observation import N_PLANES, PLANE, PLANE_HIGH, PLANES, encode
+from envs.observation import HISTORY_PLANES, N_PLANES, PLANE, PLANE_HIGH, PLANES, encode
 from envs.pettingzoo_env import AGENTS, env, raw_env
 from sim.engine import (
     N_ACTIONS,
@@ -511,6 +511,46 @@ def test_gymnasium_make_by_module_path():
     np.testing.assert_array_equal(e.get_wrapper_attr("action_masks")(), info["action_mask"])
 
 
+@pytest.mark.parametrize("env_id", sorted(ENV_IDS))
+def test_gymnasium_make_action_masks_as_readme(env_id):
+    """Issue 12: the README's ``env.action_masks()`` works on what gymnasium.make returns."""
+    e = gymnasium.make(env_id)
+    obs, info = e.reset(seed=1)
+    np.testing.assert_array_equal(e.action_masks(), info["action_mask"])
+    assert e.action_masks().dtype == bool and e.action_masks().any()
+
+
+def test_gymnasium_render_mode_error_is_the_type_error_sb3_expects():
+    """stable-baselines3's make_vec_env passes render_mode="rgb_array" and retries without it on
+    a TypeError: the env's error is a TypeError, and a ValueError (bad input) too."""
+    for make in (lambda: MahjongEnv(render_mode="rgb_array"), lambda: gymnasium.make("caishen/Kaihua-v0",
+                                                                                        render_mode="rgb_array")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # gymnasium.make warns about the mode first
+            with pytest.raises(TypeError, match="render_mode"):
+                make()
+            with pytest.raises(ValueError, match="rgb_array"):
+                make()
+    with pytest.raises(TypeError, match="render_mode"):
+        raw_env(render_mode="rgb_array")
+
+
+def test_bool_actions_rejected():
+    """Issue 12: step(True) used to play action 1; bools are no actions in any env."""
+    e = MahjongEnv(illegal_reward=None)
+    e.reset(seed=0)
+    for bad in (True, np.bool_(False)):
+        with pytest.raises(ValueError, match=f"{bad!r}.*bools are not actions"):
+            e.step(bad)
+    for make in (lambda: env(), lambda: raw_env(), lambda: env(illegal_reward=None)):
+        a = make()
+        a.reset(seed=0)
+        before = a.unwrapped.game.state["sc"].copy()
+        with pytest.raises(ValueError, match="True.*bools are not actions"):
+            a.step(True)
+        np.testing.assert_array_equal(a.unwrapped.game.state["sc"], before)
+
+
 @pytest.mark.parametrize("rules", RULES)
 def test_gymnasium_random_rollouts(rules):
     """200 seeded hands of a random learner against greedy bots, all four seats: the mask is
@@ -618,7 +658,8 @@ def test_doc_observation_table_matches_planes(module):
     doc = module.__doc__
     table = doc if module is envs.observation else _doc_section(doc, "Observation")
     rows = re.findall(r"^(\d+)(?:-(\d+))?\s+``(\w+)``\s+(\d+)\s", table, re.M)
-    want = [(PLANE[name], PLANE[name] + n - 1, name, high) for name, n, high, _ in PLANES]
+    groups = PLANES + (HISTORY_PLANES if module is envs.observation else ())  # the order-of-play block
+    want = [(PLANE[name], PLANE[name] + n - 1, name, high) for name, n, high, _ in groups]
     got = [(int(a), int(b or a), name, int(high)) for a, b, name, high in rows]
     assert got == want
     assert f"{N_PLANES}, 34" in module.__doc__ or f"N_PLANES = {N_PLANES}" in module.__doc__

@@ -1,0 +1,916 @@
+"""Batched games for RL: thousands of hands stepped by one numba call, observations included.
+
+This is the functional batch API under :mod:`envs.vector_env` (pgx's
+``init / step / observe`` habit, on CPU with numba).  A batch of ``n``
+games is the engine's state record with a batch axis (``STATE_DTYPE[n]``,
+:mod:`sim.engine`) plus a small per-game record (:data:`GAME_DTYPE`: the
+game's seed stream, counters, rewards not yet returned) and preallocated
+output buffers.  One call steps every game with one action each:
+
+- :meth:`BatchedGames.reset` ``(seeds)``: seed each game's own stream and
+  deal its first hand;
+- :meth:`BatchedGames.step` ``(actions: int[n])``: apply ``actions[i]`` for
+  the seat to act in game ``i`` (in ``mode="versus"`` the learning seat;
+  the other seats are then played inside the kernel by numba bots until the
+  learning seat must decide again); a game whose episode ends is dealt again
+  in place (autoreset, Gymnasium's *same-step* mode), so a batch never stalls;
+- after either: :attr:`~BatchedGames.obs` (the observation of the seat to
+  act), :attr:`~BatchedGames.masks` ``bool[n, 145]`` (its legal actions),
+  :attr:`~BatchedGames.player` ``int64[n]`` (that seat, pgx's
+  ``current_player``), :attr:`~BatchedGames.rewards` ``float32[n, 4]``,
+  :attr:`~BatchedGames.terminated` / :attr:`~BatchedGames.truncated`
+  ``bool[n]``, and for the games whose episode ended
+  :attr:`~BatchedGames.final_obs`;
+- :meth:`BatchedGames.observe` ``(seats)``: the observation of any seat;
+- :meth:`BatchedGames.bot_actions` ``(policy)``: what a built-in bot would
+  play for the seat to act in every game (to put a bot in any seat of a
+  self-play batch, next to a trained policy).
+
+Everything per game runs in numba: the Python work of a step is a fixed
+handful of calls whatever ``n`` (validation of the action array, one kernel
+call), except for Jiating's scoring (below).
+
+Episodes, seeds and determinism
+-------------------------------
+``episode="hand"`` (default): one episode is one hand; the dealer is drawn
+per hand from the game's stream (or fixed with ``dealer=``), the streak is
+0.  ``episode="match"``: one episode is a match of ``match_len`` hands
+(default 16): the first dealer is seat 0 in Kaihua (K-3.2, E10) and drawn
+in Jiating (J-2.2), then the dealer rotates (K-3.3, J-2.3) and Jiating's
+streak counts (J-2.4); the match limit sets ``truncated`` (the
+observation does not show the hand's index in the match, so for the
+learner the limit is a time limit), ``terminated`` stays False.
+
+Game ``i`` seeded with ``s`` owns a stream (``sim.rng``'s xoshiro256**,
+seeded with ``s``).  Every hand draws from it, in this order: the learning
+seat if ``seat="random"`` (new episodes only), the dealer if drawn, then the
+hand's wall seed ``hand_seed`` (32 bits): the wall is exactly
+``sim.engine.Game().reset(seed=hand_seed, dealer=...)``'s, and random bots
+draw from the wall's stream after the shuffle.  So a game's hands depend
+only on its seed and its actions, never on ``n`` or on the other games;
+:attr:`BatchedGames.hand_seed`, ``dealer`` and ``streak`` replay any hand
+through :class:`sim.engine.Game`.
+
+Rewards (``rewards[i, s]``: what seat ``s`` of game ``i`` earned in this step)
+-------------------------------------------------------------------------------
+Points are the hand's score changes (``score_s`` of the hand's record:
+K-8 payments in Kaihua, J-6 in Jiating); they sum to zero over the four
+seats (K-8.5, J-6.5); a 流局 gives 0.  ``reward=`` turns them into rewards:
+
+============  ==============================================================
+``points``    the points (default)
+``scaled``    points / ``reward_scale`` (default :data:`REWARD_SCALE`: 8 in
+              Kaihua, 40 in Jiating, about one standard deviation of a
+              seat's points per hand under greedy play); still zero-sum,
+              and heavy-tailed (Jiating up to about 9 sd)
+``sign``      +1 if the seat won points, -1 if it lost points, 0 otherwise
+              (not zero-sum: a self-draw gives +1 -1 -1 -1)
+============  ==============================================================
+
+A hand's rewards arrive in the step in which the hand ends, all four seats
+at once, whoever acted last.  **How a self-play learner assigns them**
+(pgx's ``current_player`` / ``rewards[n, 4]`` convention): keep, per game
+and per seat, the index of that seat's last transition (observation,
+action).  After every step, for every seat ``s`` add ``rewards[i, s]`` to
+the reward of seat ``s``'s last transition in game ``i``; where
+``terminated[i] | truncated[i]``, mark every seat's last transition as the
+end of its episode (``terminated``: no bootstrap; ``truncated``: bootstrap
+from ``final_obs[i, s]``) and start fresh per-seat trajectories, since the
+observations now returned belong to the new episode.  A seat that made no
+decision in the episode (e.g. a hand won on the dealer's first turn) has
+no transition; its reward is then dropped.  In ``mode="versus"`` there is
+one agent per game: ``reward[i]`` (:attr:`BatchedGames.reward`, also
+``rewards[i, learner]``) is the learning seat's, for its action of this
+step; in ``episode="hand"`` a hand that ends before the learning seat's
+first decision (the dealer's 天胡, or bots finishing it) is dealt again
+and counts for nobody, as in :class:`envs.gym_env.MahjongEnv`; in
+``episode="match"`` it counts and its points arrive with the learning
+seat's next step.
+
+Illegal actions
+---------------
+``illegal_action="raise"`` (default): a step with any illegal action
+raises ``ValueError`` naming the first such game, its action and the legal
+ones, before any game is stepped (no state changes).
+``illegal_action="penalty"``: that game's episode ends
+(``terminated``, :attr:`BatchedGames.illegal` set), the offending seat gets
+``illegal_reward`` and the others 0 (plus rewards already earned).  The
+penalty must lie outside the reward range: with ``reward="sign"`` it
+defaults to -2; points have no lower bound (the exponent of K-6 has no cap
+by default), so with ``points`` / ``scaled`` give ``illegal_reward``
+yourself (``ValueError`` otherwise).  An action outside ``0..144``, a wrong
+shape or dtype (bools and floats are not actions) always raises.
+
+Jiating's scoring: the one seam
+-------------------------------
+Kaihua pays inside the engine (``seat[:, SF_SCORE]``), so a Kaihua step
+does no per-game Python work at all.  Jiating's wins are scored after the
+hand (J-6 .. J-8) by ``sim.rules.jiating`` in Python.  Where a finished
+hand's points come from is one kernel, :func:`_hand_points`: it returns
+them when the engine has them (Kaihua, and every 流局) and otherwise
+returns False; the game then pauses at that hand's end with its record row
+(``sim.engine._write_record``) in :attr:`BatchedGames.records`, the Python
+side scores the paused games' rows at once (``sim.engine.batch_columns``,
+about 1,800 wins/s) and resumes them in numba.  So Jiating costs Python
+work only at the end of a won hand.  A numba Jiating scorer plugs in at
+:func:`_hand_points` (fill ``out`` from ``st.wins`` and return True), and
+then Jiating needs no Python work either.
+
+Memory (no allocation per step)
+-------------------------------
+Per game: the engine state (``STATE_DTYPE``, 3,920 bytes), the game record
+(:data:`GAME_DTYPE`, 160 bytes), one observation (planes 2,584 bytes, 4,216
+with the order-of-play block; flat 3,868 / 10,396 bytes), the final
+observation (the same, 4 of them in self-play), the mask (145), rewards,
+flags and the record row for the Python scorer (2,072 bytes):
+:meth:`BatchedGames.nbytes` sums it.  Versus bots with planes: 11,128
+bytes per game, 4,096 games in about 46 MB; self-play with planes: 18,880
+bytes per game (77 MB).  :meth:`BatchedGames.step` and :meth:`reset` write
+into these buffers and return them (views, overwritten by the next call:
+copy what you keep).
+
+numba's cache does not notice when a kernel of :mod:`envs.observation`
+changes (it checks each file's own time stamp only): after editing those
+kernels, also touch this file.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from envs.observation import (
+    LAYOUTS,
+    _encode,
+    _encode_history,
+    _flat_tables,
+    _flatten,
+    flat_size,
+    n_planes,
+)
+from sim.engine import (
+    EP_ENGINE_PAYMENTS,
+    EP_FIRST_DEALER_RANDOM,
+    EP_JOKER,
+    N_ACTIONS,
+    N_KINDS,
+    N_RECORD,
+    N_SEATS,
+    PH_DONE,
+    SC_DEALER,
+    SC_MATCH_HAND,
+    SC_PHASE,
+    SC_STREAK,
+    SC_TO_ACT,
+    SC_WINNERS_MASK,
+    SF_SCORE,
+    _legal_mask,
+    _next_dealer,
+    _next_streak,
+    _reset,
+    _seeded_wall,
+    _random_action,
+    _step,
+    _write_record,
+    action_name,
+    batch_columns,
+    engine_params,
+    load_rules,
+    new_state,
+)
+from sim.policies import POLICY_RANDOM, _choose_action, parse_policy, policy_table
+from sim.rng import _rng_below, _rng_next, _rng_seed
+from sim.tables import hand_tables
+
+__all__ = [
+    "BatchedGames",
+    "GAME_DTYPE",
+    "REWARD_SCALE",
+    "REWARDS",
+    "EPISODES",
+    "MODES",
+    "SIGN_ILLEGAL_REWARD",
+]
+
+#: reward modes (module docstring, "Rewards")
+REWARDS = ("points", "scaled", "sign")
+#: default ``reward_scale`` of ``reward="scaled"``: about one standard deviation of a
+#: seat's points per hand under greedy self-play (measured with ``sim.selfplay.play_batch``,
+#: seed 3: Kaihua 7.2 over 20,000 hands, Jiating 38 over 6,000 hands)
+REWARD_SCALE = {"kaihua": 8.0, "jiating": 40.0}
+#: default illegal-action reward of ``reward="sign"`` (outside its range -1..1)
+SIGN_ILLEGAL_REWARD = -2.0
+#: episode kinds
+EPISODES = ("hand", "match")
+#: who plays: every seat is an agent (``selfplay``) or one learning seat per game (``versus``)
+MODES = ("selfplay", "versus")
+
+# ---------------------------------------------------------------------------
+# the per-game record: GAME_DTYPE, scalar slots gi[GI_*]
+# ---------------------------------------------------------------------------
+GI_HAND_SEED = 0  #: wall seed of the current hand (sim.engine.Game().reset(seed=...))
+GI_HANDS = 1  #: hands dealt in this game (redeals included)
+GI_EPISODES = 2  #: episodes started
+GI_LEARNER = 3  #: versus: the learning seat of the current episode
+GI_DECIDED = 4  #: versus: the learning seat has decided in the current hand
+GI_WAIT = 5  #: paused at a hand's end until its points arrive (the scoring seam)
+GI_READY = 6  #: the points of the paused hand are in ``points``
+GI_ENDED = 7  #: an episode ended in the current step
+N_GI = 8
+
+#: one game's side record (besides its STATE_DTYPE state)
+GAME_DTYPE = np.dtype(
+    [
+        ("stream", np.uint64, (4,)),  # the game's seed stream (sim.rng state)
+        ("gi", np.int64, (N_GI,)),  # GI_* slots
+        ("points", np.int64, (N_SEATS,)),  # the finished hand's points (the scoring seam)
+        ("acc", np.float64, (N_SEATS,)),  # rewards earned and not yet returned
+    ],
+    align=True,
+)
+
+# ---------------------------------------------------------------------------
+# configuration: cfg[C_*] (int64) and fcfg[F_*] (float64)
+# ---------------------------------------------------------------------------
+C_MODE = 0  #: MODE_SELFPLAY / MODE_VERSUS
+C_EPISODE = 1  #: EPISODE_HAND / EPISODE_MATCH
+C_MATCH_LEN = 2
+C_DEALER = 3  #: -1 drawn, else the fixed dealer
+C_SEAT = 4  #: versus: -1 drawn per episode, else the fixed learning seat
+C_FLAT = 5  #: 1: flat float observations, 0: planes
+C_HISTORY = 6  #: 1: the order-of-play block
+C_REWARD = 7  #: REWARD_*
+C_PENALTY = 8  #: 1: illegal actions end the episode with a penalty; 0: the caller raised already
+C_FINAL_OBS = 9  #: 1: write the final observations of ended episodes
+N_C = 10
+F_SCALE = 0  #: reward_scale
+F_ILLEGAL = 1  #: illegal_reward
+N_F = 2
+
+MODE_SELFPLAY = 0
+MODE_VERSUS = 1
+EPISODE_HAND = 0
+EPISODE_MATCH = 1
+REWARD_POINTS = 0
+REWARD_SCALED = 1
+REWARD_SIGN = 2
+
+
+# ---------------------------------------------------------------------------
+# kernels
+# ---------------------------------------------------------------------------
+@njit(cache=True)
+def _hand_points(st, ep, rp, out):
+    """THE seam where a finished hand's points come from: fill ``out: int64[4]``, return True.
+
+    The engine's payments (``seat[:, SF_SCORE]``, K-8) when the rule set pays
+    inside the engine (``ep[EP_ENGINE_PAYMENTS]``), and 0 for everybody on a
+    流局.  Otherwise (Jiating's wins, J-6) returns False and the caller
+    pauses the game until the Python scorer has filled ``out``
+    (:meth:`BatchedGames._score_paused`).  A numba Jiating scorer plugs in
+    here: score ``st.wins[:st.sc[SC_N_WINS]]`` with ``rp`` into ``out`` and
+    return True.
+    """
+    if ep[EP_ENGINE_PAYMENTS] != 0 or st.sc[SC_WINNERS_MASK] == 0:
+        for s in range(N_SEATS):
+            out[s] = st.seat[s, SF_SCORE]
+        return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _reward_of(points, cfg, fcfg):
+    """The reward of ``points`` under ``cfg[C_REWARD]`` (module docstring, "Rewards")."""
+    if cfg[C_REWARD] == REWARD_SCALED:
+        return points / fcfg[F_SCALE]
+    if cfg[C_REWARD] == REWARD_SIGN:
+        return 1.0 if points > 0 else (-1.0 if points < 0 else 0.0)
+    return float(points)
+
+
+@njit(cache=True, inline="always")
+def _observe_one(st, seat, joker, cfg, x, dst_planes, dst_flat, scalar, inv_high):
+    """Encode ``seat``'s observation of ``st`` into ``dst_planes: uint8[R, 34]`` (planes) or, through
+    the scratch ``x: uint8[R, 34]``, into ``dst_flat: float32[F]`` (``cfg[C_FLAT]``)."""
+    y = x if cfg[C_FLAT] != 0 else dst_planes
+    _encode(st, seat, joker, y)
+    if cfg[C_HISTORY] != 0:
+        _encode_history(st, seat, y)
+    if cfg[C_FLAT] != 0:
+        _flatten(y, scalar, inv_high, dst_flat)
+
+
+@njit(cache=True)
+def _deal(st, g, new_episode, ep, rp, tabs, cfg):
+    """Deal the game's next hand in place, drawing from its stream ``g.stream`` (module docstring).
+
+    ``new_episode``: a new hand episode or match starts (a drawn learning seat,
+    a first dealer); else the next hand of the match (K-3.3 / J-2.3 rotation,
+    J-2.4 streak) or, in hand episodes, a redeal.
+    """
+    gi = g.gi
+    if new_episode:
+        gi[GI_EPISODES] += 1
+        if cfg[C_MODE] == MODE_VERSUS and cfg[C_SEAT] < 0:
+            gi[GI_LEARNER] = _rng_below(g.stream, N_SEATS)
+    if new_episode or cfg[C_EPISODE] == EPISODE_HAND:
+        if cfg[C_DEALER] >= 0:
+            dealer = cfg[C_DEALER]
+        elif cfg[C_EPISODE] == EPISODE_MATCH and ep[EP_FIRST_DEALER_RANDOM] == 0:
+            dealer = 0  # K-3.2 (E10): a match's first dealer is seat 0
+        else:
+            dealer = _rng_below(g.stream, N_SEATS)
+        streak = 0
+        match_hand = 0
+    else:
+        old = st.sc[SC_DEALER]
+        dealer = _next_dealer(ep, old, st.sc[SC_WINNERS_MASK])
+        streak = _next_streak(old, dealer, st.sc[SC_STREAK])
+        match_hand = st.sc[SC_MATCH_HAND] + 1
+    seed = np.int64(_rng_next(g.stream) >> np.uint64(32))
+    gi[GI_HAND_SEED] = seed
+    _seeded_wall(seed, st)
+    _reset(st, ep, rp, tabs, dealer)
+    st.sc[SC_MATCH_HAND] = match_hand
+    st.sc[SC_STREAK] = streak
+    gi[GI_HANDS] += 1
+    gi[GI_DECIDED] = 0
+
+
+@njit(cache=True)
+def _end_episode(i, st, g, truncate, cfg, joker, x, fin_planes, fin_flat, scalar, inv_high, rewards, reward1,
+                 terminated, truncated):
+    """Close game ``i``'s episode: flags, final observations, the rewards earned so far."""
+    gi = g.gi
+    if truncate:
+        truncated[i] = True
+    else:
+        terminated[i] = True
+    gi[GI_ENDED] = 1
+    versus = cfg[C_MODE] == MODE_VERSUS
+    if cfg[C_FINAL_OBS] != 0:
+        for k in range(1 if versus else N_SEATS):
+            s = gi[GI_LEARNER] if versus else k
+            if cfg[C_FLAT] != 0:
+                _observe_one(st, s, joker, cfg, x, x, fin_flat[i, k], scalar, inv_high)
+            else:
+                _observe_one(st, s, joker, cfg, x, fin_planes[i, k], inv_high, scalar, inv_high)
+    for s in range(N_SEATS):
+        rewards[i, s] += g.acc[s]
+        g.acc[s] = 0.0
+    if versus:
+        reward1[i] = rewards[i, gi[GI_LEARNER]]
+
+
+@njit(cache=True)
+def _advance(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
+             fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, points, hands_ended, rec):
+    """Run game ``i`` from its current state to the next agent decision; True if it paused.
+
+    Hands that end are scored (:func:`_hand_points`; a False pauses the game
+    with its record row in ``rec[i]``, to be resumed once ``games[i].points``
+    is filled), rewarded, and dealt again; in ``versus`` mode the bots play
+    every seat but the learning one.  At the decision: the legal mask, the
+    seat and its observation are written to the outputs, and the rewards
+    earned in this step (unless the episode ended in it: those of the new
+    episode wait for the next step).
+    """
+    st = states[i]
+    g = games[i]
+    gi = g.gi
+    versus = cfg[C_MODE] == MODE_VERSUS
+    joker = ep[EP_JOKER]
+    while True:
+        if st.sc[SC_PHASE] == PH_DONE:
+            if versus and cfg[C_EPISODE] == EPISODE_HAND and gi[GI_DECIDED] == 0:
+                _deal(st, g, False, ep, rp, tabs, cfg)  # no learner decision: dealt again, counts for nobody
+                continue
+            if gi[GI_READY] == 0:
+                if not _hand_points(st, ep, rp, g.points):
+                    _write_record(st, ep, gi[GI_HANDS] - 1, rec[i])
+                    gi[GI_WAIT] = 1
+                    return True
+            gi[GI_READY] = 0
+            hands_ended[i] += 1
+            for s in range(N_SEATS):
+                points[i, s] += g.points[s]
+                g.acc[s] += _reward_of(g.points[s], cfg, fcfg)
+            if cfg[C_EPISODE] == EPISODE_HAND:
+                _end_episode(i, st, g, False, cfg, joker, x, fin_planes, fin_flat, scalar, inv_high, rewards, reward1,
+                             terminated, truncated)
+                _deal(st, g, True, ep, rp, tabs, cfg)
+            elif st.sc[SC_MATCH_HAND] + 1 >= cfg[C_MATCH_LEN]:
+                _end_episode(i, st, g, True, cfg, joker, x, fin_planes, fin_flat, scalar, inv_high, rewards, reward1,
+                             terminated, truncated)
+                _deal(st, g, True, ep, rp, tabs, cfg)
+            else:
+                _deal(st, g, False, ep, rp, tabs, cfg)
+            continue
+        _legal_mask(st, ep)
+        s = st.sc[SC_TO_ACT]
+        if versus and s != gi[GI_LEARNER]:
+            if bots[s, 0] == POLICY_RANDOM:
+                a = _random_action(st)
+            else:
+                a = _choose_action(bots[s, 0], bots[s, 1], st, ep, rp, tabs, st.mask, work)
+            _step(st, ep, rp, tabs, a)
+            continue
+        break
+    player[i] = s
+    for a in range(N_ACTIONS):
+        masks[i, a] = st.mask[a] != 0
+    if cfg[C_FLAT] != 0:
+        _observe_one(st, s, joker, cfg, x, x, obs_flat[i], scalar, inv_high)
+    else:
+        _observe_one(st, s, joker, cfg, x, obs_planes[i], inv_high, scalar, inv_high)
+    if gi[GI_ENDED] == 0:
+        for p in range(N_SEATS):
+            rewards[i, p] += g.acc[p]
+            g.acc[p] = 0.0
+        if versus:
+            reward1[i] = rewards[i, gi[GI_LEARNER]]
+    return False
+
+
+#: :func:`_advance` compiled into :func:`_step_games` (numba IR inlining): a plain call passes
+#: two dozen arrays, and their reference counting costs about as much as the observation
+_advance_inlined = njit(cache=True, inline="always")(_advance.py_func)
+
+
+@njit(cache=True, inline="always")
+def _clear_outputs(i, games, rewards, reward1, terminated, truncated, illegal, points, hands_ended):
+    for s in range(N_SEATS):
+        rewards[i, s] = 0.0
+        points[i, s] = 0
+    reward1[i] = 0.0
+    terminated[i] = False
+    truncated[i] = False
+    illegal[i] = False
+    hands_ended[i] = 0
+    games[i].gi[GI_ENDED] = 0
+
+
+@njit(cache=True)
+def _init_games(seeds, learner, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes,
+                obs_flat, fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, illegal, points,
+                hands_ended, rec):
+    """Seed game ``i``'s stream with ``seeds[i]`` (``learner[i]``: its fixed learning seat in versus
+    mode, or -1 drawn) and deal its first episode, up to the first decision.  Returns the number of
+    games paused for scoring (:func:`_advance`)."""
+    n_wait = 0
+    for i in range(seeds.shape[0]):
+        g = games[i]
+        g.gi[:] = 0
+        g.acc[:] = 0.0
+        g.points[:] = 0
+        g.gi[GI_LEARNER] = learner[i]
+        _rng_seed(g.stream, seeds[i])
+        _clear_outputs(i, games, rewards, reward1, terminated, truncated, illegal, points, hands_ended)
+        _deal(states[i], g, True, ep, rp, tabs, cfg)
+        if _advance(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
+                    fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, points, hands_ended,
+                    rec):
+            n_wait += 1
+    return n_wait
+
+
+@njit(cache=True)
+def _first_bad_action(states, actions, check_legal):
+    """The first game whose action is outside ``0..144`` (or, with ``check_legal``, not in its
+    legal mask), or -1.  Reads only."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= N_ACTIONS:
+            return i
+        if check_legal and states[i].mask[a] == 0:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _step_games(actions, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes,
+                obs_flat, fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, illegal, points,
+                hands_ended, rec):
+    """Apply ``actions[i]`` (``int64[n]``, validated) for the seat to act in every game, then
+    :func:`_advance` each to its next decision.  With ``cfg[C_PENALTY]`` an illegal action ends
+    its episode with ``fcfg[F_ILLEGAL]`` for the offender.  Returns the number of paused games."""
+    n_wait = 0
+    joker = ep[EP_JOKER]
+    for i in range(actions.shape[0]):
+        st = states[i]
+        g = games[i]
+        _clear_outputs(i, games, rewards, reward1, terminated, truncated, illegal, points, hands_ended)
+        a = actions[i]
+        if st.mask[a] == 0:  # only reachable with C_PENALTY (else the caller raised)
+            illegal[i] = True
+            g.acc[st.sc[SC_TO_ACT]] += fcfg[F_ILLEGAL]
+            _end_episode(i, st, g, False, cfg, joker, x, fin_planes, fin_flat, scalar, inv_high, rewards, reward1,
+                         terminated, truncated)
+            _deal(st, g, True, ep, rp, tabs, cfg)
+        else:
+            g.gi[GI_DECIDED] = 1
+            _step(st, ep, rp, tabs, a)
+        if _advance_inlined(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
+                    fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, points, hands_ended,
+                    rec):
+            n_wait += 1
+    return n_wait
+
+
+@njit(cache=True)
+def _resume_games(idx, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
+                  fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, points, hands_ended,
+                  rec):
+    """Resume the paused games ``idx: int64[m]`` whose points are in ``games[i].points``."""
+    n_wait = 0
+    for j in range(idx.shape[0]):
+        i = idx[j]
+        games[i].gi[GI_WAIT] = 0
+        games[i].gi[GI_READY] = 1
+        if _advance(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
+                    fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, points, hands_ended,
+                    rec):
+            n_wait += 1
+    return n_wait
+
+
+@njit(cache=True)
+def _observe_games(seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_flat):
+    """Encode seat ``seats[i]``'s observation of game ``i`` into ``out_planes[i]`` / ``out_flat[i]``."""
+    joker = ep[EP_JOKER]
+    for i in range(seats.shape[0]):
+        if cfg[C_FLAT] != 0:
+            _observe_one(states[i], seats[i], joker, cfg, x, x, out_flat[i], scalar, inv_high)
+        else:
+            _observe_one(states[i], seats[i], joker, cfg, x, out_planes[i], inv_high, scalar, inv_high)
+
+
+@njit(cache=True)
+def _bot_actions(code, param, states, ep, rp, tabs, work, out):
+    """``out[i]``: the action of policy ``code`` (``sim.policies``) for the seat to act in game ``i``.
+
+    Needs the games' legal masks (set by every step).  The random policy
+    draws from each game's own stream."""
+    for i in range(out.shape[0]):
+        st = states[i]
+        if code == POLICY_RANDOM:
+            out[i] = _random_action(st)
+        else:
+            out[i] = _choose_action(code, param, st, ep, rp, tabs, st.mask, work)
+
+
+def sample_legal(masks: np.ndarray, rng_state: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out[i]``: a uniformly random legal action of ``masks: bool[n, 145]``; -1 for a row
+    without a legal action.  ``rng_state: uint64[4]`` is a ``sim.rng`` stream (seed it with
+    ``sim.rng._rng_seed``), advanced in place; ``out: int64[n]``.  Returns ``out``.
+
+    A random agent for benchmarks and tests that costs almost nothing next to the env.
+    Raises ``ValueError`` for wrong shapes or dtypes, or an all-zero (unseeded) stream.
+    """
+    if not (isinstance(masks, np.ndarray) and masks.ndim == 2 and masks.shape[1] == N_ACTIONS
+            and masks.dtype == np.bool_):
+        raise ValueError(f"masks must be a bool[n, {N_ACTIONS}] array")
+    if not (isinstance(out, np.ndarray) and out.shape == (masks.shape[0],) and out.dtype == np.int64):
+        raise ValueError(f"out must be an int64[{masks.shape[0]}] array")
+    if not (isinstance(rng_state, np.ndarray) and rng_state.shape == (4,) and rng_state.dtype == np.uint64
+            and rng_state.any()):
+        raise ValueError("rng_state must be a seeded uint64[4] stream (sim.rng._rng_seed), not all zeros")
+    _sample_legal(masks, rng_state, out)
+    return out
+
+
+@njit(cache=True)
+def _sample_legal(masks, rng_state, out):
+    """The kernel of :func:`sample_legal`."""
+    for i in range(masks.shape[0]):
+        n = 0
+        for a in range(N_ACTIONS):
+            if masks[i, a]:
+                n += 1
+        if n == 0:
+            out[i] = -1
+            continue
+        k = _rng_below(rng_state, n)
+        for a in range(N_ACTIONS):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
+
+
+# ---------------------------------------------------------------------------
+# Python API
+# ---------------------------------------------------------------------------
+def _choice(name, value, allowed):
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def _seat_or(name, value, allowed_str):
+    if value is None or value == allowed_str:
+        return -1
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value not in range(N_SEATS):
+        raise ValueError(f"{name} must be a seat 0..3 or {allowed_str!r}, got {value!r}")
+    return int(value)
+
+
+def check_seeds(seeds, n: int) -> np.ndarray:
+    """``int64[n]`` game seeds from an int (game ``i`` gets ``seeds + i``), ``n`` ints, or None
+    (fresh entropy).  Raises ``ValueError`` for a bool, a negative or too large seed (> 2**63 - 1)
+    or a wrong count."""
+    if seeds is None:
+        return np.random.SeedSequence().generate_state(n, np.uint64).astype(np.int64) & np.int64(2**62 - 1)
+    if isinstance(seeds, (bool, np.bool_)):
+        raise ValueError(f"seed must be an integer, got {seeds!r}")
+    if isinstance(seeds, (int, np.integer)):
+        if not 0 <= int(seeds) <= 2**63 - 1 - n:
+            raise ValueError(f"seed must be an integer in 0..2**63-1-n, got {seeds!r}")
+        return np.arange(int(seeds), int(seeds) + n, dtype=np.int64)
+    arr = np.asarray(seeds)
+    if arr.shape != (n,) or arr.dtype.kind not in "iu":
+        raise ValueError(f"seeds must be an int or {n} integers, got {seeds!r}")
+    if (arr < 0).any() or (arr.astype(np.uint64) > 2**63 - 1).any():
+        raise ValueError(f"seeds must lie in 0..2**63-1, got {arr[(arr < 0)][:1]!r}")
+    return arr.astype(np.int64)
+
+
+class BatchedGames:
+    """``n`` games stepped together in numba (the functional batch API; module docstring).
+
+    ``BatchedGames(n, rules="kaihua", options=None, *, mode="selfplay",
+    seat=0, opponents="greedy", dealer=None, episode="hand", match_len=16,
+    observation="planes", history=False, reward="points",
+    reward_scale=None, illegal_action="raise", illegal_reward=None,
+    final_obs=True)``:
+
+    - ``n``: games (>= 1); ``rules`` / ``options``: as :class:`sim.engine.Game`;
+    - ``mode``: ``"selfplay"`` (the caller acts for every seat) or
+      ``"versus"`` (the caller acts for the learning seat ``seat``: 0..3 or
+      ``"random"``, drawn per episode; ``opponents``: a ``sim.policies``
+      spec for the three other seats, or three specs in seat order for a
+      fixed ``seat``);
+    - ``dealer``: a fixed dealer 0..3 or None (drawn; module docstring);
+    - ``episode``: ``"hand"`` or ``"match"`` (``match_len`` hands);
+    - ``observation``: ``"planes"`` (``uint8[76, 34]``) or ``"flat"``
+      (``float32[967]``), ``history``: add the order-of-play block
+      (:mod:`envs.observation`);
+    - ``reward``: ``"points"``, ``"scaled"`` (``reward_scale``) or ``"sign"``;
+    - ``illegal_action``: ``"raise"`` or ``"penalty"`` (``illegal_reward``);
+    - ``final_obs``: keep the final observations of ended episodes.
+
+    Raises ``ValueError`` for any bad argument, naming it.
+    """
+
+    def __init__(self, n: int, rules="kaihua", options=None, *, mode: str = "selfplay", seat=0, opponents="greedy",
+                 dealer=None, episode: str = "hand", match_len: int = 16, observation: str = "planes",
+                 history: bool = False, reward: str = "points", reward_scale=None, illegal_action: str = "raise",
+                 illegal_reward=None, final_obs: bool = True):
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"the number of games (num_envs) must be an integer >= 1, got {n!r}")
+        self.n = n = int(n)
+        self.rules_name, self.rules = load_rules(rules, options)
+        self._ep = engine_params(self.rules_name, self.rules)
+        self._rp = self.rules.params()
+        self._tabs = hand_tables()
+        self.mode = _choice("mode", mode, MODES)
+        self.episode = _choice("episode", episode, EPISODES)
+        if isinstance(match_len, (bool, np.bool_)) or not isinstance(match_len, (int, np.integer)) or match_len < 1:
+            raise ValueError(f"match_len must be an integer >= 1, got {match_len!r}")
+        self.layout = _choice("observation", observation, LAYOUTS)
+        if not isinstance(history, (bool, np.bool_)):
+            raise ValueError(f"history must be True or False, got {history!r}")
+        self.history = bool(history)
+        self.reward_mode = _choice("reward", reward, REWARDS)
+        if reward_scale is None:
+            reward_scale = REWARD_SCALE[self.rules_name]
+        if isinstance(reward_scale, (bool, np.bool_)) or not np.isfinite(float(reward_scale)) or reward_scale <= 0:
+            raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
+        self.reward_scale = float(reward_scale)
+        self.illegal_action = _choice("illegal_action", illegal_action, ("raise", "penalty"))
+        if illegal_reward is None and self.illegal_action == "penalty":
+            if self.reward_mode != "sign":
+                raise ValueError(
+                    f"illegal_action='penalty' with reward={self.reward_mode!r} needs an illegal_reward below every "
+                    "reward (points have no lower bound); give one, or use reward='sign' (penalty -2)"
+                )
+            illegal_reward = SIGN_ILLEGAL_REWARD
+        if illegal_reward is not None and (isinstance(illegal_reward, (bool, np.bool_))
+                                           or not np.isfinite(float(illegal_reward))):
+            raise ValueError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
+        self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
+        self.dealer = _seat_or("dealer", dealer, None)
+        versus = self.mode == "versus"
+        self.seat = _seat_or("seat", seat, "random") if versus else -1
+        self.opponents = opponents
+        self._bots = self._bot_table(opponents) if versus else np.zeros((N_SEATS, 2), np.int64)
+        self.final_obs_enabled = bool(final_obs)
+
+        self._cfg = np.zeros(N_C, np.int64)
+        self._cfg[C_MODE] = MODE_VERSUS if versus else MODE_SELFPLAY
+        self._cfg[C_EPISODE] = EPISODES.index(self.episode)
+        self._cfg[C_MATCH_LEN] = int(match_len)
+        self.match_len = int(match_len)
+        self._cfg[C_DEALER] = self.dealer
+        self._cfg[C_SEAT] = self.seat
+        self._cfg[C_FLAT] = self.layout == "flat"
+        self._cfg[C_HISTORY] = self.history
+        self._cfg[C_REWARD] = REWARDS.index(self.reward_mode)
+        self._cfg[C_PENALTY] = self.illegal_action == "penalty"
+        self._cfg[C_FINAL_OBS] = self.final_obs_enabled
+        self._fcfg = np.array([self.reward_scale, self.illegal_reward or 0.0], np.float64)
+
+        # buffers: everything a step writes is allocated here, once
+        rows = n_planes(self.history)
+        self.obs_shape = (rows, N_KINDS) if self.layout == "planes" else (flat_size(self.history),)
+        self.obs_dtype = np.dtype(np.uint8 if self.layout == "planes" else np.float32)
+        self.states = new_state(n)
+        self.games = np.zeros(n, GAME_DTYPE)
+        k = 1 if versus else N_SEATS
+        planes = self.layout == "planes"
+        self._obs_planes = np.zeros((n if planes else 0, rows, N_KINDS), np.uint8)
+        self._obs_flat = np.zeros((0 if planes else n, flat_size(self.history)), np.float32)
+        nf = n if self.final_obs_enabled else 0
+        self._fin_planes = np.zeros((nf if planes else 0, k, rows, N_KINDS), np.uint8)
+        self._fin_flat = np.zeros((0 if planes else nf, k, flat_size(self.history)), np.float32)
+        #: the observation of the seat to act in each game: ``uint8[n, R, 34]`` or ``float32[n, F]``
+        self.obs = self._obs_planes if planes else self._obs_flat
+        #: the final observations of the episodes that ended in the last step (rows where
+        #: ``terminated | truncated``): ``[n, 1, ...]`` (versus: the learning seat's) or ``[n, 4, ...]``
+        #: (self-play: every seat's, seat order); None with ``final_obs=False``
+        self.final_obs = (self._fin_planes if planes else self._fin_flat) if self.final_obs_enabled else None
+        #: ``bool[n, 145]``: the legal actions of the seat to act
+        self.masks = np.zeros((n, N_ACTIONS), np.bool_)
+        #: ``int64[n]``: the seat to act (pgx's ``current_player``)
+        self.player = np.zeros(n, np.int64)
+        #: ``float32[n, 4]``: what each seat earned in the last step (module docstring, "Rewards")
+        self.rewards = np.zeros((n, N_SEATS), np.float32)
+        #: ``float32[n]``: versus: the learning seat's reward of the last step (0 in self-play)
+        self.reward = np.zeros(n, np.float32)
+        #: ``bool[n]``: the episode ended in the last step (by a hand's end, or an illegal action)
+        self.terminated = np.zeros(n, np.bool_)
+        #: ``bool[n]``: the match limit was reached in the last step (``episode="match"``)
+        self.truncated = np.zeros(n, np.bool_)
+        #: ``bool[n]``: the last step's action was illegal (``illegal_action="penalty"``)
+        self.illegal = np.zeros(n, np.bool_)
+        #: ``int64[n, 4]``: the points of the hands that ended in the last step (summed), whatever the reward mode
+        self.points = np.zeros((n, N_SEATS), np.int64)
+        #: ``int64[n]``: hands that ended (and counted) in the last step
+        self.hands_ended = np.zeros(n, np.int64)
+        #: ``int64[n, N_RECORD]``: record rows of the games paused for the Python scorer
+        self.records = np.zeros((n, N_RECORD), np.int64)
+        self._learner = np.full(n, self.seat, np.int64)
+        self._work = np.zeros((4, N_KINDS), np.int64)
+        self._x = np.zeros((rows, N_KINDS), np.uint8)
+        self._scalar, self._inv_high = _flat_tables(self.history)
+        self._bot_work = np.zeros((4, N_KINDS), np.int64)
+        self._started = False
+
+    # -- setup -------------------------------------------------------------------------------
+    def _bot_table(self, opponents) -> np.ndarray:
+        if isinstance(opponents, str):
+            return policy_table(opponents)
+        specs = list(opponents) if isinstance(opponents, (list, tuple)) else None
+        if specs is None or len(specs) != N_SEATS - 1 or not all(isinstance(s, str) for s in specs):
+            raise ValueError(
+                "opponents must be a sim.policies spec ('greedy', 'random', 'never', 'always', 'threshold:N') "
+                f"or 3 of them; only numba policies play inside the kernel, got {opponents!r}"
+            )
+        if self.seat < 0:
+            raise ValueError("three opponent specs need a fixed seat (the learning seat is drawn with seat='random')")
+        others = [s for s in range(N_SEATS) if s != self.seat]
+        table = np.zeros((N_SEATS, 2), np.int64)
+        for s, spec in zip(others, specs):
+            table[s] = parse_policy(spec)
+        return table
+
+    def _args(self):
+        return (self.states, self.games, self._ep, self._rp, self._tabs, self._cfg, self._fcfg, self._bots,
+                self._work, self._x, self._scalar, self._inv_high, self._obs_planes, self._obs_flat,
+                self._fin_planes, self._fin_flat, self.masks, self.player, self.rewards, self.reward,
+                self.terminated, self.truncated)
+
+    def reset(self, seeds=None) -> "BatchedGames":
+        """Seed every game's stream and deal its first episode, up to the first decision.
+
+        ``seeds``: an int (game ``i`` gets ``seeds + i``), ``n`` ints, or None
+        (fresh entropy).  Fills the output buffers; returns ``self``.
+        """
+        s = check_seeds(seeds, self.n)
+        a = self._args()
+        n_wait = _init_games(s, self._learner, *a, self.illegal, self.points, self.hands_ended, self.records)
+        self._settle(n_wait)
+        # an episode that ended before the first decision (a one-hand match) is not the caller's
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self.illegal[:] = False
+        self.rewards[:] = 0.0
+        self.reward[:] = 0.0
+        self.points[:] = 0
+        self.hands_ended[:] = 0
+        self._started = True
+        return self
+
+    # -- stepping ------------------------------------------------------------------------------
+    def check_actions(self, actions) -> np.ndarray:
+        """``actions`` as ``int64[n]``; raises ``ValueError`` for a wrong shape or dtype (bools and
+        floats are not actions), an action outside ``0..144``, or (``illegal_action="raise"``) an
+        illegal one, naming the game, the action and the legal ones.  Changes nothing."""
+        if not self._started:
+            raise ValueError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers (not {a.dtype}; bools are not actions), got {actions!r}")
+        if a.shape != (self.n,):
+            raise ValueError(f"actions must have shape ({self.n},), got {a.shape}")
+        a = a.astype(np.int64, copy=False)
+        bad = _first_bad_action(self.states, a, self.illegal_action == "raise")
+        if bad >= 0:
+            v = int(a[bad])
+            if not 0 <= v < N_ACTIONS:
+                raise ValueError(f"game {bad}: action {v} is outside 0..{N_ACTIONS - 1}")
+            legal = ", ".join(f"{action_name(x)} ({x})" for x in np.flatnonzero(self.states[bad]["mask"]))
+            raise ValueError(
+                f"game {bad}: illegal action {action_name(v)!r} ({v}) for seat {int(self.player[bad])}; legal: {legal}"
+            )
+        return a
+
+    def step(self, actions) -> "BatchedGames":
+        """Apply ``actions[i]`` for the seat to act in game ``i`` (the learning seat in versus mode).
+
+        ``actions``: ``int[n]`` (``int64`` avoids a copy).  Every game moves
+        to its next decision; ended episodes are dealt again in place.
+        Fills the output buffers; returns ``self``.  Raises ``ValueError``
+        as :meth:`check_actions`, before any game changes.
+        """
+        a = self.check_actions(actions)
+        n_wait = _step_games(a, *self._args(), self.illegal, self.points, self.hands_ended, self.records)
+        self._settle(n_wait)
+        return self
+
+    def _settle(self, n_wait: int) -> None:
+        """Score the games paused at a hand's end (Jiating) in Python and resume them, until none waits."""
+        while n_wait:
+            n_wait = self._score_paused()
+
+    def _score_paused(self) -> int:
+        idx = np.flatnonzero(self.games["gi"][:, GI_WAIT]).astype(np.int64)
+        cols = batch_columns(self.rules_name, self.rules, self.records[idx])
+        self.games["points"][idx] = np.stack([cols[f"score_{s}"] for s in range(N_SEATS)], axis=1)
+        return _resume_games(idx, *self._args(), self.points, self.hands_ended, self.records)
+
+    # -- reading ---------------------------------------------------------------------------------
+    def observe(self, seats=None, out=None) -> np.ndarray:
+        """The observation of seat ``seats[i]`` in game ``i`` (default: the seat to act), in this
+        batch's layout: ``uint8[n, R, 34]`` or ``float32[n, F]`` (into ``out`` if given)."""
+        if not self._started:
+            raise ValueError("call reset() first")
+        s = self.player if seats is None else np.asarray(seats)
+        if s.shape != (self.n,) or s.dtype.kind not in "iu" or ((s < 0) | (s >= N_SEATS)).any():
+            raise ValueError(f"seats must be {self.n} seats 0..3, got {seats!r}")
+        shape = (self.n, *self.obs_shape)
+        if out is None:
+            out = np.zeros(shape, self.obs_dtype)
+        elif not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != self.obs_dtype:
+            raise ValueError(f"out must be a {self.obs_dtype}{list(shape)} array")
+        planes = self.layout == "planes"
+        empty_p = np.zeros((0, *self._x.shape), np.uint8)
+        empty_f = np.zeros((0, flat_size(self.history)), np.float32)
+        _observe_games(s.astype(np.int64), self.states, self._ep, self._cfg, self._x, self._scalar, self._inv_high,
+                       out if planes else empty_p, empty_f if planes else out)
+        return out
+
+    def bot_actions(self, policy: str = "greedy", out=None) -> np.ndarray:
+        """``int64[n]``: the action that the built-in bot ``policy`` (a ``sim.policies`` spec) would
+        play for the seat to act in each game.  Mix it with a trained policy's actions by seat to
+        put a bot in any seat of a self-play batch::
+
+            acts = np.where(games.player == 0, trained_actions, games.bot_actions("greedy"))
+        """
+        if not self._started:
+            raise ValueError("call reset() first")
+        code, param = parse_policy(policy)
+        if out is None:
+            out = np.zeros(self.n, np.int64)
+        elif not isinstance(out, np.ndarray) or out.shape != (self.n,) or out.dtype != np.int64:
+            raise ValueError(f"out must be an int64[{self.n}] array")
+        _bot_actions(code, param, self.states, self._ep, self._rp, self._tabs, self._bot_work, out)
+        return out
+
+    @property
+    def hand_seed(self) -> np.ndarray:
+        """``int64[n]``: each game's current wall seed (``Game().reset(seed=...)`` deals it)."""
+        return self.games["gi"][:, GI_HAND_SEED]
+
+    @property
+    def learner(self) -> np.ndarray:
+        """``int64[n]``: versus mode: each game's learning seat in the current episode."""
+        return self.games["gi"][:, GI_LEARNER]
+
+    def nbytes(self) -> int:
+        """Bytes held by this batch: states, game records and every buffer (module docstring, "Memory")."""
+        arrays = [self.states, self.games, self._obs_planes, self._obs_flat, self._fin_planes, self._fin_flat,
+                  self.masks, self.player, self.rewards, self.reward, self.terminated, self.truncated, self.illegal,
+                  self.points, self.hands_ended, self.records, self._learner]
+        return int(sum(a.nbytes for a in arrays))

@@ -1,0 +1,302 @@
+"""Vectorized environments over :mod:`envs.batched`: many games per numba call, for training.
+
+================== =============================================================
+Versus bots        :class:`CaishenVectorEnv`, a ``gymnasium.vector.VectorEnv``:
+                   ``gymnasium.make_vec("caishen/Kaihua-v0", num_envs=1024)``
+                   (or ``"caishen/Jiating-v0"``; ``import envs`` registers them,
+                   ``vectorization_mode="vector_entry_point"`` is the default)
+Self-play          :class:`SelfPlayVectorEnv`: every seat is an agent of one
+                   shared policy; rewards ``float32[n, 4]``, the seat to act in
+                   ``info["current_player"]``
+One game           :class:`SingleGameEnv`, a ``gymnasium.Env`` over one game
+                   (for ``gymnasium.utils.env_checker`` and evaluation)
+Action space       ``MultiDiscrete([145] * n)``; ``single_action_space``
+                   ``Discrete(145)`` (the engine's layout, :mod:`sim.engine`)
+Observation space  ``single_observation_space``: ``Box(0, high, (76, 34),
+                   uint8)`` planes (default), ``Box(0, 1, (967,), float32)``
+                   with ``observation="flat"``; 124 rows / 2599 inputs with
+                   ``history=True`` (tables: :mod:`envs.observation`)
+Action masking     ``env.action_masks()`` -> ``bool[num_envs, 145]``
+Autoreset          ``metadata["autoreset_mode"]``: ``AutoresetMode.SAME_STEP``
+================== =============================================================
+
+Versus bots
+-----------
+One seat per game learns (``seat``: 0..3, default 0, or ``"random"`` per
+episode); the other three are played inside the numba kernel by
+``opponents`` (``"greedy"`` default, ``"random"``, ``"never"``,
+``"always"``, ``"threshold:N"``: :mod:`sim.policies`; or three specs, the
+other seats in seat order).  ``step(actions)`` applies each game's learning
+seat's action, then the bots play until that seat must decide again.
+Returns ``(obs, rewards: float32[n], terminated, truncated, info)``.
+
+Autoreset is *same-step* (Gymnasium's ``AutoresetMode.SAME_STEP``, and
+stable-baselines3's ``VecEnv`` habit): where ``terminated | truncated``, the
+game was already dealt again and ``obs[i]`` is the new episode's first
+observation; the last observation of the ended episode is
+``info["final_obs"][i]`` (valid where ``info["_final_obs"][i]``; a full
+array, not an object array, so nothing is built per game).  Other ``info``
+keys, one entry per game: ``"seat"`` (the learning seat), ``"hand_points":
+int64[n, 4]`` (the points of the hands that ended in the step, for
+evaluation whatever the reward mode), ``"hands_ended": int64[n]``, and with
+``illegal_action="penalty"`` ``"illegal": bool[n]``.
+
+The arrays returned are views of preallocated buffers that the next step
+overwrites (no allocation per step); pass ``copy=True`` for copies.
+Rewards, episodes (a hand, or a match with ``truncated`` at the limit),
+seeding, illegal actions and Jiating's scoring are as in
+:mod:`envs.batched`: the same ``seed`` gives the same games whatever
+``num_envs`` (game ``i`` gets ``seed + i``).
+
+Self-play
+---------
+:class:`SelfPlayVectorEnv` has the same arguments but ``seat`` and
+``opponents``.  ``reset`` / ``step`` return the observation and mask of the
+seat that must act in each game, and that seat in
+``info["current_player"]: int64[n]``; ``step`` returns ``rewards:
+float32[n, 4]``, ``rewards[i, s]`` being seat ``s``'s (pgx's convention;
+zero-sum per hand with ``reward="points"`` or ``"scaled"``).  The exact
+rule for assigning them to each seat's transitions is in
+:mod:`envs.batched` ("Rewards").  ``info["final_obs"]: [n, 4, ...]`` holds
+every seat's last observation of an ended episode.  To put a built-in bot
+in some seats next to a trained policy:
+``np.where(info["current_player"] == 0, mine, env.bot_actions("greedy"))``.
+
+Putting a bot or a trained policy in a seat
+-------------------------------------------
+- Versus bots: ``opponents`` sets the numba bot of every other seat; for a
+  trained policy in those seats use :class:`SelfPlayVectorEnv` and route
+  actions by ``info["current_player"]``.
+- :class:`envs.gym_env.MahjongEnv`: ``seat`` is the learning seat;
+  ``opponents`` takes specs or :class:`agents.Agent` objects, so a trained
+  policy plays a seat through a subclass of ``Agent`` whose ``act(game)``
+  encodes ``envs.observation.encode(game, game.current_player)`` and
+  returns its masked choice (``game.legal_mask()``).
+- The PettingZoo AEC env: every seat is yours; step a bot's seat with
+  ``agents.make_agent("greedy").act(env.unwrapped.game)``.
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from envs.batched import BatchedGames, check_seeds
+from envs.observation import plane_high
+from sim.engine import N_ACTIONS
+
+__all__ = ["CaishenVectorEnv", "SelfPlayVectorEnv", "SingleGameEnv", "single_spaces"]
+
+
+def single_spaces(games: BatchedGames) -> tuple[spaces.Space, spaces.Space]:
+    """``(observation_space, action_space)`` of one game of ``games``."""
+    if games.layout == "planes":
+        obs = spaces.Box(0, plane_high(games.history), games.obs_shape, np.uint8)
+    else:
+        obs = spaces.Box(0.0, 1.0, games.obs_shape, np.float32)
+    return obs, spaces.Discrete(N_ACTIONS)
+
+
+def _check_render_mode(render_mode):
+    if render_mode is not None:
+        # TypeError too: stable-baselines3's make_vec_env retries without render_mode on a TypeError
+        raise _RenderModeError(f"render_mode must be None (the batched envs do not render), got {render_mode!r}")
+
+
+class _RenderModeError(TypeError, ValueError):
+    """An unsupported ``render_mode``: a ``ValueError`` that is also the ``TypeError`` stable-baselines3 expects."""
+
+
+class _BatchedVectorBase:
+    """Shared code of the two vector envs (spaces, reset seeding, info, copies)."""
+
+    games: BatchedGames
+
+    def _setup(self, num_envs, copy, render_mode, **kwargs):
+        _check_render_mode(render_mode)
+        self.games = BatchedGames(num_envs, **kwargs)
+        self.num_envs = self.games.n
+        self.copy = bool(copy)
+        self.render_mode = None
+        self.single_observation_space, self.single_action_space = single_spaces(self.games)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._ended = np.zeros(self.num_envs, np.bool_)
+
+    def _out(self, x):
+        return x.copy() if self.copy else x
+
+    def _info(self) -> dict:
+        g = self.games
+        np.logical_or(g.terminated, g.truncated, out=self._ended)
+        info = {"hand_points": self._out(g.points), "hands_ended": self._out(g.hands_ended)}
+        if g.final_obs is not None:
+            info["final_obs"] = self._out(g.final_obs[:, 0] if g.mode == "versus" else g.final_obs)
+            info["_final_obs"] = self._out(self._ended)
+        if g.illegal_action == "penalty":
+            info["illegal"] = self._out(g.illegal)
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[num_envs, 145]``: the legal actions of the seat to act in each game."""
+        return self._out(self.games.masks)
+
+    def bot_actions(self, policy: str = "greedy") -> np.ndarray:
+        """``int64[num_envs]``: a built-in bot's action for the seat to act in each game (:mod:`sim.policies`)."""
+        return self.games.bot_actions(policy)
+
+    def close_extras(self, **kwargs):
+        pass
+
+
+class CaishenVectorEnv(_BatchedVectorBase, VectorEnv):
+    """One learning seat per game against numba bots, ``num_envs`` games per numba call (module docstring).
+
+    ``CaishenVectorEnv(num_envs=1, rules="kaihua", options=None, seat=0,
+    opponents="greedy", dealer=None, observation="planes", history=False,
+    reward="points", reward_scale=None, illegal_action="raise",
+    illegal_reward=None, episode="hand", match_len=16, final_obs=True,
+    copy=False, render_mode=None)``.  Raises ``ValueError`` for a bad
+    argument (``num_envs < 1`` included; an unsupported ``render_mode``
+    raises an error that is both ``ValueError`` and ``TypeError``).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, rules="kaihua", options=None, seat=0, opponents="greedy", dealer=None,
+                 observation="planes", history=False, reward="points", reward_scale=None, illegal_action="raise",
+                 illegal_reward=None, episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None):
+        self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="versus", seat=seat,
+                    opponents=opponents, dealer=dealer, observation=observation, history=history, reward=reward,
+                    reward_scale=reward_scale, illegal_action=illegal_action, illegal_reward=illegal_reward,
+                    episode=episode, match_len=match_len, final_obs=final_obs)
+
+    def reset(self, *, seed=None, options=None):
+        """Deal every game's first episode: ``(obs, info)``.  ``seed``: an int (game ``i`` gets
+        ``seed + i``), ``num_envs`` ints, or None (fresh entropy); ``options`` is ignored."""
+        self.games.reset(check_seeds(seed, self.num_envs))
+        info = self._info()
+        info["seat"] = self._out(self.games.learner)
+        return self._out(self.games.obs), info
+
+    def step(self, actions):
+        """Apply each game's learning-seat action: ``(obs, rewards, terminated, truncated, info)``.
+
+        Raises ``ValueError`` (before any game changes) for a wrong shape or
+        dtype, an action outside ``0..144`` or, unless
+        ``illegal_action="penalty"``, an illegal one, naming the game index and the action.
+        """
+        g = self.games.step(actions)
+        info = self._info()
+        info["seat"] = self._out(g.learner)
+        return self._out(g.obs), self._out(g.reward), self._out(g.terminated), self._out(g.truncated), info
+
+
+class SelfPlayVectorEnv(_BatchedVectorBase):
+    """Every seat of ``num_envs`` games is an agent of one shared policy (module docstring, "Self-play").
+
+    Same arguments as :class:`CaishenVectorEnv` without ``seat`` and
+    ``opponents``.  ``reset(seed=None) -> (obs, info)``; ``step(actions) ->
+    (obs, rewards: float32[n, 4], terminated, truncated, info)``;
+    ``info["current_player"]: int64[n]`` is the seat whose observation and
+    mask are returned, and who plays ``actions[i]`` next.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 1, rules="kaihua", options=None, dealer=None, observation="planes",
+                 history=False, reward="points", reward_scale=None, illegal_action="raise", illegal_reward=None,
+                 episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None):
+        self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="selfplay", dealer=dealer,
+                    observation=observation, history=history, reward=reward, reward_scale=reward_scale,
+                    illegal_action=illegal_action, illegal_reward=illegal_reward, episode=episode,
+                    match_len=match_len, final_obs=final_obs)
+
+    def reset(self, *, seed=None, options=None):
+        """Deal every game's first episode: ``(obs, info)`` with ``info["current_player"]``."""
+        self.games.reset(check_seeds(seed, self.num_envs))
+        info = self._info()
+        info["current_player"] = self._out(self.games.player)
+        return self._out(self.games.obs), info
+
+    def step(self, actions):
+        """Apply ``actions[i]`` for the seat to act in game ``i``: ``(obs, rewards[n, 4], terminated,
+        truncated, info)``.  Raises ``ValueError`` as :meth:`CaishenVectorEnv.step`."""
+        g = self.games.step(actions)
+        info = self._info()
+        info["current_player"] = self._out(g.player)
+        return self._out(g.obs), self._out(g.rewards), self._out(g.terminated), self._out(g.truncated), info
+
+    def close(self):
+        pass
+
+
+class SingleGameEnv(gymnasium.Env):
+    """One game of :class:`CaishenVectorEnv` as a ``gymnasium.Env`` (the bots play inside numba).
+
+    Same arguments as :class:`CaishenVectorEnv` but ``num_envs`` and
+    ``copy``.  An episode ends as in the vector env; then call ``reset()``
+    (``reset()`` without a seed continues the game's own stream, with a
+    seed it reseeds).  ``action_masks()`` -> ``bool[145]``;
+    ``info["action_mask"]`` too.  Raises ``ValueError`` as the vector env.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, render_mode=None, **kwargs):
+        self.vec = CaishenVectorEnv(1, render_mode=render_mode, copy=False, **kwargs)
+        self.observation_space = self.vec.single_observation_space
+        self.action_space = self.vec.single_action_space
+        self.render_mode = None
+        self._over = True
+        self._next_obs = None
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        g = self.vec.games
+        if seed is not None or self._next_obs is None:
+            s = int(self.np_random.integers(2**62)) if seed is None else seed
+            self.vec.reset(seed=s)
+        # else: the game was already dealt again in place (same-step autoreset) after the last episode
+        self._over = False
+        return g.obs[0].copy(), self._single_info()
+
+    def step(self, action):
+        if self._over:
+            raise ValueError("the episode is over (or was never started); call reset()")
+        if isinstance(action, (bool, np.bool_)):
+            raise ValueError(f"action must be an integer index, got {action!r} (bools are not actions)")
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise ValueError(f"action must be an integer index, got {action!r}") from None
+        if a != action:
+            raise ValueError(f"action must be an integer index, got {action!r}")
+        g = self.vec.games
+        g.step(np.array([a], np.int64))
+        done = bool(g.terminated[0] or g.truncated[0])
+        info = self._single_info()
+        if done:
+            self._over = True
+            self._next_obs = True
+            obs = g.final_obs[0, 0].copy()
+            info["action_mask"] = np.zeros(N_ACTIONS, bool)
+        else:
+            obs = g.obs[0].copy()
+        return obs, float(g.reward[0]), bool(g.terminated[0]), bool(g.truncated[0]), info
+
+    def _single_info(self) -> dict:
+        g = self.vec.games
+        info = {"action_mask": g.masks[0].copy(), "seat": int(g.learner[0]), "hand_points": g.points[0].copy()}
+        if g.illegal_action == "penalty":
+            info["illegal_action"] = bool(g.illegal[0])
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[145]``: the learning seat's legal actions (all False when the episode is over)."""
+        if self._over:
+            return np.zeros(N_ACTIONS, bool)
+        return self.vec.games.masks[0].copy()
