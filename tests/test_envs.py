@@ -35,7 +35,6 @@ from sim.engine import (
     SC_DEALER,
     SC_DECLARE_KINDS,
     SC_DRAWN,
-    SC_FORCE_JOKER,
     SC_HEAD,
     SC_N_RON,
     SC_PHASE,
@@ -49,6 +48,7 @@ from sim.engine import (
     SC_TURN,
     SF_CLAIM_EXP,
     SF_CLAIM_FLAGS,
+    SF_FORCE_PIAO,
     SF_CLAIM_OPTS,
     SF_HARD_OFFER,
     SF_N_PASSED_WIN,
@@ -286,11 +286,11 @@ def _hidden_twin(game: Game, twin: Game, seat: int, rng) -> tuple[int, bool]:
         sf[p, SF_CLAIM_OPTS] = int(rng.integers(64))
         sf[p, SF_CLAIM_EXP] = int(rng.integers(4))
         sf[p, SF_CLAIM_FLAGS] = int(rng.integers(256))
+        sf[p, SF_FORCE_PIAO] = int(rng.integers(2))  # K-2.5: private (it tells a 爆头 shape)
     st["wall"][head : tail + 1] = pool
     if int(sc[SC_TO_ACT]) != seat:
         sc[SC_DRAWN] = int(rng.integers(N_KINDS))
-        for slot in (SC_CAN_TSUMO, SC_FORCE_JOKER):
-            sc[slot] = int(rng.integers(2))
+        sc[SC_CAN_TSUMO] = int(rng.integers(2))
         sc[SC_TSUMO_EXP] = int(rng.integers(4))
         sc[SC_TSUMO_FLAGS] = int(rng.integers(256))
         sc[SC_DECLARE_KINDS] = int(rng.integers(2**N_KINDS))
