@@ -3,7 +3,14 @@
 All functions take ``counts: uint8[34]`` of the *concealed* tiles (declared
 melds removed, so 3m+1 or 3m+2 tiles, at most 14) and ``joker``: the kind
 index of the wildcard (31 = 白 for Kaihua's 财神, K-2.1) or -1 for none.  A
-joker stands for any kind inside a set or pair, also for a fifth copy.
+joker stands for any kind inside a set or pair, also for a fifth copy; so
+with a joker kind given, the sets and pair a hand aims at may hold a fifth
+copy of a kind (a held or drawn joker fills it).  Without a joker
+(``joker == -1``, Jiating J-1.1) they hold at most four copies: a kind held
+four times is neither waited on nor counted a fifth time (the kernels read
+the strict rows of the tables, :mod:`sim.tables`).  Only concealed tiles are
+seen here: copies in the player's own melds are the caller's to count
+(Jiating D3, :func:`sim.rules.jiating_turn._n_waits`).
 
 Public functions validate their input and raise ``ValueError`` naming the
 bad value; the ``_underscore`` numba kernels do no validation and are what
@@ -16,7 +23,8 @@ compile time.
 
 How: the natural (non-joker) tiles have a *distance* ``D``: the fewest tiles
 to add so that they are part of ``m`` sets and a pair (per-suit tables,
-combined by min-plus; see :mod:`sim.tables`).  With ``k`` jokers the
+combined by min-plus; see :mod:`sim.tables`; without a joker no kind may
+exceed four copies).  With ``k`` jokers the
 standard shanten is ``max(D - k, 0) - 1`` and a 3m+2 hand is complete iff
 ``D == k``.  Seven pairs (13/14 tiles only, four of a kind = two pairs):
 ``6 - min(7, pairs + min(k, singles) + (k - min(k, singles)) // 2)``.
@@ -130,18 +138,24 @@ def _min_plus4(tabs, ra, rb):
 
 
 @njit(cache=True, inline="always")
-def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, tabs):
+def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, strict, tabs):
     """Fewest tiles to add to the suits with these codes to hold ``n_sets`` sets + ``n_pairs`` pair.
 
-    ``tabs`` is the flat table of :func:`sim.tables.hand_tables`: class ids
-    of each suit code, then the suit-pair and suit-honor min-plus rows.
+    ``strict`` (the no-joker path, ``joker < 0``): the sets and pair hold at
+    most four copies of a kind; else a fifth copy is allowed, for a joker to
+    fill (K-2.1).  ``tabs`` is the flat table of
+    :func:`sim.tables.hand_tables`: class ids of each suit code, then the
+    lenient and the strict block of suit-pair and suit-honor min-plus rows.
     """
     ns = np.int64(tabs[H_NS])
     nh = np.int64(tabs[H_NH])
     a = np.int64(tabs[OFF_SUIT_CLASS + cm]) * ns + np.int64(tabs[OFF_SUIT_CLASS + cp])
     b = np.int64(tabs[OFF_SUIT_CLASS + cs]) * nh + np.int64(tabs[OFF_HONOR_CLASS + cz])
-    ra = OFF_PAIRS + a * 10
-    rb = OFF_PAIRS + ns * ns * 10 + b * 10
+    base = OFF_PAIRS
+    if strict:
+        base += (ns * ns + ns * nh) * 10  # the strict block (sim.tables.strict_block)
+    ra = base + a * 10
+    rb = base + (ns * ns + b) * 10
     if n_sets == 4 and n_pairs == 1:  # the 13/14-tile case, unrolled for speed
         return _min_plus4(tabs, ra, rb)
     best = 255
@@ -177,10 +191,12 @@ def _add_meld_tiles(counts, mtype, kind):
 def _distance(counts, joker, n_sets, n_pairs, tabs):
     """Fewest tiles to add to the natural tiles to hold ``n_sets`` sets + ``n_pairs`` (0/1) pair.
 
-    ``n_sets`` in 0..4.  Jokers (``counts[joker]``) are ignored here.
+    ``n_sets`` in 0..4.  Jokers (``counts[joker]``) are ignored here.  With
+    no joker (``joker == -1``) the sets and pair hold at most four copies of
+    a kind; with a joker kind a fifth copy is allowed (a joker fills it).
     """
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
-    return _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, tabs)
+    return _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, joker < 0, tabs)
 
 
 @njit(cache=True, inline="always")
@@ -196,7 +212,7 @@ def _seven_pairs_from(k, pairs, singles):
 def _shanten_standard(counts, joker, tabs):
     """Standard-form (m sets + pair) shanten of a 3m+1 / 3m+2 concealed hand."""
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
-    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) - k
+    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, joker < 0, tabs) - k
     if d < 0:
         d = 0
     return d - 1
@@ -210,9 +226,9 @@ def _shanten_seven_pairs(counts, joker):
 
 
 @njit(cache=True, inline="always")
-def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs):
-    """Shanten from the values of :func:`_scan`."""
-    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) - k
+def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, strict, tabs):
+    """Shanten from the values of :func:`_scan`; ``strict``: no joker (``joker < 0``)."""
+    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, strict, tabs) - k
     if d < 0:
         d = 0
     s = d - 1
@@ -227,7 +243,7 @@ def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs):
 def _shanten(counts, joker, tabs):
     """min(standard, seven pairs) shanten; seven pairs only for 13/14 tiles."""
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
-    return _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs)
+    return _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, joker < 0, tabs)
 
 
 @njit(cache=True)
@@ -236,7 +252,7 @@ def _is_win_standard(counts, joker, tabs):
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
     if n % 3 != 2:
         return False
-    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) <= k
+    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, joker < 0, tabs) <= k
 
 
 @njit(cache=True)
@@ -254,7 +270,7 @@ def _is_win(counts, joker, tabs):
         return False
     if n == 14 and _seven_pairs_from(k, pairs, singles) == -1:
         return True
-    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) <= k
+    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, joker < 0, tabs) <= k
 
 
 @njit(cache=True)
@@ -267,7 +283,7 @@ def _is_baotou(counts13, joker, tabs):
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts13, joker)
     if k < 1 or n % 3 != 1:
         return False
-    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 0, tabs) <= k - 1
+    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 0, joker < 0, tabs) <= k - 1
 
 
 @njit(cache=True)
@@ -281,6 +297,7 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
     tiles).
     """
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    strict = joker < 0
     pw = 1
     for t in range(34):
         r = t % 9
@@ -290,7 +307,7 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
         if (delta > 0 and c >= 4) or (delta < 0 and c <= 0):
             out[t] = 99
         elif t == joker:
-            out[t] = _shanten_from(cm, cp, cs, cz, n + delta, k + delta, pairs, singles, tabs)
+            out[t] = _shanten_from(cm, cp, cs, cz, n + delta, k + delta, pairs, singles, strict, tabs)
         else:
             c2 = c + delta
             p2 = pairs - (c >> 1) + (c2 >> 1)
@@ -298,13 +315,13 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
             step = delta * pw
             suit = t // 9
             if suit == 0:
-                v = _shanten_from(cm + step, cp, cs, cz, n + delta, k, p2, s2, tabs)
+                v = _shanten_from(cm + step, cp, cs, cz, n + delta, k, p2, s2, strict, tabs)
             elif suit == 1:
-                v = _shanten_from(cm, cp + step, cs, cz, n + delta, k, p2, s2, tabs)
+                v = _shanten_from(cm, cp + step, cs, cz, n + delta, k, p2, s2, strict, tabs)
             elif suit == 2:
-                v = _shanten_from(cm, cp, cs + step, cz, n + delta, k, p2, s2, tabs)
+                v = _shanten_from(cm, cp, cs + step, cz, n + delta, k, p2, s2, strict, tabs)
             else:
-                v = _shanten_from(cm, cp, cs, cz + step, n + delta, k, p2, s2, tabs)
+                v = _shanten_from(cm, cp, cs, cz + step, n + delta, k, p2, s2, strict, tabs)
             out[t] = v
         pw *= 5
 
@@ -315,7 +332,7 @@ def _shanten_batch(counts, joker, tabs, out):
     for r in range(counts.shape[0]):
         # spelled out rather than via _shanten: measurably faster in numba 0.6x
         cm, cp, cs, cz, n, k, pairs, singles = _scan(counts[r], joker)
-        out[r] = _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs)
+        out[r] = _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, joker < 0, tabs)
 
 
 @njit(cache=True)
