@@ -497,16 +497,18 @@ def effective_tiles(counts, joker: int = -1, visible=None) -> list[tuple[int, in
 
 
 def _check_batch(counts) -> np.ndarray:
-    a = np.asarray(counts)
+    """Validate ``counts: uint8[n, 34]`` of 3m+1 / 3m+2 rows (at most 14 tiles); returns it C-contiguous.
+
+    Raises ``ValueError`` naming the bad value (bools, ``None`` and floats
+    are not counts, :func:`sim.tiles.int_array`).
+    """
+    a = counts if isinstance(counts, np.ndarray) and counts.dtype == np.uint8 else _tiles.int_array(counts)
     if a.ndim != 2 or a.shape[1] != 34:
         raise ValueError(f"counts must have shape (n, 34), got {a.shape}")
-    if a.dtype != np.uint8:
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"counts must be integers, got dtype {a.dtype}")
-        a = a.astype(np.uint8)
-    if (a > 4).any():
-        r, k = np.argwhere(a > 4)[0]
-        raise ValueError(f"counts[{r}, {k}] ({_tiles.kind_name(k)}) = {a[r, k]} is more than 4")
+    if (a > 4).any() or (a < 0).any():
+        r, k = np.argwhere((a > 4) | (a < 0))[0]
+        raise ValueError(f"counts[{r}, {k}] ({_tiles.kind_name(k)}) = {a[r, k]} is outside 0..4")
+    a = a.astype(np.uint8, copy=False)
     n = a.sum(axis=1, dtype=np.int64)
     bad = np.flatnonzero((n > 14) | (n % 3 == 0))
     if bad.size:

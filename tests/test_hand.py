@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -145,6 +146,134 @@ def test_parse_roundtrip():
     for s in ["123m456p11z5z", "19m19p19s1234567z", "5555z"]:
         assert tiles.to_str(tiles.parse(s)) == tiles.to_str(tiles.parse(tiles.to_str(tiles.parse(s))))
     assert tiles.to_str(tiles.parse("5z1m")) == "1m5z"
+
+
+# ------------------------------------------------------------ bad input: bools, None, fractions (issue 9)
+
+#: not tile kinds: Python counts True as 1, numpy's bool too; None and fractions are no index
+NOT_KINDS = [True, False, np.True_, np.bool_(False), None, 1.5, np.float64(0.5), float("nan"), "5z"]
+H13 = "123m456p789s23s11z"
+H14 = "123m456p789s23s11z4s"
+
+
+def _joker_calls():
+    """(name, call(joker)) for every public function of sim.hand that takes a joker."""
+    c13, c14 = parse(H13), parse(H14)
+    return [
+        ("shanten", lambda j: hand.shanten(c13, j)),
+        ("shanten_standard", lambda j: hand.shanten_standard(c13, j)),
+        ("shanten_seven_pairs", lambda j: hand.shanten_seven_pairs(c13, j)),
+        ("is_win", lambda j: hand.is_win(c14, j)),
+        ("is_win_standard", lambda j: hand.is_win_standard(c14, j)),
+        ("is_seven_pairs", lambda j: hand.is_seven_pairs(c14, j)),
+        ("is_baotou", lambda j: hand.is_baotou(c13, j)),
+        ("waits", lambda j: hand.waits(c13, j)),
+        ("effective_tiles", lambda j: hand.effective_tiles(c13, j)),
+        ("readings", lambda j: hand.readings(c14, j)),
+        ("shanten_batch", lambda j: hand.shanten_batch(np.stack([c13, c14]), j)),
+        ("is_win_batch", lambda j: hand.is_win_batch(np.stack([c13, c14]), j)),
+        ("effective_tiles_batch", lambda j: hand.effective_tiles_batch(np.stack([c13]), j)),
+        ("shanten_after_draws", lambda j: hand.shanten_after_draws(c13, j)),
+        ("shanten_after_discards", lambda j: hand.shanten_after_discards(c14, j)),
+        ("describe", lambda j: hand.describe(c13, j)),
+        ("check_joker", lambda j: tiles.check_joker(j)),
+    ]
+
+
+@pytest.mark.parametrize("bad", NOT_KINDS, ids=repr)
+def test_joker_must_be_an_integer_kind(bad):
+    """joker=False is not 1m and joker=True not 2m; None gives ValueError, not TypeError."""
+    for name, call in _joker_calls():
+        with pytest.raises(ValueError, match=re.escape(repr(bad))):
+            call(bad)
+    assert hand.shanten(parse(H13), np.int64(-1)) == hand.shanten(parse(H13)) == 0  # numpy ints are fine
+    assert hand.shanten(parse(H13), 31.0) == 0  # so is an integral float
+
+
+def _counts_calls():
+    """(name, call(counts)) for every public function of sim.hand and sim.tiles that takes counts."""
+    return [
+        ("shanten", hand.shanten),
+        ("shanten_standard", hand.shanten_standard),
+        ("shanten_seven_pairs", hand.shanten_seven_pairs),
+        ("waits", hand.waits),
+        ("effective_tiles", hand.effective_tiles),
+        ("effective_tiles visible", lambda c: hand.effective_tiles(parse(H13), visible=c)),
+        ("is_baotou", lambda c: hand.is_baotou(c, CAISHEN)),
+        ("shanten_after_draws", hand.shanten_after_draws),
+        ("describe", hand.describe),
+        ("describe visible", lambda c: hand.describe(parse(H13), visible=c)),
+        ("shanten_batch", lambda c: hand.shanten_batch([c])),
+        ("is_win_batch", lambda c: hand.is_win_batch([c])),
+        ("effective_tiles_batch", lambda c: hand.effective_tiles_batch([c])),
+        ("to_str", tiles.to_str),
+        ("check_counts", tiles.check_counts),
+    ]
+
+
+@pytest.mark.parametrize("bad", [True, np.True_, None, 1.5, 1.0, "1"], ids=repr)
+def test_counts_must_be_integers(bad):
+    """A 13-tile hand written as a list whose first count is ``bad``: numpy would read
+    [True, 1, ...] as integers, so each element is looked at."""
+    for name, call in _counts_calls():
+        c = [int(x) for x in parse(H13)]
+        c[0] = bad
+        with pytest.raises(ValueError, match=re.escape(repr(bad))):
+            call(c)
+    for call in (hand.shanten, hand.shanten_batch, tiles.check_counts):  # bool and float arrays
+        for dtype in (bool, float):
+            a = np.zeros((1, 34) if call is hand.shanten_batch else 34, dtype)
+            with pytest.raises(ValueError, match=np.dtype(dtype).name):
+                call(a)
+
+
+@pytest.mark.parametrize(
+    "call, bad",
+    [
+        (tiles.kind_name, True),
+        (tiles.kind_name, None),
+        (tiles.kind_name, 1.5),
+        (tiles.kind_name, 34),
+        (tiles.suit_of, np.True_),
+        (tiles.rank_of, None),
+        (tiles.is_suited, 2.5),
+        (tiles.is_suited, -1),
+        (tiles.check_kind, "1m"),
+        (lambda k: tiles.kinds_to_str([0, k]), False),
+        (lambda r: tiles.kind_index(r, "m"), True),
+        (lambda r: tiles.kind_index(r, "m"), 0),
+        (lambda r: tiles.kind_index(r, "z"), 8),
+        (lambda s: tiles.kind_index(1, s), "x"),
+    ],
+)
+def test_tile_kind_functions_reject_non_kinds(call, bad):
+    with pytest.raises(ValueError, match=re.escape(repr(bad))):
+        call(bad)
+
+
+def test_tile_kind_functions_accept_numpy_integers():
+    assert tiles.kind_name(np.uint8(31)) == "5z" and tiles.kind_name(np.int64(0)) == "1m"
+    assert tiles.suit_of(np.int32(30)) == 3 and tiles.rank_of(17) == 9 and tiles.is_suited(26)
+    assert tiles.kind_index(9, "p") == 17 and tiles.kinds_to_str(np.array([31, 0])) == "1m5z"
+
+
+# ------------------------------------------------------------ long bad input is cut (issue 9)
+
+
+def test_parse_error_cuts_long_input():
+    """A 5 MB bad tile string is not echoed back whole: the first characters and the length."""
+    for bad in ("x" * 5_000_000, "1m" * 2_500_000 + "q", "123m" + "0" * 5_000_000 + "m"):
+        for fn in (tiles.parse, tiles.parse_kinds):
+            with pytest.raises(ValueError) as e:
+                fn(bad)
+            msg = str(e.value)
+            assert len(msg) < 300, len(msg)
+            assert f"{len(bad):,} characters" in msg
+    with pytest.raises(ValueError) as e:
+        tiles.parse_kinds(list(range(1_000_000)))
+    assert len(str(e.value)) < 300
+    with pytest.raises(ValueError, match="'12x3m': cannot read '12x'"):  # short input stays whole
+        tiles.parse("12x3m")
 
 
 # ------------------------------------------------------------ hypothesis vs reference
