@@ -477,6 +477,14 @@ def waits(counts, joker: int = -1) -> list[int]:
     return out
 
 
+def _check_seen(c: np.ndarray, vis: np.ndarray) -> None:
+    """Raise ``ValueError`` naming the first kind of which ``c`` (held) and ``vis`` (visible) make more than 4."""
+    over = np.flatnonzero(c.astype(int) + vis > 4)
+    if over.size:
+        k = int(over[0])
+        raise ValueError(f"{_tiles.kind_name(k)}: {int(c[k])} held + {int(vis[k])} visible is more than 4")
+
+
 def effective_tiles(counts, joker: int = -1, visible=None) -> list[tuple[int, int]]:
     """Effective tiles (ukeire) of a 3m+1 hand: ``[(kind, live copies), ...]``.
 
@@ -487,10 +495,7 @@ def effective_tiles(counts, joker: int = -1, visible=None) -> list[tuple[int, in
     """
     c, j, _ = _check_hand(counts, joker, "ready")
     vis = np.zeros(34, np.uint8) if visible is None else _tiles.check_counts(visible)
-    over = np.flatnonzero(c.astype(int) + vis > 4)
-    if over.size:
-        k = int(over[0])
-        raise ValueError(f"{_tiles.kind_name(k)}: {int(c[k])} held + {int(vis[k])} visible is more than 4")
+    _check_seen(c, vis)
     mark = np.zeros(34, np.bool_)
     _effective_kinds(c, j, hand_tables(), mark)
     return [(int(t), int(4 - c[t] - vis[t])) for t in np.flatnonzero(mark)]
@@ -715,10 +720,15 @@ def describe(counts, joker: int = -1, visible=None) -> dict:
 
     3m+1 hands: shanten, waits, effective tiles with live counts.  3m+2
     hands: shanten, whether complete, and for each discard that keeps the
-    lowest shanten its effective tiles (best first by live tiles).
+    lowest shanten its effective tiles (best first by live tiles); the
+    discarded tile counts as seen (it lies in the discards), so it is not
+    live.  ``visible: uint8[34]``: tiles seen elsewhere.  Raises
+    ``ValueError`` for bad counts or joker, and when held + visible exceeds
+    4 for a kind (naming the kind), whatever the hand's size.
     """
     c, j, n = _check_hand(counts, joker)
     vis = np.zeros(34, np.uint8) if visible is None else _tiles.check_counts(visible)
+    _check_seen(c, vis)
     name = _tiles.kind_name
     info: dict = {
         "hand": _tiles.to_str(c),
@@ -739,8 +749,10 @@ def describe(counts, joker: int = -1, visible=None) -> dict:
         for t in np.flatnonzero(c):
             c2 = c.copy()
             c2[t] -= 1
+            seen = vis.copy()
+            seen[t] += 1  # the discarded copy
             s = shanten(c2, j)
-            eff = effective_tiles(c2, j, np.minimum(vis, 4 - c2))
+            eff = effective_tiles(c2, j, seen)
             options.append(
                 {
                     "discard": name(t),

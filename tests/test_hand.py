@@ -257,6 +257,45 @@ def test_tile_kind_functions_accept_numpy_integers():
     assert tiles.kind_index(9, "p") == 17 and tiles.kinds_to_str(np.array([31, 0])) == "1m5z"
 
 
+# ------------------------------------------------------------ impossible visible counts (issue 9)
+
+
+@pytest.mark.parametrize(
+    "argv, kind",
+    [
+        (["123456789m123p45s", "--visible", "1111m4444s"], "1m"),  # 3m+2: was answered, clipping the visible counts
+        (["123456789m123p45s", "--visible", "4444s"], "4s"),
+        (["123456789m123p45s", "--visible", "4444s", "--joker", "5z"], "4s"),
+        (["123456789m123p4s", "--visible", "1111m"], "1m"),  # 3m+1: rejected before too
+    ],
+)
+def test_hand_cli_rejects_more_than_four_held_and_visible(argv, kind, capsys):
+    from sim.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["hand", *argv])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{kind}: " in err and "visible is more than 4" in err
+
+
+def test_describe_rejects_more_than_four_held_and_visible():
+    with pytest.raises(ValueError, match="9m: 1 held \\+ 4 visible"):
+        hand.describe(parse("123456789m123p45s"), visible=parse("9999m"))
+    ok = hand.describe(parse("123456789m123p45s"), visible=parse("999m4444p"))
+    assert ok["discards"][0]["discard"] == "4s"
+
+
+def test_describe_discarded_copy_is_not_live():
+    """After a discard its copy lies in the discards: a complete hand throwing 1s
+    waits on 1s with 2 live copies (4 - 1 held - 1 thrown), not 3."""
+    info = hand.describe(parse("123456789m123p11s"))
+    throw_1s = next(o for o in info["discards"] if o["discard"] == "1s")
+    assert throw_1s["effective"] == [("1s", 2)]
+    throw_1m = next(o for o in info["discards"] if o["discard"] == "1m")
+    assert dict(throw_1m["effective"]) == {"1m": 3, "4m": 3, "7m": 3}
+
+
 # ------------------------------------------------------------ long bad input is cut (issue 9)
 
 
