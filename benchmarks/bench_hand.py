@@ -9,10 +9,12 @@ Measures, on one core, hands per second of
   no kokushi), ``mahjong.agari.Agari.is_agari`` and an effective-tile loop
   built on ``Shanten`` — a pure-Python riichi library, so no jokers;
 
-and prints each rate and the ratio ours / mahjong in one table.  Times are
-this process's CPU time (``time.process_time``), so other load disturbs
-them less than wall time would; a quiet machine is still best.  Results of the two libraries are compared for agreement on
-the joker-free standard form.
+and prints each rate and the ratio ours / mahjong in one table, and the size
+of the hand table the kernels read.  Times are this process's CPU time
+(``time.process_time``), so other load disturbs them less than wall time
+would; a quiet machine is still best.  Results of the two libraries are
+compared for agreement on the joker-free standard form, on random hands and
+on hands holding a kind four times (where a fifth copy must not count, J-1.1).
 
     python benchmarks/bench_hand.py [--hands 2000000] [--peer-hands 20000] [--repeat 5]
 """
@@ -27,7 +29,7 @@ from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
 from sim.hand import _effective_batch, _is_win_batch, _shanten_batch, _shanten_standard_batch
-from sim.tables import hand_tables
+from sim.tables import OFF_PAIRS, hand_tables, strict_block
 from sim.tiles import CAISHEN
 
 
@@ -38,6 +40,24 @@ def random_hands(n: int, size: int, seed: int) -> np.ndarray:
     idx = np.argpartition(keys, size, axis=1)[:, :size] // 4
     counts = np.zeros((n, 34), np.uint8)
     np.add.at(counts, (np.repeat(np.arange(n), size), idx.ravel()), 1)
+    return counts
+
+
+def hands_with_fours(n: int, seed: int) -> np.ndarray:
+    """``uint8[n, 34]``: hands of 4..14 tiles (3m+1 / 3m+2) that hold one or two kinds four times,
+    half of them in one suit (kinds 0..8)."""
+    rng = np.random.default_rng(seed)
+    counts = np.zeros((n, 34), np.uint8)
+    sizes = rng.choice([4, 5, 7, 8, 10, 11, 13, 14], n)
+    for r in range(n):
+        span = 9 if r % 2 else 34
+        for q in rng.choice(span, rng.integers(1, 3), replace=False):
+            if counts[r].sum() + 4 <= sizes[r]:
+                counts[r, q] = 4
+        while counts[r].sum() < sizes[r]:
+            t = rng.integers(0, span)
+            if counts[r, t] < 4:
+                counts[r, t] += 1
     return counts
 
 
@@ -110,10 +130,15 @@ def main() -> None:
     }
     peer["shanten, 5z joker"] = float("nan")  # no jokers in riichi
 
-    # agreement on the joker-free standard form
+    # agreement on the joker-free standard form, random hands and hands holding fours
     _shanten_standard_batch(h14[:m], -1, tabs, out8[:m])
     theirs = np.array([Shanten.calculate_shanten_for_regular_hand(r) for r in lists14])
     agree = float((theirs == out8[:m]).mean())
+    fours = hands_with_fours(m, args.seed + 2)
+    ours4 = np.empty(m, np.int8)
+    _shanten_standard_batch(fours, -1, tabs, ours4)
+    theirs4 = np.array([Shanten.calculate_shanten_for_regular_hand(list(map(int, r))) for r in fours])
+    agree4 = float((theirs4 == ours4).mean())
 
     print(f"hands: ours {args.hands:,} (effective tiles {n13:,}), mahjong {m:,}; one core; best of {args.repeat}")
     print(f"{'measure':<22} {'caishen hands/s':>16} {'mahjong hands/s':>16} {'ratio':>9} {'ns/hand':>9}")
@@ -123,6 +148,12 @@ def main() -> None:
         ps = f"{p:16,.0f}" if p == p else f"{'(no jokers)':>16}"
         print(f"{name:<22} {rate:16,.0f} {ps} {ratio} {1e9 / rate:9.1f}")
     print(f"standard-form shanten agreement with mahjong on {m:,} hands: {agree:.4%}")
+    print(f"  and on {m:,} hands of 4-14 tiles holding a kind four times: {agree4:.4%}")
+    block = int(strict_block(tabs))
+    print(
+        f"hand table: {tabs.nbytes:,} bytes: header and class ids {OFF_PAIRS:,}, min-plus rows 2 x {block:,} "
+        f"(lenient for a joker, strict without; {int(tabs[0])} suit / {int(tabs[1])} honor classes)"
+    )
     print("(win test: mahjong's is_agari has no jokers; it runs on the same hands with 5z as a plain tile)")
 
 

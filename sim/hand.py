@@ -3,7 +3,14 @@
 All functions take ``counts: uint8[34]`` of the *concealed* tiles (declared
 melds removed, so 3m+1 or 3m+2 tiles, at most 14) and ``joker``: the kind
 index of the wildcard (31 = 白 for Kaihua's 财神, K-2.1) or -1 for none.  A
-joker stands for any kind inside a set or pair, also for a fifth copy.
+joker stands for any kind inside a set or pair, also for a fifth copy; so
+with a joker kind given, the sets and pair a hand aims at may hold a fifth
+copy of a kind (a held or drawn joker fills it).  Without a joker
+(``joker == -1``, Jiating J-1.1) they hold at most four copies: a kind held
+four times is neither waited on nor counted a fifth time (the kernels read
+the strict rows of the tables, :mod:`sim.tables`).  Only concealed tiles are
+seen here: copies in the player's own melds are the caller's to count
+(Jiating D3, :func:`sim.rules.jiating_turn._n_waits`).
 
 Public functions validate their input and raise ``ValueError`` naming the
 bad value; the ``_underscore`` numba kernels do no validation and are what
@@ -16,7 +23,8 @@ compile time.
 
 How: the natural (non-joker) tiles have a *distance* ``D``: the fewest tiles
 to add so that they are part of ``m`` sets and a pair (per-suit tables,
-combined by min-plus; see :mod:`sim.tables`).  With ``k`` jokers the
+combined by min-plus; see :mod:`sim.tables`; without a joker no kind may
+exceed four copies).  With ``k`` jokers the
 standard shanten is ``max(D - k, 0) - 1`` and a 3m+2 hand is complete iff
 ``D == k``.  Seven pairs (13/14 tiles only, four of a kind = two pairs):
 ``6 - min(7, pairs + min(k, singles) + (k - min(k, singles)) // 2)``.
@@ -130,18 +138,24 @@ def _min_plus4(tabs, ra, rb):
 
 
 @njit(cache=True, inline="always")
-def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, tabs):
+def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, strict, tabs):
     """Fewest tiles to add to the suits with these codes to hold ``n_sets`` sets + ``n_pairs`` pair.
 
-    ``tabs`` is the flat table of :func:`sim.tables.hand_tables`: class ids
-    of each suit code, then the suit-pair and suit-honor min-plus rows.
+    ``strict`` (the no-joker path, ``joker < 0``): the sets and pair hold at
+    most four copies of a kind; else a fifth copy is allowed, for a joker to
+    fill (K-2.1).  ``tabs`` is the flat table of
+    :func:`sim.tables.hand_tables`: class ids of each suit code, then the
+    lenient and the strict block of suit-pair and suit-honor min-plus rows.
     """
     ns = np.int64(tabs[H_NS])
     nh = np.int64(tabs[H_NH])
     a = np.int64(tabs[OFF_SUIT_CLASS + cm]) * ns + np.int64(tabs[OFF_SUIT_CLASS + cp])
     b = np.int64(tabs[OFF_SUIT_CLASS + cs]) * nh + np.int64(tabs[OFF_HONOR_CLASS + cz])
-    ra = OFF_PAIRS + a * 10
-    rb = OFF_PAIRS + ns * ns * 10 + b * 10
+    base = OFF_PAIRS
+    if strict:
+        base += (ns * ns + ns * nh) * 10  # the strict block (sim.tables.strict_block)
+    ra = base + a * 10
+    rb = base + (ns * ns + b) * 10
     if n_sets == 4 and n_pairs == 1:  # the 13/14-tile case, unrolled for speed
         return _min_plus4(tabs, ra, rb)
     best = 255
@@ -177,10 +191,12 @@ def _add_meld_tiles(counts, mtype, kind):
 def _distance(counts, joker, n_sets, n_pairs, tabs):
     """Fewest tiles to add to the natural tiles to hold ``n_sets`` sets + ``n_pairs`` (0/1) pair.
 
-    ``n_sets`` in 0..4.  Jokers (``counts[joker]``) are ignored here.
+    ``n_sets`` in 0..4.  Jokers (``counts[joker]``) are ignored here.  With
+    no joker (``joker == -1``) the sets and pair hold at most four copies of
+    a kind; with a joker kind a fifth copy is allowed (a joker fills it).
     """
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
-    return _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, tabs)
+    return _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, joker < 0, tabs)
 
 
 @njit(cache=True, inline="always")
@@ -196,7 +212,7 @@ def _seven_pairs_from(k, pairs, singles):
 def _shanten_standard(counts, joker, tabs):
     """Standard-form (m sets + pair) shanten of a 3m+1 / 3m+2 concealed hand."""
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
-    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) - k
+    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, joker < 0, tabs) - k
     if d < 0:
         d = 0
     return d - 1
@@ -210,9 +226,9 @@ def _shanten_seven_pairs(counts, joker):
 
 
 @njit(cache=True, inline="always")
-def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs):
-    """Shanten from the values of :func:`_scan`."""
-    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) - k
+def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, strict, tabs):
+    """Shanten from the values of :func:`_scan`; ``strict``: no joker (``joker < 0``)."""
+    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, strict, tabs) - k
     if d < 0:
         d = 0
     s = d - 1
@@ -227,7 +243,7 @@ def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs):
 def _shanten(counts, joker, tabs):
     """min(standard, seven pairs) shanten; seven pairs only for 13/14 tiles."""
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
-    return _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs)
+    return _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, joker < 0, tabs)
 
 
 @njit(cache=True)
@@ -236,7 +252,7 @@ def _is_win_standard(counts, joker, tabs):
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
     if n % 3 != 2:
         return False
-    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) <= k
+    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, joker < 0, tabs) <= k
 
 
 @njit(cache=True)
@@ -254,7 +270,7 @@ def _is_win(counts, joker, tabs):
         return False
     if n == 14 and _seven_pairs_from(k, pairs, singles) == -1:
         return True
-    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, tabs) <= k
+    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, joker < 0, tabs) <= k
 
 
 @njit(cache=True)
@@ -267,7 +283,7 @@ def _is_baotou(counts13, joker, tabs):
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts13, joker)
     if k < 1 or n % 3 != 1:
         return False
-    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 0, tabs) <= k - 1
+    return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 0, joker < 0, tabs) <= k - 1
 
 
 @njit(cache=True)
@@ -281,6 +297,7 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
     tiles).
     """
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    strict = joker < 0
     pw = 1
     for t in range(34):
         r = t % 9
@@ -290,7 +307,7 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
         if (delta > 0 and c >= 4) or (delta < 0 and c <= 0):
             out[t] = 99
         elif t == joker:
-            out[t] = _shanten_from(cm, cp, cs, cz, n + delta, k + delta, pairs, singles, tabs)
+            out[t] = _shanten_from(cm, cp, cs, cz, n + delta, k + delta, pairs, singles, strict, tabs)
         else:
             c2 = c + delta
             p2 = pairs - (c >> 1) + (c2 >> 1)
@@ -298,13 +315,13 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
             step = delta * pw
             suit = t // 9
             if suit == 0:
-                v = _shanten_from(cm + step, cp, cs, cz, n + delta, k, p2, s2, tabs)
+                v = _shanten_from(cm + step, cp, cs, cz, n + delta, k, p2, s2, strict, tabs)
             elif suit == 1:
-                v = _shanten_from(cm, cp + step, cs, cz, n + delta, k, p2, s2, tabs)
+                v = _shanten_from(cm, cp + step, cs, cz, n + delta, k, p2, s2, strict, tabs)
             elif suit == 2:
-                v = _shanten_from(cm, cp, cs + step, cz, n + delta, k, p2, s2, tabs)
+                v = _shanten_from(cm, cp, cs + step, cz, n + delta, k, p2, s2, strict, tabs)
             else:
-                v = _shanten_from(cm, cp, cs, cz + step, n + delta, k, p2, s2, tabs)
+                v = _shanten_from(cm, cp, cs, cz + step, n + delta, k, p2, s2, strict, tabs)
             out[t] = v
         pw *= 5
 
@@ -315,7 +332,7 @@ def _shanten_batch(counts, joker, tabs, out):
     for r in range(counts.shape[0]):
         # spelled out rather than via _shanten: measurably faster in numba 0.6x
         cm, cp, cs, cz, n, k, pairs, singles = _scan(counts[r], joker)
-        out[r] = _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, tabs)
+        out[r] = _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, joker < 0, tabs)
 
 
 @njit(cache=True)
@@ -460,6 +477,14 @@ def waits(counts, joker: int = -1) -> list[int]:
     return out
 
 
+def _check_seen(c: np.ndarray, vis: np.ndarray) -> None:
+    """Raise ``ValueError`` naming the first kind of which ``c`` (held) and ``vis`` (visible) make more than 4."""
+    over = np.flatnonzero(c.astype(int) + vis > 4)
+    if over.size:
+        k = int(over[0])
+        raise ValueError(f"{_tiles.kind_name(k)}: {int(c[k])} held + {int(vis[k])} visible is more than 4")
+
+
 def effective_tiles(counts, joker: int = -1, visible=None) -> list[tuple[int, int]]:
     """Effective tiles (ukeire) of a 3m+1 hand: ``[(kind, live copies), ...]``.
 
@@ -470,26 +495,25 @@ def effective_tiles(counts, joker: int = -1, visible=None) -> list[tuple[int, in
     """
     c, j, _ = _check_hand(counts, joker, "ready")
     vis = np.zeros(34, np.uint8) if visible is None else _tiles.check_counts(visible)
-    over = np.flatnonzero(c.astype(int) + vis > 4)
-    if over.size:
-        k = int(over[0])
-        raise ValueError(f"{_tiles.kind_name(k)}: {int(c[k])} held + {int(vis[k])} visible is more than 4")
+    _check_seen(c, vis)
     mark = np.zeros(34, np.bool_)
     _effective_kinds(c, j, hand_tables(), mark)
     return [(int(t), int(4 - c[t] - vis[t])) for t in np.flatnonzero(mark)]
 
 
 def _check_batch(counts) -> np.ndarray:
-    a = np.asarray(counts)
+    """Validate ``counts: uint8[n, 34]`` of 3m+1 / 3m+2 rows (at most 14 tiles); returns it C-contiguous.
+
+    Raises ``ValueError`` naming the bad value (bools, ``None`` and floats
+    are not counts, :func:`sim.tiles.int_array`).
+    """
+    a = counts if isinstance(counts, np.ndarray) and counts.dtype == np.uint8 else _tiles.int_array(counts)
     if a.ndim != 2 or a.shape[1] != 34:
         raise ValueError(f"counts must have shape (n, 34), got {a.shape}")
-    if a.dtype != np.uint8:
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"counts must be integers, got dtype {a.dtype}")
-        a = a.astype(np.uint8)
-    if (a > 4).any():
-        r, k = np.argwhere(a > 4)[0]
-        raise ValueError(f"counts[{r}, {k}] ({_tiles.kind_name(k)}) = {a[r, k]} is more than 4")
+    if (a > 4).any() or (a < 0).any():
+        r, k = np.argwhere((a > 4) | (a < 0))[0]
+        raise ValueError(f"counts[{r}, {k}] ({_tiles.kind_name(k)}) = {a[r, k]} is outside 0..4")
+    a = a.astype(np.uint8, copy=False)
     n = a.sum(axis=1, dtype=np.int64)
     bad = np.flatnonzero((n > 14) | (n % 3 == 0))
     if bad.size:
@@ -696,10 +720,15 @@ def describe(counts, joker: int = -1, visible=None) -> dict:
 
     3m+1 hands: shanten, waits, effective tiles with live counts.  3m+2
     hands: shanten, whether complete, and for each discard that keeps the
-    lowest shanten its effective tiles (best first by live tiles).
+    lowest shanten its effective tiles (best first by live tiles); the
+    discarded tile counts as seen (it lies in the discards), so it is not
+    live.  ``visible: uint8[34]``: tiles seen elsewhere.  Raises
+    ``ValueError`` for bad counts or joker, and when held + visible exceeds
+    4 for a kind (naming the kind), whatever the hand's size.
     """
     c, j, n = _check_hand(counts, joker)
     vis = np.zeros(34, np.uint8) if visible is None else _tiles.check_counts(visible)
+    _check_seen(c, vis)
     name = _tiles.kind_name
     info: dict = {
         "hand": _tiles.to_str(c),
@@ -720,8 +749,10 @@ def describe(counts, joker: int = -1, visible=None) -> dict:
         for t in np.flatnonzero(c):
             c2 = c.copy()
             c2[t] -= 1
+            seen = vis.copy()
+            seen[t] += 1  # the discarded copy
             s = shanten(c2, j)
-            eff = effective_tiles(c2, j, np.minimum(vis, 4 - c2))
+            eff = effective_tiles(c2, j, seen)
             options.append(
                 {
                     "discard": name(t),

@@ -4,24 +4,35 @@ A suit's nine counts (honors: seven) are read as a base-5 index
 ``sum(c[i] * 5**i)``.  For each row the table stores, for ``j = 0..4`` sets
 and ``p = 0..1`` pairs, the fewest tiles that must be *added* to the suit's
 tiles so that a sub-multiset of them is ``j`` sets plus ``p`` pairs of that
-suit (runs and triplets; honors: triplets only).  Target patterns may hold
-more than four copies of a kind: the missing copies are what jokers fill,
-and a joker may stand for a fifth copy (K-2.1).
+suit (runs and triplets; honors: triplets only), in two versions:
 
-Rows are compressed to equivalence classes (identical 10-value rows): a suit
-index maps to a class id (``uint8``: there are 110 suit classes) and the class to its 10 values
-(``uint8[n_classes, 10]``, column ``2*j + p``).  Two suits' classes are then
-combined once more into a pair table so that a whole hand needs three
-lookups (see :func:`sim.hand._distance`).  The kernels receive everything as
-one flat ``uint8`` array (:func:`pack_tables`, offsets ``OFF_*``).
+- *lenient* (the joker path, ``joker >= 0``): target patterns may hold more
+  than four copies of a kind.  The missing copies are what jokers fill, and
+  a joker, held or drawn, may stand for a fifth copy (K-2.1);
+- *strict* (no joker, ``joker == -1``): targets hold at most four copies of
+  each kind.  Without a joker a kind held four times can neither be waited
+  on nor used a fifth time (Jiating J-1.1 has no joker; D3).
+
+The two differ only on rows holding four copies of some kind (by at most 1
+per suit, 2 per honor row).
+
+Rows are compressed to *joint* equivalence classes (identical lenient and
+strict 10-value rows): a suit index maps to one class id (``uint8``: 133
+suit and 79 honor classes) whose lenient and strict values sit in two
+blocks of the same layout.  Two suits' classes are combined once more into
+pair tables so that a whole hand needs three class lookups and two row
+reads (see :func:`sim.hand._distance_codes`); the kernel picks the block by
+``joker < 0``.  The kernels receive everything as one flat ``uint8`` array
+(:func:`pack_tables`, offsets ``OFF_*``, :func:`strict_block`).
 
 How a row is computed: with ``U`` the sub-multisets of targets (capped at 4
 copies, a downward-closed set), the distance is
 ``3j + 2p - max{|u| : u <= c, u in U}``; membership is propagated from the
 targets downwards and the maximum upwards, each a pass over the ``5**9``
-rows.  Building takes about a second in numba; the result is cached under the
-user cache directory (``platformdirs``), keyed by :data:`TABLE_VERSION`, and
-never committed.  Tables are passed to kernels as arguments, never read from
+rows.  The strict rows leave out the targets with a fifth copy.  Building
+takes a few seconds in numba; the result is cached under the user cache
+directory (``platformdirs``), keyed by :data:`TABLE_VERSION`, and never
+committed.  Tables are passed to kernels as arguments, never read from
 module globals.
 """
 
@@ -33,7 +44,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-TABLE_VERSION = 4
+#: version 5: strict (4-copy) rows for the no-joker path beside the lenient ones
+TABLE_VERSION = 5
 SUIT_ROWS = 5**9
 HONOR_ROWS = 5**7
 
@@ -46,15 +58,27 @@ HEADER = 16
 #: class id of each suit code (5**9 bytes), then of each honor code (5**7)
 OFF_SUIT_CLASS = HEADER
 OFF_HONOR_CLASS = OFF_SUIT_CLASS + SUIT_ROWS
-#: then the suit-pair rows (ns * ns * 10 bytes) and the suit-honor rows (ns * nh * 10)
+#: then the lenient block: the suit-pair rows (ns * ns * 10 bytes) and the
+#: suit-honor rows (ns * nh * 10); then the strict block, laid out the same
+#: way, :func:`strict_block` bytes further on
 OFF_PAIRS = OFF_HONOR_CLASS + HONOR_ROWS
 
 _cache: np.ndarray | None = None
 
 
 @njit(cache=True)
-def _mark_targets(n_kinds, runs, j, p, member):
-    """Mark every target of ``j`` sets + ``p`` pairs (counts capped at 4) in ``member``."""
+def strict_block(tabs):
+    """Bytes from the lenient block to the strict block of the flat table: ``(ns * ns + ns * nh) * 10``."""
+    ns = np.int64(tabs[H_NS])
+    return (ns * ns + ns * np.int64(tabs[H_NH])) * 10
+
+
+@njit(cache=True)
+def _mark_targets(n_kinds, runs, j, p, strict, member):
+    """Mark every target of ``j`` sets + ``p`` pairs in ``member`` (codes capped at 4 copies).
+
+    ``strict``: leave out the targets that hold more than four copies of a kind.
+    """
     n_types = n_kinds + (n_kinds - 2 if runs else 0)
     c = np.zeros(n_kinds, np.int64)
     pw = np.ones(n_kinds, np.int64)
@@ -84,17 +108,25 @@ def _mark_targets(n_kinds, runs, j, p, member):
                         if p == 1:
                             c[q] += 2
                         code = 0
+                        fifth = False
                         for i in range(n_kinds):
-                            v = c[i] if c[i] < 4 else 4
+                            v = c[i]
+                            if v > 4:
+                                v = 4
+                                fifth = True
                             code += v * pw[i]
-                        member[code] = True
+                        if not (strict and fifth):
+                            member[code] = True
                         if p == 1:
                             c[q] -= 2
 
 
 @njit(cache=True)
-def _build_rows(n_kinds, runs):
-    """uint8[5**n_kinds, 10]: distance for j sets (0..4) and p pairs (0..1)."""
+def _build_rows(n_kinds, runs, strict):
+    """uint8[5**n_kinds, 10]: distance for j sets (0..4) and p pairs (0..1).
+
+    ``strict``: targets hold at most four copies of a kind (else any number).
+    """
     n_rows = 5**n_kinds
     out = np.zeros((n_rows, 10), np.uint8)
     pw = np.ones(n_kinds, np.int64)
@@ -115,7 +147,7 @@ def _build_rows(n_kinds, runs):
     for j in range(5):
         for p in range(2):
             member[:] = False
-            _mark_targets(n_kinds, runs, j, p, member)
+            _mark_targets(n_kinds, runs, j, p, strict, member)
             for oi in range(n_rows - 1, -1, -1):
                 code = order[oi]
                 if member[code]:
@@ -144,14 +176,23 @@ def _build_rows(n_kinds, runs):
     return out
 
 
-def _compress(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Class id per row and the distinct rows (values < 16 packed 4 bits each)."""
-    keys = np.zeros(rows.shape[0], np.uint64)
-    for col in range(rows.shape[1]):
-        keys |= rows[:, col].astype(np.uint64) << np.uint64(4 * col)
-    uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+def _compress(lenient: np.ndarray, strict: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Joint classes of two row tables: ``(class id per row, uint8[n_classes, 20])``.
+
+    Rows with equal lenient *and* strict values share a class; a class row is
+    its 10 lenient values, then its 10 strict ones.
+    """
+    keys = []
+    for rows in (lenient, strict):
+        k = np.zeros(rows.shape[0], np.uint64)
+        for col in range(rows.shape[1]):  # values < 16: 4 bits each
+            k |= rows[:, col].astype(np.uint64) << np.uint64(4 * col)
+        keys.append(np.unique(k, return_inverse=True)[1].reshape(-1).astype(np.int64))
+    joint = keys[0] * (int(keys[1].max()) + 1) + keys[1]
+    uniq, first, inverse = np.unique(joint, return_index=True, return_inverse=True)
     ids = inverse.reshape(-1)
-    return ids.astype(np.uint8 if len(uniq) <= 256 else np.uint16), rows[first].astype(np.uint8)
+    rows = np.concatenate([lenient[first], strict[first]], axis=1).astype(np.uint8)
+    return ids.astype(np.uint8 if len(uniq) <= 256 else np.uint16), rows
 
 
 @njit(cache=True)
@@ -193,19 +234,24 @@ def cache_dir() -> Path:
 
 
 def build_tables() -> tuple[np.ndarray, ...]:
-    """Build the hand tables from scratch (about a second; see module docstring).
+    """Build the hand tables from scratch (a few seconds; see module docstring).
 
-    Returns ``(suit_class: uint8[5**9], suit_table: uint8[ns, 10],
-    honor_class: uint8[5**7], honor_table: uint8[nh, 10],
-    suit_pair: uint8[ns * ns, 10], suit_honor: uint8[ns * nh, 10])``;
-    ``suit_pair[a * ns + b]`` is the min-plus combination of two suits'
-    classes ``a`` and ``b``, ``suit_honor[a * nh + h]`` that of a suit class
-    and an honor class.  Column ``2*j + p``: ``j`` sets, ``p`` pairs.
+    Returns ``(suit_class: uint8[5**9], suit_table: uint8[ns, 20],
+    honor_class: uint8[5**7], honor_table: uint8[nh, 20],
+    suit_pair: uint8[2, ns * ns, 10], suit_honor: uint8[2, ns * nh, 10])``.
+    A class row holds the 10 lenient values (joker path), then the 10 strict
+    ones (no joker, at most four copies of a kind).  ``suit_pair[v, a * ns +
+    b]`` is the min-plus combination of two suits' classes ``a`` and ``b``,
+    ``suit_honor[v, a * nh + h]`` that of a suit class and an honor class, in
+    version ``v`` (0 lenient, 1 strict).  Column ``2*j + p``: ``j`` sets,
+    ``p`` pairs.
     """
-    suit_class, suit_table = _compress(_build_rows(9, True))
-    honor_class, honor_table = _compress(_build_rows(7, False))
-    suit_pair = _combine_classes(suit_table, suit_table)
-    suit_honor = _combine_classes(suit_table, honor_table)
+    suit_class, suit_table = _compress(_build_rows(9, True, False), _build_rows(9, True, True))
+    honor_class, honor_table = _compress(_build_rows(7, False, False), _build_rows(7, False, True))
+    suit = [np.ascontiguousarray(suit_table[:, 10 * v : 10 * v + 10]) for v in (0, 1)]
+    honor = [np.ascontiguousarray(honor_table[:, 10 * v : 10 * v + 10]) for v in (0, 1)]
+    suit_pair = np.stack([_combine_classes(suit[v], suit[v]) for v in (0, 1)])
+    suit_honor = np.stack([_combine_classes(suit[v], honor[v]) for v in (0, 1)])
     return suit_class, suit_table, honor_class, honor_table, suit_pair, suit_honor
 
 
@@ -214,7 +260,8 @@ def pack_tables(tables: tuple[np.ndarray, ...]) -> np.ndarray:
 
     Layout: ``H_NS``, ``H_NH`` header bytes, then from ``OFF_SUIT_CLASS`` the
     suit class ids, from ``OFF_HONOR_CLASS`` the honor class ids, from
-    ``OFF_PAIRS`` the ``suit_pair`` rows and after them the ``suit_honor`` rows.
+    ``OFF_PAIRS`` the lenient block (``suit_pair`` rows, then ``suit_honor``
+    rows) and :func:`strict_block` bytes after it the strict block.
     """
     suit_class, suit_table, honor_class, honor_table, suit_pair, suit_honor = tables
     ns, nh = len(suit_table), len(honor_table)
@@ -223,7 +270,8 @@ def pack_tables(tables: tuple[np.ndarray, ...]) -> np.ndarray:
     header = np.zeros(HEADER, np.uint8)
     header[H_NS] = ns
     header[H_NH] = nh
-    return np.concatenate([header, suit_class, honor_class, suit_pair.ravel(), suit_honor.ravel()]).astype(np.uint8)
+    blocks = [np.concatenate([suit_pair[v].ravel(), suit_honor[v].ravel()]) for v in (0, 1)]
+    return np.concatenate([header, suit_class, honor_class, *blocks]).astype(np.uint8)
 
 
 def hand_tables() -> np.ndarray:

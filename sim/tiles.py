@@ -23,46 +23,100 @@ HONOR_NAMES = "东南西北白发中"
 SUIT_NAMES = "万筒条"
 
 _TOKEN = re.compile(r"([0-9]+)([mpsz])")
+#: how much of a bad input an error message shows
+SHOW_CHARS = 40
+
+
+def _show(value) -> str:
+    """``repr(value)`` for an error message, cut to :data:`SHOW_CHARS` characters plus the length.
+
+    A 5 MB bad tile string is not echoed back whole.
+    """
+    text = repr(value)
+    if len(text) <= SHOW_CHARS:
+        return text
+    size = f"{len(value):,} characters" if isinstance(value, str) else f"{len(text):,} characters as text"
+    return f"{text[:SHOW_CHARS]}... ({size})"
+
+
+def _as_int(value, what: str) -> int:
+    """``value`` as a Python ``int``: an integer (Python or numpy) or an integral float.
+
+    Raises ``ValueError`` naming ``value`` for a bool or numpy bool (not a
+    number here, although Python counts ``True`` as 1), ``None``, a float
+    with a fraction, NaN, infinity, a string or anything else.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{what} must be an integer, got the bool {value!r}")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        return int(value)
+    raise ValueError(f"{what} must be an integer, got {_show(value)} ({type(value).__name__})")
+
+
+def check_kind(kind, what: str = "tile kind") -> int:
+    """Validate a tile kind index: an integer in 0..33 (see :func:`_as_int`); returns it as ``int``.
+
+    Raises ``ValueError`` naming the value (a bool, ``None``, a fraction, a
+    string or an index outside 0..33).
+    """
+    k = _as_int(kind, what)
+    if not 0 <= k < N_KINDS:
+        raise ValueError(f"{what} index {_show(kind)} is outside 0..33")
+    return k
 
 
 def kind_index(rank: int, suit: str) -> int:
-    """Index 0..33 of the kind ``rank`` (1-based) of ``suit`` in ``mpsz``."""
-    return "mpsz".index(suit) * 9 + rank - 1
+    """Index 0..33 of the kind ``rank`` (1-based: 1..9, honors 1..7) of ``suit`` in ``mpsz``.
+
+    Raises ``ValueError`` naming a bad rank or suit.
+    """
+    if not isinstance(suit, str) or len(suit) != 1 or suit not in "mpsz":
+        raise ValueError(f"suit must be one of m, p, s, z; got {_show(suit)}")
+    r = _as_int(rank, "rank")
+    top = 7 if suit == "z" else 9
+    if not 1 <= r <= top:
+        raise ValueError(f"rank {_show(rank)} of suit {suit!r} is outside 1..{top}")
+    return "mpsz".index(suit) * 9 + r - 1
 
 
 def kind_name(kind: int) -> str:
     """mpsz name of one kind, ``kind_name(31) == '5z'``.
 
-    Raises ``ValueError`` for an index outside 0..33.
+    Raises ``ValueError`` for an index outside 0..33 or a value that is not
+    an integer (a bool, ``None``, a fraction).
     """
-    if not 0 <= int(kind) < N_KINDS:
-        raise ValueError(f"tile kind index {kind!r} is outside 0..33")
-    return f"{int(kind) % 9 + 1}{'mpsz'[int(kind) // 9]}"
+    k = check_kind(kind)
+    return f"{k % 9 + 1}{'mpsz'[k // 9]}"
 
 
 def parse_kinds(s: str) -> list[int]:
     """The kinds of an mpsz string in written order (``'12m5z' -> [0, 1, 31]``).
 
     No copy limit is checked here; see :func:`parse`.
-    Raises ``ValueError`` naming the bad part of the string.
+    Raises ``ValueError`` naming the bad part of the string (long input is
+    cut to its first :data:`SHOW_CHARS` characters and its length).
     """
     if not isinstance(s, str):
-        raise ValueError(f"tile string must be a str, got {type(s).__name__}: {s!r}")
+        raise ValueError(f"tile string must be a str, got {type(s).__name__}: {_show(s)}")
     text = s.replace(" ", "")
     out: list[int] = []
     pos = 0
     for m in _TOKEN.finditer(text):
         if m.start() != pos:
-            raise ValueError(f"bad tile string {s!r}: cannot read {text[pos:m.start()]!r}")
+            raise ValueError(f"bad tile string {_show(s)}: cannot read {_show(text[pos:m.start()])}")
         digits, suit = m.groups()
         for d in digits:
             rank = int(d)
             if rank == 0 or (suit == "z" and rank > 7):
-                raise ValueError(f"bad tile string {s!r}: no tile '{d}{suit}'")
-            out.append(kind_index(rank, suit))
+                raise ValueError(f"bad tile string {_show(s)}: no tile '{d}{suit}'")
+            out.append("mpsz".index(suit) * 9 + rank - 1)
         pos = m.end()
     if pos != len(text):
-        raise ValueError(f"bad tile string {s!r}: cannot read {text[pos:]!r}")
+        raise ValueError(f"bad tile string {_show(s)}: cannot read {_show(text[pos:])}")
     return out
 
 
@@ -75,7 +129,7 @@ def parse(s: str) -> np.ndarray:
     counts = np.zeros(N_KINDS, dtype=np.uint8)
     for k in parse_kinds(s):
         if counts[k] == 4:
-            raise ValueError(f"bad tile string {s!r}: a fifth copy of {kind_name(k)}")
+            raise ValueError(f"bad tile string {_show(s)}: a fifth copy of {kind_name(k)}")
         counts[k] += 1
     return counts
 
@@ -101,25 +155,54 @@ def to_str(counts) -> str:
 def kinds_to_str(kinds) -> str:
     """mpsz string of a sequence of kind indices, in sorted order (any number of copies).
 
-    Raises ``ValueError`` for an index outside 0..33.
+    Raises ``ValueError`` for an index outside 0..33 or a value that is not
+    an integer (:func:`check_kind`).
     """
     c = np.zeros(N_KINDS, dtype=np.int64)
     for k in kinds:
-        kind_name(k)  # validates
-        c[int(k)] += 1
+        c[check_kind(k)] += 1
     return _format(c)
+
+
+def int_array(values, what: str = "counts") -> np.ndarray:
+    """``values`` (an integer array or a sequence of integers) as an ``int64`` array.
+
+    Raises ``ValueError`` naming the first bad element: a bool (also inside
+    a list of ints, which numpy would silently read as 0/1), ``None``, a
+    float, a string; for a bool or float array its dtype and first element.
+    """
+    def first_bad(elements):
+        for index, x in np.ndenumerate(elements):
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+                at = index[0] if len(index) == 1 else index
+                raise ValueError(f"{what}[{at}] must be an integer, got {_show(x)} ({type(x).__name__})")
+
+    if isinstance(values, np.ndarray):
+        a = values
+        if a.dtype.kind == "O":
+            first_bad(a)
+    else:
+        try:
+            a = np.asarray(values)
+        except (ValueError, TypeError):
+            raise ValueError(f"{what} must be integers, got {_show(values)}") from None
+        if a.dtype.kind in "iuO":  # a list may mix bools into ints: look at each element
+            first_bad(np.asarray(values, dtype=object))
+    if a.dtype.kind not in "iuO":
+        first = f" ({what}[0] = {_show(a.flat[0])})" if a.size else ""
+        raise ValueError(f"{what} must be integers, got dtype {a.dtype}{first}")
+    return a.astype(np.int64)
 
 
 def check_counts(counts, max_copies: int = 4) -> np.ndarray:
     """Validate a hand: 34 integers in ``0..max_copies``; returns ``uint8[34]``.
 
-    Raises ``ValueError`` naming the bad value.
+    Raises ``ValueError`` naming the bad value (bools, ``None`` and floats
+    are not counts, :func:`int_array`).
     """
-    a = np.asarray(counts)
+    a = int_array(counts)
     if a.shape != (N_KINDS,):
         raise ValueError(f"counts must have shape (34,), got {a.shape}")
-    if a.dtype.kind not in "iu":
-        raise ValueError(f"counts must be integers, got dtype {a.dtype}")
     if (a < 0).any() or (a > max_copies).any():
         bad = int(np.flatnonzero((a < 0) | (a > max_copies))[0])
         raise ValueError(f"counts[{bad}] ({kind_name(bad)}) = {int(a[bad])} is outside 0..{max_copies}")
@@ -127,25 +210,30 @@ def check_counts(counts, max_copies: int = 4) -> np.ndarray:
 
 
 def check_joker(joker: int) -> int:
-    """Validate a joker kind: -1 (none) or 0..33."""
-    j = int(joker)
-    if j != joker or not -1 <= j < N_KINDS:
-        raise ValueError(f"joker must be -1 or a kind index 0..33, got {joker!r}")
+    """Validate a joker kind: -1 (none) or 0..33; returns it as ``int``.
+
+    Raises ``ValueError`` naming the value for anything else, including
+    ``True``/``False`` (not ``2m``/``1m``), ``None`` and fractions.
+    """
+    j = _as_int(joker, "joker")
+    if not -1 <= j < N_KINDS:
+        raise ValueError(f"joker must be -1 or a kind index 0..33, got {_show(joker)}")
     return j
 
 
 def suit_of(kind: int) -> int:
-    """0, 1, 2 for m, p, s; 3 for honors."""
-    return kind // 9
+    """0, 1, 2 for m, p, s; 3 for honors.  Raises ``ValueError`` for a bad kind (:func:`check_kind`)."""
+    return check_kind(kind) // 9
 
 
 def is_suited(kind: int) -> bool:
-    return kind < 27
+    """True for 1m..9s.  Raises ``ValueError`` for a bad kind (:func:`check_kind`)."""
+    return check_kind(kind) < 27
 
 
 def rank_of(kind: int) -> int:
-    """1-based rank (1..9 for suits, 1..7 for honors)."""
-    return kind % 9 + 1
+    """1-based rank (1..9 for suits, 1..7 for honors).  Raises ``ValueError`` for a bad kind."""
+    return check_kind(kind) % 9 + 1
 
 
 # Meld types shared by the engine, the rule sets and the records (0 = no meld).

@@ -19,51 +19,90 @@ def _runs_through(i: int):
     return [(lo, lo + 1, lo + 2) for lo in range(i - 2, i + 1) if base <= lo and lo + 2 <= base + 8]
 
 
+def _choices(nat: tuple, sets: int, pair: int):
+    """The ways to place the lowest held tile ``i`` of ``nat`` (which must hold one):
+    ``(rest, added, sets_left, pair_left)`` with ``rest`` the held tiles still to
+    place and ``added`` the kinds of the tiles the group needs added.
+
+    ``i`` is left out of the target, or is in the pair, a triplet or a run.
+    Run members below ``i`` are added (all lower held tiles are placed);
+    members above may be held or added.
+    """
+    i = next(t for t in range(34) if nat[t])
+
+    def rest(changes):
+        c = list(nat)
+        for t in changes:
+            c[t] -= 1
+        return tuple(c)
+
+    yield rest([i]), [], sets, pair  # this copy is not used by the target
+    if pair:
+        for u in range(1, min(2, nat[i]) + 1):
+            yield rest([i] * u), [i] * (2 - u), sets, 0
+    if sets:
+        for u in range(1, min(3, nat[i]) + 1):
+            yield rest([i] * u), [i] * (3 - u), sets - 1, pair
+        for run in _runs_through(i):
+            above = [t for t in run if t > i]
+            for mask in range(1 << len(above)):
+                held = [i] + [t for b, t in enumerate(above) if mask >> b & 1]
+                if all(nat[t] > 0 for t in held):
+                    yield rest(held), [t for t in run if t not in held], sets - 1, pair
+
+
 @lru_cache(maxsize=None)
-def distance(nat: tuple, sets: int, pair: int) -> int:
+def _distance(nat: tuple, sets: int, pair: int) -> int:
+    """:func:`distance` without a copy limit: a memoised search over :func:`_choices`.
+
+    The groups made only of added tiles are the base case.
+    """
+    if not any(nat):
+        return 3 * sets + 2 * pair
+    return min(len(added) + _distance(rest, s, p) for rest, added, s, p in _choices(nat, sets, pair))
+
+
+def _distance_capped(nat: tuple, sets: int, pair: int, room: list, bound: int) -> int:
+    """:func:`distance` with a copy limit, or ``bound`` if it is not below ``bound``.
+
+    ``room[t]``: copies of ``t`` that may still be added.  Branch and bound
+    over :func:`_choices`: the distance without a limit is a lower bound (a
+    limit can only make it larger), so a branch that cannot beat the best so
+    far is cut.  The groups made only of added tiles (the base case) go to
+    kinds that no group uses and no held tile is of: at most 14 kinds are
+    used, so there are always enough, each with room 4.
+    """
+    if not any(nat):
+        return min(3 * sets + 2 * pair, bound)
+    best = bound
+    options = sorted(
+        ((len(added) + _distance(rest, s, p), rest, added, s, p) for rest, added, s, p in _choices(nat, sets, pair)),
+        key=lambda o: o[0],
+    )
+    for low, rest, added, s, p in options:
+        if low >= best:
+            break
+        if any(added.count(t) > room[t] for t in added):
+            continue  # a fifth copy
+        r2 = list(room)
+        for t in added:
+            r2[t] -= 1
+        best = min(best, len(added) + _distance_capped(rest, s, p, r2, best - len(added)))
+    return best
+
+
+def distance(nat: tuple, sets: int, pair: int, cap: int | None = None) -> int:
     """Fewest tiles to add to the natural tiles ``nat`` (34 counts) so that a
     sub-multiset of them is ``sets`` sets plus ``pair`` (0/1) pairs.
 
-    Targets may use any number of copies of a kind (jokers may be fifth copies).
+    ``cap=None``: targets may use any number of copies of a kind (jokers may
+    be fifth copies, K-2.1).  ``cap=4``: no kind may hold more than ``cap``
+    copies after the adding (no joker: a fifth copy does not exist).
     """
-    i = next((t for t in range(34) if nat[t]), -1)
-    if i < 0:
-        return 3 * sets + 2 * pair
-    c = list(nat)
-    best = None
-
-    def take(changes, cost, s, p):
-        nonlocal best
-        c2 = list(c)
-        for t, u in changes:
-            c2[t] -= u
-        v = cost + distance(tuple(c2), s, p)
-        if best is None or v < best:
-            best = v
-
-    take([(i, 1)], 0, sets, pair)  # this copy is not used by the target
-    for u in range(1, min(2, c[i]) + 1):
-        if pair:
-            take([(i, u)], 2 - u, sets, 0)
-    if sets:
-        for u in range(1, min(3, c[i]) + 1):
-            take([(i, u)], 3 - u, sets - 1, pair)
-        for run in _runs_through(i):
-            # members below i are missing (all lower naturals are gone); above: use if held
-            for mask in range(4):
-                changes = [(i, 1)]
-                cost = sum(1 for t in run if t < i)
-                ok = True
-                for b, t in enumerate(t for t in run if t > i):
-                    if mask >> b & 1:
-                        if c[t] == 0:
-                            ok = False
-                        changes.append((t, 1))
-                    else:
-                        cost += 1
-                if ok:
-                    take(changes, cost, sets - 1, pair)
-    return best
+    nat = tuple(int(x) for x in nat)
+    if cap is None:
+        return _distance(nat, sets, pair)
+    return _distance_capped(nat, sets, pair, [cap - x for x in nat], 99)
 
 
 def split_jokers(counts, joker):
@@ -75,10 +114,16 @@ def split_jokers(counts, joker):
     return tuple(nat), k
 
 
+def cap_of(joker) -> int | None:
+    """The copy limit of the targets: none with a joker kind (a joker may be a
+    fifth copy, K-2.1), 4 without (J-1.1: a kind has four tiles)."""
+    return None if joker >= 0 else 4
+
+
 def shanten_standard(counts, joker=-1) -> int:
     nat, k = split_jokers(counts, joker)
     n = sum(int(x) for x in counts)
-    return max(distance(nat, (n - 1) // 3, 1) - k, 0) - 1
+    return max(distance(nat, (n - 1) // 3, 1, cap_of(joker)) - k, 0) - 1
 
 
 def shanten_seven_pairs(counts, joker=-1) -> int:
@@ -132,7 +177,7 @@ def waits(counts, joker=-1) -> list[int]:
 def is_baotou(counts13, joker) -> bool:
     nat, k = split_jokers(counts13, joker)
     n = sum(int(x) for x in counts13)
-    return k >= 1 and distance(nat, (n - 1) // 3, 0) == k - 1
+    return k >= 1 and distance(nat, (n - 1) // 3, 0, cap_of(joker)) == k - 1
 
 
 def standard_decompositions_no_joker(counts) -> set:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -147,21 +148,198 @@ def test_parse_roundtrip():
     assert tiles.to_str(tiles.parse("5z1m")) == "1m5z"
 
 
+# ------------------------------------------------------------ bad input: bools, None, fractions (issue 9)
+
+#: not tile kinds: Python counts True as 1, numpy's bool too; None and fractions are no index
+NOT_KINDS = [True, False, np.True_, np.bool_(False), None, 1.5, np.float64(0.5), float("nan"), "5z"]
+H13 = "123m456p789s23s11z"
+H14 = "123m456p789s23s11z4s"
+
+
+def _joker_calls():
+    """(name, call(joker)) for every public function of sim.hand that takes a joker."""
+    c13, c14 = parse(H13), parse(H14)
+    return [
+        ("shanten", lambda j: hand.shanten(c13, j)),
+        ("shanten_standard", lambda j: hand.shanten_standard(c13, j)),
+        ("shanten_seven_pairs", lambda j: hand.shanten_seven_pairs(c13, j)),
+        ("is_win", lambda j: hand.is_win(c14, j)),
+        ("is_win_standard", lambda j: hand.is_win_standard(c14, j)),
+        ("is_seven_pairs", lambda j: hand.is_seven_pairs(c14, j)),
+        ("is_baotou", lambda j: hand.is_baotou(c13, j)),
+        ("waits", lambda j: hand.waits(c13, j)),
+        ("effective_tiles", lambda j: hand.effective_tiles(c13, j)),
+        ("readings", lambda j: hand.readings(c14, j)),
+        ("shanten_batch", lambda j: hand.shanten_batch(np.stack([c13, c14]), j)),
+        ("is_win_batch", lambda j: hand.is_win_batch(np.stack([c13, c14]), j)),
+        ("effective_tiles_batch", lambda j: hand.effective_tiles_batch(np.stack([c13]), j)),
+        ("shanten_after_draws", lambda j: hand.shanten_after_draws(c13, j)),
+        ("shanten_after_discards", lambda j: hand.shanten_after_discards(c14, j)),
+        ("describe", lambda j: hand.describe(c13, j)),
+        ("check_joker", lambda j: tiles.check_joker(j)),
+    ]
+
+
+@pytest.mark.parametrize("bad", NOT_KINDS, ids=repr)
+def test_joker_must_be_an_integer_kind(bad):
+    """joker=False is not 1m and joker=True not 2m; None gives ValueError, not TypeError."""
+    for name, call in _joker_calls():
+        with pytest.raises(ValueError, match=re.escape(repr(bad))):
+            call(bad)
+    assert hand.shanten(parse(H13), np.int64(-1)) == hand.shanten(parse(H13)) == 0  # numpy ints are fine
+    assert hand.shanten(parse(H13), 31.0) == 0  # so is an integral float
+
+
+def _counts_calls():
+    """(name, call(counts)) for every public function of sim.hand and sim.tiles that takes counts."""
+    return [
+        ("shanten", hand.shanten),
+        ("shanten_standard", hand.shanten_standard),
+        ("shanten_seven_pairs", hand.shanten_seven_pairs),
+        ("waits", hand.waits),
+        ("effective_tiles", hand.effective_tiles),
+        ("effective_tiles visible", lambda c: hand.effective_tiles(parse(H13), visible=c)),
+        ("is_baotou", lambda c: hand.is_baotou(c, CAISHEN)),
+        ("shanten_after_draws", hand.shanten_after_draws),
+        ("describe", hand.describe),
+        ("describe visible", lambda c: hand.describe(parse(H13), visible=c)),
+        ("shanten_batch", lambda c: hand.shanten_batch([c])),
+        ("is_win_batch", lambda c: hand.is_win_batch([c])),
+        ("effective_tiles_batch", lambda c: hand.effective_tiles_batch([c])),
+        ("to_str", tiles.to_str),
+        ("check_counts", tiles.check_counts),
+    ]
+
+
+@pytest.mark.parametrize("bad", [True, np.True_, None, 1.5, 1.0, "1"], ids=repr)
+def test_counts_must_be_integers(bad):
+    """A 13-tile hand written as a list whose first count is ``bad``: numpy would read
+    [True, 1, ...] as integers, so each element is looked at."""
+    for name, call in _counts_calls():
+        c = [int(x) for x in parse(H13)]
+        c[0] = bad
+        with pytest.raises(ValueError, match=re.escape(repr(bad))):
+            call(c)
+    for call in (hand.shanten, hand.shanten_batch, tiles.check_counts):  # bool and float arrays
+        for dtype in (bool, float):
+            a = np.zeros((1, 34) if call is hand.shanten_batch else 34, dtype)
+            with pytest.raises(ValueError, match=np.dtype(dtype).name):
+                call(a)
+
+
+@pytest.mark.parametrize(
+    "call, bad",
+    [
+        (tiles.kind_name, True),
+        (tiles.kind_name, None),
+        (tiles.kind_name, 1.5),
+        (tiles.kind_name, 34),
+        (tiles.suit_of, np.True_),
+        (tiles.rank_of, None),
+        (tiles.is_suited, 2.5),
+        (tiles.is_suited, -1),
+        (tiles.check_kind, "1m"),
+        (lambda k: tiles.kinds_to_str([0, k]), False),
+        (lambda r: tiles.kind_index(r, "m"), True),
+        (lambda r: tiles.kind_index(r, "m"), 0),
+        (lambda r: tiles.kind_index(r, "z"), 8),
+        (lambda s: tiles.kind_index(1, s), "x"),
+    ],
+)
+def test_tile_kind_functions_reject_non_kinds(call, bad):
+    with pytest.raises(ValueError, match=re.escape(repr(bad))):
+        call(bad)
+
+
+def test_tile_kind_functions_accept_numpy_integers():
+    assert tiles.kind_name(np.uint8(31)) == "5z" and tiles.kind_name(np.int64(0)) == "1m"
+    assert tiles.suit_of(np.int32(30)) == 3 and tiles.rank_of(17) == 9 and tiles.is_suited(26)
+    assert tiles.kind_index(9, "p") == 17 and tiles.kinds_to_str(np.array([31, 0])) == "1m5z"
+
+
+# ------------------------------------------------------------ impossible visible counts (issue 9)
+
+
+@pytest.mark.parametrize(
+    "argv, kind",
+    [
+        (["123456789m123p45s", "--visible", "1111m4444s"], "1m"),  # 3m+2: was answered, clipping the visible counts
+        (["123456789m123p45s", "--visible", "4444s"], "4s"),
+        (["123456789m123p45s", "--visible", "4444s", "--joker", "5z"], "4s"),
+        (["123456789m123p4s", "--visible", "1111m"], "1m"),  # 3m+1: rejected before too
+    ],
+)
+def test_hand_cli_rejects_more_than_four_held_and_visible(argv, kind, capsys):
+    from sim.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["hand", *argv])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{kind}: " in err and "visible is more than 4" in err
+
+
+def test_describe_rejects_more_than_four_held_and_visible():
+    with pytest.raises(ValueError, match="9m: 1 held \\+ 4 visible"):
+        hand.describe(parse("123456789m123p45s"), visible=parse("9999m"))
+    ok = hand.describe(parse("123456789m123p45s"), visible=parse("999m4444p"))
+    assert ok["discards"][0]["discard"] == "4s"
+
+
+def test_describe_discarded_copy_is_not_live():
+    """After a discard its copy lies in the discards: a complete hand throwing 1s
+    waits on 1s with 2 live copies (4 - 1 held - 1 thrown), not 3."""
+    info = hand.describe(parse("123456789m123p11s"))
+    throw_1s = next(o for o in info["discards"] if o["discard"] == "1s")
+    assert throw_1s["effective"] == [("1s", 2)]
+    throw_1m = next(o for o in info["discards"] if o["discard"] == "1m")
+    assert dict(throw_1m["effective"]) == {"1m": 3, "4m": 3, "7m": 3}
+
+
+# ------------------------------------------------------------ long bad input is cut (issue 9)
+
+
+def test_parse_error_cuts_long_input():
+    """A 5 MB bad tile string is not echoed back whole: the first characters and the length."""
+    for bad in ("x" * 5_000_000, "1m" * 2_500_000 + "q", "123m" + "0" * 5_000_000 + "m"):
+        for fn in (tiles.parse, tiles.parse_kinds):
+            with pytest.raises(ValueError) as e:
+                fn(bad)
+            msg = str(e.value)
+            assert len(msg) < 300, len(msg)
+            assert f"{len(bad):,} characters" in msg
+    with pytest.raises(ValueError) as e:
+        tiles.parse_kinds(list(range(1_000_000)))
+    assert len(str(e.value)) < 300
+    with pytest.raises(ValueError, match="'12x3m': cannot read '12x'"):  # short input stays whole
+        tiles.parse("12x3m")
+
+
 # ------------------------------------------------------------ hypothesis vs reference
 
 
 @st.composite
-def hands(draw, sizes=(1, 2, 4, 5, 7, 8, 10, 11, 13, 14), joker=CAISHEN, max_jokers=4, complete_bias=True):
+def hands(draw, sizes=(1, 2, 4, 5, 7, 8, 10, 11, 13, 14), joker=CAISHEN, max_jokers=4, complete_bias=True, fours=False):
     """A hand of a legal size, 0..max_jokers jokers, from the 136-tile set.
 
     Half the time it is built from random sets + a pair (then some tiles
-    replaced), so that complete and ready hands are common."""
+    replaced), so that complete and ready hands are common.  ``fours``:
+    the hand mostly holds one to three kinds four times, often in one suit
+    with the honors (where a fifth copy would matter most)."""
     n = draw(st.sampled_from(sizes))
     k = draw(st.integers(0, min(max_jokers, n))) if joker >= 0 else 0
     counts = Counter()
     if joker >= 0:
         counts[joker] = k
     pool = [t for t in range(34) if t != joker]
+    if fours:
+        if draw(st.booleans()):  # one suit and the honors
+            suit = draw(st.integers(0, 2))
+            pool = [t for t in pool if t // 9 == suit or t >= 27]
+        n_fours = draw(st.sampled_from([1, 1, 1, 2, 2, 3, 0]))
+        for t in draw(st.lists(st.sampled_from(pool), min_size=n_fours, max_size=n_fours, unique=True)):
+            if sum(counts.values()) + 4 <= n:
+                counts[t] = 4
     if complete_bias and draw(st.booleans()):
         groups = []
         while sum(counts.values()) < n:
@@ -327,6 +505,153 @@ def test_shanten_after_each_change(c, joker):
             assert got[t] == hand.shanten(d.astype(np.uint8), joker), t
 
 
+# ------------------------------------------------------------ four copies of a kind (J-1.1, K-2.1)
+#
+# Without a joker a kind has four tiles (J-1.1): a kind held four times can be
+# neither waited on nor used a fifth time.  With a joker kind a held or drawn
+# joker may stand for a fifth copy (K-2.1), so there the fifth copy counts.
+
+
+@pytest.mark.parametrize(
+    "s, standard, best",
+    [
+        ("123456789m1111z", 1, 1),  # the 1z pair would be a fifth 1z: not ready (was 0, no waits)
+        ("1111444478m", 2, 2),  # was 1
+        ("1111z", 1, 1),  # one set + a pair from four 1z needs a fifth 1z: was 0
+        ("11114444677778m", 1, 0),  # 14 tiles, standard form was 0 (mahjong package: 1); seven pairs 0
+        ("1111m2222p3333s4z", 2, 0),  # ready on 4z only as seven pairs (a four = two pairs)
+    ],
+)
+def test_J_1_1_no_joker_shanten_respects_four_copies(s, standard, best):
+    """Without a joker no target uses a fifth copy (J-1.1: four tiles a kind)."""
+    c = parse(s)
+    assert hand.shanten_standard(c) == standard
+    assert hand.shanten(c) == best
+    assert hand.shanten(c) == ref.shanten(c)
+    if c.sum() % 3 == 1:
+        assert (best == 0) == bool(hand.waits(c))
+        info = hand.describe(c)
+        assert info["shanten"] == best and bool(info["waits"]) == (best == 0)
+
+
+def test_J_1_1_no_joker_shanten_agrees_with_mahjong_package_on_fours():
+    """An outside reference: the `mahjong` package's standard-form shanten (riichi, four
+    copies a kind, no jokers) on 6,000 hands of 4..14 tiles holding one or two fours."""
+    shanten_pkg = pytest.importorskip("mahjong.shanten").Shanten
+    fours = hands_with_fours(6000, seed=9)
+    assert (fours == 4).any(axis=1).all()
+    theirs = [shanten_pkg.calculate_shanten_for_regular_hand(list(map(int, r))) for r in fours]
+    assert [hand.shanten_standard(r) for r in fours] == theirs
+
+
+@pytest.mark.parametrize(
+    "s, expected, waits",
+    [
+        ("123456789m1111z", 0, ["5z"]),  # a drawn 财神 is the fifth 1z
+        ("1111z", 0, ["5z"]),  # 111z + 1z and a drawn 财神 as the pair
+        ("1111444478m", 1, []),
+        ("1111m2222p3333s4z", 0, ["4z", "5z"]),
+    ],
+)
+def test_K_2_1_joker_fifth_copy_drawn(s, expected, waits):
+    """With the 财神 kind given the fifth copy counts: a drawn 财神 fills it (K-2.1)."""
+    c = parse(s)
+    assert hand.shanten(c, CAISHEN) == expected
+    assert sorted(hand.waits(c, CAISHEN)) == sorted(tiles.parse_kinds("".join(waits)))
+
+
+def test_K_2_1_joker_fifth_copy_held():
+    """A held 财神 completes four 1z as triplet + pair (the fifth 1z); without a joker kind it cannot."""
+    assert hand.is_win(parse("1111z5z"), CAISHEN)
+    assert hand.shanten(parse("1111z5z"), CAISHEN) == -1
+    assert not hand.is_win(parse("1111z5z"))
+    assert hand.shanten(parse("1111z5z")) == 0  # 111z + 5z5z: one more 5z, not a fifth 1z
+    # 爆头 (K-6.2): four 1z minus nothing are not sets; 111z + a 财神 is
+    assert hand.is_baotou(parse("111z5z"), CAISHEN)
+
+
+@SETTINGS
+@given(hands(fours=True), st.sampled_from([-1, CAISHEN]))
+def test_J_5_1_shanten_with_fours_matches_reference(c, joker):
+    """Shanten (both forms) of hands holding fours equals the reference (4-copy cap without a joker)."""
+    assert hand.shanten_standard(c, joker) == ref.shanten_standard(c, joker)
+    assert hand.shanten(c, joker) == ref.shanten(c, joker)
+    if c.sum() >= 13:
+        assert hand.shanten_seven_pairs(c, joker) == ref.shanten_seven_pairs(c, joker)
+
+
+@SETTINGS
+@given(hands(sizes=(2, 5, 8, 11, 14), fours=True), st.sampled_from([-1, CAISHEN]))
+def test_J_5_1_is_win_with_fours_matches_reference(c, joker):
+    assert hand.is_win(c, joker) == ref.is_win(c, joker)
+    assert hand.is_win_standard(c, joker) == (ref.shanten_standard(c, joker) == -1)
+
+
+def _jiating_n_waits(c):
+    """Jiating's readiness count (D3): kinds completing the 3m+1 hand of which fewer than 4 are held."""
+    from sim.rules.jiating_turn import _n_waits
+    from sim.tables import hand_tables
+
+    own = c.astype(np.int64)
+    return int(_n_waits(c, own, hand_tables(), np.empty(34, np.int64)))
+
+
+@SETTINGS
+@given(hands(sizes=(1, 4, 7, 10, 13), fours=True), st.sampled_from([-1, CAISHEN]))
+def test_D3_waits_and_effective_tiles_with_fours_match_reference(c, joker):
+    """Waits and effective tiles equal the reference; shanten 0 exactly when a wait exists,
+    and without a joker exactly when Jiating's readiness count (D3, no melds) is positive."""
+    w = hand.waits(c, joker)
+    assert w == ref.waits(c, joker)
+    assert (hand.shanten(c, joker) == 0) == bool(w)
+    if joker < 0:
+        assert _jiating_n_waits(c) == len(w)
+    base = ref.shanten(c, joker)
+    expected = []
+    for t in range(34):
+        if c[t] < 4:
+            d = c.copy()
+            d[t] += 1
+            if ref.shanten(d, joker) < base:
+                expected.append(t)
+    eff = hand.effective_tiles(c, joker)
+    assert [t for t, _ in eff] == expected
+    assert all(live == 4 - c[t] for t, live in eff)  # never a fifth copy
+    # every shanten step is a real draw: some kind held fewer than four times lowers it by one
+    assert expected and min(ref.shanten(c + np.eye(34, dtype=np.uint8)[t], joker) for t in expected) == base - 1
+
+
+@SETTINGS
+@given(hands(sizes=(1, 4, 7, 10, 13, 2, 5, 8, 11, 14), fours=True), st.sampled_from([-1, CAISHEN]))
+def test_J_5_1_shanten_each_change_with_fours_matches_reference(c, joker):
+    """_shanten_each_change (via shanten_after_draws / _discards) equals the reference on each changed hand."""
+    n = int(c.sum())
+    fn, delta = (hand.shanten_after_draws, 1) if n % 3 == 1 else (hand.shanten_after_discards, -1)
+    got = fn(c, joker)
+    for t in range(34):
+        d = c.astype(int)
+        d[t] += delta
+        if d[t] < 0 or d[t] > 4:
+            assert got[t] == 99
+        else:
+            assert got[t] == ref.shanten(d, joker), t
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example, HealthCheck.data_too_large])
+@given(st.lists(hands(sizes=(1, 4, 7, 10, 13), fours=True), min_size=1, max_size=6), st.sampled_from([-1, CAISHEN]))
+def test_J_5_1_batch_with_fours_matches_reference(rows, joker):
+    """shanten_batch, is_win_batch (3m+2 rows: each 3m+1 row plus one tile) and effective_tiles_batch."""
+    a = np.stack(rows)
+    assert list(hand.shanten_batch(a, joker)) == [ref.shanten(r, joker) for r in rows]
+    eff = hand.effective_tiles_batch(a, joker)
+    for r, row in enumerate(rows):
+        base = ref.shanten(row, joker)
+        want = [t for t in range(34) if row[t] < 4 and ref.shanten(row + np.eye(34, dtype=np.uint8)[t], joker) < base]
+        assert list(np.flatnonzero(eff[r])) == want
+    full = np.stack([r + np.eye(34, dtype=np.uint8)[int(np.argmin(r))] for r in rows])
+    assert list(hand.is_win_batch(full, joker)) == [ref.is_win(r, joker) for r in full]
+
+
 def test_mean_shanten_of_random_hands():
     """10**6 uniformly random 14-tile hands.
 
@@ -364,4 +689,22 @@ def random_hands(n: int, size: int, seed: int) -> np.ndarray:
     idx = np.argpartition(keys, size, axis=1)[:, :size] // 4
     counts = np.zeros((n, 34), np.uint8)
     np.add.at(counts, (np.repeat(np.arange(n), size), idx.ravel()), 1)
+    return counts
+
+
+def hands_with_fours(n: int, seed: int) -> np.ndarray:
+    """n hands of 4..14 tiles (3m+1 / 3m+2) holding one or two kinds four times, every
+    other one in one suit (as ``benchmarks/bench_hand.py``)."""
+    rng = np.random.default_rng(seed)
+    counts = np.zeros((n, 34), np.uint8)
+    sizes = rng.choice([4, 5, 7, 8, 10, 11, 13, 14], n)
+    for r in range(n):
+        span = 9 if r % 2 else 34
+        for q in rng.choice(span, rng.integers(1, 3), replace=False):
+            if counts[r].sum() + 4 <= sizes[r]:
+                counts[r, q] = 4
+        while counts[r].sum() < sizes[r]:
+            t = rng.integers(0, span)
+            if counts[r, t] < 4:
+                counts[r, t] += 1
     return counts
