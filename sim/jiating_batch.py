@@ -72,7 +72,7 @@ _BATCH_MESSAGES = {
 
 
 @njit(cache=True)
-def _score_rows(rec, params, points, doubled, excludes, tabs, work, pats, pay, P_out, G_out, pay_out,
+def _score_rows(rec, params, points, doubled, excludes, tabs, work, hand8, pats, pay, P_out, G_out, pay_out,
                 score_out, first_pats, win_pats, win_row, err):
     """Score every recorded win of the batch matrix ``rec: int64[n, N_RECORD]``.
 
@@ -82,8 +82,8 @@ def _score_rows(rec, params, points, doubled, excludes, tabs, work, pats, pay, P
     winner's pattern points, pattern-major so that each column is
     contiguous); ``win_pats: int16[n_wins, 50]`` and ``win_row:
     int64[n_wins, 2]`` (hand, seat) of every win in order.  ``work``:
-    :func:`sim.rules.jiating_kernels.new_work`; ``pats: int64[51]``,
-    ``pay: int64[4]``: scratch.  Returns the number of wins scored; on the
+    :func:`sim.rules.jiating_kernels.new_work`; ``hand8: uint8[34]``,
+    ``pats: int64[51]``, ``pay: int64[4]``: scratch.  Returns the number of wins scored; on the
     first bad win it stops and sets ``err = [hand, code, j]`` (``code``: an
     ``ERR_*`` of the kernels or of this module, ``j``: the win's row).
     """
@@ -120,7 +120,9 @@ def _score_rows(rec, params, points, doubled, excludes, tabs, work, pats, pay, P
                 err[1] = code
                 err[2] = j
                 return m
-            P, G = _score_win(hand, x[WX_TILE], wt, x[WX_DECL], x[WX_FIRST_TURN], x[WX_REPLACEMENT],
+            for k in range(34):
+                hand8[k] = hand[k]
+            P, G = _score_win(hand8, x[WX_TILE], wt, x[WX_DECL], x[WX_FIRST_TURN], x[WX_REPLACEMENT],
                               x[WX_ON_FIRST], x[WX_VISIBLE], 1 if w == dealer else 0, nm, mt, mk,
                               params, points, doubled, excludes, tabs, work, pats)
             if P < 0:
@@ -198,7 +200,7 @@ def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.
     win_pats = np.zeros((n_wins, N_PATTERNS), np.int16)
     win_row = np.zeros((n_wins, 2), np.int64)
     err = np.full(3, -1, np.int64)
-    m = _score_rows(rec, params, points, doubled, excludes, hand_tables(), _K.new_work(),
+    m = _score_rows(rec, params, points, doubled, excludes, hand_tables(), _K.new_work(), np.zeros(34, np.uint8),
                     np.zeros(_J.N_PATTERN_SLOTS, np.int64), np.zeros(N_SEATS, np.int64),
                     P_out, G_out, pay_out, score_out, first_pats, win_pats, win_row, err)
     if err[0] >= 0:

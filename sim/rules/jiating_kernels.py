@@ -56,6 +56,7 @@ Public face: :func:`score_win` (one win given as Python values, validated,
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -194,10 +195,20 @@ def new_work() -> np.ndarray:
 
 
 def kernel_tables(rules: JiatingRules | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(params, points, doubled, excludes)`` of ``rules`` (default: the spec's) for the kernels."""
+    """``(params, points, doubled, excludes)`` of ``rules`` (default: the spec's) for the kernels.
+
+    ``JiatingRules.params()`` and ``pattern_tables()``, built once per rule
+    set and shared (the kernels only read them; do not modify them).
+    Raises ``ValueError`` if ``rules`` is not a ``JiatingRules``.
+    """
     r = rules or DEFAULT_RULES
     if not isinstance(r, JiatingRules):
         raise ValueError(f"rules must be a JiatingRules, got {type(r).__name__}")
+    return _tables_of(r)
+
+
+@functools.lru_cache(maxsize=32)
+def _tables_of(r: JiatingRules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     points, doubled, excludes = r.pattern_tables()
     return r.params(), points, doubled, excludes
 
@@ -213,8 +224,7 @@ _SIG_EXCLUDE = f"int64({_I64_1D}, boolean[:, ::1], {_I64_1D})"
 _SIG_KEY = f"boolean(int64, {_I64_1D}, int64, {_I64_1D})"
 _SIG_READING = (f"boolean(int64, int64, int64, {_I64_1D}, {_I64_1D}, boolean[::1], boolean[:, ::1], "
                 "int64[:, ::1], boolean)")
-_SIG_PREPARED = (f"UniTuple(int64, 2)({_I64_1D}, {_I64_1D}, boolean[::1], boolean[:, ::1], uint8[::1], "
-                 "int64[:, ::1])")
+_SIG_PREPARED = f"UniTuple(int64, 2)({_I64_1D}, {_I64_1D}, boolean[::1], boolean[:, ::1], int64[:, ::1])"
 
 
 @njit(cache=True)
@@ -672,20 +682,18 @@ def _consider_reading(standard, ng, n_conc, params, points, doubled, excludes, w
 
 
 @njit(_SIG_PREPARED, cache=True)
-def _score_prepared(params, points, doubled, excludes, tabs, work):
+def _score_prepared(params, points, doubled, excludes, work):
     """:func:`_score_win` after its inputs are copied into ``work`` (int64 rows; one compiled copy).
 
     Reads ``W_HAND`` (concealed before the win), ``W_MELDS`` and ``W_CTX``
-    (win kind, self-draw, ... ``C_N_MELDS``, filled by the caller); fills
-    ``C_N_WAITS``, ``C_WAIT_KIND``, ``C_SEEN``; returns ``(P, G)``, ``P = -1``
+    (win kind, self-draw, ..., the waits ``C_N_WAITS``/``C_WAIT_KIND`` and
+    ``C_SEEN``: all filled by :func:`_score_win`); returns ``(P, G)``, ``P = -1``
     when no reading completes the hand (not a win, J-5.1).  The best view's
     patterns are in ``W_BEST``, its groups in ``W_BGT/W_BGK/W_BGS`` and
     ``W_META``.
     """
     hand = work[W_HAND]
     counts = work[W_COUNTS]
-    own = work[W_OWN]
-    draw = work[W_DRAW]
     rem = work[W_REM]
     ctx = work[W_CTX]
     gt = work[W_GT]
@@ -696,29 +704,17 @@ def _score_prepared(params, points, doubled, excludes, tabs, work):
     n_melds = ctx[C_N_MELDS]
     n = 0
     for k in range(N_KINDS):
-        own[k] = hand[k]
         counts[k] = hand[k]
         n += hand[k]
+    counts[win_kind] += 1
+    n += 1
     G = 0
     for i in range(n_melds):
         t = melds[i]
-        own[melds[4 + i]] += 3 if t == MELD_PONG else 4
         if t == MELD_KONG_EXPOSED or t == MELD_KONG_ADDED:
             G += params[P_KONG_EXPOSED_POINTS]
         elif t == MELD_KONG_CONCEALED:
             G += params[P_KONG_CONCEALED_POINTS]
-    counts[win_kind] += 1
-    n += 1
-    # D3: the waits before the win as the engine's 架听 test counts them (sim.rules.jiating_turn)
-    n_waits = _n_waits(hand, own, tabs, draw)
-    wait_kind = -1
-    if n_waits == 1:
-        for k in range(N_KINDS):
-            if draw[k] == -1 and own[k] < 4:
-                wait_kind = k
-    ctx[C_N_WAITS] = n_waits
-    ctx[C_WAIT_KIND] = wait_kind
-    ctx[C_SEEN] += own[win_kind]  # the caller put the visible copies there (P27)
 
     found = False
     # standard readings (J-5.1): a pair, then per kind in order c runs or a triplet and c - 3 runs
@@ -803,7 +799,8 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
                n_melds, meld_type, meld_kind, params, points, doubled, excludes, tabs, work, pats):
     """Score one Jiating win (J-5.1, J-5.3, J-6.1, J-6.3, J-7, J-8): ``(P, G)``, ``P = -1`` if no win.
 
-    ``hand``: int array[34], the winner's concealed tiles *before* the
+    ``hand``: ``uint8[34]`` (any int array works; uint8 shares the engine's
+    compiled wait kernel), the winner's concealed tiles *before* the
     winning tile (``13 - 3 * n_melds``); ``win_kind`` 0..33; ``win_type``:
     ``WIN_*`` of :mod:`sim.rules.jiating`; ``decl``: ``DECL_*``;
     ``first_turn`` (天胡), ``replacement`` (won on a kong replacement draw),
@@ -830,13 +827,29 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
     ctx[C_DEALER_WINS] = winner_is_dealer
     ctx[C_ON_FIRST] = on_first
     ctx[C_REPLACEMENT] = replacement
-    ctx[C_SEEN] = visible
     ctx[C_N_MELDS] = n_melds
     melds = work[W_MELDS]
+    own = work[W_OWN]
+    for k in range(N_KINDS):
+        own[k] = hand[k]
     for i in range(4):
         melds[i] = meld_type[i] if i < n_melds else 0
         melds[4 + i] = meld_kind[i] if i < n_melds else 0
-    P, G = _score_prepared(params, points, doubled, excludes, tabs, work)
+        if i < n_melds:
+            own[meld_kind[i]] += 3 if meld_type[i] == MELD_PONG else 4
+    # D3: the waits before the win as the engine's 架听 test counts them (sim.rules.jiating_turn;
+    # a uint8 hand shares the engine's compiled copy of it)
+    draw = work[W_DRAW]
+    n_waits = _n_waits(hand, own, tabs, draw)
+    wait_kind = -1
+    if n_waits == 1:
+        for k in range(N_KINDS):
+            if draw[k] == -1 and own[k] < 4:
+                wait_kind = k
+    ctx[C_N_WAITS] = n_waits
+    ctx[C_WAIT_KIND] = wait_kind
+    ctx[C_SEEN] = visible + own[win_kind]  # P27: copies seen elsewhere and held
+    P, G = _score_prepared(params, points, doubled, excludes, work)
     best = work[W_BEST]
     for p in range(N_PATTERN_SLOTS):
         pats[p] = best[p] if P >= 0 else 0
@@ -927,7 +940,9 @@ def score_win(
     hand = np.asarray(concealed)
     if hand.shape != (N_KINDS,) or not np.issubdtype(hand.dtype, np.integer):
         raise ValueError(f"concealed must be 34 integer counts, got {concealed!r}")
-    hand = hand.astype(np.int64)
+    if hand.min() < 0 or hand.max() > 4:
+        raise ValueError(f"concealed counts must be 0..4, got {concealed!r}")
+    hand = hand.astype(np.uint8)
     wk = _int("win_kind", win_kind, 0, N_KINDS - 1)
     if win_type not in WIN_TYPES:
         raise ValueError(f"win_type={win_type!r}: must be one of {', '.join(WIN_TYPES)}")
