@@ -91,7 +91,7 @@ from sim.tiles import (
 )
 
 __all__ = [
-    "score_win", "KernelWin", "kernel_tables", "new_work", "check_context_code", "ERR_MESSAGES",
+    "score_win", "KernelWin", "ScoredGroup", "kernel_tables", "new_work", "check_context_code", "ERR_MESSAGES",
     "DECL_NONE", "DECL_JIATING", "DECL_HARD", "DECLARATION_CODES",
 ]
 
@@ -857,17 +857,26 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
 
 
 # ---------------------------------------------------------------- Python face
+class ScoredGroup(NamedTuple):
+    """One group of the chosen reading: ``type`` ``"pair"`` | ``"run"`` | ``"triplet"``
+    (a kong is a triplet with a kong source); ``kind``: the kind index (a
+    run's lowest); ``source``: ``"hand"`` or the meld type name."""
+
+    type: str
+    kind: int
+    source: str
+
+
 class KernelWin(NamedTuple):
     """One win scored by the kernels (:func:`score_win`).
 
     ``win``: legal win (J-5.1); ``patterns``: ID -> points after doubling and
     exclusions, in ID order; ``P``, ``G`` (J-6.1); ``scores``: each seat's
     change (``[int] * 4``, zero-sum, J-6.5); ``form``: ``"standard"`` |
-    ``"seven_pairs"`` | None; ``groups``: the chosen reading's groups as
-    ``(type, kind, source)`` (``"pair"``/``"run"``/``"triplet"``, kind
-    index, ``"hand"`` or the meld type name; standard: the pair first, then
-    concealed sets, then melds); ``wait``: index of the group the winning
-    tile completes (-1 when no win).
+    ``"seven_pairs"`` | None; ``groups``: the chosen reading's groups
+    (:class:`ScoredGroup`; standard: the pair first, then the concealed
+    sets, then the melds); ``wait``: index of the group the winning tile
+    completes (-1 when no win).
     """
 
     win: bool
@@ -876,7 +885,7 @@ class KernelWin(NamedTuple):
     G: int
     scores: list[int]
     form: str | None
-    groups: tuple[tuple[str, int, str], ...]
+    groups: tuple[ScoredGroup, ...]
     wait: int
 
 
@@ -980,7 +989,7 @@ def score_win(
     meta = work[W_META]
     ng = int(meta[M_NG])
     groups = tuple(
-        (GROUP_TYPE_NAMES[int(work[W_BGT, i])], int(work[W_BGK, i]), _SOURCE_NAMES[int(work[W_BGS, i])])
+        ScoredGroup(GROUP_TYPE_NAMES[int(work[W_BGT, i])], int(work[W_BGK, i]), _SOURCE_NAMES[int(work[W_BGS, i])])
         for i in range(ng)
     )
     form = "standard" if meta[M_STANDARD] else "seven_pairs"
