@@ -1,0 +1,181 @@
+"""Jiating scoring throughput: the Python scorer against the numba kernels, in wins per second.
+
+Side by side in one run, on one core, on the same recorded wins of greedy
+(and random) self-play batches:
+
+- ``python``: :func:`sim.jiating_records.finish_records`, today's path (each
+  win turned into a case and scored by :func:`sim.rules.jiating.score`);
+- ``kernel batch``: :func:`sim.jiating_batch.score_batch`, every win of the
+  batch matrix in one numba call plus the ``patterns_s`` texts;
+- ``kernel per call``: :func:`sim.rules.jiating_kernels.score_win` called
+  from Python once per win (what ``caishen score`` would pay per line,
+  argument checks included);
+
+then greedy Jiating self-play in hands/s with the wins scored each way
+(the engine's time from a timed ``_play_batch`` call, the records' time
+from the scorer; the engine columns' copy measured by ``finish_records``
+on the same batch without wins), and the kernels' first-use time in a
+scratch numba cache (cold: compiled; warm: loaded), in a fresh process each.
+
+CPU time of this process (``time.process_time``) is used; each rate is the
+median of ``--repeat`` runs with the slowest and fastest beside it.
+
+    python benchmarks/bench_jiating_score.py [--hands 4000] [--repeat 5] [--no-compile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from sim import engine as E
+from sim import jiating_batch as JB
+from sim import jiating_records as JR
+from sim import selfplay
+from sim.policies import policy_table
+from sim.rules import jiating_kernels as JK
+from sim.tables import hand_tables
+from sim.tiles import MELD_TYPE_NAMES
+
+
+def play(policy: str, n: int, seed: int) -> tuple[object, np.ndarray, float]:
+    """``(rules, batch matrix, CPU seconds of the numba call)`` of ``n`` Jiating hands."""
+    name, r = E.load_rules("jiating", None)
+    st = E.new_state()[0]
+    rec = np.zeros((n, E.N_RECORD), np.int64)
+    args = (seed, n, 16, policy_table(policy), E.engine_params(name, r), r.params(), hand_tables(), False, st, rec,
+            np.zeros((4, 34), np.int64), np.zeros((n, 4), np.int8))
+    t = time.process_time()
+    hand, err = selfplay._play_batch(*args)
+    dt = time.process_time() - t
+    assert err == 0, (hand, err)
+    return r, rec, dt
+
+
+def n_wins(rec: np.ndarray) -> int:
+    return int(rec[:, E.EXTRA_INDEX["n_winners"]].sum())
+
+
+def timed(f, repeat: int) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        t = time.process_time()
+        f()
+        out.append(time.process_time() - t)
+    return sorted(out)
+
+
+def per_call_args(rec: np.ndarray) -> list[tuple]:
+    """``score_win`` arguments of every recorded win (Python values, as a CLI line would give)."""
+    names = {0: "self_draw", 1: "discard", 2: "robbed_kong"}
+    decl = {v: k for k, v in JK.DECLARATION_CODES.items()}
+    out = []
+    for h in np.flatnonzero(rec[:, E.EXTRA_INDEX["n_winners"]] > 0):
+        dealer = int(rec[h, E.RECORD_INDEX["dealer"]])
+        streak = int(rec[h, E.EXTRA_INDEX["streak"]])
+        for j in range(int(rec[h, E.EXTRA_INDEX["n_winners"]])):
+            x = rec[h, E.WINS_OFFSET + j * E.N_WX:E.WINS_OFFSET + (j + 1) * E.N_WX]
+            wt = names[int(x[E.WX_TYPE])]
+            melds = [(MELD_TYPE_NAMES[int(x[E.WX_MELD_TYPE + i])], int(x[E.WX_MELD_KIND + i]))
+                     for i in range(int(x[E.WX_N_MELDS]))]
+            out.append((x[E.WX_HAND:E.WX_HAND + 34].copy(), int(x[E.WX_TILE]), dict(
+                melds=melds, win_type=wt, winner=int(x[E.WX_SEAT]), dealer=dealer,
+                discarder=None if wt == "self_draw" else int(x[E.WX_DISCARDER]), streak=streak,
+                declaration=decl[int(x[E.WX_DECL])], first_turn=bool(x[E.WX_FIRST_TURN]),
+                replacement_draw=bool(x[E.WX_REPLACEMENT]), on_dealers_first_discard=bool(x[E.WX_ON_FIRST]),
+                visible=int(x[E.WX_VISIBLE]))))
+    return out
+
+
+def fmt(rates: list[float]) -> str:
+    return f"{statistics.median(rates):>12,.0f}   ({min(rates):,.0f} .. {max(rates):,.0f})"
+
+
+COMPILE_SCRIPT = r"""
+import time, numpy as np
+t = time.process_time()
+from sim.rules import jiating_kernels as JK
+t_import = time.process_time() - t
+t = time.process_time()
+JK.score_win(np.array([1]*9 + [0]*18 + [3, 1] + [0]*5, np.int64), 28, win_type="self_draw", winner=1, dealer=0)
+t_call = time.process_time() - t
+from sim import engine as E
+from sim import jiating_batch as JB
+t = time.process_time()
+JB.score_batch(None, np.zeros((1, E.N_RECORD), np.int64))
+t_batch = time.process_time() - t
+print(t_import, t_call, t_batch)
+"""
+
+
+def first_use_times(cache_dir: str) -> list[float]:
+    """CPU seconds of (import of the kernels, first score_win, first score_batch) in a fresh process."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    out = subprocess.run([sys.executable, "-c", COMPILE_SCRIPT], env=env, capture_output=True, text=True,
+                         check=True)
+    return [float(v) for v in out.stdout.split()]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hands", type=int, default=4_000, help="hands per self-play batch (default 4000)")
+    ap.add_argument("--repeat", type=int, default=5, help="runs per rate; the median is shown (default 5)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--no-compile", action="store_true", help="skip the cold / warm first-use timing")
+    a = ap.parse_args()
+
+    # warm-up: compile or load everything once
+    r, rec, _ = play("greedy", 50, a.seed)
+    JB.score_batch(r, rec)
+    JR.finish_records(r, rec)
+
+    print(f"Jiating scoring, wins/s (median of {a.repeat}, slowest .. fastest), one core, CPU time")
+    for policy in ("greedy", "random"):
+        r, rec, t_play = play(policy, a.hands, a.seed)
+        w = n_wins(rec)
+        print(f"\n{policy} bots: {a.hands:,} hands, {w:,} wins")
+        if w == 0:
+            continue
+        py = [w / t for t in timed(lambda: JR.finish_records(r, rec), max(1, a.repeat // 2))]
+        kb = [w / t for t in timed(lambda: JB.score_batch(r, rec), a.repeat)]
+        calls = per_call_args(rec)
+
+        def per_call():
+            for hand, wk, kw in calls:
+                JK.score_win(hand, wk, rules=r, **kw)
+
+        kc = [w / t for t in timed(per_call, max(1, a.repeat // 2))]
+        print(f"  {'python (finish_records)':28s}{fmt(py)}")
+        print(f"  {'kernel batch (score_batch)':28s}{fmt(kb)}   x{statistics.median(kb) / statistics.median(py):,.0f}")
+        print(f"  {'kernel per call (score_win)':28s}{fmt(kc)}   x{statistics.median(kc) / statistics.median(py):,.1f}")
+        if policy == "greedy":
+            no_wins = rec.copy()
+            no_wins[:, E.EXTRA_INDEX["n_winners"]] = 0
+            t_copy = statistics.median(timed(lambda: JR.finish_records(r, no_wins), a.repeat))
+            t_py = w / statistics.median(py)
+            t_kb = w / statistics.median(kb)
+            plays = [play(policy, a.hands, a.seed + 1 + i)[2] for i in range(a.repeat)]
+            t_play = statistics.median(plays)
+            hp = a.hands / (t_play + t_py)
+            hk = a.hands / (t_play + t_copy + t_kb)
+            print(f"  self-play hands/s: engine alone {a.hands / t_play:,.0f}; with Python scoring {hp:,.0f};"
+                  f" with the kernel batch {hk:,.0f} (x{hk / hp:.1f})")
+
+    if not a.no_compile:
+        with tempfile.TemporaryDirectory(prefix="numba-cache-") as d:
+            cold = first_use_times(d)
+            warm = first_use_times(d)
+        print("\nfirst use in a fresh process, CPU s: import (eager kernels) / first score_win / first score_batch")
+        print(f"  cold (scratch numba cache): {cold[0]:.1f} / {cold[1]:.1f} / {cold[2]:.1f}  total {sum(cold):.1f}")
+        print(f"  warm (cache filled):        {warm[0]:.1f} / {warm[1]:.1f} / {warm[2]:.1f}  total {sum(warm):.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""The recorded Jiating wins of a self-play batch scored in one numba call (J-5..J-9).
+
+The engine records the context of every Jiating win in its batch matrix
+(``int64[n, N_RECORD]``; the ``WX_*`` rows at ``WINS_OFFSET`` of
+:mod:`sim.engine`).  :func:`score_batch` scores all of them with the numba
+scorer (:func:`sim.rules.jiating_kernels._score_win`, payments by
+:func:`sim.rules.jiating._payments`) in one call and returns the J-9
+scoring columns of :data:`sim.records.RULESET_COLUMNS` ``["jiating"]``:
+
+- ``P_s``, ``G_s`` (J-6.1) of each winning seat, 0 for the others;
+- ``pay_p_w``: what seat ``p`` paid seat ``w`` (J-6.2..J-6.5, J-3.4);
+- ``P01`` .. ``P50``: the first winner's pattern points (after doubling and
+  exclusions); ``patterns_s``: each winner's patterns as ``"P01:2,P03:2"``
+  (``""`` for a seat that did not win), built once per distinct pattern
+  list, not once per win;
+- ``score_s``: each seat's change (zero-sum, J-6.5).
+
+The columns the engine fills itself (hand, dealer, declarations, ...) are
+not here: :func:`sim.jiating_records.finish_records` copies them, and
+``out.update(score_batch(rules, rec))`` there replaces its per-win loop over
+the Python scorer (which stays the slow obvious reference in the tests).  A
+recorded win the scorer does not accept (inconsistent context, not a
+complete hand, payments that do not sum to zero) raises ``RuntimeError``
+naming the hand: the engine and the scorer must agree on every win.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim import engine as _E
+from sim.rules import jiating as _J
+from sim.rules import jiating_kernels as _K
+from sim.rules.jiating_kernels import _check_context, _score_win
+from sim.tables import hand_tables
+
+N_SEATS = 4
+N_PATTERNS = len(_J.PATTERN_IDS)  # 50
+PATTERN_IDS = _J.PATTERN_IDS
+
+# layout of the engine's batch matrix (constants of sim.engine, frozen into the kernel)
+_COL_DEALER = _E.RECORD_INDEX["dealer"]
+_COL_STREAK = _E.EXTRA_INDEX["streak"]
+_COL_N_WINNERS = _E.EXTRA_INDEX["n_winners"]
+_WINS_OFFSET = _E.WINS_OFFSET
+_N_WX = _E.N_WX
+_MAX_WINNERS = _E.MAX_WINNERS
+WX_SEAT = _E.WX_SEAT
+WX_TILE = _E.WX_TILE
+WX_TYPE = _E.WX_TYPE
+WX_DISCARDER = _E.WX_DISCARDER
+WX_DECL = _E.WX_DECL
+WX_FIRST_TURN = _E.WX_FIRST_TURN
+WX_REPLACEMENT = _E.WX_REPLACEMENT
+WX_ON_FIRST = _E.WX_ON_FIRST
+WX_VISIBLE = _E.WX_VISIBLE
+WX_N_MELDS = _E.WX_N_MELDS
+WX_MELD_TYPE = _E.WX_MELD_TYPE
+WX_MELD_KIND = _E.WX_MELD_KIND
+WX_HAND = _E.WX_HAND
+
+# errors of _score_rows beyond the context checks (sim.rules.jiating_kernels.ERR_*)
+ERR_NOT_WIN = 100
+ERR_ZERO_SUM = 101
+ERR_MULTI = 102
+ERR_N_WINNERS = 103
+_BATCH_MESSAGES = {
+    ERR_NOT_WIN: "the scorer says the recorded win is no win (J-5.1)",
+    ERR_ZERO_SUM: "the scores do not sum to zero (J-6.5)",
+    ERR_MULTI: "several winners need one discard or robbed kong with one discarder (J-3.4)",
+    ERR_N_WINNERS: f"n_winners must be 0..{_MAX_WINNERS}",
+}
+
+
+@njit(cache=True)
+def _score_rows(rec, params, points, doubled, excludes, tabs, work, hand8, pats, pay, P_out, G_out, pay_out,
+                score_out, first_pats, win_pats, win_row, err):
+    """Score every recorded win of the batch matrix ``rec: int64[n, N_RECORD]``.
+
+    Fills (zeroed by the caller) ``P_out``, ``G_out``: ``int32[n, 4]``;
+    ``pay_out: int32[n, 4, 4]`` (``[h, p, w]``: ``p`` paid ``w``);
+    ``score_out: int64[n, 4]``; ``first_pats: int16[50, n]`` (the first
+    winner's pattern points, pattern-major so that each column is
+    contiguous); ``win_pats: int16[n_wins, 50]`` and ``win_row:
+    int64[n_wins, 2]`` (hand, seat) of every win in order.  ``work``:
+    :func:`sim.rules.jiating_kernels.new_work`; ``hand8: uint8[34]``,
+    ``pats: int64[51]``, ``pay: int64[4]``: scratch.  Returns the number of wins scored; on the
+    first bad win it stops and sets ``err = [hand, code, j]`` (``code``: an
+    ``ERR_*`` of the kernels or of this module, ``j``: the win's row).
+    """
+    n = rec.shape[0]
+    m = 0
+    for h in range(n):
+        nw = rec[h, _COL_N_WINNERS]
+        if nw == 0:
+            continue
+        if nw < 0 or nw > _MAX_WINNERS:
+            err[0] = h
+            err[1] = ERR_N_WINNERS
+            err[2] = 0
+            return m
+        dealer = rec[h, _COL_DEALER]
+        streak = rec[h, _COL_STREAK]
+        first_type = rec[h, _WINS_OFFSET + WX_TYPE]
+        first_disc = rec[h, _WINS_OFFSET + WX_DISCARDER]
+        for j in range(nw):
+            x = rec[h, _WINS_OFFSET + j * _N_WX:_WINS_OFFSET + (j + 1) * _N_WX]
+            hand = x[WX_HAND:WX_HAND + 34]
+            w = x[WX_SEAT]
+            wt = x[WX_TYPE]
+            disc = x[WX_DISCARDER]
+            nm = x[WX_N_MELDS]
+            mt = x[WX_MELD_TYPE:WX_MELD_TYPE + 4]
+            mk = x[WX_MELD_KIND:WX_MELD_KIND + 4]
+            code = _check_context(hand, x[WX_TILE], wt, disc, w, dealer, streak, x[WX_DECL], x[WX_FIRST_TURN],
+                                  x[WX_REPLACEMENT], x[WX_ON_FIRST], x[WX_VISIBLE], nm, mt, mk)
+            if code == 0 and nw > 1 and (wt == _J.WIN_SELF_DRAW or wt != first_type or disc != first_disc):
+                code = ERR_MULTI
+            if code != 0:
+                err[0] = h
+                err[1] = code
+                err[2] = j
+                return m
+            for k in range(34):
+                hand8[k] = hand[k]
+            P, G = _score_win(hand8, x[WX_TILE], wt, x[WX_DECL], x[WX_FIRST_TURN], x[WX_REPLACEMENT],
+                              x[WX_ON_FIRST], x[WX_VISIBLE], 1 if w == dealer else 0, nm, mt, mk,
+                              params, points, doubled, excludes, tabs, work, pats)
+            if P < 0:
+                err[0] = h
+                err[1] = ERR_NOT_WIN
+                err[2] = j
+                return m
+            P_out[h, w] = P
+            G_out[h, w] = G
+            for p in range(N_SEATS):
+                pay[p] = 0
+            _J._payments(dealer, streak, w, wt, disc, P + G, params, pay)
+            for p in range(N_SEATS):
+                if p != w and pay[p] < 0:
+                    pay_out[h, p, w] = -pay[p]
+                score_out[h, p] += pay[p]
+            for i in range(N_PATTERNS):
+                win_pats[m, i] = pats[i + 1]
+                if j == 0:
+                    first_pats[i, h] = pats[i + 1]
+            win_row[m, 0] = h
+            win_row[m, 1] = w
+            m += 1
+        total = 0
+        for p in range(N_SEATS):
+            total += score_out[h, p]
+        if total != 0:
+            err[0] = h
+            err[1] = ERR_ZERO_SUM
+            err[2] = 0
+            return m
+    return m
+
+
+def patterns_text(points: np.ndarray) -> str:
+    """``"P01:2,P03:2"`` of one win's pattern points (``int[50]``, P01 first; 0 = not scored)."""
+    return ",".join(f"{PATTERN_IDS[i]}:{int(points[i])}" for i in np.flatnonzero(points))
+
+
+def _texts(win_pats: np.ndarray) -> np.ndarray:
+    """The pattern text of each row of ``win_pats: int16[m, 50]``, built once per distinct row."""
+    if len(win_pats) == 0:
+        return np.empty(0, dtype=object)
+    rows = np.ascontiguousarray(win_pats)
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    texts = np.array([patterns_text(rows[i]) for i in first], dtype=object)
+    return texts[inverse.ravel()]
+
+
+def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.ndarray]:
+    """The J-9 scoring columns of a batch matrix, every recorded win scored by the numba scorer.
+
+    ``rules``: the :class:`~sim.rules.jiating.JiatingRules` the hands were
+    played under (None: the spec's defaults); ``rec``: the engine's batch
+    matrix ``int64[n, N_RECORD]``.  Returns ``{name: array[n]}`` for
+    ``P_s``, ``G_s``, ``pay_p_w``, ``P01``..``P50``, ``patterns_s`` and
+    ``score_s`` with the dtypes of :data:`sim.records.RULESET_COLUMNS`.
+    Raises ``ValueError`` for a matrix of the wrong shape or dtype and
+    ``RuntimeError`` naming the hand when a recorded win is not accepted by
+    the scorer (the engine and the scorer disagree).
+    """
+    rec = np.asarray(rec)
+    if rec.ndim != 2 or rec.shape[1] != _E.N_RECORD or rec.dtype != np.int64:
+        raise ValueError(f"rec must be an int64[n, {_E.N_RECORD}] batch matrix, got {rec.dtype}{list(rec.shape)}")
+    params, points, doubled, excludes = _K.kernel_tables(rules)
+    n = len(rec)
+    nw = rec[:, _COL_N_WINNERS]
+    n_wins = int(np.clip(nw, 0, _MAX_WINNERS).sum())
+    P_out = np.zeros((n, N_SEATS), np.int32)
+    G_out = np.zeros((n, N_SEATS), np.int32)
+    pay_out = np.zeros((n, N_SEATS, N_SEATS), np.int32)
+    score_out = np.zeros((n, N_SEATS), np.int64)
+    first_pats = np.zeros((N_PATTERNS, n), np.int16)
+    win_pats = np.zeros((n_wins, N_PATTERNS), np.int16)
+    win_row = np.zeros((n_wins, 2), np.int64)
+    err = np.full(3, -1, np.int64)
+    m = _score_rows(rec, params, points, doubled, excludes, hand_tables(), _K.new_work(), np.zeros(34, np.uint8),
+                    np.zeros(_J.N_PATTERN_SLOTS, np.int64), np.zeros(N_SEATS, np.int64),
+                    P_out, G_out, pay_out, score_out, first_pats, win_pats, win_row, err)
+    if err[0] >= 0:
+        h, code, j = (int(v) for v in err)
+        what = _BATCH_MESSAGES.get(code) or _K.ERR_MESSAGES.get(code, f"code {code}")
+        from sim.jiating_records import win_cases  # the case, for the message (imported late: no cycle)
+
+        try:
+            case = win_cases(rec[h])[j]
+        except Exception:  # pragma: no cover - a row too broken to print as a case
+            case = rec[h, _WINS_OFFSET + j * _N_WX:_WINS_OFFSET + (j + 1) * _N_WX].tolist()
+        raise RuntimeError(f"hand {h}: the scorer rejects recorded win {j}: {what}; case: {case}")
+    out: dict[str, np.ndarray] = {}
+    for s in range(N_SEATS):
+        out[f"P_{s}"] = P_out[:, s].copy()
+        out[f"G_{s}"] = G_out[:, s].copy()
+    for p in range(N_SEATS):
+        for w in range(N_SEATS):
+            if p != w:
+                out[f"pay_{p}_{w}"] = pay_out[:, p, w].copy()
+    for i, pid in enumerate(PATTERN_IDS):
+        out[pid] = first_pats[i]
+    texts = _texts(win_pats[:m])
+    for s in range(N_SEATS):
+        col = np.full(n, "", dtype=object)
+        sel = win_row[:m, 1] == s
+        col[win_row[:m, 0][sel]] = texts[sel]
+        out[f"patterns_{s}"] = col
+    for s in range(N_SEATS):
+        out[f"score_{s}"] = score_out[:, s].astype(np.int32)
+    return out
