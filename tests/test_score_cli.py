@@ -283,7 +283,7 @@ def test_long_values_are_cut_in_error_messages():
     for e in out:
         assert len(e["error"]) <= 500 and len(json.dumps(e)) < 1000, len(e["error"])
     assert "concealed" in out[0]["error"] and "concealed" in out[1]["error"]
-    assert "characters cut" in out[0]["error"]  # Jiating: the tile parser's message, cut
+    assert "(5,000,000 characters)" in out[0]["error"]  # Jiating: the tile parser's message, cut
     assert "longer than 200 characters" in out[1]["error"]  # Kaihua refuses such a string up front
     assert len(out[2]["id"]) < 300 and out[2]["id"].startswith("xxx") and "'win_tile'" in out[2]["error"]
     assert out[3]["error"].startswith("visible") and out[4]["error"].startswith("melds[0]")

@@ -971,6 +971,8 @@ def score_win(
     disc = -1 if discarder is None else _int("discarder", discarder, 0, 3)
     k = _int("streak", streak, 0)
     vis = _int("visible", visible, 0, 3)
+    if wt == WIN_ROBBED_KONG:  # J-3.3: the robbed pong's three copies are seen, listed or not (P27)
+        vis = 3
     if not isinstance(melds, (list, tuple)) or len(melds) > 4:
         raise ValueError(f"melds must be a list of at most 4 (type, kind) pairs, got {melds!r}")
     mt = np.zeros(4, np.int64)
