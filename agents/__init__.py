@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from sim.engine import Game
-from sim.policies import POLICY_RANDOM, _choose_action, parse_policy
+from sim.engine import EP_JOKER
+from sim.policies import POLICY_RANDOM, _choose_action, check_piao_policy, parse_policy
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "make_agent"]
 
@@ -69,7 +70,10 @@ class PolicyAgent(Agent):
         self._work = np.zeros((4, 34), np.int64)
 
     def act(self, game: Game) -> int:
+        """The policy's action for the seat to act; ``ValueError`` for a 飘 policy on a rule set
+        without a 财神 (it would silently play greedy)."""
         self._check(game)
+        check_piao_policy(self.code, self.param, int(game._ep[EP_JOKER]), game.rules_name)
         game.legal_mask()  # fills the state's mask and legal list
         st = game.state
         return int(_choose_action(self.code, self.param, st, game._ep, game._rp, game._tabs, st["mask"], self._work))

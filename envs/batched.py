@@ -178,7 +178,7 @@ from sim.engine import (
     load_rules,
     new_state,
 )
-from sim.policies import POLICY_RANDOM, _choose_action, parse_policy, policy_table
+from sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, check_piao_policy, parse_policy, policy_table
 from sim.rng import _rng_below, _rng_next, _rng_seed
 from sim.tables import hand_tables
 
@@ -770,7 +770,9 @@ class BatchedGames:
     # -- setup -------------------------------------------------------------------------------
     def _bot_table(self, opponents) -> np.ndarray:
         if isinstance(opponents, str):
-            return policy_table(opponents)
+            table = policy_table(opponents)
+            check_piao_policies(table, int(self._ep[EP_JOKER]), self.rules_name)
+            return table
         specs = list(opponents) if isinstance(opponents, (list, tuple)) else None
         if specs is None or len(specs) != N_SEATS - 1 or not all(isinstance(s, str) for s in specs):
             raise ValueError(
@@ -783,6 +785,8 @@ class BatchedGames:
         table = np.zeros((N_SEATS, 2), np.int64)
         for s, spec in zip(others, specs):
             table[s] = parse_policy(spec)
+            check_piao_policy(int(table[s, 0]), int(table[s, 1]), int(self._ep[EP_JOKER]), self.rules_name,
+                              f" (seat {s})")
         return table
 
     def _args(self):
@@ -891,6 +895,7 @@ class BatchedGames:
         if not self._started:
             raise ValueError("call reset() first")
         code, param = parse_policy(policy)
+        check_piao_policy(code, param, int(self._ep[EP_JOKER]), self.rules_name)
         if out is None:
             out = np.zeros(self.n, np.int64)
         elif not isinstance(out, np.ndarray) or out.shape != (self.n,) or out.dtype != np.int64:

@@ -167,7 +167,8 @@ from agents import Agent, make_agent
 from envs.observation import N_PLANES, PLANE_HIGH, encode
 from envs.render import render_text
 from sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
-from sim.policies import POLICY_RANDOM, parse_policy
+from sim.engine import EP_JOKER
+from sim.policies import POLICY_RANDOM, check_piao_policy, parse_policy
 
 __all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "RenderModeError", "register_envs"]
 
@@ -216,6 +217,10 @@ class MahjongEnv(gymnasium.Env):
         self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         self.render_mode = render_mode
         self._opponent_specs = self._check_opponents(opponents)
+        for spec in self._opponent_specs:  # no 飘 policy on a rule set without a 财神
+            if isinstance(spec, str):
+                check_piao_policy(*parse_policy(spec), int(self.game._ep[EP_JOKER]), self.game.rules_name,
+                                  " (an opponent)")
         self._bots: dict[int, Agent] = {}
         self.observation_space = spaces.Box(0, PLANE_HIGH, (N_PLANES, N_KINDS), np.uint8)
         self.action_space = spaces.Discrete(N_ACTIONS)

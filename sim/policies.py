@@ -182,15 +182,18 @@ def check_piao_policies(table: np.ndarray, joker: int, rules: str) -> None:
     would silently play greedy, so they are a ``ValueError`` naming the
     policy and its seat.
     """
-    if joker >= 0:
-        return
     for s in range(N_SEATS):
-        if int(table[s, 0]) in PIAO_POLICIES:
-            name = policy_name(int(table[s, 0]), int(table[s, 1]))
-            raise ValueError(
-                f"policy {name!r} (seat {s}) decides when to throw a 财神 (飘财), but rule set {rules!r} has no "
-                "财神 (no joker): use greedy or random"
-            )
+        check_piao_policy(int(table[s, 0]), int(table[s, 1]), joker, rules, f" (seat {s})")
+
+
+def check_piao_policy(code: int, param: int, joker: int, rules: str, where: str = "") -> None:
+    """:func:`check_piao_policies` for one policy ``(code, param)`` (an agent, an env's opponent);
+    ``where`` is added to the message after the policy's name."""
+    if joker < 0 and code in PIAO_POLICIES:
+        raise ValueError(
+            f"policy {policy_name(code, param)!r}{where} decides when to throw a 财神 (飘财), but rule set "
+            f"{rules!r} has no 财神 (no joker): use greedy or random"
+        )
 
 
 @njit(cache=True)

@@ -29,6 +29,7 @@ from sim.engine import (
     SC_TO_ACT,
     SC_WINNERS_MASK,
     SF_TENPAI,
+    _check_int,
     _check_state,
     _legal_mask_inlined,
     _next_dealer,
@@ -130,12 +131,9 @@ def play_batch(
     :func:`sim.policies.check_piao_policies`) and ``RuntimeError`` if the
     checker finds a violation.
     """
-    if int(n_hands) != n_hands or n_hands < 0:
-        raise ValueError(f"n_hands must be a non-negative integer, got {n_hands!r}")
-    if int(seed) != seed or not 0 <= seed < 2**32:
-        raise ValueError(f"seed must be an integer in 0..2**32-1, got {seed!r}")
-    if int(match_len) != match_len or match_len < 1:
-        raise ValueError(f"match_len must be a positive integer, got {match_len!r}")
+    n_hands = _check_int("n_hands", n_hands, 0, 10**10)
+    seed = _check_int("seed", seed, 0, 2**32 - 1)
+    match_len = _check_int("match_len", match_len, 1, 2**31 - 1)
     name, r = load_rules(rules, options)
     ep = engine_params(name, r)
     rp = r.params()

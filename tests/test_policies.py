@@ -203,3 +203,32 @@ def test_play_batch_rejects_a_piao_policy_without_caishen(policies):
 
     with pytest.raises(ValueError, match="has no 财神"):
         play_batch(1, 0, rules="jiating", policies=policies)
+
+
+@pytest.mark.parametrize("spec", ["never", "always", "threshold:10"])
+def test_J_1_1_piao_policies_rejected_by_agents_and_envs_without_caishen(spec):
+    """A 飘 policy has no 财神 to throw in Jiating (J-1.1): an agent, the Gymnasium env's
+    opponents and the batched env's bots refuse it instead of silently playing greedy."""
+    import envs  # noqa: F401  (registers the envs)
+    from agents import make_agent
+    from envs.batched import BatchedGames
+    from envs.gym_env import MahjongEnv
+    from sim.engine import Game
+
+    game = Game("jiating").reset(seed=1)
+    with pytest.raises(ValueError, match="no 财神"):
+        make_agent(spec).act(game)
+    with pytest.raises(ValueError, match="no 财神"):
+        MahjongEnv("jiating", opponents=spec)
+    with pytest.raises(ValueError, match="no 财神"):
+        BatchedGames(2, "jiating", mode="versus", seat=0, opponents=spec)
+    assert make_agent(spec).act(Game("kaihua").reset(seed=1)) in Game("kaihua").reset(seed=1).legal_actions()
+
+
+@pytest.mark.parametrize("bad", [True, np.True_, 2.0, "3"])
+def test_play_batch_rejects_bools_and_non_integers(bad):
+    from sim.selfplay import play_batch
+
+    for kw in ({"n_hands": bad, "seed": 1}, {"n_hands": 2, "seed": bad}):
+        with pytest.raises(ValueError):
+            play_batch(**kw, policies="random")
