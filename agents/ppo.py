@@ -229,7 +229,8 @@ def evaluate_vs_greedy(policies: dict, rules: str = "kaihua", *, hands: int = 20
         if seeds_ref is None:
             seeds_ref = wall
         elif not np.array_equal(seeds_ref, wall):
-            raise RuntimeError(f"policy {name!r} was dealt other walls than the first policy: the deals are not duplicate")
+            raise RuntimeError(f"policy {name!r} was dealt other walls than the first policy: "
+                               "the deals are not duplicate")
         out[name] = pts
     return out
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from sim.engine import N_ACTIONS, Game
 
-TINY = dict(timesteps=2048, n_envs=32, n_steps=32, batch_size=256, n_epochs=2, net=(32, 32), seed=3)
+TINY = dict(timesteps=2048, n_envs=32, n_steps=32, batch_size=256, n_epochs=2, net=(32, 32), seed=3, imitate=2048)
 
 
 @pytest.fixture(scope="module")
@@ -238,7 +238,9 @@ def test_sb3_vecenv_assist_block_and_shaping_pays_back(rl, batched_warm):
 
 def test_train_tiny_writes_curve_and_checkpoints(tiny_run):
     out, path = tiny_run
-    assert os.path.isfile(path) and os.path.isfile(os.path.join(out, "untrained.zip"))
+    for name in ("untrained.zip", "imitated.zip", "imitation.csv", "config.json"):
+        assert os.path.isfile(os.path.join(out, name)), name
+    assert os.path.isfile(path)
     with open(os.path.join(out, "curve.csv")) as f:
         rows = list(csv.DictReader(f))
     assert [int(r["timesteps"]) for r in rows] == [1024, 2048]
@@ -307,7 +309,7 @@ def test_evaluation_of_checkpoints_gives_numbers(tiny_run):
     out, path = tiny_run
     rows = evaluate_checkpoints(path, os.path.join(out, "untrained.zip"), hands=256, seed=7, out=out)
     by = {r["policy"]: r for r in rows}
-    assert list(by) == ["trained", "untrained", "random (masked)", "greedy"]
+    assert list(by) == ["trained", "imitation only", "untrained", "random (masked)", "greedy"]
     assert all(r["hands"] == 256 and np.isfinite(r["mean"]) and r["ci95"] > 0 for r in rows)
     assert by["trained"]["diff"] == 0.0
     assert os.path.isfile(os.path.join(out, "eval.csv")) and os.path.isfile(os.path.join(out, "eval.md"))
