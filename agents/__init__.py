@@ -13,6 +13,9 @@ identically one action at a time and inside a million-hand run:
 
 Policies: ``random``, ``greedy``, ``never``, ``always``, ``threshold:N``
 (see :mod:`sim.policies`).  A bot reads only what its seat may see.
+``ppo:PATH`` loads a ``MaskablePPO`` checkpoint written by
+:mod:`agents.train_ppo` (:class:`agents.ppo.PPOAgent`; needs the ``[rl]``
+extra, imported only then: ``import agents`` never imports torch).
 """
 
 from __future__ import annotations
@@ -80,6 +83,12 @@ class PolicyAgent(Agent):
 
 
 def make_agent(policy: str = "greedy", seed=None) -> Agent:
-    """An agent by policy spec: ``'random'`` (with ``seed``), ``'greedy'``, ``'threshold:30'``, ..."""
+    """An agent by policy spec: ``'random'`` (with ``seed``), ``'greedy'``, ``'threshold:30'``, ...,
+    or ``'ppo:PATH'`` (a trained checkpoint, :class:`agents.ppo.PPOAgent`; ``ValueError`` if
+    ``PATH`` is no checkpoint, ``ImportError`` without the ``[rl]`` extra)."""
+    if isinstance(policy, str) and policy.startswith("ppo:"):
+        from agents.ppo import PPOAgent  # lazy: torch only when a PPO agent is asked for
+
+        return PPOAgent(policy[len("ppo:"):])
     code, _ = parse_policy(policy)
     return RandomAgent(seed) if code == POLICY_RANDOM else PolicyAgent(policy)

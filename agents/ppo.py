@@ -1,0 +1,265 @@
+"""A trained ``sb3_contrib.MaskablePPO`` policy as a bot, and the evaluation against greedy bots.
+
+Needs the ``[rl]`` extra (torch, sb3-contrib); ``import agents`` does not
+import this module (``agents.make_agent("ppo:PATH")`` imports it when asked).
+
+- :class:`PPOAgent` (``make_agent("ppo:PATH")``): loads a checkpoint written
+  by :mod:`agents.train_ppo` (an SB3 ``.zip``) and plays
+
+  * the Python step API: ``act(game)`` encodes
+    ``envs.observation.encode(game, game.current_player, layout=...)`` in
+    the layout the policy was trained on and returns its choice among
+    ``game.legal_mask()`` (so it can sit in any seat of a
+    :class:`sim.engine.Game`, of :class:`envs.gym_env.MahjongEnv` as an
+    opponent, or of the PettingZoo env);
+  * the batched envs: ``act_games(games) -> int64[n]`` for the seat to act
+    in every game of an :class:`envs.batched.BatchedGames` (``env.games`` of
+    :class:`envs.vector_env.CaishenVectorEnv` /
+    :class:`envs.vector_env.SelfPlayVectorEnv`; in self-play route by
+    ``info["current_player"]`` to seat it next to bots), or
+    ``act_batch(obs, masks)`` for observations already in its layout.
+
+  The layout (planes / flat, with or without the order-of-play block, with
+  or without :mod:`envs.assist`'s block) is read off the checkpoint's
+  observation space; the rule set and the training settings are in
+  :attr:`PPOAgent.meta` (saved by :mod:`agents.train_ppo`).
+  Actions are the policy's most likely legal action (``deterministic=True``,
+  default) or a sample of its masked distribution.
+
+- :func:`evaluate_vs_greedy`: mean points per hand of several policies in
+  the same seat against three greedy bots, on *duplicate deals*: game ``i``
+  of the batch is seeded ``seed + i`` for every policy, and its ``k``-th
+  counted hand has the same wall and dealer whoever sits in the learning
+  seat (a game's stream draws the dealer and the wall seed per hand whatever
+  the actions, :mod:`envs.batched`; the wall seeds are compared, and a
+  mismatch raises ``RuntimeError``).  So differences between policies are
+  paired per hand, and their confidence intervals are much narrower than
+  those of the means.  :func:`ci_table` summarizes: mean, a 95% normal
+  interval over independent hands (``1.96 * sd / sqrt(hands)``), and each
+  policy's paired difference from a reference policy.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Callable
+
+import numpy as np
+
+from agents import Agent
+from envs.assist import N_ASSIST, assist_batch, assist_features
+from envs.observation import encode, flat_size, n_planes
+from sim.engine import N_ACTIONS, N_KINDS, Game
+
+__all__ = ["PPOAgent", "load_model", "layout_of", "evaluate_vs_greedy", "ci_table", "random_masked_policy",
+           "greedy_policy"]
+
+RL_HINT = ("the PPO agent needs the [rl] extra: pip install torch==<a CPU build> 'caishen[rl]' "
+           "(README, 'Training')")
+
+
+def _import_maskable_ppo():
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as e:  # pragma: no cover - exercised only without the extra
+        raise ImportError(f"{RL_HINT} ({e})") from e
+    return MaskablePPO
+
+
+def load_model(path: str):
+    """Load a ``MaskablePPO`` checkpoint on the CPU.  Raises ``ValueError`` if ``path`` (or ``path.zip``)
+    is no file, ``ImportError`` without the ``[rl]`` extra."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise ValueError(f"expected a checkpoint path, got {path!r}")
+    p = os.fspath(path)
+    if not os.path.isfile(p) and not os.path.isfile(p + ".zip"):
+        raise ValueError(f"no PPO checkpoint at {p!r} (nor {p + '.zip'!r})")
+    MaskablePPO = _import_maskable_ppo()
+    return MaskablePPO.load(p, device="cpu")
+
+
+def layout_of(observation_space) -> tuple[str, bool, bool]:
+    """``(layout, history, assist)`` of an observation space of the batched envs: ``(967,)`` flat,
+    ``(2599,)`` flat with the order-of-play block, 36 more with the assist block
+    (:mod:`envs.assist`), ``(76, 34)`` / ``(124, 34)`` planes.  Raises ``ValueError`` for any
+    other shape."""
+    shape = tuple(observation_space.shape)
+    for history in (False, True):
+        if shape == (flat_size(history),):
+            return "flat", history, False
+        if shape == (flat_size(history) + N_ASSIST,):
+            return "flat", history, True
+        if shape == (n_planes(history), N_KINDS):
+            return "planes", history, False
+    raise ValueError(f"observation shape {shape} is none of the caishen layouts (envs.observation)")
+
+
+class PPOAgent(Agent):
+    """A MaskablePPO checkpoint as a bot (module docstring).
+
+    ``PPOAgent(path_or_model, deterministic=True)``: a checkpoint path or a
+    loaded ``MaskablePPO``.  Raises ``ValueError`` for a missing checkpoint
+    or one whose observations are no caishen layout.
+    """
+
+    def __init__(self, model, deterministic: bool = True):
+        if isinstance(model, (str, os.PathLike)):
+            self.name = f"ppo:{os.fspath(model)}"
+            model = load_model(model)
+        else:
+            self.name = "ppo"
+        self.model = model
+        self.deterministic = bool(deterministic)
+        self.layout, self.history, self.assist = layout_of(model.observation_space)
+        #: training settings saved by agents.train_ppo ({} for other checkpoints)
+        self.meta = dict(getattr(model, "caishen_meta", None) or {})
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``int64[n]``: the policy's action for each row of ``obs`` (``[n, ...]`` in its layout)
+        among the legal actions ``masks: bool[n, 145]``.  Raises ``ValueError`` for a row without
+        a legal action or mismatched shapes."""
+        masks = np.asarray(masks, dtype=bool)
+        obs = np.asarray(obs)
+        if masks.ndim != 2 or masks.shape[1] != N_ACTIONS or obs.shape[0] != masks.shape[0]:
+            raise ValueError(f"expected obs [n, ...] and masks bool[n, {N_ACTIONS}], got {obs.shape} and {masks.shape}")
+        if obs.shape[1:] != tuple(self.model.observation_space.shape):
+            raise ValueError(f"observations of shape {obs.shape[1:]}, the policy takes "
+                             f"{tuple(self.model.observation_space.shape)} ({self.layout}, history={self.history})")
+        if not masks.any(axis=1).all():
+            raise ValueError(f"game {int(np.flatnonzero(~masks.any(axis=1))[0])} has no legal action")
+        actions, _ = self.model.predict(obs, deterministic=self.deterministic, action_masks=masks)
+        return np.asarray(actions, np.int64).reshape(-1)
+
+    def act_games(self, games) -> np.ndarray:
+        """``int64[n]``: the policy's action for the seat to act in each game of ``games``
+        (an :class:`envs.batched.BatchedGames` in the policy's layout; ``ValueError`` otherwise)."""
+        if (games.layout, games.history) != (self.layout, self.history):
+            raise ValueError(f"the games' observations are {games.layout!r} (history={games.history}), the policy "
+                             f"takes {self.layout!r} (history={self.history})")
+        obs = games.obs
+        if self.assist:
+            obs = np.concatenate([obs, assist_batch(games.states, games.player, games.rules_name)], axis=1)
+        return self.act_batch(obs, games.masks)
+
+    def act(self, game: Game) -> int:
+        self._check(game)
+        mask = game.legal_mask()
+        seat = game.current_player
+        obs = encode(game, seat, layout=self.layout, history=self.history)
+        if self.assist:
+            obs = np.concatenate([obs, assist_features(game, seat)])
+        return int(self.act_batch(obs[None], mask[None])[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# evaluation
+# ---------------------------------------------------------------------------------------------
+BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def random_masked_policy(seed: int = 0) -> BatchPolicy:
+    """A batch policy uniform over each row's legal actions (its own numpy generator)."""
+    rng = np.random.default_rng(seed)
+
+    def act(obs, masks):
+        u = rng.random(masks.shape)
+        u[~masks] = -1.0
+        return u.argmax(axis=1).astype(np.int64)
+
+    return act
+
+
+def greedy_policy(vec) -> BatchPolicy:
+    """The built-in greedy bot (:mod:`sim.policies`) in the learning seat of ``vec``."""
+    return lambda obs, masks: vec.bot_actions("greedy")
+
+
+def evaluate_vs_greedy(policies: dict, rules: str = "kaihua", *, hands: int = 20_480, n_games: int = 1024,
+                       seed: int = 10_000, seat: int = 0, observation: str = "flat", history: bool = False,
+                       opponents="greedy") -> dict:
+    """Points per hand of each policy in seat ``seat`` against ``opponents`` on duplicate deals.
+
+    ``policies``: name -> a :class:`PPOAgent`, a batch policy
+    ``f(obs, masks) -> int64[n]`` (observations in ``observation`` /
+    ``history`` layout), or the strings ``"greedy"`` / ``"random"``.
+    ``hands``: counted hands per policy, split over ``n_games`` games
+    (``ceil(hands / n_games)`` each).  Returns name -> ``int64[n_games, k]``
+    (the seat's points in hand ``k`` of game ``i``), identical deals across
+    names.  A PPOAgent is fed its own layout.  Raises ``ValueError`` for
+    bad arguments (as :class:`envs.vector_env.CaishenVectorEnv`).
+    """
+    from envs.vector_env import CaishenVectorEnv
+
+    if not isinstance(policies, dict) or not policies:
+        raise ValueError(f"policies must be a non-empty dict name -> policy, got {policies!r}")
+    if isinstance(hands, bool) or not isinstance(hands, int) or hands < 1:
+        raise ValueError(f"hands must be an integer >= 1, got {hands!r}")
+    n_games = min(int(n_games), hands)
+    k = math.ceil(hands / n_games)
+    out, seeds_ref = {}, None
+    for name, pol in policies.items():
+        layout, hist = (pol.layout, pol.history) if isinstance(pol, PPOAgent) else (observation, history)
+        vec = CaishenVectorEnv(n_games, rules=rules, seat=seat, opponents=opponents, observation=layout,
+                               history=hist, reward="points")
+        if isinstance(pol, PPOAgent):
+            fn = lambda obs, masks, pol=pol, vec=vec: pol.act_games(vec.games)  # noqa: E731
+        elif pol == "greedy":
+            fn = greedy_policy(vec)
+        elif pol == "random":
+            fn = random_masked_policy(seed)
+        elif callable(pol):
+            fn = pol
+        else:
+            raise ValueError(f"policy {name!r}: expected a PPOAgent, a callable, 'greedy' or 'random', got {pol!r}")
+        obs, _ = vec.reset(seed=seed)
+        g = vec.games
+        pts = np.zeros((n_games, k), np.int64)
+        wall = np.zeros((n_games, k), np.int64)
+        count = np.zeros(n_games, np.int64)
+        rows = np.arange(n_games)
+        current = g.hand_seed.copy()
+        while (count < k).any():
+            obs, _, _, _, info = vec.step(fn(obs, vec.action_masks()))
+            ended = np.flatnonzero((info["hands_ended"] > 0) & (count < k))
+            pts[ended, count[ended]] = info["hand_points"][ended, g.learner[ended]]
+            wall[ended, count[ended]] = current[ended]
+            count[ended] += 1
+            current[:] = g.hand_seed
+        if seeds_ref is None:
+            seeds_ref = wall
+        elif not np.array_equal(seeds_ref, wall):
+            raise RuntimeError(f"policy {name!r} was dealt other walls than the first policy: "
+                               "the deals are not duplicate")
+        out[name] = pts
+    return out
+
+
+def ci_table(points: dict, reference: str | None = None) -> list[dict]:
+    """Rows ``{"policy", "hands", "mean", "ci95", "diff", "diff_ci95"}`` from :func:`evaluate_vs_greedy`'s
+    result: the mean points per hand with a 95% normal interval over independent hands, and the paired
+    per-hand difference from ``reference`` (default: the first policy)."""
+    names = list(points)
+    reference = names[0] if reference is None else reference
+    if reference not in points:
+        raise ValueError(f"reference {reference!r} is not one of {names}")
+    ref = points[reference].ravel().astype(np.float64)
+    rows = []
+    for name in names:
+        x = points[name].ravel().astype(np.float64)
+        d = x - ref
+        half = 1.96 * x.std(ddof=1) / math.sqrt(x.size) if x.size > 1 else float("nan")
+        dhalf = 1.96 * d.std(ddof=1) / math.sqrt(d.size) if d.size > 1 else float("nan")
+        rows.append({"policy": name, "hands": int(x.size), "mean": float(x.mean()), "ci95": float(half),
+                     "diff": float(d.mean()), "diff_ci95": float(dhalf)})
+    return rows
+
+
+def format_ci_table(rows: list[dict], reference: str) -> str:
+    """A Markdown table of :func:`ci_table`'s rows."""
+    lines = [f"| policy | hands | mean points/hand (95% CI) | paired diff vs {reference} (95% CI) |",
+             "|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['policy']} | {r['hands']} | {r['mean']:+.3f} ± {r['ci95']:.3f} | "
+                     f"{r['diff']:+.3f} ± {r['diff_ci95']:.3f} |")
+    return "\n".join(lines)

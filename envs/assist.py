@@ -1,0 +1,119 @@
+"""Hand-reading features for a learner: shanten now, with the tile on offer, and after each discard.
+
+An MLP given only tile counts must learn by itself which discard brings a
+hand closer to a win (what :mod:`sim.policies`' greedy bot computes
+exactly); PPO against greedy bots then learns to stop feeding wins long
+before it learns to win (issue 12).  This block hands the learner what the
+greedy bot reads, from the observing seat's own concealed tiles and the
+public tile on offer only (no hidden information), as ``float32[36]``
+(:data:`N_ASSIST`), every value in ``[0, 1]``:
+
+=====  ==================  =====================================================
+index  name                meaning
+=====  ==================  =====================================================
+0      ``shanten``         ``min(shanten + 1, 8) / 8`` of the seat's concealed
+                           tiles (``sim.hand``: jokers wild, seven pairs
+                           included; 0 = complete, 1/8 = ready)
+1      ``shanten_offer``   the same with the tile on offer added (a discard or
+                           an added kong's tile, when the hand has 3m+1 tiles);
+                           equal to ``shanten`` when nothing is on offer
+2-35   ``after_discard``   for the hand ``h'`` (the concealed tiles, plus the
+                           tile on offer in a claim): per kind ``k``,
+                           ``min(shanten(h' - k) - best, 3) / 3`` where ``best``
+                           is the lowest over the held kinds: 0 for the
+                           discards that keep the best shanten; 1 for kinds
+                           not held (or when ``h'`` has 3m+1 tiles)
+=====  ==================  =====================================================
+
+The flat layout with this block appended (``float32[967 + 36]``, or
+``[2599 + 36]`` with the order-of-play block) is what
+:class:`envs.sb3_vec.BatchedVecEnv` returns with ``assist=True`` and what
+:class:`agents.ppo.PPOAgent` feeds a policy trained that way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.engine import RULESET_FACTS, SC_TILE, Game
+from sim.hand import _shanten, _shanten_each_change
+from sim.tables import hand_tables
+
+__all__ = ["N_ASSIST", "assist_features", "assist_batch"]
+
+#: length of the assist block
+N_ASSIST = 36
+_NOT_HELD = 99  # sim.hand._shanten_each_change's value for a kind not held
+
+
+@njit(cache=True)
+def _assist_one(hand, pending, joker, tabs, tmp, each, out):
+    """Fill ``out: float32[36]`` from ``hand: uint8[34]`` (concealed tiles) and ``pending`` (the kind
+    on offer or -1); ``tmp: uint8[34]``, ``each: int64[34]`` are scratch."""
+    n = 0
+    for k in range(34):
+        n += hand[k]
+        tmp[k] = hand[k]
+    s0 = _shanten(hand, joker, tabs)
+    out[0] = min(s0 + 1, 8) / 8.0
+    if n % 3 == 1 and pending >= 0 and tmp[pending] < 4:
+        tmp[pending] += 1
+        n += 1
+        s1 = _shanten(tmp, joker, tabs)
+    else:
+        s1 = s0
+    out[1] = min(s1 + 1, 8) / 8.0
+    if n % 3 != 2:
+        for k in range(34):
+            out[2 + k] = 1.0
+        return
+    _shanten_each_change(tmp, joker, tabs, -1, each)
+    best = _NOT_HELD
+    for k in range(34):
+        if each[k] < best:
+            best = each[k]
+    for k in range(34):
+        if each[k] >= _NOT_HELD:
+            out[2 + k] = 1.0
+        else:
+            out[2 + k] = min(each[k] - best, 3) / 3.0
+
+
+@njit(cache=True)
+def _assist_games(states, seats, joker, tabs, tmp, each, out):
+    """Row ``i`` of ``out: float32[n, >= 36]`` (its first 36 columns) from game ``i`` of
+    ``states: STATE_DTYPE[n]`` seen by ``seats[i]``."""
+    for i in range(states.shape[0]):
+        st = states[i]
+        _assist_one(st.hands[seats[i]], st.sc[SC_TILE], joker, tabs, tmp, each, out[i])
+
+
+def assist_batch(states: np.ndarray, seats: np.ndarray, rules_name: str, out: np.ndarray | None = None) -> np.ndarray:
+    """``float32[n, 36]``: the block of seat ``seats[i]`` in game ``i`` of ``states: STATE_DTYPE[n]``
+    (e.g. :attr:`envs.batched.BatchedGames.states` with ``.player``).  ``out``: a
+    ``float32[n, 36]`` array to fill.  Raises ``ValueError`` for bad seats, rules or ``out``."""
+    n = states.shape[0]
+    seats = np.asarray(seats)
+    if seats.shape != (n,) or seats.dtype.kind not in "iu" or ((seats < 0) | (seats > 3)).any():
+        raise ValueError(f"seats must be {n} seats 0..3, got {seats!r}")
+    if rules_name not in RULESET_FACTS:
+        raise ValueError(f"unknown rule set {rules_name!r}")
+    if out is None:
+        out = np.zeros((n, N_ASSIST), np.float32)
+    elif not isinstance(out, np.ndarray) or out.shape != (n, N_ASSIST) or out.dtype != np.float32:
+        raise ValueError(f"out must be a float32[{n}, {N_ASSIST}] array")
+    _assist_games(states, seats.astype(np.int64), int(RULESET_FACTS[rules_name]["joker"]), hand_tables(),
+                  np.zeros(34, np.uint8), np.zeros(34, np.int64), out)
+    return out
+
+
+def assist_features(game: Game, seat: int) -> np.ndarray:
+    """``float32[36]``: the block of ``seat`` in a started :class:`sim.engine.Game`.  Raises ``ValueError``
+    for a bad seat or an unstarted game."""
+    if not isinstance(game, Game):
+        raise ValueError(f"expected a sim.engine.Game, got {type(game).__name__}")
+    game.current_player  # raises ValueError if the game was never reset
+    if isinstance(seat, bool) or seat not in range(4):
+        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    return assist_batch(game._buf, np.array([seat]), game.rules_name)[0]

@@ -1,0 +1,315 @@
+"""The training path (issue 12 item 5): the SB3 adapter, agents.train_ppo, the "ppo:" agent, evaluation.
+
+Tests that train or load a policy need the ``[rl]`` extra (torch, sb3-contrib)
+and are skipped cleanly without it (CI installs no torch); the others check
+what works without it: ``import agents`` / ``import envs`` never import torch,
+a missing checkpoint is a ValueError, and the duplicate-deal evaluation with
+the built-in policies.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sim.engine import N_ACTIONS, Game
+
+TINY = dict(timesteps=2048, n_envs=32, n_steps=32, batch_size=256, n_epochs=2, net=(32, 32), seed=3, imitate=2048)
+
+
+@pytest.fixture(scope="module")
+def rl():
+    """Skip without the [rl] extra."""
+    pytest.importorskip("torch")
+    return pytest.importorskip("sb3_contrib")
+
+
+@pytest.fixture(scope="module")
+def tiny_run(rl, tmp_path_factory, batched_warm):
+    """A tiny training run: (output folder, path of model.zip)."""
+    from agents.train_ppo import train
+
+    out = str(tmp_path_factory.mktemp("ppo"))
+    return out, train(out, **TINY)
+
+
+# ------------------------------------------------------------------------- without torch
+def test_import_agents_and_envs_never_imports_torch():
+    code = ("import sys, agents, envs, agents.ppo, agents.train_ppo; "
+            "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules]; "
+            "assert not bad, bad")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.getcwd())
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_make_agent_ppo_missing_checkpoint_is_value_error(tmp_path):
+    from agents import make_agent
+
+    missing = str(tmp_path / "nope.zip")
+    with pytest.raises(ValueError, match="nope.zip"):
+        make_agent(f"ppo:{missing}")
+    with pytest.raises(ValueError, match="checkpoint path"):
+        make_agent("ppo:")
+
+
+def test_layout_of_every_observation_layout_and_bad_shape():
+    from gymnasium import spaces
+
+    from agents.ppo import layout_of
+
+    assert layout_of(spaces.Box(0, 1, (967,))) == ("flat", False, False)
+    assert layout_of(spaces.Box(0, 1, (2599,))) == ("flat", True, False)
+    assert layout_of(spaces.Box(0, 1, (967 + 36,))) == ("flat", False, True)
+    assert layout_of(spaces.Box(0, 1, (2599 + 36,))) == ("flat", True, True)
+    assert layout_of(spaces.Box(0, 1, (76, 34))) == ("planes", False, False)
+    assert layout_of(spaces.Box(0, 1, (124, 34))) == ("planes", True, False)
+    with pytest.raises(ValueError, match="968"):
+        layout_of(spaces.Box(0, 1, (968,)))
+
+
+# ------------------------------------------------------------------------- the assist block
+def assist_reference(hand, pending, joker):
+    """envs.assist's block, the slow obvious way: sim.hand.shanten on each changed hand."""
+    from sim.hand import shanten
+
+    out = np.zeros(36)
+    h = np.array(hand, np.uint8)
+    s0 = shanten(h, joker)
+    out[0] = min(s0 + 1, 8) / 8
+    s1 = s0
+    if h.sum() % 3 == 1 and pending >= 0 and h[pending] < 4:
+        h[pending] += 1
+        s1 = shanten(h, joker)
+    out[1] = min(s1 + 1, 8) / 8
+    if h.sum() % 3 != 2:
+        out[2:] = 1
+        return out
+    after = {}
+    for k in range(34):
+        if h[k]:
+            h2 = h.copy()
+            h2[k] -= 1
+            after[k] = shanten(h2, joker)
+    best = min(after.values())
+    for k in range(34):
+        out[2 + k] = min(after[k] - best, 3) / 3 if k in after else 1.0
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 4, 5, 7, 8, 10, 11, 13, 14]), st.integers(-1, 33),
+       st.sampled_from([-1, 31]))
+def test_assist_kernel_equals_reference(seed, n, pending, joker):
+    from envs.assist import _assist_one
+    from sim.tables import hand_tables
+
+    hand = np.bincount(np.random.default_rng(seed).permutation(136)[:n] // 4, minlength=34).astype(np.uint8)
+    out = np.zeros(36, np.float32)
+    _assist_one(hand, pending, joker, hand_tables(), np.zeros(34, np.uint8), np.zeros(34, np.int64), out)
+    np.testing.assert_allclose(out, assist_reference(hand, pending, joker), atol=1e-6)
+
+
+def test_assist_features_through_game_states_and_batch(engine_warm):
+    """At every decision of a few random hands of both rule sets: assist_features(game, seat) of
+    every seat equals the reference on that seat's own tiles and the tile on offer; bad seats raise."""
+    from envs.assist import assist_batch, assist_features
+    from sim.engine import RULESET_FACTS, SC_TILE
+
+    rng = np.random.default_rng(0)
+    checked = 0
+    for rules in ("kaihua", "jiating"):
+        joker = RULESET_FACTS[rules]["joker"]
+        for seed in range(4):
+            game = Game(rules).reset(seed=seed, dealer=seed % 4)
+            while not game.done:
+                st_ = game.state
+                for seat in range(4):
+                    ref = assist_reference(st_["hands"][seat], int(st_["sc"][SC_TILE]), joker)
+                    np.testing.assert_allclose(assist_features(game, seat), ref, atol=1e-6)
+                    checked += 1
+                game.step(int(rng.choice(game.legal_actions())))
+    assert checked > 400
+    with pytest.raises(ValueError, match="seat"):
+        assist_features(game, 4)
+    with pytest.raises(ValueError, match="seats"):
+        assist_batch(game._buf, np.array([7]), "kaihua")
+
+
+def test_evaluation_duplicate_deals_and_ci_table(batched_warm):
+    """The same deals for every policy (walls compared inside), greedy beats random, and the
+    table's intervals are what the formula says."""
+    from agents.ppo import ci_table, evaluate_vs_greedy
+
+    pts = evaluate_vs_greedy({"greedy": "greedy", "random": "random", "greedy again": "greedy"}, "kaihua",
+                             hands=300, n_games=64, seed=5)
+    assert all(p.shape == (64, 5) for p in pts.values())
+    np.testing.assert_array_equal(pts["greedy"], pts["greedy again"])  # deterministic bot, same deals
+    rows = {r["policy"]: r for r in ci_table(pts, reference="greedy")}
+    x = pts["random"].ravel().astype(float)
+    assert rows["random"]["mean"] == pytest.approx(x.mean())
+    assert rows["random"]["ci95"] == pytest.approx(1.96 * x.std(ddof=1) / np.sqrt(x.size))
+    assert rows["greedy again"]["diff"] == 0.0 and rows["greedy again"]["diff_ci95"] == 0.0
+    assert rows["random"]["mean"] < rows["greedy"]["mean"]
+    with pytest.raises(ValueError, match="reference"):
+        ci_table(pts, reference="nobody")
+    with pytest.raises(ValueError, match="hands"):
+        evaluate_vs_greedy({"g": "greedy"}, hands=0)
+
+
+def test_train_ppo_cli_bad_net_exits_2(capsys):
+    from agents.train_ppo import main
+
+    assert main(["--net", "64,x", "--out", "unused"]) == 2
+    assert "--net" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------- with the [rl] extra
+def test_sb3_vecenv_masks_terminal_obs_and_seeding(rl, batched_warm):
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from agents.ppo import random_masked_policy
+    from envs.sb3_vec import BatchedVecEnv
+
+    env = BatchedVecEnv(16, observation="flat", reward="scaled", seed=0)
+    obs = env.reset()
+    assert obs.shape == (16, 967) and obs.dtype == np.float32
+    assert is_masking_supported(env)
+    np.testing.assert_array_equal(get_action_masks(env), env.games.masks)
+    pick = random_masked_policy(0)
+    ended = 0
+    for _ in range(200):
+        masks = get_action_masks(env)
+        before = obs.copy()
+        obs2, rew, dones, infos = env.step(pick(obs, masks))
+        np.testing.assert_array_equal(obs, before)  # returned obs are copies, not the env's buffer
+        assert len(infos) == 16 and rew.dtype == np.float32
+        for i in np.flatnonzero(dones):
+            assert infos[i]["terminal_observation"].shape == (967,)
+            assert infos[i]["TimeLimit.truncated"] is False
+            assert infos[i]["episode"]["r"] == pytest.approx(infos[i]["points"] / 8, abs=1e-5)
+            ended += 1
+        assert all("terminal_observation" not in infos[i] for i in np.flatnonzero(~dones))
+        obs = obs2
+    assert ended > 50
+    with pytest.raises(ValueError, match="flat"):
+        BatchedVecEnv(2, assist=True)
+    with pytest.raises(ValueError, match="shaping"):
+        BatchedVecEnv(2, shaping=-1)
+    # env.seed(s) (what MaskablePPO(seed=s) calls) deals the same games as seed=s in the constructor
+    a, b = BatchedVecEnv(8, observation="flat", seed=11), BatchedVecEnv(8, observation="flat")
+    b.seed(11)
+    np.testing.assert_array_equal(a.reset(), b.reset())
+    np.testing.assert_array_equal(a.games.hand_seed, b.games.hand_seed)
+
+
+def test_sb3_vecenv_assist_block_and_shaping_pays_back(rl, batched_warm):
+    """assist=True appends envs.assist's block of the learning seat; with shaping c, an episode's
+    shaped rewards sum to its reward plus c * shanten at its first decision (potential-based,
+    Phi = 0 at the end)."""
+    from agents.ppo import random_masked_policy
+    from envs.assist import assist_batch
+    from envs.sb3_vec import BatchedVecEnv
+
+    env = BatchedVecEnv(16, observation="flat", reward="scaled", seed=4, assist=True, shaping=0.5)
+    obs = env.reset()
+    assert obs.shape == (16, 967 + 36) and env.observation_space.shape == (1003,)
+    np.testing.assert_array_equal(obs[:, :967], env.games.obs)
+    np.testing.assert_array_equal(obs[:, 967:], assist_batch(env.games.states, env.games.learner, "kaihua"))
+    pick = random_masked_policy(1)
+    start = 0.5 * (obs[:, 967] * 8 - 1)  # c * shanten at each episode's first decision
+    acc, ended = np.zeros(16), 0
+    for _ in range(300):
+        obs, rew, dones, infos = env.step(pick(obs, env.action_masks()))
+        acc += rew
+        for i in np.flatnonzero(dones):
+            assert acc[i] == pytest.approx(infos[i]["episode"]["r"] + start[i], abs=1e-4)
+            assert infos[i]["terminal_observation"].shape == (1003,)
+            acc[i], start[i] = 0.0, 0.5 * (obs[i, 967] * 8 - 1)
+            ended += 1
+    assert ended > 100
+
+
+def test_train_tiny_writes_curve_and_checkpoints(tiny_run):
+    out, path = tiny_run
+    for name in ("untrained.zip", "imitated.zip", "imitation.csv", "config.json"):
+        assert os.path.isfile(os.path.join(out, name)), name
+    assert os.path.isfile(path)
+    with open(os.path.join(out, "curve.csv")) as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["timesteps"]) for r in rows] == [1024, 2048]
+    assert all(int(r["hands"]) > 0 and np.isfinite(float(r["mean_points"])) for r in rows)
+
+
+def test_make_agent_ppo_loads_checkpoint(tiny_run):
+    from agents import make_agent
+    from agents.ppo import PPOAgent
+
+    agent = make_agent(f"ppo:{tiny_run[1]}")
+    assert isinstance(agent, PPOAgent)
+    assert (agent.layout, agent.history, agent.assist) == ("flat", False, True)
+    assert agent.meta["rules"] == "kaihua" and agent.meta["timesteps"] == 2048
+
+
+def test_ppo_agent_plays_only_legal_actions_through_game(tiny_run):
+    """Game.step raises on an illegal action; the agent sits in seat 0 next to greedy bots, then in
+    every seat, in both rule sets (the checkpoint's layout fits both)."""
+    from agents import make_agent
+
+    ppo, greedy = make_agent(f"ppo:{tiny_run[1]}"), make_agent("greedy")
+    for rules, seats in (("kaihua", [ppo, greedy, greedy, greedy]), ("kaihua", [ppo] * 4), ("jiating", [ppo] * 4)):
+        for seed in range(3):
+            game = Game(rules).reset(seed=seed, dealer=seed % 4)
+            while not game.done:
+                legal = game.legal_actions()
+                a = seats[game.current_player].act(game)
+                assert a in legal
+                game.step(a)
+            assert sum(game.result[f"score_{s}"] for s in range(4)) == 0
+
+
+def test_ppo_agent_plays_the_batched_envs(tiny_run):
+    """act_batch in the versus vector env (illegal actions raise there) and in every seat of a
+    self-play batch next to a greedy bot, routed by current_player."""
+    from agents import make_agent
+    from envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv
+
+    ppo = make_agent(f"ppo:{tiny_run[1]}")
+    vec = CaishenVectorEnv(32, observation="flat", illegal_action="raise")
+    vec.reset(seed=1)
+    hands = 0
+    for _ in range(150):
+        a = ppo.act_games(vec.games)
+        assert vec.action_masks()[np.arange(32), a].all()
+        _, _, _, _, info = vec.step(a)
+        hands += int(info["hands_ended"].sum())
+    assert hands > 0
+    sp = SelfPlayVectorEnv(16, rules="jiating", observation="flat")
+    _, info = sp.reset(seed=2)
+    for _ in range(150):
+        mine = ppo.act_games(sp.games)
+        a = np.where(info["current_player"] == 0, sp.bot_actions("greedy"), mine)
+        _, rewards, _, _, info = sp.step(a)
+        assert np.allclose(rewards.sum(axis=1), 0)
+    with pytest.raises(ValueError, match="observations of shape"):
+        ppo.act_batch(np.zeros((2, 76, 34), np.uint8), np.ones((2, N_ACTIONS), bool))
+    with pytest.raises(ValueError, match="planes"):
+        ppo.act_games(CaishenVectorEnv(2).games)
+
+
+def test_evaluation_of_checkpoints_gives_numbers(tiny_run):
+    from agents.train_ppo import evaluate_checkpoints
+
+    out, path = tiny_run
+    rows = evaluate_checkpoints(path, os.path.join(out, "untrained.zip"), hands=256, seed=7, out=out)
+    by = {r["policy"]: r for r in rows}
+    assert list(by) == ["trained", "imitation only", "untrained", "random (masked)", "greedy"]
+    assert all(r["hands"] == 256 and np.isfinite(r["mean"]) and r["ci95"] > 0 for r in rows)
+    assert by["trained"]["diff"] == 0.0
+    assert os.path.isfile(os.path.join(out, "eval.csv")) and os.path.isfile(os.path.join(out, "eval.md"))
