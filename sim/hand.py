@@ -373,6 +373,63 @@ def _effective_batch(counts, joker, tabs, out):
         _effective_kinds(counts[r], joker, tabs, out[r])
 
 
+@njit(cache=True, inline="always")
+def _row_fault(row, need):
+    """0 if ``row: uint8[34]`` is a hand the batch APIs accept, else the fault.
+
+    ``need``: the required tiles mod 3 (1 for 3m+1 rows) or -1 for 3m+1 or
+    3m+2.  Faults: 1 a count over 4, 2 a size that is not 3m+1 / 3m+2 (at
+    most 14), 3 a size not ``need`` mod 3.  The public batch APIs run this
+    inside the kernel's loop, so checking costs one pass over 34 bytes and
+    no numpy temporaries (issue 11 item 4).
+    """
+    n = 0
+    over = 0
+    for t in range(34):
+        v = np.int64(row[t])
+        n += v
+        over |= v > 4
+    if over:
+        return 1
+    if n > 14 or n % 3 == 0:
+        return 2
+    if need >= 0 and n % 3 != need:
+        return 3
+    return 0
+
+
+@njit(cache=True)
+def _shanten_batch_checked(counts, joker, tabs, out):
+    """:func:`_shanten_batch` that stops at the first bad row: returns its index, or -1 if all are good."""
+    strict = joker < 0
+    for r in range(counts.shape[0]):
+        if _row_fault(counts[r], -1) != 0:
+            return r
+        cm, cp, cs, cz, n, k, pairs, singles = _scan(counts[r], joker)
+        out[r] = _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, strict, tabs)
+    return -1
+
+
+@njit(cache=True)
+def _is_win_batch_checked(counts, joker, tabs, out):
+    """:func:`_is_win_batch` that stops at the first bad row: returns its index, or -1."""
+    for r in range(counts.shape[0]):
+        if _row_fault(counts[r], -1) != 0:
+            return r
+        out[r] = _is_win(counts[r], joker, tabs)
+    return -1
+
+
+@njit(cache=True)
+def _effective_batch_checked(counts, joker, tabs, out):
+    """:func:`_effective_batch` on 3m+1 rows that stops at the first bad row: returns its index, or -1."""
+    for r in range(counts.shape[0]):
+        if _row_fault(counts[r], 1) != 0:
+            return r
+        _effective_kinds(counts[r], joker, tabs, out[r])
+    return -1
+
+
 # ---------------------------------------------------------------- validation
 
 
@@ -521,39 +578,70 @@ def _check_batch(counts) -> np.ndarray:
     return np.ascontiguousarray(a)
 
 
+def _batch_input(counts) -> np.ndarray:
+    """``counts`` as a C-contiguous ``uint8[n, 34]`` for the checked kernels.
+
+    A ``uint8[n, 34]`` array is passed through (its rows are checked inside
+    the kernel); anything else goes through :func:`_check_batch` first.
+    """
+    if isinstance(counts, np.ndarray) and counts.dtype == np.uint8 and counts.ndim == 2 and counts.shape[1] == 34:
+        return np.ascontiguousarray(counts)
+    return _check_batch(counts)
+
+
+def _raise_bad_row(a: np.ndarray, r: int, need_ready: bool = False) -> None:
+    """Raise the ``ValueError`` for row ``r`` of ``a``, which a checked kernel refused."""
+    _check_batch(a[r : r + 1])  # raises for a count over 4 or a bad size (its message says row 0)
+    n = int(a[r].sum())
+    if need_ready:
+        raise ValueError(f"row {r} has {n} tiles; effective tiles need 3m+1 tiles")
+    raise ValueError(f"row {r} is not a valid hand: {_tiles.to_str(a[r])}")  # pragma: no cover
+
+
+def _rerow(err: ValueError, r: int) -> ValueError:
+    """``err`` from checking one row, its message naming row ``r`` of the caller's batch."""
+    return ValueError(str(err).replace("row 0 ", f"row {r} ", 1).replace("counts[0, ", f"counts[{r}, ", 1))
+
+
+def _run_checked(kernel, a: np.ndarray, joker: int, out: np.ndarray, need_ready: bool = False) -> np.ndarray:
+    j = _tiles.check_joker(joker)
+    r = int(kernel(a, j, hand_tables(), out))
+    if r >= 0:
+        try:
+            _raise_bad_row(a, r, need_ready)
+        except ValueError as e:
+            raise _rerow(e, r) from None
+    return out
+
+
 def shanten_batch(counts, joker: int = -1) -> np.ndarray:
     """Shanten of every row of ``counts: uint8[n, 34]`` -> ``int8[n]`` (numba loop).
 
     Rows may have different sizes (3m+1 / 3m+2).  Raises ``ValueError`` for a
-    bad shape, a count over 4 or a bad row size.
+    bad shape, a count over 4 or a bad row size, naming the row.  The rows of
+    a ``uint8`` array are checked inside the same numba call.
     """
-    a = _check_batch(counts)
-    out = np.empty(a.shape[0], np.int8)
-    _shanten_batch(a, _tiles.check_joker(joker), hand_tables(), out)
-    return out
+    a = _batch_input(counts)
+    return _run_checked(_shanten_batch_checked, a, joker, np.empty(a.shape[0], np.int8))
 
 
 def is_win_batch(counts, joker: int = -1) -> np.ndarray:
-    """Win test (standard or seven pairs) of every row of ``counts: uint8[n, 34]`` -> ``bool[n]``."""
-    a = _check_batch(counts)
-    out = np.empty(a.shape[0], np.bool_)
-    _is_win_batch(a, _tiles.check_joker(joker), hand_tables(), out)
-    return out
+    """Win test (standard or seven pairs) of every row of ``counts: uint8[n, 34]`` -> ``bool[n]``.
+
+    Raises ``ValueError`` like :func:`shanten_batch`.
+    """
+    a = _batch_input(counts)
+    return _run_checked(_is_win_batch_checked, a, joker, np.empty(a.shape[0], np.bool_))
 
 
 def effective_tiles_batch(counts, joker: int = -1) -> np.ndarray:
     """Effective kinds of every 3m+1 row of ``counts: uint8[n, 34]`` -> ``bool[n, 34]``.
 
     Raises ``ValueError`` for a bad shape or a row that is not 3m+1 tiles.
+    The input is not modified (the kernel works on a copy).
     """
-    a = _check_batch(counts).copy()
-    n = a.sum(axis=1, dtype=np.int64)
-    bad = np.flatnonzero(n % 3 != 1)
-    if bad.size:
-        raise ValueError(f"row {int(bad[0])} has {int(n[bad[0]])} tiles; effective tiles need 3m+1 tiles")
-    out = np.zeros((a.shape[0], 34), np.bool_)
-    _effective_batch(a, _tiles.check_joker(joker), hand_tables(), out)
-    return out
+    a = _batch_input(counts).copy()
+    return _run_checked(_effective_batch_checked, a, joker, np.zeros((a.shape[0], 34), np.bool_), True)
 
 
 def shanten_after_draws(counts, joker: int = -1) -> np.ndarray:

@@ -708,3 +708,39 @@ def hands_with_fours(n: int, seed: int) -> np.ndarray:
             if counts[r, t] < 4:
                 counts[r, t] += 1
     return counts
+
+
+@SETTINGS
+@given(
+    st.lists(hands(sizes=(1, 4, 7, 10, 13, 2, 5, 8, 11, 14)), min_size=1, max_size=6),
+    st.integers(0, 5),
+    st.sampled_from(["over4", "size0", "size15", "ok"]),
+    st.sampled_from([-1, CAISHEN]),
+)
+def test_batch_apis_check_rows_inside_the_kernel(rows, where, fault, joker):
+    """The public batch APIs check uint8 rows inside the numba call (issue 11 item 4): good rows
+    give the raw kernel's answers; a bad row is a ValueError naming that row, like the numpy check."""
+    a = np.stack(rows).astype(np.uint8)
+    r = where % len(a)
+    if fault == "over4":
+        a[r, 0] = 5
+    elif fault == "size0":
+        a[r] = 0
+    elif fault == "size15":
+        a[r] = 0
+        a[r, :4] = 4
+        a[r, 4:7] = 1  # 19 tiles
+    if fault == "ok":
+        raw = np.empty(len(a), np.int8)
+        hand._shanten_batch(a, joker, hand.hand_tables(), raw)
+        assert list(hand.shanten_batch(a, joker)) == list(raw)
+        assert list(hand.shanten_batch(a, joker)) == list(hand.shanten_batch(a.astype(np.int64), joker))
+        return
+    name = f"counts[{r}, 0]" if fault == "over4" else f"row {r} "
+    for call in (hand.shanten_batch, hand.is_win_batch):
+        with pytest.raises(ValueError) as e:
+            call(a, joker)
+        assert name in str(e.value)
+        with pytest.raises(ValueError) as e2:  # the numpy path (int64 input) says the same
+            call(a.astype(np.int64), joker)
+        assert str(e2.value) == str(e.value)
