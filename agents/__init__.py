@@ -11,8 +11,11 @@ identically one action at a time and inside a million-hand run:
 >>> while not game.done:
 ...     game.step(bots[game.current_player].act(game))
 
-Policies: ``random``, ``greedy``, ``never``, ``always``, ``threshold:N``
-(see :mod:`sim.policies`).  A bot reads only what its seat may see.
+Policies: ``random``, ``greedy``, ``greedy_safe``, ``never``, ``always``,
+``threshold:N`` (see :mod:`sim.policies`), ``tuned:NAME`` (the parametric
+bot with the weights of ``agents/tuned/NAME.json``: ``tuned:kaihua``,
+``tuned:jiating``) and ``mc:N`` (the search bot; see :mod:`sim.bots`).  A
+bot reads only what its seat may see.
 ``ppo:PATH`` loads a ``MaskablePPO`` checkpoint written by
 :mod:`agents.train_ppo` (:class:`agents.ppo.PPOAgent`; needs the ``[rl]``
 extra, imported only then: ``import agents`` never imports torch).
@@ -26,7 +29,7 @@ from sim.engine import Game
 from sim.engine import EP_JOKER
 from sim.policies import POLICY_RANDOM, _choose_action, check_piao_policy, parse_policy
 
-__all__ = ["Agent", "RandomAgent", "PolicyAgent", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "make_agent"]
 
 
 class Agent:
@@ -82,13 +85,55 @@ class PolicyAgent(Agent):
         return int(_choose_action(self.code, self.param, st, game._ep, game._rp, game._tabs, st["mask"], self._work))
 
 
+class BotAgent(Agent):
+    """A bot that needs data (:mod:`sim.bots`): ``tuned:NAME`` or ``mc:N``.
+
+    ``seed``: seeds the search bot's stream (the determinizations); None is 0.
+    Raises ``ValueError`` for a bad spec or weights file, and in :meth:`act`
+    for weights tuned for another rule set.
+    """
+
+    def __init__(self, policy: str, seed=None):
+        from sim.bots import parse_bot
+
+        self.code, self.param, _, _ = parse_bot(policy)
+        self.name = str(policy)
+        self._seed = 0 if seed is None else int(seed)
+        self._work = np.zeros((4, 34), np.int64)
+        self._ctx = None
+        self._ctx_rules = None
+
+    def act(self, game: Game) -> int:
+        """The bot's action for the seat to act (legal)."""
+        from sim.bots import _bot_action, make_context
+
+        from sim.bots import bot_table
+
+        self._check(game)
+        if self._ctx is None or self._ctx_rules != game.rules_name:
+            # the weights per seat as self-play builds them (mc:N loads the rule set's tuned base policy;
+            # ValueError for weights tuned for another rule set)
+            _, w = bot_table([self.name] * 4, game.rules_name, int(game._ep[EP_JOKER]))
+            self._ctx = make_context(game.rules_name, game.rules, w, self._seed)
+            self._ctx_rules = game.rules_name
+        game.legal_mask()
+        st = game.state
+        return int(_bot_action(self.code, self.param, st, game._ep, game._rp, game._tabs, st["mask"], self._work,
+                               self._ctx))
+
+
 def make_agent(policy: str = "greedy", seed=None) -> Agent:
     """An agent by policy spec: ``'random'`` (with ``seed``), ``'greedy'``, ``'threshold:30'``, ...,
-    or ``'ppo:PATH'`` (a trained checkpoint, :class:`agents.ppo.PPOAgent`; ``ValueError`` if
+    ``'tuned:kaihua'``, ``'mc:32'`` (with ``seed``, :class:`BotAgent`), or ``'ppo:PATH'`` (a trained checkpoint, :class:`agents.ppo.PPOAgent`; ``ValueError`` if
     ``PATH`` is no checkpoint, ``ImportError`` without the ``[rl]`` extra)."""
     if isinstance(policy, str) and policy.startswith("ppo:"):
         from agents.ppo import PPOAgent  # lazy: torch only when a PPO agent is asked for
 
         return PPOAgent(policy[len("ppo:"):])
+    if isinstance(policy, str) and policy.strip().partition(":")[0] in ("tuned", "mc"):
+        return BotAgent(policy, seed)
+    from sim.bots import parse_bot
+
+    parse_bot(policy)  # ValueError naming an unknown policy (listing every known one)
     code, _ = parse_policy(policy)
     return RandomAgent(seed) if code == POLICY_RANDOM else PolicyAgent(policy)

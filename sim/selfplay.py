@@ -2,7 +2,8 @@
 
 ``play_batch(n_hands, seed, rules, options, policies)`` shuffles a wall per
 hand from the stream of :mod:`sim.rng` (seeded once per call), plays it to
-the end with one policy per seat (:mod:`sim.policies`) and returns the per-hand record
+the end with one policy per seat (:mod:`sim.bots`: the kernel policies of
+:mod:`sim.policies`, ``tuned:NAME`` and ``mc:N``) and returns the per-hand record
 columns of :data:`sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
 hands rotate the dealer (K-3.3).  The same seed, rules, options and policies
 give the same hands.  This is what the runner (:mod:`sim.runner`) calls per
@@ -60,20 +61,22 @@ from sim.engine import (
     new_state,
 )
 from sim.hand import _shanten
-from sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, policy_table
+from sim.tuned import N_W
+from sim.bots import POLICY_TUNED, _bot_action, bot_table, make_context
+from sim.policies import POLICY_RANDOM, _choose_action
 from sim.rng import _rng_below, _rng_seed
 from sim.tables import hand_tables
 
 
 @njit(cache=True)
-def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance):
+def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     """Play the hand dealt in ``st`` (after ``_reset``) to its end; ``ERR_*`` code or 0.
 
     ``chance: int8[n, 4]`` row ``h`` is set to 1 where a seat, on some own
     turn, held a joker and would have been ready (shanten <= 0) after
     discarding it: a 飘财 chance (K-9.1), taken or not.  With ``check`` the
     invariant checker runs after every step (an illegal bot action is
-    reported as ``-1``).
+    reported as ``-1``).  ``bx``: the bot context (:func:`sim.bots.make_context`).
     """
     while st.sc[SC_PHASE] != PH_DONE:
         _legal_mask_inlined(st, ep)
@@ -90,6 +93,8 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance):
             st.hands[s, joker] += 1
         if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call
             a = _random_action(st)
+        elif policies[s, 0] >= POLICY_TUNED:  # the bots with data (sim.bots)
+            a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
         else:
             a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
         if check and st.mask[a] == 0:
@@ -134,28 +139,32 @@ def _duplicate_deal(st, wall_seed, h, saved):
     return dealer
 
 
-@njit(cache=True)
 def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance):
     """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
 
-    ``policies: int64[4, 2]`` (code, param) per seat; ``work: int64[4, 34]``
-    scratch for the bots.  ``chance: int8[n, 4]``: the 飘财 chances
-    (:func:`_play_hand`).  With ``check`` the invariant checker runs after
-    the deal and after every step.  Returns ``(hand, error)``: ``(-1, 0)``
-    when all is well, else the hand and the ``ERR_*`` code of the first
-    violation (an illegal bot action is reported as ``-1``).
+    ``policies: int64[4, 2]`` (code, param) per seat, kernel policies only
+    (:func:`sim.policies.policy_table`); ``work: int64[4, 34]`` scratch for
+    the bots.  ``chance: int8[n, 4]``: the 飘财 chances (:func:`_play_hand`).
+    With ``check`` the invariant checker runs after the deal and after every
+    step.  Returns ``(hand, error)``: ``(-1, 0)`` when all is well, else the
+    hand and the ``ERR_*`` code of the first violation (an illegal bot
+    action is reported as ``-1``).  A Python wrapper of
+    :func:`_play_batch_walls` with an empty bot context.
     """
-    return _play_batch_walls(seed, -1, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance)
+    bx = make_context("kaihua", None, np.zeros((N_SEATS, N_W)), seed)
+    return _play_batch_walls(seed, -1, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance, bx)
 
 
 @njit(cache=True)
-def _play_batch_walls(seed, wall_seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance):
+def _play_batch_walls(seed, wall_seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance,
+                      bx):
     """:func:`_play_batch`, with duplicate deals when ``wall_seed >= 0`` (module docstring).
 
     ``wall_seed`` -1: walls and first dealers from the stream seeded by
     ``seed`` (the classic batch); ``0 .. 2**32-1``: hand ``h``'s wall and
     dealer from :func:`_duplicate_deal`, every hand a one-hand match
     (``match_len`` ignored), the stream seeded by ``seed`` left to the bots.
+    ``bx``: the bot context of ``policies`` (:func:`sim.bots.make_context`).
     """
     _rng_seed(st.rng, seed)  # walls, first dealers and random bots draw from it
     saved = np.zeros(4, np.uint64)
@@ -179,7 +188,7 @@ def _play_batch_walls(seed, wall_seed, n_hands, match_len, policies, ep, rp, tab
             err = _check_state(st, ep, rp, tabs)
             if err != 0:
                 return h, err
-        err = _play_hand(h, st, ep, rp, tabs, policies, check, work, chance)
+        err = _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx)
         if err != 0:
             return h, err
         _write_record(st, ep, h, rec[h])
@@ -217,8 +226,9 @@ def play_batch(
     """Play ``n_hands`` hands of self-play in one numba call; the per-hand record columns.
 
     ``seed``: int in ``0 .. 2**32 - 1``.  ``policies``: one spec for every
-    seat or four (``"greedy"``, ``"greedy,greedy,always,threshold:30"``; see
-    :mod:`sim.policies`).  ``match_len``: hands per match (dealer rotation,
+    seat or four (``"greedy"``, ``"greedy,greedy,always,threshold:30"``,
+    ``"tuned:kaihua,mc:16,greedy,greedy"``; see :mod:`sim.policies` and
+    :mod:`sim.bots`).  ``match_len``: hands per match (dealer rotation,
     K-3.3).  ``check``: run the invariant checker after every step (slower).
     ``wall_seed``: None (walls from ``seed``), or an int in ``0 .. 2**32 - 1``
     for duplicate deals: hand ``h``'s wall and dealer depend on
@@ -229,7 +239,8 @@ def play_batch(
     :data:`sim.engine.RECORD_COLUMNS` (Jiating: ``sim.jiating_records.COLUMNS``,
     its wins scored by ``sim.rules.jiating``).  Raises ``ValueError`` for bad
     arguments (also a 飘 policy on a rule set without a 财神,
-    :func:`sim.policies.check_piao_policies`) and ``RuntimeError`` if the
+    :func:`sim.policies.check_piao_policy`, and weights tuned for another
+    rule set) and ``RuntimeError`` if the
     checker finds a violation.
     """
     n_hands = _check_int("n_hands", n_hands, 0, 10**10)
@@ -239,15 +250,15 @@ def play_batch(
     name, r = load_rules(rules, options)
     ep = engine_params(name, r)
     rp = r.params()
-    table = policy_table(policies)
-    check_piao_policies(table, int(ep[EP_JOKER]), name)  # no 飘 policy without a 财神
+    table, weights = bot_table(policies, name, int(ep[EP_JOKER]))  # no 飘 policy without a 财神
+    bx = make_context(name, r, weights, seed)
     st = new_state()[0]
     rec = np.zeros((int(n_hands), N_RECORD), np.int64)
     work = np.zeros((4, 34), np.int64)
     chance = np.zeros((int(n_hands), N_SEATS), np.int8)
     hand, err = _play_batch_walls(
         int(seed), int(wall_seed), int(n_hands), int(match_len), table, ep, rp, hand_tables(), bool(check), st, rec,
-        work, chance
+        work, chance, bx
     )
     if err != 0:
         what = "a bot chose an illegal action" if err < 0 else ERR_MESSAGES[err]

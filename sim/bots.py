@@ -1,0 +1,210 @@
+"""Every self-play bot by its spec: the kernel policies plus the bots that need data.
+
+:mod:`sim.policies` holds the policies that are a ``(code, param)`` pair and
+nothing else (``random``, ``greedy``, ``never``, ``always``,
+``threshold:N``, ``greedy_safe``); the environments and the step API use
+them directly.  This module adds the bots that need more than that, and the
+one numba dispatch that plays them all (:func:`_bot_action`):
+
+=============== ================================================================
+spec            bot
+=============== ================================================================
+``tuned:NAME``  the parametric bot of :mod:`sim.tuned` with the weights of
+                ``agents/tuned/NAME.json`` (shipped: ``kaihua``, ``jiating``);
+                ``tuned:PATH.json`` reads another weights file
+``mc:N``        the search bot of :mod:`sim.search`: ``N`` determinizations
+                (1..4096) per decision, rollouts to the end of the hand; its
+                base policy (kept unless the rollouts find better, and its own
+                seat's rollout policy) is ``tuned:<rules>``
+``mc:N:greedy`` the same search with greedy as its base policy
+=============== ================================================================
+
+A weights file is JSON: ``{"rules": "kaihua", "features": [...], "weights":
+[...]}`` with :data:`sim.tuned.FEATURES` as ``features`` (same order) and
+one finite number per feature; anything else is a ``ValueError`` naming the
+file and the bad value.  A file tuned for one rule set refuses to play
+another (``rules``), since its weights mean nothing there.
+
+The bots' data travels with the kernels as one tuple, the *bot context*
+(:func:`make_context`): the weights of each seat, two scratch game states
+for the rollouts, scratch rows, the search bot's random stream (seeded from
+the batch seed, apart from the stream of the walls and the random bots) and
+the Jiating scoring tables the rollouts score with.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from sim.engine import N_SEATS, SC_TO_ACT, new_state
+from sim.policies import POLICIES, _choose_action, check_piao_policy, parse_policy
+from sim.rng import _rng_seed
+from sim.search import MAX_DETERMINIZATIONS, _mc_action
+from sim.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
+
+POLICY_TUNED = 10
+POLICY_MC = 11
+#: bots with data: name -> (code, takes a parameter)
+BOT_POLICIES = {"tuned": (POLICY_TUNED, True), "mc": (POLICY_MC, True)}
+
+#: where ``tuned:NAME`` looks for ``NAME.json``
+TUNED_DIR = Path(__file__).resolve().parent.parent / "agents" / "tuned"
+#: the scratch width of the search bot's rows (>= 136 tiles, >= its candidates)
+_SCRATCH = 160
+
+
+def known_policies() -> list[str]:
+    """Every policy name a spec may start with (kernel policies, then the bots with data)."""
+    return [*POLICIES, *BOT_POLICIES]
+
+
+def _short(x) -> str:
+    from sim.rules.options import short_repr
+
+    return short_repr(x)
+
+
+def tuned_path(name: str) -> Path:
+    """The weights file of ``tuned:NAME``: ``agents/tuned/NAME.json`` for a plain name, else the path."""
+    if re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        return TUNED_DIR / f"{name}.json"
+    return Path(name)
+
+
+def load_tuned(name: str) -> tuple[np.ndarray, dict]:
+    """``(weights: float64[N_W], meta)`` of ``tuned:NAME`` (module docstring).
+
+    Raises ``ValueError`` naming the file for a missing or unreadable file,
+    bad JSON, features that are not :data:`sim.tuned.FEATURES`, or weights of
+    the wrong length or with a NaN / infinite value.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"tuned:{_short(name)}: give a shipped name (kaihua, jiating) or a .json path")
+    path = tuned_path(name.strip())
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        shipped = ", ".join(sorted(p.stem for p in TUNED_DIR.glob("*.json"))) or "none"
+        raise ValueError(f"tuned:{_short(name)}: cannot read {str(path)!r} ({e.strerror}); shipped: {shipped}") from None
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"tuned:{_short(name)}: {str(path)!r} is not JSON ({e.msg}, line {e.lineno})") from None
+    if not isinstance(meta, dict) or "weights" not in meta:
+        raise ValueError(f"tuned:{_short(name)}: {str(path)!r} has no 'weights' list")
+    feats = meta.get("features")
+    if feats is not None and list(feats) != list(FEATURES):
+        raise ValueError(f"tuned:{_short(name)}: {str(path)!r} lists the features {_short(feats)}, "
+                         f"this version needs {list(FEATURES)}")
+    w = meta["weights"]
+    if not isinstance(w, list) or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in w):
+        raise ValueError(f"tuned:{_short(name)}: {str(path)!r}: 'weights' must be a list of {N_W} numbers")
+    return check_weights(w, f"tuned:{name} ({path})"), meta
+
+
+def parse_bot(spec) -> tuple[int, int, np.ndarray | None, str | None]:
+    """``(code, param, weights, rules)`` of one spec: a kernel policy (``weights`` None),
+    ``tuned:NAME`` (its weights and the rule set they were tuned for), ``mc:N``
+    (weights None and rules ``"*"``: the base policy is the tuned bot of the
+    rule set played, :func:`bot_table` loads it) or ``mc:N:greedy``
+    (``GREEDY_WEIGHTS``).
+
+    Raises ``ValueError`` naming an unknown policy (listing the known ones)
+    or a bad parameter.
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"policy {_short(spec)}: must be a string such as 'greedy', 'mc:32' or 'tuned:kaihua'")
+    name, _, arg = spec.strip().partition(":")
+    if name == "tuned":
+        w, meta = load_tuned(arg)
+        return POLICY_TUNED, 0, w, meta.get("rules")
+    if name == "mc":
+        count, _, base = (arg or "").partition(":")
+        if not re.fullmatch(r"\s*[0-9]{1,6}\s*", count):
+            raise ValueError(f"policy {_short(spec)}: give the determinizations per decision, e.g. mc:32")
+        n = int(count)
+        if not 1 <= n <= MAX_DETERMINIZATIONS:
+            raise ValueError(f"policy {_short(spec)}: N must be in 1..{MAX_DETERMINIZATIONS}")
+        base = base.strip()
+        if base not in ("", "greedy"):
+            raise ValueError(f"policy {_short(spec)}: the base policy is the tuned bot (mc:N) or greedy "
+                             "(mc:N:greedy)")
+        return POLICY_MC, n, (GREEDY_WEIGHTS.copy() if base == "greedy" else None), (None if base else "*")
+    if name not in POLICIES:
+        raise ValueError(f"unknown policy {_short(spec)}; known: {', '.join(known_policies())} "
+                         "(threshold:N, tuned:NAME, mc:N take a parameter)")
+    code, param = parse_policy(spec)
+    return code, param, None, None
+
+
+def split_specs(policies) -> list[str]:
+    """One spec per seat from ``"a"``, ``"a,b,c,d"`` or a sequence of 1 or 4 specs (``ValueError`` otherwise)."""
+    specs = [p.strip() for p in policies.split(",")] if isinstance(policies, str) else list(policies)
+    if len(specs) == 1:
+        specs = specs * N_SEATS
+    if len(specs) != N_SEATS:
+        raise ValueError(f"give one policy or one per seat (4), got {len(specs)}: {_short(policies)}")
+    return specs
+
+
+def bot_table(policies, rules: str, joker: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(table: int64[4, 2], weights: float64[4, N_W])`` of the seats' specs for rule set ``rules``.
+
+    ``joker``: the rule set's joker kind (-1 none).  Raises ``ValueError`` for
+    a wrong count, an unknown spec, a 飘 policy without a 财神
+    (:func:`sim.policies.check_piao_policy`) or weights tuned for another
+    rule set.
+    """
+    table = np.zeros((N_SEATS, 2), np.int64)
+    weights = np.zeros((N_SEATS, N_W))
+    for s, spec in enumerate(split_specs(policies)):
+        code, param, w, tuned_for = parse_bot(spec)
+        if tuned_for == "*":  # mc:N: the rule set's tuned bot is the base policy
+            w = load_tuned(rules)[0]
+            tuned_for = rules
+        if w is not None:
+            if tuned_for is not None and tuned_for != rules:
+                raise ValueError(f"policy {spec!r} (seat {s}) was tuned for {tuned_for!r}, not {rules!r}")
+            weights[s] = w
+        else:
+            check_piao_policy(code, param, joker, rules, f" (seat {s})")
+        table[s] = code, param
+    return table, weights
+
+
+def make_context(name: str, rules, weights: np.ndarray, seed: int):
+    """The bot context tuple of the kernels (module docstring).
+
+    ``name``/``rules``: the rule set and its options object (for the Jiating
+    scoring tables); ``weights: float64[4, N_W]``; ``seed``: int, seeds the
+    search bot's stream.
+    """
+    from sim.rules import jiating_kernels as jk
+
+    tables = jk.kernel_tables(rules if name == "jiating" else None)
+    jt = (*tables, jk.new_work(), np.zeros(len(tables[1]), np.int64))
+    bf = (np.zeros(34, np.uint8), np.zeros(N_SEATS, np.int64))
+    rng = np.zeros(4, np.uint64)
+    _rng_seed(rng, (int(seed) * 0x9E3779B1 + 0x5EED) % 2**63)
+    return (np.ascontiguousarray(weights, dtype=np.float64), new_state(2), np.zeros((4, _SCRATCH)),
+            np.zeros((4, _SCRATCH), np.int64), rng, jt, bf)
+
+
+@njit(cache=True)
+def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
+    """The action of policy ``code`` (with ``param``) for the seat to act: a kernel policy
+    (:func:`sim.policies._choose_action`), the tuned bot or the search bot.
+
+    ``bx``: the bot context (:func:`make_context`).  The action is legal.
+    """
+    if code == POLICY_TUNED:
+        return _tuned_action(bx[0][st.sc[SC_TO_ACT]], st, ep, tabs, mask, work)
+    if code == POLICY_MC:
+        return _mc_action(param, bx[0][st.sc[SC_TO_ACT]], st, ep, rp, tabs, mask, work, bx[1], bx[2], bx[3],
+                          bx[4], bx[5], bx[6])
+    return _choose_action(code, param, st, ep, rp, tabs, mask, work)

@@ -1,0 +1,319 @@
+"""The parametric bot: a linear score over features its seat can see, weights tuned by self-play.
+
+``tuned:NAME`` (``sim.bots``) plays with a weight vector ``w: float64[N_W]``
+(``agents/tuned/<rules>.json``, fitted by ``agents/tune.py`` with CMA-ES on
+duplicate deals).  Every feature is computed from what the seat may see: its
+own hand, every discard and exposed meld, meld counts, declarations, the
+number of tiles drawn; never other hands, concealed kong kinds or the wall.
+
+Own turn: a win is always taken; greedy's kongs stand (a kong that keeps the
+shanten, ``sim.policies``); otherwise each legal discard ``k`` gets the
+score ``sum_i w[i] * f_i(k)`` and the best is discarded (ties: the later
+kind, as greedy), made as ``declare <k>`` when that is legal (Jiating 架听,
+J-4.1, as greedy).  Claims: a win is always taken; each legal pong, chow or
+exposed kong gets ``sum_i w[i] * g_i``; the best is taken if its score is
+positive, else ``pass``.  硬子 is always declared (J-4.2, as greedy).
+
+Discard features (``f_i(k)``, after discarding ``k`` from the 3m+2 hand):
+
+=================== ============================================================
+``shanten``         shanten of the hand left (0 = ready)
+``effective``       live effective tiles of the hand left / 10 (kinds whose draw
+                    lowers the shanten, copies the seat cannot see; computed
+                    only when the shanten is at most the best + 1, else 0)
+``danger``          10 x estimated deal-in probability of ``k``
+                    (``sim.policies`` "Defence": ready(p) x unsafe(k, p))
+``danger_far``      ``danger`` x (best shanten - 1, at least 0): folding pays
+                    when the hand is far
+``danger_late``     ``danger`` x tiles drawn since the deal / 70
+``joker``           1 if ``k`` is the 财神 (a wild tile given away, K-9.1)
+``piao_ready``      1 if ``k`` is the 财神 and the hand left is ready (a 飘财
+                    chain link with a ready hand, K-6.5)
+``pairs``           pairs (non-joker kinds held twice or more) left / 7
+                    (seven pairs, K-6.3, P25)
+``suit``            tiles of the most held suit (hand left and melds) / 14
+                    (清一色 K-6.4; 混一色 / 清 patterns in Jiating)
+``honor``           1 if ``k`` is an honor (not the 财神)
+``terminal``        1 if ``k`` is a 1 or a 9
+``declare``         1 if ``declare <k>`` is legal (a single wait, J-4.1)
+=================== ============================================================
+
+Claim features (``g_i`` of a pong, chow or exposed kong):
+
+=================== ============================================================
+``claim_bias``      1
+``claim_gain``      shanten now - shanten after the claim (and its best discard)
+``claim_opens``     1 if the seat has no meld yet (the claim opens the hand:
+                    门清 P07 / P14 and the concealed doubling J-6.3 are lost)
+``claim_pong``      1 for a pong or an exposed kong, 0 for a chow
+``claim_late``      tiles drawn since the deal / 70
+=================== ============================================================
+
+:data:`GREEDY_WEIGHTS` reproduces greedy's order of discards and claims
+(shanten first, then live effective tiles; claim when it lowers the
+shanten); CMA-ES starts from it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.engine import (
+    A_CHOW_HIGH,
+    A_CHOW_LOW,
+    A_DECLARE,
+    A_DISCARD,
+    A_HARD_DECLARE,
+    A_KONG_ADDED,
+    A_KONG_CONCEALED,
+    A_KONG_EXPOSED,
+    A_PASS,
+    A_PONG,
+    A_WIN,
+    EP_JOKER,
+    N_KINDS,
+    PH_HARD,
+    PH_TURN,
+    SC_PHASE,
+    SC_TILE,
+    SC_TO_ACT,
+    SF_N_MELDS,
+)
+from sim.hand import _shanten, _shanten_each_change
+from sim.policies import _W_AFTER, _W_DRAW, _W_LIVE, _W_TMP, _danger, _live_counts, _threats, _wall_gone
+from sim.tiles import MELD_KONG_EXPOSED, MELD_NONE
+
+#: feature names, in weight order (the JSON files list them; a file must match)
+FEATURES = (
+    "shanten", "effective", "danger", "danger_far", "danger_late", "joker", "piao_ready", "pairs", "suit",
+    "honor", "terminal", "declare",
+    "claim_bias", "claim_gain", "claim_opens", "claim_pong", "claim_late",
+)
+N_W = len(FEATURES)
+F_SHANTEN, F_EFF, F_DANGER, F_DANGER_FAR, F_DANGER_LATE, F_JOKER, F_PIAO_READY, F_PAIRS, F_SUIT, F_HONOR, \
+    F_TERMINAL, F_DECLARE, C_BIAS, C_GAIN, C_OPENS, C_PONG, C_LATE = range(N_W)
+#: the first claim weight
+N_DISCARD_FEATURES = C_BIAS
+
+#: weights that play as greedy does (shanten, then live effective tiles; claim iff it lowers the shanten)
+GREEDY_WEIGHTS = np.zeros(N_W)
+GREEDY_WEIGHTS[F_SHANTEN] = -10.0
+GREEDY_WEIGHTS[F_EFF] = 1.0
+GREEDY_WEIGHTS[C_BIAS] = -0.5
+GREEDY_WEIGHTS[C_GAIN] = 1.0
+
+_BIG = 99
+
+
+@njit(cache=True)
+def _suit_max(h, st, s):
+    """Tiles of the most held suit in the concealed counts ``h`` plus seat ``s``'s melds."""
+    c0 = 0
+    c1 = 0
+    c2 = 0
+    for k in range(27):
+        if k < 9:
+            c0 += h[k]
+        elif k < 18:
+            c1 += h[k]
+        else:
+            c2 += h[k]
+    for i in range(st.seat[s, SF_N_MELDS]):
+        t = st.meld_type[s, i]
+        k = st.meld_kind[s, i]
+        if t == MELD_NONE or k >= 27:
+            continue
+        n = 4 if t >= MELD_KONG_EXPOSED else 3  # kongs (exposed, added, concealed: own seat) hold 4
+        if k < 9:
+            c0 += n
+        elif k < 18:
+            c1 += n
+        else:
+            c2 += n
+    m = c0 if c0 > c1 else c1
+    return m if m > c2 else c2
+
+
+@njit(cache=True)
+def _effective_count(h, joker, tabs, base, live, draw):
+    """Live tiles whose draw brings the 3m+1 hand ``h`` below shanten ``base``."""
+    _shanten_each_change(h, joker, tabs, 1, draw)
+    total = 0
+    for t in range(N_KINDS):
+        if draw[t] < base:
+            total += live[t]
+    return total
+
+
+@njit(cache=True)
+def _discard_score(w, k, after_k, best, h, joker, tabs, st, s, live, row, gone, mask, work):
+    """``sum_i w[i] f_i(k)`` for the legal discard ``k`` (module docstring)."""
+    sc = w[F_SHANTEN] * after_k
+    if after_k <= best + 1 and w[F_EFF] != 0.0:
+        h[k] -= 1
+        sc += w[F_EFF] * 0.1 * _effective_count(h, joker, tabs, after_k, live, work[_W_DRAW])
+        h[k] += 1
+    d = 10.0 * _danger(k, joker, live, row, s)
+    far = best - 1 if best > 1 else 0
+    sc += d * (w[F_DANGER] + w[F_DANGER_FAR] * far + w[F_DANGER_LATE] * gone)
+    if k == joker:
+        sc += w[F_JOKER]
+        if after_k <= 0:
+            sc += w[F_PIAO_READY]
+    if w[F_PAIRS] != 0.0 or w[F_SUIT] != 0.0:
+        h[k] -= 1
+        pairs = 0
+        for t in range(N_KINDS):
+            if t != joker and h[t] >= 2:
+                pairs += 1
+        sc += w[F_PAIRS] * pairs / 7.0
+        sc += w[F_SUIT] * _suit_max(h, st, s) / 14.0
+        h[k] += 1
+    if k >= 27 and k != joker:
+        sc += w[F_HONOR]
+    elif k < 27 and (k % 9 == 0 or k % 9 == 8):
+        sc += w[F_TERMINAL]
+    if mask[A_DECLARE + k]:
+        sc += w[F_DECLARE]
+    return sc
+
+
+@njit(cache=True)
+def _tuned_turn(w, st, ep, tabs, mask, work):
+    """Own turn of the tuned bot (module docstring)."""
+    if mask[A_WIN]:
+        return A_WIN
+    s = st.sc[SC_TO_ACT]
+    h = st.hands[s]
+    joker = ep[EP_JOKER]
+    after = work[_W_AFTER]
+    _shanten_each_change(h, joker, tabs, -1, after)
+    best = _BIG
+    for k in range(N_KINDS):
+        if mask[A_DISCARD + k] and after[k] < best:
+            best = after[k]
+    # greedy's kongs: a free replacement draw and a chain link when the shanten stays
+    for t in range(N_KINDS):
+        if mask[A_KONG_ADDED + t] and after[t] <= best:
+            return A_KONG_ADDED + t
+        if mask[A_KONG_CONCEALED + t]:
+            h[t] -= 4
+            keep = _shanten(h, joker, tabs) <= best
+            h[t] += 4
+            if keep:
+                return A_KONG_CONCEALED + t
+    live = work[_W_LIVE]
+    _live_counts(st, s, live)
+    row = work[_W_TMP]
+    _threats(st, ep, s, row)
+    gone = _wall_gone(st) / 70.0
+    pick = -1
+    pick_sc = -1e300
+    for k in range(N_KINDS):
+        if not mask[A_DISCARD + k]:
+            continue
+        sc = _discard_score(w, k, after[k], best, h, joker, tabs, st, s, live, row, gone, mask, work)
+        if sc >= pick_sc:
+            pick = k
+            pick_sc = sc
+    if pick < 0:  # no legal discard: a forced kong-only turn cannot happen, but stay legal
+        for a in range(A_HARD_DECLARE + 2):
+            if mask[a]:
+                return a
+    if mask[A_DECLARE + pick]:  # J-4.1 as greedy: declare 架听 when the discard leaves a single wait
+        return A_DECLARE + pick
+    return A_DISCARD + pick
+
+
+@njit(cache=True)
+def _best_after(h, joker, tabs, row):
+    """Best shanten reachable by one discard from the 3m+2 hand ``h`` (a joker only if nothing else)."""
+    _shanten_each_change(h, joker, tabs, -1, row)
+    best = _BIG
+    for k in range(N_KINDS):
+        if k != joker and row[k] < best:
+            best = row[k]
+    if best == _BIG and joker >= 0:
+        best = row[joker]
+    return best
+
+
+@njit(cache=True)
+def _tuned_claim(w, st, ep, tabs, mask, work):
+    """Claim decision of the tuned bot (module docstring)."""
+    if mask[A_WIN]:
+        return A_WIN
+    s = st.sc[SC_TO_ACT]
+    h = st.hands[s]
+    joker = ep[EP_JOKER]
+    k = st.sc[SC_TILE]
+    base = _shanten(h, joker, tabs)
+    opens = 1.0 if st.seat[s, SF_N_MELDS] == 0 else 0.0
+    gone = _wall_gone(st) / 70.0
+    common = w[C_BIAS] + w[C_OPENS] * opens + w[C_LATE] * gone
+    choice = A_PASS
+    best_sc = 0.0
+    row = work[_W_TMP]
+    if mask[A_PONG]:
+        h[k] -= 2
+        v = _best_after(h, joker, tabs, row)
+        h[k] += 2
+        sc = common + w[C_GAIN] * (base - v) + w[C_PONG]
+        if sc > best_sc:
+            best_sc = sc
+            choice = A_PONG
+    if mask[A_KONG_EXPOSED]:
+        h[k] -= 3
+        v = _shanten(h, joker, tabs)
+        h[k] += 3
+        sc = common + w[C_GAIN] * (base - v) + w[C_PONG]
+        if sc > best_sc:
+            best_sc = sc
+            choice = A_KONG_EXPOSED
+    for a in range(A_CHOW_LOW, A_CHOW_HIGH + 1):
+        if mask[a]:
+            low = k - (a - A_CHOW_LOW)
+            for t in range(low, low + 3):
+                if t != k:
+                    h[t] -= 1
+            v = _best_after(h, joker, tabs, row)
+            for t in range(low, low + 3):
+                if t != k:
+                    h[t] += 1
+            sc = common + w[C_GAIN] * (base - v)
+            if sc > best_sc:
+                best_sc = sc
+                choice = a
+    return choice
+
+
+@njit(cache=True)
+def _tuned_action(w, st, ep, tabs, mask, work):
+    """The tuned bot's action for the seat to act; ``w: float64[N_W]`` its weights.
+
+    ``mask``: the legal mask of the state; the action returned is legal.
+    ``work: int64[4, 34]``: scratch (the rows of ``sim.policies``).
+    """
+    if st.sc[SC_PHASE] == PH_HARD:  # J-4.2 declare 硬子 whenever offered (as greedy)
+        return A_HARD_DECLARE
+    if st.sc[SC_PHASE] != PH_TURN:
+        return _tuned_claim(w, st, ep, tabs, mask, work)
+    return _tuned_turn(w, st, ep, tabs, mask, work)
+
+
+def check_weights(weights, where: str = "weights") -> np.ndarray:
+    """``weights`` as ``float64[N_W]``; ``ValueError`` naming ``where`` for a wrong length,
+    a non-number or a NaN / infinite entry (and which one)."""
+    try:
+        w = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: the weights must be {N_W} numbers") from None
+    if w.ndim != 1 or w.size != N_W:
+        raise ValueError(f"{where}: {w.size if w.ndim == 1 else w.shape} weights, expected {N_W} "
+                         f"({', '.join(FEATURES)})")
+    bad = np.flatnonzero(~np.isfinite(w))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"{where}: weight {i} ({FEATURES[i]}) is {float(w[i])!r}; every weight must be a finite number")
+    return w
