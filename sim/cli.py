@@ -9,6 +9,11 @@ Subcommands:
 - ``caishen hand TILES [--joker 5z] [--rules kaihua|jiating]``: shanten,
   waits and effective tiles of a hand (waits by shape, or those a rule set's
   win gates allow).
+- ``caishen match --rules kaihua --policies greedy,mc:16 --walls N --seed S --out DIR``:
+  two to four policies on duplicate deals (:mod:`sim.arena`), the table of
+  points per hand with CIs over walls and the pairwise differences.
+- ``caishen train --rules kaihua --out FILE``: fit the tuned bot's weights by
+  CMA-ES on duplicate deals (:mod:`agents.tune`; needs the ``[tune]`` extra).
 - ``caishen --version``: the package version.
 
 Each subcommand is registered by one ``_add_<name>`` function below and runs
@@ -326,6 +331,122 @@ def _cmd_report(args) -> int:
     return 0
 
 
+#: bounds of ``caishen match``
+MAX_WALLS = 10**9
+MAX_CHUNK_WALLS = 10**6
+
+
+def _add_match(sub) -> None:
+    p = sub.add_parser(
+        "match",
+        help="two to four policies on duplicate deals: points per hand with CIs over walls",
+        description="Play every wall once per seat rotation (2 policies: A B A B and B A B A; 3: A B C A "
+        "rotated; 4: A B C D rotated), so each policy sits in every seat on the same tiles, through the "
+        "runner (chunks, workers, Ray, resume, Parquet in OUT/chunks). Prints per policy the mean points per "
+        "hand with its 95%% CI over walls (the independent unit), win rate, deal-in rate (paid for a discard "
+        "win or a robbed kong), 飘 rate, and the pairwise differences with paired CIs; also saved as "
+        "OUT/match.json and OUT/match.csv. Rerunning the same command resumes.",
+    )
+    p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
+    p.add_argument("--policies", required=True,
+                   help="2 to 4 comma-separated specs: random, greedy, greedy_safe, never, always, threshold:N, "
+                   "tuned:NAME (agents/tuned/NAME.json, or a .json path), mc:N (search bot, N determinizations)")
+    p.add_argument("--walls", type=int, required=True, help="walls to play (each in every seating)")
+    p.add_argument("--seed", type=int, default=0, help="root seed, 0..2**63-1 (default 0)")
+    p.add_argument("--out", required=True, help="run directory (created; reused to resume)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="rule option, e.g. discard_win=false (repeatable)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes / Ray tasks (default: all cores; 1 = in-process)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool or Ray")
+    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: start local Ray)")
+    p.add_argument("--chunk-walls", type=int, default=None, help="walls per chunk (default 1000)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_match)
+
+
+def _cmd_match(args) -> int:
+    from sim import arena, runner
+    from sim.rules.options import parse_option_strings
+
+    for name, v, hi in (("--walls", args.walls, MAX_WALLS), ("--chunk-walls", args.chunk_walls, MAX_CHUNK_WALLS),
+                        ("--workers", args.workers, MAX_WORKERS)):
+        if v is not None and v < 1:
+            raise ValueError(f"{name} {v}: must be a positive integer")
+        if v is not None and v > hi:
+            raise ValueError(f"{name} {v}: at most {hi}")
+    if args.ray_address and args.backend != "ray":
+        raise ValueError("--ray-address needs --backend ray")
+    options = parse_option_strings(args.option)
+    config = arena.make_config(args.rules, args.policies, args.walls, args.seed, options,
+                               args.chunk_walls or arena.DEFAULT_CHUNK_WALLS)
+    n = arena.n_policies_of(config)
+    if not args.no_progress:
+        print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n))} seatings in {config.n_chunks} "
+              f"chunk(s) to {args.out}; the first run compiles the numba kernels (minutes) before the bar moves",
+              file=sys.stderr)
+    try:
+        res = runner.run(config, args.out, workers=args.workers, backend=args.backend, ray_address=args.ray_address,
+                         progress=not args.no_progress, chunk_fn=arena.CHUNK_FNS[n])
+    except KeyboardInterrupt:
+        from sim import records
+
+        done = len(records.finished_chunks(args.out))
+        print(f"caishen match: interrupted with {done} of {config.n_chunks} chunk(s) written to {args.out}; "
+              "rerun the same command to resume", file=sys.stderr)
+        return 130
+    summary = arena.summarize_match(args.out)
+    arena.save_summary(args.out, summary)
+    head = (f"{config.rules}: {summary['walls_done']} walls x {summary['seatings']} seatings, seed {config.seed}, "
+            f"policies {','.join(summary['policies'])}\n"
+            f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s, "
+            f"{res.hands_per_second:.0f} hands/s), {res.chunks_skipped} already done; run directory {args.out}")
+    print(arena.format_summary(summary, head))
+    return 0
+
+
+def _add_train(sub) -> None:
+    p = sub.add_parser(
+        "train",
+        help="fit the tuned bot's weights by CMA-ES on duplicate deals (agents.tune; [tune] extra)",
+        description="Fit the weights of the parametric bot (sim.tuned) with CMA-ES: each candidate plays "
+        "duplicate deals (both seatings of A B A B) against a fixed pool of opponents, fitness = its mean "
+        "points per hand; the walls are fixed per generation (common random numbers). Writes the weights "
+        "as JSON (loadable as tuned:PATH, or tuned:NAME from agents/tuned/NAME.json) with the command that "
+        "reproduces them.",
+    )
+    p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
+    p.add_argument("--out", required=True, help="weights file to write (.json)")
+    p.add_argument("--pool", default="greedy", help="opponents, comma-separated (default greedy)")
+    p.add_argument("--generations", type=int, default=30, help="CMA-ES generations (default 30)")
+    p.add_argument("--popsize", type=int, default=12, help="candidates per generation (default 12)")
+    p.add_argument("--walls", type=int, default=1500, help="walls per candidate and generation (default 1500)")
+    p.add_argument("--sigma", type=float, default=1.0, help="initial CMA-ES step size (default 1.0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of CMA-ES and of the walls (default 0)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="rule option (repeatable)")
+    p.add_argument("--start", default=None, help="start from this weights file (tuned: name or .json path) "
+                   "instead of the greedy weights")
+    p.add_argument("--scan-walls", type=int, default=0,
+                   help="first a coordinate scan on this many walls, CMA-ES starts from its result (default 0: none)")
+    p.add_argument("--validation-walls", type=int, default=4000,
+                   help="walls of the final check on unseen walls (default 4000)")
+    p.add_argument("--quiet", action="store_true", help="no per-generation lines")
+    p.set_defaults(func=_cmd_train)
+
+
+def _cmd_train(args) -> int:
+    from agents import tune
+    from sim.rules.options import parse_option_strings
+
+    res = tune.tune(args.rules, args.out, pool=args.pool, generations=args.generations, popsize=args.popsize,
+                    walls=args.walls, sigma=args.sigma, seed=args.seed, options=parse_option_strings(args.option),
+                    validation_walls=args.validation_walls, start=args.start, scan_walls=args.scan_walls,
+                    log=None if args.quiet else print)
+    print(f"wrote {args.out}: fitness {res['fitness']:.3f} points/hand against {args.pool} "
+          f"({res['evaluations']} evaluations, {res['seconds']:.0f} s)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="caishen",
@@ -333,7 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"caishen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_hand, _add_score, _add_simulate, _add_report):
+    for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_match, _add_train):
         add(sub)
     return parser
 

@@ -82,3 +82,169 @@ def test_without_wall_seed_nothing_changes(engine_warm):
     b = play_batch(50, 4, policies="greedy,random,always,never", wall_seed=None)
     for col in a:
         assert np.array_equal(a[col], b[col]), col
+
+
+# --------------------------------------------------------------------- sim.stats
+def test_wall_mean_ci_is_the_t_interval():
+    from scipy import stats as st
+
+    from sim.stats import paired_diff_ci, wall_mean_ci
+
+    x = np.random.default_rng(1).normal(0.3, 2.0, 500)
+    m, lo, hi = wall_mean_ci(x)
+    ref = st.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=st.sem(x))
+    assert m == pytest.approx(x.mean()) and lo == pytest.approx(ref[0]) and hi == pytest.approx(ref[1])
+    y = x + np.random.default_rng(2).normal(0.1, 0.5, 500)
+    d, dlo, dhi = paired_diff_ci(y, x)
+    ref = st.ttest_rel(y, x).confidence_interval(0.95)
+    assert d == pytest.approx((y - x).mean()) and dlo == pytest.approx(ref.low) and dhi == pytest.approx(ref.high)
+    assert dhi - dlo < hi - lo  # pairing removes the walls' luck
+    m1, lo1, hi1 = wall_mean_ci([2.0])
+    assert m1 == 2.0 and np.isnan(lo1) and np.isnan(hi1)
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda s: s.wall_mean_ci([]), "no walls"),
+    (lambda s: s.wall_mean_ci([1.0, float("nan"), 2.0]), "wall 1 has the non-finite value nan"),
+    (lambda s: s.wall_mean_ci([[1.0, 2.0]]), "1-d"),
+    (lambda s: s.wall_mean_ci(["a"]), "expected numbers"),
+    (lambda s: s.paired_diff_ci([1.0, 2.0], [1.0]), "a has 2, b has 1"),
+    (lambda s: s.mean_ci([1.0, 2.0], level=1.5), "level 1.5"),
+])
+def test_stats_bad_input_is_named(call, msg):
+    from sim import stats
+
+    with pytest.raises(ValueError, match=msg):
+        call(stats)
+
+
+# ------------------------------------------------------------------- the arena
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_schedule_puts_each_slot_in_each_seat_once(n):
+    """Every slot of the filled order sits in every seat exactly once over the distinct rotations
+    (a policy holding k of the four slots sits k*len(seatings)/4 times in each seat)."""
+    from sim.arena import fill_seats, seatings
+
+    slots = fill_seats(n)
+    seats = seatings(n)
+    assert len(set(seats)) == len(seats)
+    for i in range(n):
+        k = slots.count(i)
+        for s in range(4):
+            assert sum(seat[s] == i for seat in seats) == k * len(seats) // 4
+    assert {2: 2, 3: 4, 4: 4}[n] == len(seats)
+
+
+def _match(tmp_path, name, policies, walls, rules="kaihua", workers=1, chunk_walls=7, seed=3):
+    from sim.arena import play_match
+
+    return play_match(rules, policies, walls, seed, tmp_path / name, chunk_walls=chunk_walls, workers=workers,
+                      progress=False)
+
+
+def test_match_rows_follow_the_schedule(tmp_path, engine_warm):
+    """Property of the played rows: on every wall each policy sits in each seat as often as the
+    schedule says, and every seating of a wall has the same dealer (the same deal)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as hs
+
+    from sim import records
+    from sim.arena import fill_seats, seatings
+
+    @settings(max_examples=6, deadline=None)
+    @given(hs.integers(2, 4), hs.integers(1, 9), hs.integers(1, 4), hs.integers(0, 2**32))
+    def check(n, walls, chunk_walls, seed):
+        d = tmp_path / f"m{n}-{walls}-{chunk_walls}-{seed}"
+        from sim.arena import play_match
+
+        play_match("kaihua", ["random"] * n, walls, seed, d, chunk_walls=chunk_walls, workers=1, progress=False)
+        df = records.read_run(d)
+        n_s = len(seatings(n))
+        assert len(df) == walls * n_s
+        wall = df["hand_id"].to_numpy() // n_s
+        slots = fill_seats(n)
+        for w in range(walls):
+            rows = df[wall == w]
+            assert rows["dealer"].nunique() == 1
+            for i in range(n):
+                for s in range(4):
+                    assert int((rows[f"policy_{s}"] == i).sum()) == slots.count(i) * n_s // 4
+
+    check()
+
+
+def test_identical_policies_differ_by_nothing(tmp_path, engine_warm):
+    """greedy against greedy: every wall gives both the same points (difference exactly 0); random
+    against random: a difference whose CI covers 0."""
+    _, s = _match(tmp_path, "gg", "greedy,greedy", 60)
+    p = s["pairs"][0]
+    assert p["diff"] == 0.0 and p["lo"] <= 0.0 <= p["hi"]
+    _, s = _match(tmp_path, "rr", "random,random,random", 300, chunk_walls=100)
+    for p in s["pairs"]:
+        assert p["lo"] <= 0.0 <= p["hi"], p
+
+
+def test_match_does_not_depend_on_workers(tmp_path, engine_warm):
+    """Rows and table of a match are the same in-process and with two worker processes."""
+    from sim import records
+
+    _, a = _match(tmp_path, "w1", "greedy,greedy_safe,random", 30, workers=1, chunk_walls=10)
+    _, b = _match(tmp_path, "w2", "greedy,greedy_safe,random", 30, workers=2, chunk_walls=10)
+    assert a["policy_rows"] == b["policy_rows"] and a["pairs"] == b["pairs"]
+    ra, rb = records.read_run(tmp_path / "w1"), records.read_run(tmp_path / "w2")
+    assert ra.drop(columns=[]).equals(rb)
+
+
+def test_match_resumes_and_refuses_another_match(tmp_path, engine_warm):
+    from sim import records
+
+    res, _ = _match(tmp_path, "r", "greedy,random", 21)
+    assert res.chunks_run == 3
+    (tmp_path / "r" / "chunks" / "chunk-00001.parquet").unlink()
+    res, _ = _match(tmp_path, "r", "greedy,random", 21)
+    assert res.chunks_run == 1 and res.chunks_skipped == 2
+    assert len(records.read_run(tmp_path / "r")) == 42
+    with pytest.raises(ValueError, match="policies"):
+        _match(tmp_path, "r", "greedy,greedy_safe", 21)
+
+
+@pytest.mark.parametrize("policies,msg", [
+    ("greedy", "2 to 4 policies, got 1"),
+    ("greedy,random,greedy,random,greedy", "2 to 4 policies, got 5"),
+    ("greedy,alien", "unknown policy 'alien'"),
+    ("greedy,mc:0", "1..4096"),
+    ("greedy,threshold:x", "integer"),
+])
+def test_match_bad_policies_are_named(tmp_path, policies, msg):
+    from sim.arena import make_config
+
+    with pytest.raises(ValueError, match=msg):
+        make_config("kaihua", policies, 10, 0)
+
+
+def test_match_piao_policy_without_caishen_is_named():
+    from sim.arena import make_config
+
+    with pytest.raises(ValueError, match="no 财神"):
+        make_config("jiating", "greedy,always", 10, 0)
+
+
+def test_cli_match_prints_the_table_and_exits_2_on_bad_input(tmp_path, capsys, engine_warm):
+    from sim.cli import main
+
+    assert main(["match", "--rules", "jiating", "--policies", "greedy,random", "--walls", "12", "--seed", "1",
+                 "--out", str(tmp_path / "m"), "--workers", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "0:greedy" in out and "1:random" in out and "0:greedy - 1:random" in out
+    assert (tmp_path / "m" / "match.json").exists() and (tmp_path / "m" / "match.csv").exists()
+    for argv, msg in [
+        (["--policies", "greedy"], "2 to 4 policies"),
+        (["--policies", "greedy,nope"], "unknown policy 'nope'"),
+        (["--policies", "greedy,random", "--walls", "0"], "--walls 0"),
+        (["--policies", "greedy,tuned:/no/such.json"], "/no/such.json"),
+    ]:
+        full = ["match", "--out", str(tmp_path / "x"), "--walls", "5", *argv]
+        with pytest.raises(SystemExit) as e:
+            main(full)
+        assert e.value.code == 2
+        assert msg in capsys.readouterr().err

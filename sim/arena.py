@@ -1,0 +1,346 @@
+"""Duplicate-deal matches between two to four policies (``caishen match``).
+
+Every wall is played once per distinct *seating*: the policies fill the
+four seats by rotation (two policies ``A B A B``, three ``A B C A``, four
+``A B C D``) and each seating is a rotation of that order by 0..3 seats.
+Rotations that give the same seating are played once (``A B A B`` has two:
+``A B A B`` and ``B A B A``).  So on every wall each *slot* of the filled
+order sits in every seat exactly once, and a policy sits in every seat as
+often as it has slots (once each with two or four policies; with three the
+first policy twice, the others once).  The same wall means the same tiles
+and the same dealer in every seating (``sim.selfplay.play_batch(wall_seed=...)``):
+what differs between the seatings is only who plays which seat.
+
+The match runs through :mod:`sim.runner` (chunks, worker processes or Ray,
+resume, Parquet): chunk function ``sim.arena:chunk_P`` for ``P`` policies,
+one chunk = ``chunk_walls`` walls x the seatings, rows wall-major (row
+``w * n_seatings + r`` of a chunk is wall ``w`` in seating ``r``, so the
+global wall of a row is ``hand_id // n_seatings``).  The chunk's
+``seed_entropy`` (from ``SeedSequence(seed)``, as every run) is the wall
+seed of its walls; the bots' streams get other seeds derived from it.
+Columns added to the engine's: ``wall`` (index in the chunk), ``seating``,
+``wall_seed`` and ``policy_0..3`` (the index in the policy list of the
+policy in each seat).  The policies are recorded in run.json as the filled
+four-seat order (``policies``) and the chunk function names ``P``.
+
+Results (:func:`summarize_match`): per policy, points per hand averaged
+over its seats of each wall first (one value per wall: the independent
+unit), then the mean and 95% CI across walls (:func:`sim.stats.wall_mean_ci`);
+win rate (the seat won, several winners of one discard included), deal-in
+rate (the seat was the discarder of a discard win or the robbed seat of a
+robbed kong: it paid, K-8.3 / J-6.5), 飘 rate (the seat discarded a 财神
+at least once, K-9.1; Kaihua only); and every pairwise difference with its
+paired CI over walls (:func:`sim.stats.paired_diff_ci`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from sim import runner
+
+#: walls per chunk by default
+DEFAULT_CHUNK_WALLS = 1000
+MIN_POLICIES = 2
+MAX_POLICIES = 4
+N_SEATS = 4
+#: the match summary files
+SUMMARY_JSON = "match.json"
+SUMMARY_CSV = "match.csv"
+
+
+# ---------------------------------------------------------------------------
+# the schedule
+# ---------------------------------------------------------------------------
+def fill_seats(n_policies: int) -> tuple[int, int, int, int]:
+    """The policy index of each of the four slots: ``(0, 1, 0, 1)``, ``(0, 1, 2, 0)``, ``(0, 1, 2, 3)``."""
+    if not MIN_POLICIES <= n_policies <= MAX_POLICIES:
+        raise ValueError(f"a match needs {MIN_POLICIES} to {MAX_POLICIES} policies, got {n_policies}")
+    return tuple(i % n_policies for i in range(N_SEATS))
+
+
+def seatings(n_policies: int) -> list[tuple[int, ...]]:
+    """The distinct seatings of ``n_policies`` policies: ``seating[s]`` is the policy in seat ``s``.
+
+    Rotation ``r`` puts slot ``(s - r) % 4`` of :func:`fill_seats` in seat
+    ``s``; rotations giving the same seating are listed once, in order of ``r``.
+    """
+    slots = fill_seats(n_policies)
+    out: list[tuple[int, ...]] = []
+    for r in range(N_SEATS):
+        seat = tuple(slots[(s - r) % N_SEATS] for s in range(N_SEATS))
+        if seat not in out:
+            out.append(seat)
+    return out
+
+
+def check_policies(policies, rules: str, options: dict | None) -> list[str]:
+    """The policy specs of a match as a list of 2..4 strings, each checked against ``rules``.
+
+    ``policies``: ``"greedy,mc:16"`` or a sequence.  Raises ``ValueError``
+    naming fewer than two or more than four policies, an unknown spec, a bad
+    parameter, a bad weights file or a 飘 policy on a rule set without a 财神.
+    """
+    from sim import engine
+    from sim.bots import bot_table
+    from sim.rules.options import short_repr
+
+    if isinstance(policies, str):
+        specs = [p.strip() for p in policies.split(",")]
+    else:
+        try:
+            specs = [str(p).strip() for p in policies]
+        except TypeError:
+            raise ValueError(f"policies {short_repr(policies)}: give 2 to 4 comma-separated specs") from None
+    if not MIN_POLICIES <= len(specs) <= MAX_POLICIES:
+        raise ValueError(f"a match needs {MIN_POLICIES} to {MAX_POLICIES} policies, got {len(specs)}: "
+                         f"{short_repr(','.join(specs))}")
+    name, r = engine.load_rules(rules, options)
+    joker = int(engine.engine_params(name, r)[engine.EP_JOKER])
+    for p in specs:
+        bot_table([p] * N_SEATS, name, joker)  # ValueError naming the spec
+    return specs
+
+
+# ---------------------------------------------------------------------------
+# the chunk functions (one per policy count: the runner's config names it)
+# ---------------------------------------------------------------------------
+def _bots_seed(seed_entropy: int, r: int) -> int:
+    return int(np.random.SeedSequence([int(seed_entropy), 7919, r]).generate_state(1, np.uint32)[0])
+
+
+def duplicate_chunk(n_policies: int, rules: str, options: dict, policies: tuple, seed_entropy: int,
+                    n_hands: int) -> dict[str, np.ndarray]:
+    """Play one chunk of a match: ``n_hands // n_seatings`` walls, each in every seating.
+
+    ``policies``: the filled four-seat order (:func:`fill_seats`) as specs;
+    ``seed_entropy``: the wall seed.  Returns the record columns, wall-major
+    (module docstring), with the arena's columns added.
+    """
+    from sim.selfplay import play_batch
+
+    seats = seatings(n_policies)
+    slots = fill_seats(n_policies)
+    names = [None] * n_policies
+    for i, p in zip(slots, policies):
+        names[i] = p
+    n_s = len(seats)
+    if n_hands % n_s:
+        raise ValueError(f"a chunk of {n_hands} hands is not a whole number of walls x {n_s} seatings")
+    n_walls = n_hands // n_s
+    parts = []
+    for r, seat in enumerate(seats):
+        cols = play_batch(n_walls, _bots_seed(seed_entropy, r), rules=rules, options=options,
+                          policies=[names[i] for i in seat], wall_seed=int(seed_entropy))
+        parts.append(cols)
+    out: dict[str, np.ndarray] = {}
+    for c in parts[0]:
+        stacked = np.stack([p[c] for p in parts], axis=1)  # [wall, seating]
+        out[c] = stacked.reshape(n_walls * n_s)
+    out["hand"] = np.arange(n_walls * n_s, dtype=np.int64)
+    out["wall"] = np.repeat(np.arange(n_walls, dtype=np.int64), n_s)
+    out["seating"] = np.tile(np.arange(n_s, dtype=np.int8), n_walls)
+    out["wall_seed"] = np.full(n_walls * n_s, int(seed_entropy), np.int64)
+    for s in range(N_SEATS):
+        out[f"policy_{s}"] = np.tile(np.array([seat[s] for seat in seats], np.int8), n_walls)
+    return out
+
+
+def chunk_2(rules, options, policies, seed_entropy, n_hands):
+    """:func:`duplicate_chunk` of a two-policy match."""
+    return duplicate_chunk(2, rules, options, policies, seed_entropy, n_hands)
+
+
+def chunk_3(rules, options, policies, seed_entropy, n_hands):
+    """:func:`duplicate_chunk` of a three-policy match."""
+    return duplicate_chunk(3, rules, options, policies, seed_entropy, n_hands)
+
+
+def chunk_4(rules, options, policies, seed_entropy, n_hands):
+    """:func:`duplicate_chunk` of a four-policy match."""
+    return duplicate_chunk(4, rules, options, policies, seed_entropy, n_hands)
+
+
+CHUNK_FNS = {2: chunk_2, 3: chunk_3, 4: chunk_4}
+
+
+# ---------------------------------------------------------------------------
+# running a match
+# ---------------------------------------------------------------------------
+def make_config(rules: str, policies, walls: int, seed: int, options: dict | None = None,
+                chunk_walls: int = DEFAULT_CHUNK_WALLS) -> runner.RunConfig:
+    """The runner configuration of a match (``games`` = walls x seatings).
+
+    Raises ``ValueError`` naming a bad rule set, option, policy list, wall
+    count, chunk size or seed.
+    """
+    specs = check_policies(policies, rules, options)
+    for name, v, lo in (("walls", walls, 1), ("chunk_walls", chunk_walls, 1)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise ValueError(f"{name} {v!r}: must be a positive integer")
+    opts = runner.resolve_options(rules, options)
+    n_s = len(seatings(len(specs)))
+    filled = tuple(specs[i] for i in fill_seats(len(specs)))
+    fn = CHUNK_FNS[len(specs)]
+    return runner.RunConfig(rules, opts, filled, seed, int(walls) * n_s, int(chunk_walls) * n_s,
+                            f"{fn.__module__}:{fn.__qualname__}")
+
+
+def n_policies_of(config: runner.RunConfig | dict) -> int:
+    """How many policies a match configuration (or its run.json) plays: from its chunk function."""
+    fn = config.chunk_fn if isinstance(config, runner.RunConfig) else config.get("chunk_fn", "")
+    mod, _, name = str(fn).partition(":")
+    if mod != __name__ or not name.startswith("chunk_") or name[6:] not in ("2", "3", "4"):
+        raise ValueError(f"{fn!r} is not a match's chunk function (sim.arena:chunk_2/3/4)")
+    return int(name[6:])
+
+
+def play_match(rules: str, policies, walls: int, seed: int, out: str | os.PathLike, *,
+               options: dict | None = None, chunk_walls: int = DEFAULT_CHUNK_WALLS, workers: int | None = None,
+               backend: str = "local", ray_address: str | None = None, progress: bool = True):
+    """Play (or resume) a match into ``out`` and return ``(RunResult, summary)``.
+
+    The summary is :func:`summarize_match` of the finished run, also written
+    to ``out/match.json`` and ``out/match.csv``.  Raises ``ValueError`` for
+    bad arguments or another run in ``out``.
+    """
+    config = make_config(rules, policies, walls, seed, options, chunk_walls)
+    fn = CHUNK_FNS[n_policies_of(config)]
+    res = runner.run(config, out, workers=workers, backend=backend, ray_address=ray_address, progress=progress,
+                     chunk_fn=fn)
+    summary = summarize_match(out)
+    save_summary(out, summary)
+    return res, summary
+
+
+# ---------------------------------------------------------------------------
+# results
+# ---------------------------------------------------------------------------
+def _policy_names(filled: list[str], n: int) -> list[str]:
+    names = [None] * n
+    for i, p in zip(fill_seats(n), filled):
+        names[i] = p
+    return names
+
+
+def wall_values(df, n_policies: int, n_seatings: int) -> dict[str, np.ndarray]:
+    """Per-wall statistics of each policy from a match's rows (complete walls only).
+
+    Returns ``{"points", "win", "deal_in", "piao"}``, each ``float64[n_walls,
+    n_policies]``: the policy's mean over its seat-hands of the wall
+    (``piao`` NaN-free zeros when the rule set has no 飘 columns), and
+    ``"walls": int64[n_walls]`` (global wall indices).
+    """
+    wall = df["hand_id"].to_numpy() // n_seatings
+    order = np.argsort(wall, kind="stable")
+    wall = wall[order]
+    uniq, start, count = np.unique(wall, return_index=True, return_counts=True)
+    full = count == n_seatings
+    n_rows = len(wall)
+    pol = np.stack([df[f"policy_{s}"].to_numpy()[order] for s in range(N_SEATS)], 1).astype(np.int64)
+    score = np.stack([df[f"score_{s}"].to_numpy()[order] for s in range(N_SEATS)], 1).astype(np.float64)
+    mask = df["winners_mask"].to_numpy()[order].astype(np.int64)
+    won = np.stack([(mask >> s) & 1 for s in range(N_SEATS)], 1).astype(np.float64)
+    wt = df["win_type"].to_numpy()[order]
+    disc = df["discarder"].to_numpy()[order]
+    dealt = np.stack([((disc == s) & (wt >= 1)) for s in range(N_SEATS)], 1).astype(np.float64)
+    if "piao_0" in df.columns:
+        piao = np.stack([df[f"piao_{s}"].to_numpy()[order] > 0 for s in range(N_SEATS)], 1).astype(np.float64)
+    else:
+        piao = np.zeros((n_rows, N_SEATS))
+    row_wall = np.repeat(np.arange(len(uniq)), count)
+    out = {}
+    for key, val in (("points", score), ("win", won), ("deal_in", dealt), ("piao", piao)):
+        sums = np.zeros((len(uniq), n_policies))
+        cnt = np.zeros((len(uniq), n_policies))
+        for s in range(N_SEATS):
+            np.add.at(sums, (row_wall, pol[:, s]), val[:, s])
+            np.add.at(cnt, (row_wall, pol[:, s]), 1.0)
+        out[key] = (sums / np.maximum(cnt, 1.0))[full]
+    out["walls"] = uniq[full]
+    return out
+
+
+def summarize_match(run_dir: str | os.PathLike) -> dict:
+    """The match table of a run directory (module docstring), as a JSON-ready dict.
+
+    ``{"rules", "policies", "seed", "walls", "walls_done", "seatings",
+    "policy_rows": [...], "pairs": [...]}``; each policy row has ``policy``,
+    ``index``, ``points`` with ``lo``/``hi`` (95% CI over walls), ``win``,
+    ``deal_in``, ``piao`` (None without 飘); each pair row ``a``, ``b``,
+    ``diff``, ``lo``, ``hi`` (paired 95% CI of a - b over walls).  Raises
+    ``ValueError`` if ``run_dir`` is not a match or has no complete wall.
+    """
+    from sim import records
+    from sim.stats import paired_diff_ci, wall_mean_ci
+
+    meta = runner.read_run_json(run_dir)
+    n = n_policies_of(meta)
+    n_s = len(seatings(n))
+    names = _policy_names(list(meta["policies"]), n)
+    cols = ["hand_id", "winners_mask", "win_type", "discarder", *(f"score_{s}" for s in range(N_SEATS)),
+            *(f"policy_{s}" for s in range(N_SEATS))]
+    have = set(records.run_column_names(run_dir))
+    cols += [f"piao_{s}" for s in range(N_SEATS) if f"piao_{s}" in have]
+    df = records.read_run(run_dir, columns=cols)
+    v = wall_values(df, n, n_s)
+    n_walls = len(v["walls"])
+    if n_walls == 0:
+        raise ValueError(f"{str(run_dir)!r} has no complete wall yet")
+    has_piao = "piao_0" in have
+    rows = []
+    for i, name in enumerate(names):
+        m, lo, hi = wall_mean_ci(v["points"][:, i])
+        rows.append({
+            "policy": name, "index": i, "points": m, "lo": lo, "hi": hi,
+            "win": float(v["win"][:, i].mean()), "deal_in": float(v["deal_in"][:, i].mean()),
+            "piao": float(v["piao"][:, i].mean()) if has_piao else None,
+        })
+    pairs = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            d, lo, hi = paired_diff_ci(v["points"][:, i], v["points"][:, j])
+            pairs.append({"a": names[i], "b": names[j], "ia": i, "ib": j, "diff": d, "lo": lo, "hi": hi})
+    return {
+        "rules": meta["rules"], "options": meta.get("options", {}), "policies": names, "seed": meta["seed"],
+        "walls": meta["games"] // n_s, "walls_done": n_walls, "seatings": n_s,
+        "policy_rows": rows, "pairs": pairs,
+    }
+
+
+def _fmt(x, spec=".3f") -> str:
+    return "-" if x is None or (isinstance(x, float) and not np.isfinite(x)) else format(x, spec)
+
+
+def format_summary(summary: dict, head: str = "") -> str:
+    """The match table as text (per policy, then the pairwise differences)."""
+    rows = summary["policy_rows"]
+    w = max(8, *(len(f"{r['index']}:{r['policy']}") for r in rows))
+    lines = [head] if head else []
+    lines.append(f"{'policy':<{w}}  {'points/hand':>11}  {'95% CI (walls)':>19}  {'win':>6}  {'deal-in':>7}  "
+                 f"{'飘':>6}")
+    for r in rows:
+        ci = f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]"
+        piao = _fmt(r["piao"], ".3f")
+        lines.append(f"{str(r['index']) + ':' + r['policy']:<{w}}  {_fmt(r['points']):>11}  {ci:>19}  "
+                     f"{r['win']:>6.3f}  {r['deal_in']:>7.3f}  {piao:>6}")
+    lines.append("")
+    lines.append("pairwise differences (points/hand, paired 95% CI over walls):")
+    for p in summary["pairs"]:
+        sign = "excludes 0" if p["lo"] > 0 or p["hi"] < 0 else "covers 0"
+        lines.append(f"  {p['ia']}:{p['a']} - {p['ib']}:{p['b']}: {_fmt(p['diff'])}  "
+                     f"[{_fmt(p['lo'])}, {_fmt(p['hi'])}]  ({sign})")
+    return "\n".join(lines)
+
+
+def save_summary(run_dir: str | os.PathLike, summary: dict) -> None:
+    """Write ``match.json`` and ``match.csv`` (one row per policy) into ``run_dir``."""
+    import pandas as pd
+
+    d = Path(run_dir)
+    (d / SUMMARY_JSON).write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    pd.DataFrame(summary["policy_rows"]).to_csv(d / SUMMARY_CSV, index=False)

@@ -1,0 +1,318 @@
+"""The tuned bot (sim.tuned, tuned:NAME), greedy_safe's danger model, and the weights files."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from sim import engine as E
+from sim import hand
+from sim.bots import load_tuned, parse_bot
+from sim.policies import POLICY_GREEDY, POLICY_SAFE, _choose_action
+from sim.tables import hand_tables
+from sim.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
+from test_policies import ref_live
+
+
+# ------------------------------------------------------------------ references
+def ref_threats(st, s, ep):
+    """Threat of each opponent and the kinds it discarded (sim.policies "Defence")."""
+    threat, seen = [0.0] * 4, [set() for _ in range(4)]
+    for p in range(4):
+        if p == s:
+            continue
+        nd, nm = int(st["seat"][p, E.SF_N_DISCARDS]), int(st["seat"][p, E.SF_N_MELDS])
+        seen[p] = {int(st["discards"][p, i]) for i in range(nd)}
+        if ep[E.EP_DECLARE] and st["seat"][p, E.SF_DECL] != E.DECL_NONE:
+            threat[p] = 1.0
+        else:
+            z = (-4.26 + 0.458 * nd + 0.742 * nm) if ep[E.EP_JOKER] >= 0 else (-5.30 + 0.303 * nd + 0.957 * nm)
+            threat[p] = int(1.0 / (1.0 + math.exp(-z)) * 1_000_000) / 1_000_000
+    return threat, seen
+
+
+def ref_unsafe(k, joker, live_k, seen):
+    if k == joker or live_k <= 0:
+        return 0.0
+    if k in seen:
+        return 0.002
+    u = min(live_k, 3)
+    if k >= 27:
+        table = (0.003, 0.01, 0.025)
+    elif k % 9 in (0, 8):
+        table = (0.025, 0.04, 0.075)
+    elif k % 9 in (1, 7):
+        table = (0.035, 0.055, 0.095)
+    else:
+        table = (0.06, 0.09, 0.115)
+    return table[u - 1]
+
+
+def ref_danger(st, s, k, ep):
+    threat, seen = ref_threats(st, s, ep)
+    live = ref_live(st, s)
+    return sum(threat[p] * ref_unsafe(k, int(ep[E.EP_JOKER]), int(live[k]), seen[p]) for p in range(4) if p != s)
+
+
+def ref_gone(st):
+    return (int(st["sc"][E.SC_HEAD]) - 53) + (135 - int(st["sc"][E.SC_TAIL]))
+
+
+def ref_suit_max(h, st, s):
+    c = [int(h[0:9].sum()), int(h[9:18].sum()), int(h[18:27].sum())]
+    for i in range(int(st["seat"][s, E.SF_N_MELDS])):
+        t, k = int(st["meld_type"][s, i]), int(st["meld_kind"][s, i])
+        if t and k < 27:
+            c[k // 9] += 4 if t >= 3 else 3
+    return max(c)
+
+
+def ref_tuned(st, w, ep):
+    """The tuned bot of the sim.tuned docstring, written plainly with sim.hand (greedy's kongs stand)."""
+    joker = int(ep[E.EP_JOKER])
+    mask = st["mask"]
+    s = int(st["sc"][E.SC_TO_ACT])
+    h = st["hands"][s].astype(np.uint8).copy()
+    if mask[E.A_WIN]:
+        return E.A_WIN
+    if st["sc"][E.SC_PHASE] == E.PH_HARD:
+        return E.A_HARD_DECLARE
+    gone = ref_gone(st) / 70.0
+    if st["sc"][E.SC_PHASE] == E.PH_TURN:
+        legal = [k for k in range(34) if mask[E.A_DISCARD + k]]
+
+        def without(k):
+            c = h.copy()
+            c[k] -= 1
+            return c
+
+        after = {k: hand.shanten(without(k), joker) for k in range(34) if h[k]}
+        best = min(after[k] for k in legal)
+        for t in range(34):
+            if mask[E.A_KONG_ADDED + t] and after[t] <= best:
+                return E.A_KONG_ADDED + t
+            if mask[E.A_KONG_CONCEALED + t]:
+                c = h.copy()
+                c[t] -= 4
+                if hand.shanten(c, joker) <= best:
+                    return E.A_KONG_CONCEALED + t
+        live = ref_live(st, s)
+
+        def score(k):
+            c = without(k)
+            sc = w[0] * after[k]
+            if after[k] <= best + 1 and w[1] != 0:
+                sc += w[1] * 0.1 * sum(int(live[t]) for t, _ in hand.effective_tiles(c, joker))
+            d = 10.0 * ref_danger(st, s, k, ep)
+            sc += d * (w[2] + w[3] * max(best - 1, 0) + w[4] * gone)
+            if k == joker:
+                sc += w[5] + (w[6] if after[k] <= 0 else 0.0)
+            sc += w[7] * sum(1 for t in range(34) if t != joker and c[t] >= 2) / 7.0
+            sc += w[8] * ref_suit_max(c, st, s) / 14.0
+            if k >= 27 and k != joker:
+                sc += w[9]
+            elif k < 27 and k % 9 in (0, 8):
+                sc += w[10]
+            if mask[E.A_DECLARE + k]:
+                sc += w[11]
+            return sc
+
+        scores = {k: score(k) for k in legal}
+        top = max(scores.values())
+        pick = max(k for k in legal if scores[k] >= top - 1e-9)
+        return E.A_DECLARE + pick if mask[E.A_DECLARE + pick] else E.A_DISCARD + pick
+    k = int(st["sc"][E.SC_TILE])
+    base = hand.shanten(h, joker)
+
+    def best_discard(c):
+        vals = [hand.shanten(np.where(np.arange(34) == d, c - 1, c).astype(np.uint8), joker)
+                for d in range(34) if c[d] and d != joker]
+        return min(vals) if vals else hand.shanten(np.where(np.arange(34) == joker, c - 1, c).astype(np.uint8), joker)
+
+    common = w[12] + w[14] * (st["seat"][s, E.SF_N_MELDS] == 0) + w[16] * gone
+    choice, best_sc = E.A_PASS, 0.0
+    if mask[E.A_PONG]:
+        c = h.copy()
+        c[k] -= 2
+        sc = common + w[13] * (base - best_discard(c)) + w[15]
+        if sc > best_sc:
+            choice, best_sc = E.A_PONG, sc
+    if mask[E.A_KONG_EXPOSED]:
+        c = h.copy()
+        c[k] -= 3
+        sc = common + w[13] * (base - hand.shanten(c, joker)) + w[15]
+        if sc > best_sc:
+            choice, best_sc = E.A_KONG_EXPOSED, sc
+    for a in (E.A_CHOW_LOW, E.A_CHOW_MID, E.A_CHOW_HIGH):
+        if mask[a]:
+            low = k - (a - E.A_CHOW_LOW)
+            c = h.copy()
+            for t in range(low, low + 3):
+                if t != k:
+                    c[t] -= 1
+            sc = common + w[13] * (base - best_discard(c))
+            if sc > best_sc:
+                choice, best_sc = a, sc
+    return choice
+
+
+def states_of(rules, n_states, seed, policy="greedy"):
+    """Game states reached by greedy play, masks filled (copies)."""
+    name, r = E.load_rules(rules, None)
+    ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
+    work = np.zeros((4, 34), np.int64)
+    rng = np.random.default_rng(seed)
+    out = E.new_state(n_states)
+    st = E.new_state()[0]
+    n, hand_seed = 0, seed
+    while n < n_states:
+        E._seeded_wall(hand_seed, st)
+        hand_seed += 1
+        E._reset(st, ep, rp, tabs, int(rng.integers(4)))
+        while st["sc"][E.SC_PHASE] != E.PH_DONE and n < n_states:
+            E._legal_mask(st, ep)
+            if rng.random() < 0.2:
+                out[n] = st
+                n += 1
+            a = _choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], work)
+            E._step(st, ep, rp, tabs, a)
+    return out, ep, rp, tabs, work
+
+
+# ----------------------------------------------------------------------- tests
+@pytest.mark.parametrize("rules", ["kaihua", "jiating"])
+def test_tuned_kernel_matches_reference_on_random_weights(rules):
+    """The kernel's choice equals the plain reference on real states for random weight vectors
+    (every feature switched on), and the kernel leaves the state unchanged."""
+    states, ep, rp, tabs, work = states_of(rules, 250, seed=3)
+    rng = np.random.default_rng(5)
+    phases = set()
+    for i in range(len(states)):
+        st = states[i]
+        w = GREEDY_WEIGHTS + rng.normal(0.0, 2.0, N_W)
+        before = states[i: i + 1].copy()
+        got = int(_tuned_action(w, st, ep, tabs, st["mask"], work))
+        for field in E.STATE_DTYPE.names:
+            if field not in ("work",):
+                assert np.array_equal(states[i: i + 1][field], before[field]), field
+        assert st["mask"][got] == 1
+        assert got == ref_tuned(st, w, ep), (i, E.action_name(got), E.PHASE_NAMES[int(st["sc"][E.SC_PHASE])])
+        phases.add(int(st["sc"][E.SC_PHASE]))
+    assert {E.PH_TURN, E.PH_CLAIM} <= phases
+
+
+@pytest.mark.parametrize("rules", ["kaihua", "jiating"])
+def test_greedy_weights_play_exactly_as_greedy(rules, tmp_path, engine_warm):
+    """GREEDY_WEIGHTS is greedy: same records hand for hand."""
+    from sim.selfplay import play_batch
+
+    f = tmp_path / "g.json"
+    f.write_text(json.dumps({"rules": rules, "features": list(FEATURES), "weights": GREEDY_WEIGHTS.tolist()}))
+    a = play_batch(150, 4, rules=rules, policies="greedy")
+    b = play_batch(150, 4, rules=rules, policies=f"tuned:{f}")
+    for col in a:
+        assert np.array_equal(a[col], b[col]), col
+
+
+def test_danger_matches_reference():
+    """_danger (greedy_safe, tuned, mc candidates) equals the plain reference for every kind."""
+    from sim.policies import _danger, _live_counts, _threats
+
+    for rules in ("kaihua", "jiating"):
+        states, ep, rp, tabs, work = states_of(rules, 120, seed=8)
+        for i in range(len(states)):
+            st = states[i]
+            s = int(st["sc"][E.SC_TO_ACT])
+            row = np.zeros(34, np.int64)
+            live = np.zeros(34, np.int64)
+            _threats(st, ep, s, row)
+            _live_counts(st, s, live)
+            for k in range(34):
+                assert abs(_danger(k, int(ep[E.EP_JOKER]), live, row, s) - ref_danger(st, s, k, ep)) < 1e-9
+
+
+def test_greedy_safe_folds_to_safe_tiles_against_a_declared_seat():
+    """Defence: greedy_safe never throws a tile less safe than its pick when it folds, and plays
+    legal actions; against greedy it deals in less often (Kaihua)."""
+    from sim.selfplay import play_batch
+
+    states, ep, rp, tabs, work = states_of("kaihua", 200, seed=21)
+    for i in range(len(states)):
+        st = states[i]
+        a = int(_choose_action(POLICY_SAFE, 0, st, ep, rp, tabs, st["mask"], work))
+        assert st["mask"][a] == 1
+    a = play_batch(600, 2, policies="greedy_safe,greedy,greedy_safe,greedy", wall_seed=5)
+    b = play_batch(600, 3, policies="greedy,greedy_safe,greedy,greedy_safe", wall_seed=5)
+
+    def dealin(r, seats):
+        return sum(int(((r["discarder"] == s) & (r["win_type"] >= 1)).sum()) for s in seats)
+
+    safe = dealin(a, (0, 2)) + dealin(b, (1, 3))
+    greedy = dealin(a, (1, 3)) + dealin(b, (0, 2))
+    assert safe < greedy
+
+
+def test_shipped_weights_load_by_name():
+    """tuned:kaihua and tuned:jiating are shipped and load (package data); they play legally."""
+    from agents import make_agent
+
+    for rules in ("kaihua", "jiating"):
+        w, meta = load_tuned(rules)
+        assert w.shape == (N_W,) and np.isfinite(w).all()
+        assert meta["rules"] == rules and meta["features"] == list(FEATURES)
+        assert "caishen train" in meta["command"]
+        game = E.Game(rules).reset(seed=2)
+        bot = make_agent(f"tuned:{rules}")
+        while not game.done:
+            game.step(bot.act(game))
+
+
+@pytest.mark.parametrize("content,msg", [
+    ({"rules": "kaihua", "features": list(FEATURES), "weights": [0.0] * (N_W - 1)}, f"{N_W - 1} weights"),
+    ({"rules": "kaihua", "features": list(FEATURES), "weights": [0.0] * (N_W - 2) + [float("nan"), 0.0]},
+     "weight 15 .claim_pong. is nan"),
+    ({"rules": "kaihua", "features": ["a"], "weights": [0.0] * N_W}, "features"),
+    ({"rules": "kaihua", "features": list(FEATURES), "weights": ["x"] * N_W}, "list of"),
+    ({"rules": "kaihua"}, "no 'weights'"),
+])
+def test_bad_weights_file_is_named(tmp_path, content, msg):
+    f = tmp_path / "w.json"
+    f.write_text(json.dumps(content).replace("NaN", "NaN"))
+    with pytest.raises(ValueError, match=msg):
+        parse_bot(f"tuned:{f}")
+    with pytest.raises(ValueError, match="w.json"):
+        parse_bot(f"tuned:{f}")
+
+
+def test_bad_tuned_specs_are_named(tmp_path):
+    with pytest.raises(ValueError, match="nosuchname"):
+        parse_bot("tuned:nosuchname")
+    bad = tmp_path / "broken.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="not JSON"):
+        parse_bot(f"tuned:{bad}")
+    with pytest.raises(ValueError, match="tuned for 'kaihua', not 'jiating'"):
+        from sim.selfplay import play_batch
+
+        play_batch(1, 0, rules="jiating", policies="tuned:kaihua")
+    with pytest.raises(ValueError, match=r"weight 0 \(shanten\) is inf"):
+        check_weights([float("inf")] + [0.0] * (N_W - 1))
+
+
+def test_tune_improves_on_greedy_weights(tmp_path):
+    """A tiny CMA-ES run writes a loadable weights file with the reproducing command."""
+    pytest.importorskip("cma")
+    from agents.tune import tune
+
+    out = tmp_path / "k.json"
+    res = tune("kaihua", out, generations=2, popsize=4, walls=20, validation_walls=20, log=None)
+    w, meta = load_tuned(str(out))
+    assert meta["command"].startswith("caishen train --rules kaihua")
+    assert len(res["history"]) == 2 and w.shape == (N_W,)
+    with pytest.raises(ValueError, match="walls 0"):
+        tune("kaihua", out, walls=0, log=None)
+    with pytest.raises(ValueError, match="json"):
+        tune("kaihua", tmp_path / "k.txt", log=None)
