@@ -39,9 +39,12 @@ Candidates: on its own turn the base policy's action, the discards that keep the
 best shanten (at most :data:`MAX_TIED` of them, most live effective tiles
 first), the least dangerous discard (``sim.policies`` "Defence") when an
 opponent may be ready, a 财神 discard (飘财, K-9.1) and every legal kong;
-on a claim, ``pass`` and every legal pong, chow and exposed kong.  A win is
-always taken and 硬子 always declared (J-4.2), as the base policy does; a
-robbed kong's claim is a win or a pass, so it is not searched.
+on a claim, ``pass`` and every legal pong, chow and exposed kong; on an
+offered discard win, the win and ``pass`` (a discard win is paid by the
+discarder alone in Jiating, J-6.5, a self-draw by all three: passing a
+small one can pay, at the price of J-3.5's ban on discard wins until the
+next draw).  A self-draw, a robbed kong and a further winner of the same
+discard always win; 硬子 is always declared (J-4.2), as the base policy does.
 
 What the rollouts assume: the opponents play greedy (which the arena's
 ``greedy`` opponents do); the hidden tiles are distributed as a uniform
@@ -83,6 +86,7 @@ from sim.engine import (
     SC_DEALER,
     SC_DRAWN,
     SC_HEAD,
+    SC_N_RON,
     SC_N_WINS,
     SC_PHASE,
     SC_Q_LEN,
@@ -408,14 +412,17 @@ def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sims, fb, ib, rng, jt, bf
     scratch.  ``st`` is not changed.
     """
     ph = st.sc[SC_PHASE]
-    if mask[A_WIN]:
-        return A_WIN
+    if mask[A_WIN] and (ph != PH_CLAIM or st.sc[SC_N_RON] > 0):
+        return A_WIN  # self-draws, robbed kongs, a further winner of one discard
     if ph != PH_TURN and ph != PH_CLAIM:
-        return _tuned_action(w, st, ep, tabs, mask, work)  # 硬子 (J-4.2), robbed kongs
+        return _tuned_action(w, st, ep, tabs, mask, work)  # 硬子 (J-4.2)
     me = st.sc[SC_TO_ACT]
     base_a = _tuned_action(w, st, ep, tabs, mask, work)
     cand = ib[_I_CAND]
-    if ph == PH_TURN:
+    if mask[A_WIN]:  # a discard win: take it, or pass it for a better hand (J-3.5 bans discard wins meanwhile)
+        n = _add_cand(cand, 0, A_WIN)
+        n = _add_cand(cand, n, A_PASS)
+    elif ph == PH_TURN:
         n = _turn_candidates(st, ep, tabs, mask, work, base_a, cand, ib[_I_EFF])
     else:
         n = _add_cand(cand, 0, base_a)
