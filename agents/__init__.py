@@ -1,33 +1,33 @@
-"""Bots for the Python step API (:class:`sim.engine.Game`) and the environments.
+"""Bots for the Python step API (:class:`caishen.sim.engine.Game`) and the environments.
 
-The decisions are the numba kernels of :mod:`sim.policies` (the same code
+The decisions are the numba kernels of :mod:`caishen.sim.policies` (the same code
 that plays the batch self-play of ``caishen simulate``), so a bot behaves
 identically one action at a time and inside a million-hand run:
 
->>> from sim.engine import Game
->>> from agents import make_agent
+>>> from caishen.sim.engine import Game
+>>> from caishen.agents import make_agent
 >>> game = Game("kaihua").reset(seed=7)
 >>> bots = [make_agent("greedy")] * 4
 >>> while not game.done:
 ...     game.step(bots[game.current_player].act(game))
 
 Policies: ``random``, ``greedy``, ``greedy_safe``, ``never``, ``always``,
-``threshold:N`` (see :mod:`sim.policies`), ``tuned:NAME`` (the parametric
+``threshold:N`` (see :mod:`caishen.sim.policies`), ``tuned:NAME`` (the parametric
 bot with the weights of ``agents/tuned/NAME.json``: ``tuned:kaihua``,
-``tuned:jiating``) and ``mc:N`` (the search bot; see :mod:`sim.bots`).  A
+``tuned:jiating``) and ``mc:N`` (the search bot; see :mod:`caishen.sim.bots`).  A
 bot reads only what its seat may see.
 ``ppo:PATH`` loads a ``MaskablePPO`` checkpoint written by
-:mod:`agents.train_ppo` (:class:`agents.ppo.PPOAgent`; needs the ``[rl]``
-extra, imported only then: ``import agents`` never imports torch).
+:mod:`caishen.agents.train_ppo` (:class:`caishen.agents.ppo.PPOAgent`; needs the ``[rl]``
+extra, imported only then: ``import caishen.agents`` never imports torch).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sim.engine import Game
-from sim.engine import EP_JOKER
-from sim.policies import POLICY_RANDOM, _choose_action, check_piao_policy, parse_policy
+from caishen.sim.engine import Game
+from caishen.sim.engine import EP_JOKER
+from caishen.sim.policies import POLICY_RANDOM, _choose_action, check_piao_policy, parse_policy
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "make_agent"]
 
@@ -43,7 +43,7 @@ class Agent:
     @staticmethod
     def _check(game: Game) -> None:
         if not isinstance(game, Game):
-            raise ValueError(f"expected a sim.engine.Game, got {type(game).__name__}")
+            raise ValueError(f"expected a caishen.sim.engine.Game, got {type(game).__name__}")
         if game.done:
             raise ValueError("the hand is over: no action to choose")
 
@@ -62,7 +62,7 @@ class RandomAgent(Agent):
 
 
 class PolicyAgent(Agent):
-    """A numba policy of :mod:`sim.policies` (``greedy``, ``never``, ``always``, ``threshold:N``).
+    """A numba policy of :mod:`caishen.sim.policies` (``greedy``, ``never``, ``always``, ``threshold:N``).
 
     Raises ``ValueError`` for an unknown policy spec.
     """
@@ -86,7 +86,7 @@ class PolicyAgent(Agent):
 
 
 class BotAgent(Agent):
-    """A bot that needs data (:mod:`sim.bots`): ``tuned:NAME`` or ``mc:N``.
+    """A bot that needs data (:mod:`caishen.sim.bots`): ``tuned:NAME`` or ``mc:N``.
 
     ``seed``: seeds the search bot's stream (the determinizations); None is 0.
     Raises ``ValueError`` for a bad spec or weights file, and in :meth:`act`
@@ -94,7 +94,7 @@ class BotAgent(Agent):
     """
 
     def __init__(self, policy: str, seed=None):
-        from sim.bots import parse_bot
+        from caishen.sim.bots import parse_bot
 
         self.code, self.param, _, _ = parse_bot(policy)
         self.name = str(policy)
@@ -105,9 +105,9 @@ class BotAgent(Agent):
 
     def act(self, game: Game) -> int:
         """The bot's action for the seat to act (legal)."""
-        from sim.bots import _bot_action, make_context
+        from caishen.sim.bots import _bot_action, make_context
 
-        from sim.bots import bot_table
+        from caishen.sim.bots import bot_table
 
         self._check(game)
         if self._ctx is None or self._ctx_rules != game.rules_name:
@@ -124,15 +124,15 @@ class BotAgent(Agent):
 
 def make_agent(policy: str = "greedy", seed=None) -> Agent:
     """An agent by policy spec: ``'random'`` (with ``seed``), ``'greedy'``, ``'threshold:30'``, ...,
-    ``'tuned:kaihua'``, ``'mc:32'`` (with ``seed``, :class:`BotAgent`), or ``'ppo:PATH'`` (a trained checkpoint, :class:`agents.ppo.PPOAgent`; ``ValueError`` if
+    ``'tuned:kaihua'``, ``'mc:32'`` (with ``seed``, :class:`BotAgent`), or ``'ppo:PATH'`` (a trained checkpoint, :class:`caishen.agents.ppo.PPOAgent`; ``ValueError`` if
     ``PATH`` is no checkpoint, ``ImportError`` without the ``[rl]`` extra)."""
     if isinstance(policy, str) and policy.startswith("ppo:"):
-        from agents.ppo import PPOAgent  # lazy: torch only when a PPO agent is asked for
+        from caishen.agents.ppo import PPOAgent  # lazy: torch only when a PPO agent is asked for
 
         return PPOAgent(policy[len("ppo:"):])
     if isinstance(policy, str) and policy.strip().partition(":")[0] in ("tuned", "mc"):
         return BotAgent(policy, seed)
-    from sim.bots import parse_bot
+    from caishen.sim.bots import parse_bot
 
     parse_bot(policy)  # ValueError naming an unknown policy (listing every known one)
     code, _ = parse_policy(policy)

@@ -1,10 +1,10 @@
 """Fit the tuned bot's weights by self-play: CMA-ES with duplicate-deal fitness.
 
-The parametric bot (:mod:`sim.tuned`) scores discards and claims with a
+The parametric bot (:mod:`caishen.sim.tuned`) scores discards and claims with a
 weight vector over features its seat can see.  This script fits the
 weights with CMA-ES (the ``cma`` package, ``pip install 'caishen[tune]'``):
 
-- a candidate plays a duplicate-deal match (:mod:`sim.arena`'s seatings:
+- a candidate plays a duplicate-deal match (:mod:`caishen.sim.arena`'s seatings:
   the candidate and the pool fill the seats by rotation, every seating of
   every wall) against a fixed *pool* of opponents (``greedy`` by default);
 - its fitness is its mean points per hand over those hands;
@@ -18,7 +18,7 @@ weights with CMA-ES (the ``cma`` package, ``pip install 'caishen[tune]'``):
   Jiating's points are so spread (a per-wall standard deviation of about
   13 points per hand against 1.7 in Kaihua) that CMA-ES from greedy alone
   found nothing that held on fresh walls;
-- the search starts at :data:`sim.tuned.GREEDY_WEIGHTS` (the weights that
+- the search starts at :data:`caishen.sim.tuned.GREEDY_WEIGHTS` (the weights that
   play exactly as greedy), so anything it finds is an improvement on greedy
   under the same features; or at a weights file (``--start``: a second,
   finer run from a first one's result, its command recorded in the file);
@@ -36,7 +36,7 @@ any seed plays walls this tuning never saw.
 Usage::
 
     caishen train --rules kaihua --out agents/tuned/kaihua.json
-    python -m agents.tune --rules jiating --out agents/tuned/jiating.json --walls 800
+    python -m caishen.agents.tune --rules jiating --out agents/tuned/jiating.json --walls 800
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim import __version__
+from caishen.sim import __version__
 
 __all__ = ["tune", "evaluate", "main"]
 
@@ -71,11 +71,11 @@ class _Evaluator:
     """Plays candidate weights against the pool on duplicate deals (one numba batch per seating)."""
 
     def __init__(self, rules: str, options: dict | None, pool: list[str]):
-        from sim import engine
-        from sim.arena import seatings
-        from sim.bots import POLICY_TUNED, bot_table
-        from sim.tables import hand_tables
-        from sim.tuned import N_W
+        from caishen.sim import engine
+        from caishen.sim.arena import seatings
+        from caishen.sim.bots import POLICY_TUNED, bot_table
+        from caishen.sim.tables import hand_tables
+        from caishen.sim.tuned import N_W
 
         self.name, self.r = engine.load_rules(rules, options)
         self.ep = engine.engine_params(self.name, self.r)
@@ -96,9 +96,9 @@ class _Evaluator:
 
     def fitness(self, w: np.ndarray, wall_seed: int, n_walls: int, bots_seed: int = 1) -> float:
         """Mean points per hand of weights ``w`` against the pool on ``n_walls`` walls of ``wall_seed``."""
-        from sim import engine
-        from sim.bots import make_context
-        from sim.selfplay import _play_batch_walls
+        from caishen.sim import engine
+        from caishen.sim.bots import make_context
+        from caishen.sim.selfplay import _play_batch_walls
 
         total = 0.0
         count = 0
@@ -126,11 +126,11 @@ class _Evaluator:
         return total / count
 
     def _scores(self, rec: np.ndarray) -> np.ndarray:
-        from sim import engine
+        from caishen.sim import engine
 
         if self.ep[engine.EP_ENGINE_PAYMENTS] != 0:
             return np.stack([rec[:, engine.RECORD_INDEX[f"score_{s}"]] for s in range(4)], 1)
-        from sim.jiating_batch import score_batch  # Jiating: the numba scorer (J-6), not the Python one
+        from caishen.sim.rules.jiating.batch import score_batch  # Jiating: the numba scorer (J-6), not the Python one
 
         cols = score_batch(self.r, rec)
         return np.stack([cols[f"score_{s}"] for s in range(4)], 1).astype(np.int64)
@@ -139,14 +139,14 @@ class _Evaluator:
 def evaluate(rules: str, weights, pool="greedy", walls: int = 1000, wall_seed: int = 12345,
              options: dict | None = None) -> float:
     """Mean points per hand of ``weights`` against ``pool`` on ``walls`` duplicate walls of ``wall_seed``."""
-    from sim.tuned import check_weights
+    from caishen.sim.tuned import check_weights
 
     pool_specs = [p.strip() for p in pool.split(",")] if isinstance(pool, str) else list(pool)
     ev = _Evaluator(rules, options, pool_specs)
     return ev.fitness(check_weights(weights), int(wall_seed), int(walls))
 
 
-#: the coordinate scan's step per feature (the features' scales differ: sim.tuned)
+#: the coordinate scan's step per feature (the features' scales differ: caishen.sim.tuned)
 SCAN_STEPS = {
     "shanten": 5.0, "effective": 1.0, "danger": 2.0, "danger_far": 2.0, "danger_late": 2.0, "joker": 2.0,
     "piao_ready": 5.0, "pairs": 2.0, "suit": 2.0, "honor": 1.0, "terminal": 1.0, "declare": 3.0,
@@ -163,7 +163,7 @@ def coordinate_scan(ev: "_Evaluator", x0: np.ndarray, walls: int, seed: int, log
     (:data:`SCAN_STEPS`) on the same walls and keep the better one if it gains more than
     :data:`SCAN_MARGIN`.  Returns ``(x, fitness)``.  A cheap first stage where the fitness is so
     noisy that CMA-ES from the greedy weights finds little (Jiating)."""
-    from sim.tuned import FEATURES
+    from caishen.sim.tuned import FEATURES
 
     ws = _wall_seed(seed, _SCAN_GENERATION)
     x = np.array(x0, dtype=np.float64)
@@ -189,13 +189,13 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
     """Run CMA-ES (module docstring) and write the weights file ``out``; returns its content.
 
     ``start``: a weights file (``tuned:`` name or path) to start from instead
-    of :data:`sim.tuned.GREEDY_WEIGHTS` (a second, finer run).
+    of :data:`caishen.sim.tuned.GREEDY_WEIGHTS` (a second, finer run).
     ``scan_walls``: > 0 runs :func:`coordinate_scan` on that many walls first
     and starts CMA-ES from its result.  Raises ``ValueError`` for bad
     arguments (naming them) or a missing ``cma``.
     """
     cma = _require_cma()
-    from sim.tuned import FEATURES, GREEDY_WEIGHTS, N_W, check_weights
+    from caishen.sim.tuned import FEATURES, GREEDY_WEIGHTS, N_W, check_weights
 
     for name, v, lo, hi in (("generations", generations, 1, 10_000), ("popsize", popsize, 4, 1000),
                             ("walls", walls, 10, 10**7), ("seed", seed, 0, 2**32 - 1),
@@ -211,7 +211,7 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
     ev = _Evaluator(rules, options, pool_specs)
     x0 = GREEDY_WEIGHTS
     if start is not None:
-        from sim.bots import load_tuned
+        from caishen.sim.bots import load_tuned
 
         x0 = load_tuned(start)[0]
     t0 = time.perf_counter()
@@ -277,17 +277,17 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m agents.tune`` (the same arguments as ``caishen train``)."""
-    from sim.cli import _add_train
+    """``python -m caishen.agents.tune`` (the same arguments as ``caishen train``)."""
+    from caishen.sim.cli import _add_train
 
-    parser = argparse.ArgumentParser(prog="python -m agents.tune")
+    parser = argparse.ArgumentParser(prog="python -m caishen.agents.tune")
     sub = parser.add_subparsers(dest="command")
     _add_train(sub)
     args = parser.parse_args(["train", *(sys.argv[1:] if argv is None else argv)])
     try:
         return int(args.func(args) or 0)
     except ValueError as e:
-        parser.exit(2, f"agents.tune: error: {e}\n")
+        parser.exit(2, f"caishen.agents.tune: error: {e}\n")
 
 
 if __name__ == "__main__":

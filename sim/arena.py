@@ -8,11 +8,11 @@ Rotations that give the same seating are played once (``A B A B`` has two:
 order sits in every seat exactly once, and a policy sits in every seat as
 often as it has slots (once each with two or four policies; with three the
 first policy twice, the others once).  The same wall means the same tiles
-and the same dealer in every seating (``sim.selfplay.play_batch(wall_seed=...)``):
+and the same dealer in every seating (``caishen.sim.selfplay.play_batch(wall_seed=...)``):
 what differs between the seatings is only who plays which seat.
 
-The match runs through :mod:`sim.runner` (chunks, worker processes or Ray,
-resume, Parquet): chunk function ``sim.arena:chunk_P`` for ``P`` policies,
+The match runs through :mod:`caishen.sim.runner` (chunks, worker processes or Ray,
+resume, Parquet): chunk function ``caishen.sim.arena:chunk_P`` for ``P`` policies,
 one chunk = ``chunk_walls`` walls x the seatings, rows wall-major (row
 ``w * n_seatings + r`` of a chunk is wall ``w`` in seating ``r``, so the
 global wall of a row is ``hand_id // n_seatings``).  The chunk's
@@ -25,12 +25,12 @@ four-seat order (``policies``) and the chunk function names ``P``.
 
 Results (:func:`summarize_match`): per policy, points per hand averaged
 over its seats of each wall first (one value per wall: the independent
-unit), then the mean and 95% CI across walls (:func:`sim.stats.wall_mean_ci`);
+unit), then the mean and 95% CI across walls (:func:`caishen.sim.stats.wall_mean_ci`);
 win rate (the seat won, several winners of one discard included), deal-in
 rate (the seat was the discarder of a discard win or the robbed seat of a
 robbed kong: it paid, K-8.3 / J-6.5), 飘 rate (the seat discarded a 财神
 at least once, K-9.1; Kaihua only); and every pairwise difference with its
-paired CI over walls (:func:`sim.stats.paired_diff_ci`).
+paired CI over walls (:func:`caishen.sim.stats.paired_diff_ci`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim import runner
+from caishen.sim import runner
 
 #: walls per chunk by default
 DEFAULT_CHUNK_WALLS = 1000
@@ -85,9 +85,9 @@ def check_policies(policies, rules: str, options: dict | None) -> list[str]:
     naming fewer than two or more than four policies, an unknown spec, a bad
     parameter, a bad weights file or a 飘 policy on a rule set without a 财神.
     """
-    from sim import engine
-    from sim.bots import bot_table
-    from sim.rules.options import short_repr
+    from caishen.sim import engine
+    from caishen.sim.bots import bot_table
+    from caishen.sim.rules.options import short_repr
 
     if isinstance(policies, str):
         specs = [p.strip() for p in policies.split(",")]
@@ -121,7 +121,7 @@ def duplicate_chunk(n_policies: int, rules: str, options: dict, policies: tuple,
     ``seed_entropy``: the wall seed.  Returns the record columns, wall-major
     (module docstring), with the arena's columns added.
     """
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     seats = seatings(n_policies)
     slots = fill_seats(n_policies)
@@ -195,7 +195,7 @@ def n_policies_of(config: runner.RunConfig | dict) -> int:
     fn = config.chunk_fn if isinstance(config, runner.RunConfig) else config.get("chunk_fn", "")
     mod, _, name = str(fn).partition(":")
     if mod != __name__ or not name.startswith("chunk_") or name[6:] not in ("2", "3", "4"):
-        raise ValueError(f"{fn!r} is not a match's chunk function (sim.arena:chunk_2/3/4)")
+        raise ValueError(f"{fn!r} is not a match's chunk function (caishen.sim.arena:chunk_2/3/4)")
     return int(name[6:])
 
 
@@ -275,8 +275,8 @@ def summarize_match(run_dir: str | os.PathLike) -> dict:
     ``diff``, ``lo``, ``hi`` (paired 95% CI of a - b over walls).  Raises
     ``ValueError`` if ``run_dir`` is not a match or has no complete wall.
     """
-    from sim import records
-    from sim.stats import paired_diff_ci, wall_mean_ci
+    from caishen.sim import records
+    from caishen.sim.stats import paired_diff_ci, wall_mean_ci
 
     meta = runner.read_run_json(run_dir)
     n = n_policies_of(meta)

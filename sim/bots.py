@@ -1,6 +1,6 @@
 """Every self-play bot by its spec: the kernel policies plus the bots that need data.
 
-:mod:`sim.policies` holds the policies that are a ``(code, param)`` pair and
+:mod:`caishen.sim.policies` holds the policies that are a ``(code, param)`` pair and
 nothing else (``random``, ``greedy``, ``never``, ``always``,
 ``threshold:N``, ``greedy_safe``); the environments and the step API use
 them directly.  This module adds the bots that need more than that, and the
@@ -9,10 +9,10 @@ one numba dispatch that plays them all (:func:`_bot_action`):
 =============== ================================================================
 spec            bot
 =============== ================================================================
-``tuned:NAME``  the parametric bot of :mod:`sim.tuned` with the weights of
+``tuned:NAME``  the parametric bot of :mod:`caishen.sim.tuned` with the weights of
                 ``agents/tuned/NAME.json`` (shipped: ``kaihua``, ``jiating``);
                 ``tuned:PATH.json`` reads another weights file
-``mc:N``        the search bot of :mod:`sim.search`: ``N`` determinizations
+``mc:N``        the search bot of :mod:`caishen.sim.search`: ``N`` determinizations
                 (1..4096) per decision, rollouts to the end of the hand; its
                 base policy (kept unless the rollouts find better, and its own
                 seat's rollout policy) is ``tuned:<rules>``
@@ -20,7 +20,7 @@ spec            bot
 =============== ================================================================
 
 A weights file is JSON: ``{"rules": "kaihua", "features": [...], "weights":
-[...]}`` with :data:`sim.tuned.FEATURES` as ``features`` (same order) and
+[...]}`` with :data:`caishen.sim.tuned.FEATURES` as ``features`` (same order) and
 one finite number per feature; anything else is a ``ValueError`` naming the
 file and the bad value.  A file tuned for one rule set refuses to play
 another (``rules``), since its weights mean nothing there.
@@ -41,11 +41,11 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from sim.engine import N_SEATS, SC_TO_ACT, new_state
-from sim.policies import POLICIES, _choose_action, check_piao_policy, parse_policy
-from sim.rng import _rng_seed
-from sim.search import MAX_DETERMINIZATIONS, _mc_action
-from sim.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
+from caishen.sim.engine import N_SEATS, SC_TO_ACT, new_state
+from caishen.sim.policies import POLICIES, _choose_action, check_piao_policy, parse_policy
+from caishen.sim.rng import _rng_seed
+from caishen.sim.search import MAX_DETERMINIZATIONS, _mc_action
+from caishen.sim.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
 
 POLICY_TUNED = 10
 POLICY_MC = 11
@@ -64,7 +64,7 @@ def known_policies() -> list[str]:
 
 
 def _short(x) -> str:
-    from sim.rules.options import short_repr
+    from caishen.sim.rules.options import short_repr
 
     return short_repr(x)
 
@@ -80,7 +80,7 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
     """``(weights: float64[N_W], meta)`` of ``tuned:NAME`` (module docstring).
 
     Raises ``ValueError`` naming the file for a missing or unreadable file,
-    bad JSON, features that are not :data:`sim.tuned.FEATURES`, or weights of
+    bad JSON, features that are not :data:`caishen.sim.tuned.FEATURES`, or weights of
     the wrong length or with a NaN / infinite value.
     """
     if not isinstance(name, str) or not name.strip():
@@ -157,7 +157,7 @@ def bot_table(policies, rules: str, joker: int) -> tuple[np.ndarray, np.ndarray]
 
     ``joker``: the rule set's joker kind (-1 none).  Raises ``ValueError`` for
     a wrong count, an unknown spec, a 飘 policy without a 财神
-    (:func:`sim.policies.check_piao_policy`) or weights tuned for another
+    (:func:`caishen.sim.policies.check_piao_policy`) or weights tuned for another
     rule set.
     """
     table = np.zeros((N_SEATS, 2), np.int64)
@@ -184,7 +184,7 @@ def make_context(name: str, rules, weights: np.ndarray, seed: int):
     scoring tables); ``weights: float64[4, N_W]``; ``seed``: int, seeds the
     search bot's stream.
     """
-    from sim.rules import jiating_kernels as jk
+    from caishen.sim.rules.jiating import kernels as jk
 
     tables = jk.kernel_tables(rules if name == "jiating" else None)
     jt = (*tables, jk.new_work(), np.zeros(len(tables[1]), np.int64))
@@ -198,7 +198,7 @@ def make_context(name: str, rules, weights: np.ndarray, seed: int):
 @njit(cache=True)
 def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
     """The action of policy ``code`` (with ``param``) for the seat to act: a kernel policy
-    (:func:`sim.policies._choose_action`), the tuned bot or the search bot.
+    (:func:`caishen.sim.policies._choose_action`), the tuned bot or the search bot.
 
     ``bx``: the bot context (:func:`make_context`).  The action is legal.
     """

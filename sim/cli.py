@@ -1,4 +1,4 @@
-"""The ``caishen`` command line (also ``python -m sim``).
+"""The ``caishen`` command line (also ``python -m caishen``).
 
 Subcommands:
 
@@ -10,10 +10,10 @@ Subcommands:
   waits and effective tiles of a hand (waits by shape, or those a rule set's
   win gates allow).
 - ``caishen match --rules kaihua --policies greedy,mc:16 --walls N --seed S --out DIR``:
-  two to four policies on duplicate deals (:mod:`sim.arena`), the table of
+  two to four policies on duplicate deals (:mod:`caishen.sim.arena`), the table of
   points per hand with CIs over walls and the pairwise differences.
 - ``caishen train --rules kaihua --out FILE``: fit the tuned bot's weights by
-  CMA-ES on duplicate deals (:mod:`agents.tune`; needs the ``[tune]`` extra).
+  CMA-ES on duplicate deals (:mod:`caishen.agents.tune`; needs the ``[tune]`` extra).
 - ``caishen --version``: the package version.
 
 Each subcommand is registered by one ``_add_<name>`` function below and runs
@@ -29,7 +29,7 @@ import argparse
 import json
 import sys
 
-from sim import __version__
+from caishen.sim import __version__
 
 #: bounds of the integer arguments of ``caishen simulate``
 MAX_GAMES = 10**10
@@ -82,8 +82,8 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
 
     ``counts: uint8[34]`` the 13 concealed tiles (no melds), ``waits`` their
     shape-only waits.  A wait ``w`` is kept iff the rule set's public
-    ``score(case)`` (:func:`sim.rules.kaihua.score`,
-    :func:`sim.rules.jiating.score`) says ``win`` for :func:`_gate_case`:
+    ``score(case)`` (:func:`caishen.sim.rules.kaihua.score`,
+    :func:`caishen.sim.rules.jiating.score`) says ``win`` for :func:`_gate_case`:
     seat 1 (not the dealer) draws ``w`` itself, with no melds, no kong
     replacement draw, no chain links or open 飘 circles (Kaihua) and no
     declaration (Jiating).  A wait the hand already holds four times is
@@ -92,7 +92,7 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
     wins (K-7.1) are not applied: the list answers "could this hand win by
     drawing w now".
     """
-    from sim import tiles, vectors
+    from caishen.sim import tiles, vectors
 
     scorer = vectors.Scorer()
     concealed = tiles.to_str(counts)
@@ -108,8 +108,8 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
 def _cmd_hand(args) -> int:
     import numpy as np
 
-    from sim import hand, tiles
-    from sim.rules.options import short_repr
+    from caishen.sim import hand, tiles
+    from caishen.sim.rules.options import short_repr
 
     counts = tiles.parse(args.tiles)
     joker = -1
@@ -187,8 +187,8 @@ def _add_score(sub) -> None:
 
 
 def _cmd_score(args) -> int:
-    from sim import vectors
-    from sim.rules.options import parse_option_strings
+    from caishen.sim import vectors
+    from caishen.sim.rules.options import parse_option_strings
 
     options = parse_option_strings(args.rules_option)
     if args.file == "-":
@@ -243,8 +243,8 @@ def _add_simulate(sub) -> None:
 
 
 def _cmd_simulate(args) -> int:
-    from sim import runner, summary
-    from sim.rules.options import parse_option_strings
+    from caishen.sim import runner, summary
+    from caishen.sim.rules.options import parse_option_strings
 
     if args.games <= 0:
         raise ValueError(f"--games {args.games}: must be a positive integer")
@@ -281,7 +281,7 @@ def _cmd_simulate(args) -> int:
             progress=not args.no_progress,
         )
     except KeyboardInterrupt:
-        from sim import records
+        from caishen.sim import records
 
         done = len(records.finished_chunks(args.out))
         print(
@@ -316,7 +316,7 @@ def _add_report(sub) -> None:
 
 
 def _cmd_report(args) -> int:
-    from sim import summary
+    from caishen.sim import summary
 
     rows, defs, meta, done = summary.summarize_run(args.run_dir)
     n_chunks = meta.get("n_chunks", done)
@@ -366,8 +366,8 @@ def _add_match(sub) -> None:
 
 
 def _cmd_match(args) -> int:
-    from sim import arena, runner
-    from sim.rules.options import parse_option_strings
+    from caishen.sim import arena, runner
+    from caishen.sim.rules.options import parse_option_strings
 
     for name, v, hi in (("--walls", args.walls, MAX_WALLS), ("--chunk-walls", args.chunk_walls, MAX_CHUNK_WALLS),
                         ("--workers", args.workers, MAX_WORKERS)):
@@ -389,7 +389,7 @@ def _cmd_match(args) -> int:
         res = runner.run(config, args.out, workers=args.workers, backend=args.backend, ray_address=args.ray_address,
                          progress=not args.no_progress, chunk_fn=arena.CHUNK_FNS[n])
     except KeyboardInterrupt:
-        from sim import records
+        from caishen.sim import records
 
         done = len(records.finished_chunks(args.out))
         print(f"caishen match: interrupted with {done} of {config.n_chunks} chunk(s) written to {args.out}; "
@@ -408,8 +408,8 @@ def _cmd_match(args) -> int:
 def _add_train(sub) -> None:
     p = sub.add_parser(
         "train",
-        help="fit the tuned bot's weights by CMA-ES on duplicate deals (agents.tune; [tune] extra)",
-        description="Fit the weights of the parametric bot (sim.tuned) with CMA-ES: each candidate plays "
+        help="fit the tuned bot's weights by CMA-ES on duplicate deals (caishen.agents.tune; [tune] extra)",
+        description="Fit the weights of the parametric bot (caishen.sim.tuned) with CMA-ES: each candidate plays "
         "duplicate deals (both seatings of A B A B) against a fixed pool of opponents, fitness = its mean "
         "points per hand; the walls are fixed per generation (common random numbers). Writes the weights "
         "as JSON (loadable as tuned:PATH, or tuned:NAME from agents/tuned/NAME.json) with the command that "
@@ -435,8 +435,8 @@ def _add_train(sub) -> None:
 
 
 def _cmd_train(args) -> int:
-    from agents import tune
-    from sim.rules.options import parse_option_strings
+    from caishen.agents import tune
+    from caishen.sim.rules.options import parse_option_strings
 
     res = tune.tune(args.rules, args.out, pool=args.pool, generations=args.generations, popsize=args.popsize,
                     walls=args.walls, sigma=args.sigma, seed=args.seed, options=parse_option_strings(args.option),
@@ -465,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ValueError as e:
-        from sim.rules.options import short_text
+        from caishen.sim.rules.options import short_text
 
         parser.exit(2, f"caishen {args.command}: error: {short_text(str(e))}\n")
     except BrokenPipeError:

@@ -20,24 +20,24 @@ At a decision with more than one reasonable action the bot
 3. plays every candidate on every determinization (the same ones for all
    candidates: common random numbers, so the comparison is paired), then
    its own seat with its *base policy* and every other seat with the greedy
-   bot (``sim.policies``) to the *end of the hand* (win or 流局: the
+   bot (``caishen.sim.policies``) to the *end of the hand* (win or 流局: the
    rollouts stop there, no match or streak value beyond the hand);
 4. keeps its base policy's choice unless another candidate gains more points
    for its own seat than that one (the mean of the paired differences over the
    ``N`` rollouts) by more than :data:`Z_SWITCH` standard errors; then it
    takes the candidate with the largest such lower bound.  Points: Kaihua
    the engine's payments (K-8); Jiating the wins scored by
-   ``sim.rules.jiating_kernels`` and paid by J-6.
+   ``caishen.sim.rules.jiating.kernels`` and paid by J-6.
 
 This is the rollout algorithm (policy improvement by simulation): the base
-policy is the tuned bot of the rule set (``mc:N``, :mod:`sim.tuned` with
+policy is the tuned bot of the rule set (``mc:N``, :mod:`caishen.sim.tuned` with
 ``agents/tuned/<rules>.json``) or greedy (``mc:N:greedy``, the tuned bot
 with ``GREEDY_WEIGHTS``); the search changes its choice only where the
 rollouts say another action is better.
 
 Candidates: on its own turn the base policy's action, the discards that keep the
 best shanten (at most :data:`MAX_TIED` of them, most live effective tiles
-first), the least dangerous discard (``sim.policies`` "Defence") when an
+first), the least dangerous discard (``caishen.sim.policies`` "Defence") when an
 opponent may be ready, a 财神 discard (飘财, K-9.1) and every legal kong;
 on a claim, ``pass`` and every legal pong, chow and exposed kong; on an
 offered discard win, the win and ``pass`` (a discard win is paid by the
@@ -65,7 +65,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.engine import (
+from caishen.sim.engine import (
     SF_N_DISCARDS,
     A_CHOW_HIGH,
     A_CHOW_LOW,
@@ -121,8 +121,8 @@ from sim.engine import (
     _legal_mask,
     _step,
 )
-from sim.hand import _shanten, _shanten_each_change
-from sim.policies import (
+from caishen.sim.hand import _shanten, _shanten_each_change
+from caishen.sim.policies import (
     POLICY_GREEDY,
     _W_AFTER,
     _W_DRAW,
@@ -133,11 +133,11 @@ from sim.policies import (
     _live_counts,
     _threats,
 )
-from sim.rng import _rng_below
-from sim.rules.jiating import _payments as _jiating_payments
-from sim.rules.jiating_kernels import _score_win
-from sim.tiles import MELD_KONG_CONCEALED
-from sim.tuned import _tuned_action
+from caishen.sim.rng import _rng_below
+from caishen.sim.rules.jiating import _payments as _jiating_payments
+from caishen.sim.rules.jiating.kernels import _score_win
+from caishen.sim.tiles import MELD_KONG_CONCEALED
+from caishen.sim.tuned import _tuned_action
 
 #: most tied discards searched besides greedy's, the safest and the 财神
 MAX_TIED = 2
@@ -292,19 +292,19 @@ def _hand_value(sim, me, ep, tabs, jt, bf):
 
     Kaihua: the engine's payments (``SF_SCORE``, K-8).  Rule sets scored after
     the hand (Jiating, ``EP_ENGINE_PAYMENTS`` 0): each recorded win scored by
-    :func:`sim.rules.jiating_kernels._score_win` and paid by J-6.
+    :func:`caishen.sim.rules.jiating.kernels._score_win` and paid by J-6.
     ``jt = (params, points, doubled, excludes, work, pats)``; ``bf = (hand8,
     pay)`` scratch.
     """
     if ep[EP_ENGINE_PAYMENTS] != 0:
-        return sim.seat[me, SF_SCORE]
+        return caishen.sim.seat[me, SF_SCORE]
     params, points, doubled, excludes, jwork, pats = jt
     hand8, pay = bf
     for p in range(N_SEATS):
         pay[p] = 0
-    dealer = sim.sc[SC_DEALER]
-    for j in range(sim.sc[SC_N_WINS]):
-        x = sim.wins[j]
+    dealer = caishen.sim.sc[SC_DEALER]
+    for j in range(caishen.sim.sc[SC_N_WINS]):
+        x = caishen.sim.wins[j]
         w = x[WX_SEAT]
         for k in range(N_KINDS):
             hand8[k] = x[WX_HAND + k]
@@ -313,7 +313,7 @@ def _hand_value(sim, me, ep, tabs, jt, bf):
                           x[WX_MELD_TYPE:WX_MELD_TYPE + 4], x[WX_MELD_KIND:WX_MELD_KIND + 4],
                           params, points, doubled, excludes, tabs, jwork, pats)
         if P >= 0:
-            _jiating_payments(dealer, sim.sc[SC_STREAK], w, x[WX_TYPE], x[WX_DISCARDER], P + G, params, pay)
+            _jiating_payments(dealer, caishen.sim.sc[SC_STREAK], w, x[WX_TYPE], x[WX_DISCARDER], P + G, params, pay)
     return pay[me]
 
 
@@ -321,12 +321,12 @@ def _hand_value(sim, me, ep, tabs, jt, bf):
 def _rollout(sim, me, w, ep, rp, tabs, work):
     """Play ``sim`` to the end of the hand: seat ``me`` with its base policy (the tuned bot
     with weights ``w``), every other seat with greedy."""
-    while sim.sc[SC_PHASE] != PH_DONE:
+    while caishen.sim.sc[SC_PHASE] != PH_DONE:
         _legal_mask(sim, ep)
-        if sim.sc[SC_TO_ACT] == me:
-            a = _tuned_action(w, sim, ep, tabs, sim.mask, work)
+        if caishen.sim.sc[SC_TO_ACT] == me:
+            a = _tuned_action(w, sim, ep, tabs, caishen.sim.mask, work)
         else:
-            a = _choose_action(POLICY_GREEDY, 0, sim, ep, rp, tabs, sim.mask, work)
+            a = _choose_action(POLICY_GREEDY, 0, sim, ep, rp, tabs, caishen.sim.mask, work)
         _step(sim, ep, rp, tabs, a)
 
 
@@ -403,7 +403,7 @@ def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sims, fb, ib, rng, jt, bf
     """The search bot's action for the seat to act (module docstring).
 
     ``n_det``: determinizations (``N`` of ``mc:N``); ``w: float64[N_W]``: the
-    weights of its base policy (:mod:`sim.tuned`; ``GREEDY_WEIGHTS`` play as
+    weights of its base policy (:mod:`caishen.sim.tuned`; ``GREEDY_WEIGHTS`` play as
     greedy); ``mask``: the legal mask of ``st``; ``work: int64[4, 34]``:
     scratch of the policy kernels; ``sims: STATE_DTYPE[2]``: scratch states
     (the determinized root and the rollout); ``fb: float64[4, 160]``, ``ib:

@@ -1,12 +1,12 @@
 """Batch self-play: whole hands in one numba call, bots choosing every action.
 
 ``play_batch(n_hands, seed, rules, options, policies)`` shuffles a wall per
-hand from the stream of :mod:`sim.rng` (seeded once per call), plays it to
-the end with one policy per seat (:mod:`sim.bots`: the kernel policies of
-:mod:`sim.policies`, ``tuned:NAME`` and ``mc:N``) and returns the per-hand record
-columns of :data:`sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
+hand from the stream of :mod:`caishen.sim.rng` (seeded once per call), plays it to
+the end with one policy per seat (:mod:`caishen.sim.bots`: the kernel policies of
+:mod:`caishen.sim.policies`, ``tuned:NAME`` and ``mc:N``) and returns the per-hand record
+columns of :data:`caishen.sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
 hands rotate the dealer (K-3.3).  The same seed, rules, options and policies
-give the same hands.  This is what the runner (:mod:`sim.runner`) calls per
+give the same hands.  This is what the runner (:mod:`caishen.sim.runner`) calls per
 chunk; the engine itself knows no bots.
 
 Duplicate deals (``wall_seed``)
@@ -21,7 +21,7 @@ streak 0 (J-2.4), and ``match_len`` is ignored.  So the same ``wall_seed``
 deals the same walls to the same seats whatever the policies, their seat
 order or the options that do not change the wall (all of today's options:
 the wall is always 136 tiles; ``reserved_tiles`` only changes where it ends).
-This is what a duplicate-deal comparison needs (:mod:`sim.arena`: each wall
+This is what a duplicate-deal comparison needs (:mod:`caishen.sim.arena`: each wall
 played once per seat rotation).  Without ``wall_seed`` nothing changes.
 """
 
@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.engine import (
+from caishen.sim.engine import (
     EP_FIRST_DEALER_RANDOM,
     EP_JOKER,
     PH_TURN,
@@ -60,12 +60,12 @@ from sim.engine import (
     load_rules,
     new_state,
 )
-from sim.hand import _shanten
-from sim.tuned import N_W
-from sim.bots import POLICY_TUNED, _bot_action, bot_table, make_context
-from sim.policies import POLICY_RANDOM, _choose_action
-from sim.rng import _rng_below, _rng_seed
-from sim.tables import hand_tables
+from caishen.sim.hand import _shanten
+from caishen.sim.tuned import N_W
+from caishen.sim.bots import POLICY_TUNED, _bot_action, bot_table, make_context
+from caishen.sim.policies import POLICY_RANDOM, _choose_action
+from caishen.sim.rng import _rng_below, _rng_seed
+from caishen.sim.tables import hand_tables
 
 
 @njit(cache=True)
@@ -76,7 +76,7 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     turn, held a joker and would have been ready (shanten <= 0) after
     discarding it: a 飘财 chance (K-9.1), taken or not.  With ``check`` the
     invariant checker runs after every step (an illegal bot action is
-    reported as ``-1``).  ``bx``: the bot context (:func:`sim.bots.make_context`).
+    reported as ``-1``).  ``bx``: the bot context (:func:`caishen.sim.bots.make_context`).
     """
     while st.sc[SC_PHASE] != PH_DONE:
         _legal_mask_inlined(st, ep)
@@ -93,7 +93,7 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
             st.hands[s, joker] += 1
         if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call
             a = _random_action(st)
-        elif policies[s, 0] >= POLICY_TUNED:  # the bots with data (sim.bots)
+        elif policies[s, 0] >= POLICY_TUNED:  # the bots with data (caishen.sim.bots)
             a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
         else:
             a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
@@ -143,7 +143,7 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
 
     ``policies: int64[4, 2]`` (code, param) per seat, kernel policies only
-    (:func:`sim.policies.policy_table`); ``work: int64[4, 34]`` scratch for
+    (:func:`caishen.sim.policies.policy_table`); ``work: int64[4, 34]`` scratch for
     the bots.  ``chance: int8[n, 4]``: the 飘财 chances (:func:`_play_hand`).
     With ``check`` the invariant checker runs after the deal and after every
     step.  Returns ``(hand, error)``: ``(-1, 0)`` when all is well, else the
@@ -164,7 +164,7 @@ def _play_batch_walls(seed, wall_seed, n_hands, match_len, policies, ep, rp, tab
     ``seed`` (the classic batch); ``0 .. 2**32-1``: hand ``h``'s wall and
     dealer from :func:`_duplicate_deal`, every hand a one-hand match
     (``match_len`` ignored), the stream seeded by ``seed`` left to the bots.
-    ``bx``: the bot context of ``policies`` (:func:`sim.bots.make_context`).
+    ``bx``: the bot context of ``policies`` (:func:`caishen.sim.bots.make_context`).
     """
     _rng_seed(st.rng, seed)  # walls, first dealers and random bots draw from it
     saved = np.zeros(4, np.uint64)
@@ -202,7 +202,7 @@ def duplicate_deal(wall_seed: int, h: int) -> tuple[np.ndarray, int]:
     """The wall (``uint8[136]``) and dealer (0..3) of hand ``h`` under ``wall_seed`` (module docstring).
 
     ``play_batch(..., wall_seed=wall_seed)`` plays exactly this deal as its
-    hand ``h``; :meth:`sim.engine.Game.reset` ``(wall=..., dealer=...)``
+    hand ``h``; :meth:`caishen.sim.engine.Game.reset` ``(wall=..., dealer=...)``
     replays it.  Raises ``ValueError`` for a ``wall_seed`` outside
     ``0 .. 2**32-1`` or an ``h`` outside ``0 .. 10**10``.
     """
@@ -227,8 +227,8 @@ def play_batch(
 
     ``seed``: int in ``0 .. 2**32 - 1``.  ``policies``: one spec for every
     seat or four (``"greedy"``, ``"greedy,greedy,always,threshold:30"``,
-    ``"tuned:kaihua,mc:16,greedy,greedy"``; see :mod:`sim.policies` and
-    :mod:`sim.bots`).  ``match_len``: hands per match (dealer rotation,
+    ``"tuned:kaihua,mc:16,greedy,greedy"``; see :mod:`caishen.sim.policies` and
+    :mod:`caishen.sim.bots`).  ``match_len``: hands per match (dealer rotation,
     K-3.3).  ``check``: run the invariant checker after every step (slower).
     ``wall_seed``: None (walls from ``seed``), or an int in ``0 .. 2**32 - 1``
     for duplicate deals: hand ``h``'s wall and dealer depend on
@@ -236,10 +236,10 @@ def play_batch(
     one-hand match (``match_hand`` and ``streak`` 0; ``match_len`` is
     ignored) and ``seed`` seeds only the bots' stream (module docstring).
     Returns ``dict[str, np.ndarray]`` of length ``n_hands`` with the dtypes of
-    :data:`sim.engine.RECORD_COLUMNS` (Jiating: ``sim.jiating_records.COLUMNS``,
-    its wins scored by ``sim.rules.jiating``).  Raises ``ValueError`` for bad
+    :data:`caishen.sim.engine.RECORD_COLUMNS` (Jiating: ``caishen.sim.rules.jiating.records.COLUMNS``,
+    its wins scored by ``caishen.sim.rules.jiating``).  Raises ``ValueError`` for bad
     arguments (also a 飘 policy on a rule set without a 财神,
-    :func:`sim.policies.check_piao_policy`, and weights tuned for another
+    :func:`caishen.sim.policies.check_piao_policy`, and weights tuned for another
     rule set) and ``RuntimeError`` if the
     checker finds a violation.
     """
@@ -264,7 +264,7 @@ def play_batch(
         what = "a bot chose an illegal action" if err < 0 else ERR_MESSAGES[err]
         where = f"seed {seed}" + (f", wall_seed {wall_seed}" if wall_seed >= 0 else "")
         raise RuntimeError(f"state check failed in hand {hand} of {where}: {what}")
-    out = batch_columns(name, r, rec)  # Jiating: the wins scored by sim.rules.jiating (J-9)
+    out = batch_columns(name, r, rec)  # Jiating: the wins scored by caishen.sim.rules.jiating (J-9)
     if ep[EP_JOKER] >= 0:  # 飘财 chances, the baseline of the summary's "comparable non-飘 play"
         for s in range(N_SEATS):
             out[f"piao_chance_{s}"] = chance[:, s].copy()

@@ -1,6 +1,6 @@
 """Confidence intervals with the wall as the independent unit (duplicate-deal comparisons).
 
-In a duplicate-deal match (:mod:`sim.arena`) every wall is played several
+In a duplicate-deal match (:mod:`caishen.sim.arena`) every wall is played several
 times (once per seat rotation), so the hands of one wall are not
 independent: the wall's luck is shared by all of them.  The independent
 unit is the wall.  A policy's result on one wall is therefore first averaged

@@ -1,13 +1,13 @@
-"""Duplicate deals (``play_batch(wall_seed=...)``) and the arena (``sim.arena``, ``caishen match``)."""
+"""Duplicate deals (``play_batch(wall_seed=...)``) and the arena (``caishen.sim.arena``, ``caishen match``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agents import make_agent
-from sim.engine import Game
-from sim.selfplay import duplicate_deal, play_batch
+from caishen.agents import make_agent
+from caishen.sim.engine import Game
+from caishen.sim.selfplay import duplicate_deal, play_batch
 
 
 def _replay(rules, wall, dealer, specs):
@@ -84,11 +84,11 @@ def test_without_wall_seed_nothing_changes(engine_warm):
         assert np.array_equal(a[col], b[col]), col
 
 
-# --------------------------------------------------------------------- sim.stats
+# --------------------------------------------------------------------- caishen.sim.stats
 def test_wall_mean_ci_is_the_t_interval():
     from scipy import stats as st
 
-    from sim.stats import paired_diff_ci, wall_mean_ci
+    from caishen.sim.stats import paired_diff_ci, wall_mean_ci
 
     x = np.random.default_rng(1).normal(0.3, 2.0, 500)
     m, lo, hi = wall_mean_ci(x)
@@ -112,7 +112,7 @@ def test_wall_mean_ci_is_the_t_interval():
     (lambda s: s.mean_ci([1.0, 2.0], level=1.5), "level 1.5"),
 ])
 def test_stats_bad_input_is_named(call, msg):
-    from sim import stats
+    from caishen.sim import stats
 
     with pytest.raises(ValueError, match=msg):
         call(stats)
@@ -123,7 +123,7 @@ def test_stats_bad_input_is_named(call, msg):
 def test_schedule_puts_each_slot_in_each_seat_once(n):
     """Every slot of the filled order sits in every seat exactly once over the distinct rotations
     (a policy holding k of the four slots sits k*len(seatings)/4 times in each seat)."""
-    from sim.arena import fill_seats, seatings
+    from caishen.sim.arena import fill_seats, seatings
 
     slots = fill_seats(n)
     seats = seatings(n)
@@ -136,7 +136,7 @@ def test_schedule_puts_each_slot_in_each_seat_once(n):
 
 
 def _match(tmp_path, name, policies, walls, rules="kaihua", workers=1, chunk_walls=7, seed=3):
-    from sim.arena import play_match
+    from caishen.sim.arena import play_match
 
     return play_match(rules, policies, walls, seed, tmp_path / name, chunk_walls=chunk_walls, workers=workers,
                       progress=False)
@@ -148,14 +148,14 @@ def test_match_rows_follow_the_schedule(tmp_path, engine_warm):
     from hypothesis import given, settings
     from hypothesis import strategies as hs
 
-    from sim import records
-    from sim.arena import fill_seats, seatings
+    from caishen.sim import records
+    from caishen.sim.arena import fill_seats, seatings
 
     @settings(max_examples=6, deadline=None)
     @given(hs.integers(2, 4), hs.integers(1, 9), hs.integers(1, 4), hs.integers(0, 2**32))
     def check(n, walls, chunk_walls, seed):
         d = tmp_path / f"m{n}-{walls}-{chunk_walls}-{seed}"
-        from sim.arena import play_match
+        from caishen.sim.arena import play_match
 
         play_match("kaihua", ["random"] * n, walls, seed, d, chunk_walls=chunk_walls, workers=1, progress=False)
         df = records.read_run(d)
@@ -186,7 +186,7 @@ def test_identical_policies_differ_by_nothing(tmp_path, engine_warm):
 
 def test_match_does_not_depend_on_workers(tmp_path, engine_warm):
     """Rows and table of a match are the same in-process and with two worker processes."""
-    from sim import records
+    from caishen.sim import records
 
     _, a = _match(tmp_path, "w1", "greedy,greedy_safe,random", 30, workers=1, chunk_walls=10)
     _, b = _match(tmp_path, "w2", "greedy,greedy_safe,random", 30, workers=2, chunk_walls=10)
@@ -196,7 +196,7 @@ def test_match_does_not_depend_on_workers(tmp_path, engine_warm):
 
 
 def test_match_resumes_and_refuses_another_match(tmp_path, engine_warm):
-    from sim import records
+    from caishen.sim import records
 
     res, _ = _match(tmp_path, "r", "greedy,random", 21)
     assert res.chunks_run == 3
@@ -216,21 +216,21 @@ def test_match_resumes_and_refuses_another_match(tmp_path, engine_warm):
     ("greedy,threshold:x", "integer"),
 ])
 def test_match_bad_policies_are_named(tmp_path, policies, msg):
-    from sim.arena import make_config
+    from caishen.sim.arena import make_config
 
     with pytest.raises(ValueError, match=msg):
         make_config("kaihua", policies, 10, 0)
 
 
 def test_match_piao_policy_without_caishen_is_named():
-    from sim.arena import make_config
+    from caishen.sim.arena import make_config
 
     with pytest.raises(ValueError, match="no 财神"):
         make_config("jiating", "greedy,always", 10, 0)
 
 
 def test_cli_match_prints_the_table_and_exits_2_on_bad_input(tmp_path, capsys, engine_warm):
-    from sim.cli import main
+    from caishen.sim.cli import main
 
     assert main(["match", "--rules", "jiating", "--policies", "greedy,random", "--walls", "12", "--seed", "1",
                  "--out", str(tmp_path / "m"), "--workers", "1", "--no-progress"]) == 0

@@ -1,15 +1,15 @@
-"""The search bot mc:N (sim.search): determinizations from the seat's view only, rollout values."""
+"""The search bot mc:N (caishen.sim.search): determinizations from the seat's view only, rollout values."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sim import engine as E
-from sim.bots import bot_table, make_context, parse_bot
-from sim.search import _determinize, _hand_value, _mc_action
-from sim.tables import hand_tables
-from sim.tiles import MELD_KONG_CONCEALED
+from caishen.sim import engine as E
+from caishen.sim.bots import bot_table, make_context, parse_bot
+from caishen.sim.search import _determinize, _hand_value, _mc_action
+from caishen.sim.tables import hand_tables
+from caishen.sim.tiles import MELD_KONG_CONCEALED
 from test_tuned import states_of
 
 
@@ -82,7 +82,7 @@ def test_determinize_keeps_the_view_and_the_unseen_tiles(rules):
         for p in range(4):
             if p != me:
                 joker = int(ep[E.EP_JOKER])
-                from sim.hand import shanten
+                from caishen.sim.hand import shanten
 
                 assert root["seat"][p, E.SF_TENPAI] == int(shanten(root["hands"][p].astype(np.uint8), joker) <= 0)
     assert moved > 50
@@ -117,7 +117,7 @@ def test_search_bot_never_reads_hidden_tiles(rules):
 def test_rollout_value_is_the_records_score(rules):
     """_hand_value (the rollouts' points) equals each seat's score in the hand's record
     (Kaihua the engine's payments, Jiating the J-6 scorer)."""
-    from agents import make_agent
+    from caishen.agents import make_agent
 
     bx, w, _ = _context(rules)
     tabs = hand_tables()
@@ -133,7 +133,7 @@ def test_rollout_value_is_the_records_score(rules):
 @pytest.mark.parametrize("rules", ["kaihua", "jiating"])
 def test_search_bot_plays_checked_hands(rules, engine_warm):
     """mc:N and mc:N:greedy next to other bots: legal actions, every state check passes."""
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     r = play_batch(4, 3, rules=rules, policies=f"mc:2,greedy,mc:2:greedy,tuned:{rules}", check=True)
     total = sum(r[f"score_{s}"].astype(int) for s in range(4))

@@ -1,4 +1,4 @@
-"""The tuned bot (sim.tuned, tuned:NAME), greedy_safe's danger model, and the weights files."""
+"""The tuned bot (caishen.sim.tuned, tuned:NAME), greedy_safe's danger model, and the weights files."""
 
 from __future__ import annotations
 
@@ -8,18 +8,18 @@ import math
 import numpy as np
 import pytest
 
-from sim import engine as E
-from sim import hand
-from sim.bots import load_tuned, parse_bot
-from sim.policies import POLICY_GREEDY, POLICY_SAFE, _choose_action
-from sim.tables import hand_tables
-from sim.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
+from caishen.sim import engine as E
+from caishen.sim import hand
+from caishen.sim.bots import load_tuned, parse_bot
+from caishen.sim.policies import POLICY_GREEDY, POLICY_SAFE, _choose_action
+from caishen.sim.tables import hand_tables
+from caishen.sim.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
 from test_policies import ref_live
 
 
 # ------------------------------------------------------------------ references
 def ref_threats(st, s, ep):
-    """Threat of each opponent and the kinds it discarded (sim.policies "Defence")."""
+    """Threat of each opponent and the kinds it discarded (caishen.sim.policies "Defence")."""
     threat, seen = [0.0] * 4, [set() for _ in range(4)]
     for p in range(4):
         if p == s:
@@ -71,7 +71,7 @@ def ref_suit_max(h, st, s):
 
 
 def ref_tuned(st, w, ep):
-    """The tuned bot of the sim.tuned docstring, written plainly with sim.hand (greedy's kongs stand)."""
+    """The tuned bot of the caishen.sim.tuned docstring, written plainly with caishen.sim.hand (greedy's kongs stand)."""
     joker = int(ep[E.EP_JOKER])
     mask = st["mask"]
     s = int(st["sc"][E.SC_TO_ACT])
@@ -207,7 +207,7 @@ def test_tuned_kernel_matches_reference_on_random_weights(rules):
 @pytest.mark.parametrize("rules", ["kaihua", "jiating"])
 def test_greedy_weights_play_exactly_as_greedy(rules, tmp_path, engine_warm):
     """GREEDY_WEIGHTS is greedy: same records hand for hand."""
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     f = tmp_path / "g.json"
     f.write_text(json.dumps({"rules": rules, "features": list(FEATURES), "weights": GREEDY_WEIGHTS.tolist()}))
@@ -219,7 +219,7 @@ def test_greedy_weights_play_exactly_as_greedy(rules, tmp_path, engine_warm):
 
 def test_danger_matches_reference():
     """_danger (greedy_safe, tuned, mc candidates) equals the plain reference for every kind."""
-    from sim.policies import _danger, _live_counts, _threats
+    from caishen.sim.policies import _danger, _live_counts, _threats
 
     for rules in ("kaihua", "jiating"):
         states, ep, rp, tabs, work = states_of(rules, 120, seed=8)
@@ -237,7 +237,7 @@ def test_danger_matches_reference():
 def test_greedy_safe_folds_to_safe_tiles_against_a_declared_seat():
     """Defence: greedy_safe never throws a tile less safe than its pick when it folds, and plays
     legal actions; against greedy it deals in less often (Kaihua)."""
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     states, ep, rp, tabs, work = states_of("kaihua", 200, seed=21)
     for i in range(len(states)):
@@ -257,7 +257,7 @@ def test_greedy_safe_folds_to_safe_tiles_against_a_declared_seat():
 
 def test_shipped_weights_load_by_name():
     """tuned:kaihua and tuned:jiating are shipped and load (package data); they play legally."""
-    from agents import make_agent
+    from caishen.agents import make_agent
 
     for rules in ("kaihua", "jiating"):
         w, meta = load_tuned(rules)
@@ -295,7 +295,7 @@ def test_bad_tuned_specs_are_named(tmp_path):
     with pytest.raises(ValueError, match="not JSON"):
         parse_bot(f"tuned:{bad}")
     with pytest.raises(ValueError, match="tuned for 'kaihua', not 'jiating'"):
-        from sim.selfplay import play_batch
+        from caishen.sim.selfplay import play_batch
 
         play_batch(1, 0, rules="jiating", policies="tuned:kaihua")
     with pytest.raises(ValueError, match=r"weight 0 \(shanten\) is inf"):
@@ -305,7 +305,7 @@ def test_bad_tuned_specs_are_named(tmp_path):
 def test_tune_improves_on_greedy_weights(tmp_path):
     """A tiny CMA-ES run writes a loadable weights file with the reproducing command."""
     pytest.importorskip("cma")
-    from agents.tune import tune
+    from caishen.agents.tune import tune
 
     out = tmp_path / "k.json"
     res = tune("kaihua", out, generations=2, popsize=4, walls=20, validation_walls=20, log=None)

@@ -1,0 +1,162 @@
+"""The bots' cost and the arena's overhead, per core (CPU time of this process).
+
+1. Self-play hands/s per policy (``caishen.sim.selfplay.play_batch``, one numba call):
+   greedy, greedy_safe, the tuned bot.
+2. ``caishen match`` against ``caishen simulate`` on the same policies and
+   the same number of hands, both in-process through ``caishen.sim.runner`` (one
+   worker, Parquet written): the arena's hands/s as a fraction of
+   simulate's (issue 13: >= 80% for numba policies).
+3. The search bot ``mc:N``: microseconds per rollout (copy the determinized
+   root, play the candidate, roll out to the end of the hand, score it) and
+   rollouts per second per core, measured on states of greedy play; then
+   milliseconds per searched decision and per hand of one ``mc:N`` seat.
+
+CPU time (``time.process_time``) is used, so other load on a shared machine
+disturbs the figures less than wall time would.
+
+    python benchmarks/bench_bots.py [--rules kaihua] [--hands 4000] [--mc 8]   # a few minutes
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+
+import numpy as np
+
+
+def selfplay_rate(rules: str, policies: str, hands: int, seed: int = 1) -> float:
+    from caishen.sim.selfplay import play_batch
+
+    play_batch(4, seed, rules=rules, policies=policies)  # compile / load the cache
+    t = time.process_time()
+    play_batch(hands, seed, rules=rules, policies=policies)
+    return hands / (time.process_time() - t)
+
+
+def arena_vs_simulate(rules: str, policies: str, hands: int, seed: int = 1) -> tuple[float, float]:
+    """``(arena hands/s, simulate hands/s)``: the same policies and hands through the runner, one worker."""
+    from caishen.sim import arena, runner
+
+    specs = policies.split(",")
+    n_s = len(arena.seatings(len(specs)))
+    walls = hands // n_s
+    filled = ",".join(specs[i] for i in arena.fill_seats(len(specs)))
+    with tempfile.TemporaryDirectory() as d:
+        arena.play_match(rules, specs, 4, seed, f"{d}/warm", workers=1, progress=False)
+        sim_cfg = runner.make_config(rules, walls * n_s, seed, policies=filled, chunk_size=walls * n_s // 4)
+        runner.run(sim_cfg, f"{d}/warm_sim", workers=1, progress=False)
+        t = time.process_time()
+        runner.run(sim_cfg, f"{d}/sim", workers=1, progress=False)
+        t_sim = time.process_time() - t
+        t = time.process_time()
+        arena.play_match(rules, specs, walls, seed, f"{d}/arena", chunk_walls=walls // 4, workers=1, progress=False)
+        t_arena = time.process_time() - t
+    return walls * n_s / t_arena, walls * n_s / t_sim
+
+
+def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
+    """µs per rollout and ms per decision of the search bot on states of greedy play."""
+    from caishen.sim import engine as E
+    from caishen.sim.bots import bot_table, make_context
+    from caishen.sim.policies import POLICY_GREEDY, _choose_action
+    from caishen.sim.search import _copy_state, _determinize, _hand_value, _mc_action, _rollout
+    from caishen.sim.tables import hand_tables
+
+    name, r = E.load_rules(rules, None)
+    ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
+    _, w = bot_table([f"mc:{n_det}"] * 4, name, int(ep[E.EP_JOKER]))
+    bx = make_context(name, r, w, seed)
+    work = np.zeros((4, 34), np.int64)
+    rng = np.random.default_rng(seed)
+    states = E.new_state(n_states)
+    st = E.new_state()[0]
+    n, hs = 0, seed
+    while n < n_states:
+        E._seeded_wall(hs, st)
+        hs += 1
+        E._reset(st, ep, rp, tabs, int(rng.integers(4)))
+        while st["sc"][E.SC_PHASE] != E.PH_DONE and n < n_states:
+            E._legal_mask(st, ep)
+            if st["sc"][E.SC_PHASE] == E.PH_TURN and rng.random() < 0.1:
+                states[n] = st
+                n += 1
+            E._step(st, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], work))
+    sims, fb, ib, brng, jt, bf = bx[1:]
+    root, sim = sims[0], sims[1]
+    # warm up the kernels (compile or load them) on a first state
+    s0 = states[0]
+    me = int(s0["sc"][E.SC_TO_ACT])
+    _determinize(root, s0, me, ep, rp, tabs, brng, ib)
+    _copy_state(sim, root)
+    E._step(sim, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, s0, ep, rp, tabs, s0["mask"], work))
+    _rollout(sim, me, w[0], ep, rp, tabs, work)
+    _hand_value(sim, me, ep, tabs, jt, bf)
+    _mc_action(2, w[0], s0, ep, rp, tabs, s0["mask"], work, *bx[1:])
+    # rollouts: root -> copy -> first action (greedy's) -> rollout -> value
+    t = time.process_time()
+    n_roll = 0
+    for i in range(n_states):
+        s = states[i]
+        me = int(s["sc"][E.SC_TO_ACT])
+        a = _choose_action(POLICY_GREEDY, 0, s, ep, rp, tabs, s["mask"], work)
+        for _ in range(4):
+            _determinize(root, s, me, ep, rp, tabs, brng, ib)
+            _copy_state(sim, root)
+            E._step(sim, ep, rp, tabs, a)
+            _rollout(sim, me, w[0], ep, rp, tabs, work)
+            _hand_value(sim, me, ep, tabs, jt, bf)
+            n_roll += 1
+    per_rollout = (time.process_time() - t) / n_roll
+    # decisions
+    t = time.process_time()
+    for i in range(n_states):
+        s = states[i]
+        _mc_action(n_det, w[0], s, ep, rp, tabs, s["mask"], work, *bx[1:])
+    per_decision = (time.process_time() - t) / n_states
+    return {"us_per_rollout": per_rollout * 1e6, "rollouts_per_s": 1.0 / per_rollout,
+            "ms_per_decision": per_decision * 1e3}
+
+
+def mc_hand_cost(rules: str, n_det: int, hands: int, seed: int = 1) -> float:
+    """Seconds per hand of one mc:N seat among greedy seats (CPU)."""
+    from caishen.sim.selfplay import play_batch
+
+    pol = f"mc:{n_det},greedy,greedy,greedy"
+    play_batch(1, seed, rules=rules, policies=pol)
+    t = time.process_time()
+    play_batch(hands, seed, rules=rules, policies=pol)
+    t_mc = time.process_time() - t
+    t = time.process_time()
+    play_batch(hands, seed, rules=rules, policies="greedy")
+    return (t_mc - (time.process_time() - t)) / hands
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rules", default="kaihua", choices=("kaihua", "jiating"))
+    ap.add_argument("--hands", type=int, default=4000, help="hands per self-play / runner measurement")
+    ap.add_argument("--mc", type=int, default=8, help="N of the mc:N figures")
+    ap.add_argument("--mc-states", type=int, default=60, help="states of greedy play for the rollout figures")
+    ap.add_argument("--mc-hands", type=int, default=20, help="hands with one mc:N seat for the per-hand cost")
+    args = ap.parse_args()
+    for k in ("hands", "mc", "mc_states", "mc_hands"):
+        if getattr(args, k) < 1:
+            ap.error(f"--{k.replace('_', '-')} must be >= 1")
+    rules = args.rules
+    print(f"{rules}, one core (CPU time)")
+    print("self-play hands/s (play_batch):")
+    for pol in ("greedy", "greedy_safe", f"tuned:{rules}", "random"):
+        print(f"  {pol:<16} {selfplay_rate(rules, pol, args.hands):10,.0f}")
+    for pol in ("greedy,greedy_safe", f"greedy,tuned:{rules}", "random,greedy,greedy_safe,random"):
+        a, s = arena_vs_simulate(rules, pol, args.hands)
+        print(f"match vs simulate, {pol}: {a:,.0f} vs {s:,.0f} hands/s = {a / s:.0%}")
+    c = rollout_cost(rules, args.mc_states, args.mc)
+    print(f"search bot: {c['us_per_rollout']:,.0f} µs per rollout ({c['rollouts_per_s']:,.0f} rollouts/s per core); "
+          f"mc:{args.mc}: {c['ms_per_decision']:.1f} ms per own-turn decision")
+    print(f"mc:{args.mc} seat among greedy: {mc_hand_cost(rules, args.mc, args.mc_hands) * 1e3:,.0f} ms per hand")
+
+
+if __name__ == "__main__":
+    main()
