@@ -4,7 +4,11 @@ Subcommands:
 
 - ``caishen simulate --rules kaihua --games N --seed S --out DIR``: batch
   self-play into Parquet, with a summary (the main job; resumable).
-- ``caishen report DIR``: the summary of a run again, from its Parquet files.
+- ``caishen report DIR``: the summary of a run again, from its Parquet files,
+  with figures (PNG) and one Markdown page (``sim.report``); also for a sweep.
+- ``caishen sweep --rules kaihua --option K=V1,V2 --policy P1,P2 --walls N
+  --out DIR``: a grid of rule options and hero policies on the same walls
+  (``sim.study``), a tidy table with differences to a baseline.
 - ``caishen score [FILE|-]``: score finished hands given as JSON lines.
 - ``caishen hand TILES [--joker 5z] [--rules kaihua|jiating]``: shanten,
   waits and effective tiles of a hand (waits by shape, or those a rule set's
@@ -302,27 +306,94 @@ def _cmd_simulate(args) -> int:
 def _add_report(sub) -> None:
     p = sub.add_parser(
         "report",
-        help="print the summary of a run directory from its Parquet files",
-        description="Re-read RUN_DIR/chunks/*.parquet as one table and print the summary table "
-        "(the same as at the end of caishen simulate; a partial run is summarized as far as it got).",
+        help="the summary of a run directory, with figures (PNG) and a self-contained HTML page",
+        description="Re-read RUN_DIR and print its summary table (a simulate or match run: the same as at the "
+        "end of caishen simulate, a partial run summarized as far as it got; a sweep: its table; a study: "
+        "its estimates), then write beside summary.csv the figures RUN_DIR/fig-*.png and RUN_DIR/report.html "
+        "(one page embedding them; needs matplotlib: pip install 'caishen[report]').",
     )
-    p.add_argument("run_dir", help="a directory written by caishen simulate")
+    p.add_argument("run_dir", help="a directory written by caishen simulate, match or sweep, or a study")
+    p.add_argument("--no-figures", action="store_true", help="print the summary only")
     p.set_defaults(func=_cmd_report)
 
 
 def _cmd_report(args) -> int:
-    from sim import summary
+    from sim import report, summary
 
-    rows, defs, meta, done = summary.summarize_run(args.run_dir)
-    n_chunks = meta.get("n_chunks", done)
-    head = (
-        f"{meta.get('rules')}: {meta.get('games')} hands in {n_chunks} chunk(s) of {meta.get('chunk_size')}, "
-        f"seed {meta.get('seed')}, policies {','.join(meta.get('policies', []))}\n"
-        f"finished chunks: {done} of {n_chunks}" + ("" if done == n_chunks else " (partial run)")
+    kind = report.run_kind(args.run_dir)  # ValueError for a directory of another kind: nothing written
+    if kind == "simulate":
+        rows, defs, meta, done = summary.summarize_run(args.run_dir)
+        n_chunks = meta.get("n_chunks", done)
+        head = (
+            f"{meta.get('rules')}: {meta.get('games')} hands in {n_chunks} chunk(s) of {meta.get('chunk_size')}, "
+            f"seed {meta.get('seed')}, policies {','.join(meta.get('policies', []))}\n"
+            f"finished chunks: {done} of {n_chunks}" + ("" if done == n_chunks else " (partial run)")
+        )
+        print(summary.format_summary(rows, head))
+        for key, text in defs.items():
+            print(f"{key}: {text}")
+    elif kind == "sweep":
+        from sim import study
+
+        doc, table = study.read_sweep(args.run_dir)
+        print(f"sweep {doc['grid']['rules']}: {doc['walls']} walls per point, seed {doc['seed']}")
+        print(study.format_table(table))
+    if not args.no_figures:
+        page = report.write_report(args.run_dir)
+        print(f"report: {page}")
+    return 0
+
+
+def _add_sweep(sub) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="a grid of rule options and/or hero policies on the same walls (duplicate deals), with CIs",
+        description="Play every point of a grid -- each --option KEY=V1,V2,... is an axis, --policy P1,P2,... "
+        "the hero's policies (one seat; the others play --field) -- on the same walls, each wall its own "
+        "one-hand match, through the runner (resumable). Prints and writes OUT/sweep.csv: one row per point "
+        "and metric with its 95%% CI over walls and the paired difference to the baseline point.",
     )
-    print(summary.format_summary(rows, head))
-    if defs.get("comparable"):
-        print(f"comparable non-飘: {defs['comparable']}")
+    p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=V1,V2",
+                   help="a rule-option axis (repeatable; one value = fixed at every point)")
+    p.add_argument("--policy", default=None, metavar="P1,P2",
+                   help="the hero policies, comma-separated (e.g. threshold:0,threshold:20,never)")
+    p.add_argument("--field", default="greedy", help="the other three seats' policy (default greedy)")
+    p.add_argument("--baseline", default=None, metavar="AXIS=V[,AXIS=V]",
+                   help="compare each point with the point that has these coordinates (default: the first value "
+                   "of every axis), e.g. policy=never")
+    p.add_argument("--walls", type=int, required=True, help="walls (hands) per point, 1..10**9")
+    p.add_argument("--seed", type=int, default=0, help="root seed of the walls, 0..2**63-1 (default 0)")
+    p.add_argument("--out", required=True, help="sweep directory (created; reused to resume)")
+    p.add_argument("--workers", type=int, default=None, help="worker processes / Ray tasks (default: all cores)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local")
+    p.add_argument("--ray-address", default=None)
+    p.add_argument("--chunk-size", type=int, default=None, help="walls per chunk (default 10000)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_sweep)
+
+
+def _cmd_sweep(args) -> int:
+    from sim import runner, study
+
+    if not 1 <= args.walls <= 10**9:
+        raise ValueError(f"--walls {args.walls}: must be in 1..10**9")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise ValueError(f"--workers {args.workers}: must be in 1..{MAX_WORKERS}")
+    if args.chunk_size is not None and not 1 <= args.chunk_size <= MAX_CHUNK_SIZE:
+        raise ValueError(f"--chunk-size {args.chunk_size}: must be in 1..{MAX_CHUNK_SIZE}")
+    if args.ray_address and args.backend != "ray":
+        raise ValueError("--ray-address needs --backend ray")
+    try:
+        table = study.sweep(args.rules, args.out, options=args.option, policies=args.policy, field=args.field,
+                            walls=args.walls, seed=args.seed, baseline=args.baseline,
+                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE, workers=args.workers,
+                            backend=args.backend, ray_address=args.ray_address, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
+        return 130
+    print(f"sweep {args.rules}: {args.walls} walls per point, seed {args.seed}; table {args.out}/sweep.csv")
+    print(study.format_table(table))
     return 0
 
 
@@ -333,7 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"caishen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_hand, _add_score, _add_simulate, _add_report):
+    for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_sweep):
         add(sub)
     return parser
 

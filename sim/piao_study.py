@@ -54,7 +54,7 @@ intervals over **independent units**: the points of one hand share its wall
 and are correlated, so the interval is cluster-robust with the hand as the
 cluster (:func:`sim.stats.cluster_mean_ci`; checked for coverage by
 ``tests/test_study.py``).  :func:`piao_table_bits` turns the estimate
-by (tiles-left bucket, 财神 held, chain, dealer) into the 64-bit table of the
+by (tiles-left bucket, many waits, chain, dealer) into the 64-bit table of the
 ``piao_table`` policy (:func:`_piao_table_says`), which throws a 财神 at a
 point exactly where the estimated EV of 飘 is positive.
 
@@ -110,7 +110,7 @@ from sim.engine import (
     new_state,
 )
 from sim.hand import _is_baotou, _is_win, _shanten
-from sim.piao_table import TABLE_BUCKET, TABLE_BUCKETS, _live_left
+from sim.piao_table import MANY_WAITS, TABLE_BUCKET, TABLE_BUCKETS, _live_left
 from sim.policies import POLICY_NEVER, _choose_action, _live_counts, check_piao_policies, policy_table
 from sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
 from sim.tables import hand_tables
@@ -135,8 +135,8 @@ R_SCORE, R_WON, R_FAILED = 0, 1, 2
 N_RES = 3
 
 #: default size of :func:`run_study` (hands, rollouts per branch); see its docstring for the numbers
-DEFAULT_HANDS = 20_000
-DEFAULT_ROLLOUTS = 8
+DEFAULT_HANDS = 500_000
+DEFAULT_ROLLOUTS = 4
 DEFAULT_CHUNK = 500
 
 
@@ -532,7 +532,7 @@ def _prepare_dir(out: Path, config: dict) -> None:
 # ---------------------------------------------------------------------------
 #: how each feature is grouped in :func:`estimate`: (lower bounds of the groups) -- the last group is open
 GROUPS = {
-    "tiles_left": tuple(range(0, TABLE_BUCKET * TABLE_BUCKETS, TABLE_BUCKET)),
+    "tiles_left": (0, 16, 24, 32, 40, 48),  # the policy's 8-tile buckets, the thin ends merged
     "caishen": (1, 2),
     "waits": (0, 1, 2, 3, 5, 9),
     "live_waits": (0, 1, 3, 5, 8, 12),
@@ -601,14 +601,14 @@ def estimate(points: pd.DataFrame, by=PIAO_FEATURES, confidence: float = 0.95) -
 def table_cells(points: pd.DataFrame) -> np.ndarray:
     """``int64[n]``: the ``piao_table`` cell of each 飘 point (:func:`_piao_table_says`)."""
     b = np.minimum(points["tiles_left"].to_numpy(np.int64) // TABLE_BUCKET, TABLE_BUCKETS - 1)
-    c2 = (points["caishen"].to_numpy(np.int64) >= 2).astype(np.int64)
+    mw = (points["waits"].to_numpy(np.int64) >= MANY_WAITS).astype(np.int64)
     ch = (points["chain"].to_numpy(np.int64) > 0).astype(np.int64)
     d = points["dealer"].to_numpy(np.int64)
-    return ((b * 2 + c2) * 2 + ch) * 2 + d
+    return ((b * 2 + mw) * 2 + ch) * 2 + d
 
 
 def table_estimate(points: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """The estimate for each of the 64 ``piao_table`` cells: ``cell, tiles_left, caishen, chain, dealer,
+    """The estimate for each of the 64 ``piao_table`` cells: ``cell, tiles_left, waits, chain, dealer,
     points, hands, diff, ci_low, ci_high`` (NaN where no point fell)."""
     from sim.intervals import cluster_mean_ci
 
@@ -619,14 +619,14 @@ def table_estimate(points: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
     for cell in range(64):
         m = cells == cell
         b, rest = divmod(cell, 8)
-        c2, rest = divmod(rest, 4)
+        mw, rest = divmod(rest, 4)
         ch, dl = divmod(rest, 2)
         lo_t = b * TABLE_BUCKET
         tl = f"{lo_t}+" if b == TABLE_BUCKETS - 1 else f"{lo_t}-{lo_t + TABLE_BUCKET - 1}"
         est = cluster_mean_ci(d[m], cl[m], confidence) if m.any() else (np.nan, np.nan, np.nan)
-        rows.append((cell, tl, "2" if c2 else "1", "1+" if ch else "0", dl, int(m.sum()),
-                     int(len(np.unique(cl[m]))), *est))
-    return pd.DataFrame(rows, columns=["cell", "tiles_left", "caishen", "chain", "dealer", "points", "hands",
+        rows.append((cell, tl, f"{MANY_WAITS}+" if mw else f"<{MANY_WAITS}", "1+" if ch else "0", dl,
+                     int(m.sum()), int(len(np.unique(cl[m]))), *est))
+    return pd.DataFrame(rows, columns=["cell", "tiles_left", "waits", "chain", "dealer", "points", "hands",
                                        "diff", "ci_low", "ci_high"])
 
 

@@ -6,11 +6,17 @@
 ``section, metric, group, n, value, ci_low, ci_high``
 
 (``n`` = the count the number is computed over; the interval is empty where
-none applies).  Rates use the Wilson score interval
-(``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")``); means the
-Student-t interval (``scipy.stats.ttest_1samp(x, 0).confidence_interval()``);
-a difference of means Welch's interval (``scipy.stats.ttest_ind(a, b,
-equal_var=False).confidence_interval()``).
+none applies).  Intervals are over **independent units** (``unit``, by
+default the *match*: the hands of one dealer rotation, which share it, and
+the four seat-hands of each of its hands, which share a wall): cluster-robust
+intervals of :mod:`sim.intervals` -- means the cluster-robust Student-t
+interval, rates the Wilson interval at the cluster-robust effective sample
+size, a difference of means the linearized cluster-robust interval.  With
+``unit=None`` every row counts as independent: rates use the Wilson score
+interval (``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")``);
+means the Student-t interval (``scipy.stats.ttest_1samp(x,
+0).confidence_interval()``); a difference of means Welch's interval
+(``scipy.stats.ttest_ind(a, b, equal_var=False).confidence_interval()``).
 
 Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
 
@@ -26,8 +32,10 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   mean and percentiles (numpy's linear interpolation).
 - ``score``: mean score change per seat-hand, by seat, for the dealer and
   for non-dealers (the balance between seats and dealer).
-- 飘财 (Kaihua, K-9), counted per seat-hand, by policy when seats differ:
-  ``attempt rate``: seat-hands with at least one 财神 discard
+- 飘财 (Kaihua, K-9), counted per seat-hand, by policy when seats differ
+  (section ``飘财``; the comparisons of seat-hands that did and did not 飘
+  are in the last section, ``飘财 observational``, out of the headline
+  rows): ``attempt rate``: seat-hands with at least one 财神 discard
   (``piao_s >= 1``) / seat-hands.  ``success rate``: of those, the seat won
   by self-draw with a 飘 link counted in its exponent (``winner == s``,
   ``win_type == 0``, ``flags & FLAG_PIAO``: the chain paid off, K-6.5,
@@ -54,10 +62,13 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
 
 Caveats: the four seat-hands of one hand are not independent (at most one
 seat wins a hand, usually), and neither are the hands of one match (dealer
-rotation); the intervals treat them as independent.  The comparison of
-飘 and non-飘 seat-hands is observational: a seat that could 飘 differs from
-one that could not (e.g. in how close it is to winning); a controlled
-comparison runs two policies (``never`` vs ``always``) on the same seeds.
+rotation); the intervals take the match as the unit for that reason.  The
+comparison of 飘 and non-飘 seat-hands is observational (a selection effect:
+a seat that went on to 飘 differs from one that did not, e.g. in how its
+hand then went), so it is labelled so and kept out of the headline rows; the
+answer to "is 飘 worth it" is the counterfactual estimate of
+:mod:`sim.piao_study` or two policies (``never`` vs ``always``) on the same
+walls (``caishen sweep``).
 """
 
 from __future__ import annotations
@@ -76,6 +87,11 @@ CONFIDENCE = 0.95
 PERCENTILES = (1, 5, 25, 50, 75, 95, 99)
 WIN_TYPE_NAMES = {0: "self_draw", 1: "discard", 2: "robbed_kong"}
 SUMMARY_COLUMNS = ["section", "metric", "group", "n", "value", "ci_low", "ci_high"]
+
+#: the independent units the intervals are computed over (``summarize(unit=...)``)
+UNITS = ("match", "hand", None)
+#: the section of the observational 飘 comparison (out of the headline rows)
+OBSERVATIONAL = "飘财 observational"
 
 #: how "comparable non-飘 play" is chosen, by the record columns available
 COMPARABLE_DEFINITIONS = {
@@ -143,11 +159,33 @@ class _Rows:
     def add(self, section, metric, group, n, value, low=float("nan"), high=float("nan")):
         self.rows.append((section, metric, group, int(n), float(value), float(low), float(high)))
 
-    def rate(self, section, metric, group, k, n):
-        self.add(section, metric, group, n, *wilson(int(k), int(n)))
+    def rate(self, section, metric, group, hits, clusters):
+        """A rate of the 0/1 ``hits`` over their units ``clusters`` (None: every row independent)."""
+        hits = np.asarray(hits, bool)
+        if clusters is None:
+            self.add(section, metric, group, len(hits), *wilson(int(hits.sum()), len(hits)))
+        else:
+            from sim.intervals import cluster_rate_ci
 
-    def mean(self, section, metric, group, x):
-        self.add(section, metric, group, len(x), *mean_ci(x))
+            self.add(section, metric, group, len(hits), *cluster_rate_ci(hits, clusters))
+
+    def mean(self, section, metric, group, x, clusters):
+        """A mean of ``x`` over their units ``clusters`` (None: every row independent)."""
+        if clusters is None or len(x) < 2:
+            self.add(section, metric, group, len(x), *mean_ci(x))
+        else:
+            from sim.intervals import cluster_mean_ci
+
+            self.add(section, metric, group, len(x), *cluster_mean_ci(np.asarray(x, np.float64), clusters))
+
+    def diff(self, section, metric, group, a, a_cl, b, b_cl):
+        if a_cl is None:
+            self.add(section, metric, group, len(a) + len(b), *diff_ci(a, b))
+        else:
+            from sim.intervals import cluster_diff_ci
+
+            self.add(section, metric, group, len(a) + len(b),
+                     *cluster_diff_ci(np.asarray(a, np.float64), a_cl, np.asarray(b, np.float64), b_cl))
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=SUMMARY_COLUMNS)
@@ -178,16 +216,35 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(parts)
 
 
-def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS) -> tuple[pd.DataFrame, dict]:
+def unit_ids(df: pd.DataFrame, unit="match") -> np.ndarray | None:
+    """``int64[H]``: the independent unit of each hand: ``"match"`` (``hand_id - match_hand``; hands without
+    ``match_hand`` are their own match), ``"hand"``, or None (no clustering)."""
+    if unit not in UNITS:
+        raise ValueError(f"unit {unit!r}: must be one of {', '.join(map(repr, UNITS))}")
+    if unit is None:
+        return None
+    idx = df["hand_id"].to_numpy(np.int64) if "hand_id" in df else np.arange(len(df), dtype=np.int64)
+    if unit == "match" and "match_hand" in df:
+        return idx - df["match_hand"].to_numpy(np.int64)
+    return idx
+
+
+def _sub(cl, mask):
+    return None if cl is None else cl[mask]
+
+
+def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") -> tuple[pd.DataFrame, dict]:
     """The summary rows of a run's records and the definitions used.
 
     ``df``: the records (``sim.records.read_run``), at least ``dealer,
     winner, winners_mask, win_type, score_0..3``; the 飘财 rows need
     ``piao_s, failed_piao_s, flags`` (and use ``piao_chance_s`` if present).
     ``policies``: the 4 seats' policy names (labels; 飘 rows are grouped by
-    policy when they differ).  Returns ``(rows, definitions)``: a DataFrame
-    with :data:`SUMMARY_COLUMNS` and a dict of the definitions chosen.
-    Raises ``ValueError`` for empty records or a missing column.
+    policy when they differ).  ``unit``: the independent unit of the
+    intervals (:data:`UNITS`, :func:`unit_ids`).  Returns ``(rows,
+    definitions)``: a DataFrame with :data:`SUMMARY_COLUMNS` and a dict of
+    the definitions chosen.  Raises ``ValueError`` for empty records, a
+    missing column or an unknown unit.
     """
     need = ["dealer", "winner", "winners_mask", "win_type"] + [f"score_{s}" for s in range(N_SEATS)]
     missing = [c for c in need if c not in df]
@@ -206,34 +263,41 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS) -> tuple[pd.Data
     label = [f"seat {s} ({policies[s]})" for s in range(N_SEATS)]
     sh = seat_hands(df)
     defs = {}
+    hcl = unit_ids(df, unit)  # the unit of each hand, and of each seat-hand (seat-major, as seat_hands)
+    scl = None if hcl is None else np.tile(hcl, N_SEATS)
+    defs["intervals"] = ("95%, over independent units: " + {"match": "matches (cluster-robust)",
+                         "hand": "hands (cluster-robust)"}[unit] if unit else
+                         "95%, rows as independent: Wilson for rates, Student t for means, Welch for differences")
 
     r.add("hands", "hands", "all", H, H)
-    r.rate("outcome", "draw rate", "all", (win_type == -1).sum(), H)
+    r.rate("outcome", "draw rate", "all", win_type == -1, hcl)
     for s in range(N_SEATS):
-        r.rate("outcome", "win rate", label[s], ((mask >> s) & 1).sum(), H)
-    r.rate("outcome", "win rate", "dealer", ((mask >> dealer) & 1).sum(), H)
-    r.rate("outcome", "win rate", "non-dealer", (sh["won"] & ~sh["dealer"]).sum(), 3 * H)
+        r.rate("outcome", "win rate", label[s], (mask >> s) & 1, hcl)
+    r.rate("outcome", "win rate", "dealer", (mask >> dealer) & 1, hcl)
+    nd = ~sh["dealer"].to_numpy()
+    r.rate("outcome", "win rate", "non-dealer", sh["won"].to_numpy()[nd], _sub(scl, nd))
     for s in range(N_SEATS):
-        r.rate("outcome", "dealer share", label[s], (dealer == s).sum(), H)
+        r.rate("outcome", "dealer share", label[s], dealer == s, hcl)
     won = win_type >= 0
     W = int(won.sum())
     for code, name in WIN_TYPE_NAMES.items():
-        r.rate("win type", "share of wins", name, (win_type == code).sum(), W)
+        r.rate("win type", "share of wins", name, win_type[won] == code, _sub(hcl, won))
 
     if W:
         winner = df["winner"].to_numpy()[won].astype(np.int64)
         scores = np.stack([df[f"score_{s}"].to_numpy() for s in range(N_SEATS)], axis=1)[won]
         gain = scores[np.arange(W), winner].astype(np.int64)
-        r.mean("points", "winner's gain", "mean", gain)
+        r.mean("points", "winner's gain", "mean", gain, _sub(hcl, won))
         for p, v in zip(PERCENTILES, np.percentile(gain, PERCENTILES)):
             r.add("points", "winner's gain", f"p{p}", W, v)
         r.add("points", "winner's gain", "max", W, gain.max())
     score = sh["score"].to_numpy()
     for s in range(N_SEATS):
-        r.mean("points", "score", label[s], score[sh["seat"].to_numpy() == s])
+        m = sh["seat"].to_numpy() == s
+        r.mean("points", "score", label[s], score[m], _sub(scl, m))
     is_dealer = sh["dealer"].to_numpy()
-    r.mean("points", "score", "dealer", score[is_dealer])
-    r.mean("points", "score", "non-dealer", score[~is_dealer])
+    r.mean("points", "score", "dealer", score[is_dealer], _sub(scl, is_dealer))
+    r.mean("points", "score", "non-dealer", score[~is_dealer], _sub(scl, ~is_dealer))
 
     if {"piao", "failed_piao", "piao_success"} <= set(sh):
         no_piao = sh["piao"].to_numpy() == 0
@@ -248,26 +312,35 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS) -> tuple[pd.Data
         groups = [("all", np.ones(len(sh), bool))]
         if len(set(policies)) > 1:
             groups += [(f"policy {p}", pol == p) for p in dict.fromkeys(policies)]
+        observational = _Rows()  # the selection-biased comparison: its own section, at the end
         for gname, g in groups:
             if gname != "all":  # the controlled comparison: policies on the same deals (all seat-hands)
-                r.mean("飘财", "score per seat-hand", gname, score[g])
+                r.mean("飘财", "score per seat-hand", gname, score[g], _sub(scl, g))
             att = g & (sh["piao"].to_numpy() >= 1)
-            A = int(att.sum())
-            r.rate("飘财", "attempt rate", gname, A, int(g.sum()))
-            r.rate("飘财", "success rate", gname, (att & sh["piao_success"].to_numpy()).sum(), A)
-            r.rate("飘财", "failed rate", gname, (att & (sh["failed_piao"].to_numpy() == 1)).sum(), A)
-            r.mean("飘财", "score per 飘 seat-hand", gname, score[att])
+            r.rate("飘财", "attempt rate", gname, att[g], _sub(scl, g))
+            r.rate("飘财", "success rate", gname, sh["piao_success"].to_numpy()[att], _sub(scl, att))
+            r.rate("飘财", "failed rate", gname, sh["failed_piao"].to_numpy()[att] == 1, _sub(scl, att))
+            o = observational
+            o.mean(OBSERVATIONAL, "score per 飘 seat-hand", gname, score[att], _sub(scl, att))
             cmp_ = g & comparable
-            r.mean("飘财", "score per comparable non-飘 seat-hand", gname, score[cmp_])
-            r.add("飘财", "飘 minus comparable", gname, A + int(cmp_.sum()), *diff_ci(score[att], score[cmp_]))
+            o.mean(OBSERVATIONAL, "score per comparable non-飘 seat-hand", gname, score[cmp_], _sub(scl, cmp_))
+            o.diff(OBSERVATIONAL, "飘 minus comparable", gname, score[att], _sub(scl, att), score[cmp_],
+                   _sub(scl, cmp_))
             if has_chance:
-                r.mean("飘财", "score per non-飘 seat-hand", gname, score[g & no_piao])
+                o.mean(OBSERVATIONAL, "score per non-飘 seat-hand", gname, score[g & no_piao],
+                       _sub(scl, g & no_piao))
+        defs["observational"] = ("飘 minus comparable compares seat-hands that did and did not 飘: a selection "
+                                 "effect, not the value of 飘 (see sim.piao_study for the counterfactual answer)")
+    else:
+        observational = None
     if {"P", "G", "decl", "hard_offer", "passed_win"} <= set(sh):
-        _jiating_rows(r, df, sh, policies)
+        _jiating_rows(r, df, sh, policies, hcl, scl)
+    if observational is not None:
+        r.rows += observational.rows
     return r.frame(), defs
 
 
-def _jiating_rows(r: _Rows, df: pd.DataFrame, sh: pd.DataFrame, policies) -> None:
+def _jiating_rows(r: _Rows, df: pd.DataFrame, sh: pd.DataFrame, policies, hcl=None, scl=None) -> None:
     """Jiating's rows (J-9 records): P and G per win, several winners, pattern
     frequencies (share of won hands whose first winner has the pattern),
     架听 / 硬子 declarations and what they earned, passed wins, the streak."""
@@ -276,22 +349,23 @@ def _jiating_rows(r: _Rows, df: pd.DataFrame, sh: pd.DataFrame, policies) -> Non
     H = len(df)
     win_type = df["win_type"].to_numpy()
     won_hand = win_type >= 0
-    W = int(won_hand.sum())
     won = sh["won"].to_numpy()
     score = sh["score"].to_numpy()
-    r.mean("架听 points", "P per win", "all winners", sh["P"].to_numpy()[won])
-    r.mean("架听 points", "G per win", "all winners", sh["G"].to_numpy()[won])
-    r.mean("架听 points", "P + G per win", "all winners", (sh["P"].to_numpy() + sh["G"].to_numpy())[won])
+    wcl = _sub(scl, won)
+    r.mean("架听 points", "P per win", "all winners", sh["P"].to_numpy()[won], wcl)
+    r.mean("架听 points", "G per win", "all winners", sh["G"].to_numpy()[won], wcl)
+    r.mean("架听 points", "P + G per win", "all winners", (sh["P"].to_numpy() + sh["G"].to_numpy())[won], wcl)
     n_winners = np.zeros(H, np.int64)
     mask = df["winners_mask"].to_numpy().astype(np.int64)
     for s in range(N_SEATS):
         n_winners += (mask >> s) & 1
-    r.rate("架听 points", "several winners (一炮多响)", "share of wins", (n_winners >= 2).sum(), W)
+    r.rate("架听 points", "several winners (一炮多响)", "share of wins", (n_winners >= 2)[won_hand],
+           _sub(hcl, won_hand))
     if "streak" in df:
-        r.mean("架听 points", "dealer's streak k", "all hands", df["streak"].to_numpy())
+        r.mean("架听 points", "dealer's streak k", "all hands", df["streak"].to_numpy(), hcl)
     for pid, name in PATTERN_NAMES.items():
         if pid in df:
-            r.rate("patterns", f"{pid} {name}", "share of wins", (df[pid].to_numpy()[won_hand] > 0).sum(), W)
+            r.rate("patterns", f"{pid} {name}", "share of wins", df[pid].to_numpy()[won_hand] > 0, _sub(hcl, won_hand))
     decl = sh["decl"].to_numpy()
     offer = sh["hard_offer"].to_numpy() != 0
     pol = np.array(policies)[sh["seat"].to_numpy()]
@@ -302,13 +376,13 @@ def _jiating_rows(r: _Rows, df: pd.DataFrame, sh: pd.DataFrame, policies) -> Non
         for code, what in ((1, "架听"), (2, "硬子"), (0, "no declaration")):
             d = g & (decl == code)
             if code == 1:
-                r.rate("declarations", "架听 rate", gname, d.sum(), g.sum())
+                r.rate("declarations", "架听 rate", gname, d[g], _sub(scl, g))
             elif code == 2:
-                r.rate("declarations", "硬子 offer rate", gname, (g & offer).sum(), g.sum())
-                r.rate("declarations", "硬子 taken of offers", gname, d.sum(), (g & offer).sum())
-            r.rate("declarations", f"win rate: {what}", gname, (d & won).sum(), d.sum())
-            r.mean("declarations", f"score: {what}", gname, score[d])
-        r.rate("declarations", "passed a win (漏胡)", gname, (g & (sh["passed_win"].to_numpy() > 0)).sum(), g.sum())
+                r.rate("declarations", "硬子 offer rate", gname, offer[g], _sub(scl, g))
+                r.rate("declarations", "硬子 taken of offers", gname, d[g & offer], _sub(scl, g & offer))
+            r.rate("declarations", f"win rate: {what}", gname, won[d], _sub(scl, d))
+            r.mean("declarations", f"score: {what}", gname, score[d], _sub(scl, d))
+        r.rate("declarations", "passed a win (漏胡)", gname, sh["passed_win"].to_numpy()[g] > 0, _sub(scl, g))
 
 
 def _width(text: str) -> int:
@@ -348,7 +422,8 @@ def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: di
     rows.to_csv(run_dir / "summary.csv", index=False)
     doc = {
         "run": run,
-        "definitions": {**definitions, "intervals": "95%: Wilson for rates, Student t for means, Welch for differences"},
+        "definitions": {"intervals": "95%: Wilson for rates, Student t for means, Welch for differences",
+                        **definitions},
         "rows": json.loads(rows.to_json(orient="records", force_ascii=False)),
     }
     (run_dir / "summary.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -357,7 +432,7 @@ def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: di
 def summary_columns(available) -> list[str]:
     """The record columns :func:`summarize` reads, among ``available`` (saves memory on big runs)."""
     stems = ("score", "piao", "failed_piao", "piao_chance", "P", "G", "decl", "hard_offer", "passed_win")
-    want = ["dealer", "winner", "winners_mask", "win_type", "flags", "streak"]
+    want = ["dealer", "winner", "winners_mask", "win_type", "flags", "streak", "match_hand"]
     want += [f"{c}_{s}" for c in stems for s in range(N_SEATS)]
     want += [f"P{i:02d}" for i in range(1, 51)]  # Jiating's pattern columns
     return [c for c in want if c in set(available)]

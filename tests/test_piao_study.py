@@ -202,8 +202,8 @@ def test_estimate_groups_and_cluster_intervals(engine_warm):
 
 
 def test_group_labels():
-    assert list(group_labels("tiles_left", [0, 7, 8, 55, 56, 63, 80])) == ["0-7", "0-7", "8-15", "48-55", "56+",
-                                                                          "56+", "56+"]
+    assert list(group_labels("tiles_left", [0, 15, 16, 47, 48, 63, 80])) == ["0-15", "0-15", "16-23", "40-47",
+                                                                           "48+", "48+", "48+"]
     assert list(group_labels("dealer", [0, 1])) == ["0", "1"]
     with pytest.raises(ValueError, match="unknown feature 'colour'"):
         group_labels("colour", [1])
@@ -217,14 +217,20 @@ def test_K_9_1_piao_table_cell_matches_the_python_reference(engine_warm):
     for g in _random_states(17, 4):
         st_ = g.state
         s = int(st_["sc"][SC_TO_ACT])
-        cell = cell_of(max(0, int(st_["sc"][SC_TAIL] - st_["sc"][SC_HEAD] + 1) - 20), int(st_["hands"][s, JOKER]),
+        h = st_["hands"][s].copy()
+        if h[JOKER] == 0:  # no 财神, no 飘: the policy never throws one
+            assert not _piao_table_says(st_, g._ep, tabs, policy_bits_int64(2**64 - 1))
+            continue
+        h[JOKER] -= 1
+        n_waits = sum(1 for t in range(34) if t != JOKER and h[t] < 4 and H.is_win(h + (np.arange(34) == t), JOKER))
+        cell = cell_of(max(0, int(st_["sc"][SC_TAIL] - st_["sc"][SC_HEAD] + 1) - 20), n_waits,
                        int(st_["seat"][s, SF_CHAIN_LEN]), int(st_["sc"][SC_DEALER]) == s)
         bits = int(rng.integers(0, 2**63))
         assert bool(_piao_table_says(st_, g._ep, tabs, policy_bits_int64(bits))) == bool(bits >> cell & 1)
         assert bool(_piao_table_says(st_, g._ep, tabs, policy_bits_int64(1 << cell)))
         assert bool(_piao_table_says(st_, g._ep, tabs, policy_bits_int64(2**64 - 1)))
         n += 1
-    assert n > 100
+    assert n > 30
 
 
 @pytest.mark.parametrize("table,same_as", [("0", "never"), ("0xFFFFFFFFFFFFFFFF", "always")])
