@@ -7,6 +7,21 @@ columns of :data:`sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
 hands rotate the dealer (K-3.3).  The same seed, rules, options and policies
 give the same hands.  This is what the runner (:mod:`sim.runner`) calls per
 chunk; the engine itself knows no bots.
+
+Duplicate deals (``wall_seed``)
+-------------------------------
+With ``wall_seed`` (int ``0 .. 2**32-1``) hand ``h``'s wall and dealer are a
+function of ``(wall_seed, h)`` only (:func:`duplicate_deal`): the state's
+stream is re-seeded from :func:`_wall_key` ``(wall_seed, h)``, the wall is
+shuffled and the dealer drawn (uniform over the four seats), then the bots'
+own stream (seeded once from ``seed``, used by the random bots) is put back
+and continues.  Every hand is then its own one-hand match: ``match_hand`` 0,
+streak 0 (J-2.4), and ``match_len`` is ignored.  So the same ``wall_seed``
+deals the same walls to the same seats whatever the policies, their seat
+order or the options that do not change the wall (all of today's options:
+the wall is always 136 tiles; ``reserved_tiles`` only changes where it ends).
+This is what a duplicate-deal comparison needs (:mod:`sim.arena`: each wall
+played once per seat rotation).  Without ``wall_seed`` nothing changes.
 """
 
 from __future__ import annotations
@@ -51,26 +66,112 @@ from sim.tables import hand_tables
 
 
 @njit(cache=True)
+def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance):
+    """Play the hand dealt in ``st`` (after ``_reset``) to its end; ``ERR_*`` code or 0.
+
+    ``chance: int8[n, 4]`` row ``h`` is set to 1 where a seat, on some own
+    turn, held a joker and would have been ready (shanten <= 0) after
+    discarding it: a 飘财 chance (K-9.1), taken or not.  With ``check`` the
+    invariant checker runs after every step (an illegal bot action is
+    reported as ``-1``).
+    """
+    while st.sc[SC_PHASE] != PH_DONE:
+        _legal_mask_inlined(st, ep)
+        s = st.sc[SC_TO_ACT]
+        joker = ep[EP_JOKER]
+        # the 3m+1 tiles left after the joker are ready only if the 3m+2 are a
+        # complete hand, whose 3m+1 before the draw were ready (SF_TENPAI):
+        # the shanten is needed only then, or on a turn after a claim
+        if (joker >= 0 and chance[h, s] == 0 and st.sc[SC_PHASE] == PH_TURN and st.hands[s, joker] > 0
+                and (st.seat[s, SF_TENPAI] != 0 or st.sc[SC_DRAWN] < 0)):
+            st.hands[s, joker] -= 1
+            if _shanten(st.hands[s], joker, tabs) <= 0:
+                chance[h, s] = 1
+            st.hands[s, joker] += 1
+        if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call
+            a = _random_action(st)
+        else:
+            a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
+        if check and st.mask[a] == 0:
+            return -1
+        _step_inlined(st, ep, rp, tabs, a)
+        if check:
+            err = _check_state(st, ep, rp, tabs)
+            if err != 0:
+                return err
+    return 0
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True)
+def _wall_key(wall_seed, h):
+    """The 64-bit seed of hand ``h``'s wall stream under ``wall_seed``: a splitmix64 hash of
+    ``wall_seed`` xor ``h`` (distinct for the hands of one wall seed; two wall seeds collide
+    on some hand only with probability ~2**-30 per pair)."""
+    z = np.uint64(wall_seed) + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return z ^ np.uint64(h)
+
+
+@njit(cache=True)
+def _duplicate_deal(st, wall_seed, h, saved):
+    """Shuffle ``st.wall`` for hand ``h`` of ``wall_seed`` and return its dealer (0..3).
+
+    The state's stream ``st.rng`` (the bots' stream) is kept in ``saved:
+    uint64[4]`` meanwhile and restored, so the deal draws nothing from it.
+    """
+    for i in range(4):
+        saved[i] = st.rng[i]
+    _rng_seed(st.rng, _wall_key(wall_seed, h))
+    _shuffle_wall(st)
+    dealer = _rng_below(st.rng, N_SEATS)
+    for i in range(4):
+        st.rng[i] = saved[i]
+    return dealer
+
+
+@njit(cache=True)
 def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance):
     """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
 
     ``policies: int64[4, 2]`` (code, param) per seat; ``work: int64[4, 34]``
-    scratch for the bots.  ``chance: int8[n, 4]`` is set to 1 where a seat,
-    on some own turn, held a joker and would have been ready (shanten <= 0)
-    after discarding it: a 飘财 chance (K-9.1), taken or not.  With ``check`` the invariant checker runs after
+    scratch for the bots.  ``chance: int8[n, 4]``: the 飘财 chances
+    (:func:`_play_hand`).  With ``check`` the invariant checker runs after
     the deal and after every step.  Returns ``(hand, error)``: ``(-1, 0)``
     when all is well, else the hand and the ``ERR_*`` code of the first
     violation (an illegal bot action is reported as ``-1``).
     """
+    return _play_batch_walls(seed, -1, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance)
+
+
+@njit(cache=True)
+def _play_batch_walls(seed, wall_seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance):
+    """:func:`_play_batch`, with duplicate deals when ``wall_seed >= 0`` (module docstring).
+
+    ``wall_seed`` -1: walls and first dealers from the stream seeded by
+    ``seed`` (the classic batch); ``0 .. 2**32-1``: hand ``h``'s wall and
+    dealer from :func:`_duplicate_deal`, every hand a one-hand match
+    (``match_len`` ignored), the stream seeded by ``seed`` left to the bots.
+    """
     _rng_seed(st.rng, seed)  # walls, first dealers and random bots draw from it
+    saved = np.zeros(4, np.uint64)
     dealer = 0
     streak = 0
     for h in range(n_hands):
-        mh = h % match_len
-        if mh == 0:
-            dealer = _rng_below(st.rng, N_SEATS) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
+        if wall_seed >= 0:
+            mh = 0
+            dealer = _duplicate_deal(st, wall_seed, h, saved)
             streak = 0
-        _shuffle_wall(st)
+        else:
+            mh = h % match_len
+            if mh == 0:
+                dealer = _rng_below(st.rng, N_SEATS) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
+                streak = 0
+            _shuffle_wall(st)
         _reset(st, ep, rp, tabs, dealer)
         st.sc[SC_MATCH_HAND] = mh
         st.sc[SC_STREAK] = streak  # J-2.4
@@ -78,35 +179,29 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
             err = _check_state(st, ep, rp, tabs)
             if err != 0:
                 return h, err
-        while st.sc[SC_PHASE] != PH_DONE:
-            _legal_mask_inlined(st, ep)
-            s = st.sc[SC_TO_ACT]
-            joker = ep[EP_JOKER]
-            # the 3m+1 tiles left after the joker are ready only if the 3m+2 are a
-            # complete hand, whose 3m+1 before the draw were ready (SF_TENPAI):
-            # the shanten is needed only then, or on a turn after a claim
-            if (joker >= 0 and chance[h, s] == 0 and st.sc[SC_PHASE] == PH_TURN and st.hands[s, joker] > 0
-                    and (st.seat[s, SF_TENPAI] != 0 or st.sc[SC_DRAWN] < 0)):
-                st.hands[s, joker] -= 1
-                if _shanten(st.hands[s], joker, tabs) <= 0:
-                    chance[h, s] = 1
-                st.hands[s, joker] += 1
-            if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call
-                a = _random_action(st)
-            else:
-                a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
-            if check and st.mask[a] == 0:
-                return h, -1
-            _step_inlined(st, ep, rp, tabs, a)
-            if check:
-                err = _check_state(st, ep, rp, tabs)
-                if err != 0:
-                    return h, err
+        err = _play_hand(h, st, ep, rp, tabs, policies, check, work, chance)
+        if err != 0:
+            return h, err
         _write_record(st, ep, h, rec[h])
         nxt = _next_dealer(ep, dealer, st.sc[SC_WINNERS_MASK])
         streak = _next_streak(dealer, nxt, streak)
         dealer = nxt
     return -1, 0
+
+
+def duplicate_deal(wall_seed: int, h: int) -> tuple[np.ndarray, int]:
+    """The wall (``uint8[136]``) and dealer (0..3) of hand ``h`` under ``wall_seed`` (module docstring).
+
+    ``play_batch(..., wall_seed=wall_seed)`` plays exactly this deal as its
+    hand ``h``; :meth:`sim.engine.Game.reset` ``(wall=..., dealer=...)``
+    replays it.  Raises ``ValueError`` for a ``wall_seed`` outside
+    ``0 .. 2**32-1`` or an ``h`` outside ``0 .. 10**10``.
+    """
+    wall_seed = _check_int("wall_seed", wall_seed, 0, 2**32 - 1)
+    h = _check_int("h", h, 0, 10**10)
+    st = new_state()[0]
+    dealer = _duplicate_deal(st, wall_seed, h, np.zeros(4, np.uint64))
+    return st["wall"].copy(), int(dealer)
 
 
 def play_batch(
@@ -117,6 +212,7 @@ def play_batch(
     policies="greedy",
     match_len: int = 16,
     check: bool = False,
+    wall_seed: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Play ``n_hands`` hands of self-play in one numba call; the per-hand record columns.
 
@@ -124,6 +220,11 @@ def play_batch(
     seat or four (``"greedy"``, ``"greedy,greedy,always,threshold:30"``; see
     :mod:`sim.policies`).  ``match_len``: hands per match (dealer rotation,
     K-3.3).  ``check``: run the invariant checker after every step (slower).
+    ``wall_seed``: None (walls from ``seed``), or an int in ``0 .. 2**32 - 1``
+    for duplicate deals: hand ``h``'s wall and dealer depend on
+    ``(wall_seed, h)`` only (:func:`duplicate_deal`), every hand is a
+    one-hand match (``match_hand`` and ``streak`` 0; ``match_len`` is
+    ignored) and ``seed`` seeds only the bots' stream (module docstring).
     Returns ``dict[str, np.ndarray]`` of length ``n_hands`` with the dtypes of
     :data:`sim.engine.RECORD_COLUMNS` (Jiating: ``sim.jiating_records.COLUMNS``,
     its wins scored by ``sim.rules.jiating``).  Raises ``ValueError`` for bad
@@ -134,6 +235,7 @@ def play_batch(
     n_hands = _check_int("n_hands", n_hands, 0, 10**10)
     seed = _check_int("seed", seed, 0, 2**32 - 1)
     match_len = _check_int("match_len", match_len, 1, 2**31 - 1)
+    wall_seed = -1 if wall_seed is None else _check_int("wall_seed", wall_seed, 0, 2**32 - 1)
     name, r = load_rules(rules, options)
     ep = engine_params(name, r)
     rp = r.params()
@@ -143,12 +245,14 @@ def play_batch(
     rec = np.zeros((int(n_hands), N_RECORD), np.int64)
     work = np.zeros((4, 34), np.int64)
     chance = np.zeros((int(n_hands), N_SEATS), np.int8)
-    hand, err = _play_batch(
-        int(seed), int(n_hands), int(match_len), table, ep, rp, hand_tables(), bool(check), st, rec, work, chance
+    hand, err = _play_batch_walls(
+        int(seed), int(wall_seed), int(n_hands), int(match_len), table, ep, rp, hand_tables(), bool(check), st, rec,
+        work, chance
     )
     if err != 0:
         what = "a bot chose an illegal action" if err < 0 else ERR_MESSAGES[err]
-        raise RuntimeError(f"state check failed in hand {hand} of seed {seed}: {what}")
+        where = f"seed {seed}" + (f", wall_seed {wall_seed}" if wall_seed >= 0 else "")
+        raise RuntimeError(f"state check failed in hand {hand} of {where}: {what}")
     out = batch_columns(name, r, rec)  # Jiating: the wins scored by sim.rules.jiating (J-9)
     if ep[EP_JOKER] >= 0:  # 飘财 chances, the baseline of the summary's "comparable non-飘 play"
         for s in range(N_SEATS):
