@@ -125,6 +125,6 @@ def cell_of(tiles_left: int, waits: int, chain: int, dealer: bool) -> int:
     return ((b * 2 + int(waits >= MANY_WAITS)) * 2 + int(chain > 0)) * 2 + int(bool(dealer))
 
 
-#: the table the default study implies (``piao_table`` without a parameter); set from the measured run
-#: recorded in the README (see notebooks/piao_decision.py)
-DEFAULT_PIAO_TABLE = 0
+#: the table the default study implies (``piao_table`` without a parameter): ``python
+#: notebooks/piao_decision.py --workers 2`` (500,000 hands, R = 4, seed 14; the README's notebooks list)
+DEFAULT_PIAO_TABLE = 220411464116012819

@@ -59,6 +59,17 @@ def _plt():
     return plt
 
 
+def ascii_label(text) -> str:
+    """A figure label without CJK characters (matplotlib's default fonts lack them): ``"爆头 baotou (K-6.2)"``
+    -> ``"baotou (K-6.2)"``; a label that is all CJK keeps its characters."""
+    t = " ".join("".join(c if ord(c) < 0x2E80 else " " for c in str(text)).split())
+    return t or str(text)
+
+
+def _labels(values) -> list[str]:
+    return [ascii_label(v) for v in values]
+
+
 def run_kind(run_dir) -> str:
     """``"sweep"``, ``"study"`` or ``"simulate"`` by the marker file; ``ValueError`` for anything else."""
     d = Path(run_dir)
@@ -131,13 +142,13 @@ def _bars(plt, labels, values, lows, highs, title, ylabel, horizontal=False):
     err = np.where(np.isfinite(err), err, 0)
     if horizontal:
         ax.barh(range(len(v)), v, xerr=err, color="#4c72b0", capsize=3)
-        ax.set_yticks(range(len(v)), labels)
+        ax.set_yticks(range(len(v)), _labels(labels))
         ax.invert_yaxis()
         ax.set_xlabel(ylabel)
         ax.axvline(0, color="k", lw=0.6)
     else:
         ax.bar(range(len(v)), v, yerr=err, color="#4c72b0", capsize=3)
-        ax.set_xticks(range(len(v)), labels, rotation=30, ha="right")
+        ax.set_xticks(range(len(v)), _labels(labels), rotation=30, ha="right")
         ax.set_ylabel(ylabel)
         ax.axhline(0, color="k", lw=0.6)
     ax.set_title(title)
@@ -208,7 +219,7 @@ def _kaihua_type_figures(page: _Page, plt, types: pd.DataFrame) -> None:
         v = t["value"].to_numpy()
         err = np.vstack([v - t["ci_low"].to_numpy(), t["ci_high"].to_numpy() - v])
         ax.barh(range(len(v)), v, xerr=np.where(np.isfinite(err), err, 0), color="#4c72b0", capsize=2)
-        ax.set_yticks(range(len(v)), t["group"])
+        ax.set_yticks(range(len(v)), _labels(t["group"]))
         ax.set_xlabel(lab)
         ax.set_xscale("log")
     axes[0].invert_yaxis()
@@ -262,7 +273,7 @@ def _report_sweep(page: _Page, run_dir: Path, plt) -> None:
             ax.errorbar(val, range(len(val)), xerr=np.where(np.isfinite(err), err, 0), fmt="o", capsize=3)
             ax.axvline(0, color="k", lw=0.6)
             ax.set_title(title)
-        a1.set_yticks(range(m.sum()), label[m])
+        a1.set_yticks(range(m.sum()), _labels(label[m]))
         a1.invert_yaxis()
         page.figure(fig, f"sweep-{metric}", f"{metric} by grid point (95% CI over walls) and its paired "
                     "difference to the baseline point.")

@@ -11,19 +11,20 @@ interval over walls.
 Design
 ------
 - **Walls.** Every hand is its own one-hand match: its wall and dealer come
-  from the run's seed and the hand's index only, never from the grid point,
-  so wall ``w`` is the same deal at every point and the difference of a
-  metric between two points is paired wall by wall.  (Dealer rotation and
+  from the run's seed and the hand's index only (``play_batch(...,
+  wall_seed=...)``, :mod:`sim.selfplay`'s duplicate deals), never from the
+  grid point or the bots (a random bot draws from its own stream), so wall
+  ``w`` is the same deal at every point and the difference of a metric
+  between two points is paired wall by wall.  (Dealer rotation and
   the Jiating streak, J-2.4, therefore play no part in a sweep; the
   ``simulate`` runs and :mod:`sim.balance` measure those.)  Walls are
   independent, so an interval over walls is an interval over independent
   units (:mod:`sim.intervals`).
 - **The hero.** A policy grid value is the policy of one seat, the *hero*;
   the other three seats play the *field* policy (``--field``, default
-  ``greedy``).  The hero sits at seat ``w % 4``... in four blocks: each
-  chunk plays a quarter of its walls with the hero at each seat (seat 0 is
-  the Kaihua dealer of a one-hand match, K-3.2), so the hero deals a quarter
-  of the walls.  Without a policy axis the hero plays the field policy (an
+  ``greedy``).  Each chunk plays a quarter of its walls with the hero at
+  each seat; the dealer of a wall is drawn uniformly with it, so the hero
+  deals a quarter of the walls.  Without a policy axis the hero plays the field policy (an
   option sweep: every seat the same).
 - **Metrics** (per wall; the hero's where it says so): ``score`` (the
   hero's points), ``win`` (the hero won), ``deal_in`` (the hero discarded a
@@ -209,9 +210,10 @@ def sweep_chunk(rules: str, options: dict, policies: tuple, seed_entropy: int, n
 
     ``policies``: ``(hero, field, field, field)``.  The walls are played in
     four blocks (sizes differ by at most one), block ``r`` with the hero at
-    seat ``r``; block ``r``'s walls and dealers come from the 32-bit seed
-    ``SeedSequence(seed_entropy).spawn(4)[r]`` only, so every grid point
-    plays the same walls with the hero at the same seat.  Returns the record
+    seat ``r``; block ``r``'s walls and dealers come from the wall seed
+    ``SeedSequence(seed_entropy).spawn(4)[r]`` only (duplicate deals,
+    ``play_batch(wall_seed=...)``), so every grid point plays the same walls
+    with the hero at the same seat.  Returns the record
     columns of :func:`sim.selfplay.play_batch` (``hand`` renumbered
     ``0..n-1``) plus ``hero: int8``.
     """
@@ -224,7 +226,7 @@ def sweep_chunk(rules: str, options: dict, policies: tuple, seed_entropy: int, n
         n = n_hands // N_SEATS + (1 if r < n_hands % N_SEATS else 0)
         seats = [field] * N_SEATS
         seats[r] = hero
-        cols = play_batch(n, seeds[r], rules=rules, options=options, policies=tuple(seats), match_len=1)
+        cols = play_batch(n, seeds[r], rules=rules, options=options, policies=tuple(seats), wall_seed=seeds[r])
         cols["hero"] = np.full(n, r, np.int8)
         parts.append(cols)
     out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
