@@ -26,8 +26,8 @@ from sim import balance
 from sim.selfplay import play_batch
 
 
-def jiating_study(hands: int = 100_000, seed: int = 31, decl_hands: int = 100_000, rollouts: int = 4,
-                  workers: int | None = None, figures=None) -> dict:
+def jiating_study(hands: int = 100_000, seed: int = 31, decl_hands: int = 5_000, rollouts: int = 4,
+                  workers: int | None = None, figures=None, hard_hands: int = 200_000) -> dict:
     """Pattern and balance tables of ``hands`` Jiating hands and the declarations' value.
 
     Returns ``{"patterns", "balance", "declarations", "seconds"}``.
@@ -36,7 +36,7 @@ def jiating_study(hands: int = 100_000, seed: int = 31, decl_hands: int = 100_00
     df = pd.DataFrame(play_batch(hands, seed, rules="jiating", policies="greedy"))
     pat = balance.jiating_patterns(df)
     bal = balance.jiating_balance(df)
-    decl = balance.declaration_value(decl_hands, seed, rollouts, workers=workers)
+    decl = balance.declaration_value(decl_hands, seed, rollouts, workers=workers, hard_hands=hard_hands)
     if figures is not None:
         import matplotlib
 
@@ -82,12 +82,14 @@ def answer(r: dict) -> str:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description="Jiating scoring balance")
     ap.add_argument("--hands", type=int, default=100_000)
-    ap.add_argument("--decl-hands", type=int, default=100_000)
+    ap.add_argument("--decl-hands", type=int, default=5_000, help="hands for the 架听 study")
+    ap.add_argument("--hard-hands", type=int, default=200_000, help="hands for the 硬子 study (offered in ~0.1%%)")
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--figures", default=str(Path(__file__).resolve().parent / "figures"))
     args = ap.parse_args()
-    r = jiating_study(args.hands, args.seed, args.decl_hands, workers=args.workers, figures=args.figures)
+    r = jiating_study(args.hands, args.seed, args.decl_hands, workers=args.workers, figures=args.figures,
+                      hard_hands=args.hard_hands)
     pd.set_option("display.width", 180)
     print(r["patterns"].round(4).to_string(index=False))
     print(r["balance"].round(4).to_string(index=False))

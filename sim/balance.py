@@ -367,20 +367,26 @@ def jiating_balance(df: pd.DataFrame, options=None) -> pd.DataFrame:
 
 
 def declaration_value(hands: int = 2_000, seed: int = 0, rollouts: int = 4, policies="greedy", options=None,
-                      workers: int | None = 1, progress: bool = False) -> pd.DataFrame:
+                      workers: int | None = 1, progress: bool = False, hard_hands: int | None = None) -> pd.DataFrame:
     """The value of 架听 (J-4.1) and 硬子 (J-4.2): declare minus not, on the same wall continuation.
 
     Runs :func:`sim.piao_study.run_study` with the decisions ``jiating`` and
     ``hard`` (every offered declaration is studied: both branches, ``R``
     rollouts each) and returns ``decision, points, hands, diff, ci_low,
     ci_high, alt_won, base_won`` (diff = the declaring seat's points,
-    declare minus not; intervals over hands).
+    declare minus not; intervals over hands).  The real hands never declare
+    (``explore=0``), so a seat that passed on 架听 is asked again at its next
+    single wait: the rows answer "declare now, or never in this hand".
+    ``hard_hands``: hands for the 硬子 study (default ``40 * hands``: 硬子
+    is offered in about 0.1% of hands, and its points cost little, since
+    only the rollouts are scored in Python, J-6).
     """
     from sim.piao_study import estimate, run_study
 
     rows = []
     for decision in ("jiating", "hard"):
-        pts = run_study(hands, seed, rollouts, decision, policies, options, explore=0.0, workers=workers,
+        n = hands if decision == "jiating" else (hard_hands if hard_hands is not None else 40 * hands)
+        pts = run_study(n, seed, rollouts, decision, policies, options, explore=0.0, workers=workers,
                         progress=progress)
         if len(pts) == 0:
             rows.append((decision, 0, 0, *(float("nan"),) * 5))

@@ -353,14 +353,22 @@ def _metric_columns(rules: str, available) -> list[str]:
 
 
 def _prepare_sweep_dir(out: Path, doc: dict) -> None:
+    """Create ``out`` with ``sweep.json``, or check that it holds the same sweep.  The baseline is an
+    analysis choice, not part of the runs: another baseline rewrites ``sweep.json`` and removes the old
+    table (a new one is written when the sweep ends)."""
     p = out / SWEEP_JSON
     if p.exists():
         stored = json.loads(p.read_text(encoding="utf-8"))
         want = json.loads(json.dumps(doc))
         diffs = [f"{k}: directory has {stored.get(k)!r}, requested {want[k]!r}" for k in want
-                 if stored.get(k) != want[k]]
+                 if k != "baseline" and stored.get(k) != want[k]]
         if diffs:
             raise ValueError(f"{str(out)!r} holds a different sweep: " + "; ".join(diffs))
+        if stored.get("baseline") != want["baseline"]:
+            (out / SWEEP_CSV).unlink(missing_ok=True)
+            tmp = out / f".{SWEEP_JSON}.tmp"
+            tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            os.replace(tmp, p)
         return
     if out.exists() and any(out.iterdir()):
         raise ValueError(f"{str(out)!r} is a non-empty directory without {SWEEP_JSON}; choose a new --out")

@@ -152,7 +152,7 @@ def test_J_2_4_streak_rows(jiating_df):
 
 
 def test_J_4_declaration_value_rows(engine_warm_module):
-    t = balance.declaration_value(hands=120, rollouts=1)
+    t = balance.declaration_value(hands=120, rollouts=1, hard_hands=500)
     assert list(t["decision"]) == ["jiating", "hard"]
     j = t.iloc[0]
     assert j["points"] > 0 and np.isfinite(j["diff"])

@@ -48,7 +48,8 @@ def test_K_6_kaihua_balance_notebook(engine_warm, tmp_path):
 
 def test_J_8_jiating_balance_notebook(engine_warm, tmp_path):
     nb = load("jiating_balance")
-    r = nb.jiating_study(hands=800, seed=2, decl_hands=2000, rollouts=1, workers=1, figures=tmp_path)
+    r = nb.jiating_study(hands=800, seed=2, decl_hands=100, rollouts=1, workers=1, figures=tmp_path,
+                         hard_hands=3000)
     assert (tmp_path / "jiating_patterns.png").exists()
     assert r["patterns"].set_index("pattern").loc["P01", "frequency"] == pytest.approx(1.0)
     assert list(r["declarations"]["decision"]) == ["jiating", "hard"]

@@ -159,6 +159,10 @@ def test_sweep_duplicate_deals_resume_and_table(engine_warm, tmp_path):
     pd.testing.assert_frame_equal(t, t2)
     with pytest.raises(ValueError, match="different sweep"):
         study.sweep("kaihua", out, **{**kw, "walls": 100})
+    # another baseline reuses the runs: only the table changes
+    t3 = study.sweep("kaihua", out, **{**kw, "baseline": "failed_piao_factor=2"})
+    assert (t3["value"] == t["value"]).all()
+    assert t3["baseline"].str.contains("failed_piao_factor=2").all()
 
 
 def test_sweep_chunk_pairs_walls_across_policies(engine_warm):
