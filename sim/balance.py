@@ -107,7 +107,10 @@ def _ratio_ci(num, den, clusters):
     e = np.bincount(inv, weights=num - r * den, minlength=g)
     se = np.sqrt(g / (g - 1) * np.sum(e * e)) / tot
     h = _t(g, 0.95) * se
-    return r, r - h, r + h
+    lo = r - h
+    if lo < 0 <= num.min() and den.min() >= 0:  # a share of non-negative parts is never negative
+        lo = 0.0
+    return r, lo, r + h
 
 
 # ---------------------------------------------------------------------------

@@ -261,7 +261,8 @@ def _report_sweep(page: _Page, run_dir: Path, plt) -> None:
     axes = list(doc["grid"]["axes"])
     page.text(f"{doc['grid']['rules']}: {doc['walls']} walls per point, seed {doc['seed']}, field "
               f"{doc['grid']['field']}, baseline {json.dumps(doc['baseline'], ensure_ascii=False)}")
-    label = table[axes].astype(str).agg(" ".join, axis=1)
+    label = pd.Series([" ".join(f"{a}={v}" for a, v in zip(axes, row)) for row in table[axes].astype(str).values],
+                      index=table.index)
     for metric in dict.fromkeys(table["metric"]):
         m = table["metric"] == metric
         t = table[m]

@@ -53,9 +53,11 @@ grid into the same OUT is an error naming what differs.  Bad input -- an
 unknown option, a value outside its range, an unknown policy, an empty grid
 -- is a ``ValueError`` naming the value, raised before anything is written.
 
-Measured (2 shared cores, warm numba cache): 4 policies x 3 values of
-``failed_piao_factor`` x 50,000 Kaihua walls: see the README (``caishen
-sweep`` example) for the time and the resume check.
+Measured (2 cores shared with other jobs, load ~8, warm numba cache): 4
+policies x 3 values of ``failed_piao_factor`` x 50,000 Kaihua walls, the
+README's example, took 325 s: killed (SIGKILL) after 181 s with 7 of 12
+points done, then resumed in 144 s to the same table as an uninterrupted
+path.  The sweep's spawned workers cost a few seconds per point.
 """
 
 from __future__ import annotations
