@@ -64,9 +64,9 @@ def _figures(est: pd.DataFrame, out: Path) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
     feats = [f for f in ("tiles_left", "waits", "live_waits", "chain", "dealer") if (est["feature"] == f).any()]
-    fig, axes = plt.subplots(1, len(feats), figsize=(3.2 * len(feats), 3.4), sharey=True)
+    fig, axes = plt.subplots(1, len(feats), figsize=(3.2 * len(feats), 3.4))
     for ax, f in zip(np.atleast_1d(axes), feats):
-        t = est[est["feature"] == f]
+        t = est[(est["feature"] == f) & (est["points"] >= 30)]  # groups with a usable interval
         v = t["diff"].to_numpy()
         err = np.vstack([v - t["ci_low"].to_numpy(), t["ci_high"].to_numpy() - v])
         ax.errorbar(range(len(v)), v, yerr=np.where(np.isfinite(err), err, 0), fmt="o", capsize=3)
