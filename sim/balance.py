@@ -1,11 +1,11 @@
 """Scoring balance of both rule sets: what each hand type, pattern and seat earns, with intervals.
 
-Every function takes per-hand records (``sim.records`` columns: a run read
-with ``sim.records.read_run``, or the columns of
-``sim.selfplay.play_batch``) and returns a tidy ``pandas.DataFrame``.
+Every function takes per-hand records (``caishen.sim.records`` columns: a run read
+with ``caishen.sim.records.read_run``, or the columns of
+``caishen.sim.selfplay.play_batch``) and returns a tidy ``pandas.DataFrame``.
 Intervals are 95% and over **independent units**: the *match* (hands
 ``match_hand = 0, 1, ...`` of one dealer rotation; one hand when matches
-are one hand long), the cluster of :mod:`sim.intervals`.  A "won hand" is a
+are one hand long), the cluster of :mod:`caishen.sim.intervals`.  A "won hand" is a
 hand with a winner; "points" are what the winners received (the sum of the
 positive score changes of the hand, which is also what the losers paid).
 
@@ -22,7 +22,7 @@ Kaihua (``shared/rules/kaihua.md``)
   discard pays three shares (K-8.3: share of wins that are discard or
   robbed-kong wins, and their share of points), 飘 attempts and failed 飘.
 - how each rule option moves them: :func:`compare_options` runs the same
-  walls under each option setting (``sim.selfplay.play_batch`` with one
+  walls under each option setting (``caishen.sim.selfplay.play_batch`` with one
   seed) and stacks the tables with an ``option`` column.
 
 Jiating (``shared/rules/jiating.md``)
@@ -34,7 +34,7 @@ Jiating (``shared/rules/jiating.md``)
   winning seat's received points are attributed to its patterns pro rata to
   their points (a pattern worth half of ``P + G`` is credited half of what
   the winner received; the rest goes to ``G``, the kong points).  A
-  log-log plot of frequency against points (:mod:`sim.report`) shows the
+  log-log plot of frequency against points (:mod:`caishen.sim.report`) shows the
   patterns priced out of line with their rarity.
 - :func:`jiating_balance`: how often the caps bind (J-6.2: a payment whose
   uncapped ``dealer_factor (P + G)`` or ``P + G`` exceeds ``dealer_cap`` /
@@ -42,7 +42,7 @@ Jiating (``shared/rules/jiating.md``)
   dealer's mean score at each ``k``), several winners (J-3.4).
 - the value of 架听 and 硬子 (J-4.1, J-4.2) on duplicate deals, declare
   against not on the same wall continuation: :func:`declaration_value`
-  (the counterfactual rollouts of :mod:`sim.piao_study`, decisions
+  (the counterfactual rollouts of :mod:`caishen.sim.piao_study`, decisions
   ``jiating`` and ``hard``).
 """
 
@@ -77,12 +77,12 @@ class _Rows:
         self.rows.append((section, metric, str(group), int(n), float(value), float(lo), float(hi)))
 
     def mean(self, section, metric, group, values, clusters):
-        from sim.intervals import cluster_mean_ci
+        from caishen.sim.intervals import cluster_mean_ci
 
         self.add(section, metric, group, len(values), *cluster_mean_ci(values, clusters))
 
     def rate(self, section, metric, group, hits, clusters):
-        from sim.intervals import cluster_rate_ci
+        from caishen.sim.intervals import cluster_rate_ci
 
         self.add(section, metric, group, len(hits), *cluster_rate_ci(np.asarray(hits, bool), clusters))
 
@@ -92,7 +92,7 @@ class _Rows:
 
 def _ratio_ci(num, den, clusters):
     """``sum(num) / sum(den)`` with a cluster-robust interval (a ratio of totals, linearized)."""
-    from sim.intervals import _t
+    from caishen.sim.intervals import _t
 
     num = np.asarray(num, np.float64)
     den = np.asarray(den, np.float64)
@@ -117,7 +117,7 @@ def _ratio_ci(num, den, clusters):
 # Kaihua
 # ---------------------------------------------------------------------------
 def _kaihua_types() -> list[tuple[str, object]]:
-    from sim.rules import kaihua as K
+    from caishen.sim.rules import kaihua as K
 
     def flag(bit):
         return lambda d: (d["flags"] & bit) != 0
@@ -174,7 +174,7 @@ def kaihua_hand_types(df: pd.DataFrame) -> pd.DataFrame:
 
 def kaihua_balance(df: pd.DataFrame) -> pd.DataFrame:
     """Dealer edge, seat balance, three-share discards and 飘 rates of Kaihua records (intervals over matches)."""
-    from sim.intervals import cluster_diff_ci
+    from caishen.sim.intervals import cluster_diff_ci
 
     H = len(df)
     if H == 0:
@@ -222,7 +222,7 @@ def compare_options(settings: dict, hands: int, seed: int = 0, rules: str = "kai
     from the stream the walls come from).  ``tables``: the functions to
     apply (default: the rule set's two tables).
     """
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     if not settings:
         raise ValueError("no option settings to compare")
@@ -259,8 +259,8 @@ def jiating_patterns(df: pd.DataFrame) -> pd.DataFrame:
     Also a ``G`` row (kong points, J-6.1) for the share not credited to a
     pattern.  Raises ``ValueError`` without a win.
     """
-    from sim.intervals import cluster_mean_ci, cluster_rate_ci
-    from sim.rules.jiating_patterns import PATTERN_NAMES
+    from caishen.sim.intervals import cluster_mean_ci, cluster_rate_ci
+    from caishen.sim.rules.jiating.tables import PATTERN_NAMES
 
     sc = _scores(df)
     mask = df["winners_mask"].to_numpy(np.int64)
@@ -305,8 +305,8 @@ def jiating_balance(df: pd.DataFrame, options=None) -> pd.DataFrame:
     ``options``: the run's rule options (for the caps and the dealer
     factor; default the spec's).  Intervals over matches.
     """
-    from sim.engine import load_rules
-    from sim.intervals import cluster_diff_ci
+    from caishen.sim.engine import load_rules
+    from caishen.sim.intervals import cluster_diff_ci
 
     _, rules = load_rules("jiating", options)
     H = len(df)
@@ -373,7 +373,7 @@ def declaration_value(hands: int = 2_000, seed: int = 0, rollouts: int = 4, poli
                       workers: int | None = 1, progress: bool = False, hard_hands: int | None = None) -> pd.DataFrame:
     """The value of 架听 (J-4.1) and 硬子 (J-4.2): declare minus not, on the same wall continuation.
 
-    Runs :func:`sim.piao_study.run_study` with the decisions ``jiating`` and
+    Runs :func:`caishen.sim.piao_study.run_study` with the decisions ``jiating`` and
     ``hard`` (every offered declaration is studied: both branches, ``R``
     rollouts each) and returns ``decision, points, hands, diff, ci_low,
     ci_high, alt_won, base_won`` (diff = the declaring seat's points,
@@ -384,7 +384,7 @@ def declaration_value(hands: int = 2_000, seed: int = 0, rollouts: int = 4, poli
     is offered in about 0.1% of hands, and its points cost little, since
     only the rollouts are scored in Python, J-6).
     """
-    from sim.piao_study import estimate, run_study
+    from caishen.sim.piao_study import estimate, run_study
 
     rows = []
     for decision in ("jiating", "hard"):

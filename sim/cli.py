@@ -1,14 +1,14 @@
-"""The ``caishen`` command line (also ``python -m sim``).
+"""The ``caishen`` command line (also ``python -m caishen``).
 
 Subcommands:
 
 - ``caishen simulate --rules kaihua --games N --seed S --out DIR``: batch
   self-play into Parquet, with a summary (the main job; resumable).
 - ``caishen report DIR``: the summary of a run again, from its Parquet files,
-  with figures (PNG) and one Markdown page (``sim.report``); also for a sweep.
+  with figures (PNG) and one Markdown page (``caishen.sim.report``); also for a sweep.
 - ``caishen sweep --rules kaihua --option K=V1,V2 --policy P1,P2 --walls N
   --out DIR``: a grid of rule options and hero policies on the same walls
-  (``sim.study``), a tidy table with differences to a baseline.
+  (``caishen.sim.study``), a tidy table with differences to a baseline.
 - ``caishen score [FILE|-]``: score finished hands given as JSON lines.
 - ``caishen hand TILES [--joker 5z] [--rules kaihua|jiating]``: shanten,
   waits and effective tiles of a hand (waits by shape, or those a rule set's
@@ -28,7 +28,7 @@ import argparse
 import json
 import sys
 
-from sim import __version__
+from caishen.sim import __version__
 
 #: bounds of the integer arguments of ``caishen simulate``
 MAX_GAMES = 10**10
@@ -81,8 +81,8 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
 
     ``counts: uint8[34]`` the 13 concealed tiles (no melds), ``waits`` their
     shape-only waits.  A wait ``w`` is kept iff the rule set's public
-    ``score(case)`` (:func:`sim.rules.kaihua.score`,
-    :func:`sim.rules.jiating.score`) says ``win`` for :func:`_gate_case`:
+    ``score(case)`` (:func:`caishen.sim.rules.kaihua.score`,
+    :func:`caishen.sim.rules.jiating.score`) says ``win`` for :func:`_gate_case`:
     seat 1 (not the dealer) draws ``w`` itself, with no melds, no kong
     replacement draw, no chain links or open 飘 circles (Kaihua) and no
     declaration (Jiating).  A wait the hand already holds four times is
@@ -91,7 +91,7 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
     wins (K-7.1) are not applied: the list answers "could this hand win by
     drawing w now".
     """
-    from sim import tiles, vectors
+    from caishen.sim import tiles, vectors
 
     scorer = vectors.Scorer()
     concealed = tiles.to_str(counts)
@@ -107,8 +107,8 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
 def _cmd_hand(args) -> int:
     import numpy as np
 
-    from sim import hand, tiles
-    from sim.rules.options import short_repr
+    from caishen.sim import hand, tiles
+    from caishen.sim.rules.options import short_repr
 
     counts = tiles.parse(args.tiles)
     joker = -1
@@ -186,8 +186,8 @@ def _add_score(sub) -> None:
 
 
 def _cmd_score(args) -> int:
-    from sim import vectors
-    from sim.rules.options import parse_option_strings
+    from caishen.sim import vectors
+    from caishen.sim.rules.options import parse_option_strings
 
     options = parse_option_strings(args.rules_option)
     if args.file == "-":
@@ -242,8 +242,8 @@ def _add_simulate(sub) -> None:
 
 
 def _cmd_simulate(args) -> int:
-    from sim import runner, summary
-    from sim.rules.options import parse_option_strings
+    from caishen.sim import runner, summary
+    from caishen.sim.rules.options import parse_option_strings
 
     if args.games <= 0:
         raise ValueError(f"--games {args.games}: must be a positive integer")
@@ -280,7 +280,7 @@ def _cmd_simulate(args) -> int:
             progress=not args.no_progress,
         )
     except KeyboardInterrupt:
-        from sim import records
+        from caishen.sim import records
 
         done = len(records.finished_chunks(args.out))
         print(
@@ -318,7 +318,7 @@ def _add_report(sub) -> None:
 
 
 def _cmd_report(args) -> int:
-    from sim import report, summary
+    from caishen.sim import report, summary
 
     kind = report.run_kind(args.run_dir)  # ValueError for a directory of another kind: nothing written
     if kind == "simulate":
@@ -333,7 +333,7 @@ def _cmd_report(args) -> int:
         for key, text in defs.items():
             print(f"{key}: {text}")
     elif kind == "sweep":
-        from sim import study
+        from caishen.sim import study
 
         doc, table = study.read_sweep(args.run_dir)
         print(f"sweep {doc['grid']['rules']}: {doc['walls']} walls per point, seed {doc['seed']}")
@@ -374,7 +374,7 @@ def _add_sweep(sub) -> None:
 
 
 def _cmd_sweep(args) -> int:
-    from sim import runner, study
+    from caishen.sim import runner, study
 
     if not 1 <= args.walls <= 10**9:
         raise ValueError(f"--walls {args.walls}: must be in 1..10**9")
@@ -415,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ValueError as e:
-        from sim.rules.options import short_text
+        from caishen.sim.rules.options import short_text
 
         parser.exit(2, f"caishen {args.command}: error: {short_text(str(e))}\n")
     except BrokenPipeError:

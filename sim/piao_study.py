@@ -52,7 +52,7 @@ exposed meld), ``chain`` (the seat's chain links so far, K-6.5), ``dealer``,
 Estimates (:func:`estimate`) are means of the per-point difference with 95%
 intervals over **independent units**: the points of one hand share its wall
 and are correlated, so the interval is cluster-robust with the hand as the
-cluster (:func:`sim.stats.cluster_mean_ci`; checked for coverage by
+cluster (:func:`caishen.sim.stats.cluster_mean_ci`; checked for coverage by
 ``tests/test_study.py``).  :func:`piao_table_bits` turns the estimate
 by (tiles-left bucket, many waits, chain, dealer) into the 64-bit table of the
 ``piao_table`` policy (:func:`_piao_table_says`), which throws a 财神 at a
@@ -78,7 +78,7 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from sim.engine import (
+from caishen.sim.engine import (
     A_DECLARE,
     A_DISCARD,
     A_HARD_DECLARE,
@@ -112,11 +112,11 @@ from sim.engine import (
     load_rules,
     new_state,
 )
-from sim.hand import _is_baotou, _is_win, _shanten
-from sim.piao_table import MANY_WAITS, TABLE_BUCKET, TABLE_BUCKETS, _live_left
-from sim.policies import POLICY_NEVER, _choose_action, _live_counts, check_piao_policies, policy_table
-from sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
-from sim.tables import hand_tables
+from caishen.sim.hand import _is_baotou, _is_win, _shanten
+from caishen.sim.piao_table import MANY_WAITS, TABLE_BUCKET, TABLE_BUCKETS, _live_left
+from caishen.sim.policies import POLICY_NEVER, _choose_action, _live_counts, check_piao_policies, policy_table
+from caishen.sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
+from caishen.sim.tables import hand_tables
 
 #: decision kinds (see the module docstring)
 DECISION_PIAO = 0
@@ -343,7 +343,7 @@ def _study_hands(seed, n_hands, policies, decision, explore_ppm, rollouts, reshu
 # Python API
 # ---------------------------------------------------------------------------
 def _check_int(name, value, lo, hi) -> int:
-    from sim.engine import _check_int as check
+    from caishen.sim.engine import _check_int as check
 
     return check(name, value, lo, hi)
 
@@ -356,7 +356,7 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
     ``seed``: int ``0 .. 2**32-1`` (walls, dealers, rollout orders and the
     exploration all derive from it); ``rollouts``: R, 1..4096;
     ``decision``: ``"piao"`` (Kaihua), ``"jiating"`` or ``"hard"``
-    (Jiating); ``policies``: one spec or four (:func:`sim.policies.policy_table`);
+    (Jiating); ``policies``: one spec or four (:func:`caishen.sim.policies.policy_table`);
     ``options``: rule options; ``explore``: probability in [0, 1] that the
     real hand takes the alternative at a point.  ``reshuffle=False`` keeps
     the real wall's order in the rollouts (for checks); ``hand_scores``: an
@@ -435,7 +435,7 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     """Study the decision points of ``hands`` hands, in chunks on worker processes; one row per point.
 
     Chunk ``i`` (``chunk_size`` hands) gets the 32-bit seed of
-    ``SeedSequence(seed).spawn(n)[i]`` (:func:`sim.runner.chunk_seeds`), so
+    ``SeedSequence(seed).spawn(n)[i]`` (:func:`caishen.sim.runner.chunk_seeds`), so
     the rows do not depend on ``workers``.  ``out``: a directory for
     ``study.json`` (the configuration, written first) and one Parquet file per
     finished chunk (atomic); rerunning the same configuration into it resumes,
@@ -451,7 +451,7 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     """
     from tqdm import tqdm
 
-    from sim import records, runner
+    from caishen.sim import records, runner
 
     hands = _check_int("hands", hands, 1, 10**9)
     chunk_size = _check_int("chunk_size", chunk_size, 1, 10**6)
@@ -513,7 +513,7 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
 
 def _prepare_dir(out: Path, config: dict) -> None:
     """Create ``out`` with ``study.json`` or check that it holds the same study (``ValueError`` otherwise)."""
-    from sim import records
+    from caishen.sim import records
 
     p = out / STUDY_JSON
     if p.exists():
@@ -574,10 +574,10 @@ def estimate(points: pd.DataFrame, by=PIAO_FEATURES, confidence: float = 0.95) -
     for one chunk).  One row per (feature, group): ``feature, group,
     points, hands, diff, ci_low, ci_high, alt_won, base_won, alt_failed,
     alt_score, base_score``; the first row is ``("all", "all")``.  The
-    interval is over hands (:func:`sim.intervals.cluster_mean_ci`, clusters =
+    interval is over hands (:func:`caishen.sim.intervals.cluster_mean_ci`, clusters =
     ``hand_id``): the points of one hand share its wall.
     """
-    from sim.intervals import cluster_mean_ci
+    from caishen.sim.intervals import cluster_mean_ci
 
     if len(points) == 0:
         raise ValueError("no decision points to estimate from")
@@ -615,7 +615,7 @@ def table_cells(points: pd.DataFrame) -> np.ndarray:
 def table_estimate(points: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """The estimate for each of the 64 ``piao_table`` cells: ``cell, tiles_left, waits, chain, dealer,
     points, hands, diff, ci_low, ci_high`` (NaN where no point fell)."""
-    from sim.intervals import cluster_mean_ci
+    from caishen.sim.intervals import cluster_mean_ci
 
     cells = table_cells(points)
     cl = points["hand_id" if "hand_id" in points else "hand"].to_numpy()

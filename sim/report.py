@@ -16,18 +16,18 @@ kind        marker           figures
 simulate    ``run.json``     score per seat-hand by seat and dealer, win types,
 (or match)                   the winner's gain (log scale); Kaihua: hand types
                              and exponents (frequency against points, share
-                             of points, :mod:`sim.balance`), 飘财 rates;
+                             of points, :mod:`caishen.sim.balance`), 飘财 rates;
                              Jiating: pattern frequency against points
                              (log-log), caps and the dealer's streak
 sweep       ``sweep.json``   every metric by grid point with its 95% CI, and
-                             the difference to the baseline (:mod:`sim.study`)
+                             the difference to the baseline (:mod:`caishen.sim.study`)
 study       ``study.json``   the EV of the alternative minus the base by each
-                             feature (:mod:`sim.piao_study`)
+                             feature (:mod:`caishen.sim.piao_study`)
 ==========  ===============  ================================================
 
 Any other directory is a ``ValueError`` naming it, and nothing is written.
 Intervals on the figures are the 95% intervals of the tables (over
-independent units: matches, walls or hands; :mod:`sim.intervals`).
+independent units: matches, walls or hands; :mod:`caishen.sim.intervals`).
 Matplotlib is an optional dependency (``pip install 'caishen[report]'``).
 """
 
@@ -159,7 +159,7 @@ def _bars(plt, labels, values, lows, highs, title, ylabel, horizontal=False):
 # simulate / match runs
 # ---------------------------------------------------------------------------
 def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
-    from sim import balance, records, summary
+    from caishen.sim import balance, records, summary
 
     rows, defs, meta, done = summary.summarize_run(run_dir)
     summary.save_summary(run_dir, rows, defs, meta)
@@ -255,7 +255,7 @@ def pattern_figure(plt, pat: pd.DataFrame):
 # sweeps and studies
 # ---------------------------------------------------------------------------
 def _report_sweep(page: _Page, run_dir: Path, plt) -> None:
-    from sim import study
+    from caishen.sim import study
 
     doc, table = study.read_sweep(run_dir)
     axes = list(doc["grid"]["axes"])
@@ -284,7 +284,7 @@ def _report_sweep(page: _Page, run_dir: Path, plt) -> None:
 
 
 def _report_study(page: _Page, run_dir: Path, plt) -> None:
-    from sim import piao_study, records
+    from caishen.sim import piao_study, records
 
     doc = json.loads((run_dir / "study.json").read_text(encoding="utf-8"))
     if not records.finished_chunks(run_dir):

@@ -1,11 +1,11 @@
 """Batch self-play: whole hands in one numba call, bots choosing every action.
 
 ``play_batch(n_hands, seed, rules, options, policies)`` shuffles a wall per
-hand from the stream of :mod:`sim.rng` (seeded once per call), plays it to
-the end with one policy per seat (:mod:`sim.policies`) and returns the per-hand record
-columns of :data:`sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
+hand from the stream of :mod:`caishen.sim.rng` (seeded once per call), plays it to
+the end with one policy per seat (:mod:`caishen.sim.policies`) and returns the per-hand record
+columns of :data:`caishen.sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
 hands rotate the dealer (K-3.3).  The same seed, rules, options and policies
-give the same hands.  This is what the runner (:mod:`sim.runner`) calls per
+give the same hands.  This is what the runner (:mod:`caishen.sim.runner`) calls per
 chunk; the engine itself knows no bots.
 
 Duplicate deals (``wall_seed``)
@@ -20,7 +20,7 @@ streak 0 (J-2.4), and ``match_len`` is ignored.  So the same ``wall_seed``
 deals the same walls to the same seats whatever the policies, their seat
 order or the options that do not change the wall (all of today's options:
 the wall is always 136 tiles; ``reserved_tiles`` only changes where it ends).
-This is what a duplicate-deal comparison needs (:mod:`sim.arena`: each wall
+This is what a duplicate-deal comparison needs (:mod:`caishen.sim.arena`: each wall
 played once per seat rotation).  Without ``wall_seed`` nothing changes.
 """
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.engine import (
+from caishen.sim.engine import (
     EP_FIRST_DEALER_RANDOM,
     EP_JOKER,
     PH_TURN,
@@ -59,10 +59,10 @@ from sim.engine import (
     load_rules,
     new_state,
 )
-from sim.hand import _shanten
-from sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, policy_table
-from sim.rng import _rng_below, _rng_seed
-from sim.tables import hand_tables
+from caishen.sim.hand import _shanten
+from caishen.sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, policy_table
+from caishen.sim.rng import _rng_below, _rng_seed
+from caishen.sim.tables import hand_tables
 
 
 @njit(cache=True)
@@ -193,7 +193,7 @@ def duplicate_deal(wall_seed: int, h: int) -> tuple[np.ndarray, int]:
     """The wall (``uint8[136]``) and dealer (0..3) of hand ``h`` under ``wall_seed`` (module docstring).
 
     ``play_batch(..., wall_seed=wall_seed)`` plays exactly this deal as its
-    hand ``h``; :meth:`sim.engine.Game.reset` ``(wall=..., dealer=...)``
+    hand ``h``; :meth:`caishen.sim.engine.Game.reset` ``(wall=..., dealer=...)``
     replays it.  Raises ``ValueError`` for a ``wall_seed`` outside
     ``0 .. 2**32-1`` or an ``h`` outside ``0 .. 10**10``.
     """
@@ -218,7 +218,7 @@ def play_batch(
 
     ``seed``: int in ``0 .. 2**32 - 1``.  ``policies``: one spec for every
     seat or four (``"greedy"``, ``"greedy,greedy,always,threshold:30"``; see
-    :mod:`sim.policies`).  ``match_len``: hands per match (dealer rotation,
+    :mod:`caishen.sim.policies`).  ``match_len``: hands per match (dealer rotation,
     K-3.3).  ``check``: run the invariant checker after every step (slower).
     ``wall_seed``: None (walls from ``seed``), or an int in ``0 .. 2**32 - 1``
     for duplicate deals: hand ``h``'s wall and dealer depend on
@@ -226,10 +226,10 @@ def play_batch(
     one-hand match (``match_hand`` and ``streak`` 0; ``match_len`` is
     ignored) and ``seed`` seeds only the bots' stream (module docstring).
     Returns ``dict[str, np.ndarray]`` of length ``n_hands`` with the dtypes of
-    :data:`sim.engine.RECORD_COLUMNS` (Jiating: ``sim.jiating_records.COLUMNS``,
-    its wins scored by ``sim.rules.jiating``).  Raises ``ValueError`` for bad
+    :data:`caishen.sim.engine.RECORD_COLUMNS` (Jiating: ``caishen.sim.rules.jiating.records.COLUMNS``,
+    its wins scored by ``caishen.sim.rules.jiating``).  Raises ``ValueError`` for bad
     arguments (also a 飘 policy on a rule set without a 财神,
-    :func:`sim.policies.check_piao_policies`) and ``RuntimeError`` if the
+    :func:`caishen.sim.policies.check_piao_policies`) and ``RuntimeError`` if the
     checker finds a violation.
     """
     n_hands = _check_int("n_hands", n_hands, 0, 10**10)
@@ -253,7 +253,7 @@ def play_batch(
         what = "a bot chose an illegal action" if err < 0 else ERR_MESSAGES[err]
         where = f"seed {seed}" + (f", wall_seed {wall_seed}" if wall_seed >= 0 else "")
         raise RuntimeError(f"state check failed in hand {hand} of {where}: {what}")
-    out = batch_columns(name, r, rec)  # Jiating: the wins scored by sim.rules.jiating (J-9)
+    out = batch_columns(name, r, rec)  # Jiating: the wins scored by caishen.sim.rules.jiating (J-9)
     if ep[EP_JOKER] >= 0:  # 飘财 chances, the baseline of the summary's "comparable non-飘 play"
         for s in range(N_SEATS):
             out[f"piao_chance_{s}"] = chance[:, s].copy()

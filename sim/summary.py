@@ -1,6 +1,6 @@
 """The summary table of a run: outcome rates, points and 飘财 statistics with 95% intervals.
 
-:func:`summarize` turns the per-hand records (``sim.records``) into a tidy
+:func:`summarize` turns the per-hand records (``caishen.sim.records``) into a tidy
 ``pandas.DataFrame``, one row per number, with the columns
 
 ``section, metric, group, n, value, ci_low, ci_high``
@@ -9,7 +9,7 @@
 none applies).  Intervals are over **independent units** (``unit``, by
 default the *match*: the hands of one dealer rotation, which share it, and
 the four seat-hands of each of its hands, which share a wall): cluster-robust
-intervals of :mod:`sim.intervals` -- means the cluster-robust Student-t
+intervals of :mod:`caishen.sim.intervals` -- means the cluster-robust Student-t
 interval, rates the Wilson interval at the cluster-robust effective sample
 size, a difference of means the linearized cluster-robust interval.  With
 ``unit=None`` every row counts as independent: rates use the Wilson score
@@ -67,7 +67,7 @@ comparison of 飘 and non-飘 seat-hands is observational (a selection effect:
 a seat that went on to 飘 differs from one that did not, e.g. in how its
 hand then went), so it is labelled so and kept out of the headline rows; the
 answer to "is 飘 worth it" is the counterfactual estimate of
-:mod:`sim.piao_study` or two policies (``never`` vs ``always``) on the same
+:mod:`caishen.sim.piao_study` or two policies (``never`` vs ``always``) on the same
 walls (``caishen sweep``).
 """
 
@@ -165,7 +165,7 @@ class _Rows:
         if clusters is None:
             self.add(section, metric, group, len(hits), *wilson(int(hits.sum()), len(hits)))
         else:
-            from sim.intervals import cluster_rate_ci
+            from caishen.sim.intervals import cluster_rate_ci
 
             self.add(section, metric, group, len(hits), *cluster_rate_ci(hits, clusters))
 
@@ -174,7 +174,7 @@ class _Rows:
         if clusters is None or len(x) < 2:
             self.add(section, metric, group, len(x), *mean_ci(x))
         else:
-            from sim.intervals import cluster_mean_ci
+            from caishen.sim.intervals import cluster_mean_ci
 
             self.add(section, metric, group, len(x), *cluster_mean_ci(np.asarray(x, np.float64), clusters))
 
@@ -182,7 +182,7 @@ class _Rows:
         if a_cl is None:
             self.add(section, metric, group, len(a) + len(b), *diff_ci(a, b))
         else:
-            from sim.intervals import cluster_diff_ci
+            from caishen.sim.intervals import cluster_diff_ci
 
             self.add(section, metric, group, len(a) + len(b),
                      *cluster_diff_ci(np.asarray(a, np.float64), a_cl, np.asarray(b, np.float64), b_cl))
@@ -208,7 +208,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
     if "piao_0" in df and "flags" in df:
-        from sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
+        from caishen.sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
 
         paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["flags"].to_numpy() & FLAG_PIAO) != 0)
         winner = df["winner"].to_numpy()
@@ -236,7 +236,7 @@ def _sub(cl, mask):
 def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") -> tuple[pd.DataFrame, dict]:
     """The summary rows of a run's records and the definitions used.
 
-    ``df``: the records (``sim.records.read_run``), at least ``dealer,
+    ``df``: the records (``caishen.sim.records.read_run``), at least ``dealer,
     winner, winners_mask, win_type, score_0..3``; the 飘财 rows need
     ``piao_s, failed_piao_s, flags`` (and use ``piao_chance_s`` if present).
     ``policies``: the 4 seats' policy names (labels; 飘 rows are grouped by
@@ -330,7 +330,7 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") ->
                 o.mean(OBSERVATIONAL, "score per non-飘 seat-hand", gname, score[g & no_piao],
                        _sub(scl, g & no_piao))
         defs["observational"] = ("飘 minus comparable compares seat-hands that did and did not 飘: a selection "
-                                 "effect, not the value of 飘 (see sim.piao_study for the counterfactual answer)")
+                                 "effect, not the value of 飘 (see caishen.sim.piao_study for the counterfactual answer)")
     else:
         observational = None
     if {"P", "G", "decl", "hard_offer", "passed_win"} <= set(sh):
@@ -344,7 +344,7 @@ def _jiating_rows(r: _Rows, df: pd.DataFrame, sh: pd.DataFrame, policies, hcl=No
     """Jiating's rows (J-9 records): P and G per win, several winners, pattern
     frequencies (share of won hands whose first winner has the pattern),
     架听 / 硬子 declarations and what they earned, passed wins, the streak."""
-    from sim.rules.jiating_patterns import PATTERN_NAMES
+    from caishen.sim.rules.jiating.tables import PATTERN_NAMES
 
     H = len(df)
     win_type = df["win_type"].to_numpy()
@@ -444,7 +444,7 @@ def summarize_run(run_dir: str | os.PathLike) -> tuple[pd.DataFrame, dict, dict,
     Returns ``(rows, definitions, run_json, finished_chunks)``.  Raises
     ``ValueError`` if ``run_dir`` is not a run or has no finished chunk.
     """
-    from sim import records, runner
+    from caishen.sim import records, runner
 
     meta = runner.read_run_json(run_dir)
     df = records.read_run(run_dir, columns=summary_columns(records.run_column_names(run_dir)))

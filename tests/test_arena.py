@@ -1,13 +1,13 @@
-"""Duplicate deals (``play_batch(wall_seed=...)``) and the arena (``sim.arena``, ``caishen match``)."""
+"""Duplicate deals (``play_batch(wall_seed=...)``) and the arena (``caishen.sim.arena``, ``caishen match``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agents import make_agent
-from sim.engine import Game
-from sim.selfplay import duplicate_deal, play_batch
+from caishen.agents import make_agent
+from caishen.sim.engine import Game
+from caishen.sim.selfplay import duplicate_deal, play_batch
 
 
 def _replay(rules, wall, dealer, specs):

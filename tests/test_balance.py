@@ -1,4 +1,4 @@
-"""Scoring balance tables (sim.balance) against plain pandas computations of the same definitions."""
+"""Scoring balance tables (caishen.sim.balance) against plain pandas computations of the same definitions."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim import balance
-from sim.rules import kaihua as K
-from sim.selfplay import play_batch
+from caishen.sim import balance
+from caishen.sim.rules import kaihua as K
+from caishen.sim.selfplay import play_batch
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The 飘财 counterfactual (sim.piao_study) and the piao_table policy (sim.piao_table), K-9.
+"""The 飘财 counterfactual (caishen.sim.piao_study) and the piao_table policy (caishen.sim.piao_table), K-9.
 
 The decision-point test and the features are compared with a slow
 pure-Python reading of the definition on states of random hands; the
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim import hand as H
-from sim.engine import A_DISCARD, A_WIN, SC_DEALER, SC_HEAD, SC_PHASE, SC_TAIL, SC_TO_ACT, SF_CHAIN_LEN, PH_TURN, Game
-from sim.piao_study import (
+from caishen.sim import hand as H
+from caishen.sim.engine import A_DISCARD, A_WIN, SC_DEALER, SC_HEAD, SC_PHASE, SC_TAIL, SC_TO_ACT, SF_CHAIN_LEN, PH_TURN, Game
+from caishen.sim.piao_study import (
     F_BAOTOU,
     F_CAISHEN,
     F_CHAIN,
@@ -33,8 +33,8 @@ from sim.piao_study import (
     study_chunk,
     table_estimate,
 )
-from sim.piao_table import _piao_table_says, cell_of, parse_piao_table, policy_bits_int64
-from sim.tiles import CAISHEN
+from caishen.sim.piao_table import _piao_table_says, cell_of, parse_piao_table, policy_bits_int64
+from caishen.sim.tiles import CAISHEN
 
 JOKER = CAISHEN
 
@@ -61,8 +61,8 @@ def ref_piao_point(g: Game) -> bool:
 
 def ref_live(st, s) -> np.ndarray:
     """4 minus the copies seat s sees: own hand, unclaimed discards, exposed melds (others' concealed kongs hidden)."""
-    from sim.engine import DF_CLAIMED, SF_N_DISCARDS, SF_N_MELDS
-    from sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE, MELD_PONG
+    from caishen.sim.engine import DF_CLAIMED, SF_N_DISCARDS, SF_N_MELDS
+    from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE, MELD_PONG
 
     live = 4 - st["hands"][s].astype(int)
     for p in range(4):
@@ -96,7 +96,7 @@ def ref_features(st, s) -> dict:
 
 def _random_states(seed: int, n_hands: int, policy_mix=("always", "never", "random")):
     """States of Kaihua hands played by a mix of bots (so that 飘 points and chains occur)."""
-    from agents import make_agent
+    from caishen.agents import make_agent
 
     rng = np.random.default_rng(seed)
     for h in range(n_hands):
@@ -235,7 +235,7 @@ def test_K_9_1_piao_table_cell_matches_the_python_reference(engine_warm):
 
 @pytest.mark.parametrize("table,same_as", [("0", "never"), ("0xFFFFFFFFFFFFFFFF", "always")])
 def test_K_9_1_piao_table_extremes_play_like_never_and_always(engine_warm, table, same_as):
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     a = play_batch(300, 8, policies=f"greedy,piao_table:{table},greedy,piao_table:{table}")
     b = play_batch(300, 8, policies=f"greedy,{same_as},greedy,{same_as}")
@@ -244,7 +244,7 @@ def test_K_9_1_piao_table_extremes_play_like_never_and_always(engine_warm, table
 
 
 def test_piao_table_spec_parsing():
-    from sim.policies import POLICY_PIAO_TABLE, parse_policy, policy_name
+    from caishen.sim.policies import POLICY_PIAO_TABLE, parse_policy, policy_name
 
     assert parse_policy("piao_table:5") == (POLICY_PIAO_TABLE, 5)
     assert parse_policy("piao_table:0x10") == (POLICY_PIAO_TABLE, 16)
@@ -256,11 +256,11 @@ def test_piao_table_spec_parsing():
                      ("piao_table:" + "9" * 30, "64-bit")):
         with pytest.raises(ValueError, match=msg):
             parse_policy(bad)
-    assert parse_piao_table("  ") == policy_bits_int64(__import__("sim.piao_table").piao_table.DEFAULT_PIAO_TABLE)
+    assert parse_piao_table("  ") == policy_bits_int64(__import__("caishen.sim.piao_table").piao_table.DEFAULT_PIAO_TABLE)
 
 
 def test_J_1_1_piao_table_refused_without_a_caishen():
-    from sim.runner import make_config
+    from caishen.sim.runner import make_config
 
     with pytest.raises(ValueError, match="piao_table.*no 财神"):
         make_config("jiating", 10, 0, policies="piao_table")

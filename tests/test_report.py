@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sim import report, runner
+from caishen.sim import report, runner
 
 
 def _simulate(out, rules="kaihua", games=320):
@@ -27,7 +27,7 @@ def test_report_of_a_simulate_run(engine_warm, tmp_path, rules):
 
 
 def test_report_of_a_sweep_and_of_a_study(engine_warm, tmp_path):
-    from sim import piao_study, study
+    from caishen.sim import piao_study, study
 
     s = tmp_path / "s"
     study.sweep("kaihua", s, policies="always,never", walls=40, chunk_size=40, workers=1, progress=False)
@@ -44,7 +44,7 @@ def test_report_refuses_other_directories_and_unfinished_sweeps(tmp_path):
     with pytest.raises(ValueError, match="is not a run directory"):
         report.write_report(tmp_path)
     assert not (tmp_path / "report.html").exists()
-    from sim import study
+    from caishen.sim import study
 
     s = tmp_path / "s"
     s.mkdir()
@@ -55,7 +55,7 @@ def test_report_refuses_other_directories_and_unfinished_sweeps(tmp_path):
 
 
 def test_report_cli(engine_warm, tmp_path, capsys):
-    from sim.cli import main
+    from caishen.sim.cli import main
 
     out = _simulate(tmp_path / "r")
     assert main(["report", str(out)]) == 0

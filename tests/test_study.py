@@ -1,4 +1,4 @@
-"""Honest intervals (sim.intervals) and sweeps on duplicate deals (sim.study, ``caishen sweep``).
+"""Honest intervals (caishen.sim.intervals) and sweeps on duplicate deals (caishen.sim.study, ``caishen sweep``).
 
 The coverage test: synthetic data with a known mean and a within-wall
 correlation; the 95% interval over walls must cover the truth in 93-97% of
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim.intervals import cluster_diff_ci, cluster_mean_ci, cluster_rate_ci
+from caishen.sim.intervals import cluster_diff_ci, cluster_mean_ci, cluster_rate_ci
 
 REPS = 1000
 
@@ -93,7 +93,7 @@ def test_intervals_bad_input():
 
 
 # ---------------------------------------------------------------------------- sweeps
-from sim import study  # noqa: E402
+from caishen.sim import study  # noqa: E402
 
 
 def test_parse_grid_and_baseline():
@@ -178,7 +178,7 @@ def test_sweep_chunk_pairs_walls_across_policies(engine_warm):
 
 
 def test_sweep_cli(engine_warm, tmp_path, capsys):
-    from sim.cli import main
+    from caishen.sim.cli import main
 
     out = tmp_path / "c"
     rc = main(["sweep", "--rules", "kaihua", "--option", "failed_piao_factor=1,3", "--policy", "always,never",
@@ -196,7 +196,7 @@ def test_sweep_cli(engine_warm, tmp_path, capsys):
 
 # ---------------------------------------------------------------------------- the summary's intervals (item 6)
 def _records(n=1600, seed=4, policies="always,never,always,never"):
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     df = pd.DataFrame(play_batch(n, seed, policies=policies))
     df["hand_id"] = np.arange(n)
@@ -204,7 +204,7 @@ def _records(n=1600, seed=4, policies="always,never,always,never"):
 
 
 def test_summary_intervals_are_over_matches(engine_warm):
-    from sim import summary
+    from caishen.sim import summary
 
     df = _records()
     rows, defs = summary.summarize(df, ("always", "never", "always", "never"))
@@ -228,7 +228,7 @@ def test_summary_intervals_are_over_matches(engine_warm):
 
 
 def test_K_9_observational_piao_comparison_is_labelled_and_last(engine_warm):
-    from sim import summary
+    from caishen.sim import summary
 
     rows, defs = summary.summarize(_records(), ("always", "never", "always", "never"))
     obs = rows["section"] == summary.OBSERVATIONAL
