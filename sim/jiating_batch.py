@@ -16,12 +16,12 @@ scoring columns of :data:`sim.records.RULESET_COLUMNS` ``["jiating"]``:
 - ``score_s``: each seat's change (zero-sum, J-6.5).
 
 The columns the engine fills itself (hand, dealer, declarations, ...) are
-not here: :func:`sim.jiating_records.finish_records` copies them, and
-``out.update(score_batch(rules, rec))`` there replaces its per-win loop over
-the Python scorer (which stays the slow obvious reference in the tests).  A
-recorded win the scorer does not accept (inconsistent context, not a
-complete hand, payments that do not sum to zero) raises ``RuntimeError``
-naming the hand: the engine and the scorer must agree on every win.
+not here: :func:`sim.jiating_records.finish_records` copies them and takes
+the others from :func:`score_batch` (the Python scorer is the slow obvious
+reference in the tests, ``tests/jiating_reference.py``).  A recorded win the
+scorer does not accept (inconsistent context, not a complete hand, payments
+that do not sum to zero) raises ``RuntimeError`` naming the hand: the engine
+and the scorer must agree on every win.
 """
 
 from __future__ import annotations

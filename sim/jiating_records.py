@@ -1,4 +1,4 @@
-"""Jiating hands from the engine to J-9 records: every recorded win scored by ``sim.rules.jiating``.
+"""Jiating hands from the engine to J-9 records: every recorded win scored by the numba scorer.
 
 The numba engine plays Jiating's turns (declarations, passed wins, several
 winners on one discard, ...) but does not score them: for each hand it
@@ -6,12 +6,12 @@ records the context of every win in its batch matrix (the ``WX_*`` block of
 :mod:`sim.engine`: winner, win tile, win type, discarder, the winner's
 concealed tiles before the win, melds with their types, declaration, first
 turn, replacement draw, visible copies of the winning kind, the dealer's
-first discard).  After the numba call :func:`finish_records` turns each win
-into a scoring-vector case (``shared/vectors`` format) and scores it with
-the one Jiating scorer, :func:`sim.rules.jiating.score` (one winner) or
-:func:`sim.rules.jiating.score_discard_winners` (一炮多响, J-3.4), then
-fills the J-9 record columns (:data:`sim.records.RULESET_COLUMNS` for
-``"jiating"``):
+first discard).  After the numba call :func:`finish_records` copies the
+engine's columns and scores every recorded win in one more numba call
+(:func:`sim.jiating_batch.score_batch`, the kernels of
+:mod:`sim.rules.jiating_kernels`; several winners of one discard each paid by
+the discarder, 一炮多响, J-3.4), giving the J-9 record columns
+(:data:`sim.records.RULESET_COLUMNS` for ``"jiating"``):
 
 - the common columns (hand, match_hand, dealer, winner, winners_mask,
   win_type, discarder), ``streak`` (J-2.4), ``win_tile``, ``first_turn``
@@ -28,8 +28,9 @@ fills the J-9 record columns (:data:`sim.records.RULESET_COLUMNS` for
   ``passed_win_s`` (wins the seat passed, J-3.5);
 - ``score_s`` (sums to zero, J-6.5), ``turns``, ``tiles_left``.
 
-The case of a win is also available as a dict (:func:`win_cases`) for
-inspection and tests.
+The case of a win is also available as a dict (:func:`win_cases`, the
+``shared/vectors`` format) for inspection, error messages and the tests'
+reference scorer (``tests/jiating_reference.py``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim import engine as _E
+from sim import jiating_batch as _batch
 from sim import records as _records
 from sim import tiles as _tiles
 from sim.rules import jiating as _J
@@ -106,60 +108,29 @@ def win_cases(row: np.ndarray) -> list[dict]:
     return [_win_case(row, j, dealer, streak) for j in range(n)]
 
 
-def _patterns_text(patterns: dict[str, int]) -> str:
-    return ",".join(f"{pid}:{pts}" for pid, pts in patterns.items())
-
-
 def finish_records(rules: _J.JiatingRules, rec: np.ndarray) -> dict[str, np.ndarray]:
     """The J-9 record columns (:data:`COLUMNS`) of a batch of Jiating hands.
 
     ``rec``: the engine's batch matrix ``int64[n, N_RECORD]``; ``rules``:
     the :class:`~sim.rules.jiating.JiatingRules` the hands were played
-    under (points, caps, bonuses).  Each win is scored by
-    :func:`sim.rules.jiating.score` (several winners of one discard: by
-    :func:`sim.rules.jiating.score_discard_winners`).  Raises
-    ``RuntimeError`` if a recorded win is not a legal win for the scorer
-    (the engine and the scorer disagree) or the scores do not sum to zero.
+    under (points, caps, bonuses).  The engine's columns are copied; every
+    recorded win is scored by :func:`sim.jiating_batch.score_batch` (one
+    numba call).  Raises ``RuntimeError`` naming the hand if a recorded win
+    is not a legal win for the scorer (the engine and the scorer disagree)
+    or the scores do not sum to zero.
     """
     rec = np.asarray(rec)
-    n = len(rec)
+    scored = _batch.score_batch(rules, rec)
     out: dict[str, np.ndarray] = {}
     for name, dt in COLUMNS:
         if name in _ENGINE_COPIED:
             src = _E.RECORD_INDEX.get(name)
             col = rec[:, src] if src is not None else rec[:, _E.EXTRA_INDEX[name]]
             out[name] = col.astype(dt)
-        elif dt == np.dtype(object):
-            out[name] = np.full(n, "", dtype=object)
         else:
-            out[name] = np.zeros(n, dt)
-    for h in np.flatnonzero(rec[:, _E.EXTRA_INDEX["n_winners"]] > 0):
-        cases = win_cases(rec[h])
-        try:
-            if len(cases) == 1:
-                results = [_J.score(cases[0], rules)]
-                scores = results[0]["scores"]
-            else:
-                multi = _J.score_discard_winners(cases, rules)
-                results, scores = multi["wins"], multi["scores"]
-        except ValueError as e:
-            raise RuntimeError(f"hand {h}: the scorer rejects a recorded win ({e}); cases: {cases}") from None
-        if sum(scores) != 0:
-            raise RuntimeError(f"hand {h}: scores {scores} do not sum to zero (J-6.5)")
-        for case, res in zip(cases, results):
-            if not res["win"]:
-                raise RuntimeError(f"hand {h}: the scorer says the recorded win is no win (J-5.1): {case}")
-            w = case["winner"]
-            out[f"P_{w}"][h] = res["P"]
-            out[f"G_{w}"][h] = res["G"]
-            out[f"patterns_{w}"][h] = _patterns_text(res["patterns"])
-            for p in SEATS:
-                if p != w and res["scores"][p] < 0:
-                    out[f"pay_{p}_{w}"][h] = -res["scores"][p]
-        for pid, pts in results[0]["patterns"].items():
-            out[pid][h] = pts
-        for s in SEATS:
-            out[f"score_{s}"][h] = scores[s]
+            out[name] = scored.pop(name)
+    if scored:  # pragma: no cover - the scorer's columns and the J-9 contract must be the same set
+        raise RuntimeError(f"the scorer returns columns outside the J-9 contract: {sorted(scored)}")
     return out
 
 

@@ -1,12 +1,17 @@
 """Jiating mahjong (架听麻将): rule options, win evaluation, scoring and payments.
 
-This module is the one place where Jiating's scoring lives (binding spec:
-``shared/rules/jiating.md``; rule IDs ``J-...`` and pattern IDs ``P..`` refer
-to it).  The fifty patterns are small named predicates in
-:mod:`sim.rules.jiating_patterns`; this module chooses the reading, applies
-the exclusions and the concealed doubling, adds kong points, caps and bonuses
-and settles the payments.  ``caishen score`` calls :func:`score` for lines
-with ``"rules": "jiating"``.
+This module is Jiating's face (binding spec: ``shared/rules/jiating.md``;
+rule IDs ``J-...`` and pattern IDs ``P..`` refer to it): the options
+(:class:`JiatingRules`), the case parser and its checks (decision D11), the
+payments (J-6.2, J-6.4, J-6.5) and :func:`evaluate` / :func:`score`, which
+``caishen score`` calls for lines with ``"rules": "jiating"``.  The one scorer
+is the numba kernels of :mod:`sim.rules.jiating_kernels` (readings, waits, the
+fifty patterns, J-7 exclusions, J-6.3 doubling, ``G``): :func:`evaluate`
+parses and checks a case, then calls :func:`sim.rules.jiating_kernels.score_win`;
+self-play records call the same kernels (:mod:`sim.jiating_batch`).  The
+pattern tables (IDs, names, default points, doubling, exclusions) are
+:mod:`sim.rules.jiating_patterns`; the slow obvious Python scorer the kernels
+are compared with is in the tests (``tests/jiating_reference.py``).
 
 The rules in brief
 ------------------
@@ -143,20 +148,19 @@ bound is a ``ValueError`` naming it.
 
 What the implementation simplifies
 ----------------------------------
-- Readings come from :func:`sim.hand.readings` in pure Python: scoring runs
-  once per won hand, not in the engine's inner loop.
+- Nothing beyond the decisions above: every reading and wait is scored
+  (J-5.3), by the kernels of :mod:`sim.rules.jiating_kernels`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Literal, Sequence
+from typing import Any, Literal, NamedTuple, Sequence
 
 import numpy as np
 from numba import njit
 
-from sim import hand as _hand
 from sim import tiles as _tiles
 from sim.rules import jiating_patterns as _pat
 from sim.rules.jiating_patterns import (
@@ -165,10 +169,6 @@ from sim.rules.jiating_patterns import (
     DEFAULT_POINTS,
     PATTERN_IDS,
     PATTERN_NAMES,
-    PATTERNS,
-    HandGroup,
-    WinContext,
-    WinningHand,
 )
 from sim.rules.options import MAX_INT_OPTION, Options, coerce_int, short_repr, short_text
 
@@ -414,14 +414,6 @@ class JiatingRules(Options):
             changes["pattern_points"] = _norm_points(changes["pattern_points"], self.points)
         return super().with_options(**changes)
 
-    def _tables(self) -> tuple[dict[str, int], dict[str, tuple[str, ...]], frozenset[str]]:
-        """(points, exclusions, doubled) as dict / dict / frozenset, built once per instance."""
-        t = self.__dict__.get("_tables_cache")
-        if t is None:
-            t = (dict(self.pattern_points), dict(self.exclusions), frozenset(self.doubled_patterns))
-            object.__setattr__(self, "_tables_cache", t)
-        return t
-
     @property
     def points(self) -> dict[str, int]:
         """Pattern ID -> points (J-8 merged with ``pattern_points``)."""
@@ -623,14 +615,26 @@ _REQUIRED = ("dealer", "winner", "win_type", "concealed", "win_tile")
 _MELD_SIZE = {"pong": 3, "kong_exposed": 4, "kong_added": 4, "kong_concealed": 4}
 
 
-@dataclasses.dataclass(frozen=True)
-class JiatingWin:
-    """The scored win of one hand.
+class ScoredGroup(NamedTuple):
+    """One group of the chosen reading: ``type`` ``"pair"`` | ``"run"`` | ``"triplet"``
+    (a kong is a triplet with a kong source); ``kind``: the kind index (a
+    run's lowest); ``source``: ``"hand"`` or the meld type name."""
+
+    type: str
+    kind: int
+    source: str
+
+
+class JiatingWin(NamedTuple):
+    """The scored win of one hand (:func:`evaluate`, :func:`sim.rules.jiating_kernels.score_win`).
 
     ``win``: legal win (J-5.1); ``patterns``: ID -> points after doubling and
-    exclusions (ID order); ``P``, ``G`` (J-6.1); ``scores``: each seat's change
-    (``[int] * 4``, zero-sum); ``hand``: the chosen reading and wait
-    (:class:`WinningHand`, None when not a win); ``context``.
+    exclusions, in ID order; ``P``, ``G`` (J-6.1); ``scores``: each seat's
+    change (``[int] * 4``, zero-sum, J-6.5); ``form``: ``"standard"`` |
+    ``"seven_pairs"`` | None; ``groups``: the chosen reading's groups
+    (:class:`ScoredGroup`; standard: the pair first, then the concealed
+    sets, then the melds); ``wait``: index of the group the winning tile
+    completes (-1 when no win).
     """
 
     win: bool
@@ -638,8 +642,9 @@ class JiatingWin:
     P: int
     G: int
     scores: list[int]
-    hand: WinningHand | None
-    context: WinContext | None
+    form: str | None
+    groups: tuple[ScoredGroup, ...]
+    wait: int
 
 
 def kong_points(melds: Sequence[tuple[str, int]], rules: JiatingRules | None = None) -> int:
@@ -652,61 +657,6 @@ def kong_points(melds: Sequence[tuple[str, int]], rules: JiatingRules | None = N
         elif t == "kong_concealed":
             g += r.kong_concealed_points
     return g
-
-
-def score_hand(h: WinningHand, rules: JiatingRules | None = None) -> tuple[int, dict[str, int]]:
-    """``(P, patterns)`` of one reading and wait (J-6.1, J-6.3, J-7).
-
-    Patterns with 0 points are off.  Exclusions act on the patterns whose
-    definition holds; an ``each`` pattern sums its witnesses; any other
-    pattern is multiplied by ``concealed_factor`` when it is a doubled pattern
-    and one of its witnesses is the winner's own (J-6.3).
-    """
-    r = rules or DEFAULT_RULES
-    pts, excl, doubled = r._tables()
-    hits: dict[str, tuple[_pat.Pattern, list]] = {}
-    for pat in PATTERNS:
-        if pts[pat.id] == 0:
-            continue
-        w = pat.predicate(h)
-        if w:
-            hits[pat.id] = (pat, w)
-    removed: set[str] = set()
-    for pid in hits:
-        removed.update(excl.get(pid, ()))
-    f = r.concealed_factor
-    out: dict[str, int] = {}
-    for pid, (pat, ws) in hits.items():
-        if pid in removed:
-            continue
-        base = pts[pid]
-        dbl = pid in doubled
-        if pat.each:
-            out[pid] = sum(base * (f if dbl and h.is_own(w) else 1) for w in ws)
-        else:
-            out[pid] = base * (f if dbl and any(h.is_own(w) for w in ws) else 1)
-    return sum(out.values()), out
-
-
-def winning_hands(reading, melds: Sequence[tuple[str, int]], ctx: WinContext) -> list[WinningHand]:
-    """Every (reading, wait) view of one concealed reading (J-5.3).
-
-    ``reading``: a :class:`sim.hand.Reading` (or any object with ``form`` and
-    ``groups`` of ``type``/``kind``) of the concealed tiles including the
-    winning tile; ``melds``: ``[(type name, kind), ...]`` added as sets.
-    One view per distinct group (type, kind) that holds the winning tile.
-    """
-    concealed = [HandGroup(g.type, int(g.kind), _pat.SOURCE_HAND) for g in reading.groups]
-    groups = concealed + [HandGroup("triplet", int(k), t) for t, k in melds]
-    w = ctx.win_kind
-    out = []
-    seen = set()
-    for i, g in enumerate(concealed):
-        holds = (g.kind <= w <= g.kind + 2) if g.type == "run" else g.kind == w
-        if holds and (g.type, g.kind) not in seen:
-            seen.add((g.type, g.kind))
-            out.append(WinningHand(reading.form, groups, i, ctx))
-    return out
 
 
 def _parse_bool(case: dict, key: str) -> bool:
@@ -888,46 +838,28 @@ def _parse_case(case: dict) -> dict:
 def evaluate(case: dict, rules: JiatingRules | None = None) -> JiatingWin:
     """Score one won hand given as a scoring-vector case (``shared/vectors``).
 
-    Checks the win (J-5.1), enumerates every reading of the concealed tiles
-    (:func:`sim.hand.readings`) with the declared melds as extra sets and
-    every wait, keeps the one with the highest ``P`` (J-5.3), adds ``G``
-    (J-6.1) and settles the payments (J-6.2, J-6.4, J-6.5).  A case that is
-    not a legal win gets ``win=False``, no patterns and zero scores.  Raises
+    Parses and checks the case (:func:`_parse_case`), then scores it with the
+    kernels (:func:`sim.rules.jiating_kernels.score_win`): the win (J-5.1),
+    every reading of the concealed tiles with the declared melds as extra
+    sets and every wait, the one with the highest ``P`` (J-5.3), ``G``
+    (J-6.1) and the payments (J-6.2, J-6.4, J-6.5).  A case that is not a
+    legal win gets ``win=False``, no patterns and zero scores.  Raises
     ``ValueError`` naming a bad key or value (unknown key, a key of the wrong
     JSON type, bad seat or tile, wrong tile count, a fifth copy of a kind, a
     chow, a streak outside ``0..MAX_STREAK``) or the contradiction of a
     case that play cannot produce (decision D11).
     """
+    from sim.rules import jiating_kernels as _kernels  # imports this module
+
     r = rules or DEFAULT_RULES
     c = _parse_case(case)
-    full = c["concealed"].copy()
-    full[c["win_kind"]] += 1
-    rds = _hand.readings(full.astype(np.uint8))
-    if not rds:
-        return JiatingWin(False, {}, 0, 0, [0, 0, 0, 0], None, None)
-    waits = tuple(k for k in _hand.waits(c["concealed"].astype(np.uint8)) if c["own"][k] < 4)
-    ctx = WinContext(
-        win_kind=c["win_kind"], win_type=c["win_type"], replacement_draw=c["replacement"],
-        declaration=c["declaration"], first_turn=c["first_turn"], winner_is_dealer=c["winner"] == c["dealer"],
-        on_dealers_first_discard=c["on_first"], waits=waits,
-        seen_of_win_kind=int(c["own"][c["win_kind"]] + c["seen"][c["win_kind"]]), dihu=r.dihu,
+    wk = c["win_kind"]
+    return _kernels.score_win(
+        c["concealed"], wk, melds=c["melds"], win_type=c["win_type"], winner=c["winner"], dealer=c["dealer"],
+        discarder=c["discarder"], streak=c["streak"], declaration=c["declaration"], first_turn=c["first_turn"],
+        replacement_draw=c["replacement"], on_dealers_first_discard=c["on_first"],
+        visible=int(c["visible"][wk]), rules=r,
     )
-    best = None
-    for rd in rds:
-        for h in winning_hands(rd, c["melds"], ctx):
-            P, pats = score_hand(h, r)
-            key = (P, sorted(pats.items()))
-            if best is None or key > best[0]:
-                best = (key, h, pats)
-    (P, _), h, pats = best
-    G = kong_points(c["melds"], r)
-    if c["win_type"] == "self_draw":
-        scores = settle_self_draw(c["winner"], P, G, dealer=c["dealer"], streak=c["streak"], rules=r)
-    else:
-        scores = settle_discard(c["discarder"], [(c["winner"], P, G)], dealer=c["dealer"],
-                                streak=c["streak"], rules=r)
-    patterns = {pid: pats[pid] for pid in PATTERN_IDS if pid in pats}
-    return JiatingWin(True, patterns, P, G, scores, h, ctx)
 
 
 def score(case: dict, rules: JiatingRules | None = None) -> dict:
@@ -954,9 +886,27 @@ def score_discard_winners(cases: Sequence[dict], rules: JiatingRules | None = No
     A case that is not a legal win raises ``ValueError``, as do mismatched
     or together impossible cases.
     """
+    r = rules or DEFAULT_RULES
+    parsed = _parse_discard_winners(cases)
+    results = [evaluate(c, r) for c in cases]
+    for c, res in zip(parsed, results):
+        if not res.win:
+            raise ValueError(f"case {short_repr(c['id'])} is not a legal win (J-5.1)")
+    first = parsed[0]
+    winners = [(c["winner"], res.P, res.G) for c, res in zip(parsed, results)]
+    scores = settle_discard(first["discarder"], winners, dealer=first["dealer"], streak=first["streak"], rules=r)
+    wins = [{"id": c["id"], "win": True, "patterns": res.patterns, "P": res.P, "G": res.G,
+             "scores": settle_discard(c["discarder"], [(c["winner"], res.P, res.G)], dealer=c["dealer"],
+                                      streak=c["streak"], rules=r)}
+            for c, res in zip(parsed, results)]
+    return {"wins": wins, "scores": scores}
+
+
+def _parse_discard_winners(cases: Sequence[dict]) -> list[dict]:
+    """The parsed cases of several winners of one discard, checked across the winners
+    (decision D11 item 19); ``ValueError`` for mismatched or together impossible cases."""
     if not isinstance(cases, (list, tuple)) or not cases:
         raise ValueError("score_discard_winners needs a non-empty list of cases")
-    r = rules or DEFAULT_RULES
     parsed = [_parse_case(c) for c in cases]
     first = parsed[0]
     for c in parsed:
@@ -973,14 +923,4 @@ def score_discard_winners(cases: Sequence[dict], rules: JiatingRules | None = No
         k = int(np.flatnonzero(total > 4)[0])
         raise ValueError(f"more than four {_tiles.kind_name(k)} ({int(total[k])}) among the winners' hands and "
                          "melds and the winning tile")
-    results = [evaluate(c, r) for c in cases]
-    for c, res in zip(parsed, results):
-        if not res.win:
-            raise ValueError(f"case {short_repr(c['id'])} is not a legal win (J-5.1)")
-    winners = [(c["winner"], res.P, res.G) for c, res in zip(parsed, results)]
-    scores = settle_discard(first["discarder"], winners, dealer=first["dealer"], streak=first["streak"], rules=r)
-    wins = [{"id": c["id"], "win": True, "patterns": res.patterns, "P": res.P, "G": res.G,
-             "scores": settle_discard(c["discarder"], [(c["winner"], res.P, res.G)], dealer=c["dealer"],
-                                      streak=c["streak"], rules=r)}
-            for c, res in zip(parsed, results)]
-    return {"wins": wins, "scores": scores}
+    return parsed

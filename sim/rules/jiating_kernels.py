@@ -1,12 +1,14 @@
 """Jiating (架听) scoring as numba kernels: readings, waits, the fifty patterns, J-7, J-6.3, ``G``.
 
-What :func:`sim.rules.jiating.evaluate` does in Python (binding spec
-``shared/rules/jiating.md``), done in compiled code so that a Jiating win
-costs no Python: the batch of recorded wins of a self-play call
-(:mod:`sim.jiating_batch`) and, later, the engine's self-play loop call
+The one Jiating scorer (binding spec ``shared/rules/jiating.md``), in
+compiled code so that a Jiating win costs no Python: the recorded wins of a
+self-play batch (:mod:`sim.jiating_batch`, the J-9 records) and one case of
+:func:`sim.rules.jiating.evaluate` (``caishen score``, the vectors) call
 :func:`_score_win` once per win.  Decisions D1..D12 are those of
-:mod:`sim.rules.jiating`; the pattern definitions are those of
-:mod:`sim.rules.jiating_patterns` (one predicate per pattern, witnesses).
+:mod:`sim.rules.jiating`; each pattern P01..P50 is evaluated in
+:func:`_view_values` (its definition in J-8, its ID in a comment there).
+The slow obvious Python reference the kernels are compared with (one
+predicate per pattern, with witnesses) is ``tests/jiating_reference.py``.
 
 How one win is scored (:func:`_score_win`)
 -------------------------------------------
@@ -65,7 +67,7 @@ engine's compiled copy); a warm one about 0.5 s
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 import numpy as np
 from numba import njit
@@ -84,6 +86,8 @@ from sim.rules.jiating import (
     WIN_SELF_DRAW,
     WIN_TYPES,
     JiatingRules,
+    JiatingWin,
+    ScoredGroup,
     _payments,
 )
 from sim.rules.jiating_turn import _n_waits
@@ -395,7 +399,8 @@ def _view_values(standard, ng, wait, params, points, doubled, work):
     n_suits = (suits & 1) + ((suits >> 1) & 1) + ((suits >> 2) & 1)
     wait_own = gown[wait]
 
-    # patterns whose witness is the win itself (always own): P01 P02 P03 P06 P07 P14 P18 P19 ...
+    # patterns whose witness is the win itself (always own): P01 P02 P03 P06 P07 P14 P18 P19 P28 P29
+    # P32 P37 P40 P46 P47 P48 P49
     hit[1] = 1
     hit[2] = 1 if decl != DECL_NONE and single else 0
     hit[3] = 1 if self_draw else 0
@@ -404,19 +409,19 @@ def _view_values(standard, ng, wait, params, points, doubled, work):
     hit[14] = 1 if self_draw and not claimed else 0
     hit[18] = 1 if self_draw and ctx[C_REPLACEMENT] != 0 else 0
     hit[19] = 1 if ctx[C_WIN_TYPE] == WIN_ROBBED_KONG else 0
-    hit[28] = 1 if self_draw and single and ctx[C_WAIT_KIND] == 3 and win_kind == 3 else 0
-    hit[29] = 1 if ctx[C_N_MELDS] == 4 else 0
-    hit[32] = 1 if n_lz >= 3 else 0
-    hit[37] = 1 if n_lz >= 4 else 0
-    hit[40] = 1 if standard != 0 and n_pong == 4 else 0
+    hit[28] = 1 if self_draw and single and ctx[C_WAIT_KIND] == 3 and win_kind == 3 else 0  # P28 万事如意
+    hit[29] = 1 if ctx[C_N_MELDS] == 4 else 0  # P29 全求人
+    hit[32] = 1 if n_lz >= 3 else 0  # P32 暗三坎
+    hit[37] = 1 if n_lz >= 4 else 0  # P37 暗四坎
+    hit[40] = 1 if standard != 0 and n_pong == 4 else 0  # P40 对对胡尽是碰
     dealer_wins = ctx[C_DEALER_WINS] != 0
-    hit[46] = 1 if ctx[C_FIRST_TURN] != 0 and dealer_wins else 0
-    if params[P_DIHU] == DIHU_DEALER_READY:
+    hit[46] = 1 if ctx[C_FIRST_TURN] != 0 and dealer_wins else 0  # P46 天胡
+    if params[P_DIHU] == DIHU_DEALER_READY:  # P47 地胡
         hit[47] = 1 if dealer_wins and decl == DECL_HARD else 0
     else:
         hit[47] = 1 if not dealer_wins and ctx[C_WIN_TYPE] == WIN_DISCARD and ctx[C_ON_FIRST] != 0 else 0
-    hit[48] = 1 if suits == 0 else 0
-    hit[49] = 1 if standard != 0 and n_lz == 4 and wait == 0 and self_draw else 0
+    hit[48] = 1 if suits == 0 else 0  # P48 风胡
+    hit[49] = 1 if standard != 0 and n_lz == 4 and wait == 0 and self_draw else 0  # P49 坎坎胡
     for p in (1, 2, 3, 6, 7, 14, 18, 19, 28, 29, 32, 37, 40, 46, 47, 48, 49):
         ownw[p] = 1
 
@@ -865,36 +870,8 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
 
 
 # ---------------------------------------------------------------- Python face
-class ScoredGroup(NamedTuple):
-    """One group of the chosen reading: ``type`` ``"pair"`` | ``"run"`` | ``"triplet"``
-    (a kong is a triplet with a kong source); ``kind``: the kind index (a
-    run's lowest); ``source``: ``"hand"`` or the meld type name."""
-
-    type: str
-    kind: int
-    source: str
-
-
-class KernelWin(NamedTuple):
-    """One win scored by the kernels (:func:`score_win`).
-
-    ``win``: legal win (J-5.1); ``patterns``: ID -> points after doubling and
-    exclusions, in ID order; ``P``, ``G`` (J-6.1); ``scores``: each seat's
-    change (``[int] * 4``, zero-sum, J-6.5); ``form``: ``"standard"`` |
-    ``"seven_pairs"`` | None; ``groups``: the chosen reading's groups
-    (:class:`ScoredGroup`; standard: the pair first, then the concealed
-    sets, then the melds); ``wait``: index of the group the winning tile
-    completes (-1 when no win).
-    """
-
-    win: bool
-    patterns: dict[str, int]
-    P: int
-    G: int
-    scores: list[int]
-    form: str | None
-    groups: tuple[ScoredGroup, ...]
-    wait: int
+#: one win scored by the kernels (:func:`score_win`): :class:`sim.rules.jiating.JiatingWin`
+KernelWin = JiatingWin
 
 
 _SOURCE_NAMES = {SRC_HAND: "hand", **MELD_TYPE_NAMES}
