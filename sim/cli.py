@@ -1,4 +1,4 @@
-"""The ``caishen`` command line (also ``python -m sim``).
+"""The ``caishen`` command line (also ``python -m caishen``).
 
 Subcommands:
 
@@ -24,7 +24,7 @@ import argparse
 import json
 import sys
 
-from sim import __version__
+from caishen.sim import __version__
 
 #: bounds of the integer arguments of ``caishen simulate``
 MAX_GAMES = 10**10
@@ -77,8 +77,8 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
 
     ``counts: uint8[34]`` the 13 concealed tiles (no melds), ``waits`` their
     shape-only waits.  A wait ``w`` is kept iff the rule set's public
-    ``score(case)`` (:func:`sim.rules.kaihua.score`,
-    :func:`sim.rules.jiating.score`) says ``win`` for :func:`_gate_case`:
+    ``score(case)`` (:func:`caishen.sim.rules.kaihua.score`,
+    :func:`caishen.sim.rules.jiating.score`) says ``win`` for :func:`_gate_case`:
     seat 1 (not the dealer) draws ``w`` itself, with no melds, no kong
     replacement draw, no chain links or open 飘 circles (Kaihua) and no
     declaration (Jiating).  A wait the hand already holds four times is
@@ -87,7 +87,7 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
     wins (K-7.1) are not applied: the list answers "could this hand win by
     drawing w now".
     """
-    from sim import tiles, vectors
+    from caishen.sim import tiles, vectors
 
     scorer = vectors.Scorer()
     concealed = tiles.to_str(counts)
@@ -103,8 +103,8 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
 def _cmd_hand(args) -> int:
     import numpy as np
 
-    from sim import hand, tiles
-    from sim.rules.options import short_repr
+    from caishen.sim import hand, tiles
+    from caishen.sim.rules.options import short_repr
 
     counts = tiles.parse(args.tiles)
     joker = -1
@@ -182,8 +182,8 @@ def _add_score(sub) -> None:
 
 
 def _cmd_score(args) -> int:
-    from sim import vectors
-    from sim.rules.options import parse_option_strings
+    from caishen.sim import vectors
+    from caishen.sim.rules.options import parse_option_strings
 
     options = parse_option_strings(args.rules_option)
     if args.file == "-":
@@ -238,8 +238,8 @@ def _add_simulate(sub) -> None:
 
 
 def _cmd_simulate(args) -> int:
-    from sim import runner, summary
-    from sim.rules.options import parse_option_strings
+    from caishen.sim import runner, summary
+    from caishen.sim.rules.options import parse_option_strings
 
     if args.games <= 0:
         raise ValueError(f"--games {args.games}: must be a positive integer")
@@ -276,7 +276,7 @@ def _cmd_simulate(args) -> int:
             progress=not args.no_progress,
         )
     except KeyboardInterrupt:
-        from sim import records
+        from caishen.sim import records
 
         done = len(records.finished_chunks(args.out))
         print(
@@ -311,7 +311,7 @@ def _add_report(sub) -> None:
 
 
 def _cmd_report(args) -> int:
-    from sim import summary
+    from caishen.sim import summary
 
     rows, defs, meta, done = summary.summarize_run(args.run_dir)
     n_chunks = meta.get("n_chunks", done)
@@ -327,7 +327,7 @@ def _cmd_report(args) -> int:
 
 
 def _add_warmup(sub) -> None:
-    from sim.warmup import TARGETS
+    from caishen.sim.warmup import TARGETS
 
     p = sub.add_parser(
         "warmup",
@@ -342,7 +342,7 @@ def _add_warmup(sub) -> None:
 
 
 def _cmd_warmup(args) -> int:
-    from sim.warmup import TARGETS, cache_dir, warmup
+    from caishen.sim.warmup import TARGETS, cache_dir, warmup
 
     took = warmup(args.targets or TARGETS, progress=print)
     print(f"compiled in {sum(took.values()):.1f} s; numba cache: {cache_dir()}")
@@ -367,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ValueError as e:
-        from sim.rules.options import short_text
+        from caishen.sim.rules.options import short_text
 
         parser.exit(2, f"caishen {args.command}: error: {short_text(str(e))}\n")
     except BrokenPipeError:

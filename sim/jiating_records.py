@@ -3,15 +3,15 @@
 The numba engine plays Jiating's turns (declarations, passed wins, several
 winners on one discard, ...) but does not score them: for each hand it
 records the context of every win in its batch matrix (the ``WX_*`` block of
-:mod:`sim.engine`: winner, win tile, win type, discarder, the winner's
+:mod:`caishen.sim.engine`: winner, win tile, win type, discarder, the winner's
 concealed tiles before the win, melds with their types, declaration, first
 turn, replacement draw, visible copies of the winning kind, the dealer's
 first discard).  After the numba call :func:`finish_records` copies the
 engine's columns and scores every recorded win in one more numba call
-(:func:`sim.jiating_batch.score_batch`, the kernels of
-:mod:`sim.rules.jiating_kernels`; several winners of one discard each paid by
+(:func:`caishen.sim.jiating_batch.score_batch`, the kernels of
+:mod:`caishen.sim.rules.jiating_kernels`; several winners of one discard each paid by
 the discarder, 一炮多响, J-3.4), giving the J-9 record columns
-(:data:`sim.records.RULESET_COLUMNS` for ``"jiating"``):
+(:data:`caishen.sim.records.RULESET_COLUMNS` for ``"jiating"``):
 
 - the common columns (hand, match_hand, dealer, winner, winners_mask,
   win_type, discarder), ``streak`` (J-2.4), ``win_tile``, ``first_turn``
@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim import engine as _E
-from sim import jiating_batch as _batch
-from sim import records as _records
-from sim import tiles as _tiles
-from sim.rules import jiating as _J
+from caishen.sim import engine as _E
+from caishen.sim import jiating_batch as _batch
+from caishen.sim import records as _records
+from caishen.sim import tiles as _tiles
+from caishen.sim.rules import jiating as _J
 
 N_SEATS = 4
 SEATS = range(N_SEATS)
@@ -51,7 +51,7 @@ DECLARATION_NAMES = {_E.DECL_NONE: "none", _E.DECL_JIATING: "jiating", _E.DECL_H
 #: (payer, winner) seat pairs of the ``pay_p_w`` columns
 PAY_PAIRS = tuple((p, w) for p in SEATS for w in SEATS if p != w)
 
-#: the J-9 record columns of a Jiating hand, in order (the contract lives in sim.records)
+#: the J-9 record columns of a Jiating hand, in order (the contract lives in caishen.sim.records)
 COLUMNS: tuple[tuple[str, np.dtype], ...] = _records.RULESET_COLUMNS["jiating"]
 
 #: columns copied from the engine's batch matrix unchanged
@@ -112,9 +112,9 @@ def finish_records(rules: _J.JiatingRules, rec: np.ndarray) -> dict[str, np.ndar
     """The J-9 record columns (:data:`COLUMNS`) of a batch of Jiating hands.
 
     ``rec``: the engine's batch matrix ``int64[n, N_RECORD]``; ``rules``:
-    the :class:`~sim.rules.jiating.JiatingRules` the hands were played
+    the :class:`~caishen.sim.rules.jiating.JiatingRules` the hands were played
     under (points, caps, bonuses).  The engine's columns are copied; every
-    recorded win is scored by :func:`sim.jiating_batch.score_batch` (one
+    recorded win is scored by :func:`caishen.sim.jiating_batch.score_batch` (one
     numba call).  Raises ``RuntimeError`` naming the hand if a recorded win
     is not a legal win for the scorer (the engine and the scorer disagree)
     or the scores do not sum to zero.

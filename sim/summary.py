@@ -1,6 +1,6 @@
 """The summary table of a run: outcome rates, points and 飘财 statistics with 95% intervals.
 
-:func:`summarize` turns the per-hand records (``sim.records``) into a tidy
+:func:`summarize` turns the per-hand records (``caishen.sim.records``) into a tidy
 ``pandas.DataFrame``, one row per number, with the columns
 
 ``section, metric, group, n, value, ci_low, ci_high``
@@ -170,7 +170,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
     if "piao_0" in df and "flags" in df:
-        from sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
+        from caishen.sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
 
         paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["flags"].to_numpy() & FLAG_PIAO) != 0)
         winner = df["winner"].to_numpy()
@@ -181,7 +181,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
 def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS) -> tuple[pd.DataFrame, dict]:
     """The summary rows of a run's records and the definitions used.
 
-    ``df``: the records (``sim.records.read_run``), at least ``dealer,
+    ``df``: the records (``caishen.sim.records.read_run``), at least ``dealer,
     winner, winners_mask, win_type, score_0..3``; the 飘财 rows need
     ``piao_s, failed_piao_s, flags`` (and use ``piao_chance_s`` if present).
     ``policies``: the 4 seats' policy names (labels; 飘 rows are grouped by
@@ -271,7 +271,7 @@ def _jiating_rows(r: _Rows, df: pd.DataFrame, sh: pd.DataFrame, policies) -> Non
     """Jiating's rows (J-9 records): P and G per win, several winners, pattern
     frequencies (share of won hands whose first winner has the pattern),
     架听 / 硬子 declarations and what they earned, passed wins, the streak."""
-    from sim.rules.jiating_patterns import PATTERN_NAMES
+    from caishen.sim.rules.jiating_patterns import PATTERN_NAMES
 
     H = len(df)
     win_type = df["win_type"].to_numpy()
@@ -369,7 +369,7 @@ def summarize_run(run_dir: str | os.PathLike) -> tuple[pd.DataFrame, dict, dict,
     Returns ``(rows, definitions, run_json, finished_chunks)``.  Raises
     ``ValueError`` if ``run_dir`` is not a run or has no finished chunk.
     """
-    from sim import records, runner
+    from caishen.sim import records, runner
 
     meta = runner.read_run_json(run_dir)
     df = records.read_run(run_dir, columns=summary_columns(records.run_column_names(run_dir)))

@@ -1,7 +1,7 @@
 """Compiling the numba kernels ahead of time, and saying so when a first use has to.
 
 numba compiles a kernel on its first call and keeps the machine code in its
-disk cache (``cache=True``; the directory is set by :mod:`sim`, keyed by a
+disk cache (``cache=True``; the directory is set by :mod:`caishen`, keyed by a
 digest of the kernel sources).  On a fresh machine, or after an upgrade, the
 first self-play run, the first ``Game`` and the first ``env.reset()`` spend
 tens of seconds compiling before anything happens; afterwards they load the
@@ -15,8 +15,8 @@ cache in about a second.  This module makes that visible and avoidable:
   warning (logger ``caishen``) that compiling is about to happen and how to
   avoid it, and marks the target once the call returns.
 
-Targets (``TARGETS``): ``selfplay`` (``sim.selfplay.play_batch`` with every
-bot, both rule sets, Jiating's scorer included), ``game`` (``sim.engine.Game``:
+Targets (``TARGETS``): ``selfplay`` (``caishen.sim.selfplay.play_batch`` with every
+bot, both rule sets, Jiating's scorer included), ``game`` (``caishen.sim.engine.Game``:
 reset, legal mask, step, the invariant checker), ``envs`` (the batched env
 and the Gymnasium env: reset, observe, step), ``hand`` (the public shanten /
 win / effective-tile functions), ``score`` (``caishen score``: both rule
@@ -44,7 +44,7 @@ COLD_SECONDS = {"selfplay": 90, "game": 60, "envs": 60, "hand": 15, "score": 30}
 
 
 def cache_dir() -> Path:
-    """numba's cache directory for this process (``NUMBA_CACHE_DIR``, set by :mod:`sim` unless the user set it)."""
+    """numba's cache directory for this process (``NUMBA_CACHE_DIR``, set by :mod:`caishen` unless the user set it)."""
     from numba.core import config
 
     return Path(config.CACHE_DIR or os.environ.get("NUMBA_CACHE_DIR", "."))
@@ -106,7 +106,7 @@ def first_use(target: str) -> Iterator[None]:
 
 
 def _selfplay() -> None:
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     play_batch(16, 1, rules="kaihua", policies="random,greedy,always,threshold:20")
     play_batch(16, 1, rules="kaihua", policies="never", check=True)
@@ -114,7 +114,7 @@ def _selfplay() -> None:
 
 
 def _game() -> None:
-    from sim.engine import Game
+    from caishen.sim.engine import Game
 
     for rules in ("kaihua", "jiating"):
         g = Game(rules).reset(seed=1)
@@ -127,8 +127,8 @@ def _game() -> None:
 def _envs() -> None:
     import numpy as np
 
-    from envs.batched import BatchedGames
-    from envs.gym_env import MahjongEnv
+    from caishen.envs.batched import BatchedGames
+    from caishen.envs.gym_env import MahjongEnv
 
     for rules in ("kaihua", "jiating"):
         b = BatchedGames(4, rules, mode="selfplay").reset(seeds=np.arange(4))
@@ -143,8 +143,8 @@ def _envs() -> None:
 def _hand() -> None:
     import numpy as np
 
-    from sim import hand
-    from sim.tiles import CAISHEN, parse
+    from caishen.sim import hand
+    from caishen.sim.tiles import CAISHEN, parse
 
     c = parse("123456789m1234p")
     for j in (-1, CAISHEN):
@@ -167,7 +167,7 @@ _SCORE_CASES = (  # one hand of each rule set in the vectors' format (shared/vec
 
 
 def _score() -> None:
-    from sim.vectors import score_lines
+    from caishen.sim.vectors import score_lines
 
     for out in score_lines(_SCORE_CASES):
         if "error" in out:  # the workload must reach the kernels

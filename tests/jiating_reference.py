@@ -1,7 +1,7 @@
 """The Python Jiating scorer: the slow obvious reference of the numba kernels (tests only).
 
 The package scores Jiating wins with the numba kernels
-(``sim.rules.jiating_kernels``: ``evaluate`` / ``score`` / ``caishen score``
+(``caishen.sim.rules.jiating_kernels``: ``evaluate`` / ``score`` / ``caishen score``
 and the self-play records).  This module is the reference they are
 compared with (``tests/test_jiating_kernels.py`` on every vector, every
 pattern, random wins under random rule tables and every win of checked
@@ -11,7 +11,7 @@ reading and wait chosen in plain Python, J-7 exclusions and J-6.3 doubling
 applied by dictionaries.  Decisions D1..D12 are Jiating's (docs/rules/jiating.md).
 
 A :class:`WinningHand` is one *reading* of the winner's whole hand (the
-concealed groups from :func:`sim.hand.readings` plus the declared melds as
+concealed groups from :func:`caishen.sim.hand.readings` plus the declared melds as
 extra sets), one choice of the group the winning tile completes (the "wait",
 J-5.3), and a :class:`WinContext` (win type, declaration, waits, ...).
 
@@ -23,7 +23,7 @@ witness); patterns about the win itself (P01, P03, ...) return ``[()]``.
 Patterns marked ``each`` (P11 老资格, P16 姊妹付) count once per witness;
 every other pattern counts once, doubled when *any* of its witnesses is
 concealed (J-6.3).  Points, doubling and the J-7 exclusions are rule-set data
-in :class:`sim.rules.jiating.JiatingRules`, not here.
+in :class:`caishen.sim.rules.jiating.JiatingRules`, not here.
 
 Terms (J-8): a *set* is a run or a triplet/kong of the reading (melds
 included); "suited" = m/p/s; a *triplet* includes kongs.  Jiating has no
@@ -38,11 +38,11 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from sim import engine as _E
-from sim import hand as _hand
-from sim import jiating_records as _JR
-from sim.rules import jiating as _J
-from sim.rules.jiating import DEFAULT_RULES, JiatingRules
+from caishen.sim import engine as _E
+from caishen.sim import hand as _hand
+from caishen.sim import jiating_records as _JR
+from caishen.sim.rules import jiating as _J
+from caishen.sim.rules.jiating import DEFAULT_RULES, JiatingRules
 
 # group sources: where a group's tiles came from
 SOURCE_HAND = "hand"
@@ -731,7 +731,7 @@ def score_hand(h: WinningHand, rules: JiatingRules | None = None) -> tuple[int, 
 def winning_hands(reading, melds: Sequence[tuple[str, int]], ctx: WinContext) -> list[WinningHand]:
     """Every (reading, wait) view of one concealed reading (J-5.3).
 
-    ``reading``: a :class:`sim.hand.Reading` (or any object with ``form`` and
+    ``reading``: a :class:`caishen.sim.hand.Reading` (or any object with ``form`` and
     ``groups`` of ``type``/``kind``) of the concealed tiles including the
     winning tile; ``melds``: ``[(type name, kind), ...]`` added as sets.
     One view per distinct group (type, kind) that holds the winning tile.
@@ -767,8 +767,8 @@ class RefWin:
 def evaluate(case: dict, rules: JiatingRules | None = None) -> RefWin:
     """Score one scoring-vector case the slow obvious way (J-5, J-6, J-7).
 
-    The case is parsed and checked by the package (``sim.rules.jiating._parse_case``,
-    decision D11); every reading (:func:`sim.hand.readings`) and wait is scored
+    The case is parsed and checked by the package (``caishen.sim.rules.jiating._parse_case``,
+    decision D11); every reading (:func:`caishen.sim.hand.readings`) and wait is scored
     and the best kept (highest ``P``, ties to the largest sorted pattern list, D6).
     """
     r = rules or DEFAULT_RULES
@@ -804,7 +804,7 @@ def evaluate(case: dict, rules: JiatingRules | None = None) -> RefWin:
 
 
 def score(case: dict, rules: JiatingRules | None = None) -> dict:
-    """``{id, win, patterns, P, G, scores}`` of one case (as ``sim.rules.jiating.score``)."""
+    """``{id, win, patterns, P, G, scores}`` of one case (as ``caishen.sim.rules.jiating.score``)."""
     res = evaluate(case, rules)
     return {"id": case.get("id"), "win": res.win, "patterns": res.patterns, "P": res.P, "G": res.G,
             "scores": res.scores}
@@ -813,7 +813,7 @@ def score(case: dict, rules: JiatingRules | None = None) -> dict:
 def score_discard_winners(cases: Sequence[dict], rules: JiatingRules | None = None) -> dict:
     """Several winners of one discard (J-3.4): ``{"wins": [score(case)...], "scores": [int] * 4}``.
 
-    The package's checks across the winners first (``sim.rules.jiating._parse_discard_winners``
+    The package's checks across the winners first (``caishen.sim.rules.jiating._parse_discard_winners``
     raises for mismatched or together impossible cases), then each case by :func:`evaluate`;
     a case that is not a legal win raises ``ValueError``.
     """
@@ -840,8 +840,8 @@ def _patterns_text(patterns: dict[str, int]) -> str:
 def finish_records(rules: JiatingRules, rec: np.ndarray) -> dict[str, np.ndarray]:
     """The J-9 record columns of a batch matrix, every win scored by this reference, hand by hand.
 
-    The engine's columns are copied as ``sim.jiating_records.finish_records`` copies
-    them; each recorded win becomes a vector case (``sim.jiating_records.win_cases``)
+    The engine's columns are copied as ``caishen.sim.jiating_records.finish_records`` copies
+    them; each recorded win becomes a vector case (``caishen.sim.jiating_records.win_cases``)
     scored by :func:`score` (several winners: :func:`score_discard_winners`).  Raises
     ``RuntimeError`` if a recorded win is not a legal win or the scores do not sum to zero.
     """

@@ -1,4 +1,4 @@
-"""sim.warmup: the first-use warning on a cold cache, the marks, `warmup` targets (issue 11 item 3)."""
+"""caishen.sim.warmup: the first-use warning on a cold cache, the marks, `warmup` targets (issue 11 item 3)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from sim import warmup as W
+from caishen.sim import warmup as W
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def test_unknown_target_is_named(bad):
 
 
 def test_cli_warmup(cold, capsys):
-    from sim.cli import main
+    from caishen.sim.cli import main
 
     assert main(["warmup", "hand"]) == 0
     out = capsys.readouterr().out

@@ -5,12 +5,12 @@ rule IDs ``J-...`` and pattern IDs ``P..`` refer to it): the options
 (:class:`JiatingRules`), the case parser and its checks (decision D11), the
 payments (J-6.2, J-6.4, J-6.5) and :func:`evaluate` / :func:`score`, which
 ``caishen score`` calls for lines with ``"rules": "jiating"``.  The one scorer
-is the numba kernels of :mod:`sim.rules.jiating_kernels` (readings, waits, the
+is the numba kernels of :mod:`caishen.sim.rules.jiating_kernels` (readings, waits, the
 fifty patterns, J-7 exclusions, J-6.3 doubling, ``G``): :func:`evaluate`
-parses and checks a case, then calls :func:`sim.rules.jiating_kernels.score_win`;
-self-play records call the same kernels (:mod:`sim.jiating_batch`).  The
+parses and checks a case, then calls :func:`caishen.sim.rules.jiating_kernels.score_win`;
+self-play records call the same kernels (:mod:`caishen.sim.jiating_batch`).  The
 pattern tables (IDs, names, default points, doubling, exclusions) are
-:mod:`sim.rules.jiating_patterns`; the slow obvious Python scorer the kernels
+:mod:`caishen.sim.rules.jiating_patterns`; the slow obvious Python scorer the kernels
 are compared with is in the tests (``tests/jiating_reference.py``).
 
 The rules in brief
@@ -47,7 +47,7 @@ Decisions on ambiguous points (each is the default of this implementation)
   disjointly (``n`` equal runs give ``n // 2`` 姊妹付).  Every other pattern
   counts at most once per hand (e.g. two 半龙 in two suits count once).
 - D3 (P02, P27, P28 "single wait"): the waits of the 13 tiles before the win
-  (:func:`sim.hand.waits`, standard and seven pairs), without kinds whose
+  (:func:`caishen.sim.hand.waits`, standard and seven pairs), without kinds whose
   four copies the winner already holds in hand and melds.  Visible tiles do
   not shrink the wait list.
 - D4 (P49 "听对子"): the winning tile completes the pair in the chosen
@@ -138,7 +138,7 @@ Bounds on the integers that enter (no ``int64`` overflow anywhere downstream)
 - the options (:class:`JiatingRules`): pattern points, kong points, bonuses
   and ``streak_step`` ``0..MAX_POINTS_OPTION`` (``10**6``); ``dealer_factor``
   and ``concealed_factor`` ``1..MAX_FACTOR`` (100); ``dealer_cap`` and
-  ``cap`` ``0..10**9`` (:data:`sim.rules.options.MAX_INT_OPTION`) or None;
+  ``cap`` ``0..10**9`` (:data:`caishen.sim.rules.options.MAX_INT_OPTION`) or None;
   ``reserved_tiles`` ``0..82``.
 
 Then ``P <= 54 * 10**6 * 100`` (fifty patterns, P11 at most four times, P16
@@ -149,7 +149,7 @@ bound is a ``ValueError`` naming it.
 What the implementation simplifies
 ----------------------------------
 - Nothing beyond the decisions above: every reading and wait is scored
-  (J-5.3), by the kernels of :mod:`sim.rules.jiating_kernels`.
+  (J-5.3), by the kernels of :mod:`caishen.sim.rules.jiating_kernels`.
 """
 
 from __future__ import annotations
@@ -161,16 +161,16 @@ from typing import Any, Literal, NamedTuple, Sequence
 import numpy as np
 from numba import njit
 
-from sim import tiles as _tiles
-from sim.rules import jiating_patterns as _pat
-from sim.rules.jiating_patterns import (
+from caishen.sim import tiles as _tiles
+from caishen.sim.rules import jiating_patterns as _pat
+from caishen.sim.rules.jiating_patterns import (
     DEFAULT_DOUBLED,
     DEFAULT_EXCLUSIONS,
     DEFAULT_POINTS,
     PATTERN_IDS,
     PATTERN_NAMES,
 )
-from sim.rules.options import MAX_INT_OPTION, Options, coerce_int, short_repr, short_text
+from caishen.sim.rules.options import MAX_INT_OPTION, Options, coerce_int, short_repr, short_text
 
 __all__ = [
     "JiatingRules", "JiatingWin", "score", "evaluate", "score_discard_winners",
@@ -626,7 +626,7 @@ class ScoredGroup(NamedTuple):
 
 
 class JiatingWin(NamedTuple):
-    """The scored win of one hand (:func:`evaluate`, :func:`sim.rules.jiating_kernels.score_win`).
+    """The scored win of one hand (:func:`evaluate`, :func:`caishen.sim.rules.jiating_kernels.score_win`).
 
     ``win``: legal win (J-5.1); ``patterns``: ID -> points after doubling and
     exclusions, in ID order; ``P``, ``G`` (J-6.1); ``scores``: each seat's
@@ -839,7 +839,7 @@ def evaluate(case: dict, rules: JiatingRules | None = None) -> JiatingWin:
     """Score one won hand given as a scoring-vector case (``shared/vectors``).
 
     Parses and checks the case (:func:`_parse_case`), then scores it with the
-    kernels (:func:`sim.rules.jiating_kernels.score_win`): the win (J-5.1),
+    kernels (:func:`caishen.sim.rules.jiating_kernels.score_win`): the win (J-5.1),
     every reading of the concealed tiles with the declared melds as extra
     sets and every wait, the one with the highest ``P`` (J-5.3), ``G``
     (J-6.1) and the payments (J-6.2, J-6.4, J-6.5).  A case that is not a
@@ -849,7 +849,7 @@ def evaluate(case: dict, rules: JiatingRules | None = None) -> JiatingWin:
     chow, a streak outside ``0..MAX_STREAK``) or the contradiction of a
     case that play cannot produce (decision D11).
     """
-    from sim.rules import jiating_kernels as _kernels  # imports this module
+    from caishen.sim.rules import jiating_kernels as _kernels  # imports this module
 
     r = rules or DEFAULT_RULES
     c = _parse_case(case)

@@ -2,9 +2,9 @@
 
 The definitions of the fifty patterns are in the spec (``docs/rules/jiating.md``,
 J-8) and in the one scorer that ships, the numba kernels of
-:mod:`sim.rules.jiating_kernels` (``_view_values`` evaluates every pattern of a
+:mod:`caishen.sim.rules.jiating_kernels` (``_view_values`` evaluates every pattern of a
 reading and wait).  This module holds the tables that describe the patterns to
-people and to the options (:class:`sim.rules.jiating.JiatingRules` validates
+people and to the options (:class:`caishen.sim.rules.jiating.JiatingRules` validates
 ``pattern_points``, ``doubled_patterns`` and ``exclusions`` against them); the
 record columns ``P01`` .. ``P50`` and the summary's pattern names come from here.
 The slow obvious Python scorer the kernels are tested against (one predicate per
