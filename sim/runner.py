@@ -261,11 +261,12 @@ def source_digest() -> str:
     """sha256 (16 hex digits) of the sources that shape a run's rows.
 
     Every ``.py`` file of the ``sim`` package except the command line and
-    the summary, plus the ``agents`` package next to it (bots).  A run
+    the read side (the summary, the streaming reader), plus the ``agents``
+    package next to it (bots).  A run
     cannot be resumed by code whose digest differs.
     """
     pkg = Path(__file__).resolve().parent
-    files = [p for p in sorted(pkg.rglob("*.py")) if p.name not in ("cli.py", "summary.py", "__main__.py")]
+    files = [p for p in sorted(pkg.rglob("*.py")) if p.name not in ("cli.py", "summary.py", "stream.py", "__main__.py")]
     agents = pkg.parent / "agents"
     if agents.is_dir():
         files += sorted(agents.rglob("*.py"))

@@ -33,6 +33,10 @@ import pyarrow.parquet as pq
 
 #: rows per record batch (64 Ki: a few MB per column read)
 BATCH_SIZE = 1 << 16
+#: files per dataset scan: a pyarrow dataset keeps the Parquet metadata of every file it has read
+#: (about 90 KB per chunk file of the records here, measured), so one dataset over 10,000 chunk
+#: files would grow to ~1 GB; a new dataset per group of files bounds it
+FILES_PER_SCAN = 256
 
 
 def verified_chunk_files(run_dir: str | os.PathLike, run_json: dict | None = None,
@@ -57,11 +61,14 @@ def record_batches(files: list[str | os.PathLike], columns: list[str],
                    batch_size: int = BATCH_SIZE) -> Iterator[pa.RecordBatch]:
     """The rows of ``files`` (Parquet, one schema) as record batches of ``columns``, file by file.
 
-    Memory: the scanner reads ahead at most two files and four batches.
-    Rows come in file order, and in row order within a file.
+    Memory: the scanner reads ahead at most two files and four batches, and
+    a dataset spans at most :data:`FILES_PER_SCAN` files (then the next
+    group gets a new one).  Rows come in file order, and in row order within
+    a file.
     """
-    if not files:
-        return
-    dataset = ds.dataset([str(f) for f in files], format="parquet")
-    yield from dataset.to_batches(columns=list(columns), batch_size=int(batch_size), batch_readahead=4,
-                                  fragment_readahead=2, use_threads=True)
+    files = [str(f) for f in files]
+    for start in range(0, len(files), FILES_PER_SCAN):
+        dataset = ds.dataset(files[start:start + FILES_PER_SCAN], format="parquet")
+        yield from dataset.to_batches(columns=list(columns), batch_size=int(batch_size), batch_readahead=4,
+                                      fragment_readahead=2, use_threads=True)
+        del dataset
