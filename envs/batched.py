@@ -828,6 +828,9 @@ class BatchedGames:
             raise ValueError(f"actions must be integers (not {a.dtype}; bools are not actions), got {actions!r}")
         if a.shape != (self.n,):
             raise ValueError(f"actions must have shape ({self.n},), got {a.shape}")
+        if a.dtype.kind == "u" and a.size and a.max() >= N_ACTIONS:  # name it before int64 could wrap it
+            bad = int(np.flatnonzero(a >= N_ACTIONS)[0])
+            raise ValueError(f"game {bad}: action {int(a[bad])} is outside 0..{N_ACTIONS - 1}")
         a = a.astype(np.int64, copy=False)
         bad = _first_bad_action(self.states, a, self.illegal_action == "raise")
         if bad >= 0:

@@ -164,6 +164,7 @@ from envs.gym_env import RenderModeError
 from envs.observation import N_PLANES, PLANE_HIGH, encode
 from envs.render import render_text
 from sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
+from sim.rules.options import short_repr
 
 __all__ = ["env", "raw_env", "DEFAULT_ILLEGAL_REWARD", "AGENTS"]
 
@@ -187,9 +188,17 @@ def _check_render_mode(render_mode):
 
 
 def _check_action_type(action):
-    """Bools are not actions (``True`` would otherwise play action 1)."""
+    """Bools are not actions (``True`` would otherwise play action 1); anything but None or an
+    integer index ``0..N_ACTIONS-1`` is a ``ValueError`` naming it (before PettingZoo's bounds
+    wrapper would raise a bare ``AssertionError``)."""
     if isinstance(action, (bool, np.bool_)):
         raise ValueError(f"action must be an integer index or None, got {action!r} (bools are not actions)")
+    if action is None:
+        return
+    if not isinstance(action, (int, np.integer)):
+        raise ValueError(f"action must be an integer index or None, got {short_repr(action)}")
+    if not 0 <= int(action) < N_ACTIONS:
+        raise ValueError(f"action {short_repr(action)} is outside 0..{N_ACTIONS - 1}")
 
 
 class _RejectBoolActions(wrappers.BaseWrapper):
