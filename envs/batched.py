@@ -180,6 +180,7 @@ from sim.engine import (
 )
 from sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, check_piao_policy, parse_policy, policy_table
 from sim.rng import _rng_below, _rng_next, _rng_seed
+from sim.rules.options import short_repr
 from sim.tables import hand_tables
 
 __all__ = [
@@ -825,7 +826,7 @@ class BatchedGames:
             raise ValueError("call reset() before step()")
         a = np.asarray(actions)
         if a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers (not {a.dtype}; bools are not actions), got {actions!r}")
+            raise ValueError(f"actions must be integers (not {a.dtype}; bools are not actions), got {short_repr(actions)}")
         if a.shape != (self.n,):
             raise ValueError(f"actions must have shape ({self.n},), got {a.shape}")
         if a.dtype.kind == "u" and a.size and a.max() >= N_ACTIONS:  # name it before int64 could wrap it

@@ -202,10 +202,14 @@ def _check_action_type(action):
 
 
 class _RejectBoolActions(wrappers.BaseWrapper):
-    """Raises ``ValueError`` for a bool action before the other wrappers see it."""
+    """Raises ``ValueError`` for a bool, a non-integer or out-of-range action, or None for an agent
+    still playing, before the other wrappers see it (their assertion would not name it)."""
 
     def step(self, action):
         _check_action_type(action)
+        agent = self.agent_selection
+        if action is None and not (self.terminations[agent] or self.truncations[agent]):
+            raise ValueError(f"action None is only for an agent whose hand is over; {agent} is to act")
         super().step(action)
 
 
