@@ -1,6 +1,7 @@
 """The summary table of a run: outcome rates, points and 飘财 statistics with 95% intervals.
 
-:func:`summarize` turns the per-hand records (``sim.records``) into a tidy
+:func:`summarize` (records in memory) and :func:`summarize_run` (a run
+directory, streamed) turn the per-hand records (``sim.records``) into a tidy
 ``pandas.DataFrame``, one row per number, with the columns
 
 ``section, metric, group, n, value, ci_low, ci_high``
@@ -51,6 +52,20 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   (J-4.2), and for 架听, 硬子 and no declaration the win rate and mean score
   (a declaration's "success"; observational: a declared hand is a ready
   hand); ``passed a win``: seat-hands that passed at least one win (J-3.5).
+
+How it scales: both paths reduce the records batch by batch to exact value
+counts (:class:`SummaryTally`: per hand of ``(win_type, dealer,
+winners_mask)``, per seat-hand of the flags the rows group by and the score,
+and the distributions of the winner's gain, P, G and the streak), whose size
+depends on the distinct values, never on the number of hands; every number
+is then computed from the counts with exact integer sums
+(:func:`mean_ci_counts`, :func:`diff_ci_counts`, :func:`percentile_counts`
+give what :func:`mean_ci`, :func:`diff_ci` and ``numpy.percentile`` give on
+the expanded data).  :func:`summarize_run` reads only the chunks the
+manifest verifies (:mod:`sim.manifest`), in record batches from
+``pyarrow.dataset`` (:mod:`sim.stream`): ``caishen report`` on 10^8 hands
+peaks at ~340 MB of RSS (``benchmarks/bench_summary_scale.py``; the former
+pandas path needed 6.2 GB for 10^7).
 
 Caveats: the four seat-hands of one hand are not independent (at most one
 seat wins a hand, usually), and neither are the hands of one match (dealer
@@ -480,42 +495,43 @@ class SummaryTally:
                 if self.has_chance:
                     r.mean("飘财", "score per non-飘 seat-hand", gname, dist(g & no_piao))
         if self.has_jiating:
-            self._jiating_rows(r, sh, groups, W, hn, mask)
+            _jiating_rows(self, r, sh, groups, W, hn, mask)
         return r.frame(), defs
 
-    def _jiating_rows(self, r: _Rows, sh: pd.DataFrame, groups, W: int, hn, mask) -> None:
-        """Jiating's rows (J-9 records): P and G per win, several winners, pattern
-        frequencies (share of won hands whose first winner has the pattern),
-        架听 / 硬子 declarations and what they earned, passed wins, the streak."""
-        from sim.rules.jiating_patterns import PATTERN_NAMES
 
-        w = sh["count"].to_numpy()
-        score = sh["score"].to_numpy()
-        won = sh["won"].to_numpy()
-        r.mean("架听 points", "P per win", "all winners", self.p.compact())
-        r.mean("架听 points", "G per win", "all winners", self.g.compact())
-        r.mean("架听 points", "P + G per win", "all winners", self.pg.compact())
-        n_winners = sum((mask >> s) & 1 for s in range(N_SEATS))
-        r.rate("架听 points", "several winners (一炮多响)", "share of wins", int(hn[n_winners >= 2].sum()), W)
-        if self.has_streak:
-            r.mean("架听 points", "dealer's streak k", "all hands", self.streak.compact())
-        for pid, name in PATTERN_NAMES.items():
-            if pid in self.pattern_wins:
-                r.rate("patterns", f"{pid} {name}", "share of wins", self.pattern_wins[pid], W)
-        decl = sh["decl"].to_numpy()
-        offer = sh["offer"].to_numpy()
-        passed = sh["passed"].to_numpy()
-        for gname, g in groups:
-            for code, what in ((1, "架听"), (2, "硬子"), (0, "no declaration")):
-                d = g & (decl == code)
-                if code == 1:
-                    r.rate("declarations", "架听 rate", gname, w[d].sum(), w[g].sum())
-                elif code == 2:
-                    r.rate("declarations", "硬子 offer rate", gname, w[g & offer].sum(), w[g].sum())
-                    r.rate("declarations", "硬子 taken of offers", gname, w[d].sum(), w[g & offer].sum())
-                r.rate("declarations", f"win rate: {what}", gname, w[d & won].sum(), w[d].sum())
-                r.mean("declarations", f"score: {what}", gname, (score[d], w[d]))
-            r.rate("declarations", "passed a win (漏胡)", gname, w[g & passed].sum(), w[g].sum())
+def _jiating_rows(tally: "SummaryTally", r: _Rows, sh: pd.DataFrame, groups, W: int, hn, mask) -> None:
+    """Jiating's rows of the summary (J-9 records), from ``tally``'s counts: P and G per win, several winners, pattern
+    frequencies (share of won hands whose first winner has the pattern),
+    架听 / 硬子 declarations and what they earned, passed wins, the streak."""
+    from sim.rules.jiating_patterns import PATTERN_NAMES
+
+    w = sh["count"].to_numpy()
+    score = sh["score"].to_numpy()
+    won = sh["won"].to_numpy()
+    r.mean("架听 points", "P per win", "all winners", tally.p.compact())
+    r.mean("架听 points", "G per win", "all winners", tally.g.compact())
+    r.mean("架听 points", "P + G per win", "all winners", tally.pg.compact())
+    n_winners = sum((mask >> s) & 1 for s in range(N_SEATS))
+    r.rate("架听 points", "several winners (一炮多响)", "share of wins", int(hn[n_winners >= 2].sum()), W)
+    if tally.has_streak:
+        r.mean("架听 points", "dealer's streak k", "all hands", tally.streak.compact())
+    for pid, name in PATTERN_NAMES.items():
+        if pid in tally.pattern_wins:
+            r.rate("patterns", f"{pid} {name}", "share of wins", tally.pattern_wins[pid], W)
+    decl = sh["decl"].to_numpy()
+    offer = sh["offer"].to_numpy()
+    passed = sh["passed"].to_numpy()
+    for gname, g in groups:
+        for code, what in ((1, "架听"), (2, "硬子"), (0, "no declaration")):
+            d = g & (decl == code)
+            if code == 1:
+                r.rate("declarations", "架听 rate", gname, w[d].sum(), w[g].sum())
+            elif code == 2:
+                r.rate("declarations", "硬子 offer rate", gname, w[g & offer].sum(), w[g].sum())
+                r.rate("declarations", "硬子 taken of offers", gname, w[d].sum(), w[g & offer].sum())
+            r.rate("declarations", f"win rate: {what}", gname, w[d & won].sum(), w[d].sum())
+            r.mean("declarations", f"score: {what}", gname, (score[d], w[d]))
+        r.rate("declarations", "passed a win (漏胡)", gname, w[g & passed].sum(), w[g].sum())
 
 
 def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
