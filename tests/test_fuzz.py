@@ -22,6 +22,7 @@ import json
 import math
 import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -74,15 +75,31 @@ def is_int(v) -> bool:
 # ---------------------------------------------------------------------------
 # caishen score
 # ---------------------------------------------------------------------------
+#: two scoring-vector cases written out here (K01, J01 of shared/vectors), so that the fuzzing never skips
+BASE_CASES = [
+    {"id": "K01", "rules": "kaihua", "dealer": 0, "winner": 1, "win_type": "self_draw", "discarder": None,
+     "concealed": "123m456m789p234s5s", "melds": [], "win_tile": "5s", "replacement_draw": False, "chain": [],
+     "piao_circle": []},
+    {"id": "J01", "rules": "jiating", "dealer": 0, "streak": 0, "winner": 1, "win_type": "discard", "discarder": 2,
+     "concealed": "123m456p789s2p", "melds": [{"type": "pong", "tiles": "777z"}], "win_tile": "2p",
+     "replacement_draw": False, "declaration": "none", "first_turn": False, "visible": ""},
+]
+
+
 def vector_cases():
-    out = []
-    for name in ("kaihua", "jiating"):
-        with open(f"/work/shared/vectors/{name}.jsonl", encoding="utf-8") as f:
-            out += [json.loads(x) for x in f if x.strip()][:6]
+    """:data:`BASE_CASES` and the first cases of each vector file of ``shared/vectors`` where it is found
+    (beside the repository, as in CI, or at /work/shared)."""
+    out = list(BASE_CASES)
+    for shared in (Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")):
+        if (shared / "vectors" / "kaihua.jsonl").exists():
+            for name in ("kaihua", "jiating"):
+                with open(shared / "vectors" / f"{name}.jsonl", encoding="utf-8") as f:
+                    out += [json.loads(x) for x in f if x.strip()][:6]
+            break
     return out
 
 
-CASES = vector_cases() if __import__("os").path.exists("/work/shared/vectors/kaihua.jsonl") else []
+CASES = vector_cases()
 #: keys whose value must be an integer seat / count: anything else is an error, never a guess
 INT_KEYS = {"dealer", "winner", "streak"}
 #: keys with a closed set of string values
@@ -97,14 +114,17 @@ def _score_one(case: dict) -> dict:
     return out[0]
 
 
+#: the longest message the house cuts to (sim.rules.options.short_text: MAX_MESSAGE and a note of the cut)
+LONGEST = MAX_MESSAGE + 40
+
+
 def assert_clean_error(message: str) -> None:
     assert isinstance(message, str) and message
-    assert len(message) <= MAX_MESSAGE, len(message)
+    assert len(message) <= LONGEST, len(message)
     assert not TYPED.match(message), f"a crash passed as a message: {message}"
     assert "Traceback" not in message and "numba" not in message.lower(), message
 
 
-@pytest.mark.skipif(not CASES, reason="the scoring vectors (shared/vectors) are not here")
 @FUZZ
 @given(st.data(), json_values)
 def test_fuzz_score_case_values(data, value):
@@ -126,7 +146,6 @@ def test_fuzz_score_case_values(data, value):
     assert isinstance(out.get("win"), bool)
 
 
-@pytest.mark.skipif(not CASES, reason="the scoring vectors (shared/vectors) are not here")
 @FUZZ
 @given(st.data(), json_values)
 def test_fuzz_score_whole_lines_of_junk(data, value):
@@ -172,7 +191,7 @@ def test_fuzz_rule_options(field, value):
 def test_fuzz_score_cli_rules_option_strings(field, text):
     """``caishen score --rules-option KEY=TEXT``: exit 2 with a message, or the case is scored."""
     _, name = field
-    stdin = io.StringIO(json.dumps(CASES[0]) + "\n") if CASES else io.StringIO("")
+    stdin = io.StringIO(json.dumps(CASES[0]) + "\n")
     code, out, err = _run_cli(["score", "--rules-option", f"{name}={text}"], stdin)
     assert code in (0, 1, 2), (code, err)
     if code == 2:
@@ -251,7 +270,8 @@ action_values = st.one_of(python_values, st.integers(0, N_ACTIONS - 1), st.sampl
 @FUZZ
 @given(st.sampled_from(["kaihua", "jiating"]), st.integers(0, 200), st.integers(0, 40), action_values)
 def test_fuzz_game_step(rules, seed, steps, action):
-    assume(not (is_int(action) and abs(int(action)) > 10**300))  # the strict xfail below
+    assume(not (is_int(action) and abs(int(action)) > 10**380))  # the strict xfails below
+    assume(not (isinstance(action, str) and len(action) > 200))
     g = _played(rules, seed, steps)
     legal = set(g.legal_actions()) if not g.done else set()
     before, n_events = g.state.copy(), len(g.events)
@@ -367,15 +387,25 @@ def test_regression_batched_step_names_a_huge_uint64_action_not_its_wrapped_valu
 
 
 @pytest.mark.xfail(strict=True, reason="sim/engine._check_int echoes the whole integer: 'action 1000...0 is "
-                   "outside 0..144' is 426 characters for 10**400 (and int -> str refuses past 4300 digits with "
-                   "Python's own message, naming no value); the echo should be cut (short_repr); the fix belongs "
-                   "in sim/engine.py (being split by the layout work)")
-@pytest.mark.parametrize("huge", [10**400, 10**5000], ids=["10**400", "10**5000"])
+                   "outside 0..144' is over 1000 characters for 10**1000, and past 4300 digits int -> str fails "
+                   "with Python's own message ('Exceeds the limit ...'), naming no value; the echo should be cut "
+                   "(short_repr); the fix belongs in sim/engine.py (being split by the layout work)")
+@pytest.mark.parametrize("huge", [10**1000, 10**5000], ids=["10**1000", "10**5000"])
 def test_regression_game_step_cuts_the_echo_of_a_huge_action(huge):
     g = Game("kaihua").reset(seed=0)
     with pytest.raises(ValueError) as e:
         g.step(huge)
-    assert len(str(e.value)) <= MAX_MESSAGE and str(e.value).startswith("action 1000")
+    assert len(str(e.value)) <= LONGEST and str(e.value).startswith("action 1000")
+
+
+@pytest.mark.xfail(strict=True, reason="sim/engine.parse_action echoes the whole action name: 'unknown action "
+                   "name ...' is 622 characters for a 600-character name (and 5 MB for a 5 MB one); the echo should be cut (short_repr); "
+                   "the fix belongs in sim/engine.py (being split by the layout work)")
+def test_regression_game_step_cuts_the_echo_of_a_long_action_name():
+    g = Game("kaihua").reset(seed=0)
+    with pytest.raises(ValueError, match="unknown action name") as e:
+        g.step("1m" * 300)
+    assert len(str(e.value)) <= LONGEST
 
 
 @pytest.mark.xfail(strict=True, reason="sim/rules/options.coerce_int converts with int(), and int(b'7') == 7: "
@@ -394,4 +424,4 @@ def test_regression_gym_step_cuts_the_echo_of_a_huge_action():
     env.reset(seed=0)
     with pytest.raises(ValueError, match=r"action 1000.*\(int, repr of 401 characters\) is outside 0\.\.144") as e:
         env.step(10**400)
-    assert len(str(e.value)) <= MAX_MESSAGE
+    assert len(str(e.value)) <= LONGEST
