@@ -322,7 +322,10 @@ def _cmd_simulate(args) -> int:
             progress=not args.no_progress,
         )
     except KeyboardInterrupt:
-        done = len(manifest.verify(out, checksums=False).ok)
+        try:
+            done = len(manifest.verify(out, checksums=False).ok)
+        except ValueError:  # interrupted before run.json was written
+            done = 0
         print(
             f"caishen simulate: interrupted with {done} of {config.n_chunks} chunk(s) written to {out}; "
             "rerun the same command to resume",
