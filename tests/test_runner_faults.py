@@ -28,11 +28,10 @@ import textwrap
 import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from fault_chunks import dying_chunk, gil_holding_chunk, slow_chunk
+from fault_chunks import dying_chunk, slow_chunk
 from sim import cli, manifest, records, runner
 
 RULES, OPTIONS, POLICIES = "kaihua", {"discard_win": True}, ("random",) * 4
@@ -342,17 +341,3 @@ def test_worker_init_arms_the_parent_death_signal_on_linux():
         libc.prctl(1, 0, 0, 0, 0)  # disarm again in the test process
     else:
         assert runner._set_parent_death_signal() is False
-
-
-def test_summary_of_a_run_with_rows_of_fake_chunks_is_not_affected_by_restarts(tmp_path, monkeypatch, reference):
-    """A run that survived a worker death summarizes like the uninterrupted one (no row counted twice)."""
-    from sim import summary
-
-    cfg = config(dying_chunk)
-    monkeypatch.setenv("CAISHEN_TEST_KILL_SEED", str(int(runner.chunk_seeds(cfg.seed, cfg.n_chunks)[0])))
-    monkeypatch.setenv("CAISHEN_TEST_MARK", str(tmp_path / "killed"))
-    run(cfg, tmp_path / "r", dying_chunk, workers=2)
-    rows, _, _, done = summary.summarize_run(tmp_path / "r")
-    want, _ = summary.summarize(reference, POLICIES)
-    assert done == cfg.n_chunks and rows.n.iloc[0] == cfg.games
-    pd.testing.assert_frame_equal(rows, want)

@@ -122,7 +122,7 @@ def record_frames(draw):
     return pd.DataFrame(df), policies, cuts
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(record_frames())
 def test_tally_over_random_batches_equals_the_pandas_path(case):
     df, policies, cuts = case
