@@ -1,30 +1,30 @@
-"""Bots for the Python step API (:class:`sim.engine.Game`) and the environments.
+"""Bots for the Python step API (:class:`caishen.sim.engine.Game`) and the environments.
 
-The decisions are the numba kernels of :mod:`sim.policies` (the same code
+The decisions are the numba kernels of :mod:`caishen.sim.policies` (the same code
 that plays the batch self-play of ``caishen simulate``), so a bot behaves
 identically one action at a time and inside a million-hand run:
 
->>> from sim.engine import Game
->>> from agents import make_agent
+>>> from caishen.sim.engine import Game
+>>> from caishen.agents import make_agent
 >>> game = Game("kaihua").reset(seed=7)
 >>> bots = [make_agent("greedy")] * 4
 >>> while not game.done:
 ...     game.step(bots[game.current_player].act(game))
 
 Policies: ``random``, ``greedy``, ``never``, ``always``, ``threshold:N``
-(see :mod:`sim.policies`).  A bot reads only what its seat may see.
+(see :mod:`caishen.sim.policies`).  A bot reads only what its seat may see.
 ``ppo:PATH`` loads a ``MaskablePPO`` checkpoint written by
-:mod:`agents.train_ppo` (:class:`agents.ppo.PPOAgent`; needs the ``[rl]``
-extra, imported only then: ``import agents`` never imports torch).
+:mod:`caishen.agents.train_ppo` (:class:`caishen.agents.ppo.PPOAgent`; needs the ``[rl]``
+extra, imported only then: ``import caishen.agents`` never imports torch).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sim.engine import Game
-from sim.engine import EP_JOKER
-from sim.policies import POLICY_RANDOM, _choose_action, check_piao_policy, parse_policy
+from caishen.sim.engine import Game
+from caishen.sim.engine import EP_JOKER
+from caishen.sim.policies import POLICY_RANDOM, _choose_action, check_piao_policy, parse_policy
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "make_agent"]
 
@@ -40,7 +40,7 @@ class Agent:
     @staticmethod
     def _check(game: Game) -> None:
         if not isinstance(game, Game):
-            raise ValueError(f"expected a sim.engine.Game, got {type(game).__name__}")
+            raise ValueError(f"expected a caishen.sim.engine.Game, got {type(game).__name__}")
         if game.done:
             raise ValueError("the hand is over: no action to choose")
 
@@ -59,7 +59,7 @@ class RandomAgent(Agent):
 
 
 class PolicyAgent(Agent):
-    """A numba policy of :mod:`sim.policies` (``greedy``, ``never``, ``always``, ``threshold:N``).
+    """A numba policy of :mod:`caishen.sim.policies` (``greedy``, ``never``, ``always``, ``threshold:N``).
 
     Raises ``ValueError`` for an unknown policy spec.
     """
@@ -84,10 +84,10 @@ class PolicyAgent(Agent):
 
 def make_agent(policy: str = "greedy", seed=None) -> Agent:
     """An agent by policy spec: ``'random'`` (with ``seed``), ``'greedy'``, ``'threshold:30'``, ...,
-    or ``'ppo:PATH'`` (a trained checkpoint, :class:`agents.ppo.PPOAgent`; ``ValueError`` if
+    or ``'ppo:PATH'`` (a trained checkpoint, :class:`caishen.agents.ppo.PPOAgent`; ``ValueError`` if
     ``PATH`` is no checkpoint, ``ImportError`` without the ``[rl]`` extra)."""
     if isinstance(policy, str) and policy.startswith("ppo:"):
-        from agents.ppo import PPOAgent  # lazy: torch only when a PPO agent is asked for
+        from caishen.agents.ppo import PPOAgent  # lazy: torch only when a PPO agent is asked for
 
         return PPOAgent(policy[len("ppo:"):])
     code, _ = parse_policy(policy)

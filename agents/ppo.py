@@ -1,28 +1,28 @@
 """A trained ``sb3_contrib.MaskablePPO`` policy as a bot, and the evaluation against greedy bots.
 
-Needs the ``[rl]`` extra (torch, sb3-contrib); ``import agents`` does not
-import this module (``agents.make_agent("ppo:PATH")`` imports it when asked).
+Needs the ``[rl]`` extra (torch, sb3-contrib); ``import caishen.agents`` does not
+import this module (``caishen.agents.make_agent("ppo:PATH")`` imports it when asked).
 
 - :class:`PPOAgent` (``make_agent("ppo:PATH")``): loads a checkpoint written
-  by :mod:`agents.train_ppo` (an SB3 ``.zip``) and plays
+  by :mod:`caishen.agents.train_ppo` (an SB3 ``.zip``) and plays
 
   * the Python step API: ``act(game)`` encodes
-    ``envs.observation.encode(game, game.current_player, layout=...)`` in
+    ``caishen.envs.observation.encode(game, game.current_player, layout=...)`` in
     the layout the policy was trained on and returns its choice among
     ``game.legal_mask()`` (so it can sit in any seat of a
-    :class:`sim.engine.Game`, of :class:`envs.gym_env.MahjongEnv` as an
+    :class:`caishen.sim.engine.Game`, of :class:`caishen.envs.gym_env.MahjongEnv` as an
     opponent, or of the PettingZoo env);
   * the batched envs: ``act_games(games) -> int64[n]`` for the seat to act
-    in every game of an :class:`envs.batched.BatchedGames` (``env.games`` of
-    :class:`envs.vector_env.CaishenVectorEnv` /
-    :class:`envs.vector_env.SelfPlayVectorEnv`; in self-play route by
+    in every game of an :class:`caishen.envs.batched.BatchedGames` (``env.games`` of
+    :class:`caishen.envs.vector_env.CaishenVectorEnv` /
+    :class:`caishen.envs.vector_env.SelfPlayVectorEnv`; in self-play route by
     ``info["current_player"]`` to seat it next to bots), or
     ``act_batch(obs, masks)`` for observations already in its layout.
 
   The layout (planes / flat, with or without the order-of-play block, with
-  or without :mod:`envs.assist`'s block) is read off the checkpoint's
+  or without :mod:`caishen.envs.assist`'s block) is read off the checkpoint's
   observation space; the rule set and the training settings are in
-  :attr:`PPOAgent.meta` (saved by :mod:`agents.train_ppo`).
+  :attr:`PPOAgent.meta` (saved by :mod:`caishen.agents.train_ppo`).
   Actions are the policy's most likely legal action (``deterministic=True``,
   default) or a sample of its masked distribution.
 
@@ -31,7 +31,7 @@ import this module (``agents.make_agent("ppo:PATH")`` imports it when asked).
   of the batch is seeded ``seed + i`` for every policy, and its ``k``-th
   counted hand has the same wall and dealer whoever sits in the learning
   seat (a game's stream draws the dealer and the wall seed per hand whatever
-  the actions, :mod:`envs.batched`; the wall seeds are compared, and a
+  the actions, :mod:`caishen.envs.batched`; the wall seeds are compared, and a
   mismatch raises ``RuntimeError``).  So differences between policies are
   paired per hand, and their confidence intervals are much narrower than
   those of the means.  :func:`ci_table` summarizes: mean, a 95% normal
@@ -47,10 +47,10 @@ from typing import Callable
 
 import numpy as np
 
-from agents import Agent
-from envs.assist import N_ASSIST, assist_batch, assist_features
-from envs.observation import encode, flat_size, n_planes
-from sim.engine import N_ACTIONS, N_KINDS, Game
+from caishen.agents import Agent
+from caishen.envs.assist import N_ASSIST, assist_batch, assist_features
+from caishen.envs.observation import encode, flat_size, n_planes
+from caishen.sim.engine import N_ACTIONS, N_KINDS, Game
 
 __all__ = ["PPOAgent", "load_model", "layout_of", "evaluate_vs_greedy", "ci_table", "random_masked_policy",
            "greedy_policy"]
@@ -82,7 +82,7 @@ def load_model(path: str):
 def layout_of(observation_space) -> tuple[str, bool, bool]:
     """``(layout, history, assist)`` of an observation space of the batched envs: ``(967,)`` flat,
     ``(2599,)`` flat with the order-of-play block, 36 more with the assist block
-    (:mod:`envs.assist`), ``(76, 34)`` / ``(124, 34)`` planes.  Raises ``ValueError`` for any
+    (:mod:`caishen.envs.assist`), ``(76, 34)`` / ``(124, 34)`` planes.  Raises ``ValueError`` for any
     other shape."""
     shape = tuple(observation_space.shape)
     for history in (False, True):
@@ -92,7 +92,7 @@ def layout_of(observation_space) -> tuple[str, bool, bool]:
             return "flat", history, True
         if shape == (n_planes(history), N_KINDS):
             return "planes", history, False
-    raise ValueError(f"observation shape {shape} is none of the caishen layouts (envs.observation)")
+    raise ValueError(f"observation shape {shape} is none of the caishen layouts (caishen.envs.observation)")
 
 
 class PPOAgent(Agent):
@@ -112,7 +112,7 @@ class PPOAgent(Agent):
         self.model = model
         self.deterministic = bool(deterministic)
         self.layout, self.history, self.assist = layout_of(model.observation_space)
-        #: training settings saved by agents.train_ppo ({} for other checkpoints)
+        #: training settings saved by caishen.agents.train_ppo ({} for other checkpoints)
         self.meta = dict(getattr(model, "caishen_meta", None) or {})
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -133,7 +133,7 @@ class PPOAgent(Agent):
 
     def act_games(self, games) -> np.ndarray:
         """``int64[n]``: the policy's action for the seat to act in each game of ``games``
-        (an :class:`envs.batched.BatchedGames` in the policy's layout; ``ValueError`` otherwise)."""
+        (an :class:`caishen.envs.batched.BatchedGames` in the policy's layout; ``ValueError`` otherwise)."""
         if (games.layout, games.history) != (self.layout, self.history):
             raise ValueError(f"the games' observations are {games.layout!r} (history={games.history}), the policy "
                              f"takes {self.layout!r} (history={self.history})")
@@ -171,7 +171,7 @@ def random_masked_policy(seed: int = 0) -> BatchPolicy:
 
 
 def greedy_policy(vec) -> BatchPolicy:
-    """The built-in greedy bot (:mod:`sim.policies`) in the learning seat of ``vec``."""
+    """The built-in greedy bot (:mod:`caishen.sim.policies`) in the learning seat of ``vec``."""
     return lambda obs, masks: vec.bot_actions("greedy")
 
 
@@ -187,9 +187,9 @@ def evaluate_vs_greedy(policies: dict, rules: str = "kaihua", *, hands: int = 20
     (``ceil(hands / n_games)`` each).  Returns name -> ``int64[n_games, k]``
     (the seat's points in hand ``k`` of game ``i``), identical deals across
     names.  A PPOAgent is fed its own layout.  Raises ``ValueError`` for
-    bad arguments (as :class:`envs.vector_env.CaishenVectorEnv`).
+    bad arguments (as :class:`caishen.envs.vector_env.CaishenVectorEnv`).
     """
-    from envs.vector_env import CaishenVectorEnv
+    from caishen.envs.vector_env import CaishenVectorEnv
 
     if not isinstance(policies, dict) or not policies:
         raise ValueError(f"policies must be a non-empty dict name -> policy, got {policies!r}")

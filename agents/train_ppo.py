@@ -6,13 +6,13 @@ the learning seat 0 against three greedy bots: 1.5M decisions imitating
 the greedy bot, then 2M decisions of PPO, then the evaluation) took 9 min
 50 s here (one torch thread, numba's cache warm)::
 
-    python -m agents.train_ppo --out runs/ppo-kaihua            # train, then evaluate
-    python -m agents.train_ppo --evaluate runs/ppo-kaihua/model.zip   # evaluate a checkpoint only
+    python -m caishen.agents.train_ppo --out runs/ppo-kaihua            # train, then evaluate
+    python -m caishen.agents.train_ppo --evaluate runs/ppo-kaihua/model.zip   # evaluate a checkpoint only
 
 Written to ``--out``:
 
 ================== ============================================================
-``model.zip``      the trained policy (``agents.make_agent("ppo:runs/.../model.zip")``)
+``model.zip``      the trained policy (``caishen.agents.make_agent("ppo:runs/.../model.zip")``)
 ``untrained.zip``  the same network before any training (same seed)
 ``imitated.zip``   after the imitation phase, before PPO
 ``imitation.csv``  one row per imitation chunk: ``steps``, ``accuracy`` (the
@@ -25,7 +25,7 @@ Written to ``--out``:
 ``eval.csv``       points per hand of trained / imitation only / untrained /
                    random masked / greedy in the learning seat against three
                    greedy bots, the same deals for all
-                   (:func:`agents.ppo.evaluate_vs_greedy`), with a 95% CI and
+                   (:func:`caishen.agents.ppo.evaluate_vs_greedy`), with a 95% CI and
                    the paired difference from the trained policy
 ``eval.md``        the same as a Markdown table
 ``config.json``    the settings and the run's seconds
@@ -34,8 +34,8 @@ Written to ``--out``:
 Defaults and why (``--help`` lists them all):
 
 - observation ``flat`` (``float32[967]``, every input in [0, 1], each
-  scalar once: made for an MLP, :mod:`envs.observation`) plus the
-  hand-reading block of :mod:`envs.assist` (shanten now and after each
+  scalar once: made for an MLP, :mod:`caishen.envs.observation`) plus the
+  hand-reading block of :mod:`caishen.envs.assist` (shanten now and after each
   discard, from the seat's own tiles: what the greedy bot reads; without it
   the MLP spends millions of steps learning shanten from counts); a 256x256
   MLP for the policy and another for the value;
@@ -56,7 +56,7 @@ Defaults and why (``--help`` lists them all):
   per hand under greedy play), one episode = one hand, ``gamma = 1`` (the
   reward arrives only at the hand's end and a hand is a few dozen learner
   decisions at most), ``gae_lambda = 0.95``; ``--shaping c`` adds
-  potential-based shaping on the shanten (:mod:`envs.sb3_vec`; off by
+  potential-based shaping on the shanten (:mod:`caishen.envs.sb3_vec`; off by
   default: it gained little in these runs);
 - 256 games per numba call x 64 steps = 16,384 decisions per rollout,
   minibatches of 4,096, 4 epochs, learning rate 3e-4, entropy 0.01;
@@ -65,7 +65,7 @@ Defaults and why (``--help`` lists them all):
 
 Self-play is not offered here: SB3's rollout buffer keeps one trajectory
 per env index, while a self-play game hands its decisions to another seat
-every step (:mod:`envs.sb3_vec`).
+every step (:mod:`caishen.envs.sb3_vec`).
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def imitate(model, env, steps: int, lr: float, seed: int, policy: str = "greedy"
     """Kickstart ``model`` by imitating the built-in bot ``policy`` in the learning seat (behaviour cloning).
 
     The bot plays the learning seat of every game of ``env`` (a
-    :class:`envs.sb3_vec.BatchedVecEnv`) for ``steps`` decisions, in chunks of
+    :class:`caishen.envs.sb3_vec.BatchedVecEnv`) for ``steps`` decisions, in chunks of
     64 steps per game; after each chunk, one pass of minibatches of 2,048
     trains the policy head on the bot's actions (masked cross-entropy) and
     the value head on the chunk's Monte Carlo returns (``gamma = 1``, the
@@ -232,7 +232,7 @@ def train(out: str, **kw) -> str:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from envs.sb3_vec import BatchedVecEnv
+    from caishen.envs.sb3_vec import BatchedVecEnv
 
     if cfg["threads"] > 0:
         torch.set_num_threads(int(cfg["threads"]))
@@ -284,8 +284,8 @@ def evaluate_checkpoints(model_path: str, untrained_path: str | None = None, *, 
                          seed: int = 1_000_000, out: str | None = None, rules: str | None = None) -> list[dict]:
     """Evaluate ``model_path`` (and ``untrained_path`` if given), a random masked policy and the greedy
     bot in the learning seat against three greedy bots on the same deals; print and (with ``out``)
-    write ``eval.csv`` / ``eval.md``.  Returns :func:`agents.ppo.ci_table`'s rows (reference: trained)."""
-    from agents.ppo import PPOAgent, ci_table, evaluate_vs_greedy, format_ci_table
+    write ``eval.csv`` / ``eval.md``.  Returns :func:`caishen.agents.ppo.ci_table`'s rows (reference: trained)."""
+    from caishen.agents.ppo import PPOAgent, ci_table, evaluate_vs_greedy, format_ci_table
 
     trained = PPOAgent(model_path)
     meta = trained.meta
@@ -319,7 +319,7 @@ def evaluate_checkpoints(model_path: str, untrained_path: str | None = None, *, 
 
 def build_parser() -> argparse.ArgumentParser:
     d = DEFAULTS
-    p = argparse.ArgumentParser(prog="python -m agents.train_ppo", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m caishen.agents.train_ppo", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="runs/ppo", help="output folder (default %(default)s)")
     p.add_argument("--evaluate", metavar="MODEL_ZIP", help="only evaluate this checkpoint (and its folder's "
                    "untrained.zip if present)")
@@ -340,9 +340,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reward", default=d["reward"], choices=["points", "scaled", "sign"])
     p.add_argument("--reward-scale", type=float, default=d["reward_scale"])
     p.add_argument("--shaping", type=float, default=d["shaping"],
-                   help="potential-based shaping: c per shanten step (envs.sb3_vec; 0: off)")
-    p.add_argument("--no-assist", action="store_true", help="without the hand-reading block (envs.assist)")
-    p.add_argument("--opponents", default=d["opponents"], help="sim.policies spec of the three bots")
+                   help="potential-based shaping: c per shanten step (caishen.envs.sb3_vec; 0: off)")
+    p.add_argument("--no-assist", action="store_true", help="without the hand-reading block (caishen.envs.assist)")
+    p.add_argument("--opponents", default=d["opponents"], help="caishen.sim.policies spec of the three bots")
     p.add_argument("--seat", default=str(d["seat"]), help="learning seat 0..3 (evaluation needs a fixed one)")
     p.add_argument("--seed", type=int, default=d["seed"])
     p.add_argument("--eval-hands", type=int, default=d["eval_hands"], help="hands per policy (0: no evaluation)")

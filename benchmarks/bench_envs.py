@@ -3,12 +3,12 @@
 Side by side in one run, on one core (CPU time of this process,
 ``time.process_time``; numba runs single-threaded here):
 
-- the batched env (:mod:`envs.batched`, what :class:`envs.vector_env.CaishenVectorEnv`
-  and :class:`envs.vector_env.SelfPlayVectorEnv` step): self-play (every
+- the batched env (:mod:`caishen.envs.batched`, what :class:`caishen.envs.vector_env.CaishenVectorEnv`
+  and :class:`caishen.envs.vector_env.SelfPlayVectorEnv` step): self-play (every
   decision is an agent's) at several batch sizes, with the planes and with
   the flat vector, and versus bots (only the learning seat's decisions
   count; the bots play inside the kernel), Kaihua and Jiating;
-- :class:`envs.gym_env.MahjongEnv` (a learner against greedy bots, one
+- :class:`caishen.envs.gym_env.MahjongEnv` (a learner against greedy bots, one
   Python call per learner step);
 - the PettingZoo AEC env (four agents);
 - and, when installed (``pip install -e ".[peers]"``), RiichiEnv, pymahjong
@@ -16,7 +16,7 @@ Side by side in one run, on one core (CPU time of this process,
   features and legal actions at every decision.
 
 Agents pick uniformly among the legal actions (the batched env's with the
-numba :func:`envs.batched.sample_legal`, so the agent costs almost nothing).
+numba :func:`caishen.envs.batched.sample_legal`, so the agent costs almost nothing).
 A decision counts once an observation and a mask were produced for it and
 an action applied.  Printed: decisions/s, hands/s, and the ratio to
 RiichiEnv's decisions/s measured in the same run (the goal of issue 12:
@@ -33,10 +33,10 @@ import time
 
 import numpy as np
 
-from envs.batched import BatchedGames, sample_legal
-from envs.gym_env import MahjongEnv
-from envs.pettingzoo_env import raw_env
-from sim.rng import _rng_seed
+from caishen.envs.batched import BatchedGames, sample_legal
+from caishen.envs.gym_env import MahjongEnv
+from caishen.envs.pettingzoo_env import raw_env
+from caishen.sim.rng import _rng_seed
 
 
 def _timed(fn, seconds: float) -> tuple[float, int, int]:

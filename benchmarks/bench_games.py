@@ -2,9 +2,9 @@
 
 Side by side in one run, on one core:
 
-- ``sim.selfplay.play_batch``: a whole batch of hands in one numba call,
+- ``caishen.sim.selfplay.play_batch``: a whole batch of hands in one numba call,
   with random and with greedy bots (and a 飘财 policy mix);
-- the same bots through the engine's Python step API (``sim.engine.Game``
+- the same bots through the engine's Python step API (``caishen.sim.engine.Game``
   + ``agents``), one action at a time, as a person or an env would drive it;
 
 printed as hands/s and the ratio batch / step API, both on the same number
@@ -23,9 +23,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from agents import make_agent
-from sim.engine import Game
-from sim.selfplay import play_batch
+from caishen.agents import make_agent
+from caishen.sim.engine import Game
+from caishen.sim.selfplay import play_batch
 
 
 def batch_rates(policies: str, hands: int, seed: int, repeat: int) -> list[float]:

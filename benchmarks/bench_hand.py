@@ -2,7 +2,7 @@
 
 Measures, on one core, hands per second of
 
-- ``sim.hand`` kernels: shanten (standard + seven pairs) without and with a
+- ``caishen.sim.hand`` kernels: shanten (standard + seven pairs) without and with a
   joker (Kaihua's 财神, 5z, drawn as part of the 136 tiles), the win test,
   and effective tiles (34 shanten calls per hand);
 - the public batch APIs (``shanten_batch`` ...: the rows checked inside
@@ -30,10 +30,10 @@ import numpy as np
 from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
-from sim.hand import effective_tiles_batch, is_win_batch, shanten_batch
-from sim.hand import _effective_batch, _is_win_batch, _shanten_batch, _shanten_standard_batch
-from sim.tables import OFF_PAIRS, hand_tables, strict_block
-from sim.tiles import CAISHEN
+from caishen.sim.hand import effective_tiles_batch, is_win_batch, shanten_batch
+from caishen.sim.hand import _effective_batch, _is_win_batch, _shanten_batch, _shanten_standard_batch
+from caishen.sim.tables import OFF_PAIRS, hand_tables, strict_block
+from caishen.sim.tiles import CAISHEN
 
 
 def random_hands(n: int, size: int, seed: int) -> np.ndarray:

@@ -3,11 +3,11 @@
 Side by side in one run, on one core, on the same recorded wins of greedy
 (and random) self-play batches:
 
-- ``python``: :func:`sim.jiating_records.finish_records`, today's path (each
-  win turned into a case and scored by :func:`sim.rules.jiating.score`);
-- ``kernel batch``: :func:`sim.jiating_batch.score_batch`, every win of the
+- ``python``: :func:`caishen.sim.jiating_records.finish_records`, today's path (each
+  win turned into a case and scored by :func:`caishen.sim.rules.jiating.score`);
+- ``kernel batch``: :func:`caishen.sim.jiating_batch.score_batch`, every win of the
   batch matrix in one numba call plus the ``patterns_s`` texts;
-- ``kernel per call``: :func:`sim.rules.jiating_kernels.score_win` called
+- ``kernel per call``: :func:`caishen.sim.rules.jiating_kernels.score_win` called
   from Python once per win (what ``caishen score`` would pay per line,
   argument checks included);
 
@@ -35,14 +35,14 @@ import time
 
 import numpy as np
 
-from sim import engine as E
-from sim import jiating_batch as JB
-from sim import jiating_records as JR
-from sim import selfplay
-from sim.policies import policy_table
-from sim.rules import jiating_kernels as JK
-from sim.tables import hand_tables
-from sim.tiles import MELD_TYPE_NAMES
+from caishen.sim import engine as E
+from caishen.sim import jiating_batch as JB
+from caishen.sim import jiating_records as JR
+from caishen.sim import selfplay
+from caishen.sim.policies import policy_table
+from caishen.sim.rules import jiating_kernels as JK
+from caishen.sim.tables import hand_tables
+from caishen.sim.tiles import MELD_TYPE_NAMES
 
 
 def play(policy: str, n: int, seed: int) -> tuple[object, np.ndarray, float]:
@@ -101,13 +101,13 @@ def fmt(rates: list[float]) -> str:
 COMPILE_SCRIPT = r"""
 import time, numpy as np
 t = time.process_time()
-from sim.rules import jiating_kernels as JK
+from caishen.sim.rules import jiating_kernels as JK
 t_import = time.process_time() - t
 t = time.process_time()
 JK.score_win(np.array([1]*9 + [0]*18 + [3, 1] + [0]*5, np.int64), 28, win_type="self_draw", winner=1, dealer=0)
 t_call = time.process_time() - t
-from sim import engine as E
-from sim import jiating_batch as JB
+from caishen.sim import engine as E
+from caishen.sim import jiating_batch as JB
 t = time.process_time()
 JB.score_batch(None, np.zeros((1, E.N_RECORD), np.int64))
 t_batch = time.process_time() - t

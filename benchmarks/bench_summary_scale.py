@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def base_run(work: Path, hands: int, chunk_size: int, workers: int):
-    from sim import runner
+    from caishen.sim import runner
 
     cfg = runner.make_config("kaihua", hands, 2024, policies="greedy,greedy,always,never", chunk_size=chunk_size)
     out = work / "base"
@@ -45,7 +45,7 @@ def base_run(work: Path, hands: int, chunk_size: int, workers: int):
 
 def repeated_run(work: Path, base: Path, cfg, games: int) -> Path:
     """A run directory of ``games`` hands whose chunk files are hard links to the base run's."""
-    from sim import manifest, records
+    from caishen.sim import manifest, records
 
     out = work / f"run-{games}"
     if out.exists():
@@ -69,7 +69,7 @@ def repeated_run(work: Path, base: Path, cfg, games: int) -> Path:
 
 def measure(run_dir: Path) -> tuple[float, float, str]:
     """(peak RSS in MB, seconds, last stdout line) of ``caishen report run_dir`` in a child process."""
-    cmd = [sys.executable, "-m", "sim", "report", str(run_dir)]
+    cmd = [sys.executable, "-m", "caishen", "report", str(run_dir)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     t = time.perf_counter()
     if Path("/usr/bin/time").exists():

@@ -1,8 +1,8 @@
 """Jiating pattern frequencies from a large self-play run (default: 10**6 greedy hands).
 
-Plays the hands with the runner (``sim.runner``: seeded chunks, worker
+Plays the hands with the runner (``caishen.sim.runner``: seeded chunks, worker
 processes, resumable Parquet files in ``--out``), every win scored by
-``sim.rules.jiating``, and prints for each pattern P01..P50 how many wins
+``caishen.sim.rules.jiating``, and prints for each pattern P01..P50 how many wins
 scored it (every winner counts, also the second winner of one discard), its
 share of wins with a 95% Wilson interval, and the mean points it added;
 then the patterns that never fired, P and G per win, and the declarations.
@@ -23,12 +23,12 @@ from collections import Counter
 
 import numpy as np
 
-from sim import records, runner
-from sim.jiating_records import parse_patterns
-from sim.rules.jiating import DEFAULT_RULES, JiatingRules
-from sim.rules.jiating_patterns import PATTERN_NAMES
-from sim.rules.options import parse_option_strings
-from sim.summary import wilson
+from caishen.sim import records, runner
+from caishen.sim.jiating_records import parse_patterns
+from caishen.sim.rules.jiating import DEFAULT_RULES, JiatingRules
+from caishen.sim.rules.jiating_patterns import PATTERN_NAMES
+from caishen.sim.rules.options import parse_option_strings
+from caishen.sim.summary import wilson
 
 N_SEATS = 4
 

@@ -4,32 +4,32 @@ For each rule set and each policy mix (:data:`MIXES`) the soak plays
 ``--hands`` hands per rule set (split evenly over its mixes) in chunks of
 ``--chunk`` hands, on ``--workers`` processes, and checks
 
-- **every step** (``sim.selfplay.play_batch(check=True)``): tiles conserved
+- **every step** (``caishen.sim.selfplay.play_batch(check=True)``): tiles conserved
   (136 in wall, hands, melds and discards; no kind over 4), the legal mask
   non-empty and each legal action legal by an independent restatement of
   the rules, the bots' actions legal, hand sizes, the seat to act, scores
   summing to zero (K-8.5), the wall pointers above the reserve (K-3.4)
-  (``sim.engine._check_state``);
-- **every hand's record** (``sim.records.check_chunk`` and
+  (``caishen.sim.engine._check_state``);
+- **every hand's record** (``caishen.sim.records.check_chunk`` and
   :func:`check_records`): the contract's columns and dtypes, zero-sum scores
   (K-8.5), no points on a drawn hand (K-8.4), ``winner`` / ``win_type`` /
   ``winners_mask`` consistent, the dealer a seat;
 - **a sample** of ``--sample`` hands per chunk, each played again one action
-  at a time through :class:`sim.engine.Game` with the same bots and the same
+  at a time through :class:`caishen.sim.engine.Game` with the same bots and the same
   random stream (:func:`game_like_batch`): the record equals the batch
-  kernel's, the game's event log replays (:func:`sim.engine.replay`) to the
+  kernel's, the game's event log replays (:func:`caishen.sim.engine.replay`) to the
   same record, and at every step ``check_state(observations=True)``: no
   seat's observation changes when the tiles hidden from it are dealt anew
   (hidden information).
 
 Each violation is printed and logged with the seed that reproduces it::
 
-    python -c "from sim.selfplay import play_batch; play_batch(N, SEED, rules=R, policies=P, check=True)"
+    python -c "from caishen.sim.selfplay import play_batch; play_batch(N, SEED, rules=R, policies=P, check=True)"
 
 Resumable: every finished chunk appends one JSON line to ``OUT/soak.jsonl``
 (rule set, mix, chunk, seed, hands, seconds, violations); a rerun with the
 same arguments skips the chunks logged there.  Worker processes die with
-the soak (``sim.runner``'s parent watch).  Usage::
+the soak (``caishen.sim.runner``'s parent watch).  Usage::
 
     python benchmarks/soak.py --hands 1000000 --out runs/soak           # both rule sets
     python benchmarks/soak.py --rules jiating --hands 10000000 --out runs/soak-j --workers 2
@@ -67,9 +67,9 @@ MIXES = {
 # checks of one chunk (worker side)
 # ---------------------------------------------------------------------------
 def check_records(cols: dict, rules: str, n: int) -> list[str]:
-    """Violations in a chunk's records: the contract and K-8.5 (``sim.records.check_chunk``), K-8.4
+    """Violations in a chunk's records: the contract and K-8.5 (``caishen.sim.records.check_chunk``), K-8.4
     (a drawn hand pays nothing), and the outcome columns agreeing with each other."""
-    from sim import records
+    from caishen.sim import records
 
     try:
         records.check_chunk(cols, rules, n)
@@ -92,19 +92,19 @@ def check_records(cols: dict, rules: str, n: int) -> list[str]:
 
 
 def game_like_batch(rules: str, policies: str, seed: int, observations: bool = True):
-    """Play the first hand of ``play_batch(1, seed, rules, policies=policies)`` through :class:`sim.engine.Game`.
+    """Play the first hand of ``play_batch(1, seed, rules, policies=policies)`` through :class:`caishen.sim.engine.Game`.
 
     The wall and first dealer come from the same random stream as the batch
-    kernel's (``sim.rng`` seeded with ``seed``: the dealer draw where the
+    kernel's (``caishen.sim.rng`` seeded with ``seed``: the dealer draw where the
     rule set's first dealer is random, then the shuffle), the stream then
     continues in the game's state for the random bots, and each seat's
-    action is its policy kernel's (``sim.policies``).  With
+    action is its policy kernel's (``caishen.sim.policies``).  With
     ``observations``, ``check_state(game, observations=True)`` after every
-    step.  Returns the finished :class:`~sim.engine.Game`.
+    step.  Returns the finished :class:`~caishen.sim.engine.Game`.
     """
-    from sim import engine as E
-    from sim.policies import POLICY_RANDOM, _choose_action, policy_table
-    from sim.rng import _rng_below, _rng_seed
+    from caishen.sim import engine as E
+    from caishen.sim.policies import POLICY_RANDOM, _choose_action, policy_table
+    from caishen.sim.rng import _rng_below, _rng_seed
 
     g = E.Game(rules)
     st = E.new_state()[0]
@@ -129,8 +129,8 @@ def game_like_batch(rules: str, policies: str, seed: int, observations: bool = T
 
 def check_replay(rules: str, policies: str, seed: int) -> list[str]:
     """Violations of "replay equals record" for the hand of ``seed`` (see :func:`game_like_batch`)."""
-    from sim import engine as E
-    from sim.selfplay import play_batch
+    from caishen.sim import engine as E
+    from caishen.sim.selfplay import play_batch
 
     try:
         g = game_like_batch(rules, policies, seed)
@@ -160,11 +160,11 @@ def soak_chunk(rules: str, policies: str, seed: int, n_hands: int, sample: int) 
 
     Returns ``{"hands", "seconds", "violations": [{"what", "reproduce"}]}``.
     """
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     t0 = time.perf_counter()
     violations = []
-    repro = (f"from sim.selfplay import play_batch; play_batch({n_hands}, {seed}, rules={rules!r}, "
+    repro = (f"from caishen.sim.selfplay import play_batch; play_batch({n_hands}, {seed}, rules={rules!r}, "
              f"policies={policies!r}, check=True)")
     try:
         cols = play_batch(n_hands, seed, rules=rules, policies=policies, check=True)
@@ -218,7 +218,7 @@ def _key(j: dict) -> tuple:
 def soak(rules_list, hands: int, out: Path, chunk: int = 10_000, workers: int = 1, sample: int = 2,
          seed: int = 0, quiet: bool = False) -> list[dict]:
     """Run (or resume) the soak; returns the log entries of all its chunks."""
-    from sim.runner import _worker_init
+    from caishen.sim.runner import _worker_init
 
     for r in rules_list:
         if r not in MIXES:

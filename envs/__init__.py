@@ -1,32 +1,32 @@
-"""Gymnasium / PettingZoo faces of the engine (:mod:`sim.engine`), for people who train bots.
+"""Gymnasium / PettingZoo faces of the engine (:mod:`caishen.sim.engine`), for people who train bots.
 
-- :mod:`envs.pettingzoo_env`: ``env(rules=...)`` / ``raw_env``, a PettingZoo
+- :mod:`caishen.envs.pettingzoo_env`: ``env(rules=...)`` / ``raw_env``, a PettingZoo
   AEC env with four agents ``player_0..player_3`` (self-play, multi-agent RL).
-- :mod:`envs.gym_env`: :class:`MahjongEnv`, a Gymnasium env with one
+- :mod:`caishen.envs.gym_env`: :class:`MahjongEnv`, a Gymnasium env with one
   learning seat against :mod:`agents` bots, with ``action_masks()``;
   registered as ``caishen/Kaihua-v0`` and ``caishen/Jiating-v0`` when
-  ``envs.gym_env`` (and so this package) is imported.
-- :mod:`envs.vector_env`: :class:`CaishenVectorEnv` (a Gymnasium
+  ``caishen.envs.gym_env`` (and so this package) is imported.
+- :mod:`caishen.envs.vector_env`: :class:`CaishenVectorEnv` (a Gymnasium
   ``VectorEnv``, one learning seat per game against numba bots; the vector
   entry point of both ids, ``gymnasium.make_vec("caishen/Kaihua-v0",
   num_envs=1024)``) and :class:`SelfPlayVectorEnv` (every seat an agent),
-  over :mod:`envs.batched` (:class:`BatchedGames`: thousands of games
+  over :mod:`caishen.envs.batched` (:class:`BatchedGames`: thousands of games
   stepped, observed and masked in one numba call).
-- :mod:`envs.observation`: the observation layouts every env shares
+- :mod:`caishen.envs.observation`: the observation layouts every env shares
   (planes, the flat vector, the order-of-play block).
 
->>> import gymnasium, envs
+>>> import gymnasium, caishen.envs
 >>> e = gymnasium.make("caishen/Kaihua-v0")
 >>> obs, info = e.reset(seed=0)
 >>> obs.shape
 (76, 34)
 """
 
-from envs.batched import BatchedGames
-from envs.gym_env import ENV_IDS, MahjongEnv, register_envs  # registers the Gymnasium ids
-from envs.observation import N_PLANES, PLANES, encode
-from envs.pettingzoo_env import env, raw_env
-from envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, SingleGameEnv
+from caishen.envs.batched import BatchedGames
+from caishen.envs.gym_env import ENV_IDS, MahjongEnv, register_envs  # registers the Gymnasium ids
+from caishen.envs.observation import N_PLANES, PLANES, encode
+from caishen.envs.pettingzoo_env import env, raw_env
+from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, SingleGameEnv
 
 __all__ = [
     "BatchedGames", "CaishenVectorEnv", "SelfPlayVectorEnv", "SingleGameEnv", "MahjongEnv", "ENV_IDS", "N_PLANES",

@@ -1,7 +1,7 @@
 """Hand-reading features for a learner: shanten now, with the tile on offer, and after each discard.
 
 An MLP given only tile counts must learn by itself which discard brings a
-hand closer to a win (what :mod:`sim.policies`' greedy bot computes
+hand closer to a win (what :mod:`caishen.sim.policies`' greedy bot computes
 exactly); PPO against greedy bots then learns to stop feeding wins long
 before it learns to win (issue 12).  This block hands the learner what the
 greedy bot reads, from the observing seat's own concealed tiles and the
@@ -12,7 +12,7 @@ public tile on offer only (no hidden information), as ``float32[36]``
 index  name                meaning
 =====  ==================  =====================================================
 0      ``shanten``         ``min(shanten + 1, 8) / 8`` of the seat's concealed
-                           tiles (``sim.hand``: jokers wild, seven pairs
+                           tiles (``caishen.sim.hand``: jokers wild, seven pairs
                            included; 0 = complete, 1/8 = ready)
 1      ``shanten_offer``   the same with the tile on offer added (a discard or
                            an added kong's tile, when the hand has 3m+1 tiles);
@@ -27,8 +27,8 @@ index  name                meaning
 
 The flat layout with this block appended (``float32[967 + 36]``, or
 ``[2599 + 36]`` with the order-of-play block) is what
-:class:`envs.sb3_vec.BatchedVecEnv` returns with ``assist=True`` and what
-:class:`agents.ppo.PPOAgent` feeds a policy trained that way.
+:class:`caishen.envs.sb3_vec.BatchedVecEnv` returns with ``assist=True`` and what
+:class:`caishen.agents.ppo.PPOAgent` feeds a policy trained that way.
 """
 
 from __future__ import annotations
@@ -36,15 +36,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.engine import RULESET_FACTS, SC_TILE, Game
-from sim.hand import _shanten, _shanten_each_change
-from sim.tables import hand_tables
+from caishen.sim.engine import RULESET_FACTS, SC_TILE, Game
+from caishen.sim.hand import _shanten, _shanten_each_change
+from caishen.sim.tables import hand_tables
 
 __all__ = ["N_ASSIST", "assist_features", "assist_batch"]
 
 #: length of the assist block
 N_ASSIST = 36
-_NOT_HELD = 99  # sim.hand._shanten_each_change's value for a kind not held
+_NOT_HELD = 99  # caishen.sim.hand._shanten_each_change's value for a kind not held
 
 
 @njit(cache=True)
@@ -91,7 +91,7 @@ def _assist_games(states, seats, joker, tabs, tmp, each, out):
 
 def assist_batch(states: np.ndarray, seats: np.ndarray, rules_name: str, out: np.ndarray | None = None) -> np.ndarray:
     """``float32[n, 36]``: the block of seat ``seats[i]`` in game ``i`` of ``states: STATE_DTYPE[n]``
-    (e.g. :attr:`envs.batched.BatchedGames.states` with ``.player``).  ``out``: a
+    (e.g. :attr:`caishen.envs.batched.BatchedGames.states` with ``.player``).  ``out``: a
     ``float32[n, 36]`` array to fill.  Raises ``ValueError`` for bad seats, rules or ``out``."""
     n = states.shape[0]
     seats = np.asarray(seats)
@@ -109,10 +109,10 @@ def assist_batch(states: np.ndarray, seats: np.ndarray, rules_name: str, out: np
 
 
 def assist_features(game: Game, seat: int) -> np.ndarray:
-    """``float32[36]``: the block of ``seat`` in a started :class:`sim.engine.Game`.  Raises ``ValueError``
+    """``float32[36]``: the block of ``seat`` in a started :class:`caishen.sim.engine.Game`.  Raises ``ValueError``
     for a bad seat or an unstarted game."""
     if not isinstance(game, Game):
-        raise ValueError(f"expected a sim.engine.Game, got {type(game).__name__}")
+        raise ValueError(f"expected a caishen.sim.engine.Game, got {type(game).__name__}")
     game.current_player  # raises ValueError if the game was never reset
     if isinstance(seat, bool) or seat not in range(4):
         raise ValueError(f"seat must be 0..3, got {seat!r}")

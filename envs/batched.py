@@ -1,9 +1,9 @@
 """Batched games for RL: thousands of hands stepped by one numba call, observations included.
 
-This is the functional batch API under :mod:`envs.vector_env` (pgx's
+This is the functional batch API under :mod:`caishen.envs.vector_env` (pgx's
 ``init / step / observe`` habit, on CPU with numba).  A batch of ``n``
 games is the engine's state record with a batch axis (``STATE_DTYPE[n]``,
-:mod:`sim.engine`) plus a small per-game record (:data:`GAME_DTYPE`: the
+:mod:`caishen.sim.engine`) plus a small per-game record (:data:`GAME_DTYPE`: the
 game's seed stream, counters, rewards not yet returned) and preallocated
 output buffers.  One call steps every game with one action each:
 
@@ -41,15 +41,15 @@ streak counts (J-2.4); the match limit sets ``truncated`` (the
 observation does not show the hand's index in the match, so for the
 learner the limit is a time limit), ``terminated`` stays False.
 
-Game ``i`` seeded with ``s`` owns a stream (``sim.rng``'s xoshiro256**,
+Game ``i`` seeded with ``s`` owns a stream (``caishen.sim.rng``'s xoshiro256**,
 seeded with ``s``).  Every hand draws from it, in this order: the learning
 seat if ``seat="random"`` (new episodes only), the dealer if drawn, then the
 hand's wall seed ``hand_seed`` (32 bits): the wall is exactly
-``sim.engine.Game().reset(seed=hand_seed, dealer=...)``'s, and random bots
+``caishen.sim.engine.Game().reset(seed=hand_seed, dealer=...)``'s, and random bots
 draw from the wall's stream after the shuffle.  So a game's hands depend
 only on its seed and its actions, never on ``n`` or on the other games;
 :attr:`BatchedGames.hand_seed`, ``dealer`` and ``streak`` replay any hand
-through :class:`sim.engine.Game`.
+through :class:`caishen.sim.engine.Game`.
 
 Rewards (``rewards[i, s]``: what seat ``s`` of game ``i`` earned in this step)
 -------------------------------------------------------------------------------
@@ -83,7 +83,7 @@ one agent per game: ``reward[i]`` (:attr:`BatchedGames.reward`, also
 ``rewards[i, learner]``) is the learning seat's, for its action of this
 step; in ``episode="hand"`` a hand that ends before the learning seat's
 first decision (the dealer's 天胡, or bots finishing it) is dealt again
-and counts for nobody, as in :class:`envs.gym_env.MahjongEnv`; in
+and counts for nobody, as in :class:`caishen.envs.gym_env.MahjongEnv`; in
 ``episode="match"`` it counts and its points arrive with the learning
 seat's next step.
 
@@ -105,12 +105,12 @@ Jiating's scoring: the one seam
 -------------------------------
 Kaihua pays inside the engine (``seat[:, SF_SCORE]``), so a Kaihua step
 does no per-game Python work at all.  Jiating's wins are scored after the
-hand (J-6 .. J-8) by ``sim.rules.jiating`` in Python.  Where a finished
+hand (J-6 .. J-8) by ``caishen.sim.rules.jiating`` in Python.  Where a finished
 hand's points come from is one kernel, :func:`_hand_points`: it returns
 them when the engine has them (Kaihua, and every 流局) and otherwise
 returns False; the game then pauses at that hand's end with its record row
-(``sim.engine._write_record``) in :attr:`BatchedGames.records`, the Python
-side scores the paused games' rows at once (``sim.engine.batch_columns``,
+(``caishen.sim.engine._write_record``) in :attr:`BatchedGames.records`, the Python
+side scores the paused games' rows at once (``caishen.sim.engine.batch_columns``,
 about 1,800 wins/s) and resumes them in numba.  So Jiating costs Python
 work only at the end of a won hand.  A numba Jiating scorer plugs in at
 :func:`_hand_points` (fill ``out`` from ``st.wins`` and return True), and
@@ -129,7 +129,7 @@ bytes per game (78 MB).  :meth:`BatchedGames.step` and :meth:`reset` write
 into these buffers and return them (views, overwritten by the next call:
 copy what you keep).
 
-numba's cache does not notice when a kernel of :mod:`envs.observation`
+numba's cache does not notice when a kernel of :mod:`caishen.envs.observation`
 changes (it checks each file's own time stamp only): after editing those
 kernels, also touch this file.
 """
@@ -139,7 +139,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.observation import (
+from caishen.envs.observation import (
     LAYOUTS,
     _encode,
     _encode_history,
@@ -148,7 +148,7 @@ from envs.observation import (
     flat_size,
     n_planes,
 )
-from sim.engine import (
+from caishen.sim.engine import (
     EP_ENGINE_PAYMENTS,
     EP_FIRST_DEALER_RANDOM,
     EP_JOKER,
@@ -178,10 +178,10 @@ from sim.engine import (
     load_rules,
     new_state,
 )
-from sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, check_piao_policy, parse_policy, policy_table
-from sim.rng import _rng_below, _rng_next, _rng_seed
-from sim.rules.options import short_repr
-from sim.tables import hand_tables
+from caishen.sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, check_piao_policy, parse_policy, policy_table
+from caishen.sim.rng import _rng_below, _rng_next, _rng_seed
+from caishen.sim.rules.options import short_repr
+from caishen.sim.tables import hand_tables
 
 __all__ = [
     "BatchedGames",
@@ -196,7 +196,7 @@ __all__ = [
 #: reward modes (module docstring, "Rewards")
 REWARDS = ("points", "scaled", "sign")
 #: default ``reward_scale`` of ``reward="scaled"``: about one standard deviation of a
-#: seat's points per hand under greedy self-play (measured with ``sim.selfplay.play_batch``,
+#: seat's points per hand under greedy self-play (measured with ``caishen.sim.selfplay.play_batch``,
 #: seed 3: Kaihua 7.2 over 20,000 hands, Jiating 38 over 6,000 hands)
 REWARD_SCALE = {"kaihua": 8.0, "jiating": 40.0}
 #: default illegal-action reward of ``reward="sign"`` (outside its range -1..1)
@@ -209,7 +209,7 @@ MODES = ("selfplay", "versus")
 # ---------------------------------------------------------------------------
 # the per-game record: GAME_DTYPE, scalar slots gi[GI_*]
 # ---------------------------------------------------------------------------
-GI_HAND_SEED = 0  #: wall seed of the current hand (sim.engine.Game().reset(seed=...))
+GI_HAND_SEED = 0  #: wall seed of the current hand (caishen.sim.engine.Game().reset(seed=...))
 GI_HANDS = 1  #: hands dealt in this game (redeals included)
 GI_EPISODES = 2  #: episodes started
 GI_LEARNER = 3  #: versus: the learning seat of the current episode
@@ -222,7 +222,7 @@ N_GI = 8
 #: one game's side record (besides its STATE_DTYPE state)
 GAME_DTYPE = np.dtype(
     [
-        ("stream", np.uint64, (4,)),  # the game's seed stream (sim.rng state)
+        ("stream", np.uint64, (4,)),  # the game's seed stream (caishen.sim.rng state)
         ("gi", np.int64, (N_GI,)),  # GI_* slots
         ("points", np.int64, (N_SEATS,)),  # the finished hand's points (the scoring seam)
         ("acc", np.float64, (N_SEATS,)),  # rewards earned and not yet returned
@@ -548,7 +548,7 @@ def _observe_games(seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_
 
 @njit(cache=True)
 def _bot_actions(code, param, states, ep, rp, tabs, work, out):
-    """``out[i]``: the action of policy ``code`` (``sim.policies``) for the seat to act in game ``i``.
+    """``out[i]``: the action of policy ``code`` (``caishen.sim.policies``) for the seat to act in game ``i``.
 
     Needs the games' legal masks (set by every step).  The random policy
     draws from each game's own stream."""
@@ -562,8 +562,8 @@ def _bot_actions(code, param, states, ep, rp, tabs, work, out):
 
 def sample_legal(masks: np.ndarray, rng_state: np.ndarray, out: np.ndarray) -> np.ndarray:
     """``out[i]``: a uniformly random legal action of ``masks: bool[n, 145]``; -1 for a row
-    without a legal action.  ``rng_state: uint64[4]`` is a ``sim.rng`` stream (seed it with
-    ``sim.rng._rng_seed``), advanced in place; ``out: int64[n]``.  Returns ``out``.
+    without a legal action.  ``rng_state: uint64[4]`` is a ``caishen.sim.rng`` stream (seed it with
+    ``caishen.sim.rng._rng_seed``), advanced in place; ``out: int64[n]``.  Returns ``out``.
 
     A random agent for benchmarks and tests that costs almost nothing next to the env.
     Raises ``ValueError`` for wrong shapes or dtypes, or an all-zero (unseeded) stream.
@@ -575,7 +575,7 @@ def sample_legal(masks: np.ndarray, rng_state: np.ndarray, out: np.ndarray) -> n
         raise ValueError(f"out must be an int64[{masks.shape[0]}] array")
     if not (isinstance(rng_state, np.ndarray) and rng_state.shape == (4,) and rng_state.dtype == np.uint64
             and rng_state.any()):
-        raise ValueError("rng_state must be a seeded uint64[4] stream (sim.rng._rng_seed), not all zeros")
+        raise ValueError("rng_state must be a seeded uint64[4] stream (caishen.sim.rng._rng_seed), not all zeros")
     _sample_legal(masks, rng_state, out)
     return out
 
@@ -646,17 +646,17 @@ class BatchedGames:
     reward_scale=None, illegal_action="raise", illegal_reward=None,
     final_obs=True)``:
 
-    - ``n``: games (>= 1); ``rules`` / ``options``: as :class:`sim.engine.Game`;
+    - ``n``: games (>= 1); ``rules`` / ``options``: as :class:`caishen.sim.engine.Game`;
     - ``mode``: ``"selfplay"`` (the caller acts for every seat) or
       ``"versus"`` (the caller acts for the learning seat ``seat``: 0..3 or
-      ``"random"``, drawn per episode; ``opponents``: a ``sim.policies``
+      ``"random"``, drawn per episode; ``opponents``: a ``caishen.sim.policies``
       spec for the three other seats, or three specs in seat order for a
       fixed ``seat``);
     - ``dealer``: a fixed dealer 0..3 or None (drawn; module docstring);
     - ``episode``: ``"hand"`` or ``"match"`` (``match_len`` hands);
     - ``observation``: ``"planes"`` (``uint8[76, 34]``) or ``"flat"``
       (``float32[967]``), ``history``: add the order-of-play block
-      (:mod:`envs.observation`);
+      (:mod:`caishen.envs.observation`);
     - ``reward``: ``"points"``, ``"scaled"`` (``reward_scale``) or ``"sign"``;
     - ``illegal_action``: ``"raise"`` or ``"penalty"`` (``illegal_reward``);
     - ``final_obs``: keep the final observations of ended episodes.
@@ -777,7 +777,7 @@ class BatchedGames:
         specs = list(opponents) if isinstance(opponents, (list, tuple)) else None
         if specs is None or len(specs) != N_SEATS - 1 or not all(isinstance(s, str) for s in specs):
             raise ValueError(
-                "opponents must be a sim.policies spec ('greedy', 'random', 'never', 'always', 'threshold:N') "
+                "opponents must be a caishen.sim.policies spec ('greedy', 'random', 'never', 'always', 'threshold:N') "
                 f"or 3 of them; only numba policies play inside the kernel, got {opponents!r}"
             )
         if self.seat < 0:
@@ -890,7 +890,7 @@ class BatchedGames:
         return out
 
     def bot_actions(self, policy: str = "greedy", out=None) -> np.ndarray:
-        """``int64[n]``: the action that the built-in bot ``policy`` (a ``sim.policies`` spec) would
+        """``int64[n]``: the action that the built-in bot ``policy`` (a ``caishen.sim.policies`` spec) would
         play for the seat to act in each game.  Mix it with a trained policy's actions by seat to
         put a bot in any seat of a self-play batch::
 

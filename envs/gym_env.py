@@ -1,10 +1,10 @@
 """Caishen mahjong (Kaihua 开化 / Jiating 架听) as a Gymnasium single-agent environment.
 
 ================== ==========================================================
-Creation           ``import envs; gymnasium.make("caishen/Kaihua-v0")`` or
+Creation           ``import caishen.envs; gymnasium.make("caishen/Kaihua-v0")`` or
                    ``"caishen/Jiating-v0"`` (without the import:
-                   ``gymnasium.make("envs.gym_env:caishen/Kaihua-v0")``), or
-                   ``envs.gym_env.MahjongEnv(rules=...)``
+                   ``gymnasium.make("caishen.envs.gym_env:caishen/Kaihua-v0")``), or
+                   ``caishen.envs.gym_env.MahjongEnv(rules=...)``
 Action space       Discrete(145)
 Observation space  Box(0, high, (76, 34), uint8)
 Action masking     ``env.action_masks()`` (bool[145]; ``gymnasium.make``
@@ -12,16 +12,16 @@ Action masking     ``env.action_masks()`` (bool[145]; ``gymnasium.make``
                    ``env.get_wrapper_attr("action_masks")()``) and
                    ``info["action_mask"]``
 Vectorized         ``gymnasium.make_vec("caishen/Kaihua-v0", num_envs=1024)``:
-                   :class:`envs.vector_env.CaishenVectorEnv`, the bots inside
+                   :class:`caishen.envs.vector_env.CaishenVectorEnv`, the bots inside
                    numba: about 17x the learner steps/s of this env against
                    greedy bots, whose own decisions take most of the time
                    (``benchmarks/bench_envs.py``)
 ================== ==========================================================
 
-One episode is one hand of four-player mahjong (:class:`sim.engine.Game`)
+One episode is one hand of four-player mahjong (:class:`caishen.sim.engine.Game`)
 seen from one learning seat (``seat``, default 0); the other three seats are
 played by bots from :mod:`agents` (default ``"greedy"``: the shanten-greedy
-policy of :mod:`sim.policies`).  ``step`` applies the learning seat's action,
+policy of :mod:`caishen.sim.policies`).  ``step`` applies the learning seat's action,
 then lets the bots act until the learning seat must decide again or the hand
 is over.  It is made for maskable RL (``sb3_contrib.MaskablePPO`` calls
 ``action_masks()``).  Specs: ``shared/rules/kaihua.md`` (``K-..``) and
@@ -54,7 +54,7 @@ Observation
 itself, ``+1`` next, ``+2`` opposite, ``+3`` previous); scalar planes repeat
 one value over the 34 kind columns.  Never others' concealed tiles, their
 concealed kong kinds, the wall, or which seat is being asked to claim.
-Details in :mod:`envs.observation`.
+Details in :mod:`caishen.envs.observation`.
 
 =====  ======================  =====  ===========================================
 rows   name                    high   meaning
@@ -90,7 +90,7 @@ rows   name                    high   meaning
 
 Action space
 ------------
-One flat ``Discrete(145)``, the engine's layout (``sim.engine``); only the
+One flat ``Discrete(145)``, the engine's layout (``caishen.sim.engine``); only the
 actions in ``action_masks()`` are legal:
 
 ========  =====================  ==================================================
@@ -134,7 +134,7 @@ dealer=None, illegal_reward=-500.0, render_mode=None)``: ``options`` a dict
 of rule options; ``seat`` the learning seat 0..3; ``opponents`` one policy
 spec for the three bots (``"greedy"``, ``"random"``, ``"never"``,
 ``"always"``, ``"threshold:N"``, see :mod:`agents`) or a sequence of three
-specs or :class:`agents.Agent` objects, for the other seats in seat order;
+specs or :class:`caishen.agents.Agent` objects, for the other seats in seat order;
 ``dealer`` a seat 0..3 or None (drawn per hand); ``render_mode`` ``"ansi"`` or
 ``"human"`` (the whole table as text; another mode raises
 :class:`RenderModeError`, a ``ValueError`` that is also the ``TypeError``
@@ -142,9 +142,9 @@ stable-baselines3's ``make_vec_env`` expects when it tries
 ``render_mode="rgb_array"``).
 
 A bot or a trained policy in any seat: ``seat`` is the learning seat, and
-each of the other three is a policy spec or an :class:`agents.Agent`; a
+each of the other three is a policy spec or an :class:`caishen.agents.Agent`; a
 trained policy plays a seat as an ``Agent`` subclass whose ``act(game)``
-returns its masked choice from ``envs.observation.encode(game,
+returns its masked choice from ``caishen.envs.observation.encode(game,
 game.current_player)`` and ``game.legal_mask()``.  To evaluate a built-in
 bot in the learning seat, step it with ``make_agent("greedy").act(env.game)``.
 
@@ -163,13 +163,13 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from agents import Agent, make_agent
-from envs.observation import N_PLANES, PLANE_HIGH, encode
-from envs.render import render_text
-from sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
-from sim.engine import EP_JOKER
-from sim.policies import POLICY_RANDOM, check_piao_policy, parse_policy
-from sim.rules.options import short_repr
+from caishen.agents import Agent, make_agent
+from caishen.envs.observation import N_PLANES, PLANE_HIGH, encode
+from caishen.envs.render import render_text
+from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
+from caishen.sim.engine import EP_JOKER
+from caishen.sim.policies import POLICY_RANDOM, check_piao_policy, parse_policy
+from caishen.sim.rules.options import short_repr
 
 __all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "RenderModeError", "register_envs"]
 
@@ -237,7 +237,7 @@ class MahjongEnv(gymnasium.Env):
             if isinstance(spec, str):
                 parse_policy(spec)  # ValueError for an unknown policy
             elif not isinstance(spec, Agent):
-                raise ValueError(f"an opponent must be a policy spec or an agents.Agent, got {spec!r}")
+                raise ValueError(f"an opponent must be a policy spec or an caishen.agents.Agent, got {spec!r}")
         return list(specs)
 
     def _make_bots(self) -> None:
@@ -342,8 +342,8 @@ def register_envs() -> None:
         if env_id not in gymnasium.registry:
             gymnasium.register(
                 id=env_id,
-                entry_point="envs.gym_env:MahjongEnv",
-                vector_entry_point="envs.vector_env:CaishenVectorEnv",
+                entry_point="caishen.envs.gym_env:MahjongEnv",
+                vector_entry_point="caishen.envs.vector_env:CaishenVectorEnv",
                 # gym.make returns the MahjongEnv itself, so env.action_masks() works (Gymnasium 1.x
                 # wrappers no longer forward attributes); the env checks its own order and inputs
                 order_enforce=False,

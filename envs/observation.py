@@ -1,6 +1,6 @@
 """What one seat sees, as fixed-shape numeric planes: the observation of both envs.
 
-:func:`encode` turns a :class:`sim.engine.Game` and a seat into
+:func:`encode` turns a :class:`caishen.sim.engine.Game` and a seat into
 ``uint8[N_PLANES, 34]``: one row ("plane") per feature, one column per tile
 kind (``1m..9m 1p..9p 1s..9s 1z..7z``).  *Tile planes* hold a value per
 kind; *scalar planes* repeat one value in all 34 columns (the AlphaZero
@@ -12,7 +12,7 @@ other rule set stay 0 (Kaihua has no 架听, Jiating no 财神 and no chow).
 
 The planes are filled by one numba kernel (:func:`_encode`, a few
 microseconds) straight from the engine's state record; it shows the same
-facts as :meth:`sim.engine.Game.observation` (the engine's statement of what
+facts as :meth:`caishen.sim.engine.Game.observation` (the engine's statement of what
 a seat may see), and the tests compare it with a pure-Python encoder built
 on that method, on every state of many random hands.  Hidden, and therefore
 absent: the other seats' concealed tiles (only their number is shown) and
@@ -90,7 +90,7 @@ rows     name                    high   meaning
                                         4 r``): its melds in the order made, the
                                         meld type (1 chow, 2 pong, 3 exposed kong,
                                         4 added kong, 5 concealed kong;
-                                        ``sim.tiles.MELD_*``) at the meld's kind (a
+                                        ``caishen.sim.tiles.MELD_*``) at the meld's kind (a
                                         chow's lowest tile); another seat's
                                         concealed kong is a row of zeros (its kind
                                         is hidden, K-5.3; ``concealed_kongs``
@@ -119,7 +119,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.engine import (
+from caishen.sim.engine import (
     DF_CLAIMED,
     N_KINDS,
     N_SEATS,
@@ -147,7 +147,7 @@ from sim.engine import (
     SF_SWAP_FORBID,
     Game,
 )
-from sim.tiles import MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
+from caishen.sim.tiles import MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
 
 __all__ = [
     "PLANES", "N_PLANES", "PLANE", "PLANE_HIGH", "HISTORY_PLANES", "N_HISTORY_PLANES", "HISTORY_DISCARDS",
@@ -397,13 +397,13 @@ def encode(game: Game, seat: int, out: np.ndarray | None = None, *, layout: str 
     ``layout="planes"``: ``uint8[R, 34]`` with ``R = n_planes(history)`` (76,
     or 124 with the order-of-play block); ``layout="flat"``: ``float32[F]``
     with ``F = flat_size(history)`` (967 or 2599), every value in ``[0, 1]``.
-    ``game``: a started :class:`sim.engine.Game`; ``seat``: 0..3; ``out``: an
+    ``game``: a started :class:`caishen.sim.engine.Game`; ``seat``: 0..3; ``out``: an
     optional buffer of that shape and dtype to fill (returned).  Depends only
     on what ``seat`` may see.  Raises ``ValueError`` for a bad seat, layout,
     an unstarted game or a wrong ``out`` buffer.
     """
     if not isinstance(game, Game):
-        raise ValueError(f"encode expects a sim.engine.Game, got {type(game).__name__}")
+        raise ValueError(f"encode expects a caishen.sim.engine.Game, got {type(game).__name__}")
     game.current_player  # raises ValueError if the game was never reset
     if isinstance(seat, bool) or seat not in range(N_SEATS):
         raise ValueError(f"seat must be 0..3, got {seat!r}")

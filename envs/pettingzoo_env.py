@@ -1,7 +1,7 @@
 """Caishen mahjong (Kaihua 开化 / Jiating 架听) as a PettingZoo AEC environment.
 
 ================== ==========================================================
-Creation           ``from envs.pettingzoo_env import env; env(rules="kaihua")``
+Creation           ``from caishen.envs.pettingzoo_env import env; env(rules="kaihua")``
                    (or ``rules="jiating"``; ``raw_env`` without wrappers)
 Actions            Discrete(145)
 Parallel API       No (claims are asked one seat at a time)
@@ -12,7 +12,7 @@ Observation values 0 .. the plane's ``high`` (table below)
 ================== ==========================================================
 
 One episode is one hand of four-player mahjong played by
-:class:`sim.engine.Game`.  Specs: ``shared/rules/kaihua.md`` (IDs ``K-..``)
+:class:`caishen.sim.engine.Game`.  Specs: ``shared/rules/kaihua.md`` (IDs ``K-..``)
 and ``shared/rules/jiating.md`` (``J-..``); rule options go in ``options``
 (e.g. ``env(rules="kaihua", options={"multiple_ron": True})``).
 
@@ -50,7 +50,7 @@ nothing else (never others' concealed tiles, their concealed kong kinds, the
 wall, or which seat is being asked to claim); seats are seat-relative
 (``+0`` itself, ``+1`` next, ``+2`` opposite, ``+3`` previous).  Scalar
 planes repeat one value over the 34 kind columns.  Details in
-:mod:`envs.observation`.
+:mod:`caishen.envs.observation`.
 
 =====  ======================  =====  ===========================================
 rows   name                    high   meaning
@@ -87,11 +87,11 @@ rows   name                    high   meaning
 Legal action mask
 -----------------
 ``action_mask`` (int8, 1 = legal) is the engine's legal mask for the agent to
-act (``sim.engine.Game.legal_mask``) and all zeros for every other agent.
+act (``caishen.sim.engine.Game.legal_mask``) and all zeros for every other agent.
 
 Action space
 ------------
-One flat ``Discrete(145)``, the engine's layout (``sim.engine``):
+One flat ``Discrete(145)``, the engine's layout (``caishen.sim.engine``):
 
 ========  =====================  ==================================================
 index     name                   meaning
@@ -128,7 +128,7 @@ Illegal actions
 others 0; pass ``illegal_reward=None`` to keep the error.  A bool action
 (``True``) raises ``ValueError`` in both (bools are not actions).  Every
 seat is an agent of yours: to put a built-in bot in a seat, step that agent
-with ``agents.make_agent("greedy").act(env.unwrapped.game)``.
+with ``caishen.agents.make_agent("greedy").act(env.unwrapped.game)``.
 
 Arguments
 ---------
@@ -139,7 +139,7 @@ or None for a dealer drawn per hand; ``render_mode`` ``"ansi"`` (``render()``
 returns the whole table as text) or ``"human"`` (prints it after every step).
 ``reset(seed=s)`` deals the same hand (wall and dealer) for the same ``s``;
 ``reset()`` continues the seeded stream; ``reset(options=...)`` ignores
-``options``.  ``env.unwrapped.game`` is the live :class:`sim.engine.Game`.
+``options``.  ``env.unwrapped.game`` is the live :class:`caishen.sim.engine.Game`.
 
 What this env simplifies
 ------------------------
@@ -160,11 +160,11 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from envs.gym_env import RenderModeError
-from envs.observation import N_PLANES, PLANE_HIGH, encode
-from envs.render import render_text
-from sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
-from sim.rules.options import short_repr
+from caishen.envs.gym_env import RenderModeError
+from caishen.envs.observation import N_PLANES, PLANE_HIGH, encode
+from caishen.envs.render import render_text
+from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
+from caishen.sim.rules.options import short_repr
 
 __all__ = ["env", "raw_env", "DEFAULT_ILLEGAL_REWARD", "AGENTS"]
 
@@ -227,7 +227,7 @@ def env(rules="kaihua", options=None, dealer=None, illegal_reward=DEFAULT_ILLEGA
 
 
 class raw_env(AECEnv, EzPickle):
-    """The unwrapped AEC env over :class:`sim.engine.Game` (documented in the module docstring).
+    """The unwrapped AEC env over :class:`caishen.sim.engine.Game` (documented in the module docstring).
 
     Raises ``ValueError`` for an unknown rule set or option, a bad dealer or
     render mode, and (in :meth:`step`) an illegal action.

@@ -2,15 +2,15 @@
 
 This is a debugging view for a person watching the whole table: it shows
 every seat's concealed tiles and concealed kongs, so it is never part of an
-observation (those are built by :mod:`envs.observation`).
+observation (those are built by :mod:`caishen.envs.observation`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sim.engine import N_SEATS, SC_DEALER, SC_SRC, SC_TILE, SF_DECL, SF_N_DISCARDS, SF_PIAO_OPEN, Game, action_name
-from sim.tiles import MELD_NONE, MELD_TYPE_NAMES, kind_name, to_str
+from caishen.sim.engine import N_SEATS, SC_DEALER, SC_SRC, SC_TILE, SF_DECL, SF_N_DISCARDS, SF_PIAO_OPEN, Game, action_name
+from caishen.sim.tiles import MELD_NONE, MELD_TYPE_NAMES, kind_name, to_str
 
 _DECL_NAMES = {1: " 架听", 2: " 硬子"}
 

@@ -1,15 +1,15 @@
-"""The batched env (:mod:`envs.batched`) as a stable-baselines3 ``VecEnv``, for ``sb3_contrib.MaskablePPO``.
+"""The batched env (:mod:`caishen.envs.batched`) as a stable-baselines3 ``VecEnv``, for ``sb3_contrib.MaskablePPO``.
 
 Needs the ``[rl]`` extra (stable-baselines3, and so torch): this module
-imports ``stable_baselines3`` at import time, and ``import envs`` does not
-import it (only ``import envs.sb3_vec`` does).
+imports ``stable_baselines3`` at import time, and ``import caishen.envs`` does not
+import it (only ``import caishen.envs.sb3_vec`` does).
 
->>> from envs.sb3_vec import BatchedVecEnv
+>>> from caishen.envs.sb3_vec import BatchedVecEnv
 >>> from sb3_contrib import MaskablePPO
 >>> env = BatchedVecEnv(256, rules="kaihua", observation="flat", reward="scaled", seed=0)
 >>> model = MaskablePPO("MlpPolicy", env, n_steps=64).learn(100_000)
 
-One SB3 env index is one game of a :class:`envs.vector_env.CaishenVectorEnv`
+One SB3 env index is one game of a :class:`caishen.envs.vector_env.CaishenVectorEnv`
 (versus bots): one learning seat per game, the three other seats played
 inside the numba kernel by ``opponents`` (default ``"greedy"``).  Every
 ``step`` is one numba call for all games.  What SB3 asks of a ``VecEnv``,
@@ -46,7 +46,7 @@ seeding                       ``seed(s)`` (what ``MaskablePPO(seed=s)`` calls)
 
 Shaping (``shaping=c``, default 0: off): the reward gets the potential
 difference ``Phi(s') - Phi(s)`` with ``Phi(s) = -c * shanten`` of the
-learning seat's concealed hand at its decision ``s`` (``sim.hand``: jokers
+learning seat's concealed hand at its decision ``s`` (``caishen.sim.hand``: jokers
 wild, seven pairs included), and ``Phi = 0`` at an episode's end, so a hand
 pays back exactly what its steps were given (``-Phi(s_0)`` in all, whatever
 the play): potential-based shaping (Ng, Harada & Russell 1999), which
@@ -55,7 +55,7 @@ at once that a discard moved its hand towards a win.  ``infos[i]["episode"]``
 and ``["points"]`` stay unshaped.
 
 Assist (``assist=True``, flat observations only): the observation is the
-flat vector with :mod:`envs.assist`'s hand-reading block appended
+flat vector with :mod:`caishen.envs.assist`'s hand-reading block appended
 (``float32[967 + 36]``): the shanten now, with the tile on offer, and after
 each discard, from the learning seat's own tiles.  The
 ``terminal_observation`` of an ended episode has that block as zeros (the
@@ -64,14 +64,14 @@ terminal observation only to bootstrap a truncated match).
 
 Empty per-env info dicts are built fresh every step (``n`` small dicts;
 ended episodes fill theirs).  Every other argument goes to
-:class:`envs.vector_env.CaishenVectorEnv` (``rules``, ``options``, ``seat``,
+:class:`caishen.envs.vector_env.CaishenVectorEnv` (``rules``, ``options``, ``seat``,
 ``opponents``, ``observation``, ``history``, ``reward``, ``reward_scale``,
-``episode``, ...); rewards are those of :mod:`envs.batched` ("Rewards").
+``episode``, ...); rewards are those of :mod:`caishen.envs.batched` ("Rewards").
 Bad arguments raise ``ValueError`` as there.
 
 Self-play through SB3 is not offered: SB3's rollout buffer keeps one
 trajectory per env index, while a self-play game hands its decisions to a
-different seat every step (see :class:`envs.vector_env.SelfPlayVectorEnv`
+different seat every step (see :class:`caishen.envs.vector_env.SelfPlayVectorEnv`
 for the assignment rule a learner needs).
 """
 
@@ -83,12 +83,12 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from envs.assist import N_ASSIST, assist_batch
-from envs.batched import check_seeds
-from envs.vector_env import CaishenVectorEnv
-from sim.engine import RULESET_FACTS
-from sim.hand import _shanten_batch
-from sim.tables import hand_tables
+from caishen.envs.assist import N_ASSIST, assist_batch
+from caishen.envs.batched import check_seeds
+from caishen.envs.vector_env import CaishenVectorEnv
+from caishen.sim.engine import RULESET_FACTS
+from caishen.sim.hand import _shanten_batch
+from caishen.sim.tables import hand_tables
 
 __all__ = ["BatchedVecEnv"]
 
@@ -98,8 +98,8 @@ class BatchedVecEnv(VecEnv):
 
     ``BatchedVecEnv(num_envs=256, rules="kaihua", *, seed=None, shaping=0.0,
     assist=False, **vector_env_kwargs)``; ``self.vec`` is the underlying
-    :class:`envs.vector_env.CaishenVectorEnv` and ``self.games`` its
-    :class:`envs.batched.BatchedGames`.
+    :class:`caishen.envs.vector_env.CaishenVectorEnv` and ``self.games`` its
+    :class:`caishen.envs.batched.BatchedGames`.
     """
 
     def __init__(self, num_envs: int = 256, rules="kaihua", *, seed=None, shaping: float = 0.0,

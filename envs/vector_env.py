@@ -1,9 +1,9 @@
-"""Vectorized environments over :mod:`envs.batched`: many games per numba call, for training.
+"""Vectorized environments over :mod:`caishen.envs.batched`: many games per numba call, for training.
 
 ================== =============================================================
 Versus bots        :class:`CaishenVectorEnv`, a ``gymnasium.vector.VectorEnv``:
                    ``gymnasium.make_vec("caishen/Kaihua-v0", num_envs=1024)``
-                   (or ``"caishen/Jiating-v0"``; ``import envs`` registers them,
+                   (or ``"caishen/Jiating-v0"``; ``import caishen.envs`` registers them,
                    ``vectorization_mode="vector_entry_point"`` is the default)
 Self-play          :class:`SelfPlayVectorEnv`: every seat is an agent of one
                    shared policy; rewards ``float32[n, 4]``, the seat to act in
@@ -11,11 +11,11 @@ Self-play          :class:`SelfPlayVectorEnv`: every seat is an agent of one
 One game           :class:`SingleGameEnv`, a ``gymnasium.Env`` over one game
                    (for ``gymnasium.utils.env_checker`` and evaluation)
 Action space       ``MultiDiscrete([145] * n)``; ``single_action_space``
-                   ``Discrete(145)`` (the engine's layout, :mod:`sim.engine`)
+                   ``Discrete(145)`` (the engine's layout, :mod:`caishen.sim.engine`)
 Observation space  ``single_observation_space``: ``Box(0, high, (76, 34),
                    uint8)`` planes (default), ``Box(0, 1, (967,), float32)``
                    with ``observation="flat"``; 124 rows / 2599 inputs with
-                   ``history=True`` (tables: :mod:`envs.observation`)
+                   ``history=True`` (tables: :mod:`caishen.envs.observation`)
 Action masking     ``env.action_masks()`` -> ``bool[num_envs, 145]``
 Autoreset          ``metadata["autoreset_mode"]``: ``AutoresetMode.SAME_STEP``
 ================== =============================================================
@@ -25,7 +25,7 @@ Versus bots
 One seat per game learns (``seat``: 0..3, default 0, or ``"random"`` per
 episode); the other three are played inside the numba kernel by
 ``opponents`` (``"greedy"`` default, ``"random"``, ``"never"``,
-``"always"``, ``"threshold:N"``: :mod:`sim.policies`; or three specs, the
+``"always"``, ``"threshold:N"``: :mod:`caishen.sim.policies`; or three specs, the
 other seats in seat order).  ``step(actions)`` applies each game's learning
 seat's action, then the bots play until that seat must decide again.
 Returns ``(obs, rewards: float32[n], terminated, truncated, info)``.
@@ -45,7 +45,7 @@ The arrays returned are views of preallocated buffers that the next step
 overwrites (no allocation per step); pass ``copy=True`` for copies.
 Rewards, episodes (a hand, or a match with ``truncated`` at the limit),
 seeding, illegal actions and Jiating's scoring are as in
-:mod:`envs.batched`: the same ``seed`` gives the same games whatever
+:mod:`caishen.envs.batched`: the same ``seed`` gives the same games whatever
 ``num_envs`` (game ``i`` gets ``seed + i``).
 
 Self-play
@@ -57,7 +57,7 @@ seat that must act in each game, and that seat in
 float32[n, 4]``, ``rewards[i, s]`` being seat ``s``'s (pgx's convention;
 zero-sum per hand with ``reward="points"`` or ``"scaled"``).  The exact
 rule for assigning them to each seat's transitions is in
-:mod:`envs.batched` ("Rewards").  ``info["final_obs"]: [n, 4, ...]`` holds
+:mod:`caishen.envs.batched` ("Rewards").  ``info["final_obs"]: [n, 4, ...]`` holds
 every seat's last observation of an ended episode.  To put a built-in bot
 in some seats next to a trained policy:
 ``np.where(info["current_player"] == 0, mine, env.bot_actions("greedy"))``.
@@ -67,13 +67,13 @@ Putting a bot or a trained policy in a seat
 - Versus bots: ``opponents`` sets the numba bot of every other seat; for a
   trained policy in those seats use :class:`SelfPlayVectorEnv` and route
   actions by ``info["current_player"]``.
-- :class:`envs.gym_env.MahjongEnv`: ``seat`` is the learning seat;
-  ``opponents`` takes specs or :class:`agents.Agent` objects, so a trained
+- :class:`caishen.envs.gym_env.MahjongEnv`: ``seat`` is the learning seat;
+  ``opponents`` takes specs or :class:`caishen.agents.Agent` objects, so a trained
   policy plays a seat through a subclass of ``Agent`` whose ``act(game)``
-  encodes ``envs.observation.encode(game, game.current_player)`` and
+  encodes ``caishen.envs.observation.encode(game, game.current_player)`` and
   returns its masked choice (``game.legal_mask()``).
 - The PettingZoo AEC env: every seat is yours; step a bot's seat with
-  ``agents.make_agent("greedy").act(env.unwrapped.game)``.
+  ``caishen.agents.make_agent("greedy").act(env.unwrapped.game)``.
 """
 
 from __future__ import annotations
@@ -84,9 +84,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from envs.batched import BatchedGames, check_seeds
-from envs.observation import plane_high
-from sim.engine import N_ACTIONS
+from caishen.envs.batched import BatchedGames, check_seeds
+from caishen.envs.observation import plane_high
+from caishen.sim.engine import N_ACTIONS
 
 __all__ = ["CaishenVectorEnv", "SelfPlayVectorEnv", "SingleGameEnv", "single_spaces"]
 
@@ -145,7 +145,7 @@ class _BatchedVectorBase:
         return self._out(self.games.masks)
 
     def bot_actions(self, policy: str = "greedy") -> np.ndarray:
-        """``int64[num_envs]``: a built-in bot's action for the seat to act in each game (:mod:`sim.policies`)."""
+        """``int64[num_envs]``: a built-in bot's action for the seat to act in each game (:mod:`caishen.sim.policies`)."""
         return self.games.bot_actions(policy)
 
     def close_extras(self, **kwargs):

@@ -1,8 +1,8 @@
 """caishen: self-play simulation and research toolkit for Chinese regional mahjong.
 
-Layers (arrows point one way): ``sim.tiles`` -> ``sim.tables`` -> ``sim.hand``
--> ``sim.rules`` -> ``sim.engine`` -> ``sim.policies`` / ``sim.selfplay`` ->
-``sim.runner``; ``envs``, ``agents`` and the CLI import ``sim``.  Importing
+Layers (arrows point one way): ``caishen.sim.tiles`` -> ``caishen.sim.tables`` -> ``caishen.sim.hand``
+-> ``caishen.sim.rules`` -> ``caishen.sim.engine`` -> ``caishen.sim.policies`` / ``caishen.sim.selfplay`` ->
+``caishen.sim.runner``; ``envs``, ``agents`` and the CLI import ``sim``.  Importing
 ``sim`` is cheap: tables are built (or read from the disk cache) on first use.
 
 numba's on-disk cache (``cache=True``) does not notice when a kernel that a

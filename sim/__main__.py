@@ -1,5 +1,5 @@
-"""``python -m sim`` is the ``caishen`` command."""
+"""``python -m caishen`` is the ``caishen`` command."""
 
-from sim.cli import main
+from caishen.sim.cli import main
 
 raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""The ``caishen`` command line (also ``python -m sim``).
+"""The ``caishen`` command line (also ``python -m caishen``).
 
 Subcommands:
 
@@ -29,7 +29,7 @@ import argparse
 import json
 import sys
 
-from sim import __version__
+from caishen.sim import __version__
 
 #: bounds of the integer arguments of ``caishen simulate``
 MAX_GAMES = 10**10
@@ -82,8 +82,8 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
 
     ``counts: uint8[34]`` the 13 concealed tiles (no melds), ``waits`` their
     shape-only waits.  A wait ``w`` is kept iff the rule set's public
-    ``score(case)`` (:func:`sim.rules.kaihua.score`,
-    :func:`sim.rules.jiating.score`) says ``win`` for :func:`_gate_case`:
+    ``score(case)`` (:func:`caishen.sim.rules.kaihua.score`,
+    :func:`caishen.sim.rules.jiating.score`) says ``win`` for :func:`_gate_case`:
     seat 1 (not the dealer) draws ``w`` itself, with no melds, no kong
     replacement draw, no chain links or open 飘 circles (Kaihua) and no
     declaration (Jiating).  A wait the hand already holds four times is
@@ -92,7 +92,7 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
     wins (K-7.1) are not applied: the list answers "could this hand win by
     drawing w now".
     """
-    from sim import tiles, vectors
+    from caishen.sim import tiles, vectors
 
     scorer = vectors.Scorer()
     concealed = tiles.to_str(counts)
@@ -108,8 +108,8 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
 def _cmd_hand(args) -> int:
     import numpy as np
 
-    from sim import hand, tiles
-    from sim.rules.options import short_repr
+    from caishen.sim import hand, tiles
+    from caishen.sim.rules.options import short_repr
 
     counts = tiles.parse(args.tiles)
     joker = -1
@@ -187,8 +187,8 @@ def _add_score(sub) -> None:
 
 
 def _cmd_score(args) -> int:
-    from sim import vectors
-    from sim.rules.options import parse_option_strings
+    from caishen.sim import vectors
+    from caishen.sim.rules.options import parse_option_strings
 
     options = parse_option_strings(args.rules_option)
     if args.file == "-":
@@ -253,8 +253,8 @@ _CONFIG_FLAGS = {"rules": "--rules", "games": "--games", "seed": "--seed", "poli
 
 def _simulate_config(args):
     """``(RunConfig, run directory)`` from the flags, or from ``--resume RUN_DIR``'s run.json."""
-    from sim import runner
-    from sim.rules.options import parse_option_strings
+    from caishen.sim import runner
+    from caishen.sim.rules.options import parse_option_strings
 
     if args.resume is not None:
         given = [flag for name, flag in _CONFIG_FLAGS.items() if getattr(args, name) is not None]
@@ -264,9 +264,9 @@ def _simulate_config(args):
             raise ValueError(f"--resume {args.resume!r} takes the configuration from its run.json; drop "
                              + ", ".join(given))
         meta = runner.read_run_json(args.resume)
-        if meta.get("chunk_fn", "sim.runner:engine_chunk") != runner.RunConfig.chunk_fn:
+        if meta.get("chunk_fn", "caishen.sim.runner:engine_chunk") != runner.RunConfig.chunk_fn:
             raise ValueError(f"--resume {args.resume!r}: the run plays chunk function {meta.get('chunk_fn')!r}; "
-                             "resume it from Python with sim.runner.run")
+                             "resume it from Python with caishen.sim.runner.run")
         try:
             config = runner.make_config(meta["rules"], meta["games"], meta["seed"], policies=meta["policies"],
                                         options=meta["options"], chunk_size=meta["chunk_size"])
@@ -300,7 +300,7 @@ def _repair_hint(run_dir) -> str:
 
 
 def _cmd_simulate(args) -> int:
-    from sim import manifest, runner, summary
+    from caishen.sim import manifest, runner, summary
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers {args.workers}: must be a positive integer")
@@ -370,7 +370,7 @@ def _add_report(sub) -> None:
 
 
 def _cmd_report(args) -> int:
-    from sim import manifest, runner, summary
+    from caishen.sim import manifest, runner, summary
 
     meta = runner.read_run_json(args.run_dir)
     check = manifest.verify(args.run_dir, meta)
@@ -417,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ValueError as e:
-        from sim.rules.options import short_text
+        from caishen.sim.rules.options import short_text
 
         parser.exit(2, f"caishen {args.command}: error: {short_text(str(e))}\n")
     except BrokenPipeError:

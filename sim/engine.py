@@ -6,7 +6,7 @@ over a ``STATE_DTYPE`` record of numpy arrays, a flat discrete action space,
 the legal-action mask, an invariant checker, a batch self-play kernel, and
 a Python :class:`Game` that a person or an environment drives one action at
 a time.  Hand types and payments are *not* here: they come from the rule
-set's kernels (``sim.rules.kaihua._evaluate_win`` and ``_payments``), called
+set's kernels (``caishen.sim.rules.kaihua._evaluate_win`` and ``_payments``), called
 at one place (:func:`_win_eval`, :func:`_finish_wins`).  Rule differences
 that shape the turn structure are data: the ``int64[N_EP]`` engine params
 built by :func:`engine_params` from a rule set's facts and options.
@@ -15,20 +15,20 @@ Binding rules: ``shared/rules/kaihua.md`` (IDs ``K-...``) and
 ``shared/rules/jiating.md`` (IDs ``J-...``, patterns ``P..``).  Jiating's
 turn structure is the same code with other params (``RULESET_FACTS
 ["jiating"]``: no joker, no chow, several winners, passed win, 架听 and 硬子,
-the shape-only win kernel ``sim.rules.jiating_turn``); its wins are scored
-after the hand by ``sim.rules.jiating`` from the recorded win contexts
-(``wins``, :func:`batch_columns`, ``sim.jiating_records``).
+the shape-only win kernel ``caishen.sim.rules.jiating_turn``); its wins are scored
+after the hand by ``caishen.sim.rules.jiating`` from the recorded win contexts
+(``wins``, :func:`batch_columns`, ``caishen.sim.jiating_records``).
 
 Using it::
 
-    from sim.engine import Game
+    from caishen.sim.engine import Game
     g = Game("kaihua", {"multiple_ron": True}).reset(seed=7)
     while not g.done:
         g.step(g.legal_actions()[0])      # or an index / 'discard 3m' / 'pong'
     g.result                              # the hand's record (records.md)
     lines = g.log_lines()                 # JSON lines; replay(lines) rebuilds it
 
-Whole hands with bots in one numba call are :func:`sim.selfplay.play_batch`
+Whole hands with bots in one numba call are :func:`caishen.sim.selfplay.play_batch`
 (its loop: ``_legal_mask``, a policy kernel per seat, ``_step``).
 
 Action layout (``N_ACTIONS = 145``)
@@ -157,7 +157,7 @@ Jiating decisions (engine side; ``shared/rules/jiating.md``)
   exposed / added kong 4, a robbed added kong 3); concealed kongs are hidden.
 - J11 (J-6): the engine pays nothing in Jiating (``EP_ENGINE_PAYMENTS`` 0):
   the scores exist only in the record (:func:`batch_columns`,
-  :attr:`Game.result`), where ``sim.rules.jiating`` computes them.
+  :attr:`Game.result`), where ``caishen.sim.rules.jiating`` computes them.
 
 What the engine simplifies
 --------------------------
@@ -179,7 +179,7 @@ wall       uint8[136]        tile kinds; normal draws at ``sc[SC_HEAD]``
                              upwards, replacement draws at ``sc[SC_TAIL]``
                              downwards (K-1.3); tiles left = tail - head + 1
 hands      uint8[4, 34]      concealed tile counts per seat
-meld_type  int8[4, 4]        ``sim.tiles.MELD_*`` per seat and meld slot
+meld_type  int8[4, 4]        ``caishen.sim.tiles.MELD_*`` per seat and meld slot
 meld_kind  int8[4, 4]        kind of each meld (a chow's lowest tile)
 discards   uint8[4, 64]      each seat's discards in order
 dflags     uint8[4, 64]      ``DF_CLAIMED``: the discard went into a meld / a hand
@@ -210,13 +210,13 @@ import json
 import numpy as np
 from numba import njit
 
-from sim import tiles as _tiles
-from sim.hand import _add_meld_tiles, _is_win, _shanten
-from sim.rng import _rng_below, _rng_seed, _rng_shuffle
-from sim.rules import jiating as _jiating
-from sim.rules import jiating_turn as _jturn
-from sim.rules import kaihua as _kaihua
-from sim.rules.kaihua import (
+from caishen.sim import tiles as _tiles
+from caishen.sim.hand import _add_meld_tiles, _is_win, _shanten
+from caishen.sim.rng import _rng_below, _rng_seed, _rng_shuffle
+from caishen.sim.rules import jiating as _jiating
+from caishen.sim.rules import jiating_turn as _jturn
+from caishen.sim.rules import kaihua as _kaihua
+from caishen.sim.rules.kaihua import (
     WIN_DISCARD,
     WIN_ROBBED_KONG,
     WIN_SELF_DRAW,
@@ -224,8 +224,8 @@ from sim.rules.kaihua import (
     _is_baotou_wait,
     _payments,
 )
-from sim.tables import hand_tables
-from sim.tiles import (
+from caishen.sim.tables import hand_tables
+from caishen.sim.tiles import (
     MELD_CHOW,
     MELD_KONG_ADDED,
     MELD_KONG_CONCEALED,
@@ -255,7 +255,7 @@ MAX_WINNERS = 3
 
 # ---------------------------------------------------------------------------
 # win context: wins[j, WX_*], one row per winner (first winner first), for
-# rule sets scored after the hand in Python (Jiating, sim.jiating_records)
+# rule sets scored after the hand in Python (Jiating, caishen.sim.jiating_records)
 # ---------------------------------------------------------------------------
 WX_SEAT = 0  #: winning seat
 WX_TILE = 1  #: winning tile kind
@@ -267,7 +267,7 @@ WX_REPLACEMENT = 6  #: 1: won on a kong replacement draw (P18)
 WX_ON_FIRST = 7  #: 1: won on the dealer's first discard (P47 option)
 WX_VISIBLE = 8  #: copies of the winning kind the winner could see elsewhere (discards, others' exposed melds; P27)
 WX_N_MELDS = 9
-WX_MELD_TYPE = 10  #: 4 slots: meld types (sim.tiles.MELD_*)
+WX_MELD_TYPE = 10  #: 4 slots: meld types (caishen.sim.tiles.MELD_*)
 WX_MELD_KIND = 14  #: 4 slots: meld kinds
 WX_HAND = 18  #: 34 slots: the winner's concealed tiles before the winning tile
 N_WX = WX_HAND + 34
@@ -426,8 +426,8 @@ EP_DECLARE = 18  #: 1: 架听 declarations with a discard (J-4.1)
 EP_HARD = 19  #: 1: 硬子 hard declarations at the deal, automatic discards after (J-4.2)
 N_EP = 20
 
-WIN_KERNEL_KAIHUA = 0  #: sim.rules.kaihua._evaluate_win
-WIN_KERNEL_SHAPE = 1  #: sim.rules.jiating_turn._evaluate_win: any complete hand
+WIN_KERNEL_KAIHUA = 0  #: caishen.sim.rules.kaihua._evaluate_win
+WIN_KERNEL_SHAPE = 1  #: caishen.sim.rules.jiating_turn._evaluate_win: any complete hand
 
 ROTATION_NEXT_AFTER_WIN = 0
 ROTATION_WINNER_STAYS = 1
@@ -464,7 +464,7 @@ RULESET_FACTS = {
         "kong_after_claim": 0,  # decision J3 (as Kaihua's E2): after a pong, discard
         "first_dealer_random": 1,  # J-2.2
         "win_kernel": WIN_KERNEL_SHAPE,  # J-5.1 any complete hand
-        "engine_payments": 0,  # J-6: scored after the hand by sim.rules.jiating (sim.jiating_records)
+        "engine_payments": 0,  # J-6: scored after the hand by caishen.sim.rules.jiating (caishen.sim.jiating_records)
         "declare": 1,  # J-4.1
         "hard": 1,  # J-4.2
         # facts that are options in Kaihua
@@ -506,7 +506,7 @@ STATE_DTYPE = np.dtype(
 )
 
 
-#: scratch fields (buffers) and the random stream (``rng``: sim.rng's state, used by
+#: scratch fields (buffers) and the random stream (``rng``: caishen.sim.rng's state, used by
 #: the wall shuffle and the random bots): not game state, ignored when comparing states
 SCRATCH_FIELDS = ("circle", "mask", "legal", "tmp", "counts", "work", "rng")
 
@@ -1132,7 +1132,7 @@ def _claim_step(st, ep, rp, tabs, a):
 def _record_win(st, j, w, win_type, discarder, tile):
     """Write row ``j`` of ``st.wins`` (``WX_*``): the context of seat ``w``'s win, before the hand changes.
 
-    The Python scorer reads it after the hand (Jiating, ``sim.jiating_records``).
+    The Python scorer reads it after the hand (Jiating, ``caishen.sim.jiating_records``).
     """
     x = st.wins[j]
     dealer = st.sc[SC_DEALER]
@@ -1209,7 +1209,7 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
             st.circle[p] = 1 if (p != w and st.seat[p, SF_PIAO_OPEN] != 0) else 0
             if st.circle[p]:
                 st.seat[p, SF_FAILED_PIAO] = 1
-        if ep[EP_ENGINE_PAYMENTS] != 0:  # else the Python scorer pays (J-6, sim.jiating_records)
+        if ep[EP_ENGINE_PAYMENTS] != 0:  # else the Python scorer pays (J-6, caishen.sim.jiating_records)
             _payments(dealer, w, win_type, discarder, st.seat[w, SF_EXPONENT], st.circle, rp, st.tmp)
         if n_wins < MAX_WINNERS:
             _record_win(st, n_wins, w, win_type, discarder, tile)
@@ -1861,7 +1861,7 @@ def _check_state(st, ep, rp, tabs):
 
 
 # ---------------------------------------------------------------------------
-# the random action and the per-hand record (the batch loop: sim.selfplay)
+# the random action and the per-hand record (the batch loop: caishen.sim.selfplay)
 # ---------------------------------------------------------------------------
 @njit(cache=True)
 def _random_action(st):
@@ -1870,7 +1870,7 @@ def _random_action(st):
 
 
 #: :func:`_legal_mask` and :func:`_step` compiled into their caller (numba IR
-#: inlining) for the batch loop of :mod:`sim.selfplay`: two calls fewer per
+#: inlining) for the batch loop of :mod:`caishen.sim.selfplay`: two calls fewer per
 #: action, about 10% of random self-play.  Same source; everything else calls
 #: the plain kernels, so only that loop pays the longer compile.
 _legal_mask_inlined = _inline_kernel(_legal_mask.py_func)
@@ -1911,7 +1911,7 @@ RECORD_COLUMNS = (
     ("tiles_left", np.int16),
 )
 #: engine columns after RECORD_COLUMNS in the batch matrix: the J-9 facts the
-#: engine knows (Jiating's records, ``sim.jiating_records``; filled for every rule set)
+#: engine knows (Jiating's records, ``caishen.sim.jiating_records``; filled for every rule set)
 ENGINE_EXTRA_COLUMNS = (
     ("streak", np.int16),  # J-2.4 the dealer's streak k
     ("win_tile", np.int8),  # -1 on a draw
@@ -1995,7 +1995,7 @@ def _next_streak(dealer, next_dealer, streak):
 
 #: rule sets whose wins are scored after the hand, in Python (``EP_ENGINE_PAYMENTS`` 0):
 #: name -> ``"module:function"`` of ``function(rules, rec) -> dict[str, np.ndarray]``
-RULESET_FINISH = {"jiating": "sim.jiating_records:finish_records"}
+RULESET_FINISH = {"jiating": "caishen.sim.jiating_records:finish_records"}
 
 
 def batch_columns(name: str, rules, rec: np.ndarray) -> dict[str, np.ndarray]:
@@ -2003,7 +2003,7 @@ def batch_columns(name: str, rules, rec: np.ndarray) -> dict[str, np.ndarray]:
 
     Kaihua: the :data:`RECORD_COLUMNS` (records.md).  A rule set in
     :data:`RULESET_FINISH` (Jiating) scores its recorded wins in Python and
-    returns its own columns (``sim.jiating_records.COLUMNS``, J-9).
+    returns its own columns (``caishen.sim.jiating_records.COLUMNS``, J-9).
     """
     fin = RULESET_FINISH.get(name)
     if fin is None:
@@ -2149,8 +2149,8 @@ class Game:
     def reset(self, seed=None, dealer: int = 0, wall=None, match_hand: int = 0, streak: int = 0) -> "Game":
         """Deal a new hand.
 
-        ``seed``: int in ``0 .. 2**32-1`` (the wall is shuffled with :mod:`sim.rng`
-        seeded by it: the same wall as the first Kaihua hand of ``sim.selfplay.play_batch(seed=...)``)
+        ``seed``: int in ``0 .. 2**32-1`` (the wall is shuffled with :mod:`caishen.sim.rng`
+        seeded by it: the same wall as the first Kaihua hand of ``caishen.sim.selfplay.play_batch(seed=...)``)
         or None (fresh entropy).  ``wall``: a fixed wall instead (136 kinds or
         an mpsz string, e.g. from :func:`build_wall`).  ``dealer``: seat 0..3.
         ``streak``: the dealer's streak ``k`` (J-2.4; Jiating's payments use it),
@@ -2261,7 +2261,7 @@ class Game:
         """The finished hand's record (the rule set's record columns as Python
         ints / str, see :func:`batch_columns`) plus ``next_dealer`` (K-3.3,
         J-2.3); None while the hand is running.  Jiating's wins are scored here
-        by ``sim.rules.jiating`` (J-9 columns)."""
+        by ``caishen.sim.rules.jiating`` (J-9 columns)."""
         if not self.done:
             return None
         row = np.zeros((1, N_RECORD), np.int64)

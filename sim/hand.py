@@ -8,14 +8,14 @@ with a joker kind given, the sets and pair a hand aims at may hold a fifth
 copy of a kind (a held or drawn joker fills it).  Without a joker
 (``joker == -1``, Jiating J-1.1) they hold at most four copies: a kind held
 four times is neither waited on nor counted a fifth time (the kernels read
-the strict rows of the tables, :mod:`sim.tables`).  Only concealed tiles are
+the strict rows of the tables, :mod:`caishen.sim.tables`).  Only concealed tiles are
 seen here: copies in the player's own melds are the caller's to count
-(Jiating D3, :func:`sim.rules.jiating_turn._n_waits`).
+(Jiating D3, :func:`caishen.sim.rules.jiating_turn._n_waits`).
 
 Public functions validate their input and raise ``ValueError`` naming the
 bad value; the ``_underscore`` numba kernels do no validation and are what
 the engine, the rule sets and the bots call from compiled code, with
-``tabs = sim.tables.hand_tables()`` passed through as an argument.  Only
+``tabs = caishen.sim.tables.hand_tables()`` passed through as an argument.  Only
 the innermost helpers (``_scan``, ``_distance_codes``, ``_shanten_from``)
 are inlined at numba level (``inline="always"``); the kernels other modules
 call are not, because numba-level inlining at every call site multiplies
@@ -23,7 +23,7 @@ compile time.
 
 How: the natural (non-joker) tiles have a *distance* ``D``: the fewest tiles
 to add so that they are part of ``m`` sets and a pair (per-suit tables,
-combined by min-plus; see :mod:`sim.tables`; without a joker no kind may
+combined by min-plus; see :mod:`caishen.sim.tables`; without a joker no kind may
 exceed four copies).  With ``k`` jokers the
 standard shanten is ``max(D - k, 0) - 1`` and a 3m+2 hand is complete iff
 ``D == k``.  Seven pairs (13/14 tiles only, four of a kind = two pairs):
@@ -38,9 +38,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from sim import tiles as _tiles
-from sim.tiles import MELD_CHOW, MELD_PONG
-from sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, OFF_SUIT_CLASS, hand_tables
+from caishen.sim import tiles as _tiles
+from caishen.sim.tiles import MELD_CHOW, MELD_PONG
+from caishen.sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, OFF_SUIT_CLASS, hand_tables
 
 __all__ = [
     "Group",
@@ -144,7 +144,7 @@ def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, strict, tabs):
     ``strict`` (the no-joker path, ``joker < 0``): the sets and pair hold at
     most four copies of a kind; else a fifth copy is allowed, for a joker to
     fill (K-2.1).  ``tabs`` is the flat table of
-    :func:`sim.tables.hand_tables`: class ids of each suit code, then the
+    :func:`caishen.sim.tables.hand_tables`: class ids of each suit code, then the
     lenient and the strict block of suit-pair and suit-honor min-plus rows.
     """
     ns = np.int64(tabs[H_NS])
@@ -153,7 +153,7 @@ def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, strict, tabs):
     b = np.int64(tabs[OFF_SUIT_CLASS + cs]) * nh + np.int64(tabs[OFF_HONOR_CLASS + cz])
     base = OFF_PAIRS
     if strict:
-        base += (ns * ns + ns * nh) * 10  # the strict block (sim.tables.strict_block)
+        base += (ns * ns + ns * nh) * 10  # the strict block (caishen.sim.tables.strict_block)
     ra = base + a * 10
     rb = base + (ns * ns + b) * 10
     if n_sets == 4 and n_pairs == 1:  # the 13/14-tile case, unrolled for speed
@@ -176,7 +176,7 @@ def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, strict, tabs):
 @njit(cache=True, inline="always")
 def _add_meld_tiles(counts, mtype, kind):
     """Add the tiles of one meld to ``counts``: a chow (``kind`` its lowest tile)
-    one each of three kinds, a pong 3, any kong 4 (``mtype``: ``sim.tiles.MELD_*``)."""
+    one each of three kinds, a pong 3, any kong 4 (``mtype``: ``caishen.sim.tiles.MELD_*``)."""
     if mtype == MELD_CHOW:
         counts[kind] += 1
         counts[kind + 1] += 1
@@ -498,7 +498,7 @@ def is_win(counts, joker: int = -1) -> bool:
     """True if the 3m+2 concealed tiles are complete: standard or (14 tiles) seven pairs.
 
     Hand shape only; rule-set restrictions (e.g. Kaihua's K-2.4) are applied
-    by :mod:`sim.rules`.  Raises ``ValueError`` for a 3m+1 hand or bad counts.
+    by :mod:`caishen.sim.rules`.  Raises ``ValueError`` for a 3m+1 hand or bad counts.
     """
     c, j, _ = _check_hand(counts, joker, "complete")
     return bool(_is_win(c, j, hand_tables()))
@@ -562,7 +562,7 @@ def _check_batch(counts) -> np.ndarray:
     """Validate ``counts: uint8[n, 34]`` of 3m+1 / 3m+2 rows (at most 14 tiles); returns it C-contiguous.
 
     Raises ``ValueError`` naming the bad value (bools, ``None`` and floats
-    are not counts, :func:`sim.tiles.int_array`).
+    are not counts, :func:`caishen.sim.tiles.int_array`).
     """
     a = counts if isinstance(counts, np.ndarray) and counts.dtype == np.uint8 else _tiles.int_array(counts)
     if a.ndim != 2 or a.shape[1] != 34:

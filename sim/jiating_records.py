@@ -1,16 +1,16 @@
-"""Jiating hands from the engine to J-9 records: every recorded win scored by ``sim.rules.jiating``.
+"""Jiating hands from the engine to J-9 records: every recorded win scored by ``caishen.sim.rules.jiating``.
 
 The numba engine plays Jiating's turns (declarations, passed wins, several
 winners on one discard, ...) but does not score them: for each hand it
 records the context of every win in its batch matrix (the ``WX_*`` block of
-:mod:`sim.engine`: winner, win tile, win type, discarder, the winner's
+:mod:`caishen.sim.engine`: winner, win tile, win type, discarder, the winner's
 concealed tiles before the win, melds with their types, declaration, first
 turn, replacement draw, visible copies of the winning kind, the dealer's
 first discard).  After the numba call :func:`finish_records` turns each win
 into a scoring-vector case (``shared/vectors`` format) and scores it with
-the one Jiating scorer, :func:`sim.rules.jiating.score` (one winner) or
-:func:`sim.rules.jiating.score_discard_winners` (一炮多响, J-3.4), then
-fills the J-9 record columns (:data:`sim.records.RULESET_COLUMNS` for
+the one Jiating scorer, :func:`caishen.sim.rules.jiating.score` (one winner) or
+:func:`caishen.sim.rules.jiating.score_discard_winners` (一炮多响, J-3.4), then
+fills the J-9 record columns (:data:`caishen.sim.records.RULESET_COLUMNS` for
 ``"jiating"``):
 
 - the common columns (hand, match_hand, dealer, winner, winners_mask,
@@ -36,10 +36,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim import engine as _E
-from sim import records as _records
-from sim import tiles as _tiles
-from sim.rules import jiating as _J
+from caishen.sim import engine as _E
+from caishen.sim import records as _records
+from caishen.sim import tiles as _tiles
+from caishen.sim.rules import jiating as _J
 
 N_SEATS = 4
 SEATS = range(N_SEATS)
@@ -49,7 +49,7 @@ DECLARATION_NAMES = {_E.DECL_NONE: "none", _E.DECL_JIATING: "jiating", _E.DECL_H
 #: (payer, winner) seat pairs of the ``pay_p_w`` columns
 PAY_PAIRS = tuple((p, w) for p in SEATS for w in SEATS if p != w)
 
-#: the J-9 record columns of a Jiating hand, in order (the contract lives in sim.records)
+#: the J-9 record columns of a Jiating hand, in order (the contract lives in caishen.sim.records)
 COLUMNS: tuple[tuple[str, np.dtype], ...] = _records.RULESET_COLUMNS["jiating"]
 
 #: columns copied from the engine's batch matrix unchanged
@@ -114,10 +114,10 @@ def finish_records(rules: _J.JiatingRules, rec: np.ndarray) -> dict[str, np.ndar
     """The J-9 record columns (:data:`COLUMNS`) of a batch of Jiating hands.
 
     ``rec``: the engine's batch matrix ``int64[n, N_RECORD]``; ``rules``:
-    the :class:`~sim.rules.jiating.JiatingRules` the hands were played
+    the :class:`~caishen.sim.rules.jiating.JiatingRules` the hands were played
     under (points, caps, bonuses).  Each win is scored by
-    :func:`sim.rules.jiating.score` (several winners of one discard: by
-    :func:`sim.rules.jiating.score_discard_winners`).  Raises
+    :func:`caishen.sim.rules.jiating.score` (several winners of one discard: by
+    :func:`caishen.sim.rules.jiating.score_discard_winners`).  Raises
     ``RuntimeError`` if a recorded win is not a legal win for the scorer
     (the engine and the scorer disagree) or the scores do not sum to zero.
     """

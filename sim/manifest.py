@@ -28,7 +28,7 @@ it into one of
   the rename and the manifest line, or the file was put there by hand);
 - ``not_played``: neither a file nor a line (the run has not got there).
 
-Every chunk is reproducible from its seed (:func:`sim.runner.chunk_seeds`),
+Every chunk is reproducible from its seed (:func:`caishen.sim.runner.chunk_seeds`),
 so ``caishen simulate`` with the same arguments (or ``caishen simulate
 --resume RUN_DIR``) replays exactly the chunks that are not ``ok``; the
 summaries (``caishen report``) read only the ``ok`` ones and name the rest.
@@ -49,7 +49,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim import records
+from caishen.sim import records
 
 MANIFEST = "manifest.jsonl"
 #: the chunk states of :func:`verify`, in the order reports list them
@@ -85,7 +85,7 @@ def parquet_bytes(table: pa.Table) -> bytes:
 def commit_chunk(run_dir: str | os.PathLike, chunk: int, table: pa.Table) -> dict:
     """Write chunk ``chunk`` of a run atomically and record it in the manifest.
 
-    ``table``: the chunk's rows (:func:`sim.records.chunk_table`).  Steps:
+    ``table``: the chunk's rows (:func:`caishen.sim.records.chunk_table`).  Steps:
     bytes and sha256 in memory, a dot-prefixed temporary file (fsync),
     ``os.replace`` onto ``chunks/chunk-NNNNN.parquet`` (directory fsync),
     then the manifest line (fsync).  Returns the manifest entry.  An
@@ -230,7 +230,7 @@ def verify(run_dir: str | os.PathLike, run_json: dict | None = None, checksums: 
     ``checksums``: hash every file (False: sizes only, for a quick look).
     Raises ``ValueError`` if ``run_dir`` is not a run directory.
     """
-    from sim import runner
+    from caishen.sim import runner
 
     run_dir = Path(run_dir)
     meta = run_json if run_json is not None else runner.read_run_json(run_dir)

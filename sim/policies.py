@@ -1,7 +1,7 @@
 """Bots as numba kernels, so that a whole self-play hand is one compiled loop.
 
 Each policy picks one action for the seat to act from the engine state
-(:mod:`sim.engine`) and its legal mask, seeing only what that seat may see
+(:mod:`caishen.sim.engine`) and its legal mask, seeing only what that seat may see
 (its own hand, every discard and exposed meld; never other hands, concealed
 kong kinds or the wall).  The Python faces of these bots, for the step API
 and the environments, are in the ``agents`` package.
@@ -27,8 +27,8 @@ threshold  N      ``always`` while at most N tiles of the live wall are gone
 ``never``, ``always`` and ``threshold`` decide when to throw a 财神: they
 are 飘 policies, an error on a rule set without a 财神 (Jiating, J-1.1),
 where they would silently play greedy; :func:`check_piao_policies` is the
-one check (called by ``sim.runner.make_config`` and
-``sim.selfplay.play_batch``).  The threshold ``N`` is ``0..136``.
+one check (called by ``caishen.sim.runner.make_config`` and
+``caishen.sim.selfplay.play_batch``).  The threshold ``N`` is ``0..136``.
 
 Jiating (``shared/rules/jiating.md``), for every policy but ``random``: a
 discard that leaves a single wait is made as ``declare <k>`` (架听, J-4.1);
@@ -46,7 +46,7 @@ import re
 import numpy as np
 from numba import njit
 
-from sim.engine import (
+from caishen.sim.engine import (
     A_CHOW_HIGH,
     A_CHOW_LOW,
     A_CHOW_MID,
@@ -75,8 +75,8 @@ from sim.engine import (
     SF_N_MELDS,
     _random_action,
 )
-from sim.hand import _shanten, _shanten_each_change
-from sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE
+from caishen.sim.hand import _shanten, _shanten_each_change
+from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE
 
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
@@ -114,7 +114,7 @@ def parse_policy(spec: str) -> tuple[int, int]:
     Raises ``ValueError`` naming an unknown policy or a bad parameter (the
     threshold is an integer in ``0..MAX_THRESHOLD``).
     """
-    from sim.rules.options import short_repr
+    from caishen.sim.rules.options import short_repr
 
     if not isinstance(spec, str):
         raise ValueError(f"policy {short_repr(spec)}: must be a string such as 'greedy' or 'threshold:30'")
@@ -155,7 +155,7 @@ def policy_table(policies) -> np.ndarray:
     else:
         specs = list(policies)
     if len(specs) != N_SEATS:
-        from sim.rules.options import short_repr
+        from caishen.sim.rules.options import short_repr
 
         raise ValueError(f"give one policy or one per seat (4), got {len(specs)}: {short_repr(policies)}")
     out = np.zeros((N_SEATS, 2), np.int64)

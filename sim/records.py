@@ -1,6 +1,6 @@
 """Per-hand records: the column contract, checks, and Parquet files of a run.
 
-A chunk function (the engine's batch self-play, :mod:`sim.runner`) returns
+A chunk function (the engine's batch self-play, :mod:`caishen.sim.runner`) returns
 ``dict[str, np.ndarray]``, one row per hand, with the columns of the records
 contract (``notes/records.md``; rule K-10 says what a Kaihua hand's record
 must show).  This module
@@ -15,11 +15,11 @@ must show).  This module
   temporary file, fsync, rename), and
 - reads a run's folder back as one ``pandas.DataFrame`` (:func:`read_run`).
 
-File layout of a run directory (see :mod:`sim.runner`)::
+File layout of a run directory (see :mod:`caishen.sim.runner`)::
 
     RUN_DIR/run.json                     the run's configuration, written first
     RUN_DIR/chunks/chunk-00012.parquet   one file per finished chunk
-    RUN_DIR/summary.json, summary.csv    the summary table (sim.summary)
+    RUN_DIR/summary.json, summary.csv    the summary table (caishen.sim.summary)
 
 ``pandas.read_parquet(RUN_DIR / "chunks")`` (or DuckDB's
 ``read_parquet('RUN_DIR/chunks/*.parquet')``) reads the chunks as one table;
@@ -63,7 +63,7 @@ RULESET_COLUMNS: dict[str, tuple[tuple[str, np.dtype], ...]] = {
     "kaihua": (
         *COMMON_COLUMNS,
         ("exponent", np.dtype(np.int8)),  # K-6 exponent E of the (first) winner, 0 on a draw
-        ("flags", np.dtype(np.int32)),  # sim.rules.kaihua FLAG_* bits
+        ("flags", np.dtype(np.int32)),  # caishen.sim.rules.kaihua FLAG_* bits
         ("chain_len", np.dtype(np.int8)),  # the winner's chain (K-6.5)
         ("chain_piao", np.dtype(np.int8)),  # ... its 飘 links
         ("chain_kong", np.dtype(np.int8)),  # ... its kong links
@@ -73,7 +73,7 @@ RULESET_COLUMNS: dict[str, tuple[tuple[str, np.dtype], ...]] = {
         *((f"failed_piao_{s}", np.dtype(np.int8)) for s in SEATS),  # failed 飘 (K-9.3)
         *COMMON_END_COLUMNS,
     ),
-    # J-9; filled by sim.jiating_records (the wins scored by sim.rules.jiating)
+    # J-9; filled by caishen.sim.jiating_records (the wins scored by caishen.sim.rules.jiating)
     "jiating": (
         *COMMON_COLUMNS,
         ("streak", np.dtype(np.int16)),  # the dealer's streak k (J-2.4)

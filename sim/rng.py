@@ -5,7 +5,7 @@ shuffle, K-1.3, and the random bots).  numba's ``np.random.randint`` costs
 about 15 ns a call inside the engine loop (a thread-local state lookup and a
 call each time) and was 13% of random self-play; these inlined kernels cost
 a few ns.  The state is a ``uint64[4]`` array (the ``rng`` field of a game
-state, :data:`sim.engine.STATE_DTYPE`), so the stream is explicit and
+state, :data:`caishen.sim.engine.STATE_DTYPE`), so the stream is explicit and
 reproducible: the same seed gives the same draws on every platform.
 
 - xoshiro256** 1.0 (Blackman and Vigna, https://prng.di.unimi.it/), the

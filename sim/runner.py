@@ -7,13 +7,13 @@ into chunks of ``chunk_size`` hands (the last one may be shorter).  Chunk
     chunk_fn(rules: str, options: dict, policies: tuple[str, str, str, str],
              seed_entropy: int, n_hands: int) -> dict[str, np.ndarray]
 
-returning the per-hand record columns (``sim.records``; ``notes/records.md``).
-The real one is :func:`engine_chunk` (``sim.selfplay.play_batch``: the
-engine with the bots of ``sim.policies``); tests may pass their own.
+returning the per-hand record columns (``caishen.sim.records``; ``notes/records.md``).
+The real one is :func:`engine_chunk` (``caishen.sim.selfplay.play_batch``: the
+engine with the bots of ``caishen.sim.policies``); tests may pass their own.
 
 Seeding: ``numpy.random.SeedSequence(seed).spawn(n_chunks)``; chunk ``i``
 always gets child ``i`` and ``seed_entropy = child.generate_state(1,
-uint32)[0]`` (the seed of the engine's random stream, :mod:`sim.rng`), so
+uint32)[0]`` (the seed of the engine's random stream, :mod:`caishen.sim.rng`), so
 the rows of a run do not depend on the number of workers, the backend, the
 order in which chunks finish, or interruptions.  Two chunks of one run with
 the same 32-bit seed would replay the same hands; :func:`chunk_seeds` refuses
@@ -25,7 +25,7 @@ Executors: ``workers == 1`` plays in-process; otherwise a
 per core) or, with ``backend="ray"``, Ray tasks (``ray.init(address=...)``;
 local Ray when no address; ``pip install 'caishen[ray]'``; every Ray node
 needs caishen installed).  Workers return the records; the main process
-checks them and writes one Parquet file per chunk (``sim.records``), so a
+checks them and writes one Parquet file per chunk (``caishen.sim.records``), so a
 cluster needs no shared filesystem.
 
 Run directory::
@@ -36,7 +36,7 @@ Run directory::
     RUN_DIR/summary.json, summary.csv    written by ``caishen simulate``
 
 Resuming and repair: running the same configuration into the same directory
-first verifies every chunk file against the manifest (:mod:`sim.manifest`)
+first verifies every chunk file against the manifest (:mod:`caishen.sim.manifest`)
 and then plays exactly the chunks that are not verified -- not played yet,
 missing, short, corrupt, foreign or unrecorded -- from their seeds, so the
 rows end equal to an uninterrupted run's (:attr:`RunResult.repaired` names
@@ -78,8 +78,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sim import __version__
-from sim import manifest, records
+from caishen.sim import __version__
+from caishen.sim import manifest, records
 
 #: hands per chunk by default (a multiple of the engine's 16-hand match)
 DEFAULT_CHUNK_SIZE = 10_000
@@ -113,26 +113,26 @@ ChunkFn = Callable[[str, dict, tuple, int, int], dict]
 # the real chunk function and what it accepts
 # ---------------------------------------------------------------------------
 def engine_chunk(rules: str, options: dict, policies: tuple, seed_entropy: int, n_hands: int) -> dict[str, np.ndarray]:
-    """Play one chunk of self-play: ``sim.selfplay.play_batch`` (one numba call).
+    """Play one chunk of self-play: ``caishen.sim.selfplay.play_batch`` (one numba call).
 
     ``seed_entropy``: int in ``0 .. 2**32 - 1``.  Returns the record columns
     (``dict[str, np.ndarray]`` of length ``n_hands``).
     """
-    from sim import selfplay
+    from caishen.sim import selfplay
 
     return selfplay.play_batch(int(n_hands), int(seed_entropy), rules=rules, options=options, policies=tuple(policies))
 
 
 def available_rules() -> list[str]:
     """Rule sets the engine can play."""
-    from sim import engine
+    from caishen.sim import engine
 
     return sorted(engine.RULESET_OPTIONS)
 
 
 def available_policies() -> list[str]:
     """Policy names the self-play kernel knows (``threshold`` takes ``:N``)."""
-    from sim import policies
+    from caishen.sim import policies
 
     return list(policies.POLICIES)
 
@@ -142,7 +142,7 @@ def resolve_options(rules: str, options: dict | None) -> dict:
 
     Raises ``ValueError`` naming an unknown rule set or a bad option.
     """
-    from sim import engine
+    from caishen.sim import engine
 
     if rules not in engine.RULESET_OPTIONS:
         raise ValueError(f"unknown rule set {rules!r}; available: {', '.join(available_rules())}")
@@ -156,7 +156,7 @@ def parse_policies(policies: str | tuple | list) -> tuple[str, str, str, str]:
     Raises ``ValueError`` naming a wrong count or an unknown policy and
     listing the available ones.
     """
-    from sim.rules.options import short_repr
+    from caishen.sim.rules.options import short_repr
 
     names = [p.strip() for p in policies.split(",")] if isinstance(policies, str) else [str(p) for p in policies]
     if len(names) == 1:
@@ -164,7 +164,7 @@ def parse_policies(policies: str | tuple | list) -> tuple[str, str, str, str]:
     if len(names) != N_SEATS:
         raise ValueError(f"policy list {short_repr(','.join(names))} names {len(names)} policies; give 1 (all seats) "
                          "or 4 (seats 0..3)")
-    from sim.policies import POLICIES, parse_policy
+    from caishen.sim.policies import POLICIES, parse_policy
 
     for p in names:
         if p.partition(":")[0] not in POLICIES:
@@ -192,7 +192,7 @@ class RunConfig:
     seed: int
     games: int
     chunk_size: int = DEFAULT_CHUNK_SIZE
-    chunk_fn: str = "sim.runner:engine_chunk"
+    chunk_fn: str = "caishen.sim.runner:engine_chunk"
 
     def __post_init__(self):
         for name in ("seed", "games", "chunk_size"):
@@ -241,12 +241,12 @@ def make_config(rules: str, games: int, seed: int, policies="random", options: d
     Raises ``ValueError`` naming a bad rule set, option, policy, seed,
     game count or chunk size, or a 飘 policy (``never``, ``always``,
     ``threshold:N``) on a rule set without a 财神
-    (:func:`sim.policies.check_piao_policies`).
+    (:func:`caishen.sim.policies.check_piao_policies`).
     """
     opts = resolve_options(rules, options)
     pol = parse_policies(policies)
-    from sim import engine
-    from sim.policies import check_piao_policies, policy_table
+    from caishen.sim import engine
+    from caishen.sim.policies import check_piao_policies, policy_table
 
     name, r = engine.load_rules(rules, options)
     check_piao_policies(policy_table(pol), int(engine.engine_params(name, r)[engine.EP_JOKER]), name)
@@ -268,8 +268,8 @@ def source_digest() -> str:
     pkg = Path(__file__).resolve().parent
     files = [p for p in sorted(pkg.rglob("*.py")) if p.name not in ("cli.py", "summary.py", "stream.py", "__main__.py")]
     agents = pkg.parent / "agents"
-    if agents.is_dir():
-        files += sorted(agents.rglob("*.py"))
+    if caishen.agents.is_dir():
+        files += sorted(caishen.agents.rglob("*.py"))
     h = hashlib.sha256()
     for p in files:
         h.update(p.relative_to(pkg.parent).as_posix().encode())
@@ -478,7 +478,7 @@ class ChunkWriteError(RuntimeError):
 class RunResult:
     """What :func:`run` did: ``chunks_run`` played now, ``chunks_skipped`` already finished (verified);
     seconds; hands/s; ``repaired``: the chunks replayed because their file was missing, short,
-    corrupt, foreign or unrecorded, ``{chunk: (state, reason)}`` (:mod:`sim.manifest`);
+    corrupt, foreign or unrecorded, ``{chunk: (state, reason)}`` (:mod:`caishen.sim.manifest`);
     ``pool_restarts``: process pools started again after a worker died."""
 
     run_dir: Path

@@ -1,11 +1,11 @@
 """Batch self-play: whole hands in one numba call, bots choosing every action.
 
 ``play_batch(n_hands, seed, rules, options, policies)`` shuffles a wall per
-hand from the stream of :mod:`sim.rng` (seeded once per call), plays it to
-the end with one policy per seat (:mod:`sim.policies`) and returns the per-hand record
-columns of :data:`sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
+hand from the stream of :mod:`caishen.sim.rng` (seeded once per call), plays it to
+the end with one policy per seat (:mod:`caishen.sim.policies`) and returns the per-hand record
+columns of :data:`caishen.sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
 hands rotate the dealer (K-3.3).  The same seed, rules, options and policies
-give the same hands.  This is what the runner (:mod:`sim.runner`) calls per
+give the same hands.  This is what the runner (:mod:`caishen.sim.runner`) calls per
 chunk; the engine itself knows no bots.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.engine import (
+from caishen.sim.engine import (
     EP_FIRST_DEALER_RANDOM,
     EP_JOKER,
     PH_TURN,
@@ -44,10 +44,10 @@ from sim.engine import (
     load_rules,
     new_state,
 )
-from sim.hand import _shanten
-from sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, policy_table
-from sim.rng import _rng_below, _rng_seed
-from sim.tables import hand_tables
+from caishen.sim.hand import _shanten
+from caishen.sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, policy_table
+from caishen.sim.rng import _rng_below, _rng_seed
+from caishen.sim.tables import hand_tables
 
 
 @njit(cache=True)
@@ -122,13 +122,13 @@ def play_batch(
 
     ``seed``: int in ``0 .. 2**32 - 1``.  ``policies``: one spec for every
     seat or four (``"greedy"``, ``"greedy,greedy,always,threshold:30"``; see
-    :mod:`sim.policies`).  ``match_len``: hands per match (dealer rotation,
+    :mod:`caishen.sim.policies`).  ``match_len``: hands per match (dealer rotation,
     K-3.3).  ``check``: run the invariant checker after every step (slower).
     Returns ``dict[str, np.ndarray]`` of length ``n_hands`` with the dtypes of
-    :data:`sim.engine.RECORD_COLUMNS` (Jiating: ``sim.jiating_records.COLUMNS``,
-    its wins scored by ``sim.rules.jiating``).  Raises ``ValueError`` for bad
+    :data:`caishen.sim.engine.RECORD_COLUMNS` (Jiating: ``caishen.sim.jiating_records.COLUMNS``,
+    its wins scored by ``caishen.sim.rules.jiating``).  Raises ``ValueError`` for bad
     arguments (also a 飘 policy on a rule set without a 财神,
-    :func:`sim.policies.check_piao_policies`) and ``RuntimeError`` if the
+    :func:`caishen.sim.policies.check_piao_policies`) and ``RuntimeError`` if the
     checker finds a violation.
     """
     n_hands = _check_int("n_hands", n_hands, 0, 10**10)
@@ -149,7 +149,7 @@ def play_batch(
     if err != 0:
         what = "a bot chose an illegal action" if err < 0 else ERR_MESSAGES[err]
         raise RuntimeError(f"state check failed in hand {hand} of seed {seed}: {what}")
-    out = batch_columns(name, r, rec)  # Jiating: the wins scored by sim.rules.jiating (J-9)
+    out = batch_columns(name, r, rec)  # Jiating: the wins scored by caishen.sim.rules.jiating (J-9)
     if ep[EP_JOKER] >= 0:  # 飘财 chances, the baseline of the summary's "comparable non-飘 play"
         for s in range(N_SEATS):
             out[f"piao_chance_{s}"] = chance[:, s].copy()

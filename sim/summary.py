@@ -1,7 +1,7 @@
 """The summary table of a run: outcome rates, points and 飘财 statistics with 95% intervals.
 
 :func:`summarize` (records in memory) and :func:`summarize_run` (a run
-directory, streamed) turn the per-hand records (``sim.records``) into a tidy
+directory, streamed) turn the per-hand records (``caishen.sim.records``) into a tidy
 ``pandas.DataFrame``, one row per number, with the columns
 
 ``section, metric, group, n, value, ci_low, ci_high``
@@ -62,8 +62,8 @@ is then computed from the counts with exact integer sums
 (:func:`mean_ci_counts`, :func:`diff_ci_counts`, :func:`percentile_counts`
 give what :func:`mean_ci`, :func:`diff_ci` and ``numpy.percentile`` give on
 the expanded data).  :func:`summarize_run` reads only the chunks the
-manifest verifies (:mod:`sim.manifest`), in record batches from
-``pyarrow.dataset`` (:mod:`sim.stream`): ``caishen report`` on 10^8 hands
+manifest verifies (:mod:`caishen.sim.manifest`), in record batches from
+``pyarrow.dataset`` (:mod:`caishen.sim.stream`): ``caishen report`` on 10^8 hands
 peaks at ~340 MB of RSS (``benchmarks/bench_summary_scale.py``; the former
 pandas path needed 6.2 GB for 10^7).
 
@@ -317,7 +317,7 @@ class SummaryTally:
         self.has_chance = self.has_piao and seats("piao_chance")
         self.has_jiating = all(seats(c) for c in ("P", "G", "decl", "hard_offer", "passed_win"))
         self.has_streak = self.has_jiating and "streak" in cols
-        from sim.rules.jiating_patterns import PATTERN_NAMES
+        from caishen.sim.rules.jiating_patterns import PATTERN_NAMES
 
         self.patterns = [p for p in PATTERN_NAMES if p in cols] if self.has_jiating else []
         self.hands = _Counts()
@@ -364,7 +364,7 @@ class SummaryTally:
         if won_hand.any():
             self.gain.add(scores[won_hand][np.arange(int(won_hand.sum())), winner[won_hand]])
         if self.has_piao:
-            from sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
+            from caishen.sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
 
             paid = (win_type == WIN_SELF_DRAW) & ((col("flags").astype(np.int64) & FLAG_PIAO) != 0)
         for s in range(N_SEATS):
@@ -503,7 +503,7 @@ def _jiating_rows(tally: "SummaryTally", r: _Rows, sh: pd.DataFrame, groups, W: 
     """Jiating's rows of the summary (J-9 records), from ``tally``'s counts: P and G per win, several winners, pattern
     frequencies (share of won hands whose first winner has the pattern),
     架听 / 硬子 declarations and what they earned, passed wins, the streak."""
-    from sim.rules.jiating_patterns import PATTERN_NAMES
+    from caishen.sim.rules.jiating_patterns import PATTERN_NAMES
 
     w = sh["count"].to_numpy()
     score = sh["score"].to_numpy()
@@ -551,7 +551,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
     if "piao_0" in df and "flags" in df:
-        from sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
+        from caishen.sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
 
         paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["flags"].to_numpy() & FLAG_PIAO) != 0)
         winner = df["winner"].to_numpy()
@@ -562,7 +562,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
 def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS) -> tuple[pd.DataFrame, dict]:
     """The summary rows of a run's records (in memory) and the definitions used.
 
-    ``df``: the records (``sim.records.read_run``), at least ``dealer,
+    ``df``: the records (``caishen.sim.records.read_run``), at least ``dealer,
     winner, winners_mask, win_type, score_0..3``; the 飘财 rows need
     ``piao_s, failed_piao_s, flags`` (and use ``piao_chance_s`` if present).
     ``policies``: the 4 seats' policy names (labels; 飘 rows are grouped by
@@ -634,15 +634,15 @@ def summarize_run(run_dir: str | os.PathLike, batch_size: int | None = None,
                   verification=None) -> tuple[pd.DataFrame, dict, dict, int]:
     """Summarize a run directory, streaming its verified Parquet chunks (bounded memory).
 
-    Reads only the chunks :func:`sim.manifest.verify` finds ``ok`` (pass a
+    Reads only the chunks :func:`caishen.sim.manifest.verify` finds ``ok`` (pass a
     ``verification`` already made to skip a second pass over the files), in
-    record batches of ``batch_size`` rows (:func:`sim.stream.record_batches`)
+    record batches of ``batch_size`` rows (:func:`caishen.sim.stream.record_batches`)
     reduced by :class:`SummaryTally`: peak memory does not grow with the
     number of hands.  Returns ``(rows, definitions, run_json,
     verified_chunks)``.  Raises ``ValueError`` if ``run_dir`` is not a run or
     has no verified chunk.
     """
-    from sim import records, runner, stream
+    from caishen.sim import records, runner, stream
 
     meta = runner.read_run_json(run_dir)
     if verification is None:

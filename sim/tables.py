@@ -21,7 +21,7 @@ strict 10-value rows): a suit index maps to one class id (``uint8``: 133
 suit and 79 honor classes) whose lenient and strict values sit in two
 blocks of the same layout.  Two suits' classes are combined once more into
 pair tables so that a whole hand needs three class lookups and two row
-reads (see :func:`sim.hand._distance_codes`); the kernel picks the block by
+reads (see :func:`caishen.sim.hand._distance_codes`); the kernel picks the block by
 ``joker < 0``.  The kernels receive everything as one flat ``uint8`` array
 (:func:`pack_tables`, offsets ``OFF_*``, :func:`strict_block`).
 
@@ -277,7 +277,7 @@ def pack_tables(tables: tuple[np.ndarray, ...]) -> np.ndarray:
 def hand_tables() -> np.ndarray:
     """The flat hand table (:func:`pack_tables`), from memory, the disk cache, or built.
 
-    Pass it to the numba kernels of :mod:`sim.hand` as ``tabs``.
+    Pass it to the numba kernels of :mod:`caishen.sim.hand` as ``tabs``.
     """
     global _cache
     if _cache is not None:

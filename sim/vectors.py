@@ -3,8 +3,8 @@
 The format is ``shared/vectors/README.md``: one JSON object per line, a
 finished hand seen from the winner, with ``rules`` naming the rule set
 (``"kaihua"`` or ``"jiating"``).  Each line is dispatched to that rule set's
-``score(case, rules)`` (:func:`sim.rules.kaihua.score`,
-``sim.rules.jiating.score``; the latter is imported only when a Jiating line
+``score(case, rules)`` (:func:`caishen.sim.rules.kaihua.score`,
+``caishen.sim.rules.jiating.score``; the latter is imported only when a Jiating line
 is met, so Kaihua works on its own).  A line that cannot be scored gives an
 error object ``{"line": n, "id": ..., "error": "..."}`` and the other lines
 are still scored, whatever went wrong: bad or too deeply nested JSON, a
@@ -12,7 +12,7 @@ known key of the wrong JSON type (checked here, before the rule set sees
 the case: :data:`KEY_TYPES`), a missing key, a bad tile string, a value out
 of bounds, a case play cannot produce, an unavailable rule set, or an
 unexpected error inside a rule set (named by its type, e.g. a numba error).
-Messages are cut to :data:`sim.rules.options.MAX_MESSAGE` characters and
+Messages are cut to :data:`caishen.sim.rules.options.MAX_MESSAGE` characters and
 an echoed ``id`` to :data:`MAX_ID` characters, so a 5 MB bad value is never
 echoed whole.  ``caishen score`` is the command-line face of
 :func:`score_lines`.
@@ -26,10 +26,10 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-from sim.rules.options import Options, short_repr, short_text
+from caishen.sim.rules.options import Options, short_repr, short_text
 
 #: rule set name -> module that provides ``score(case, rules=None) -> dict``
-RULE_SETS = {"kaihua": "sim.rules.kaihua", "jiating": "sim.rules.jiating"}
+RULE_SETS = {"kaihua": "caishen.sim.rules.kaihua", "jiating": "caishen.sim.rules.jiating"}
 
 #: longest ``id`` echoed in an error object
 MAX_ID = 200

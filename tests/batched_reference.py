@@ -1,15 +1,15 @@
-"""A slow, obvious pure-Python reference of :mod:`envs.batched`: the same games through
-:class:`sim.engine.Game`, the :mod:`agents` bots and a Python transcription of the seed
-stream, following the module docstring of ``envs.batched`` (not its kernels)."""
+"""A slow, obvious pure-Python reference of :mod:`caishen.envs.batched`: the same games through
+:class:`caishen.sim.engine.Game`, the :mod:`agents` bots and a Python transcription of the seed
+stream, following the module docstring of ``caishen.envs.batched`` (not its kernels)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents import make_agent
-from envs.batched import REWARD_SCALE, SIGN_ILLEGAL_REWARD
-from envs.observation import encode
-from sim.engine import N_SEATS, RULESET_FACTS, SC_DEALER, SC_MATCH_HAND, SC_STREAK, Game, _random_action
+from caishen.agents import make_agent
+from caishen.envs.batched import REWARD_SCALE, SIGN_ILLEGAL_REWARD
+from caishen.envs.observation import encode
+from caishen.sim.engine import N_SEATS, RULESET_FACTS, SC_DEALER, SC_MATCH_HAND, SC_STREAK, Game, _random_action
 from test_rng import ref_below, ref_next, ref_seed
 
 

@@ -13,8 +13,8 @@ import pytest
 @pytest.fixture(scope="session")
 def engine_warm():
     """The engine compiled: one checked batch hand and one Game hand played."""
-    from sim import engine
-    from sim.selfplay import play_batch
+    from caishen.sim import engine
+    from caishen.sim.selfplay import play_batch
 
     play_batch(2, 0, policies="random", check=True)
     g = engine.Game().reset(seed=0)
@@ -45,11 +45,11 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def batched_warm(engine_warm):
-    """The batched env's kernels compiled (envs.batched): one reset and step of each mode."""
+    """The batched env's kernels compiled (caishen.envs.batched): one reset and step of each mode."""
     import numpy as np
 
-    from envs.batched import BatchedGames, sample_legal
-    from sim.rng import _rng_seed
+    from caishen.envs.batched import BatchedGames, sample_legal
+    from caishen.sim.rng import _rng_seed
 
     rng = np.zeros(4, np.uint64)
     _rng_seed(rng, 0)

@@ -1,9 +1,9 @@
 """A slow, obvious pure-Python Kaihua hand, for checking the numba engine (tests only).
 
-It replays the same wall and actions as :class:`sim.engine.Game` with
+It replays the same wall and actions as :class:`caishen.sim.engine.Game` with
 Python lists and dicts, written straight from ``shared/rules/kaihua.md``,
 and says at every step who acts and which actions are legal.  It shares no
-turn-structure code with :mod:`sim.engine`; for the two things that belong to
+turn-structure code with :mod:`caishen.sim.engine`; for the two things that belong to
 the rule set it calls the rule set's own kernels (``_evaluate_win`` for win
 legality and exponents, ``_is_baotou_wait`` for K-2.5's 爆头 shape,
 ``_payments`` for K-8/K-9.3), which are tested against their own references
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.rules.kaihua import _evaluate_win, _is_baotou_wait, _payments, flag_names
-from sim.tables import hand_tables
-from sim.tiles import CAISHEN as J
+from caishen.sim.rules.kaihua import _evaluate_win, _is_baotou_wait, _payments, flag_names
+from caishen.sim.tables import hand_tables
+from caishen.sim.tiles import CAISHEN as J
 
 DISCARD, KONG_CONCEALED, KONG_ADDED = 0, 68, 102
 CHOW = {136: 0, 137: 1, 138: 2}  # action -> position of the claimed tile in the run

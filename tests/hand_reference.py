@@ -1,6 +1,6 @@
 """Slow, obvious pure-Python references for the hand kernels (tests only).
 
-Nothing here shares code with :mod:`sim.hand` / :mod:`sim.tables`: the
+Nothing here shares code with :mod:`caishen.sim.hand` / :mod:`caishen.sim.tables`: the
 distance is a memoised search over groups built around the lowest tile.
 """
 

@@ -3,9 +3,9 @@ with the state checker after every step; batch self-play with random bots."""
 
 from __future__ import annotations
 
-from sim import engine as E
-from sim import selfplay
-from sim.tiles import kind_index
+from caishen.sim import engine as E
+from caishen.sim import selfplay
+from caishen.sim.tiles import kind_index
 
 
 def K(name: str) -> int:
@@ -14,7 +14,7 @@ def K(name: str) -> int:
 
 
 def deal(rules: str, hands, draws="", replacements="", dealer=0, streak=0, **options) -> E.Game:
-    """A ``rules`` game on the wall of :func:`sim.engine.build_wall`, checked."""
+    """A ``rules`` game on the wall of :func:`caishen.sim.engine.build_wall`, checked."""
     g = E.Game(rules, options or None)
     g.reset(wall=E.build_wall(hands, draws, replacements, dealer), dealer=dealer, streak=streak)
     g.check()
@@ -33,6 +33,6 @@ def act(g: E.Game, *names: str) -> E.Game:
 
 
 def random_batch(n_hands, seed, **kw):
-    """Batch self-play with uniformly random bots (``sim.selfplay.play_batch``)."""
+    """Batch self-play with uniformly random bots (``caishen.sim.selfplay.play_batch``)."""
     kw.setdefault("policies", "random")
     return selfplay.play_batch(n_hands, seed, **kw)

@@ -3,9 +3,9 @@
 A TEST REFERENCE, kept verbatim from ``sim/summary.py`` before the streaming
 engine (only the imports changed): :func:`summarize` takes the records as one
 ``pandas.DataFrame`` and computes every row from numpy arrays with
-:func:`sim.summary.wilson`, :func:`sim.summary.mean_ci` and
-:func:`sim.summary.diff_ci`.  ``tests/test_summary_streaming.py`` checks that
-the streaming summary (value counts, :class:`sim.summary.SummaryTally`) gives
+:func:`caishen.sim.summary.wilson`, :func:`caishen.sim.summary.mean_ci` and
+:func:`caishen.sim.summary.diff_ci`.  ``tests/test_summary_streaming.py`` checks that
+the streaming summary (value counts, :class:`caishen.sim.summary.SummaryTally`) gives
 the same numbers.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sim.summary import (
+from caishen.sim.summary import (
     COMPARABLE_DEFINITIONS,
     N_SEATS,
     PERCENTILES,
@@ -60,7 +60,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
     if "piao_0" in df and "flags" in df:
-        from sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
+        from caishen.sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
 
         paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["flags"].to_numpy() & FLAG_PIAO) != 0)
         winner = df["winner"].to_numpy()
@@ -71,7 +71,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
 def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS) -> tuple[pd.DataFrame, dict]:
     """The summary rows of a run's records and the definitions used.
 
-    ``df``: the records (``sim.records.read_run``), at least ``dealer,
+    ``df``: the records (``caishen.sim.records.read_run``), at least ``dealer,
     winner, winners_mask, win_type, score_0..3``; the 飘财 rows need
     ``piao_s, failed_piao_s, flags`` (and use ``piao_chance_s`` if present).
     ``policies``: the 4 seats' policy names (labels; 飘 rows are grouped by
@@ -161,7 +161,7 @@ def _jiating_rows(r: _Rows, df: pd.DataFrame, sh: pd.DataFrame, policies) -> Non
     """Jiating's rows (J-9 records): P and G per win, several winners, pattern
     frequencies (share of won hands whose first winner has the pattern),
     架听 / 硬子 declarations and what they earned, passed wins, the streak."""
-    from sim.rules.jiating_patterns import PATTERN_NAMES
+    from caishen.sim.rules.jiating_patterns import PATTERN_NAMES
 
     H = len(df)
     win_type = df["win_type"].to_numpy()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import PolicyAgent, RandomAgent, make_agent
-from sim.engine import Game
-from sim.selfplay import play_batch
+from caishen.agents import PolicyAgent, RandomAgent, make_agent
+from caishen.sim.engine import Game
+from caishen.sim.selfplay import play_batch
 
 
 @pytest.mark.parametrize("policy", ["greedy", "always", "never", "threshold:25"])
@@ -31,8 +31,8 @@ def test_piao_chance_column_matches_its_definition_K_9_1(policy):
     """piao_chance_s, recomputed in Python by its definition at every own turn
     (holds a 财神; the hand without one is ready, shanten <= 0), equals the
     batch kernel's column (which skips the shanten where it cannot be ready)."""
-    from sim.hand import shanten
-    from sim.tiles import CAISHEN
+    from caishen.sim.hand import shanten
+    from caishen.sim.tiles import CAISHEN
 
     hits = 0
     for seed in range(40):

@@ -1,5 +1,5 @@
-"""The batched env (envs.batched, envs.vector_env): trajectories equal to the same actions
-through sim.engine.Game (the pure-Python reference tests/batched_reference.py), both rule
+"""The batched env (caishen.envs.batched, caishen.envs.vector_env): trajectories equal to the same actions
+through caishen.sim.engine.Game (the pure-Python reference tests/batched_reference.py), both rule
 sets, self-play and versus bots, hand and match episodes; the observation layouts against
 the pure-Python encoder; hidden information; zero-sum rewards; seeds; bad input; the
 Gymnasium vector API, make_vec and autoreset; env_checker on a single-game view."""
@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import envs  # noqa: F401  (registers the ids)
-import envs.batched
-import envs.observation
-import envs.vector_env
+import caishen.envs  # noqa: F401  (registers the ids)
+import caishen.envs.batched
+import caishen.envs.observation
+import caishen.envs.vector_env
 from batched_reference import RefGame
-from envs.batched import REWARD_SCALE, BatchedGames, sample_legal
-from envs.observation import (
+from caishen.envs.batched import REWARD_SCALE, BatchedGames, sample_legal
+from caishen.envs.observation import (
     FLAT_INDEX,
     HISTORY_PLANES,
     N_HISTORY_PLANES,
@@ -32,10 +32,10 @@ from envs.observation import (
     n_planes,
     plane_high,
 )
-from envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, SingleGameEnv
-from sim.engine import N_ACTIONS, N_KINDS, N_SEATS, SCRATCH_FIELDS, STATE_DTYPE, Game, action_name
-from sim.rng import _rng_seed
-from sim.tiles import MELD_KONG_CONCEALED
+from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, SingleGameEnv
+from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, SCRATCH_FIELDS, STATE_DTYPE, Game, action_name
+from caishen.sim.rng import _rng_seed
+from caishen.sim.tiles import MELD_KONG_CONCEALED
 from test_envs import _hidden_twin, _reference_planes, _wall_with_quads
 
 RULES = ["kaihua", "jiating"]
@@ -297,8 +297,8 @@ def test_meld_order_hides_other_concealed_kongs():
 
 
 def test_doc_tables_match_layout():
-    """The order-of-play table and the flat indices in envs.observation's docstring agree with the code."""
-    doc = envs.observation.__doc__
+    """The order-of-play table and the flat indices in caishen.envs.observation's docstring agree with the code."""
+    doc = caishen.envs.observation.__doc__
     rows = re.findall(r"^(\d+)-(\d+)\s+``(\w+)``\s+(\d+)\s", doc, re.M)
     hist = [(int(a), int(b), name, int(h)) for a, b, name, h in rows if name in dict((g[0], 0) for g in HISTORY_PLANES)]
     assert hist == [(PLANE[name], PLANE[name] + n - 1, name, high) for name, n, high, _ in HISTORY_PLANES]
@@ -459,11 +459,11 @@ def test_single_game_view_passes_env_checker():
 
 
 def test_module_docstring_memory_claim():
-    """The bytes per game stated in envs.batched's docstring are what the buffers take."""
+    """The bytes per game stated in caishen.envs.batched's docstring are what the buffers take."""
     g = BatchedGames(4096, "kaihua", mode="versus")
     per_game = g.nbytes() / 4096
-    doc = " ".join(envs.batched.__doc__.split())
-    assert f"{STATE_DTYPE.itemsize:,} bytes)" in doc and f"{envs.batched.GAME_DTYPE.itemsize} bytes)" in doc
+    doc = " ".join(caishen.envs.batched.__doc__.split())
+    assert f"{STATE_DTYPE.itemsize:,} bytes)" in doc and f"{caishen.envs.batched.GAME_DTYPE.itemsize} bytes)" in doc
     assert f"{per_game:,.0f} bytes per game, 4,096 games in about {round(g.nbytes() / 1e6)} MB" in doc
     selfplay = BatchedGames(4096, "kaihua").nbytes()
     assert f"{selfplay / 4096:,.0f} bytes per game ({round(selfplay / 1e6)} MB)" in doc

@@ -1,4 +1,4 @@
-"""The ``caishen`` command line (sim.cli): ``--version`` and ``caishen hand`` with and
+"""The ``caishen`` command line (caishen.sim.cli): ``--version`` and ``caishen hand`` with and
 without a rule set's win gates (``--rules``, Kaihua K-2.4..K-2.6, Jiating J-1.1).
 
 ``caishen score`` is tested in tests/test_score_cli.py, ``simulate`` / ``report``
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sim import __version__, cli
+from caishen.sim import __version__, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,7 +36,7 @@ def test_version_flag_prints_the_version(capsys):
 
 def test_python_m_sim_version_prints_the_version():
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    p = subprocess.run([sys.executable, "-m", "sim", "--version"], capture_output=True, text=True, env=env,
+    p = subprocess.run([sys.executable, "-m", "caishen", "--version"], capture_output=True, text=True, env=env,
                        timeout=120)
     assert p.returncode == 0 and p.stdout.strip() == f"caishen {__version__}"
 
@@ -84,7 +84,7 @@ def test_hand_rules_kaihua_applies_K_2_5_to_qizi_baotou(capsys):
 
 
 def test_hand_rules_jiating_drops_a_kind_held_four_times(capsys):
-    # 1111m 234p 567s 789s: by shape it waits on a fifth 1m (unless sim.hand already drops it); no win exists
+    # 1111m 234p 567s 789s: by shape it waits on a fifth 1m (unless caishen.sim.hand already drops it); no win exists
     info = hand_json(capsys, "1111m234p567s789s", "--rules", "jiating")
     assert info["waits"] == [] and info["joker"] is None
     info = hand_json(capsys, "123m456p789s78s22z", "--rules", "jiating")
@@ -124,7 +124,7 @@ def test_hand_unknown_rules_exit_2(capsys):
 @pytest.mark.parametrize("hand", ["123m456p789s23s5z5z", "19m19p19s1234567z", "123m456p789s13z5z5z",
                                   "123m456p789s1z3z3z5z", "11m22m33p44p55s66s5z", "1112345678999m"])
 def test_hand_rules_lists_only_legal_self_draws(hand, capsys):
-    from sim import vectors
+    from caishen.sim import vectors
 
     scorer = vectors.Scorer()
     for rules, joker in (("kaihua", ["--joker", "5z"]), ("jiating", [])):

@@ -9,11 +9,11 @@ import json
 import numpy as np
 import pytest
 
-from sim import engine as E
-from sim import selfplay as SP
-from sim.policies import policy_table
-from sim.rules.kaihua import FLAG_CHAIN, FLAG_PIAO
-from sim.tiles import MELD_KONG_CONCEALED, kind_name
+from caishen.sim import engine as E
+from caishen.sim import selfplay as SP
+from caishen.sim.policies import policy_table
+from caishen.sim.rules.kaihua import FLAG_CHAIN, FLAG_PIAO
+from caishen.sim.tiles import MELD_KONG_CONCEALED, kind_name
 
 from scenario import random_batch
 
@@ -167,7 +167,7 @@ def test_build_wall_deals_the_given_hands(engine_warm):
     hands = ["123456789m1234p", "123456789p1234s", "123456789s1234z", "556677z11223m35p"]
     wall = E.build_wall(hands, draws="9p", replacements="4z", dealer=1)
     g = E.Game().reset(wall=wall, dealer=1)
-    from sim.tiles import parse
+    from caishen.sim.tiles import parse
 
     for s in range(4):
         want = parse(hands[s]).copy()

@@ -14,13 +14,13 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-import envs.gym_env
-import envs.pettingzoo_env
-from agents import make_agent
-from envs.gym_env import ENV_IDS, MahjongEnv
-from envs.observation import HISTORY_PLANES, N_PLANES, PLANE, PLANE_HIGH, PLANES, encode
-from envs.pettingzoo_env import AGENTS, env, raw_env
-from sim.engine import (
+import caishen.envs.gym_env
+import caishen.envs.pettingzoo_env
+from caishen.agents import make_agent
+from caishen.envs.gym_env import ENV_IDS, MahjongEnv
+from caishen.envs.observation import HISTORY_PLANES, N_PLANES, PLANE, PLANE_HIGH, PLANES, encode
+from caishen.envs.pettingzoo_env import AGENTS, env, raw_env
+from caishen.sim.engine import (
     N_ACTIONS,
     N_KINDS,
     N_SEATS,
@@ -65,7 +65,7 @@ from sim.engine import (
     check_state,
     parse_action,
 )
-from sim.tiles import MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG, parse_kinds
+from caishen.sim.tiles import MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG, parse_kinds
 
 RULES = ["kaihua", "jiating"]
 
@@ -505,7 +505,7 @@ def test_gymnasium_check_env(env_id):
 
 
 def test_gymnasium_make_by_module_path():
-    e = gymnasium.make("envs.gym_env:caishen/Jiating-v0")
+    e = gymnasium.make("caishen.envs.gym_env:caishen/Jiating-v0")
     obs, info = e.reset(seed=0)
     assert obs.shape == (N_PLANES, N_KINDS) and e.unwrapped.game.rules_name == "jiating"
     np.testing.assert_array_equal(e.get_wrapper_attr("action_masks")(), info["action_mask"])
@@ -653,12 +653,12 @@ def _doc_section(doc: str, title: str) -> str:
     return m.group(1)
 
 
-@pytest.mark.parametrize("module", [envs.pettingzoo_env, envs.gym_env, envs.observation])
+@pytest.mark.parametrize("module", [caishen.envs.pettingzoo_env, caishen.envs.gym_env, caishen.envs.observation])
 def test_doc_observation_table_matches_planes(module):
     doc = module.__doc__
-    table = doc if module is envs.observation else _doc_section(doc, "Observation")
+    table = doc if module is caishen.envs.observation else _doc_section(doc, "Observation")
     rows = re.findall(r"^(\d+)(?:-(\d+))?\s+``(\w+)``\s+(\d+)\s", table, re.M)
-    groups = PLANES + (HISTORY_PLANES if module is envs.observation else ())  # the order-of-play block
+    groups = PLANES + (HISTORY_PLANES if module is caishen.envs.observation else ())  # the order-of-play block
     want = [(PLANE[name], PLANE[name] + n - 1, name, high) for name, n, high, _ in groups]
     got = [(int(a), int(b or a), name, int(high)) for a, b, name, high in rows]
     assert got == want
@@ -666,7 +666,7 @@ def test_doc_observation_table_matches_planes(module):
     assert PLANE_HIGH.shape == (N_PLANES, N_KINDS)
 
 
-@pytest.mark.parametrize("module", [envs.pettingzoo_env, envs.gym_env])
+@pytest.mark.parametrize("module", [caishen.envs.pettingzoo_env, caishen.envs.gym_env])
 def test_doc_action_table_matches_engine(module):
     table = _doc_section(module.__doc__, "Action space")
     rows = re.findall(r"^(\d+)(?:\.\.(\d+))?\s+``([a-z_]+)(?: <\w+>)?``", table, re.M)

@@ -1,8 +1,8 @@
 """Fuzzed input wherever input enters (issue 15 item 5), with hypothesis.
 
 ``caishen score`` (the scoring-vector cases and ``--rules-option``),
-``caishen hand``, :meth:`sim.engine.Game.step`, the environments' ``step``
-(``envs.gym_env``, ``envs.pettingzoo_env``, ``envs.batched``) and rule
+``caishen hand``, :meth:`caishen.sim.engine.Game.step`, the environments' ``step``
+(``caishen.envs.gym_env``, ``caishen.envs.pettingzoo_env``, ``caishen.envs.batched``) and rule
 options get random and adversarial values: huge integers, NaN and
 infinities, bools where integers belong, wrong types, unicode, bytes,
 numpy scalars and arrays.  Each either works (and then only with a value
@@ -29,9 +29,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sim import cli, vectors
-from sim.engine import N_ACTIONS, RULESET_OPTIONS, Game, load_rules
-from sim.rules.options import MAX_MESSAGE
+from caishen.sim import cli, vectors
+from caishen.sim.engine import N_ACTIONS, RULESET_OPTIONS, Game, load_rules
+from caishen.sim.rules.options import MAX_MESSAGE
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: an exception type's name at the start of a message: a crash that slipped through as text
@@ -114,7 +114,7 @@ def _score_one(case: dict) -> dict:
     return out[0]
 
 
-#: the longest message the house cuts to (sim.rules.options.short_text: MAX_MESSAGE and a note of the cut)
+#: the longest message the house cuts to (caishen.sim.rules.options.short_text: MAX_MESSAGE and a note of the cut)
 LONGEST = MAX_MESSAGE + 40
 
 
@@ -291,7 +291,7 @@ def test_fuzz_game_step(rules, seed, steps, action):
 @FUZZ
 @given(st.integers(0, 100), st.sampled_from([None, -500.0]), action_values)
 def test_fuzz_gym_env_step(seed, illegal_reward, action):
-    from envs.gym_env import MahjongEnv
+    from caishen.envs.gym_env import MahjongEnv
 
     env = MahjongEnv(illegal_reward=illegal_reward)
     env.reset(seed=seed)
@@ -311,7 +311,7 @@ def test_fuzz_gym_env_step(seed, illegal_reward, action):
 @FUZZ
 @given(st.integers(0, 100), st.sampled_from([None, -500.0]), action_values)
 def test_fuzz_pettingzoo_env_step(seed, illegal_reward, action):
-    from envs import pettingzoo_env
+    from caishen.envs import pettingzoo_env
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -339,7 +339,7 @@ def test_fuzz_pettingzoo_env_step(seed, illegal_reward, action):
                      np.array([[1, 2]]), np.array([1, 2, 3]), np.array(["a", "b"]), np.array([None, None])]),
 ))
 def test_fuzz_batched_env_step(seed, illegal, actions):
-    from envs.batched import BatchedGames
+    from caishen.envs.batched import BatchedGames
 
     g = BatchedGames(2, illegal_action=illegal, reward="sign" if illegal == "penalty" else "points").reset(seed)
     before = g.states.copy()
@@ -363,7 +363,7 @@ def test_fuzz_batched_env_step(seed, illegal, actions):
 @pytest.mark.parametrize("action", [145, -1, 10**30, np.uint64(2**64 - 1), 1.0, "discard 1m", [3], None])
 def test_regression_pettingzoo_step_names_a_bad_action_instead_of_an_assertion(action):
     """Before: PettingZoo's bounds wrapper raised ``AssertionError: action is not in action space``."""
-    from envs import pettingzoo_env
+    from caishen.envs import pettingzoo_env
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -379,7 +379,7 @@ def test_regression_pettingzoo_step_names_a_bad_action_instead_of_an_assertion(a
 
 def test_regression_batched_step_names_a_huge_uint64_action_not_its_wrapped_value():
     """Before: ``2**64 - 1`` was converted to int64 first and named as action -1."""
-    from envs.batched import BatchedGames
+    from caishen.envs.batched import BatchedGames
 
     g = BatchedGames(2).reset(0)
     with pytest.raises(ValueError, match=r"game 0: action 18446744073709551615 is outside 0\.\.144"):
@@ -418,7 +418,7 @@ def test_regression_an_integer_rule_option_refuses_bytes():
 
 def test_regression_gym_step_cuts_the_echo_of_a_huge_action():
     """Before: the gym env echoed the whole integer (426 characters for 10**400)."""
-    from envs.gym_env import MahjongEnv
+    from caishen.envs.gym_env import MahjongEnv
 
     env = MahjongEnv(illegal_reward=None)
     env.reset(seed=0)

@@ -1,4 +1,4 @@
-"""Hand kernels (sim.hand) against the external shanten data and a slow reference."""
+"""Hand kernels (caishen.sim.hand) against the external shanten data and a slow reference."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim import hand, tiles
-from sim.tiles import CAISHEN, parse
+from caishen.sim import hand, tiles
+from caishen.sim.tiles import CAISHEN, parse
 
 import hand_reference as ref
 
@@ -42,8 +42,8 @@ def test_external_standard_shanten(name):
     counts, std, _ = load_cases(name)
     got = np.array([hand.shanten_standard(c) for c in counts[:50]])
     assert (got == std[:50]).all()
-    from sim.hand import _shanten_standard_batch
-    from sim.tables import hand_tables
+    from caishen.sim.hand import _shanten_standard_batch
+    from caishen.sim.tables import hand_tables
 
     out = np.empty(len(counts), np.int8)
     _shanten_standard_batch(counts, -1, hand_tables(), out)
@@ -157,7 +157,7 @@ H14 = "123m456p789s23s11z4s"
 
 
 def _joker_calls():
-    """(name, call(joker)) for every public function of sim.hand that takes a joker."""
+    """(name, call(joker)) for every public function of caishen.sim.hand that takes a joker."""
     c13, c14 = parse(H13), parse(H14)
     return [
         ("shanten", lambda j: hand.shanten(c13, j)),
@@ -191,7 +191,7 @@ def test_joker_must_be_an_integer_kind(bad):
 
 
 def _counts_calls():
-    """(name, call(counts)) for every public function of sim.hand and sim.tiles that takes counts."""
+    """(name, call(counts)) for every public function of caishen.sim.hand and caishen.sim.tiles that takes counts."""
     return [
         ("shanten", hand.shanten),
         ("shanten_standard", hand.shanten_standard),
@@ -270,7 +270,7 @@ def test_tile_kind_functions_accept_numpy_integers():
     ],
 )
 def test_hand_cli_rejects_more_than_four_held_and_visible(argv, kind, capsys):
-    from sim.cli import main
+    from caishen.sim.cli import main
 
     with pytest.raises(SystemExit) as e:
         main(["hand", *argv])
@@ -589,8 +589,8 @@ def test_J_5_1_is_win_with_fours_matches_reference(c, joker):
 
 def _jiating_n_waits(c):
     """Jiating's readiness count (D3): kinds completing the 3m+1 hand of which fewer than 4 are held."""
-    from sim.rules.jiating_turn import _n_waits
-    from sim.tables import hand_tables
+    from caishen.sim.rules.jiating_turn import _n_waits
+    from caishen.sim.tables import hand_tables
 
     own = c.astype(np.int64)
     return int(_n_waits(c, own, hand_tables(), np.empty(34, np.int64)))
@@ -660,8 +660,8 @@ def test_mean_shanten_of_random_hands():
     orphans; the external files' own standard column averages 3.32, which is
     what our standard form gives.  We rebuild the published figure from our
     standard-form kernel plus the two Japanese special forms."""
-    from sim.hand import _shanten_standard_batch
-    from sim.tables import hand_tables
+    from caishen.sim.hand import _shanten_standard_batch
+    from caishen.sim.tables import hand_tables
 
     counts = random_hands(10**6, 14, seed=2024)
     std = np.empty(len(counts), np.int8)

@@ -1,10 +1,10 @@
 """Jiating (架听) through the engine: one test (or a few) per rule ID about turns.
 
-Each scenario deals a hand-built wall (:func:`sim.engine.build_wall`; seat 0
+Each scenario deals a hand-built wall (:func:`caishen.sim.engine.build_wall`; seat 0
 deals unless said otherwise), drives the engine with actions into the
 situation of the rule and checks the outcome: who is asked, the legal
 actions, melds, declarations, the record and its scores (which come from
-the one Jiating scorer, ``sim.rules.jiating``).  The state checker runs
+the one Jiating scorer, ``caishen.sim.rules.jiating``).  The state checker runs
 after every step.  Batch self-play with the checker on is at the end.
 """
 
@@ -15,10 +15,10 @@ import functools
 import numpy as np
 import pytest
 
-from sim import engine as E
-from sim import jiating_records as JR
-from sim.rules import jiating as J
-from sim.tiles import MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG, kind_name
+from caishen.sim import engine as E
+from caishen.sim import jiating_records as JR
+from caishen.sim.rules import jiating as J
+from caishen.sim.tiles import MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG, kind_name
 
 import scenario
 from scenario import K, act, legal, random_batch
@@ -675,15 +675,15 @@ def test_P47_option_win_on_the_dealers_first_discard(engine_warm):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from sim import hand as H  # noqa: E402
-from sim.rules import jiating_turn as JT  # noqa: E402
-from sim.tables import hand_tables  # noqa: E402
-from sim.tiles import parse  # noqa: E402
+from caishen.sim import hand as H  # noqa: E402
+from caishen.sim.rules import jiating_turn as JT  # noqa: E402
+from caishen.sim.tables import hand_tables  # noqa: E402
+from caishen.sim.tiles import parse  # noqa: E402
 
 
 def _ref_single_wait_discards(hand14: np.ndarray, melds: list[tuple[int, int]]) -> set[int]:
     """The discards after which the hand waits on exactly one kind, written
-    plainly with ``sim.hand.waits`` and the scorer's D3 (kinds whose four
+    plainly with ``caishen.sim.hand.waits`` and the scorer's D3 (kinds whose four
     copies the player holds do not count)."""
     own = hand14.astype(int).copy()
     for t, k in melds:
@@ -864,8 +864,8 @@ def test_finish_records_rejects_a_recorded_win_the_scorer_does_not_accept(engine
 
 def _checked_kernel(policy: str, n: int, seed: int):
     """Run the self-play kernel with the invariant checker after every step; the raw batch matrix."""
-    from sim import selfplay
-    from sim.policies import policy_table
+    from caishen.sim import selfplay
+    from caishen.sim.policies import policy_table
 
     name, r = E.load_rules("jiating", None)
     st_ = E.new_state()[0]
@@ -878,7 +878,7 @@ def _checked_kernel(policy: str, n: int, seed: int):
 
 
 def _check_batch_records(r, rec, policy):
-    from sim import records
+    from caishen.sim import records
 
     n = len(rec)
     cols = JR.finish_records(r, rec)
@@ -901,7 +901,7 @@ def _check_batch_records(r, rec, policy):
 @pytest.mark.parametrize("policy", ["random", "greedy"])
 def test_batch_10k_checked_hands(engine_warm, policy):
     """10,000 hands of random (greedy) self-play with the state checker after
-    every step; every win scored by sim.rules.jiating, zero-sum, payments
+    every step; every win scored by caishen.sim.rules.jiating, zero-sum, payments
     consistent.  (The 100,000-hand runs are marked slow.)"""
     r, rec = _checked_kernel(policy, 10_000, 20240601)
     _check_batch_records(r, rec, policy)
@@ -918,9 +918,9 @@ def test_batch_100k_checked_hands(engine_warm, policy):
 
 
 def test_selfplay_records_match_the_contract_and_a_rescoring(engine_warm):
-    """sim.selfplay.play_batch returns the J-9 columns; each hand's scores are
+    """caishen.sim.selfplay.play_batch returns the J-9 columns; each hand's scores are
     the scorer's for the recorded cases."""
-    from sim import records, selfplay
+    from caishen.sim import records, selfplay
 
     cols = selfplay.play_batch(300, seed=9, rules="jiating", policies="greedy,random,greedy,greedy")
     assert list(cols) == [c for c, _ in records.RULESET_COLUMNS["jiating"]]
@@ -995,7 +995,7 @@ def test_simulate_jiating_end_to_end(engine_warm, tmp_path, capsys):
     resumes, and summarizes with the Jiating rows (checked against pandas)."""
     import pandas as pd
 
-    from sim import cli, records, summary
+    from caishen.sim import cli, records, summary
 
     out = tmp_path / "run"
     argv = ["simulate", "--rules", "jiating", "--games", "600", "--chunk-size", "200", "--seed", "5",

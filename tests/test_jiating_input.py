@@ -1,4 +1,4 @@
-"""Jiating input that play cannot produce (decision D11 of sim.rules.jiating) and the
+"""Jiating input that play cannot produce (decision D11 of caishen.sim.rules.jiating) and the
 bounds on every integer that enters (the module's Bounds): rejected with a ValueError naming the
 contradiction or the value; every case play can produce is still scored.
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from sim.rules import jiating as J
-from sim.rules.jiating import JiatingRules, evaluate, score
+from caishen.sim.rules import jiating as J
+from caishen.sim.rules.jiating import JiatingRules, evaluate, score
 
 from test_jiating_scoring import case
 

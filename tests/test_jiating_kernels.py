@@ -1,5 +1,5 @@
-"""Jiating scoring kernels (``sim.rules.jiating_kernels``, ``sim.jiating_batch``) against the
-Python scorer (``sim.rules.jiating.score`` / ``sim.jiating_records.finish_records``), the slow
+"""Jiating scoring kernels (``caishen.sim.rules.jiating_kernels``, ``caishen.sim.jiating_batch``) against the
+Python scorer (``caishen.sim.rules.jiating.score`` / ``caishen.sim.jiating_records.finish_records``), the slow
 obvious reference.
 
 Compared on every scoring vector, on each pattern P01..P50 (a hand where it
@@ -20,15 +20,15 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sim import engine as E
-from sim import jiating_batch as JB
-from sim import jiating_records as JR
-from sim.rules import jiating as J
-from sim.rules import jiating_kernels as JK
-from sim.rules.jiating import JiatingRules
-from sim.hand import is_win
-from sim.tables import hand_tables
-from sim.tiles import kind_name, parse, parse_kinds
+from caishen.sim import engine as E
+from caishen.sim import jiating_batch as JB
+from caishen.sim import jiating_records as JR
+from caishen.sim.rules import jiating as J
+from caishen.sim.rules import jiating_kernels as JK
+from caishen.sim.rules.jiating import JiatingRules
+from caishen.sim.hand import is_win
+from caishen.sim.tables import hand_tables
+from caishen.sim.tiles import kind_name, parse, parse_kinds
 
 VECTORS = Path(__file__).parents[2] / "shared" / "vectors" / "jiating.jsonl"
 KEYS = ("win", "patterns", "P", "G", "scores")
@@ -320,7 +320,7 @@ def test_score_win_bad_input_names_the_value(change, match):
 
 
 def test_score_win_rejects_rules_of_another_rule_set():
-    from sim.rules.kaihua import KaihuaRules
+    from caishen.sim.rules.kaihua import KaihuaRules
 
     with pytest.raises(ValueError, match="JiatingRules"):
         JK.score_win(parse("123m456p789s11z22z").astype(np.int64), 28, win_type="discard", winner=1, dealer=0,
@@ -484,8 +484,8 @@ def test_J_5_1_random_tiles_kernel_equals_reference(kinds):
 # ----------------------------------------------------------------- self-play: every recorded win
 def checked_batch(policy: str, n: int, seed: int) -> tuple[JiatingRules, np.ndarray]:
     """The batch matrix of ``n`` Jiating hands with the invariant checker after every step."""
-    from sim import selfplay
-    from sim.policies import policy_table
+    from caishen.sim import selfplay
+    from caishen.sim.policies import policy_table
 
     name, r = E.load_rules("jiating", None)
     st_ = E.new_state()[0]

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from sim.hand import Group, Reading, readings
-from sim.rules import jiating as J
-from sim.rules import jiating_patterns as JP
-from sim.rules.jiating import JiatingRules, evaluate, score
-from sim.tiles import kind_name, parse_kinds
+from caishen.sim.hand import Group, Reading, readings
+from caishen.sim.rules import jiating as J
+from caishen.sim.rules import jiating_patterns as JP
+from caishen.sim.rules.jiating import JiatingRules, evaluate, score
+from caishen.sim.tiles import kind_name, parse_kinds
 
 VECTORS = Path(__file__).parents[2] / "shared" / "vectors" / "jiating.jsonl"
 #: vector id -> (rule ID, why the spec's answer differs from the vector's)

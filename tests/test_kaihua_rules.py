@@ -1,6 +1,6 @@
 """Kaihua rules through the engine: one test (or a few) per rule ID.
 
-Each test deals a hand-constructed wall (:func:`sim.engine.build_wall`),
+Each test deals a hand-constructed wall (:func:`caishen.sim.engine.build_wall`),
 drives the engine with actions into the situation of the rule, and checks
 the outcome (legal actions, who is asked, melds, draws, scores, records).
 The state checker runs after every step.  Hand types and payments
@@ -15,8 +15,8 @@ import functools
 import numpy as np
 import pytest
 
-from sim import engine as E
-from sim.tiles import CAISHEN, MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
+from caishen.sim import engine as E
+from caishen.sim.tiles import CAISHEN, MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
 
 import scenario
 from scenario import K, act, legal
@@ -380,7 +380,7 @@ def test_K_6_2_gangbao_baotou_on_a_replacement_draw(engine_warm):
     act(g, "win")
     r = g.result
     assert r["exponent"] == 2 and r["chain_kong"] == 1
-    from sim.rules.kaihua import FLAG_BAOTOU
+    from caishen.sim.rules.kaihua import FLAG_BAOTOU
 
     assert r["flags"] & FLAG_BAOTOU
     assert scores(g) == [48, -16, -16, -16]
@@ -740,7 +740,7 @@ def test_K_9_4_record_hides_piao_links_that_did_not_count(engine_warm):
 
 
 def kaihua_flag(name: str) -> int:
-    from sim.rules.kaihua import FLAG_NAMES
+    from caishen.sim.rules.kaihua import FLAG_NAMES
 
     return next(bit for bit, n in FLAG_NAMES.items() if n == name)
 
@@ -843,9 +843,9 @@ def test_K_10_every_win_of_play_is_a_case_that_score_accepts_and_agrees_with(eng
     flags and each seat's points.  The chain is followed action by action and
     must agree with the engine's counts; the record's chain columns are the
     counted part of it."""
-    from sim.rules import kaihua
+    from caishen.sim.rules import kaihua
 
-    from agents import make_agent
+    from caishen.agents import make_agent
 
     rng = np.random.default_rng(99)
     bots = [make_agent("always" if s % 2 else "greedy", seed=s) for s in range(4)]  # always: 飘 when ready

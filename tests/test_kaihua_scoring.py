@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.rules import kaihua
-from sim.rules.kaihua import (
+from caishen.sim.rules import kaihua
+from caishen.sim.rules.kaihua import (
     KaihuaRules,
     WIN_DISCARD,
     WIN_ROBBED_KONG,
@@ -707,9 +707,9 @@ def test_score_rejects_discard_without_discarder_and_self_robbed():
 # ---------------------------------------------------------------------------
 # _evaluate_win against a slow, obvious reference (hypothesis)
 # ---------------------------------------------------------------------------
-from sim import tiles  # noqa: E402
-from sim.hand import Group, readings  # noqa: E402
-from sim.tables import hand_tables  # noqa: E402
+from caishen.sim import tiles  # noqa: E402
+from caishen.sim.hand import Group, readings  # noqa: E402
+from caishen.sim.tables import hand_tables  # noqa: E402
 
 J = tiles.CAISHEN
 NATURAL = [k for k in range(34) if k != J]

@@ -1,15 +1,15 @@
-"""Bots (sim.policies) against a slow pure-Python reference on real game states."""
+"""Bots (caishen.sim.policies) against a slow pure-Python reference on real game states."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sim import engine as E
-from sim import hand
-from sim.policies import POLICY_GREEDY, _choose_action, parse_policy, policy_table
-from sim.tables import hand_tables
-from sim.tiles import CAISHEN
+from caishen.sim import engine as E
+from caishen.sim import hand
+from caishen.sim.policies import POLICY_GREEDY, _choose_action, parse_policy, policy_table
+from caishen.sim.tables import hand_tables
+from caishen.sim.tiles import CAISHEN
 
 
 def test_policy_table_parsing():
@@ -49,7 +49,7 @@ def ref_live(st, s):
 
 
 def ref_greedy(st, joker=CAISHEN):
-    """The greedy policy of the sim.policies docstring, written plainly with sim.hand."""
+    """The greedy policy of the caishen.sim.policies docstring, written plainly with caishen.sim.hand."""
     mask = st["mask"]
     s = int(st["sc"][E.SC_TO_ACT])
     h = st["hands"][s].astype(np.uint8).copy()
@@ -158,7 +158,7 @@ def test_piao_chance_column_K_9_1():
     """piao_chance_s marks a seat-hand where the seat, on an own turn, held a 财神 and
     would have stayed ready without it.  The ``always`` bot throws it at every such
     chance unless it can win right away, so a chance without a 飘 means it won."""
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     r = play_batch(3000, 21, policies="always")
     chances = 0
@@ -187,7 +187,7 @@ def test_threshold_is_bounded_by_the_wall():
 
 
 def test_check_piao_policies_names_the_policy_and_seat():
-    from sim.policies import check_piao_policies, policy_name
+    from caishen.sim.policies import check_piao_policies, policy_name
 
     t = policy_table("greedy,random,threshold:30,never")
     check_piao_policies(t, CAISHEN, "kaihua")  # a joker: every policy is fine
@@ -199,7 +199,7 @@ def test_check_piao_policies_names_the_policy_and_seat():
 
 @pytest.mark.parametrize("policies", ["always", "never", "threshold:10", "greedy,greedy,greedy,always"])
 def test_play_batch_rejects_a_piao_policy_without_caishen(policies):
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     with pytest.raises(ValueError, match="has no 财神"):
         play_batch(1, 0, rules="jiating", policies=policies)
@@ -209,11 +209,11 @@ def test_play_batch_rejects_a_piao_policy_without_caishen(policies):
 def test_J_1_1_piao_policies_rejected_by_agents_and_envs_without_caishen(spec):
     """A 飘 policy has no 财神 to throw in Jiating (J-1.1): an agent, the Gymnasium env's
     opponents and the batched env's bots refuse it instead of silently playing greedy."""
-    import envs  # noqa: F401  (registers the envs)
-    from agents import make_agent
-    from envs.batched import BatchedGames
-    from envs.gym_env import MahjongEnv
-    from sim.engine import Game
+    import caishen.envs  # noqa: F401  (registers the envs)
+    from caishen.agents import make_agent
+    from caishen.envs.batched import BatchedGames
+    from caishen.envs.gym_env import MahjongEnv
+    from caishen.sim.engine import Game
 
     game = Game("jiating").reset(seed=1)
     with pytest.raises(ValueError, match="no 财神"):
@@ -227,7 +227,7 @@ def test_J_1_1_piao_policies_rejected_by_agents_and_envs_without_caishen(spec):
 
 @pytest.mark.parametrize("bad", [True, np.True_, 2.0, "3"])
 def test_play_batch_rejects_bools_and_non_integers(bad):
-    from sim.selfplay import play_batch
+    from caishen.sim.selfplay import play_batch
 
     for kw in ({"n_hands": bad, "seed": 1}, {"n_hands": 2, "seed": bad}):
         with pytest.raises(ValueError):

@@ -1,8 +1,8 @@
-"""The training path (issue 12 item 5): the SB3 adapter, agents.train_ppo, the "ppo:" agent, evaluation.
+"""The training path (issue 12 item 5): the SB3 adapter, caishen.agents.train_ppo, the "ppo:" agent, evaluation.
 
 Tests that train or load a policy need the ``[rl]`` extra (torch, sb3-contrib)
 and are skipped cleanly without it (CI installs no torch); the others check
-what works without it: ``import agents`` / ``import envs`` never import torch,
+what works without it: ``import caishen.agents`` / ``import caishen.envs`` never import torch,
 a missing checkpoint is a ValueError, and the duplicate-deal evaluation with
 the built-in policies.
 """
@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.engine import N_ACTIONS, Game
+from caishen.sim.engine import N_ACTIONS, Game
 
 TINY = dict(timesteps=2048, n_envs=32, n_steps=32, batch_size=256, n_epochs=2, net=(32, 32), seed=3, imitate=2048)
 
@@ -34,7 +34,7 @@ def rl():
 @pytest.fixture(scope="module")
 def tiny_run(rl, tmp_path_factory, batched_warm):
     """A tiny training run: (output folder, path of model.zip)."""
-    from agents.train_ppo import train
+    from caishen.agents.train_ppo import train
 
     out = str(tmp_path_factory.mktemp("ppo"))
     return out, train(out, **TINY)
@@ -42,7 +42,7 @@ def tiny_run(rl, tmp_path_factory, batched_warm):
 
 # ------------------------------------------------------------------------- without torch
 def test_import_agents_and_envs_never_imports_torch():
-    code = ("import sys, agents, envs, agents.ppo, agents.train_ppo; "
+    code = ("import sys, caishen.agents, caishen.envs, caishen.agents.ppo, caishen.agents.train_ppo; "
             "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules]; "
             "assert not bad, bad")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.getcwd())
@@ -50,7 +50,7 @@ def test_import_agents_and_envs_never_imports_torch():
 
 
 def test_make_agent_ppo_missing_checkpoint_is_value_error(tmp_path):
-    from agents import make_agent
+    from caishen.agents import make_agent
 
     missing = str(tmp_path / "nope.zip")
     with pytest.raises(ValueError, match="nope.zip"):
@@ -62,7 +62,7 @@ def test_make_agent_ppo_missing_checkpoint_is_value_error(tmp_path):
 def test_layout_of_every_observation_layout_and_bad_shape():
     from gymnasium import spaces
 
-    from agents.ppo import layout_of
+    from caishen.agents.ppo import layout_of
 
     assert layout_of(spaces.Box(0, 1, (967,))) == ("flat", False, False)
     assert layout_of(spaces.Box(0, 1, (2599,))) == ("flat", True, False)
@@ -76,8 +76,8 @@ def test_layout_of_every_observation_layout_and_bad_shape():
 
 # ------------------------------------------------------------------------- the assist block
 def assist_reference(hand, pending, joker):
-    """envs.assist's block, the slow obvious way: sim.hand.shanten on each changed hand."""
-    from sim.hand import shanten
+    """caishen.envs.assist's block, the slow obvious way: caishen.sim.hand.shanten on each changed hand."""
+    from caishen.sim.hand import shanten
 
     out = np.zeros(36)
     h = np.array(hand, np.uint8)
@@ -107,8 +107,8 @@ def assist_reference(hand, pending, joker):
 @given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 4, 5, 7, 8, 10, 11, 13, 14]), st.integers(-1, 33),
        st.sampled_from([-1, 31]))
 def test_assist_kernel_equals_reference(seed, n, pending, joker):
-    from envs.assist import _assist_one
-    from sim.tables import hand_tables
+    from caishen.envs.assist import _assist_one
+    from caishen.sim.tables import hand_tables
 
     hand = np.bincount(np.random.default_rng(seed).permutation(136)[:n] // 4, minlength=34).astype(np.uint8)
     out = np.zeros(36, np.float32)
@@ -119,8 +119,8 @@ def test_assist_kernel_equals_reference(seed, n, pending, joker):
 def test_assist_features_through_game_states_and_batch(engine_warm):
     """At every decision of a few random hands of both rule sets: assist_features(game, seat) of
     every seat equals the reference on that seat's own tiles and the tile on offer; bad seats raise."""
-    from envs.assist import assist_batch, assist_features
-    from sim.engine import RULESET_FACTS, SC_TILE
+    from caishen.envs.assist import assist_batch, assist_features
+    from caishen.sim.engine import RULESET_FACTS, SC_TILE
 
     rng = np.random.default_rng(0)
     checked = 0
@@ -145,7 +145,7 @@ def test_assist_features_through_game_states_and_batch(engine_warm):
 def test_evaluation_duplicate_deals_and_ci_table(batched_warm):
     """The same deals for every policy (walls compared inside), greedy beats random, and the
     table's intervals are what the formula says."""
-    from agents.ppo import ci_table, evaluate_vs_greedy
+    from caishen.agents.ppo import ci_table, evaluate_vs_greedy
 
     pts = evaluate_vs_greedy({"greedy": "greedy", "random": "random", "greedy again": "greedy"}, "kaihua",
                              hands=300, n_games=64, seed=5)
@@ -164,7 +164,7 @@ def test_evaluation_duplicate_deals_and_ci_table(batched_warm):
 
 
 def test_train_ppo_cli_bad_net_exits_2(capsys):
-    from agents.train_ppo import main
+    from caishen.agents.train_ppo import main
 
     assert main(["--net", "64,x", "--out", "unused"]) == 2
     assert "--net" in capsys.readouterr().err
@@ -174,8 +174,8 @@ def test_train_ppo_cli_bad_net_exits_2(capsys):
 def test_sb3_vecenv_masks_terminal_obs_and_seeding(rl, batched_warm):
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    from agents.ppo import random_masked_policy
-    from envs.sb3_vec import BatchedVecEnv
+    from caishen.agents.ppo import random_masked_policy
+    from caishen.envs.sb3_vec import BatchedVecEnv
 
     env = BatchedVecEnv(16, observation="flat", reward="scaled", seed=0)
     obs = env.reset()
@@ -210,12 +210,12 @@ def test_sb3_vecenv_masks_terminal_obs_and_seeding(rl, batched_warm):
 
 
 def test_sb3_vecenv_assist_block_and_shaping_pays_back(rl, batched_warm):
-    """assist=True appends envs.assist's block of the learning seat; with shaping c, an episode's
+    """assist=True appends caishen.envs.assist's block of the learning seat; with shaping c, an episode's
     shaped rewards sum to its reward plus c * shanten at its first decision (potential-based,
     Phi = 0 at the end)."""
-    from agents.ppo import random_masked_policy
-    from envs.assist import assist_batch
-    from envs.sb3_vec import BatchedVecEnv
+    from caishen.agents.ppo import random_masked_policy
+    from caishen.envs.assist import assist_batch
+    from caishen.envs.sb3_vec import BatchedVecEnv
 
     env = BatchedVecEnv(16, observation="flat", reward="scaled", seed=4, assist=True, shaping=0.5)
     obs = env.reset()
@@ -248,8 +248,8 @@ def test_train_tiny_writes_curve_and_checkpoints(tiny_run):
 
 
 def test_make_agent_ppo_loads_checkpoint(tiny_run):
-    from agents import make_agent
-    from agents.ppo import PPOAgent
+    from caishen.agents import make_agent
+    from caishen.agents.ppo import PPOAgent
 
     agent = make_agent(f"ppo:{tiny_run[1]}")
     assert isinstance(agent, PPOAgent)
@@ -260,7 +260,7 @@ def test_make_agent_ppo_loads_checkpoint(tiny_run):
 def test_ppo_agent_plays_only_legal_actions_through_game(tiny_run):
     """Game.step raises on an illegal action; the agent sits in seat 0 next to greedy bots, then in
     every seat, in both rule sets (the checkpoint's layout fits both)."""
-    from agents import make_agent
+    from caishen.agents import make_agent
 
     ppo, greedy = make_agent(f"ppo:{tiny_run[1]}"), make_agent("greedy")
     for rules, seats in (("kaihua", [ppo, greedy, greedy, greedy]), ("kaihua", [ppo] * 4), ("jiating", [ppo] * 4)):
@@ -277,8 +277,8 @@ def test_ppo_agent_plays_only_legal_actions_through_game(tiny_run):
 def test_ppo_agent_plays_the_batched_envs(tiny_run):
     """act_batch in the versus vector env (illegal actions raise there) and in every seat of a
     self-play batch next to a greedy bot, routed by current_player."""
-    from agents import make_agent
-    from envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv
+    from caishen.agents import make_agent
+    from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv
 
     ppo = make_agent(f"ppo:{tiny_run[1]}")
     vec = CaishenVectorEnv(32, observation="flat", illegal_action="raise")
@@ -304,7 +304,7 @@ def test_ppo_agent_plays_the_batched_envs(tiny_run):
 
 
 def test_evaluation_of_checkpoints_gives_numbers(tiny_run):
-    from agents.train_ppo import evaluate_checkpoints
+    from caishen.agents.train_ppo import evaluate_checkpoints
 
     out, path = tiny_run
     rows = evaluate_checkpoints(path, os.path.join(out, "untrained.zip"), hands=256, seed=7, out=out)

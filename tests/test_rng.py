@@ -1,4 +1,4 @@
-"""sim.rng against a pure-Python transcription of the reference C code
+"""caishen.sim.rng against a pure-Python transcription of the reference C code
 (xoshiro256**, splitmix64, Lemire's bounded draw), and for uniformity."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from numba import njit
 from scipy import stats
 
-from sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
+from caishen.sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
 
 M64 = (1 << 64) - 1
 

@@ -548,8 +548,8 @@ def test_traceability_tables_name_what_exists():
 
 def test_options_of_the_rule_sets_are_documented():
     """Every field of ``KaihuaRules`` / ``JiatingRules`` is in its doc's options table."""
-    from sim.rules.jiating import JiatingRules
-    from sim.rules.kaihua import KaihuaRules
+    from caishen.sim.rules.jiating import JiatingRules
+    from caishen.sim.rules.kaihua import KaihuaRules
 
     for rs, cls in (("kaihua", KaihuaRules), ("jiating", JiatingRules)):
         text = RULE_DOCS[rs].read_text(encoding="utf-8")

@@ -3,7 +3,7 @@
 ``tests/test_rule_docs.py`` wants every scoring rule (K-6.x .. K-9.x, J-6.x,
 J-7, P01..P50 in ``docs/rules/``) to have a test whose name carries its ID.
 K-7.2, K-8.4 and K-9.4 had none; their tests are here, built from hand-made
-scoring cases (``sim.rules.kaihua.score``) and hand-built walls
+scoring cases (``caishen.sim.rules.kaihua.score``) and hand-built walls
 (``tests/scenario.py``), as the rule-set test files build theirs.  Also
 here: the J-7 大四喜 line and the P49 clarification of the current spec.
 """
@@ -14,11 +14,11 @@ import functools
 
 import pytest
 
-from sim import engine as E
-from sim import tiles
-from sim.rules import jiating, kaihua
-from sim.rules import jiating_patterns as JP
-from sim.rules.kaihua import KaihuaRules
+from caishen.sim import engine as E
+from caishen.sim import tiles
+from caishen.sim.rules import jiating, kaihua
+from caishen.sim.rules import jiating_patterns as JP
+from caishen.sim.rules.kaihua import KaihuaRules
 
 import scenario
 from scenario import act, legal

@@ -1,4 +1,4 @@
-"""Tests of the batch runner (sim.runner), the records files (sim.records) and the summary (sim.summary).
+"""Tests of the batch runner (caishen.sim.runner), the records files (caishen.sim.records) and the summary (caishen.sim.summary).
 
 The runner is exercised with :func:`fake_chunk`, a TEST DOUBLE of the
 engine's chunk function: it draws contract-shaped, zero-sum records from a
@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from sim import records, runner, summary
-from sim.rules.kaihua import FLAG_PIAO, FLAG_PINGHU
+from caishen.sim import records, runner, summary
+from caishen.sim.rules.kaihua import FLAG_PIAO, FLAG_PINGHU
 
 RULES = "kaihua"
 OPTIONS = {"discard_win": True}
@@ -27,7 +27,7 @@ POLICIES = ("random",) * 4
 
 
 def fake_chunk(rules, options, policies, seed_entropy, n_hands):
-    """TEST DOUBLE for ``sim.runner.engine_chunk``: random records obeying the records contract.
+    """TEST DOUBLE for ``caishen.sim.runner.engine_chunk``: random records obeying the records contract.
 
     Hands are drawn independently: a draw (流局) or a win of one seat by
     self-draw / discard / robbed kong, with K-8 shares ``base * 2**E`` so
@@ -300,7 +300,7 @@ def test_a_chunk_breaking_the_contract_stops_the_run_and_writes_nothing_for_it(t
 
 
 def test_record_columns_match_the_engine_record_layout():
-    engine = pytest.importorskip("sim.engine")
+    engine = pytest.importorskip("caishen.sim.engine")
     assert [(n, np.dtype(d)) for n, d in engine.RECORD_COLUMNS] == list(records.record_columns(RULES))
 
 

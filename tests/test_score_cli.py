@@ -1,5 +1,5 @@
 """``caishen score``: the shared scoring vectors through the command line,
-rule options, and malformed input lines (sim.vectors, sim.cli)."""
+rule options, and malformed input lines (caishen.sim.vectors, caishen.sim.cli)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sim import vectors
+from caishen.sim import vectors
 
 REPO = Path(__file__).parents[1]
 VECTORS = Path(__file__).parents[2] / "shared" / "vectors"
@@ -24,11 +24,11 @@ needs_vectors = pytest.mark.skipif(
 
 
 def caishen(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    """Run ``python -m sim ARGS`` in a subprocess (the installed command's code path)."""
+    """Run ``python -m caishen ARGS`` in a subprocess (the installed command's code path)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
     return subprocess.run(
-        [sys.executable, "-m", "sim", *args], input=stdin, capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-m", "caishen", *args], input=stdin, capture_output=True, text=True, env=env, timeout=300
     )
 
 
@@ -164,7 +164,7 @@ def test_expect_key_is_ignored():
 
 
 def test_unavailable_rule_set_is_a_per_line_error(monkeypatch):
-    monkeypatch.setitem(vectors.RULE_SETS, "jiating", "sim.rules.no_such_rule_set")
+    monkeypatch.setitem(vectors.RULE_SETS, "jiating", "caishen.sim.rules.no_such_rule_set")
     jiating_line = json.dumps({"id": "J", "rules": "jiating"})
     out = list(vectors.score_lines([variant("a"), jiating_line, variant("b")]))
     assert [r["id"] for r in out] == ["a", "J", "b"]
@@ -204,8 +204,8 @@ def jvariant(cid: str, **change) -> str:
 
 
 def score_in_process(lines: list[str], *options: str, capsys, monkeypatch) -> tuple[int, list[dict], str]:
-    """``caishen score`` through sim.cli.main with ``lines`` on stdin: (exit status, output objects, stderr)."""
-    from sim import cli
+    """``caishen score`` through caishen.sim.cli.main with ``lines`` on stdin: (exit status, output objects, stderr)."""
+    from caishen.sim import cli
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
     args = ["score"] + [x for o in options for x in ("--rules-option", o)]
@@ -294,7 +294,7 @@ def test_long_values_are_cut_in_error_messages():
     TypeError("unhashable type: 'list'"), ZeroDivisionError("division by zero"), MemoryError(),
 ])
 def test_any_error_inside_a_rule_set_is_a_per_line_error(exc, monkeypatch):
-    from sim.rules import jiating
+    from caishen.sim.rules import jiating
 
     def boom(case, rules=None):
         if case["id"] == "bad":
@@ -310,7 +310,7 @@ def test_any_error_inside_a_rule_set_is_a_per_line_error(exc, monkeypatch):
 def test_numba_typing_errors_are_per_line_errors(monkeypatch):
     from numba.core.errors import TypingError
 
-    from sim.rules import jiating
+    from caishen.sim.rules import jiating
 
     def boom(case, rules=None):
         raise TypingError("No implementation of function Function(<built-in function setitem>)")
@@ -325,7 +325,7 @@ def test_numba_typing_errors_are_per_line_errors(monkeypatch):
     ("streak_step=" + "9" * 40, "streak_step"),
     ("streak_step=100000000000000000000", "streak_step"),
     ("dealer_factor=1000", "dealer_factor"),
-    ("max_exponent=100000000000000000000", "max_exponent"),  # Kaihua: the generic bound of sim.rules.options
+    ("max_exponent=100000000000000000000", "max_exponent"),  # Kaihua: the generic bound of caishen.sim.rules.options
     ("two_caishen_min_exponent=inf", "two_caishen_min_exponent"),
     ("pattern_points={" + "{" * 3000, "pattern_points"),
 ])

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim import cli, records
+from caishen.sim import cli, records
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES, CHUNK, SEED = 8000, 100, 5
@@ -27,7 +27,7 @@ N_CHUNKS = GAMES // CHUNK
 
 
 def simulate_cmd(out, *extra, games=GAMES, chunk=CHUNK, seed=SEED):
-    return [sys.executable, "-m", "sim", "simulate", "--rules", "kaihua", "--games", str(games), "--seed", str(seed),
+    return [sys.executable, "-m", "caishen", "simulate", "--rules", "kaihua", "--games", str(games), "--seed", str(seed),
             "--chunk-size", str(chunk), "--out", str(out), *extra]
 
 
@@ -110,7 +110,7 @@ def test_summary_files_match_pandas_on_the_parquet_rows(reference):
 
 def test_report_reprints_the_summary_from_the_parquet_files(reference):
     out, p, _ = reference
-    r = run_cli([sys.executable, "-m", "sim", "report", str(out)])
+    r = run_cli([sys.executable, "-m", "caishen", "report", str(out)])
     assert r.returncode == 0, r.stderr
     assert "finished chunks: 80 of 80" in r.stdout
     table = lambda text: [ln for ln in text.splitlines() if ln.startswith(("section", "hands", "outcome", "win type",
@@ -220,7 +220,7 @@ def test_bad_simulate_arguments_exit_2_naming_the_value(extra, message, tmp_path
 
 
 def test_unknown_policy_error_lists_the_available_ones(tmp_path, capsys):
-    from sim import runner
+    from caishen.sim import runner
 
     err = cli_error(["simulate", "--games", "10", "--out", str(tmp_path / "r"), "--policy", "superbot"], capsys)
     assert f"available: {', '.join(runner.available_policies())}" in err

@@ -3,8 +3,8 @@
 The reference is ``tests/summary_reference.py``: the summary as it was
 computed before streaming, from whole numpy arrays with scipy.  The
 streaming path reduces record batches to value counts
-(:class:`sim.summary.SummaryTally`) and reads the Parquet chunks batch by
-batch (:func:`sim.summary.summarize_run`, :mod:`sim.stream`).  Compared on
+(:class:`caishen.sim.summary.SummaryTally`) and reads the Parquet chunks batch by
+batch (:func:`caishen.sim.summary.summarize_run`, :mod:`caishen.sim.stream`).  Compared on
 real engine runs of both rule sets (mixed policies), on random record
 frames (hypothesis) cut into random batches, and statistic by statistic.
 """
@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import summary_reference as ref
-from sim import records, runner, stream, summary
+from caishen.sim import records, runner, stream, summary
 
 
 def assert_same_rows(got: pd.DataFrame, want: pd.DataFrame) -> None:

@@ -3,7 +3,7 @@
 This module is the one place where Jiating's scoring lives (binding spec:
 ``shared/rules/jiating.md``; rule IDs ``J-...`` and pattern IDs ``P..`` refer
 to it).  The fifty patterns are small named predicates in
-:mod:`sim.rules.jiating_patterns`; this module chooses the reading, applies
+:mod:`caishen.sim.rules.jiating_patterns`; this module chooses the reading, applies
 the exclusions and the concealed doubling, adds kong points, caps and bonuses
 and settles the payments.  ``caishen score`` calls :func:`score` for lines
 with ``"rules": "jiating"``.
@@ -42,7 +42,7 @@ Decisions on ambiguous points (each is the default of this implementation)
   disjointly (``n`` equal runs give ``n // 2`` 姊妹付).  Every other pattern
   counts at most once per hand (e.g. two 半龙 in two suits count once).
 - D3 (P02, P27, P28 "single wait"): the waits of the 13 tiles before the win
-  (:func:`sim.hand.waits`, standard and seven pairs), without kinds whose
+  (:func:`caishen.sim.hand.waits`, standard and seven pairs), without kinds whose
   four copies the winner already holds in hand and melds.  Visible tiles do
   not shrink the wait list.
 - D4 (P49 "听对子"): the winning tile completes the pair in the chosen
@@ -133,7 +133,7 @@ Bounds on the integers that enter (no ``int64`` overflow anywhere downstream)
 - the options (:class:`JiatingRules`): pattern points, kong points, bonuses
   and ``streak_step`` ``0..MAX_POINTS_OPTION`` (``10**6``); ``dealer_factor``
   and ``concealed_factor`` ``1..MAX_FACTOR`` (100); ``dealer_cap`` and
-  ``cap`` ``0..10**9`` (:data:`sim.rules.options.MAX_INT_OPTION`) or None;
+  ``cap`` ``0..10**9`` (:data:`caishen.sim.rules.options.MAX_INT_OPTION`) or None;
   ``reserved_tiles`` ``0..82``.
 
 Then ``P <= 54 * 10**6 * 100`` (fifty patterns, P11 at most four times, P16
@@ -143,7 +143,7 @@ bound is a ``ValueError`` naming it.
 
 What the implementation simplifies
 ----------------------------------
-- Readings come from :func:`sim.hand.readings` in pure Python: scoring runs
+- Readings come from :func:`caishen.sim.hand.readings` in pure Python: scoring runs
   once per won hand, not in the engine's inner loop.
 """
 
@@ -156,10 +156,10 @@ from typing import Any, Literal, Sequence
 import numpy as np
 from numba import njit
 
-from sim import hand as _hand
-from sim import tiles as _tiles
-from sim.rules import jiating_patterns as _pat
-from sim.rules.jiating_patterns import (
+from caishen.sim import hand as _hand
+from caishen.sim import tiles as _tiles
+from caishen.sim.rules import jiating_patterns as _pat
+from caishen.sim.rules.jiating_patterns import (
     DEFAULT_DOUBLED,
     DEFAULT_EXCLUSIONS,
     DEFAULT_POINTS,
@@ -170,7 +170,7 @@ from sim.rules.jiating_patterns import (
     WinContext,
     WinningHand,
 )
-from sim.rules.options import MAX_INT_OPTION, Options, coerce_int, short_repr, short_text
+from caishen.sim.rules.options import MAX_INT_OPTION, Options, coerce_int, short_repr, short_text
 
 __all__ = [
     "JiatingRules", "JiatingWin", "score", "evaluate", "score_discard_winners",
@@ -691,7 +691,7 @@ def score_hand(h: WinningHand, rules: JiatingRules | None = None) -> tuple[int, 
 def winning_hands(reading, melds: Sequence[tuple[str, int]], ctx: WinContext) -> list[WinningHand]:
     """Every (reading, wait) view of one concealed reading (J-5.3).
 
-    ``reading``: a :class:`sim.hand.Reading` (or any object with ``form`` and
+    ``reading``: a :class:`caishen.sim.hand.Reading` (or any object with ``form`` and
     ``groups`` of ``type``/``kind``) of the concealed tiles including the
     winning tile; ``melds``: ``[(type name, kind), ...]`` added as sets.
     One view per distinct group (type, kind) that holds the winning tile.
@@ -889,7 +889,7 @@ def evaluate(case: dict, rules: JiatingRules | None = None) -> JiatingWin:
     """Score one won hand given as a scoring-vector case (``shared/vectors``).
 
     Checks the win (J-5.1), enumerates every reading of the concealed tiles
-    (:func:`sim.hand.readings`) with the declared melds as extra sets and
+    (:func:`caishen.sim.hand.readings`) with the declared melds as extra sets and
     every wait, keeps the one with the highest ``P`` (J-5.3), adds ``G``
     (J-6.1) and settles the payments (J-6.2, J-6.4, J-6.5).  A case that is
     not a legal win gets ``win=False``, no patterns and zero scores.  Raises

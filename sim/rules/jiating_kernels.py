@@ -1,12 +1,12 @@
 """Jiating (架听) scoring as numba kernels: readings, waits, the fifty patterns, J-7, J-6.3, ``G``.
 
-What :func:`sim.rules.jiating.evaluate` does in Python (binding spec
+What :func:`caishen.sim.rules.jiating.evaluate` does in Python (binding spec
 ``shared/rules/jiating.md``), done in compiled code so that a Jiating win
 costs no Python: the batch of recorded wins of a self-play call
-(:mod:`sim.jiating_batch`) and, later, the engine's self-play loop call
+(:mod:`caishen.sim.jiating_batch`) and, later, the engine's self-play loop call
 :func:`_score_win` once per win.  Decisions D1..D12 are those of
-:mod:`sim.rules.jiating`; the pattern definitions are those of
-:mod:`sim.rules.jiating_patterns` (one predicate per pattern, witnesses).
+:mod:`caishen.sim.rules.jiating`; the pattern definitions are those of
+:mod:`caishen.sim.rules.jiating_patterns` (one predicate per pattern, witnesses).
 
 How one win is scored (:func:`_score_win`)
 -------------------------------------------
@@ -36,17 +36,17 @@ How one win is scored (:func:`_score_win`)
    Python scorer's key), so the answer does not depend on enumeration order.
 6. The waits before the win (D3: kinds completing the 13 - 3m concealed
    tiles, minus kinds whose four copies the winner holds in hand and melds;
-   P02, P27, P28) are :func:`sim.rules.jiating_turn._n_waits`, the kernel
+   P02, P27, P28) are :func:`caishen.sim.rules.jiating_turn._n_waits`, the kernel
    the engine's 架听 test uses, so a hand that may declare 架听 is exactly a
    hand scored as a single wait.
 
 ``G`` (J-6.1) is the winner's kong points; payments (J-6.2, J-6.4, J-6.5)
-are :func:`sim.rules.jiating._payments`, called by the caller per winner.
+are :func:`caishen.sim.rules.jiating._payments`, called by the caller per winner.
 
 Rule tables are arguments, never module globals: ``params =
 JiatingRules.params()`` (``int64[N_PARAMS]``) and ``pattern_tables()``:
 ``points: int64[51]``, ``doubled: bool[51]``, ``excludes: bool[51, 51]``
-(index = pattern number, 0 unused); ``tabs = sim.tables.hand_tables()``.
+(index = pattern number, 0 unused); ``tabs = caishen.sim.tables.hand_tables()``.
 Kernels allocate nothing: the caller passes ``work = new_work()``
 (``int64[N_WORK_ROWS, WORK_WIDTH]``, rows ``W_*``) and reuses it.
 
@@ -70,7 +70,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 from numba import njit
 
-from sim.rules.jiating import (
+from caishen.sim.rules.jiating import (
     DEFAULT_RULES,
     DIHU_DEALER_READY,
     N_PATTERN_SLOTS,
@@ -86,9 +86,9 @@ from sim.rules.jiating import (
     JiatingRules,
     _payments,
 )
-from sim.rules.jiating_turn import _n_waits
-from sim.tables import hand_tables
-from sim.tiles import (
+from caishen.sim.rules.jiating_turn import _n_waits
+from caishen.sim.tables import hand_tables
+from caishen.sim.tiles import (
     MELD_KONG_ADDED,
     MELD_KONG_CONCEALED,
     MELD_KONG_EXPOSED,
@@ -115,7 +115,7 @@ G_PAIR = 0
 G_RUN = 1
 G_TRIPLET = 2
 GROUP_TYPE_NAMES = {G_PAIR: "pair", G_RUN: "run", G_TRIPLET: "triplet"}
-#: group source: concealed tiles in hand; melds use their ``sim.tiles.MELD_*`` code
+#: group source: concealed tiles in hand; melds use their ``caishen.sim.tiles.MELD_*`` code
 SRC_HAND = MELD_NONE
 MAX_GROUPS = 8  # 7 pairs, or a pair and 4 sets
 
@@ -179,7 +179,7 @@ ERR_FIRST_TURN = 10
 ERR_ON_FIRST = 11
 ERR_STREAK = 12
 ERR_VISIBLE = 13
-#: code -> what is wrong with a win context (the rule IDs of sim.rules.jiating's case checks)
+#: code -> what is wrong with a win context (the rule IDs of caishen.sim.rules.jiating's case checks)
 ERR_MESSAGES = {
     ERR_SEAT: "dealer and winner must be seats 0..3",
     ERR_WIN_TYPE: "win_type must be self_draw, discard or robbed_kong",
@@ -238,7 +238,7 @@ _SIG_PREPARED = f"UniTuple(int64, 2)({_I64_1D}, {_I64_1D}, boolean[::1], boolean
 @njit(cache=True)
 def _check_context(hand, win_kind, win_type, discarder, winner, dealer, streak, decl, first_turn,
                    replacement, on_first, visible, n_melds, meld_type, meld_kind):
-    """``ERR_*`` code of one win context (0 = consistent); the case checks of ``sim.rules.jiating``.
+    """``ERR_*`` code of one win context (0 = consistent); the case checks of ``caishen.sim.rules.jiating``.
 
     ``hand``: int array[34], concealed tiles before the win; ``visible``:
     copies of the winning kind seen outside the winner's hand and melds.
@@ -810,18 +810,18 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
     ``hand``: ``uint8[34]`` (any int array works; uint8 shares the engine's
     compiled wait kernel), the winner's concealed tiles *before* the
     winning tile (``13 - 3 * n_melds``); ``win_kind`` 0..33; ``win_type``:
-    ``WIN_*`` of :mod:`sim.rules.jiating`; ``decl``: ``DECL_*``;
+    ``WIN_*`` of :mod:`caishen.sim.rules.jiating`; ``decl``: ``DECL_*``;
     ``first_turn`` (天胡), ``replacement`` (won on a kong replacement draw),
     ``on_first`` (won on the dealer's first discard): 0/1; ``visible``:
     copies of the winning kind seen outside the winner's hand and melds
     (P27); ``winner_is_dealer``: 0/1; ``meld_type``/``meld_kind``: int arrays
-    (``sim.tiles.MELD_*``, kind) of the winner's ``n_melds`` melds.  Rule
+    (``caishen.sim.tiles.MELD_*``, kind) of the winner's ``n_melds`` melds.  Rule
     tables: ``params``, ``points``, ``doubled``, ``excludes`` (module
-    docstring); ``tabs``: :func:`sim.tables.hand_tables`; ``work``:
+    docstring); ``tabs``: :func:`caishen.sim.tables.hand_tables`; ``work``:
     :func:`new_work`.  Fills ``pats: int64[51]`` with each pattern's points
     after doubling and exclusions (0 = not scored).  No validation: the
     context is assumed to pass :func:`_check_context`.  Payments are
-    :func:`sim.rules.jiating._payments` with ``P + G``.
+    :func:`caishen.sim.rules.jiating._payments` with ``P + G``.
     """
     wh = work[W_HAND]
     for k in range(N_KINDS):
@@ -845,7 +845,7 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
         melds[4 + i] = meld_kind[i] if i < n_melds else 0
         if i < n_melds:
             own[meld_kind[i]] += 3 if meld_type[i] == MELD_PONG else 4
-    # D3: the waits before the win as the engine's 架听 test counts them (sim.rules.jiating_turn;
+    # D3: the waits before the win as the engine's 架听 test counts them (caishen.sim.rules.jiating_turn;
     # a uint8 hand shares the engine's compiled copy of it)
     draw = work[W_DRAW]
     n_waits = _n_waits(hand, own, tabs, draw)

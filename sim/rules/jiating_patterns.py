@@ -1,7 +1,7 @@
 """Jiating (架听) patterns P01..P50 (J-8) as small predicates over one winning hand.
 
 A :class:`WinningHand` is one *reading* of the winner's whole hand (the
-concealed groups from :func:`sim.hand.readings` plus the declared melds as
+concealed groups from :func:`caishen.sim.hand.readings` plus the declared melds as
 extra sets), one choice of the group the winning tile completes (the "wait",
 J-5.3), and a :class:`WinContext` (win type, declaration, waits, ...).
 
@@ -13,7 +13,7 @@ witness); patterns about the win itself (P01, P03, ...) return ``[()]``.
 Patterns marked ``each`` (P11 老资格, P16 姊妹付) count once per witness;
 every other pattern counts once, doubled when *any* of its witnesses is
 concealed (J-6.3).  Points, doubling and the J-7 exclusions are rule-set data
-in :class:`sim.rules.jiating.JiatingRules`, not here.
+in :class:`caishen.sim.rules.jiating.JiatingRules`, not here.
 
 Terms (J-8): a *set* is a run or a triplet/kong of the reading (melds
 included); "suited" = m/p/s; a *triplet* includes kongs.  Jiating has no

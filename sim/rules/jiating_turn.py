@@ -1,21 +1,21 @@
 """Jiating (架听) kernels that shape the engine's turns: the win test and the single wait of 架听.
 
-The engine (:mod:`sim.engine`) calls these where the rule set decides
+The engine (:mod:`caishen.sim.engine`) calls these where the rule set decides
 something during play (binding spec ``shared/rules/jiating.md``):
 
 - :func:`_evaluate_win` (J-5.1): a Jiating win is legal on any complete
   hand -- standard (4 sets + a pair, melds included) or seven pairs (no
   melds); no other condition.  It has the signature of
-  ``sim.rules.kaihua._evaluate_win`` so that the engine calls either one at
+  ``caishen.sim.rules.kaihua._evaluate_win`` so that the engine calls either one at
   the same place (``EP_WIN_KERNEL``); exponent, flags and counted chain
   links are 0 because Jiating's patterns and points are computed after the
-  hand, in Python, by :mod:`sim.rules.jiating`.
+  hand, in Python, by :mod:`caishen.sim.rules.jiating`.
 - :func:`_single_wait_discards` (J-4.1): the discards after which a hand
   waits on exactly one kind, i.e. the kinds ``k`` for which
   ``declare <k>`` (discard ``k`` and declare 架听) is legal.
 
 "Waits" are read as the scorer reads them for P02 / P27 / P28 (decision D3
-of :mod:`sim.rules.jiating`): the kinds that complete the 3m+1 concealed
+of :mod:`caishen.sim.rules.jiating`): the kinds that complete the 3m+1 concealed
 tiles (standard or seven pairs), without kinds whose four copies the
 player already holds in hand and melds.  So a hand that may declare 架听 is
 exactly a hand that the scorer counts as a single wait.
@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim.hand import _add_meld_tiles, _is_win, _shanten, _shanten_each_change
-from sim.tiles import MELD_NONE
+from caishen.sim.hand import _add_meld_tiles, _is_win, _shanten, _shanten_each_change
+from caishen.sim.tiles import MELD_NONE
 
 N_KINDS = 34
 #: no joker in Jiating (J-1.1)
@@ -43,7 +43,7 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
 
     ``concealed``: int array[34], the concealed tiles *before* the winning
     tile (``13 - 3 * n_melds``); changed temporarily and restored.  The
-    other arguments match ``sim.rules.kaihua._evaluate_win`` and are not
+    other arguments match ``caishen.sim.rules.kaihua._evaluate_win`` and are not
     used: any complete standard or seven-pairs hand wins, by self-draw, on a
     discard or on a robbed added kong (J-5.2); seven pairs needs 14
     concealed tiles, so it is never read with melds.  The return has the

@@ -104,11 +104,11 @@ from typing import Literal
 import numpy as np
 from numba import njit
 
-from sim import tiles as _tiles
-from sim.hand import _is_baotou, _is_seven_pairs, _is_win_standard
-from sim.rules.options import Options
-from sim.tables import hand_tables
-from sim.tiles import CAISHEN, MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
+from caishen.sim import tiles as _tiles
+from caishen.sim.hand import _is_baotou, _is_seven_pairs, _is_win_standard
+from caishen.sim.rules.options import Options
+from caishen.sim.tables import hand_tables
+from caishen.sim.tiles import CAISHEN, MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
 
 # ---------------------------------------------------------------------------
 # params layout (KaihuaRules.params() -> int64[N_PARAMS])
@@ -374,13 +374,13 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
     winning tile (``13 - 3 * n_melds`` tiles, 财神 at index 31); modified
     temporarily (the winning tile is added) and restored before returning.
     ``win_tile``: kind index; ``meld_types, meld_kinds``: int8[4] (codes of
-    :mod:`sim.tiles`, a chow's kind is its lowest tile), the first
+    :mod:`caishen.sim.tiles`, a chow's kind is its lowest tile), the first
     ``n_melds`` used; ``self_draw``: True for a self-draw (a kong replacement
     draw included), False for a discard or a robbed kong;
     ``replacement_draw`` adds nothing by itself (D9: the kong is the last
     chain link); ``chain_piao, chain_kong``: the winner's 飘财 and kong chain
     links (K-6.5); ``params``: ``KaihuaRules.params()``; ``tabs``:
-    ``sim.tables.hand_tables()``.
+    ``caishen.sim.tables.hand_tables()``.
 
     Returns ``(legal: bool, exponent: int64, flags: int64, piao_links:
     int64, kong_links: int64)``: ``FLAG_*`` bits of the counted reading, and
@@ -393,7 +393,7 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
     largest exponent counts (D11).  The persistent K-2.5 force of a seat
     that drew a 财神 and has not discarded one yet (its later replacement
     draws) is the engine's state, not a fact of these tiles: the engine does
-    not ask this kernel while it holds (``sim.engine``, E3).
+    not ask this kernel while it holds (``caishen.sim.engine``, E3).
     """
     zero = np.int64(0)
     j13 = np.int64(concealed[CAISHEN])

@@ -11,7 +11,7 @@ Bounds: every ``int`` option, of every rule set, must lie in
 ``_check`` allows, so that the option fits an ``int64`` kernel parameter and a
 product of two options cannot overflow ``int64``; a ``float`` option must be
 finite.  Rule sets narrow these ranges in ``_check`` (Jiating's bounds keep
-every score of a hand below ``2**53``, see :mod:`sim.rules.jiating`).  An
+every score of a hand below ``2**53``, see :mod:`caishen.sim.rules.jiating`).  An
 echoed bad value is cut to :data:`MAX_ECHO` characters (:func:`short_repr`).
 """
 
