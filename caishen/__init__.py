@@ -10,8 +10,10 @@ import name            folder             what
 ``caishen.sim``        ``sim/``           the engine and everything around it:
                                           tiles, hand kernels, rule sets, self-play,
                                           runner, records, CLI (``caishen.sim.cli``)
-``caishen.sim.engine`` ``sim/engine.py``  one hand as numba arrays: state and action
-                                          layout, legal mask, step, checker, ``Game``
+``caishen.sim.engine`` ``sim/engine/``    one hand as numba arrays: state and action
+                                          layout, legal mask, deal and draws, claims,
+                                          own turn, checker, record, ``Game`` (a
+                                          module each; the map is its docstring)
 ``caishen.sim.rules``  ``sim/rules/``     the rule sets (Kaihua, Jiating), options
 ``caishen.envs``       ``envs/``          Gymnasium / PettingZoo faces, batched env
 ``caishen.agents``     ``agents/``        bots for the step API and the envs

@@ -3,7 +3,7 @@ bounds on every integer that enters (the module's Bounds): rejected with a Value
 contradiction or the value; every case play can produce is still scored.
 
 Spec: ``shared/rules/jiating.md`` (J-3.3, J-4.1, J-4.2, J-5.4, P27) and the
-engine's decisions J1-J10 (``sim/engine.py``).
+engine's decisions J1-J10 (``sim/engine/``).
 """
 
 from __future__ import annotations
