@@ -148,6 +148,7 @@ from caishen.envs.observation import (
     flat_size,
     n_planes,
 )
+from caishen.sim.warmup import first_use
 from caishen.sim.engine import (
     EP_ENGINE_PAYMENTS,
     EP_FIRST_DEALER_RANDOM,
@@ -804,7 +805,8 @@ class BatchedGames:
         """
         s = check_seeds(seeds, self.n)
         a = self._args()
-        n_wait = _init_games(s, self._learner, *a, self.illegal, self.points, self.hands_ended, self.records)
+        with first_use("envs"):  # a cold numba cache compiles here: say so (issue 11 item 3)
+            n_wait = _init_games(s, self._learner, *a, self.illegal, self.points, self.hands_ended, self.records)
         self._settle(n_wait)
         # an episode that ended before the first decision (a one-hand match) is not the caller's
         self.terminated[:] = False

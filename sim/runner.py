@@ -532,6 +532,8 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         check = manifest.verify(out, stored)
         todo = check.to_replay
         done_hands = sum(config.chunk_len(i) for i in check.ok)
+        if todo and chunk_fn is engine_chunk:
+            _compile_in_parent(config, progress)
         bar = tqdm(total=config.games, initial=done_hands, unit="hand", unit_scale=True, smoothing=0.1,
                    desc=config.rules, disable=not progress,
                    dynamic_ncols=True)
@@ -578,6 +580,32 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
             bar.close()
     return RunResult(out, config, len(todo), len(check.ok), hands_run, time.perf_counter() - t0,
                      dict(check.problems), restarts)
+
+
+def _compile_in_parent(config: RunConfig, progress: bool) -> float:
+    """Compile (or load from numba's cache) the self-play kernels in this process before any worker starts.
+
+    Spawned workers then load the cache instead of each compiling the same
+    kernels at once (a cold first run: two workers compiling side by side
+    took 308 s; issue 11 item 3).  Plays 16 hands of the run's rules,
+    options and policies (same argument types as the chunks) and discards
+    them.  With ``progress`` a line on stderr says what happens and how
+    long it took.  Returns the seconds.
+    """
+    import sys
+
+    from caishen.sim.warmup import is_marked, mark
+
+    what = "loading" if is_marked("selfplay") else "compiling (first run with this cache: a few minutes, once)"
+    if progress:
+        print(f"numba kernels: {what} ...", file=sys.stderr, end="", flush=True)
+    t = time.perf_counter()
+    engine_chunk(config.rules, config.options, config.policies, 1, 16)
+    mark("selfplay")
+    took = time.perf_counter() - t
+    if progress:
+        print(f" done in {took:.1f} s", file=sys.stderr, flush=True)
+    return took
 
 
 def _run_pool(todo: list[int], n: int, args, finish, finished: set[int], seeds) -> int:

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "warmup", "first_use", "is_marked", "cache_dir"]
+__all__ = ["TARGETS", "warmup", "first_use", "is_marked", "mark", "cache_dir"]
 
 log = logging.getLogger("caishen")
 
@@ -63,6 +63,14 @@ def is_marked(target: str) -> bool:
 def _check_target(target: str) -> None:
     if target not in TARGETS:
         raise ValueError(f"unknown warmup target {target!r}; known: {', '.join(TARGETS)}")
+
+
+def mark(target: str) -> None:
+    """Record that ``target``'s kernels are compiled into this cache directory (for an entry point that
+    announces the compile itself, e.g. the runner's progress line).  Raises ``ValueError`` for an unknown target."""
+    _check_target(target)
+    _announced.add(target)
+    _set_mark(target)
 
 
 def _set_mark(target: str) -> None:

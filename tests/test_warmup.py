@@ -70,3 +70,24 @@ def test_cli_warmup(cold, capsys):
     with pytest.raises(SystemExit) as e:
         main(["warmup", "gpu"])
     assert e.value.code == 2 and "'gpu'" in capsys.readouterr().err
+
+
+def test_game_reset_announces_a_cold_compile(cold, caplog):
+    from caishen.sim.engine import Game
+
+    with caplog.at_level(logging.WARNING, logger="caishen"):
+        Game("kaihua").reset(seed=1)
+        Game("jiating").reset(seed=2)
+    assert [r.getMessage() for r in caplog.records if "compiling the game kernels" in r.getMessage()] != []
+    assert len(caplog.records) == 1 and W.is_marked("game")
+
+
+def test_runner_compiles_in_the_parent_and_says_so(cold, tmp_path, capsys):
+    from caishen.sim import runner
+
+    cfg = runner.make_config("kaihua", 32, 1, "random", chunk_size=16)
+    runner.run(cfg, tmp_path / "r1", workers=1, progress=True)
+    assert "numba kernels: compiling" in capsys.readouterr().err and W.is_marked("selfplay")
+    runner.run(runner.make_config("kaihua", 32, 2, "random", chunk_size=16), tmp_path / "r2", workers=1, progress=True)
+    err = capsys.readouterr().err
+    assert "numba kernels: loading ... done in" in err

@@ -17,6 +17,7 @@ import json
 
 import numpy as np
 
+from caishen.sim.warmup import first_use
 from caishen.sim import tiles as _tiles
 from caishen.sim.engine.check import ERR_MESSAGES, _check_state
 from caishen.sim.engine.deal import _reset, _seeded_wall
@@ -170,8 +171,10 @@ class Game:
             if seed is None:
                 seed = int(np.random.SeedSequence().generate_state(1)[0])
             self.seed = self._check_seed(seed)
-            _seeded_wall(self.seed, self.state)
-        _reset(self.state, self._ep, self._rp, self._tabs, int(dealer))
+        with first_use("game"):  # a cold numba cache compiles here: say so (issue 11 item 3)
+            if wall is None:
+                _seeded_wall(self.seed, self.state)
+            _reset(self.state, self._ep, self._rp, self._tabs, int(dealer))
         self.state["sc"][SC_MATCH_HAND] = int(match_hand)
         self.state["sc"][SC_STREAK] = int(streak)
         self._started = True
