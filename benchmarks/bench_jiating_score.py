@@ -6,15 +6,15 @@ Side by side in one run, on one core, on the same recorded wins of greedy
 - ``python``: the tests' reference scorer (``tests/jiating_reference.py``,
   ``finish_records``: each win turned into a case and scored in Python, the
   path of the records before the kernels were wired);
-- ``kernel batch``: :func:`caishen.sim.jiating_batch.score_batch`, every win of the
+- ``kernel batch``: :func:`caishen.sim.rules.jiating.batch.score_batch`, every win of the
   batch matrix in one numba call plus the ``patterns_s`` texts;
-- ``kernel per call``: :func:`caishen.sim.rules.jiating_kernels.score_win` called
+- ``kernel per call``: :func:`caishen.sim.rules.jiating.kernels.score_win` called
   from Python once per win (what ``caishen score`` would pay per line,
   argument checks included);
 
 then greedy Jiating self-play in hands/s with the wins scored each way
 (the engine's time from a timed ``_play_batch`` call, the records' time
-from the reference or from :func:`caishen.sim.jiating_records.finish_records`, the
+from the reference or from :func:`caishen.sim.rules.jiating.records.finish_records`, the
 package's path: the engine columns copied and ``score_batch``), and the
 kernels' first-use time in a scratch numba cache (cold: compiled; warm:
 loaded), in a fresh process each.
@@ -41,11 +41,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import jiating_reference as REF  # noqa: E402  (the tests' Python scorer)
 
 from caishen.sim import engine as E
-from caishen.sim import jiating_batch as JB
-from caishen.sim import jiating_records as JR
+from caishen.sim.rules.jiating import batch as JB
+from caishen.sim.rules.jiating import records as JR
 from caishen.sim import selfplay
 from caishen.sim.policies import policy_table
-from caishen.sim.rules import jiating_kernels as JK
+from caishen.sim.rules.jiating import kernels as JK
 from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import MELD_TYPE_NAMES
 
@@ -106,13 +106,13 @@ def fmt(rates: list[float]) -> str:
 COMPILE_SCRIPT = r"""
 import time, numpy as np
 t = time.process_time()
-from caishen.sim.rules import jiating_kernels as JK
+from caishen.sim.rules.jiating import kernels as JK
 t_import = time.process_time() - t
 t = time.process_time()
 JK.score_win(np.array([1]*9 + [0]*18 + [3, 1] + [0]*5, np.int64), 28, win_type="self_draw", winner=1, dealer=0)
 t_call = time.process_time() - t
 from caishen.sim import engine as E
-from caishen.sim import jiating_batch as JB
+from caishen.sim.rules.jiating import batch as JB
 t = time.process_time()
 JB.score_batch(None, np.zeros((1, E.N_RECORD), np.int64))
 t_batch = time.process_time() - t

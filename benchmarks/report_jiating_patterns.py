@@ -24,9 +24,9 @@ from collections import Counter
 import numpy as np
 
 from caishen.sim import records, runner
-from caishen.sim.jiating_records import parse_patterns
+from caishen.sim.rules.jiating.records import parse_patterns
 from caishen.sim.rules.jiating import DEFAULT_RULES, JiatingRules
-from caishen.sim.rules.jiating_patterns import PATTERN_NAMES
+from caishen.sim.rules.jiating.tables import PATTERN_NAMES
 from caishen.sim.rules.options import parse_option_strings
 from caishen.sim.summary import wilson
 

@@ -48,32 +48,40 @@ def _add_hand(sub) -> None:
     p.add_argument("--joker", default=None, help="wildcard kind, e.g. 5z (Kaihua's 财神); default none "
                    "(with --rules kaihua: 5z)")
     p.add_argument("--visible", default="", help="tiles already seen elsewhere (discards, melds), mpsz")
-    p.add_argument("--rules", choices=sorted(_HAND_RULES), default=None,
-                   help="apply this rule set's win gates to the waits (and to 'complete'): keep a wait only if a "
+    p.add_argument("--rules", default=None,
+                   help="a rule set (kaihua, jiating): apply its win gates to the waits (and to 'complete'): keep a wait only if a "
                    "self-draw win on it is legal under the rule set (Kaihua: K-2.4 three or four 财神, K-2.5 a "
                    "财神 drawn to a 爆头 shape, K-2.6 two 财神 need an exponent). Default: shape only")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.set_defaults(func=_cmd_hand)
 
 
-#: rule sets whose win gates ``caishen hand --rules`` applies -> their joker (None: no joker)
-_HAND_RULES = {"kaihua": "5z", "jiating": None}
+def _hand_joker(rules: str) -> str | None:
+    """The joker of a registered rule set as a tile name (``"5z"``), None without one;
+    ``ValueError`` for an unknown rule set or one that scores no vector cases (no win gate)."""
+    from caishen.sim import tiles
+    from caishen.sim.rules import base as _rulesets
+
+    rs = _rulesets.get(rules)
+    if rs.score is None:
+        raise ValueError(f"--rules {rules}: the rule set scores no cases, so it has no win gate")
+    joker = rs.facts["joker"]
+    return tiles.kind_name(joker) if joker >= 0 else None
 
 
 def _gate_case(rules: str, concealed: str, win_tile: str) -> dict:
     """The scoring-vector case the gate asks about: a plain self-draw by a non-dealer.
 
     Seat 1 wins by self-draw (dealer seat 0) on ``win_tile`` with the
-    concealed tiles ``concealed``, no melds, no replacement draw; Kaihua: no
-    chain links and no open 飘 circle; Jiating: no declaration, not the
-    first turn, nothing visible.
+    concealed tiles ``concealed``, no melds, no replacement draw, and the
+    rule set's ``plain_case`` keys (Kaihua: no chain links and no open 飘
+    circle; Jiating: no declaration, not the first turn, nothing visible).
     """
+    from caishen.sim.rules import base as _rulesets
+
     case = {"id": "hand", "rules": rules, "dealer": 0, "winner": 1, "win_type": "self_draw", "discarder": None,
             "concealed": concealed, "melds": [], "win_tile": win_tile, "replacement_draw": False}
-    if rules == "kaihua":
-        case.update(chain=[], piao_circle=[])
-    else:
-        case.update(streak=0, declaration="none", first_turn=False, visible="")
+    case.update(_rulesets.get(rules).plain_case)  # the rule set's own keys of a plain case
     return case
 
 
@@ -113,14 +121,15 @@ def _cmd_hand(args) -> int:
 
     counts = tiles.parse(args.tiles)
     joker = -1
+    rules_joker = _hand_joker(args.rules) if args.rules is not None else None
     if args.rules is not None and args.joker:
-        if _HAND_RULES[args.rules] is None:
+        if rules_joker is None:
             raise ValueError(f"--joker {short_repr(args.joker)} with --rules {args.rules}: {args.rules} has no joker "
                              "(J-1.1)")
-        if tiles.parse_kinds(args.joker) != tiles.parse_kinds(_HAND_RULES[args.rules]):
+        if tiles.parse_kinds(args.joker) != tiles.parse_kinds(rules_joker):
             raise ValueError(f"--joker {short_repr(args.joker)} with --rules {args.rules}: its 财神 is "
-                             f"{_HAND_RULES[args.rules]} (K-2.1)")
-    joker_text = args.joker or (_HAND_RULES[args.rules] if args.rules else None)
+                             f"{rules_joker} (K-2.1)")
+    joker_text = args.joker or rules_joker
     if joker_text:
         ks = tiles.parse_kinds(joker_text)
         if len(ks) != 1:

@@ -10,7 +10,7 @@ copy of a kind (a held or drawn joker fills it).  Without a joker
 four times is neither waited on nor counted a fifth time (the kernels read
 the strict rows of the tables, :mod:`caishen.sim.tables`).  Only concealed tiles are
 seen here: copies in the player's own melds are the caller's to count
-(Jiating D3, :func:`caishen.sim.rules.jiating_turn._n_waits`).
+(Jiating D3, :func:`caishen.sim.rules.jiating.turn._n_waits`).
 
 Public functions validate their input and raise ``ValueError`` naming the
 bad value; the ``_underscore`` numba kernels do no validation and are what

@@ -124,10 +124,10 @@ def engine_chunk(rules: str, options: dict, policies: tuple, seed_entropy: int, 
 
 
 def available_rules() -> list[str]:
-    """Rule sets the engine can play."""
-    from caishen.sim import engine
+    """Rule sets the engine can play (the registered ones, :mod:`caishen.sim.rules.base`)."""
+    from caishen.sim.rules import base as _rulesets
 
-    return sorted(engine.RULESET_OPTIONS)
+    return sorted(_rulesets.names())
 
 
 def available_policies() -> list[str]:
@@ -144,7 +144,7 @@ def resolve_options(rules: str, options: dict | None) -> dict:
     """
     from caishen.sim import engine
 
-    if rules not in engine.RULESET_OPTIONS:
+    if rules not in available_rules():
         raise ValueError(f"unknown rule set {rules!r}; available: {', '.join(available_rules())}")
     _, r = engine.load_rules(rules, options)
     return r.to_dict()

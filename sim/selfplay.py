@@ -125,7 +125,7 @@ def play_batch(
     :mod:`caishen.sim.policies`).  ``match_len``: hands per match (dealer rotation,
     K-3.3).  ``check``: run the invariant checker after every step (slower).
     Returns ``dict[str, np.ndarray]`` of length ``n_hands`` with the dtypes of
-    :data:`caishen.sim.engine.RECORD_COLUMNS` (Jiating: ``caishen.sim.jiating_records.COLUMNS``,
+    :data:`caishen.sim.engine.RECORD_COLUMNS` (Jiating: ``caishen.sim.rules.jiating.records.COLUMNS``,
     its wins scored by ``caishen.sim.rules.jiating``).  Raises ``ValueError`` for bad
     arguments (also a 飘 policy on a rule set without a 财神,
     :func:`caishen.sim.policies.check_piao_policies`) and ``RuntimeError`` if the

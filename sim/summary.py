@@ -317,7 +317,7 @@ class SummaryTally:
         self.has_chance = self.has_piao and seats("piao_chance")
         self.has_jiating = all(seats(c) for c in ("P", "G", "decl", "hard_offer", "passed_win"))
         self.has_streak = self.has_jiating and "streak" in cols
-        from caishen.sim.rules.jiating_patterns import PATTERN_NAMES
+        from caishen.sim.rules.jiating.tables import PATTERN_NAMES
 
         self.patterns = [p for p in PATTERN_NAMES if p in cols] if self.has_jiating else []
         self.hands = _Counts()
@@ -503,7 +503,7 @@ def _jiating_rows(tally: "SummaryTally", r: _Rows, sh: pd.DataFrame, groups, W: 
     """Jiating's rows of the summary (J-9 records), from ``tally``'s counts: P and G per win, several winners, pattern
     frequencies (share of won hands whose first winner has the pattern),
     架听 / 硬子 declarations and what they earned, passed wins, the streak."""
-    from caishen.sim.rules.jiating_patterns import PATTERN_NAMES
+    from caishen.sim.rules.jiating.tables import PATTERN_NAMES
 
     w = sh["count"].to_numpy()
     score = sh["score"].to_numpy()

@@ -1,7 +1,7 @@
 """The Python Jiating scorer: the slow obvious reference of the numba kernels (tests only).
 
 The package scores Jiating wins with the numba kernels
-(``caishen.sim.rules.jiating_kernels``: ``evaluate`` / ``score`` / ``caishen score``
+(``caishen.sim.rules.jiating.kernels``: ``evaluate`` / ``score`` / ``caishen score``
 and the self-play records).  This module is the reference they are
 compared with (``tests/test_jiating_kernels.py`` on every vector, every
 pattern, random wins under random rule tables and every win of checked
@@ -40,7 +40,7 @@ import numpy as np
 
 from caishen.sim import engine as _E
 from caishen.sim import hand as _hand
-from caishen.sim import jiating_records as _JR
+from caishen.sim.rules.jiating import records as _JR
 from caishen.sim.rules import jiating as _J
 from caishen.sim.rules.jiating import DEFAULT_RULES, JiatingRules
 
@@ -840,8 +840,8 @@ def _patterns_text(patterns: dict[str, int]) -> str:
 def finish_records(rules: JiatingRules, rec: np.ndarray) -> dict[str, np.ndarray]:
     """The J-9 record columns of a batch matrix, every win scored by this reference, hand by hand.
 
-    The engine's columns are copied as ``caishen.sim.jiating_records.finish_records`` copies
-    them; each recorded win becomes a vector case (``caishen.sim.jiating_records.win_cases``)
+    The engine's columns are copied as ``caishen.sim.rules.jiating.records.finish_records`` copies
+    them; each recorded win becomes a vector case (``caishen.sim.rules.jiating.records.win_cases``)
     scored by :func:`score` (several winners: :func:`score_discard_winners`).  Raises
     ``RuntimeError`` if a recorded win is not a legal win or the scores do not sum to zero.
     """

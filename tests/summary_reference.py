@@ -161,7 +161,7 @@ def _jiating_rows(r: _Rows, df: pd.DataFrame, sh: pd.DataFrame, policies) -> Non
     """Jiating's rows (J-9 records): P and G per win, several winners, pattern
     frequencies (share of won hands whose first winner has the pattern),
     架听 / 硬子 declarations and what they earned, passed wins, the streak."""
-    from caishen.sim.rules.jiating_patterns import PATTERN_NAMES
+    from caishen.sim.rules.jiating.tables import PATTERN_NAMES
 
     H = len(df)
     win_type = df["win_type"].to_numpy()

@@ -30,7 +30,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from caishen.sim import cli, vectors
-from caishen.sim.engine import N_ACTIONS, RULESET_OPTIONS, Game, load_rules
+from caishen.sim.engine import N_ACTIONS, Game, load_rules
+from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.options import MAX_MESSAGE
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -159,7 +160,7 @@ def test_fuzz_score_whole_lines_of_junk(data, value):
 def _option_fields():
     import dataclasses
 
-    return sorted({(name, f.name) for name, cls in RULESET_OPTIONS.items() for f in dataclasses.fields(cls)})
+    return sorted({(name, f.name) for name in rulesets.names() for f in dataclasses.fields(rulesets.get(name).options)})
 
 
 @FUZZ
@@ -175,7 +176,7 @@ def test_fuzz_rule_options(field, value):
         assert name in str(e), str(e)
         return
     got = getattr(r, name)
-    hint = {f.name: f.type for f in __import__("dataclasses").fields(RULESET_OPTIONS[rules])}[name]
+    hint = {f.name: f.type for f in __import__("dataclasses").fields(rulesets.get(rules).options)}[name]
     if "int" in str(hint) and "tuple" not in str(hint) and got is not None:
         assert isinstance(got, int) and not isinstance(got, bool)
         assume(not isinstance(value, bytes))  # bytes: the strict xfail below

@@ -589,7 +589,7 @@ def test_J_5_1_is_win_with_fours_matches_reference(c, joker):
 
 def _jiating_n_waits(c):
     """Jiating's readiness count (D3): kinds completing the 3m+1 hand of which fewer than 4 are held."""
-    from caishen.sim.rules.jiating_turn import _n_waits
+    from caishen.sim.rules.jiating.turn import _n_waits
     from caishen.sim.tables import hand_tables
 
     own = c.astype(np.int64)

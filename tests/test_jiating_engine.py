@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from caishen.sim import engine as E
-from caishen.sim import jiating_records as JR
+from caishen.sim.rules.jiating import records as JR
 from caishen.sim.rules import jiating as J
 from caishen.sim.tiles import MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG, kind_name
 
@@ -676,7 +676,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from caishen.sim import hand as H  # noqa: E402
-from caishen.sim.rules import jiating_turn as JT  # noqa: E402
+from caishen.sim.rules.jiating import turn as JT  # noqa: E402
 from caishen.sim.tables import hand_tables  # noqa: E402
 from caishen.sim.tiles import parse  # noqa: E402
 
@@ -923,7 +923,7 @@ def test_selfplay_records_match_the_contract_and_a_rescoring(engine_warm):
     from caishen.sim import records, selfplay
 
     cols = selfplay.play_batch(300, seed=9, rules="jiating", policies="greedy,random,greedy,greedy")
-    assert list(cols) == [c for c, _ in records.RULESET_COLUMNS["jiating"]]
+    assert list(cols) == [c for c, _ in records.record_columns("jiating")]
     assert [c for c, _ in JR.COLUMNS if len(c) == 3 and c[1:].isdigit()] == list(J.PATTERN_IDS)
     records.check_chunk(cols, "jiating", 300)
     name, r = E.load_rules("jiating", None)
@@ -1006,7 +1006,7 @@ def test_simulate_jiating_end_to_end(engine_warm, tmp_path, capsys):
     assert cli.main(argv) == 0
     assert "0 chunk(s) now" in capsys.readouterr().out
     df = records.read_run(out)
-    want = [c for c, _ in records.RULESET_COLUMNS["jiating"]]
+    want = [c for c, _ in records.record_columns("jiating")]
     assert [c for c in df.columns if c in want] == want and len(df) == 600
     assert not df[[f"score_{s}" for s in range(4)]].sum(axis=1).any()
     rows, _ = summary.summarize(df, ("greedy", "random", "greedy", "greedy"))

@@ -1,4 +1,4 @@
-"""Jiating scoring kernels (``caishen.sim.rules.jiating_kernels``, ``caishen.sim.jiating_batch``) against the
+"""Jiating scoring kernels (``caishen.sim.rules.jiating.kernels``, ``caishen.sim.rules.jiating.batch``) against the
 Python scorer of the tests (``tests/jiating_reference.py``: ``score`` / ``finish_records``), the
 slow obvious reference.
 
@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from caishen.sim import engine as E
-from caishen.sim import jiating_batch as JB
-from caishen.sim import jiating_records as JR
+from caishen.sim.rules.jiating import batch as JB
+from caishen.sim.rules.jiating import records as JR
 from caishen.sim.rules import jiating as J
-from caishen.sim.rules import jiating_kernels as JK
+from caishen.sim.rules.jiating import kernels as JK
 from caishen.sim.rules.jiating import JiatingRules
 from caishen.sim.hand import is_win
 from caishen.sim.tables import hand_tables

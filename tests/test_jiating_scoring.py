@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from caishen.sim.hand import Group, Reading, readings, waits
 from caishen.sim.rules import jiating as J
-from caishen.sim.rules import jiating_patterns as JP
+from caishen.sim.rules.jiating import tables as JP
 from caishen.sim.rules.jiating import JiatingRules, evaluate, score
 from caishen.sim.tiles import kind_name, parse, parse_kinds
 

@@ -180,7 +180,7 @@ def _ruleset_of(path: str, text: str, pos: int) -> str:
     k, j = before.rfind("kaihua"), before.rfind("jiating")
     if k >= 0 or j >= 0:
         return "Kaihua" if k > j else "Jiating"
-    name = path.rsplit("/", 1)[-1].lower()
+    name = path.lower()  # the file's path: sim/rules/jiating/scoring.py is Jiating's
     if "kaihua" in name:
         return "Kaihua"
     if "jiating" in name:
@@ -449,7 +449,7 @@ def test_citation_scanner_reads_ids_as_written():
 
 #: where each list of decisions is stated: a module, or a package whose modules each state
 #: the decisions governing their code (the engine: E1-E10, J1-J11)
-DECISION_SOURCES = {"Kaihua D": "sim/rules/kaihua.py", "Jiating D": "sim/rules/jiating.py",
+DECISION_SOURCES = {"Kaihua D": "sim/rules/kaihua", "Jiating D": "sim/rules/jiating",
                     "engine E": "sim/engine", "engine J": "sim/engine"}
 
 

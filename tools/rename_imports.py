@@ -24,7 +24,12 @@ word character, ``.``, ``/`` or ``-``:
 2. ``from NAME import`` -> ``from caishen.NAME import``;
 3. each bare ``NAME`` item of an ``import a, b as c`` list -> ``caishen.NAME``;
 4. ``-m NAME`` / ``"-m", "NAME"`` with ``NAME`` = ``sim`` -> ``caishen``
-   (``python -m caishen`` is the command line).
+   (``python -m caishen`` is the command line);
+5. the modules that moved when the rule sets became packages (:data:`MOVES`):
+   ``caishen.sim.jiating_records`` -> ``caishen.sim.rules.jiating.records``,
+   ``from caishen.sim import jiating_batch as JB`` ->
+   ``from caishen.sim.rules.jiating import batch as JB``, and their file
+   paths (``sim/jiating_records.py`` -> ``sim/rules/jiating/records.py``).
 """
 
 from __future__ import annotations
@@ -48,6 +53,29 @@ _BARE_ITEM = re.compile(rf"^({NAMES})(?=$| as )")
 _DASH_M = re.compile(r"-m sim\b(?![./\-])")
 _DASH_M_ARGS = re.compile(r"""(["'])-m\1(, *)(["'])sim\3""")
 
+#: modules moved by the layout change (issue 10): old dotted name -> new dotted name
+MOVES = (
+    ("caishen.sim.rules.jiating_kernels", "caishen.sim.rules.jiating.kernels"),
+    ("caishen.sim.rules.jiating_turn", "caishen.sim.rules.jiating.turn"),
+    ("caishen.sim.rules.jiating_patterns", "caishen.sim.rules.jiating.tables"),
+    ("caishen.sim.jiating_batch", "caishen.sim.rules.jiating.batch"),
+    ("caishen.sim.jiating_records", "caishen.sim.rules.jiating.records"),
+)
+
+
+def _moves(line: str) -> str:
+    for old, new in MOVES:
+        parent, leaf = old.rsplit(".", 1)
+        new_parent, new_leaf = new.rsplit(".", 1)
+        # from PARENT import LEAF [as X]  ->  from NEW_PARENT import NEW_LEAF [as X]
+        line = re.sub(rf"from {re.escape(parent)} import {leaf}\b( as \w+)?",
+                      lambda m: f"from {new_parent} import {new_leaf}" + (m.group(1) or f" as {leaf}"), line)
+        line = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, line)
+        old_path = old.replace("caishen.", "", 1).replace(".", "/") + ".py"
+        new_path = new.replace("caishen.", "", 1).replace(".", "/") + ".py"
+        line = re.sub(rf"(?<![\w/]){re.escape(old_path)}", new_path, line)
+    return line
+
 
 def _import_list(m: re.Match) -> str:
     items = [_BARE_ITEM.sub(r"caishen.\1", item.strip()) for item in m.group(1).split(",")]
@@ -63,7 +91,7 @@ def rewrite_line(line: str) -> str:
     line = _IMPORT_LIST.sub(_import_list, line)
     line = _DASH_M_ARGS.sub(r"\1-m\1\2\3caishen\3", line)
     line = _DASH_M.sub("-m caishen", line)
-    return line
+    return _moves(line)
 
 
 def rewrite(text: str) -> str:

@@ -15,11 +15,11 @@ set's facts and options.
 Binding rules: ``shared/rules/kaihua.md`` (IDs ``K-...``) and
 ``shared/rules/jiating.md`` (IDs ``J-...``, patterns ``P..``), defined for
 this project in ``docs/rules/``.  Jiating's turn structure is the same code
-with other params (``RULESET_FACTS["jiating"]``: no joker, no chow, several
-winners, passed win, 架听 and 硬子, the shape-only win kernel
-``caishen.sim.rules.jiating_turn``); its wins are scored after the hand by
-the Jiating scoring kernels from the recorded win contexts (``wins``,
-:func:`batch_columns`, ``caishen.sim.jiating_records``).
+with other params (its facts in :mod:`caishen.sim.rules.jiating`: no joker,
+no chow, several winners, passed win, 架听 and 硬子, the shape-only win
+kernel); its wins are scored after the hand by the Jiating scoring kernels
+from the recorded win contexts (``wins``, :func:`batch_columns`,
+``caishen.sim.rules.jiating.records``).
 
 Using it::
 
@@ -42,8 +42,8 @@ module        what it owns
               ``EP_*`` / ``WX_*`` slots; phases, declarations, claim levels; the
               action layout (``A_*``, ``N_ACTIONS``, :func:`action_name`,
               :func:`parse_action`); :func:`new_state`
-``params``    the rule sets' turn-structure facts (``RULESET_FACTS``) and options
-              classes, :func:`load_rules`, :func:`engine_params`
+``params``    :func:`load_rules`, :func:`engine_params`: a registered rule
+              set's facts, kernel codes and options as the params ``ep``
 ``deal``      the wall, the deal, draws and replacement draws, the win test
               (:func:`_win_eval`), the readiness cache, the 架听 / 硬子 offers
               made when a turn starts (E1, J2)
@@ -73,13 +73,16 @@ whose code they govern (listed above); ``docs/rules/kaihua.md`` and
 
 How rule sets plug in
 ---------------------
-A rule set is data and kernels, never an ``if rules == ...`` here: its facts
-and options become the params ``ep`` (:func:`engine_params`: joker kind,
-chow, robbing, passed pong and passed win, declarations, ...); its win test
-is the kernel chosen by ``ep[EP_WIN_KERNEL]`` in :func:`_win_eval`; its
-payments run in :func:`_finish_wins` when ``ep[EP_ENGINE_PAYMENTS]`` is set;
+A rule set is data and kernels, never an ``if rules == ...`` here.  It
+registers a :class:`~caishen.sim.rules.base.RuleSet` (:mod:`caishen.sim.rules`
+says how to add one); the engine looks it up by name: its facts and options
+become the params ``ep`` (:func:`engine_params`: joker kind, chow, robbing,
+passed pong and passed win, declarations, ...); its win test is the kernel
+of code ``ep[EP_WIN_KERNEL]``, asked in :func:`_win_eval`, and its payments
+the kernel of code ``ep[EP_ENGINE_PAYMENTS]``, made in :func:`_finish_wins`
+(both through :mod:`caishen.sim.rules.kernels`, the one dispatch module);
 a rule set scored after the hand names its record finisher
-(``RULESET_FINISH``, used by :func:`batch_columns`).
+(``RuleSet.finish``, used by :func:`batch_columns`).
 
 Phases and who acts
 -------------------
@@ -121,7 +124,7 @@ from __future__ import annotations
 
 # re-exports: the public API, and the kernels and constants other packages use
 from caishen.sim import tiles as _tiles  # noqa: F401
-from caishen.sim.rules.kaihua import WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW  # noqa: F401
+from caishen.sim.rules.kernels import WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW  # noqa: F401
 from caishen.sim.tables import hand_tables  # noqa: F401
 from caishen.sim.engine.layout import (  # noqa: F401
     A_CHOW_HIGH, A_CHOW_LOW, A_CHOW_MID, A_DECLARE, A_DISCARD, A_HARD_DECLARE, A_HARD_DECLINE, A_KONG_ADDED,
@@ -141,12 +144,12 @@ from caishen.sim.engine.layout import (  # noqa: F401
     SF_CLAIM_OPTS, SF_CLAIM_PIAO, SF_DECL, SF_DECL_MELDS, SF_DECL_TURN, SF_EXPONENT, SF_FAILED_PIAO, SF_FLAGS,
     SF_FORCE_PIAO, SF_HARD_OFFER, SF_N_CHOWS, SF_N_DISCARDS, SF_N_MELDS, SF_N_PASSED_WIN, SF_PASSED_PONG,
     SF_PASSED_WIN, SF_PIAO_COUNT, SF_PIAO_OPEN, SF_SCORE, SF_SWAP_FORBID, SF_TENPAI, SF_WIN_KONG, SF_WIN_PIAO,
-    SF_WON, STATE_DTYPE, WIN_KERNEL_KAIHUA, WIN_KERNEL_SHAPE, WX_DECL, WX_DISCARDER, WX_FIRST_TURN, WX_HAND,
+    SF_WON, STATE_DTYPE, WX_DECL, WX_DISCARDER, WX_FIRST_TURN, WX_HAND,
     WX_MELD_KIND, WX_MELD_TYPE, WX_N_MELDS, WX_ON_FIRST, WX_REPLACEMENT, WX_SEAT, WX_TILE, WX_TYPE, WX_VISIBLE,
     _check_action_index, _check_int, action_name, new_state, parse_action,
 )
 from caishen.sim.engine.params import (  # noqa: F401
-    PASSED_PONG_SCOPES, RULESET_FACTS, RULESET_OPTIONS, engine_params, load_rules,
+    PASSED_PONG_SCOPES, engine_params, load_rules,
 )
 from caishen.sim.engine.deal import (  # noqa: F401
     _reset, _seeded_wall, _shuffle_wall,
@@ -163,7 +166,7 @@ from caishen.sim.engine.check import (  # noqa: F401
     ERR_TENPAI, ERR_TILES, ERR_TO_ACT, ERR_WIN_LINKS, _check_state,
 )
 from caishen.sim.engine.record import (  # noqa: F401
-    ENGINE_EXTRA_COLUMNS, EXTRA_INDEX, EXTRA_OFFSET, N_RECORD, RECORD_COLUMNS, RECORD_INDEX, RULESET_FINISH,
+    ENGINE_EXTRA_COLUMNS, EXTRA_INDEX, EXTRA_OFFSET, N_RECORD, RECORD_COLUMNS, RECORD_INDEX,
     WINS_OFFSET, _next_dealer, _next_streak, _write_record, batch_columns,
 )
 from caishen.sim.engine.game import (  # noqa: F401

@@ -98,8 +98,7 @@ from caishen.sim.engine.layout import (
 )
 from caishen.sim.engine.mask import _legal_mask
 from caishen.sim.hand import _add_meld_tiles, _is_win, _shanten
-from caishen.sim.rules import kaihua as _kaihua
-from caishen.sim.rules.kaihua import WIN_SELF_DRAW
+from caishen.sim.rules.kernels import FLAG_CHAIN, FLAG_PIAO, WIN_SELF_DRAW
 from caishen.sim.tiles import MELD_CHOW, MELD_NONE, MELD_PONG
 
 
@@ -420,7 +419,7 @@ def _check_state(st, ep, rp, tabs):
                 return ERR_WIN_LINKS
             if st.sc[SC_WIN_TYPE] != WIN_SELF_DRAW and wp + wk != 0:
                 return ERR_WIN_LINKS
-            if ((fl & _kaihua.FLAG_CHAIN) != 0) != (wp + wk > 0) or ((fl & _kaihua.FLAG_PIAO) != 0) != (wp > 0):
+            if ((fl & FLAG_CHAIN) != 0) != (wp + wk > 0) or ((fl & FLAG_PIAO) != 0) != (wp > 0):
                 return ERR_WIN_LINKS
     if ph == PH_DONE:
         if to_act != -1:

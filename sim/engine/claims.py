@@ -39,7 +39,7 @@ Decisions (engine side; each cites its rule)
 - J10 (P27): the winner sees the winning kind in unclaimed discards (not
   the winning discard) and in the other seats' exposed melds (a pong 3, an
   exposed / added kong 4, a robbed added kong 3); concealed kongs are hidden.
-- J11 (J-6): the engine pays nothing in Jiating (``EP_ENGINE_PAYMENTS`` 0):
+- J11 (J-6): the engine pays nothing in Jiating (``EP_ENGINE_PAYMENTS`` is ``PAYMENTS_NONE``):
   the scores exist only in the record (:func:`batch_columns`,
   :attr:`Game.result`), where ``caishen.sim.rules.jiating`` computes them.
 """
@@ -152,7 +152,7 @@ from caishen.sim.engine.layout import (
     WX_TYPE,
     WX_VISIBLE,
 )
-from caishen.sim.rules.kaihua import WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW, _payments
+from caishen.sim.rules.kernels import WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW, _pay
 from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
 
 
@@ -370,7 +370,7 @@ def _claim_step(st, ep, rp, tabs, a):
 def _record_win(st, j, w, win_type, discarder, tile):
     """Write row ``j`` of ``st.wins`` (``WX_*``): the context of seat ``w``'s win, before the hand changes.
 
-    The Python scorer reads it after the hand (Jiating, ``caishen.sim.jiating_records``).
+    The Python scorer reads it after the hand (Jiating, ``caishen.sim.rules.jiating.records``).
     """
     x = st.wins[j]
     dealer = st.sc[SC_DEALER]
@@ -447,8 +447,8 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
             st.circle[p] = 1 if (p != w and st.seat[p, SF_PIAO_OPEN] != 0) else 0
             if st.circle[p]:
                 st.seat[p, SF_FAILED_PIAO] = 1
-        if ep[EP_ENGINE_PAYMENTS] != 0:  # else the Python scorer pays (J-6, caishen.sim.jiating_records)
-            _payments(dealer, w, win_type, discarder, st.seat[w, SF_EXPONENT], st.circle, rp, st.tmp)
+        # the rule set's payments kernel (K-8; none for a rule set scored after the hand, J-6)
+        _pay(ep[EP_ENGINE_PAYMENTS], dealer, w, win_type, discarder, st.seat[w, SF_EXPONENT], st.circle, rp, st.tmp)
         if n_wins < MAX_WINNERS:
             _record_win(st, n_wins, w, win_type, discarder, tile)
             n_wins += 1

@@ -83,12 +83,10 @@ from caishen.sim.engine.layout import (
     SF_PIAO_OPEN,
     SF_SWAP_FORBID,
     SF_TENPAI,
-    WIN_KERNEL_SHAPE,
 )
 from caishen.sim.hand import _shanten
 from caishen.sim.rng import _rng_seed, _rng_shuffle
-from caishen.sim.rules import jiating_turn as _jturn
-from caishen.sim.rules.kaihua import _evaluate_win, _is_baotou_wait
+from caishen.sim.rules.kernels import _is_baotou_wait, _n_waits, _own_copies, _single_wait_discards, _win_kernel
 from caishen.sim.tiles import MELD_NONE
 
 
@@ -132,27 +130,13 @@ def _win_eval(st, ep, rp, tabs, s, tile, self_draw, replacement):
     chain links the win would count (K-6.5; the record shows them, K-10).
 
     ``st.hands[s]`` must hold the concealed tiles *before* the winning tile.
-    This is the one place where the engine calls the rule set's win kernel,
-    chosen by ``ep[EP_WIN_KERNEL]``: Kaihua's (K-2.4..K-2.6, K-6, K-7.1 are
-    applied there) or Jiating's shape test (J-5.1).
+    This is the one place where the engine asks the rule set's win kernel,
+    the one of code ``ep[EP_WIN_KERNEL]`` (:func:`caishen.sim.rules.kernels._win_kernel`:
+    Kaihua's K-2.4..K-2.6, K-6, K-7.1, or the shape test of J-5.1).
     """
-    if ep[EP_WIN_KERNEL] == WIN_KERNEL_SHAPE:
-        return _jturn._evaluate_win(
-            st.hands[s], tile, st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], self_draw, replacement,
-            st.seat[s, SF_CHAIN_PIAO], st.seat[s, SF_CHAIN_KONG], rp, tabs,
-        )
-    return _evaluate_win(
-        st.hands[s],
-        tile,
-        st.meld_type[s],
-        st.meld_kind[s],
-        st.seat[s, SF_N_MELDS],
-        self_draw,
-        replacement,
-        st.seat[s, SF_CHAIN_PIAO],
-        st.seat[s, SF_CHAIN_KONG],
-        rp,
-        tabs,
+    return _win_kernel(
+        ep[EP_WIN_KERNEL], st.hands[s], tile, st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], self_draw,
+        replacement, st.seat[s, SF_CHAIN_PIAO], st.seat[s, SF_CHAIN_KONG], rp, tabs,
     )
 
 
@@ -203,7 +187,7 @@ def _declare_options(st, ep, tabs, s):
     bits = 0
     # a 3m+2 hand of shanten > 0 has no discard that leaves it ready (cheap test first)
     if ep[EP_DECLARE] != 0 and st.seat[s, SF_DECL] == DECL_NONE and _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0:
-        bits = _jturn._single_wait_discards(
+        bits = _single_wait_discards(
             st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], tabs, st.work
         )
     st.sc[SC_DECLARE_KINDS] = bits
@@ -216,8 +200,8 @@ def _hard_ready(st, tabs, s):
     if st.seat[s, SF_TENPAI] == 0:
         return False
     own = st.work[2]
-    _jturn._own_copies(st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], own)
-    return _jturn._n_waits(st.hands[s], own, tabs, st.work[1]) > 0
+    _own_copies(st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], own)
+    return _n_waits(st.hands[s], own, tabs, st.work[1]) > 0
 
 
 @njit(cache=True)

@@ -359,9 +359,9 @@ EP_KONG_AFTER_CLAIM = 14  #: 1: kongs allowed right after a chow / pong
 
 EP_FIRST_DEALER_RANDOM = 15  #: 1: a match's first dealer is random (else seat 0)
 
-EP_WIN_KERNEL = 16  #: WIN_KERNEL_*: the rule set's win test (K-6/K-7 or J-5.1)
+EP_WIN_KERNEL = 16  #: the rule set's win test: a WIN_KERNEL_* code of caishen.sim.rules.kernels
 
-EP_ENGINE_PAYMENTS = 17  #: 1: the engine pays (K-8); 0: the Python scorer scores the recorded wins (J-6)
+EP_ENGINE_PAYMENTS = 17  #: the payments on a win: a PAYMENTS_* code of caishen.sim.rules.kernels (0: none)
 
 EP_DECLARE = 18  #: 1: 架听 declarations with a discard (J-4.1)
 
@@ -371,7 +371,7 @@ N_EP = 20
 
 WIN_KERNEL_KAIHUA = 0  #: caishen.sim.rules.kaihua._evaluate_win
 
-WIN_KERNEL_SHAPE = 1  #: caishen.sim.rules.jiating_turn._evaluate_win: any complete hand
+WIN_KERNEL_SHAPE = 1  #: caishen.sim.rules.jiating.turn._evaluate_win: any complete hand
 
 ROTATION_NEXT_AFTER_WIN = 0
 

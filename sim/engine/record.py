@@ -6,8 +6,8 @@ records.md; K-10 says what a Kaihua hand's record shows), the engine's
 extra columns (``ENGINE_EXTRA_COLUMNS``: the J-9 facts the engine knows)
 and the win contexts (``WX_*`` rows at ``WINS_OFFSET``).
 :func:`batch_columns` turns a batch matrix into the rule set's record
-columns (a rule set scored after the hand names its finisher in
-``RULESET_FINISH``).  :func:`_next_dealer` and :func:`_next_streak` carry a
+columns (a rule set scored after the hand names its finisher,
+``RuleSet.finish``).  :func:`_next_dealer` and :func:`_next_streak` carry a
 match from one hand to the next (K-3.3, J-2.3, J-2.4).
 
 Decisions (engine side; each cites its rule)
@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.engine.deal import _tiles_left
+from caishen.sim.rules import base as _rulesets
 from caishen.sim.engine.layout import (
     EP_JOKER,
     EP_ROTATION,
@@ -93,7 +94,7 @@ RECORD_COLUMNS = (
 )
 
 #: engine columns after RECORD_COLUMNS in the batch matrix: the J-9 facts the
-#: engine knows (Jiating's records, ``caishen.sim.jiating_records``; filled for every rule set)
+#: engine knows (Jiating's records, ``caishen.sim.rules.jiating.records``; filled for every rule set)
 ENGINE_EXTRA_COLUMNS = (
     ("streak", np.int16),  # J-2.4 the dealer's streak k
     ("win_tile", np.int8),  # -1 on a draw
@@ -180,22 +181,15 @@ def _next_streak(dealer, next_dealer, streak):
     return streak + 1 if next_dealer == dealer else 0
 
 
-#: rule sets whose wins are scored after the hand, in Python (``EP_ENGINE_PAYMENTS`` 0):
-#: name -> ``"module:function"`` of ``function(rules, rec) -> dict[str, np.ndarray]``
-RULESET_FINISH = {"jiating": "caishen.sim.jiating_records:finish_records"}
-
-
 def batch_columns(name: str, rules, rec: np.ndarray) -> dict[str, np.ndarray]:
     """The per-hand record columns of a batch matrix ``rec: int64[n, N_RECORD]`` of rule set ``name``.
 
-    Kaihua: the :data:`RECORD_COLUMNS` (records.md).  A rule set in
-    :data:`RULESET_FINISH` (Jiating) scores its recorded wins in Python and
-    returns its own columns (``caishen.sim.jiating_records.COLUMNS``, J-9).
+    A rule set with a record finisher (its ``RuleSet.finish``, e.g.
+    Jiating's: its recorded wins scored after the hand, J-9) returns its own
+    columns; the others the :data:`RECORD_COLUMNS` (records.md; Kaihua's K-10).
+    Raises ``ValueError`` for an unknown rule set.
     """
-    fin = RULESET_FINISH.get(name)
-    if fin is None:
+    finish = _rulesets.get(name).finisher()
+    if finish is None:
         return {c: rec[:, i].astype(dt) for i, (c, dt) in enumerate(RECORD_COLUMNS)}
-    import importlib
-
-    module, function = fin.split(":")
-    return getattr(importlib.import_module(module), function)(rules, rec)
+    return finish(rules, rec)

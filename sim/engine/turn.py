@@ -88,7 +88,7 @@ from caishen.sim.engine.layout import (
     SF_WIN_PIAO,
     SF_WON,
 )
-from caishen.sim.rules.kaihua import WIN_SELF_DRAW
+from caishen.sim.rules.kernels import WIN_SELF_DRAW
 from caishen.sim.tiles import MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_PONG
 
 

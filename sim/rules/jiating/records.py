@@ -8,10 +8,10 @@ concealed tiles before the win, melds with their types, declaration, first
 turn, replacement draw, visible copies of the winning kind, the dealer's
 first discard).  After the numba call :func:`finish_records` copies the
 engine's columns and scores every recorded win in one more numba call
-(:func:`caishen.sim.jiating_batch.score_batch`, the kernels of
-:mod:`caishen.sim.rules.jiating_kernels`; several winners of one discard each paid by
+(:func:`caishen.sim.rules.jiating.batch.score_batch`, the kernels of
+:mod:`caishen.sim.rules.jiating.kernels`; several winners of one discard each paid by
 the discarder, 一炮多响, J-3.4), giving the J-9 record columns
-(:data:`caishen.sim.records.RULESET_COLUMNS` for ``"jiating"``):
+(:data:`COLUMNS`):
 
 - the common columns (hand, match_hand, dealer, winner, winners_mask,
   win_type, discarder), ``streak`` (J-2.4), ``win_tile``, ``first_turn``
@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.sim import engine as _E
-from caishen.sim import jiating_batch as _batch
-from caishen.sim import records as _records
+from caishen.sim.rules.jiating import batch as _batch
+from caishen.sim.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS
 from caishen.sim import tiles as _tiles
 from caishen.sim.rules import jiating as _J
 
@@ -51,8 +51,28 @@ DECLARATION_NAMES = {_E.DECL_NONE: "none", _E.DECL_JIATING: "jiating", _E.DECL_H
 #: (payer, winner) seat pairs of the ``pay_p_w`` columns
 PAY_PAIRS = tuple((p, w) for p in SEATS for w in SEATS if p != w)
 
-#: the J-9 record columns of a Jiating hand, in order (the contract lives in caishen.sim.records)
-COLUMNS: tuple[tuple[str, np.dtype], ...] = _records.RULESET_COLUMNS["jiating"]
+#: the J-9 record columns of a Jiating hand, in the contract's order (notes/records.md; the common
+#: columns are caishen.sim.records'; the rule set's ``columns``)
+COLUMNS: tuple[tuple[str, np.dtype], ...] = (
+    *COMMON_COLUMNS,
+    ("streak", np.dtype(np.int16)),  # the dealer's streak k (J-2.4)
+    ("win_tile", np.dtype(np.int8)),  # kind of the winning tile, -1 on a draw
+    ("first_turn", np.dtype(np.int8)),  # the first winner won on the dealt tiles (天胡, J-5.4)
+    ("replacement", np.dtype(np.int8)),  # ... on a kong replacement draw (P18)
+    *((f"P_{s}", np.dtype(np.int32)) for s in SEATS),  # P of each winning seat (J-6.1), else 0
+    *((f"G_{s}", np.dtype(np.int32)) for s in SEATS),  # G of each winning seat (J-6.1), else 0
+    # what seat p paid seat w in this hand (J-6.2..J-6.5)
+    *((f"pay_{p}_{w}", np.dtype(np.int32)) for p in SEATS for w in SEATS if p != w),
+    # points of each pattern P01..P50 in the first winner's hand (after doubling and exclusions)
+    *((f"P{i:02d}", np.dtype(np.int16)) for i in range(1, 51)),
+    *((f"patterns_{s}", np.dtype(object)) for s in SEATS),  # "P01:2,P03:2" of each winner, else ""
+    *((f"decl_{s}", np.dtype(np.int8)) for s in SEATS),  # 0 none, 1 架听 (J-4.1), 2 硬子 (J-4.2)
+    *((f"decl_turn_{s}", np.dtype(np.int16)) for s in SEATS),  # discards made when declared, -1 none
+    *((f"hard_offer_{s}", np.dtype(np.int8)) for s in SEATS),  # 1 if offered 硬子
+    *((f"passed_win_{s}", np.dtype(np.int16)) for s in SEATS),  # wins passed (J-3.5)
+    *COMMON_TAIL_COLUMNS,
+    *COMMON_END_COLUMNS,
+)
 
 #: columns copied from the engine's batch matrix unchanged
 _ENGINE_COPIED = (
@@ -114,7 +134,7 @@ def finish_records(rules: _J.JiatingRules, rec: np.ndarray) -> dict[str, np.ndar
     ``rec``: the engine's batch matrix ``int64[n, N_RECORD]``; ``rules``:
     the :class:`~caishen.sim.rules.jiating.JiatingRules` the hands were played
     under (points, caps, bonuses).  The engine's columns are copied; every
-    recorded win is scored by :func:`caishen.sim.jiating_batch.score_batch` (one
+    recorded win is scored by :func:`caishen.sim.rules.jiating.batch.score_batch` (one
     numba call).  Raises ``RuntimeError`` naming the hand if a recorded win
     is not a legal win for the scorer (the engine and the scorer disagree)
     or the scores do not sum to zero.

@@ -3,9 +3,9 @@
 The engine records the context of every Jiating win in its batch matrix
 (``int64[n, N_RECORD]``; the ``WX_*`` rows at ``WINS_OFFSET`` of
 :mod:`caishen.sim.engine`).  :func:`score_batch` scores all of them with the numba
-scorer (:func:`caishen.sim.rules.jiating_kernels._score_win`, payments by
+scorer (:func:`caishen.sim.rules.jiating.kernels._score_win`, payments by
 :func:`caishen.sim.rules.jiating._payments`) in one call and returns the J-9
-scoring columns of :data:`caishen.sim.records.RULESET_COLUMNS` ``["jiating"]``:
+scoring columns of :data:`caishen.sim.rules.jiating.records.COLUMNS`:
 
 - ``P_s``, ``G_s`` (J-6.1) of each winning seat, 0 for the others;
 - ``pay_p_w``: what seat ``p`` paid seat ``w`` (J-6.2..J-6.5, J-3.4);
@@ -16,7 +16,7 @@ scoring columns of :data:`caishen.sim.records.RULESET_COLUMNS` ``["jiating"]``:
 - ``score_s``: each seat's change (zero-sum, J-6.5).
 
 The columns the engine fills itself (hand, dealer, declarations, ...) are
-not here: :func:`caishen.sim.jiating_records.finish_records` copies them and takes
+not here: :func:`caishen.sim.rules.jiating.records.finish_records` copies them and takes
 the others from :func:`score_batch` (the Python scorer is the slow obvious
 reference in the tests, ``tests/jiating_reference.py``).  A recorded win the
 scorer does not accept (inconsistent context, not a complete hand, payments
@@ -31,8 +31,8 @@ from numba import njit
 
 from caishen.sim import engine as _E
 from caishen.sim.rules import jiating as _J
-from caishen.sim.rules import jiating_kernels as _K
-from caishen.sim.rules.jiating_kernels import _check_context, _score_win
+from caishen.sim.rules.jiating import kernels as _K
+from caishen.sim.rules.jiating.kernels import _check_context, _score_win
 from caishen.sim.tables import hand_tables
 
 N_SEATS = 4
@@ -60,7 +60,7 @@ WX_MELD_TYPE = _E.WX_MELD_TYPE
 WX_MELD_KIND = _E.WX_MELD_KIND
 WX_HAND = _E.WX_HAND
 
-# errors of _score_rows beyond the context checks (caishen.sim.rules.jiating_kernels.ERR_*)
+# errors of _score_rows beyond the context checks (caishen.sim.rules.jiating.kernels.ERR_*)
 ERR_NOT_WIN = 100
 ERR_ZERO_SUM = 101
 ERR_MULTI = 102
@@ -84,7 +84,7 @@ def _score_rows(rec, params, points, doubled, excludes, tabs, work, hand8, pats,
     winner's pattern points, pattern-major so that each column is
     contiguous); ``win_pats: int16[n_wins, 50]`` and ``win_row:
     int64[n_wins, 2]`` (hand, seat) of every win in order.  ``work``:
-    :func:`caishen.sim.rules.jiating_kernels.new_work`; ``hand8: uint8[34]``,
+    :func:`caishen.sim.rules.jiating.kernels.new_work`; ``hand8: uint8[34]``,
     ``pats: int64[51]``, ``pay: int64[4]``: scratch.  Returns the number of wins scored; on the
     first bad win it stops and sets ``err = [hand, code, j]`` (``code``: an
     ``ERR_*`` of the kernels or of this module, ``j``: the win's row).
@@ -182,7 +182,7 @@ def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.
     played under (None: the spec's defaults); ``rec``: the engine's batch
     matrix ``int64[n, N_RECORD]``.  Returns ``{name: array[n]}`` for
     ``P_s``, ``G_s``, ``pay_p_w``, ``P01``..``P50``, ``patterns_s`` and
-    ``score_s`` with the dtypes of :data:`caishen.sim.records.RULESET_COLUMNS`.
+    ``score_s`` with the dtypes of :data:`caishen.sim.rules.jiating.records.COLUMNS`.
     Raises ``ValueError`` for a matrix of the wrong shape or dtype and
     ``RuntimeError`` naming the hand when a recorded win is not accepted by
     the scorer (the engine and the scorer disagree).
@@ -208,7 +208,7 @@ def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.
     if err[0] >= 0:
         h, code, j = (int(v) for v in err)
         what = _BATCH_MESSAGES.get(code) or _K.ERR_MESSAGES.get(code, f"code {code}")
-        from caishen.sim.jiating_records import win_cases  # the case, for the message (imported late: no cycle)
+        from caishen.sim.rules.jiating.records import win_cases  # the case, for the message (imported late: no cycle)
 
         try:
             case = win_cases(rec[h])[j]

@@ -1,21 +1,17 @@
-"""Jiating (架听) patterns P01..P50 (J-8) as data: IDs, names, default points, doubling, exclusions.
+"""The fifty Jiating patterns P01..P50 (J-8) as data: IDs, names, default points, doubling, exclusions.
 
-The definitions of the fifty patterns are in the spec (``docs/rules/jiating.md``,
-J-8) and in the one scorer that ships, the numba kernels of
-:mod:`caishen.sim.rules.jiating_kernels` (``_view_values`` evaluates every pattern of a
-reading and wait).  This module holds the tables that describe the patterns to
-people and to the options (:class:`caishen.sim.rules.jiating.JiatingRules` validates
-``pattern_points``, ``doubled_patterns`` and ``exclusions`` against them); the
-record columns ``P01`` .. ``P50`` and the summary's pattern names come from here.
-The slow obvious Python scorer the kernels are tested against (one predicate per
-pattern) lives in the tests (``tests/jiating_reference.py``).
+The tables describe the patterns to people and to the options:
+:class:`~caishen.sim.rules.jiating.options.JiatingRules` validates its
+``pattern_points``, ``doubled_patterns`` and ``exclusions`` against them, the
+record columns ``P01`` .. ``P50`` and the summary's pattern names come from
+here.  Each pattern is evaluated by :func:`caishen.sim.rules.jiating.patterns._view_values`;
+its definition in words is J-8 (``docs/rules/jiating.md``).
 """
 
 from __future__ import annotations
 
-WIN_TYPES = ("self_draw", "discard", "robbed_kong")
+
 DECLARATIONS = ("none", "jiating", "hard")
-DIHU_MODES = ("dealer_ready_first_discard", "win_on_dealers_first_discard")
 
 #: J-8 pattern ID -> Chinese name, in ID order
 PATTERN_NAMES: dict[str, str] = {
@@ -70,6 +66,7 @@ PATTERN_NAMES: dict[str, str] = {
     "P49": "坎坎胡",
     "P50": "大四喜",
 }
+
 #: every J-8 pattern ID in order (P01 .. P50)
 PATTERN_IDS: tuple[str, ...] = tuple(PATTERN_NAMES)
 
