@@ -180,7 +180,7 @@ def _ruleset_of(path: str, text: str, pos: int) -> str:
     k, j = before.rfind("kaihua"), before.rfind("jiating")
     if k >= 0 or j >= 0:
         return "Kaihua" if k > j else "Jiating"
-    name = path.rsplit("/", 1)[-1].lower()
+    name = path.lower()  # the file's path: sim/rules/jiating/scoring.py is Jiating's
     if "kaihua" in name:
         return "Kaihua"
     if "jiating" in name:
@@ -447,20 +447,36 @@ def test_citation_scanner_reads_ids_as_written():
     assert normalized("K-6.2") == "K_6_2" and normalized("J-7") == "J_7" and normalized("P27") == "P27"
 
 
+#: where each list of decisions is stated: a module, or a package whose modules each state
+#: the decisions governing their code (the engine: E1-E10, J1-J11)
+DECISION_SOURCES = {"Kaihua D": "sim/rules/kaihua", "Jiating D": "sim/rules/jiating",
+                    "engine E": "sim/engine", "engine J": "sim/engine"}
+
+
+def stated_decisions(prefix: str, rel: str) -> dict[str, list[str]]:
+    """``{decision ID: [files whose module docstring states it as a '- X<n>' bullet]}``."""
+    path = ROOT / rel
+    files = sorted(path.glob("*.py")) if path.is_dir() else [path]
+    letter = prefix[-1]
+    out: dict[str, list[str]] = {}
+    for f in files:
+        doc = ast.get_docstring(ast.parse(f.read_text(encoding="utf-8"))) or ""
+        for n in re.findall(rf"^- {letter}(\d+)\b", doc, re.M):
+            out.setdefault(f"{prefix}{n}", []).append(_rel(f))
+    return out
+
+
 def test_decision_lists_of_the_modules_are_the_docs_lists():
     """Each ``- D<n>`` / ``- E<n>`` / ``- J<n>`` bullet of a module docstring is defined in the
-    docs under its module's name, and the docs define no decision the modules do not state."""
-    sources = {"Kaihua D": "sim/rules/kaihua.py", "Jiating D": "sim/rules/jiating.py",
-               "engine E": "sim/engine.py", "engine J": "sim/engine.py"}
-    for prefix, rel in sources.items():
-        path = ROOT / rel
-        if not path.exists():  # the module moved (issue 10): the citation scan (a) still covers it
-            continue
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-        letter = prefix[-1]
-        stated = {f"{prefix}{n}" for n in re.findall(rf"^- {letter}(\d+)\b", doc, re.M)}
+    docs under its module's name, each is stated once (the engine's in the module whose code
+    it governs), and the docs define no decision the modules do not state."""
+    for prefix, rel in DECISION_SOURCES.items():
+        where = stated_decisions(prefix, rel)
+        stated = set(where)
         documented = {i for i in defined_ids() if i.startswith(prefix) and i[len(prefix):].isdigit()}
-        assert stated, f"no '- {letter}<n>' bullets found in the docstring of {rel}"
+        assert stated, f"no '- {prefix[-1]}<n>' bullets found in the docstrings of {rel}"
+        twice = {i: f for i, f in where.items() if len(f) > 1}
+        assert not twice, f"decisions stated in more than one module: {twice}"
         assert stated == documented, f"{rel} states {sorted(stated - documented)} not in the docs; " \
                                      f"the docs define {sorted(documented - stated)} not in {rel}"
 
