@@ -76,13 +76,14 @@ def is_int(v) -> bool:
 # ---------------------------------------------------------------------------
 # caishen score
 # ---------------------------------------------------------------------------
-#: two scoring-vector cases written out here (K01, J01 of shared/vectors), so that the fuzzing never skips
+#: two scoring-vector cases written out here (the first Kaihua and Jiating ones of shared/vectors),
+#: so that the fuzzing never skips
 BASE_CASES = [
-    {"id": "K01", "rules": "kaihua", "dealer": 0, "winner": 1, "win_type": "self_draw", "discarder": None,
+    {"id": "fuzz-kaihua", "rules": "kaihua", "dealer": 0, "winner": 1, "win_type": "self_draw", "discarder": None,
      "concealed": "123m456m789p234s5s", "melds": [], "win_tile": "5s", "replacement_draw": False, "chain": [],
      "piao_circle": []},
-    {"id": "J01", "rules": "jiating", "dealer": 0, "streak": 0, "winner": 1, "win_type": "discard", "discarder": 2,
-     "concealed": "123m456p789s2p", "melds": [{"type": "pong", "tiles": "777z"}], "win_tile": "2p",
+    {"id": "fuzz-jiating", "rules": "jiating", "dealer": 0, "streak": 0, "winner": 1, "win_type": "discard",
+     "discarder": 2, "concealed": "123m456p789s2p", "melds": [{"type": "pong", "tiles": "777z"}], "win_tile": "2p",
      "replacement_draw": False, "declaration": "none", "first_turn": False, "visible": ""},
 ]
 
@@ -374,7 +375,8 @@ def test_regression_pettingzoo_step_names_a_bad_action_instead_of_an_assertion(a
             with pytest.raises((ValueError, AssertionError)):
                 env.step(action)
             return
-        with pytest.raises(ValueError, match=re.escape(repr(action)[:8]) if not isinstance(action, int) else str(action)):
+        named = re.escape(repr(action)[:8]) if not isinstance(action, int) else str(action)
+        with pytest.raises(ValueError, match=named):
             env.step(action)
 
 
@@ -400,7 +402,7 @@ def test_regression_game_step_cuts_the_echo_of_a_huge_action(huge):
 
 
 @pytest.mark.xfail(strict=True, reason="sim/engine.parse_action echoes the whole action name: 'unknown action "
-                   "name ...' is 622 characters for a 600-character name (and 5 MB for a 5 MB one); the echo should be cut (short_repr); "
+                   "name ...' is 622 characters for a 600-character name; the echo should be cut (short_repr); "
                    "the fix belongs in sim/engine.py (being split by the layout work)")
 def test_regression_game_step_cuts_the_echo_of_a_long_action_name():
     g = Game("kaihua").reset(seed=0)

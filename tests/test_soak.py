@@ -39,7 +39,8 @@ def test_check_records_names_each_broken_invariant(engine_warm):
     bad = {k: v.copy() for k, v in cols.items()}
     bad["score_0"][drawn] += 4
     bad["score_1"][drawn] -= 4
-    assert soak.check_records(bad, "kaihua", 50) == [f"records: a drawn hand (流局) moved points (K-8.4) in hand {drawn}"]
+    want = f"records: a drawn hand (流局) moved points (K-8.4) in hand {drawn}"
+    assert soak.check_records(bad, "kaihua", 50) == [want]
     bad = {k: v.copy() for k, v in cols.items()}
     bad["score_2"][0] += 1
     assert "do not sum to zero" in soak.check_records(bad, "kaihua", 50)[0]
