@@ -97,6 +97,10 @@ WIN_TYPE_NAMES = {0: "self_draw", 1: "discard", 2: "robbed_kong"}
 SUMMARY_COLUMNS = ["section", "metric", "group", "n", "value", "ci_low", "ci_high"]
 #: the section of the observational 飘 comparison (kept out of the headline rows, after them)
 OBSERVATIONAL = "飘财 observational"
+#: what the summary says of that section (``definitions["observational"]``)
+OBSERVATIONAL_NOTE = ("飘 minus comparable compares seat-hands that did and did not 飘: a selection effect, not the "
+                      "value of 飘 (caishen.sim.piao_study gives the counterfactual answer; caishen sweep compares "
+                      "policies on the same walls)")
 #: the independent units :func:`summarize` can compute its intervals over (only rows-as-independent so far)
 UNITS = (None,)
 
@@ -503,9 +507,7 @@ class SummaryTally:
                       *diff_ci_counts(*dist(att), *dist(cmp_)))
                 if self.has_chance:
                     o.mean(OBSERVATIONAL, "score per non-飘 seat-hand", gname, dist(g & no_piao))
-            defs["observational"] = ("飘 minus comparable compares seat-hands that did and did not 飘: a selection "
-                                     "effect, not the value of 飘 (caishen.sim.piao_study gives the counterfactual "
-                                     "answer; caishen sweep compares policies on the same walls)")
+            defs["observational"] = OBSERVATIONAL_NOTE
         else:
             o = None
         if self.has_jiating:

@@ -154,7 +154,12 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS) -> tuple[pd.Data
                 r.mean("飘财", "score per non-飘 seat-hand", gname, score[g & no_piao])
     if {"P", "G", "decl", "hard_offer", "passed_win"} <= set(sh):
         _jiating_rows(r, df, sh, policies)
-    return _observational_last(r.frame()), defs
+    frame = _observational_last(r.frame())
+    if (frame["section"] == "飘财 observational").any():  # the note the summary adds to that section
+        from caishen.sim.summary import OBSERVATIONAL_NOTE
+
+        defs["observational"] = OBSERVATIONAL_NOTE
+    return frame, defs
 
 
 #: the rows the summary moved to their own last section (the observational 飘 comparison, issue 14 item 6)
