@@ -4,20 +4,24 @@ One import namespace over the repository's three top-level folders (mapped by
 setuptools' ``package-dir`` in ``pyproject.toml``; nothing is installed under
 the bare names ``sim``, ``envs``, ``agents``):
 
-=====================  =================  ==========================================
-import name            folder             what
-=====================  =================  ==========================================
-``caishen.sim``        ``sim/``           the engine and everything around it:
-                                          tiles, hand kernels, rule sets, self-play,
-                                          runner, records, CLI (``caishen.sim.cli``)
-``caishen.sim.engine`` ``sim/engine/``    one hand as numba arrays: state and action
-                                          layout, legal mask, deal and draws, claims,
-                                          own turn, checker, record, ``Game`` (a
-                                          module each; the map is its docstring)
-``caishen.sim.rules``  ``sim/rules/``     the rule sets (Kaihua, Jiating), options
-``caishen.envs``       ``envs/``          Gymnasium / PettingZoo faces, batched env
-``caishen.agents``     ``agents/``        bots for the step API and the envs
-=====================  =================  ==========================================
+========================  ================  =============================================
+import name               folder            what
+========================  ================  =============================================
+``caishen.sim``           ``sim/``          the engine and everything around it: tiles,
+                                            hand kernels, self-play, runner, records, CLI
+                                            (``caishen.sim.cli``)
+``caishen.sim.engine``    ``sim/engine/``   one hand as numba arrays, a module per concern
+                                            (state and actions, deal and draws, claims,
+                                            own turn, legal mask, checker, record, ``Game``)
+``caishen.sim.rules``     ``sim/rules/``    the rule sets as peers (``kaihua``,
+                                            ``jiating``), their interface and registry,
+                                            the one kernel dispatch; how to add a rule
+                                            set is its docstring
+``caishen.envs``          ``envs/``         Gymnasium / PettingZoo faces, batched env
+``caishen.agents``        ``agents/``       bots for the step API and the envs
+``caishen.rules_docs``    ``docs/rules/``   the rule reference, package data
+                                            (``caishen rules K-2.5``)
+========================  ================  =============================================
 
 Layers (arrows point one way): ``caishen.sim.tiles`` -> ``caishen.sim.tables``
 -> ``caishen.sim.hand`` -> ``caishen.sim.rules`` -> ``caishen.sim.engine`` ->

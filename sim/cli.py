@@ -19,6 +19,10 @@ Subcommands:
 - ``caishen hand TILES [--joker 5z] [--rules kaihua|jiating]``: shanten,
   waits and effective tiles of a hand (waits by shape, or those a rule set's
   win gates allow).
+- ``caishen rules ID...``: the definition of rule IDs (``K-2.5``, ``P27``,
+  ``'Kaihua D3'``) from the rule reference that ships with the package
+  (:mod:`caishen.sim.ruledocs`).
+- ``caishen warmup [TARGET...]``: compile the numba kernels ahead of time.
 - ``caishen --version``: the package version.
 
 Each subcommand is registered by one ``_add_<name>`` function below and runs
@@ -488,6 +492,29 @@ def _cmd_sweep(args) -> int:
     return 0
 
 
+def _add_rules(sub) -> None:
+    p = sub.add_parser(
+        "rules",
+        help="print the definition of rule IDs (K-2.5, J-4.2, P27, 'Kaihua D3', 'engine E3')",
+        description="Print the definition of each rule, pattern or decision ID from the rule reference "
+        "that ships with the package (docs/rules/): a rule with its continuation lines, a pattern's table "
+        "row, or a whole section (J-7). Without an ID: the reference's index.",
+    )
+    p.add_argument("ids", nargs="*", metavar="ID", help="e.g. K-2.5, k_2_5, P27, J-7, 'Kaihua D3', 'engine E3'")
+    p.set_defaults(func=_cmd_rules)
+
+
+def _cmd_rules(args) -> int:
+    from caishen.sim import ruledocs
+
+    if not args.ids:
+        print(ruledocs.pages()["README.md"], end="")
+        return 0
+    texts = [ruledocs.rule_text(i) for i in args.ids]  # ValueError (exit 2) names an unknown ID
+    print("\n".join(texts), end="")
+    return 0
+
+
 def _add_warmup(sub) -> None:
     from caishen.sim.warmup import TARGETS
 
@@ -518,7 +545,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"caishen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_warmup, _add_sweep):
+    for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_rules, _add_warmup, _add_sweep):
         add(sub)
     return parser
 

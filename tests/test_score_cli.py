@@ -153,7 +153,8 @@ def test_malformed_lines_are_reported_and_the_others_scored():
     errors = out[1:-1]
     assert [e["line"] for e in errors] == [2, 3, 4, 6, 7, 8, 9, 10]
     assert [e["id"] for e in errors] == [None, "badtile", "nochain", "badmeld", "fifteen", "badseat", None, "norules"]
-    for e, word in zip(errors, ["JSON", "0s", "chain", "chi", "14 tiles", "winner 7", "object", "rules"]):
+    for e, word in zip(errors, ["JSON", "0s", "chain", "chi", "14 tiles", "winner must be an integer in 0..3, got 7", "object",
+                                       "rules"]):
         assert set(e) == {"line", "id", "error"} and word in e["error"], e
 
 

@@ -126,6 +126,7 @@ from __future__ import annotations
 from caishen.sim import tiles as _tiles  # noqa: F401
 from caishen.sim.rules.kernels import WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW  # noqa: F401
 from caishen.sim.tables import hand_tables  # noqa: F401
+from caishen.sim.validate import check_int as _check_int  # noqa: F401  (the engine's former name)
 from caishen.sim.engine.layout import (  # noqa: F401
     A_CHOW_HIGH, A_CHOW_LOW, A_CHOW_MID, A_DECLARE, A_DISCARD, A_HARD_DECLARE, A_HARD_DECLINE, A_KONG_ADDED,
     A_KONG_CONCEALED, A_KONG_EXPOSED, A_PASS, A_PONG, A_WIN, DECL_HARD, DECL_JIATING, DECL_NONE, DF_CLAIMED,
@@ -136,7 +137,7 @@ from caishen.sim.engine.layout import (  # noqa: F401
     MAX_DISCARDS, MAX_MATCH_HAND, MAX_MELDS, MAX_STREAK, MAX_WINNERS, N_ACTIONS, N_EP, N_KINDS, N_SC, N_SEATS, N_SF,
     N_TILES, N_WX, OPT_CHOW_HIGH, OPT_CHOW_LOW, OPT_CHOW_MID, OPT_KONG, OPT_PONG, OPT_WIN, PHASE_NAMES, PH_CLAIM,
     PH_DONE, PH_HARD, PH_ROB, PH_TURN, QUEUE_LEN, ROTATION_NEXT_AFTER_WIN, ROTATION_WINNER_STAYS, SCRATCH_FIELDS,
-    SC_CAN_TSUMO, SC_DEALER, SC_DECLARE_KINDS, SC_DISCARDER, SC_DRAWN, SC_EXPONENT, SC_FLAGS, SC_FORCE_JOKER,
+    SC_CAN_TSUMO, SC_DEALER, SC_DECLARE_KINDS, SC_DISCARDER, SC_DRAWN, SC_EXPONENT, SC_FLAGS,
     SC_HARD_STAGE, SC_HEAD, SC_JUST_CLAIMED, SC_MATCH_HAND, SC_N_LEGAL, SC_N_RON, SC_N_WINS, SC_PHASE, SC_Q_LEN,
     SC_Q_POS, SC_REPLACEMENT, SC_ROB_MELD, SC_SRC, SC_STEPS, SC_STREAK, SC_TAIL, SC_TILE, SC_TO_ACT, SC_TSUMO_EXP,
     SC_TSUMO_FLAGS, SC_TSUMO_KONG, SC_TSUMO_PIAO, SC_TURN, SC_TURNS, SC_WINNER, SC_WINNERS_MASK, SC_WIN_TILE,
@@ -146,7 +147,7 @@ from caishen.sim.engine.layout import (  # noqa: F401
     SF_PASSED_WIN, SF_PIAO_COUNT, SF_PIAO_OPEN, SF_SCORE, SF_SWAP_FORBID, SF_TENPAI, SF_WIN_KONG, SF_WIN_PIAO,
     SF_WON, STATE_DTYPE, WX_DECL, WX_DISCARDER, WX_FIRST_TURN, WX_HAND,
     WX_MELD_KIND, WX_MELD_TYPE, WX_N_MELDS, WX_ON_FIRST, WX_REPLACEMENT, WX_SEAT, WX_TILE, WX_TYPE, WX_VISIBLE,
-    _check_action_index, _check_int, action_name, new_state, parse_action,
+    _check_action_index, action_name, new_state, parse_action,
 )
 from caishen.sim.engine.params import (  # noqa: F401
     PASSED_PONG_SCOPES, engine_params, load_rules,

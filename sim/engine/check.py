@@ -103,41 +103,23 @@ from caishen.sim.tiles import MELD_CHOW, MELD_NONE, MELD_PONG
 
 
 ERR_TILES = 1
-
 ERR_HAND_RANGE = 2
-
 ERR_JOKER_MELD = 3
-
 ERR_HAND_SIZE = 4
-
 ERR_TO_ACT = 5
-
 ERR_EMPTY_MASK = 6
-
 ERR_MASK_ILLEGAL = 7
-
 ERR_SCORES = 8
-
 ERR_POINTERS = 9
-
 ERR_MELDS = 10
-
 ERR_TENPAI = 11
-
 ERR_MASK_LIST = 12
-
 ERR_DECL = 13
-
 ERR_PASSED_WIN = 14
-
 ERR_HARD_AUTO = 15
-
 ERR_MISSING = 16
-
 ERR_FORCE = 17
-
 ERR_WIN_LINKS = 18
-
 ERR_MESSAGES = {
     ERR_TILES: "tiles not conserved: wall remainder + hands + melds + discards != 4 of every kind",
     ERR_HAND_RANGE: "a hand holds a kind more than 4 times",
@@ -406,7 +388,7 @@ def _check_state(st, ep, rp, tabs):
                 return ERR_FORCE
             if not ((ph == PH_TURN or ph == PH_ROB) and s == st.sc[SC_TURN]):
                 return ERR_FORCE
-        # K-6.5 / D9: a win counts chain links only on a self-draw, at most the
+        # K-6.5 / Kaihua D9: a win counts chain links only on a self-draw, at most the
         # winner's own links, and its flags say so (K-9.4, K-10)
         wp = st.seat[s, SF_WIN_PIAO]
         wk = st.seat[s, SF_WIN_KONG]

@@ -24,7 +24,7 @@ Decisions (engine side; each cites its rule)
 - E1 (K-3.1): the dealer's 14th tile (``wall[52]``) counts as the dealer's
   first draw: a self-draw win on it is allowed, and K-2.5 applies to it.
 - J2 (J-4.2 "ready"): ready = at least one kind completes the hand of which
-  the seat holds fewer than four (scorer decision D3); the hard question is
+  the seat holds fewer than four (Jiating D3); the hard question is
   asked only of ready seats, once (declining is final).  A dealer that made
   a concealed kong before its first discard may still declare.
 """
@@ -196,7 +196,7 @@ def _declare_options(st, ep, tabs, s):
 @njit(cache=True)
 def _hard_ready(st, tabs, s):
     """J-4.2: seat ``s``'s 3m+1 concealed tiles are ready: at least one kind
-    completes them of which ``s`` holds fewer than four (jiating decision D3)."""
+    completes them of which ``s`` holds fewer than four (Jiating D3)."""
     if st.seat[s, SF_TENPAI] == 0:
         return False
     own = st.work[2]
@@ -312,7 +312,7 @@ def _draw(st, ep, rp, tabs, s, replacement):
     lk = 0
     if st.seat[s, SF_TENPAI] != 0:  # only a ready hand can be 爆头 or win
         if force == 0 and joker >= 0 and ep[EP_BAOTOU_FORCE] != 0 and t == joker:
-            # K-2.5 (kaihua D3: 七子爆头 shape too)
+            # K-2.5 (Kaihua D3: 七子爆头 shape too)
             if _is_baotou_wait(st.hands[s], st.seat[s, SF_N_MELDS], tabs):
                 force = 1
                 st.seat[s, SF_FORCE_PIAO] = 1

@@ -60,7 +60,6 @@ from caishen.sim.engine.layout import (
     SF_SCORE,
     SF_SWAP_FORBID,
     _check_action_index,
-    _check_int,
     action_name,
     new_state,
     parse_action,
@@ -70,6 +69,7 @@ from caishen.sim.engine.params import engine_params, load_rules
 from caishen.sim.engine.record import N_RECORD, _next_dealer, _write_record, batch_columns
 from caishen.sim.engine.turn import _step
 from caishen.sim.tables import hand_tables
+from caishen.sim.validate import check_int
 from caishen.sim.tiles import MELD_KONG_CONCEALED, MELD_NONE
 
 
@@ -100,7 +100,7 @@ def build_wall(hands, draws: str = "", replacements: str = "", dealer: int = 0) 
     """
     if len(hands) != N_SEATS:
         raise ValueError(f"hands must give 4 seats' tiles, got {len(hands)}")
-    dealer = _check_int("dealer", dealer, 0, N_SEATS - 1)
+    dealer = check_int("dealer", dealer, 0, N_SEATS - 1)
     wall = np.full(N_TILES, 255, np.int64)
     for i in range(N_SEATS):
         kinds = _tiles.parse_kinds(hands[(dealer + i) % N_SEATS])
@@ -160,9 +160,9 @@ class Game:
         Raises ``ValueError`` for a bad seed, dealer, match_hand, streak or
         wall (the integers must be ints or numpy integers, never bools).
         """
-        dealer = _check_int("dealer", dealer, 0, N_SEATS - 1)
-        match_hand = _check_int("match_hand", match_hand, 0, MAX_MATCH_HAND)
-        streak = _check_int("streak", streak, 0, MAX_STREAK)
+        dealer = check_int("dealer", dealer, 0, N_SEATS - 1)
+        match_hand = check_int("match_hand", match_hand, 0, MAX_MATCH_HAND)
+        streak = check_int("streak", streak, 0, MAX_STREAK)
         if wall is not None:
             w = _check_wall(wall)
             self.state["wall"][:] = w
@@ -194,7 +194,7 @@ class Game:
 
     @staticmethod
     def _check_seed(seed) -> int:
-        return _check_int("seed", seed, 0, 2**32 - 1)
+        return check_int("seed", seed, 0, 2**32 - 1)
 
     def _need_started(self):
         if not self._started:
@@ -301,7 +301,7 @@ class Game:
         Raises ``ValueError`` for a seat that is not an integer 0..3 (a bool included).
         """
         self._need_started()
-        seat = _check_int("seat", seat, 0, N_SEATS - 1)
+        seat = check_int("seat", seat, 0, N_SEATS - 1)
         st = self.state
         sc = st["sc"]
         sf = st["seat"]

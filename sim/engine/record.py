@@ -92,7 +92,6 @@ RECORD_COLUMNS = (
     ("turns", np.int16),
     ("tiles_left", np.int16),
 )
-
 #: engine columns after RECORD_COLUMNS in the batch matrix: the J-9 facts the
 #: engine knows (Jiating's records, ``caishen.sim.rules.jiating.records``; filled for every rule set)
 ENGINE_EXTRA_COLUMNS = (
@@ -106,17 +105,12 @@ ENGINE_EXTRA_COLUMNS = (
     *((f"hard_offer_{s}", np.int8) for s in range(N_SEATS)),  # 1 if offered 硬子 (J-4.2)
     *((f"passed_win_{s}", np.int16) for s in range(N_SEATS)),  # wins passed (J-3.5)
 )
-
 #: column name -> index in the batch matrix
 RECORD_INDEX = {name: i for i, (name, _) in enumerate(RECORD_COLUMNS)}
-
 EXTRA_OFFSET = len(RECORD_COLUMNS)
-
 EXTRA_INDEX = {name: EXTRA_OFFSET + i for i, (name, _) in enumerate(ENGINE_EXTRA_COLUMNS)}
-
 #: then MAX_WINNERS rows of the win context (``WX_*``, N_WX each), first winner first
 WINS_OFFSET = EXTRA_OFFSET + len(ENGINE_EXTRA_COLUMNS)
-
 #: width of the batch kernel's int64 matrix
 N_RECORD = WINS_OFFSET + MAX_WINNERS * N_WX
 

@@ -97,7 +97,7 @@ def _auto_action(st, ep):
     """J-4.2: the action the engine takes by itself for the seat to act, or -1.
 
     A seat with a hard declaration discards every drawn tile it cannot win
-    with; the engine does that without asking (decision J5), so such a seat
+    with; the engine does that without asking (decision J1), so such a seat
     is asked only when it could win by self-draw (win, or discard the drawn tile).
     """
     if ep[EP_HARD] == 0 or st.sc[SC_PHASE] != PH_TURN:

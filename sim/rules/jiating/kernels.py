@@ -139,36 +139,23 @@ from caishen.sim.tiles import (
     MELD_TYPES,
     MELD_TYPE_NAMES,
 )
+from caishen.sim.validate import check_int
 
 
 ERR_OK = 0
-
 ERR_SEAT = 1
-
 ERR_WIN_TYPE = 2
-
 ERR_DISCARDER = 3
-
 ERR_DECLARATION = 4
-
 ERR_MELDS = 5
-
 ERR_WIN_KIND = 6
-
 ERR_TILE_COUNT = 7
-
 ERR_FIVE_COPIES = 8
-
 ERR_REPLACEMENT = 9
-
 ERR_FIRST_TURN = 10
-
 ERR_ON_FIRST = 11
-
 ERR_STREAK = 12
-
 ERR_VISIBLE = 13
-
 #: code -> what is wrong with a win context (the rule IDs of caishen.sim.rules.jiating's case checks)
 ERR_MESSAGES = {
     ERR_SEAT: "dealer and winner must be seats 0..3",
@@ -207,12 +194,9 @@ def _tables_of(r: JiatingRules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
 
 
 _SIG_EXCLUDE = f"int64({_I64_1D}, boolean[:, ::1], {_I64_1D})"
-
 _SIG_KEY = f"boolean(int64, {_I64_1D}, int64, {_I64_1D})"
-
 _SIG_READING = (f"boolean(int64, int64, int64, {_I64_1D}, {_I64_1D}, boolean[::1], boolean[:, ::1], "
                 "int64[:, ::1], boolean)")
-
 _SIG_PREPARED = f"UniTuple(int64, 2)({_I64_1D}, {_I64_1D}, boolean[::1], boolean[:, ::1], int64[:, ::1])"
 
 
@@ -586,16 +570,6 @@ KernelWin = JiatingWin
 _SOURCE_NAMES = {SRC_HAND: "hand", **MELD_TYPE_NAMES}
 
 
-def _int(name: str, v, lo: int | None = None, hi: int | None = None) -> int:
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {v!r}")
-    v = int(v)
-    if (lo is not None and v < lo) or (hi is not None and v > hi):
-        bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name}={v!r}: must be {bound}")
-    return v
-
-
 def _flag(name: str, v) -> int:
     if not isinstance(v, (bool, np.bool_)):
         raise ValueError(f"{name} must be true or false, got {v!r}")
@@ -646,17 +620,17 @@ def score_win(
     if hand.min() < 0 or hand.max() > 4:
         raise ValueError(f"concealed counts must be 0..4, got {concealed!r}")
     hand = hand.astype(np.uint8)
-    wk = _int("win_kind", win_kind, 0, N_KINDS - 1)
+    wk = check_int("win_kind", win_kind, 0, N_KINDS - 1)
     if win_type not in WIN_TYPES:
         raise ValueError(f"win_type={win_type!r}: must be one of {', '.join(WIN_TYPES)}")
     wt = WIN_TYPES[win_type]
     if declaration not in DECLARATION_CODES:
         raise ValueError(f"declaration={declaration!r}: must be one of {', '.join(DECLARATION_CODES)}")
-    w = _int("winner", winner, 0, 3)
-    d = _int("dealer", dealer, 0, 3)
-    disc = -1 if discarder is None else _int("discarder", discarder, 0, 3)
-    k = _int("streak", streak, 0)
-    vis = _int("visible", visible, 0, 3)
+    w = check_int("winner", winner, 0, 3)
+    d = check_int("dealer", dealer, 0, 3)
+    disc = -1 if discarder is None else check_int("discarder", discarder, 0, 3)
+    k = check_int("streak", streak, 0)
+    vis = check_int("visible", visible, 0, 3)
     if wt == WIN_ROBBED_KONG:  # J-3.3: the robbed pong's three copies are seen, listed or not (P27)
         vis = 3
     if not isinstance(melds, (list, tuple)) or len(melds) > 4:
@@ -667,7 +641,7 @@ def score_win(
         if not isinstance(m, (tuple, list)) or len(m) != 2 or m[0] not in MELD_TYPES or m[0] == "chow":
             raise ValueError(f"meld {m!r}: expected (pong | kong_exposed | kong_added | kong_concealed, kind)")
         mt[i] = MELD_TYPES[m[0]]
-        mk[i] = _int("meld kind", m[1], 0, N_KINDS - 1)
+        mk[i] = check_int("meld kind", m[1], 0, N_KINDS - 1)
     ft = _flag("first_turn", first_turn)
     rd = _flag("replacement_draw", replacement_draw)
     of = _flag("on_dealers_first_discard", on_dealers_first_discard)

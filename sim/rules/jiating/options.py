@@ -46,6 +46,7 @@ from caishen.sim.rules.jiating.tables import (
     PATTERN_NAMES,
 )
 from caishen.sim.rules.options import MAX_INT_OPTION, Options, coerce_int, short_repr
+from caishen.sim.validate import check_int
 
 
 #: pattern number (1..50) of each ID, the index into ``pattern_tables()``
@@ -220,10 +221,7 @@ class JiatingRules(Options):
 
     def _check(self) -> None:
         def in_range(name: str, lo: int, hi: int | None = None) -> None:
-            v = getattr(self, name)
-            if v < lo or (hi is not None and v > hi):
-                bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-                raise ValueError(f"option {name}={v!r}: must be {bound}")
+            check_int(f"option {name}", getattr(self, name), lo, hi)
 
         in_range("reserved_tiles", 0, 82)
         in_range("dealer_factor", 1, MAX_FACTOR)

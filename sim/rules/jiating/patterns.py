@@ -67,7 +67,6 @@ from caishen.sim.tiles import MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EX
 # copy for every literal argument type met while typing a caller (e.g.
 # ``standard=Literal[int](1)``), which multiplied the cold compile time.
 _I64_1D = "int64[::1]"
-
 _SIG_VIEW = f"void(int64, int64, int64, {_I64_1D}, {_I64_1D}, boolean[::1], int64[:, ::1])"
 
 

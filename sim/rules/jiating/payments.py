@@ -33,6 +33,7 @@ from caishen.sim.rules.jiating.layout import (
 )
 from caishen.sim.rules.jiating.options import DEFAULT_RULES, JiatingRules
 from caishen.sim.rules.options import short_repr
+from caishen.sim.validate import check_int
 
 
 @njit(cache=True)
@@ -80,24 +81,18 @@ def _payments(dealer, streak, winner, win_type, discarder, total, params, out):
 
 
 def _check_seat(name: str, seat: Any) -> int:
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) <= 3:
-        raise ValueError(f"{name} must be a seat 0..3, got {short_repr(seat)}")
-    return int(seat)
-
-
-def _check_nonneg(name: str, v: Any, hi: int) -> int:
-    """``v`` as an int in ``0..hi`` (the bounds); ``ValueError`` naming ``name`` otherwise."""
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= int(v) <= hi:
-        raise ValueError(f"{name} must be an integer in 0..{hi}, got {short_repr(v)}")
-    return int(v)
+    """A seat 0..3 (:func:`caishen.sim.validate.check_int`)."""
+    return check_int(name, seat, 0, 3)
 
 
 def _check_streak(v: Any) -> int:
-    return _check_nonneg("streak", v, MAX_STREAK)
+    """The dealer's streak ``k`` within its bound ``0..MAX_STREAK`` (J-2.4)."""
+    return check_int("streak", v, 0, MAX_STREAK)
 
 
 def _check_points(name: str, v: Any) -> int:
-    return _check_nonneg(name, v, MAX_HAND_POINTS)
+    """``P`` or ``G`` within its bound ``0..MAX_HAND_POINTS``."""
+    return check_int(name, v, 0, MAX_HAND_POINTS)
 
 
 def payment(payer: int, winner: int, P: int, G: int, *, dealer: int, streak: int = 0,

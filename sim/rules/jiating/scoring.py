@@ -31,9 +31,7 @@ _CASE_KEYS = {
     "win_tile", "replacement_draw", "declaration", "first_turn", "visible", "on_dealers_first_discard",
     "expect",
 }
-
 _REQUIRED = ("dealer", "winner", "win_type", "concealed", "win_tile")
-
 _MELD_SIZE = {"pong": 3, "kong_exposed": 4, "kong_added": 4, "kong_concealed": 4}
 
 

@@ -66,7 +66,6 @@ PATTERN_NAMES: dict[str, str] = {
     "P49": "坎坎胡",
     "P50": "大四喜",
 }
-
 #: every J-8 pattern ID in order (P01 .. P50)
 PATTERN_IDS: tuple[str, ...] = tuple(PATTERN_NAMES)
 

@@ -15,94 +15,63 @@ from typing import Literal
 import numpy as np
 
 from caishen.sim.rules.options import Options
+from caishen.sim.validate import check_int
 
 
 #: K-2.6 minimum hand-type exponent with exactly two 财神 (0 disables the gate)
 P_TWO_CAISHEN_MIN_EXPONENT = 0
-
 #: K-3.3 dealer rotation, one of ROTATION_*
 P_DEALER_ROTATION = 1
-
 #: K-3.4 tiles at the wall's end that are never drawn
 P_RESERVED_TILES = 2
-
 #: K-4.3 1 if every claimant may win on one discard, 0 = head bump
 P_MULTIPLE_RON = 3
-
 #: K-4.5 swap call allowed on a player's first this-many chows
 P_SWAP_CALL_MAX_CHOWS = 4
-
 #: K-6.5 1 if 飘财 links count only when the win is 爆头
 P_PIAO_REQUIRES_BAOTOU = 5
-
 #: K-6.6 cap on the exponent, -1 = none
 P_MAX_EXPONENT = 6
-
 #: K-7.1 1 if wins on a discard (and robbed kongs, K-7.2) are allowed
 P_DISCARD_WIN = 7
-
 #: K-8.3 who pays a discard win, one of PAYMENT_*
 P_DISCARD_WIN_PAYMENT = 8
-
 #: K-9.3 a failed 飘 player's self-draw share counts this many times in total
 P_FAILED_PIAO_FACTOR = 9
-
 #: K-7.1 a discard win on a 爆头-shaped hand, one of BAOTOU_DISCARD_*
 P_BAOTOU_DISCARD_WIN = 10
-
 N_PARAMS = 11
 
 #: K-3.3 codes for ``dealer_rotation``
 ROTATION_NEXT_AFTER_WIN = 0
-
 ROTATION_WINNER_STAYS = 1
-
 ROTATION_CODES = {"next_after_win": ROTATION_NEXT_AFTER_WIN, "winner_stays": ROTATION_WINNER_STAYS}
-
 #: K-8.3 codes for ``discard_win_payment``
 PAYMENT_ALL_THREE = 0
-
 PAYMENT_OWN_SHARE = 1
-
 PAYMENT_CODES = {"all_three": PAYMENT_ALL_THREE, "own_share": PAYMENT_OWN_SHARE}
-
 #: K-7.1 codes for ``baotou_discard_win``
 BAOTOU_DISCARD_NEVER = 0
-
 BAOTOU_DISCARD_OTHER_READINGS = 1
-
 BAOTOU_DISCARD_CODES = {"never": BAOTOU_DISCARD_NEVER, "other_readings": BAOTOU_DISCARD_OTHER_READINGS}
 
 # win types (the engine's records and _payments use these codes)
 WIN_SELF_DRAW = 0
-
 WIN_DISCARD = 1
-
 WIN_ROBBED_KONG = 2
-
 WIN_TYPES = {"self_draw": WIN_SELF_DRAW, "discard": WIN_DISCARD, "robbed_kong": WIN_ROBBED_KONG}
 
 # hand-type flag bits (the third value returned by _evaluate_win)
 FLAG_PINGHU = 1 << 0  #: 平胡: standard reading with nothing else (K-6.1)
-
 FLAG_BAOTOU = 1 << 1  #: 爆头 / 敲响 (K-6.2)
-
 FLAG_QIDUI = 1 << 2  #: 七对子 (K-6.3)
-
 FLAG_QIDUI_PURE = 1 << 3  #: 清七对, no 财神 (K-6.3)
-
 FLAG_QIDUI_BAOTOU = 1 << 4  #: 七子爆头 / 七客 (K-6.3)
-
 FLAG_HAOHUA = 1 << 5  #: 豪华, at least one natural four read as two pairs (K-6.3)
-
 FLAG_QUBUQU = 1 << 6  #: 去不去 (K-6.3)
-
 FLAG_QINGYISE = 1 << 7  #: 清一色 (K-6.4)
-
 FLAG_CHAIN = 1 << 8  #: at least one chain link counted (K-6.5)
-
 FLAG_PIAO = 1 << 9  #: at least one 飘财 link counted (K-6.5, K-9.1)
-
 #: flag bit -> the flag name used by the scoring vectors
 FLAG_NAMES = {
     FLAG_PINGHU: "pinghu",
@@ -166,11 +135,8 @@ class KaihuaRules(Options):
     baotou_discard_win: Literal["never", "other_readings"] = "never"
 
     def _check(self) -> None:
-        def in_range(name: str, lo: int, hi: int | None) -> None:
-            v = getattr(self, name)
-            if v < lo or (hi is not None and v > hi):
-                bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-                raise ValueError(f"option {name}={v!r}: must be {bound}")
+        def in_range(name: str, lo: int, hi: int | None = None) -> None:
+            check_int(f"option {name}", getattr(self, name), lo, hi)
 
         in_range("two_caishen_min_exponent", 0, 8)
         in_range("reserved_tiles", 0, 82)

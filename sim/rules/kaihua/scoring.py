@@ -22,6 +22,7 @@ from caishen.sim.rules.kaihua.options import (
     flag_names,
 )
 from caishen.sim.tables import hand_tables
+from caishen.sim.validate import check_int
 from caishen.sim.tiles import CAISHEN, MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
 
 
@@ -29,13 +30,9 @@ _CASE_KEYS = (
     "id", "rules", "dealer", "winner", "win_type", "discarder", "concealed", "melds",
     "win_tile", "replacement_draw", "chain", "piao_circle",
 )
-
 _OPTIONAL_KEYS = ("expect",)
-
 _MELD_SIZES = {MELD_CHOW: 3, MELD_PONG: 3, MELD_KONG_EXPOSED: 4, MELD_KONG_ADDED: 4, MELD_KONG_CONCEALED: 4}
-
 _KONGS = (MELD_KONG_EXPOSED, MELD_KONG_ADDED, MELD_KONG_CONCEALED)
-
 #: longest tile string a case may hold (a hand needs about 30 characters);
 #: longer ones are rejected before they are parsed or echoed
 MAX_TILE_STRING = 200
@@ -74,10 +71,8 @@ def _show(value, limit: int = 60) -> str:
 
 
 def _seat(case: dict, key: str) -> int:
-    v = case[key]
-    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 3:
-        raise ValueError(f"{key} {_show(v)}: must be a seat 0..3")
-    return v
+    """The seat under ``key`` (0..3, :func:`caishen.sim.validate.check_int`)."""
+    return check_int(key, case[key], 0, 3)
 
 
 def _tile_string(where: str, value) -> str:
