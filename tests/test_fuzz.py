@@ -180,7 +180,7 @@ def test_fuzz_rule_options(field, value):
     hint = {f.name: f.type for f in __import__("dataclasses").fields(rulesets.get(rules).options)}[name]
     if "int" in str(hint) and "tuple" not in str(hint) and got is not None:
         assert isinstance(got, int) and not isinstance(got, bool)
-        assume(not isinstance(value, bytes))  # bytes: the strict xfail below
+        assume(not isinstance(value, bytes))  # bytes: refused (test_regression_an_integer_rule_option_refuses_bytes)
         if isinstance(value, float):
             assert math.isfinite(value) and value == got
     if str(hint) == "bool":
@@ -411,10 +411,9 @@ def test_regression_game_step_cuts_the_echo_of_a_long_action_name():
     assert len(str(e.value)) <= LONGEST
 
 
-@pytest.mark.xfail(strict=True, reason="sim/rules/options.coerce_int converts with int(), and int(b'7') == 7: "
-                   "bytes are not a documented option value (an int, an integral float or a decimal string) and "
-                   "are accepted silently; the fix belongs in sim/rules/options.py (being moved by the layout work)")
 def test_regression_an_integer_rule_option_refuses_bytes():
+    """Before: int(b'7') == 7 let bytes through as an integer option; the one validator
+    (caishen.sim.validate) refuses them by name."""
     with pytest.raises(ValueError, match="max_exponent"):
         load_rules("kaihua", {"max_exponent": b"7"})
 
