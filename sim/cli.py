@@ -394,7 +394,9 @@ def _cmd_report(args) -> int:
 
     kind = report.run_kind(args.run_dir)  # ValueError for a directory of another kind: nothing written
     status = _report_simulate(args) if kind == "simulate" else _report_sweep(args)
-    if not args.no_figures:
+    if status != 0:  # the figures read every chunk: only from a run whose chunks all verified
+        print("report: no figures until the damaged chunks are repaired (see above)", file=sys.stderr)
+    elif not args.no_figures:
         page = report.write_report(args.run_dir)
         print(f"report: {page}")
     return status

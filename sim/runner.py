@@ -630,12 +630,12 @@ def _run_pool(todo: list[int], n: int, args, finish, finished: set[int], seeds) 
             for i in lost:
                 breaks[i] = breaks.get(i, 0) + 1
             worst = [i for i in lost if breaks[i] >= MAX_POOL_BREAKS]
-            if worst:
-                i = worst[0]
+            if worst:  # every chunk in flight at each break is a suspect: name them all
+                names = " and ".join(f"chunk {i} (seed_entropy {int(seeds[i])})" for i in worst)
                 raise RuntimeError(
-                    f"chunk {i} (seed_entropy {int(seeds[i])}) was in flight each of the {breaks[i]} times a worker "
-                    "process died (killed, out of memory, or a crash in the chunk function); finished chunks are "
-                    "kept, rerun to retry") from None
+                    f"{names} {'was' if len(worst) == 1 else 'were'} in flight each of the {MAX_POOL_BREAKS} times a "
+                    "worker process died (killed, out of memory, or a crash in the chunk function); finished chunks "
+                    "are kept, rerun to retry") from None
             remaining = [i for i in remaining if i not in finished]
             restarts += 1
 

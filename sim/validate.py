@@ -78,5 +78,5 @@ def check_int(what: str, value: Any, lo: int | None = None, hi: int | None = Non
     else:
         raise ValueError(f"{wanted}, got {short_repr(value)} ({type(value).__name__})")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise ValueError(f"{wanted}, got {v} ({outside})")
+        raise ValueError(f"{wanted}, got {short_repr(v)} ({outside})")
     return v

@@ -273,7 +273,7 @@ def test_J_1_1_piao_table_refused_without_a_caishen():
     ({"decision": "chow"}, "unknown decision 'chow'"),
     ({"explore": 1.5}, "explore 1.5"),
     ({"explore": True}, "explore True"),
-    ({"rollouts": 0}, "rollouts 0"),
+    ({"rollouts": 0}, "rollouts must be an integer in 1..4096, got 0"),
     ({"policies": "always,never"}, "one per seat"),
 ])
 def test_study_bad_input_is_named(kwargs, msg):

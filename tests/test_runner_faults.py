@@ -89,7 +89,8 @@ def test_a_chunk_that_kills_its_worker_every_time_stops_the_run_naming_it(tmp_pa
     cfg = config(dying_chunk)
     seed = int(runner.chunk_seeds(cfg.seed, cfg.n_chunks)[4])
     monkeypatch.setenv("CAISHEN_TEST_KILL_SEED", str(seed))
-    with pytest.raises(RuntimeError, match=rf"chunk 4 \(seed_entropy {seed}\) was in flight each of the 3 times"):
+    # chunk 4 is named; a slow chunk that happened to be in flight at every break is named beside it
+    with pytest.raises(RuntimeError, match=rf"chunk 4 \(seed_entropy {seed}\)( was| were)? .*in flight each of the 3 times"):
         run(cfg, tmp_path / "r", dying_chunk, workers=2)
     check = manifest.verify(tmp_path / "r")
     assert 4 not in check.ok and not check.problems  # nothing half-written

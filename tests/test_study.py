@@ -107,7 +107,7 @@ def test_parse_grid_and_baseline():
 
 @pytest.mark.parametrize("options,policies,msg", [
     (["failed_piao_factr=1,2"], None, "unknown KaihuaRules option"),
-    (["failed_piao_factor=1,99"], None, "failed_piao_factor=99"),
+    (["failed_piao_factor=1,99"], None, "failed_piao_factor must be an integer in 1..16, got 99"),
     (["failed_piao_factor="], None, "empty grid"),
     (["failed_piao_factor=1,,2"], None, "empty grid"),
     ([], None, "empty grid"),
@@ -190,7 +190,7 @@ def test_sweep_cli(engine_warm, tmp_path, capsys):
         main(["sweep", "--rules", "kaihua", "--option", "failed_piao_factor=0,1", "--walls", "10",
               "--out", str(tmp_path / "d")])
     assert e.value.code == 2
-    assert "failed_piao_factor=0" in capsys.readouterr().err
+    assert "failed_piao_factor must be an integer in 1..16, got 0" in capsys.readouterr().err
     assert not (tmp_path / "d").exists()
 
 
