@@ -169,7 +169,7 @@ from caishen.envs.render import render_text
 from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
 from caishen.sim.engine import EP_JOKER
 from caishen.sim.policies import POLICY_RANDOM, check_piao_policy, parse_policy
-from caishen.sim.rules.options import short_repr
+from caishen.sim.validate import check_int
 
 __all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "RenderModeError", "register_envs"]
 
@@ -285,14 +285,7 @@ class MahjongEnv(gymnasium.Env):
         if self._over:
             raise ValueError("the episode is over (or was never started); call reset()")
         mask = self.game.legal_mask()
-        if isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"action must be an integer index, got {short_repr(action)} (bools are not actions)")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an integer index, got {short_repr(action)}") from None
-        if a != action or not 0 <= a < N_ACTIONS:
-            raise ValueError(f"action {short_repr(action)} is outside 0..{N_ACTIONS - 1}")
+        a = check_int("action", action, 0, N_ACTIONS - 1)  # no bools, floats, NaN or infinities
         if not mask[a] and self.illegal_reward is not None:
             self._over = True
             info = self._info()

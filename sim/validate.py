@@ -16,7 +16,8 @@ traceback, a silent wrap-around in ``int64`` or ``True`` taken for 1.
   else; and a value outside ``lo .. hi`` (inclusive; either may be None).
 
 Messages: ``"seat must be an integer in 0..3, got the bool True"``,
-``"streak must be an integer in 0..1000000, got -1 (outside 0..1000000)"``.
+``"streak must be an integer in 0..1000000, got -1 (outside 0..1000000)"``;
+a huge integer is cut to its first digits and its length (:func:`short_int`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,19 @@ def short_repr(value: Any, limit: int = MAX_ECHO) -> str:
     return f"{text[:limit]}... ({type(value).__name__}, {size})"
 
 
+def short_int(v: int) -> str:
+    """An integer as text, a huge one cut to its first 20 digits and its length
+    (``"10000000000000000000... (1001 digits)"``; Python's ``str`` refuses more than 4,300 digits,
+    where :func:`short_repr` could only name the type)."""
+    a = abs(int(v))
+    if a.bit_length() <= 192:  # up to 57 digits: whole
+        return str(int(v))
+    d = int(a.bit_length() * 0.30102999566398120) + 1  # the digits, or one more
+    if 10 ** (d - 1) > a:
+        d -= 1
+    return f"{'-' if v < 0 else ''}{a // 10 ** (d - 20)}... ({d} digits)"
+
+
 def check_int(what: str, value: Any, lo: int | None = None, hi: int | None = None, *,
               integral_float: bool = False) -> int:
     """``value`` as a Python ``int`` within ``lo .. hi``; ``ValueError`` naming ``what`` and the value.
@@ -78,5 +92,5 @@ def check_int(what: str, value: Any, lo: int | None = None, hi: int | None = Non
     else:
         raise ValueError(f"{wanted}, got {short_repr(value)} ({type(value).__name__})")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise ValueError(f"{wanted}, got {short_repr(v)} ({outside})")
+        raise ValueError(f"{wanted}, got {short_int(v)} ({outside})")
     return v

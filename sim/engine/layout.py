@@ -67,7 +67,7 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.sim import tiles as _tiles
-from caishen.sim.validate import check_int
+from caishen.sim.validate import check_int, short_repr
 
 
 # sizes
@@ -323,19 +323,19 @@ def action_name(action: int) -> str:
 def parse_action(name: str) -> int:
     """Inverse of :func:`action_name` (``'discard 3m' -> 2``); raises ``ValueError`` for an unknown name."""
     if not isinstance(name, str):
-        raise ValueError(f"action name must be a str, got {name!r}")
+        raise ValueError(f"action name must be a str, got {short_repr(name)}")
     parts = name.split()
     if len(parts) == 2:
         for base, prefix in _KIND_ACTION_PREFIXES:
             if parts[0] == prefix:
                 kinds = _tiles.parse_kinds(parts[1])
                 if len(kinds) != 1:
-                    raise ValueError(f"action {name!r}: expected one tile")
+                    raise ValueError(f"action {short_repr(name)}: expected one tile")
                 return base + kinds[0]
     for a, n in _CLAIM_ACTION_NAMES.items():
         if name == n:
             return a
-    raise ValueError(f"unknown action name {name!r}")
+    raise ValueError(f"unknown action name {short_repr(name)}")
 
 
 def _check_action_index(action) -> int:
