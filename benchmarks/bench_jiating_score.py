@@ -3,8 +3,9 @@
 Side by side in one run, on one core, on the same recorded wins of greedy
 (and random) self-play batches:
 
-- ``python``: :func:`caishen.sim.rules.jiating.records.finish_records`, today's path (each
-  win turned into a case and scored by :func:`caishen.sim.rules.jiating.score`);
+- ``python``: the tests' reference scorer (``tests/jiating_reference.py``,
+  ``finish_records``: each win turned into a case and scored in Python, the
+  path of the records before the kernels were wired);
 - ``kernel batch``: :func:`caishen.sim.rules.jiating.batch.score_batch`, every win of the
   batch matrix in one numba call plus the ``patterns_s`` texts;
 - ``kernel per call``: :func:`caishen.sim.rules.jiating.kernels.score_win` called
@@ -13,9 +14,10 @@ Side by side in one run, on one core, on the same recorded wins of greedy
 
 then greedy Jiating self-play in hands/s with the wins scored each way
 (the engine's time from a timed ``_play_batch`` call, the records' time
-from the scorer; the engine columns' copy measured by ``finish_records``
-on the same batch without wins), and the kernels' first-use time in a
-scratch numba cache (cold: compiled; warm: loaded), in a fresh process each.
+from the reference or from :func:`caishen.sim.rules.jiating.records.finish_records`, the
+package's path: the engine columns copied and ``score_batch``), and the
+kernels' first-use time in a scratch numba cache (cold: compiled; warm:
+loaded), in a fresh process each.
 
 CPU time of this process (``time.process_time``) is used; each rate is the
 median of ``--repeat`` runs with the slowest and fastest beside it.
@@ -34,6 +36,9 @@ import tempfile
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import jiating_reference as REF  # noqa: E402  (the tests' Python scorer)
 
 from caishen.sim import engine as E
 from caishen.sim.rules.jiating import batch as JB
@@ -135,6 +140,7 @@ def main() -> None:
     r, rec, _ = play("greedy", 50, a.seed)
     JB.score_batch(r, rec)
     JR.finish_records(r, rec)
+    REF.finish_records(r, rec)
 
     print(f"Jiating scoring, wins/s (median of {a.repeat}, slowest .. fastest), one core, CPU time")
     for policy in ("greedy", "random"):
@@ -143,7 +149,7 @@ def main() -> None:
         print(f"\n{policy} bots: {a.hands:,} hands, {w:,} wins")
         if w == 0:
             continue
-        py = [w / t for t in timed(lambda: JR.finish_records(r, rec), max(1, a.repeat // 2))]
+        py = [w / t for t in timed(lambda: REF.finish_records(r, rec), max(1, a.repeat // 2))]
         kb = [w / t for t in timed(lambda: JB.score_batch(r, rec), a.repeat)]
         calls = per_call_args(rec)
 
@@ -152,21 +158,18 @@ def main() -> None:
                 JK.score_win(hand, wk, rules=r, **kw)
 
         kc = [w / t for t in timed(per_call, max(1, a.repeat // 2))]
-        print(f"  {'python (finish_records)':28s}{fmt(py)}")
+        print(f"  {'python (reference)':28s}{fmt(py)}")
         print(f"  {'kernel batch (score_batch)':28s}{fmt(kb)}   x{statistics.median(kb) / statistics.median(py):,.0f}")
         print(f"  {'kernel per call (score_win)':28s}{fmt(kc)}   x{statistics.median(kc) / statistics.median(py):,.1f}")
         if policy == "greedy":
-            no_wins = rec.copy()
-            no_wins[:, E.EXTRA_INDEX["n_winners"]] = 0
-            t_copy = statistics.median(timed(lambda: JR.finish_records(r, no_wins), a.repeat))
+            t_records = statistics.median(timed(lambda: JR.finish_records(r, rec), a.repeat))
             t_py = w / statistics.median(py)
-            t_kb = w / statistics.median(kb)
             plays = [play(policy, a.hands, a.seed + 1 + i)[2] for i in range(a.repeat)]
             t_play = statistics.median(plays)
             hp = a.hands / (t_play + t_py)
-            hk = a.hands / (t_play + t_copy + t_kb)
+            hk = a.hands / (t_play + t_records)
             print(f"  self-play hands/s: engine alone {a.hands / t_play:,.0f}; with Python scoring {hp:,.0f};"
-                  f" with the kernel batch {hk:,.0f} (x{hk / hp:.1f})")
+                  f" with the package's records (kernel batch) {hk:,.0f} (x{hk / hp:.1f})")
 
     if not a.no_compile:
         with tempfile.TemporaryDirectory(prefix="numba-cache-") as d:

@@ -36,8 +36,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caishen.sim.engine import RULESET_FACTS, SC_TILE, Game
+from caishen.sim.engine import SC_TILE, Game
 from caishen.sim.hand import _shanten, _shanten_each_change
+from caishen.sim.rules import base as _rulesets
 from caishen.sim.tables import hand_tables
 
 __all__ = ["N_ASSIST", "assist_features", "assist_batch"]
@@ -97,13 +98,12 @@ def assist_batch(states: np.ndarray, seats: np.ndarray, rules_name: str, out: np
     seats = np.asarray(seats)
     if seats.shape != (n,) or seats.dtype.kind not in "iu" or ((seats < 0) | (seats > 3)).any():
         raise ValueError(f"seats must be {n} seats 0..3, got {seats!r}")
-    if rules_name not in RULESET_FACTS:
-        raise ValueError(f"unknown rule set {rules_name!r}")
+    joker = _rulesets.get(rules_name).facts["joker"]  # ValueError for an unknown rule set
     if out is None:
         out = np.zeros((n, N_ASSIST), np.float32)
     elif not isinstance(out, np.ndarray) or out.shape != (n, N_ASSIST) or out.dtype != np.float32:
         raise ValueError(f"out must be a float32[{n}, {N_ASSIST}] array")
-    _assist_games(states, seats.astype(np.int64), int(RULESET_FACTS[rules_name]["joker"]), hand_tables(),
+    _assist_games(states, seats.astype(np.int64), int(joker), hand_tables(),
                   np.zeros(34, np.uint8), np.zeros(34, np.int64), out)
     return out
 

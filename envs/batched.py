@@ -118,13 +118,13 @@ then Jiating needs no Python work either.
 
 Memory (no allocation per step)
 -------------------------------
-Per game: the engine state (``STATE_DTYPE``, 4,096 bytes), the game record
+Per game: the engine state (``STATE_DTYPE``, 4,088 bytes), the game record
 (:data:`GAME_DTYPE`, 160 bytes), one observation (planes 2,584 bytes, 4,216
 with the order-of-play block; flat 3,868 / 10,396 bytes), the final
 observation (the same, 4 of them in self-play), the mask (145), rewards,
 flags and the record row for the Python scorer (1,656 bytes):
-:meth:`BatchedGames.nbytes` sums it.  Versus bots with planes: 11,304
-bytes per game, 4,096 games in about 46 MB; self-play with planes: 19,056
+:meth:`BatchedGames.nbytes` sums it.  Versus bots with planes: 11,296
+bytes per game, 4,096 games in about 46 MB; self-play with planes: 19,048
 bytes per game (78 MB).  :meth:`BatchedGames.step` and :meth:`reset` write
 into these buffers and return them (views, overwritten by the next call:
 copy what you keep).
@@ -148,6 +148,7 @@ from caishen.envs.observation import (
     flat_size,
     n_planes,
 )
+from caishen.sim.warmup import first_use
 from caishen.sim.engine import (
     EP_ENGINE_PAYMENTS,
     EP_FIRST_DEALER_RANDOM,
@@ -180,6 +181,7 @@ from caishen.sim.engine import (
 )
 from caishen.sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, check_piao_policy, parse_policy, policy_table
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed
+from caishen.sim.rules.options import short_repr
 from caishen.sim.tables import hand_tables
 
 __all__ = [
@@ -803,7 +805,8 @@ class BatchedGames:
         """
         s = check_seeds(seeds, self.n)
         a = self._args()
-        n_wait = _init_games(s, self._learner, *a, self.illegal, self.points, self.hands_ended, self.records)
+        with first_use("envs"):  # a cold numba cache compiles here: say so (issue 11 item 3)
+            n_wait = _init_games(s, self._learner, *a, self.illegal, self.points, self.hands_ended, self.records)
         self._settle(n_wait)
         # an episode that ended before the first decision (a one-hand match) is not the caller's
         self.terminated[:] = False
@@ -825,9 +828,12 @@ class BatchedGames:
             raise ValueError("call reset() before step()")
         a = np.asarray(actions)
         if a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers (not {a.dtype}; bools are not actions), got {actions!r}")
+            raise ValueError(f"actions must be integers (not {a.dtype}; bools are not actions), got {short_repr(actions)}")
         if a.shape != (self.n,):
             raise ValueError(f"actions must have shape ({self.n},), got {a.shape}")
+        if a.dtype.kind == "u" and a.size and a.max() >= N_ACTIONS:  # name it before int64 could wrap it
+            bad = int(np.flatnonzero(a >= N_ACTIONS)[0])
+            raise ValueError(f"game {bad}: action {int(a[bad])} is outside 0..{N_ACTIONS - 1}")
         a = a.astype(np.int64, copy=False)
         bad = _first_bad_action(self.states, a, self.illegal_action == "raise")
         if bad >= 0:

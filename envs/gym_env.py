@@ -169,6 +169,7 @@ from caishen.envs.render import render_text
 from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
 from caishen.sim.engine import EP_JOKER
 from caishen.sim.policies import POLICY_RANDOM, check_piao_policy, parse_policy
+from caishen.sim.validate import check_int
 
 __all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "RenderModeError", "register_envs"]
 
@@ -236,7 +237,7 @@ class MahjongEnv(gymnasium.Env):
             if isinstance(spec, str):
                 parse_policy(spec)  # ValueError for an unknown policy
             elif not isinstance(spec, Agent):
-                raise ValueError(f"an opponent must be a policy spec or an caishen.agents.Agent, got {spec!r}")
+                raise ValueError(f"an opponent must be a policy spec or a caishen.agents.Agent, got {spec!r}")
         return list(specs)
 
     def _make_bots(self) -> None:
@@ -284,14 +285,7 @@ class MahjongEnv(gymnasium.Env):
         if self._over:
             raise ValueError("the episode is over (or was never started); call reset()")
         mask = self.game.legal_mask()
-        if isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"action must be an integer index, got {action!r} (bools are not actions)")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an integer index, got {action!r}") from None
-        if a != action or not 0 <= a < N_ACTIONS:
-            raise ValueError(f"action {action!r} is outside 0..{N_ACTIONS - 1}")
+        a = check_int("action", action, 0, N_ACTIONS - 1)  # no bools, floats, NaN or infinities
         if not mask[a] and self.illegal_reward is not None:
             self._over = True
             info = self._info()

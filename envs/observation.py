@@ -125,7 +125,6 @@ from caishen.sim.engine import (
     N_SEATS,
     PH_DONE,
     PH_TURN,
-    RULESET_FACTS,
     SC_DEALER,
     SC_DRAWN,
     SC_HEAD,
@@ -147,6 +146,7 @@ from caishen.sim.engine import (
     SF_SWAP_FORBID,
     Game,
 )
+from caishen.sim.rules import base as _rulesets
 from caishen.sim.tiles import MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
 
 __all__ = [
@@ -416,7 +416,7 @@ def encode(game: Game, seat: int, out: np.ndarray | None = None, *, layout: str 
     elif not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != dtype:
         raise ValueError(f"out must be a {np.dtype(dtype).name}{list(shape)} array")
     x = out if layout == "planes" else np.empty((rows, N_KINDS), np.uint8)
-    _encode(game.state, int(seat), RULESET_FACTS[game.rules_name]["joker"], x)
+    _encode(game.state, int(seat), _rulesets.get(game.rules_name).facts["joker"], x)
     if history:
         _encode_history(game.state, int(seat), x)
     if layout == "flat":

@@ -164,6 +164,7 @@ from caishen.envs.gym_env import RenderModeError
 from caishen.envs.observation import N_PLANES, PLANE_HIGH, encode
 from caishen.envs.render import render_text
 from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
+from caishen.sim.rules.options import short_repr
 
 __all__ = ["env", "raw_env", "DEFAULT_ILLEGAL_REWARD", "AGENTS"]
 
@@ -187,16 +188,28 @@ def _check_render_mode(render_mode):
 
 
 def _check_action_type(action):
-    """Bools are not actions (``True`` would otherwise play action 1)."""
+    """Bools are not actions (``True`` would otherwise play action 1); anything but None or an
+    integer index ``0..N_ACTIONS-1`` is a ``ValueError`` naming it (before PettingZoo's bounds
+    wrapper would raise a bare ``AssertionError``)."""
     if isinstance(action, (bool, np.bool_)):
         raise ValueError(f"action must be an integer index or None, got {action!r} (bools are not actions)")
+    if action is None:
+        return
+    if not isinstance(action, (int, np.integer)):
+        raise ValueError(f"action must be an integer index or None, got {short_repr(action)}")
+    if not 0 <= int(action) < N_ACTIONS:
+        raise ValueError(f"action {short_repr(action)} is outside 0..{N_ACTIONS - 1}")
 
 
 class _RejectBoolActions(wrappers.BaseWrapper):
-    """Raises ``ValueError`` for a bool action before the other wrappers see it."""
+    """Raises ``ValueError`` for a bool, a non-integer or out-of-range action, or None for an agent
+    still playing, before the other wrappers see it (their assertion would not name it)."""
 
     def step(self, action):
         _check_action_type(action)
+        agent = self.agent_selection
+        if action is None and not (self.terminations[agent] or self.truncations[agent]):
+            raise ValueError(f"action None is only for an agent whose hand is over; {agent} is to act")
         super().step(action)
 
 

@@ -86,8 +86,8 @@ from stable_baselines3.common.vec_env import VecEnv
 from caishen.envs.assist import N_ASSIST, assist_batch
 from caishen.envs.batched import check_seeds
 from caishen.envs.vector_env import CaishenVectorEnv
-from caishen.sim.engine import RULESET_FACTS
 from caishen.sim.hand import _shanten_batch
+from caishen.sim.rules import base as _rulesets
 from caishen.sim.tables import hand_tables
 
 __all__ = ["BatchedVecEnv"]
@@ -111,7 +111,7 @@ class BatchedVecEnv(VecEnv):
         if isinstance(shaping, (bool, np.bool_)) or not np.isfinite(float(shaping)) or float(shaping) < 0:
             raise ValueError(f"shaping must be a number >= 0, got {shaping!r}")
         self.shaping = float(shaping)
-        self._joker = int(RULESET_FACTS[self.games.rules_name]["joker"])
+        self._joker = int(_rulesets.get(self.games.rules_name).facts["joker"])
         self._tabs = hand_tables()
         self._shanten = np.zeros(self.vec.num_envs, np.int8)
         self._phi = np.zeros(self.vec.num_envs, np.float64)

@@ -1,4 +1,4 @@
-"""``python -m caishen`` is the ``caishen`` command."""
+"""``python -m caishen.sim`` is the ``caishen`` command (as ``python -m caishen``)."""
 
 from caishen.sim.cli import main
 

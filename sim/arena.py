@@ -25,12 +25,13 @@ four-seat order (``policies``) and the chunk function names ``P``.
 
 Results (:func:`summarize_match`): per policy, points per hand averaged
 over its seats of each wall first (one value per wall: the independent
-unit), then the mean and 95% CI across walls (:func:`caishen.sim.stats.wall_mean_ci`);
+unit), then the mean and 95% CI across walls (Student-t; :class:`caishen.sim.intervals.ClusterSums`
+with one cluster per wall, streamed over the chunks);
 win rate (the seat won, several winners of one discard included), deal-in
 rate (the seat was the discarder of a discard win or the robbed seat of a
 robbed kong: it paid, K-8.3 / J-6.5), 飘 rate (the seat discarded a 财神
 at least once, K-9.1; Kaihua only); and every pairwise difference with its
-paired CI over walls (:func:`caishen.sim.stats.paired_diff_ci`).
+paired CI over walls (the t interval of the per-wall differences).
 """
 
 from __future__ import annotations
@@ -227,29 +228,31 @@ def _policy_names(filled: list[str], n: int) -> list[str]:
     return names
 
 
-def wall_values(df, n_policies: int, n_seatings: int) -> dict[str, np.ndarray]:
-    """Per-wall statistics of each policy from a match's rows (complete walls only).
+def wall_values(cols: dict, n_policies: int, n_seatings: int) -> dict[str, np.ndarray]:
+    """Per-wall statistics of each policy from rows of a match, in wall-major order (complete walls only).
 
-    Returns ``{"points", "win", "deal_in", "piao"}``, each ``float64[n_walls,
-    n_policies]``: the policy's mean over its seat-hands of the wall
-    (``piao`` NaN-free zeros when the rule set has no 飘 columns), and
-    ``"walls": int64[n_walls]`` (global wall indices).
+    ``cols``: column name -> array (``hand_id``, ``winners_mask``,
+    ``win_type``, ``discarder``, ``score_0..3``, ``policy_0..3`` and, with
+    飘, ``piao_0..3``).  Returns ``{"points", "win", "deal_in", "piao"}``,
+    each ``float64[n_walls, n_policies]``: the policy's mean over its
+    seat-hands of the wall (``piao`` zeros when the rule set has no 飘
+    columns), and ``"walls": int64[n_walls]`` (global wall indices).
     """
-    wall = df["hand_id"].to_numpy() // n_seatings
+    wall = np.asarray(cols["hand_id"]) // n_seatings
     order = np.argsort(wall, kind="stable")
     wall = wall[order]
-    uniq, start, count = np.unique(wall, return_index=True, return_counts=True)
+    uniq, count = np.unique(wall, return_counts=True)
     full = count == n_seatings
     n_rows = len(wall)
-    pol = np.stack([df[f"policy_{s}"].to_numpy()[order] for s in range(N_SEATS)], 1).astype(np.int64)
-    score = np.stack([df[f"score_{s}"].to_numpy()[order] for s in range(N_SEATS)], 1).astype(np.float64)
-    mask = df["winners_mask"].to_numpy()[order].astype(np.int64)
+    pol = np.stack([np.asarray(cols[f"policy_{s}"])[order] for s in range(N_SEATS)], 1).astype(np.int64)
+    score = np.stack([np.asarray(cols[f"score_{s}"])[order] for s in range(N_SEATS)], 1).astype(np.float64)
+    mask = np.asarray(cols["winners_mask"])[order].astype(np.int64)
     won = np.stack([(mask >> s) & 1 for s in range(N_SEATS)], 1).astype(np.float64)
-    wt = df["win_type"].to_numpy()[order]
-    disc = df["discarder"].to_numpy()[order]
+    wt = np.asarray(cols["win_type"])[order]
+    disc = np.asarray(cols["discarder"])[order]
     dealt = np.stack([((disc == s) & (wt >= 1)) for s in range(N_SEATS)], 1).astype(np.float64)
-    if "piao_0" in df.columns:
-        piao = np.stack([df[f"piao_{s}"].to_numpy()[order] > 0 for s in range(N_SEATS)], 1).astype(np.float64)
+    if "piao_0" in cols:
+        piao = np.stack([np.asarray(cols[f"piao_{s}"])[order] > 0 for s in range(N_SEATS)], 1).astype(np.float64)
     else:
         piao = np.zeros((n_rows, N_SEATS))
     row_wall = np.repeat(np.arange(len(uniq)), count)
@@ -265,6 +268,27 @@ def wall_values(df, n_policies: int, n_seatings: int) -> dict[str, np.ndarray]:
     return out
 
 
+def _wall_batches(files, columns: list[str], n_seatings: int):
+    """The rows of the chunk files as column dicts holding whole walls only (a wall's rows are
+    contiguous: a chunk holds whole walls, rows wall-major); the last, unfinished wall of a batch waits
+    for the next batch.  Memory: one record batch (:mod:`caishen.sim.stream`)."""
+    from caishen.sim import stream
+
+    carry = None
+    for batch in stream.record_batches(files, columns):
+        cols = {c: batch.column(c).to_numpy(zero_copy_only=False) for c in columns}
+        if carry is not None:
+            cols = {c: np.concatenate([carry[c], cols[c]]) for c in columns}
+        wall = cols["hand_id"] // n_seatings
+        if len(wall) == 0:
+            continue
+        keep = wall < wall[-1]  # the last wall may go on in the next batch
+        carry = {c: v[~keep] for c, v in cols.items()}
+        yield {c: v[keep] for c, v in cols.items()}
+    if carry is not None:
+        yield carry
+
+
 def summarize_match(run_dir: str | os.PathLike) -> dict:
     """The match table of a run directory (module docstring), as a JSON-ready dict.
 
@@ -272,39 +296,52 @@ def summarize_match(run_dir: str | os.PathLike) -> dict:
     "policy_rows": [...], "pairs": [...]}``; each policy row has ``policy``,
     ``index``, ``points`` with ``lo``/``hi`` (95% CI over walls), ``win``,
     ``deal_in``, ``piao`` (None without 飘); each pair row ``a``, ``b``,
-    ``diff``, ``lo``, ``hi`` (paired 95% CI of a - b over walls).  Raises
-    ``ValueError`` if ``run_dir`` is not a match or has no complete wall.
+    ``diff``, ``lo``, ``hi`` (paired 95% CI of a - b over walls).  Streamed
+    over the verified chunks (:mod:`caishen.sim.stream`; damaged chunks are
+    left out, as by ``caishen report``): memory does not grow with the
+    number of walls.  Raises ``ValueError`` if ``run_dir`` is not a match or
+    has no complete wall.
     """
-    from caishen.sim import records
-    from caishen.sim.stats import paired_diff_ci, wall_mean_ci
+    from caishen.sim import stream
+    from caishen.sim.intervals import ClusterSums
 
     meta = runner.read_run_json(run_dir)
     n = n_policies_of(meta)
     n_s = len(seatings(n))
     names = _policy_names(list(meta["policies"]), n)
+    files, _ = stream.verified_chunk_files(run_dir, meta)
+    if not files:
+        raise ValueError(f"{str(run_dir)!r} has no complete wall yet")
+    have = set(stream.column_names(files))
     cols = ["hand_id", "winners_mask", "win_type", "discarder", *(f"score_{s}" for s in range(N_SEATS)),
             *(f"policy_{s}" for s in range(N_SEATS))]
-    have = set(records.run_column_names(run_dir))
-    cols += [f"piao_{s}" for s in range(N_SEATS) if f"piao_{s}" in have]
-    df = records.read_run(run_dir, columns=cols)
-    v = wall_values(df, n, n_s)
-    n_walls = len(v["walls"])
+    has_piao = "piao_0" in have
+    cols += [f"piao_{s}" for s in range(N_SEATS) if has_piao]
+    pairs_ij = [(i, j) for i in range(n) for j in range(i + 1, n)]
+    points, diffs = ClusterSums(n), ClusterSums(max(1, len(pairs_ij)))  # one cluster per wall
+    rates = {k: np.zeros(n) for k in ("win", "deal_in", "piao")}
+    n_walls = 0
+    for part in _wall_batches(files, cols, n_s):
+        v = wall_values(part, n, n_s)
+        w = len(v["walls"])
+        if w == 0:
+            continue
+        n_walls += w
+        points.add(v["points"])
+        diffs.add(np.stack([v["points"][:, i] - v["points"][:, j] for i, j in pairs_ij], 1))
+        for k in rates:
+            rates[k] += v[k].sum(0)
     if n_walls == 0:
         raise ValueError(f"{str(run_dir)!r} has no complete wall yet")
-    has_piao = "piao_0" in have
     rows = []
-    for i, name in enumerate(names):
-        m, lo, hi = wall_mean_ci(v["points"][:, i])
+    for i, (name, (m, lo, hi)) in enumerate(zip(names, points.ci())):
         rows.append({
             "policy": name, "index": i, "points": m, "lo": lo, "hi": hi,
-            "win": float(v["win"][:, i].mean()), "deal_in": float(v["deal_in"][:, i].mean()),
-            "piao": float(v["piao"][:, i].mean()) if has_piao else None,
+            "win": float(rates["win"][i] / n_walls), "deal_in": float(rates["deal_in"][i] / n_walls),
+            "piao": float(rates["piao"][i] / n_walls) if has_piao else None,
         })
-    pairs = []
-    for i in range(n):
-        for j in range(i + 1, n):
-            d, lo, hi = paired_diff_ci(v["points"][:, i], v["points"][:, j])
-            pairs.append({"a": names[i], "b": names[j], "ia": i, "ib": j, "diff": d, "lo": lo, "hi": hi})
+    pairs = [{"a": names[i], "b": names[j], "ia": i, "ib": j, "diff": d, "lo": lo, "hi": hi}
+             for (i, j), (d, lo, hi) in zip(pairs_ij, diffs.ci())]
     return {
         "rules": meta["rules"], "options": meta.get("options", {}), "policies": names, "seed": meta["seed"],
         "walls": meta["games"] // n_s, "walls_done": n_walls, "seatings": n_s,

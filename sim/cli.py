@@ -3,8 +3,18 @@
 Subcommands:
 
 - ``caishen simulate --rules kaihua --games N --seed S --out DIR``: batch
-  self-play into Parquet, with a summary (the main job; resumable).
-- ``caishen report DIR``: the summary of a run again, from its Parquet files.
+  self-play into Parquet, with a summary (the main job; resumable; a rerun
+  verifies the chunks against the run's manifest and replays the damaged
+  ones).  ``caishen simulate --resume DIR`` continues or repairs a run with
+  the configuration stored in ``DIR/run.json``.
+- ``caishen report DIR``: the summary of a run again, streamed from its
+  verified Parquet files; names any chunk that is missing, short, corrupt,
+  foreign or unrecorded and says how to repair it (exit status 1 then); writes
+  figures (PNG) and one HTML page (``caishen.sim.report``); also for a sweep.
+- ``caishen sweep --rules kaihua --option K=V1,V2 --policy P1,P2 --walls N
+  --out DIR``: a grid of rule options and hero policies on the same walls
+  (``caishen.sim.study``), a tidy table with differences to a baseline.
+- ``caishen warmup [TARGET...]``: compile the numba kernels ahead of time.
 - ``caishen score [FILE|-]``: score finished hands given as JSON lines.
 - ``caishen hand TILES [--joker 5z] [--rules kaihua|jiating]``: shanten,
   waits and effective tiles of a hand (waits by shape, or those a rule set's
@@ -14,6 +24,10 @@ Subcommands:
   points per hand with CIs over walls and the pairwise differences.
 - ``caishen train --rules kaihua --out FILE``: fit the tuned bot's weights by
   CMA-ES on duplicate deals (:mod:`caishen.agents.tune`; needs the ``[tune]`` extra).
+- ``caishen rules ID...``: the definition of rule IDs (``K-2.5``, ``P27``,
+  ``'Kaihua D3'``) from the rule reference that ships with the package
+  (:mod:`caishen.sim.ruledocs`).
+- ``caishen warmup [TARGET...]``: compile the numba kernels ahead of time.
 - ``caishen --version``: the package version.
 
 Each subcommand is registered by one ``_add_<name>`` function below and runs
@@ -28,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from caishen.sim import __version__
 
@@ -48,32 +63,40 @@ def _add_hand(sub) -> None:
     p.add_argument("--joker", default=None, help="wildcard kind, e.g. 5z (Kaihua's 财神); default none "
                    "(with --rules kaihua: 5z)")
     p.add_argument("--visible", default="", help="tiles already seen elsewhere (discards, melds), mpsz")
-    p.add_argument("--rules", choices=sorted(_HAND_RULES), default=None,
-                   help="apply this rule set's win gates to the waits (and to 'complete'): keep a wait only if a "
+    p.add_argument("--rules", default=None,
+                   help="a rule set (kaihua, jiating): apply its win gates to the waits (and to 'complete'): keep a wait only if a "
                    "self-draw win on it is legal under the rule set (Kaihua: K-2.4 three or four 财神, K-2.5 a "
                    "财神 drawn to a 爆头 shape, K-2.6 two 财神 need an exponent). Default: shape only")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.set_defaults(func=_cmd_hand)
 
 
-#: rule sets whose win gates ``caishen hand --rules`` applies -> their joker (None: no joker)
-_HAND_RULES = {"kaihua": "5z", "jiating": None}
+def _hand_joker(rules: str) -> str | None:
+    """The joker of a registered rule set as a tile name (``"5z"``), None without one;
+    ``ValueError`` for an unknown rule set or one that scores no vector cases (no win gate)."""
+    from caishen.sim import tiles
+    from caishen.sim.rules import base as _rulesets
+
+    rs = _rulesets.get(rules)
+    if rs.score is None:
+        raise ValueError(f"--rules {rules}: the rule set scores no cases, so it has no win gate")
+    joker = rs.facts["joker"]
+    return tiles.kind_name(joker) if joker >= 0 else None
 
 
 def _gate_case(rules: str, concealed: str, win_tile: str) -> dict:
     """The scoring-vector case the gate asks about: a plain self-draw by a non-dealer.
 
     Seat 1 wins by self-draw (dealer seat 0) on ``win_tile`` with the
-    concealed tiles ``concealed``, no melds, no replacement draw; Kaihua: no
-    chain links and no open 飘 circle; Jiating: no declaration, not the
-    first turn, nothing visible.
+    concealed tiles ``concealed``, no melds, no replacement draw, and the
+    rule set's ``plain_case`` keys (Kaihua: no chain links and no open 飘
+    circle; Jiating: no declaration, not the first turn, nothing visible).
     """
+    from caishen.sim.rules import base as _rulesets
+
     case = {"id": "hand", "rules": rules, "dealer": 0, "winner": 1, "win_type": "self_draw", "discarder": None,
             "concealed": concealed, "melds": [], "win_tile": win_tile, "replacement_draw": False}
-    if rules == "kaihua":
-        case.update(chain=[], piao_circle=[])
-    else:
-        case.update(streak=0, declaration="none", first_turn=False, visible="")
+    case.update(_rulesets.get(rules).plain_case)  # the rule set's own keys of a plain case
     return case
 
 
@@ -113,14 +136,15 @@ def _cmd_hand(args) -> int:
 
     counts = tiles.parse(args.tiles)
     joker = -1
+    rules_joker = _hand_joker(args.rules) if args.rules is not None else None
     if args.rules is not None and args.joker:
-        if _HAND_RULES[args.rules] is None:
+        if rules_joker is None:
             raise ValueError(f"--joker {short_repr(args.joker)} with --rules {args.rules}: {args.rules} has no joker "
                              "(J-1.1)")
-        if tiles.parse_kinds(args.joker) != tiles.parse_kinds(_HAND_RULES[args.rules]):
+        if tiles.parse_kinds(args.joker) != tiles.parse_kinds(rules_joker):
             raise ValueError(f"--joker {short_repr(args.joker)} with --rules {args.rules}: its 财神 is "
-                             f"{_HAND_RULES[args.rules]} (K-2.1)")
-    joker_text = args.joker or (_HAND_RULES[args.rules] if args.rules else None)
+                             f"{rules_joker} (K-2.1)")
+    joker_text = args.joker or rules_joker
     if joker_text:
         ks = tiles.parse_kinds(joker_text)
         if len(ks) != 1:
@@ -216,13 +240,17 @@ def _add_simulate(sub) -> None:
         "resumes an interrupted run; another configuration into the same OUT is an error. Rows depend only "
         "on the rules, options, policies, seed, games and chunk size, never on --workers or --backend.",
     )
-    p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
-    p.add_argument("--games", type=int, required=True, help="hands to play (> 0)")
-    p.add_argument("--seed", type=int, default=0, help="root seed, 0..2**63-1 (default 0)")
-    p.add_argument("--out", required=True, help="run directory (created; reused to resume)")
+    p.add_argument("--rules", default=None, help="rule set (default kaihua)")
+    p.add_argument("--games", type=int, default=None, help="hands to play (> 0; required unless --resume)")
+    p.add_argument("--seed", type=int, default=None, help="root seed, 0..2**63-1 (default 0)")
+    p.add_argument("--out", default=None, help="run directory (created; reused to resume; required unless --resume)")
+    p.add_argument("--resume", default=None, metavar="RUN_DIR",
+                   help="continue or repair the run in RUN_DIR with the configuration in its run.json (replays "
+                   "exactly the chunks not played, missing, short, corrupt, foreign or unrecorded); takes no "
+                   "--rules/--games/--seed/--policy/--option/--chunk-size/--out")
     p.add_argument(
         "--policy",
-        default="greedy",
+        default=None,
         help="one policy for all seats, or four comma-separated (seats 0..3): random, greedy, never, always, "
         "threshold:N (飘财 while at most N live-wall tiles are gone, N in 0..136); e.g. greedy,greedy,always,never. "
         "never, always and threshold decide when to throw a 财神: an error on a rule set without one (jiating)",
@@ -242,61 +270,109 @@ def _add_simulate(sub) -> None:
     p.set_defaults(func=_cmd_simulate)
 
 
-def _cmd_simulate(args) -> int:
-    from caishen.sim import runner, summary
+#: the flags of ``caishen simulate`` that make a run's configuration (refused with --resume)
+_CONFIG_FLAGS = {"rules": "--rules", "games": "--games", "seed": "--seed", "policy": "--policy",
+                 "chunk_size": "--chunk-size", "out": "--out"}
+
+
+def _simulate_config(args):
+    """``(RunConfig, run directory)`` from the flags, or from ``--resume RUN_DIR``'s run.json."""
+    from caishen.sim import runner
     from caishen.sim.rules.options import parse_option_strings
 
+    if args.resume is not None:
+        given = [flag for name, flag in _CONFIG_FLAGS.items() if getattr(args, name) is not None]
+        if args.option:
+            given.append("--option")
+        if given:
+            raise ValueError(f"--resume {args.resume!r} takes the configuration from its run.json; drop "
+                             + ", ".join(given))
+        meta = runner.read_run_json(args.resume)
+        if meta.get("chunk_fn", "caishen.sim.runner:engine_chunk") != runner.RunConfig.chunk_fn:
+            raise ValueError(f"--resume {args.resume!r}: the run plays chunk function {meta.get('chunk_fn')!r}; "
+                             "resume it from Python with caishen.sim.runner.run")
+        try:
+            config = runner.make_config(meta["rules"], meta["games"], meta["seed"], policies=meta["policies"],
+                                        options=meta["options"], chunk_size=meta["chunk_size"])
+        except KeyError as e:
+            raise ValueError(f"--resume {args.resume!r}: run.json lacks {e.args[0]!r}") from None
+        return config, args.resume
+    if args.games is None or args.out is None:
+        raise ValueError("simulate needs --games and --out (or --resume RUN_DIR)")
     if args.games <= 0:
         raise ValueError(f"--games {args.games}: must be a positive integer")
     if args.games > MAX_GAMES:
         raise ValueError(f"--games {args.games}: at most {MAX_GAMES}")
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers {args.workers}: must be a positive integer")
-    if args.workers is not None and args.workers > MAX_WORKERS:
-        raise ValueError(f"--workers {args.workers}: at most {MAX_WORKERS}")
     if args.chunk_size is not None and args.chunk_size < 1:
         raise ValueError(f"--chunk-size {args.chunk_size}: must be a positive integer")
     if args.chunk_size is not None and args.chunk_size > MAX_CHUNK_SIZE:
         raise ValueError(f"--chunk-size {args.chunk_size}: at most {MAX_CHUNK_SIZE} hands per chunk")
-    if args.ray_address and args.backend != "ray":
-        raise ValueError("--ray-address needs --backend ray")
     config = runner.make_config(
-        args.rules,
+        args.rules or "kaihua",
         args.games,
-        args.seed,
-        policies=args.policy,
+        0 if args.seed is None else args.seed,
+        policies=args.policy or "greedy",
         options=parse_option_strings(args.option),
         chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE,
     )
+    return config, args.out
+
+
+def _repair_hint(run_dir) -> str:
+    return (f"repair: rerun the same `caishen simulate` command, or `caishen simulate --resume {run_dir}`: it "
+            "replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run)")
+
+
+def _cmd_simulate(args) -> int:
+    from caishen.sim import manifest, runner, summary
+
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers {args.workers}: must be a positive integer")
+    if args.workers is not None and args.workers > MAX_WORKERS:
+        raise ValueError(f"--workers {args.workers}: at most {MAX_WORKERS}")
+    if args.ray_address and args.backend != "ray":
+        raise ValueError("--ray-address needs --backend ray")
+    config, out = _simulate_config(args)
     if not args.no_progress:  # a cold numba cache keeps the bar at 0% for minutes: say why
-        print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {args.out}; the first run "
+        print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}; the first run "
               "compiles the numba kernels (a few minutes) before the bar moves", file=sys.stderr)
     try:
         res = runner.run(
             config,
-            args.out,
+            out,
             workers=args.workers,
             backend=args.backend,
             ray_address=args.ray_address,
             progress=not args.no_progress,
         )
     except KeyboardInterrupt:
-        from caishen.sim import records
-
-        done = len(records.finished_chunks(args.out))
+        try:
+            done = len(manifest.verify(out, checksums=False).ok)
+        except ValueError:  # interrupted before run.json was written
+            done = 0
         print(
-            f"caishen simulate: interrupted with {done} of {config.n_chunks} chunk(s) written to {args.out}; "
+            f"caishen simulate: interrupted with {done} of {config.n_chunks} chunk(s) written to {out}; "
             "rerun the same command to resume",
             file=sys.stderr,
         )
         return 130
-    rows, defs, meta, _ = summary.summarize_run(args.out)
-    summary.save_summary(args.out, rows, defs, meta)
+    except RuntimeError as e:  # a chunk that cannot be written (ENOSPC) or keeps killing its worker
+        print(f"caishen simulate: {e}", file=sys.stderr)
+        return 1
+    if res.repaired:
+        print(f"caishen simulate: replayed {len(res.repaired)} damaged chunk(s):", file=sys.stderr)
+        for i in sorted(res.repaired)[:20]:
+            print(f"  chunk {i}: {res.repaired[i][0]} ({res.repaired[i][1]})", file=sys.stderr)
+    if res.pool_restarts:
+        print(f"caishen simulate: a worker process died; the pool was restarted {res.pool_restarts} time(s) and "
+              "the chunks in flight replayed", file=sys.stderr)
+    rows, defs, meta, _ = summary.summarize_run(out)
+    summary.save_summary(out, rows, defs, meta)
     head = (
         f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) of {config.chunk_size}, seed {config.seed}, "
         f"policies {','.join(config.policies)}\n"
         f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s, "
-        f"{res.hands_per_second:.0f} hands/s), {res.chunks_skipped} already done; run directory {args.out}"
+        f"{res.hands_per_second:.0f} hands/s), {res.chunks_skipped} already done; run directory {out}"
     )
     print(summary.format_summary(rows, head))
     if defs.get("comparable"):
@@ -307,27 +383,200 @@ def _cmd_simulate(args) -> int:
 def _add_report(sub) -> None:
     p = sub.add_parser(
         "report",
-        help="print the summary of a run directory from its Parquet files",
-        description="Re-read RUN_DIR/chunks/*.parquet as one table and print the summary table "
-        "(the same as at the end of caishen simulate; a partial run is summarized as far as it got).",
+        help="the summary of a run directory, with figures (PNG) and a self-contained HTML page",
+        description="Re-read RUN_DIR and print its summary table (a simulate or match run: the same as at the "
+        "end of caishen simulate, a partial run summarized as far as it got; a sweep: its table; a study: "
+        "its estimates), then write beside summary.csv the figures RUN_DIR/fig-*.png and RUN_DIR/report.html "
+        "(one page embedding them; needs matplotlib: pip install 'caishen[report]'). A simulate run's chunks are first "
+        "verified against its manifest: damaged ones are named with the repair command (exit status 1).",
     )
-    p.add_argument("run_dir", help="a directory written by caishen simulate")
+    p.add_argument("run_dir", help="a directory written by caishen simulate, match or sweep, or a study")
+    p.add_argument("--no-figures", action="store_true", help="print the summary only")
     p.set_defaults(func=_cmd_report)
 
 
 def _cmd_report(args) -> int:
-    from caishen.sim import summary
+    from caishen.sim import report
 
-    rows, defs, meta, done = summary.summarize_run(args.run_dir)
+    kind = report.run_kind(args.run_dir)  # ValueError for a directory of another kind: nothing written
+    status = {"simulate": _report_simulate, "match": _report_match, "sweep": _report_sweep,
+              "study": _report_study}[kind](args)
+    if status != 0:  # the figures read every chunk: only from a run whose chunks all verified
+        print("report: no figures until the damaged chunks are repaired (see above)", file=sys.stderr)
+    elif not args.no_figures:
+        page = report.write_report(args.run_dir)
+        print(f"report: {page}")
+    return status
+
+
+def _report_sweep(args) -> int:
+    from caishen.sim import study
+
+    doc, table = study.read_sweep(args.run_dir)
+    print(f"sweep {doc['grid']['rules']}: {doc['walls']} walls per point, seed {doc['seed']}")
+    print(study.format_table(table))
+    return 0
+
+
+def _report_study(args) -> int:
+    import pandas as pd
+
+    from caishen.sim import piao_study, records
+
+    doc = json.loads((Path(args.run_dir) / "study.json").read_text(encoding="utf-8"))
+    if not records.finished_chunks(args.run_dir):
+        raise ValueError(f"no finished chunk in {args.run_dir!r}")
+    pts = pd.read_parquet(Path(args.run_dir) / records.CHUNKS_DIR)
+    by = piao_study.PIAO_FEATURES if doc.get("decision") == "piao" else ()
+    print(f"study {doc.get('decision')}: {doc.get('hands')} hands, {doc.get('rollouts')} rollouts per branch, "
+          f"seed {doc.get('seed')}; {len(pts)} decision points")
+    print(piao_study.estimate(pts, by=by).to_string(index=False))
+    return 0
+
+
+def _report_match(args) -> int:
+    from caishen.sim import arena, manifest, runner
+
+    meta = runner.read_run_json(args.run_dir)
+    check = manifest.verify(args.run_dir, meta)
+    for line in check.describe():
+        print(f"caishen report: {line}", file=sys.stderr)
+    summ = arena.summarize_match(args.run_dir)  # verified chunks only
+    arena.save_summary(args.run_dir, summ)
+    print(arena.format_summary(summ, f"{summ['rules']}: {summ['walls_done']} of {summ['walls']} walls x "
+                                     f"{summ['seatings']} seatings, seed {summ['seed']}"))
+    if check.problems:
+        print("repair: rerun the same `caishen match` command: it replays the damaged chunks from their seeds",
+              file=sys.stderr)
+    return 1 if check.problems else 0
+
+
+def _report_simulate(args) -> int:
+    from caishen.sim import manifest, runner, summary
+
+    meta = runner.read_run_json(args.run_dir)
+    check = manifest.verify(args.run_dir, meta)
+    if check.problems or check.stray:
+        print(f"caishen report: {len(check.problems)} chunk(s) of {args.run_dir} are not usable and are left out "
+              "of the summary:" if check.problems else f"caishen report: {args.run_dir}:", file=sys.stderr)
+        for line in check.describe():
+            print(f"  {line}", file=sys.stderr)
+        if check.problems:
+            print(_repair_hint(args.run_dir), file=sys.stderr)
+    if not check.ok:
+        raise ValueError(f"no verified chunk in {args.run_dir!r} to summarize"
+                         + ("" if check.problems else " (the run has not finished a chunk yet)"))
+    rows, defs, meta, done = summary.summarize_run(args.run_dir, verification=check)
     n_chunks = meta.get("n_chunks", done)
+    status = "" if done == n_chunks else (" (partial run)" if not check.problems else " (damaged chunks left out)")
     head = (
         f"{meta.get('rules')}: {meta.get('games')} hands in {n_chunks} chunk(s) of {meta.get('chunk_size')}, "
         f"seed {meta.get('seed')}, policies {','.join(meta.get('policies', []))}\n"
-        f"finished chunks: {done} of {n_chunks}" + ("" if done == n_chunks else " (partial run)")
+        f"finished chunks: {done} of {n_chunks}" + status
+        + ("; no manifest (a run of an older caishen): chunk checksums not verified" if check.legacy else "")
     )
     print(summary.format_summary(rows, head))
-    if defs.get("comparable"):
-        print(f"comparable non-飘: {defs['comparable']}")
+    for key, text in defs.items():
+        print(f"{key}: {text}")
+    return 1 if check.problems else 0
+
+
+def _add_sweep(sub) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="a grid of rule options and/or hero policies on the same walls (duplicate deals), with CIs",
+        description="Play every point of a grid -- each --option KEY=V1,V2,... is an axis, --policy P1,P2,... "
+        "the hero's policies (one seat; the others play --field) -- on the same walls, each wall its own "
+        "one-hand match, through the runner (resumable). Prints and writes OUT/sweep.csv: one row per point "
+        "and metric with its 95%% CI over walls and the paired difference to the baseline point.",
+    )
+    p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=V1,V2",
+                   help="a rule-option axis (repeatable; one value = fixed at every point)")
+    p.add_argument("--policy", default=None, metavar="P1,P2",
+                   help="the hero policies, comma-separated (e.g. threshold:0,threshold:20,never)")
+    p.add_argument("--field", default="greedy", help="the other three seats' policy (default greedy)")
+    p.add_argument("--baseline", default=None, metavar="AXIS=V[,AXIS=V]",
+                   help="compare each point with the point that has these coordinates (default: the first value "
+                   "of every axis), e.g. policy=never")
+    p.add_argument("--walls", type=int, required=True, help="walls (hands) per point, 1..10**9")
+    p.add_argument("--seed", type=int, default=0, help="root seed of the walls, 0..2**63-1 (default 0)")
+    p.add_argument("--out", required=True, help="sweep directory (created; reused to resume)")
+    p.add_argument("--workers", type=int, default=None, help="worker processes / Ray tasks (default: all cores)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local")
+    p.add_argument("--ray-address", default=None)
+    p.add_argument("--chunk-size", type=int, default=None, help="walls per chunk (default 10000)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_sweep)
+
+
+def _cmd_sweep(args) -> int:
+    from caishen.sim import runner, study
+
+    if not 1 <= args.walls <= 10**9:
+        raise ValueError(f"--walls {args.walls}: must be in 1..10**9")
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise ValueError(f"--workers {args.workers}: must be in 1..{MAX_WORKERS}")
+    if args.chunk_size is not None and not 1 <= args.chunk_size <= MAX_CHUNK_SIZE:
+        raise ValueError(f"--chunk-size {args.chunk_size}: must be in 1..{MAX_CHUNK_SIZE}")
+    if args.ray_address and args.backend != "ray":
+        raise ValueError("--ray-address needs --backend ray")
+    try:
+        table = study.sweep(args.rules, args.out, options=args.option, policies=args.policy, field=args.field,
+                            walls=args.walls, seed=args.seed, baseline=args.baseline,
+                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE, workers=args.workers,
+                            backend=args.backend, ray_address=args.ray_address, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
+        return 130
+    print(f"sweep {args.rules}: {args.walls} walls per point, seed {args.seed}; table {args.out}/sweep.csv")
+    print(study.format_table(table))
+    return 0
+
+
+def _add_rules(sub) -> None:
+    p = sub.add_parser(
+        "rules",
+        help="print the definition of rule IDs (K-2.5, J-4.2, P27, 'Kaihua D3', 'engine E3')",
+        description="Print the definition of each rule, pattern or decision ID from the rule reference "
+        "that ships with the package (docs/rules/): a rule with its continuation lines, a pattern's table "
+        "row, or a whole section (J-7). Without an ID: the reference's index.",
+    )
+    p.add_argument("ids", nargs="*", metavar="ID", help="e.g. K-2.5, k_2_5, P27, J-7, 'Kaihua D3', 'engine E3'")
+    p.set_defaults(func=_cmd_rules)
+
+
+def _cmd_rules(args) -> int:
+    from caishen.sim import ruledocs
+
+    if not args.ids:
+        print(ruledocs.pages()["README.md"], end="")
+        return 0
+    texts = [ruledocs.rule_text(i) for i in args.ids]  # ValueError (exit 2) names an unknown ID
+    print("\n".join(texts), end="")
+    return 0
+
+
+def _add_warmup(sub) -> None:
+    from caishen.sim.warmup import TARGETS
+
+    p = sub.add_parser(
+        "warmup",
+        help="compile every numba kernel ahead of time (for a cluster image, a container, CI)",
+        description="Compile (or load from numba's disk cache) the kernels of each target by running a tiny "
+        "workload of it, printing the seconds each took. A first run on a fresh machine compiles for a few "
+        "minutes; afterwards every command starts in about a second.",
+    )
+    p.add_argument("targets", nargs="*", metavar="TARGET",
+                   help=f"what to compile (default: all of {', '.join(TARGETS)})")
+    p.set_defaults(func=_cmd_warmup)
+
+
+def _cmd_warmup(args) -> int:
+    from caishen.sim.warmup import TARGETS, cache_dir, warmup
+
+    took = warmup(args.targets or TARGETS, progress=print)
+    print(f"compiled in {sum(took.values()):.1f} s; numba cache: {cache_dir()}")
     return 0
 
 
@@ -454,7 +703,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"caishen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_match, _add_train):
+    for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_rules, _add_warmup, _add_sweep, _add_match,
+                _add_train):
         add(sub)
     return parser
 

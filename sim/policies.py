@@ -25,6 +25,9 @@ threshold  N      ``always`` while at most N tiles of the live wall are gone
 greedy_safe --    greedy that defends (below): folds to the safest discard
                   when its hand is far and an opponent is likely ready, and
                   breaks greedy's ties towards safer tiles
+piao_table [BITS] ``always`` where a 64-cell table says 飘 pays (by tiles
+                  left, 财神 held, chain, dealer), else ``never``: the policy
+                  the counterfactual study implies (:mod:`caishen.sim.piao_table`)
 ========== ====== ==========================================================
 
 Defence (``greedy_safe``; the danger model the tuned bot reuses)
@@ -116,6 +119,7 @@ from caishen.sim.engine import (
     _random_action,
 )
 from caishen.sim.hand import _shanten, _shanten_each_change
+from caishen.sim.piao_table import _piao_table_says, parse_piao_table
 from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE
 
 POLICY_RANDOM = 0
@@ -123,7 +127,8 @@ POLICY_GREEDY = 1
 POLICY_NEVER = 2
 POLICY_ALWAYS = 3
 POLICY_THRESHOLD = 4
-POLICY_SAFE = 5
+POLICY_SAFE = 6
+POLICY_PIAO_TABLE = 5  # caishen.sim.piao_table (issue 14)
 #: policy name -> (code, takes a parameter)
 POLICIES = {
     "random": (POLICY_RANDOM, False),
@@ -132,10 +137,11 @@ POLICIES = {
     "always": (POLICY_ALWAYS, False),
     "threshold": (POLICY_THRESHOLD, True),
     "greedy_safe": (POLICY_SAFE, False),
+    "piao_table": (POLICY_PIAO_TABLE, True),
 }
 
 #: policies that decide when to throw a 财神 (飘财, K-9.1): meaningless without a joker
-PIAO_POLICIES = (POLICY_NEVER, POLICY_ALWAYS, POLICY_THRESHOLD)
+PIAO_POLICIES = (POLICY_NEVER, POLICY_ALWAYS, POLICY_THRESHOLD, POLICY_PIAO_TABLE)
 #: largest threshold N (tiles of the wall); any N >= 83 already means "always"
 MAX_THRESHOLD = 136
 
@@ -164,6 +170,8 @@ def parse_policy(spec: str) -> tuple[int, int]:
     if name not in POLICIES:
         raise ValueError(f"unknown policy {short_repr(spec)}; known: {', '.join(POLICIES)} (threshold takes :N)")
     code, takes = POLICIES[name]
+    if code == POLICY_PIAO_TABLE:  # piao_table[:BITS], caishen.sim.piao_table
+        return code, parse_piao_table(arg)
     if takes:
         if not arg:
             raise ValueError(f"policy {short_repr(spec)}: give the wall threshold, e.g. threshold:30")
@@ -553,8 +561,10 @@ def _choose_action(code, param, st, ep, rp, tabs, mask, work):
         a = _greedy_turn(st, ep, tabs, mask, 2, work)
     elif code == POLICY_SAFE:
         a = _safe_turn(st, ep, tabs, mask, work)
-    else:  # POLICY_THRESHOLD
+    elif code == POLICY_THRESHOLD:
         a = _greedy_turn(st, ep, tabs, mask, 2 if _wall_gone(st) <= param else 1, work)
+    else:  # POLICY_PIAO_TABLE
+        a = _greedy_turn(st, ep, tabs, mask, 2 if _piao_table_says(st, ep, tabs, param) else 1, work)
     # Jiating J-4.1: declare 架听 with the chosen discard when it leaves a single wait
     if a < A_DECLARE and mask[A_DECLARE + a]:
         return A_DECLARE + a

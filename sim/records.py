@@ -6,8 +6,8 @@ contract (``notes/records.md``; rule K-10 says what a Kaihua hand's record
 must show).  This module
 
 - states that contract as data (:data:`COMMON_COLUMNS` for every rule set,
-  :data:`RULESET_COLUMNS` per rule set, :data:`RUN_COLUMNS` added by the
-  runner),
+  each rule set's own (its ``RuleSet.columns``, :func:`record_columns`),
+  :data:`RUN_COLUMNS` added by the runner),
 - checks a chunk against it (:func:`check_chunk`: names, lengths, dtypes,
   zero-sum scores K-8.5),
 - turns a chunk into a ``pyarrow.Table`` with the run columns
@@ -58,44 +58,6 @@ COMMON_END_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     ("tiles_left", np.dtype(np.int16)),  # tiles left in the wall at the end
 )
 
-#: the full record columns of each rule set, in the contract's order (notes/records.md)
-RULESET_COLUMNS: dict[str, tuple[tuple[str, np.dtype], ...]] = {
-    "kaihua": (
-        *COMMON_COLUMNS,
-        ("exponent", np.dtype(np.int8)),  # K-6 exponent E of the (first) winner, 0 on a draw
-        ("flags", np.dtype(np.int32)),  # caishen.sim.rules.kaihua FLAG_* bits
-        ("chain_len", np.dtype(np.int8)),  # the winner's chain (K-6.5)
-        ("chain_piao", np.dtype(np.int8)),  # ... its 飘 links
-        ("chain_kong", np.dtype(np.int8)),  # ... its kong links
-        *COMMON_TAIL_COLUMNS,
-        *((f"caishen_{s}", np.dtype(np.int8)) for s in SEATS),  # 财神 held at the end
-        *((f"piao_{s}", np.dtype(np.int16)) for s in SEATS),  # 飘财 attempts (K-9.1)
-        *((f"failed_piao_{s}", np.dtype(np.int8)) for s in SEATS),  # failed 飘 (K-9.3)
-        *COMMON_END_COLUMNS,
-    ),
-    # J-9; filled by caishen.sim.rules.jiating.records (the wins scored by caishen.sim.rules.jiating)
-    "jiating": (
-        *COMMON_COLUMNS,
-        ("streak", np.dtype(np.int16)),  # the dealer's streak k (J-2.4)
-        ("win_tile", np.dtype(np.int8)),  # kind of the winning tile, -1 on a draw
-        ("first_turn", np.dtype(np.int8)),  # the first winner won on the dealt tiles (天胡, J-5.4)
-        ("replacement", np.dtype(np.int8)),  # ... on a kong replacement draw (P18)
-        *((f"P_{s}", np.dtype(np.int32)) for s in SEATS),  # P of each winning seat (J-6.1), else 0
-        *((f"G_{s}", np.dtype(np.int32)) for s in SEATS),  # G of each winning seat (J-6.1), else 0
-        # what seat p paid seat w in this hand (J-6.2..J-6.5)
-        *((f"pay_{p}_{w}", np.dtype(np.int32)) for p in SEATS for w in SEATS if p != w),
-        # points of each pattern P01..P50 in the first winner's hand (after doubling and exclusions)
-        *((f"P{i:02d}", np.dtype(np.int16)) for i in range(1, 51)),
-        *((f"patterns_{s}", np.dtype(object)) for s in SEATS),  # "P01:2,P03:2" of each winner, else ""
-        *((f"decl_{s}", np.dtype(np.int8)) for s in SEATS),  # 0 none, 1 架听 (J-4.1), 2 硬子 (J-4.2)
-        *((f"decl_turn_{s}", np.dtype(np.int16)) for s in SEATS),  # discards made when declared, -1 none
-        *((f"hard_offer_{s}", np.dtype(np.int8)) for s in SEATS),  # 1 if offered 硬子
-        *((f"passed_win_{s}", np.dtype(np.int16)) for s in SEATS),  # wins passed (J-3.5)
-        *COMMON_TAIL_COLUMNS,
-        *COMMON_END_COLUMNS,
-    ),
-}
-
 #: columns the runner adds in front of the engine's columns
 RUN_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     ("seed", np.dtype(np.int64)),  # the run's root seed (--seed)
@@ -109,10 +71,14 @@ CHUNKS_DIR = "chunks"
 def record_columns(rules: str) -> tuple[tuple[str, np.dtype], ...]:
     """The contract's ``(name, dtype)`` record columns of rule set ``rules``.
 
-    A rule set without its own entry in :data:`RULESET_COLUMNS` must still
-    provide the common columns.
+    A registered rule set's own contract (``RuleSet.columns``: Kaihua's
+    K-10 columns, Jiating's J-9 columns); a rule set without one (or not
+    registered) must still provide the common columns.
     """
-    return RULESET_COLUMNS.get(rules, (*COMMON_COLUMNS, *COMMON_TAIL_COLUMNS, *COMMON_END_COLUMNS))
+    from caishen.sim.rules import base as _rulesets
+
+    own = _rulesets.get(rules).record_columns() if rules in _rulesets.names() else None
+    return own or (*COMMON_COLUMNS, *COMMON_TAIL_COLUMNS, *COMMON_END_COLUMNS)
 
 
 def check_chunk(cols: dict[str, np.ndarray], rules: str, n_hands: int) -> None:

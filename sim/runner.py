@@ -32,13 +32,31 @@ Run directory::
 
     RUN_DIR/run.json                     configuration (written first)
     RUN_DIR/chunks/chunk-00012.parquet   one file per finished chunk (atomic)
+    RUN_DIR/manifest.jsonl               each finished chunk's rows, bytes, sha256
     RUN_DIR/summary.json, summary.csv    written by ``caishen simulate``
 
-Resuming: running the same configuration into the same directory skips the
-finished chunks; a different configuration (rules, options, policies, seed,
-games, chunk size, chunk function, package version or engine source) is an
-error naming what differs.  An OS lock on ``RUN_DIR/.lock`` keeps two runs
-out of one directory at the same time.
+Resuming and repair: running the same configuration into the same directory
+first verifies every chunk file against the manifest (:mod:`caishen.sim.manifest`)
+and then plays exactly the chunks that are not verified -- not played yet,
+missing, short, corrupt, foreign or unrecorded -- from their seeds, so the
+rows end equal to an uninterrupted run's (:attr:`RunResult.repaired` names
+the damaged ones).  A different configuration (rules, options, policies,
+seed, games, chunk size, chunk function, package version or engine source)
+is an error naming what differs.  An OS lock on ``RUN_DIR/.lock``, taken
+before ``run.json`` is written or read, keeps two runs out of one directory
+at the same time (the second is refused).
+
+Faults: a worker process that dies mid-chunk (killed, out of memory) breaks
+the process pool; the runner starts a new pool and replays the chunks that
+were in flight, and gives up with a ``RuntimeError`` naming the chunk and
+its seed when one chunk was in flight at :data:`MAX_POOL_BREAKS` breaks (a
+chunk that crashes its worker every time).  A chunk that cannot be written
+(``OSError``, e.g. ``ENOSPC``: the disk is full) stops the run with a
+:class:`ChunkWriteError`; the chunks written before stay valid and a rerun
+resumes.  Worker processes watch their parent: on Linux the kernel kills
+them when the parent dies (``PR_SET_PDEATHSIG``), elsewhere a thread polls
+the parent pid each second, so after a ``kill -9`` of ``caishen simulate``
+no worker keeps running (the parent is the only writer of chunk files).
 """
 
 from __future__ import annotations
@@ -50,21 +68,29 @@ import hashlib
 import json
 import multiprocessing
 import os
+import signal
+import sys
+import threading
 import time
+from concurrent.futures.process import BrokenProcessPool
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from caishen.sim import __version__
-from caishen.sim import records
+from caishen.sim import manifest, records
 
 #: hands per chunk by default (a multiple of the engine's 16-hand match)
 DEFAULT_CHUNK_SIZE = 10_000
-#: version of the run-directory layout and of run.json
-RUN_FORMAT = 1
+#: version of the run-directory layout and of run.json (2: manifest.jsonl with checksums)
+RUN_FORMAT = 2
 RUN_JSON = "run.json"
 N_SEATS = 4
+#: a chunk in flight at this many process-pool breaks (its worker died each time) stops the run
+MAX_POOL_BREAKS = 3
+#: seconds between two looks at the parent pid in a worker (where PR_SET_PDEATHSIG is not available)
+PARENT_POLL_SECONDS = 1.0
 
 #: the keys of run.json that must agree when a run is resumed
 CONFIG_KEYS = (
@@ -98,17 +124,18 @@ def engine_chunk(rules: str, options: dict, policies: tuple, seed_entropy: int, 
 
 
 def available_rules() -> list[str]:
-    """Rule sets the engine can play."""
-    from caishen.sim import engine
+    """Rule sets the engine can play (the registered ones, :mod:`caishen.sim.rules.base`)."""
+    from caishen.sim.rules import base as _rulesets
 
-    return sorted(engine.RULESET_OPTIONS)
+    return sorted(_rulesets.names())
 
 
 def available_policies() -> list[str]:
-    """Policy names the self-play kernel knows (``threshold`` takes ``:N``)."""
-    from caishen.sim import policies
+    """Policy names self-play knows (``threshold`` takes ``:N``, ``tuned`` a name, ``mc`` a count):
+    :func:`caishen.sim.bots.known_policies`."""
+    from caishen.sim.bots import known_policies
 
-    return list(policies.POLICIES)
+    return known_policies()
 
 
 def resolve_options(rules: str, options: dict | None) -> dict:
@@ -118,7 +145,7 @@ def resolve_options(rules: str, options: dict | None) -> dict:
     """
     from caishen.sim import engine
 
-    if rules not in engine.RULESET_OPTIONS:
+    if rules not in available_rules():
         raise ValueError(f"unknown rule set {rules!r}; available: {', '.join(available_rules())}")
     _, r = engine.load_rules(rules, options)
     return r.to_dict()
@@ -138,12 +165,12 @@ def parse_policies(policies: str | tuple | list) -> tuple[str, str, str, str]:
     if len(names) != N_SEATS:
         raise ValueError(f"policy list {short_repr(','.join(names))} names {len(names)} policies; give 1 (all seats) "
                          "or 4 (seats 0..3)")
-    from caishen.sim.policies import POLICIES, parse_policy
+    from caishen.sim.bots import parse_bot
 
     for p in names:
-        if p.partition(":")[0] not in POLICIES:
+        if p.partition(":")[0] not in available_policies():
             raise ValueError(f"unknown policy {short_repr(p)}; available: {', '.join(available_policies())}")
-        parse_policy(p)  # raises ValueError naming a bad parameter
+        parse_bot(p)  # raises ValueError naming a bad parameter or weights file
     return tuple(names)
 
 
@@ -220,10 +247,10 @@ def make_config(rules: str, games: int, seed: int, policies="random", options: d
     opts = resolve_options(rules, options)
     pol = parse_policies(policies)
     from caishen.sim import engine
-    from caishen.sim.policies import check_piao_policies, policy_table
+    from caishen.sim.bots import bot_table
 
     name, r = engine.load_rules(rules, options)
-    check_piao_policies(policy_table(pol), int(engine.engine_params(name, r)[engine.EP_JOKER]), name)
+    bot_table(pol, name, int(engine.engine_params(name, r)[engine.EP_JOKER]))  # 飘 policies, weights' rule set
     return RunConfig(rules, opts, pol, seed, games, chunk_size, _fn_name(chunk_fn))
 
 
@@ -235,14 +262,15 @@ def source_digest() -> str:
     """sha256 (16 hex digits) of the sources that shape a run's rows.
 
     Every ``.py`` file of the ``sim`` package except the command line and
-    the summary, plus the ``agents`` package next to it (bots).  A run
+    the read side (the summary, the streaming reader), plus the ``agents``
+    package next to it (bots).  A run
     cannot be resumed by code whose digest differs.
     """
     pkg = Path(__file__).resolve().parent
-    files = [p for p in sorted(pkg.rglob("*.py")) if p.name not in ("cli.py", "summary.py", "__main__.py")]
-    agents = pkg.parent / "agents"
-    if caishen.agents.is_dir():
-        files += sorted(caishen.agents.rglob("*.py"))
+    files = [p for p in sorted(pkg.rglob("*.py")) if p.name not in ("cli.py", "summary.py", "stream.py", "__main__.py")]
+    agents_dir = pkg.parent / "agents"  # the installed caishen/agents, or the repository's agents/
+    if agents_dir.is_dir():
+        files += sorted(agents_dir.rglob("*.py"))
     h = hashlib.sha256()
     for p in files:
         h.update(p.relative_to(pkg.parent).as_posix().encode())
@@ -310,12 +338,21 @@ def _write_json_atomic(path: Path, obj) -> None:
     os.replace(tmp, path)
 
 
+def _check_new_out(out: Path) -> None:
+    """``ValueError`` if ``out`` is a file, or a non-empty directory that is not a run (a lock file aside)."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{str(out)!r} is not a directory; choose a new --out")
+    if not (out / RUN_JSON).exists() and out.is_dir() and any(p.name != _RunLock.NAME for p in out.iterdir()):
+        raise ValueError(f"{str(out)!r} is a non-empty directory without {RUN_JSON}; choose a new --out")
+
+
 def prepare_run_dir(out: str | os.PathLike, config: RunConfig) -> dict:
     """Create ``out`` with run.json, or check that an existing run has the same configuration.
 
     Returns the stored run.json.  Raises ``ValueError`` naming every
     difference when ``out`` holds another run, or when ``out`` is a
-    non-empty directory that is not a run.
+    non-empty directory that is not a run.  :func:`run` calls it holding
+    the run directory's lock.
     """
     out = Path(out)
     wanted = config.to_json()
@@ -325,8 +362,7 @@ def prepare_run_dir(out: str | os.PathLike, config: RunConfig) -> dict:
         if diffs:
             raise ValueError(f"{str(out)!r} holds a different run: " + "; ".join(diffs))
         return stored
-    if out.exists() and any(out.iterdir()):
-        raise ValueError(f"{str(out)!r} is a non-empty directory without {RUN_JSON}; choose a new --out")
+    _check_new_out(out)
     (out / records.CHUNKS_DIR).mkdir(parents=True, exist_ok=True)
     _write_json_atomic(out / RUN_JSON, wanted)
     return wanted
@@ -335,8 +371,10 @@ def prepare_run_dir(out: str | os.PathLike, config: RunConfig) -> dict:
 class _RunLock:
     """An exclusive OS lock on ``RUN_DIR/.lock`` (released when the process dies)."""
 
+    NAME = ".lock"
+
     def __init__(self, run_dir: Path):
-        self.path = run_dir / ".lock"
+        self.path = run_dir / self.NAME
         self.f = None
 
     def __enter__(self):
@@ -373,6 +411,44 @@ def _call_chunk(fn: ChunkFn, rules, options, policies, seed_entropy, n_hands):
     return fn(rules, options, tuple(policies), int(seed_entropy), int(n_hands))
 
 
+def _set_parent_death_signal() -> bool:
+    """Linux: ask the kernel to SIGKILL this process when its parent dies (``prctl(PR_SET_PDEATHSIG)``).
+
+    Works while the process runs numba code that holds the GIL, which a
+    watcher thread could not interrupt.  Returns False where unavailable.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent_pid: int, every: float = PARENT_POLL_SECONDS) -> None:
+    """A daemon thread that ends this process (``os._exit``) once its parent is no longer ``parent_pid``."""
+
+    def watch():
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(1)
+            time.sleep(every)
+
+    threading.Thread(target=watch, name="caishen-parent-watch", daemon=True).start()
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Process-pool initializer: die with the parent (see the module docstring, "Faults")."""
+    _set_parent_death_signal()
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(1)
+    _watch_parent(parent_pid)
+
+
 def _require_ray():
     try:
         import ray
@@ -395,9 +471,16 @@ def _ray_submitter(address: str | None, workers: int | None):
     return submit, workers
 
 
+class ChunkWriteError(RuntimeError):
+    """A chunk file could not be written (an ``OSError`` such as ``ENOSPC``); earlier chunks stay valid."""
+
+
 @dataclasses.dataclass
 class RunResult:
-    """What :func:`run` did: ``chunks_run`` played now, ``chunks_skipped`` already finished; seconds; hands/s."""
+    """What :func:`run` did: ``chunks_run`` played now, ``chunks_skipped`` already finished (verified);
+    seconds; hands/s; ``repaired``: the chunks replayed because their file was missing, short,
+    corrupt, foreign or unrecorded, ``{chunk: (state, reason)}`` (:mod:`caishen.sim.manifest`);
+    ``pool_restarts``: process pools started again after a worker died."""
 
     run_dir: Path
     config: RunConfig
@@ -405,6 +488,8 @@ class RunResult:
     chunks_skipped: int
     hands_run: int
     seconds: float
+    repaired: dict = dataclasses.field(default_factory=dict)
+    pool_restarts: int = 0
 
     @property
     def hands_per_second(self) -> float:
@@ -413,15 +498,17 @@ class RunResult:
 
 def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None, backend: str = "local",
         ray_address: str | None = None, progress: bool = True, chunk_fn: ChunkFn = engine_chunk) -> RunResult:
-    """Play every unfinished chunk of ``config`` into ``out`` (resumable).
+    """Play every chunk of ``config`` that ``out`` does not hold verified (resumable, self-repairing).
 
     ``workers``: processes (local; default :func:`default_workers`; 1 = in this
     process) or concurrent Ray tasks (default: the cluster's CPUs).
     ``backend``: ``"local"`` or ``"ray"``.  ``progress``: a tqdm bar on
     stderr, updated per finished chunk (hands/s).  ``chunk_fn`` must be the
     function named by ``config.chunk_fn`` and importable by worker processes.
-    Raises ``ValueError`` for bad arguments, another run in ``out``, or a
-    missing Ray; ``RuntimeError`` if a chunk breaks the records contract.
+    Raises ``ValueError`` for bad arguments, another run in ``out`` (or one
+    running there now), or a missing Ray; ``RuntimeError`` if a chunk breaks
+    the records contract or keeps killing its worker; :class:`ChunkWriteError`
+    if a chunk file cannot be written.
     """
     from tqdm import tqdm
 
@@ -437,17 +524,22 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         _require_ray()
     seeds = chunk_seeds(config.seed, config.n_chunks)
     out = Path(out)
-    prepare_run_dir(out, config)
+    _check_new_out(out)
+    out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     with _RunLock(out):
+        stored = prepare_run_dir(out, config)
         records.remove_stale_tmp(out)
-        done = records.finished_chunks(out)
-        todo = [i for i in range(config.n_chunks) if i not in done]
-        done_hands = sum(config.chunk_len(i) for i in done if i < config.n_chunks)
+        check = manifest.verify(out, stored)
+        todo = check.to_replay
+        done_hands = sum(config.chunk_len(i) for i in check.ok)
+        if todo and chunk_fn is engine_chunk:
+            _compile_in_parent(config, progress)
         bar = tqdm(total=config.games, initial=done_hands, unit="hand", unit_scale=True, smoothing=0.1,
                    desc=config.rules, disable=not progress,
                    dynamic_ncols=True)
         hands_run = 0
+        finished: set[int] = set()
 
         def finish(i: int, cols: dict) -> None:
             nonlocal hands_run
@@ -458,13 +550,22 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
                 raise RuntimeError(f"chunk {i} (seed_entropy {int(seeds[i])}): {e}") from None
             if table.num_rows != config.chunk_len(i):
                 raise RuntimeError(f"chunk {i} returned {table.num_rows} rows, expected {config.chunk_len(i)}")
-            records.write_chunk(records.chunk_path(out, i), table)
+            try:
+                manifest.commit_chunk(out, i, table)
+            except OSError as e:
+                what = os.strerror(e.errno) if e.errno else str(e)
+                raise ChunkWriteError(
+                    f"cannot write chunk {i} into {str(out)!r}: {what}; the {len(check.ok) + len(finished)} "
+                    "chunk(s) written before are safe: free the space (or fix the cause) and rerun the same "
+                    "command to resume") from e
+            finished.add(i)
             hands_run += table.num_rows
             bar.update(table.num_rows)
 
         def args(i: int):
             return (chunk_fn, config.rules, config.options, config.policies, int(seeds[i]), config.chunk_len(i))
 
+        restarts = 0
         try:
             if backend == "local":
                 n = min(workers or default_workers(), len(todo))
@@ -472,29 +573,90 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
                     for i in todo:
                         finish(i, _call_chunk(*args(i)))
                 else:
-                    ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads
-                    with cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx) as ex:
-                        _drain(todo, lambda i: ex.submit(_call_chunk, *args(i)), 2 * n, finish)
+                    restarts = _run_pool(todo, n, args, finish, finished, seeds)
             else:
                 submit, n = _ray_submitter(ray_address, workers)
                 _drain(todo, lambda i: submit(*args(i)), 2 * n, finish)
         finally:
             bar.close()
-    return RunResult(out, config, len(todo), config.n_chunks - len(todo), hands_run, time.perf_counter() - t0)
+    return RunResult(out, config, len(todo), len(check.ok), hands_run, time.perf_counter() - t0,
+                     dict(check.problems), restarts)
 
 
-def _drain(todo: list[int], submit, max_in_flight: int, finish) -> None:
+def _compile_in_parent(config: RunConfig, progress: bool) -> float:
+    """Compile (or load from numba's cache) the self-play kernels in this process before any worker starts.
+
+    Spawned workers then load the cache instead of each compiling the same
+    kernels at once (a cold first run: two workers compiling side by side
+    took 308 s; issue 11 item 3).  Plays 16 hands of the run's rules,
+    options and policies (same argument types as the chunks) and discards
+    them.  With ``progress`` a line on stderr says what happens and how
+    long it took.  Returns the seconds.
+    """
+    import sys
+
+    from caishen.sim.warmup import is_marked, mark
+
+    what = "loading" if is_marked("selfplay") else "compiling (first run with this cache: a few minutes, once)"
+    if progress:
+        print(f"numba kernels: {what} ...", file=sys.stderr, end="", flush=True)
+    t = time.perf_counter()
+    engine_chunk(config.rules, config.options, config.policies, 1, 16)
+    mark("selfplay")
+    took = time.perf_counter() - t
+    if progress:
+        print(f" done in {took:.1f} s", file=sys.stderr, flush=True)
+    return took
+
+
+def _run_pool(todo: list[int], n: int, args, finish, finished: set[int], seeds) -> int:
+    """Play ``todo`` on a pool of ``n`` spawned processes, starting a new pool when a worker dies.
+
+    Returns the number of restarts.  Raises ``RuntimeError`` naming the
+    chunk when one chunk was in flight at :data:`MAX_POOL_BREAKS` breaks.
+    """
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads
+    breaks: dict[int, int] = {}
+    remaining = list(todo)
+    restarts = 0
+    while True:
+        in_flight: set[int] = set()
+        try:
+            with cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init,
+                                        initargs=(os.getpid(),)) as ex:
+                _drain(remaining, lambda i: ex.submit(_call_chunk, *args(i)), 2 * n, finish, in_flight)
+            return restarts
+        except BrokenProcessPool:
+            lost = sorted(in_flight - finished)
+            for i in lost:
+                breaks[i] = breaks.get(i, 0) + 1
+            worst = [i for i in lost if breaks[i] >= MAX_POOL_BREAKS]
+            if worst:  # every chunk in flight at each break is a suspect: name them all
+                names = " and ".join(f"chunk {i} (seed_entropy {int(seeds[i])})" for i in worst)
+                raise RuntimeError(
+                    f"{names} {'was' if len(worst) == 1 else 'were'} in flight each of the {MAX_POOL_BREAKS} times a "
+                    "worker process died (killed, out of memory, or a crash in the chunk function); finished chunks "
+                    "are kept, rerun to retry") from None
+            remaining = [i for i in remaining if i not in finished]
+            restarts += 1
+
+
+def _drain(todo: list[int], submit, max_in_flight: int, finish, in_flight: set[int] | None = None) -> None:
     """Submit chunks with at most ``max_in_flight`` pending; ``finish`` each as it completes.
 
-    On any error (or Ctrl-C) the pending futures are cancelled; finished
-    chunks stay written.
+    ``in_flight`` (optional) collects every chunk submitted and not yet
+    finished.  On any error (or Ctrl-C) the pending futures are cancelled;
+    finished chunks stay written.
     """
     queue = iter(todo)
     pending: dict[cf.Future, int] = {}
+    if in_flight is None:
+        in_flight = set()
 
     def fill():
         for i in queue:
             pending[submit(i)] = i
+            in_flight.add(i)
             if len(pending) >= max_in_flight:
                 break
 
@@ -502,9 +664,11 @@ def _drain(todo: list[int], submit, max_in_flight: int, finish) -> None:
         fill()
         while pending:
             ready, _ = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-            for f in ready:
+            # chunks that completed are written before a failed one raises
+            for f in sorted(ready, key=lambda f: f.exception() is not None):
                 i = pending.pop(f)
                 finish(i, f.result())
+                in_flight.discard(i)
             fill()
     finally:
         for f in pending:

@@ -117,10 +117,10 @@ from caishen.sim.engine import (
     WX_TILE,
     WX_TYPE,
     WX_VISIBLE,
-    _build_claims,
     _legal_mask,
     _step,
 )
+from caishen.sim.engine.claims import _build_claims
 from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.policies import (
     POLICY_GREEDY,
@@ -287,8 +287,8 @@ def _determinize(root, st, me, ep, rp, tabs, rng, ib):
 
 
 @njit(cache=True)
-def _hand_value(sim, me, ep, tabs, jt, bf):
-    """Seat ``me``'s points in the finished hand ``sim``.
+def _hand_value(roll, me, ep, tabs, jt, bf):
+    """Seat ``me``'s points in the finished hand ``roll``.
 
     Kaihua: the engine's payments (``SF_SCORE``, K-8).  Rule sets scored after
     the hand (Jiating, ``EP_ENGINE_PAYMENTS`` 0): each recorded win scored by
@@ -297,14 +297,14 @@ def _hand_value(sim, me, ep, tabs, jt, bf):
     pay)`` scratch.
     """
     if ep[EP_ENGINE_PAYMENTS] != 0:
-        return caishen.sim.seat[me, SF_SCORE]
+        return roll.seat[me, SF_SCORE]
     params, points, doubled, excludes, jwork, pats = jt
     hand8, pay = bf
     for p in range(N_SEATS):
         pay[p] = 0
-    dealer = caishen.sim.sc[SC_DEALER]
-    for j in range(caishen.sim.sc[SC_N_WINS]):
-        x = caishen.sim.wins[j]
+    dealer = roll.sc[SC_DEALER]
+    for j in range(roll.sc[SC_N_WINS]):
+        x = roll.wins[j]
         w = x[WX_SEAT]
         for k in range(N_KINDS):
             hand8[k] = x[WX_HAND + k]
@@ -313,21 +313,21 @@ def _hand_value(sim, me, ep, tabs, jt, bf):
                           x[WX_MELD_TYPE:WX_MELD_TYPE + 4], x[WX_MELD_KIND:WX_MELD_KIND + 4],
                           params, points, doubled, excludes, tabs, jwork, pats)
         if P >= 0:
-            _jiating_payments(dealer, caishen.sim.sc[SC_STREAK], w, x[WX_TYPE], x[WX_DISCARDER], P + G, params, pay)
+            _jiating_payments(dealer, roll.sc[SC_STREAK], w, x[WX_TYPE], x[WX_DISCARDER], P + G, params, pay)
     return pay[me]
 
 
 @njit(cache=True)
-def _rollout(sim, me, w, ep, rp, tabs, work):
-    """Play ``sim`` to the end of the hand: seat ``me`` with its base policy (the tuned bot
+def _rollout(roll, me, w, ep, rp, tabs, work):
+    """Play ``roll`` to the end of the hand: seat ``me`` with its base policy (the tuned bot
     with weights ``w``), every other seat with greedy."""
-    while caishen.sim.sc[SC_PHASE] != PH_DONE:
-        _legal_mask(sim, ep)
-        if caishen.sim.sc[SC_TO_ACT] == me:
-            a = _tuned_action(w, sim, ep, tabs, caishen.sim.mask, work)
+    while roll.sc[SC_PHASE] != PH_DONE:
+        _legal_mask(roll, ep)
+        if roll.sc[SC_TO_ACT] == me:
+            a = _tuned_action(w, roll, ep, tabs, roll.mask, work)
         else:
-            a = _choose_action(POLICY_GREEDY, 0, sim, ep, rp, tabs, caishen.sim.mask, work)
-        _step(sim, ep, rp, tabs, a)
+            a = _choose_action(POLICY_GREEDY, 0, roll, ep, rp, tabs, roll.mask, work)
+        _step(roll, ep, rp, tabs, a)
 
 
 @njit(cache=True)
@@ -438,15 +438,15 @@ def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sims, fb, ib, rng, jt, bf
         gain[c] = 0.0
         gain2[c] = 0.0
     root = sims[0]
-    sim = sims[1]
+    roll = sims[1]
     for _ in range(n_det):
         _determinize(root, st, me, ep, rp, tabs, rng, ib)
         v0 = 0.0
         for c in range(n):
-            _copy_state(sim, root)
-            _step(sim, ep, rp, tabs, cand[c])
-            _rollout(sim, me, w, ep, rp, tabs, work)
-            v = float(_hand_value(sim, me, ep, tabs, jt, bf))
+            _copy_state(roll, root)
+            _step(roll, ep, rp, tabs, cand[c])
+            _rollout(roll, me, w, ep, rp, tabs, work)
+            v = float(_hand_value(roll, me, ep, tabs, jt, bf))
             if c == 0:
                 v0 = v
             else:

@@ -45,7 +45,6 @@ from caishen.sim.engine import (
     SC_TO_ACT,
     SC_WINNERS_MASK,
     SF_TENPAI,
-    _check_int,
     _check_state,
     _legal_mask_inlined,
     _next_dealer,
@@ -66,6 +65,8 @@ from caishen.sim.bots import POLICY_TUNED, _bot_action, bot_table, make_context
 from caishen.sim.policies import POLICY_RANDOM, _choose_action
 from caishen.sim.rng import _rng_below, _rng_seed
 from caishen.sim.tables import hand_tables
+from caishen.sim.validate import check_int
+from caishen.sim.validate import check_int
 
 
 @njit(cache=True)
@@ -206,8 +207,8 @@ def duplicate_deal(wall_seed: int, h: int) -> tuple[np.ndarray, int]:
     replays it.  Raises ``ValueError`` for a ``wall_seed`` outside
     ``0 .. 2**32-1`` or an ``h`` outside ``0 .. 10**10``.
     """
-    wall_seed = _check_int("wall_seed", wall_seed, 0, 2**32 - 1)
-    h = _check_int("h", h, 0, 10**10)
+    wall_seed = check_int("wall_seed", wall_seed, 0, 2**32 - 1)
+    h = check_int("h", h, 0, 10**10)
     st = new_state()[0]
     dealer = _duplicate_deal(st, wall_seed, h, np.zeros(4, np.uint64))
     return st["wall"].copy(), int(dealer)
@@ -243,10 +244,10 @@ def play_batch(
     rule set) and ``RuntimeError`` if the
     checker finds a violation.
     """
-    n_hands = _check_int("n_hands", n_hands, 0, 10**10)
-    seed = _check_int("seed", seed, 0, 2**32 - 1)
-    match_len = _check_int("match_len", match_len, 1, 2**31 - 1)
-    wall_seed = -1 if wall_seed is None else _check_int("wall_seed", wall_seed, 0, 2**32 - 1)
+    n_hands = check_int("n_hands", n_hands, 0, 10**10)
+    seed = check_int("seed", seed, 0, 2**32 - 1)
+    match_len = check_int("match_len", match_len, 1, 2**31 - 1)
+    wall_seed = -1 if wall_seed is None else check_int("wall_seed", wall_seed, 0, 2**32 - 1)
     name, r = load_rules(rules, options)
     ep = engine_params(name, r)
     rp = r.params()

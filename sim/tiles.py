@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 
+from caishen.sim.validate import check_int
+
 N_KINDS = 34
 N_TILES = 136
 SUITS = "mps"
@@ -39,34 +41,14 @@ def _show(value) -> str:
     return f"{text[:SHOW_CHARS]}... ({size})"
 
 
-def _as_int(value, what: str) -> int:
-    """``value`` as a Python ``int``: an integer (Python or numpy) or an integral float.
-
-    Raises ``ValueError`` naming ``value`` for a bool or numpy bool (not a
-    number here, although Python counts ``True`` as 1), ``None``, a float
-    with a fraction, NaN, infinity, a string or anything else.
-    """
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{what} must be an integer, got the bool {value!r}")
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
-        return int(value)
-    raise ValueError(f"{what} must be an integer, got {_show(value)} ({type(value).__name__})")
-
-
 def check_kind(kind, what: str = "tile kind") -> int:
-    """Validate a tile kind index: an integer in 0..33 (see :func:`_as_int`); returns it as ``int``.
+    """Validate a tile kind index: an integer in 0..33 (:func:`caishen.sim.validate.check_int`, an
+    integral float allowed); returns it as ``int``.
 
     Raises ``ValueError`` naming the value (a bool, ``None``, a fraction, a
     string or an index outside 0..33).
     """
-    k = _as_int(kind, what)
-    if not 0 <= k < N_KINDS:
-        raise ValueError(f"{what} index {_show(kind)} is outside 0..33")
-    return k
+    return check_int(what, kind, 0, N_KINDS - 1, integral_float=True)
 
 
 def kind_index(rank: int, suit: str) -> int:
@@ -76,10 +58,7 @@ def kind_index(rank: int, suit: str) -> int:
     """
     if not isinstance(suit, str) or len(suit) != 1 or suit not in "mpsz":
         raise ValueError(f"suit must be one of m, p, s, z; got {_show(suit)}")
-    r = _as_int(rank, "rank")
-    top = 7 if suit == "z" else 9
-    if not 1 <= r <= top:
-        raise ValueError(f"rank {_show(rank)} of suit {suit!r} is outside 1..{top}")
+    r = check_int(f"rank of suit {suit!r}", rank, 1, 7 if suit == "z" else 9, integral_float=True)
     return "mpsz".index(suit) * 9 + r - 1
 
 
@@ -215,10 +194,7 @@ def check_joker(joker: int) -> int:
     Raises ``ValueError`` naming the value for anything else, including
     ``True``/``False`` (not ``2m``/``1m``), ``None`` and fractions.
     """
-    j = _as_int(joker, "joker")
-    if not -1 <= j < N_KINDS:
-        raise ValueError(f"joker must be -1 or a kind index 0..33, got {_show(joker)}")
-    return j
+    return check_int("joker", joker, -1, N_KINDS - 1, integral_float=True)
 
 
 def suit_of(kind: int) -> int:

@@ -2,10 +2,10 @@
 
 The format is ``shared/vectors/README.md``: one JSON object per line, a
 finished hand seen from the winner, with ``rules`` naming the rule set
-(``"kaihua"`` or ``"jiating"``).  Each line is dispatched to that rule set's
-``score(case, rules)`` (:func:`caishen.sim.rules.kaihua.score`,
-``caishen.sim.rules.jiating.score``; the latter is imported only when a Jiating line
-is met, so Kaihua works on its own).  A line that cannot be scored gives an
+(``"kaihua"`` or ``"jiating"``).  Each line is dispatched to that registered
+rule set's ``score(case, rules)`` (its ``RuleSet.score``, imported only
+when a line of that rule set is met: :func:`caishen.sim.rules.kaihua.score`,
+``caishen.sim.rules.jiating.scoring.score``).  A line that cannot be scored gives an
 error object ``{"line": n, "id": ..., "error": "..."}`` and the other lines
 are still scored, whatever went wrong: bad or too deeply nested JSON, a
 known key of the wrong JSON type (checked here, before the rule set sees
@@ -21,15 +21,12 @@ echoed whole.  ``caishen score`` is the command-line face of
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-from caishen.sim.rules.options import Options, short_repr, short_text
-
-#: rule set name -> module that provides ``score(case, rules=None) -> dict``
-RULE_SETS = {"kaihua": "caishen.sim.rules.kaihua", "jiating": "caishen.sim.rules.jiating"}
+from caishen.sim.rules import base as _rulesets
+from caishen.sim.rules.options import short_repr, short_text
 
 #: longest ``id`` echoed in an error object
 MAX_ID = 200
@@ -102,24 +99,17 @@ def check_key_types(case: dict) -> None:
                         raise _type_error(f"'melds[{i}].{mk}'", mwhat, m[mk])
 
 
-def _rules_module(name: str):
-    """Import a rule set's module lazily; ``ValueError`` if it is not available."""
+def _vector_rule_sets() -> tuple[str, ...]:
+    """The registered rule sets that score vector cases (a ``RuleSet.score``)."""
+    return tuple(n for n in _rulesets.names() if _rulesets.get(n).score is not None)
+
+
+def _score_function(name: str):
+    """A rule set's ``score(case, rules)``, imported lazily; ``ValueError`` if it is not available."""
     try:
-        mod = importlib.import_module(RULE_SETS[name])
-    except ImportError as e:
-        raise ValueError(f"rules {name!r}: {RULE_SETS[name]} is not available ({e})") from None
-    if not callable(getattr(mod, "score", None)):
-        raise ValueError(f"rules {name!r}: {RULE_SETS[name]} has no score(case, rules) function")
-    return mod
-
-
-def _options_class(mod) -> type[Options] | None:
-    """The rule set's options class: the ``Options`` subclass its module defines."""
-    found = [
-        v for v in vars(mod).values()
-        if isinstance(v, type) and issubclass(v, Options) and v is not Options and v.__module__ == mod.__name__
-    ]
-    return found[0] if len(found) == 1 else None
+        return _rulesets.get(name).scorer()
+    except ValueError as e:
+        raise ValueError(f"rules {name!r}: {e}") from None
 
 
 class Scorer:
@@ -140,35 +130,29 @@ class Scorer:
             return
         known: set[str] = set()
         unavailable = []
-        for name in RULE_SETS:
+        for name in _vector_rule_sets():
             try:
-                cls = _options_class(_rules_module(name))
+                _score_function(name)
             except ValueError:
                 unavailable.append(name)
                 continue
-            if cls is not None:
-                known |= {f.name for f in dataclasses.fields(cls)}
+            known |= {f.name for f in dataclasses.fields(_rulesets.get(name).options)}
         unknown = sorted(set(self.options) - known)
         if unknown:
             extra = f" (rule set(s) {', '.join(unavailable)} not available)" if unavailable else ""
             raise ValueError(
                 f"unknown rule option(s) {', '.join(map(repr, unknown))}; known: {', '.join(sorted(known))}{extra}"
             )
-        for name in RULE_SETS:  # validate values now, not on the first line
+        for name in _vector_rule_sets():  # validate values now, not on the first line
             if name not in unavailable:
                 self._rules_for(name)
 
     def _rules_for(self, name: str):
         if name not in self._rules:
-            mod = _rules_module(name)
-            cls = _options_class(mod)
-            if cls is None:
-                if self.options:
-                    raise ValueError(f"rules {name!r}: cannot find its options class to apply {self.options}")
-                self._rules[name] = None
-            else:
-                fields = {f.name for f in dataclasses.fields(cls)}
-                self._rules[name] = cls.from_dict({k: v for k, v in self.options.items() if k in fields})
+            _score_function(name)  # available at all
+            cls = _rulesets.get(name).options
+            fields = {f.name for f in dataclasses.fields(cls)}
+            self._rules[name] = cls.from_dict({k: v for k, v in self.options.items() if k in fields})
         return self._rules[name]
 
     def score(self, case: Any) -> dict:
@@ -183,11 +167,12 @@ class Scorer:
             raise ValueError("missing key 'rules'")
         check_key_types(case)
         name = case["rules"]
-        if name not in RULE_SETS:
-            raise ValueError(f"rules {name!r}: must be one of {', '.join(map(repr, RULE_SETS))}")
+        known = _vector_rule_sets()
+        if name not in known:
+            raise ValueError(f"rules {name!r}: must be one of {', '.join(map(repr, known))}")
         rules = self._rules_for(name)
         # the README: the ``expect`` key is ignored on input
-        return _rules_module(name).score({k: v for k, v in case.items() if k != "expect"}, rules)
+        return _score_function(name)({k: v for k, v in case.items() if k != "expect"}, rules)
 
 
 def _error_text(e: BaseException) -> str:

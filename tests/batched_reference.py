@@ -9,7 +9,8 @@ import numpy as np
 from caishen.agents import make_agent
 from caishen.envs.batched import REWARD_SCALE, SIGN_ILLEGAL_REWARD
 from caishen.envs.observation import encode
-from caishen.sim.engine import N_SEATS, RULESET_FACTS, SC_DEALER, SC_MATCH_HAND, SC_STREAK, Game, _random_action
+from caishen.sim.engine import N_SEATS, SC_DEALER, SC_MATCH_HAND, SC_STREAK, Game, _random_action
+from caishen.sim.rules import base as rulesets
 from test_rng import ref_below, ref_next, ref_seed
 
 
@@ -70,7 +71,7 @@ class RefGame:
         if new_episode or self.episode == "hand":
             if self.fixed_dealer is not None:
                 dealer = self.fixed_dealer
-            elif self.episode == "match" and not RULESET_FACTS[self.rules]["first_dealer_random"]:
+            elif self.episode == "match" and not rulesets.get(self.rules).facts["first_dealer_random"]:
                 dealer = 0
             else:
                 dealer = ref_below(self.stream, N_SEATS)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from caishen.agents import make_agent
 from caishen.sim.engine import Game
@@ -84,38 +86,57 @@ def test_without_wall_seed_nothing_changes(engine_warm):
         assert np.array_equal(a[col], b[col]), col
 
 
-# --------------------------------------------------------------------- caishen.sim.stats
-def test_wall_mean_ci_is_the_t_interval():
-    from scipy import stats as st
+# ------------------------------------------------ the intervals over walls (caishen.sim.intervals)
+def test_wall_intervals_are_the_t_interval_and_the_paired_t_interval():
+    """One value per wall: ClusterSums gives scipy's t interval, and on differences the paired (ttest_rel) one."""
+    from scipy import stats as sps
 
-    from caishen.sim.stats import paired_diff_ci, wall_mean_ci
+    from caishen.sim.intervals import ClusterSums
 
     x = np.random.default_rng(1).normal(0.3, 2.0, 500)
-    m, lo, hi = wall_mean_ci(x)
-    ref = st.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=st.sem(x))
-    assert m == pytest.approx(x.mean()) and lo == pytest.approx(ref[0]) and hi == pytest.approx(ref[1])
     y = x + np.random.default_rng(2).normal(0.1, 0.5, 500)
-    d, dlo, dhi = paired_diff_ci(y, x)
-    ref = st.ttest_rel(y, x).confidence_interval(0.95)
+    c = ClusterSums(3)
+    for part in np.array_split(np.stack([x, y, y - x], 1), 7):  # streamed in uneven batches
+        c.add(part)
+    (m, lo, hi), _, (d, dlo, dhi) = c.ci()
+    ref = sps.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
+    assert m == pytest.approx(x.mean()) and lo == pytest.approx(ref[0]) and hi == pytest.approx(ref[1])
+    ref = sps.ttest_rel(y, x).confidence_interval(0.95)
     assert d == pytest.approx((y - x).mean()) and dlo == pytest.approx(ref.low) and dhi == pytest.approx(ref.high)
     assert dhi - dlo < hi - lo  # pairing removes the walls' luck
-    m1, lo1, hi1 = wall_mean_ci([2.0])
+    one = ClusterSums(1)
+    one.add([2.0])
+    (m1, lo1, hi1), = one.ci()
     assert m1 == 2.0 and np.isnan(lo1) and np.isnan(hi1)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 6))
+def test_cluster_sums_equal_cluster_mean_ci_on_any_split(seed, n_clusters, n_batches):
+    """The streamed CR1 interval equals the in-memory one (rows of unequal clusters, batches of whole clusters)."""
+    from caishen.sim.intervals import ClusterSums, cluster_mean_ci
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 6, n_clusters)
+    cl = np.repeat(np.arange(n_clusters), sizes)
+    y = rng.normal(size=len(cl)) + rng.normal(size=n_clusters)[cl]
+    tot, n = np.bincount(cl, weights=y), sizes.astype(np.float64)
+    c = ClusterSums(1)
+    for idx in np.array_split(np.arange(n_clusters), n_batches):
+        c.add(tot[idx], n[idx])
+    assert c.ci()[0] == pytest.approx(cluster_mean_ci(y, cl), rel=1e-9, abs=1e-12)
+
+
 @pytest.mark.parametrize("call,msg", [
-    (lambda s: s.wall_mean_ci([]), "no walls"),
-    (lambda s: s.wall_mean_ci([1.0, float("nan"), 2.0]), "wall 1 has the non-finite value nan"),
-    (lambda s: s.wall_mean_ci([[1.0, 2.0]]), "1-d"),
-    (lambda s: s.wall_mean_ci(["a"]), "expected numbers"),
-    (lambda s: s.paired_diff_ci([1.0, 2.0], [1.0]), "a has 2, b has 1"),
-    (lambda s: s.mean_ci([1.0, 2.0], level=1.5), "level 1.5"),
+    (lambda c: c.add(np.zeros((2, 2))), r"shape \(2, 2\)"),
+    (lambda c: c.add([1.0, float("nan")]), "NaN"),
+    (lambda c: c.add([1.0, 2.0], [1.0]), "one size per cluster"),
 ])
-def test_stats_bad_input_is_named(call, msg):
-    from caishen.sim import stats
+def test_cluster_sums_bad_input_is_named(call, msg):
+    from caishen.sim.intervals import ClusterSums
 
     with pytest.raises(ValueError, match=msg):
-        call(stats)
+        call(ClusterSums(1))
 
 
 # ------------------------------------------------------------------- the arena

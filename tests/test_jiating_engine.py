@@ -923,7 +923,7 @@ def test_selfplay_records_match_the_contract_and_a_rescoring(engine_warm):
     from caishen.sim import records, selfplay
 
     cols = selfplay.play_batch(300, seed=9, rules="jiating", policies="greedy,random,greedy,greedy")
-    assert list(cols) == [c for c, _ in records.RULESET_COLUMNS["jiating"]]
+    assert list(cols) == [c for c, _ in records.record_columns("jiating")]
     assert [c for c, _ in JR.COLUMNS if len(c) == 3 and c[1:].isdigit()] == list(J.PATTERN_IDS)
     records.check_chunk(cols, "jiating", 300)
     name, r = E.load_rules("jiating", None)
@@ -1006,7 +1006,7 @@ def test_simulate_jiating_end_to_end(engine_warm, tmp_path, capsys):
     assert cli.main(argv) == 0
     assert "0 chunk(s) now" in capsys.readouterr().out
     df = records.read_run(out)
-    want = [c for c, _ in records.RULESET_COLUMNS["jiating"]]
+    want = [c for c, _ in records.record_columns("jiating")]
     assert [c for c in df.columns if c in want] == want and len(df) == 600
     assert not df[[f"score_{s}" for s in range(4)]].sum(axis=1).any()
     rows, _ = summary.summarize(df, ("greedy", "random", "greedy", "greedy"))

@@ -1,6 +1,6 @@
 """Jiating scoring kernels (``caishen.sim.rules.jiating.kernels``, ``caishen.sim.rules.jiating.batch``) against the
-Python scorer (``caishen.sim.rules.jiating.score`` / ``caishen.sim.rules.jiating.records.finish_records``), the slow
-obvious reference.
+Python scorer of the tests (``tests/jiating_reference.py``: ``score`` / ``finish_records``), the
+slow obvious reference.
 
 Compared on every scoring vector, on each pattern P01..P50 (a hand where it
 holds, with its points, and one where it does not), on hypothesis-generated
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jiating_reference as R
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -37,7 +38,7 @@ KEYS = ("win", "patterns", "P", "G", "scores")
 # ----------------------------------------------------------------- the two scorers on one case
 def reference(case: dict, rules: JiatingRules | None = None) -> dict:
     """The Python scorer (the reference): ``{win, patterns, P, G, scores}``."""
-    res = J.score(case, rules)
+    res = R.score(case, rules)
     return {k: res[k] for k in KEYS}
 
 
@@ -506,9 +507,11 @@ OTHER_RULES = JiatingRules(
 
 
 def compare_batch(r: JiatingRules, rec: np.ndarray) -> int:
-    """Every scored column of the kernel's batch equals the Python scorer's; the number of wins."""
-    got = JB.score_batch(r, rec)
-    want = JR.finish_records(r, rec)
+    """Every J-9 column of the package's records (the kernel's batch) equals the Python
+    scorer's, in the same order and dtypes; the number of wins."""
+    got = JR.finish_records(r, rec)
+    want = R.finish_records(r, rec)
+    assert list(got) == list(want) == [n for n, _ in JR.COLUMNS]
     for name, col in got.items():
         w = want[name]
         assert col.dtype == w.dtype, name

@@ -10,16 +10,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jiating_reference as R
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from caishen.sim.hand import Group, Reading, readings
+from caishen.sim.hand import Group, Reading, readings, waits
 from caishen.sim.rules import jiating as J
 from caishen.sim.rules.jiating import tables as JP
 from caishen.sim.rules.jiating import JiatingRules, evaluate, score
-from caishen.sim.tiles import kind_name, parse_kinds
+from caishen.sim.tiles import kind_name, parse, parse_kinds
 
 VECTORS = Path(__file__).parents[2] / "shared" / "vectors" / "jiating.jsonl"
 #: vector id -> (rule ID, why the spec's answer differs from the vector's)
@@ -80,9 +81,10 @@ def test_vectors_file_has_cases():
 # ----------------------------------------------------------------- patterns
 def test_patterns_registry_complete():
     assert JP.PATTERN_IDS == tuple(f"P{i:02d}" for i in range(1, 51))
-    for p in JP.PATTERNS:
+    for p in R.PATTERNS:  # the reference's predicates: one per pattern, named as the package's table
         doc = p.predicate.__doc__ or ""
         assert doc.startswith(f"{p.id} {p.name}"), f"{p.id} docstring must start with ID and Chinese name"
+    assert R.PATTERN_NAMES == JP.PATTERN_NAMES
     assert set(JP.DEFAULT_POINTS) == set(JP.PATTERN_IDS)
 
 
@@ -288,16 +290,16 @@ def test_P22_qing_san_dui_not_across_suits():
 
 
 def test_P22_qing_san_dui_three_wind_triplets_predicate():
-    ctx = JP.WinContext(win_kind=4, win_type="discard")
+    ctx = R.WinContext(win_kind=4, win_type="discard")
     rd = Reading("standard", (Group("pair", 4), Group("run", 0), Group("triplet", 27), Group("triplet", 28),
                               Group("triplet", 29)))
-    h = J.winning_hands(rd, [], ctx)[0]
-    assert JP.qing_san_dui(h)  # definition holds ...
-    p = J.score_hand(h)[1]
+    h = R.winning_hands(rd, [], ctx)[0]
+    assert R.qing_san_dui(h)  # definition holds ...
+    p = R.score_hand(h)[1]
     assert "P22" not in p and p["P45"] == 200  # ... but 小四喜 excludes it (J-7)
     rd2 = Reading("standard", (Group("pair", 4), Group("run", 0), Group("triplet", 27), Group("triplet", 28),
                                Group("triplet", 31)))
-    assert not JP.qing_san_dui(J.winning_hands(rd2, [], ctx)[0])
+    assert not R.qing_san_dui(R.winning_hands(rd2, [], ctx)[0])
 
 
 def test_P23_hun_yise_one_suit_and_honors():
@@ -592,7 +594,7 @@ def test_J_7_xiao_si_xi_over_qing_san_dui_without_da_si_xi():
 
 def test_P49_kankan_hu_self_draw_on_the_pair_other_waits_do_not_matter():
     # 111222333m 555p 6p waits on 4p, 6p and 7p; the self-drawn 6p completes the pair: 坎坎胡
-    assert [kind_name(k) for k in J._hand.waits(J._tiles.parse("111222333m5556p"))] == ["4p", "6p", "7p"]
+    assert [kind_name(k) for k in waits(parse("111222333m5556p"))] == ["4p", "6p", "7p"]
     res = evaluate(case("111222333m5556p", "6p", win_type="self_draw"))
     assert res.patterns == {"P01": 2, "P06": 2, "P11": 24, "P14": 10, "P34": 40, "P49": 200}
     assert res.P == 278 and res.scores == [-404, 808, -202, -202]
@@ -659,14 +661,14 @@ def test_J_5_3_best_reading_and_wait():
     # 111222333m: triplets (三清三连, 清三对 excluded) beat three equal runs
     c = case("111222333m55p77z", "7z")
     res = evaluate(c)
-    assert "P34" in res.patterns and not any(g.type == "run" for g in res.hand.groups)
-    # brute force over every reading and wait
+    assert "P34" in res.patterns and not any(g.type == "run" for g in res.groups)
+    # brute force over every reading and wait (the reference's predicates)
     full = J._parse_case(c)
-    ctx = res.context
+    ctx = R.evaluate(c).context
     cc = full["concealed"].copy()
     cc[full["win_kind"]] += 1
-    best = max(J.score_hand(h)[0] for rd in readings(cc.astype(np.uint8))
-               for h in J.winning_hands(rd, full["melds"], ctx))
+    best = max(R.score_hand(h)[0] for rd in readings(cc.astype(np.uint8))
+               for h in R.winning_hands(rd, full["melds"], ctx))
     assert res.P == best
     # the wait: 3m as the edge of 1-2-3 (P04) rather than a pair wait
     assert pats("12333m456p789s11z", "3m")["P04"] == 2
@@ -675,13 +677,13 @@ def test_J_5_3_best_reading_and_wait():
 def test_J_5_3_seven_pairs_or_standard_whichever_is_higher():
     # 112233m445566p77z reads as 123m 123m 456p 456p + 77z or as seven pairs
     res = evaluate(case("112233m445566p7z", "7z"))  # discard: 姊妹付 x2 (40) beats 七对子 (20)
-    assert res.hand.form == "standard" and res.patterns["P16"] == 40 and "P25" not in res.patterns
+    assert res.form == "standard" and res.patterns["P16"] == 40 and "P25" not in res.patterns
     assert res.P == 2 + 2 + 2 + 40
     # self-draw: 七对子 doubles to 40 and both readings give P = 54 (D6: a fixed tie-break)
     res = evaluate(case("112233m445566p7z", "7z", win_type="self_draw"))
-    assert res.P == 54 and res.hand.form == "seven_pairs"
+    assert res.P == 54 and res.form == "seven_pairs"
     # no standard reading: seven pairs it is
-    assert evaluate(case("112233m557799p7z", "7z")).hand.form == "seven_pairs"
+    assert evaluate(case("112233m557799p7z", "7z")).form == "seven_pairs"
 
 
 def test_J_6_1_kong_points():
@@ -966,12 +968,12 @@ def test_J_6_3_self_draw_never_scores_less_than_discard(c):
     cd = J._parse_case(d)
     full = cd["concealed"].copy()
     full[cd["win_kind"]] += 1
-    ctx_d = evaluate(d).context
-    ctx_s = evaluate(s).context
+    ctx_d = R.evaluate(d).context
+    ctx_s = R.evaluate(s).context
     for rd in readings(full.astype(np.uint8)):
-        for hd, hs in zip(J.winning_hands(rd, cd["melds"], ctx_d), J.winning_hands(rd, cd["melds"], ctx_s)):
-            Pd, pd = J.score_hand(hd)
-            Ps, ps = J.score_hand(hs)
+        for hd, hs in zip(R.winning_hands(rd, cd["melds"], ctx_d), R.winning_hands(rd, cd["melds"], ctx_s)):
+            Pd, pd = R.score_hand(hd)
+            Ps, ps = R.score_hand(hs)
             assert Ps >= Pd
             for pid, pts in pd.items():
                 if pid in ps:

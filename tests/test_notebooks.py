@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import importlib.util
 from pathlib import Path
 
@@ -24,3 +26,43 @@ def test_piaocai_study_duplicate_deals():
     assert r["difference"] == pytest.approx(r["always"] - r["never"])
     assert r["ci_low"] < r["difference"] < r["ci_high"]
     assert r["piao_rate_always"] > 2 * r["piao_rate_never"] > 0
+
+
+# ------------------------------------------------- the issue-14 studies, at tiny sizes
+def test_K_9_piao_decision_notebook(engine_warm, tmp_path):
+    nb = load("piao_decision")
+    r = nb.decision_study(hands=600, rollouts=2, seed=3, workers=1, sweep_walls=40, figures=tmp_path,
+                          progress=False)
+    e = r["estimate"]
+    assert e.iloc[0]["points"] == len(r["points"]) > 20
+    assert set(r["check"]["policy"]) >= {"never", "always"} and (tmp_path / "piao_decision.png").exists()
+    assert 0 <= r["bits"] < 2**64
+    text = nb.answer(r)
+    assert re.search(r"飘 at a chance is worth [+-]\d+\.\d\d points \[95% CI [+-]\d+\.\d\d, [+-]\d+\.\d\d\] over keeping", text), text
+
+
+def test_K_6_kaihua_balance_notebook(engine_warm, tmp_path):
+    nb = load("kaihua_balance")
+    r = nb.kaihua_study(hands=1200, seed=2, option_hands=300, figures=tmp_path)
+    assert set(r["options"]["option"]) == set(nb.SETTINGS)
+    assert (tmp_path / "kaihua_balance.png").exists()
+    assert "the dealer gains" in nb.answer(r)
+
+
+def test_J_8_jiating_balance_notebook(engine_warm, tmp_path):
+    nb = load("jiating_balance")
+    r = nb.jiating_study(hands=800, seed=2, decl_hands=100, rollouts=1, workers=1, figures=tmp_path,
+                         hard_hands=3000)
+    assert (tmp_path / "jiating_patterns.png").exists()
+    assert r["patterns"].set_index("pattern").loc["P01", "frequency"] == pytest.approx(1.0)
+    assert list(r["declarations"]["decision"]) == ["jiating", "hard"]
+    assert "架听 declaration is worth" in nb.answer(r)
+
+
+def test_option_sweep_notebook(engine_warm, tmp_path):
+    nb = load("option_sweep")
+    r = nb.sweep_study(tmp_path / "s", walls=40, factors="1,3", policies="threshold:20,never", workers=1,
+                       progress=False)
+    t = r["table"]
+    assert set(t["failed_piao_factor"]) == {"1", "3"} and set(t["policy"]) == {"threshold:20", "never"}
+    assert "factor 1: best threshold:20" in nb.answer(r)

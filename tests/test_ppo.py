@@ -120,12 +120,13 @@ def test_assist_features_through_game_states_and_batch(engine_warm):
     """At every decision of a few random hands of both rule sets: assist_features(game, seat) of
     every seat equals the reference on that seat's own tiles and the tile on offer; bad seats raise."""
     from caishen.envs.assist import assist_batch, assist_features
-    from caishen.sim.engine import RULESET_FACTS, SC_TILE
+    from caishen.sim.engine import SC_TILE
+    from caishen.sim.rules import base as rulesets
 
     rng = np.random.default_rng(0)
     checked = 0
     for rules in ("kaihua", "jiating"):
-        joker = RULESET_FACTS[rules]["joker"]
+        joker = rulesets.get(rules).facts["joker"]
         for seed in range(4):
             game = Game(rules).reset(seed=seed, dealer=seed % 4)
             while not game.done:

@@ -12,10 +12,11 @@ read text only (no numba compile; a few seconds):
   beside the repository);
 - (b) every scoring rule (K-6.x, K-7.x, K-8.x, K-9.x, J-6.x, J-7, P01..P50)
   has a test whose name holds its ID (``K-6.2`` -> ``K_6_2``);
-- (c) the docs are readable where a user looks: for now the repository's
-  ``docs/rules/`` (see :func:`rule_text`, the sketch of a
-  ``caishen rules K-2.5`` command); the traceability tables in the docs name
-  only tests and functions that exist.
+- (c) the docs are readable where a user looks: the package ships them
+  (``caishen.rules_docs``; :mod:`caishen.sim.ruledocs` reads them, and
+  ``caishen rules K-2.5`` prints :func:`rule_text`; an installed package is
+  checked in ``tests/test_packaging.py``); the traceability tables in the docs
+  name only tests and functions that exist.
 
 A bare decision ID ``D3`` means the rule set of its context: a qualifier
 just before it on the same line (``kaihua D3``, ``Jiating's D3``), else the
@@ -43,6 +44,8 @@ from pathlib import Path
 
 import pytest
 
+from caishen.sim.ruledocs import DEF_RE, Definition, definitions, defined_ids, pages, rule_text  # noqa: F401
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "rules"
 RULE_DOCS = {"kaihua": DOCS / "kaihua.md", "jiating": DOCS / "jiating.md"}
@@ -55,10 +58,6 @@ THIS = Path(__file__).resolve()
 NOT_CITATIONS = {"tests/test_jiating_scoring.py": {"P00", "P51", "P99"}}
 
 # --------------------------------------------------------------------------- ID syntax
-_ID = r"[KJ]-\d{1,2}(?:\.\d{1,2})?|P\d\d|(?:Kaihua|Jiating) D\d{1,2}|engine [EJ]\d{1,2}"
-#: a definition in the docs: a heading ``## K-2 ...``, a list item ``- **K-2.5** ...``
-#: or a table row ``| **P01** | ...``, at the start of a line
-DEF_RE = re.compile(rf"^(?:(?P<hashes>#{{2,4}}) +(?P<hid>{_ID})\b|(?:- |\| )\*\*(?P<id>{_ID})\*\*)", re.M)
 #: a cited rule or pattern ID in text
 RULE_RE = re.compile(r"(?<![\w-])(?:(?P<rs>[KJ])-(?P<a>\d{1,2})(?:\.(?P<b>\d{1,2}))?|P(?P<p>\d\d))(?![\w])")
 #: the same IDs normalized in a test name: K_6_2, J_7, P27 (test_P29_P40_... holds four)
@@ -78,78 +77,6 @@ def _rule_id(m: re.Match) -> str:
 def normalized(rule_id: str) -> str:
     """The form of a rule ID inside a test name: ``K-6.2`` -> ``K_6_2``, ``P27`` -> ``P27``."""
     return rule_id.replace("-", "_").replace(".", "_")
-
-
-# --------------------------------------------------------------------------- the docs
-@dataclasses.dataclass(frozen=True)
-class Definition:
-    id: str
-    doc: str  #: file name in docs/rules/
-    line: int  #: 1-based
-    level: int  #: heading level (2..4), 0 for a list item or table row
-
-
-@functools.lru_cache(maxsize=None)
-def definitions() -> tuple[Definition, ...]:
-    """Every definition in ``docs/rules/*.md``, in file and line order."""
-    out = []
-    for path in sorted(DOCS.glob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        for m in DEF_RE.finditer(text):
-            line = text.count("\n", 0, m.start()) + 1
-            if m["hid"]:
-                out.append(Definition(m["hid"], path.name, line, len(m["hashes"])))
-            else:
-                out.append(Definition(m["id"], path.name, line, 0))
-    return tuple(out)
-
-
-def defined_ids() -> set[str]:
-    return {d.id for d in definitions()}
-
-
-def rule_text(rule_id: str) -> str:
-    """The docs' text of one rule, pattern, section or decision: what ``caishen rules ID`` prints.
-
-    ``rule_id``: ``"K-2.5"``, ``"k_2_5"``, ``"P27"``, ``"J-7"`` (a whole
-    section), ``"Kaihua D3"``, ``"engine E3"`` (case and ``_`` / ``-`` / ``.``
-    are forgiven).  Returns the definition's lines (a list item with its
-    continuation lines, a table row, or a heading with its section).
-    Raises ``ValueError`` naming an ID that the docs do not define.
-    """
-    want = _canonical(rule_id)
-    hits = [d for d in definitions() if d.id == want]
-    if not hits:
-        raise ValueError(f"rule {rule_id!r}: not defined in docs/rules/ (see docs/rules/README.md)")
-    d = hits[0]
-    lines = (DOCS / d.doc).read_text(encoding="utf-8").splitlines()
-    out = [lines[d.line - 1]]
-    for line in lines[d.line:]:
-        if d.level:  # a section: up to the next heading of the same or a higher level
-            h = re.match(r"#+", line)
-            if h and len(h.group()) <= d.level:
-                break
-        elif not line.strip() or not line.startswith((" ", "\t")):
-            break  # a list item or a row ends at a blank line or the next item
-        out.append(line)
-    return "\n".join(out).rstrip() + "\n"
-
-
-def _canonical(rule_id: str) -> str:
-    s = str(rule_id).strip()
-    m = re.fullmatch(r"(?i)([kj])[-_](\d{1,2})(?:[._](\d{1,2}))?", s)
-    if m:
-        return f"{m[1].upper()}-{m[2]}" + (f".{m[3]}" if m[3] else "")
-    m = re.fullmatch(r"(?i)p(\d\d)", s)
-    if m:
-        return "P" + m[1]
-    m = re.fullmatch(r"(?i)(kaihua|jiating)\s+d(\d{1,2})", s)
-    if m:
-        return f"{m[1].capitalize()} D{m[2]}"
-    m = re.fullmatch(r"(?i)engine\s+([ej])(\d{1,2})", s)
-    if m:
-        return f"engine {m[1].upper()}{m[2]}"
-    return s
 
 
 # --------------------------------------------------------------------------- citations in the code
@@ -180,7 +107,7 @@ def _ruleset_of(path: str, text: str, pos: int) -> str:
     k, j = before.rfind("kaihua"), before.rfind("jiating")
     if k >= 0 or j >= 0:
         return "Kaihua" if k > j else "Jiating"
-    name = path.rsplit("/", 1)[-1].lower()
+    name = path.lower()  # the file's path: sim/rules/jiating/scoring.py is Jiating's
     if "kaihua" in name:
         return "Kaihua"
     if "jiating" in name:
@@ -447,20 +374,36 @@ def test_citation_scanner_reads_ids_as_written():
     assert normalized("K-6.2") == "K_6_2" and normalized("J-7") == "J_7" and normalized("P27") == "P27"
 
 
+#: where each list of decisions is stated: a module, or a package whose modules each state
+#: the decisions governing their code (the engine: E1-E10, J1-J11)
+DECISION_SOURCES = {"Kaihua D": "sim/rules/kaihua", "Jiating D": "sim/rules/jiating",
+                    "engine E": "sim/engine", "engine J": "sim/engine"}
+
+
+def stated_decisions(prefix: str, rel: str) -> dict[str, list[str]]:
+    """``{decision ID: [files whose module docstring states it as a '- X<n>' bullet]}``."""
+    path = ROOT / rel
+    files = sorted(path.glob("*.py")) if path.is_dir() else [path]
+    letter = prefix[-1]
+    out: dict[str, list[str]] = {}
+    for f in files:
+        doc = ast.get_docstring(ast.parse(f.read_text(encoding="utf-8"))) or ""
+        for n in re.findall(rf"^- {letter}(\d+)\b", doc, re.M):
+            out.setdefault(f"{prefix}{n}", []).append(_rel(f))
+    return out
+
+
 def test_decision_lists_of_the_modules_are_the_docs_lists():
     """Each ``- D<n>`` / ``- E<n>`` / ``- J<n>`` bullet of a module docstring is defined in the
-    docs under its module's name, and the docs define no decision the modules do not state."""
-    sources = {"Kaihua D": "sim/rules/kaihua.py", "Jiating D": "sim/rules/jiating.py",
-               "engine E": "sim/engine.py", "engine J": "sim/engine.py"}
-    for prefix, rel in sources.items():
-        path = ROOT / rel
-        if not path.exists():  # the module moved (issue 10): the citation scan (a) still covers it
-            continue
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-        letter = prefix[-1]
-        stated = {f"{prefix}{n}" for n in re.findall(rf"^- {letter}(\d+)\b", doc, re.M)}
+    docs under its module's name, each is stated once (the engine's in the module whose code
+    it governs), and the docs define no decision the modules do not state."""
+    for prefix, rel in DECISION_SOURCES.items():
+        where = stated_decisions(prefix, rel)
+        stated = set(where)
         documented = {i for i in defined_ids() if i.startswith(prefix) and i[len(prefix):].isdigit()}
-        assert stated, f"no '- {letter}<n>' bullets found in the docstring of {rel}"
+        assert stated, f"no '- {prefix[-1]}<n>' bullets found in the docstrings of {rel}"
+        twice = {i: f for i, f in where.items() if len(f) > 1}
+        assert not twice, f"decisions stated in more than one module: {twice}"
         assert stated == documented, f"{rel} states {sorted(stated - documented)} not in the docs; " \
                                      f"the docs define {sorted(documented - stated)} not in {rel}"
 
@@ -497,7 +440,7 @@ def test_every_scoring_rule_has_a_test_named_after_it():
 
 
 def test_rule_text_prints_one_rule():
-    """(c) the lookup a ``caishen rules ID`` command would print."""
+    """(c) the lookup ``caishen rules ID`` prints."""
     k25 = rule_text("K-2.5")
     assert k25.startswith("- **K-2.5**") and "财神" in k25 and "kong" in k25
     assert "K-2.6" not in k25.split("\n", 1)[0] and "**K-2.6**" not in k25
@@ -556,6 +499,24 @@ def test_options_of_the_rule_sets_are_documented():
         table = set(re.findall(r"^\| `(\w+)` \|", text, re.M))
         missing = [f.name for f in dataclasses.fields(cls) if f.name not in table]
         assert not missing, f"docs/rules/{rs}.md: options table lacks {missing}"
+
+
+def test_the_package_reads_the_repositorys_pages():
+    """(c) what the package reads (``caishen.rules_docs``) is ``docs/rules/``, page for page."""
+    assert pages() == {p.name: p.read_text(encoding="utf-8") for p in sorted(DOCS.glob("*.md"))}
+
+
+def test_caishen_rules_command_prints_definitions(capsys):
+    """(c) ``caishen rules ID ...`` prints each definition; an unknown ID exits 2 naming it; no ID: the index."""
+    from caishen.sim.cli import main
+
+    assert main(["rules", "K-2.5", "p27"]) == 0
+    out = capsys.readouterr().out
+    assert out == rule_text("K-2.5") + "\n" + rule_text("P27")
+    assert main(["rules"]) == 0 and "where each ID is defined" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        main(["rules", "K-99.1"])
+    assert e.value.code == 2 and "'K-99.1'" in capsys.readouterr().err
 
 
 if __name__ == "__main__":

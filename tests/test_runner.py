@@ -372,7 +372,7 @@ def long_form(df):
 
 def test_summary_outcomes_and_points_match_pandas(fake_run):
     out, df = fake_run
-    rows, _ = summary.summarize(df, POLICIES)
+    rows, _ = summary.summarize(df, POLICIES, unit=None)  # rows as independent: the textbook intervals
     H = len(df)
     assert row(rows, "hands", "hands", "all").value == H == 6000
     check_rate(rows, "outcome", "draw rate", "all", (df.win_type == -1).sum(), H)
@@ -399,18 +399,18 @@ def test_summary_outcomes_and_points_match_pandas(fake_run):
 
 def test_summary_piao_rates_and_comparison_match_pandas(fake_run):
     _, df = fake_run
-    rows, defs = summary.summarize(df, POLICIES)
+    rows, defs = summary.summarize(df, POLICIES, unit=None)
     lf = long_form(df)
     att = lf[lf.piao >= 1]
     check_rate(rows, "飘财", "attempt rate", "all", len(att), 4 * len(df))
     check_rate(rows, "飘财", "success rate", "all", att.success.sum(), len(att))
     check_rate(rows, "飘财", "failed rate", "all", (att.failed == 1).sum(), len(att))
-    check_mean(rows, "飘财", "score per 飘 seat-hand", "all", att.score)
+    check_mean(rows, summary.OBSERVATIONAL, "score per 飘 seat-hand", "all", att.score)
     # without a piao_chance column, comparable play = every seat-hand without a 飘 attempt
     cmp_ = lf[lf.piao == 0]
     assert defs["comparable"] == summary.COMPARABLE_DEFINITIONS["no_attempt"]
-    check_mean(rows, "飘财", "score per comparable non-飘 seat-hand", "all", cmp_.score)
-    d = row(rows, "飘财", "飘 minus comparable", "all")
+    check_mean(rows, summary.OBSERVATIONAL, "score per comparable non-飘 seat-hand", "all", cmp_.score)
+    d = row(rows, summary.OBSERVATIONAL, "飘 minus comparable", "all")
     assert d.n == len(att) + len(cmp_)
     assert d.value == pytest.approx(att.score.mean() - cmp_.score.mean())
     # Welch interval by hand: difference +- t(df_welch) * se
@@ -426,14 +426,14 @@ def test_summary_piao_rates_and_comparison_match_pandas(fake_run):
 def test_summary_groups_piao_rows_by_policy_when_seats_differ(fake_run):
     _, df = fake_run
     pol = ("always", "never", "always", "never")
-    rows, _ = summary.summarize(df, pol)
+    rows, _ = summary.summarize(df, pol, unit=None)
     lf = long_form(df)
     for p, seats in (("always", [0, 2]), ("never", [1, 3])):
         g = lf[lf.seat.isin(seats)]
         att = g[g.piao >= 1]
         check_rate(rows, "飘财", "attempt rate", f"policy {p}", len(att), len(g))
         check_rate(rows, "飘财", "success rate", f"policy {p}", att.success.sum(), len(att))
-        check_mean(rows, "飘财", "score per 飘 seat-hand", f"policy {p}", att.score)
+        check_mean(rows, summary.OBSERVATIONAL, "score per 飘 seat-hand", f"policy {p}", att.score)
         check_mean(rows, "飘财", "score per seat-hand", f"policy {p}", g.score)
     assert row(rows, "outcome", "win rate", "seat 1 (never)").n == len(df)
     assert rows[(rows.metric == "score per seat-hand") & (rows.group == "all")].empty
@@ -445,12 +445,12 @@ def test_summary_uses_the_piao_chance_column_for_comparable_play_when_present(fa
     rng = np.random.default_rng(0)
     for s in range(4):
         df[f"piao_chance_{s}"] = rng.integers(0, 3, len(df)).astype(np.int16)
-    rows, defs = summary.summarize(df, POLICIES)
+    rows, defs = summary.summarize(df, POLICIES, unit=None)
     assert defs["comparable"] == summary.COMPARABLE_DEFINITIONS["chance"]
     lf = long_form(df)
     lf["chance"] = np.concatenate([df[f"piao_chance_{s}"].to_numpy() for s in range(4)])
-    check_mean(rows, "飘财", "score per comparable non-飘 seat-hand", "all", lf.score[(lf.chance >= 1) & (lf.piao == 0)])
-    check_mean(rows, "飘财", "score per non-飘 seat-hand", "all", lf.score[lf.piao == 0])
+    check_mean(rows, summary.OBSERVATIONAL, "score per comparable non-飘 seat-hand", "all", lf.score[(lf.chance >= 1) & (lf.piao == 0)])
+    check_mean(rows, summary.OBSERVATIONAL, "score per non-飘 seat-hand", "all", lf.score[lf.piao == 0])
 
 
 def test_summary_files_and_report_agree_with_summarize(fake_run):

@@ -3,6 +3,7 @@ rule options, and malformed input lines (caishen.sim.vectors, caishen.sim.cli)."
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -152,7 +153,8 @@ def test_malformed_lines_are_reported_and_the_others_scored():
     errors = out[1:-1]
     assert [e["line"] for e in errors] == [2, 3, 4, 6, 7, 8, 9, 10]
     assert [e["id"] for e in errors] == [None, "badtile", "nochain", "badmeld", "fifteen", "badseat", None, "norules"]
-    for e, word in zip(errors, ["JSON", "0s", "chain", "chi", "14 tiles", "winner 7", "object", "rules"]):
+    for e, word in zip(errors, ["JSON", "0s", "chain", "chi", "14 tiles", "winner must be an integer in 0..3, got 7", "object",
+                                       "rules"]):
         assert set(e) == {"line", "id", "error"} and word in e["error"], e
 
 
@@ -164,7 +166,10 @@ def test_expect_key_is_ignored():
 
 
 def test_unavailable_rule_set_is_a_per_line_error(monkeypatch):
-    monkeypatch.setitem(vectors.RULE_SETS, "jiating", "caishen.sim.rules.no_such_rule_set")
+    from caishen.sim.rules import base as rulesets
+
+    missing = dataclasses.replace(rulesets.get("jiating"), score="caishen.sim.rules.no_such_rule_set:score")
+    monkeypatch.setitem(rulesets._REGISTRY, "jiating", missing)
     jiating_line = json.dumps({"id": "J", "rules": "jiating"})
     out = list(vectors.score_lines([variant("a"), jiating_line, variant("b")]))
     assert [r["id"] for r in out] == ["a", "J", "b"]
@@ -294,7 +299,7 @@ def test_long_values_are_cut_in_error_messages():
     TypeError("unhashable type: 'list'"), ZeroDivisionError("division by zero"), MemoryError(),
 ])
 def test_any_error_inside_a_rule_set_is_a_per_line_error(exc, monkeypatch):
-    from caishen.sim.rules import jiating
+    from caishen.sim.rules.jiating import scoring as jiating  # its RuleSet's score function lives here
 
     def boom(case, rules=None):
         if case["id"] == "bad":
@@ -310,7 +315,7 @@ def test_any_error_inside_a_rule_set_is_a_per_line_error(exc, monkeypatch):
 def test_numba_typing_errors_are_per_line_errors(monkeypatch):
     from numba.core.errors import TypingError
 
-    from caishen.sim.rules import jiating
+    from caishen.sim.rules.jiating import scoring as jiating  # its RuleSet's score function lives here
 
     def boom(case, rules=None):
         raise TypingError("No implementation of function Function(<built-in function setitem>)")

@@ -201,14 +201,14 @@ def cli_error(args, capsys):
         (["--workers", "5000"], "--workers 5000: at most 1024"),
         (["--seed", str(2**64)], "seed 18446744073709551616: must be in 0 .. 2**63-1"),
         (["--policy", "threshold:" + "9" * 5000], "the threshold must be <= 136"),
-        (["--option", "reserved_tiles=" + "9" * 30], "option reserved_tiles="),
+        (["--option", "reserved_tiles=" + "9" * 30], "option reserved_tiles must be an integer"),
         # issue 9: a 飘 policy on a rule set without a 财神 silently played greedy
         (["--rules", "jiating", "--policy", "always"], "policy 'always' (seat 0) decides when to throw a 财神"),
         (["--rules", "jiating", "--policy", "threshold:20"], "policy 'threshold:20' (seat 0)"),
         (["--rules", "jiating", "--policy", "greedy,greedy,never,greedy"], "policy 'never' (seat 2)"),
-        (["--rules", "jiating", "--option", "streak_step=" + "9" * 30], "option streak_step="),
+        (["--rules", "jiating", "--option", "streak_step=" + "9" * 30], "option streak_step must be an integer"),
         (["--rules", "jiating", "--option", "pattern_points=P01:99999999999999999999999"],
-         "option pattern_points[P01]="),
+         "option pattern_points[P01] must be an integer in 0..1000000, got 99999999999999999999999"),
     ],
 )
 def test_bad_simulate_arguments_exit_2_naming_the_value(extra, message, tmp_path, capsys):

@@ -11,8 +11,9 @@ Bounds: every ``int`` option, of every rule set, must lie in
 ``_check`` allows, so that the option fits an ``int64`` kernel parameter and a
 product of two options cannot overflow ``int64``; a ``float`` option must be
 finite.  Rule sets narrow these ranges in ``_check`` (Jiating's bounds keep
-every score of a hand below ``2**53``, see :mod:`caishen.sim.rules.jiating`).  An
-echoed bad value is cut to :data:`MAX_ECHO` characters (:func:`short_repr`).
+every score of a hand below ``2**53``, see :mod:`caishen.sim.rules.jiating`); the
+integer checks are :func:`caishen.sim.validate.check_int`.  An echoed bad value is
+cut to :data:`MAX_ECHO` characters (:func:`short_repr`).
 """
 
 from __future__ import annotations
@@ -21,34 +22,10 @@ import dataclasses
 import typing
 from typing import Any, Literal, get_args, get_origin
 
+from caishen.sim.validate import MAX_ECHO, check_int, short_repr  # noqa: F401  (re-exported)
+
 #: bound on the magnitude of every integer rule option (a product of two stays inside int64)
 MAX_INT_OPTION = 10**9
-#: longest repr of a bad value echoed in an error message
-MAX_ECHO = 80
-
-
-def short_repr(value: Any, limit: int = MAX_ECHO) -> str:
-    """``repr(value)`` cut to about ``limit`` characters, saying how long it was.
-
-    For error messages: a 5 MB bad value must not be echoed whole.  Never
-    raises (a value whose ``repr`` fails or recurses too deeply is named by
-    its type).
-    """
-    try:
-        if isinstance(value, str) and len(value) > 4 * limit:
-            text = repr(value[: 4 * limit])  # repr of a huge string: cut first
-            n = len(value)
-        else:
-            text = repr(value)
-            n = None
-    except Exception:  # noqa: BLE001 - RecursionError from a deeply nested value, a broken __repr__
-        return f"<{type(value).__name__}>"
-    if len(text) <= limit and n is None:
-        return text
-    size = f"{n} characters" if n is not None else f"repr of {len(text)} characters"
-    return f"{text[:limit]}... ({type(value).__name__}, {size})"
-
-
 #: longest error message kept whole (:func:`short_text`)
 MAX_MESSAGE = 400
 
@@ -104,24 +81,18 @@ def _coerce(name: str, hint: Any, value: Any) -> Any:
 def coerce_int(what: str, value: Any, lo: int, hi: int) -> int:
     """``value`` (an int, an integral float or a decimal string) as an int in ``lo..hi``.
 
-    ``what`` names the value in the message (``"option cap"``).  Raises
-    ``ValueError`` for a bool, a non-integer, or a value outside the bounds
-    (a huge decimal string is rejected by its length before conversion).
+    ``what`` names the value in the message (``"option cap"``).  A decimal
+    string (the command line's ``--option cap=200``) is converted first (a
+    string longer than any int in the bounds is not: no slow ``int()``), then
+    :func:`caishen.sim.validate.check_int` checks it: ``ValueError`` for a
+    bool, a non-integer, or a value outside the bounds.
     """
-    bad = f"{what}={short_repr(value)}: must be an integer in {lo}..{hi}"
-    if isinstance(value, bool):
-        raise ValueError(bad)
-    if isinstance(value, str) and len(value.strip()) > 40:  # longer than any int in the bounds: no slow int()
-        raise ValueError(bad)
-    try:
-        iv = int(value)
-    except (TypeError, ValueError, OverflowError):  # OverflowError: int(float('inf'))
-        raise ValueError(bad) from None
-    if isinstance(value, float) and value != iv:
-        raise ValueError(bad)
-    if not lo <= iv <= hi:
-        raise ValueError(bad)
-    return iv
+    if isinstance(value, str) and len(value.strip()) <= 40:
+        try:
+            value = int(value)
+        except ValueError:
+            pass  # check_int names it
+    return check_int(what, value, lo, hi, integral_float=True)
 
 
 @dataclasses.dataclass(frozen=True)

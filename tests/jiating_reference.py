@@ -1,4 +1,14 @@
-"""Jiating (架听) patterns P01..P50 (J-8) as small predicates over one winning hand.
+"""The Python Jiating scorer: the slow obvious reference of the numba kernels (tests only).
+
+The package scores Jiating wins with the numba kernels
+(``caishen.sim.rules.jiating.kernels``: ``evaluate`` / ``score`` / ``caishen score``
+and the self-play records).  This module is the reference they are
+compared with (``tests/test_jiating_kernels.py`` on every vector, every
+pattern, random wins under random rule tables and every win of checked
+self-play runs; ``tests/test_jiating_scoring.py`` on the predicates):
+each J-8 pattern as a small named predicate over one winning hand, the
+reading and wait chosen in plain Python, J-7 exclusions and J-6.3 doubling
+applied by dictionaries.  Decisions D1..D12 are Jiating's (docs/rules/jiating.md).
 
 A :class:`WinningHand` is one *reading* of the winner's whole hand (the
 concealed groups from :func:`caishen.sim.hand.readings` plus the declared melds as
@@ -24,7 +34,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations, product
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from caishen.sim import engine as _E
+from caishen.sim import hand as _hand
+from caishen.sim.rules.jiating import records as _JR
+from caishen.sim.rules import jiating as _J
+from caishen.sim.rules.jiating import DEFAULT_RULES, JiatingRules
 
 # group sources: where a group's tiles came from
 SOURCE_HAND = "hand"
@@ -674,41 +692,196 @@ PATTERNS: tuple[Pattern, ...] = (
 PATTERN_IDS: tuple[str, ...] = tuple(p.id for p in PATTERNS)
 PATTERN_NAMES: dict[str, str] = {p.id: p.name for p in PATTERNS}
 
-#: J-8 default points
-DEFAULT_POINTS: dict[str, int] = {
-    "P01": 2, "P02": 2, "P03": 2, "P04": 2, "P05": 2, "P06": 2, "P07": 2,
-    "P08": 4, "P09": 4, "P10": 4, "P11": 6, "P12": 8,
-    "P13": 10, "P14": 10, "P15": 10, "P16": 10, "P17": 10, "P18": 10, "P19": 10,
-    "P20": 10, "P21": 10, "P22": 10,
-    "P23": 20, "P24": 20, "P25": 20, "P26": 20, "P27": 20, "P28": 20, "P29": 20,
-    "P30": 20, "P31": 20, "P32": 20, "P33": 20, "P34": 20, "P35": 20,
-    "P36": 40, "P37": 40, "P38": 40, "P39": 40, "P40": 40,
-    "P41": 60, "P42": 60, "P43": 60, "P44": 80, "P45": 100,
-    "P46": 200, "P47": 200, "P48": 200, "P49": 200, "P50": 200,
-}
 
-#: J-8 patterns marked "暗x2" (concealed doubling, J-6.3)
-DEFAULT_DOUBLED: tuple[str, ...] = (
-    "P04", "P05", "P08", "P09", "P10", "P12", "P13", "P15", "P16", "P17", "P20",
-    "P21", "P22", "P23", "P24", "P25", "P26", "P27", "P30", "P31", "P33", "P34",
-    "P35", "P36", "P38", "P39", "P41", "P42", "P43", "P44", "P45",
-)
+# ---------------------------------------------------------------- scoring one reading (J-6.1, J-6.3, J-7)
+def score_hand(h: WinningHand, rules: JiatingRules | None = None) -> tuple[int, dict[str, int]]:
+    """``(P, patterns)`` of one reading and wait (J-6.1, J-6.3, J-7).
 
-#: J-7: when the left pattern applies, the patterns on its right do not
-DEFAULT_EXCLUSIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("P12", ("P10",)),                # 清四付 over 清三付
-    ("P31", ("P08", "P10", "P09")),   # 一条龙 over 半龙, 清三付, 老少付
-    ("P35", ("P22",)),                # 清四对 over 清三对
-    ("P34", ("P22",)),                # 三清三连 over 清三对
-    ("P26", ("P13",)),                # 四付五 over 三付五
-    ("P50", ("P45",)),                # 大四喜 over 小四喜
-    ("P45", ("P22",)),                # 小四喜 over 清三对
-    ("P37", ("P32",)),                # 暗四坎 over 暗三坎
-    ("P49", ("P30", "P32", "P37")),   # 坎坎胡 over 对对胡, 暗三坎, 暗四坎
-    ("P40", ("P30",)),                # 对对胡尽是碰 over 对对胡
-    ("P14", ("P07", "P03")),          # 门清自摸胡 over 门清, 自摸
-    ("P38", ("P25",)),                # 七对绝张 over 七对子
-    ("P47", ("P24",)),                # 地胡 over 硬子
-    ("P43", ("P36", "P17")),          # 付付 family: only the highest
-    ("P36", ("P17",)),
-)
+    Patterns with 0 points are off.  Exclusions act on the patterns whose
+    definition holds; an ``each`` pattern sums its witnesses; any other
+    pattern is multiplied by ``concealed_factor`` when it is a doubled pattern
+    and one of its witnesses is the winner's own (J-6.3).
+    """
+    r = rules or DEFAULT_RULES
+    pts, excl, doubled = dict(r.pattern_points), dict(r.exclusions), frozenset(r.doubled_patterns)
+    hits: dict[str, tuple[Pattern, list]] = {}
+    for pat in PATTERNS:
+        if pts[pat.id] == 0:
+            continue
+        w = pat.predicate(h)
+        if w:
+            hits[pat.id] = (pat, w)
+    removed: set[str] = set()
+    for pid in hits:
+        removed.update(excl.get(pid, ()))
+    f = r.concealed_factor
+    out: dict[str, int] = {}
+    for pid, (pat, ws) in hits.items():
+        if pid in removed:
+            continue
+        base = pts[pid]
+        dbl = pid in doubled
+        if pat.each:
+            out[pid] = sum(base * (f if dbl and h.is_own(w) else 1) for w in ws)
+        else:
+            out[pid] = base * (f if dbl and any(h.is_own(w) for w in ws) else 1)
+    return sum(out.values()), out
+
+
+def winning_hands(reading, melds: Sequence[tuple[str, int]], ctx: WinContext) -> list[WinningHand]:
+    """Every (reading, wait) view of one concealed reading (J-5.3).
+
+    ``reading``: a :class:`caishen.sim.hand.Reading` (or any object with ``form`` and
+    ``groups`` of ``type``/``kind``) of the concealed tiles including the
+    winning tile; ``melds``: ``[(type name, kind), ...]`` added as sets.
+    One view per distinct group (type, kind) that holds the winning tile.
+    """
+    concealed = [HandGroup(g.type, int(g.kind), SOURCE_HAND) for g in reading.groups]
+    groups = concealed + [HandGroup("triplet", int(k), t) for t, k in melds]
+    w = ctx.win_kind
+    out = []
+    seen = set()
+    for i, g in enumerate(concealed):
+        holds = (g.kind <= w <= g.kind + 2) if g.type == "run" else g.kind == w
+        if holds and (g.type, g.kind) not in seen:
+            seen.add((g.type, g.kind))
+            out.append(WinningHand(reading.form, groups, i, ctx))
+    return out
+
+
+# ---------------------------------------------------------------- one case, several winners, a batch
+@dataclass(frozen=True)
+class RefWin:
+    """The reference's scored win: ``win``, ``patterns`` (ID order), ``P``, ``G``, ``scores``,
+    the chosen :class:`WinningHand` ``hand`` and the :class:`WinContext` (None when no win)."""
+
+    win: bool
+    patterns: dict[str, int]
+    P: int
+    G: int
+    scores: list[int]
+    hand: WinningHand | None
+    context: WinContext | None
+
+
+def evaluate(case: dict, rules: JiatingRules | None = None) -> RefWin:
+    """Score one scoring-vector case the slow obvious way (J-5, J-6, J-7).
+
+    The case is parsed and checked by the package (``caishen.sim.rules.jiating._parse_case``,
+    decision D11); every reading (:func:`caishen.sim.hand.readings`) and wait is scored
+    and the best kept (highest ``P``, ties to the largest sorted pattern list, D6).
+    """
+    r = rules or DEFAULT_RULES
+    c = _J._parse_case(case)
+    full = c["concealed"].copy()
+    full[c["win_kind"]] += 1
+    rds = _hand.readings(full.astype(np.uint8))
+    if not rds:
+        return RefWin(False, {}, 0, 0, [0, 0, 0, 0], None, None)
+    waits = tuple(k for k in _hand.waits(c["concealed"].astype(np.uint8)) if c["own"][k] < 4)
+    ctx = WinContext(
+        win_kind=c["win_kind"], win_type=c["win_type"], replacement_draw=c["replacement"],
+        declaration=c["declaration"], first_turn=c["first_turn"], winner_is_dealer=c["winner"] == c["dealer"],
+        on_dealers_first_discard=c["on_first"], waits=waits,
+        seen_of_win_kind=int(c["own"][c["win_kind"]] + c["seen"][c["win_kind"]]), dihu=r.dihu,
+    )
+    best = None
+    for rd in rds:
+        for h in winning_hands(rd, c["melds"], ctx):
+            P, pats = score_hand(h, r)
+            key = (P, sorted(pats.items()))
+            if best is None or key > best[0]:
+                best = (key, h, pats)
+    (P, _), h, pats = best
+    G = _J.kong_points(c["melds"], r)
+    if c["win_type"] == "self_draw":
+        scores = _J.settle_self_draw(c["winner"], P, G, dealer=c["dealer"], streak=c["streak"], rules=r)
+    else:
+        scores = _J.settle_discard(c["discarder"], [(c["winner"], P, G)], dealer=c["dealer"],
+                                   streak=c["streak"], rules=r)
+    patterns = {pid: pats[pid] for pid in PATTERN_IDS if pid in pats}
+    return RefWin(True, patterns, P, G, scores, h, ctx)
+
+
+def score(case: dict, rules: JiatingRules | None = None) -> dict:
+    """``{id, win, patterns, P, G, scores}`` of one case (as ``caishen.sim.rules.jiating.score``)."""
+    res = evaluate(case, rules)
+    return {"id": case.get("id"), "win": res.win, "patterns": res.patterns, "P": res.P, "G": res.G,
+            "scores": res.scores}
+
+
+def score_discard_winners(cases: Sequence[dict], rules: JiatingRules | None = None) -> dict:
+    """Several winners of one discard (J-3.4): ``{"wins": [score(case)...], "scores": [int] * 4}``.
+
+    The package's checks across the winners first (``caishen.sim.rules.jiating._parse_discard_winners``
+    raises for mismatched or together impossible cases), then each case by :func:`evaluate`;
+    a case that is not a legal win raises ``ValueError``.
+    """
+    r = rules or DEFAULT_RULES
+    parsed = _J._parse_discard_winners(cases)  # the package's checks across the winners (D11 item 19)
+    results = [evaluate(c, r) for c in cases]
+    for c, res in zip(parsed, results):
+        if not res.win:
+            raise ValueError(f"case {c['id']!r} is not a legal win (J-5.1)")
+    first = parsed[0]
+    winners = [(c["winner"], res.P, res.G) for c, res in zip(parsed, results)]
+    scores = _J.settle_discard(first["discarder"], winners, dealer=first["dealer"], streak=first["streak"], rules=r)
+    wins = [{"id": c["id"], "win": True, "patterns": res.patterns, "P": res.P, "G": res.G,
+             "scores": _J.settle_discard(c["discarder"], [(c["winner"], res.P, res.G)], dealer=c["dealer"],
+                                         streak=c["streak"], rules=r)}
+            for c, res in zip(parsed, results)]
+    return {"wins": wins, "scores": scores}
+
+
+def _patterns_text(patterns: dict[str, int]) -> str:
+    return ",".join(f"{pid}:{pts}" for pid, pts in patterns.items())
+
+
+def finish_records(rules: JiatingRules, rec: np.ndarray) -> dict[str, np.ndarray]:
+    """The J-9 record columns of a batch matrix, every win scored by this reference, hand by hand.
+
+    The engine's columns are copied as ``caishen.sim.rules.jiating.records.finish_records`` copies
+    them; each recorded win becomes a vector case (``caishen.sim.rules.jiating.records.win_cases``)
+    scored by :func:`score` (several winners: :func:`score_discard_winners`).  Raises
+    ``RuntimeError`` if a recorded win is not a legal win or the scores do not sum to zero.
+    """
+    rec = np.asarray(rec)
+    n = len(rec)
+    out: dict[str, np.ndarray] = {}
+    for name, dt in _JR.COLUMNS:
+        if name in _JR._ENGINE_COPIED:
+            src = _E.RECORD_INDEX.get(name)
+            col = rec[:, src] if src is not None else rec[:, _E.EXTRA_INDEX[name]]
+            out[name] = col.astype(dt)
+        elif dt == np.dtype(object):
+            out[name] = np.full(n, "", dtype=object)
+        else:
+            out[name] = np.zeros(n, dt)
+    for h in np.flatnonzero(rec[:, _E.EXTRA_INDEX["n_winners"]] > 0):
+        cases = _JR.win_cases(rec[h])
+        try:
+            if len(cases) == 1:
+                results = [score(cases[0], rules)]
+                scores = results[0]["scores"]
+            else:
+                multi = score_discard_winners(cases, rules)
+                results, scores = multi["wins"], multi["scores"]
+        except ValueError as e:
+            raise RuntimeError(f"hand {h}: the scorer rejects a recorded win ({e}); cases: {cases}") from None
+        if sum(scores) != 0:
+            raise RuntimeError(f"hand {h}: scores {scores} do not sum to zero (J-6.5)")
+        for case, res in zip(cases, results):
+            if not res["win"]:
+                raise RuntimeError(f"hand {h}: the scorer says the recorded win is no win (J-5.1): {case}")
+            w = case["winner"]
+            out[f"P_{w}"][h] = res["P"]
+            out[f"G_{w}"][h] = res["G"]
+            out[f"patterns_{w}"][h] = _patterns_text(res["patterns"])
+            for p in range(4):
+                if p != w and res["scores"][p] < 0:
+                    out[f"pay_{p}_{w}"][h] = -res["scores"][p]
+        for pid, pts in results[0]["patterns"].items():
+            out[pid][h] = pts
+        for s in range(4):
+            out[f"score_{s}"][h] = scores[s]
+    return out

@@ -1,12 +1,14 @@
 """Jiating (架听) scoring as numba kernels: readings, waits, the fifty patterns, J-7, J-6.3, ``G``.
 
-What :func:`caishen.sim.rules.jiating.evaluate` does in Python (binding spec
-``shared/rules/jiating.md``), done in compiled code so that a Jiating win
-costs no Python: the batch of recorded wins of a self-play call
-(:mod:`caishen.sim.rules.jiating.batch`) and, later, the engine's self-play loop call
+The one Jiating scorer (binding spec ``shared/rules/jiating.md``), in
+compiled code so that a Jiating win costs no Python: the recorded wins of a
+self-play batch (:mod:`caishen.sim.rules.jiating.batch`, the J-9 records) and one case of
+:func:`caishen.sim.rules.jiating.scoring.evaluate` (``caishen score``, the vectors) call
 :func:`_score_win` once per win.  Decisions D1..D12 are those of
-:mod:`caishen.sim.rules.jiating`; the pattern definitions are those of
-:mod:`caishen.sim.rules.jiating.tables` (one predicate per pattern, witnesses).
+:mod:`caishen.sim.rules.jiating`; each pattern P01..P50 is evaluated in
+:func:`caishen.sim.rules.jiating.patterns._view_values` (its definition in J-8).
+The slow obvious Python reference the kernels are compared with (one
+predicate per pattern, with witnesses) is ``tests/jiating_reference.py``.
 
 How one win is scored (:func:`_score_win`)
 -------------------------------------------
@@ -24,7 +26,7 @@ How one win is scored (:func:`_score_win`)
    (J-5.3).  A group is the winner's own (J-6.3, D1, D12) when it is
    concealed (in hand or a concealed kong) and, being the wait, the tile was
    self-drawn.
-3. :func:`_view_values` evaluates the fifty patterns of a view as the
+3. :func:`~caishen.sim.rules.jiating.patterns._view_values` evaluates the fifty patterns of a view as the
    predicates do, keeping only what the score needs: whether the pattern
    holds and whether one of its witnesses is own (a doubled pattern is
    multiplied by ``concealed_factor`` then); P11 and P16 count per witness
@@ -41,7 +43,7 @@ How one win is scored (:func:`_score_win`)
    hand scored as a single wait.
 
 ``G`` (J-6.1) is the winner's kong points; payments (J-6.2, J-6.4, J-6.5)
-are :func:`caishen.sim.rules.jiating._payments`, called by the caller per winner.
+are :func:`caishen.sim.rules.jiating.payments._payments`, called by the caller per winner.
 
 Rule tables are arguments, never module globals: ``params =
 JiatingRules.params()`` (``int64[N_PARAMS]``) and ``pattern_tables()``:
@@ -70,101 +72,76 @@ from typing import NamedTuple, Sequence
 import numpy as np
 from numba import njit
 
-from caishen.sim.rules.jiating import (
-    DEFAULT_RULES,
-    DIHU_DEALER_READY,
+from caishen.sim.rules.jiating.layout import (
+    C_DEALER_WINS,
+    C_DECL,
+    C_FIRST_TURN,
+    C_N_MELDS,
+    C_N_WAITS,
+    C_ON_FIRST,
+    C_REPLACEMENT,
+    C_SEEN,
+    C_SELF_DRAW,
+    C_WAIT_KIND,
+    C_WIN_KIND,
+    C_WIN_TYPE,
+    DECLARATION_CODES,
+    DECL_HARD,
+    DECL_JIATING,
+    DECL_NONE,
+    GROUP_TYPE_NAMES,
+    G_PAIR,
+    G_RUN,
+    G_TRIPLET,
+    M_NG,
+    M_P,
+    M_STANDARD,
+    M_WAIT,
+    N_KINDS,
     N_PATTERN_SLOTS,
-    P_CONCEALED_FACTOR,
-    P_DIHU,
     P_KONG_CONCEALED_POINTS,
     P_KONG_EXPOSED_POINTS,
-    PATTERN_IDS,
+    SRC_HAND,
     WIN_DISCARD,
     WIN_ROBBED_KONG,
     WIN_SELF_DRAW,
     WIN_TYPES,
-    JiatingRules,
-    _payments,
+    W_BEST,
+    W_BGK,
+    W_BGS,
+    W_BGT,
+    W_COUNTS,
+    W_CTX,
+    W_DRAW,
+    W_GK,
+    W_GS,
+    W_GT,
+    W_HAND,
+    W_MELDS,
+    W_META,
+    W_OWN,
+    W_REM,
+    W_TMP,
+    W_VALS,
+    new_work,
 )
+from caishen.sim.rules.jiating.options import DEFAULT_RULES, JiatingRules
+from caishen.sim.rules.jiating.patterns import _I64_1D, _view_values
+from caishen.sim.rules.jiating.payments import _payments
+from caishen.sim.rules.jiating.tables import PATTERN_IDS
 from caishen.sim.rules.jiating.turn import _n_waits
 from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import (
     MELD_KONG_ADDED,
     MELD_KONG_CONCEALED,
     MELD_KONG_EXPOSED,
-    MELD_NONE,
     MELD_PONG,
-    MELD_TYPE_NAMES,
     MELD_TYPES,
+    MELD_TYPE_NAMES,
 )
+from caishen.sim.validate import check_int
 
-__all__ = [
-    "score_win", "KernelWin", "ScoredGroup", "kernel_tables", "new_work", "check_context_code", "ERR_MESSAGES",
-    "DECL_NONE", "DECL_JIATING", "DECL_HARD", "DECLARATION_CODES",
-]
 
-N_KINDS = 34
-#: declarations: the engine's ``DECL_*`` codes (tests/test_jiating_kernels.py checks they agree)
-DECL_NONE = 0
-DECL_JIATING = 1
-DECL_HARD = 2
-DECLARATION_CODES = {"none": DECL_NONE, "jiating": DECL_JIATING, "hard": DECL_HARD}
-
-#: group types of a view
-G_PAIR = 0
-G_RUN = 1
-G_TRIPLET = 2
-GROUP_TYPE_NAMES = {G_PAIR: "pair", G_RUN: "run", G_TRIPLET: "triplet"}
-#: group source: concealed tiles in hand; melds use their ``caishen.sim.tiles.MELD_*`` code
-SRC_HAND = MELD_NONE
-MAX_GROUPS = 8  # 7 pairs, or a pair and 4 sets
-
-# ---------------------------------------------------------------- workspace
-WORK_WIDTH = 64
-W_HAND = 0  #: the concealed tiles before the win
-W_COUNTS = 1  #: concealed tiles with the winning tile
-W_OWN = 2  #: copies held in hand and melds before the win (D3, P27)
-W_DRAW = 3  #: shanten after drawing each kind (waits)
-W_REM = 4  #: tiles left while a reading is built
-W_GT = 5  #: group types of the current reading (``G_*``)
-W_GK = 6  #: group kinds (lowest kind of a run)
-W_GS = 7  #: group sources (``SRC_HAND`` or ``MELD_*``)
-W_VALS = 8  #: pattern values of the current view (index = pattern number)
-W_BEST = 9  #: pattern values of the best view
-W_BGT = 10  #: the best view's group types
-W_BGK = 11  #: ... kinds
-W_BGS = 12  #: ... sources
-W_META = 13  #: the best view: [M_STANDARD, M_NG, M_WAIT, M_P]
-W_RUNS = 14  #: runs starting at each kind
-W_OWN_RUNS = 15  #: own runs starting at each kind
-W_TRIP = 16  #: index of the triplet of each kind, -1 none
-W_CTX = 17  #: the win's context (``C_*``)
-W_TMP = 18  #: scratch: patterns removed by J-7
-W_HIT = 19  #: the patterns that hold in the current view
-W_OWNW = 20  #: ... and have an own witness (J-6.3)
-W_GOWN = 21  #: own groups of the current view (D1)
-W_MELDS = 22  #: the winner's melds: types at 0..3, kinds at 4..7
-N_WORK_ROWS = 23
-M_STANDARD = 0
-M_NG = 1
-M_WAIT = 2
-M_P = 3
-
-# the win context, row W_CTX
-C_WIN_KIND = 0
-C_SELF_DRAW = 1
-C_WIN_TYPE = 2
-C_DECL = 3
-C_FIRST_TURN = 4
-C_DEALER_WINS = 5
-C_ON_FIRST = 6
-C_REPLACEMENT = 7
-C_N_WAITS = 8
-C_WAIT_KIND = 9
-C_SEEN = 10
-C_N_MELDS = 11
-
-# ---------------------------------------------------------------- input checks
 ERR_OK = 0
 ERR_SEAT = 1
 ERR_WIN_TYPE = 2
@@ -197,11 +174,6 @@ ERR_MESSAGES = {
 }
 
 
-def new_work() -> np.ndarray:
-    """A zeroed workspace for the kernels: ``int64[N_WORK_ROWS, WORK_WIDTH]``."""
-    return np.zeros((N_WORK_ROWS, WORK_WIDTH), np.int64)
-
-
 def kernel_tables(rules: JiatingRules | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(params, points, doubled, excludes)`` of ``rules`` (default: the spec's) for the kernels.
 
@@ -221,13 +193,6 @@ def _tables_of(r: JiatingRules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return r.params(), points, doubled, excludes
 
 
-# ---------------------------------------------------------------- kernels
-# The inner kernels have one explicit signature each (compiled when the module
-# is imported, or loaded from numba's cache): numba would otherwise compile a
-# copy for every literal argument type met while typing a caller (e.g.
-# ``standard=Literal[int](1)``), which multiplied the cold compile time.
-_I64_1D = "int64[::1]"
-_SIG_VIEW = f"void(int64, int64, int64, {_I64_1D}, {_I64_1D}, boolean[::1], int64[:, ::1])"
 _SIG_EXCLUDE = f"int64({_I64_1D}, boolean[:, ::1], {_I64_1D})"
 _SIG_KEY = f"boolean(int64, {_I64_1D}, int64, {_I64_1D})"
 _SIG_READING = (f"boolean(int64, int64, int64, {_I64_1D}, {_I64_1D}, boolean[::1], boolean[:, ::1], "
@@ -296,303 +261,6 @@ def _check_context(hand, win_kind, win_type, discarder, winner, dealer, streak, 
     if on_first != 0 and (discarder != dealer or win_type != WIN_DISCARD):
         return ERR_ON_FIRST
     return ERR_OK
-
-
-@njit(_SIG_VIEW, cache=True)
-def _view_values(standard, ng, wait, params, points, doubled, work):
-    """Fill row ``W_VALS`` of ``work`` with each pattern's points in one view, before J-7.
-
-    The view: the reading in rows ``W_GT``/``W_GK``/``W_GS`` (type, kind,
-    source of groups ``0..ng-1``; ``standard`` 1: the pair is group 0, 0:
-    seven pairs), ``wait``: the group the winning tile completes, the win's
-    context in row ``W_CTX``.  A pattern that holds (row ``W_HIT``) gets its
-    points, times ``concealed_factor`` when it is doubled and one of its
-    witnesses is own (row ``W_OWNW``; J-6.3, D1); P11 and P16 sum their
-    witnesses (D2); 0 = does not hold or is off (points 0, D5).  Scratch
-    rows: ``W_GOWN``, ``W_RUNS``, ``W_OWN_RUNS``, ``W_TRIP``.
-    """
-    gt = work[W_GT]
-    gk = work[W_GK]
-    gs = work[W_GS]
-    ctx = work[W_CTX]
-    vals = work[W_VALS]
-    hit = work[W_HIT]
-    ownw = work[W_OWNW]
-    gown = work[W_GOWN]
-    runs_at = work[W_RUNS]
-    own_runs_at = work[W_OWN_RUNS]
-    trip_at = work[W_TRIP]
-    f = params[P_CONCEALED_FACTOR]
-    win_kind = ctx[C_WIN_KIND]
-    self_draw = ctx[C_SELF_DRAW] != 0
-    decl = ctx[C_DECL]
-    single = ctx[C_N_WAITS] == 1
-    for k in range(N_KINDS):
-        runs_at[k] = 0
-        own_runs_at[k] = 0
-        trip_at[k] = -1
-    for p in range(N_PATTERN_SLOTS):
-        vals[p] = 0
-        hit[p] = 0
-        ownw[p] = 0
-
-    # per group: own (D1, D12), suits, honors, runs and triplets by kind
-    all_own = 1
-    suits = 0
-    honors = False
-    claimed = False
-    n_trip = 0
-    n_lz = 0  # P11 老资格: triplets whose tiles are all the winner's own draws
-    n_pong = 0
-    t_m = 0  # triplets per suit, and own ones
-    t_p = 0
-    t_s = 0
-    o_m = 0
-    o_p = 0
-    o_s = 0
-    n_wind = 0  # wind triplets (P22), own ones
-    o_wind = 0
-    n_xsx = 0  # triplets among 东 南 西 北 中 (P45), own ones
-    o_xsx = 0
-    for i in range(ng):
-        src = gs[i]
-        own = 1 if ((src == SRC_HAND or src == MELD_KONG_CONCEALED) and (self_draw or i != wait)) else 0
-        gown[i] = own
-        if own == 0:
-            all_own = 0
-        if src == MELD_PONG or src == MELD_KONG_EXPOSED or src == MELD_KONG_ADDED:
-            claimed = True
-        k = gk[i]
-        if k >= 27:
-            honors = True
-        else:
-            suits |= 1 << (k // 9)
-        if gt[i] == G_RUN:
-            runs_at[k] += 1
-            own_runs_at[k] += own
-        elif gt[i] == G_TRIPLET:
-            n_trip += 1
-            trip_at[k] = i
-            n_lz += own
-            if src == MELD_PONG:
-                n_pong += 1
-            if k < 9:
-                t_m += 1
-                o_m += own
-            elif k < 18:
-                t_p += 1
-                o_p += own
-            elif k < 27:
-                t_s += 1
-                o_s += own
-            else:
-                if k <= 30:
-                    n_wind += 1
-                    o_wind += own
-                if k <= 30 or k == 33:
-                    n_xsx += 1
-                    o_xsx += own
-    n_suits = (suits & 1) + ((suits >> 1) & 1) + ((suits >> 2) & 1)
-    wait_own = gown[wait]
-
-    # patterns whose witness is the win itself (always own): P01 P02 P03 P06 P07 P14 P18 P19 ...
-    hit[1] = 1
-    hit[2] = 1 if decl != DECL_NONE and single else 0
-    hit[3] = 1 if self_draw else 0
-    hit[6] = 1 if n_suits == 2 else 0
-    hit[7] = 0 if claimed else 1
-    hit[14] = 1 if self_draw and not claimed else 0
-    hit[18] = 1 if self_draw and ctx[C_REPLACEMENT] != 0 else 0
-    hit[19] = 1 if ctx[C_WIN_TYPE] == WIN_ROBBED_KONG else 0
-    hit[28] = 1 if self_draw and single and ctx[C_WAIT_KIND] == 3 and win_kind == 3 else 0
-    hit[29] = 1 if ctx[C_N_MELDS] == 4 else 0
-    hit[32] = 1 if n_lz >= 3 else 0
-    hit[37] = 1 if n_lz >= 4 else 0
-    hit[40] = 1 if standard != 0 and n_pong == 4 else 0
-    dealer_wins = ctx[C_DEALER_WINS] != 0
-    hit[46] = 1 if ctx[C_FIRST_TURN] != 0 and dealer_wins else 0
-    if params[P_DIHU] == DIHU_DEALER_READY:
-        hit[47] = 1 if dealer_wins and decl == DECL_HARD else 0
-    else:
-        hit[47] = 1 if not dealer_wins and ctx[C_WIN_TYPE] == WIN_DISCARD and ctx[C_ON_FIRST] != 0 else 0
-    hit[48] = 1 if suits == 0 else 0
-    hit[49] = 1 if standard != 0 and n_lz == 4 and wait == 0 and self_draw else 0
-    for p in (1, 2, 3, 6, 7, 14, 18, 19, 28, 29, 32, 37, 40, 46, 47, 48, 49):
-        ownw[p] = 1
-
-    # the wait's group: P04 边三七, P05 中心五, P27 绝张子
-    if gt[wait] == G_RUN:
-        wk = gk[wait]
-        r = wk % 9 + 1
-        w = win_kind % 9 + 1
-        hit[4] = 1 if (r == 1 and w == 3) or (r == 7 and w == 7) else 0
-        hit[5] = 1 if r == 4 and win_kind == wk + 1 else 0
-    hit[27] = 1 if single and ctx[C_WAIT_KIND] == win_kind and ctx[C_SEEN] == 3 else 0
-    ownw[4] = wait_own
-    ownw[5] = wait_own
-    ownw[27] = wait_own
-
-    # runs: P08 P09 P10 P12 P13 P15 P26 P31 (P16 below)
-    five_suits = 0  # suits with a run holding a 5 (P13), and with an own one
-    own_five_suits = 0
-    n_five = 0  # runs holding a 5 (P26), and own ones
-    o_five = 0
-    for s in range(3):
-        b = 9 * s
-        nr = 0
-        onr = 0
-        for r in range(7):
-            k = b + r
-            nr += runs_at[k]
-            onr += own_runs_at[k]
-            if r <= 3:
-                if runs_at[k] > 0 and runs_at[k + 3] > 0:
-                    hit[8] = 1
-                if own_runs_at[k] > 0 and own_runs_at[k + 3] > 0:
-                    ownw[8] = 1
-            if 2 <= r <= 4:  # a run starting at rank 3, 4 or 5 holds the 5
-                n_five += runs_at[k]
-                o_five += own_runs_at[k]
-                if runs_at[k] > 0:
-                    five_suits |= 1 << s
-                if own_runs_at[k] > 0:
-                    own_five_suits |= 1 << s
-        if runs_at[b] > 0 and runs_at[b + 6] > 0:
-            hit[9] = 1
-        if own_runs_at[b] > 0 and own_runs_at[b + 6] > 0:
-            ownw[9] = 1
-        if nr >= 3:
-            hit[10] = 1
-        if onr >= 3:
-            ownw[10] = 1
-        if nr == 4:
-            hit[12] = 1
-            ownw[12] = 1 if onr == 4 else 0
-        if runs_at[b] > 0 and runs_at[b + 3] > 0 and runs_at[b + 6] > 0:
-            hit[31] = 1
-        if own_runs_at[b] > 0 and own_runs_at[b + 3] > 0 and own_runs_at[b + 6] > 0:
-            ownw[31] = 1
-    hit[13] = 1 if five_suits == 7 else 0
-    ownw[13] = 1 if own_five_suits == 7 else 0
-    for r in range(7):
-        if runs_at[r] > 0 and runs_at[9 + r] > 0 and runs_at[18 + r] > 0:
-            hit[15] = 1
-        if own_runs_at[r] > 0 and own_runs_at[9 + r] > 0 and own_runs_at[18 + r] > 0:
-            ownw[15] = 1
-    if n_five == 4 and five_suits == 7:  # P26: the four sets are runs holding a 5
-        hit[26] = 1
-        ownw[26] = 1 if o_five == 4 else 0
-
-    # P20 四合一: a triplet (not a kong) of a suited kind and a run holding it
-    for t in range(ng):
-        if gt[t] != G_TRIPLET or gk[t] >= 27 or (gs[t] != SRC_HAND and gs[t] != MELD_PONG):
-            continue
-        for j in range(ng):
-            if gt[j] == G_RUN and 0 <= gk[t] - gk[j] <= 2:
-                hit[20] = 1
-                if gown[t] != 0 and gown[j] != 0:
-                    ownw[20] = 1
-    # P33 四合二: the pair of a suited kind and two runs holding it
-    if standard != 0 and gk[0] < 27:
-        nr = 0
-        onr = 0
-        for j in range(1, ng):
-            if gt[j] == G_RUN and 0 <= gk[0] - gk[j] <= 2:
-                nr += 1
-                onr += gown[j]
-        hit[33] = 1 if nr >= 2 else 0
-        ownw[33] = 1 if gown[0] != 0 and onr >= 2 else 0
-
-    # triplets: P21 P22 P30 P34 P35 P39 P41 P45 P50
-    for s in range(3):
-        a = trip_at[9 * s]
-        c = trip_at[9 * s + 8]
-        if a >= 0 and c >= 0:
-            hit[21] = 1
-            if gown[a] != 0 and gown[c] != 0:
-                ownw[21] = 1
-    hit[22] = 1 if t_m >= 3 or t_p >= 3 or t_s >= 3 or n_wind >= 3 else 0
-    ownw[22] = 1 if o_m >= 3 or o_p >= 3 or o_s >= 3 or o_wind >= 3 else 0
-    for k in range(27):
-        if k % 9 <= 6 and trip_at[k] >= 0 and trip_at[k + 1] >= 0 and trip_at[k + 2] >= 0:
-            hit[34] = 1
-            if gown[trip_at[k]] + gown[trip_at[k + 1]] + gown[trip_at[k + 2]] == 3:
-                ownw[34] = 1
-    hit[35] = 1 if t_m == 4 or t_p == 4 or t_s == 4 else 0
-    ownw[35] = 1 if o_m == 4 or o_p == 4 or o_s == 4 else 0
-    for k in range(9):
-        if trip_at[k] >= 0 and trip_at[k + 9] >= 0 and trip_at[k + 18] >= 0:
-            hit[39] = 1
-            if gown[trip_at[k]] + gown[trip_at[k + 9]] + gown[trip_at[k + 18]] == 3:
-                ownw[39] = 1
-    if trip_at[31] >= 0 and trip_at[32] >= 0 and trip_at[33] >= 0:
-        hit[41] = 1
-        ownw[41] = 1 if gown[trip_at[31]] + gown[trip_at[32]] + gown[trip_at[33]] == 3 else 0
-    hit[45] = 1 if n_xsx >= 3 else 0
-    ownw[45] = 1 if o_xsx >= 3 else 0
-    if trip_at[27] >= 0 and trip_at[28] >= 0 and trip_at[29] >= 0 and trip_at[30] >= 0:
-        hit[50] = 1
-        ownw[50] = 1 if gown[trip_at[27]] + gown[trip_at[28]] + gown[trip_at[29]] + gown[trip_at[30]] == 4 else 0
-
-    # whole hand (witness: every group): P17 P23 P24 P25 P30 P36 P38 P42 P43 P44
-    if standard != 0 and gk[0] < 27:
-        pr = gk[0] % 9 + 1
-        for q in range(3):  # 付付 (D9): P17 ranks 3/7, P36 ranks 1/9, P43 the pair's rank
-            if q == 0:
-                mask = (1 << 3) | (1 << 7)
-            elif q == 1:
-                mask = (1 << 1) | (1 << 9)
-            else:
-                mask = 1 << pr
-            ok = ((mask >> pr) & 1) != 0
-            for i in range(1, ng):
-                k = gk[i]
-                if k >= 27:
-                    ok = False
-                    break
-                r = k % 9 + 1
-                bits = ((mask >> r) & 7) if gt[i] == G_RUN else ((mask >> r) & 1)
-                if bits == 0:
-                    ok = False
-                    break
-            if ok:
-                hit[17 if q == 0 else (36 if q == 1 else 43)] = 1
-        yao = True
-        for i in range(ng):
-            k = gk[i]
-            if gt[i] == G_RUN or k >= 27 or (k % 9 != 0 and k % 9 != 8):
-                yao = False
-        hit[44] = 1 if yao else 0
-    if standard != 0:
-        hit[30] = 1 if n_trip == 4 else 0
-    hit[23] = 1 if n_suits == 1 and honors else 0
-    hit[24] = 1 if decl == DECL_HARD else 0
-    hit[42] = 1 if n_suits == 1 and not honors else 0
-    if standard == 0:
-        hit[25] = 1
-        n_win_pairs = 0
-        for i in range(ng):
-            if gk[i] == win_kind:
-                n_win_pairs += 1
-        hit[38] = 1 if n_win_pairs == 2 else 0
-    for p in (17, 23, 24, 25, 30, 36, 38, 42, 43, 44):
-        ownw[p] = all_own
-
-    # points, doubled when a witness is own (J-6.3); P11 and P16 count each witness (D2)
-    for p in range(1, N_PATTERN_SLOTS):
-        if hit[p] != 0 and points[p] != 0:
-            vals[p] = points[p] * f if (ownw[p] != 0 and doubled[p]) else points[p]
-    if n_lz > 0 and points[11] != 0:
-        vals[11] = n_lz * (points[11] * f if doubled[11] else points[11])
-    if points[16] != 0:
-        pairs = 0
-        own_pairs = 0
-        for k in range(27):
-            pairs += runs_at[k] // 2
-            own_pairs += own_runs_at[k] // 2
-        if pairs > 0:
-            dbl = f if doubled[16] else 1
-            vals[16] = points[16] * (pairs - own_pairs) + points[16] * dbl * own_pairs
 
 
 @njit(_SIG_EXCLUDE, cache=True)
@@ -864,7 +532,6 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
     return P, G
 
 
-# ---------------------------------------------------------------- Python face
 class ScoredGroup(NamedTuple):
     """One group of the chosen reading: ``type`` ``"pair"`` | ``"run"`` | ``"triplet"``
     (a kong is a triplet with a kong source); ``kind``: the kind index (a
@@ -875,8 +542,8 @@ class ScoredGroup(NamedTuple):
     source: str
 
 
-class KernelWin(NamedTuple):
-    """One win scored by the kernels (:func:`score_win`).
+class JiatingWin(NamedTuple):
+    """The scored win of one hand (:func:`evaluate`, :func:`caishen.sim.rules.jiating.kernels.score_win`).
 
     ``win``: legal win (J-5.1); ``patterns``: ID -> points after doubling and
     exclusions, in ID order; ``P``, ``G`` (J-6.1); ``scores``: each seat's
@@ -897,17 +564,10 @@ class KernelWin(NamedTuple):
     wait: int
 
 
+#: one win scored by the kernels (:func:`score_win`): :class:`caishen.sim.rules.jiating.JiatingWin`
+KernelWin = JiatingWin
+
 _SOURCE_NAMES = {SRC_HAND: "hand", **MELD_TYPE_NAMES}
-
-
-def _int(name: str, v, lo: int | None = None, hi: int | None = None) -> int:
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {v!r}")
-    v = int(v)
-    if (lo is not None and v < lo) or (hi is not None and v > hi):
-        bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name}={v!r}: must be {bound}")
-    return v
 
 
 def _flag(name: str, v) -> int:
@@ -960,17 +620,17 @@ def score_win(
     if hand.min() < 0 or hand.max() > 4:
         raise ValueError(f"concealed counts must be 0..4, got {concealed!r}")
     hand = hand.astype(np.uint8)
-    wk = _int("win_kind", win_kind, 0, N_KINDS - 1)
+    wk = check_int("win_kind", win_kind, 0, N_KINDS - 1)
     if win_type not in WIN_TYPES:
         raise ValueError(f"win_type={win_type!r}: must be one of {', '.join(WIN_TYPES)}")
     wt = WIN_TYPES[win_type]
     if declaration not in DECLARATION_CODES:
         raise ValueError(f"declaration={declaration!r}: must be one of {', '.join(DECLARATION_CODES)}")
-    w = _int("winner", winner, 0, 3)
-    d = _int("dealer", dealer, 0, 3)
-    disc = -1 if discarder is None else _int("discarder", discarder, 0, 3)
-    k = _int("streak", streak, 0)
-    vis = _int("visible", visible, 0, 3)
+    w = check_int("winner", winner, 0, 3)
+    d = check_int("dealer", dealer, 0, 3)
+    disc = -1 if discarder is None else check_int("discarder", discarder, 0, 3)
+    k = check_int("streak", streak, 0)
+    vis = check_int("visible", visible, 0, 3)
     if wt == WIN_ROBBED_KONG:  # J-3.3: the robbed pong's three copies are seen, listed or not (P27)
         vis = 3
     if not isinstance(melds, (list, tuple)) or len(melds) > 4:
@@ -981,7 +641,7 @@ def score_win(
         if not isinstance(m, (tuple, list)) or len(m) != 2 or m[0] not in MELD_TYPES or m[0] == "chow":
             raise ValueError(f"meld {m!r}: expected (pong | kong_exposed | kong_added | kong_concealed, kind)")
         mt[i] = MELD_TYPES[m[0]]
-        mk[i] = _int("meld kind", m[1], 0, N_KINDS - 1)
+        mk[i] = check_int("meld kind", m[1], 0, N_KINDS - 1)
     ft = _flag("first_turn", first_turn)
     rd = _flag("replacement_draw", replacement_draw)
     of = _flag("on_dealers_first_discard", on_dealers_first_discard)

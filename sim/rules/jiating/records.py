@@ -1,4 +1,4 @@
-"""Jiating hands from the engine to J-9 records: every recorded win scored by ``caishen.sim.rules.jiating``.
+"""Jiating hands from the engine to J-9 records: every recorded win scored by the numba scorer.
 
 The numba engine plays Jiating's turns (declarations, passed wins, several
 winners on one discard, ...) but does not score them: for each hand it
@@ -6,12 +6,12 @@ records the context of every win in its batch matrix (the ``WX_*`` block of
 :mod:`caishen.sim.engine`: winner, win tile, win type, discarder, the winner's
 concealed tiles before the win, melds with their types, declaration, first
 turn, replacement draw, visible copies of the winning kind, the dealer's
-first discard).  After the numba call :func:`finish_records` turns each win
-into a scoring-vector case (``shared/vectors`` format) and scores it with
-the one Jiating scorer, :func:`caishen.sim.rules.jiating.score` (one winner) or
-:func:`caishen.sim.rules.jiating.score_discard_winners` (一炮多响, J-3.4), then
-fills the J-9 record columns (:data:`caishen.sim.records.RULESET_COLUMNS` for
-``"jiating"``):
+first discard).  After the numba call :func:`finish_records` copies the
+engine's columns and scores every recorded win in one more numba call
+(:func:`caishen.sim.rules.jiating.batch.score_batch`, the kernels of
+:mod:`caishen.sim.rules.jiating.kernels`; several winners of one discard each paid by
+the discarder, 一炮多响, J-3.4), giving the J-9 record columns
+(:data:`COLUMNS`):
 
 - the common columns (hand, match_hand, dealer, winner, winners_mask,
   win_type, discarder), ``streak`` (J-2.4), ``win_tile``, ``first_turn``
@@ -28,8 +28,9 @@ fills the J-9 record columns (:data:`caishen.sim.records.RULESET_COLUMNS` for
   ``passed_win_s`` (wins the seat passed, J-3.5);
 - ``score_s`` (sums to zero, J-6.5), ``turns``, ``tiles_left``.
 
-The case of a win is also available as a dict (:func:`win_cases`) for
-inspection and tests.
+The case of a win is also available as a dict (:func:`win_cases`, the
+``shared/vectors`` format) for inspection, error messages and the tests'
+reference scorer (``tests/jiating_reference.py``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.sim import engine as _E
-from caishen.sim import records as _records
+from caishen.sim.rules.jiating import batch as _batch
+from caishen.sim.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS
 from caishen.sim import tiles as _tiles
 from caishen.sim.rules import jiating as _J
 
@@ -49,8 +51,28 @@ DECLARATION_NAMES = {_E.DECL_NONE: "none", _E.DECL_JIATING: "jiating", _E.DECL_H
 #: (payer, winner) seat pairs of the ``pay_p_w`` columns
 PAY_PAIRS = tuple((p, w) for p in SEATS for w in SEATS if p != w)
 
-#: the J-9 record columns of a Jiating hand, in order (the contract lives in caishen.sim.records)
-COLUMNS: tuple[tuple[str, np.dtype], ...] = _records.RULESET_COLUMNS["jiating"]
+#: the J-9 record columns of a Jiating hand, in the contract's order (notes/records.md; the common
+#: columns are caishen.sim.records'; the rule set's ``columns``)
+COLUMNS: tuple[tuple[str, np.dtype], ...] = (
+    *COMMON_COLUMNS,
+    ("streak", np.dtype(np.int16)),  # the dealer's streak k (J-2.4)
+    ("win_tile", np.dtype(np.int8)),  # kind of the winning tile, -1 on a draw
+    ("first_turn", np.dtype(np.int8)),  # the first winner won on the dealt tiles (天胡, J-5.4)
+    ("replacement", np.dtype(np.int8)),  # ... on a kong replacement draw (P18)
+    *((f"P_{s}", np.dtype(np.int32)) for s in SEATS),  # P of each winning seat (J-6.1), else 0
+    *((f"G_{s}", np.dtype(np.int32)) for s in SEATS),  # G of each winning seat (J-6.1), else 0
+    # what seat p paid seat w in this hand (J-6.2..J-6.5)
+    *((f"pay_{p}_{w}", np.dtype(np.int32)) for p in SEATS for w in SEATS if p != w),
+    # points of each pattern P01..P50 in the first winner's hand (after doubling and exclusions)
+    *((f"P{i:02d}", np.dtype(np.int16)) for i in range(1, 51)),
+    *((f"patterns_{s}", np.dtype(object)) for s in SEATS),  # "P01:2,P03:2" of each winner, else ""
+    *((f"decl_{s}", np.dtype(np.int8)) for s in SEATS),  # 0 none, 1 架听 (J-4.1), 2 硬子 (J-4.2)
+    *((f"decl_turn_{s}", np.dtype(np.int16)) for s in SEATS),  # discards made when declared, -1 none
+    *((f"hard_offer_{s}", np.dtype(np.int8)) for s in SEATS),  # 1 if offered 硬子
+    *((f"passed_win_{s}", np.dtype(np.int16)) for s in SEATS),  # wins passed (J-3.5)
+    *COMMON_TAIL_COLUMNS,
+    *COMMON_END_COLUMNS,
+)
 
 #: columns copied from the engine's batch matrix unchanged
 _ENGINE_COPIED = (
@@ -106,60 +128,29 @@ def win_cases(row: np.ndarray) -> list[dict]:
     return [_win_case(row, j, dealer, streak) for j in range(n)]
 
 
-def _patterns_text(patterns: dict[str, int]) -> str:
-    return ",".join(f"{pid}:{pts}" for pid, pts in patterns.items())
-
-
 def finish_records(rules: _J.JiatingRules, rec: np.ndarray) -> dict[str, np.ndarray]:
     """The J-9 record columns (:data:`COLUMNS`) of a batch of Jiating hands.
 
     ``rec``: the engine's batch matrix ``int64[n, N_RECORD]``; ``rules``:
     the :class:`~caishen.sim.rules.jiating.JiatingRules` the hands were played
-    under (points, caps, bonuses).  Each win is scored by
-    :func:`caishen.sim.rules.jiating.score` (several winners of one discard: by
-    :func:`caishen.sim.rules.jiating.score_discard_winners`).  Raises
-    ``RuntimeError`` if a recorded win is not a legal win for the scorer
-    (the engine and the scorer disagree) or the scores do not sum to zero.
+    under (points, caps, bonuses).  The engine's columns are copied; every
+    recorded win is scored by :func:`caishen.sim.rules.jiating.batch.score_batch` (one
+    numba call).  Raises ``RuntimeError`` naming the hand if a recorded win
+    is not a legal win for the scorer (the engine and the scorer disagree)
+    or the scores do not sum to zero.
     """
     rec = np.asarray(rec)
-    n = len(rec)
+    scored = _batch.score_batch(rules, rec)
     out: dict[str, np.ndarray] = {}
     for name, dt in COLUMNS:
         if name in _ENGINE_COPIED:
             src = _E.RECORD_INDEX.get(name)
             col = rec[:, src] if src is not None else rec[:, _E.EXTRA_INDEX[name]]
             out[name] = col.astype(dt)
-        elif dt == np.dtype(object):
-            out[name] = np.full(n, "", dtype=object)
         else:
-            out[name] = np.zeros(n, dt)
-    for h in np.flatnonzero(rec[:, _E.EXTRA_INDEX["n_winners"]] > 0):
-        cases = win_cases(rec[h])
-        try:
-            if len(cases) == 1:
-                results = [_J.score(cases[0], rules)]
-                scores = results[0]["scores"]
-            else:
-                multi = _J.score_discard_winners(cases, rules)
-                results, scores = multi["wins"], multi["scores"]
-        except ValueError as e:
-            raise RuntimeError(f"hand {h}: the scorer rejects a recorded win ({e}); cases: {cases}") from None
-        if sum(scores) != 0:
-            raise RuntimeError(f"hand {h}: scores {scores} do not sum to zero (J-6.5)")
-        for case, res in zip(cases, results):
-            if not res["win"]:
-                raise RuntimeError(f"hand {h}: the scorer says the recorded win is no win (J-5.1): {case}")
-            w = case["winner"]
-            out[f"P_{w}"][h] = res["P"]
-            out[f"G_{w}"][h] = res["G"]
-            out[f"patterns_{w}"][h] = _patterns_text(res["patterns"])
-            for p in SEATS:
-                if p != w and res["scores"][p] < 0:
-                    out[f"pay_{p}_{w}"][h] = -res["scores"][p]
-        for pid, pts in results[0]["patterns"].items():
-            out[pid][h] = pts
-        for s in SEATS:
-            out[f"score_{s}"][h] = scores[s]
+            out[name] = scored.pop(name)
+    if scored:  # pragma: no cover - the scorer's columns and the J-9 contract must be the same set
+        raise RuntimeError(f"the scorer returns columns outside the J-9 contract: {sorted(scored)}")
     return out
 
 

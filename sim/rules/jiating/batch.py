@@ -5,7 +5,7 @@ The engine records the context of every Jiating win in its batch matrix
 :mod:`caishen.sim.engine`).  :func:`score_batch` scores all of them with the numba
 scorer (:func:`caishen.sim.rules.jiating.kernels._score_win`, payments by
 :func:`caishen.sim.rules.jiating._payments`) in one call and returns the J-9
-scoring columns of :data:`caishen.sim.records.RULESET_COLUMNS` ``["jiating"]``:
+scoring columns of :data:`caishen.sim.rules.jiating.records.COLUMNS`:
 
 - ``P_s``, ``G_s`` (J-6.1) of each winning seat, 0 for the others;
 - ``pay_p_w``: what seat ``p`` paid seat ``w`` (J-6.2..J-6.5, J-3.4);
@@ -16,12 +16,12 @@ scoring columns of :data:`caishen.sim.records.RULESET_COLUMNS` ``["jiating"]``:
 - ``score_s``: each seat's change (zero-sum, J-6.5).
 
 The columns the engine fills itself (hand, dealer, declarations, ...) are
-not here: :func:`caishen.sim.rules.jiating.records.finish_records` copies them, and
-``out.update(score_batch(rules, rec))`` there replaces its per-win loop over
-the Python scorer (which stays the slow obvious reference in the tests).  A
-recorded win the scorer does not accept (inconsistent context, not a
-complete hand, payments that do not sum to zero) raises ``RuntimeError``
-naming the hand: the engine and the scorer must agree on every win.
+not here: :func:`caishen.sim.rules.jiating.records.finish_records` copies them and takes
+the others from :func:`score_batch` (the Python scorer is the slow obvious
+reference in the tests, ``tests/jiating_reference.py``).  A recorded win the
+scorer does not accept (inconsistent context, not a complete hand, payments
+that do not sum to zero) raises ``RuntimeError`` naming the hand: the engine
+and the scorer must agree on every win.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.
     played under (None: the spec's defaults); ``rec``: the engine's batch
     matrix ``int64[n, N_RECORD]``.  Returns ``{name: array[n]}`` for
     ``P_s``, ``G_s``, ``pay_p_w``, ``P01``..``P50``, ``patterns_s`` and
-    ``score_s`` with the dtypes of :data:`caishen.sim.records.RULESET_COLUMNS`.
+    ``score_s`` with the dtypes of :data:`caishen.sim.rules.jiating.records.COLUMNS`.
     Raises ``ValueError`` for a matrix of the wrong shape or dtype and
     ``RuntimeError`` naming the hand when a recorded win is not accepted by
     the scorer (the engine and the scorer disagree).

@@ -1,0 +1,111 @@
+"""Peak memory of ``caishen report`` on runs of 10^6 .. 10^8 hands (issue 15 item 1).
+
+A real base run (``--base-hands`` Kaihua hands of self-play, mixed policies,
+chunks of ``--chunk-size``) is played once into ``WORK/base``; a run of N
+hands is then *made of repeated real chunks*: ``WORK/run-N/run.json`` says
+``games = N``, and its chunk files are hard links to the base chunks (chunk
+``i`` -> base chunk ``i mod k``, no extra disk) with a manifest listing their
+checksums, so ``caishen report`` verifies and streams N real rows.  Each
+report runs in a child process under ``/usr/bin/time -v`` (its maximum
+resident set size) or, where that is missing, ``resource.getrusage``::
+
+    python benchmarks/bench_summary_scale.py --work /tmp/scale-bench --sizes 1e6 1e7 1e8
+
+prints one line per size: hands, chunk files, peak RSS (MB), seconds, and
+the hands/s of the summary.  The base run is reused when present.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def base_run(work: Path, hands: int, chunk_size: int, workers: int):
+    from caishen.sim import runner
+
+    cfg = runner.make_config("kaihua", hands, 2024, policies="greedy,greedy,always,never", chunk_size=chunk_size)
+    out = work / "base"
+    t = time.perf_counter()
+    res = runner.run(cfg, out, workers=workers, progress=False)
+    if res.chunks_run:
+        print(f"base run: {hands} hands in {cfg.n_chunks} chunks, {time.perf_counter() - t:.0f} s", flush=True)
+    return out, cfg
+
+
+def repeated_run(work: Path, base: Path, cfg, games: int) -> Path:
+    """A run directory of ``games`` hands whose chunk files are hard links to the base run's."""
+    from caishen.sim import manifest, records
+
+    out = work / f"run-{games}"
+    if out.exists():
+        shutil.rmtree(out)
+    (out / records.CHUNKS_DIR).mkdir(parents=True)
+    meta = json.loads((base / "run.json").read_text())
+    n_chunks = -(-games // cfg.chunk_size)
+    if games % cfg.chunk_size:
+        raise SystemExit("sizes must be multiples of the chunk size")
+    meta.update(games=games, n_chunks=n_chunks)
+    (out / "run.json").write_text(json.dumps(meta, indent=2))
+    entries = manifest.read_manifest(base)
+    k = cfg.n_chunks
+    lines = []
+    for i in range(n_chunks):
+        os.link(records.chunk_path(base, i % k), records.chunk_path(out, i))
+        lines.append(json.dumps({**entries[i % k], "chunk": i}, sort_keys=True))
+    (out / manifest.MANIFEST).write_text("\n".join(lines) + "\n")
+    return out
+
+
+def measure(run_dir: Path) -> tuple[float, float, str]:
+    """(peak RSS in MB, seconds, last stdout line) of ``caishen report run_dir`` in a child process."""
+    cmd = [sys.executable, "-m", "caishen", "report", str(run_dir)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    t = time.perf_counter()
+    if Path("/usr/bin/time").exists():
+        p = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True, env=env)
+        secs = time.perf_counter() - t
+        rss = next(int(x.split(":")[1]) for x in p.stderr.splitlines() if "Maximum resident set size" in x)
+        return rss / 1024, secs, p.stdout
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    secs = time.perf_counter() - t
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, secs, p.stdout
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--work", default="/tmp/caishen-summary-bench", help="working directory (base run and links)")
+    ap.add_argument("--base-hands", type=int, default=200_000, help="real hands played once (default 200,000)")
+    ap.add_argument("--chunk-size", type=int, default=10_000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--sizes", nargs="+", type=float, default=[1e6, 1e7, 1e8], help="hands per measured run")
+    a = ap.parse_args(argv)
+    work = Path(a.work)
+    work.mkdir(parents=True, exist_ok=True)
+    base, cfg = base_run(work, a.base_hands, a.chunk_size, a.workers)
+    size = sum(p.stat().st_size for p in (base / "chunks").glob("*.parquet"))
+    print(f"base: {cfg.games} real hands, {cfg.n_chunks} chunk files, {size / cfg.games:.1f} bytes/hand on disk")
+    print(f"{'hands':>12} {'chunks':>7} {'peak RSS MB':>12} {'seconds':>8} {'hands/s':>12}")
+    for n in a.sizes:
+        n = int(n)
+        run_dir = repeated_run(work, base, cfg, n)
+        rss, secs, out = measure(run_dir)
+        if f"finished chunks: {n // cfg.chunk_size} of {n // cfg.chunk_size}" not in out:
+            raise SystemExit(f"report of {run_dir} did not summarize every chunk:\n{out[:2000]}")
+        print(f"{n:>12} {n // cfg.chunk_size:>7} {rss:>12.0f} {secs:>8.1f} {n / secs:>12.0f}", flush=True)
+        shutil.rmtree(run_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""The game engine: one hand of mahjong as fixed-size arrays, stepped by numba kernels.
+
+This package holds the turn structure shared by the rule sets (deal, draws,
+discards, claims, kongs, robbing, wall end, dealer rotation) as numba kernels
+over a ``STATE_DTYPE`` record of numpy arrays, a flat discrete action space,
+the legal-action mask, an invariant checker, the per-hand record, and a
+Python :class:`Game` that a person or an environment drives one action at a
+time.  Hand types and payments are *not* here: they come from the rule set's
+kernels, each called at one place (the win test in :func:`_win_eval`,
+``deal.py``; the payments in :func:`_finish_wins`, ``claims.py``).  Rule
+differences that shape the turn structure are data: the ``int64[N_EP]``
+engine params built by :func:`engine_params` (``params.py``) from a rule
+set's facts and options.
+
+Binding rules: ``shared/rules/kaihua.md`` (IDs ``K-...``) and
+``shared/rules/jiating.md`` (IDs ``J-...``, patterns ``P..``), defined for
+this project in ``docs/rules/``.  Jiating's turn structure is the same code
+with other params (its facts in :mod:`caishen.sim.rules.jiating`: no joker,
+no chow, several winners, passed win, 架听 and 硬子, the shape-only win
+kernel); its wins are scored after the hand by the Jiating scoring kernels
+from the recorded win contexts (``wins``, :func:`batch_columns`,
+``caishen.sim.rules.jiating.records``).
+
+Using it::
+
+    from caishen.sim.engine import Game
+    g = Game("kaihua", {"multiple_ron": True}).reset(seed=7)
+    while not g.done:
+        g.step(g.legal_actions()[0])      # or an index / 'discard 3m' / 'pong'
+    g.result                              # the hand's record (records.md)
+    lines = g.log_lines()                 # JSON lines; replay(lines) rebuilds it
+
+Whole hands with bots in one numba call are :func:`caishen.sim.selfplay.play_batch`
+(its loop: ``_legal_mask``, a policy kernel per seat, ``_step``).
+
+Module map (one concern each; imports go down this list, never up)
+-------------------------------------------------------------------
+============  ====================================================================
+module        what it owns
+============  ====================================================================
+``layout``    sizes; ``STATE_DTYPE`` and its table; the ``SF_*`` / ``SC_*`` /
+              ``EP_*`` / ``WX_*`` slots; phases, declarations, claim levels; the
+              action layout (``A_*``, ``N_ACTIONS``, :func:`action_name`,
+              :func:`parse_action`); :func:`new_state`
+``params``    :func:`load_rules`, :func:`engine_params`: a registered rule
+              set's facts, kernel codes and options as the params ``ep``
+``deal``      the wall, the deal, draws and replacement draws, the win test
+              (:func:`_win_eval`), the readiness cache, the 架听 / 硬子 offers
+              made when a turn starts (E1, J2)
+``claims``    what a discard or an added kong offers, the ask queue, the claim
+              step (pass, chow, pong, exposed kong, win, robbing), several
+              winners, paying and recording the wins (E5, E6, E9, J5-J7,
+              J9-J11): **where claims are resolved**
+``turn``      the own-turn actions (discard, 架听, concealed and added kongs,
+              self-draw win), the 硬子 stage, :func:`_step` (E8, J1)
+``mask``      :func:`_legal_mask`, :func:`_forced_joker`, the random action
+              (E2, E3, E4, E7, J3, J4)
+``check``     the invariant checker: ``ERR_*``, :func:`_action_ok` (the rules
+              restated independently of the mask), :func:`_check_state`
+``record``    the per-hand record: ``RECORD_COLUMNS`` and the batch matrix,
+              :func:`_write_record`, dealer rotation and streak,
+              :func:`batch_columns` (E10, J8)
+``game``      :class:`Game` (log, replay, observation hiding),
+              :func:`build_wall`, :func:`check_state`, :func:`legal_mask`
+============  ====================================================================
+
+The draws sit below the claims and the own-turn actions above them: a
+discard opens the claims (``turn`` -> ``claims``) and a claim ends in a
+draw (``claims`` -> ``deal``).  The decisions E1-E10 (Kaihua's turn
+structure) and J1-J11 (Jiating's) are stated in the docstring of the module
+whose code they govern (listed above); ``docs/rules/kaihua.md`` and
+``docs/rules/jiating.md`` define them with the rest of the rules.
+
+How rule sets plug in
+---------------------
+A rule set is data and kernels, never an ``if rules == ...`` here.  It
+registers a :class:`~caishen.sim.rules.base.RuleSet` (:mod:`caishen.sim.rules`
+says how to add one); the engine looks it up by name: its facts and options
+become the params ``ep`` (:func:`engine_params`: joker kind, chow, robbing,
+passed pong and passed win, declarations, ...); its win test is the kernel
+of code ``ep[EP_WIN_KERNEL]``, asked in :func:`_win_eval`, and its payments
+the kernel of code ``ep[EP_ENGINE_PAYMENTS]``, made in :func:`_finish_wins`
+(both through :mod:`caishen.sim.rules.kernels`, the one dispatch module);
+a rule set scored after the hand names its record finisher
+(``RuleSet.finish``, used by :func:`batch_columns`).
+
+Phases and who acts
+-------------------
+- ``PH_TURN``: ``to_act`` holds ``3m+2`` concealed tiles (after a draw, a
+  replacement draw, or a claim): discard, concealed / added kong, or
+  self-draw win.
+- ``PH_CLAIM``: a discard is pending.  Claimants are asked one at a time in
+  priority order (K-4.3): every seat that can win, in turn order after the
+  discarder; then the seat that can pong / kong; then the next seat for a
+  chow.  A seat whose asks are consecutive is asked once with the union of
+  its options.  ``pass`` moves to the next claimant; a pong, kong or chow is
+  taken at once (everybody with higher priority has already passed); a win
+  ends the hand (with ``multiple_ron`` the remaining win claimants are asked
+  first and every winner is paid).  When everybody passed, the next seat
+  draws.
+- ``PH_ROB``: an added kong is pending; seats that can win on its tile are
+  asked (win / pass) in turn order (K-5.5).  If nobody robs, the kong stands
+  and its owner draws a replacement from the tail.
+- ``PH_DONE``: the hand is over (a win or 流局).
+- ``PH_HARD`` (Jiating, J-4.2): the seat to act answers ``hard_declare`` /
+  ``hard_decline``: at the deal each ready non-dealer in turn order from
+  the dealer (the dealer holds its 14 tiles meanwhile), then the dealer's
+  first turn starts; and the dealer right after its first discard if then
+  ready (the discard is pending; the claims on it are asked afterwards).
+
+What the engine simplifies
+--------------------------
+- The dice and the wall break (K-1.3) are not modelled; the wall is one
+  uniform shuffle, dealt 13 tiles per seat from the dealer on, then the
+  dealer's 14th.
+- Only the winning tile of a discard win moves into the winner's hand; under
+  ``multiple_ron`` the other winners' hands stay at 13 tiles.
+- Who is asked reveals something, as in real play only partly: a claim
+  question shows that the seat can claim, the 硬子 question (J-4.2) that
+  the seat is ready.  Declarations are public (observations show them).
+"""
+
+from __future__ import annotations
+
+# re-exports: the public API, and the kernels and constants other packages use
+from caishen.sim import tiles as _tiles  # noqa: F401
+from caishen.sim.rules.kernels import WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW  # noqa: F401
+from caishen.sim.tables import hand_tables  # noqa: F401
+from caishen.sim.validate import check_int as _check_int  # noqa: F401  (the engine's former name)
+from caishen.sim.engine.layout import (  # noqa: F401
+    A_CHOW_HIGH, A_CHOW_LOW, A_CHOW_MID, A_DECLARE, A_DISCARD, A_HARD_DECLARE, A_HARD_DECLINE, A_KONG_ADDED,
+    A_KONG_CONCEALED, A_KONG_EXPOSED, A_PASS, A_PONG, A_WIN, DECL_HARD, DECL_JIATING, DECL_NONE, DF_CLAIMED,
+    EP_BAOTOU_FORCE, EP_CHOW, EP_DECLARE, EP_DISCARD_WIN, EP_ENGINE_PAYMENTS, EP_FIRST_DEALER_RANDOM,
+    EP_FORCE_JOKER_MIN, EP_HARD, EP_JOKER, EP_KONG_AFTER_CLAIM, EP_MULTI_RON, EP_PASSED_PONG,
+    EP_PASSED_PONG_CLAIM_CLEARS, EP_PASSED_WIN, EP_PIAO_BAN, EP_RESERVE, EP_ROB_KONG, EP_ROTATION,
+    EP_SWAP_MAX_CHOWS, EP_WIN_KERNEL, HARD_STAGE_DEAL, HARD_STAGE_DEALER, HARD_STAGE_NONE, LV_CHOW, LV_MELD, LV_WIN,
+    MAX_DISCARDS, MAX_MATCH_HAND, MAX_MELDS, MAX_STREAK, MAX_WINNERS, N_ACTIONS, N_EP, N_KINDS, N_SC, N_SEATS, N_SF,
+    N_TILES, N_WX, OPT_CHOW_HIGH, OPT_CHOW_LOW, OPT_CHOW_MID, OPT_KONG, OPT_PONG, OPT_WIN, PHASE_NAMES, PH_CLAIM,
+    PH_DONE, PH_HARD, PH_ROB, PH_TURN, QUEUE_LEN, ROTATION_NEXT_AFTER_WIN, ROTATION_WINNER_STAYS, SCRATCH_FIELDS,
+    SC_CAN_TSUMO, SC_DEALER, SC_DECLARE_KINDS, SC_DISCARDER, SC_DRAWN, SC_EXPONENT, SC_FLAGS,
+    SC_HARD_STAGE, SC_HEAD, SC_JUST_CLAIMED, SC_MATCH_HAND, SC_N_LEGAL, SC_N_RON, SC_N_WINS, SC_PHASE, SC_Q_LEN,
+    SC_Q_POS, SC_REPLACEMENT, SC_ROB_MELD, SC_SRC, SC_STEPS, SC_STREAK, SC_TAIL, SC_TILE, SC_TO_ACT, SC_TSUMO_EXP,
+    SC_TSUMO_FLAGS, SC_TSUMO_KONG, SC_TSUMO_PIAO, SC_TURN, SC_TURNS, SC_WINNER, SC_WINNERS_MASK, SC_WIN_TILE,
+    SC_WIN_TYPE, SF_CHAIN_KONG, SF_CHAIN_LEN, SF_CHAIN_PIAO, SF_CLAIM_EXP, SF_CLAIM_FLAGS, SF_CLAIM_KONG,
+    SF_CLAIM_OPTS, SF_CLAIM_PIAO, SF_DECL, SF_DECL_MELDS, SF_DECL_TURN, SF_EXPONENT, SF_FAILED_PIAO, SF_FLAGS,
+    SF_FORCE_PIAO, SF_HARD_OFFER, SF_N_CHOWS, SF_N_DISCARDS, SF_N_MELDS, SF_N_PASSED_WIN, SF_PASSED_PONG,
+    SF_PASSED_WIN, SF_PIAO_COUNT, SF_PIAO_OPEN, SF_SCORE, SF_SWAP_FORBID, SF_TENPAI, SF_WIN_KONG, SF_WIN_PIAO,
+    SF_WON, STATE_DTYPE, WX_DECL, WX_DISCARDER, WX_FIRST_TURN, WX_HAND,
+    WX_MELD_KIND, WX_MELD_TYPE, WX_N_MELDS, WX_ON_FIRST, WX_REPLACEMENT, WX_SEAT, WX_TILE, WX_TYPE, WX_VISIBLE,
+    _check_action_index, action_name, new_state, parse_action,
+)
+from caishen.sim.engine.params import (  # noqa: F401
+    PASSED_PONG_SCOPES, engine_params, load_rules,
+)
+from caishen.sim.engine.deal import (  # noqa: F401
+    _reset, _seeded_wall, _shuffle_wall,
+)
+from caishen.sim.engine.turn import (  # noqa: F401
+    _step, _step_inlined,
+)
+from caishen.sim.engine.mask import (  # noqa: F401
+    _legal_mask, _legal_mask_inlined, _random_action,
+)
+from caishen.sim.engine.check import (  # noqa: F401
+    ERR_DECL, ERR_EMPTY_MASK, ERR_FORCE, ERR_HAND_RANGE, ERR_HAND_SIZE, ERR_HARD_AUTO, ERR_JOKER_MELD,
+    ERR_MASK_ILLEGAL, ERR_MASK_LIST, ERR_MELDS, ERR_MESSAGES, ERR_MISSING, ERR_PASSED_WIN, ERR_POINTERS, ERR_SCORES,
+    ERR_TENPAI, ERR_TILES, ERR_TO_ACT, ERR_WIN_LINKS, _check_state,
+)
+from caishen.sim.engine.record import (  # noqa: F401
+    ENGINE_EXTRA_COLUMNS, EXTRA_INDEX, EXTRA_OFFSET, N_RECORD, RECORD_COLUMNS, RECORD_INDEX,
+    WINS_OFFSET, _next_dealer, _next_streak, _write_record, batch_columns,
+)
+from caishen.sim.engine.game import (  # noqa: F401
+    Game, build_wall, check_state, legal_mask, replay,
+)

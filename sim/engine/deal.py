@@ -1,0 +1,360 @@
+"""The wall, the deal and the draws; the win test and readiness; the offers made when a turn starts.
+
+- The wall (K-1.3): :func:`_fill_wall`, :func:`_shuffle_wall`,
+  :func:`_seeded_wall` (the random stream ``st.rng``, :mod:`caishen.sim.rng`).
+- The deal (K-3.1, :func:`_reset`), a normal or replacement draw (K-5.4,
+  :func:`_draw`: it closes the seat's 飘 circle, lifts its passed pong and
+  passed win, sets the K-2.5 force and asks the win test), the 流局 when
+  only the reserve is left (K-3.4, :func:`_draw_next`), and the turn after
+  a chow or pong (:func:`_begin_claimed_turn`).
+- :func:`_win_eval`: the one place where the engine calls the rule set's
+  win kernel (chosen by ``ep[EP_WIN_KERNEL]``); :func:`_update_tenpai`
+  caches which seats are ready, so only they are asked.
+- The declarations offered when a turn starts (Jiating J-4.1, J-4.2):
+  :func:`_declare_options` (架听), :func:`_hard_ready`,
+  :func:`_next_hard_candidate`, :func:`_ask_hard` (硬子).
+
+Small state helpers shared by the claims and the own turn
+(:func:`_tiles_left`, :func:`_add_meld`, the chain links :func:`_chain_reset`
+and :func:`_chain_kong`) and the decorator of the inlined step helpers
+(``_inline_kernel``) are here too.
+
+Decisions (engine side; each cites its rule)
+--------------------------------------------
+- E1 (K-3.1): the dealer's 14th tile (``wall[52]``) counts as the dealer's
+  first draw: a self-draw win on it is allowed, and K-2.5 applies to it.
+- J2 (J-4.2 "ready"): ready = at least one kind completes the hand of which
+  the seat holds fewer than four (Jiating D3); the hard question is
+  asked only of ready seats, once (declining is final).  A dealer that made
+  a concealed kong before its first discard may still declare.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from caishen.sim.engine.layout import (
+    DECL_NONE,
+    EP_BAOTOU_FORCE,
+    EP_DECLARE,
+    EP_HARD,
+    EP_JOKER,
+    EP_RESERVE,
+    EP_WIN_KERNEL,
+    HARD_STAGE_DEAL,
+    N_SEATS,
+    N_TILES,
+    PH_DONE,
+    PH_HARD,
+    PH_TURN,
+    SC_CAN_TSUMO,
+    SC_DEALER,
+    SC_DECLARE_KINDS,
+    SC_DISCARDER,
+    SC_DRAWN,
+    SC_HARD_STAGE,
+    SC_HEAD,
+    SC_JUST_CLAIMED,
+    SC_PHASE,
+    SC_REPLACEMENT,
+    SC_SRC,
+    SC_TAIL,
+    SC_TILE,
+    SC_TO_ACT,
+    SC_TSUMO_EXP,
+    SC_TSUMO_FLAGS,
+    SC_TSUMO_KONG,
+    SC_TSUMO_PIAO,
+    SC_TURN,
+    SC_WINNER,
+    SC_WIN_TILE,
+    SC_WIN_TYPE,
+    SF_CHAIN_KONG,
+    SF_CHAIN_LEN,
+    SF_CHAIN_PIAO,
+    SF_DECL,
+    SF_DECL_MELDS,
+    SF_DECL_TURN,
+    SF_FORCE_PIAO,
+    SF_HARD_OFFER,
+    SF_N_MELDS,
+    SF_PASSED_PONG,
+    SF_PASSED_WIN,
+    SF_PIAO_OPEN,
+    SF_SWAP_FORBID,
+    SF_TENPAI,
+)
+from caishen.sim.hand import _shanten
+from caishen.sim.rng import _rng_seed, _rng_shuffle
+from caishen.sim.rules.kernels import _is_baotou_wait, _n_waits, _own_copies, _single_wait_discards, _win_kernel
+from caishen.sim.tiles import MELD_NONE
+
+
+#: decorator of the engine's internal step helpers: numba inlines them into
+#: their callers (``_step``, ``_reset``), so that the state, params and hand
+#: tables cross no call boundary inside a step (each boundary costs reference
+#: counting on every array argument); ~1.7x faster batch play, longer compile
+_inline_kernel = njit(cache=True, inline="always")
+
+
+@njit(cache=True, inline="always")
+def _tiles_left(st):
+    return st.sc[SC_TAIL] - st.sc[SC_HEAD] + 1
+
+
+@njit(cache=True)
+def _fill_wall(wall):
+    """Put the 136 tiles (4 of each kind) in kind order into ``wall`` in place."""
+    for i in range(N_TILES):
+        wall[i] = i // 4
+
+
+@njit(cache=True)
+def _shuffle_wall(st):
+    """Fill ``st.wall: uint8[136]`` and shuffle it uniformly with the stream ``st.rng`` (K-1.3)."""
+    _fill_wall(st.wall)
+    _rng_shuffle(st.rng, st.wall)
+
+
+@njit(cache=True)
+def _seeded_wall(seed, st):
+    """Seed ``st.rng`` with ``seed`` and shuffle ``st.wall`` (the wall of a batch's first Kaihua hand)."""
+    _rng_seed(st.rng, seed)
+    _shuffle_wall(st)
+
+
+@_inline_kernel
+def _win_eval(st, ep, rp, tabs, s, tile, self_draw, replacement):
+    """The rule set's win test for seat ``s`` on ``tile``:
+    ``(legal, exponent, flags, piao_links, kong_links)``, the last two the
+    chain links the win would count (K-6.5; the record shows them, K-10).
+
+    ``st.hands[s]`` must hold the concealed tiles *before* the winning tile.
+    This is the one place where the engine asks the rule set's win kernel,
+    the one of code ``ep[EP_WIN_KERNEL]`` (:func:`caishen.sim.rules.kernels._win_kernel`:
+    Kaihua's K-2.4..K-2.6, K-6, K-7.1, or the shape test of J-5.1).
+    """
+    return _win_kernel(
+        ep[EP_WIN_KERNEL], st.hands[s], tile, st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], self_draw,
+        replacement, st.seat[s, SF_CHAIN_PIAO], st.seat[s, SF_CHAIN_KONG], rp, tabs,
+    )
+
+
+@_inline_kernel
+def _update_tenpai(st, ep, tabs, s):
+    """Cache whether seat ``s``'s 3m+1 concealed tiles are ready (shanten <= 0).
+
+    A win needs a complete hand (standard or seven pairs), so only a ready
+    hand can win on the next tile: the engine asks the rule set's win kernel
+    only for ready seats.  Called whenever a seat's concealed tiles become
+    3m+1 (deal, discard, kong before its replacement draw); not after
+    discarding the tile just drawn, which gives back the hand it was cached for.
+    """
+    st.seat[s, SF_TENPAI] = 1 if _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0 else 0
+
+
+@_inline_kernel
+def _add_meld(st, s, mtype, kind):
+    n = st.seat[s, SF_N_MELDS]
+    st.meld_type[s, n] = mtype
+    st.meld_kind[s, n] = kind
+    st.seat[s, SF_N_MELDS] = n + 1
+
+
+@njit(cache=True, inline="always")
+def _chain_reset(st, s):
+    st.seat[s, SF_CHAIN_LEN] = 0
+    st.seat[s, SF_CHAIN_PIAO] = 0
+    st.seat[s, SF_CHAIN_KONG] = 0
+
+
+@njit(cache=True, inline="always")
+def _chain_kong(st, s):
+    """K-6.5: a kong of any kind is a chain link."""
+    st.seat[s, SF_CHAIN_LEN] += 1
+    st.seat[s, SF_CHAIN_KONG] += 1
+
+
+@njit(cache=True)
+def _declare_options(st, ep, tabs, s):
+    """J-4.1: at the start of seat ``s``'s turn, cache the kinds ``k`` whose
+    ``declare <k>`` is legal (after discarding ``k`` a single wait) in
+    ``sc[SC_DECLARE_KINDS]``; 0 when the rule set has no 架听 or ``s`` has
+    declared already (a declaration stays, J-4.1).
+
+    A plain call (not inlined): :func:`_step` calls it once, when a turn
+    begins, which keeps the inlined step small to compile."""
+    bits = 0
+    # a 3m+2 hand of shanten > 0 has no discard that leaves it ready (cheap test first)
+    if ep[EP_DECLARE] != 0 and st.seat[s, SF_DECL] == DECL_NONE and _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0:
+        bits = _single_wait_discards(
+            st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], tabs, st.work
+        )
+    st.sc[SC_DECLARE_KINDS] = bits
+
+
+@njit(cache=True)
+def _hard_ready(st, tabs, s):
+    """J-4.2: seat ``s``'s 3m+1 concealed tiles are ready: at least one kind
+    completes them of which ``s`` holds fewer than four (Jiating D3)."""
+    if st.seat[s, SF_TENPAI] == 0:
+        return False
+    own = st.work[2]
+    _own_copies(st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], own)
+    return _n_waits(st.hands[s], own, tabs, st.work[1]) > 0
+
+
+@njit(cache=True)
+def _next_hard_candidate(st, tabs, s):
+    """The next non-dealer after seat ``s`` (turn order, before the dealer) whose dealt tiles are ready, or -1."""
+    dealer = st.sc[SC_DEALER]
+    for i in range(1, N_SEATS):
+        p = (s + i) % N_SEATS
+        if p == dealer:
+            return -1
+        if _hard_ready(st, tabs, p):
+            return p
+    return -1
+
+
+@_inline_kernel
+def _ask_hard(st, s, stage):
+    """Enter PH_HARD: seat ``s`` declares or declines 硬子 (J-4.2)."""
+    st.sc[SC_PHASE] = PH_HARD
+    st.sc[SC_HARD_STAGE] = stage
+    st.sc[SC_TO_ACT] = s
+    st.seat[s, SF_HARD_OFFER] = 1
+
+
+@njit(cache=True, inline="always")
+def _set_declaration(st, s, decl, turn):
+    st.seat[s, SF_DECL] = decl
+    st.seat[s, SF_DECL_TURN] = turn
+    st.seat[s, SF_DECL_MELDS] = st.seat[s, SF_N_MELDS]
+
+
+@njit(cache=True)
+def _reset(st, ep, rp, tabs, dealer):
+    """Start a hand from ``st.wall`` (already filled) with ``dealer``; in place.
+
+    K-3.1: seat ``dealer + i`` gets ``wall[13 i : 13 i + 13]``, the dealer's
+    14th tile is ``wall[52]`` and counts as the dealer's first draw; normal
+    draws continue at 53, replacement draws start at 135 (K-1.3).
+    """
+    st.hands[:] = 0
+    st.meld_type[:] = MELD_NONE
+    st.meld_kind[:] = 0
+    st.discards[:] = 0
+    st.dflags[:] = 0
+    st.seat[:] = 0
+    st.sc[:] = 0
+    st.queue[:] = 0
+    st.tmp[:] = 0
+    st.circle[:] = 0
+    st.mask[:] = 0
+    st.legal[:] = 0
+    st.wins[:] = 0
+    for i in range(N_SEATS):
+        s = (dealer + i) % N_SEATS
+        st.seat[s, SF_SWAP_FORBID] = -1
+        st.seat[s, SF_DECL_TURN] = -1
+        for j in range(13):
+            st.hands[s, st.wall[13 * i + j]] += 1
+    st.sc[SC_DEALER] = dealer
+    st.sc[SC_HEAD] = 52
+    st.sc[SC_TAIL] = N_TILES - 1
+    st.sc[SC_TILE] = -1
+    st.sc[SC_SRC] = -1
+    st.sc[SC_WINNER] = -1
+    st.sc[SC_WIN_TYPE] = -1
+    st.sc[SC_DISCARDER] = -1
+    st.sc[SC_WIN_TILE] = -1
+    for s in range(N_SEATS):
+        _update_tenpai(st, ep, tabs, s)
+    _draw(st, ep, rp, tabs, dealer, False)
+    if ep[EP_HARD] != 0:  # J-4.2: ready non-dealers declare 硬子 before the dealer's first discard
+        p = _next_hard_candidate(st, tabs, dealer)
+        if p >= 0:
+            _ask_hard(st, p, HARD_STAGE_DEAL)
+    if ep[EP_DECLARE] != 0 and st.sc[SC_PHASE] == PH_TURN:
+        _declare_options(st, ep, tabs, dealer)
+
+
+@_inline_kernel
+def _draw(st, ep, rp, tabs, s, replacement):
+    """Seat ``s`` draws from the head (or the tail for a kong replacement, K-5.4)."""
+    if replacement:
+        t = st.wall[st.sc[SC_TAIL]]
+        st.sc[SC_TAIL] -= 1
+    else:
+        t = st.wall[st.sc[SC_HEAD]]
+        st.sc[SC_HEAD] += 1
+    st.seat[s, SF_PIAO_OPEN] = 0  # K-9.2 the circle ends at the 飘 player's next draw
+    st.seat[s, SF_PASSED_PONG] = 0  # K-4.4 until their own next turn
+    st.seat[s, SF_PASSED_WIN] = 0
+    st.seat[s, SF_SWAP_FORBID] = -1
+    st.sc[SC_TURN] = s
+    st.sc[SC_TO_ACT] = s
+    st.sc[SC_PHASE] = PH_TURN
+    st.sc[SC_DRAWN] = t
+    st.sc[SC_REPLACEMENT] = 1 if replacement else 0
+    st.sc[SC_JUST_CLAIMED] = 0
+    st.sc[SC_TILE] = -1
+    st.sc[SC_SRC] = -1
+    joker = ep[EP_JOKER]
+    # K-2.5 (E3): 爆头 shape before the draw + a 财神 drawn -> no self-draw win
+    # until the seat has discarded a 财神 (kongs meanwhile do not lift it)
+    force = st.seat[s, SF_FORCE_PIAO]
+    legal = False
+    e = 0
+    f = 0
+    lp = 0
+    lk = 0
+    if st.seat[s, SF_TENPAI] != 0:  # only a ready hand can be 爆头 or win
+        if force == 0 and joker >= 0 and ep[EP_BAOTOU_FORCE] != 0 and t == joker:
+            # K-2.5 (Kaihua D3: 七子爆头 shape too)
+            if _is_baotou_wait(st.hands[s], st.seat[s, SF_N_MELDS], tabs):
+                force = 1
+                st.seat[s, SF_FORCE_PIAO] = 1
+        if force == 0:
+            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, True, replacement)
+    st.hands[s, t] += 1
+    st.sc[SC_CAN_TSUMO] = 1 if legal else 0
+    st.sc[SC_TSUMO_EXP] = e
+    st.sc[SC_TSUMO_FLAGS] = f
+    st.sc[SC_TSUMO_PIAO] = lp
+    st.sc[SC_TSUMO_KONG] = lk
+
+
+@_inline_kernel
+def _draw_next(st, ep, rp, tabs, s):
+    """Normal draw for seat ``s``, or 流局 when only the reserve is left (K-3.4)."""
+    if _tiles_left(st) <= ep[EP_RESERVE]:
+        _end_exhausted(st)
+    else:
+        _draw(st, ep, rp, tabs, s, False)
+
+
+@_inline_kernel
+def _end_exhausted(st):
+    """流局 (K-3.4): nobody pays (K-8.4)."""
+    st.sc[SC_PHASE] = PH_DONE
+    st.sc[SC_TO_ACT] = -1
+    st.sc[SC_TILE] = -1
+    st.sc[SC_WINNER] = -1
+    st.sc[SC_WIN_TYPE] = -1
+    st.sc[SC_DISCARDER] = -1
+
+
+@_inline_kernel
+def _begin_claimed_turn(st, s):
+    """After a chow / pong: seat ``s`` must discard without drawing (K-4.1)."""
+    st.sc[SC_TURN] = s
+    st.sc[SC_TO_ACT] = s
+    st.sc[SC_PHASE] = PH_TURN
+    st.sc[SC_DRAWN] = -1
+    st.sc[SC_REPLACEMENT] = 0
+    st.sc[SC_JUST_CLAIMED] = 1
+    st.sc[SC_CAN_TSUMO] = 0
+    st.sc[SC_TILE] = -1
+    st.sc[SC_SRC] = -1

@@ -1,0 +1,225 @@
+"""The legal actions of the seat to act: :func:`_legal_mask` (and the random action).
+
+On a turn: the discards (all kinds held, or only the 财神 while a discard is
+forced, K-2.4 / K-2.5, :func:`_forced_joker`; never the swap-call kind,
+K-4.5), the 架听 declarations (J-4.1), concealed and added kongs (K-5.3,
+K-5.2) and the self-draw win; for a 硬子 seat only the win or the drawn
+tile (J-4.2); in a claim the options offered to the seat asked, merged
+over its consecutive asks, and ``pass``; in the 硬子 stage declare or
+decline.  The checker (:mod:`caishen.sim.engine.check`) restates these
+rules independently and compares.
+
+Decisions (engine side; each cites its rule)
+--------------------------------------------
+- E2 (K-4.1, K-5.2): right after a chow or pong the player must discard: no
+  kong (and no win) in that turn; an added kong waits for a later turn
+  (``EP_KONG_AFTER_CLAIM`` = 0).  After an exposed kong the replacement draw
+  starts a normal turn.
+- E3 (K-2.4, K-2.5): a forced 飘 restricts the *discards* to 财神; concealed
+  and added kongs stay legal (they discard nothing).  K-2.4's force is a
+  count (3 or 4 财神 in hand; the win kernel refuses such hands).  K-2.5's
+  is a per-seat state, ``SF_FORCE_PIAO``: set when a seat whose 13 tiles
+  are in 爆头 or 七子爆头 shape (Kaihua D3) draws a 财神 (any draw, a
+  replacement included), cleared only by that seat's 财神 discard or the
+  hand's end.  While it is set the seat cannot win by self-draw -- the
+  replacement draws of kongs declared meanwhile included, however many in a
+  row (seed: 不飘不能胡牌).  A forced seat leaves its turn only by
+  discarding a 财神, so it is never offered a claim while forced (the
+  checker verifies that the force sits only with the seat whose turn it is).
+- E4 (K-3.4): every kong, exposed ones included, needs more than
+  ``reserved_tiles`` tiles left, so replacement draws never touch the reserve.
+- E7 (K-4.5): on a banned swap call only the other end of the two held
+  tiles is banned (claiming 6s with 4s5s bans 3s; a middle chow bans
+  nothing); if the ban left no legal discard it would yield.
+- J3 (silent): after a pong the seat must discard (no kong in that turn),
+  as Kaihua's E2; a kong needs a tile left in the wall (J-1.2, above
+  ``reserved_tiles``).
+- J4 (J-4.1): ``declare <k>`` = discard ``k`` and declare 架听, legal iff
+  after that discard the hand waits on exactly one kind (Jiating D3, the scorer's
+  own "single wait"), for a seat without a declaration; a declaration stays
+  and is made once.  A declared seat plays on (pong, kong, pass a win).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from caishen.sim.engine.claims import _claim_bit, _group_end, _offered
+from caishen.sim.engine.deal import _inline_kernel, _tiles_left
+from caishen.sim.engine.layout import (
+    A_CHOW_LOW,
+    A_DECLARE,
+    A_DISCARD,
+    A_HARD_DECLARE,
+    A_HARD_DECLINE,
+    A_KONG_ADDED,
+    A_KONG_CONCEALED,
+    A_PASS,
+    A_WIN,
+    DECL_HARD,
+    EP_FORCE_JOKER_MIN,
+    EP_JOKER,
+    EP_KONG_AFTER_CLAIM,
+    EP_RESERVE,
+    MAX_MELDS,
+    N_KINDS,
+    PH_DONE,
+    PH_HARD,
+    PH_TURN,
+    SC_CAN_TSUMO,
+    SC_DECLARE_KINDS,
+    SC_DRAWN,
+    SC_JUST_CLAIMED,
+    SC_N_LEGAL,
+    SC_PHASE,
+    SC_Q_POS,
+    SC_TO_ACT,
+    SF_DECL,
+    SF_FORCE_PIAO,
+    SF_N_MELDS,
+    SF_SWAP_FORBID,
+)
+from caishen.sim.rng import _rng_below
+from caishen.sim.tiles import MELD_PONG
+
+
+@_inline_kernel
+def _forced_joker(st, ep, s):
+    """True if seat ``s`` must discard a joker this turn (K-2.4; K-2.5, E3: ``SF_FORCE_PIAO``)."""
+    joker = ep[EP_JOKER]
+    if joker < 0 or st.hands[s, joker] == 0:
+        return False
+    if ep[EP_FORCE_JOKER_MIN] > 0 and st.hands[s, joker] >= ep[EP_FORCE_JOKER_MIN]:
+        return True
+    return st.seat[s, SF_FORCE_PIAO] != 0
+
+
+@njit(cache=True)
+def _legal_mask(st, ep):
+    """Fill ``st.mask: uint8[N_ACTIONS]`` (1 = legal) and the list ``st.legal`` for the seat to act.
+
+    Returns the number of legal actions ``n`` (also ``st.sc[SC_N_LEGAL]``);
+    ``st.legal[:n]`` holds them (discards, 架听 declarations, concealed kongs,
+    added kongs, win; or the claim actions in index order; or ``hard_declare,
+    hard_decline``).  All 0 when the hand is over.
+    Only the entries set by the previous call are cleared (the list says which).
+    """
+    m = st.mask
+    lst = st.legal
+    for i in range(st.sc[SC_N_LEGAL]):
+        m[lst[i]] = 0
+    n = 0
+    ph = st.sc[SC_PHASE]
+    if ph == PH_DONE:
+        st.sc[SC_N_LEGAL] = 0
+        return 0
+    s = st.sc[SC_TO_ACT]
+    if ph == PH_TURN and st.seat[s, SF_DECL] == DECL_HARD:
+        # J-4.2: a hard seat is asked only when it can win: win or discard the drawn tile
+        t = st.sc[SC_DRAWN]
+        if t >= 0:
+            m[A_DISCARD + t] = 1
+            lst[n] = A_DISCARD + t
+            n += 1
+        else:  # unreachable (a hard seat never claims): any discard
+            for k in range(N_KINDS):
+                if st.hands[s, k] > 0:
+                    m[A_DISCARD + k] = 1
+                    lst[n] = A_DISCARD + k
+                    n += 1
+        if st.sc[SC_CAN_TSUMO] != 0:
+            m[A_WIN] = 1
+            lst[n] = A_WIN
+            n += 1
+    elif ph == PH_HARD:
+        m[A_HARD_DECLARE] = 1
+        lst[n] = A_HARD_DECLARE
+        m[A_HARD_DECLINE] = 1
+        lst[n + 1] = A_HARD_DECLINE
+        n += 2
+    elif ph == PH_TURN:
+        h = st.hands[s]
+        joker = ep[EP_JOKER]
+        forced = _forced_joker(st, ep, s)  # K-2.4, K-2.5
+        forbid = st.seat[s, SF_SWAP_FORBID]  # K-4.5
+        fours = 0
+        if forced:
+            for k in range(N_KINDS):
+                if h[k] > 0 and k == joker and k != forbid:
+                    m[A_DISCARD + k] = 1
+                    lst[n] = A_DISCARD + k
+                    n += 1
+                fours |= np.int64(h[k] == 4) << k
+        else:
+            # Branch-free (which kinds a hand holds is random: a branch per kind
+            # is mispredicted often), and in two passes: storing the list entry
+            # at a position computed from the previous load made every next load
+            # wait for that store (about 80 ns a call before, 50 ns now)
+            held = 0
+            for k in range(N_KINDS):
+                c = h[k]
+                ok = (c > 0) & (k != forbid)
+                m[A_DISCARD + k] = ok
+                held |= np.int64(ok) << k
+                fours |= np.int64(c == 4) << k
+            for k in range(N_KINDS):  # no loads in this pass
+                lst[n] = A_DISCARD + k
+                n += (held >> k) & 1
+        if n == 0:  # the swap-call ban covers every held tile: it yields
+            for k in range(N_KINDS):
+                if h[k] > 0:
+                    m[A_DISCARD + k] = 1
+                    lst[n] = A_DISCARD + k
+                    n += 1
+        decl = st.sc[SC_DECLARE_KINDS]  # J-4.1 (0 unless the rule set has 架听)
+        if decl != 0:
+            for k in range(N_KINDS):
+                if (decl >> k) & 1 and m[A_DISCARD + k]:
+                    m[A_DECLARE + k] = 1
+                    lst[n] = A_DECLARE + k
+                    n += 1
+        if (st.sc[SC_JUST_CLAIMED] == 0 or ep[EP_KONG_AFTER_CLAIM] != 0) and _tiles_left(st) > ep[EP_RESERVE]:
+            nm = st.seat[s, SF_N_MELDS]
+            if nm < MAX_MELDS and fours != 0:
+                for k in range(N_KINDS):
+                    if (fours >> k) & 1 and k != joker:  # K-5.3; K-2.3 never a joker kong
+                        m[A_KONG_CONCEALED + k] = 1
+                        lst[n] = A_KONG_CONCEALED + k
+                        n += 1
+            for i in range(nm):  # K-5.2
+                if st.meld_type[s, i] == MELD_PONG and h[st.meld_kind[s, i]] > 0:
+                    a = A_KONG_ADDED + st.meld_kind[s, i]
+                    m[a] = 1
+                    lst[n] = a
+                    n += 1
+        if st.sc[SC_CAN_TSUMO] != 0:
+            m[A_WIN] = 1
+            lst[n] = A_WIN
+            n += 1
+    else:
+        q = st.sc[SC_Q_POS]
+        bits = _offered(st, q, _group_end(st, q))
+        for a in range(A_CHOW_LOW, A_PASS):
+            if bits & _claim_bit(a):
+                m[a] = 1
+                lst[n] = a
+                n += 1
+        m[A_PASS] = 1
+        lst[n] = A_PASS
+        n += 1
+    st.sc[SC_N_LEGAL] = n
+    return n
+
+
+@njit(cache=True)
+def _random_action(st):
+    """A uniformly random legal action of the seat to act (stream ``st.rng``); needs ``_legal_mask`` first."""
+    return st.legal[_rng_below(st.rng, st.sc[SC_N_LEGAL])]
+
+
+#: :func:`_legal_mask` and :func:`_step` compiled into their caller (numba IR
+#: inlining) for the batch loop of :mod:`caishen.sim.selfplay`: two calls fewer per
+#: action, about 10% of random self-play.  Same source; everything else calls
+#: the plain kernels, so only that loop pays the longer compile.
+_legal_mask_inlined = _inline_kernel(_legal_mask.py_func)

@@ -1,0 +1,189 @@
+"""The per-hand record: the batch matrix, its columns, dealer rotation and the rule set's columns.
+
+:func:`_write_record` fills one row of the batch kernel's ``int64`` matrix
+(``N_RECORD`` wide): the records contract's columns (``RECORD_COLUMNS``,
+records.md; K-10 says what a Kaihua hand's record shows), the engine's
+extra columns (``ENGINE_EXTRA_COLUMNS``: the J-9 facts the engine knows)
+and the win contexts (``WX_*`` rows at ``WINS_OFFSET``).
+:func:`batch_columns` turns a batch matrix into the rule set's record
+columns (a rule set scored after the hand names its finisher,
+``RuleSet.finish``).  :func:`_next_dealer` and :func:`_next_streak` carry a
+match from one hand to the next (K-3.3, J-2.3, J-2.4).
+
+Decisions (engine side; each cites its rule)
+--------------------------------------------
+- E10 (K-3.2, K-3.3): a match is ``match_len`` hands (16 by default); its
+  first dealer is seat 0; the next dealer follows ``dealer_rotation``.
+- J8 (J-2.2..J-2.4): a match's first dealer is random (the batch RNG); the
+  streak counts kept deals inside a match (0 at a new match and a new
+  dealer); :meth:`Game.reset` takes ``streak``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from caishen.sim.engine.deal import _tiles_left
+from caishen.sim.rules import base as _rulesets
+from caishen.sim.engine.layout import (
+    EP_JOKER,
+    EP_ROTATION,
+    MAX_WINNERS,
+    N_SEATS,
+    N_WX,
+    ROTATION_WINNER_STAYS,
+    SC_DEALER,
+    SC_DISCARDER,
+    SC_EXPONENT,
+    SC_FLAGS,
+    SC_MATCH_HAND,
+    SC_N_WINS,
+    SC_STREAK,
+    SC_TURNS,
+    SC_WINNER,
+    SC_WINNERS_MASK,
+    SC_WIN_TILE,
+    SC_WIN_TYPE,
+    SF_DECL,
+    SF_DECL_TURN,
+    SF_FAILED_PIAO,
+    SF_HARD_OFFER,
+    SF_N_PASSED_WIN,
+    SF_PIAO_COUNT,
+    SF_SCORE,
+    SF_WIN_KONG,
+    SF_WIN_PIAO,
+    WX_FIRST_TURN,
+    WX_REPLACEMENT,
+)
+
+
+#: record columns (records.md) in the order of the batch kernel's int64 matrix
+RECORD_COLUMNS = (
+    ("hand", np.int64),
+    ("match_hand", np.int32),
+    ("dealer", np.int8),
+    ("winner", np.int8),
+    ("winners_mask", np.uint8),
+    ("win_type", np.int8),
+    ("discarder", np.int8),
+    ("exponent", np.int8),
+    ("flags", np.int32),
+    ("chain_len", np.int8),  # K-6.5 chain links the (first) winner's exponent counted (K-9.4, K-10)
+    ("chain_piao", np.int8),  # ... of which 飘 links (0 unless counted: discard win, piao_requires_baotou)
+    ("chain_kong", np.int8),  # ... of which kong links
+    ("score_0", np.int32),
+    ("score_1", np.int32),
+    ("score_2", np.int32),
+    ("score_3", np.int32),
+    ("caishen_0", np.int8),
+    ("caishen_1", np.int8),
+    ("caishen_2", np.int8),
+    ("caishen_3", np.int8),
+    ("piao_0", np.int16),
+    ("piao_1", np.int16),
+    ("piao_2", np.int16),
+    ("piao_3", np.int16),
+    ("failed_piao_0", np.int8),
+    ("failed_piao_1", np.int8),
+    ("failed_piao_2", np.int8),
+    ("failed_piao_3", np.int8),
+    ("turns", np.int16),
+    ("tiles_left", np.int16),
+)
+#: engine columns after RECORD_COLUMNS in the batch matrix: the J-9 facts the
+#: engine knows (Jiating's records, ``caishen.sim.rules.jiating.records``; filled for every rule set)
+ENGINE_EXTRA_COLUMNS = (
+    ("streak", np.int16),  # J-2.4 the dealer's streak k
+    ("win_tile", np.int8),  # -1 on a draw
+    ("first_turn", np.int8),  # the first winner won on the dealt tiles (天胡, J-5.4)
+    ("replacement", np.int8),  # the first winner won on a kong replacement draw
+    ("n_winners", np.int8),  # rows of the win-context block used
+    *((f"decl_{s}", np.int8) for s in range(N_SEATS)),  # DECL_* (J-4.1, J-4.2)
+    *((f"decl_turn_{s}", np.int16) for s in range(N_SEATS)),  # turns count of the declaring discard, -1
+    *((f"hard_offer_{s}", np.int8) for s in range(N_SEATS)),  # 1 if offered 硬子 (J-4.2)
+    *((f"passed_win_{s}", np.int16) for s in range(N_SEATS)),  # wins passed (J-3.5)
+)
+#: column name -> index in the batch matrix
+RECORD_INDEX = {name: i for i, (name, _) in enumerate(RECORD_COLUMNS)}
+EXTRA_OFFSET = len(RECORD_COLUMNS)
+EXTRA_INDEX = {name: EXTRA_OFFSET + i for i, (name, _) in enumerate(ENGINE_EXTRA_COLUMNS)}
+#: then MAX_WINNERS rows of the win context (``WX_*``, N_WX each), first winner first
+WINS_OFFSET = EXTRA_OFFSET + len(ENGINE_EXTRA_COLUMNS)
+#: width of the batch kernel's int64 matrix
+N_RECORD = WINS_OFFSET + MAX_WINNERS * N_WX
+
+
+@njit(cache=True)
+def _write_record(st, ep, hand, row):
+    """Fill ``row: int64[N_RECORD]`` with the finished hand's record (records.md),
+    the engine's extra columns and the win contexts."""
+    w = st.sc[SC_WINNER]
+    row[0] = hand
+    row[1] = st.sc[SC_MATCH_HAND]
+    row[2] = st.sc[SC_DEALER]
+    row[3] = w
+    row[4] = st.sc[SC_WINNERS_MASK]
+    row[5] = st.sc[SC_WIN_TYPE]
+    row[6] = st.sc[SC_DISCARDER]
+    row[7] = st.sc[SC_EXPONENT] if w >= 0 else 0
+    row[8] = st.sc[SC_FLAGS] if w >= 0 else 0
+    # K-9.4 / K-10: the chain links counted in the winning exponent (the win
+    # kernel's answer), not the winner's live chain
+    row[9] = st.seat[w, SF_WIN_PIAO] + st.seat[w, SF_WIN_KONG] if w >= 0 else 0
+    row[10] = st.seat[w, SF_WIN_PIAO] if w >= 0 else 0
+    row[11] = st.seat[w, SF_WIN_KONG] if w >= 0 else 0
+    joker = ep[EP_JOKER]
+    for s in range(N_SEATS):
+        row[12 + s] = st.seat[s, SF_SCORE]
+        row[16 + s] = st.hands[s, joker] if joker >= 0 else 0
+        row[20 + s] = st.seat[s, SF_PIAO_COUNT]
+        row[24 + s] = st.seat[s, SF_FAILED_PIAO]
+    row[28] = st.sc[SC_TURNS]
+    row[29] = _tiles_left(st)
+    o = EXTRA_OFFSET
+    n_wins = st.sc[SC_N_WINS] if w >= 0 else 0
+    row[o] = st.sc[SC_STREAK]
+    row[o + 1] = st.sc[SC_WIN_TILE] if w >= 0 else -1
+    row[o + 2] = st.wins[0, WX_FIRST_TURN] if n_wins > 0 else 0
+    row[o + 3] = st.wins[0, WX_REPLACEMENT] if n_wins > 0 else 0
+    row[o + 4] = n_wins
+    for s in range(N_SEATS):
+        row[o + 5 + s] = st.seat[s, SF_DECL]
+        row[o + 9 + s] = st.seat[s, SF_DECL_TURN]
+        row[o + 13 + s] = st.seat[s, SF_HARD_OFFER]
+        row[o + 17 + s] = st.seat[s, SF_N_PASSED_WIN]
+    for j in range(MAX_WINNERS):
+        for f in range(N_WX):
+            row[WINS_OFFSET + j * N_WX + f] = st.wins[j, f] if j < n_wins else 0
+
+
+@njit(cache=True)
+def _next_dealer(ep, dealer, winners_mask):
+    """K-3.3: a 流局 keeps the dealer; a win passes the deal on (or keeps it under winner_stays)."""
+    if winners_mask == 0:
+        return dealer
+    if ep[EP_ROTATION] == ROTATION_WINNER_STAYS and (winners_mask >> dealer) & 1:
+        return dealer
+    return (dealer + 1) % N_SEATS
+
+
+@njit(cache=True)
+def _next_streak(dealer, next_dealer, streak):
+    """J-2.4: the streak ``k`` of the next hand: one more when the dealer keeps the deal, else 0."""
+    return streak + 1 if next_dealer == dealer else 0
+
+
+def batch_columns(name: str, rules, rec: np.ndarray) -> dict[str, np.ndarray]:
+    """The per-hand record columns of a batch matrix ``rec: int64[n, N_RECORD]`` of rule set ``name``.
+
+    A rule set with a record finisher (its ``RuleSet.finish``, e.g.
+    Jiating's: its recorded wins scored after the hand, J-9) returns its own
+    columns; the others the :data:`RECORD_COLUMNS` (records.md; Kaihua's K-10).
+    Raises ``ValueError`` for an unknown rule set.
+    """
+    finish = _rulesets.get(name).finisher()
+    if finish is None:
+        return {c: rec[:, i].astype(dt) for i, (c, dt) in enumerate(RECORD_COLUMNS)}
+    return finish(rules, rec)

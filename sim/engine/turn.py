@@ -1,0 +1,238 @@
+"""The own turn and the step: discard (and 架听), kongs, self-draw win, the 硬子 stage, :func:`_step`.
+
+:func:`_step` applies the action of the seat to act: on its turn a
+discard (K-4.1; with ``declare <k>`` the 架听 declaration, J-4.1), a
+concealed kong (K-5.3) or an added kong (K-5.2, which may be robbed), or
+the self-draw win; in the 硬子 stage (J-4.2) the declaration or its
+refusal; during claims the claim step of :mod:`caishen.sim.engine.claims`.
+Then it applies the automatic actions (J-4.2: a hard-declared seat
+discards what it drew and cannot win with) until somebody must decide.
+``_step`` must be given a legal action (no check; :class:`Game` and the
+batch loops check with :func:`caishen.sim.engine.mask._legal_mask`).
+
+Decisions (engine side; each cites its rule)
+--------------------------------------------
+- E8 (K-5.5, K-6.5): a robbed added kong reverts to a pong and is no chain
+  link; an unrobbed added kong, a concealed and an exposed kong each add a
+  link; a chow or pong (and a non-财神 discard) ends the chain.
+- J1 (J-4.2 "discarded automatically"): a seat with 硬子 is never asked to
+  discard: when it cannot win on its drawn tile, :func:`_step` discards
+  that tile itself before returning (no decision, no event in the log;
+  replaying the actions reproduces it).  When it can win it is asked
+  ``win`` / ``discard <drawn>``; on another seat's discard ``win`` /
+  ``pass``.  It is offered no pong, kong or 架听.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from caishen.sim.engine.claims import _build_claims, _claim_step, _finish_wins, _open_claims
+from caishen.sim.engine.deal import (
+    _add_meld,
+    _ask_hard,
+    _chain_kong,
+    _chain_reset,
+    _declare_options,
+    _draw,
+    _hard_ready,
+    _inline_kernel,
+    _next_hard_candidate,
+    _set_declaration,
+    _update_tenpai,
+)
+from caishen.sim.engine.layout import (
+    A_CHOW_LOW,
+    A_DECLARE,
+    A_DISCARD,
+    A_HARD_DECLARE,
+    A_KONG_ADDED,
+    A_KONG_CONCEALED,
+    A_WIN,
+    DECL_HARD,
+    DECL_JIATING,
+    EP_DECLARE,
+    EP_HARD,
+    EP_JOKER,
+    HARD_STAGE_DEAL,
+    HARD_STAGE_DEALER,
+    HARD_STAGE_NONE,
+    PH_HARD,
+    PH_TURN,
+    SC_CAN_TSUMO,
+    SC_DEALER,
+    SC_DRAWN,
+    SC_HARD_STAGE,
+    SC_JUST_CLAIMED,
+    SC_PHASE,
+    SC_ROB_MELD,
+    SC_STEPS,
+    SC_TO_ACT,
+    SC_TSUMO_EXP,
+    SC_TSUMO_FLAGS,
+    SC_TSUMO_KONG,
+    SC_TSUMO_PIAO,
+    SC_TURNS,
+    SF_CHAIN_LEN,
+    SF_CHAIN_PIAO,
+    SF_DECL,
+    SF_EXPONENT,
+    SF_FLAGS,
+    SF_FORCE_PIAO,
+    SF_N_DISCARDS,
+    SF_N_MELDS,
+    SF_PIAO_COUNT,
+    SF_PIAO_OPEN,
+    SF_SWAP_FORBID,
+    SF_WIN_KONG,
+    SF_WIN_PIAO,
+    SF_WON,
+)
+from caishen.sim.rules.kernels import WIN_SELF_DRAW
+from caishen.sim.tiles import MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_PONG
+
+
+@njit(cache=True, inline="always")
+def _auto_action(st, ep):
+    """J-4.2: the action the engine takes by itself for the seat to act, or -1.
+
+    A seat with a hard declaration discards every drawn tile it cannot win
+    with; the engine does that without asking (decision J1), so such a seat
+    is asked only when it could win by self-draw (win, or discard the drawn tile).
+    """
+    if ep[EP_HARD] == 0 or st.sc[SC_PHASE] != PH_TURN:
+        return -1
+    s = st.sc[SC_TO_ACT]
+    t = st.sc[SC_DRAWN]
+    if st.seat[s, SF_DECL] == DECL_HARD and st.sc[SC_CAN_TSUMO] == 0 and t >= 0:
+        return A_DISCARD + t
+    return -1
+
+
+@_inline_kernel
+def _discard(st, ep, rp, tabs, s, k):
+    st.hands[s, k] -= 1
+    nd = st.seat[s, SF_N_DISCARDS]
+    st.discards[s, nd] = k
+    st.dflags[s, nd] = 0
+    st.seat[s, SF_N_DISCARDS] = nd + 1
+    st.sc[SC_TURNS] += 1
+    if k == ep[EP_JOKER]:  # 飘财 (K-9.1): a chain link and a circle (K-9.2)
+        st.seat[s, SF_CHAIN_LEN] += 1
+        st.seat[s, SF_CHAIN_PIAO] += 1
+        st.seat[s, SF_PIAO_OPEN] = 1
+        st.seat[s, SF_PIAO_COUNT] += 1
+        st.seat[s, SF_FORCE_PIAO] = 0  # K-2.5 (E3): the 财神 discard lifts the force
+    else:
+        _chain_reset(st, s)  # K-6.5 a non-财神 discard ends the chain
+    if k != st.sc[SC_DRAWN]:  # discarding the drawn tile leaves the hand whose readiness is cached
+        _update_tenpai(st, ep, tabs, s)
+    st.seat[s, SF_SWAP_FORBID] = -1
+    st.sc[SC_DRAWN] = -1
+    st.sc[SC_JUST_CLAIMED] = 0
+    st.sc[SC_CAN_TSUMO] = 0
+    _build_claims(st, ep, rp, tabs, s, k, False)
+    if (ep[EP_HARD] != 0 and s == st.sc[SC_DEALER] and nd == 0 and st.seat[s, SF_DECL] != DECL_HARD
+            and _hard_ready(st, tabs, s)):
+        _ask_hard(st, s, HARD_STAGE_DEALER)  # J-4.2: the dealer declares with the first discard
+    else:
+        _open_claims(st, ep, rp, tabs, False)
+
+
+@_inline_kernel
+def _kong_concealed(st, ep, rp, tabs, s, k):
+    """K-5.3: four of a kind from the hand; then a replacement draw (K-5.4)."""
+    st.hands[s, k] -= 4
+    _add_meld(st, s, MELD_KONG_CONCEALED, k)
+    _chain_kong(st, s)
+    _update_tenpai(st, ep, tabs, s)
+    _draw(st, ep, rp, tabs, s, True)
+
+
+@_inline_kernel
+def _kong_added(st, ep, rp, tabs, s, k):
+    """K-5.2: the fourth tile onto an own pong; it may be robbed first (K-5.5)."""
+    m = 0
+    for i in range(st.seat[s, SF_N_MELDS]):
+        if st.meld_type[s, i] == MELD_PONG and st.meld_kind[s, i] == k:
+            m = i
+    st.hands[s, k] -= 1
+    st.meld_type[s, m] = MELD_KONG_ADDED
+    _update_tenpai(st, ep, tabs, s)
+    st.sc[SC_ROB_MELD] = m
+    st.sc[SC_DRAWN] = -1
+    st.sc[SC_CAN_TSUMO] = 0
+    _build_claims(st, ep, rp, tabs, s, k, True)
+    _open_claims(st, ep, rp, tabs, True)
+
+
+@_inline_kernel
+def _hard_step(st, ep, rp, tabs, s, a):
+    """J-4.2: seat ``s`` declares (``hard_declare``) or declines 硬子; then the next
+    ready non-dealer is asked, or the dealer's first turn starts (stage deal),
+    or the claims on the dealer's first discard are opened (stage dealer)."""
+    if a == A_HARD_DECLARE:
+        _set_declaration(st, s, DECL_HARD, st.sc[SC_TURNS])
+    if st.sc[SC_HARD_STAGE] == HARD_STAGE_DEAL:
+        p = _next_hard_candidate(st, tabs, s)
+        if p >= 0:
+            _ask_hard(st, p, HARD_STAGE_DEAL)
+        else:
+            st.sc[SC_HARD_STAGE] = HARD_STAGE_NONE
+            st.sc[SC_PHASE] = PH_TURN
+            st.sc[SC_TO_ACT] = st.sc[SC_DEALER]
+    else:
+        st.sc[SC_HARD_STAGE] = HARD_STAGE_NONE
+        _open_claims_call(st, ep, rp, tabs)
+
+
+@njit(cache=True)
+def _open_claims_call(st, ep, rp, tabs):
+    """``_open_claims`` on a pending discard as a plain call (the rare 硬子 path; keeps ``_step`` small)."""
+    _open_claims(st, ep, rp, tabs, False)
+
+
+@njit(cache=True)
+def _step(st, ep, rp, tabs, a):
+    """Apply action ``a`` of the seat to act, in place.  ``a`` must be legal (no check).
+
+    Then the automatic actions (J-4.2: a hard-declared seat discards what it
+    drew and cannot win with) are applied until somebody must decide.
+    """
+    st.sc[SC_STEPS] += 1
+    while True:
+        s = st.sc[SC_TO_ACT]
+        ph = st.sc[SC_PHASE]
+        if ph == PH_TURN:
+            if a < A_KONG_CONCEALED:  # discard, or discard and declare 架听 (J-4.1)
+                k = a
+                if a >= A_DECLARE:
+                    k = a - A_DECLARE
+                    _set_declaration(st, s, DECL_JIATING, st.sc[SC_TURNS] + 1)
+                _discard(st, ep, rp, tabs, s, k)
+            elif a < A_KONG_ADDED:
+                _kong_concealed(st, ep, rp, tabs, s, a - A_KONG_CONCEALED)
+            elif a < A_CHOW_LOW:
+                _kong_added(st, ep, rp, tabs, s, a - A_KONG_ADDED)
+            elif a == A_WIN:
+                st.seat[s, SF_WON] = 1
+                st.seat[s, SF_EXPONENT] = st.sc[SC_TSUMO_EXP]
+                st.seat[s, SF_FLAGS] = st.sc[SC_TSUMO_FLAGS]
+                st.seat[s, SF_WIN_PIAO] = st.sc[SC_TSUMO_PIAO]
+                st.seat[s, SF_WIN_KONG] = st.sc[SC_TSUMO_KONG]
+                _finish_wins(st, ep, rp, WIN_SELF_DRAW, -1, st.sc[SC_DRAWN])
+        elif ph == PH_HARD:
+            _hard_step(st, ep, rp, tabs, s, a)
+        else:
+            _claim_step(st, ep, rp, tabs, a)
+        if ep[EP_DECLARE] != 0 and st.sc[SC_PHASE] == PH_TURN:  # a turn begins (J-4.1)
+            _declare_options(st, ep, tabs, st.sc[SC_TO_ACT])
+        a = _auto_action(st, ep)
+        if a < 0:
+            return
+
+
+#: :func:`_step` compiled into its caller (numba IR inlining) for the batch loop of
+#: :mod:`caishen.sim.selfplay` (with :data:`caishen.sim.engine.mask._legal_mask_inlined`):
+#: about 10% of random self-play; everything else calls the plain kernel
+_step_inlined = _inline_kernel(_step.py_func)

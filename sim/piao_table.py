@@ -1,0 +1,130 @@
+"""The ``piao_table`` policy: throw a 财神 (飘财, K-9.1) where a measured table says it pays.
+
+A 64-cell table, one bit per cell, decides at every own turn where a 财神
+could be thrown with the hand staying ready (the ``always`` bot's 飘
+chance).  A cell is (live wall tiles left in buckets of
+:data:`TABLE_BUCKET`, the last open; many waits: the hand after the 飘 waits
+on at least :data:`MANY_WAITS` non-财神 kinds; the seat's chain links so far
+(K-6.5): none, or some; dealer or not):
+
+    cell = ((bucket * 2 + many_waits) * 2 + chain_1) * 2 + dealer
+
+(The number of 财神 held is no axis: at a 飘 chance it is nearly always two,
+since with one the hand would be complete and win, K-2.6 aside.)
+
+The table comes from the counterfactual study (:mod:`caishen.sim.piao_study`:
+:func:`caishen.sim.piao_study.piao_table_bits` sets a cell where the estimated EV of
+飘 minus keep is positive).  The policy spec is ``piao_table`` (the default
+table, :data:`DEFAULT_PIAO_TABLE`, from the default study) or
+``piao_table:BITS`` (decimal or ``0x`` hex, ``0 .. 2**64-1``; a negative
+int64 is read as its two's complement).  Outside the table's cells it plays
+``never``.  The kernel lives here, apart from :mod:`caishen.sim.policies` (which
+dispatches to it) and :mod:`caishen.sim.piao_study` (which imports the policies), so
+that neither imports the other in a circle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from caishen.sim.engine import EP_JOKER, EP_RESERVE, N_KINDS, SC_DEALER, SC_HEAD, SC_TAIL, SC_TO_ACT, SF_CHAIN_LEN
+from caishen.sim.hand import _is_win
+
+#: live-wall tiles per bucket of the table, and the number of buckets (the last is open)
+TABLE_BUCKET = 8
+TABLE_BUCKETS = 8
+N_CELLS = 64
+#: waits (non-财神 kinds completing the hand after the 飘) from which a chance counts as "many waits"
+MANY_WAITS = 5
+
+
+@njit(cache=True)
+def _live_left(st, ep):
+    """Live wall tiles left for normal draws: the wall minus the reserved tiles (K-3.4), at least 0."""
+    n = st.sc[SC_TAIL] - st.sc[SC_HEAD] + 1 - ep[EP_RESERVE]
+    return n if n > 0 else 0
+
+
+@njit(cache=True)
+def _n_waits_after_piao(h, joker, tabs):
+    """Non-财神 kinds that complete the 3m+2 hand ``h`` minus one 财神 (by shape; a kind held four times
+    cannot be drawn).  ``h`` must hold a 财神; it is restored."""
+    h[joker] -= 1
+    n = 0
+    for t in range(N_KINDS):
+        if t == joker or h[t] >= 4:
+            continue
+        h[t] += 1
+        if _is_win(h, joker, tabs):
+            n += 1
+        h[t] -= 1
+    h[joker] += 1
+    return n
+
+
+@njit(cache=True)
+def _piao_table_says(st, ep, tabs, bits):
+    """The ``piao_table`` policy's answer for the seat to act: throw a 财神 now?
+
+    ``bits``: the policy's 64-bit table (an int64 holding 64 cells); cell
+    ``((bucket * 2 + many_waits) * 2 + chain_1) * 2 + dealer`` with
+    ``bucket = min(live tiles left // TABLE_BUCKET, TABLE_BUCKETS - 1)``,
+    ``many_waits`` = the hand after a 财神 discard waits on at least
+    :data:`MANY_WAITS` kinds, ``chain_1`` = has chain links (K-6.5),
+    ``dealer`` = is the dealer.  False without a 财神 in hand.
+    ``caishen.sim.policies`` asks it on the seat's own turn and throws a 财神 only if
+    the hand then stays ready (as ``always`` does); otherwise it plays
+    ``never``.
+    """
+    s = st.sc[SC_TO_ACT]
+    joker = ep[EP_JOKER]
+    if joker < 0 or st.hands[s, joker] == 0:
+        return False
+    b = _live_left(st, ep) // TABLE_BUCKET
+    if b > TABLE_BUCKETS - 1:
+        b = TABLE_BUCKETS - 1
+    mw = 1 if _n_waits_after_piao(st.hands[s], joker, tabs) >= MANY_WAITS else 0
+    ch = 1 if st.seat[s, SF_CHAIN_LEN] > 0 else 0
+    d = 1 if st.sc[SC_DEALER] == s else 0
+    cell = ((b * 2 + mw) * 2 + ch) * 2 + d
+    return ((np.uint64(bits) >> np.uint64(cell)) & np.uint64(1)) != 0
+
+
+def policy_bits_int64(bits: int) -> int:
+    """A 64-bit table (0 .. 2**64-1) as the int64 a policy table row holds (two's complement)."""
+    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or not 0 <= int(bits) < 2**64:
+        raise ValueError(f"piao_table {bits!r}: must be an integer in 0..2**64-1 (64 cells)")
+    bits = int(bits)
+    return bits - 2**64 if bits >= 2**63 else bits
+
+
+def parse_piao_table(arg: str) -> int:
+    """The parameter of ``piao_table[:BITS]``: ``BITS`` decimal or ``0x`` hex, 0..2**64-1; empty = the
+    default table :data:`DEFAULT_PIAO_TABLE`.  Returns the int64 a policy table row holds."""
+    from caishen.sim.rules.options import short_repr
+
+    a = arg.strip()
+    if not a:
+        return policy_bits_int64(DEFAULT_PIAO_TABLE)
+    if len(a) > 24:
+        raise ValueError(f"policy piao_table:{short_repr(a)}: the table is a 64-bit integer")
+    try:
+        v = int(a, 16) if a.lower().startswith("0x") else int(a, 10)
+    except ValueError:
+        raise ValueError(f"policy piao_table:{short_repr(a)}: the table must be an integer (decimal or 0x hex)") \
+            from None
+    if not -(2**63) <= v < 2**64:
+        raise ValueError(f"policy piao_table:{short_repr(a)}: the table must be in 0..2**64-1 (64 cells)")
+    return policy_bits_int64(v % 2**64)
+
+
+def cell_of(tiles_left: int, waits: int, chain: int, dealer: bool) -> int:
+    """The table cell of a 飘 chance (the same arithmetic as :func:`_piao_table_says`)."""
+    b = min(int(tiles_left) // TABLE_BUCKET, TABLE_BUCKETS - 1)
+    return ((b * 2 + int(waits >= MANY_WAITS)) * 2 + int(chain > 0)) * 2 + int(bool(dealer))
+
+
+#: the table the default study implies (``piao_table`` without a parameter): ``python
+#: notebooks/piao_decision.py --workers 2`` (500,000 hands, R = 4, seed 14; the README's notebooks list)
+DEFAULT_PIAO_TABLE = 220411464116012819

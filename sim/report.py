@@ -1,0 +1,351 @@
+"""``caishen report RUN``: figures (PNG, matplotlib) and one self-contained HTML page for a run.
+
+:func:`write_report` reads a run directory and writes, beside its
+``summary.csv``:
+
+- ``fig-*.png``: the figures (below);
+- ``report.html``: one page that embeds every figure (base64 PNG, so the
+  file can be mailed alone) with the tables under them; written last and
+  atomically, so a page that exists is a finished report.
+
+Run kinds (recognised by the file a run starts with):
+
+==========  ===============  ================================================
+kind        marker           figures
+==========  ===============  ================================================
+simulate    ``run.json``     score per seat-hand by seat and dealer, win types,
+(or match)                   the winner's gain (log scale); Kaihua: hand types
+                             and exponents (frequency against points, share
+                             of points, :mod:`caishen.sim.balance`), 飘财 rates;
+                             Jiating: pattern frequency against points
+                             (log-log), caps and the dealer's streak
+sweep       ``sweep.json``   every metric by grid point with its 95% CI, and
+                             the difference to the baseline (:mod:`caishen.sim.study`)
+study       ``study.json``   the EV of the alternative minus the base by each
+                             feature (:mod:`caishen.sim.piao_study`)
+==========  ===============  ================================================
+
+Any other directory is a ``ValueError`` naming it, and nothing is written.
+Intervals on the figures are the 95% intervals of the tables (over
+independent units: matches, walls or hands; :mod:`caishen.sim.intervals`).
+Matplotlib is an optional dependency (``pip install 'caishen[report]'``).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+REPORT_HTML = "report.html"
+
+
+def _plt():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ValueError("caishen report draws figures with matplotlib: pip install 'caishen[report]'") from None
+    plt.rcParams["font.sans-serif"] = ["Noto Sans CJK SC", "WenQuanYi Zen Hei", "SimHei", "DejaVu Sans"]
+    plt.rcParams["axes.unicode_minus"] = False
+    return plt
+
+
+def ascii_label(text) -> str:
+    """A figure label without CJK characters (matplotlib's default fonts lack them): ``"爆头 baotou (K-6.2)"``
+    -> ``"baotou (K-6.2)"``; a label that is all CJK keeps its characters."""
+    t = " ".join("".join(c if ord(c) < 0x2E80 else " " for c in str(text)).split())
+    return t or str(text)
+
+
+def _labels(values) -> list[str]:
+    return [ascii_label(v) for v in values]
+
+
+def run_kind(run_dir) -> str:
+    """``"sweep"``, ``"study"``, ``"match"`` or ``"simulate"`` by the marker file (a match is a run whose
+    run.json names an arena chunk function, :mod:`caishen.sim.arena`); ``ValueError`` for anything else."""
+    d = Path(run_dir)
+    if not d.is_dir():
+        raise ValueError(f"{str(run_dir)!r} is not a directory")
+    if (d / "sweep.json").exists():
+        return "sweep"
+    if (d / "study.json").exists():
+        return "study"
+    if (d / "run.json").exists():
+        try:
+            fn = json.loads((d / "run.json").read_text(encoding="utf-8")).get("chunk_fn", "")
+        except (OSError, ValueError, AttributeError):
+            fn = ""  # the runner names what is wrong with run.json
+        return "match" if str(fn).startswith("caishen.sim.arena:") else "simulate"
+    raise ValueError(f"{str(run_dir)!r} is not a run directory (no run.json), nor a sweep (no sweep.json) or a "
+                     "study (no study.json)")
+
+
+class _Page:
+    """Figures and tables collected for one HTML page; PNG files written beside it."""
+
+    def __init__(self, run_dir: Path, title: str):
+        self.dir = run_dir
+        self.title = title
+        self.parts: list[str] = []
+        self.files: list[str] = []
+
+    def text(self, s: str):
+        self.parts.append(f"<p>{html.escape(s)}</p>")
+
+    def heading(self, s: str):
+        self.parts.append(f"<h2>{html.escape(s)}</h2>")
+
+    def table(self, df: pd.DataFrame, floatfmt="{:.4g}"):
+        self.parts.append(df.to_html(index=False, float_format=lambda v: floatfmt.format(v), na_rep="",
+                                     border=0, classes="t"))
+
+    def figure(self, fig, name: str, caption: str):
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+        data = buf.getvalue()
+        path = self.dir / f"fig-{name}.png"
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+        self.files.append(path.name)
+        b64 = base64.b64encode(data).decode("ascii")
+        self.parts.append(f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{b64}"/>'
+                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+
+    def write(self) -> Path:
+        style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
+                 "table.t{border-collapse:collapse;font-size:13px}table.t td,table.t th{padding:2px 8px;"
+                 "border-bottom:1px solid #ddd;text-align:right}img{max-width:100%}"
+                 "figcaption{color:#555;font-size:13px}")
+        doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
+               f"<style>{style}</style></head><body><h1>{html.escape(self.title)}</h1>"
+               + "\n".join(self.parts) + "</body></html>\n")
+        path = self.dir / REPORT_HTML
+        tmp = path.with_name(f".{REPORT_HTML}.tmp")
+        tmp.write_text(doc, encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+
+def _bars(plt, labels, values, lows, highs, title, ylabel, horizontal=False):
+    fig, ax = plt.subplots(figsize=(7, 0.35 * len(labels) + 1.5) if horizontal else (7, 3.8))
+    v = np.asarray(values, float)
+    err = np.vstack([v - np.asarray(lows, float), np.asarray(highs, float) - v])
+    err = np.where(np.isfinite(err), err, 0)
+    if horizontal:
+        ax.barh(range(len(v)), v, xerr=err, color="#4c72b0", capsize=3)
+        ax.set_yticks(range(len(v)), _labels(labels))
+        ax.invert_yaxis()
+        ax.set_xlabel(ylabel)
+        ax.axvline(0, color="k", lw=0.6)
+    else:
+        ax.bar(range(len(v)), v, yerr=err, color="#4c72b0", capsize=3)
+        ax.set_xticks(range(len(v)), _labels(labels), rotation=30, ha="right")
+        ax.set_ylabel(ylabel)
+        ax.axhline(0, color="k", lw=0.6)
+    ax.set_title(title)
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# simulate / match runs
+# ---------------------------------------------------------------------------
+def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
+    from caishen.sim import balance, records, summary
+
+    rows, defs, meta, done = summary.summarize_run(run_dir)
+    summary.save_summary(run_dir, rows, defs, meta)
+    rules = meta.get("rules")
+    page.text(f"{rules}: {meta.get('games')} hands, seed {meta.get('seed')}, policies "
+              f"{','.join(meta.get('policies', []))}, options {json.dumps(meta.get('options', {}), ensure_ascii=False)}"
+              f"; finished chunks {done} of {meta.get('n_chunks')}")
+    pts = rows[(rows["section"] == "points") & (rows["metric"] == "score")]
+    page.heading("Points")
+    page.figure(_bars(plt, pts["group"], pts["value"], pts["ci_low"], pts["ci_high"],
+                      "score per seat-hand (95% CI over matches)", "points"), "score", "Mean score change by seat "
+                "and for the dealer / non-dealers.")
+    wt = rows[rows["section"] == "win type"]
+    if len(wt):
+        page.figure(_bars(plt, wt["group"], wt["value"], wt["ci_low"], wt["ci_high"], "share of wins", "share"),
+                    "win-types", "How hands are won.")
+    df = records.read_run(run_dir, columns=[c for c in records.run_column_names(run_dir)
+                                            if not c.startswith("patterns_") or rules == "jiating"])
+    sc = np.stack([df[f"score_{s}"].to_numpy() for s in range(4)], axis=1)
+    gain = np.where(sc > 0, sc, 0).sum(axis=1)
+    gain = gain[df["win_type"].to_numpy() >= 0]
+    if len(gain):
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        ax.hist(gain, bins=np.unique(np.percentile(gain, np.linspace(0, 100, 41))), color="#4c72b0")
+        ax.set_yscale("log")
+        ax.set_xscale("symlog")
+        ax.set_xlabel("points paid in a won hand")
+        ax.set_ylabel("hands")
+        ax.set_title("the winner's gain")
+        page.figure(fig, "gain", "Distribution of the points a won hand moves (log scales).")
+    page.heading("Summary")
+    page.table(rows)
+    if rules == "kaihua":
+        types = balance.kaihua_hand_types(df)
+        _kaihua_type_figures(page, plt, types)
+        page.heading("Balance")
+        page.table(balance.kaihua_balance(df))
+    elif rules == "jiating":
+        pat = balance.jiating_patterns(df)
+        page.figure(pattern_figure(plt, pat), "patterns", "Each pattern's frequency (share of winning seat-hands) "
+                    "against its points when it fires, log-log; the line is 'points proportional to "
+                    "1/frequency' through the median pattern: patterns far above it pay more than their "
+                    "rarity, far below it less.")
+        page.heading("Patterns")
+        page.table(pat)
+        page.heading("Balance")
+        page.table(balance.jiating_balance(df, meta.get("options")))
+
+
+def _kaihua_type_figures(page: _Page, plt, types: pd.DataFrame) -> None:
+    page.heading("Hand types (K-6)")
+    f = types[types["metric"] == "frequency"]
+    p = types[types["metric"] == "points when it fires"]
+    s = types[types["metric"] == "share of points"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * len(f) + 1.8), sharey=True)
+    for ax, t, lab in ((axes[0], f, "frequency (share of won hands)"), (axes[1], s, "share of all points")):
+        v = t["value"].to_numpy()
+        err = np.vstack([v - t["ci_low"].to_numpy(), t["ci_high"].to_numpy() - v])
+        ax.barh(range(len(v)), v, xerr=np.where(np.isfinite(err), err, 0), color="#4c72b0", capsize=2)
+        ax.set_yticks(range(len(v)), _labels(t["group"]))
+        ax.set_xlabel(lab)
+        ax.set_xscale("log")
+    axes[0].invert_yaxis()
+    page.figure(fig, "hand-types", "Kaihua hand types and exponents: how often, and what share of the points "
+                "they move (95% CI over matches; types overlap).")
+    page.table(pd.concat([f, p, s]).sort_values(["section", "group"], kind="stable"))
+
+
+def pattern_figure(plt, pat: pd.DataFrame):
+    """Log-log scatter of pattern frequency against points when it fires, labelled by ID (Jiating J-8)."""
+    t = pat[(pat["fires"] > 0) & (pat["pattern"] != "G")]
+    fig, ax = plt.subplots(figsize=(8, 6))
+    x = t["frequency"].to_numpy()
+    y = t["points"].to_numpy()
+    xerr = np.vstack([x - t["freq_low"].to_numpy(), t["freq_high"].to_numpy() - x])
+    ax.errorbar(x, y, xerr=np.where(np.isfinite(xerr), xerr, 0), fmt="o", ms=4, color="#4c72b0", ecolor="#aaa")
+    for pid, xi, yi in zip(t["pattern"], x, y):
+        ax.annotate(pid, (xi, yi), fontsize=7, xytext=(3, 2), textcoords="offset points")
+    if len(t) >= 2:
+        c = float(np.median(x * y))
+        xs = np.geomspace(max(x.min() / 2, 1e-7), min(1.0, x.max() * 2), 50)
+        ax.plot(xs, c / xs, "--", color="#c44", lw=1, label="points x frequency = median")
+        ax.legend(fontsize=8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("frequency (share of winning seat-hands)")
+    ax.set_ylabel("points when it fires")
+    ax.set_title("Jiating patterns P01-P50: frequency against points")
+    return fig
+
+
+# ---------------------------------------------------------------------------
+# sweeps and studies
+# ---------------------------------------------------------------------------
+def _report_sweep(page: _Page, run_dir: Path, plt) -> None:
+    from caishen.sim import study
+
+    doc, table = study.read_sweep(run_dir)
+    axes = list(doc["grid"]["axes"])
+    page.text(f"{doc['grid']['rules']}: {doc['walls']} walls per point, seed {doc['seed']}, field "
+              f"{doc['grid']['field']}, baseline {json.dumps(doc['baseline'], ensure_ascii=False)}")
+    label = pd.Series([" ".join(f"{a}={v}" for a, v in zip(axes, row)) for row in table[axes].astype(str).values],
+                      index=table.index)
+    for metric in dict.fromkeys(table["metric"]):
+        m = table["metric"] == metric
+        t = table[m]
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 0.35 * m.sum() + 1.8), sharey=True)
+        for ax, (v, lo, hi), title in ((a1, ("value", "ci_low", "ci_high"), metric),
+                                       (a2, ("diff", "diff_low", "diff_high"), f"{metric}: minus baseline")):
+            val = t[v].to_numpy()
+            err = np.vstack([val - t[lo].to_numpy(), t[hi].to_numpy() - val])
+            ax.errorbar(val, range(len(val)), xerr=np.where(np.isfinite(err), err, 0), fmt="o", capsize=3)
+            ax.axvline(0, color="k", lw=0.6)
+            ax.set_title(title)
+        a1.set_yticks(range(m.sum()), _labels(label[m]))
+        a1.invert_yaxis()
+        page.figure(fig, f"sweep-{metric}", f"{metric} by grid point (95% CI over walls) and its paired "
+                    "difference to the baseline point.")
+    page.heading("Table")
+    page.table(table)
+    table.to_csv(run_dir / "summary.csv", index=False)
+
+
+def _report_study(page: _Page, run_dir: Path, plt) -> None:
+    from caishen.sim import piao_study, records
+
+    doc = json.loads((run_dir / "study.json").read_text(encoding="utf-8"))
+    if not records.finished_chunks(run_dir):
+        raise ValueError(f"no finished chunk in {str(run_dir)!r}")
+    pts = pd.read_parquet(run_dir / records.CHUNKS_DIR)
+    by = piao_study.PIAO_FEATURES if doc.get("decision") == "piao" else ()
+    est = piao_study.estimate(pts, by=by)
+    page.text(f"decision {doc.get('decision')}: {doc.get('hands')} hands, {doc.get('rollouts')} rollouts per "
+              f"branch, seed {doc.get('seed')}, policies {','.join(doc.get('policies', []))}; {len(pts)} points")
+    for feature in dict.fromkeys(est["feature"]):
+        t = est[est["feature"] == feature]
+        page.figure(_bars(plt, t["group"], t["diff"], t["ci_low"], t["ci_high"],
+                          f"EV of the alternative minus the base, by {feature}", "points"),
+                    f"study-{feature}", f"By {feature}: 95% CI over hands (points of one hand are clustered).")
+    page.table(est)
+    est.to_csv(run_dir / "summary.csv", index=False)
+
+
+def _report_match(page: _Page, run_dir: Path, plt) -> None:
+    from caishen.sim import arena
+
+    summ = arena.summarize_match(run_dir)
+    arena.save_summary(run_dir, summ)
+    rows = pd.DataFrame(summ["policy_rows"])
+    pairs = pd.DataFrame(summ["pairs"])
+    page.text(f"{summ['rules']}: {summ['walls_done']} of {summ['walls']} walls, each played in {summ['seatings']} "
+              f"seatings, seed {summ['seed']}, policies {', '.join(summ['policies'])}")
+    page.figure(_bars(plt, rows["policy"], rows["points"], rows["lo"], rows["hi"], "points per hand",
+                      "points per hand"), "match-points",
+                "Mean points per hand of each policy (95% CI over walls: a wall's seat-hands are averaged first).")
+    if len(pairs):
+        page.figure(_bars(plt, pairs["a"] + " - " + pairs["b"], pairs["diff"], pairs["lo"], pairs["hi"],
+                          "pairwise differences", "points per hand", horizontal=True), "match-pairs",
+                    "Paired differences on the same walls (95% CI over walls).")
+    page.heading("Table")
+    page.table(rows)
+    page.table(pairs)
+
+
+def write_report(run_dir) -> Path:
+    """Write the figures and ``report.html`` of ``run_dir``; returns the page's path.
+
+    Raises ``ValueError`` for a directory that is no run (nothing written),
+    an unfinished sweep, a run without a finished chunk, or a missing
+    matplotlib.
+    """
+    d = Path(run_dir)
+    kind = run_kind(d)
+    plt = _plt()
+    page = _Page(d, f"caishen report: {d.name} ({kind})")
+    if kind == "sweep":
+        _report_sweep(page, d, plt)
+    elif kind == "study":
+        _report_study(page, d, plt)
+    elif kind == "match":
+        _report_match(page, d, plt)
+    else:
+        _report_simulate(page, d, plt)
+    return page.write()

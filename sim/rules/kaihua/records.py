@@ -1,0 +1,26 @@
+"""The records contract of a Kaihua hand (K-10): the columns of ``caishen simulate``'s Parquet files.
+
+The engine fills them (:data:`caishen.sim.engine.RECORD_COLUMNS`, same order);
+:func:`caishen.sim.records.check_chunk` checks a chunk against :data:`COLUMNS`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from caishen.sim.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS, SEATS
+
+#: the record columns of a Kaihua hand, in the contract's order (notes/records.md)
+COLUMNS: tuple[tuple[str, np.dtype], ...] = (
+    *COMMON_COLUMNS,
+    ("exponent", np.dtype(np.int8)),  # K-6 exponent E of the (first) winner, 0 on a draw
+    ("flags", np.dtype(np.int32)),  # caishen.sim.rules.kaihua FLAG_* bits
+    ("chain_len", np.dtype(np.int8)),  # the winner's chain (K-6.5)
+    ("chain_piao", np.dtype(np.int8)),  # ... its 飘 links
+    ("chain_kong", np.dtype(np.int8)),  # ... its kong links
+    *COMMON_TAIL_COLUMNS,
+    *((f"caishen_{s}", np.dtype(np.int8)) for s in SEATS),  # 财神 held at the end
+    *((f"piao_{s}", np.dtype(np.int16)) for s in SEATS),  # 飘财 attempts (K-9.1)
+    *((f"failed_piao_{s}", np.dtype(np.int8)) for s in SEATS),  # failed 飘 (K-9.3)
+    *COMMON_END_COLUMNS,
+)

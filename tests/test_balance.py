@@ -1,0 +1,165 @@
+"""Scoring balance tables (caishen.sim.balance) against plain pandas computations of the same definitions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from caishen.sim import balance
+from caishen.sim.rules import kaihua as K
+from caishen.sim.selfplay import play_batch
+
+
+@pytest.fixture(scope="module")
+def kaihua_df(engine_warm_module):
+    df = pd.DataFrame(play_batch(3000, 12, policies="always,greedy,never,greedy"))
+    df["hand_id"] = np.arange(len(df))
+    return df
+
+
+@pytest.fixture(scope="module")
+def jiating_df(engine_warm_module):
+    df = pd.DataFrame(play_batch(1500, 13, rules="jiating", policies="greedy"))
+    df["hand_id"] = np.arange(len(df))
+    return df
+
+
+@pytest.fixture(scope="module")
+def engine_warm_module():
+    play_batch(2, 0)
+
+
+def _get(t, section, metric, group):
+    r = t[(t["section"] == section) & (t["metric"] == metric) & (t["group"] == group)]
+    assert len(r) == 1, (section, metric, group)
+    return r.iloc[0]
+
+
+def test_K_6_hand_types_match_pandas(kaihua_df):
+    df = kaihua_df
+    t = balance.kaihua_hand_types(df)
+    won = df[df["win_type"] >= 0]
+    pts = won[[f"score_{s}" for s in range(4)]].clip(lower=0).sum(axis=1)
+    for name, bit in (("爆头 baotou (K-6.2)", K.FLAG_BAOTOU), ("平胡 pinghu (K-6.1)", K.FLAG_PINGHU),
+                      ("七对 family qidui (K-6.3)", K.FLAG_QIDUI)):
+        hit = (won["flags"] & bit) != 0
+        assert _get(t, "hand type", "frequency", name)["value"] == pytest.approx(hit.mean())
+        assert _get(t, "hand type", "share of points", name)["value"] == pytest.approx(pts[hit].sum() / pts.sum())
+        if hit.any():
+            assert _get(t, "hand type", "points when it fires", name)["value"] == pytest.approx(pts[hit].mean())
+    e = t[(t["section"] == "exponent") & (t["metric"] == "share of points")]
+    assert e["value"].sum() == pytest.approx(1.0)  # every won hand has exactly one exponent
+    f = t[(t["section"] == "exponent") & (t["metric"] == "frequency")]
+    assert f["value"].sum() == pytest.approx(1.0)
+    ok = t.dropna(subset=["ci_low"])
+    assert ((ok["ci_low"] <= ok["value"] + 1e-12) & (ok["value"] <= ok["ci_high"] + 1e-12)).all()
+
+
+def test_K_8_dealer_edge_and_three_shares_match_pandas(kaihua_df):
+    df = kaihua_df
+    t = balance.kaihua_balance(df)
+    sc = np.stack([df[f"score_{s}"] for s in range(4)], axis=1)
+    d = df["dealer"].to_numpy()
+    is_d = np.arange(4)[None, :] == d[:, None]
+    edge = _get(t, "dealer", "dealer edge (dealer minus non-dealer)", "all")
+    assert edge["value"] == pytest.approx(sc[is_d].mean() - sc[~is_d].mean())
+    assert edge["ci_low"] < edge["value"] < edge["ci_high"]
+    won = df["win_type"] >= 0
+    disc = df["win_type"].isin([1, 2])
+    pts = np.clip(sc, 0, None).sum(axis=1)
+    assert _get(t, "three shares (K-8.3)", "discard or robbed-kong wins", "share of wins")["value"] == \
+        pytest.approx(disc[won].mean())
+    assert _get(t, "three shares (K-8.3)", "points paid by a discarder", "share of points")["value"] == \
+        pytest.approx(pts[disc].sum() / pts[won].sum())
+    piao = np.stack([df[f"piao_{s}"] > 0 for s in range(4)])
+    assert _get(t, "飘财 (K-9)", "attempt rate", "seat-hands")["value"] == pytest.approx(piao.mean())
+
+
+def test_K_9_3_payment_only_options_leave_play_unchanged_on_the_same_walls(engine_warm_module):
+    t = balance.compare_options({"default": {}, "factor 1": {"failed_piao_factor": 1}}, 800, 5,
+                                policies="always,greedy,always,greedy", tables=(balance.kaihua_balance,))
+    a = t[t["option"] == "default"].set_index(["section", "metric", "group"])
+    b = t[t["option"] == "factor 1"].set_index(["section", "metric", "group"])
+    for k in (("outcome", "draw rate (流局)", "all"), ("飘财 (K-9)", "attempt rate", "seat-hands"),
+              ("dealer", "win rate", "dealer")):
+        assert a.loc[k, "value"] == b.loc[k, "value"]  # the bots never look at the payments
+    with pytest.raises(ValueError, match="no option settings"):
+        balance.compare_options({}, 10)
+
+
+def _patterns_of(df, s):
+    out = []
+    for text in df[f"patterns_{s}"]:
+        out.append(dict((p.split(":")[0], int(p.split(":")[1])) for p in text.split(",")) if text else {})
+    return out
+
+
+def test_J_8_pattern_table_matches_pandas(jiating_df):
+    df = jiating_df
+    t = balance.jiating_patterns(df).set_index("pattern")
+    mask = df["winners_mask"].to_numpy()
+    wins = []
+    for s in range(4):
+        won = (mask >> s) & 1 == 1
+        for pats, got, p, g in zip(_patterns_of(df[won], s), df[f"score_{s}"][won], df[f"P_{s}"][won],
+                                   df[f"G_{s}"][won]):
+            wins.append((pats, got, p + g))
+    assert t.loc["P01", "frequency"] == pytest.approx(1.0)  # every win (J-8 P01)
+    assert t.loc["P01", "points"] == pytest.approx(2.0)
+    for pid in ("P03", "P07", "P25", "P30"):
+        fires = [w for w in wins if pid in w[0]]
+        assert t.loc[pid, "fires"] == len(fires)
+        assert t.loc[pid, "frequency"] == pytest.approx(len(fires) / len(wins))
+        if fires:
+            assert t.loc[pid, "points"] == pytest.approx(np.mean([w[0][pid] for w in fires]))
+    share = t["share"].fillna(0).sum()
+    assert share == pytest.approx(1.0)  # the points received, attributed pro rata to patterns and G
+    ref = sum(w[1] * w[0].get("P25", 0) / w[2] for w in wins) / sum(w[1] for w in wins)
+    assert t.loc["P25", "share"] == pytest.approx(ref)
+
+
+def test_J_6_2_caps_binding_matches_a_direct_count(engine_warm_module):
+    opts = {"cap": 20, "dealer_cap": 40}
+    df = pd.DataFrame(play_batch(800, 3, rules="jiating", options=opts))
+    df["hand_id"] = np.arange(len(df))
+    t = balance.jiating_balance(df, opts)
+    n = capped = 0
+    for _, r in df.iterrows():
+        for w in range(4):
+            if not (int(r["winners_mask"]) >> w) & 1:
+                continue
+            pg = r[f"P_{w}"] + r[f"G_{w}"]
+            for p in range(4):
+                if p == w or r[f"pay_{p}_{w}"] <= 0:
+                    continue
+                dealer = r["dealer"] in (p, w)
+                n += 1
+                capped += (2 * pg > 40) if dealer else (pg > 20)
+    row = _get(t, "caps (J-6.2)", "capped payments", "share of payments")
+    assert row["n"] == n and row["value"] == pytest.approx(capped / n)
+    assert capped > 0
+    default = balance.jiating_balance(df)  # the spec's caps (200 / 400) bind less often than 20 / 40
+    assert _get(default, "caps (J-6.2)", "capped payments", "share of payments")["value"] < row["value"]
+
+
+def test_J_2_4_streak_rows(jiating_df):
+    t = balance.jiating_balance(jiating_df)
+    k = jiating_df["streak"].to_numpy()
+    assert _get(t, "streak (J-2.4)", "streak k", "all hands")["value"] == pytest.approx(k.mean())
+    assert _get(t, "streak (J-2.4)", "hands", "k = 0")["value"] == pytest.approx((k == 0).mean())
+    assert (k > 0).any()
+
+
+def test_J_4_declaration_value_rows(engine_warm_module):
+    t = balance.declaration_value(hands=120, rollouts=1, hard_hands=500)
+    assert list(t["decision"]) == ["jiating", "hard"]
+    j = t.iloc[0]
+    assert j["points"] > 0 and np.isfinite(j["diff"])
+
+
+def test_balance_bad_input():
+    empty = pd.DataFrame({c: pd.Series(dtype=int) for c in ["dealer", "winner", "winners_mask", "win_type", "score_0",
+                                                            "score_1", "score_2", "score_3"]})
+    with pytest.raises(ValueError, match="no hands"):
+        balance.kaihua_balance(empty)

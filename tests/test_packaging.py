@@ -1,0 +1,115 @@
+"""Packaging (issue 10 §1): one import namespace ``caishen``, nothing installed under bare names.
+
+- the packages ``pyproject.toml`` lists are exactly the folders with an
+  ``__init__.py`` (under their ``caishen.*`` names), so none is left out of a
+  wheel;
+- no code, test, benchmark or notebook imports the bare ``sim`` / ``envs`` /
+  ``agents`` (``tools/rename_imports.py --check`` finds nothing to rewrite);
+- ``pip install .`` (not editable) into a fresh virtual environment, then
+  in a folder holding a user's own packages named like our folders (agents,
+  envs): importing ``caishen.envs``, ``caishen.agents`` and the user's two
+  gives each the right one, the bare name of our engine folder finds
+  nothing, and the installed ``caishen rules`` reads the rule reference
+  shipped as package data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_listed_packages_are_the_package_folders():
+    st = _pyproject()["tool"]["setuptools"]
+    mapping = st["package-dir"]
+    assert mapping == {"caishen": "caishen", "caishen.sim": "sim", "caishen.envs": "envs",
+                       "caishen.agents": "agents", "caishen.rules_docs": "docs/rules"}
+    found = set()
+    for name, folder in mapping.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder).parts
+            if not {".venv", "__pycache__"} & set(rel):
+                found.add(".".join((name, *rel)))
+    assert set(st["packages"]) == found
+    assert not any(p.split(".")[0] in ("sim", "envs", "agents") for p in st["packages"])
+    assert _pyproject()["project"]["scripts"]["caishen"] == "caishen.sim.cli:main"
+
+
+def test_nothing_imports_the_bare_names():
+    bare = re.compile(r"^\s*(from|import) (sim|envs|agents)\b(?!\.)", re.M)
+    bad = []
+    for folder in ("sim", "envs", "agents", "tests", "benchmarks", "notebooks", "caishen"):
+        for p in (ROOT / folder).rglob("*.py"):
+            if ".venv" not in p.parts and bare.search(p.read_text(encoding="utf-8")):
+                bad.append(str(p.relative_to(ROOT)))
+    assert not bad, f"bare sim / envs / agents imports in {bad}"
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "rename_imports.py"), "--check"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, f"tools/rename_imports.py would still rewrite:\n{r.stdout}"
+
+
+def test_pip_install_next_to_a_users_own_agents_and_envs(tmp_path):
+    """A non-editable install beside a project with its own ``agents/`` and ``envs/`` (issue 10 "Done when")."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    # the test environment's dependencies (numpy, numba, gymnasium, ...) without its editable caishen
+    (Path(site) / "test_env.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # install from a copy of the sources (setuptools builds inside the source tree: a stale build/
+    # there could leak removed modules into the wheel)
+    src = tmp_path / "src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".venv", "build", "*.egg-info")
+    for name in ("caishen", "sim", "envs", "agents", "docs"):
+        shutil.copytree(ROOT / name, src / name, ignore=ignore)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    r = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--quiet", str(src)],
+                       capture_output=True, text=True)
+    if r.returncode != 0 and "Could not find a version that satisfies the requirement setuptools" in r.stderr:
+        pytest.skip("no package index for the build requirements (setuptools) in this environment")
+    assert r.returncode == 0, r.stderr[-3000:]
+
+    project = tmp_path / "project"  # a user's project, with folders named like ours
+    for name in ("agents", "envs", "sim_user"):
+        (project / name).mkdir(parents=True)
+        (project / name / "__init__.py").write_text(f"WHO = {name!r}\n")
+    code = (
+        "import json, caishen.envs, caishen.agents, agents, envs\n"  # rename_imports: keep
+        "from caishen.sim.ruledocs import pages, rule_text\n"
+        "try:\n    import sim\n    bare = sim.__file__\nexcept ImportError:\n    bare = None\n"  # rename_imports: keep
+        "print(json.dumps({'agents': agents.WHO, 'envs': envs.WHO, 'bare_sim': bare,\n"  # rename_imports: keep
+        "    'caishen.agents': caishen.agents.__file__, 'caishen.envs': caishen.envs.__file__,\n"
+        "    'pages': sorted(pages()), 'k25': rule_text('K-2.5')}))\n"
+    )
+    env = dict(os.environ, CAISHEN_CACHE=str(tmp_path / "cache"))
+    env.pop("PYTHONPATH", None)
+    env.pop("NUMBA_CACHE_DIR", None)
+    r = subprocess.run([str(py), "-c", code], cwd=project, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["agents"] == "agents" and got["envs"] == "envs"  # the user's own packages
+    assert got["bare_sim"] is None  # nothing installed as `sim`
+    for name in ("caishen.agents", "caishen.envs"):
+        assert got[name].startswith(site), (name, got[name])  # the installed copy, not the repository
+    assert got["pages"] == ["README.md", "jiating.md", "kaihua.md"]
+    assert got["k25"].startswith("- **K-2.5**")
+    r = subprocess.run([str(venv / "bin" / "caishen"), "rules", "P27"], cwd=project, capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 0 and "绝张子" in r.stdout, r.stderr[-2000:]

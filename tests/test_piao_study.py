@@ -1,0 +1,296 @@
+"""The 飘财 counterfactual (caishen.sim.piao_study) and the piao_table policy (caishen.sim.piao_table), K-9.
+
+The decision-point test and the features are compared with a slow
+pure-Python reading of the definition on states of random hands; the
+branches are checked to replay the real hand when the wall is not
+reshuffled; the piao_table policy with an empty / full table must play
+exactly like ``never`` / ``always``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from caishen.sim import hand as H
+from caishen.sim.engine import A_DISCARD, A_WIN, SC_DEALER, SC_HEAD, SC_PHASE, SC_TAIL, SC_TO_ACT, SF_CHAIN_LEN, PH_TURN, Game
+from caishen.sim.piao_study import (
+    F_BAOTOU,
+    F_CAISHEN,
+    F_CHAIN,
+    F_LIVE,
+    F_WAITS,
+    N_FEAT,
+    _piao_features,
+    _piao_point,
+    estimate,
+    group_labels,
+    piao_table_bits,
+    run_study,
+    study_chunk,
+    table_estimate,
+)
+from caishen.sim.piao_table import DEFAULT_PIAO_TABLE, _piao_table_says, cell_of, parse_piao_table, policy_bits_int64
+from caishen.sim.tiles import CAISHEN
+
+JOKER = CAISHEN
+
+
+# --------------------------------------------------------------- pure-Python references
+def ref_piao_point(g: Game) -> bool:
+    """The definition: own turn, holds a 财神, cannot win now, may discard a 财神 and some other tile,
+    and is ready (shanten <= 0) without one 财神."""
+    st = g.state
+    s = int(st["sc"][SC_TO_ACT])
+    if int(st["sc"][SC_PHASE]) != PH_TURN:
+        return False
+    h = st["hands"][s].copy()
+    if h[JOKER] == 0:
+        return False
+    legal = set(g.legal_actions())
+    if A_WIN in legal or A_DISCARD + JOKER not in legal:
+        return False
+    if not any(A_DISCARD + k in legal for k in range(34) if k != JOKER):
+        return False
+    h[JOKER] -= 1
+    return H.shanten(h, JOKER) <= 0
+
+
+def ref_live(st, s) -> np.ndarray:
+    """4 minus the copies seat s sees: own hand, unclaimed discards, exposed melds (others' concealed kongs hidden)."""
+    from caishen.sim.engine import DF_CLAIMED, SF_N_DISCARDS, SF_N_MELDS
+    from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE, MELD_PONG
+
+    live = 4 - st["hands"][s].astype(int)
+    for p in range(4):
+        for i in range(int(st["seat"][p, SF_N_DISCARDS])):
+            if not st["dflags"][p, i] & DF_CLAIMED:
+                live[st["discards"][p, i]] -= 1
+        for i in range(int(st["seat"][p, SF_N_MELDS])):
+            t, k = int(st["meld_type"][p, i]), int(st["meld_kind"][p, i])
+            if t == MELD_NONE or (t == MELD_KONG_CONCEALED and p != s):
+                continue
+            if t == MELD_CHOW:
+                live[[k, k + 1, k + 2]] -= 1
+            elif t == MELD_PONG:
+                live[k] -= 3
+            else:
+                live[k] -= 4
+    return np.maximum(live, 0)
+
+
+def ref_features(st, s) -> dict:
+    h = st["hands"][s].copy()
+    out = {"caishen": int(h[JOKER]), "chain": int(st["seat"][s, SF_CHAIN_LEN])}
+    h[JOKER] -= 1
+    waits = [t for t in H.waits(h, JOKER) if t != JOKER and h[t] < 4]
+    live = ref_live(st, s)
+    out["waits"] = len(waits)
+    out["live_waits"] = int(sum(live[t] for t in waits))
+    out["baotou"] = int(h[JOKER] > 0 and H.is_baotou(h, JOKER))
+    return out
+
+
+def _random_states(seed: int, n_hands: int, policy_mix=("always", "never", "random")):
+    """States of Kaihua hands played by a mix of bots (so that 飘 points and chains occur)."""
+    from caishen.agents import make_agent
+
+    rng = np.random.default_rng(seed)
+    for h in range(n_hands):
+        g = Game("kaihua").reset(seed=int(rng.integers(2**32)), dealer=int(rng.integers(4)))
+        bots = [make_agent(policy_mix[int(rng.integers(len(policy_mix)))], seed=int(rng.integers(2**31)))
+                if policy_mix else None for _ in range(4)]
+        while not g.done:
+            yield g
+            g.step(bots[int(g.state["sc"][SC_TO_ACT])].act(g))
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31))
+def test_K_9_1_piao_point_and_features_match_the_python_reference(engine_warm, seed):
+    tabs = H.hand_tables()
+    live = np.zeros(34, np.int64)
+    n_points = 0
+    for g in _random_states(seed, 6):
+        st_ = g.state
+        s = int(st_["sc"][SC_TO_ACT])
+        g.legal_actions()  # fills the mask
+        got = bool(_piao_point(st_, g._ep, tabs, s))
+        assert got == ref_piao_point(g)
+        if got:
+            n_points += 1
+            row = np.zeros(N_FEAT, np.int64)
+            _piao_features(st_, g._ep, tabs, s, live, row)
+            ref = ref_features(st_, s)
+            assert {"caishen": row[F_CAISHEN], "chain": row[F_CHAIN], "waits": row[F_WAITS],
+                    "live_waits": row[F_LIVE], "baotou": row[F_BAOTOU]} == ref
+            assert st_["hands"][s, JOKER] == ref["caishen"]  # the kernel restored the hand
+
+
+def test_K_9_1_piao_points_occur_and_features_are_sane(engine_warm):
+    df = study_chunk(11, 400, rollouts=2)
+    assert len(df) > 20
+    assert df["caishen"].between(1, 2).all()  # 3 or 4 财神 force the discard (K-2.4): no decision
+    assert (df["waits"] >= 1).all() and (df["live_waits"] >= 0).all()
+    assert df["tiles_left"].between(0, 63).all()  # the live wall: 136 - 53 dealt - 20 reserved (K-3.4)
+    assert df["dealer"].isin([0, 1]).all() and df["seat"].between(0, 3).all()
+    assert set(df["taken"]) == {0, 1}
+
+
+@pytest.mark.parametrize("explore,branch", [(0.0, "base_score"), (1.0, "alt_score")])
+def test_K_9_1_the_branch_the_real_hand_took_replays_it(engine_warm, explore, branch):
+    """Without reshuffling, the branch that takes the real hand's action at a point replays the real hand:
+    the deciding seat ends with the real hand's score (the clone is exact).  In the rollouts every seat
+    plays ``never`` at later points, the real hand takes the explored action there: so with
+    ``explore=1`` only hands with one point replay."""
+    n = 400
+    scores = np.zeros((n, 4), np.int64)
+    df = study_chunk(5, n, rollouts=1, policies="never", explore=explore, reshuffle=False, hand_scores=scores)
+    first = df.groupby("hand").head(1) if explore == 0 else df[df.groupby("hand")["hand"].transform("size") == 1]
+    assert len(first) > 10
+    real = scores[first["hand"].to_numpy(), first["seat"].to_numpy()]
+    np.testing.assert_array_equal(first[branch].to_numpy(), real)
+
+
+def test_K_9_1_counterfactual_is_deterministic_and_paired(engine_warm):
+    a = study_chunk(3, 200, rollouts=3)
+    b = study_chunk(3, 200, rollouts=3)
+    pd.testing.assert_frame_equal(a, b)
+    assert np.allclose(a["diff"], a["alt_score"] - a["base_score"])
+    # the walls do not depend on R or on the exploration: the same hands hold the first point
+    c = study_chunk(3, 200, rollouts=1, explore=0.0)
+    first_a = a.groupby("hand").head(1)[["hand", "seat", "turns", "tiles_left"]].reset_index(drop=True)
+    first_c = c.groupby("hand").head(1)[["hand", "seat", "turns", "tiles_left"]].reset_index(drop=True)
+    pd.testing.assert_frame_equal(first_a, first_c)
+
+
+def test_K_9_3_failed_piao_only_in_the_piao_branch(engine_warm):
+    df = study_chunk(9, 400, rollouts=4)
+    assert (df["alt_failed"] > 0).any()
+    assert df["alt_failed"].between(0, 1).all()
+
+
+def test_run_study_chunks_resume_and_match_one_call(engine_warm, tmp_path):
+    out = tmp_path / "study"
+    a = run_study(120, seed=4, rollouts=2, chunk_size=50, workers=1, out=out, progress=False)
+    assert sorted(p.name for p in (out / "chunks").iterdir()) == [f"chunk-0000{i}.parquet" for i in range(3)]
+    (out / "chunks" / "chunk-00001.parquet").unlink()  # an interrupted run
+    b = run_study(120, seed=4, rollouts=2, chunk_size=50, workers=1, out=out, progress=False)
+    pd.testing.assert_frame_equal(a, b)
+    assert a["hand_id"].max() < 120 and (a["hand_id"] == a["chunk"] * 50 + a["hand"]).all()
+    with pytest.raises(ValueError, match="rollouts"):
+        run_study(120, seed=4, rollouts=3, chunk_size=50, workers=1, out=out, progress=False)
+
+
+def test_estimate_groups_and_cluster_intervals(engine_warm):
+    df = run_study(600, seed=2, rollouts=2, chunk_size=300, workers=1, progress=False)
+    e = estimate(df)
+    assert e.iloc[0]["feature"] == "all" and e.iloc[0]["points"] == len(df)
+    assert e.iloc[0]["diff"] == pytest.approx(df["diff"].mean())
+    for f in ("tiles_left", "caishen", "dealer"):
+        assert e[e["feature"] == f]["points"].sum() == len(df)
+    ok = e.dropna(subset=["ci_low"])
+    assert (ok["ci_low"] <= ok["diff"]).all() and (ok["diff"] <= ok["ci_high"]).all()
+    t = table_estimate(df)
+    assert len(t) == 64 and t["points"].sum() == len(df)
+    bits = piao_table_bits(df, min_points=1)
+    positive = set(t[(t["points"] >= 1) & (t["diff"] > 0)]["cell"])
+    assert {c for c in range(64) if bits >> c & 1} == positive
+
+
+def test_group_labels():
+    assert list(group_labels("tiles_left", [0, 15, 16, 47, 48, 63, 80])) == ["0-15", "0-15", "16-23", "40-47",
+                                                                           "48+", "48+", "48+"]
+    assert list(group_labels("dealer", [0, 1])) == ["0", "1"]
+    with pytest.raises(ValueError, match="unknown feature 'colour'"):
+        group_labels("colour", [1])
+
+
+# --------------------------------------------------------------- the piao_table policy
+def test_K_9_1_piao_table_cell_matches_the_python_reference(engine_warm):
+    tabs = H.hand_tables()
+    rng = np.random.default_rng(0)
+    n = 0
+    for g in _random_states(17, 4):
+        st_ = g.state
+        if int(st_["sc"][SC_PHASE]) != PH_TURN:  # the 飘 decision is a turn's discard (K-9.1), never a claim
+            continue
+        s = int(st_["sc"][SC_TO_ACT])
+        h = st_["hands"][s].copy()
+        if h[JOKER] == 0:  # no 财神, no 飘: the policy never throws one
+            assert not _piao_table_says(st_, g._ep, tabs, policy_bits_int64(2**64 - 1))
+            continue
+        h[JOKER] -= 1
+        n_waits = sum(1 for t in range(34) if t != JOKER and h[t] < 4 and H.is_win(h + (np.arange(34) == t), JOKER))
+        cell = cell_of(max(0, int(st_["sc"][SC_TAIL] - st_["sc"][SC_HEAD] + 1) - 20), n_waits,
+                       int(st_["seat"][s, SF_CHAIN_LEN]), int(st_["sc"][SC_DEALER]) == s)
+        bits = int(rng.integers(0, 2**63))
+        assert bool(_piao_table_says(st_, g._ep, tabs, policy_bits_int64(bits))) == bool(bits >> cell & 1)
+        assert bool(_piao_table_says(st_, g._ep, tabs, policy_bits_int64(1 << cell)))
+        assert bool(_piao_table_says(st_, g._ep, tabs, policy_bits_int64(2**64 - 1)))
+        n += 1
+    assert n > 30
+
+
+@pytest.mark.parametrize("table,same_as", [("0", "never"), ("0xFFFFFFFFFFFFFFFF", "always")])
+def test_K_9_1_piao_table_extremes_play_like_never_and_always(engine_warm, table, same_as):
+    from caishen.sim.selfplay import play_batch
+
+    a = play_batch(300, 8, policies=f"greedy,piao_table:{table},greedy,piao_table:{table}")
+    b = play_batch(300, 8, policies=f"greedy,{same_as},greedy,{same_as}")
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+
+
+def test_piao_table_spec_parsing():
+    from caishen.sim.policies import POLICY_PIAO_TABLE, parse_policy, policy_name
+
+    assert parse_policy("piao_table:5") == (POLICY_PIAO_TABLE, 5)
+    assert parse_policy("piao_table:0x10") == (POLICY_PIAO_TABLE, 16)
+    code, param = parse_policy("piao_table:0xFFFFFFFFFFFFFFFF")
+    assert param == -1
+    assert parse_policy(policy_name(code, param)) == (code, param)  # names round-trip (two's complement)
+    assert parse_policy("piao_table")[0] == POLICY_PIAO_TABLE
+    for bad, msg in (("piao_table:x", "must be an integer"), ("piao_table:0x1" + "0" * 16, "0..2\\*\\*64-1"),
+                     ("piao_table:" + "9" * 30, "64-bit")):
+        with pytest.raises(ValueError, match=msg):
+            parse_policy(bad)
+    assert parse_piao_table("  ") == policy_bits_int64(DEFAULT_PIAO_TABLE)
+
+
+def test_J_1_1_piao_table_refused_without_a_caishen():
+    from caishen.sim.runner import make_config
+
+    with pytest.raises(ValueError, match="piao_table.*no 财神"):
+        make_config("jiating", 10, 0, policies="piao_table")
+
+
+# --------------------------------------------------------------- bad input
+@pytest.mark.parametrize("kwargs,msg", [
+    ({"decision": "chow"}, "unknown decision 'chow'"),
+    ({"explore": 1.5}, "explore 1.5"),
+    ({"explore": True}, "explore True"),
+    ({"rollouts": 0}, "rollouts must be an integer in 1..4096, got 0"),
+    ({"policies": "always,never"}, "one per seat"),
+])
+def test_study_bad_input_is_named(kwargs, msg):
+    with pytest.raises(ValueError, match=msg):
+        study_chunk(1, 10, **kwargs)
+
+
+def test_study_bad_input_jiating_piao_policy():
+    with pytest.raises(ValueError, match="no 财神"):
+        study_chunk(1, 10, decision="hard", policies="never")
+
+
+# --------------------------------------------------------------- Jiating decisions (J-4.1, J-4.2)
+@pytest.mark.parametrize("decision,hands", [("jiating", 150), ("hard", 3000)])  # 硬子 is offered in ~0.1% of hands
+def test_J_4_declaration_points_are_studied(engine_warm, decision, hands):
+    df = study_chunk(2, hands, rollouts=2, decision=decision, policies="greedy", explore=0.0)
+    assert len(df) >= 3
+    # the base branch never declares, the alternative does: the branches differ somewhere
+    assert (df["alt_score"] != df["base_score"]).any()
+    assert np.allclose(df["diff"], df["alt_score"] - df["base_score"])

@@ -1,0 +1,147 @@
+"""Adding a rule set, by the steps of ``caishen.sim.rules``' docstring: a toy rule set defined here.
+
+The toy ``plain`` rule set: no joker, no chow, no declarations, no 飘;
+any complete hand wins (the shape win test, ``WIN_KERNEL_SHAPE``) and is
+paid by Kaihua's K-8 payments at exponent 0 (``PAYMENTS_KAIHUA``: 4 points
+a share when the dealer pays or wins, else 2); its own options (Kaihua's
+option fields with other defaults) and its own facts.  It is registered at
+test time and plays checked hands through ``play_batch``, ``Game`` and the
+runner, and scores vector cases through ``caishen score``'s code path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Literal
+
+import numpy as np
+import pytest
+
+from caishen.sim import records, runner
+from caishen.sim.engine import A_CHOW_HIGH, A_CHOW_LOW, A_DECLARE, A_KONG_CONCEALED, RECORD_COLUMNS, Game
+from caishen.sim.hand import is_win
+from caishen.sim.rules import base as rulesets
+from caishen.sim.rules import kernels
+from caishen.sim.rules.kaihua import KaihuaRules
+from caishen.sim.selfplay import play_batch
+from caishen.sim.tiles import parse
+
+
+# step 1: options (a frozen Options dataclass with params(): here Kaihua's fields, other defaults,
+# so that Kaihua's payments kernel reads them)
+@dataclasses.dataclass(frozen=True)
+class PlainRules(KaihuaRules):
+    """The toy's options: Kaihua's option fields, its own defaults."""
+
+    reserved_tiles: int = 14
+    multiple_ron: bool = True
+    dealer_rotation: Literal["next_after_win", "winner_stays"] = "winner_stays"
+    discard_win_payment: Literal["all_three", "own_share"] = "own_share"
+
+
+# step 2: facts (every FACT_KEYS entry)
+FACTS = {
+    "joker": -1, "chow": 0, "rob_kong": 1, "piao_ban": 0, "force_joker_min": 0, "baotou_force": 0,
+    "passed_pong": 1, "passed_pong_claim_clears": 1, "passed_win": 0, "kong_after_claim": 0,
+    "first_dealer_random": 0, "declare": 0, "hard": 0,
+}
+
+
+# step 5: a score function for the scoring vectors (a plain win test on the 14 tiles)
+def score(case: dict, rules: PlainRules | None = None) -> dict:
+    counts = parse(case["concealed"])
+    counts[parse(case["win_tile"]).argmax()] += 1
+    return {"id": case.get("id"), "win": bool(is_win(counts))}
+
+
+# steps 3, 4, 6: kernel codes reused, no record finisher (the engine's columns), registered
+def make_ruleset(**changes) -> rulesets.RuleSet:
+    fields = dict(name="plain", title="a toy rule set", options=PlainRules, facts=FACTS,
+                  win_kernel=kernels.WIN_KERNEL_SHAPE, payments=kernels.PAYMENTS_KAIHUA,
+                  score=f"{__name__}:score", plain_case={})
+    fields.update(changes)
+    return rulesets.RuleSet(**fields)
+
+
+@pytest.fixture(scope="module")
+def plain():
+    rs = rulesets.register(make_ruleset())
+    yield rs
+    rulesets.unregister("plain")
+
+
+def test_registered_rule_set_is_found_by_name(plain):
+    assert rulesets.get("plain") is plain
+    assert rulesets.names()[:2] == ("kaihua", "jiating") and "plain" in rulesets.names()
+    assert "plain" in runner.available_rules()
+    with pytest.raises(ValueError, match="already registered"):
+        rulesets.register(make_ruleset())
+    with pytest.raises(ValueError, match="built in"):
+        rulesets.unregister("kaihua")
+    with pytest.raises(ValueError, match="unknown rule set 'nope'; known: kaihua, jiating"):
+        rulesets.get("nope")
+
+
+@pytest.mark.parametrize("changes, match", [
+    (dict(name="Plain Rules"), "lower-case identifier"),
+    (dict(options=dict), "Options subclass"),
+    (dict(facts={k: v for k, v in FACTS.items() if k != "chow"}), "missing \\['chow'\\]"),
+    (dict(facts={**FACTS, "flowers": 1}), "unknown \\['flowers'\\]"),
+    (dict(win_kernel=7), "win_kernel 7"),
+    (dict(payments=-1), "payments -1"),
+    (dict(finish="no colon"), "finish must be 'module:name'"),
+])
+def test_a_bad_rule_set_is_refused_naming_the_field(changes, match):
+    with pytest.raises(ValueError, match=match):
+        make_ruleset(**changes)
+
+
+def test_play_batch_plays_checked_hands_of_the_toy(plain, engine_warm):
+    cols = play_batch(400, 3, rules="plain", policies="greedy,random,greedy,random", check=True)
+    assert list(cols) == [c for c, _ in RECORD_COLUMNS]  # no finisher: the engine's columns
+    records.check_chunk(cols, "plain", 400)  # the common contract, zero-sum scores
+    won = cols["winner"] >= 0
+    assert won.sum() > 100
+    assert not cols["exponent"].any() and not cols["flags"].any()  # the shape test: exponent 0
+    assert not any(cols[f"caishen_{s}"].any() or cols[f"piao_{s}"].any() for s in range(4))  # no joker
+    # Kaihua's payments at exponent 0, own_share: a self-draw is 8 (dealer winner: 12) ...
+    self_draw = won & (cols["win_type"] == 0)
+    pay = np.array([cols[f"score_{s}"] for s in range(4)]).max(axis=0)
+    dealer_won = cols["winner"] == cols["dealer"]
+    assert set(pay[self_draw & dealer_won]) == {12} and set(pay[self_draw & ~dealer_won]) == {8}
+    # ... a discard win only the discarder's own share (2, or 4 with the dealer)
+    discard = won & (cols["win_type"] == 1) & (cols["winners_mask"] == (1 << cols["winner"]))
+    assert set(pay[discard]) <= {2, 4} and discard.any()
+    again = play_batch(400, 3, rules="plain", policies="greedy,random,greedy,random")
+    assert all(np.array_equal(cols[c], again[c]) for c in cols)
+
+
+def test_game_follows_the_facts_of_the_toy(plain, engine_warm):
+    g = Game("plain")
+    assert g.rules == PlainRules() and g.rules.reserved_tiles == 14
+    for seed in range(6):
+        g.reset(seed=seed)
+        while not g.done:
+            legal = g.legal_actions()
+            assert not any(A_CHOW_LOW <= a <= A_CHOW_HIGH for a in legal)  # chow 0
+            assert not any(A_DECLARE <= a < A_KONG_CONCEALED for a in legal)  # declare 0
+            g.step(legal[-1])
+            g.check()
+        assert g.result["tiles_left"] >= 14  # reserved_tiles of its own options
+
+
+def test_runner_plays_the_toy_in_process(plain, engine_warm, tmp_path):
+    config = runner.make_config("plain", 96, 5, policies="greedy", chunk_size=48)
+    runner.run(config, tmp_path, workers=1, progress=False)
+    df = records.read_run(tmp_path)
+    assert len(df) == 96 and set(df["chunk"]) == {0, 1}
+    assert (df[[f"score_{s}" for s in range(4)]].sum(axis=1) == 0).all()
+
+
+def test_scoring_vectors_reach_the_toys_score_function(plain):
+    from caishen.sim import vectors
+
+    lines = [json.dumps({"id": "w", "rules": "plain", "concealed": "123m456p789s111z5z", "win_tile": "5z"}),
+             json.dumps({"id": "n", "rules": "plain", "concealed": "123m456p789s111z5z", "win_tile": "4z"})]
+    assert [r["win"] for r in vectors.score_lines(lines)] == [True, False]

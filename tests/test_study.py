@@ -1,0 +1,225 @@
+"""Honest intervals (caishen.sim.intervals) and sweeps on duplicate deals (caishen.sim.study, ``caishen sweep``).
+
+The coverage test: synthetic data with a known mean and a within-wall
+correlation; the 95% interval over walls must cover the truth in 93-97% of
+1,000 repetitions, and the naive interval over rows must not (so the test
+can fail).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from caishen.sim.intervals import cluster_diff_ci, cluster_mean_ci, cluster_rate_ci
+
+REPS = 1000
+
+
+def _walls(rng, n_walls=200, mean=1.5, sd_wall=2.0, sd_row=1.0):
+    """Rows grouped in walls of 1..7 rows; a wall effect (within-wall correlation ~0.8) plus row noise."""
+    sizes = rng.integers(1, 8, n_walls)
+    walls = np.repeat(np.arange(n_walls), sizes)
+    y = mean + rng.normal(0, sd_wall, n_walls)[walls] + rng.normal(0, sd_row, len(walls))
+    return y, walls
+
+
+def test_interval_coverage_over_walls_is_95_percent():
+    rng = np.random.default_rng(20240614)
+    mean = 1.5
+    cover = naive = 0
+    for _ in range(REPS):
+        y, walls = _walls(rng, mean=mean)
+        _, lo, hi = cluster_mean_ci(y, walls)
+        cover += lo <= mean <= hi
+        _, lo, hi = cluster_mean_ci(y)  # rows as if independent
+        naive += lo <= mean <= hi
+    assert 0.93 <= cover / REPS <= 0.97, cover / REPS
+    assert naive / REPS < 0.85, naive / REPS  # the interval that ignores the walls is far too narrow
+
+
+def test_interval_coverage_of_a_clustered_rate_and_a_paired_difference():
+    rng = np.random.default_rng(7)
+    p_true = 0.2
+    cover_rate = cover_diff = 0
+    for _ in range(REPS):
+        n_walls = 300
+        # four seat-hands per wall, correlated through a wall-level probability
+        pw = rng.beta(2, 8, n_walls)  # mean 0.2
+        walls = np.repeat(np.arange(n_walls), 4)
+        hits = rng.random(len(walls)) < pw[walls]
+        _, lo, hi = cluster_rate_ci(hits, walls)
+        cover_rate += lo <= p_true <= hi
+        # two policies on the same walls: a shared wall effect, a true difference of 0.5
+        w = rng.normal(0, 3, n_walls)
+        a = w + 0.5 + rng.normal(0, 1, n_walls)
+        b = w + rng.normal(0, 1, n_walls)
+        _, lo, hi = cluster_diff_ci(a, np.arange(n_walls), b, np.arange(n_walls))
+        cover_diff += lo <= 0.5 <= hi
+    assert 0.93 <= cover_rate / REPS <= 0.97, cover_rate / REPS
+    assert 0.93 <= cover_diff / REPS <= 0.97, cover_diff / REPS
+
+
+def test_intervals_reduce_to_the_textbook_ones():
+    from scipy import stats
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=50)
+    m, lo, hi = cluster_mean_ci(x)
+    ci = stats.ttest_1samp(x, 0).confidence_interval(0.95)
+    assert (lo, hi) == pytest.approx((ci.low, ci.high))
+    hits = rng.random(80) < 0.3
+    r, lo, hi = cluster_rate_ci(hits)
+    ci = stats.binomtest(int(hits.sum()), 80).proportion_ci(method="wilson")
+    assert (lo, hi) == pytest.approx((ci.low, ci.high))
+    # paired: the difference interval is the t interval of the per-wall differences
+    a, b = rng.normal(size=40), rng.normal(size=40)
+    d, lo, hi = cluster_diff_ci(a, np.arange(40), b, np.arange(40))
+    ci = stats.ttest_1samp(a - b, 0).confidence_interval(0.95)
+    assert d == pytest.approx((a - b).mean())
+    assert (lo, hi) == pytest.approx((ci.low, ci.high))
+
+
+def test_intervals_bad_input():
+    with pytest.raises(ValueError, match="shape"):
+        cluster_mean_ci([1.0, 2.0], [0])
+    with pytest.raises(ValueError, match="NaN"):
+        cluster_mean_ci([1.0, float("nan")])
+    assert np.isnan(cluster_mean_ci([1.0, 2.0], [3, 3])[1])  # one cluster: no interval
+    assert np.isnan(cluster_mean_ci([])[0])
+
+
+# ---------------------------------------------------------------------------- sweeps
+from caishen.sim import study  # noqa: E402
+
+
+def test_parse_grid_and_baseline():
+    g = study.parse_grid("kaihua", ["failed_piao_factor=1,2,3"], "threshold:0,never")
+    assert g["axes"] == {"failed_piao_factor": ["1", "2", "3"], "policy": ["threshold:0", "never"]}
+    pts = study.grid_points(g)
+    assert len(pts) == 6 and pts[1] == {"failed_piao_factor": "1", "policy": "never"}
+    assert study.parse_baseline(g, None) == {"failed_piao_factor": "1", "policy": "threshold:0"}
+    assert study.parse_baseline(g, "policy=never") == {"policy": "never"}
+
+
+@pytest.mark.parametrize("options,policies,msg", [
+    (["failed_piao_factr=1,2"], None, "unknown KaihuaRules option"),
+    (["failed_piao_factor=1,99"], None, "failed_piao_factor must be an integer in 1..16, got 99"),
+    (["failed_piao_factor="], None, "empty grid"),
+    (["failed_piao_factor=1,,2"], None, "empty grid"),
+    ([], None, "empty grid"),
+    ([], "threshold:0,nevr", "unknown policy 'nevr'"),
+    ([], "threshold:999", "threshold must be <= 136"),
+    (["discard_win=maybe"], None, "discard_win='maybe'"),
+    (["failed_piao_factor=1,1"], None, "repeated"),
+])
+def test_sweep_grid_bad_input_is_named(options, policies, msg):
+    with pytest.raises(ValueError, match=msg):
+        study.parse_grid("kaihua", options, policies)
+
+
+def test_sweep_grid_piao_policy_on_jiating():
+    with pytest.raises(ValueError, match="no 财神"):
+        study.parse_grid("jiating", [], "always,greedy")
+    with pytest.raises(ValueError, match="baseline axis 'policy'"):
+        study.parse_baseline(study.parse_grid("jiating", ["cap=100,200"]), "policy=greedy")
+
+
+def test_sweep_bad_input_leaves_nothing(tmp_path):
+    out = tmp_path / "s"
+    with pytest.raises(ValueError, match="empty grid"):
+        study.sweep("kaihua", out, options=[], policies=None, walls=10)
+    with pytest.raises(ValueError, match="baseline policy='always'"):
+        study.sweep("kaihua", out, policies="never,greedy", walls=10, baseline="policy=always")
+    assert not out.exists()
+
+
+def test_sweep_duplicate_deals_resume_and_table(engine_warm, tmp_path):
+    out = tmp_path / "s"
+    kw = dict(options=["failed_piao_factor=1,2"], policies="always,never", walls=96, seed=3, chunk_size=48,
+              workers=1, progress=False, baseline="policy=never")
+    t = study.sweep("kaihua", out, **kw)
+    assert (out / "sweep.csv").exists() and json.loads((out / "sweep.json").read_text())["kind"] == "sweep"
+    assert len(t) == 4 * len(set(t["metric"])) and {"score", "win", "piao", "draw"} <= set(t["metric"])
+    # the same walls at every point: with no 飘 anywhere the factor cannot matter, and the draws of
+    # `never` points are the same hands (duplicate deals)
+    never = t[(t["policy"] == "never") & (t["metric"] == "draw")]
+    assert never["value"].nunique() == 1
+    base = t[t["policy"] == "never"]
+    assert (base["diff"] == 0).all()
+    score_always = t[(t["policy"] == "always") & (t["metric"] == "score")]
+    assert score_always["baseline"].str.contains("policy=never").all()
+    # an interrupted sweep resumes: drop a chunk and the table, rerun
+    (out / "points" / "p001" / "chunks" / "chunk-00001.parquet").unlink()
+    (out / "sweep.csv").unlink()
+    t2 = study.sweep("kaihua", out, **kw)
+    pd.testing.assert_frame_equal(t, t2)
+    with pytest.raises(ValueError, match="different sweep"):
+        study.sweep("kaihua", out, **{**kw, "walls": 100})
+    # another baseline reuses the runs: only the table changes
+    t3 = study.sweep("kaihua", out, **{**kw, "baseline": "failed_piao_factor=2"})
+    assert (t3["value"] == t["value"]).all()
+    assert t3["baseline"].str.contains("failed_piao_factor=2").all()
+
+
+def test_sweep_chunk_pairs_walls_across_policies(engine_warm):
+    a = study.sweep_chunk("kaihua", {}, ("always", "greedy", "greedy", "greedy"), 77, 41)
+    b = study.sweep_chunk("kaihua", {}, ("never", "greedy", "greedy", "greedy"), 77, 41)
+    assert list(a["hand"]) == list(range(41)) and list(a["hero"]) == [0] * 11 + [1] * 10 + [2] * 10 + [3] * 10
+    np.testing.assert_array_equal(a["dealer"], b["dealer"])  # the same deals whatever the hero plays
+    assert len(set(a["dealer"])) == 4 and (a["match_hand"] == 0).all()  # one-hand matches, any dealer
+    same = (a["piao_0"] + a["piao_1"] + a["piao_2"] + a["piao_3"]) == 0
+    # hands in which nobody threw a 财神 under `always` are played identically under `never`
+    for k in ("winner", "win_type", "score_0", "turns"):
+        np.testing.assert_array_equal(a[k][same], b[k][same])
+
+
+def test_sweep_cli(engine_warm, tmp_path, capsys):
+    from caishen.sim.cli import main
+
+    out = tmp_path / "c"
+    rc = main(["sweep", "--rules", "kaihua", "--option", "failed_piao_factor=1,3", "--policy", "always,never",
+               "--walls", "40", "--chunk-size", "40", "--workers", "1", "--out", str(out), "--no-progress"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "failed_piao_factor=3" in text and "score" in text
+    with pytest.raises(SystemExit) as e:
+        main(["sweep", "--rules", "kaihua", "--option", "failed_piao_factor=0,1", "--walls", "10",
+              "--out", str(tmp_path / "d")])
+    assert e.value.code == 2
+    assert "failed_piao_factor must be an integer in 1..16, got 0" in capsys.readouterr().err
+    assert not (tmp_path / "d").exists()
+
+
+# ---------------------------------------------------------------------------- the summary's intervals (item 6)
+def _records(n=1600, seed=4, policies="always,never,always,never"):
+    from caishen.sim.selfplay import play_batch
+
+    df = pd.DataFrame(play_batch(n, seed, policies=policies))
+    df["hand_id"] = np.arange(n)
+    return df
+
+
+def test_summary_refuses_a_unit_it_cannot_cluster_on(engine_warm):
+    """The streaming summary's intervals take rows as independent (unit=None); another unit is a
+    ValueError naming it, never a silently unclustered interval."""
+    from caishen.sim import summary
+
+    df = _records()
+    for bad in ("wall", "match"):
+        with pytest.raises(ValueError, match=f"unit '{bad}'"):
+            summary.summarize(df, unit=bad)
+
+
+def test_K_9_observational_piao_comparison_is_labelled_and_last(engine_warm):
+    from caishen.sim import summary
+
+    rows, defs = summary.summarize(_records(), ("always", "never", "always", "never"))
+    obs = rows["section"] == summary.OBSERVATIONAL
+    assert obs.any() and obs.to_numpy()[-int(obs.sum()):].all()  # after every headline row
+    assert set(rows[obs]["metric"]) >= {"飘 minus comparable", "score per 飘 seat-hand"}
+    assert not ((rows["section"] == "飘财") & rows["metric"].str.contains("minus")).any()
+    assert "selection effect" in defs["observational"]
