@@ -38,7 +38,7 @@ from numba import njit
 
 from caishen.sim import tiles as _tiles
 from caishen.sim.tiles import MELD_CHOW, MELD_PONG
-from caishen.sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, OFF_SUIT_CLASS, hand_tables
+from caishen.sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, hand_tables, suit_class_id, suit_high_offset
 
 __all__ = [
     "Group",
@@ -136,8 +136,16 @@ def _min_plus4(tabs, ra, rb):
 
 
 @njit(cache=True, inline="always")
-def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, strict, tabs):
-    """Fewest tiles to add to the suits with these codes to hold ``n_sets`` sets + ``n_pairs`` pair.
+def _class_ids(cm, cp, cs, cz, tabs):
+    """Class ids ``(km, kp, ks, kz)`` of the four suit codes (:mod:`caishen.sim.tables`)."""
+    hi = suit_high_offset(tabs)
+    return (suit_class_id(tabs, hi, cm), suit_class_id(tabs, hi, cp), suit_class_id(tabs, hi, cs),
+            np.int64(tabs[OFF_HONOR_CLASS + cz]))
+
+
+@njit(cache=True, inline="always")
+def _distance_classes(km, kp, ks, kz, n_sets, n_pairs, strict, tabs):
+    """Fewest tiles to add to the suits of class ids ``km, kp, ks, kz`` to hold ``n_sets`` sets + ``n_pairs`` pair.
 
     ``strict`` (the no-joker path, ``joker < 0``): the sets and pair hold at
     most four copies of a kind; else a fifth copy is allowed, for a joker to
@@ -147,8 +155,8 @@ def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, strict, tabs):
     """
     ns = np.int64(tabs[H_NS])
     nh = np.int64(tabs[H_NH])
-    a = np.int64(tabs[OFF_SUIT_CLASS + cm]) * ns + np.int64(tabs[OFF_SUIT_CLASS + cp])
-    b = np.int64(tabs[OFF_SUIT_CLASS + cs]) * nh + np.int64(tabs[OFF_HONOR_CLASS + cz])
+    a = km * ns + kp
+    b = ks * nh + kz
     base = OFF_PAIRS
     if strict:
         base += (ns * ns + ns * nh) * 10  # the strict block (caishen.sim.tables.strict_block)
@@ -169,6 +177,13 @@ def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, strict, tabs):
         if v < best:
             best = v
     return best
+
+
+@njit(cache=True, inline="always")
+def _distance_codes(cm, cp, cs, cz, n_sets, n_pairs, strict, tabs):
+    """:func:`_distance_classes` of the suits with these base-5 codes."""
+    km, kp, ks, kz = _class_ids(cm, cp, cs, cz, tabs)
+    return _distance_classes(km, kp, ks, kz, n_sets, n_pairs, strict, tabs)
 
 
 @njit(cache=True, inline="always")
@@ -284,44 +299,175 @@ def _is_baotou(counts13, joker, tabs):
     return _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 0, joker < 0, tabs) <= k - 1
 
 
+@njit(cache=True, inline="always")
+def _shanten_classes(km, kp, ks, kz, n, k, pairs, singles, strict, tabs):
+    """:func:`_shanten_from` with the suits given by class ids (:func:`_class_ids`)."""
+    d = _distance_classes(km, kp, ks, kz, (n - 1) // 3, 1, strict, tabs) - k
+    if d < 0:
+        d = 0
+    s = d - 1
+    if n >= 13:
+        q = _seven_pairs_from(k, pairs, singles)
+        if q < s:
+            s = q
+    return s
+
+
 @njit(cache=True)
 def _shanten_each_change(counts, joker, tabs, delta, out):
     """Shanten after adding (``delta = 1``) or removing (``delta = -1``) one tile of each kind.
 
     ``out: int64[34]``: ``out[t]`` is the shanten of ``counts`` with one more
     (fewer) ``t``, or 99 where that is impossible (four held / none held).
-    Incremental: only the changed suit's code is recomputed, so all 34 cost
-    about as much as a few full evaluations (used by the bots and effective
-    tiles).
+    Incremental: the four class ids are read once and only the changed
+    suit's is read again per kind, so all 34 cost about as much as a few
+    full evaluations (used by the bots and effective tiles).
     """
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
     strict = joker < 0
-    pw = 1
-    for t in range(34):
-        r = t % 9
-        if r == 0:
-            pw = 1
-        c = np.int64(counts[t])
-        if (delta > 0 and c >= 4) or (delta < 0 and c <= 0):
-            out[t] = 99
-        elif t == joker:
-            out[t] = _shanten_from(cm, cp, cs, cz, n + delta, k + delta, pairs, singles, strict, tabs)
-        else:
-            c2 = c + delta
-            p2 = pairs - (c >> 1) + (c2 >> 1)
-            s2 = singles - (c & 1) + (c2 & 1)
-            step = delta * pw
-            suit = t // 9
-            if suit == 0:
-                v = _shanten_from(cm + step, cp, cs, cz, n + delta, k, p2, s2, strict, tabs)
-            elif suit == 1:
-                v = _shanten_from(cm, cp + step, cs, cz, n + delta, k, p2, s2, strict, tabs)
-            elif suit == 2:
-                v = _shanten_from(cm, cp, cs + step, cz, n + delta, k, p2, s2, strict, tabs)
+    hi = suit_high_offset(tabs)
+    km, kp, ks, kz = _class_ids(cm, cp, cs, cz, tabs)
+    n2 = n + delta
+    for suit in range(4):
+        code = cm if suit == 0 else (cp if suit == 1 else (cs if suit == 2 else cz))
+        pw = 1
+        for r in range(9 if suit < 3 else 7):
+            t = suit * 9 + r
+            c = np.int64(counts[t])
+            if (delta > 0 and c >= 4) or (delta < 0 and c <= 0):
+                out[t] = 99
+            elif t == joker:
+                out[t] = _shanten_classes(km, kp, ks, kz, n2, k + delta, pairs, singles, strict, tabs)
             else:
-                v = _shanten_from(cm, cp, cs, cz + step, n + delta, k, p2, s2, strict, tabs)
-            out[t] = v
-        pw *= 5
+                c2 = c + delta
+                p2 = pairs - (c >> 1) + (c2 >> 1)
+                s2 = singles - (c & 1) + (c2 & 1)
+                code2 = code + delta * pw
+                if suit == 0:
+                    v = _shanten_classes(suit_class_id(tabs, hi, code2), kp, ks, kz, n2, k, p2, s2, strict, tabs)
+                elif suit == 1:
+                    v = _shanten_classes(km, suit_class_id(tabs, hi, code2), ks, kz, n2, k, p2, s2, strict, tabs)
+                elif suit == 2:
+                    v = _shanten_classes(km, kp, suit_class_id(tabs, hi, code2), kz, n2, k, p2, s2, strict, tabs)
+                else:
+                    v = _shanten_classes(km, kp, ks, np.int64(tabs[OFF_HONOR_CLASS + code2]), n2, k, p2, s2,
+                                         strict, tabs)
+                out[t] = v
+            pw *= 5
+
+
+@njit(cache=True)
+def _live_after_discards(counts, joker, tabs, cand, best, live, out):
+    """Greedy's tie-break (:func:`caishen.sim.policies._best_discard`) for every candidate discard at once.
+
+    ``counts: uint8[34]`` a 3m+2 hand; ``cand: uint8[N]`` (``N >= 34``, e.g.
+    a legal mask): kind ``k`` is a candidate where ``cand[k] != 0`` (it must
+    be held).  ``out: int64[34]``: ``out[k]`` is, for each candidate ``k``,
+    the sum of ``live[t]`` over the kinds ``t`` whose draw brings
+    ``counts - k`` below shanten ``best`` (a kind held four times after the
+    discard is never drawn); 0 for the others.  ``live: int64[34]``.  Equal
+    to :func:`_shanten_each_change` ``(counts - k, +1)`` summed over ``live``
+    per candidate, but the class ids of the suits a discard leaves alone are
+    read once for all candidates, and kinds with no live copy are skipped.
+    """
+    cm, cp, cs, cz, n, kj, pairs, singles = _scan(counts, joker)
+    strict = joker < 0
+    hi = suit_high_offset(tabs)
+    k0, k1, k2, k3 = _class_ids(cm, cp, cs, cz, tabs)
+    # the class id of each suit after drawing t (the discard in another suit)
+    drawn = np.empty(34, np.int64)
+    for t in range(34):
+        drawn[t] = -1
+        if live[t] > 0 and t != joker and counts[t] < 4:
+            suit = t // 9
+            pwt = _POW5[t % 9]
+            if suit == 0:
+                drawn[t] = suit_class_id(tabs, hi, cm + pwt)
+            elif suit == 1:
+                drawn[t] = suit_class_id(tabs, hi, cp + pwt)
+            elif suit == 2:
+                drawn[t] = suit_class_id(tabs, hi, cs + pwt)
+            else:
+                drawn[t] = np.int64(tabs[OFF_HONOR_CLASS + cz + pwt])
+    for k in range(34):
+        out[k] = 0
+        if cand[k] == 0:
+            continue
+        # the hand after discarding k: codes, class ids, jokers, pairs, singles
+        ck = np.int64(counts[k])
+        dm = cm
+        dp = cp
+        ds = cs
+        dz = cz
+        a0 = k0
+        a1 = k1
+        a2 = k2
+        a3 = k3
+        kk = kj
+        pk = pairs
+        sk = singles
+        sk_suit = -1
+        if k == joker:
+            kk = kj - 1
+        else:
+            sk_suit = k // 9
+            pwk = _POW5[k % 9]
+            pk = pairs - (ck >> 1) + ((ck - 1) >> 1)
+            sk = singles - (ck & 1) + ((ck - 1) & 1)
+            if sk_suit == 0:
+                dm = cm - pwk
+                a0 = suit_class_id(tabs, hi, dm)
+            elif sk_suit == 1:
+                dp = cp - pwk
+                a1 = suit_class_id(tabs, hi, dp)
+            elif sk_suit == 2:
+                ds = cs - pwk
+                a2 = suit_class_id(tabs, hi, ds)
+            else:
+                dz = cz - pwk
+                a3 = np.int64(tabs[OFF_HONOR_CLASS + dz])
+        total = 0
+        for t in range(34):
+            lt = live[t]
+            if lt <= 0:
+                continue
+            c = np.int64(counts[t])
+            if t == k:
+                c -= 1
+            if c >= 4:
+                continue
+            if t == joker:
+                v = _shanten_classes(a0, a1, a2, a3, n, kk + 1, pk, sk, strict, tabs)
+            else:
+                p2 = pk - (c >> 1) + ((c + 1) >> 1)
+                s2 = sk - (c & 1) + ((c + 1) & 1)
+                suit = t // 9
+                b0 = a0
+                b1 = a1
+                b2 = a2
+                b3 = a3
+                if suit == sk_suit:  # the discard's suit: read again
+                    pwt = _POW5[t % 9]
+                    if suit == 0:
+                        b0 = suit_class_id(tabs, hi, dm + pwt)
+                    elif suit == 1:
+                        b1 = suit_class_id(tabs, hi, dp + pwt)
+                    elif suit == 2:
+                        b2 = suit_class_id(tabs, hi, ds + pwt)
+                    else:
+                        b3 = np.int64(tabs[OFF_HONOR_CLASS + dz + pwt])
+                elif suit == 0:
+                    b0 = drawn[t]
+                elif suit == 1:
+                    b1 = drawn[t]
+                elif suit == 2:
+                    b2 = drawn[t]
+                else:
+                    b3 = drawn[t]
+                v = _shanten_classes(b0, b1, b2, b3, n, kk, p2, s2, strict, tabs)
+            if v < best:
+                total += lt
+        out[k] = total
 
 
 @njit(cache=True)
