@@ -38,7 +38,7 @@ from numba import njit
 
 from caishen.sim import tiles as _tiles
 from caishen.sim.tiles import MELD_CHOW, MELD_PONG
-from caishen.sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, hand_tables, suit_class_id, suit_high_offset
+from caishen.sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, OFF_SUIT_CLASS, hand_tables
 
 __all__ = [
     "Group",
@@ -136,11 +136,15 @@ def _min_plus4(tabs, ra, rb):
 
 
 @njit(cache=True, inline="always")
+def _suit_class(tabs, code):
+    """Class id of a suit's base-5 code (:mod:`caishen.sim.tables`)."""
+    return np.int64(tabs[OFF_SUIT_CLASS + code])
+
+
+@njit(cache=True, inline="always")
 def _class_ids(cm, cp, cs, cz, tabs):
     """Class ids ``(km, kp, ks, kz)`` of the four suit codes (:mod:`caishen.sim.tables`)."""
-    hi = suit_high_offset(tabs)
-    return (suit_class_id(tabs, hi, cm), suit_class_id(tabs, hi, cp), suit_class_id(tabs, hi, cs),
-            np.int64(tabs[OFF_HONOR_CLASS + cz]))
+    return _suit_class(tabs, cm), _suit_class(tabs, cp), _suit_class(tabs, cs), np.int64(tabs[OFF_HONOR_CLASS + cz])
 
 
 @njit(cache=True, inline="always")
@@ -325,7 +329,6 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
     """
     cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
     strict = joker < 0
-    hi = suit_high_offset(tabs)
     km, kp, ks, kz = _class_ids(cm, cp, cs, cz, tabs)
     n2 = n + delta
     for suit in range(4):
@@ -344,11 +347,11 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
                 s2 = singles - (c & 1) + (c2 & 1)
                 code2 = code + delta * pw
                 if suit == 0:
-                    v = _shanten_classes(suit_class_id(tabs, hi, code2), kp, ks, kz, n2, k, p2, s2, strict, tabs)
+                    v = _shanten_classes(_suit_class(tabs, code2), kp, ks, kz, n2, k, p2, s2, strict, tabs)
                 elif suit == 1:
-                    v = _shanten_classes(km, suit_class_id(tabs, hi, code2), ks, kz, n2, k, p2, s2, strict, tabs)
+                    v = _shanten_classes(km, _suit_class(tabs, code2), ks, kz, n2, k, p2, s2, strict, tabs)
                 elif suit == 2:
-                    v = _shanten_classes(km, kp, suit_class_id(tabs, hi, code2), kz, n2, k, p2, s2, strict, tabs)
+                    v = _shanten_classes(km, kp, _suit_class(tabs, code2), kz, n2, k, p2, s2, strict, tabs)
                 else:
                     v = _shanten_classes(km, kp, ks, np.int64(tabs[OFF_HONOR_CLASS + code2]), n2, k, p2, s2,
                                          strict, tabs)
@@ -357,7 +360,7 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
 
 
 @njit(cache=True)
-def _live_after_discards(counts, joker, tabs, cand, best, live, out):
+def _live_after_discards(counts, joker, tabs, cand, best, live, out, drawn):
     """Greedy's tie-break (:func:`caishen.sim.policies._best_discard`) for every candidate discard at once.
 
     ``counts: uint8[34]`` a 3m+2 hand; ``cand: uint8[N]`` (``N >= 34``, e.g.
@@ -369,29 +372,30 @@ def _live_after_discards(counts, joker, tabs, cand, best, live, out):
     to :func:`_shanten_each_change` ``(counts - k, +1)`` summed over ``live``
     per candidate, but the class ids of the suits a discard leaves alone are
     read once for all candidates, and kinds with no live copy are skipped.
+    ``cand`` and ``out`` may be the same array.  ``drawn: int64[34]`` is
+    scratch (no allocation per call).
     """
     cm, cp, cs, cz, n, kj, pairs, singles = _scan(counts, joker)
     strict = joker < 0
-    hi = suit_high_offset(tabs)
     k0, k1, k2, k3 = _class_ids(cm, cp, cs, cz, tabs)
     # the class id of each suit after drawing t (the discard in another suit)
-    drawn = np.empty(34, np.int64)
     for t in range(34):
         drawn[t] = -1
         if live[t] > 0 and t != joker and counts[t] < 4:
             suit = t // 9
             pwt = _POW5[t % 9]
             if suit == 0:
-                drawn[t] = suit_class_id(tabs, hi, cm + pwt)
+                drawn[t] = _suit_class(tabs, cm + pwt)
             elif suit == 1:
-                drawn[t] = suit_class_id(tabs, hi, cp + pwt)
+                drawn[t] = _suit_class(tabs, cp + pwt)
             elif suit == 2:
-                drawn[t] = suit_class_id(tabs, hi, cs + pwt)
+                drawn[t] = _suit_class(tabs, cs + pwt)
             else:
                 drawn[t] = np.int64(tabs[OFF_HONOR_CLASS + cz + pwt])
     for k in range(34):
+        is_cand = cand[k] != 0  # read before out[k] is written (they may alias)
         out[k] = 0
-        if cand[k] == 0:
+        if not is_cand:
             continue
         # the hand after discarding k: codes, class ids, jokers, pairs, singles
         ck = np.int64(counts[k])
@@ -416,13 +420,13 @@ def _live_after_discards(counts, joker, tabs, cand, best, live, out):
             sk = singles - (ck & 1) + ((ck - 1) & 1)
             if sk_suit == 0:
                 dm = cm - pwk
-                a0 = suit_class_id(tabs, hi, dm)
+                a0 = _suit_class(tabs, dm)
             elif sk_suit == 1:
                 dp = cp - pwk
-                a1 = suit_class_id(tabs, hi, dp)
+                a1 = _suit_class(tabs, dp)
             elif sk_suit == 2:
                 ds = cs - pwk
-                a2 = suit_class_id(tabs, hi, ds)
+                a2 = _suit_class(tabs, ds)
             else:
                 dz = cz - pwk
                 a3 = np.int64(tabs[OFF_HONOR_CLASS + dz])
@@ -449,11 +453,11 @@ def _live_after_discards(counts, joker, tabs, cand, best, live, out):
                 if suit == sk_suit:  # the discard's suit: read again
                     pwt = _POW5[t % 9]
                     if suit == 0:
-                        b0 = suit_class_id(tabs, hi, dm + pwt)
+                        b0 = _suit_class(tabs, dm + pwt)
                     elif suit == 1:
-                        b1 = suit_class_id(tabs, hi, dp + pwt)
+                        b1 = _suit_class(tabs, dp + pwt)
                     elif suit == 2:
-                        b2 = suit_class_id(tabs, hi, ds + pwt)
+                        b2 = _suit_class(tabs, ds + pwt)
                     else:
                         b3 = np.int64(tabs[OFF_HONOR_CLASS + dz + pwt])
                 elif suit == 0:

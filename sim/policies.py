@@ -319,10 +319,9 @@ def _best_discard(st, s, h, joker, tabs, mask, allow_joker, work):
         # class ids of the suits a discard leaves alone once (issue 11; equal to
         # _effective_live of each tied discard, tests/test_policies.py)
         _live_counts(st, s, live)
-        cand = work[_W_TMP]
-        for k in range(N_KINDS):
-            cand[k] = 1 if (mask[A_DISCARD + k] and not (skip_joker and k == joker) and after[k] == best) else 0
-        _live_after_discards(h, joker, tabs, cand, best, live, effs)
+        for k in range(N_KINDS):  # the candidates, replaced by their live effective tiles
+            effs[k] = 1 if (mask[A_DISCARD + k] and not (skip_joker and k == joker) and after[k] == best) else 0
+        _live_after_discards(h, joker, tabs, effs, best, live, effs, work[_W_TMP])
     pick = -1
     pick_eff = -1
     for k in range(N_KINDS):

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 
 from caishen.sim.engine import (
     EP_FIRST_DEALER_RANDOM,
@@ -66,7 +68,31 @@ from caishen.sim.policies import POLICY_RANDOM, _choose_action
 from caishen.sim.rng import _rng_below, _rng_seed
 from caishen.sim.tables import hand_tables
 from caishen.sim.validate import check_int
-from caishen.sim.validate import check_int
+
+
+@intrinsic
+def _borrowed(typingctx, arr):
+    """The array ``arr`` without its reference count (a borrowed view; numba IR intrinsic).
+
+    Same data, shape and strides, a null meminfo: numba's reference counting
+    of it becomes a null test instead of an atomic (``lock``) add.  The
+    engine's step helpers are inlined into the batch loop at IR level
+    (:data:`caishen.sim.engine.turn._step_inlined`), and every inlined
+    helper took a counted reference to ``ep``, ``rp`` and ``tabs`` and gave
+    it back: perf put 55-60% of random Kaihua self-play in ``NRT_incref`` /
+    ``NRT_decref``, gdb named the arrays and the caller (issue 11).  Only
+    for arrays that the caller keeps alive for the whole call (the batch
+    loop's arguments), never returned to Python or stored.
+    """
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(arr)(context, builder, value=args[0])
+        dst = context.make_array(arr)(context, builder)
+        populate_array(dst, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize,
+                       meminfo=None, parent=None)
+        return dst._getvalue()
+
+    return arr(arr), codegen
 
 
 @njit(cache=True)
@@ -79,6 +105,13 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     invariant checker runs after every step (an illegal bot action is
     reported as ``-1``).  ``bx``: the bot context (:func:`caishen.sim.bots.make_context`).
     """
+    # borrowed views: no atomic reference counting in the inlined steps (:func:`_borrowed`)
+    ep = _borrowed(ep)
+    rp = _borrowed(rp)
+    tabs = _borrowed(tabs)
+    policies = _borrowed(policies)
+    work = _borrowed(work)
+    chance = _borrowed(chance)
     while st.sc[SC_PHASE] != PH_DONE:
         _legal_mask_inlined(st, ep)
         s = st.sc[SC_TO_ACT]
@@ -167,6 +200,14 @@ def _play_batch_walls(seed, wall_seed, n_hands, match_len, policies, ep, rp, tab
     (``match_len`` ignored), the stream seeded by ``seed`` left to the bots.
     ``bx``: the bot context of ``policies`` (:func:`caishen.sim.bots.make_context`).
     """
+    # borrowed views: no atomic reference counting in the inlined deal and steps (_borrowed)
+    ep = _borrowed(ep)
+    rp = _borrowed(rp)
+    tabs = _borrowed(tabs)
+    policies = _borrowed(policies)
+    work = _borrowed(work)
+    chance = _borrowed(chance)
+    rec = _borrowed(rec)
     _rng_seed(st.rng, seed)  # walls, first dealers and random bots draw from it
     saved = np.zeros(4, np.uint64)
     dealer = 0

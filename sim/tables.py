@@ -20,18 +20,10 @@ Rows are compressed to *joint* equivalence classes (identical lenient and
 strict 10-value rows): a suit index maps to one class id (``uint8``: 133
 suit and 79 honor classes) whose lenient and strict values sit in two
 blocks of the same layout.  Two suits' classes are combined once more into
-pair tables so that a whole hand needs four class lookups and two row
+pair tables so that a whole hand needs three class lookups and two row
 reads (see :func:`caishen.sim.hand._distance_codes`); the kernel picks the block by
 ``joker < 0``.  The kernels receive everything as one flat ``uint8`` array
-(:func:`pack_tables`, offsets ``OFF_*``, :func:`strict_block`,
-:func:`suit_high_offset`).
-
-A suit's class id is read in two steps (issue 11, a cache-resident table):
-the code of ranks 1..6 (``code % 5**6``) gives a *state* (``uint16``, one
-of ~1,100: the distinct ways ranks 1..6 can continue), and the state with
-the code of ranks 7..9 (``code // 5**6``) gives the class id.  The two
-levels take ~31 kB + ~140 kB instead of the 1.95 MB of one class id per
-code, which did not stay in cache during self-play; the ids are the same.
+(:func:`pack_tables`, offsets ``OFF_*``, :func:`strict_block`).
 
 How a row is computed: with ``U`` the sub-multisets of targets (capped at 4
 copies, a downward-closed set), the distance is
@@ -52,35 +44,24 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-#: version 5: strict (4-copy) rows for the no-joker path beside the lenient ones;
-#: version 6: the suit class ids in two levels (module docstring)
-TABLE_VERSION = 6
-#: the cache file's name: the layout is in it as well as the version (another branch's
-#: version 6 of a different layout cannot be read by mistake; the header is checked too)
-TABLE_FILE = f"hand_tables_v{TABLE_VERSION}_twolevel.npy"
+#: version 5: strict (4-copy) rows for the no-joker path beside the lenient ones
+TABLE_VERSION = 5
 SUIT_ROWS = 5**9
 HONOR_ROWS = 5**7
-#: the two levels of a suit code: ranks 1..6 (``code % SUIT_LOW_ROWS``), ranks 7..9
-SUIT_LOW_ROWS = 5**6
-SUIT_HIGH_ROWS = 5**3
 
 # Layout of the flat ``uint8`` table that the kernels receive (one array, so
 # that a kernel call passes one pointer, not a tuple of arrays):
-#: header bytes: number of suit classes, of honor classes, the table version
+#: header bytes: number of suit classes, of honor classes
 H_NS = 0
 H_NH = 1
-H_VERSION = 2
 HEADER = 16
-#: class id of each honor code (5**7 bytes)
-OFF_HONOR_CLASS = HEADER
-#: the first level of a suit's class: the state of each code of ranks 1..6,
-#: ``uint16`` little-endian (2 * 5**6 bytes)
-OFF_SUIT_LOW = OFF_HONOR_CLASS + HONOR_ROWS
+#: class id of each suit code (5**9 bytes), then of each honor code (5**7)
+OFF_SUIT_CLASS = HEADER
+OFF_HONOR_CLASS = OFF_SUIT_CLASS + SUIT_ROWS
 #: then the lenient block: the suit-pair rows (ns * ns * 10 bytes) and the
 #: suit-honor rows (ns * nh * 10); then the strict block, laid out the same
-#: way, :func:`strict_block` bytes further on; then the second level of the
-#: suit classes (:func:`suit_high_offset`): ``state * 125 + code of ranks 7..9`` -> class id
-OFF_PAIRS = OFF_SUIT_LOW + 2 * SUIT_LOW_ROWS
+#: way, :func:`strict_block` bytes further on
+OFF_PAIRS = OFF_HONOR_CLASS + HONOR_ROWS
 
 _cache: np.ndarray | None = None
 
@@ -90,25 +71,6 @@ def strict_block(tabs):
     """Bytes from the lenient block to the strict block of the flat table: ``(ns * ns + ns * nh) * 10``."""
     ns = np.int64(tabs[H_NS])
     return (ns * ns + ns * np.int64(tabs[H_NH])) * 10
-
-
-@njit(cache=True, inline="always")
-def suit_high_offset(tabs):
-    """Offset of the second level of the suit classes in the flat table: after the strict block."""
-    ns = np.int64(tabs[H_NS])
-    return OFF_PAIRS + 2 * (ns * ns + ns * np.int64(tabs[H_NH])) * 10
-
-
-@njit(cache=True, inline="always")
-def suit_class_id(tabs, high_off, code):
-    """Class id of the suit code ``code`` (``0 .. 5**9 - 1``): two reads (module docstring).
-
-    ``high_off``: :func:`suit_high_offset` ``(tabs)``.
-    """
-    low = code % SUIT_LOW_ROWS
-    o = OFF_SUIT_LOW + 2 * low
-    state = np.int64(tabs[o]) | (np.int64(tabs[o + 1]) << 8)
-    return np.int64(tabs[high_off + state * SUIT_HIGH_ROWS + code // SUIT_LOW_ROWS])
 
 
 @njit(cache=True)
@@ -293,28 +255,13 @@ def build_tables() -> tuple[np.ndarray, ...]:
     return suit_class, suit_table, honor_class, honor_table, suit_pair, suit_honor
 
 
-def split_suit_classes(suit_class: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The two levels of ``suit_class: uint8[5**9]`` (module docstring).
-
-    Returns ``(low: uint16[5**6], high: uint8[n_states, 125])`` with
-    ``suit_class[code] == high[low[code % 5**6], code // 5**6]`` for every code.
-    """
-    by_low = suit_class.reshape(SUIT_HIGH_ROWS, SUIT_LOW_ROWS).T  # [low, high]
-    high, low = np.unique(by_low, axis=0, return_inverse=True)
-    if len(high) > 65535:  # pragma: no cover - 1,118 states today
-        raise ValueError(f"{len(high)} suit states do not fit uint16")
-    return low.reshape(-1).astype(np.uint16), np.ascontiguousarray(high, dtype=np.uint8)
-
-
 def pack_tables(tables: tuple[np.ndarray, ...]) -> np.ndarray:
     """The flat ``uint8`` table of the kernels from the tuple of :func:`build_tables`.
 
-    Layout: ``H_NS``, ``H_NH``, ``H_VERSION`` header bytes, then from
-    ``OFF_HONOR_CLASS`` the honor class ids, from ``OFF_SUIT_LOW`` the first
-    level of the suit classes, from ``OFF_PAIRS`` the lenient block
-    (``suit_pair`` rows, then ``suit_honor`` rows), :func:`strict_block`
-    bytes after it the strict block, and after that (:func:`suit_high_offset`)
-    the second level of the suit classes (:func:`split_suit_classes`).
+    Layout: ``H_NS``, ``H_NH`` header bytes, then from ``OFF_SUIT_CLASS`` the
+    suit class ids, from ``OFF_HONOR_CLASS`` the honor class ids, from
+    ``OFF_PAIRS`` the lenient block (``suit_pair`` rows, then ``suit_honor``
+    rows) and :func:`strict_block` bytes after it the strict block.
     """
     suit_class, suit_table, honor_class, honor_table, suit_pair, suit_honor = tables
     ns, nh = len(suit_table), len(honor_table)
@@ -323,23 +270,8 @@ def pack_tables(tables: tuple[np.ndarray, ...]) -> np.ndarray:
     header = np.zeros(HEADER, np.uint8)
     header[H_NS] = ns
     header[H_NH] = nh
-    header[H_VERSION] = TABLE_VERSION
-    low, high = split_suit_classes(suit_class)
-    low_bytes = low.astype("<u2").view(np.uint8)
     blocks = [np.concatenate([suit_pair[v].ravel(), suit_honor[v].ravel()]) for v in (0, 1)]
-    return np.concatenate([header, honor_class, low_bytes, *blocks, high.ravel()]).astype(np.uint8)
-
-
-def _tables_ok(tabs) -> bool:
-    """A loaded cache file has this layout: uint8, this version in the header, the size it implies."""
-    if not isinstance(tabs, np.ndarray) or tabs.dtype != np.uint8 or tabs.ndim != 1 or tabs.size < OFF_PAIRS:
-        return False
-    if int(tabs[H_VERSION]) != TABLE_VERSION:
-        return False
-    ns, nh = int(tabs[H_NS]), int(tabs[H_NH])
-    high_off = OFF_PAIRS + 2 * (ns * ns + ns * nh) * 10
-    low = tabs[OFF_SUIT_LOW:OFF_PAIRS].view("<u2")
-    return tabs.size == high_off + (int(low.max()) + 1) * SUIT_HIGH_ROWS
+    return np.concatenate([header, suit_class, honor_class, *blocks]).astype(np.uint8)
 
 
 def hand_tables() -> np.ndarray:
@@ -350,14 +282,12 @@ def hand_tables() -> np.ndarray:
     global _cache
     if _cache is not None:
         return _cache
-    path = cache_dir() / TABLE_FILE
+    path = cache_dir() / f"hand_tables_v{TABLE_VERSION}.npy"
     tabs = None
     if path.exists():
         try:
             tabs = np.load(path)
         except Exception:  # a corrupt or partial cache file is rebuilt
-            tabs = None
-        if tabs is not None and not _tables_ok(tabs):
             tabs = None
     if tabs is None:
         tabs = pack_tables(build_tables())
