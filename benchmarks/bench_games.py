@@ -1,48 +1,110 @@
-"""Self-play throughput: Kaihua hands per second per core.
+"""Self-play throughput: Kaihua and Jiating hands per second per core, and the first run's time.
 
 Side by side in one run, on one core:
 
 - ``caishen.sim.selfplay.play_batch``: a whole batch of hands in one numba call,
-  with random and with greedy bots (and a 飘财 policy mix);
+  with random and with greedy bots (Kaihua also a 飘财 policy mix), for both
+  rule sets (Jiating's batch time includes scoring its wins, J-9);
 - the same bots through the engine's Python step API (``caishen.sim.engine.Game``
   + ``agents``), one action at a time, as a person or an env would drive it;
 
 printed as hands/s and the ratio batch / step API, both on the same number
-of hands by default.  Targets (issue 4): >= 50,000 hands/s per core with
-random bots, >= 5,000 with greedy bots.  CPU time (``time.process_time``)
-of this process is used, so other load on the machine disturbs the figures
-less than wall time would; the batch figure is the median of ``--repeat``
-runs (a shared machine's speed varies by +-20% from run to run), with the
-slowest and fastest beside it.
+of hands by default.  Targets (issue 11): Kaihua >= 150,000 hands/s per core
+with random bots, >= 20,000 with greedy bots; Jiating >= 0.8x Kaihua's.  CPU
+time (``time.process_time``) of this process is used, so other load on the
+machine disturbs the figures less than wall time would; the batch figure is
+the median of ``--repeat`` runs (a shared machine's speed varies by +-20%
+from run to run), with the slowest and fastest beside it.
 
-    python benchmarks/bench_games.py [--hands 5000] [--step-hands N] [--repeat 9]   # about 3 minutes
+``--against TREE``: also time another checkout (a folder holding a
+``caishen`` package, e.g. ``git archive`` of main laid out by
+``pyproject.toml``'s package-dir) in a second process, its runs interleaved
+with this tree's (A B A B ...), and print the ratio new / old of the medians:
+a before / after comparison made in the same minutes on the same machine.
+
+``--cold``: the first-run time of the README's main job, ``caishen simulate
+--rules kaihua --games 100000 --workers 2 --out DIR``, with ``NUMBA_CACHE_DIR``
+and ``CAISHEN_CACHE`` pointed at an empty scratch directory (wall time; it
+compiles every kernel, minutes).
+
+    python benchmarks/bench_games.py [--hands 5000] [--step-hands N] [--repeat 9]   # about 5 minutes
+    python benchmarks/bench_games.py --against /path/to/old/tree --step-hands 0
+    python benchmarks/bench_games.py --cold --hands 0
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
-from caishen.agents import make_agent
-from caishen.sim.engine import Game
+#: (rules, policies) of the batch rows
+CASES = (
+    ("kaihua", "random"),
+    ("kaihua", "greedy"),
+    ("kaihua", "greedy,greedy,always,never"),
+    ("jiating", "random"),
+    ("jiating", "greedy"),
+)
+
+#: a worker process that times play_batch for each request line "rules policies hands seed"
+_WORKER = r"""
+import sys, time
 from caishen.sim.selfplay import play_batch
+for line in sys.stdin:
+    rules, policies, hands, seed = line.split()
+    t = time.process_time()
+    play_batch(int(hands), int(seed), rules=rules, policies=policies)
+    print(int(hands) / (time.process_time() - t), flush=True)
+"""
 
 
-def batch_rates(policies: str, hands: int, seed: int, repeat: int) -> list[float]:
-    """hands/s of ``repeat`` batch runs, sorted."""
-    play_batch(10, seed, policies=policies)  # compile / load the cache
-    rates = []
+class _Worker:
+    """A Python process with ``tree`` (or this checkout, if None) first on its path, timing batches."""
+
+    def __init__(self, tree: str | None):
+        env = dict(os.environ)
+        if tree:
+            env["PYTHONPATH"] = tree
+        else:
+            env.pop("PYTHONPATH", None)
+        self.p = subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True, env=env, cwd=tempfile.gettempdir())
+
+    def rate(self, rules: str, policies: str, hands: int, seed: int) -> float:
+        self.p.stdin.write(f"{rules} {policies} {hands} {seed}\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the benchmark worker died on {rules} {policies}")
+        return float(line)
+
+    def close(self) -> None:
+        self.p.stdin.close()
+        self.p.wait()
+
+
+def batch_rates(workers: dict, rules: str, policies: str, hands: int, seed: int, repeat: int) -> dict:
+    """hands/s of ``repeat`` batch runs per worker, interleaved, each list sorted."""
+    for w in workers.values():
+        w.rate(rules, policies, 10, seed)  # compile / load the cache
+    rates = {k: [] for k in workers}
     for r in range(repeat):
-        t = time.process_time()
-        play_batch(hands, seed + r, policies=policies)
-        rates.append(hands / (time.process_time() - t))
-    return sorted(rates)
+        for k, w in workers.items():
+            rates[k].append(w.rate(rules, policies, hands, seed + r))
+    return {k: sorted(v) for k, v in rates.items()}
 
 
-def step_rate(policies: str, hands: int, seed: int) -> float:
+def step_rate(rules: str, policies: str, hands: int, seed: int) -> float:
+    from caishen.agents import make_agent
+    from caishen.sim.engine import Game
+
     specs = policies.split(",") * (4 if "," not in policies else 1)
     bots = [make_agent(p, seed=seed + i) for i, p in enumerate(specs)]
-    game = Game("kaihua")
+    game = Game(rules)
     game.reset(seed=seed)  # warm-up hand: compile / load the step kernels
     while not game.done:
         game.step(bots[game.current_player].act(game))
@@ -54,31 +116,83 @@ def step_rate(policies: str, hands: int, seed: int) -> float:
     return hands / (time.process_time() - t)
 
 
+def cold_run(games: int = 100_000, workers: int = 2) -> float:
+    """Wall seconds of ``caishen simulate --rules kaihua --games N --workers W`` on empty caches."""
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(d, "numba"), CAISHEN_CACHE=os.path.join(d, "tables"))
+        env.pop("PYTHONPATH", None)
+        cmd = [sys.executable, "-m", "caishen.sim", "simulate", "--rules", "kaihua", "--games", str(games),
+               "--workers", str(workers), "--out", os.path.join(d, "run")]
+        t = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, cwd=d)
+        return time.perf_counter() - t
+
+
+def _med(v: list[float]) -> float:
+    return v[len(v) // 2]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--hands", type=int, default=5_000, help="hands per batch run (and, by default, through the step API)")
-    ap.add_argument("--step-hands", type=int, default=None, help="hands through the step API (default: --hands)")
+    ap.add_argument("--hands", type=int, default=5_000,
+                    help="hands per batch run (and, by default, through the step API); 0: no batch rows")
+    ap.add_argument("--step-hands", type=int, default=None, help="hands through the step API (default: --hands; 0: none)")
     ap.add_argument("--repeat", type=int, default=9, help="batch runs per policy; the median is reported")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--against", metavar="TREE", default=None,
+                    help="a folder with another checkout's caishen package: before / after in the same run")
+    ap.add_argument("--cold", action="store_true",
+                    help="also time the README main job on empty numba and table caches (minutes)")
     args = ap.parse_args()
-    for name in ("hands", "repeat"):
-        if getattr(args, name) < 1:
-            ap.error(f"--{name} must be >= 1, got {getattr(args, name)}")
+    if args.hands < 0 or args.repeat < 1:
+        ap.error(f"--hands must be >= 0 and --repeat >= 1, got {args.hands} and {args.repeat}")
     step_hands = args.hands if args.step_hands is None else args.step_hands
-    if step_hands < 1:
-        ap.error(f"--step-hands must be >= 1, got {step_hands}")
-    rows = []
-    for policies in ("random", "greedy", "greedy,greedy,always,never"):
-        b = batch_rates(policies, args.hands, args.seed, args.repeat)
-        s = step_rate(policies, step_hands, args.seed)
-        rows.append((policies, b, s))
-    print(f"Kaihua self-play, one core (CPU time); batch {args.hands:,} hands x {args.repeat} runs, "
-          f"step API {step_hands:,} hands")
-    print(f"{'policies':<28} {'batch hands/s (median)':>23} {'[slowest, fastest]':>20} {'step API hands/s':>17} {'ratio':>7}")
-    for policies, b, s in rows:
-        med = b[len(b) // 2]
-        print(f"{policies:<28} {med:23,.0f} {f'[{b[0]:,.0f}, {b[-1]:,.0f}]':>20} {s:17,.0f} {med / s:6.0f}x")
-    print("targets: random >= 50,000 hands/s, greedy >= 5,000 hands/s per core")
+    if step_hands < 0:
+        ap.error(f"--step-hands must be >= 0, got {step_hands}")
+    if args.against is not None and not os.path.isdir(os.path.join(args.against, "caishen")):
+        ap.error(f"--against {args.against!r}: no caishen package folder in it")
+    if args.hands > 0:
+        workers = {"this": _Worker(None)}
+        if args.against:
+            workers["old"] = _Worker(args.against)
+        rows = []
+        try:
+            for rules, policies in CASES:
+                b = batch_rates(workers, rules, policies, args.hands, args.seed, args.repeat)
+                s = step_rate(rules, policies, step_hands, args.seed) if step_hands > 0 else float("nan")
+                rows.append((rules, policies, b, s))
+        finally:
+            for w in workers.values():
+                w.close()
+        print(f"self-play, one core (CPU time); batch {args.hands:,} hands x {args.repeat} runs, "
+              f"step API {step_hands:,} hands" + (f"; old tree {args.against}" if args.against else ""))
+        head = f"{'rules':<8} {'policies':<28} {'batch hands/s (median)':>23} {'[slowest, fastest]':>20}"
+        head += f" {'step API hands/s':>17} {'ratio':>7}"
+        if args.against:
+            head += f" {'old hands/s':>12} {'new/old':>8}"
+        print(head)
+        kaihua = {}
+        for rules, policies, b, s in rows:
+            med = _med(b["this"])
+            if rules == "kaihua":
+                kaihua[policies] = med
+            lo, hi = b["this"][0], b["this"][-1]
+            span = f"[{lo:,.0f}, {hi:,.0f}]"
+            line = f"{rules:<8} {policies:<28} {med:23,.0f} {span:>20}"
+            line += f" {s:17,.0f} {med / s:6.0f}x" if s == s else f" {'-':>17} {'-':>7}"
+            if args.against:
+                old = _med(b["old"])
+                line += f" {old:12,.0f} {med / old:7.2f}x"
+            print(line)
+        for policies in ("random", "greedy"):
+            j = [_med(b["this"]) for r, p, b, _ in rows if r == "jiating" and p == policies]
+            if j and policies in kaihua:
+                print(f"Jiating / Kaihua, {policies}: {j[0] / kaihua[policies]:.2f}x (goal >= 0.8x)")
+        print("targets (issue 11): Kaihua random >= 150,000 hands/s, greedy >= 20,000 hands/s per core")
+    if args.cold:
+        secs = cold_run()
+        print(f"first run (empty numba and table caches), caishen simulate --rules kaihua --games 100000 "
+              f"--workers 2: {secs:,.0f} s wall (goal <= 90 s)")
 
 
 if __name__ == "__main__":
