@@ -118,7 +118,7 @@ from caishen.sim.engine import (
     SF_N_MELDS,
     _random_action,
 )
-from caishen.sim.hand import _live_after_discards, _shanten, _shanten_each_change
+from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.piao_table import _piao_table_says, parse_piao_table
 from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE
 
@@ -313,21 +313,18 @@ def _best_discard(st, s, h, joker, tabs, mask, allow_joker, work):
             elif after[k] == best:
                 n_tied += 1
     live = work[_W_LIVE]
-    effs = work[_W_DRAW]
     if n_tied > 1:
-        # the tied discards' live effective tiles, all in one kernel that reads the
-        # class ids of the suits a discard leaves alone once (issue 11; equal to
-        # _effective_live of each tied discard, tests/test_policies.py)
         _live_counts(st, s, live)
-        for k in range(N_KINDS):  # the candidates, replaced by their live effective tiles
-            effs[k] = 1 if (mask[A_DISCARD + k] and not (skip_joker and k == joker) and after[k] == best) else 0
-        _live_after_discards(h, joker, tabs, effs, best, live, effs, work[_W_TMP])
     pick = -1
     pick_eff = -1
     for k in range(N_KINDS):
         if not mask[A_DISCARD + k] or (skip_joker and k == joker) or after[k] != best:
             continue
-        eff = effs[k] if n_tied > 1 else 0
+        eff = 0
+        if n_tied > 1:
+            h[k] -= 1
+            eff = _effective_live(h, joker, tabs, best, live, work[_W_DRAW])
+            h[k] += 1
         if eff >= pick_eff:
             pick = k
             pick_eff = eff
