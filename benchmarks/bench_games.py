@@ -71,8 +71,11 @@ class _Worker:
             env["PYTHONPATH"] = tree
         else:
             env.pop("PYTHONPATH", None)
+        # an empty working directory of its own: ``python -c`` puts the working directory first on
+        # sys.path, and a shared /tmp may hold anyone's stray modules (seen: slower, different runs)
+        self.cwd = tempfile.TemporaryDirectory()
         self.p = subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True, env=env, cwd=tempfile.gettempdir())
+                                  text=True, env=env, cwd=self.cwd.name)
 
     def rate(self, rules: str, policies: str, hands: int, seed: int) -> float:
         self.p.stdin.write(f"{rules} {policies} {hands} {seed}\n")
@@ -85,6 +88,7 @@ class _Worker:
     def close(self) -> None:
         self.p.stdin.close()
         self.p.wait()
+        self.cwd.cleanup()
 
 
 def batch_rates(workers: dict, rules: str, policies: str, hands: int, seed: int, repeat: int) -> dict:
