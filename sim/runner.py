@@ -7,7 +7,7 @@ into chunks of ``chunk_size`` hands (the last one may be shorter).  Chunk
     chunk_fn(rules: str, options: dict, policies: tuple[str, str, str, str],
              seed_entropy: int, n_hands: int) -> dict[str, np.ndarray]
 
-returning the per-hand record columns (``caishen.sim.records``; ``notes/records.md``).
+returning the per-hand record columns (the contract of :mod:`caishen.sim.records`).
 The real one is :func:`engine_chunk` (``caishen.sim.selfplay.play_batch``: the
 engine with the bots of ``caishen.sim.policies``); tests may pass their own.
 
