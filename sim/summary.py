@@ -539,7 +539,7 @@ class SummaryTally:
                 return sum(per_cluster(c) for c in x)
             got = sums_of.get(id(x))
             if got is None:
-                got = sums_of[id(x)] = (x, np.add.reduceat(x, seg))
+                got = sums_of[id(x)] = (x, np.add.reduceat(x, seg, dtype=np.int64))
             return got[1]
 
         for key, y, nr in metrics:
@@ -601,7 +601,7 @@ class SummaryTally:
         ``pairs``: ``(key a, key b, key of a - b)`` of the differences.  Row
         keys are the summary's ``(section, metric, group)``.
         """
-        i64 = lambda b: np.asarray(b).astype(np.int64)  # noqa: E731
+        i64 = np.asarray  # 0/1 as bool arrays: no copy; summed per cluster as int64 (reduceat's dtype)
         one = np.ones(n, np.int64)
         label = [f"seat {s} ({self.policies[s]})" for s in range(N_SEATS)]
         out, pairs = [], []
