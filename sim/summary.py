@@ -355,6 +355,17 @@ _K_SEAT, _K_DEALER, _K_WON, _K_PIAO, _K_NO_PIAO, _K_SUCCESS, _K_FAILED, _K_CHANC
 _BIAS32 = np.int64(1 << 31)
 
 
+def _per_cluster(x, seg: np.ndarray, cache: dict) -> np.ndarray:
+    """``int64[g]``: the sums of ``x`` (an array, or a list of arrays to add up) over the segments starting at
+    ``seg``; each array is reduced once (``cache``: id -> (array, sums), the batch's many numbers share arrays)."""
+    if isinstance(x, list):
+        return sum(_per_cluster(c, seg, cache) for c in x)
+    got = cache.get(id(x))
+    if got is None:
+        got = cache[id(x)] = (x, np.add.reduceat(x, seg, dtype=np.int64))
+    return got[1]
+
+
 class SummaryTally:
     """The sufficient statistics of the summary, accumulated over record batches in bounded memory.
 
@@ -533,17 +544,8 @@ class SummaryTally:
         opened, done = {}, {}
         sums_of = {}  # one reduceat per distinct array (many means share a row count)
         pair_keys = {k for a, b, _ in pairs for k in (a, b)}
-
-        def per_cluster(x):  # an array, or a list of arrays to add up (their sums per cluster are added)
-            if isinstance(x, list):
-                return sum(per_cluster(c) for c in x)
-            got = sums_of.get(id(x))
-            if got is None:
-                got = sums_of[id(x)] = (x, np.add.reduceat(x, seg, dtype=np.int64))
-            return got[1]
-
         for key, y, nr in metrics:
-            ty, tn = per_cluster(y), per_cluster(nr)
+            ty, tn = _per_cluster(y, seg, sums_of), _per_cluster(nr, seg, sums_of)
             if self._open is not None:
                 oy, on = self._open[key]
                 if cont:
