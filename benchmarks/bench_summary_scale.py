@@ -77,7 +77,8 @@ def repeated_run(work: Path, base: Path, cfg, games: int) -> Path:
 
 
 #: what the child process runs on the run directory (``--target``)
-SUMMARY_ONLY = ("from caishen.sim import summary; import sys; rows, defs, meta, done = summary.summarize_run(sys.argv[1]); "
+SUMMARY_ONLY = ("from caishen.sim import summary; import sys; "
+                "rows, defs, meta, done = summary.summarize_run(sys.argv[1]); "
                 "print(f'finished chunks: {done} of {meta[\"n_chunks\"]}'); "
                 "print(rows[rows.metric == 'independent units'].to_string(index=False))")
 
