@@ -330,6 +330,16 @@ def exact_dot(a: np.ndarray, b: np.ndarray) -> int:
     return sum(x * y for x, y in zip(a.tolist(), b.tolist()))
 
 
+def exact_col_dots(a: np.ndarray, b: np.ndarray) -> list[int]:
+    """``[sum(a[:, j] * b[:, j])]``: column-wise :func:`exact_dot` of two ``int64[g, k]`` arrays (one numpy pass
+    for the columns that cannot overflow int64, Python integers for the others)."""
+    if a.shape[0] == 0:
+        return [0] * a.shape[1]
+    bound = np.abs(a).max(0).astype(object) * np.abs(b).max(0).astype(object) * a.shape[0]
+    fast = np.einsum("ij,ij->j", a, b)
+    return [int(f) if bd < 2**63 else exact_dot(a[:, j], b[:, j]) for j, (f, bd) in enumerate(zip(fast, bound))]
+
+
 class ClusterMoments:
     """Exact streamed sums of one ratio mean over clusters: :data:`Sums` of the clusters added so far.
 
@@ -354,6 +364,15 @@ class ClusterMoments:
         self.syy += exact_dot(y, y)
         self.syn += exact_dot(y, n)
         self.snn += exact_dot(n, n)
+
+    def add_sums(self, g: int, sy: int, sn: int, syy: int, syn: int, snn: int) -> None:
+        """Add the sums of whole clusters computed elsewhere (:data:`Sums` order)."""
+        self.g += g
+        self.sy += sy
+        self.sn += sn
+        self.syy += syy
+        self.syn += syn
+        self.snn += snn
 
     def merge(self, other: "ClusterMoments") -> None:
         for f in self.__slots__:

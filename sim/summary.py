@@ -355,6 +355,10 @@ _K_SEAT, _K_DEALER, _K_WON, _K_PIAO, _K_NO_PIAO, _K_SUCCESS, _K_FAILED, _K_CHANC
 _BIAS32 = np.int64(1 << 31)
 
 
+#: numbers whose cluster sums are computed together (a block of int64[clusters, _BLOCK] arrays)
+_BLOCK = 16
+
+
 def _per_cluster(x, seg: np.ndarray, cache: dict) -> np.ndarray:
     """``int64[g]``: the sums of ``x`` (an array, or a list of arrays to add up) over the segments starting at
     ``seg``; each array is reduced once (``cache``: id -> (array, sums), the batch's many numbers share arrays)."""
@@ -533,7 +537,7 @@ class SummaryTally:
 
     def _update_clusters(self, start: np.ndarray, metrics, pairs) -> None:
         """Add the batch's complete clusters to the sums; the last one stays open (it may go on in the next batch)."""
-        from caishen.sim.intervals import ClusterCross, ClusterMoments
+        from caishen.sim.intervals import ClusterCross, ClusterMoments, exact_col_dots
 
         cont = not bool(start[0])  # the batch goes on with the open cluster
         seg = np.flatnonzero(start)
@@ -543,7 +547,6 @@ class SummaryTally:
         self.n_clusters += len(seg) - 1 + int(prepend)
         opened, done = {}, {}
         sums_of = {}  # one reduceat per distinct array (many means share a row count)
-        pair_keys = {k for a, b, _ in pairs for k in (a, b)}
         for key, y, nr in metrics:
             ty, tn = _per_cluster(y, seg, sums_of), _per_cluster(nr, seg, sums_of)
             if self._open is not None:
@@ -556,12 +559,19 @@ class SummaryTally:
                     ty = np.concatenate([np.array([oy], np.int64), ty])
                     tn = np.concatenate([np.array([on], np.int64), tn])
             opened[key] = (int(ty[-1]), int(tn[-1]))
-            m = self.mom.get(key)
-            if m is None:
-                m = self.mom[key] = ClusterMoments()
-            m.add(ty[:-1], tn[:-1])
-            if key in pair_keys:
-                done[key] = (ty[:-1], tn[:-1])
+            done[key] = (ty[:-1], tn[:-1])
+        keys = list(done)
+        for i in range(0, len(keys), _BLOCK):  # the sums of many numbers at once, a block of columns at a time
+            block = keys[i:i + _BLOCK]
+            ys = np.stack([done[k][0] for k in block], axis=1)
+            ns = np.stack([done[k][1] for k in block], axis=1)
+            gs, sy, sn = np.count_nonzero(ns, axis=0), ys.sum(0), ns.sum(0)
+            syy, syn, snn = exact_col_dots(ys, ys), exact_col_dots(ys, ns), exact_col_dots(ns, ns)
+            for j, key in enumerate(block):
+                m = self.mom.get(key)
+                if m is None:
+                    m = self.mom[key] = ClusterMoments()
+                m.add_sums(int(gs[j]), int(sy[j]), int(sn[j]), syy[j], syn[j], snn[j])
         for a, b, key in pairs:
             c = self.cross.get(key)
             if c is None:

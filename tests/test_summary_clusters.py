@@ -25,6 +25,7 @@ from caishen.sim.intervals import (
     cluster_diff_ci,
     cluster_mean_ci,
     cluster_rate_ci,
+    exact_col_dots,
     exact_dot,
 )
 
@@ -105,6 +106,16 @@ def test_cluster_moments_are_exact_where_floats_cancel():
     assert m.syy == 10 * (4 * big) ** 2 > 2**63
     x = np.array([2**40, -(2**40), 2**40], np.int64)
     assert exact_dot(x, x) == 3 * 2**80
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 30), st.integers(1, 5), st.sampled_from([1, 1000, 2**31, 2**40]), st.integers(0, 2**32 - 1))
+def test_exact_col_dots_are_the_python_integer_sums(g, k, spread, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-spread, spread + 1, (g, k), dtype=np.int64)
+    b = rng.integers(-spread, spread + 1, (g, k), dtype=np.int64)
+    want = [sum(int(x) * int(y) for x, y in zip(a[:, j], b[:, j])) for j in range(k)]
+    assert exact_col_dots(a, b) == want
 
 
 def test_cluster_moments_count_only_clusters_holding_a_row():
