@@ -164,8 +164,9 @@ def _bars(plt, labels, values, lows, highs, title, ylabel, horizontal=False):
 # simulate / match runs
 # ---------------------------------------------------------------------------
 #: hands the report page's figures and balance tables read at most (the summary streams every hand):
-#: about 0.2 GB of rows; a run of 10^8 hands would need ~10 GB in one table
-REPORT_MAX_HANDS = 2_000_000
+#: with the balance tables built from them: `caishen report` on 10^8 hands peaks at 940 MB
+#: (benchmarks/bench_summary_scale.py); reading a whole 10^7-hand run took 7 GB
+REPORT_MAX_HANDS = 1_000_000
 
 
 def _leading_rows(run_dir: Path, columns: list[str]) -> tuple[pd.DataFrame, int]:
