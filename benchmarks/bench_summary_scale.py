@@ -10,9 +10,12 @@ report runs in a child process under ``/usr/bin/time -v`` (its maximum
 resident set size) or, where that is missing, ``resource.getrusage``::
 
     python benchmarks/bench_summary_scale.py --work /tmp/scale-bench --sizes 1e6 1e7 1e8
+    python benchmarks/bench_summary_scale.py --target summary ...   # summarize_run alone
 
 prints one line per size: hands, chunk files, peak RSS (MB), seconds, and
-the hands/s of the summary.  The base run is reused when present.
+the hands/s of the summary.  The base run is reused when present and
+complete, even if the sources changed since (its rows are only the input
+of the summary; ``runner.source_digest`` would refuse to resume it).
 """
 
 from __future__ import annotations
@@ -36,6 +39,12 @@ def base_run(work: Path, hands: int, chunk_size: int, workers: int):
 
     cfg = runner.make_config("kaihua", hands, 2024, policies="greedy,greedy,always,never", chunk_size=chunk_size)
     out = work / "base"
+    if (out / "run.json").exists():  # a finished base of the same size is reused even if the code changed since
+        from caishen.sim import manifest
+
+        meta = runner.read_run_json(out)
+        if (meta.get("games"), meta.get("chunk_size")) == (hands, chunk_size) and manifest.verify(out).complete:
+            return out, cfg
     t = time.perf_counter()
     res = runner.run(cfg, out, workers=workers, progress=False)
     if res.chunks_run:
@@ -67,9 +76,20 @@ def repeated_run(work: Path, base: Path, cfg, games: int) -> Path:
     return out
 
 
-def measure(run_dir: Path) -> tuple[float, float, str]:
-    """(peak RSS in MB, seconds, last stdout line) of ``caishen report run_dir`` in a child process."""
-    cmd = [sys.executable, "-m", "caishen", "report", str(run_dir)]
+#: what the child process runs on the run directory (``--target``)
+SUMMARY_ONLY = ("from caishen.sim import summary; import sys; "
+                "rows, defs, meta, done = summary.summarize_run(sys.argv[1]); "
+                "print(f'finished chunks: {done} of {meta[\"n_chunks\"]}'); "
+                "print(rows[rows.metric == 'independent units'].to_string(index=False))")
+
+
+def measure(run_dir: Path, target: str = "report") -> tuple[float, float, str]:
+    """(peak RSS in MB, seconds, stdout) of ``caishen report run_dir`` (``target="report"``) or of
+    :func:`caishen.sim.summary.summarize_run` alone (``"summary"``) in a child process."""
+    if target == "summary":
+        cmd = [sys.executable, "-c", SUMMARY_ONLY, str(run_dir)]
+    else:
+        cmd = [sys.executable, "-m", "caishen", "report", str(run_dir)]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     t = time.perf_counter()
     if Path("/usr/bin/time").exists():
@@ -89,6 +109,9 @@ def main(argv=None) -> int:
     ap.add_argument("--chunk-size", type=int, default=10_000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--sizes", nargs="+", type=float, default=[1e6, 1e7, 1e8], help="hands per measured run")
+    ap.add_argument("--target", choices=["report", "summary"], default="report",
+                    help="measure `caishen report` (summary, figures and tables) or the streaming summary alone "
+                         "(summary.summarize_run)")
     a = ap.parse_args(argv)
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -99,7 +122,7 @@ def main(argv=None) -> int:
     for n in a.sizes:
         n = int(n)
         run_dir = repeated_run(work, base, cfg, n)
-        rss, secs, out = measure(run_dir)
+        rss, secs, out = measure(run_dir, a.target)
         if f"finished chunks: {n // cfg.chunk_size} of {n // cfg.chunk_size}" not in out:
             raise SystemExit(f"report of {run_dir} did not summarize every chunk:\n{out[:2000]}")
         print(f"{n:>12} {n // cfg.chunk_size:>7} {rss:>12.0f} {secs:>8.1f} {n / secs:>12.0f}", flush=True)

@@ -268,14 +268,14 @@ def wall_values(cols: dict, n_policies: int, n_seatings: int) -> dict[str, np.nd
     return out
 
 
-def _wall_batches(files, columns: list[str], n_seatings: int):
+def _wall_batches(files, columns: list[str], n_seatings: int, batch_size: int | None = None):
     """The rows of the chunk files as column dicts holding whole walls only (a wall's rows are
     contiguous: a chunk holds whole walls, rows wall-major); the last, unfinished wall of a batch waits
     for the next batch.  Memory: one record batch (:mod:`caishen.sim.stream`)."""
     from caishen.sim import stream
 
     carry = None
-    for batch in stream.record_batches(files, columns):
+    for batch in stream.record_batches(files, columns, batch_size or stream.BATCH_SIZE):
         cols = {c: batch.column(c).to_numpy(zero_copy_only=False) for c in columns}
         if carry is not None:
             cols = {c: np.concatenate([carry[c], cols[c]]) for c in columns}
@@ -289,7 +289,7 @@ def _wall_batches(files, columns: list[str], n_seatings: int):
         yield carry
 
 
-def summarize_match(run_dir: str | os.PathLike) -> dict:
+def summarize_match(run_dir: str | os.PathLike, batch_size: int | None = None) -> dict:
     """The match table of a run directory (module docstring), as a JSON-ready dict.
 
     ``{"rules", "policies", "seed", "walls", "walls_done", "seatings",
@@ -299,8 +299,9 @@ def summarize_match(run_dir: str | os.PathLike) -> dict:
     ``diff``, ``lo``, ``hi`` (paired 95% CI of a - b over walls).  Streamed
     over the verified chunks (:mod:`caishen.sim.stream`; damaged chunks are
     left out, as by ``caishen report``): memory does not grow with the
-    number of walls.  Raises ``ValueError`` if ``run_dir`` is not a match or
-    has no complete wall.
+    number of walls (``batch_size``: rows per record batch, default
+    :data:`caishen.sim.stream.BATCH_SIZE`).  Raises ``ValueError`` if
+    ``run_dir`` is not a match or has no complete wall.
     """
     from caishen.sim import stream
     from caishen.sim.intervals import ClusterSums
@@ -321,7 +322,7 @@ def summarize_match(run_dir: str | os.PathLike) -> dict:
     points, diffs = ClusterSums(n), ClusterSums(max(1, len(pairs_ij)))  # one cluster per wall
     rates = {k: np.zeros(n) for k in ("win", "deal_in", "piao")}
     n_walls = 0
-    for part in _wall_batches(files, cols, n_s):
+    for part in _wall_batches(files, cols, n_s, batch_size):
         v = wall_values(part, n, n_s)
         w = len(v["walls"])
         if w == 0:

@@ -235,7 +235,7 @@ def _add_simulate(sub) -> None:
         "simulate",
         help="self-play many hands into a resumable Parquet run directory and print the summary",
         description="Play GAMES hands of self-play (one policy per seat) in chunks, in worker processes or on "
-        "Ray, into OUT/chunks/chunk-NNNNN.parquet (one row per hand, notes/records.md columns), then print "
+        "Ray, into OUT/chunks/chunk-NNNNN.parquet (one row per hand; the columns: sim/records.py and each rule set's records.py), then print "
         "the summary (also saved as OUT/summary.json and OUT/summary.csv). Rerunning the same command "
         "resumes an interrupted run; another configuration into the same OUT is an error. Rows depend only "
         "on the rules, options, policies, seed, games and chunk size, never on --workers or --backend.",

@@ -52,7 +52,7 @@ exposed meld), ``chain`` (the seat's chain links so far, K-6.5), ``dealer``,
 Estimates (:func:`estimate`) are means of the per-point difference with 95%
 intervals over **independent units**: the points of one hand share its wall
 and are correlated, so the interval is cluster-robust with the hand as the
-cluster (:func:`caishen.sim.stats.cluster_mean_ci`; checked for coverage by
+cluster (:func:`caishen.sim.intervals.cluster_mean_ci`; checked for coverage by
 ``tests/test_study.py``).  :func:`piao_table_bits` turns the estimate
 by (tiles-left bucket, many waits, chain, dealer) into the 64-bit table of the
 ``piao_table`` policy (:func:`_piao_table_says`), which throws a 财神 at a

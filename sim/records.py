@@ -2,7 +2,8 @@
 
 A chunk function (the engine's batch self-play, :mod:`caishen.sim.runner`) returns
 ``dict[str, np.ndarray]``, one row per hand, with the columns of the records
-contract (``notes/records.md``; rule K-10 says what a Kaihua hand's record
+contract (stated below as data, the rule sets' columns in
+``caishen.sim.rules.<name>.records``; rule K-10 says what a Kaihua hand's record
 must show).  This module
 
 - states that contract as data (:data:`COMMON_COLUMNS` for every rule set,

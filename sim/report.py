@@ -163,6 +163,31 @@ def _bars(plt, labels, values, lows, highs, title, ylabel, horizontal=False):
 # ---------------------------------------------------------------------------
 # simulate / match runs
 # ---------------------------------------------------------------------------
+#: hands the report page's figures and balance tables read at most (the summary streams every hand):
+#: with the balance tables built from them: `caishen report` on 10^8 hands peaks at 940 MB
+#: (benchmarks/bench_summary_scale.py); reading a whole 10^7-hand run took 7 GB
+REPORT_MAX_HANDS = 1_000_000
+
+
+def _leading_rows(run_dir: Path, columns: list[str]) -> tuple[pd.DataFrame, int]:
+    """``(rows of the first verified chunks up to REPORT_MAX_HANDS, hands in all verified chunks)``:
+    whole chunks in chunk order (a chunk holds whole matches), so cluster-robust intervals stay valid."""
+    import pyarrow.parquet as pq
+
+    from caishen.sim import stream
+
+    files, _ = stream.verified_chunk_files(run_dir)
+    sizes = [pq.ParquetFile(f).metadata.num_rows for f in files]
+    keep, n = [], 0
+    for f, k in zip(files, sizes):
+        if keep and n + k > REPORT_MAX_HANDS:
+            break
+        keep.append(f)
+        n += k
+    df = pd.concat([pq.read_table(f, columns=columns).to_pandas() for f in keep], ignore_index=True)
+    return df, sum(sizes)
+
+
 def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
     from caishen.sim import balance, records, summary
 
@@ -181,8 +206,11 @@ def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
     if len(wt):
         page.figure(_bars(plt, wt["group"], wt["value"], wt["ci_low"], wt["ci_high"], "share of wins", "share"),
                     "win-types", "How hands are won.")
-    df = records.read_run(run_dir, columns=[c for c in records.run_column_names(run_dir)
-                                            if not c.startswith("patterns_") or rules == "jiating"])
+    df, n_all = _leading_rows(run_dir, [c for c in records.run_column_names(run_dir)
+                                        if not c.startswith("patterns_") or rules == "jiating"])
+    if len(df) < n_all:
+        page.text(f"The summary above covers all {n_all:,} hands; the figures and tables below read the first "
+                  f"{len(df):,} (whole chunks, so whole matches; REPORT_MAX_HANDS bounds the memory of this page).")
     sc = np.stack([df[f"score_{s}"].to_numpy() for s in range(4)], axis=1)
     gain = np.where(sc > 0, sc, 0).sum(axis=1)
     gain = gain[df["win_type"].to_numpy() >= 0]

@@ -7,7 +7,7 @@ into chunks of ``chunk_size`` hands (the last one may be shorter).  Chunk
     chunk_fn(rules: str, options: dict, policies: tuple[str, str, str, str],
              seed_entropy: int, n_hands: int) -> dict[str, np.ndarray]
 
-returning the per-hand record columns (``caishen.sim.records``; ``notes/records.md``).
+returning the per-hand record columns (the contract of :mod:`caishen.sim.records`).
 The real one is :func:`engine_chunk` (``caishen.sim.selfplay.play_batch``: the
 engine with the bots of ``caishen.sim.policies``); tests may pass their own.
 
@@ -258,19 +258,25 @@ def _fn_name(fn) -> str:
     return f"{fn.__module__}:{fn.__qualname__}"
 
 
+#: modules of ``sim`` that only read finished rows (or parse the command line): editing them never
+#: changes a run's rows, so they are left out of :func:`source_digest` and a run stays resumable
+READ_SIDE = ("cli.py", "__main__.py", "summary.py", "stream.py", "intervals.py", "balance.py", "report.py")
+
+
 def source_digest() -> str:
     """sha256 (16 hex digits) of the sources that shape a run's rows.
 
     Every ``.py`` file of the ``sim`` package except the command line and
-    the read side (the summary, the streaming reader), plus the ``agents``
-    package next to it (bots).  A run
-    cannot be resumed by code whose digest differs.
+    the read side (:data:`READ_SIDE`: summary, streaming reader, intervals,
+    balance tables, report), plus the ``agents`` package next to it (bots)
+    with its data files (the tuned bots' weights).  A run cannot be resumed
+    by code whose digest differs.
     """
     pkg = Path(__file__).resolve().parent
-    files = [p for p in sorted(pkg.rglob("*.py")) if p.name not in ("cli.py", "summary.py", "stream.py", "__main__.py")]
+    files = [p for p in sorted(pkg.rglob("*.py")) if p.name not in READ_SIDE]
     agents_dir = pkg.parent / "agents"  # the installed caishen/agents, or the repository's agents/
     if agents_dir.is_dir():
-        files += sorted(agents_dir.rglob("*.py"))
+        files += sorted(agents_dir.rglob("*.py")) + sorted(agents_dir.rglob("*.json"))
     h = hashlib.sha256()
     for p in files:
         h.update(p.relative_to(pkg.parent).as_posix().encode())

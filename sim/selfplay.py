@@ -62,7 +62,6 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.hand import _shanten
-from caishen.sim.tuned import N_W
 from caishen.sim.bots import POLICY_TUNED, _bot_action, bot_table, make_context
 from caishen.sim.policies import POLICY_RANDOM, _choose_action
 from caishen.sim.rng import _rng_below, _rng_seed
@@ -103,7 +102,9 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     turn, held a joker and would have been ready (shanten <= 0) after
     discarding it: a 飘财 chance (K-9.1), taken or not.  With ``check`` the
     invariant checker runs after every step (an illegal bot action is
-    reported as ``-1``).  ``bx``: the bot context (:func:`caishen.sim.bots.make_context`).
+    reported as ``-1``).  ``bx``: the bot context (:func:`caishen.sim.bots.make_context`), or
+    None when every seat plays a kernel policy (the bots are then not compiled: the first run of
+    the main job compiles less).
     """
     # borrowed views: no atomic reference counting in the inlined steps (:func:`_borrowed`)
     ep = _borrowed(ep)
@@ -128,6 +129,8 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
         if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call
             a = _random_action(st)
         elif policies[s, 0] >= POLICY_TUNED:  # the bots with data (caishen.sim.bots)
+            if bx is None:  # no bot context: numba prunes this branch at compile time, so a batch of
+                return -1   # kernel policies never compiles the bots (play_batch passes a context when needed)
             a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
         else:
             a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
@@ -185,8 +188,7 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     action is reported as ``-1``).  A Python wrapper of
     :func:`_play_batch_walls` with an empty bot context.
     """
-    bx = make_context("kaihua", None, np.zeros((N_SEATS, N_W)), seed)
-    return _play_batch_walls(seed, -1, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance, bx)
+    return _play_batch_walls(seed, -1, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance, None)
 
 
 @njit(cache=True)
@@ -293,7 +295,7 @@ def play_batch(
     ep = engine_params(name, r)
     rp = r.params()
     table, weights = bot_table(policies, name, int(ep[EP_JOKER]))  # no 飘 policy without a 财神
-    bx = make_context(name, r, weights, seed)
+    bx = make_context(name, r, weights, seed) if (table[:, 0] >= POLICY_TUNED).any() else None
     st = new_state()[0]
     rec = np.zeros((int(n_hands), N_RECORD), np.int64)
     work = np.zeros((4, 34), np.int64)

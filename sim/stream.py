@@ -11,10 +11,10 @@ number of hands::
 
     from caishen.sim import stream, summary
     files, check = stream.verified_chunk_files("runs/r1")
-    tally = summary.SummaryTally(stream.column_names(files))
+    tally = summary.SummaryTally(stream.column_names(files), policies)  # unit="match": intervals over matches
     for batch in stream.record_batches(files, tally.columns()):
         tally.update(batch)
-    rows, defs = tally.summary(policies)
+    rows, defs = tally.summary()
 
 Only chunk files that :func:`caishen.sim.manifest.verify` found ``ok`` are read: a
 truncated or foreign file is named by the verification, never read into a

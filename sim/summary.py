@@ -6,12 +6,33 @@ directory, streamed) turn the per-hand records (``caishen.sim.records``) into a 
 
 ``section, metric, group, n, value, ci_low, ci_high``
 
-(``n`` = the count the number is computed over; the interval is empty where
-none applies).  Rates use the Wilson score interval
-(``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")``); means the
-Student-t interval (``scipy.stats.ttest_1samp(x, 0).confidence_interval()``);
-a difference of means Welch's interval (``scipy.stats.ttest_ind(a, b,
-equal_var=False).confidence_interval()``).
+(``n`` = the rows the number is computed over: hands, seat-hands or won
+hands; the interval is empty where none applies).
+
+Intervals: over independent units, cluster-robust (issue 14 item 6)
+-------------------------------------------------------------------
+The rows are not independent: the four seat-hands of one hand share its
+wall (at most one seat wins it, usually), and the hands of one match share
+its dealer rotation (K-3.3) and streak (J-2.4).  So every interval is
+computed with the **match** as the cluster (``unit="match"``, the default):
+a match is the rows from one ``match_hand`` 0 to the next within a chunk
+(the runner starts a new match at each chunk, whatever the chunk size:
+``hand_id // match_len`` is *not* the match when the chunk size is no
+multiple of ``match_len``), and in a duplicate-deal run
+(:mod:`caishen.sim.arena`, columns ``wall, seating``) the cluster is a wall
+with all its seatings.  With ``unit="hand"`` the cluster is the hand (its
+four seat-hands together).  Every number is a mean of rows, a ratio of
+cluster totals ``sum y / sum n``, and its interval is the cluster-robust
+(CR1) one of :mod:`caishen.sim.intervals`: means a Student t on ``G - 1``
+degrees of freedom (``G`` = the clusters holding a row of the number),
+rates the Wilson interval at the effective size ``p (1 - p) / Var(p)``
+(:func:`~caishen.sim.intervals.cluster_rate_ci`), and ``飘 minus
+comparable`` the paired linearized difference
+(:func:`~caishen.sim.intervals.cluster_diff_ci`: the 飘 and the comparable
+seat-hands of one match are in the same cluster).  The row ``independent
+units`` gives the number of clusters; ``definitions["intervals"]`` says the
+unit and method.  ``unit=None`` is the textbook interval that takes the rows
+as independent (Wilson, Student t, Welch; too narrow), kept for comparison.
 
 Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
 
@@ -38,7 +59,7 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   seat-hands that could have thrown a 财神 while ready and did not;
   without it, every seat-hand with ``piao_s == 0``
   (:data:`COMPARABLE_DEFINITIONS`).  ``飘 minus comparable`` is the
-  difference of the two means (Welch; its ``n`` is both groups' sizes
+  difference of the two means (paired over matches; its ``n`` is both groups' sizes
   added).  ``score per non-飘 seat-hand`` (only with ``piao_chance_s``):
   every seat-hand with ``piao_s == 0``.  ``score per seat-hand`` (one row
   per policy, when seats play different policies): the mean score change of
@@ -53,25 +74,28 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   (a declaration's "success"; observational: a declared hand is a ready
   hand); ``passed a win``: seat-hands that passed at least one win (J-3.5).
 
-How it scales: both paths reduce the records batch by batch to exact value
-counts (:class:`SummaryTally`: per hand of ``(win_type, dealer,
-winners_mask)``, per seat-hand of the flags the rows group by and the score,
-and the distributions of the winner's gain, P, G and the streak), whose size
-depends on the distinct values, never on the number of hands; every number
-is then computed from the counts with exact integer sums
-(:func:`mean_ci_counts`, :func:`diff_ci_counts`, :func:`percentile_counts`
-give what :func:`mean_ci`, :func:`diff_ci` and ``numpy.percentile`` give on
-the expanded data).  :func:`summarize_run` reads only the chunks the
-manifest verifies (:mod:`caishen.sim.manifest`), in record batches from
-``pyarrow.dataset`` (:mod:`caishen.sim.stream`): ``caishen report`` on 10^8 hands
-peaks at ~340 MB of RSS (``benchmarks/bench_summary_scale.py``; the former
-pandas path needed 6.2 GB for 10^7).
+How it scales: both paths reduce the records batch by batch
+(:class:`SummaryTally`) to exact value counts (per hand of ``(win_type,
+dealer, winners_mask)``, per seat-hand of the flags the rows group by and
+the score, and the distributions of the winner's gain, P, G and the
+streak), whose size depends on the distinct values, never on the number of
+hands, and, for the intervals, to exact cluster sums: each number's per-hand
+row total and row count are summed per cluster, and of those cluster totals
+only ``G``, ``sum y``, ``sum n``, ``sum y**2``, ``sum y n``, ``sum n**2``
+(and the cross sums of the difference) are kept, as Python integers
+(:class:`caishen.sim.intervals.ClusterMoments`); the last cluster of a
+batch stays open and is carried on to the next batch (a match cut by a
+batch is never split).  The values come from the counts with exact integer
+sums (:func:`mean_ci_counts`, :func:`diff_ci_counts`,
+:func:`percentile_counts` give what :func:`mean_ci`, :func:`diff_ci` and
+``numpy.percentile`` give on the expanded data).  :func:`summarize_run`
+reads only the chunks the manifest verifies (:mod:`caishen.sim.manifest`),
+in record batches from ``pyarrow.dataset`` (:mod:`caishen.sim.stream`);
+peak memory does not grow with the hands
+(``benchmarks/bench_summary_scale.py``; the former pandas path needed
+6.2 GB for 10^7 hands).
 
-Caveats: the four seat-hands of one hand are not independent (at most one
-seat wins a hand, usually), and neither are the hands of one match (dealer
-rotation); the intervals here treat them as independent (the studies'
-intervals, :mod:`caishen.sim.intervals`, are over walls or hands).  The
-comparison of 飘 and non-飘 seat-hands is observational (a selection
+Caveat: the comparison of 飘 and non-飘 seat-hands is observational (a selection
 effect: a seat that went on to 飘 differs from one that did not), so its
 rows are in their own last section, ``飘财 observational``, out of the
 headline rows; the value of 飘 is the counterfactual estimate of
@@ -101,8 +125,21 @@ OBSERVATIONAL = "飘财 observational"
 OBSERVATIONAL_NOTE = ("飘 minus comparable compares seat-hands that did and did not 飘: a selection effect, not the "
                       "value of 飘 (caishen.sim.piao_study gives the counterfactual answer; caishen sweep compares "
                       "policies on the same walls)")
-#: the independent units :func:`summarize` can compute its intervals over (only rows-as-independent so far)
-UNITS = (None,)
+#: the independent units :func:`summarize` can compute its intervals over (module docstring, "Intervals")
+UNITS = ("match", "hand", None)
+#: what the summary says of its intervals (``definitions["intervals"]``), by unit
+INTERVALS_TEXT = {
+    "match": "95%, over matches as independent units (a duplicate-deal run's walls): cluster-robust (CR1) over "
+             "the matches; Wilson at the effective size for rates, Student t on matches - 1 degrees of freedom for "
+             "means, the paired linearized difference for 飘 minus comparable (caishen.sim.intervals)",
+    "hand": "95%, over hands as independent units (the 4 seat-hands of a hand together): cluster-robust (CR1) over "
+            "the hands; Wilson at the effective size for rates, Student t on hands - 1 degrees of freedom for "
+            "means, the paired linearized difference for 飘 minus comparable (caishen.sim.intervals)",
+    None: "95%, rows (hands, seat-hands) taken as independent (too narrow: they are not): Wilson for rates, "
+          "Student t for means, Welch for differences",
+}
+#: the ``group`` of the summary's "independent units" row, by unit (and for duplicate-deal records)
+UNIT_LABELS = {"match": "matches", "wall": "walls", "hand": "hands"}
 
 #: how "comparable non-飘 play" is chosen, by the record columns available
 COMPARABLE_DEFINITIONS = {
@@ -246,18 +283,36 @@ def percentile_counts(values, counts, q) -> np.ndarray:
 # the summary: records -> value counts (streaming) -> rows
 # ---------------------------------------------------------------------------
 class _Rows:
-    def __init__(self):
+    """The rows of the summary; intervals over rows (``clusters`` None) or from the tally's cluster sums."""
+
+    def __init__(self, clusters=None):
         self.rows = []
+        self.clusters = clusters  # (moments by row key, cross sums by row key) or None
 
     def add(self, section, metric, group, n, value, low=float("nan"), high=float("nan")):
         self.rows.append((section, metric, group, int(n), float(value), float(low), float(high)))
 
     def rate(self, section, metric, group, k, n):
-        self.add(section, metric, group, n, *wilson(int(k), int(n)))
+        if self.clusters is None:
+            self.add(section, metric, group, n, *wilson(int(k), int(n)))
+        else:
+            self.add(section, metric, group, n, *self.clusters[0][(section, metric, group)].rate_ci(CONFIDENCE))
 
     def mean(self, section, metric, group, dist):
         values, counts = dist
-        self.add(section, metric, group, int(np.sum(counts)), *mean_ci_counts(values, counts))
+        n = int(np.sum(counts))
+        if self.clusters is None:
+            self.add(section, metric, group, n, *mean_ci_counts(values, counts))
+        else:
+            self.add(section, metric, group, n, *self.clusters[0][(section, metric, group)].ci(CONFIDENCE))
+
+    def diff(self, section, metric, group, n, dist_a, dist_b, key_a, key_b):
+        if self.clusters is None:
+            self.add(section, metric, group, n, *diff_ci_counts(*dist_a, *dist_b))
+        else:
+            mom, cross = self.clusters
+            self.add(section, metric, group, n,
+                     *cross[(section, metric, group)].ci(mom[key_a], mom[key_b], CONFIDENCE))
 
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self.rows, columns=SUMMARY_COLUMNS)
@@ -300,30 +355,73 @@ _K_SEAT, _K_DEALER, _K_WON, _K_PIAO, _K_NO_PIAO, _K_SUCCESS, _K_FAILED, _K_CHANC
 _BIAS32 = np.int64(1 << 31)
 
 
+#: numbers whose cluster sums are computed together (a block of int64[clusters, _BLOCK] arrays)
+_BLOCK = 16
+
+
+def _per_cluster(x, seg: np.ndarray, cache: dict) -> np.ndarray:
+    """``int64[g]``: the sums of ``x`` (an array, or a list of arrays to add up) over the segments starting at
+    ``seg``; each array is reduced once (``cache``: id -> (array, sums), the batch's many numbers share arrays)."""
+    if isinstance(x, list):
+        return sum(_per_cluster(c, seg, cache) for c in x)
+    got = cache.get(id(x))
+    if got is None:
+        got = cache[id(x)] = (x, np.add.reduceat(x, seg, dtype=np.int64))
+    return got[1]
+
+
 class SummaryTally:
     """The sufficient statistics of the summary, accumulated over record batches in bounded memory.
 
-    ``SummaryTally(columns)``: ``columns`` the record column names (they
-    decide which sections exist: 飘财 needs ``piao_s, failed_piao_s, flags``,
-    the comparable group ``piao_chance_s``, Jiating ``P_s, G_s, decl_s,
-    hard_offer_s, passed_win_s``).  :meth:`update` takes one batch (a
+    ``SummaryTally(columns, policies, unit)``: ``columns`` the record column
+    names (they decide which sections exist: 飘财 needs ``piao_s,
+    failed_piao_s, flags``, the comparable group ``piao_chance_s``, Jiating
+    ``P_s, G_s, decl_s, hard_offer_s, passed_win_s``; ``unit="match"`` needs
+    ``match_hand``, or ``wall, seating`` for duplicate deals, and uses
+    ``chunk``); ``policies`` the four seats' policy names (the rows by
+    policy); ``unit`` ``"match"``, ``"hand"`` or None (module docstring).
+    Batches must come in hand order (as :func:`caishen.sim.stream.record_batches`
+    gives them); a cluster cut by a batch is carried on to the next.  :meth:`update` takes one batch (a
     ``pyarrow.RecordBatch`` / ``Table``, a ``pandas.DataFrame`` or a dict of
     numpy arrays) and reduces it to value counts: per hand of ``(win_type,
     dealer, winners_mask)``, per seat-hand of ``(seat, dealer, won, 飘
     attempt, 飘 success, failed 飘, 飘 chance, declaration, 硬子 offer,
     passed win, score)``, and the distributions of the winner's gain, P, G,
-    P + G and the streak.  Their size depends on the distinct values, never
+    P + G and the streak, and, with a unit, to the exact cluster sums of
+    every interval (``mom``, ``cross``: one
+    :class:`~caishen.sim.intervals.ClusterMoments` per row, whatever the
+    number of clusters).  Their size depends on the distinct values, never
     on the number of hands, and every number of the summary is computed
-    exactly from them (:meth:`summary`).  Tallies of disjoint batches
-    :meth:`merge`.
+    exactly from them (:meth:`summary`).  Tallies of consecutive batches
+    that meet at a cluster boundary :meth:`merge`.
     """
 
-    def __init__(self, columns):
+    def __init__(self, columns, policies=("random",) * N_SEATS, unit="match"):
         cols = set(columns)
         need = ["dealer", "winner", "winners_mask", "win_type"] + [f"score_{s}" for s in range(N_SEATS)]
         missing = [c for c in need if c not in cols]
         if missing:
             raise ValueError(f"records lack column(s) {', '.join(missing)}")
+        self.policies = tuple(policies)
+        if len(self.policies) != N_SEATS:
+            raise ValueError(f"policies {self.policies!r}: need one per seat")
+        if unit not in UNITS:
+            raise ValueError(f"unit {unit!r}: the summary's intervals are over 'match' (the default), 'hand', or "
+                             "None (rows as independent)")
+        self.unit = unit
+        #: duplicate-deal records (caishen.sim.arena): a wall is played in consecutive rows, one per seating
+        self.by_wall = unit == "match" and {"wall", "seating"} <= cols
+        if unit == "match" and not self.by_wall and "match_hand" not in cols:
+            raise ValueError("unit 'match' needs the records' match_hand column (a match starts at match_hand 0); "
+                             "use unit='hand' for records without it")
+        self.has_chunk = "chunk" in cols
+        self.mom: dict = {}  # row key -> ClusterMoments of the complete clusters
+        self.cross: dict = {}  # row key of a difference -> ClusterCross
+        self.n_clusters = 0  # complete clusters
+        self._open = None  # row key -> (y, n): the totals of the last cluster, maybe unfinished
+        self._prev = None  # the cluster key (chunk, wall) or chunk of the last row read
+        self._begins_mid = False  # the first row read continued a cluster that began before it
+        self._pairs: dict = {}  # row key of a difference -> the row keys of its two means
         seats = lambda stem: all(f"{stem}_{s}" in cols for s in range(N_SEATS))  # noqa: E731
         self.has_piao = seats("piao") and seats("failed_piao") and "flags" in cols
         self.has_chance = self.has_piao and seats("piao_chance")
@@ -353,6 +451,10 @@ class SummaryTally:
             cols += [f"{c}_{s}" for c in ("P", "G", "decl", "hard_offer", "passed_win") for s in range(N_SEATS)]
         if self.has_streak:
             cols.append("streak")
+        if self.unit == "match":
+            cols += ["wall", "seating"] if self.by_wall else ["match_hand"]
+            if self.has_chunk:
+                cols.append("chunk")
         return cols + self.patterns
 
     def update(self, batch) -> "SummaryTally":
@@ -406,10 +508,229 @@ class SummaryTally:
             self.streak.add(col("streak").astype(np.int64))
         for pid in self.patterns:
             self.pattern_wins[pid] += int(((col(pid) > 0) & won_hand).sum())
+        if self.unit is not None:
+            self._update_clusters(self._starts(col, n), *self._metrics(col, n, win_type, dealer, mask, winner, scores))
         return self
 
+    # -- the clusters ---------------------------------------------------------
+    def _starts(self, col, n: int) -> np.ndarray:
+        """``bool[n]``: the rows of the batch that begin a cluster (a match, a wall, a hand)."""
+        first = self._open is None
+        if self.unit == "hand":
+            return np.ones(n, bool)
+        chunk = col("chunk").astype(np.int64) if self.has_chunk else np.zeros(n, np.int64)
+        start = np.empty(n, bool)
+        if self.by_wall:  # consecutive rows of one (chunk, wall): the seatings of a duplicate deal
+            key = (chunk << 32) | (col("wall").astype(np.int64) & 0xFFFFFFFF)
+            start[1:] = key[1:] != key[:-1]
+            start[0] = self._prev is None or key[0] != self._prev
+        else:  # a match starts at match_hand 0 (a chunk starts a new match, whatever its size, runner.py)
+            key = chunk
+            start[:] = col("match_hand") == 0
+            start[1:] |= key[1:] != key[:-1]
+            start[0] |= self._prev is not None and key[0] != self._prev
+        self._prev = int(key[-1])
+        if first:
+            self._begins_mid = not bool(start[0])
+            start[0] = True
+        return start
+
+    def _update_clusters(self, start: np.ndarray, metrics, pairs) -> None:
+        """Add the batch's complete clusters to the sums; the last one stays open (it may go on in the next batch)."""
+        from caishen.sim.intervals import ClusterCross, ClusterMoments, exact_col_dots
+
+        cont = not bool(start[0])  # the batch goes on with the open cluster
+        seg = np.flatnonzero(start)
+        if cont:
+            seg = np.concatenate([[0], seg])
+        prepend = self._open is not None and not cont  # the open cluster ended with the previous batch
+        self.n_clusters += len(seg) - 1 + int(prepend)
+        opened, done = {}, {}
+        sums_of = {}  # one reduceat per distinct array (many means share a row count)
+        for key, y, nr in metrics:
+            ty, tn = _per_cluster(y, seg, sums_of), _per_cluster(nr, seg, sums_of)
+            if self._open is not None:
+                oy, on = self._open[key]
+                if cont:
+                    ty, tn = ty.copy(), tn.copy()  # per_cluster's arrays may be shared
+                    ty[0] += oy
+                    tn[0] += on
+                else:
+                    ty = np.concatenate([np.array([oy], np.int64), ty])
+                    tn = np.concatenate([np.array([on], np.int64), tn])
+            opened[key] = (int(ty[-1]), int(tn[-1]))
+            done[key] = (ty[:-1], tn[:-1])
+        keys = list(done)
+        for i in range(0, len(keys), _BLOCK):  # the sums of many numbers at once, a block of columns at a time
+            block = keys[i:i + _BLOCK]
+            ys = np.stack([done[k][0] for k in block], axis=1)
+            ns = np.stack([done[k][1] for k in block], axis=1)
+            gs, sy, sn = np.count_nonzero(ns, axis=0), ys.sum(0), ns.sum(0)
+            syy, syn, snn = exact_col_dots(ys, ys), exact_col_dots(ys, ns), exact_col_dots(ns, ns)
+            for j, key in enumerate(block):
+                m = self.mom.get(key)
+                if m is None:
+                    m = self.mom[key] = ClusterMoments()
+                m.add_sums(int(gs[j]), int(sy[j]), int(sn[j]), syy[j], syn[j], snn[j])
+        for a, b, key in pairs:
+            c = self.cross.get(key)
+            if c is None:
+                c = self.cross[key] = ClusterCross()
+            c.add(*done[a], *done[b])
+        self._open = opened
+
+    def _cluster_sums(self):
+        """``(moments, cross, clusters)``: the sums with the open cluster closed (the tally is left as it is)."""
+        import copy
+
+        mom, cross = copy.deepcopy(self.mom), copy.deepcopy(self.cross)
+        g = self.n_clusters
+        if self._open is not None:
+            g += 1
+            one = lambda v: np.array([v], np.int64)  # noqa: E731
+            for key, (y, n) in self._open.items():
+                mom[key].add(one(y), one(n))
+            for key, c in cross.items():
+                a, b = self._pairs[key]
+                c.add(one(self._open[a][0]), one(self._open[a][1]), one(self._open[b][0]), one(self._open[b][1]))
+        return mom, cross, g
+
+    def _groups(self) -> list[tuple[str, list[int]]]:
+        groups = [("all", list(range(N_SEATS)))]
+        if len(set(self.policies)) > 1:
+            groups += [(f"policy {p}", [s for s in range(N_SEATS) if self.policies[s] == p])
+                       for p in dict.fromkeys(self.policies)]
+        return groups
+
+    def _metrics(self, col, n, win_type, dealer, mask, winner, scores):
+        """Every interval's rows as per-hand integer totals: ``([(row key, y, rows)], pairs)``.
+
+        ``y: int64[n]`` is the sum of the hand's rows' values (a 0/1 hit for
+        a rate, the score for a mean) and ``rows: int64[n]`` how many of the
+        hand's rows (hands, seat-hands, won hands) the number is over; either
+        may be a list of such arrays (one per seat of a policy group) whose
+        sum is meant (summed per cluster, after the reduction);
+        ``pairs``: ``(key a, key b, key of a - b)`` of the differences.  Row
+        keys are the summary's ``(section, metric, group)``.
+        """
+        i64 = np.asarray  # 0/1 as bool arrays: no copy; summed per cluster as int64 (reduceat's dtype)
+        one = np.ones(n, np.int64)
+        label = [f"seat {s} ({self.policies[s]})" for s in range(N_SEATS)]
+        out, pairs = [], []
+        add = lambda section, metric, group, y, rows: out.append(((section, metric, group), y, rows))  # noqa: E731
+        sc = [scores[:, s] for s in range(N_SEATS)]
+        won = [(mask >> s) & 1 for s in range(N_SEATS)]
+        dl = [i64(dealer == s) for s in range(N_SEATS)]
+        nd = [1 - d for d in dl]
+        add("outcome", "draw rate", "all", i64(win_type == -1), one)
+        for s in range(N_SEATS):
+            add("outcome", "win rate", label[s], won[s], one)
+        add("outcome", "win rate", "dealer", sum(w * d for w, d in zip(won, dl)), sum(dl))
+        add("outcome", "win rate", "non-dealer", sum(w * d for w, d in zip(won, nd)), sum(nd))
+        for s in range(N_SEATS):
+            add("outcome", "dealer share", label[s], dl[s], one)
+        wonh = i64(win_type >= 0)
+        for code, name in WIN_TYPE_NAMES.items():
+            add("win type", "share of wins", name, i64(win_type == code), wonh)
+        gain = scores[np.arange(n), np.clip(winner, 0, N_SEATS - 1)] * wonh
+        add("points", "winner's gain", "mean", gain, wonh)
+        for s in range(N_SEATS):
+            add("points", "score", label[s], sc[s], one)
+        add("points", "score", "dealer", sum(x * d for x, d in zip(sc, dl)), sum(dl))
+        add("points", "score", "non-dealer", sum(x * d for x, d in zip(sc, nd)), sum(nd))
+        groups = self._groups()
+        if self.has_piao:
+            from caishen.sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
+
+            paid = (win_type == WIN_SELF_DRAW) & ((col("flags").astype(np.int64) & FLAG_PIAO) != 0)
+            piao = [col(f"piao_{s}").astype(np.int64) for s in range(N_SEATS)]
+            att = [i64(p >= 1) for p in piao]
+            nop = [i64(p == 0) for p in piao]
+            succ = [a * i64(paid & (winner == s)) for s, a in enumerate(att)]
+            fail = [a * i64(col(f"failed_piao_{s}") == 1) for s, a in enumerate(att)]
+            cmp_ = [x * i64(col(f"piao_chance_{s}") >= 1) for s, x in enumerate(nop)] if self.has_chance else nop
+            att_sc = [x * y for x, y in zip(att, sc)]
+            cmp_sc = [x * y for x, y in zip(cmp_, sc)]
+            nop_sc = [x * y for x, y in zip(nop, sc)] if self.has_chance else None
+            for gname, seats in groups:
+                tot = lambda xs: [xs[s] for s in seats]  # noqa: E731  (added per cluster, cheaper)
+                size = len(seats) * one
+                if gname != "all":
+                    add("飘财", "score per seat-hand", gname, tot(sc), size)
+                a = tot(att)
+                add("飘财", "attempt rate", gname, a, size)
+                add("飘财", "success rate", gname, tot(succ), a)
+                add("飘财", "failed rate", gname, tot(fail), a)
+                ka = (OBSERVATIONAL, "score per 飘 seat-hand", gname)
+                kb = (OBSERVATIONAL, "score per comparable non-飘 seat-hand", gname)
+                add(*ka, tot(att_sc), a)
+                add(*kb, tot(cmp_sc), tot(cmp_))
+                pairs.append((ka, kb, (OBSERVATIONAL, "飘 minus comparable", gname)))
+                if self.has_chance:
+                    add(OBSERVATIONAL, "score per non-飘 seat-hand", gname, tot(nop_sc), tot(nop))
+        if self.has_jiating:
+            from caishen.sim.rules.jiating.tables import PATTERN_NAMES
+
+            P = [col(f"P_{s}").astype(np.int64) for s in range(N_SEATS)]
+            G = [col(f"G_{s}").astype(np.int64) for s in range(N_SEATS)]
+            nw = sum(won)
+            add("架听 points", "P per win", "all winners", sum(w * x for w, x in zip(won, P)), nw)
+            add("架听 points", "G per win", "all winners", sum(w * x for w, x in zip(won, G)), nw)
+            add("架听 points", "P + G per win", "all winners", sum(w * (x + y) for w, x, y in zip(won, P, G)), nw)
+            add("架听 points", "several winners (一炮多响)", "share of wins", i64(nw >= 2) * wonh, wonh)
+            if self.has_streak:
+                add("架听 points", "dealer's streak k", "all hands", col("streak").astype(np.int64), one)
+            for pid in self.patterns:
+                add("patterns", f"{pid} {PATTERN_NAMES[pid]}", "share of wins", i64(col(pid) > 0) * wonh, wonh)
+            decl = [np.clip(col(f"decl_{s}").astype(np.int64), -128, 127) for s in range(N_SEATS)]
+            offer = [i64(col(f"hard_offer_{s}") != 0) for s in range(N_SEATS)]
+            passed = [i64(col(f"passed_win_{s}") > 0) for s in range(N_SEATS)]
+            by_code = {}
+            for code in (1, 2, 0):
+                d = [i64(x == code) for x in decl]
+                by_code[code] = (d, [x * w for x, w in zip(d, won)], [x * y for x, y in zip(d, sc)])
+            for gname, seats in groups:
+                tot = lambda xs: [xs[s] for s in seats]  # noqa: E731  (added per cluster, cheaper)
+                size = len(seats) * one
+                for code, what in ((1, "架听"), (2, "硬子"), (0, "no declaration")):
+                    d, d_won, d_sc = by_code[code]
+                    nd_ = tot(d)
+                    if code == 1:
+                        add("declarations", "架听 rate", gname, nd_, size)
+                    elif code == 2:
+                        no = tot(offer)
+                        add("declarations", "硬子 offer rate", gname, no, size)
+                        add("declarations", "硬子 taken of offers", gname, nd_, no)
+                    add("declarations", f"win rate: {what}", gname, tot(d_won), nd_)
+                    add("declarations", f"score: {what}", gname, tot(d_sc), nd_)
+                add("declarations", "passed a win (漏胡)", gname, tot(passed), size)
+        self._pairs = {key: (a, b) for a, b, key in pairs}
+        return out, pairs
+
     def merge(self, other: "SummaryTally") -> "SummaryTally":
-        """Add the counts of ``other`` (a tally of the same columns over other records); returns self."""
+        """Add the counts of ``other`` (a tally of the same columns, policies and unit over the records that
+        follow this tally's); returns self.
+
+        With a unit, this tally's last cluster is closed and ``other``'s
+        first row must begin a cluster (a ``match_hand`` 0 row): a
+        ``ValueError`` says so otherwise, never a match silently cut in two.
+        """
+        if (other.unit, other.policies) != (self.unit, self.policies):
+            raise ValueError(f"cannot merge a tally of unit {other.unit!r}, policies {other.policies!r} into one of "
+                             f"unit {self.unit!r}, policies {self.policies!r}")
+        if self.unit is not None and other.n_hands:
+            if other._begins_mid and self.n_hands:
+                raise ValueError("the merged tally begins inside a match (its first row has match_hand > 0): "
+                                 "tallies merge only at cluster boundaries")
+            mom, cross, g = self._cluster_sums()
+            for key, m in other.mom.items():
+                mom.setdefault(key, type(m)()).merge(m)
+            for key, c in other.cross.items():
+                cross.setdefault(key, type(c)()).merge(c)
+            self.mom, self.cross, self.n_clusters = mom, cross, g + other.n_clusters
+            self._open, self._prev, self._pairs = other._open, other._prev, dict(other._pairs)
+            if not self.n_hands:
+                self._begins_mid = other._begins_mid
         for name in ("hands", "seat", "gain", "p", "g", "pg", "streak"):
             codes, counts = getattr(other, name).compact()
             getattr(self, name).add_counts(codes, counts)
@@ -430,14 +751,25 @@ class SummaryTally:
             "passed": bit(_K_PASSED), "score": (codes & 0xFFFFFFFF) - _BIAS32, "count": counts,
         })
 
-    def summary(self, policies=("random",) * N_SEATS) -> tuple[pd.DataFrame, dict]:
-        """``(rows, definitions)`` as :func:`summarize` returns them."""
-        policies = tuple(policies)
+    def summary(self, policies=None) -> tuple[pd.DataFrame, dict]:
+        """``(rows, definitions)`` as :func:`summarize` returns them.
+
+        ``policies``: None (the tally's) or the same four names the tally was
+        made with (its rows by policy are grouped by them); else ``ValueError``.
+        """
+        policies = self.policies if policies is None else tuple(policies)
         if len(policies) != N_SEATS:
             raise ValueError(f"policies {policies!r}: need one per seat")
+        if policies != self.policies:
+            raise ValueError(f"policies {policies!r}: the tally was made for {self.policies!r} (its rows by policy "
+                             "are grouped by them)")
         if self.n_hands == 0:
             raise ValueError("no hands to summarize")
-        r = _Rows()
+        clusters = None
+        if self.unit is not None:
+            mom, cross, n_clusters = self._cluster_sums()
+            clusters = (mom, cross)
+        r = _Rows(clusters)
         H = self.n_hands
         hc, hn = self.hands.compact()
         win_type = ((hc >> 16) & 0xFF) - 128
@@ -453,8 +785,11 @@ class SummaryTally:
         def dist(sel):
             return score[sel], w[sel]
 
-        defs = {}
+        defs = {"intervals": INTERVALS_TEXT[self.unit]}
         r.add("hands", "hands", "all", H, H)
+        if self.unit is not None:
+            what = UNIT_LABELS["wall" if self.by_wall else self.unit]
+            r.add("hands", "independent units", what, n_clusters, n_clusters)
         r.rate("outcome", "draw rate", "all", count(win_type == -1), H)
         for s in range(N_SEATS):
             r.rate("outcome", "win rate", label[s], count(((mask >> s) & 1) == 1), H)
@@ -491,7 +826,7 @@ class SummaryTally:
             else:
                 defs["comparable"] = COMPARABLE_DEFINITIONS["no_attempt"]
                 comparable = no_piao
-            o = _Rows()  # the selection-biased comparison: its own section, after every headline row
+            o = _Rows(clusters)  # the selection-biased comparison: its own section, after every headline row
             for gname, g in groups:
                 if gname != "all":  # the controlled comparison: policies on the same deals (all seat-hands)
                     r.mean("飘财", "score per seat-hand", gname, dist(g))
@@ -503,8 +838,9 @@ class SummaryTally:
                 o.mean(OBSERVATIONAL, "score per 飘 seat-hand", gname, dist(att))
                 cmp_ = g & comparable
                 o.mean(OBSERVATIONAL, "score per comparable non-飘 seat-hand", gname, dist(cmp_))
-                o.add(OBSERVATIONAL, "飘 minus comparable", gname, A + int(w[cmp_].sum()),
-                      *diff_ci_counts(*dist(att), *dist(cmp_)))
+                o.diff(OBSERVATIONAL, "飘 minus comparable", gname, A + int(w[cmp_].sum()), dist(att), dist(cmp_),
+                       (OBSERVATIONAL, "score per 飘 seat-hand", gname),
+                       (OBSERVATIONAL, "score per comparable non-飘 seat-hand", gname))
                 if self.has_chance:
                     o.mean(OBSERVATIONAL, "score per non-飘 seat-hand", gname, dist(g & no_piao))
             defs["observational"] = OBSERVATIONAL_NOTE
@@ -577,26 +913,32 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(parts)
 
 
-def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit=None) -> tuple[pd.DataFrame, dict]:
+def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") -> tuple[pd.DataFrame, dict]:
     """The summary rows of a run's records (in memory) and the definitions used.
 
     ``df``: the records (``caishen.sim.records.read_run``), at least ``dealer,
-    winner, winners_mask, win_type, score_0..3``; the 飘财 rows need
-    ``piao_s, failed_piao_s, flags`` (and use ``piao_chance_s`` if present).
-    ``policies``: the 4 seats' policy names (labels; 飘 rows are grouped by
-    policy when they differ).  Returns ``(rows, definitions)``: a DataFrame
-    with :data:`SUMMARY_COLUMNS` and a dict of the definitions chosen.
-    Raises ``ValueError`` for empty records or a missing column.  The same
-    numbers as :func:`summarize_run`, which streams the records from disk
+    winner, winners_mask, win_type, score_0..3`` and, for ``unit="match"``,
+    ``match_hand`` (and ``chunk`` when there are several chunks; duplicate-deal
+    records: ``wall, seating``), in hand order (sorted by ``hand_id`` when it
+    is there); the 飘财 rows need ``piao_s, failed_piao_s, flags`` (and use
+    ``piao_chance_s`` if present).  ``policies``: the 4 seats' policy names
+    (labels; 飘 rows are grouped by policy when they differ).  ``unit``: the
+    independent unit of the intervals (module docstring, "Intervals"):
+    ``"match"`` (default), ``"hand"``, or ``None`` (rows as independent,
+    the textbook intervals: too narrow, for comparison).  Returns ``(rows,
+    definitions)``: a DataFrame with :data:`SUMMARY_COLUMNS` and a dict of
+    the definitions chosen.  Raises ``ValueError`` for empty records, a
+    missing column or another unit.  The same numbers as
+    :func:`summarize_run`, which streams the records from disk
     (:class:`SummaryTally` does the work for both).
     """
-    if unit not in UNITS:
-        raise ValueError(f"unit {unit!r}: the streaming summary computes its intervals with rows as independent "
-                         "(unit=None); cluster-robust intervals are in caishen.sim.intervals")
-    tally = SummaryTally(df.columns)
     if len(df) == 0:
+        SummaryTally(df.columns, policies, "hand" if unit == "match" else unit)  # a missing column, a bad unit
         raise ValueError("no hands to summarize")
-    return tally.update(df).summary(policies)
+    tally = SummaryTally(df.columns, policies, unit)
+    if "hand_id" in df and not df["hand_id"].is_monotonic_increasing:
+        df = df.sort_values("hand_id", kind="stable").reset_index(drop=True)
+    return tally.update(df).summary()
 
 
 def _width(text: str) -> int:
@@ -636,7 +978,7 @@ def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: di
     rows.to_csv(run_dir / "summary.csv", index=False)
     doc = {
         "run": run,
-        "definitions": {**definitions, "intervals": "95%: Wilson for rates, Student t for means, Welch for differences"},
+        "definitions": {"intervals": INTERVALS_TEXT[None], **definitions},
         "rows": json.loads(rows.to_json(orient="records", force_ascii=False)),
     }
     (run_dir / "summary.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -652,14 +994,15 @@ def summary_columns(available) -> list[str]:
 
 
 def summarize_run(run_dir: str | os.PathLike, batch_size: int | None = None,
-                  verification=None) -> tuple[pd.DataFrame, dict, dict, int]:
+                  verification=None, unit="match") -> tuple[pd.DataFrame, dict, dict, int]:
     """Summarize a run directory, streaming its verified Parquet chunks (bounded memory).
 
     Reads only the chunks :func:`caishen.sim.manifest.verify` finds ``ok`` (pass a
     ``verification`` already made to skip a second pass over the files), in
     record batches of ``batch_size`` rows (:func:`caishen.sim.stream.record_batches`)
     reduced by :class:`SummaryTally`: peak memory does not grow with the
-    number of hands.  Returns ``(rows, definitions, run_json,
+    number of hands.  A match cut by a batch (or a record batch boundary)
+    is carried on to the next batch.  ``unit``: as in :func:`summarize`.  Returns ``(rows, definitions, run_json,
     verified_chunks)``.  Raises ``ValueError`` if ``run_dir`` is not a run or
     has no verified chunk.
     """
@@ -673,8 +1016,8 @@ def summarize_run(run_dir: str | os.PathLike, batch_size: int | None = None,
     if not files:
         raise ValueError(f"no verified chunk in {str(run_dir)!r} (expected "
                          f"{str(Path(run_dir) / records.CHUNKS_DIR)}/chunk-*.parquet with a manifest line)")
-    tally = SummaryTally(stream.column_names(files))
+    tally = SummaryTally(stream.column_names(files), meta.get("policies", ("?",) * N_SEATS), unit)
     for batch in stream.record_batches(files, tally.columns(), batch_size or stream.BATCH_SIZE):
         tally.update(batch)
-    rows, defs = tally.summary(meta.get("policies", ("?",) * N_SEATS))
+    rows, defs = tally.summary()
     return rows, defs, meta, len(files)

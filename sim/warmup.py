@@ -119,6 +119,9 @@ def _selfplay() -> None:
     play_batch(16, 1, rules="kaihua", policies="random,greedy,always,threshold:20")
     play_batch(16, 1, rules="kaihua", policies="never", check=True)
     play_batch(16, 1, rules="jiating", policies="random,greedy,greedy,random")
+    # the bots with data compile apart (a batch of kernel policies leaves them out, caishen.sim.selfplay)
+    play_batch(2, 1, rules="kaihua", policies="tuned:kaihua,mc:1,greedy_safe,piao_table")
+    play_batch(2, 1, rules="jiating", policies="tuned:jiating,mc:1,greedy,greedy", wall_seed=1)
 
 
 def _game() -> None:

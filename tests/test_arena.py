@@ -205,6 +205,46 @@ def test_identical_policies_differ_by_nothing(tmp_path, engine_warm):
         assert p["lo"] <= 0.0 <= p["hi"], p
 
 
+@pytest.mark.parametrize("batch_size", [1, 5, 64, None])
+def test_streamed_match_table_equals_the_table_of_the_rows_in_memory(tmp_path, engine_warm, batch_size):
+    """summarize_match reads record batches (walls cut between batches wait for the next one); its
+    table equals per-wall means of the whole run read at once with scipy's t intervals."""
+    from scipy import stats as sps
+
+    from caishen.sim import records
+    from caishen.sim.arena import seatings, summarize_match, wall_values
+
+    _match(tmp_path, "s", "greedy,random,always", 25, chunk_walls=6)
+    got = summarize_match(tmp_path / "s", batch_size=batch_size)
+    v = wall_values(records.read_run(tmp_path / "s"), 3, len(seatings(3)))
+    assert got["walls_done"] == len(v["walls"]) == 25
+    for i, row in enumerate(got["policy_rows"]):
+        x = v["points"][:, i]
+        lo, hi = sps.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
+        assert row["points"] == pytest.approx(x.mean()) and (row["lo"], row["hi"]) == pytest.approx((lo, hi))
+        assert row["win"] == pytest.approx(v["win"][:, i].mean())
+        assert row["deal_in"] == pytest.approx(v["deal_in"][:, i].mean())
+        assert row["piao"] == pytest.approx(v["piao"][:, i].mean())
+    for p in got["pairs"]:
+        d = v["points"][:, p["ia"]] - v["points"][:, p["ib"]]
+        ref = sps.ttest_1samp(d, 0.0).confidence_interval(0.95)
+        assert p["diff"] == pytest.approx(d.mean()) and (p["lo"], p["hi"]) == pytest.approx((ref.low, ref.high))
+
+
+def test_report_reads_a_match_run(tmp_path, engine_warm, capsys):
+    """`caishen report` on a match directory prints the match table and draws its figures."""
+    pytest.importorskip("matplotlib")
+    from caishen.sim import report
+    from caishen.sim.cli import main
+
+    _match(tmp_path, "rep", "greedy,random", 10, chunk_walls=5)
+    assert report.run_kind(tmp_path / "rep") == "match"
+    assert main(["report", str(tmp_path / "rep")]) == 0
+    out = capsys.readouterr().out
+    assert "0:greedy - 1:random" in out and "paired 95% CI over walls" in out
+    assert (tmp_path / "rep" / "fig-match-points.png").exists() and (tmp_path / "rep" / "report.html").exists()
+
+
 def test_match_does_not_depend_on_workers(tmp_path, engine_warm):
     """Rows and table of a match are the same in-process and with two worker processes."""
     from caishen.sim import records

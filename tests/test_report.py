@@ -26,6 +26,19 @@ def test_report_of_a_simulate_run(engine_warm, tmp_path, rules):
     assert not list(out.glob(".*.tmp"))  # atomic writes leave no temporary file
 
 
+def test_report_page_reads_at_most_REPORT_MAX_HANDS_and_says_so(engine_warm, tmp_path, monkeypatch):
+    """Issue 15: the page's figures and balance tables read whole leading chunks up to REPORT_MAX_HANDS (memory
+    bounded), the page says how many of how many hands; the summary itself still covers every hand."""
+    out = _simulate(tmp_path / "r", games=480)
+    monkeypatch.setattr(report, "REPORT_MAX_HANDS", 200)
+    df, n_all = report._leading_rows(out, ["hand_id", "score_0"])
+    assert n_all == 480 and len(df) == 160 and df["hand_id"].tolist() == list(range(160))
+    text = report.write_report(out).read_text(encoding="utf-8")
+    assert "covers all 480 hands" in text and "read the first 160" in text
+    monkeypatch.setattr(report, "REPORT_MAX_HANDS", 10**9)
+    assert "read the first" not in report.write_report(out).read_text(encoding="utf-8")
+
+
 def test_report_of_a_sweep_and_of_a_study(engine_warm, tmp_path):
     from caishen.sim import piao_study, study
 

@@ -204,14 +204,16 @@ def _records(n=1600, seed=4, policies="always,never,always,never"):
 
 
 def test_summary_refuses_a_unit_it_cannot_cluster_on(engine_warm):
-    """The streaming summary's intervals take rows as independent (unit=None); another unit is a
+    """The summary's intervals are over matches (default), hands, or rows (unit=None); another unit is a
     ValueError naming it, never a silently unclustered interval."""
     from caishen.sim import summary
 
     df = _records()
-    for bad in ("wall", "match"):
-        with pytest.raises(ValueError, match=f"unit '{bad}'"):
-            summary.summarize(df, unit=bad)
+    with pytest.raises(ValueError, match="unit 'wall'"):
+        summary.summarize(df, unit="wall")
+    rows, defs = summary.summarize(df, unit="match")
+    g = rows[rows.metric == "independent units"]
+    assert g.value.iloc[0] == (df["match_hand"] == 0).sum() == 100 and "matches" in defs["intervals"]
 
 
 def test_K_9_observational_piao_comparison_is_labelled_and_last(engine_warm):

@@ -34,6 +34,12 @@ def assert_same_rows(got: pd.DataFrame, want: pd.DataFrame) -> None:
         np.testing.assert_allclose(a[ok], b[ok], rtol=1e-9, atol=1e-12, err_msg=c)
 
 
+def row_of(rows, section, metric, group):
+    r = rows[(rows.section == section) & (rows.metric == metric) & (rows.group == group)]
+    assert len(r) == 1, (section, metric, group)
+    return r.iloc[0]
+
+
 # ---------------------------------------------------------------------------
 # real runs of the engine
 # ---------------------------------------------------------------------------
@@ -58,12 +64,20 @@ def test_streaming_summary_of_a_real_run_equals_the_pandas_path(which, request):
     out, cfg = request.getfixturevalue(which)
     df = records.read_run(out)
     want, want_defs = ref.summarize(df, cfg.policies)
-    # batches of 333 rows: they cut across the chunk files (700 / 250 rows)
+    # batches of 333 rows: they cut across the chunk files (700 / 250 rows) and across matches (16 hands)
     rows, defs, meta, done = summary.summarize_run(out, batch_size=333)
     assert done == cfg.n_chunks and meta["games"] == cfg.games
     assert defs == want_defs
     assert_same_rows(rows, want)
     assert_same_rows(summary.summarize(df, cfg.policies)[0], want)
+    # the chunk sizes are no multiple of the 16-hand match: each chunk starts a match of its own, so the
+    # clusters are the match_hand-0 rows, not hand_id // 16
+    g = row_of(rows, "hands", "independent units", "matches").value
+    assert g == (df["match_hand"] == 0).sum() == sum(-(-cfg.chunk_len(i) // 16) for i in range(cfg.n_chunks))
+    assert g != -(-cfg.games // 16)
+    for unit in ("hand", None):
+        assert_same_rows(summary.summarize_run(out, batch_size=333, unit=unit)[0], ref.summarize(df, cfg.policies,
+                                                                                                 unit)[0])
     if cfg.rules == "kaihua":  # the 飘 rows by policy, with the piao_chance_s definition
         assert "policy always" in set(rows.group) and defs["comparable"] == summary.COMPARABLE_DEFINITIONS["chance"]
     else:  # Jiating's rows are there
@@ -117,22 +131,45 @@ def record_frames(draw):
             df[f"passed_win_{s}"] = rng.integers(0, 2, n).astype(np.int16)
         for pid in ("P01", "P07", "P50"):
             df[pid] = (rng.integers(0, 3, n) * (rng.random(n) < 0.3)).astype(np.int16)
+    # the clusters: matches of random lengths (match_hand 0 starts one), maybe over chunks, or
+    # duplicate deals (a wall in consecutive rows, one per seating)
+    layout = draw(st.sampled_from(["matches", "chunks", "walls"]))
+    if layout == "walls":
+        seatings = draw(st.integers(1, 4))
+        df["chunk"] = (np.arange(n) // draw(st.integers(1, 24))).astype(np.int32)
+        df["wall"] = (np.arange(n) // seatings).astype(np.int64) % 5  # wall ids repeat across chunks
+        df["seating"] = (np.arange(n) % seatings).astype(np.int8)
+        df["match_hand"] = np.zeros(n, np.int32)
+    else:
+        starts = rng.random(n) < draw(st.sampled_from([0.05, 0.3, 1.0]))
+        starts[0] = draw(st.booleans())  # a slice of a run may begin inside a match
+        mh = np.zeros(n, np.int32)
+        for i in range(1, n):
+            mh[i] = 0 if starts[i] else mh[i - 1] + 1
+        mh[0] = 0 if starts[0] else 3
+        df["match_hand"] = mh
+        if layout == "chunks":  # a new chunk starts a new match even where match_hand goes on
+            df["chunk"] = np.sort(rng.integers(0, 3, n)).astype(np.int32)
     policies = draw(st.sampled_from([("random",) * 4, ("greedy", "random", "greedy", "always")]))
     cuts = sorted(draw(st.lists(st.integers(0, n), max_size=4)))
-    return pd.DataFrame(df), policies, cuts
+    unit = draw(st.sampled_from(["match", "match", "hand", None]))
+    return pd.DataFrame(df), policies, cuts, unit
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(record_frames())
-def test_tally_over_random_batches_equals_the_pandas_path(case):
-    df, policies, cuts = case
-    want, want_defs = ref.summarize(df, policies)
-    tally = summary.SummaryTally(df.columns)
+def test_tally_over_random_batches_equals_the_in_memory_cluster_intervals(case):
+    """Issue 14 item 6: the streamed intervals (exact cluster sums, a match cut by a batch carried on)
+    equal caishen.sim.intervals.cluster_*_ci of the expanded rows, whatever the batches."""
+    df, policies, cuts, unit = case
+    want, want_defs = ref.summarize(df, policies, unit)
+    tally = summary.SummaryTally(df.columns, policies, unit)
     for a, b in zip([0, *cuts], [*cuts, len(df)]):
         tally.update(df.iloc[a:b].reset_index(drop=True))
     rows, defs = tally.summary(policies)
     assert defs == want_defs
     assert_same_rows(rows, want)
+    assert_same_rows(summary.summarize(df, policies, unit)[0], want)
 
 
 def test_tallies_merge_and_their_size_does_not_grow_with_the_hands():
@@ -142,22 +179,45 @@ def test_tallies_merge_and_their_size_does_not_grow_with_the_hands():
         "dealer": rng.integers(0, 4, n).astype(np.int8), "winner": rng.integers(0, 4, n).astype(np.int8),
         "winners_mask": rng.integers(1, 16, n).astype(np.uint8), "win_type": rng.integers(-1, 3, n).astype(np.int8),
         **{f"score_{s}": rng.integers(-50, 51, n).astype(np.int32) for s in range(4)},
+        "match_hand": (np.arange(n) % 16).astype(np.int32),
     })
+
+    def size(t):
+        return (len(t.seat.compact()[0]), len(t.hands.compact()[0]), len(t.gain.compact()[0]), len(t.mom),
+                len(t.cross), len(t._open))
+
     one = summary.SummaryTally(df.columns).update(df)
-    size = len(one.seat.compact()[0]), len(one.hands.compact()[0]), len(one.gain.compact()[0])
     many = summary.SummaryTally(df.columns)
-    for _ in range(200):  # 1,000,000 hands
+    for _ in range(200):  # 1,000,000 hands, 62,600 matches
         many.update(df)
-    assert (len(many.seat.compact()[0]), len(many.hands.compact()[0]), len(many.gain.compact()[0])) == size
-    assert many.n_hands == 200 * n
-    halves = summary.SummaryTally(df.columns).update(df.iloc[:1234]).merge(
-        summary.SummaryTally(df.columns).update(df.iloc[1234:].reset_index(drop=True)))
+    assert size(many) == size(one)
+    assert many.n_hands == 200 * n and many.n_clusters + 1 == 200 * 313
+    halves = summary.SummaryTally(df.columns).update(df.iloc[:1232]).merge(
+        summary.SummaryTally(df.columns).update(df.iloc[1232:].reset_index(drop=True)))
     assert_same_rows(halves.summary()[0], one.summary()[0])
+    with pytest.raises(ValueError, match="inside a match"):  # 1234 cuts a match: merging would split it
+        summary.SummaryTally(df.columns).update(df.iloc[:1234]).merge(
+            summary.SummaryTally(df.columns).update(df.iloc[1234:].reset_index(drop=True)))
     # 200 copies of the same hands: the same rates and means (percentiles interpolate differently), tighter intervals
     a, b = one.summary()[0], many.summary()[0]
-    same = ~a.group.str.match(r"p\d+$") & (a.metric != "hands")
+    same = ~a.group.str.match(r"p\d+$") & ~a.metric.isin(["hands", "independent units"])
     np.testing.assert_allclose(a.value[same], b.value[same], rtol=1e-12)
     assert ((b.ci_high - b.ci_low) <= (a.ci_high - a.ci_low) + 1e-12).where(a.ci_low.notna(), True).all()
+
+
+def test_summary_unit_is_checked_and_documented():
+    """The intervals' unit is one of summary.UNITS, else a ValueError naming it; 'match' needs match_hand;
+    the definitions and the docstring say which unit and method."""
+    cols = ["dealer", "winner", "winners_mask", "win_type", "score_0", "score_1", "score_2", "score_3"]
+    with pytest.raises(ValueError, match="unit 'wall'"):
+        summary.SummaryTally([*cols, "match_hand"], unit="wall")
+    with pytest.raises(ValueError, match="match_hand"):
+        summary.SummaryTally(cols)  # unit="match" by default
+    summary.SummaryTally(cols, unit="hand")
+    with pytest.raises(ValueError, match="policies"):
+        summary.SummaryTally([*cols, "match_hand"], ("a", "b", "a", "b")).summary(("a", "a", "a", "b"))
+    assert "cluster-robust" in summary.INTERVALS_TEXT["match"] and "matches" in summary.INTERVALS_TEXT["match"]
+    assert "cluster-robust" in summary.__doc__ and "treat them as independent" not in summary.__doc__
 
 
 # ---------------------------------------------------------------------------

@@ -51,7 +51,7 @@ DECLARATION_NAMES = {_E.DECL_NONE: "none", _E.DECL_JIATING: "jiating", _E.DECL_H
 #: (payer, winner) seat pairs of the ``pay_p_w`` columns
 PAY_PAIRS = tuple((p, w) for p in SEATS for w in SEATS if p != w)
 
-#: the J-9 record columns of a Jiating hand, in the contract's order (notes/records.md; the common
+#: the J-9 record columns of a Jiating hand, in the contract's order (the common
 #: columns are caishen.sim.records'; the rule set's ``columns``)
 COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     *COMMON_COLUMNS,

@@ -9,7 +9,7 @@ something during play (binding spec ``shared/rules/jiating.md``):
   ``caishen.sim.rules.kaihua._evaluate_win`` so that the engine calls either one at
   the same place (``EP_WIN_KERNEL``); exponent, flags and counted chain
   links are 0 because Jiating's patterns and points are computed after the
-  hand, in Python, by :mod:`caishen.sim.rules.jiating`.
+  hand by the scoring kernels of :mod:`caishen.sim.rules.jiating.kernels`.
 - :func:`_single_wait_discards` (J-4.1): the discards after which a hand
   waits on exactly one kind, i.e. the kinds ``k`` for which
   ``declare <k>`` (discard ``k`` and declare 架听) is legal.

@@ -10,7 +10,7 @@ import numpy as np
 
 from caishen.sim.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS, SEATS
 
-#: the record columns of a Kaihua hand, in the contract's order (notes/records.md)
+#: the record columns of a Kaihua hand, in the contract's order (:mod:`caishen.sim.records`)
 COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     *COMMON_COLUMNS,
     ("exponent", np.dtype(np.int8)),  # K-6 exponent E of the (first) winner, 0 on a draw
