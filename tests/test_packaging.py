@@ -93,10 +93,12 @@ def test_pip_install_next_to_a_users_own_agents_and_envs(tmp_path):
     code = (
         "import json, caishen.envs, caishen.agents, agents, envs\n"  # rename_imports: keep
         "from caishen.sim.ruledocs import pages, rule_text\n"
+        "from caishen.sim.bots import load_tuned, tuned_path\n"
         "try:\n    import sim\n    bare = sim.__file__\nexcept ImportError:\n    bare = None\n"  # rename_imports: keep
         "print(json.dumps({'agents': agents.WHO, 'envs': envs.WHO, 'bare_sim': bare,\n"  # rename_imports: keep
         "    'caishen.agents': caishen.agents.__file__, 'caishen.envs': caishen.envs.__file__,\n"
-        "    'pages': sorted(pages()), 'k25': rule_text('K-2.5')}))\n"
+        "    'pages': sorted(pages()), 'k25': rule_text('K-2.5'),\n"
+        "    'tuned': str(tuned_path('jiating')), 'tuned_rules': load_tuned('jiating')[1]['rules']}))\n"
     )
     env = dict(os.environ, CAISHEN_CACHE=str(tmp_path / "cache"))
     env.pop("PYTHONPATH", None)
@@ -110,6 +112,7 @@ def test_pip_install_next_to_a_users_own_agents_and_envs(tmp_path):
         assert got[name].startswith(site), (name, got[name])  # the installed copy, not the repository
     assert got["pages"] == ["README.md", "jiating.md", "kaihua.md"]
     assert got["k25"].startswith("- **K-2.5**")
+    assert got["tuned"].startswith(site) and got["tuned_rules"] == "jiating"  # tuned:NAME weights ship as data
     r = subprocess.run([str(venv / "bin" / "caishen"), "rules", "P27"], cwd=project, capture_output=True,
                        text=True, env=env)
     assert r.returncode == 0 and "绝张子" in r.stdout, r.stderr[-2000:]
