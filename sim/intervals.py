@@ -41,6 +41,8 @@ mean and a within-cluster correlation, the 95% interval covers the truth in
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 CONFIDENCE = 0.95
@@ -410,3 +412,129 @@ class ClusterCross:
 
     def ci(self, a: ClusterMoments, b: ClusterMoments, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
         return diff_ci_from_sums(self.g, a.sums(), b.sums(), (self.yy, self.yn, self.ny, self.nn), confidence)
+
+
+# ---------------------------------------------------------------------------
+# rows as independent: the textbook intervals (thin wrappers over scipy), used by the summary's unit=None,
+# and their exact forms over value counts (the streaming summary's)
+# ---------------------------------------------------------------------------
+def wilson(k: int, n: int) -> tuple[float, float, float]:
+    """``(k/n, low, high)``: a proportion with its 95% Wilson score interval (scipy)."""
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return float("nan"), float("nan"), float("nan")
+    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
+    return k / n, float(ci.low), float(ci.high)
+
+
+def mean_ci(x) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the mean with its 95% Student-t interval (scipy); NaN interval for n < 2."""
+    from scipy.stats import ttest_1samp
+
+    x = np.asarray(x, dtype=np.float64)
+    if len(x) == 0:
+        return float("nan"), float("nan"), float("nan")
+    m = float(x.mean())
+    if len(x) < 2:
+        return m, float("nan"), float("nan")
+    if np.all(x == x[0]):  # no spread: scipy's interval is undefined
+        return m, m, m
+    ci = ttest_1samp(x, 0.0).confidence_interval(confidence_level=CONFIDENCE)
+    return m, float(ci.low), float(ci.high)
+
+
+def diff_ci(a, b) -> tuple[float, float, float]:
+    """``(mean(a) - mean(b), low, high)`` with Welch's 95% interval (scipy); NaN when a side has < 2 values."""
+    from scipy.stats import ttest_ind
+
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if len(a) == 0 or len(b) == 0:
+        return float("nan"), float("nan"), float("nan")
+    d = float(a.mean() - b.mean())
+    if len(a) < 2 or len(b) < 2 or (np.all(a == a[0]) and np.all(b == b[0])):
+        return d, float("nan"), float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ci = ttest_ind(a, b, equal_var=False).confidence_interval(confidence_level=CONFIDENCE)
+    return d, float(ci.low), float(ci.high)
+
+
+def mean_ci_counts(values, counts) -> tuple[float, float, float]:
+    """:func:`mean_ci` of the data in which value ``values[i]`` occurs ``counts[i]`` times.
+
+    ``values``: integers (int64[k]); ``counts``: int64[k] >= 0.  The sums
+    are exact (Python integers), so the result equals :func:`mean_ci` of the
+    expanded array up to float rounding, in memory independent of the
+    number of observations (what the streaming summary needs).
+    """
+    from scipy.stats import t
+
+    n, s, ss, distinct = _moments(values, counts)
+    if n == 0:
+        return float("nan"), float("nan"), float("nan")
+    m = s / n
+    if n < 2:
+        return m, float("nan"), float("nan")
+    if distinct == 1:  # no spread: scipy's interval is undefined
+        return m, m, m
+    var = (n * ss - s * s) / (n * (n - 1))
+    half = float(t.ppf(0.5 + CONFIDENCE / 2, n - 1)) * float(np.sqrt(var / n))
+    return m, m - half, m + half
+
+
+def diff_ci_counts(values_a, counts_a, values_b, counts_b) -> tuple[float, float, float]:
+    """:func:`diff_ci` (Welch) of two samples given as value counts (see :func:`mean_ci_counts`)."""
+    from scipy.stats import t
+
+    na, sa, ssa, da = _moments(values_a, counts_a)
+    nb, sb, ssb, db = _moments(values_b, counts_b)
+    if na == 0 or nb == 0:
+        return float("nan"), float("nan"), float("nan")
+    d = sa / na - sb / nb
+    if na < 2 or nb < 2 or (da == 1 and db == 1):
+        return d, float("nan"), float("nan")
+    va = (na * ssa - sa * sa) / (na * (na - 1)) / na
+    vb = (nb * ssb - sb * sb) / (nb * (nb - 1)) / nb
+    dof = (va + vb) ** 2 / (va**2 / (na - 1) + vb**2 / (nb - 1))
+    half = float(t.ppf(0.5 + CONFIDENCE / 2, dof)) * float(np.sqrt(va + vb))
+    return d, d - half, d + half
+
+
+def _moments(values, counts) -> tuple[int, int, int, int]:
+    """``(n, sum, sum of squares, distinct values)`` as exact Python integers."""
+    values = np.asarray(values, np.int64)
+    counts = np.asarray(counts, np.int64)
+    keep = counts > 0
+    vs = [int(v) for v in values[keep]]
+    cs = [int(c) for c in counts[keep]]
+    n = sum(cs)
+    s = sum(v * c for v, c in zip(vs, cs))
+    ss = sum(v * v * c for v, c in zip(vs, cs))
+    return n, s, ss, len(set(vs))
+
+
+def percentile_counts(values, counts, q) -> np.ndarray:
+    """``numpy.percentile(x, q)`` (linear interpolation) of the data given as value counts.
+
+    ``values``: int64[k]; ``counts``: int64[k] >= 0 with a positive total;
+    ``q``: percentiles in 0..100.  Returns float64[len(q)].
+    """
+    values = np.asarray(values, np.int64)
+    counts = np.asarray(counts, np.int64)
+    order = np.argsort(values, kind="stable")
+    v, c = values[order], counts[order]
+    v, c = v[c > 0], c[c > 0]
+    cum = np.cumsum(c)  # cum[j] = observations with value <= v[j]
+    n = int(cum[-1])
+    out = []
+    for p in np.atleast_1d(q):
+        h = (n - 1) * float(p) / 100.0
+        lo = int(np.floor(h))
+        t_ = h - lo
+        a = float(v[np.searchsorted(cum, lo, side="right")])
+        b = float(v[np.searchsorted(cum, min(lo + 1, n - 1), side="right")])
+        diff = b - a  # numpy's _lerp: exact at both ends
+        out.append(b - diff * (1 - t_) if t_ >= 0.5 else a + diff * t_)
+    return np.array(out)
