@@ -50,7 +50,9 @@ Faults: a worker process that dies mid-chunk (killed, out of memory) breaks
 the process pool; the runner starts a new pool and replays the chunks that
 were in flight, and gives up with a ``RuntimeError`` naming the chunk and
 its seed when one chunk was in flight at :data:`MAX_POOL_BREAKS` breaks (a
-chunk that crashes its worker every time).  A chunk that cannot be written
+chunk that crashes its worker every time).  On Ray, a task whose worker dies
+is run again by Ray itself (``max_retries``), :data:`MAX_POOL_BREAKS`
+attempts in all, then the same ``RuntimeError``.  A chunk that cannot be written
 (``OSError``, e.g. ``ENOSPC``: the disk is full) stops the run with a
 :class:`ChunkWriteError`; the chunks written before stay valid and a rerun
 resumes.  Worker processes watch their parent: on Linux the kernel kills
@@ -468,14 +470,41 @@ def _ray_submitter(address: str | None, workers: int | None):
     ray = _require_ray()
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(num_cpus=1)(_call_chunk)
+    # a task whose worker process dies is run again by Ray, up to MAX_POOL_BREAKS attempts in all (as the
+    # local pool does); after that the error names the chunk and its seed
+    remote = ray.remote(num_cpus=1, max_retries=MAX_POOL_BREAKS - 1)(_call_chunk)
     if workers is None:
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    worker_lost = tuple(getattr(ray.exceptions, name) for name in ("WorkerCrashedError", "NodeDiedError",
+                                                                    "OutOfMemoryError")
+                        if hasattr(ray.exceptions, name))
 
-    def submit(*args):
-        return remote.remote(*args).future()
+    def submit(i: int, args: tuple):
+        return _named_failure(remote.remote(*args).future(), i, args[4], worker_lost)
 
     return submit, workers
+
+
+def _named_failure(future: cf.Future, chunk: int, seed_entropy: int, errors) -> cf.Future:
+    """``future``, with an error of type ``errors`` replaced by a ``RuntimeError`` naming the chunk and its seed."""
+    out: cf.Future = cf.Future()
+
+    def relay(f: cf.Future) -> None:
+        if f.cancelled():
+            out.cancel()
+            return
+        e = f.exception()
+        if e is None:
+            out.set_result(f.result())
+        elif isinstance(e, errors):
+            out.set_exception(RuntimeError(
+                f"chunk {chunk} (seed_entropy {seed_entropy}) failed on Ray after {MAX_POOL_BREAKS} attempt(s): "
+                f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"))
+        else:
+            out.set_exception(e)
+
+    future.add_done_callback(relay)
+    return out
 
 
 class ChunkWriteError(RuntimeError):
@@ -583,7 +612,7 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
                     restarts = _run_pool(todo, n, args, finish, finished, seeds)
             else:
                 submit, n = _ray_submitter(ray_address, workers)
-                _drain(todo, lambda i: submit(*args(i)), 2 * n, finish)
+                _drain(todo, lambda i: submit(i, args(i)), 2 * n, finish)
         finally:
             bar.close()
     return RunResult(out, config, len(todo), len(check.ok), hands_run, time.perf_counter() - t0,

@@ -264,6 +264,28 @@ def test_ray_backend_matches_local(tmp_path):
     pd.testing.assert_frame_equal(records.read_run(tmp_path / "ray"), records.read_run(tmp_path / "local"))
 
 
+def test_a_lost_ray_worker_becomes_an_error_naming_the_chunk_other_outcomes_pass_through():
+    """The Ray path's relay (runner._named_failure), without Ray: a lost-worker error names the chunk."""
+    import concurrent.futures as cf
+
+    class Lost(Exception):
+        pass
+
+    f = cf.Future()
+    g = runner._named_failure(f, 4, 123, (Lost,))
+    f.set_exception(Lost("The worker died unexpectedly\nmore"))
+    with pytest.raises(RuntimeError, match=r"chunk 4 \(seed_entropy 123\) failed on Ray after 3 attempt\(s\): "
+                                           r"Lost: The worker died unexpectedly$"):
+        g.result()
+    f, h = cf.Future(), cf.Future()
+    g, k = runner._named_failure(f, 1, 5, (Lost,)), runner._named_failure(h, 2, 6, (Lost,))
+    f.set_exception(KeyError("chunk code"))  # an error of the chunk itself is not a lost worker
+    h.set_result({"x": 1})
+    with pytest.raises(KeyError, match="chunk code"):
+        g.result()
+    assert k.result() == {"x": 1}
+
+
 # ---------------------------------------------------------------------------
 # the records contract
 # ---------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 counted twice, and the final rows equal an uninterrupted run's.
 
 - a worker process killed mid-chunk (the pool restarts, the chunk is replayed;
-  a chunk that kills its worker every time stops the run naming it);
+  a chunk that kills its worker every time stops the run naming it); the same
+  with a Ray worker (Ray retries the task; needs the ``[ray]`` extra);
 - a full disk (``ENOSPC`` from a write, by monkeypatch) while writing a chunk
   file or its manifest line;
 - a chunk file truncated, replaced by another run's, overwritten with junk, or
@@ -97,6 +98,49 @@ def test_a_chunk_that_kills_its_worker_every_time_stops_the_run_naming_it(tmp_pa
     monkeypatch.delenv("CAISHEN_TEST_KILL_SEED")
     res = run(cfg, tmp_path / "r", dying_chunk, workers=1)
     assert res.chunks_skipped == len(check.ok) and res.chunks_run == cfg.n_chunks - len(check.ok)
+    assert_complete(tmp_path / "r", reference)
+
+
+# ---------------------------------------------------------------------------
+# a Ray worker killed mid-chunk (needs the [ray] extra; skipped without it)
+# ---------------------------------------------------------------------------
+@pytest.fixture
+def local_ray(monkeypatch, tmp_path):
+    """A local Ray of 2 CPUs whose workers import tests/fault_chunks.py and see the kill variables."""
+    ray = pytest.importorskip("ray")
+    path = os.pathsep.join([str(HERE), str(ROOT), os.environ.get("PYTHONPATH", "")])
+    env = {"PYTHONPATH": path}
+
+    def start(kill_seed: int, mark: Path | None):
+        env["CAISHEN_TEST_KILL_SEED"] = str(kill_seed)
+        if mark is not None:
+            env["CAISHEN_TEST_MARK"] = str(mark)
+        ray.init(num_cpus=2, include_dashboard=False, runtime_env={"env_vars": env})
+
+    yield start
+    ray.shutdown()
+
+
+def test_a_ray_worker_killed_mid_chunk_is_retried_and_the_rows_equal_an_uninterrupted_run(
+        tmp_path, local_ray, reference):
+    cfg = config(dying_chunk)
+    local_ray(int(runner.chunk_seeds(cfg.seed, cfg.n_chunks)[2]), tmp_path / "killed")
+    res = run(cfg, tmp_path / "r", dying_chunk, backend="ray", workers=2)
+    assert (tmp_path / "killed").exists()  # a Ray worker did die
+    assert res.chunks_run == cfg.n_chunks and res.hands_run == cfg.games
+    assert_complete(tmp_path / "r", reference)
+
+
+def test_a_chunk_that_kills_its_ray_worker_every_time_stops_the_run_naming_it(tmp_path, local_ray, reference):
+    cfg = config(dying_chunk)
+    seed = int(runner.chunk_seeds(cfg.seed, cfg.n_chunks)[4])
+    local_ray(seed, None)
+    with pytest.raises(RuntimeError, match=rf"chunk 4 \(seed_entropy {seed}\) failed on Ray after 3 attempt"):
+        run(cfg, tmp_path / "r", dying_chunk, backend="ray", workers=2)
+    check = manifest.verify(tmp_path / "r")
+    assert 4 not in check.ok and not check.problems  # nothing half-written, the other chunks kept
+    res = run(cfg, tmp_path / "r", dying_chunk, workers=1)  # locally, without the kill: completes
+    assert res.chunks_run == cfg.n_chunks - len(check.ok)
     assert_complete(tmp_path / "r", reference)
 
 
