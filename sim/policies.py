@@ -496,7 +496,7 @@ def _safe_turn(st, ep, tabs, mask, work):
     """``greedy_safe`` on its own turn (module docstring, "Defence")."""
     s = st.sc[SC_TO_ACT]
     joker = ep[EP_JOKER]
-    a = _greedy_turn(st, ep, tabs, mask, 0, work)
+    a = _greedy_turn(st, ep, tabs, mask, np.int64(0), work)  # int64: one compile (_choose_action)
     if a == A_WIN or a >= A_KONG_CONCEALED:  # wins and greedy's kongs stand
         return a
     after = work[_W_AFTER]  # shanten after each discard (filled inside _greedy_turn)
@@ -553,18 +553,21 @@ def _choose_action(code, param, st, ep, rp, tabs, mask, work):
         return A_HARD_DECLARE
     if st.sc[SC_PHASE] != PH_TURN:
         return _greedy_claim(st, ep, tabs, mask, work)
-    if code == POLICY_GREEDY:
-        a = _greedy_turn(st, ep, tabs, mask, 0, work)
-    elif code == POLICY_NEVER:
-        a = _greedy_turn(st, ep, tabs, mask, 1, work)
-    elif code == POLICY_ALWAYS:
-        a = _greedy_turn(st, ep, tabs, mask, 2, work)
-    elif code == POLICY_SAFE:
+    if code == POLICY_SAFE:
         a = _safe_turn(st, ep, tabs, mask, work)
-    elif code == POLICY_THRESHOLD:
-        a = _greedy_turn(st, ep, tabs, mask, 2 if _wall_gone(st) <= param else 1, work)
-    else:  # POLICY_PIAO_TABLE
-        a = _greedy_turn(st, ep, tabs, mask, 2 if _piao_table_says(st, ep, tabs, param) else 1, work)
+    else:
+        # one call with a run-time int64 level: a literal per call site would compile _greedy_turn (and
+        # everything it calls) once per literal (issue 11 item 3)
+        piao = np.int64(0)  # POLICY_GREEDY
+        if code == POLICY_NEVER:
+            piao = 1
+        elif code == POLICY_ALWAYS:
+            piao = 2
+        elif code == POLICY_THRESHOLD:
+            piao = 2 if _wall_gone(st) <= param else 1
+        elif code == POLICY_PIAO_TABLE:
+            piao = 2 if _piao_table_says(st, ep, tabs, param) else 1
+        a = _greedy_turn(st, ep, tabs, mask, piao, work)
     # Jiating J-4.1: declare 架听 with the chosen discard when it leaves a single wait
     if a < A_DECLARE and mask[A_DECLARE + a]:
         return A_DECLARE + a

@@ -15,6 +15,7 @@ is its Python face; the batch self-play runs it after every step with
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from caishen.sim.engine.deal import _tiles_left, _win_eval
@@ -162,7 +163,7 @@ def _winning_kinds_slow(st, tabs, s, discard):
     for t in range(N_KINDS):
         if own[t] < 4:
             h[t] += 1
-            if _is_win(h, -1, tabs):  # Jiating has no joker (J-1.1)
+            if _is_win(h, np.int64(-1), tabs):  # Jiating has no joker (J-1.1); int64, not a literal
                 n += 1
             h[t] -= 1
     if discard >= 0:
@@ -222,7 +223,7 @@ def _action_ok(st, ep, rp, tabs, a):
             if t < 0 or st.seat[s, SF_FORCE_PIAO] != 0:  # K-2.5 (E3): no win before the 财神 discard
                 return False
             st.hands[s, t] -= 1
-            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, True, st.sc[SC_REPLACEMENT] != 0)
+            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, np.bool_(True), st.sc[SC_REPLACEMENT] != 0)
             st.hands[s, t] += 1
             return legal
         return False
@@ -238,7 +239,7 @@ def _action_ok(st, ep, rp, tabs, a):
             return False
         if ep[EP_PASSED_WIN] != 0 and st.seat[s, SF_PASSED_WIN] != 0:
             return False  # J-3.5
-        legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, k, False, False)
+        legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, k, np.bool_(False), np.bool_(False))
         return legal
     if ph == PH_ROB or hard:  # J-4.2: no pong or kong after a hard declaration
         return False

@@ -46,6 +46,7 @@ Decisions (engine side; each cites its rule)
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from caishen.sim.engine.deal import (
@@ -189,7 +190,7 @@ def _build_claims(st, ep, rp, tabs, src, k, rob):
                 and (not rob or ep[EP_ROB_KONG] != 0)
                 and not (ep[EP_PASSED_WIN] != 0 and st.seat[s, SF_PASSED_WIN] != 0)
             ):
-                legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, k, False, False)
+                legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, k, np.bool_(False), np.bool_(False))
                 if legal:
                     opts |= OPT_WIN
                     st.seat[s, SF_CLAIM_EXP] = e
@@ -284,7 +285,7 @@ def _no_claim(st, ep, rp, tabs, rob):
     src = st.sc[SC_SRC]
     if rob:  # the added kong stands: link + replacement draw (K-5.4, K-6.5)
         _chain_kong(st, src)
-        _draw(st, ep, rp, tabs, src, True)
+        _draw(st, ep, rp, tabs, src, np.bool_(True))
     else:
         _draw_next(st, ep, rp, tabs, (src + 1) % N_SEATS)
 
@@ -346,7 +347,7 @@ def _claim_step(st, ep, rp, tabs, a):
         _add_meld(st, s, MELD_KONG_EXPOSED, k)
         _chain_kong(st, s)
         _update_tenpai(st, ep, tabs, s)
-        _draw(st, ep, rp, tabs, s, True)
+        _draw(st, ep, rp, tabs, s, np.bool_(True))
     else:  # chow (K-4.2)
         low = k - (a - A_CHOW_LOW)
         for t in range(low, low + 3):

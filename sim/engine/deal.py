@@ -31,6 +31,7 @@ Decisions (engine side; each cites its rule)
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from caishen.sim.engine.layout import (
@@ -271,7 +272,7 @@ def _reset(st, ep, rp, tabs, dealer):
     st.sc[SC_WIN_TILE] = -1
     for s in range(N_SEATS):
         _update_tenpai(st, ep, tabs, s)
-    _draw(st, ep, rp, tabs, dealer, False)
+    _draw(st, ep, rp, tabs, dealer, np.bool_(False))
     if ep[EP_HARD] != 0:  # J-4.2: ready non-dealers declare 硬子 before the dealer's first discard
         p = _next_hard_candidate(st, tabs, dealer)
         if p >= 0:
@@ -317,7 +318,7 @@ def _draw(st, ep, rp, tabs, s, replacement):
                 force = 1
                 st.seat[s, SF_FORCE_PIAO] = 1
         if force == 0:
-            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, True, replacement)
+            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, np.bool_(True), replacement)
     st.hands[s, t] += 1
     st.sc[SC_CAN_TSUMO] = 1 if legal else 0
     st.sc[SC_TSUMO_EXP] = e
@@ -332,7 +333,7 @@ def _draw_next(st, ep, rp, tabs, s):
     if _tiles_left(st) <= ep[EP_RESERVE]:
         _end_exhausted(st)
     else:
-        _draw(st, ep, rp, tabs, s, False)
+        _draw(st, ep, rp, tabs, s, np.bool_(False))
 
 
 @_inline_kernel

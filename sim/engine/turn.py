@@ -25,6 +25,7 @@ Decisions (engine side; each cites its rule)
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from caishen.sim.engine.claims import _build_claims, _claim_step, _finish_wins, _open_claims
@@ -146,7 +147,7 @@ def _kong_concealed(st, ep, rp, tabs, s, k):
     _add_meld(st, s, MELD_KONG_CONCEALED, k)
     _chain_kong(st, s)
     _update_tenpai(st, ep, tabs, s)
-    _draw(st, ep, rp, tabs, s, True)
+    _draw(st, ep, rp, tabs, s, np.bool_(True))
 
 
 @_inline_kernel
@@ -220,7 +221,7 @@ def _step(st, ep, rp, tabs, a):
                 st.seat[s, SF_FLAGS] = st.sc[SC_TSUMO_FLAGS]
                 st.seat[s, SF_WIN_PIAO] = st.sc[SC_TSUMO_PIAO]
                 st.seat[s, SF_WIN_KONG] = st.sc[SC_TSUMO_KONG]
-                _finish_wins(st, ep, rp, WIN_SELF_DRAW, -1, st.sc[SC_DRAWN])
+                _finish_wins(st, ep, rp, np.int64(WIN_SELF_DRAW), np.int64(-1), st.sc[SC_DRAWN])
         elif ph == PH_HARD:
             _hard_step(st, ep, rp, tabs, s, a)
         else:

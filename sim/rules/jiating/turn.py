@@ -26,13 +26,15 @@ scratch rows; they allocate nothing.  No validation (private kernels).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from caishen.sim.hand import _add_meld_tiles, _is_win, _shanten, _shanten_each_change
 from caishen.sim.tiles import MELD_NONE
 
 N_KINDS = 34
-#: no joker in Jiating (J-1.1)
+#: no joker in Jiating (J-1.1); passed as ``np.int64(NO_JOKER)``, not a literal, so the hand kernels compile
+#: once for both rule sets (a literal -1 would be a specialization of its own)
 NO_JOKER = -1
 
 
@@ -52,7 +54,7 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
     its points are computed after the hand).
     """
     concealed[win_tile] += 1
-    ok = _is_win(concealed, NO_JOKER, tabs)
+    ok = _is_win(concealed, np.int64(NO_JOKER), tabs)
     concealed[win_tile] -= 1
     return ok, 0, 0, 0, 0
 
@@ -75,7 +77,7 @@ def _n_waits(hand13, own, tabs, draw):
     scratch ``int64[34]``.  Returns the number of such kinds and leaves in
     ``draw`` the shanten after drawing each kind (-1 = complete).
     """
-    _shanten_each_change(hand13, NO_JOKER, tabs, 1, draw)
+    _shanten_each_change(hand13, np.int64(NO_JOKER), tabs, 1, draw)
     n = 0
     for t in range(N_KINDS):
         if draw[t] == -1 and own[t] < 4:
@@ -94,12 +96,12 @@ def _single_wait_discards(hand, meld_types, meld_kinds, n_melds, tabs, work):
     discard), so the usual cost is one shanten; otherwise only the discards
     that leave the hand ready (shanten 0) are examined further.
     """
-    if _shanten(hand, NO_JOKER, tabs) > 0:
+    if _shanten(hand, np.int64(NO_JOKER), tabs) > 0:
         return 0
     after = work[0]
     draw = work[1]
     own = work[2]
-    _shanten_each_change(hand, NO_JOKER, tabs, -1, after)
+    _shanten_each_change(hand, np.int64(NO_JOKER), tabs, -1, after)
     bits = 0
     first = True
     for k in range(N_KINDS):
