@@ -17,7 +17,8 @@ met or the closing note says what limits it with a profile that shows it"):
 - **compile time** (``--compile``): numba's ``numba:compile`` events of the
   first call in a scratch cache, as exclusive seconds per dispatcher (a
   caller's own type inference, lowering and LLVM optimization, its callees'
-  compiles subtracted), the largest first.
+  compiles subtracted, wall time), the largest first; the first call's CPU
+  time beside its wall time (load on the machine inflates the wall time).
 
 Needs ``perf`` (``linux-tools``) and ``kernel.perf_event_paranoid`` <= 2 for
 the run-time profile; the compile profile needs neither.  Usage::
@@ -126,9 +127,9 @@ def compile_profile(args) -> None:
     from caishen.sim import selfplay
 
     with event.install_recorder("numba:compile") as rec:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         selfplay.play_batch(16, 1, rules=args.rules, policies=args.policies, check=args.check)
-        total = time.perf_counter() - t
+        total, cpu = time.perf_counter() - t, time.process_time() - c
     own: dict[str, float] = collections.defaultdict(float)
     count: dict[str, int] = collections.defaultdict(int)
     stack: list[list] = []  # [name, start, children's seconds]
@@ -144,7 +145,7 @@ def compile_profile(args) -> None:
             count[name0] += 1
             if stack:
                 stack[-1][2] += took
-    print(f"{args.rules} {args.policies}: first call {total:.1f} s wall in a scratch cache; "
+    print(f"{args.rules} {args.policies}: first call {total:.1f} s wall, {cpu:.1f} s CPU in a scratch cache; "
           f"{sum(count.values())} compiles of {len(count)} dispatchers, {sum(own.values()):.1f} s in all")
     print(f"{'own s':>7} {'share':>6}  dispatcher (compiles)")
     for name, s in sorted(own.items(), key=lambda kv: -kv[1])[:args.top]:
