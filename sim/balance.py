@@ -130,8 +130,8 @@ class _Batch:
         """``[g]``: the sum of ``x`` over each cluster's rows (int64 for integer ``x``, else float64)."""
         inv = self.inv if inv is None else inv
         x = np.asarray(x)
-        if x.dtype == bool:
-            x = x.astype(np.int64)
+        if x.dtype == bool or x.dtype.kind in "iu":  # int64 sums: reduceat adds in the input's dtype
+            x = x.astype(np.int64, copy=False)
         if rows is not None:
             x = np.where(rows, x, 0)
         if self.starts is not None and inv is self.inv:
