@@ -269,3 +269,16 @@ def test_match_batches_keep_matches_whole(tmp_path):
     for b in got:
         assert mh[b[0]] == 0  # every batch starts a match
     assert [len(b) for b in got][:3] == [3, 2, 1]
+
+
+def test_cluster_totals_are_int64_for_small_integer_columns():
+    """Per-match totals of an int8 column (segment sums of consecutive matches, and bincount otherwise) do not
+    overflow: they add in int64."""
+    df = pd.DataFrame({"hand_id": np.arange(64), "match_hand": np.arange(64) % 16})
+    b = balance._Batch(df)
+    assert b.starts is not None and b.g == 4
+    x = np.full(64, 100, np.int8)
+    assert b.total(x).tolist() == [1600] * 4
+    assert b.total(np.tile(x, 4), inv=b.inv4).tolist() == [6400] * 4
+    shuffled = balance._Batch(df.iloc[np.r_[0:8, 32:40, 8:32, 40:64]])  # matches not in consecutive rows
+    assert shuffled.starts is None and shuffled.total(x).tolist() == [1600] * 4
