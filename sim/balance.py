@@ -219,6 +219,12 @@ class _Sums:
         acc.add(b.total(num, rows, inv)[has].astype(np.float64), b.total(den, rows, inv)[has].astype(np.float64),
                 rn.min(), rd.min())
 
+    def ratio_totals(self, key, num: np.ndarray, den: np.ndarray, min_num: float, min_den: float) -> None:
+        """Add a ratio's per-cluster totals (``float64[g]``, clusters holding a row) and its rows' smallest parts."""
+        from caishen.sim.intervals import ClusterRatioSums
+
+        self._get(key, ClusterRatioSums).add(num, den, min_num, min_den)
+
     def merge(self, other: "_Sums") -> "_Sums":
         """Add the sums of ``other`` (other matches than these); a key missing on one side is its base there."""
         fresh = {}
@@ -515,16 +521,18 @@ def compare_options(settings: dict, hands: int, seed: int = 0, rules: str = "kai
 # Jiating
 # ---------------------------------------------------------------------------
 def _pattern_points(texts, index: dict[str, int]) -> np.ndarray:
-    """``int64[len(texts), len(index)]``: the points of each pattern in ``"P01:2,P03:2"`` texts (J-8)."""
-    out = np.zeros((len(texts), len(index)), np.int64)
-    for i, text in enumerate(texts):
-        if text:
+    """``int64[len(texts), len(index)]``: the points of each pattern in ``"P01:2,P03:2"`` texts (J-8); each
+    distinct text is parsed once (many wins score the same patterns)."""
+    codes, distinct = pd.factorize(np.asarray(texts, dtype=object), use_na_sentinel=False)
+    out = np.zeros((len(distinct), len(index)), np.int64)
+    for i, text in enumerate(distinct):
+        if isinstance(text, str) and text:  # "" (and a missing text) for a seat without patterns
             for part in text.split(","):
                 pid, _, pts = part.partition(":")
                 j = index.get(pid)
                 if j is not None:
                     out[i, j] = int(pts)
-    return out
+    return out[codes]
 
 
 class JiatingPatterns(_Table):
@@ -544,7 +552,7 @@ class JiatingPatterns(_Table):
         s = self.sums
         sc = _scores(df)
         mask = _col(df, "winners_mask")
-        inv, got, P, G, pts = [], [], [], [], []
+        inv, got, P, G, pts = [], [], [], [], []  # pts: the pattern texts, then their points
         for seat in range(N_SEATS):  # every winning seat-hand, seat by seat
             won = ((mask >> seat) & 1).astype(bool)
             if not won.any():
@@ -553,19 +561,28 @@ class JiatingPatterns(_Table):
             got.append(sc[won, seat])
             P.append(_col(df, f"P_{seat}")[won])
             G.append(_col(df, f"G_{seat}")[won])
-            pts.append(_pattern_points(np.asarray(df[f"patterns_{seat}"], dtype=object)[won], self.index))
+            pts.append(np.asarray(df[f"patterns_{seat}"], dtype=object)[won])
         if not inv:
             return
         s.seen.add("won")
         inv, got, P, G, pts = (np.concatenate(x) for x in (inv, got, P, G, pts))
+        pts = _pattern_points(pts, self.index)
         tot = (P + G).astype(np.float64)
         frac_base = np.where(tot > 0, got / np.where(tot > 0, tot, 1), 0.0)
-        columns = [(pid, pts[:, j]) for pid, j in self.index.items()] + [("G", G)]
-        for pid, x in columns:
-            fires = x > 0
-            s.mean(("frequency", pid), b, fires, None, inv)
-            s.mean(("points", pid), b, x, fires, inv)
-            s.ratio(("share", pid), b, x * frac_base, got, None, inv)
+        # every pattern (and G) at once: the wins sorted by match, per-match totals of the [wins, 51] columns
+        order = np.argsort(inv, kind="stable")
+        seg = np.flatnonzero(np.r_[True, np.diff(inv[order]) != 0])  # the first win of each match holding one
+        x = np.column_stack([pts, G])[order]
+        fires = (x > 0).astype(np.int64)
+        share = x * frac_base[order, None]
+        wins = np.add.reduceat(np.ones(len(x), np.int64), seg)
+        fires_g, points_g = np.add.reduceat(fires, seg, axis=0), np.add.reduceat(x * fires, seg, axis=0)
+        share_g, got_g = np.add.reduceat(share, seg, axis=0), np.add.reduceat(got[order].astype(np.float64), seg)
+        share_min, got_min = share.min(axis=0), float(got.min())
+        for j, pid in enumerate([*self.index, "G"]):
+            s.moments(("frequency", pid), fires_g[:, j], wins)
+            s.moments(("points", pid), points_g[:, j], fires_g[:, j])
+            s.ratio_totals(("share", pid), share_g[:, j], got_g, share_min[j], got_min)
 
     def frame(self) -> pd.DataFrame:
         from caishen.sim.intervals import ClusterMoments, ClusterRatioSums
