@@ -3,6 +3,24 @@
 Every function takes per-hand records (``caishen.sim.records`` columns: a run read
 with ``caishen.sim.records.read_run``, or the columns of
 ``caishen.sim.selfplay.play_batch``) and returns a tidy ``pandas.DataFrame``.
+
+Each table is a streaming reduction (:class:`KaihuaHandTypes`,
+:class:`KaihuaBalance`, :class:`JiatingPatterns`, :class:`JiatingBalance`):
+``add`` a batch of whole matches, ``merge`` the tally of other matches,
+``frame`` the table.  A batch is reduced to per-match totals, and those to
+the cluster sums of every row's interval (exact integer
+:class:`~caishen.sim.intervals.ClusterMoments` and
+:class:`~caishen.sim.intervals.ClusterCross` for rates, means and the dealer's
+edge; :class:`~caishen.sim.intervals.ClusterRatioSums` for shares of points),
+whose size does not depend on the number of matches.  There is one
+implementation and two entry points giving the same numbers: the functions
+below apply the reduction to a DataFrame as one batch, and
+:func:`run_tables` streams a run directory's verified chunks one batch of
+whole matches at a time (:func:`match_batches`: ``pyarrow`` record batches
+of the columns the tables read, a match cut by a batch carried on), so that
+``caishen report`` covers every hand of a run in bounded memory
+(``tests/test_balance.py`` checks the streamed tables against these
+functions on the concatenated rows).
 Intervals are 95% and over **independent units**: the *match* (hands
 ``match_hand = 0, 1, ...`` of one dealer rotation; one hand when matches
 are one hand long), the cluster of :mod:`caishen.sim.intervals`.  A "won hand" is a
@@ -48,6 +66,8 @@ Jiating (``shared/rules/jiating.md``)
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 
@@ -66,7 +86,165 @@ def match_ids(df: pd.DataFrame) -> np.ndarray:
 
 
 def _scores(df) -> np.ndarray:
-    return np.stack([df[f"score_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
+    return np.stack([np.asarray(df[f"score_{s}"]).astype(np.int64) for s in range(N_SEATS)], axis=1)
+
+
+def _col(df, name, dtype=np.int64) -> np.ndarray:
+    return np.asarray(df[name]).astype(dtype)
+
+
+# ---------------------------------------------------------------------------
+# the reduction: batches of whole matches -> cluster sums -> rows
+# ---------------------------------------------------------------------------
+class _Batch:
+    """One batch of whole matches: ``inv: int64[n]`` the cluster (0..g-1) of each hand, and per-cluster totals.
+
+    Totals over the hands (``inv``) or the seat-hands (``inv4``) of a batch whose matches are consecutive rows
+    (a run's chunks) are segment sums (``numpy.add.reduceat``, exact for integers); other row sets use
+    ``numpy.bincount``.
+    """
+
+    def __init__(self, df):
+        self.n = len(df)
+        _, inv = np.unique(match_ids(df), return_inverse=True)
+        self.inv = inv.ravel().astype(np.int64)
+        self.g = int(self.inv.max()) + 1 if self.n else 0
+        self.inv4 = np.tile(self.inv, N_SEATS)  # the seat-hands, seat by seat (seat 0's hands, seat 1's, ...)
+        step = np.diff(self.inv)
+        #: the first row of each cluster when the clusters are consecutive runs of rows 0, 1, ..., g-1, else None
+        self.starts = (np.concatenate([[0], np.flatnonzero(step) + 1]) if self.n and np.all((step == 0) | (step == 1))
+                       else None)
+        self._counts: dict = {}  # (id of rows, id of inv) -> (rows, inv, counts): many numbers share their rows
+
+    def count(self, rows=None, inv=None) -> np.ndarray:
+        """``int64[g]``: rows per cluster (``rows``: a mask over ``inv``, default every row)."""
+        inv = self.inv if inv is None else inv
+        key = (id(rows), id(inv))
+        got = self._counts.get(key)
+        if got is None:
+            ones = np.ones(len(inv), np.int64) if rows is None else np.asarray(rows, np.int64)
+            got = self._counts[key] = (rows, inv, self.total(ones, None, inv))
+        return got[2]
+
+    def total(self, x, rows=None, inv=None) -> np.ndarray:
+        """``[g]``: the sum of ``x`` over each cluster's rows (int64 for integer ``x``, else float64)."""
+        inv = self.inv if inv is None else inv
+        x = np.asarray(x)
+        if x.dtype == bool or x.dtype.kind in "iu":  # int64 sums: reduceat adds in the input's dtype
+            x = x.astype(np.int64, copy=False)
+        if rows is not None:
+            x = np.where(rows, x, 0)
+        if self.starts is not None and inv is self.inv:
+            return np.add.reduceat(x, self.starts)
+        if self.starts is not None and inv is self.inv4:
+            return np.add.reduceat(x.reshape(N_SEATS, self.n).sum(0), self.starts)
+        t = np.bincount(inv, weights=x.astype(np.float64), minlength=self.g)
+        return np.rint(t).astype(np.int64) if x.dtype.kind in "iu" else t
+
+
+class _Sums:
+    """The cluster sums of one table's rows by row key, added batch by batch (whole matches), mergeable.
+
+    Each key holds a :class:`~caishen.sim.intervals.ClusterMoments` (a mean or rate
+    of integer rows, exact), a :class:`~caishen.sim.intervals.ClusterCross` (a paired
+    difference) or a :class:`~caishen.sim.intervals.ClusterRatioSums` (a ratio of
+    totals).  A key that first appears in a later batch (an exponent never
+    seen before) starts from its ``base``: the sums of the same rows with
+    all-zero values, kept for every batch.  ``hands`` counts the hands,
+    ``top`` keeps maxima (the largest exponent, streak), ``seen`` flags.
+    """
+
+    def __init__(self):
+        self.acc: dict = {}
+        self.base: dict = {}
+        self._pending: list = []  # (ClusterMoments, y, n) of the batch being added, reduced at once by flush()
+        self.hands = 0
+        self.top: dict = {}
+        self.seen: set = set()
+
+    def _get(self, key, cls, base=None):
+        a = self.acc.get(key)
+        if a is None:
+            if base is not None:
+                self.base[key] = base
+            a = self.acc[key] = copy.deepcopy(self.acc[base]) if base in self.acc else cls()
+        return a
+
+    def get(self, key, cls):
+        """The sums of ``key`` (those of its base, or empty ones, if it never had a row)."""
+        a = self.acc.get(key)
+        return a if a is not None else cls()
+
+    def moments(self, key, y: np.ndarray, n: np.ndarray, base=None) -> None:
+        """Add per-cluster totals (``int64[g]`` each) of a mean over integer rows."""
+        from caishen.sim.intervals import ClusterMoments
+
+        self._pending.append((self._get(key, ClusterMoments, base), y, n))
+
+    def flush(self) -> None:
+        """Add the batch's pending cluster totals to their sums, a block of columns at a time (exact integers)."""
+        from caishen.sim.intervals import exact_col_dots
+
+        pending, self._pending = self._pending, []
+        for i in range(0, len(pending), 64):
+            block = pending[i:i + 64]
+            ys = np.stack([p[1] for p in block], axis=1)
+            ns = np.stack([p[2] for p in block], axis=1)
+            gs, sy, sn = np.count_nonzero(ns, axis=0), ys.sum(0), ns.sum(0)
+            syy, syn, snn = exact_col_dots(ys, ys), exact_col_dots(ys, ns), exact_col_dots(ns, ns)
+            for j, (m, _, _) in enumerate(block):
+                m.add_sums(int(gs[j]), int(sy[j]), int(sn[j]), syy[j], syn[j], snn[j])
+
+    def mean(self, key, b: _Batch, values, rows=None, inv=None, base=None) -> None:
+        """Add a mean (or rate: 0/1 values) of integer ``values`` over ``rows`` of the batch."""
+        self.moments(key, b.total(values, rows, inv).astype(np.int64), b.count(rows, inv), base)
+
+    def diff(self, key, b: _Batch, values, rows_a, rows_b, inv=None) -> None:
+        """Add the cross sums of two means of ``values`` over the same clusters (``rows_a``, ``rows_b``)."""
+        from caishen.sim.intervals import ClusterCross
+
+        ya, yb = (b.total(values, r, inv).astype(np.int64) for r in (rows_a, rows_b))
+        self._get(key, ClusterCross).add(ya, b.count(rows_a, inv), yb, b.count(rows_b, inv))
+
+    def ratio(self, key, b: _Batch, num, den, rows=None, inv=None, base=None) -> None:
+        """Add a ratio ``sum num / sum den`` over ``rows`` of the batch (float parts)."""
+        from caishen.sim.intervals import ClusterRatioSums
+
+        acc = self._get(key, ClusterRatioSums, base)
+        has = b.count(rows, inv) > 0
+        if not has.any():
+            return
+        num, den = np.asarray(num), np.asarray(den)
+        rn, rd = (num, den) if rows is None else (num[rows], den[rows])
+        acc.add(b.total(num, rows, inv)[has].astype(np.float64), b.total(den, rows, inv)[has].astype(np.float64),
+                rn.min(), rd.min())
+
+    def ratio_totals(self, key, num: np.ndarray, den: np.ndarray, min_num: float, min_den: float) -> None:
+        """Add a ratio's per-cluster totals (``float64[g]``, clusters holding a row) and its rows' smallest parts."""
+        from caishen.sim.intervals import ClusterRatioSums
+
+        self._get(key, ClusterRatioSums).add(num, den, min_num, min_den)
+
+    def merge(self, other: "_Sums") -> "_Sums":
+        """Add the sums of ``other`` (other matches than these); a key missing on one side is its base there."""
+        fresh = {}
+        for key, a in other.acc.items():  # keys new here start from this side's base, as it was before the merge
+            if key not in self.acc:
+                base = other.base.get(key)
+                fresh[key] = copy.deepcopy(self.acc[base]) if base in self.acc else type(a)()
+                if base is not None:
+                    self.base[key] = base
+        missing = [key for key in self.acc if key not in other.acc and self.base.get(key) in other.acc]
+        self.acc.update(fresh)
+        for key, a in other.acc.items():
+            self.acc[key].merge(a)
+        for key in missing:
+            self.acc[key].merge(other.acc[self.base[key]])
+        self.hands += other.hands
+        for k, v in other.top.items():
+            self.top[k] = max(self.top.get(k, v), v)
+        self.seen |= other.seen
+        return self
 
 
 class _Rows:
@@ -76,41 +254,80 @@ class _Rows:
     def add(self, section, metric, group, n, value, lo=float("nan"), hi=float("nan")):
         self.rows.append((section, metric, str(group), int(n), float(value), float(lo), float(hi)))
 
-    def mean(self, section, metric, group, values, clusters):
-        from caishen.sim.intervals import cluster_mean_ci
+    def mean(self, section, metric, group, m):
+        """A mean's row from its :class:`~caishen.sim.intervals.ClusterMoments` (``n``: its rows)."""
+        self.add(section, metric, group, m.sn, *m.ci())
 
-        self.add(section, metric, group, len(values), *cluster_mean_ci(values, clusters))
-
-    def rate(self, section, metric, group, hits, clusters):
-        from caishen.sim.intervals import cluster_rate_ci
-
-        self.add(section, metric, group, len(hits), *cluster_rate_ci(np.asarray(hits, bool), clusters))
+    def rate(self, section, metric, group, m):
+        self.add(section, metric, group, m.sn, *m.rate_ci())
 
     def frame(self):
         return pd.DataFrame(self.rows, columns=BALANCE_COLUMNS)
 
 
-def _ratio_ci(num, den, clusters):
-    """``sum(num) / sum(den)`` with a cluster-robust interval (a ratio of totals, linearized)."""
-    from caishen.sim.intervals import _t
+_CLUSTER_COLUMNS = ("hand_id", "hand", "chunk", "match_hand")
 
-    num = np.asarray(num, np.float64)
-    den = np.asarray(den, np.float64)
-    tot = den.sum()
-    if tot == 0:
-        return float("nan"), float("nan"), float("nan")
-    r = num.sum() / tot
-    _, inv = np.unique(clusters, return_inverse=True)
-    g = int(inv.max()) + 1 if len(inv) else 0
-    if g < 2:
-        return r, float("nan"), float("nan")
-    e = np.bincount(inv, weights=num - r * den, minlength=g)
-    se = np.sqrt(g / (g - 1) * np.sum(e * e)) / tot
-    h = _t(g, 0.95) * se
-    lo = r - h
-    if lo < 0 <= num.min() and den.min() >= 0:  # a share of non-negative parts is never negative
-        lo = 0.0
-    return r, lo, r + h
+
+class _Table:
+    """A balance table as a streaming reduction: :meth:`add` batches of whole matches, :meth:`merge` the tallies
+    of other matches, :meth:`frame` the table.  ``columns``: the record column names available."""
+
+    #: the record columns the table reads (besides the cluster columns, and optional ones)
+    NEEDS: tuple = ()
+    #: columns read when present
+    OPTIONAL: tuple = ()
+
+    def __init__(self, columns):
+        self.available = set(columns)
+        missing = [c for c in self.NEEDS if c not in self.available]
+        if missing:
+            raise ValueError(f"records lack column(s) {', '.join(missing)}")
+        self.sums = _Sums()
+
+    def columns(self) -> list[str]:
+        """The record columns :meth:`add` reads (cluster columns included, when present)."""
+        want = [*_CLUSTER_COLUMNS, *self.NEEDS, *self.OPTIONAL]
+        return [c for c in dict.fromkeys(want) if c in self.available]
+
+    def add(self, df) -> "_Table":
+        """Add one batch of whole matches (a DataFrame of the records, :meth:`columns` at least); returns self."""
+        if len(df):
+            self.sums.hands += len(df)
+            self._add(df, _Batch(df))
+            self.sums.flush()
+        return self
+
+    def merge(self, other: "_Table") -> "_Table":
+        """Add the tally of other matches (the same table over disjoint records); returns self."""
+        self.sums.merge(other.sums)
+        return self
+
+    def _add(self, df, b: _Batch) -> None:
+        raise NotImplementedError
+
+    def frame(self) -> pd.DataFrame:
+        raise NotImplementedError
+
+
+def _seat_hands(dealer: np.ndarray, sc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(is_dealer: bool[4n], score: int64[4n])`` of the seat-hands, seat by seat (the order of ``_Batch.inv4``)."""
+    return np.concatenate([dealer == s for s in range(N_SEATS)]), sc.T.ravel()
+
+
+def _dealer_rows(r: _Rows, s: _Sums) -> None:
+    from caishen.sim.intervals import ClusterCross, ClusterMoments
+
+    a, b = s.get("dealer", ClusterMoments), s.get("non-dealer", ClusterMoments)
+    r.mean("dealer", "score per seat-hand", "dealer", a)
+    r.mean("dealer", "score per seat-hand", "non-dealer", b)
+    r.add("dealer", "dealer edge (dealer minus non-dealer)", "all", s.hands, *s.get("edge", ClusterCross).ci(a, b))
+
+
+def _add_dealer(s: _Sums, b: _Batch, dealer, sc) -> None:
+    is_dealer, seat_score = _seat_hands(dealer, sc)
+    s.mean("dealer", b, seat_score, is_dealer, b.inv4)
+    s.mean("non-dealer", b, seat_score, ~is_dealer, b.inv4)
+    s.diff("edge", b, seat_score, is_dealer, ~is_dealer, b.inv4)
 
 
 # ---------------------------------------------------------------------------
@@ -137,6 +354,62 @@ def _kaihua_types() -> list[tuple[str, object]]:
     ]
 
 
+def _points(sc: np.ndarray) -> np.ndarray:
+    """``int64[n]``: what the winners received in each hand (the sum of the positive score changes)."""
+    return np.where(sc > 0, sc, 0).sum(axis=1)
+
+
+class KaihuaHandTypes(_Table):
+    """:func:`kaihua_hand_types` as a streaming reduction (K-6): per type and exponent, the cluster sums of its
+    frequency, points when it fires and share of points."""
+
+    NEEDS = ("win_type", *(f"score_{s}" for s in range(N_SEATS)), "flags", "chain_len", "chain_kong",
+             "chain_piao", "exponent")
+
+    def __init__(self, columns):
+        super().__init__(columns)
+        self.types = _kaihua_types()
+
+    def _add(self, df, b):
+        s = self.sums
+        won = _col(df, "win_type") >= 0
+        points = _points(_scores(df))
+        d = {c: _col(df, c) for c in ("flags", "chain_len", "chain_kong", "chain_piao", "exponent")}
+        exps = d["exponent"]
+        groups = [(name, f(d)) for name, f in self.types]
+        if won.any():
+            s.seen.add("won")
+            s.top["E"] = max(s.top.get("E", 0), int(exps[won].max()))
+        seen = {k[1] for k in s.acc if k[0] == "frequency" and isinstance(k[1], int)}  # known exponents: zeros too
+        groups += [(e, exps == e) for e in sorted(seen.union(np.unique(exps[won]).tolist()))]
+        zero = np.zeros(b.n, np.int64)
+        for key, hit in groups:  # an exponent first seen here starts from the all-zero sums of the batches before
+            late = isinstance(key, int)
+            h = hit & won
+            s.mean(("frequency", key), b, h, won, base=("frequency", "zero") if late else None)
+            s.mean(("points", key), b, points, h)
+            s.ratio(("share", key), b, np.where(h, points, 0), points, won, base=("share", "zero") if late else None)
+        s.mean(("frequency", "zero"), b, zero, won)
+        s.ratio(("share", "zero"), b, zero, points, won)
+
+    def frame(self) -> pd.DataFrame:
+        from caishen.sim.intervals import ClusterMoments, ClusterRatioSums
+
+        s = self.sums
+        if "won" not in s.seen:
+            raise ValueError("no won hand in the records")
+        r = _Rows()
+        keys = [(name, name) for name, _ in self.types] + [(e, f"E = {e}") for e in range(s.top["E"] + 1)]
+        for key, name in keys:
+            section = "hand type" if isinstance(key, str) else "exponent"
+            f = s.acc.get(("frequency", key)) or s.acc[("frequency", "zero")]
+            r.rate(section, "frequency", name, f)
+            r.mean(section, "points when it fires", name, s.get(("points", key), ClusterMoments))
+            share = s.acc.get(("share", key)) or s.get(("share", "zero"), ClusterRatioSums)
+            r.add(section, "share of points", name, f.sy, *share.ci())
+        return r.frame()
+
+
 def kaihua_hand_types(df: pd.DataFrame) -> pd.DataFrame:
     """Hand types and exponents of Kaihua wins: frequency, points when it fires, share of points.
 
@@ -144,72 +417,78 @@ def kaihua_hand_types(df: pd.DataFrame) -> pd.DataFrame:
     ``"exponent"``; ``metric`` ``"frequency"`` (share of won hands),
     ``"points when it fires"`` (mean points of the hand), ``"share of
     points"`` (its hands' points / all points); intervals over matches.
-    Raises ``ValueError`` without won hands.
+    :class:`KaihuaHandTypes` applied to ``df`` as one batch (``run_tables``
+    streams a run).  Raises ``ValueError`` without won hands.
     """
-    won = df["win_type"].to_numpy() >= 0
-    if not won.any():
-        raise ValueError("no won hand in the records")
-    sc = _scores(df)
-    points = np.where(sc > 0, sc, 0).sum(axis=1).astype(np.float64)
-    cl = match_ids(df)
-    d = {c: df[c].to_numpy(np.int64) for c in ("flags", "chain_len", "chain_kong", "chain_piao", "exponent")}
-    r = _Rows()
-    w_cl = cl[won]
-    total = points[won]
-    groups = [(name, f(d)) for name, f in _kaihua_types()]
-    exps = d["exponent"]
-    for e in range(int(exps[won].max()) + 1):
-        groups.append((f"E = {e}", (exps == e)))
-    for name, hit in groups:
-        section = "exponent" if name.startswith("E = ") else "hand type"
-        h = hit[won]
-        r.rate(section, "frequency", name, h, w_cl)
-        if h.any():
-            r.mean(section, "points when it fires", name, total[h], w_cl[h])
-        else:
-            r.add(section, "points when it fires", name, 0, float("nan"))
-        r.add(section, "share of points", name, int(h.sum()), *_ratio_ci(np.where(h, total, 0.0), total, w_cl))
-    return r.frame()
+    return KaihuaHandTypes(df.columns).add(df).frame()
+
+
+class KaihuaBalance(_Table):
+    """:func:`kaihua_balance` as a streaming reduction (dealer edge, seats, K-8.3 three shares, K-9 飘)."""
+
+    NEEDS = ("dealer", "win_type", "winners_mask", *(f"score_{s}" for s in range(N_SEATS)))
+    OPTIONAL = tuple(f"{c}_{s}" for c in ("piao", "failed_piao") for s in range(N_SEATS))
+
+    def __init__(self, columns):
+        super().__init__(columns)
+        self.has_piao = all(c in self.available for c in self.OPTIONAL)
+
+    def _add(self, df, b):
+        s = self.sums
+        sc = _scores(df)
+        dealer = _col(df, "dealer")
+        wt = _col(df, "win_type")
+        _add_dealer(s, b, dealer, sc)
+        mask = _col(df, "winners_mask")
+        s.mean("win rate", b, (mask >> dealer) & 1)
+        for seat in range(N_SEATS):
+            s.mean(("score", seat), b, sc[:, seat])
+            s.mean(("dealer share", seat), b, dealer == seat)
+        won = wt >= 0
+        points = _points(sc)
+        s.mean("draw", b, ~won)
+        disc = (wt == 1) | (wt == 2)
+        s.mean("discard wins", b, disc, won)
+        s.ratio("discard points", b, np.where(disc, points, 0), points, won)
+        if self.has_piao:
+            piao = np.concatenate([_col(df, f"piao_{k}") > 0 for k in range(N_SEATS)])
+            failed = np.concatenate([_col(df, f"failed_piao_{k}") > 0 for k in range(N_SEATS)])
+            s.mean("piao", b, piao, None, b.inv4)
+            s.mean("failed piao", b, failed, piao, b.inv4)
+            if piao.any():
+                s.seen.add("piao")
+
+    def frame(self) -> pd.DataFrame:
+        from caishen.sim.intervals import ClusterMoments, ClusterRatioSums
+
+        s = self.sums
+        if s.hands == 0:
+            raise ValueError("no hands in the records")
+        m = lambda key: s.get(key, ClusterMoments)  # noqa: E731
+        r = _Rows()
+        _dealer_rows(r, s)
+        r.rate("dealer", "win rate", "dealer", m("win rate"))
+        for seat in range(N_SEATS):
+            r.mean("seats", "score per hand", f"seat {seat}", m(("score", seat)))
+            r.rate("seats", "dealer share", f"seat {seat}", m(("dealer share", seat)))
+        r.rate("outcome", "draw rate (流局)", "all", m("draw"))
+        wins = m("discard wins")
+        r.rate("three shares (K-8.3)", "discard or robbed-kong wins", "share of wins", wins)
+        r.add("three shares (K-8.3)", "points paid by a discarder", "share of points", wins.sn,
+              *s.get("discard points", ClusterRatioSums).ci())
+        if self.has_piao:
+            r.rate("飘财 (K-9)", "attempt rate", "seat-hands", m("piao"))
+            if "piao" in s.seen:
+                r.rate("飘财 (K-9)", "failed rate (K-9.3)", "of attempts", m("failed piao"))
+        return r.frame()
 
 
 def kaihua_balance(df: pd.DataFrame) -> pd.DataFrame:
-    """Dealer edge, seat balance, three-share discards and 飘 rates of Kaihua records (intervals over matches)."""
-    from caishen.sim.intervals import cluster_diff_ci
+    """Dealer edge, seat balance, three-share discards and 飘 rates of Kaihua records (intervals over matches).
 
-    H = len(df)
-    if H == 0:
-        raise ValueError("no hands in the records")
-    sc = _scores(df).astype(np.float64)
-    cl = match_ids(df)
-    dealer = df["dealer"].to_numpy(np.int64)
-    wt = df["win_type"].to_numpy(np.int64)
-    r = _Rows()
-    is_dealer = np.concatenate([dealer == s for s in range(N_SEATS)])
-    seat_score = sc.T.ravel()
-    seat_cl = np.tile(cl, N_SEATS)
-    r.mean("dealer", "score per seat-hand", "dealer", seat_score[is_dealer], seat_cl[is_dealer])
-    r.mean("dealer", "score per seat-hand", "non-dealer", seat_score[~is_dealer], seat_cl[~is_dealer])
-    r.add("dealer", "dealer edge (dealer minus non-dealer)", "all", H,
-          *cluster_diff_ci(seat_score[is_dealer], seat_cl[is_dealer], seat_score[~is_dealer], seat_cl[~is_dealer]))
-    mask = df["winners_mask"].to_numpy(np.int64)
-    r.rate("dealer", "win rate", "dealer", (mask >> dealer) & 1, cl)
-    for s in range(N_SEATS):
-        r.mean("seats", "score per hand", f"seat {s}", sc[:, s], cl)
-        r.rate("seats", "dealer share", f"seat {s}", dealer == s, cl)
-    won = wt >= 0
-    points = np.where(sc > 0, sc, 0).sum(axis=1)
-    r.rate("outcome", "draw rate (流局)", "all", ~won, cl)
-    disc = (wt == 1) | (wt == 2)
-    r.rate("three shares (K-8.3)", "discard or robbed-kong wins", "share of wins", disc[won], cl[won])
-    r.add("three shares (K-8.3)", "points paid by a discarder", "share of points", int(won.sum()),
-          *_ratio_ci(np.where(disc, points, 0.0)[won], points[won], cl[won]))
-    if "piao_0" in df:
-        piao = np.concatenate([df[f"piao_{s}"].to_numpy() > 0 for s in range(N_SEATS)])
-        failed = np.concatenate([df[f"failed_piao_{s}"].to_numpy() > 0 for s in range(N_SEATS)])
-        r.rate("飘财 (K-9)", "attempt rate", "seat-hands", piao, seat_cl)
-        if piao.any():
-            r.rate("飘财 (K-9)", "failed rate (K-9.3)", "of attempts", failed[piao], seat_cl[piao])
-    return r.frame()
+    :class:`KaihuaBalance` applied to ``df`` as one batch.  Raises ``ValueError`` without hands.
+    """
+    return KaihuaBalance(df.columns).add(df).frame()
 
 
 def compare_options(settings: dict, hands: int, seed: int = 0, rules: str = "kaihua", policies="greedy",
@@ -241,13 +520,83 @@ def compare_options(settings: dict, hands: int, seed: int = 0, rules: str = "kai
 # ---------------------------------------------------------------------------
 # Jiating
 # ---------------------------------------------------------------------------
-def _parse_patterns(text: str) -> dict[str, int]:
-    out = {}
-    if text:
-        for part in text.split(","):
-            pid, _, pts = part.partition(":")
-            out[pid] = int(pts)
-    return out
+def _pattern_points(texts, index: dict[str, int]) -> np.ndarray:
+    """``int64[len(texts), len(index)]``: the points of each pattern in ``"P01:2,P03:2"`` texts (J-8); each
+    distinct text is parsed once (many wins score the same patterns)."""
+    codes, distinct = pd.factorize(np.asarray(texts, dtype=object), use_na_sentinel=False)
+    out = np.zeros((len(distinct), len(index)), np.int64)
+    for i, text in enumerate(distinct):
+        if isinstance(text, str) and text:  # "" (and a missing text) for a seat without patterns
+            for part in text.split(","):
+                pid, _, pts = part.partition(":")
+                j = index.get(pid)
+                if j is not None:
+                    out[i, j] = int(pts)
+    return out[codes]
+
+
+class JiatingPatterns(_Table):
+    """:func:`jiating_patterns` as a streaming reduction (J-8): per pattern and ``G``, the cluster sums of its
+    frequency, points when it fires and share of points over the winning seat-hands."""
+
+    NEEDS = ("winners_mask", *(f"{c}_{s}" for c in ("score", "patterns", "P", "G") for s in range(N_SEATS)))
+
+    def __init__(self, columns):
+        from caishen.sim.rules.jiating.tables import PATTERN_NAMES
+
+        super().__init__(columns)
+        self.names = dict(PATTERN_NAMES)
+        self.index = {pid: j for j, pid in enumerate(self.names)}
+
+    def _add(self, df, b):
+        s = self.sums
+        sc = _scores(df)
+        mask = _col(df, "winners_mask")
+        inv, got, P, G, pts = [], [], [], [], []  # pts: the pattern texts, then their points
+        for seat in range(N_SEATS):  # every winning seat-hand, seat by seat
+            won = ((mask >> seat) & 1).astype(bool)
+            if not won.any():
+                continue
+            inv.append(b.inv[won])
+            got.append(sc[won, seat])
+            P.append(_col(df, f"P_{seat}")[won])
+            G.append(_col(df, f"G_{seat}")[won])
+            pts.append(np.asarray(df[f"patterns_{seat}"], dtype=object)[won])
+        if not inv:
+            return
+        s.seen.add("won")
+        inv, got, P, G, pts = (np.concatenate(x) for x in (inv, got, P, G, pts))
+        pts = _pattern_points(pts, self.index)
+        tot = (P + G).astype(np.float64)
+        frac_base = np.where(tot > 0, got / np.where(tot > 0, tot, 1), 0.0)
+        # every pattern (and G) at once: the wins sorted by match, per-match totals of the [wins, 51] columns
+        order = np.argsort(inv, kind="stable")
+        seg = np.flatnonzero(np.r_[True, np.diff(inv[order]) != 0])  # the first win of each match holding one
+        x = np.column_stack([pts, G])[order]
+        fires = (x > 0).astype(np.int64)
+        share = x * frac_base[order, None]
+        wins = np.add.reduceat(np.ones(len(x), np.int64), seg)
+        fires_g, points_g = np.add.reduceat(fires, seg, axis=0), np.add.reduceat(x * fires, seg, axis=0)
+        share_g, got_g = np.add.reduceat(share, seg, axis=0), np.add.reduceat(got[order].astype(np.float64), seg)
+        share_min, got_min = share.min(axis=0), float(got.min())
+        for j, pid in enumerate([*self.index, "G"]):
+            s.moments(("frequency", pid), fires_g[:, j], wins)
+            s.moments(("points", pid), points_g[:, j], fires_g[:, j])
+            s.ratio_totals(("share", pid), share_g[:, j], got_g, share_min[j], got_min)
+
+    def frame(self) -> pd.DataFrame:
+        from caishen.sim.intervals import ClusterMoments, ClusterRatioSums
+
+        s = self.sums
+        if "won" not in s.seen:
+            raise ValueError("no won hand in the records")
+        rows = []
+        for pid, name in [*self.names.items(), ("G", "kong points (J-6.1)")]:
+            f = s.get(("frequency", pid), ClusterMoments)
+            rows.append((pid, name, f.sy, *f.rate_ci(), *s.get(("points", pid), ClusterMoments).ci(),
+                         *s.get(("share", pid), ClusterRatioSums).ci()))
+        return pd.DataFrame(rows, columns=["pattern", "name", "fires", "frequency", "freq_low", "freq_high", "points",
+                                           "points_low", "points_high", "share", "share_low", "share_high"])
 
 
 def jiating_patterns(df: pd.DataFrame) -> pd.DataFrame:
@@ -257,46 +606,100 @@ def jiating_patterns(df: pd.DataFrame) -> pd.DataFrame:
     points_low, points_high, share, share_low, share_high`` over the
     winning seat-hands (every winner of a hand); intervals over matches.
     Also a ``G`` row (kong points, J-6.1) for the share not credited to a
-    pattern.  Raises ``ValueError`` without a win.
+    pattern.  :class:`JiatingPatterns` applied to ``df`` as one batch.
+    Raises ``ValueError`` without a win.
     """
-    from caishen.sim.intervals import cluster_mean_ci, cluster_rate_ci
-    from caishen.sim.rules.jiating.tables import PATTERN_NAMES
+    return JiatingPatterns(df.columns).add(df).frame()
 
-    sc = _scores(df)
-    mask = df["winners_mask"].to_numpy(np.int64)
-    cl = match_ids(df)
-    wins = []  # (cluster, received, P, G, {pid: points})
-    for s in range(N_SEATS):
-        won = ((mask >> s) & 1).astype(bool)
-        if not won.any():
-            continue
-        pats = df[f"patterns_{s}"].to_numpy()[won]
-        P = df[f"P_{s}"].to_numpy(np.int64)[won]
-        G = df[f"G_{s}"].to_numpy(np.int64)[won]
-        rec = sc[won, s]
-        for c, got, p, g, t in zip(cl[won], rec, P, G, pats):
-            wins.append((c, float(got), int(p), int(g), _parse_patterns(t)))
-    if not wins:
-        raise ValueError("no won hand in the records")
-    wcl = np.array([w[0] for w in wins])
-    got = np.array([w[1] for w in wins])
-    tot = np.array([w[2] + w[3] for w in wins], np.float64)
-    frac_base = np.where(tot > 0, got / np.where(tot > 0, tot, 1), 0.0)
-    rows = []
-    for pid, name in PATTERN_NAMES.items():
-        pts = np.array([w[4].get(pid, 0) for w in wins], np.float64)
-        fires = pts > 0
-        f = cluster_rate_ci(fires, wcl)
-        p = cluster_mean_ci(pts[fires], wcl[fires]) if fires.sum() >= 1 else (np.nan, np.nan, np.nan)
-        sh = _ratio_ci(pts * frac_base, got, wcl)
-        rows.append((pid, name, int(fires.sum()), *f, *p, *sh))
-    g_pts = np.array([w[3] for w in wins], np.float64)
-    fires = g_pts > 0
-    p = cluster_mean_ci(g_pts[fires], wcl[fires]) if fires.any() else (np.nan, np.nan, np.nan)
-    rows.append(("G", "kong points (J-6.1)", int(fires.sum()), *cluster_rate_ci(fires, wcl), *p,
-                 *_ratio_ci(g_pts * frac_base, got, wcl)))
-    return pd.DataFrame(rows, columns=["pattern", "name", "fires", "frequency", "freq_low", "freq_high", "points",
-                                       "points_low", "points_high", "share", "share_low", "share_high"])
+
+#: streak buckets of :func:`jiating_balance` (J-2.4): k = 0..4 and k >= 5
+_STREAK_TOP = 5
+
+
+class JiatingBalance(_Table):
+    """:func:`jiating_balance` as a streaming reduction (J-6.2 caps, J-2.4 dealer and streak, J-3.4 several
+    winners).  ``options``: the run's rule options (the caps and the dealer factor)."""
+
+    NEEDS = ("dealer", "winners_mask", *(f"{c}_{s}" for c in ("score", "P", "G") for s in range(N_SEATS)),
+             *(f"pay_{p}_{w}" for p in range(N_SEATS) for w in range(N_SEATS) if p != w))
+    OPTIONAL = ("streak",)
+
+    def __init__(self, columns, options=None):
+        from caishen.sim.engine import load_rules
+
+        _, self.rules = load_rules("jiating", options)
+        super().__init__(columns)
+        self.has_streak = "streak" in self.available
+
+    def _add(self, df, b):
+        rules, s = self.rules, self.sums
+        sc = _scores(df)
+        dealer = _col(df, "dealer")
+        mask = _col(df, "winners_mask")
+        # caps: one payment per (payer, winner); a payment is capped when its uncapped amount exceeds the cap
+        pay_y = pay_n = win_y = win_n = 0
+        for w in range(N_SEATS):
+            won = ((mask >> w) & 1).astype(bool)
+            if not won.any():
+                continue
+            s.seen.add("won")
+            pg = _col(df, f"P_{w}") + _col(df, f"G_{w}")
+            any_cap = np.zeros(b.n, bool)
+            for p in range(N_SEATS):
+                if p == w:
+                    continue
+                paid = won & (_col(df, f"pay_{p}_{w}") > 0)
+                with_dealer = (dealer == p) | (dealer == w)
+                cap = np.where(with_dealer, -1 if rules.dealer_cap is None else rules.dealer_cap,
+                               -1 if rules.cap is None else rules.cap)
+                amount = np.where(with_dealer, rules.dealer_factor * pg, pg)
+                c = (cap >= 0) & (amount > cap) & paid
+                pay_y = pay_y + b.count(c)
+                pay_n = pay_n + b.count(paid)
+                any_cap |= c
+            win_y = win_y + b.count(any_cap)
+            win_n = win_n + b.count(won)
+        if isinstance(pay_n, np.ndarray):  # a seat won in this batch (the rows of the caps exist once one did)
+            s.moments("capped payments", pay_y, pay_n)
+            s.moments("capped wins", win_y, win_n)
+        _add_dealer(s, b, dealer, sc)
+        if self.has_streak:
+            k = _col(df, "streak")
+            d_score = sc[np.arange(b.n), dealer]
+            s.mean("streak", b, k)
+            s.top["k"] = max(s.top.get("k", 0), int(k.max()))
+            for kk in range(_STREAK_TOP + 1):
+                m = (k == kk) if kk < _STREAK_TOP else (k >= _STREAK_TOP)
+                s.mean(("hands", kk), b, m)
+                s.mean(("dealer's score", kk), b, d_score, m)
+        n_win = sum(((mask >> seat) & 1) for seat in range(N_SEATS))
+        won = n_win > 0
+        s.mean("draw", b, ~won)
+        s.mean("several winners", b, n_win >= 2, won)
+
+    def frame(self) -> pd.DataFrame:
+        from caishen.sim.intervals import ClusterMoments
+
+        s = self.sums
+        if s.hands == 0:
+            raise ValueError("no hands in the records")
+        m = lambda key: s.get(key, ClusterMoments)  # noqa: E731
+        r = _Rows()
+        if "won" in s.seen:
+            r.rate("caps (J-6.2)", "capped payments", "share of payments", m("capped payments"))
+            r.rate("caps (J-6.2)", "wins with a capped payment", "share of winning seat-hands", m("capped wins"))
+        _dealer_rows(r, s)
+        if self.has_streak:
+            r.mean("streak (J-2.4)", "streak k", "all hands", m("streak"))
+            for kk in range(min(s.top["k"], _STREAK_TOP) + 1):
+                label = f"k = {kk}" if kk < _STREAK_TOP else f"k >= {_STREAK_TOP}"
+                r.rate("streak (J-2.4)", "hands", label, m(("hands", kk)))
+                if m(("dealer's score", kk)).sn:
+                    r.mean("streak (J-2.4)", "dealer's score", label, m(("dealer's score", kk)))
+        r.rate("outcome", "draw rate (流局)", "all", m("draw"))
+        if m("several winners").sn:
+            r.rate("outcome", "several winners (J-3.4)", "share of won hands", m("several winners"))
+        return r.frame()
 
 
 def jiating_balance(df: pd.DataFrame, options=None) -> pd.DataFrame:
@@ -304,69 +707,97 @@ def jiating_balance(df: pd.DataFrame, options=None) -> pd.DataFrame:
 
     ``options``: the run's rule options (for the caps and the dealer
     factor; default the spec's).  Intervals over matches.
+    :class:`JiatingBalance` applied to ``df`` as one batch.  Raises
+    ``ValueError`` without hands.
     """
-    from caishen.sim.engine import load_rules
-    from caishen.sim.intervals import cluster_diff_ci
+    return JiatingBalance(df.columns, options).add(df).frame()
 
-    _, rules = load_rules("jiating", options)
-    H = len(df)
-    if H == 0:
-        raise ValueError("no hands in the records")
-    sc = _scores(df).astype(np.float64)
-    cl = match_ids(df)
-    dealer = df["dealer"].to_numpy(np.int64)
-    mask = df["winners_mask"].to_numpy(np.int64)
-    r = _Rows()
-    # caps: one payment per (payer, winner); a payment is capped when its uncapped amount exceeds the cap
-    capped, pay_cl, win_capped, win_cl = [], [], [], []
-    for w in range(N_SEATS):
-        won = ((mask >> w) & 1).astype(bool)
-        if not won.any():
-            continue
-        pg = (df[f"P_{w}"].to_numpy(np.int64) + df[f"G_{w}"].to_numpy(np.int64))[won]
-        d = dealer[won]
-        any_cap = np.zeros(int(won.sum()), bool)
-        for p in range(N_SEATS):
-            if p == w:
+
+# ---------------------------------------------------------------------------
+# a run's tables, streamed
+# ---------------------------------------------------------------------------
+def match_batches(files, columns, batch_size: int | None = None):
+    """DataFrames of whole matches from the Parquet chunk ``files`` (in order), of about ``batch_size`` rows.
+
+    Reads one record batch of ``columns`` at a time (``pyarrow``) and
+    carries a match cut by a batch boundary on to the next batch; a chunk
+    file always ends a match (:mod:`caishen.sim.runner`), so nothing is
+    carried across files.  Without a ``match_hand`` column every hand is
+    its own match.  Memory: about one batch, whatever the number of hands.
+    """
+    import pyarrow.parquet as pq
+
+    from caishen.sim import stream
+
+    batch_size = int(batch_size or stream.BATCH_SIZE)
+    for f in files:
+        carry = None
+        pf = pq.ParquetFile(f)
+        left = pf.metadata.num_rows
+        for rb in pf.iter_batches(batch_size=batch_size, columns=list(columns)):
+            left -= rb.num_rows
+            df = rb.to_pandas()
+            if carry is not None:
+                df = pd.concat([carry, df], ignore_index=True)
+                carry = None
+            if left <= 0 or "match_hand" not in df:  # the file's end ends a match
+                if len(df):
+                    yield df
                 continue
-            paid = df[f"pay_{p}_{w}"].to_numpy(np.int64)[won] > 0
-            with_dealer = (d == p) | (d == w)
-            cap = np.where(with_dealer, -1 if rules.dealer_cap is None else rules.dealer_cap,
-                           -1 if rules.cap is None else rules.cap)
-            amount = np.where(with_dealer, rules.dealer_factor * pg, pg)
-            c = (cap >= 0) & (amount > cap)
-            capped.append(c[paid])
-            pay_cl.append(cl[won][paid])
-            any_cap |= c & paid
-        win_capped.append(any_cap)
-        win_cl.append(cl[won])
-    if capped:
-        r.rate("caps (J-6.2)", "capped payments", "share of payments", np.concatenate(capped), np.concatenate(pay_cl))
-        r.rate("caps (J-6.2)", "wins with a capped payment", "share of winning seat-hands",
-               np.concatenate(win_capped), np.concatenate(win_cl))
-    is_dealer = np.concatenate([dealer == s for s in range(N_SEATS)])
-    seat_score = sc.T.ravel()
-    seat_cl = np.tile(cl, N_SEATS)
-    r.mean("dealer", "score per seat-hand", "dealer", seat_score[is_dealer], seat_cl[is_dealer])
-    r.mean("dealer", "score per seat-hand", "non-dealer", seat_score[~is_dealer], seat_cl[~is_dealer])
-    r.add("dealer", "dealer edge (dealer minus non-dealer)", "all", H,
-          *cluster_diff_ci(seat_score[is_dealer], seat_cl[is_dealer], seat_score[~is_dealer], seat_cl[~is_dealer]))
-    if "streak" in df:
-        k = df["streak"].to_numpy(np.int64)
-        d_score = sc[np.arange(H), dealer]
-        r.mean("streak (J-2.4)", "streak k", "all hands", k, cl)
-        for kk in range(min(int(k.max()), 5) + 1):
-            m = (k == kk) if kk < 5 else (k >= 5)
-            label = f"k = {kk}" if kk < 5 else "k >= 5"
-            r.rate("streak (J-2.4)", "hands", label, m, cl)
-            if m.any():
-                r.mean("streak (J-2.4)", "dealer's score", label, d_score[m], cl[m])
-    n_win = sum(((mask >> s) & 1) for s in range(N_SEATS))
-    won = n_win > 0
-    r.rate("outcome", "draw rate (流局)", "all", ~won, cl)
-    if won.any():
-        r.rate("outcome", "several winners (J-3.4)", "share of won hands", (n_win >= 2)[won], cl[won])
-    return r.frame()
+            starts = np.flatnonzero(df["match_hand"].to_numpy() == 0)
+            cut = int(starts[-1]) if len(starts) else 0
+            if cut == 0:  # one match so far: wait for its end
+                carry = df
+                continue
+            yield df.iloc[:cut].reset_index(drop=True)
+            carry = df.iloc[cut:].reset_index(drop=True)
+        if carry is not None and len(carry):
+            yield carry
+        del pf
+
+
+def feed_run(files, tables, batch_size: int | None = None):
+    """Feed the chunk ``files`` to the streaming ``tables`` (each with ``columns()`` and ``add(df)``), one batch of
+    whole matches at a time, reading only the columns they need; returns ``tables``."""
+    columns = list(dict.fromkeys(c for t in tables for c in t.columns()))
+    for df in match_batches(files, columns, batch_size):
+        for t in tables:
+            t.add(df)
+    return tables
+
+
+def run_tables(run_dir, files=None, options=None, batch_size: int | None = None,
+               extra=()) -> dict[str, pd.DataFrame]:
+    """The balance tables of a run directory over all its verified hands, streamed (memory independent of the
+    number of hands).
+
+    ``files``: the run's verified chunk files (default
+    :func:`caishen.sim.stream.verified_chunk_files`); ``options``: the run's
+    rule options (default its ``run.json``'s); ``extra``: more streaming
+    tables fed the same batches (``columns()``, ``add(df)``: the report's
+    histogram).  Returns ``{"hand_types",
+    "balance"}`` for Kaihua, ``{"patterns", "balance"}`` for Jiating, ``{}``
+    for another rule set: the same numbers as the in-memory functions on
+    the concatenated rows (up to float rounding).  Raises ``ValueError`` for
+    no verified chunk, or as those functions do.
+    """
+    from caishen.sim import runner, stream
+
+    meta = runner.read_run_json(run_dir)
+    if files is None:
+        files, _ = stream.verified_chunk_files(run_dir, meta)
+    cols = stream.column_names(files)
+    rules = meta.get("rules")
+    if options is None:
+        options = meta.get("options")
+    if rules == "kaihua":
+        tables = {"hand_types": KaihuaHandTypes(cols), "balance": KaihuaBalance(cols)}
+    elif rules == "jiating":
+        tables = {"patterns": JiatingPatterns(cols), "balance": JiatingBalance(cols, options)}
+    else:
+        tables = {}
+    feed_run(files, [*tables.values(), *extra], batch_size)
+    return {k: t.frame() for k, t in tables.items()}
 
 
 def declaration_value(hands: int = 2_000, seed: int = 0, rollouts: int = 4, policies="greedy", options=None,

@@ -32,7 +32,9 @@ difference) as Python integers, finished by :func:`mean_ci_from_sums`,
 :func:`rate_ci_from_sums` and :func:`diff_ci_from_sums` with exact
 rationals; ``tests/test_summary_clusters.py`` checks they equal the
 in-memory functions.  :class:`ClusterSums` is the float version for
-non-integer totals.
+non-integer totals, and :class:`ClusterRatioSums` streams
+:func:`cluster_ratio_ci` (a ratio of two totals, e.g. a share of points:
+the balance tables of :mod:`caishen.sim.balance`).
 
 ``tests/test_study.py`` checks the coverage: on synthetic data with a known
 mean and a within-cluster correlation, the 95% interval covers the truth in
@@ -237,6 +239,120 @@ class ClusterSums:
             h = _t(self.g, confidence) * np.sqrt(self.g / (self.g - 1) * ss / self.sn ** 2)
             out.append((m, float(m - h), float(m + h)))
         return out
+
+
+def cluster_ratio_ci(num, den, clusters, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """``(sum(num) / sum(den), low, high)``: a ratio of totals with a cluster-robust interval (linearized).
+
+    ``num, den: float[n]`` the two parts of each row (a share of points:
+    the points of the rows that count / all points), ``clusters`` one id
+    per row.  The ratio ``r = sum num / sum den`` is linearized per cluster,
+    ``e_g = num_g - r den_g``, with the CR1 variance ``G / (G - 1) sum e_g**2
+    / (sum den)**2`` and a Student-t quantile on ``G - 1`` degrees of freedom
+    (the module docstring, with ``den`` for the row count).  A share of
+    non-negative parts (``num, den >= 0`` row by row) never gets a lower
+    bound below 0.  NaN for ``sum den == 0``; NaN bounds with fewer than two
+    clusters.  :class:`ClusterRatioSums` streams it.  Raises ``ValueError``
+    for shapes that do not match or a non-finite value.
+    """
+    num = _values(num, "num")
+    den = _values(den, "den")
+    if num.shape != den.shape:
+        raise ValueError(f"num has shape {num.shape}, den {den.shape}: one of each per row")
+    tot = float(den.sum())
+    if tot == 0:
+        return _NAN3
+    r = float(num.sum()) / tot
+    inv, g = _cluster_ids(clusters, len(num))
+    if g < 2:
+        return r, float("nan"), float("nan")
+    e = np.bincount(inv, weights=num - r * den, minlength=g)
+    se = np.sqrt(g / (g - 1) * float(np.sum(e * e))) / tot
+    h = _t(g, confidence) * se
+    lo = r - h
+    if lo < 0 <= num.min() and den.min() >= 0:  # a share of non-negative parts is never negative
+        lo = 0.0
+    return r, float(lo), float(r + h)
+
+
+class ClusterRatioSums:
+    """:func:`cluster_ratio_ci` streamed: cluster totals of the two parts fed batch by batch, memory independent
+    of their number.
+
+    ``add(num, den, min_num, min_den)`` takes the totals of whole clusters
+    (``num, den: float[g]``; a cluster must arrive whole, in one call) and
+    the smallest part of any of their rows (for the lower bound's clip at 0;
+    default the smallest total, right when a cluster is one row);
+    :meth:`add_rows` takes rows and their cluster ids.  It keeps ``G``,
+    ``sum num``, ``sum den``, ``sum num_g**2``, ``sum num_g den_g``, ``sum
+    den_g**2`` and the two minima, from which the CR1 variance follows:
+    ``sum_g (num_g - r den_g)**2 = S_nn - 2 r S_nd + r**2 S_dd``.  :meth:`ci`
+    returns what :func:`cluster_ratio_ci` returns on the rows (a test checks
+    it on random splits, up to float rounding); :meth:`merge` adds another
+    accumulator's clusters (disjoint from these).
+    """
+
+    __slots__ = ("g", "sn", "sd", "snn", "snd", "sdd", "min_num", "min_den")
+
+    def __init__(self):
+        self.g = 0
+        self.sn = self.sd = self.snn = self.snd = self.sdd = 0.0
+        self.min_num = self.min_den = float("inf")
+
+    def add(self, num, den, min_num=None, min_den=None) -> None:
+        """Add whole clusters: ``num, den: float[g]`` their totals; ``min_num, min_den`` the smallest row parts."""
+        num = _values(num, "num")
+        den = _values(den, "den")
+        if num.shape != den.shape:
+            raise ValueError(f"num has shape {num.shape}, den {den.shape}: one total of each per cluster")
+        if len(num) == 0:
+            return
+        self.g += len(num)
+        self.sn += float(num.sum())
+        self.sd += float(den.sum())
+        self.snn += float(num @ num)
+        self.snd += float(num @ den)
+        self.sdd += float(den @ den)
+        self.min_num = min(self.min_num, float(num.min() if min_num is None else min_num))
+        self.min_den = min(self.min_den, float(den.min() if min_den is None else min_den))
+
+    def add_rows(self, num, den, clusters) -> None:
+        """Add rows ``num, den: float[n]`` of whole clusters (``clusters``: one id per row)."""
+        num = _values(num, "num")
+        den = _values(den, "den")
+        if num.shape != den.shape:
+            raise ValueError(f"num has shape {num.shape}, den {den.shape}: one of each per row")
+        if len(num) == 0:
+            return
+        inv, g = _cluster_ids(clusters, len(num))
+        self.add(np.bincount(inv, weights=num, minlength=g), np.bincount(inv, weights=den, minlength=g),
+                 num.min(), den.min())
+
+    def merge(self, other: "ClusterRatioSums") -> None:
+        """Add the clusters of ``other`` (none of them already here)."""
+        self.g += other.g
+        self.sn += other.sn
+        self.sd += other.sd
+        self.snn += other.snn
+        self.snd += other.snd
+        self.sdd += other.sdd
+        self.min_num = min(self.min_num, other.min_num)
+        self.min_den = min(self.min_den, other.min_den)
+
+    def ci(self, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+        """``(ratio, low, high)``: NaN for ``sum den == 0``, NaN bounds with fewer than two clusters."""
+        if self.sd == 0:
+            return _NAN3
+        r = self.sn / self.sd
+        if self.g < 2:
+            return r, float("nan"), float("nan")
+        ss = max(0.0, self.snn - 2 * r * self.snd + r * r * self.sdd)
+        se = np.sqrt(self.g / (self.g - 1) * ss) / self.sd
+        h = _t(self.g, confidence) * se
+        lo = r - h
+        if lo < 0 <= self.min_num and self.min_den >= 0:  # a share of non-negative parts is never negative
+            lo = 0.0
+        return r, float(lo), float(r + h)
 
 
 # ---------------------------------------------------------------------------

@@ -14,7 +14,8 @@ Run kinds (recognised by the file a run starts with):
 kind        marker           figures
 ==========  ===============  ================================================
 simulate    ``run.json``     score per seat-hand by seat and dealer, win types,
-(or match)                   the winner's gain (log scale); Kaihua: hand types
+(or match)                   the winner's gain (log scales, fixed bins
+                             :data:`GAIN_EDGES`); Kaihua: hand types
                              and exponents (frequency against points, share
                              of points, :mod:`caishen.sim.balance`), 飘财 rates;
                              Jiating: pattern frequency against points
@@ -24,6 +25,14 @@ sweep       ``sweep.json``   every metric by grid point with its 95% CI, and
 study       ``study.json``   the EV of the alternative minus the base by each
                              feature (:mod:`caishen.sim.piao_study`)
 ==========  ===============  ================================================
+
+A simulate run's page covers every hand of its verified chunks, in memory
+that does not grow with the hands: the summary streams them
+(:func:`caishen.sim.summary.summarize_run`), and so do the balance tables and
+the figures drawn from them (:func:`caishen.sim.balance.run_tables`, with the
+winner's-gain counts :class:`GainCounts` fed the same batches); the chunks
+are verified once for both.  ``benchmarks/bench_summary_scale.py`` measures
+the peak memory on runs of 10^7 and 10^8 hands.
 
 Any other directory is a ``ValueError`` naming it, and nothing is written.
 Intervals on the figures are the 95% intervals of the tables (over
@@ -163,35 +172,51 @@ def _bars(plt, labels, values, lows, highs, title, ylabel, horizontal=False):
 # ---------------------------------------------------------------------------
 # simulate / match runs
 # ---------------------------------------------------------------------------
-#: hands the report page's figures and balance tables read at most (the summary streams every hand):
-#: with the balance tables built from them: `caishen report` on 10^8 hands peaks at 940 MB
-#: (benchmarks/bench_summary_scale.py); reading a whole 10^7-hand run took 7 GB
-REPORT_MAX_HANDS = 1_000_000
+#: bin edges of the winner's-gain histogram, fixed in advance so that its counts stream over every hand: one bin
+#: per integer 0..10, then log-spaced bins (about 24% wider each) up to 2**40 points; a larger gain counts in the
+#: last bin
+GAIN_EDGES = np.concatenate([np.arange(-0.5, 11), np.unique(np.round(np.geomspace(12, 2.0 ** 40, 120))) + 0.5])
 
 
-def _leading_rows(run_dir: Path, columns: list[str]) -> tuple[pd.DataFrame, int]:
-    """``(rows of the first verified chunks up to REPORT_MAX_HANDS, hands in all verified chunks)``:
-    whole chunks in chunk order (a chunk holds whole matches), so cluster-robust intervals stay valid."""
-    import pyarrow.parquet as pq
+class GainCounts:
+    """The winner's gain (the points a won hand moves: the sum of the positive score changes) counted over the
+    fixed bins :data:`GAIN_EDGES`, batch by batch (a table of :func:`caishen.sim.balance.feed_run`)."""
 
-    from caishen.sim import stream
+    def __init__(self):
+        self.counts = np.zeros(len(GAIN_EDGES) - 1, np.int64)
+        self.hands = 0
 
-    files, _ = stream.verified_chunk_files(run_dir)
-    sizes = [pq.ParquetFile(f).metadata.num_rows for f in files]
-    keep, n = [], 0
-    for f, k in zip(files, sizes):
-        if keep and n + k > REPORT_MAX_HANDS:
-            break
-        keep.append(f)
-        n += k
-    df = pd.concat([pq.read_table(f, columns=columns).to_pandas() for f in keep], ignore_index=True)
-    return df, sum(sizes)
+    def columns(self) -> list[str]:
+        return ["win_type"] + [f"score_{s}" for s in range(4)]
+
+    def add(self, df) -> "GainCounts":
+        sc = np.stack([np.asarray(df[f"score_{s}"]).astype(np.int64) for s in range(4)], axis=1)
+        gain = np.where(sc > 0, sc, 0).sum(axis=1)[np.asarray(df["win_type"]) >= 0]
+        idx = np.clip(np.searchsorted(GAIN_EDGES, gain, side="right") - 1, 0, len(self.counts) - 1)
+        self.counts += np.bincount(idx, minlength=len(self.counts))
+        self.hands += len(sc)
+        return self
+
+
+def _gain_figure(plt, counts: np.ndarray):
+    nz = np.flatnonzero(counts)
+    last = int(nz[-1]) + 1
+    edges = GAIN_EDGES[: last + 1]
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.hist((edges[:-1] + edges[1:]) / 2, bins=edges, weights=counts[:last], color="#4c72b0")
+    ax.set_yscale("log")
+    ax.set_xscale("symlog")
+    ax.set_xlabel("points paid in a won hand")
+    ax.set_ylabel("hands")
+    ax.set_title("the winner's gain")
+    return fig
 
 
 def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
-    from caishen.sim import balance, records, summary
+    from caishen.sim import balance, runner, stream, summary
 
-    rows, defs, meta, done = summary.summarize_run(run_dir)
+    files, check = stream.verified_chunk_files(run_dir, runner.read_run_json(run_dir))
+    rows, defs, meta, done = summary.summarize_run(run_dir, verification=check)
     summary.save_summary(run_dir, rows, defs, meta)
     rules = meta.get("rules")
     page.text(f"{rules}: {meta.get('games')} hands, seed {meta.get('seed')}, policies "
@@ -206,32 +231,21 @@ def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
     if len(wt):
         page.figure(_bars(plt, wt["group"], wt["value"], wt["ci_low"], wt["ci_high"], "share of wins", "share"),
                     "win-types", "How hands are won.")
-    df, n_all = _leading_rows(run_dir, [c for c in records.run_column_names(run_dir)
-                                        if not c.startswith("patterns_") or rules == "jiating"])
-    if len(df) < n_all:
-        page.text(f"The summary above covers all {n_all:,} hands; the figures and tables below read the first "
-                  f"{len(df):,} (whole chunks, so whole matches; REPORT_MAX_HANDS bounds the memory of this page).")
-    sc = np.stack([df[f"score_{s}"].to_numpy() for s in range(4)], axis=1)
-    gain = np.where(sc > 0, sc, 0).sum(axis=1)
-    gain = gain[df["win_type"].to_numpy() >= 0]
-    if len(gain):
-        fig, ax = plt.subplots(figsize=(7, 3.5))
-        ax.hist(gain, bins=np.unique(np.percentile(gain, np.linspace(0, 100, 41))), color="#4c72b0")
-        ax.set_yscale("log")
-        ax.set_xscale("symlog")
-        ax.set_xlabel("points paid in a won hand")
-        ax.set_ylabel("hands")
-        ax.set_title("the winner's gain")
-        page.figure(fig, "gain", "Distribution of the points a won hand moves (log scales).")
+    gain = GainCounts()
+    tables = balance.run_tables(run_dir, files, meta.get("options"), extra=[gain])
+    page.text(f"Every table and figure on this page covers all {gain.hands:,} hands of the verified chunks (read "
+              "chunk by chunk: the memory does not grow with the hands).")
+    if gain.counts.any():
+        page.figure(_gain_figure(plt, gain.counts), "gain", "Distribution of the points a won hand moves (log "
+                    "scales; fixed log-spaced bins).")
     page.heading("Summary")
     page.table(rows)
     if rules == "kaihua":
-        types = balance.kaihua_hand_types(df)
-        _kaihua_type_figures(page, plt, types)
+        _kaihua_type_figures(page, plt, tables["hand_types"])
         page.heading("Balance")
-        page.table(balance.kaihua_balance(df))
+        page.table(tables["balance"])
     elif rules == "jiating":
-        pat = balance.jiating_patterns(df)
+        pat = tables["patterns"]
         page.figure(pattern_figure(plt, pat), "patterns", "Each pattern's frequency (share of winning seat-hands) "
                     "against its points when it fires, log-log; the line is 'points proportional to "
                     "1/frequency' through the median pattern: patterns far above it pay more than their "
@@ -239,7 +253,7 @@ def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
         page.heading("Patterns")
         page.table(pat)
         page.heading("Balance")
-        page.table(balance.jiating_balance(df, meta.get("options")))
+        page.table(tables["balance"])
 
 
 def _kaihua_type_figures(page: _Page, plt, types: pd.DataFrame) -> None:

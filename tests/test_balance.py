@@ -163,3 +163,122 @@ def test_balance_bad_input():
                                                             "score_1", "score_2", "score_3"]})
     with pytest.raises(ValueError, match="no hands"):
         balance.kaihua_balance(empty)
+
+
+# ---------------------------------------------------------------------------
+# the tables streamed over a run's chunks (issue 15 item 1): the same numbers as in memory
+# ---------------------------------------------------------------------------
+_TABLES = {"kaihua": (("hand_types", balance.kaihua_hand_types), ("balance", balance.kaihua_balance)),
+           "jiating": (("patterns", balance.jiating_patterns), ("balance", balance.jiating_balance))}
+
+
+@pytest.fixture(scope="module")
+def runs(engine_warm, tmp_path_factory):
+    """Runs of 640 hands of each rule set in chunks of one 16-hand match and of ten matches."""
+    from caishen.sim import runner
+
+    out = {}
+    for rules in ("kaihua", "jiating"):
+        for chunk in (16, 160):
+            d = tmp_path_factory.mktemp(f"{rules}-{chunk}")
+            pol = "always,greedy,never,greedy" if rules == "kaihua" else "greedy"
+            runner.run(runner.make_config(rules, 640, 7, policies=pol, chunk_size=chunk), d, workers=1,
+                       progress=False)
+            out[rules, chunk] = d
+    return out
+
+
+def _in_memory(run_dir, rules):
+    from caishen.sim import records, runner
+
+    df = records.read_run(run_dir)
+    opts = runner.read_run_json(run_dir).get("options")
+    return {name: (f(df, opts) if f is balance.jiating_balance else f(df)) for name, f in _TABLES[rules]}
+
+
+@pytest.mark.parametrize("rules", ["kaihua", "jiating"])
+@pytest.mark.parametrize("chunk", [16, 160])
+def test_streamed_run_tables_equal_the_in_memory_tables(runs, rules, chunk):
+    """K-6, K-8.3, J-8, J-6.2: run_tables over the chunks (one batch per chunk, and batches of 5 rows that cut
+    matches, carried on) equals the in-memory functions on the concatenated rows."""
+    want = _in_memory(runs[rules, chunk], rules)
+    for batch_size in (None, 5):
+        got = balance.run_tables(runs[rules, chunk], batch_size=batch_size)
+        assert set(got) == set(want)
+        for name in want:
+            pd.testing.assert_frame_equal(got[name], want[name], rtol=1e-9)
+
+
+def test_tallies_of_chunks_merge_in_any_order(runs):
+    """The tallies of single chunks (whole matches), merged in reverse order, give the table of all rows."""
+    from caishen.sim import records, stream
+
+    run_dir = runs["kaihua", 16]
+    files, _ = stream.verified_chunk_files(run_dir)
+    cols = stream.column_names(files)
+    want = _in_memory(run_dir, "kaihua")
+    for name, cls in (("hand_types", balance.KaihuaHandTypes), ("balance", balance.KaihuaBalance)):
+        parts = [cls(cols).add(df) for df in balance.match_batches(files, cls(cols).columns())]
+        assert len(parts) == 40
+        total = cls(cols)
+        for p in parts[::-1]:
+            total.merge(p)
+        pd.testing.assert_frame_equal(total.frame(), want[name], rtol=1e-9)
+    assert records.read_run(run_dir)["hand_id"].is_unique
+
+
+def _synthetic_kaihua(exponents, match_len=2):
+    """Won Kaihua hands with the given exponents (self-draws paying 2**E by each loser), matches of ``match_len``."""
+    e = np.asarray(exponents, np.int64)
+    n = len(e)
+    pay = 2 ** e
+    df = pd.DataFrame({"hand_id": np.arange(n), "match_hand": np.arange(n) % match_len, "win_type": np.zeros(n, int),
+                       "score_0": 3 * pay, "score_1": -pay, "score_2": -pay, "score_3": -pay, "flags": np.zeros(n, int),
+                       "chain_len": np.zeros(n, int), "chain_kong": np.zeros(n, int), "chain_piao": np.zeros(n, int),
+                       "exponent": e})
+    return df
+
+
+def test_K_6_exponent_rows_when_an_exponent_appears_or_vanishes_between_batches():
+    """An exponent first seen in a later batch, or missing from a batch, still counts every won hand."""
+    df = _synthetic_kaihua([0, 0, 1, 0, 0, 0, 3, 3, 0, 1, 0, 0])
+    want = balance.kaihua_hand_types(df)
+    assert list(want[want["section"] == "exponent"]["group"].unique()) == ["E = 0", "E = 1", "E = 2", "E = 3"]
+    t = balance.KaihuaHandTypes(df.columns)
+    for lo in range(0, len(df), 4):
+        t.add(df.iloc[lo:lo + 4])
+    pd.testing.assert_frame_equal(t.frame(), want, rtol=1e-9)
+    parts = [balance.KaihuaHandTypes(df.columns).add(df.iloc[lo:lo + 2]) for lo in range(0, len(df), 2)]
+    merged = parts[3]
+    for i in (5, 0, 4, 1, 2):
+        merged.merge(parts[i])
+    pd.testing.assert_frame_equal(merged.frame(), want, rtol=1e-9)
+    freq = want[(want["metric"] == "frequency") & (want["group"] == "E = 2")].iloc[0]
+    assert freq["n"] == 12 and freq["value"] == 0.0
+
+
+def test_match_batches_keep_matches_whole(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    mh = np.array([0, 1, 2, 0, 1, 0, 0, 1, 2, 3])
+    f = tmp_path / "c.parquet"
+    pq.write_table(pa.table({"match_hand": mh, "x": np.arange(10)}), f)
+    got = [b["x"].tolist() for b in balance.match_batches([f, f], ["match_hand", "x"], batch_size=2)]
+    assert [x for b in got for x in b] == list(range(10)) * 2
+    for b in got:
+        assert mh[b[0]] == 0  # every batch starts a match
+    assert [len(b) for b in got][:3] == [3, 2, 1]
+
+
+def test_cluster_totals_are_int64_for_small_integer_columns():
+    """Per-match totals of an int8 column (segment sums of consecutive matches, and bincount otherwise) do not
+    overflow: they add in int64."""
+    df = pd.DataFrame({"hand_id": np.arange(64), "match_hand": np.arange(64) % 16})
+    b = balance._Batch(df)
+    assert b.starts is not None and b.g == 4
+    x = np.full(64, 100, np.int8)
+    assert b.total(x).tolist() == [1600] * 4
+    assert b.total(np.tile(x, 4), inv=b.inv4).tolist() == [6400] * 4
+    shuffled = balance._Batch(df.iloc[np.r_[0:8, 32:40, 8:32, 40:64]])  # matches not in consecutive rows
+    assert shuffled.starts is None and shuffled.total(x).tolist() == [1600] * 4

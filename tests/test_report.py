@@ -26,17 +26,43 @@ def test_report_of_a_simulate_run(engine_warm, tmp_path, rules):
     assert not list(out.glob(".*.tmp"))  # atomic writes leave no temporary file
 
 
-def test_report_page_reads_at_most_REPORT_MAX_HANDS_and_says_so(engine_warm, tmp_path, monkeypatch):
-    """Issue 15: the page's figures and balance tables read whole leading chunks up to REPORT_MAX_HANDS (memory
-    bounded), the page says how many of how many hands; the summary itself still covers every hand."""
+def test_report_page_covers_every_hand(engine_warm, tmp_path):
+    """Issue 15: the page's balance tables and figures stream over all hands of every verified chunk (no prefix
+    of REPORT_MAX_HANDS any more); its tables are the in-memory tables of all rows."""
+    import numpy as np
+    import pandas as pd
+
+    from caishen.sim import balance, records
+
     out = _simulate(tmp_path / "r", games=480)
-    monkeypatch.setattr(report, "REPORT_MAX_HANDS", 200)
-    df, n_all = report._leading_rows(out, ["hand_id", "score_0"])
-    assert n_all == 480 and len(df) == 160 and df["hand_id"].tolist() == list(range(160))
     text = report.write_report(out).read_text(encoding="utf-8")
-    assert "covers all 480 hands" in text and "read the first 160" in text
-    monkeypatch.setattr(report, "REPORT_MAX_HANDS", 10**9)
-    assert "read the first" not in report.write_report(out).read_text(encoding="utf-8")
+    assert "covers all 480 hands" in text and "read the first" not in text
+    assert not hasattr(report, "REPORT_MAX_HANDS") and not hasattr(report, "_leading_rows")
+    df = records.read_run(out)
+    want = balance.kaihua_balance(df)
+    assert want.to_html(index=False, float_format=lambda v: "{:.4g}".format(v), na_rep="", border=0,
+                        classes="t") in text  # the page's balance table, over all 480 hands
+    gain = report.GainCounts()
+    for lo in range(0, len(df), 160):
+        gain.add(df.iloc[lo:lo + 160])
+    sc = np.stack([df[f"score_{s}"] for s in range(4)], axis=1)
+    g = np.where(sc > 0, sc, 0).sum(axis=1)[df["win_type"] >= 0]
+    assert gain.hands == 480 and gain.counts.sum() == len(g)
+    np.testing.assert_array_equal(gain.counts, np.histogram(g, report.GAIN_EDGES)[0])
+    pd.testing.assert_frame_equal(balance.run_tables(out)["balance"], want, rtol=1e-9)
+
+
+def test_gain_counts_bins_are_fixed_and_catch_everything():
+    import numpy as np
+    import pandas as pd
+
+    e = report.GAIN_EDGES
+    assert e[0] == -0.5 and list(e[1:12]) == [0.5 + k for k in range(11)] and np.all(np.diff(e) > 0)
+    big = 2 ** 45
+    df = pd.DataFrame({"win_type": [0, 1, -1, 0], "score_0": [3, -1, 0, big], "score_1": [-1, 1, 0, -big],
+                       "score_2": [-1, 0, 0, 0], "score_3": [-1, 0, 0, 0]})
+    c = report.GainCounts().add(df).counts
+    assert c.sum() == 3 and c[3] == 1 and c[1] == 1 and c[-1] == 1  # gains 3, 1; 2**45 in the last bin
 
 
 def test_report_of_a_sweep_and_of_a_study(engine_warm, tmp_path):
