@@ -362,7 +362,7 @@ class ClusterRatioSums:
 Sums = tuple
 
 
-def _resid(s: Sums) -> "Fraction":
+def _resid(s: Sums) -> "fractions.Fraction":
     """``sum_g (y_g - m n_g)**2`` with ``m = sum y / sum n``, exactly (a Fraction)."""
     from fractions import Fraction
 

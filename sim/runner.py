@@ -263,7 +263,7 @@ def _fn_name(fn) -> str:
 #: modules of ``sim`` that only read finished rows (or parse the command line): editing them never
 #: changes a run's rows, so they are left out of :func:`source_digest` and a run stays resumable
 READ_SIDE = ("cli.py", "__main__.py", "summary.py", "summary_tally.py", "stream.py", "intervals.py", "balance.py",
-             "report.py")
+             "balance_tally.py", "report.py")
 
 
 def source_digest() -> str:
