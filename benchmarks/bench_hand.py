@@ -7,6 +7,9 @@ Measures, on one core, hands per second of
   and effective tiles (34 shanten calls per hand);
 - the public batch APIs (``shanten_batch`` ...: the rows checked inside
   the same numba call) beside the raw kernels, as a ratio (goal >= 0.8x);
+- the joker shanten on the same hands in random order, sorted, and one
+  hand repeated (its table rows in L1): how much of its time is the
+  table's latency (issue 11's "<= 25 ns" goal);
 - the same hands through ``mahjong.shanten.Shanten`` (regular + seven pairs,
   no kokushi), ``mahjong.agari.Agari.is_agari`` and an effective-tile loop
   built on ``Shanten`` — a pure-Python riichi library, so no jokers;
@@ -169,6 +172,19 @@ def main() -> None:
     for name, rate in public.items():
         print(f"{name:<22} {rate:16,.0f} {ours[name]:16,.0f} {rate / ours[name]:8.2f}x {1e9 / rate:9.1f}")
     print("(win test: mahjong's is_agari has no jokers; it runs on the same hands with 5z as a plain tile)")
+
+    # what bounds the joker shanten: the same kernel on the same hands in three orders.  If the table's
+    # latency (cache misses) dominated, the sorted and the repeated hands would be much faster than random ones.
+    orders = {
+        "random order (as above)": h14,
+        "sorted rows (neighbours share suits)": h14[np.lexsort(h14.T[::-1])],
+        "one hand repeated (table rows in L1)": np.repeat(h14[:1], args.hands, axis=0),
+    }
+    print(f"{'shanten, 5z joker, hands in':<40} {'ns/hand':>9}")
+    for name, x in orders.items():
+        x = np.ascontiguousarray(x)
+        rate = best_rate(lambda: _shanten_batch(x, CAISHEN, tabs, out8), args.hands, args.repeat)
+        print(f"{name:<40} {1e9 / rate:9.1f}")
 
 
 if __name__ == "__main__":
