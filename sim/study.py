@@ -48,6 +48,12 @@ Run directory::
     OUT/sweep.csv           the tidy table, written last (atomically): its
                             presence means the sweep finished
 
+The table is computed streamed (:func:`streamed_metric_table`): the
+points' chunks are read side by side, chunk ``c`` of every point holding the
+same walls, into per-point cluster sums: memory of one chunk per point,
+whatever the number of walls (:func:`metric_table` is the same table from
+per-wall metrics held in memory).
+
 Rerunning the same command resumes (finished chunks are skipped); another
 grid into the same OUT is an error naming what differs.  Bad input -- an
 unknown option, a value outside its range, an unknown policy, an empty grid
@@ -294,6 +300,67 @@ def metric_table(grid: dict, per_point: list[pd.DataFrame], baseline: dict) -> p
     return pd.DataFrame(rows, columns=[*grid["axes"], *TABLE_COLUMNS])
 
 
+def streamed_metric_table(grid: dict, point_dirs: list, baseline: dict) -> pd.DataFrame:
+    """:func:`metric_table` over the points' run directories, streamed: memory of one chunk per point.
+
+    Chunk ``c`` of every point holds the same walls (one seed, walls and
+    chunk size for the whole sweep), so the points' chunks are read side by
+    side, chunk by chunk, into :class:`caishen.sim.intervals.ClusterSums` of
+    each point's per-wall metrics and of its differences from its baseline
+    point (every wall its own cluster: the Student-t intervals of
+    :func:`metric_table`, equal up to float rounding; a test).  Raises
+    ``ValueError`` when the points do not hold the same number of verified
+    chunks.
+    """
+    import pyarrow.parquet as pq
+
+    from caishen.sim import records, stream
+    from caishen.sim.intervals import ClusterSums
+
+    rules = grid["rules"]
+    points = grid_points(grid)
+    index = {tuple(str(v) for v in p.values()): i for i, p in enumerate(points)}
+    base = [index[tuple(str(v) for v in {**p, **baseline}.values())] for p in points]
+    files = [stream.verified_chunk_files(d)[0] for d in point_dirs]
+    if len({len(f) for f in files}) != 1:
+        raise ValueError("the sweep's points hold different numbers of verified chunks: "
+                         + ", ".join(f"{d}: {len(f)}" for d, f in zip(point_dirs, files)))
+    columns = [_metric_columns(rules, records.run_column_names(d)) for d in point_dirs]
+    names: list[str] = []
+    values: list = [None] * len(points)
+    diffs: list = [None] * len(points)
+    for c in range(len(files[0])):
+        got: dict[int, np.ndarray] = {}
+
+        def metrics(i: int) -> np.ndarray:
+            if i not in got:
+                m = wall_metrics(pq.read_table(files[i][c], columns=columns[i]).to_pandas(), rules)
+                names[:] = list(m.columns)
+                got[i] = m.to_numpy()
+            return got[i]
+
+        for i, j in enumerate(base):
+            x = metrics(i)
+            if values[i] is None:
+                values[i], diffs[i] = ClusterSums(x.shape[1]), ClusterSums(x.shape[1])
+            values[i].add(x)
+            if j != i:
+                y = metrics(j)
+                k = min(len(x), len(y))
+                diffs[i].add(x[:k] - y[:k])
+    rows = []
+    for i, p in enumerate(points):
+        b = {**p, **baseline}
+        vals, ds = values[i].ci(), diffs[i].ci()
+        for q, metric in enumerate(names):
+            v, lo, hi = vals[q]
+            d = (0.0, 0.0, 0.0) if base[i] == i else ds[q]
+            rows.append({**{k: str(val) for k, val in p.items()}, "metric": metric, "walls": values[i].g,
+                         "value": v, "ci_low": lo, "ci_high": hi, "baseline": point_label(b), "diff": d[0],
+                         "diff_low": d[1], "diff_high": d[2]})
+    return pd.DataFrame(rows, columns=[*grid["axes"], *TABLE_COLUMNS])
+
+
 # ---------------------------------------------------------------------------
 # running a sweep
 # ---------------------------------------------------------------------------
@@ -317,7 +384,7 @@ def sweep(rules: str, out, *, options=(), policies=None, field: str = "greedy", 
     touched; ``ValueError`` names a bad value, a repeated run into ``out``
     with another grid, or an ``out`` that holds something else.
     """
-    from caishen.sim import records, runner
+    from caishen.sim import runner
 
     grid = parse_grid(rules, options, policies, field)
     base = parse_baseline(grid, baseline)
@@ -329,7 +396,7 @@ def sweep(rules: str, out, *, options=(), policies=None, field: str = "greedy", 
                       for i, p in enumerate(points)]}
     out = Path(out)
     _prepare_sweep_dir(out, doc)
-    per_point = []
+    dirs = []
     for i, (p, config) in enumerate(zip(points, configs)):
         d = out / POINTS_DIR / f"p{i:03d}"
         if progress:
@@ -338,9 +405,8 @@ def sweep(rules: str, out, *, options=(), policies=None, field: str = "greedy", 
             print(f"sweep point {i + 1}/{len(points)}: {point_label(p)}", file=sys.stderr)
         runner.run(config, d, workers=workers, backend=backend, ray_address=ray_address, progress=progress,
                    chunk_fn=sweep_chunk)
-        df = records.read_run(d, columns=_metric_columns(rules, records.run_column_names(d)))
-        per_point.append(wall_metrics(df, rules))
-    table = metric_table(grid, per_point, base)
+        dirs.append(d)
+    table = streamed_metric_table(grid, dirs, base)  # memory of one chunk per point, whatever the walls
     tmp = out / f".{SWEEP_CSV}.tmp"
     table.to_csv(tmp, index=False)
     os.replace(tmp, out / SWEEP_CSV)
