@@ -243,9 +243,10 @@ def _shanten_seven_pairs(counts, joker):
 
 
 @njit(cache=True, inline="always")
-def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, strict, tabs):
-    """Shanten from the values of :func:`_scan`; ``strict``: no joker (``joker < 0``)."""
-    d = _distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, strict, tabs) - k
+def _shanten_of_distance(d, n, k, pairs, singles):
+    """Shanten from the standard form's distance ``d`` (before the jokers ``k`` are spent) and the seven-pairs
+    values of :func:`_scan`: the smaller of the two forms (seven pairs only for 13/14 tiles)."""
+    d -= k
     if d < 0:
         d = 0
     s = d - 1
@@ -254,6 +255,13 @@ def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, strict, tabs):
         if q < s:
             s = q
     return s
+
+
+@njit(cache=True, inline="always")
+def _shanten_from(cm, cp, cs, cz, n, k, pairs, singles, strict, tabs):
+    """Shanten from the values of :func:`_scan`; ``strict``: no joker (``joker < 0``)."""
+    return _shanten_of_distance(_distance_codes(cm, cp, cs, cz, (n - 1) // 3, 1, strict, tabs), n, k, pairs,
+                                singles)
 
 
 @njit(cache=True)
@@ -306,15 +314,8 @@ def _is_baotou(counts13, joker, tabs):
 @njit(cache=True, inline="always")
 def _shanten_classes(km, kp, ks, kz, n, k, pairs, singles, strict, tabs):
     """:func:`_shanten_from` with the suits given by class ids (:func:`_class_ids`)."""
-    d = _distance_classes(km, kp, ks, kz, (n - 1) // 3, 1, strict, tabs) - k
-    if d < 0:
-        d = 0
-    s = d - 1
-    if n >= 13:
-        q = _seven_pairs_from(k, pairs, singles)
-        if q < s:
-            s = q
-    return s
+    return _shanten_of_distance(_distance_classes(km, kp, ks, kz, (n - 1) // 3, 1, strict, tabs), n, k, pairs,
+                                singles)
 
 
 @njit(cache=True)

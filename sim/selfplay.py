@@ -106,13 +106,7 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     None when every seat plays a kernel policy (the bots are then not compiled: the first run of
     the main job compiles less).
     """
-    # borrowed views: no atomic reference counting in the inlined steps (:func:`_borrowed`)
-    ep = _borrowed(ep)
-    rp = _borrowed(rp)
-    tabs = _borrowed(tabs)
-    policies = _borrowed(policies)
-    work = _borrowed(work)
-    chance = _borrowed(chance)
+    # the arrays are the borrowed views of _play_batch_walls, its only caller (:func:`_borrowed`)
     while st.sc[SC_PHASE] != PH_DONE:
         _legal_mask_inlined(st, ep)
         s = st.sc[SC_TO_ACT]
