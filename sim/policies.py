@@ -361,14 +361,15 @@ def _greedy_turn(st, ep, tabs, mask, piao, work):
 
 @njit(cache=True)
 def _best_after_claim(h, joker, tabs, work):
-    """Best shanten reachable by one discard from the 3m+2 hand ``h``."""
+    """Best shanten reachable by one discard from the 3m+2 hand ``h`` (a joker only if
+    nothing else is held); fills ``work[_W_TMP]``."""
     after = work[_W_TMP]
     _shanten_each_change(h, joker, tabs, -1, after)
     best = _BIG
     for k in range(N_KINDS):
         if k != joker and after[k] < best:
             best = after[k]
-    if best == _BIG:
+    if best == _BIG and joker >= 0:
         best = after[joker]
     return best
 

@@ -81,7 +81,18 @@ from caishen.sim.engine import (
     SF_N_MELDS,
 )
 from caishen.sim.hand import _shanten, _shanten_each_change
-from caishen.sim.policies import _W_AFTER, _W_DRAW, _W_LIVE, _W_TMP, _danger, _live_counts, _threats, _wall_gone
+from caishen.sim.policies import (
+    _W_AFTER,
+    _W_DRAW,
+    _W_LIVE,
+    _W_TMP,
+    _best_after_claim,
+    _danger,
+    _effective_live,
+    _live_counts,
+    _threats,
+    _wall_gone,
+)
 from caishen.sim.tiles import MELD_KONG_EXPOSED, MELD_NONE
 
 #: feature names, in weight order (the JSON files list them; a file must match)
@@ -136,23 +147,12 @@ def _suit_max(h, st, s):
 
 
 @njit(cache=True)
-def _effective_count(h, joker, tabs, base, live, draw):
-    """Live tiles whose draw brings the 3m+1 hand ``h`` below shanten ``base``."""
-    _shanten_each_change(h, joker, tabs, 1, draw)
-    total = 0
-    for t in range(N_KINDS):
-        if draw[t] < base:
-            total += live[t]
-    return total
-
-
-@njit(cache=True)
 def _discard_score(w, k, after_k, best, h, joker, tabs, st, s, live, row, gone, mask, work):
     """``sum_i w[i] f_i(k)`` for the legal discard ``k`` (module docstring)."""
     sc = w[F_SHANTEN] * after_k
     if after_k <= best + 1 and w[F_EFF] != 0.0:
         h[k] -= 1
-        sc += w[F_EFF] * 0.1 * _effective_count(h, joker, tabs, after_k, live, work[_W_DRAW])
+        sc += w[F_EFF] * 0.1 * _effective_live(h, joker, tabs, after_k, live, work[_W_DRAW])
         h[k] += 1
     d = 10.0 * _danger(k, joker, live, row, s)
     far = best - 1 if best > 1 else 0
@@ -227,19 +227,6 @@ def _tuned_turn(w, st, ep, tabs, mask, work):
 
 
 @njit(cache=True)
-def _best_after(h, joker, tabs, row):
-    """Best shanten reachable by one discard from the 3m+2 hand ``h`` (a joker only if nothing else)."""
-    _shanten_each_change(h, joker, tabs, -1, row)
-    best = _BIG
-    for k in range(N_KINDS):
-        if k != joker and row[k] < best:
-            best = row[k]
-    if best == _BIG and joker >= 0:
-        best = row[joker]
-    return best
-
-
-@njit(cache=True)
 def _tuned_claim(w, st, ep, tabs, mask, work):
     """Claim decision of the tuned bot (module docstring)."""
     if mask[A_WIN]:
@@ -254,10 +241,9 @@ def _tuned_claim(w, st, ep, tabs, mask, work):
     common = w[C_BIAS] + w[C_OPENS] * opens + w[C_LATE] * gone
     choice = A_PASS
     best_sc = 0.0
-    row = work[_W_TMP]
     if mask[A_PONG]:
         h[k] -= 2
-        v = _best_after(h, joker, tabs, row)
+        v = _best_after_claim(h, joker, tabs, work)
         h[k] += 2
         sc = common + w[C_GAIN] * (base - v) + w[C_PONG]
         if sc > best_sc:
@@ -277,7 +263,7 @@ def _tuned_claim(w, st, ep, tabs, mask, work):
             for t in range(low, low + 3):
                 if t != k:
                     h[t] -= 1
-            v = _best_after(h, joker, tabs, row)
+            v = _best_after_claim(h, joker, tabs, work)
             for t in range(low, low + 3):
                 if t != k:
                     h[t] += 1
