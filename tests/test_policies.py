@@ -173,6 +173,35 @@ def test_piao_chance_column_K_9_1():
     assert sum((never[f"piao_{s}"] > 0).mean() for s in range(4)) < sum((r[f"piao_{s}"] > 0).mean() for s in range(4)) / 2
 
 
+def test_never_throws_a_caishen_only_when_forced_K_9_4():
+    """``never`` discards a 财神 only when every legal discard is one (the forced 飘 of
+    K-2.4 / K-2.5, which K-9.4 counts as 飘财): its ~1% 飘 rate in the records is those.
+    Checked at every own-turn decision of 400 hands of four ``never`` seats; the
+    forced case and the declined chance both occur, so the check can fail."""
+    name, r = E.load_rules("kaihua", None)
+    ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
+    code, param = parse_policy("never")
+    work = np.zeros((4, 34), np.int64)
+    st = E.new_state()[0]
+    discards = slice(E.A_DISCARD, E.A_DISCARD + 34)
+    forced = declined = 0
+    for hand_seed in range(400):
+        E._seeded_wall(hand_seed, st)
+        E._reset(st, ep, rp, tabs, hand_seed % 4)
+        while st["sc"][E.SC_PHASE] != E.PH_DONE:
+            E._legal_mask(st, ep)
+            a = _choose_action(code, param, st, ep, rp, tabs, st["mask"], work)
+            legal = np.flatnonzero(st["mask"][discards])
+            if st["sc"][E.SC_PHASE] == E.PH_TURN and CAISHEN in legal:
+                if a == E.A_DISCARD + CAISHEN:
+                    assert legal.tolist() == [CAISHEN], (hand_seed, legal)
+                    forced += 1
+                elif len(legal) > 1:
+                    declined += 1
+            E._step(st, ep, rp, tabs, a)
+    assert forced > 0 and declined > 100, (forced, declined)
+
+
 def test_threshold_is_bounded_by_the_wall():
     assert parse_policy("threshold:136") == (4, 136) and parse_policy("threshold:007") == (4, 7)
     for bad in ("threshold:137", "threshold:99999999999999999999999", "threshold:" + "9" * 10000):
