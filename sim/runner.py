@@ -633,12 +633,16 @@ def _compile_in_parent(config: RunConfig, progress: bool) -> float:
 
     from caishen.sim.warmup import is_marked, mark
 
-    what = "loading" if is_marked("selfplay") else "compiling (first run with this cache: a few minutes, once)"
+    from caishen.sim.bots import BOT_POLICIES
+
+    # the bots with data (tuned, mc) compile apart from the kernel policies (caishen.sim.selfplay)
+    part = "bots" if any(str(p).partition(":")[0] in BOT_POLICIES for p in config.policies) else "kernel"
+    what = "loading" if is_marked("selfplay", part) else "compiling (first run with this cache: a few minutes, once)"
     if progress:
         print(f"numba kernels: {what} ...", file=sys.stderr, end="", flush=True)
     t = time.perf_counter()
     engine_chunk(config.rules, config.options, config.policies, 1, 16)
-    mark("selfplay")
+    mark("selfplay", part)
     took = time.perf_counter() - t
     if progress:
         print(f" done in {took:.1f} s", file=sys.stderr, flush=True)

@@ -54,10 +54,16 @@ def _mark(target: str) -> Path:
     return cache_dir() / "caishen-warm" / target
 
 
-def is_marked(target: str) -> bool:
-    """True if a previous process compiled ``target``'s kernels into this cache directory."""
+def is_marked(target: str, part: str | None = None) -> bool:
+    """True if a previous process compiled ``target``'s kernels into this cache directory.
+
+    With ``part`` (e.g. the runner's ``"bots"``: the self-play kernels of the
+    bots with data, which a batch of kernel policies does not compile): true
+    if that part was marked, or the whole target (:func:`warmup` compiles
+    every part).
+    """
     _check_target(target)
-    return _mark(target).exists()
+    return _mark(target).exists() or (part is not None and _mark(f"{target}.{part}").exists())
 
 
 def _check_target(target: str) -> None:
@@ -65,12 +71,14 @@ def _check_target(target: str) -> None:
         raise ValueError(f"unknown warmup target {target!r}; known: {', '.join(TARGETS)}")
 
 
-def mark(target: str) -> None:
-    """Record that ``target``'s kernels are compiled into this cache directory (for an entry point that
-    announces the compile itself, e.g. the runner's progress line).  Raises ``ValueError`` for an unknown target."""
+def mark(target: str, part: str | None = None) -> None:
+    """Record that ``target``'s kernels (only ``part`` of them, if given: :func:`is_marked`) are compiled
+    into this cache directory, for an entry point that announces the compile itself (the runner's progress
+    line).  Raises ``ValueError`` for an unknown target."""
     _check_target(target)
-    _announced.add(target)
-    _set_mark(target)
+    if part is None:
+        _announced.add(target)
+    _set_mark(target if part is None else f"{target}.{part}")
 
 
 def _set_mark(target: str) -> None:

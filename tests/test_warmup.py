@@ -87,7 +87,18 @@ def test_runner_compiles_in_the_parent_and_says_so(cold, tmp_path, capsys):
 
     cfg = runner.make_config("kaihua", 32, 1, "random", chunk_size=16)
     runner.run(cfg, tmp_path / "r1", workers=1, progress=True)
-    assert "numba kernels: compiling" in capsys.readouterr().err and W.is_marked("selfplay")
+    assert "numba kernels: compiling" in capsys.readouterr().err and W.is_marked("selfplay", "kernel")
     runner.run(runner.make_config("kaihua", 32, 2, "random", chunk_size=16), tmp_path / "r2", workers=1, progress=True)
     err = capsys.readouterr().err
     assert "numba kernels: loading ... done in" in err
+    # a run with a bot with data compiles kernels the random run did not: it says so, then loads
+    for expect in ("compiling", "loading"):
+        cfg = runner.make_config("kaihua", 4, 3, "tuned:kaihua,greedy,greedy,greedy", chunk_size=4)
+        runner.run(cfg, tmp_path / f"t-{expect}", workers=1, progress=True)
+        assert f"numba kernels: {expect}" in capsys.readouterr().err
+    assert W.is_marked("selfplay", "bots") and not W.is_marked("selfplay")
+
+
+def test_warmup_marks_every_part_of_selfplay(cold):
+    W.mark("selfplay")
+    assert W.is_marked("selfplay", "bots") and W.is_marked("selfplay", "kernel")
