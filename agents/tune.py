@@ -86,9 +86,9 @@ class _Evaluator:
         for spec in pool:
             t, w = bot_table([spec] * 4, self.name, joker)  # ValueError naming a bad spec
             self.pool_rows.append((t[0].copy(), w[0].copy()))
-        self.seats = seatings(1 + len(pool)) if pool else None
         if not 1 <= len(pool) <= 3:
-            raise ValueError(f"the pool holds 1 to 3 opponents, got {len(pool)}")
+            raise ValueError(f"the pool holds 1 to 3 opponents, got {len(pool)}: {','.join(pool)}")
+        self.seats = seatings(1 + len(pool))
         self.tuned_code = POLICY_TUNED
         self.n_w = N_W
         self.st = engine.new_state()[0]
@@ -199,7 +199,7 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
 
     for name, v, lo, hi in (("generations", generations, 1, 10_000), ("popsize", popsize, 4, 1000),
                             ("walls", walls, 10, 10**7), ("seed", seed, 0, 2**32 - 1),
-                            ("validation_walls", validation_walls, 0, 10**7), ("scan_walls", scan_walls, 0, 10**7)):
+                            ("validation_walls", validation_walls, 1, 10**7), ("scan_walls", scan_walls, 0, 10**7)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
             raise ValueError(f"{name} {v!r}: must be an integer in {lo}..{hi}")
     if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or not 0 < sigma < 100:
@@ -207,13 +207,21 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
     out = Path(out)
     if out.suffix != ".json":
         raise ValueError(f"out {str(out)!r}: the weights file must end in .json")
+    if out.is_dir():
+        raise ValueError(f"out {str(out)!r} is a directory, not a weights file")
+    try:  # before any tuning: a bad path fails now, not after the last generation
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"out {str(out)!r}: cannot create its directory ({e.strerror})") from None
     pool_specs = [p.strip() for p in pool.split(",")] if isinstance(pool, str) else list(pool)
     ev = _Evaluator(rules, options, pool_specs)
     x0 = GREEDY_WEIGHTS
     if start is not None:
         from caishen.sim.bots import load_tuned
 
-        x0 = load_tuned(start)[0]
+        x0, start_meta = load_tuned(start)
+        if start_meta["rules"] != ev.name:
+            raise ValueError(f"start {start!r} was tuned for {start_meta['rules']!r}, not {ev.name!r}")
     t0 = time.perf_counter()
     if scan_walls:
         x0, fit = coordinate_scan(ev, x0, scan_walls, seed, log)
@@ -240,10 +248,11 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
                 f"({time.perf_counter() - t0:.0f} s)")
     w = check_weights(np.asarray(es.result.xfavorite), "CMA-ES mean")
     val_seed = _wall_seed(seed, 10**6)
-    fitness = ev.fitness(w, val_seed, validation_walls) if validation_walls else float("nan")
-    greedy_val = ev.fitness(GREEDY_WEIGHTS, val_seed, validation_walls) if validation_walls else float("nan")
+    fitness = ev.fitness(w, val_seed, validation_walls)
+    greedy_val = ev.fitness(GREEDY_WEIGHTS, val_seed, validation_walls)
     cmd = (f"caishen train --rules {ev.name} --out {out.as_posix()} --pool {','.join(pool_specs)} "
-           f"--generations {generations} --popsize {popsize} --walls {walls} --sigma {sigma} --seed {seed}")
+           f"--generations {generations} --popsize {popsize} --walls {walls} --sigma {sigma} --seed {seed} "
+           f"--validation-walls {validation_walls}")
     if start is not None:
         cmd += f" --start {start}"
     if scan_walls:
@@ -267,8 +276,10 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
         "version": __version__,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(content, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    try:
+        out.write_text(json.dumps(content, indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+    except OSError as e:
+        raise ValueError(f"out {str(out)!r}: cannot write the weights file ({e.strerror})") from None
     content["evaluations"] = n_eval
     content["seconds"] = time.perf_counter() - t0
     if log:

@@ -102,8 +102,8 @@ def check_policies(policies, rules: str, options: dict | None) -> list[str]:
                          f"{short_repr(','.join(specs))}")
     name, r = engine.load_rules(rules, options)
     joker = int(engine.engine_params(name, r)[engine.EP_JOKER])
-    for p in specs:
-        bot_table([p] * N_SEATS, name, joker)  # ValueError naming the spec
+    for i, p in enumerate(specs):
+        bot_table([p] * N_SEATS, name, joker, label=f"policy {i + 1} of the match")  # ValueError naming the spec
     return specs
 
 

@@ -34,6 +34,7 @@ the Jiating scoring tables the rollouts score with.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -88,6 +89,8 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
     path = tuned_path(name.strip())
     try:
         text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"tuned:{_short(name)}: {str(path)!r} is not UTF-8 text ({e.reason})") from None
     except OSError as e:
         shipped = ", ".join(sorted(p.stem for p in TUNED_DIR.glob("*.json"))) or "none"
         raise ValueError(f"tuned:{_short(name)}: cannot read {str(path)!r} ({e.strerror}); shipped: {shipped}") from None
@@ -97,6 +100,9 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r} is not JSON ({e.msg}, line {e.lineno})") from None
     if not isinstance(meta, dict) or "weights" not in meta:
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r} has no 'weights' list")
+    if not isinstance(meta.get("rules"), str):
+        raise ValueError(f"tuned:{_short(name)}: {str(path)!r} has no 'rules' (the rule set the weights were "
+                         "tuned for, e.g. \"rules\": \"kaihua\")")
     feats = meta.get("features")
     if feats is not None and list(feats) != list(FEATURES):
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r} lists the features {_short(feats)}, "
@@ -152,29 +158,53 @@ def split_specs(policies) -> list[str]:
     return specs
 
 
-def bot_table(policies, rules: str, joker: int) -> tuple[np.ndarray, np.ndarray]:
+def bot_table(policies, rules: str, joker: int, label: str = "seat") -> tuple[np.ndarray, np.ndarray]:
     """``(table: int64[4, 2], weights: float64[4, N_W])`` of the seats' specs for rule set ``rules``.
 
-    ``joker``: the rule set's joker kind (-1 none).  Raises ``ValueError`` for
-    a wrong count, an unknown spec, a 飘 policy without a 财神
-    (:func:`caishen.sim.policies.check_piao_policy`) or weights tuned for another
-    rule set.
+    ``joker``: the rule set's joker kind (-1 none); ``label``: what the
+    messages call a seat (``"seat 2"``), or a fixed name for all four (a
+    match's ``"policy 2"``, :func:`caishen.sim.arena.check_policies`).  Raises
+    ``ValueError`` for a wrong count, an unknown spec, a 飘 policy without a
+    财神 (:func:`caishen.sim.policies.check_piao_policy`) or weights tuned for
+    another rule set.
     """
     table = np.zeros((N_SEATS, 2), np.int64)
     weights = np.zeros((N_SEATS, N_W))
     for s, spec in enumerate(split_specs(policies)):
+        where = f"seat {s}" if label == "seat" else label
         code, param, w, tuned_for = parse_bot(spec)
         if tuned_for == "*":  # mc:N: the rule set's tuned bot is the base policy
             w = load_tuned(rules)[0]
             tuned_for = rules
         if w is not None:
             if tuned_for is not None and tuned_for != rules:
-                raise ValueError(f"policy {spec!r} (seat {s}) was tuned for {tuned_for!r}, not {rules!r}")
+                raise ValueError(f"policy {spec!r} ({where}) was tuned for {tuned_for!r}, not {rules!r}")
             weights[s] = w
         else:
-            check_piao_policy(code, param, joker, rules, f" (seat {s})")
+            check_piao_policy(code, param, joker, rules, f" ({where})")
         table[s] = code, param
     return table, weights
+
+
+def weights_digest(policies, rules: str) -> str:
+    """sha256 (16 hex digits) of the weights each seat's bot plays with in rule set ``rules``.
+
+    Zeros stand for any other spec (a kernel policy; a test's chunk function
+    may name its own); ``mc:N`` counts with its base policy's weights.  A
+    run records it (``caishen.sim.runner``) because a ``tuned:PATH.json``
+    file is read when the run starts, not part of the source digest: a
+    resume after the file changed would mix two bots under one name.  Raises ``ValueError`` as :func:`parse_bot` does for a bad
+    ``tuned`` or ``mc`` spec.
+    """
+    h = hashlib.sha256()
+    for spec in split_specs(policies):
+        w, tuned_for = None, None
+        if str(spec).partition(":")[0].strip() in BOT_POLICIES:
+            _, _, w, tuned_for = parse_bot(spec)
+        if tuned_for == "*":
+            w = load_tuned(rules)[0]
+        h.update(np.zeros(N_W) if w is None else np.ascontiguousarray(w, dtype=np.float64))
+    return h.hexdigest()[:16]
 
 
 def make_context(name: str, rules, weights: np.ndarray, seed: int):

@@ -599,7 +599,8 @@ def _add_match(sub) -> None:
     p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
     p.add_argument("--policies", required=True,
                    help="2 to 4 comma-separated specs: random, greedy, greedy_safe, never, always, threshold:N, "
-                   "tuned:NAME (agents/tuned/NAME.json, or a .json path), mc:N (search bot, N determinizations)")
+                   "piao_table, tuned:NAME (agents/tuned/NAME.json, or a .json path), mc:N (search bot, N "
+                   "determinizations, base tuned:RULES), mc:N:greedy (the same with greedy as its base)")
     p.add_argument("--walls", type=int, required=True, help="walls to play (each in every seating)")
     p.add_argument("--seed", type=int, default=0, help="root seed, 0..2**63-1 (default 0)")
     p.add_argument("--out", required=True, help="run directory (created; reused to resume)")

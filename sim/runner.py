@@ -41,8 +41,8 @@ and then plays exactly the chunks that are not verified -- not played yet,
 missing, short, corrupt, foreign or unrecorded -- from their seeds, so the
 rows end equal to an uninterrupted run's (:attr:`RunResult.repaired` names
 the damaged ones).  A different configuration (rules, options, policies,
-seed, games, chunk size, chunk function, package version or engine source)
-is an error naming what differs.  An OS lock on ``RUN_DIR/.lock``, taken
+seed, games, chunk size, chunk function, package version, engine source,
+or the weights of a ``tuned:PATH.json`` bot) is an error naming what differs.  An OS lock on ``RUN_DIR/.lock``, taken
 before ``run.json`` is written or read, keeps two runs out of one directory
 at the same time (the second is refused).
 
@@ -106,6 +106,7 @@ CONFIG_KEYS = (
     "chunk_fn",
     "version",
     "source_digest",
+    "bot_weights",
 )
 
 ChunkFn = Callable[[str, dict, tuple, int, int], dict]
@@ -220,7 +221,10 @@ class RunConfig:
         return min(self.chunk_size, self.games - i * self.chunk_size)
 
     def to_json(self) -> dict:
-        """The run.json content: the config, the package version, the engine source digest."""
+        """The run.json content: the config, the package version, the engine source digest and the
+        digest of the bots' weights (:func:`caishen.sim.bots.weights_digest`)."""
+        from caishen.sim.bots import weights_digest
+
         return {
             "format": RUN_FORMAT,
             "rules": self.rules,
@@ -233,6 +237,7 @@ class RunConfig:
             "chunk_fn": self.chunk_fn,
             "version": __version__,
             "source_digest": source_digest(),
+            "bot_weights": weights_digest(self.policies, self.rules),
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         }
 
@@ -327,6 +332,9 @@ def config_differences(stored: dict, wanted: dict) -> list[str]:
             for o in sorted(set(a) | set(b)):
                 if a.get(o) != b.get(o):
                     out.append(f"option {o}: run has {a.get(o)!r}, requested {b.get(o)!r}")
+        elif k == "bot_weights":
+            out.append(f"the bots' weights differ (a tuned weights file changed since the run began): "
+                       f"run has {a!r}, requested {b!r}")
         else:
             out.append(f"{k}: run has {a!r}, requested {b!r}")
     return out

@@ -288,6 +288,32 @@ def test_match_piao_policy_without_caishen_is_named():
 
     with pytest.raises(ValueError, match="no 财神"):
         make_config("jiating", "greedy,always", 10, 0)
+    # the message names the policy's place in the match, not a seat it sits in only some of the time
+    with pytest.raises(ValueError, match="'always' .policy 2 of the match."):
+        make_config("jiating", "greedy,always", 10, 0)
+    with pytest.raises(ValueError, match="'tuned:jiating' .policy 2 of the match. was tuned for 'jiating'"):
+        make_config("kaihua", "tuned:kaihua,tuned:jiating", 10, 0)
+
+
+def test_match_resume_refuses_changed_weights_of_the_same_tuned_file(tmp_path):
+    """A ``tuned:PATH.json`` file is read when a run starts; if it changes before a resume, the resumed
+    chunks would be played by another bot under the same name: the run directory refuses, naming it."""
+    import json
+
+    from caishen.sim import runner
+    from caishen.sim.arena import make_config
+    from caishen.sim.bots import load_tuned
+
+    w, meta = load_tuned("kaihua")
+    f = tmp_path / "w.json"
+    f.write_text(json.dumps(meta))
+    config = make_config("kaihua", f"tuned:{f},greedy", 10, 0)
+    runner.prepare_run_dir(tmp_path / "m", config)
+    runner.prepare_run_dir(tmp_path / "m", config)  # unchanged: the same run
+    meta["weights"] = [x + 1.0 for x in meta["weights"]]
+    f.write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="weights differ"):
+        runner.prepare_run_dir(tmp_path / "m", make_config("kaihua", f"tuned:{f},greedy", 10, 0))
 
 
 def test_cli_match_prints_the_table_and_exits_2_on_bad_input(tmp_path, capsys, engine_warm):

@@ -277,6 +277,7 @@ def test_shipped_weights_load_by_name():
     ({"rules": "kaihua", "features": ["a"], "weights": [0.0] * N_W}, "features"),
     ({"rules": "kaihua", "features": list(FEATURES), "weights": ["x"] * N_W}, "list of"),
     ({"rules": "kaihua"}, "no 'weights'"),
+    ({"features": list(FEATURES), "weights": [0.0] * N_W}, "no 'rules'"),
 ])
 def test_bad_weights_file_is_named(tmp_path, content, msg):
     f = tmp_path / "w.json"
@@ -294,6 +295,10 @@ def test_bad_tuned_specs_are_named(tmp_path):
     bad.write_text("{not json")
     with pytest.raises(ValueError, match="not JSON"):
         parse_bot(f"tuned:{bad}")
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(ValueError, match="binary.json.* not UTF-8"):
+        parse_bot(f"tuned:{binary}")
     with pytest.raises(ValueError, match="tuned for 'kaihua', not 'jiating'"):
         from caishen.sim.selfplay import play_batch
 
@@ -316,3 +321,23 @@ def test_tune_improves_on_greedy_weights(tmp_path):
         tune("kaihua", out, walls=0, log=None)
     with pytest.raises(ValueError, match="json"):
         tune("kaihua", tmp_path / "k.txt", log=None)
+    assert "--validation-walls 20" in meta["command"]  # the command reproduces the file's fitness too
+
+
+@pytest.mark.parametrize("kw,msg", [
+    ({"validation_walls": 0}, "validation_walls 0"),  # no NaN fitness in the JSON
+    ({"start": "jiating"}, "start 'jiating' was tuned for 'jiating', not 'kaihua'"),
+    ({"pool": "greedy,greedy,greedy,greedy"}, "the pool holds 1 to 3 opponents, got 4"),
+])
+def test_tune_bad_arguments_are_named_before_any_tuning(tmp_path, kw, msg):
+    pytest.importorskip("cma")
+    from caishen.agents.tune import tune
+
+    with pytest.raises(ValueError, match=msg):
+        tune("kaihua", tmp_path / "k.json", generations=1, popsize=4, walls=10, log=None, **kw)
+    (tmp_path / "d.json").mkdir()
+    with pytest.raises(ValueError, match="is a directory"):
+        tune("kaihua", tmp_path / "d.json", generations=1, popsize=4, walls=10, log=None)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="cannot create its directory"):
+        tune("kaihua", tmp_path / "file" / "k.json", generations=1, popsize=4, walls=10, log=None)
