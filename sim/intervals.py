@@ -284,20 +284,33 @@ class ClusterRatioSums:
     the smallest part of any of their rows (for the lower bound's clip at 0;
     default the smallest total, right when a cluster is one row);
     :meth:`add_rows` takes rows and their cluster ids.  It keeps ``G``,
-    ``sum num``, ``sum den``, ``sum num_g**2``, ``sum num_g den_g``, ``sum
-    den_g**2`` and the two minima, from which the CR1 variance follows:
-    ``sum_g (num_g - r den_g)**2 = S_nn - 2 r S_nd + r**2 S_dd``.  :meth:`ci`
-    returns what :func:`cluster_ratio_ci` returns on the rows (a test checks
-    it on random splits, up to float rounding); :meth:`merge` adds another
-    accumulator's clusters (disjoint from these).
+    ``sum num``, ``sum den``, and, around a *pivot* ratio ``r0`` (the first
+    batch's ratio), the residuals ``e_g = num_g - r0 den_g``: ``sum e_g**2``,
+    ``sum e_g den_g``, ``sum den_g**2``, plus the two minima.  The CR1
+    variance follows with ``d = r - r0``: ``sum_g (num_g - r den_g)**2 =
+    S_ee - 2 d S_ed + d**2 S_dd``; with the pivot near ``r`` the terms stay
+    small, so clusters whose ratios are all (nearly) equal give a width of
+    (nearly) 0 rather than the rounding noise of the raw form ``S_nn - 2 r
+    S_nd + r**2 S_dd``.  :meth:`ci` returns what :func:`cluster_ratio_ci`
+    returns on the rows (a test checks it on random splits, up to float
+    rounding); :meth:`merge` adds another accumulator's clusters (disjoint
+    from these).
     """
 
-    __slots__ = ("g", "sn", "sd", "snn", "snd", "sdd", "min_num", "min_den")
+    __slots__ = ("g", "sn", "sd", "r0", "see", "sed", "sdd", "min_num", "min_den")
 
     def __init__(self):
         self.g = 0
-        self.sn = self.sd = self.snn = self.snd = self.sdd = 0.0
+        self.sn = self.sd = self.see = self.sed = self.sdd = 0.0
+        self.r0 = None  # the pivot, set by the first batch with a non-zero den total
         self.min_num = self.min_den = float("inf")
+
+    def _repivot(self, r0: float) -> None:
+        """Move the residual sums to pivot ``r0`` (``e' = e - (r0 - old) den``)."""
+        k = r0 - (self.r0 or 0.0)
+        self.see += -2 * k * self.sed + k * k * self.sdd
+        self.sed -= k * self.sdd
+        self.r0 = r0
 
     def add(self, num, den, min_num=None, min_den=None) -> None:
         """Add whole clusters: ``num, den: float[g]`` their totals; ``min_num, min_den`` the smallest row parts."""
@@ -307,11 +320,14 @@ class ClusterRatioSums:
             raise ValueError(f"num has shape {num.shape}, den {den.shape}: one total of each per cluster")
         if len(num) == 0:
             return
+        if self.r0 is None and den.sum() != 0:
+            self._repivot(float(num.sum() / den.sum()))
+        e = num - (self.r0 or 0.0) * den
         self.g += len(num)
         self.sn += float(num.sum())
         self.sd += float(den.sum())
-        self.snn += float(num @ num)
-        self.snd += float(num @ den)
+        self.see += float(e @ e)
+        self.sed += float(e @ den)
         self.sdd += float(den @ den)
         self.min_num = min(self.min_num, float(num.min() if min_num is None else min_num))
         self.min_den = min(self.min_den, float(den.min() if min_den is None else min_den))
@@ -330,11 +346,14 @@ class ClusterRatioSums:
 
     def merge(self, other: "ClusterRatioSums") -> None:
         """Add the clusters of ``other`` (none of them already here)."""
+        if self.r0 is None and other.r0 is not None:
+            self._repivot(other.r0)
+        k = (self.r0 or 0.0) - (other.r0 or 0.0)  # other's residuals moved to this pivot
         self.g += other.g
         self.sn += other.sn
         self.sd += other.sd
-        self.snn += other.snn
-        self.snd += other.snd
+        self.see += other.see - 2 * k * other.sed + k * k * other.sdd
+        self.sed += other.sed - k * other.sdd
         self.sdd += other.sdd
         self.min_num = min(self.min_num, other.min_num)
         self.min_den = min(self.min_den, other.min_den)
@@ -346,7 +365,8 @@ class ClusterRatioSums:
         r = self.sn / self.sd
         if self.g < 2:
             return r, float("nan"), float("nan")
-        ss = max(0.0, self.snn - 2 * r * self.snd + r * r * self.sdd)
+        d = r - (self.r0 or 0.0)
+        ss = max(0.0, self.see - 2 * d * self.sed + d * d * self.sdd)
         se = np.sqrt(self.g / (self.g - 1) * ss) / self.sd
         h = _t(self.g, confidence) * se
         lo = r - h
