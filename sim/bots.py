@@ -158,12 +158,26 @@ def split_specs(policies) -> list[str]:
     return specs
 
 
-def bot_table(policies, rules: str, joker: int, label: str = "seat") -> tuple[np.ndarray, np.ndarray]:
+def has_data(spec) -> bool:
+    """True for a spec of a bot with data (``tuned:...``, ``mc:...``): it needs the bot context of
+    :func:`make_context` and compiles apart from the kernel policies (:mod:`caishen.sim.selfplay`)."""
+    return str(spec).partition(":")[0].strip() in BOT_POLICIES
+
+
+def _seat_bot(spec, rules: str) -> tuple[int, int, np.ndarray | None, str | None]:
+    """:func:`parse_bot` with ``mc:N``'s base resolved: its weights are those of ``tuned:<rules>``."""
+    code, param, w, tuned_for = parse_bot(spec)
+    if tuned_for == "*":
+        w, tuned_for = load_tuned(rules)[0], rules
+    return code, param, w, tuned_for
+
+
+def bot_table(policies, rules: str, joker: int, label: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(table: int64[4, 2], weights: float64[4, N_W])`` of the seats' specs for rule set ``rules``.
 
     ``joker``: the rule set's joker kind (-1 none); ``label``: what the
-    messages call a seat (``"seat 2"``), or a fixed name for all four (a
-    match's ``"policy 2"``, :func:`caishen.sim.arena.check_policies`).  Raises
+    messages call every seat (a match's ``"policy 2 of the match"``,
+    :func:`caishen.sim.arena.check_policies`), default ``"seat <s>"``.  Raises
     ``ValueError`` for a wrong count, an unknown spec, a 飘 policy without a
     财神 (:func:`caishen.sim.policies.check_piao_policy`) or weights tuned for
     another rule set.
@@ -171,11 +185,8 @@ def bot_table(policies, rules: str, joker: int, label: str = "seat") -> tuple[np
     table = np.zeros((N_SEATS, 2), np.int64)
     weights = np.zeros((N_SEATS, N_W))
     for s, spec in enumerate(split_specs(policies)):
-        where = f"seat {s}" if label == "seat" else label
-        code, param, w, tuned_for = parse_bot(spec)
-        if tuned_for == "*":  # mc:N: the rule set's tuned bot is the base policy
-            w = load_tuned(rules)[0]
-            tuned_for = rules
+        where = f"seat {s}" if label is None else label
+        code, param, w, tuned_for = _seat_bot(spec, rules)
         if w is not None:
             if tuned_for is not None and tuned_for != rules:
                 raise ValueError(f"policy {spec!r} ({where}) was tuned for {tuned_for!r}, not {rules!r}")
@@ -193,16 +204,13 @@ def weights_digest(policies, rules: str) -> str:
     may name its own); ``mc:N`` counts with its base policy's weights.  A
     run records it (``caishen.sim.runner``) because a ``tuned:PATH.json``
     file is read when the run starts, not part of the source digest: a
-    resume after the file changed would mix two bots under one name.  Raises ``ValueError`` as :func:`parse_bot` does for a bad
-    ``tuned`` or ``mc`` spec.
+    resume after the file changed would mix two bots under one name.
+    Raises ``ValueError`` as :func:`parse_bot` does for a bad ``tuned`` or
+    ``mc`` spec.
     """
     h = hashlib.sha256()
     for spec in split_specs(policies):
-        w, tuned_for = None, None
-        if str(spec).partition(":")[0].strip() in BOT_POLICIES:
-            _, _, w, tuned_for = parse_bot(spec)
-        if tuned_for == "*":
-            w = load_tuned(rules)[0]
+        w = _seat_bot(spec, rules)[2] if has_data(spec) else None
         h.update(np.zeros(N_W) if w is None else np.ascontiguousarray(w, dtype=np.float64))
     return h.hexdigest()[:16]
 

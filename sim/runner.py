@@ -42,9 +42,10 @@ missing, short, corrupt, foreign or unrecorded -- from their seeds, so the
 rows end equal to an uninterrupted run's (:attr:`RunResult.repaired` names
 the damaged ones).  A different configuration (rules, options, policies,
 seed, games, chunk size, chunk function, package version, engine source,
-or the weights of a ``tuned:PATH.json`` bot) is an error naming what differs.  An OS lock on ``RUN_DIR/.lock``, taken
-before ``run.json`` is written or read, keeps two runs out of one directory
-at the same time (the second is refused).
+or the weights of a ``tuned:PATH.json`` bot) is an error naming what
+differs.  An OS lock on ``RUN_DIR/.lock``, taken before ``run.json`` is
+written or read, keeps two runs out of one directory at the same time (the
+second is refused).
 
 Faults: a worker process that dies mid-chunk (killed, out of memory) breaks
 the process pool; the runner starts a new pool and replays the chunks that
@@ -639,12 +640,10 @@ def _compile_in_parent(config: RunConfig, progress: bool) -> float:
     """
     import sys
 
+    from caishen.sim.bots import has_data
     from caishen.sim.warmup import is_marked, mark
 
-    from caishen.sim.bots import BOT_POLICIES
-
-    # the bots with data (tuned, mc) compile apart from the kernel policies (caishen.sim.selfplay)
-    part = "bots" if any(str(p).partition(":")[0] in BOT_POLICIES for p in config.policies) else "kernel"
+    part = "bots" if any(has_data(p) for p in config.policies) else "kernel"  # they compile apart
     what = "loading" if is_marked("selfplay", part) else "compiling (first run with this cache: a few minutes, once)"
     if progress:
         print(f"numba kernels: {what} ...", file=sys.stderr, end="", flush=True)

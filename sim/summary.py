@@ -51,8 +51,9 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
 - 飘财 (Kaihua, K-9), counted per seat-hand, by policy when seats differ:
   ``attempt rate``: seat-hands with at least one 财神 discard
   (``piao_s >= 1``) / seat-hands; forced throws (K-2.4 / K-2.5, a 飘 by
-  K-9.4) count, which is why ``never`` seats show about 1%.  ``success rate``: of those, the seat won
-  by self-draw with a 飘 link counted in its exponent (``winner == s``,
+  K-9.4) count, which is why ``never`` seats show about 1%.  ``success
+  rate``: of those, the seat won by self-draw with a 飘 link counted in its
+  exponent (``winner == s``,
   ``win_type == 0``, ``flags & FLAG_PIAO``: the chain paid off, K-6.5,
   K-9.1).  ``failed rate``: of those, ``failed_piao_s == 1`` (K-9.3).
   ``score per 飘 seat-hand``: mean score change of those seat-hands.
