@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from caishen.sim import cli, records
+from caishen.sim import cli, records, stream
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES, CHUNK, SEED = 8000, 100, 5
@@ -142,10 +142,12 @@ def test_sigkill_mid_run_then_rerun_gives_exactly_the_uninterrupted_rows(referen
         proc.wait()
     done = len(records.finished_chunks(out))
     assert 0 < done < N_CHUNKS, f"kill landed after {done} chunks; the test needs a mid-run kill"
+    # a chunk file whose manifest line the kill beat is unrecorded: replayed, by design (caishen.sim.runner)
+    recorded = len(stream.verified_chunk_files(out)[0])
     p = run_cli(simulate_cmd(out, "--workers", "1", "--no-progress"))
     assert p.returncode == 0, p.stderr
     skipped = int(p.stdout.split(" already done")[0].rsplit(", ", 1)[1])
-    assert skipped >= done
+    assert skipped == recorded
     assert not list((out / "chunks").glob(".*.tmp"))
     pd.testing.assert_frame_equal(records.read_run(out), ref)
 
