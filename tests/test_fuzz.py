@@ -69,7 +69,10 @@ def same_state(a, b) -> bool:
 
 
 def is_int(v) -> bool:
-    """An integer value (a bool is not one)."""
+    """An integer value as :func:`caishen.sim.validate.check_int` accepts it: an int, a numpy integer or a
+    0-d integer array (a bool is not one)."""
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v[()]
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
