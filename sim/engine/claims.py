@@ -18,9 +18,12 @@ Decisions (engine side; each cites its rule)
   ``multiple_ron`` the discard goes into the first winner's hand (the record
   shows the first winner, ``winners_mask`` all of them) and every winner is
   paid separately by the discarder (and by open 飘 circles, K-9.3).
-- E6 (K-4.4): a seat offered a pong that takes anything else (pass, chow)
-  passes that kind; the ban ends at the seat's next turn (its next draw or
-  its next claim).
+- E6 (K-4.4): a seat offered a pong that takes anything else (pass, chow;
+  not its exposed kong, which takes the tile) passes that kind; the ban ends
+  at the seat's next turn: its next draw or a later claim.  Answering the
+  same discard with a chow is not a next turn: a later claim lifts the bans
+  of earlier discards before the bookkeeping of the discard it answers, so
+  the chow keeps the ban it has just set.
 - E9 (K-9.2, K-9.3): a 飘 circle closes at that player's next draw
   (normal or replacement); a win inside somebody else's open circle marks it
   failed (``failed_piao_s``); the winner's own open circle does not count.
@@ -28,8 +31,9 @@ Decisions (engine side; each cites its rule)
   wins on discards and robberies until the seat's next draw (normal or
   replacement); a pong does not end it; self-draws stay free; a hard seat
   discarding a drawn winning tile passes no discard win.
-- J6 (J-3.6): a pong offered and not taken bans ponging that kind (option
-  ``any``: every kind) until the seat's next draw; a pong does not end it.
+- J6 (J-3.6): a pong offered and not taken (passed; an exposed kong takes
+  the tile) bans ponging that kind (option ``any``: every kind) until the
+  seat's next draw; a pong does not end it.
 - J7 (J-3.4): several win claimants are asked in turn order from the
   discarder; once one has won only the other win claimants are asked.  The
   tile goes into the first winner's hand; every winner is recorded.
@@ -312,8 +316,13 @@ def _claim_step(st, ep, rp, tabs, a):
             return
         _finish_wins(st, ep, rp, WIN_ROBBED_KONG if rob else WIN_DISCARD, src, k)
         return
-    # the seat gives up what it does not take
-    if offered & OPT_PONG and a != A_PONG and ep[EP_PASSED_PONG] != 0:
+    # K-4.4 (E6): a melding claim is the seat's next turn for the bans of earlier
+    # discards, so it lifts them first; the ban that answering this very discard
+    # sets (a chow of a tile it could pong) is set after and holds
+    if a != A_PASS and ep[EP_PASSED_PONG_CLAIM_CLEARS] != 0:
+        st.seat[s, SF_PASSED_PONG] = 0
+    # the seat gives up what it does not take (its exposed kong takes the tile: no pass)
+    if offered & OPT_PONG and a != A_PONG and a != A_KONG_EXPOSED and ep[EP_PASSED_PONG] != 0:
         if ep[EP_PASSED_PONG] == 2:
             st.seat[s, SF_PASSED_PONG] = (1 << N_KINDS) - 1
         else:
@@ -334,8 +343,6 @@ def _claim_step(st, ep, rp, tabs, a):
     # a melding claim (everybody with a higher priority has passed)
     nd = st.seat[src, SF_N_DISCARDS] - 1
     st.dflags[src, nd] |= DF_CLAIMED
-    if ep[EP_PASSED_PONG_CLAIM_CLEARS] != 0:
-        st.seat[s, SF_PASSED_PONG] = 0
     st.seat[s, SF_SWAP_FORBID] = -1
     if a == A_PONG:
         st.hands[s, k] -= 2
