@@ -447,7 +447,7 @@ def test_observation_hides_concealed_kong_kind(engine_warm):
 @pytest.mark.parametrize(
     "options",
     [None, {"multiple_ron": True, "swap_call_max_chows": 0}, {"reserved_tiles": 0, "discard_win": False},
-     {"failed_piao_factor": 3, "two_caishen_min_exponent": 0},
+     {"failed_piao_factor": 3, "two_caishen_min_exponent": 0, "discard_win_max_caishen": 2},
      {"piao_requires_baotou": True, "baotou_discard_win": "other_readings"}],
 )
 def test_engine_matches_python_reference(engine_warm, options):

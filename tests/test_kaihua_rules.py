@@ -809,6 +809,23 @@ def test_K_7_1_baotou_discard_win_option_through_the_engine(engine_warm):
     assert scores(g) == [-8, 8, 0, 0]
 
 
+def test_K_7_1_discard_win_max_caishen_through_the_engine(engine_warm):
+    """K-7.1 option discard_win_max_caishen: seat 1's 七对 with two 财神
+    (11m44m77p11s3z6z9s + 5z5z) is offered the dealer's 9s only under 2; it wins
+    with exponent 1 (七对, K-2.6 passed) and the dealer pays the three shares."""
+    hands = ["9s19m19p1s24z7z238m8p", "11m44m77p11s3z6z9s5z5z", "258s36p47m123467z", "36s25p56m9m123467z"]
+    g = deal(hands, draws="6s")
+    act(g, "discard 9s")
+    assert g.phase == "turn" and g.current_player == 1  # default 1: nobody is asked
+    g = deal(hands, draws="6s", discard_win_max_caishen=2)
+    act(g, "discard 9s")
+    assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    r = g.result
+    assert (r["winner"], r["win_type"], r["exponent"], r["flags"]) == (1, 1, 1, kaihua_flag("qidui"))
+    assert scores(g) == [-16, 16, 0, 0]
+
+
 def test_K_7_1_baotou_discard_win_option_on_a_robbed_kong(engine_warm):
     """K-7.2: seat 2 (123m456m789m234s + 5z, 爆头 shape) may rob seat 1's added 5p
     kong only under other_readings."""
