@@ -39,7 +39,9 @@ Decisions (engine side; each cites its rule)
   tile goes into the first winner's hand; every winner is recorded.
 - J9 (J-5.4, P46, P47): 天胡 = the dealer's self-draw on its first turn
   with no kong before; ``dihu="win_on_dealers_first_discard"`` uses the
-  flag "won on the dealer's first discard" (a discard win, not a robbery).
+  flag "won on the dealer's first discard" (a discard win, not a robbery);
+  ``dihu="dealer_ready_undeclared"`` the flag "the dealer was ready right
+  after its first discard" (it was offered 硬子 then, J2).
 - J10 (P27): the winner sees the winning kind in unclaimed discards (not
   the winning discard) and in the other seats' exposed melds (a pong 3, an
   exposed / added kong 4, a robbed added kong 3); concealed kongs are hidden.
@@ -130,6 +132,7 @@ from caishen.sim.engine.layout import (
     SF_FAILED_PIAO,
     SF_FLAGS,
     SF_FORCE_PIAO,
+    SF_HARD_OFFER,
     SF_N_CHOWS,
     SF_N_DISCARDS,
     SF_N_MELDS,
@@ -143,6 +146,7 @@ from caishen.sim.engine.layout import (
     SF_WIN_KONG,
     SF_WIN_PIAO,
     SF_WON,
+    WX_DEALER_READY,
     WX_DECL,
     WX_DISCARDER,
     WX_FIRST_TURN,
@@ -396,6 +400,9 @@ def _record_win(st, j, w, win_type, discarder, tile):
     x[WX_REPLACEMENT] = 1 if replacement else 0
     x[WX_ON_FIRST] = 1 if (win_type == WIN_DISCARD and discarder == dealer
                            and st.seat[dealer, SF_N_DISCARDS] == 1) else 0
+    # P47 (dihu="dealer_ready_undeclared"): the dealer was ready right after its first
+    # discard, exactly when it was offered 硬子 then (J-4.2, engine J2)
+    x[WX_DEALER_READY] = st.seat[dealer, SF_HARD_OFFER]
     # P27: copies of the winning kind seen elsewhere: unclaimed discards (not the
     # winning discard itself) and the other seats' exposed melds (a robbed added
     # kong shows its three pong tiles; concealed kongs are hidden, J-3.2)

@@ -95,7 +95,8 @@ WX_VISIBLE = 8  #: copies of the winning kind the winner could see elsewhere (di
 WX_N_MELDS = 9
 WX_MELD_TYPE = 10  #: 4 slots: meld types (caishen.sim.tiles.MELD_*)
 WX_MELD_KIND = 14  #: 4 slots: meld kinds
-WX_HAND = 18  #: 34 slots: the winner's concealed tiles before the winning tile
+WX_DEALER_READY = 18  #: 1: the dealer was ready right after its first discard (J-4.2 offer; P47 option)
+WX_HAND = 19  #: 34 slots: the winner's concealed tiles before the winning tile
 N_WX = WX_HAND + 34
 
 # actions (the layout: the module docstring)
