@@ -104,6 +104,7 @@ from caishen.sim.engine import (
     SF_PASSED_WIN,
     SF_SCORE,
     SF_TENPAI,
+    WX_DEALER_READY,
     WX_DECL,
     WX_DISCARDER,
     WX_FIRST_TURN,
@@ -309,7 +310,7 @@ def _hand_value(roll, me, ep, tabs, jt, bf):
         for k in range(N_KINDS):
             hand8[k] = x[WX_HAND + k]
         P, G = _score_win(hand8, x[WX_TILE], x[WX_TYPE], x[WX_DECL], x[WX_FIRST_TURN], x[WX_REPLACEMENT],
-                          x[WX_ON_FIRST], x[WX_VISIBLE], 1 if w == dealer else 0, x[WX_N_MELDS],
+                          x[WX_ON_FIRST], x[WX_DEALER_READY], x[WX_VISIBLE], 1 if w == dealer else 0, x[WX_N_MELDS],
                           x[WX_MELD_TYPE:WX_MELD_TYPE + 4], x[WX_MELD_KIND:WX_MELD_KIND + 4],
                           params, points, doubled, excludes, tabs, jwork, pats)
         if P >= 0:

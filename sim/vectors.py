@@ -50,6 +50,7 @@ KEY_TYPES: dict[str, tuple[tuple, str]] = {
     "replacement_draw": ((bool,), _BOOL),
     "first_turn": ((bool,), _BOOL),
     "on_dealers_first_discard": ((bool,), _BOOL),
+    "dealer_ready_after_first_discard": ((bool,), _BOOL),
     "declaration": ((str,), _STR),
     "visible": ((str, type(None)), "a string"),
     "chain": ((list,), "a list of strings"),

@@ -265,13 +265,14 @@ class RefHand:
                 self.asks = []
             self._next_ask()
             return
-        if "pong" in offered and a != PONG:
-            self.passed_pong[s].add(tile)  # K-4.4
+        if a != PASS:  # K-4.4: a claim is the seat's next turn for the bans of earlier discards ...
+            self.passed_pong[s].clear()
+        if "pong" in offered and a not in (PONG, KONG_EXPOSED):
+            self.passed_pong[s].add(tile)  # ... but a chow of this very discard keeps its ban (K-4.4)
         if a == PASS:
             self._next_ask()
             return
         self.pending = None
-        self.passed_pong[s].clear()
         if a == PONG:
             h[tile] -= 2
             self.melds[s].append([PONG_TYPE, tile])

@@ -63,7 +63,7 @@ KIND_4M = 3  # P28 万事如意
 
 WIN_TYPES = ("self_draw", "discard", "robbed_kong")
 DECLARATIONS = ("none", "jiating", "hard")
-DIHU_MODES = ("dealer_ready_first_discard", "win_on_dealers_first_discard")
+DIHU_MODES = ("dealer_ready_first_discard", "win_on_dealers_first_discard", "dealer_ready_undeclared")
 
 
 class HandGroup(NamedTuple):
@@ -89,8 +89,10 @@ class WinContext:
     (P18); ``declaration``: one of :data:`DECLARATIONS` (J-4); ``first_turn``:
     天胡 (P46, J-5.4); ``winner_is_dealer``; ``on_dealers_first_discard``: the
     winning tile was the dealer's first discard (P47 option ``dihu``);
-    ``waits``: kinds the hand waited on before the win (kinds whose four
-    copies the winner already holds excluded), sorted; ``seen_of_win_kind``:
+    ``dealer_ready_after_first_discard``: the dealer was ready right after its
+    first discard (P47 option ``dihu="dealer_ready_undeclared"``); ``waits``:
+    kinds the hand waited on before the win (kinds whose four copies the
+    winner already holds excluded), sorted; ``seen_of_win_kind``:
     copies of the winning kind visible to the winner before the win (own
     concealed tiles and melds, discards, exposed melds; P27); ``dihu``: the
     rule option ``JiatingRules.dihu``.
@@ -103,6 +105,7 @@ class WinContext:
     first_turn: bool = False
     winner_is_dealer: bool = False
     on_dealers_first_discard: bool = False
+    dealer_ready_after_first_discard: bool = False
     waits: tuple[int, ...] = ()
     seen_of_win_kind: int = 0
     dihu: str = "dealer_ready_first_discard"
@@ -250,8 +253,9 @@ def zhongxin_wu(h: WinningHand) -> Witnesses:
 
 
 def que_yimen(h: WinningHand) -> Witnesses:
-    """P06 缺一门 (2): tiles of exactly two of the three suits (honors allowed)."""
-    return _yes(len(h.suits) == 2)
+    """P06 缺一门 (2, 暗x2): tiles of exactly two of the three suits (honors
+    allowed).  Whole-hand witness (J-6.3: the seed's 所有牌型)."""
+    return [h.all] if len(h.suits) == 2 else _NONE
 
 
 def menqing(h: WinningHand) -> Witnesses:
@@ -404,13 +408,13 @@ def tiandi_peng(h: WinningHand) -> Witnesses:
 
 
 def qing_san_dui(h: WinningHand) -> Witnesses:
-    """P22 清三对 (10, 暗x2): three triplets of one suit, or three wind
-    triplets (对 = triplet here, ambiguity 4 of the spec)."""
+    """P22 清三对 (10, 暗x2): three triplets of one suit, or three honor
+    triplets (对 = triplet here, ambiguity 4; 风 = any honor, ambiguity 7)."""
     out: Witnesses = []
     for s in range(3):
         out.extend(combinations(h.triplets_in_suit(s), 3))
-    winds = [i for i in h.triplets if h.kind(i) in WINDS]
-    out.extend(combinations(winds, 3))
+    honors = [i for i in h.triplets if h.kind(i) >= 27]
+    out.extend(combinations(honors, 3))
     return out
 
 
@@ -547,9 +551,15 @@ def san_dui_tong(h: WinningHand) -> Witnesses:
 
 
 def duidui_hu_jin_shi_peng(h: WinningHand) -> Witnesses:
-    """P40 对对胡尽是碰 (40): 对对胡 whose four sets are all claimed pongs (no kong)."""
-    return _yes(h.form == "standard" and len(h.sets) == 4
-                and all(h.groups[i].source == SOURCE_PONG for i in h.sets))
+    """P40 对对胡尽是碰 (40): 对对胡 with no kong in which every triplet is a claimed
+    pong, except at most one that the winning tile completes (ambiguity 6: the
+    seed's three pongs, two pairs in hand, won on one of them)."""
+    if h.form != "standard" or len(h.triplets) != 4:
+        return _NONE
+    if any(h.groups[i].source in KONG_SOURCES for i in h.triplets):
+        return _NONE
+    not_pongs = [i for i in h.triplets if h.groups[i].source != SOURCE_PONG]
+    return _yes(not not_pongs or not_pongs == [h.wait])
 
 
 # --------------------------------------------------------------- 60 points
@@ -602,10 +612,14 @@ def dihu(h: WinningHand) -> Witnesses:
     """P47 地胡 (200): by default (option ``dihu="dealer_ready_first_discard"``,
     ambiguity 3) the dealer was ready right after the first discard, declared
     hard (J-4.2), and wins; with ``"win_on_dealers_first_discard"`` a
-    non-dealer wins on the dealer's first discard."""
+    non-dealer wins on the dealer's first discard; with
+    ``"dealer_ready_undeclared"`` the dealer that was ready right after its
+    first discard wins, declared or not."""
     c = h.ctx
     if c.dihu == "dealer_ready_first_discard":
         return _yes(c.winner_is_dealer and c.declaration == "hard")
+    if c.dihu == "dealer_ready_undeclared":  # a hard declaration implies the dealer was ready
+        return _yes(c.winner_is_dealer and (c.declaration == "hard" or c.dealer_ready_after_first_discard))
     return _yes(not c.winner_is_dealer and c.win_type == "discard" and c.on_dealers_first_discard)
 
 
@@ -782,7 +796,7 @@ def evaluate(case: dict, rules: JiatingRules | None = None) -> RefWin:
     ctx = WinContext(
         win_kind=c["win_kind"], win_type=c["win_type"], replacement_draw=c["replacement"],
         declaration=c["declaration"], first_turn=c["first_turn"], winner_is_dealer=c["winner"] == c["dealer"],
-        on_dealers_first_discard=c["on_first"], waits=waits,
+        on_dealers_first_discard=c["on_first"], dealer_ready_after_first_discard=c["dealer_ready"], waits=waits,
         seen_of_win_kind=int(c["own"][c["win_kind"]] + c["seen"][c["win_kind"]]), dihu=r.dihu,
     )
     best = None

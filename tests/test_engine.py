@@ -447,7 +447,7 @@ def test_observation_hides_concealed_kong_kind(engine_warm):
 @pytest.mark.parametrize(
     "options",
     [None, {"multiple_ron": True, "swap_call_max_chows": 0}, {"reserved_tiles": 0, "discard_win": False},
-     {"failed_piao_factor": 3, "two_caishen_min_exponent": 0},
+     {"failed_piao_factor": 3, "two_caishen_min_exponent": 0, "discard_win_max_caishen": 2},
      {"piao_requires_baotou": True, "baotou_discard_win": "other_readings"}],
 )
 def test_engine_matches_python_reference(engine_warm, options):
@@ -494,3 +494,99 @@ def test_engine_matches_python_reference(engine_warm, options):
         ends.add(r["win_type"])
     assert n_hands == 200 and n_steps > 7000
     assert len(ends) >= (3 if g.rules.discard_win else 2)
+
+
+# ---------------------------------------------------------------- bans set by a claim (issue 22)
+
+
+def _drew(before: np.ndarray, g: E.Game, p: int) -> bool:
+    """Whether seat ``p`` drew a tile during the last step: it is on a turn with a drawn
+    tile, or (a hard seat, J-4.2) it discarded automatically what it drew."""
+    sc = g.state["sc"]
+    on_draw = g.phase == "turn" and int(sc[E.SC_TURN]) == p and int(sc[E.SC_DRAWN]) >= 0
+    return on_draw or g.state["seat"][p, E.SF_N_DISCARDS] > before[p, E.SF_N_DISCARDS]
+
+
+@pytest.mark.parametrize("rules, options", [
+    ("kaihua", None), ("kaihua", {"multiple_ron": True, "swap_call_max_chows": 0}),
+    ("jiating", None), ("jiating", {"passed_pong_scope": "any"}),
+])
+def test_K_4_4_no_ban_set_by_a_claim_is_cleared_by_that_claim(engine_warm, rules, options):
+    """K-4.4, J-3.5, J-3.6, K-4.5, K-9.2, J-4.1/J-4.2 (issue 22): after every claim step of
+    many random hands, what the answer set holds when the step is over, unless the
+    seat drew in that step (its next turn): a passed pong bans its kind (every kind
+    under ``passed_pong_scope="any"``), also when the answer was a chow of the same
+    discard; a passed win bans discard wins (Jiating); a chow beyond
+    ``swap_call_max_chows`` bans its swap end.  And no claim step closes another
+    seat's 飘 circle or changes a declaration without that seat's draw."""
+    from caishen.sim.hand import _shanten
+
+    rng = np.random.default_rng(22)
+    tabs = E.hand_tables()
+    n_claims = n_chow_passes = n_passed_wins = 0
+    for seed in range(300):
+        g = E.Game(rules, options).reset(seed=seed, dealer=seed % 4)
+        ep = g._ep
+        while not g.done:
+            legal = set(g.legal_actions())
+            claim = g.phase in ("claim", "rob")
+            special = [a for a in legal if a >= E.A_CHOW_LOW and a not in (E.A_PASS, E.A_WIN)]
+            chows = [a for a in special if a <= E.A_CHOW_HIGH]
+            discards = sorted(a for a in legal if a < E.A_DECLARE)
+            if E.A_WIN in legal and rng.random() < 0.5:
+                a = E.A_WIN
+            elif E.A_PONG in legal and chows and rng.random() < 0.8:
+                a = int(rng.choice(chows))  # the K-4.4 case: a chow of a tile the seat could pong
+            elif claim and special and rng.random() < 0.6:
+                a = int(rng.choice(special))
+            elif not claim and discards and rng.random() < 0.9:  # towards ready hands: wins to pass
+                h = g.state["hands"][g.current_player].copy()
+                after_discard = []
+                for d in discards:
+                    h[d] -= 1
+                    after_discard.append(_shanten(h, ep[E.EP_JOKER], tabs))
+                    h[d] += 1
+                best = min(after_discard)
+                a = int(rng.choice([d for d, v in zip(discards, after_discard) if v == best]))
+            else:
+                a = int(rng.choice(sorted(legal)))
+            s = g.current_player
+            k = int(g.state["sc"][E.SC_TILE])
+            before = g.state["seat"].copy()
+            g.step(a)
+            if not claim:
+                continue
+            n_claims += 1
+            after = g.state["seat"]
+            for p in range(4):
+                if _drew(before, g, p):
+                    continue
+                assert after[p, E.SF_DECL] == before[p, E.SF_DECL], (seed, p)
+                kept = int(before[p, E.SF_PASSED_PONG])  # earlier bans stay, except that a later
+                if p == s and a != E.A_PASS and ep[E.EP_PASSED_PONG_CLAIM_CLEARS]:  # claim ends them (K-4.4)
+                    kept = 0
+                assert int(after[p, E.SF_PASSED_PONG]) & kept == kept, (seed, p, "an earlier passed pong was lifted")
+                if before[p, E.SF_PIAO_OPEN]:
+                    assert after[p, E.SF_PIAO_OPEN], (seed, p, "a claim closed a 飘 circle (K-9.2)")
+                if before[p, E.SF_PASSED_WIN]:
+                    assert after[p, E.SF_PASSED_WIN], (seed, p, "a claim lifted a passed win (J-3.5)")
+            if a == E.A_WIN or _drew(before, g, s):
+                continue
+            if E.A_PONG in legal and a not in (E.A_PONG, E.A_KONG_EXPOSED) and ep[E.EP_PASSED_PONG]:
+                bits = int(after[s, E.SF_PASSED_PONG])
+                want = (1 << E.N_KINDS) - 1 if ep[E.EP_PASSED_PONG] == 2 else 1 << k
+                assert bits & want == want, (seed, s, E.action_name(a), "the passed pong was lifted (K-4.4)")
+                if a != E.A_PASS:
+                    n_chow_passes += 1
+            if E.A_WIN in legal and ep[E.EP_PASSED_WIN]:
+                assert after[s, E.SF_PASSED_WIN], (seed, s, "the passed win was lifted (J-3.5)")
+                n_passed_wins += 1
+            if E.A_CHOW_LOW <= a <= E.A_CHOW_HIGH and after[s, E.SF_N_CHOWS] > ep[E.EP_SWAP_MAX_CHOWS]:
+                r = k % 9
+                end = {E.A_CHOW_LOW: k + 3 if r <= 5 else -1, E.A_CHOW_HIGH: k - 3 if r >= 3 else -1}.get(a, -1)
+                assert after[s, E.SF_SWAP_FORBID] == end, (seed, s, "the swap ban (K-4.5)")
+    assert n_claims > 1000
+    if rules == "kaihua":
+        assert n_chow_passes >= 10, n_chow_passes  # the K-4.4 case itself: a chow of a tile it could pong
+    else:
+        assert n_passed_wins >= 10, n_passed_wins

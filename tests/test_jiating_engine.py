@@ -654,6 +654,39 @@ def test_P47_dihu_dealer_ready_after_first_discard_declares_hard_and_wins(engine
     assert "P47" not in patterns(g, 0)
 
 
+def test_P47_option_dealer_ready_undeclared(engine_warm):
+    """P47 with dihu="dealer_ready_undeclared" (ambiguity 3): the dealer, ready right after
+    its first discard, declines 硬子 and wins later: 地胡 200 all the same (the record's
+    win case says it was ready); a dealer not ready then has none; under the default
+    the declined dealer has none."""
+    hands = ["123m456m789m23p5z5z", JUNK_A, JUNK_B, "19m19p19s1234567z"]
+    draws = "9s" + "1z" + "2z" + "3z" + "4p"
+    for dihu, want in (("dealer_ready_undeclared", 200), ("dealer_ready_first_discard", None)):
+        g = deal(hands, draws=draws, dihu=dihu)
+        act(g, "discard 9s", "hard_decline")
+        pass_claims(g)
+        for _ in range(3):
+            tsumogiri(g)
+        act(g, "win")
+        assert patterns(g, 0).get("P47") == want and "P24" not in patterns(g, 0)
+        assert rescore(g)[0]["dealer_ready_after_first_discard"] and rescore(g)[0]["declaration"] == "none"
+    # ready only after its second discard: no 地胡 on the later win
+    g = deal(["123m456m789m2p5z5z9s", JUNK_A, JUNK_B, "19m19p19s1234567z"],
+             draws="1z" + "2z3z4z" + "3p" + "6z7z2z" + "4p", dihu="dealer_ready_undeclared")
+    act(g, "discard 1z")
+    assert g.phase != "hard" and g.state["seat"][0, E.SF_HARD_OFFER] == 0
+    pass_claims(g)
+    for _ in range(3):
+        tsumogiri(g)
+    act(g, "discard 9s")
+    pass_claims(g)
+    for _ in range(3):
+        tsumogiri(g)
+    assert g.current_player == 0 and "win" in legal(g)
+    act(g, "win")
+    assert "P47" not in patterns(g, 0) and not rescore(g)[0]["dealer_ready_after_first_discard"]
+
+
 def test_P47_option_win_on_the_dealers_first_discard(engine_warm):
     """P47 with dihu="win_on_dealers_first_discard": a non-dealer winning on the
     dealer's first discard has 地胡; on a later dealer discard it has not."""

@@ -78,6 +78,8 @@ IMPOSSIBLE = [
     ("18 self-draw with a discarder", dict(concealed="123m456p789s2p", win="2p", melds=PONG, win_type="self_draw",
                                            discarder=2), ["discarder"]),
     ("18 the winner discards", dict(concealed="123m456p789s2p", win="2p", melds=PONG, discarder=1), ["discarder"]),
+    ("20 tianhu with the dealer ready after its first discard", dict(TIANHU, dealer_ready_after_first_discard=True),
+     ["dealer_ready_after_first_discard", "first_turn"]),
 ]
 
 
@@ -267,6 +269,9 @@ def test_J_3_4_winners_of_one_discard_share_on_dealers_first_discard():
         J.score_discard_winners([a, b])
     b = _case("123m456p789m78s33z", "9s", winner=3, discarder=0, on_dealers_first_discard=True)
     assert sum(J.score_discard_winners([a, b])["scores"]) == 0
+    c = dict(b, dealer_ready_after_first_discard=True)  # one hand: the dealer was ready or not (D11 19)
+    with pytest.raises(ValueError, match="dealer_ready_after_first_discard differs"):
+        J.score_discard_winners([a, c])
 
 
 def test_J_3_4_two_winners_of_one_discard_are_paid_separately():

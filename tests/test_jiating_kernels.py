@@ -53,6 +53,7 @@ def kernel(case: dict, rules: JiatingRules | None = None) -> dict:
         declaration=case.get("declaration", "none"), first_turn=case.get("first_turn", False),
         replacement_draw=case.get("replacement_draw", False),
         on_dealers_first_discard=case.get("on_dealers_first_discard", False),
+        dealer_ready_after_first_discard=case.get("dealer_ready_after_first_discard", False),
         visible=parse_kinds(case.get("visible") or "").count(wk), rules=rules,
     )
     return {"win": res.win, "patterns": res.patterns, "P": res.P, "G": res.G, "scores": res.scores}
@@ -110,6 +111,7 @@ PATTERN_CASES = [
     ("P05", case("46m456p789s111z55z", "5m", win_type="self_draw"), 4, None),
     ("P05", case("34m456p789s111z55z", "5m"), None, None),
     ("P06", case("123m456p789p11z22z", "2z"), 2, None),
+    ("P06", case("123m456p789p11z22z", "2z", win_type="self_draw"), 4, None),  # 暗x2 (J-6.3)
     ("P06", case("123m456p789s11z22z", "2z"), None, None),
     ("P07", case("123m456p11z22z", "2z", melds=[("kong_concealed", "9999s")]), 2, None),
     ("P07", case("123m456p11z22z", "2z", melds=[("kong_added", "9999s")]), None, None),
@@ -149,6 +151,7 @@ PATTERN_CASES = [
     ("P21", case("111m999p456p789s1z", "1z"), None, None),
     ("P22", case("222m555m888m456p1z", "1z"), 20, None),
     ("P22", case("111z222z333z123m4p", "4p"), 20, NO_EXCLUSIONS),  # three winds (小四喜 would exclude it)
+    ("P22", case("111z555z666z123m4p", "4p"), 20, None),  # three honor triplets (东 白 发)
     ("P22", case("222m555m888p456p1z", "1z"), None, None),
     ("P23", case("123m456m777m11z22z", "2z", win_type="self_draw"), 40, None),
     ("P23", case("123m456m777p11z22z", "2z"), None, None),
@@ -188,6 +191,8 @@ PATTERN_CASES = [
     ("P39", case("222m222p222s456m1z", "1z"), 80, None),
     ("P39", case("222m222p333s456m1z", "1z"), None, None),
     ("P40", case("2z", "2z", melds=PONG4), 40, None),
+    ("P40", case("44p88s", "8s", melds=[("pong", "222m"), ("pong", "666m"), ("pong", "777z")]), 40, None),
+    ("P40", case("444p8s", "8s", melds=[("pong", "222m"), ("pong", "666m"), ("pong", "777z")]), None, None),
     ("P40", case("2z", "2z", melds=[*PONG4[:2], ("kong_exposed", "5555s"), PONG4[3]]), None, None),
     ("P41", case("555z666z777z123m4p", "4p"), 120, None),
     ("P41", case("555z666z77z123m44p", "4p"), None, None),
@@ -204,6 +209,8 @@ PATTERN_CASES = [
     ("P47", case("234m567p345s99s11z", "9s", declaration="hard", winner=0), 200, None),
     ("P47", case("234m567p345s99s11z", "9s", winner=1, discarder=0, on_dealers_first_discard=True), 200,
      JiatingRules(dihu="win_on_dealers_first_discard")),
+    ("P47", case("234m567p345s99s11z", "9s", winner=0, dealer_ready_after_first_discard=True), 200,
+     JiatingRules(dihu="dealer_ready_undeclared")),
     ("P47", case("234m567p345s99s11z", "9s", declaration="hard", winner=1), None, None),
     ("P48", case("11z22z33z44z55z66z7z", "7z"), 200, None),
     ("P48", case("11z22z33z44z55z66z1m", "1m"), None, None),
@@ -234,12 +241,12 @@ def test_pattern_kernel_equals_reference(pid, c, pts, rules):
 def test_J_5_3_best_reading_and_D6_tie_break():
     # 111222333m: triplets (三清三连) beat three equal runs
     assert "P34" in assert_same(case("111222333m55p77z", "7z"))["patterns"]
-    # discard: 姊妹付 x2 (standard) beats 七对子; self-draw: a tie at P = 54, D6 picks seven pairs
+    # discard: 姊妹付 x2 (standard) beats 七对子; self-draw: a tie at P = 56, D6 picks seven pairs
     assert assert_same(case("112233m445566p7z", "7z"))["patterns"]["P16"] == 40
     res = JK.score_win(parse("112233m445566p7z").astype(np.int64), parse_kinds("7z")[0], win_type="self_draw",
                        winner=1, dealer=0)
-    assert res.P == 54 and res.form == "seven_pairs" and res.patterns["P25"] == 40
-    assert assert_same(case("112233m445566p7z", "7z", win_type="self_draw"))["P"] == 54
+    assert res.P == 56 and res.form == "seven_pairs" and res.patterns["P25"] == 40
+    assert assert_same(case("112233m445566p7z", "7z", win_type="self_draw"))["P"] == 56
     # the wait: 3m as the edge of 1-2-3 (P04) rather than a pair wait
     assert assert_same(case("12333m456p789s11z", "3m"))["patterns"]["P04"] == 2
 
@@ -307,6 +314,7 @@ def test_J_6_4_J_6_5_payments_match_the_reference():
     (dict(first_turn=True), "first_turn"),
     (dict(replacement_draw=True), "replacement_draw"),
     (dict(on_dealers_first_discard=True, discarder=2), "on_dealers_first_discard"),
+    (dict(dealer_ready_after_first_discard=1), "true or false"),
     (dict(concealed=np.zeros(34, np.int64)), "13 - 3"),
     (dict(concealed=np.zeros(33, np.int64)), "34 integer counts"),
     (dict(visible=3), "more than four"),
@@ -398,12 +406,14 @@ def win_cases(draw):
     replacement = win_type == "self_draw" and has_kong and draw(st.booleans())
     first_turn = (win_type == "self_draw" and winner == dealer and not melds and draw(st.booleans()))
     on_first = win_type == "discard" and discarder == dealer and draw(st.booleans())
+    dealer_ready = not first_turn and draw(st.booleans())
     vis = draw(st.integers(0, 4 - counts[win]))
     c = case(
         "".join(kind_name(k) for k in sorted(tiles)), kind_name(win), melds=melds, win_type=win_type,
         dealer=dealer, winner=winner, discarder=discarder, streak=draw(st.integers(0, 5)),
         declaration=draw(st.sampled_from(["none", "jiating", "hard"])), replacement_draw=replacement,
-        first_turn=first_turn, on_dealers_first_discard=on_first, visible=kind_name(win) * vis,
+        first_turn=first_turn, on_dealers_first_discard=on_first, dealer_ready_after_first_discard=dealer_ready,
+        visible=kind_name(win) * vis,
     )
     assume(playable(c))
     return c
@@ -431,7 +441,7 @@ def rule_tables(draw):
         doubled_patterns=draw(st.sets(PIDS, max_size=50)),
         exclusions=draw(st.sampled_from([J.DEFAULT_RULES.exclusions, exclusions])),
         concealed_factor=draw(st.integers(1, 3)),
-        dihu=draw(st.sampled_from(["dealer_ready_first_discard", "win_on_dealers_first_discard"])),
+        dihu=draw(st.sampled_from(R.DIHU_MODES)),
         dealer_factor=draw(st.integers(1, 3)),
         dealer_cap=draw(st.none() | st.integers(0, 500)),
         cap=draw(st.none() | st.integers(0, 300)),
@@ -464,7 +474,8 @@ def test_random_wins_and_rule_tables_kernel_equals_reference(c, rules):
 def test_J_5_1_other_winning_tiles_kernel_equals_reference(c, other):
     """The same hand completed by another tile: mostly no win, sometimes another reading."""
     wk = parse_kinds(c["win_tile"])[0]
-    c2 = dict(c, win_tile=kind_name(other), visible="", first_turn=False, on_dealers_first_discard=False)
+    c2 = dict(c, win_tile=kind_name(other), visible="", first_turn=False, on_dealers_first_discard=False,
+              dealer_ready_after_first_discard=False)
     own = parse(c["concealed"]).astype(int)
     for m in c["melds"]:
         ks = parse_kinds(m["tiles"])

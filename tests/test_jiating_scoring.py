@@ -141,6 +141,16 @@ def test_P06_que_yimen_two_suits():
     assert pats("123m456p789p11z22z", "2z")["P06"] == 2
 
 
+def test_P06_que_yimen_concealed_self_draw_scores_4():
+    """P06 carries 暗x2 (J-6.3, ambiguity 2): a concealed, self-drawn 缺一门 scores 4; on a
+    discard, or with a claimed pong, the whole-hand witness is not own: 2."""
+    assert pats("123m456p789p11z22z", "2z", win_type="self_draw")["P06"] == 4
+    assert pats("123m456p789p11z22z", "2z")["P06"] == 2
+    assert pats("123m456p11z22z", "2z", melds=[("pong", "999p")], win_type="self_draw")["P06"] == 2
+    assert pats("123m456p11z22z", "2z", melds=[("kong_concealed", "9999p")], win_type="self_draw")["P06"] == 4
+    assert "P06" in JiatingRules().doubled_patterns
+
+
 def test_P06_que_yimen_not_three_suits_nor_one():
     assert "P06" not in pats("123m456p789s11z22z", "2z")
     assert "P06" not in pats("123m456m789m11z22z", "2z")
@@ -289,7 +299,7 @@ def test_P22_qing_san_dui_not_across_suits():
     assert "P22" not in pats("222m555m888p456p1z", "1z")
 
 
-def test_P22_qing_san_dui_three_wind_triplets_predicate():
+def test_P22_qing_san_dui_three_honor_triplets_predicate():
     ctx = R.WinContext(win_kind=4, win_type="discard")
     rd = Reading("standard", (Group("pair", 4), Group("run", 0), Group("triplet", 27), Group("triplet", 28),
                               Group("triplet", 29)))
@@ -297,9 +307,30 @@ def test_P22_qing_san_dui_three_wind_triplets_predicate():
     assert R.qing_san_dui(h)  # definition holds ...
     p = R.score_hand(h)[1]
     assert "P22" not in p and p["P45"] == 200  # ... but 小四喜 excludes it (J-7)
+    # 风 = any honor (ambiguity 7): 东 南 白 qualify too; two honors and a suited triplet do not
     rd2 = Reading("standard", (Group("pair", 4), Group("run", 0), Group("triplet", 27), Group("triplet", 28),
                                Group("triplet", 31)))
-    assert not R.qing_san_dui(R.winning_hands(rd2, [], ctx)[0])
+    assert R.qing_san_dui(R.winning_hands(rd2, [], ctx)[0])
+    rd3 = Reading("standard", (Group("pair", 4), Group("run", 0), Group("triplet", 27), Group("triplet", 31),
+                               Group("triplet", 9)))
+    assert not R.qing_san_dui(R.winning_hands(rd3, [], ctx)[0])
+
+
+def test_P22_qing_san_dui_three_honor_triplets():
+    """P22 (ambiguity 7): three honor triplets, dragons included, are 清三对 (10, 暗x2)."""
+    p = pats("111z555z666z123m4p", "4p")  # 东 白 发: neither 小四喜 nor 三大元
+    assert p["P22"] == 20 and "P45" not in p and "P41" not in p
+    p = pats("123m4p", "4p", melds=[("pong", "111z"), ("pong", "555z"), ("pong", "666z")])
+    assert p["P22"] == 10  # claimed: not doubled
+
+
+def test_J_7_san_da_yuan_excludes_qing_san_dui():
+    """J-7: 三大元 over 清三对 (three dragon triplets are also three honor triplets)."""
+    assert ("P41", ("P22",)) in J.DEFAULT_EXCLUSIONS
+    p = pats("555z666z777z123m4p", "4p")
+    assert p["P41"] == 120 and "P22" not in p
+    p = evaluate(case("555z666z777z123m4p", "4p"), JiatingRules(pattern_points={"P41": 0})).patterns
+    assert p["P22"] == 20 and "P41" not in p
 
 
 def test_P23_hun_yise_one_suit_and_honors():
@@ -472,6 +503,29 @@ def test_P40_duidui_hu_jin_shi_peng_not_with_a_kong():
     assert "P40" not in p and p["P30"] == 20
 
 
+def test_P40_duidui_hu_jin_shi_peng_seed_example():
+    """P40 (ambiguity 6): the seed's own example, pongs 222m 666m 777z, concealed 44p88s, won
+    on a discarded 8s: the win completes the one triplet that is not a pong.  P01 + P40 = 42
+    (the first reading gave P01 + P30 = 22)."""
+    melds = [("pong", "222m"), ("pong", "666m"), ("pong", "777z")]
+    res = evaluate(case("44p88s", "8s", melds=melds))
+    assert res.patterns == {"P01": 2, "P40": 40} and res.P == 42
+    assert res.scores == [0, 43, -43, 0]  # non-dealer discarder to a non-dealer winner: + 1 (J-6.4)
+    p = pats("44p88s", "8s", melds=melds, win_type="self_draw")  # self-drawn: the win completes it too
+    assert p["P40"] == 40 and "P30" not in p
+
+
+def test_P40_duidui_hu_jin_shi_peng_not_with_a_triplet_the_win_does_not_complete():
+    """P40: a concealed triplet the winning tile does not complete, or two, is no P40."""
+    melds = [("pong", "222m"), ("pong", "666m"), ("pong", "777z")]
+    p = pats("444p8s", "8s", melds=melds)  # 444p was in hand before the win
+    assert "P40" not in p and p["P30"] == 20
+    p = pats("444p88s99s", "8s", melds=melds[:2])
+    assert "P40" not in p and p["P30"] == 20
+    p = pats("44p88s", "8s", melds=[("pong", "222m"), ("kong_exposed", "6666m"), ("pong", "777z")])
+    assert "P40" not in p and p["P30"] == 20  # a kong: no P40 (J-8)
+
+
 def test_P41_san_da_yuan_three_dragons():
     assert pats("555z666z777z123m4p", "4p")["P41"] == 120
 
@@ -542,6 +596,25 @@ def test_P47_dihu_option_win_on_dealers_first_discard():
     assert "P47" not in evaluate(c2, rules).patterns
 
 
+def test_P47_dihu_option_dealer_ready_undeclared():
+    """P47 option dihu="dealer_ready_undeclared" (ambiguity 3): the dealer that was ready right
+    after its first discard (case key dealer_ready_after_first_discard) scores 地胡 on a later
+    win without the hard declaration; a hard declaration implies it; not for a non-dealer."""
+    rules = JiatingRules(dihu="dealer_ready_undeclared")
+    c = case("234m567p345s99s11z", "9s", winner=0, discarder=2, dealer_ready_after_first_discard=True)
+    assert evaluate(c, rules).patterns["P47"] == 200
+    assert "P47" not in evaluate(c).patterns  # the default asks for the hard declaration
+    assert "P47" not in evaluate(dict(c, dealer_ready_after_first_discard=False), rules).patterns
+    hard = case("234m567p345s99s11z", "9s", winner=0, discarder=2, declaration="hard")
+    p = evaluate(hard, rules).patterns
+    assert p["P47"] == 200 and "P24" not in p  # 地胡 over 硬子 (J-7)
+    other = case("234m567p345s99s11z", "9s", winner=1, discarder=2, dealer_ready_after_first_discard=True)
+    assert "P47" not in evaluate(other, rules).patterns
+    with pytest.raises(ValueError, match="first_turn"):
+        evaluate(case("123m456p789s11z22z", "2z", win_type="self_draw", winner=0, first_turn=True,
+                      dealer_ready_after_first_discard=True), rules)
+
+
 def test_P48_feng_hu_all_honors():
     assert pats("11z22z33z44z55z66z7z", "7z")["P48"] == 200
 
@@ -596,8 +669,9 @@ def test_P49_kankan_hu_self_draw_on_the_pair_other_waits_do_not_matter():
     # 111222333m 555p 6p waits on 4p, 6p and 7p; the self-drawn 6p completes the pair: 坎坎胡
     assert [kind_name(k) for k in waits(parse("111222333m5556p"))] == ["4p", "6p", "7p"]
     res = evaluate(case("111222333m5556p", "6p", win_type="self_draw"))
-    assert res.patterns == {"P01": 2, "P06": 2, "P11": 24, "P14": 10, "P34": 40, "P49": 200}
-    assert res.P == 278 and res.scores == [-404, 808, -202, -202]
+    # P06 缺一门 is doubled: the concealed, self-drawn hand is its own witness (J-6.3)
+    assert res.patterns == {"P01": 2, "P06": 4, "P11": 24, "P14": 10, "P34": 40, "P49": 200}
+    assert res.P == 280 and res.scores == [-404, 808, -202, -202]
 
 
 def test_P49_kankan_hu_excludes_duidui_and_an_kan():
@@ -679,9 +753,10 @@ def test_J_5_3_seven_pairs_or_standard_whichever_is_higher():
     res = evaluate(case("112233m445566p7z", "7z"))  # discard: 姊妹付 x2 (40) beats 七对子 (20)
     assert res.form == "standard" and res.patterns["P16"] == 40 and "P25" not in res.patterns
     assert res.P == 2 + 2 + 2 + 40
-    # self-draw: 七对子 doubles to 40 and both readings give P = 54 (D6: a fixed tie-break)
+    # self-draw: 七对子 doubles to 40 and both readings give P = 56, 缺一门 doubled in both (D6: a
+    # fixed tie-break)
     res = evaluate(case("112233m445566p7z", "7z", win_type="self_draw"))
-    assert res.P == 54 and res.form == "seven_pairs"
+    assert res.P == 56 and res.form == "seven_pairs" and res.patterns["P06"] == 4
     # no standard reading: seven pairs it is
     assert evaluate(case("112233m557799p7z", "7z")).form == "seven_pairs"
 

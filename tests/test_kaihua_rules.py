@@ -267,6 +267,50 @@ def test_K_4_4_passed_pong_until_own_next_turn(engine_warm):
     assert g.phase == "claim" and g.current_player == 2 and "pong" in legal(g)
 
 
+def test_K_4_4_chow_of_the_passed_pong_keeps_the_ban(engine_warm):
+    """K-4.4 (issue 22): seat 1 is offered chow_low, pong and pass on the dealer's 3m and
+    chows; answering the same discard with a chow is not its next turn, so seat 2's 3m,
+    before seat 1's next draw, is not offered to it (it still holds 3m3m)."""
+    other = "1z2z3z4z6z7z1m5m9m1p5p9p1s"
+    g = deal([other, "3m3m4m5m1z2z3z4z6z7z1m9m1p", other, other], draws="3m3m")
+    act(g, "discard 3m")
+    assert g.current_player == 1 and legal(g) == {"chow_low", "pong", "pass"}
+    act(g, "chow_low")
+    assert g.observation(1)["passed_pong"][K("3m")]  # set by the chow's own claim step and kept
+    act(g, "discard 1z")
+    assert pass_claims(g) == [] and g.current_player == 2 and g.phase == "turn"
+    act(g, "discard 3m")
+    assert g.state["hands"][1, K("3m")] == 2
+    assert g.phase == "turn" and g.current_player == 3  # seat 1 is not asked: straight to seat 3's draw
+    assert [e["name"] for e in g.events[1:]] == ["discard 3m", "chow_low", "discard 1z", "discard 3m"]
+    assert not g.observation(3)["passed_pong"].any() and g.observation(1)["passed_pong"][K("3m")]
+    tsumogiri(g)
+    assert g.current_player == 0 and g.phase == "turn"
+    tsumogiri(g)
+    assert g.current_player == 1 and not g.observation(1)["passed_pong"].any()  # its next draw ends it
+
+
+def test_K_4_4_a_later_claim_ends_the_ban(engine_warm):
+    """K-4.4: seat 2 passes the pong of the dealer's 7z; its chow of seat 1's 3m (a later
+    claim, before its next draw) is its next turn and lifts the ban: seat 3's 7z is
+    offered to it again."""
+    hands = ["7z19m19p19s1234z6z2m", "5s6z28m28p28s1234z3m", "77z57m37p37s1234z4m", "456m456p456s123z9s"]
+    g = deal(hands, draws="6z" + "9p" + "7z")
+    act(g, "discard 7z")
+    assert g.current_player == 2 and legal(g) == {"pong", "pass"}
+    act(g, "pass")
+    assert g.current_player == 1 and g.observation(2)["passed_pong"][K("7z")]
+    act(g, "discard 3m")
+    assert g.current_player == 2 and "chow_low" in legal(g)
+    act(g, "chow_low")
+    assert not g.observation(2)["passed_pong"].any()
+    act(g, "discard 1z")
+    pass_claims(g)
+    assert g.current_player == 3
+    act(g, "discard 7z")
+    assert g.phase == "claim" and g.current_player == 2 and "pong" in legal(g)
+
+
 @pytest.mark.parametrize("swap_max,allowed", [(2, True), (0, False)])
 @pytest.mark.parametrize("claimed,held,variant,swap_end", [("6s", "45s", "chow_high", "3s"), ("3s", "45s", "chow_low", "6s")])
 def test_K_4_5_swap_call(engine_warm, swap_max, allowed, claimed, held, variant, swap_end):
@@ -763,6 +807,23 @@ def test_K_7_1_baotou_discard_win_option_through_the_engine(engine_warm):
     r = g.result
     assert (r["winner"], r["win_type"], r["exponent"], r["flags"]) == (1, 1, 0, kaihua_flag("pinghu"))
     assert scores(g) == [-8, 8, 0, 0]
+
+
+def test_K_7_1_discard_win_max_caishen_through_the_engine(engine_warm):
+    """K-7.1 option discard_win_max_caishen: seat 1's 七对 with two 财神
+    (11m44m77p11s3z6z9s + 5z5z) is offered the dealer's 9s only under 2; it wins
+    with exponent 1 (七对, K-2.6 passed) and the dealer pays the three shares."""
+    hands = ["9s19m19p1s24z7z238m8p", "11m44m77p11s3z6z9s5z5z", "258s36p47m123467z", "36s25p56m9m123467z"]
+    g = deal(hands, draws="6s")
+    act(g, "discard 9s")
+    assert g.phase == "turn" and g.current_player == 1  # default 1: nobody is asked
+    g = deal(hands, draws="6s", discard_win_max_caishen=2)
+    act(g, "discard 9s")
+    assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"win", "pass"}
+    act(g, "win")
+    r = g.result
+    assert (r["winner"], r["win_type"], r["exponent"], r["flags"]) == (1, 1, 1, kaihua_flag("qidui"))
+    assert scores(g) == [-16, 16, 0, 0]
 
 
 def test_K_7_1_baotou_discard_win_option_on_a_robbed_kong(engine_warm):

@@ -66,6 +66,7 @@ def test_options_defaults_are_the_spec_defaults():
         "discard_win_payment": "all_three",
         "failed_piao_factor": 2,
         "baotou_discard_win": "never",
+        "discard_win_max_caishen": 1,
     }
 
 
@@ -82,6 +83,7 @@ def test_options_params_layout():
         discard_win_payment="own_share",
         failed_piao_factor=3,
         baotou_discard_win="other_readings",
+        discard_win_max_caishen=2,
     )
     p = r.params()
     assert p.dtype == np.int64 and p.shape == (kaihua.N_PARAMS,)
@@ -96,7 +98,9 @@ def test_options_params_layout():
     assert p[kaihua.P_DISCARD_WIN_PAYMENT] == kaihua.PAYMENT_OWN_SHARE
     assert p[kaihua.P_FAILED_PIAO_FACTOR] == 3
     assert p[kaihua.P_BAOTOU_DISCARD_WIN] == kaihua.BAOTOU_DISCARD_OTHER_READINGS
+    assert p[kaihua.P_DISCARD_WIN_MAX_CAISHEN] == 2
     d = KaihuaRules().params()
+    assert d[kaihua.P_DISCARD_WIN_MAX_CAISHEN] == 1
     assert d[kaihua.P_BAOTOU_DISCARD_WIN] == kaihua.BAOTOU_DISCARD_NEVER
     assert d[kaihua.P_MAX_EXPONENT] == -1
     assert d[kaihua.P_DEALER_ROTATION] == kaihua.ROTATION_NEXT_AFTER_WIN
@@ -120,6 +124,8 @@ def test_options_params_layout():
         ({"discard_win": "maybe"}, "discard_win"),
         ({"baotou_discard_win": "always"}, "baotou_discard_win"),
         ({"baotou_discard_win": True}, "baotou_discard_win"),
+        ({"discard_win_max_caishen": 3}, "discard_win_max_caishen"),
+        ({"discard_win_max_caishen": -1}, "discard_win_max_caishen"),
         ({"dicard_win": "0"}, "dicard_win"),
     ],
 )
@@ -450,6 +456,29 @@ def test_K_7_1_discard_win():
     # K-9.2 does not ban wins: another player's open 飘 circle
     assert kaihua.score(case("11m22m33p44p55s66s7z", "7z", win_type="discard", discarder=3, circle=[2]))[
         "scores"] == [0, 40, -8, -32]
+
+
+def test_K_7_1_discard_win_max_caishen_option():
+    """K-7.1 option discard_win_max_caishen (ambiguity 7): 1 (default) keeps a two-财神
+    hand off discard wins; 2 lets one that passes K-2.6 win on a discard (the gate of
+    a robbed kong too, K-7.2); 0 keeps any 财神 off them.  Self-draws are unchanged."""
+    two = KaihuaRules(discard_win_max_caishen=2)
+    # 七对 with two 财神 (each pairing a single), not in 七子爆头 shape: exponent 1
+    assert ev("11m44m77p11s3z6z9s5z5z", "9s", win_type="discard") == NOT_A_WIN
+    assert ev("11m44m77p11s3z6z9s5z5z", "9s", two, win_type="discard") == (True, 1, {"qidui"})
+    assert kaihua.score(case("11m44m77p11s3z6z9s5z5z", "9s", win_type="discard"), two)["scores"] == [0, 16, -16, 0]
+    # a two-财神 平胡 still fails K-2.6 (exponent 0 < 1), unless that gate is off too
+    assert ev("123m456m78p11s2z5z5z", "9p", two, win_type="discard") == NOT_A_WIN
+    assert ev("123m456m78p11s2z5z5z", "9p", KaihuaRules(discard_win_max_caishen=2, two_caishen_min_exponent=0),
+              win_type="discard") == (True, 0, {"pinghu"})
+    # D6 still applies: a 七子爆头 shape with two 财神 never wins on a discard
+    assert ev("11m22m33p44p55s6s5z5z", "7z", two, win_type="discard") == NOT_A_WIN
+    # 0: no 财神 at all on a discard win
+    none = KaihuaRules(discard_win_max_caishen=0)
+    assert ev("123m456m789p23s7z5z", "7z", win_type="discard") == (True, 0, {"pinghu"})
+    assert ev("123m456m789p23s7z5z", "7z", none, win_type="discard") == NOT_A_WIN
+    assert ev("123m456m789p23s7z5z", "7z", none)[0] is True  # a self-draw is not limited
+    assert ev("11m22m33p44p55s66s7z", "7z", none, win_type="discard")[0] is True
 
 
 def test_K_7_1_baotou_discard_win_option():

@@ -501,6 +501,20 @@ def test_options_of_the_rule_sets_are_documented():
         assert not missing, f"docs/rules/{rs}.md: options table lacks {missing}"
 
 
+def test_K_7_1_P47_options_of_issue_22_are_in_the_rules_command(capsys):
+    """``caishen rules K-7.1`` names the option discard_win_max_caishen, ``caishen rules P47``
+    every value of dihu (the options tables list them too)."""
+    from caishen.sim.cli import main
+
+    assert main(["rules", "K-7.1", "P47"]) == 0
+    out = capsys.readouterr().out
+    assert "`discard_win_max_caishen`" in out and "**1**" in out
+    for value in ("dealer_ready_first_discard", "win_on_dealers_first_discard", "dealer_ready_undeclared"):
+        assert f'`"{value}"`' in out
+    assert "| `discard_win_max_caishen` | K-7.1 | **1** |" in RULE_DOCS["kaihua"].read_text(encoding="utf-8")
+    assert '"dealer_ready_undeclared"' in rule_text("P47")
+
+
 def test_the_package_reads_the_repositorys_pages():
     """(c) what the package reads (``caishen.rules_docs``) is ``docs/rules/``, page for page."""
     assert pages() == {p.name: p.read_text(encoding="utf-8") for p in sorted(DOCS.glob("*.md"))}

@@ -254,6 +254,7 @@ def test_jiating_streak_bounds_are_per_line_errors_and_the_later_lines_are_score
     ({"streak": "2"}, "'streak' must be an integer, got str"),
     ({"discarder": [2]}, "'discarder' must be an integer or null, got list"),
     ({"first_turn": 0}, "'first_turn' must be true or false, got int"),
+    ({"dealer_ready_after_first_discard": 1}, "'dealer_ready_after_first_discard' must be true or false, got int"),
     ({"replacement_draw": "false"}, "'replacement_draw' must be true or false, got str"),
     ({"visible": ["2p"]}, "'visible' must be a string, got list"),
     ({"concealed": 123}, "'concealed' must be a string, got int"),
@@ -264,6 +265,17 @@ def test_known_keys_of_the_wrong_json_type_are_named(change, key):
     out = list(vectors.score_lines([jvariant("t", **change), jvariant("j")]))
     assert out[0]["line"] == 1 and key in out[0]["error"], out[0]
     assert out[1] == JGOOD_RESULT
+
+
+def test_P47_dealer_ready_key_and_the_dihu_option_through_caishen_score(capsys, monkeypatch):
+    """P47 (issue 22): a dealer's later discard win with dealer_ready_after_first_discard
+    scores 地胡 only under --rules-option dihu=dealer_ready_undeclared."""
+    line = jvariant("d", winner=0, concealed="234m567p345s99s11z", melds=[], win_tile="9s",
+                    dealer_ready_after_first_discard=True)
+    code, out, _ = score_in_process([line], capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and "P47" not in out[0]["patterns"]
+    code, out, _ = score_in_process([line], "dihu=dealer_ready_undeclared", capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0 and out[0]["patterns"]["P47"] == 200 and sum(out[0]["scores"]) == 0
 
 
 @pytest.mark.parametrize("change, key", [

@@ -212,6 +212,30 @@ def test_sweep_cli(engine_warm, tmp_path, capsys):
     assert not (tmp_path / "d").exists()
 
 
+@pytest.mark.parametrize("rules, axis, values", [
+    ("kaihua", "discard_win_max_caishen", ["1", "2"]),  # K-7.1 (issue 22)
+    ("jiating", "dihu", ["dealer_ready_first_discard", "dealer_ready_undeclared"]),  # P47 (issue 22)
+])
+def test_K_7_1_P47_new_options_are_sweep_axes(engine_warm, tmp_path, capsys, rules, axis, values):
+    """The options of issue 22 are sweep axes: `caishen sweep --option NAME=A,B` plays both
+    points on the same walls; a value out of range exits 2 naming it."""
+    from caishen.sim.cli import main
+
+    g = study.parse_grid(rules, [f"{axis}={','.join(values)}"])
+    assert g["axes"] == {axis: values}
+    out = tmp_path / "s"
+    rc = main(["sweep", "--rules", rules, "--option", f"{axis}={','.join(values)}", "--walls", "40",
+               "--chunk-size", "40", "--workers", "1", "--out", str(out), "--no-progress"])
+    assert rc == 0 and f"{axis}={values[1]}" in capsys.readouterr().out
+    t = pd.read_csv(out / "sweep.csv")
+    assert sorted(set(t[axis].astype(str))) == sorted(values) and (t["walls"] == 40).all()
+    bad = {"discard_win_max_caishen": "3", "dihu": "dealer_ready"}[axis]
+    with pytest.raises(SystemExit) as e:
+        main(["sweep", "--rules", rules, "--option", f"{axis}={values[0]},{bad}", "--walls", "10",
+              "--out", str(tmp_path / "d")])
+    assert e.value.code == 2 and axis in capsys.readouterr().err and not (tmp_path / "d").exists()
+
+
 # ---------------------------------------------------------------------------- the summary's intervals (item 6)
 def _records(n=1600, seed=4, policies="always,never,always,never"):
     from caishen.sim.selfplay import play_batch

@@ -18,9 +18,12 @@ Decisions (engine side; each cites its rule)
   ``multiple_ron`` the discard goes into the first winner's hand (the record
   shows the first winner, ``winners_mask`` all of them) and every winner is
   paid separately by the discarder (and by open 飘 circles, K-9.3).
-- E6 (K-4.4): a seat offered a pong that takes anything else (pass, chow)
-  passes that kind; the ban ends at the seat's next turn (its next draw or
-  its next claim).
+- E6 (K-4.4): a seat offered a pong that takes anything else (pass, chow;
+  not its exposed kong, which takes the tile) passes that kind; the ban ends
+  at the seat's next turn: its next draw or a later claim.  Answering the
+  same discard with a chow is not a next turn: a later claim lifts the bans
+  of earlier discards before the bookkeeping of the discard it answers, so
+  the chow keeps the ban it has just set.
 - E9 (K-9.2, K-9.3): a 飘 circle closes at that player's next draw
   (normal or replacement); a win inside somebody else's open circle marks it
   failed (``failed_piao_s``); the winner's own open circle does not count.
@@ -28,14 +31,17 @@ Decisions (engine side; each cites its rule)
   wins on discards and robberies until the seat's next draw (normal or
   replacement); a pong does not end it; self-draws stay free; a hard seat
   discarding a drawn winning tile passes no discard win.
-- J6 (J-3.6): a pong offered and not taken bans ponging that kind (option
-  ``any``: every kind) until the seat's next draw; a pong does not end it.
+- J6 (J-3.6): a pong offered and not taken (passed; an exposed kong takes
+  the tile) bans ponging that kind (option ``any``: every kind) until the
+  seat's next draw; a pong does not end it.
 - J7 (J-3.4): several win claimants are asked in turn order from the
   discarder; once one has won only the other win claimants are asked.  The
   tile goes into the first winner's hand; every winner is recorded.
 - J9 (J-5.4, P46, P47): 天胡 = the dealer's self-draw on its first turn
   with no kong before; ``dihu="win_on_dealers_first_discard"`` uses the
-  flag "won on the dealer's first discard" (a discard win, not a robbery).
+  flag "won on the dealer's first discard" (a discard win, not a robbery);
+  ``dihu="dealer_ready_undeclared"`` the flag "the dealer was ready right
+  after its first discard" (it was offered 硬子 then, J2).
 - J10 (P27): the winner sees the winning kind in unclaimed discards (not
   the winning discard) and in the other seats' exposed melds (a pong 3, an
   exposed / added kong 4, a robbed added kong 3); concealed kongs are hidden.
@@ -126,6 +132,7 @@ from caishen.sim.engine.layout import (
     SF_FAILED_PIAO,
     SF_FLAGS,
     SF_FORCE_PIAO,
+    SF_HARD_OFFER,
     SF_N_CHOWS,
     SF_N_DISCARDS,
     SF_N_MELDS,
@@ -139,6 +146,7 @@ from caishen.sim.engine.layout import (
     SF_WIN_KONG,
     SF_WIN_PIAO,
     SF_WON,
+    WX_DEALER_READY,
     WX_DECL,
     WX_DISCARDER,
     WX_FIRST_TURN,
@@ -312,8 +320,13 @@ def _claim_step(st, ep, rp, tabs, a):
             return
         _finish_wins(st, ep, rp, WIN_ROBBED_KONG if rob else WIN_DISCARD, src, k)
         return
-    # the seat gives up what it does not take
-    if offered & OPT_PONG and a != A_PONG and ep[EP_PASSED_PONG] != 0:
+    # K-4.4 (E6): a melding claim is the seat's next turn for the bans of earlier
+    # discards, so it lifts them first; the ban that answering this very discard
+    # sets (a chow of a tile it could pong) is set after and holds
+    if a != A_PASS and ep[EP_PASSED_PONG_CLAIM_CLEARS] != 0:
+        st.seat[s, SF_PASSED_PONG] = 0
+    # the seat gives up what it does not take (its exposed kong takes the tile: no pass)
+    if offered & OPT_PONG and a != A_PONG and a != A_KONG_EXPOSED and ep[EP_PASSED_PONG] != 0:
         if ep[EP_PASSED_PONG] == 2:
             st.seat[s, SF_PASSED_PONG] = (1 << N_KINDS) - 1
         else:
@@ -334,8 +347,6 @@ def _claim_step(st, ep, rp, tabs, a):
     # a melding claim (everybody with a higher priority has passed)
     nd = st.seat[src, SF_N_DISCARDS] - 1
     st.dflags[src, nd] |= DF_CLAIMED
-    if ep[EP_PASSED_PONG_CLAIM_CLEARS] != 0:
-        st.seat[s, SF_PASSED_PONG] = 0
     st.seat[s, SF_SWAP_FORBID] = -1
     if a == A_PONG:
         st.hands[s, k] -= 2
@@ -389,6 +400,9 @@ def _record_win(st, j, w, win_type, discarder, tile):
     x[WX_REPLACEMENT] = 1 if replacement else 0
     x[WX_ON_FIRST] = 1 if (win_type == WIN_DISCARD and discarder == dealer
                            and st.seat[dealer, SF_N_DISCARDS] == 1) else 0
+    # P47 (dihu="dealer_ready_undeclared"): the dealer was ready right after its first
+    # discard, exactly when it was offered 硬子 then (J-4.2, engine J2)
+    x[WX_DEALER_READY] = st.seat[dealer, SF_HARD_OFFER]
     # P27: copies of the winning kind seen elsewhere: unclaimed discards (not the
     # winning discard itself) and the other seats' exposed melds (a robbed added
     # kong shows its three pong tiles; concealed kongs are hidden, J-3.2)

@@ -95,7 +95,8 @@ WX_VISIBLE = 8  #: copies of the winning kind the winner could see elsewhere (di
 WX_N_MELDS = 9
 WX_MELD_TYPE = 10  #: 4 slots: meld types (caishen.sim.tiles.MELD_*)
 WX_MELD_KIND = 14  #: 4 slots: meld kinds
-WX_HAND = 18  #: 34 slots: the winner's concealed tiles before the winning tile
+WX_DEALER_READY = 18  #: 1: the dealer was ready right after its first discard (J-4.2 offer; P47 option)
+WX_HAND = 19  #: 34 slots: the winner's concealed tiles before the winning tile
 N_WX = WX_HAND + 34
 
 # actions (the layout: the module docstring)
@@ -229,7 +230,7 @@ EP_PIAO_BAN = 8  #: no chow / pong / exposed kong while a 飘财 circle is open 
 EP_FORCE_JOKER_MIN = 9  #: holding this many jokers forces a joker discard (K-2.4), 0 off
 EP_BAOTOU_FORCE = 10  #: 爆头 shape + joker draw forces a joker discard (K-2.5)
 EP_PASSED_PONG = 11  #: 0 off, 1 same kind, 2 any kind (K-4.4)
-EP_PASSED_PONG_CLAIM_CLEARS = 12  #: 1: the ban ends at the next turn (claims too)
+EP_PASSED_PONG_CLAIM_CLEARS = 12  #: 1: the ban ends at the next turn: a draw or a later claim (K-4.4)
 EP_PASSED_WIN = 13  #: 1: a passed win bans wins on discards until the next draw
 EP_KONG_AFTER_CLAIM = 14  #: 1: kongs allowed right after a chow / pong
 EP_FIRST_DEALER_RANDOM = 15  #: 1: a match's first dealer is random (else seat 0)

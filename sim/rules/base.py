@@ -56,7 +56,7 @@ FACT_KEYS = (
     "force_joker_min",  # holding this many jokers forces a joker discard (K-2.4), 0 off
     "baotou_force",  # 1: 爆头 shape + joker draw forces a joker discard (K-2.5)
     "passed_pong",  # 0 off, 1 same kind, 2 any kind (K-4.4, J-3.6)
-    "passed_pong_claim_clears",  # 1: the passed-pong ban ends at the next claim too
+    "passed_pong_claim_clears",  # 1: the passed-pong ban ends at a later claim too (K-4.4)
     "passed_win",  # 1: a passed win bans wins on discards until the next draw (J-3.5)
     "kong_after_claim",  # 1: kongs allowed right after a chow / pong
     "first_dealer_random",  # 1: a match's first dealer is random (J-2.2), else seat 0

@@ -63,8 +63,8 @@ Decisions on ambiguous points (each is the default of this implementation)
   the winner's own when it is concealed (in hand, or a concealed kong) and,
   if it is the group the winning tile completes, the tile was self-drawn.
   A pattern that can be made in several ways is doubled when any of its
-  witnesses is own.  Whole-hand patterns (P17 P23 P24 P25 P30 P36 P38 P42
-  P43 P44) use every group; P27 绝张子 uses the winning tile's group, so it
+  witnesses is own.  Whole-hand patterns (P06 P17 P23 P24 P25 P30 P36 P38
+  P42 P43 P44) use every group; P27 绝张子 uses the winning tile's group, so it
   is doubled exactly when self-drawn (the seed's 暗绝张子).
 - D2 (P11/P16 "each"): P11 counts every own triplet; P16 pairs identical runs
   disjointly (``n`` equal runs give ``n // 2`` 姊妹付).  Every other pattern
@@ -83,9 +83,15 @@ Decisions on ambiguous points (each is the default of this implementation)
   the answer does not depend on enumeration order.
 - D7 (P10 P22 P32 P45 "three"): at least three; the stronger four-form
   excludes it through J-7 (清四付, 清四对, 暗四坎, 大四喜).
-- D8 (P47 with ``dihu="win_on_dealers_first_discard"``): needs the case key
+- D8 (P47 with ``dihu="win_on_dealers_first_discard"`` or
+  ``"dealer_ready_undeclared"``): needs the case key
   ``on_dealers_first_discard`` (the winning tile was the dealer's first
-  discard), which the vector format does not have; it defaults to false.
+  discard), respectively ``dealer_ready_after_first_discard`` (the dealer
+  was ready right after its first discard, 下叫; a dealer's hard
+  declaration implies it), which the vector format does not have; each
+  defaults to false.  The engine records both with each win (``WX_ON_FIRST``,
+  ``WX_DEALER_READY``: the dealer was offered 硬子 with its first discard,
+  engine J2).
 - D9: the "付付" family (P17, P36, P43) only applies to standard readings;
   P44 幺幺胡 adds to P36 付付幺 and P30 对对胡 (J-7 lists no such exclusion).
 - D10 (J-6.4, J-6.5): a robbed kong is paid like a discard win: the robbed
@@ -140,9 +146,12 @@ Decisions on ambiguous points (each is the default of this implementation)
       without one, or the winner as its own discarder.
   19. (several winners of one discard, :func:`score_discard_winners`,
       J-3.4) winners that differ in the winning tile, the discarder, the
-      dealer, the streak, the win type or ``on_dealers_first_discard``, or
-      that together hold more than four copies of a kind (with the winning
-      tile and, on a robbed kong, the robbed pong).
+      dealer, the streak, the win type, ``on_dealers_first_discard`` or
+      ``dealer_ready_after_first_discard``, or that together hold more than
+      four copies of a kind (with the winning tile and, on a robbed kong,
+      the robbed pong).
+  20. ``dealer_ready_after_first_discard`` with ``first_turn``: 天胡 is won
+      before the dealer's first discard (P47 option ``dihu``).
 
   Accepted although unusual, because play produces them: a hard dealer with
   concealed kongs (J2), also winning on a later discard or robbed kong; a
@@ -187,6 +196,7 @@ from caishen.sim.rules.jiating.layout import (  # noqa: F401  (the public names 
     DECLARATION_CODES,
     DIHU_CODES,
     DIHU_DEALER_READY,
+    DIHU_DEALER_READY_UNDECLARED,
     DIHU_DEALERS_FIRST_DISCARD,
     MAX_FACTOR,
     MAX_HAND_POINTS,

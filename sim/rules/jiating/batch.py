@@ -54,6 +54,7 @@ WX_DECL = _E.WX_DECL
 WX_FIRST_TURN = _E.WX_FIRST_TURN
 WX_REPLACEMENT = _E.WX_REPLACEMENT
 WX_ON_FIRST = _E.WX_ON_FIRST
+WX_DEALER_READY = _E.WX_DEALER_READY
 WX_VISIBLE = _E.WX_VISIBLE
 WX_N_MELDS = _E.WX_N_MELDS
 WX_MELD_TYPE = _E.WX_MELD_TYPE
@@ -114,7 +115,7 @@ def _score_rows(rec, params, points, doubled, excludes, tabs, work, hand8, pats,
             mt = x[WX_MELD_TYPE:WX_MELD_TYPE + 4]
             mk = x[WX_MELD_KIND:WX_MELD_KIND + 4]
             code = _check_context(hand, x[WX_TILE], wt, disc, w, dealer, streak, x[WX_DECL], x[WX_FIRST_TURN],
-                                  x[WX_REPLACEMENT], x[WX_ON_FIRST], x[WX_VISIBLE], nm, mt, mk)
+                                  x[WX_REPLACEMENT], x[WX_ON_FIRST], x[WX_DEALER_READY], x[WX_VISIBLE], nm, mt, mk)
             if code == 0 and nw > 1 and (wt == _J.WIN_SELF_DRAW or wt != first_type or disc != first_disc):
                 code = ERR_MULTI
             if code != 0:
@@ -125,7 +126,7 @@ def _score_rows(rec, params, points, doubled, excludes, tabs, work, hand8, pats,
             for k in range(34):
                 hand8[k] = hand[k]
             P, G = _score_win(hand8, x[WX_TILE], wt, x[WX_DECL], x[WX_FIRST_TURN], x[WX_REPLACEMENT],
-                              x[WX_ON_FIRST], x[WX_VISIBLE], 1 if w == dealer else 0, nm, mt, mk,
+                              x[WX_ON_FIRST], x[WX_DEALER_READY], x[WX_VISIBLE], 1 if w == dealer else 0, nm, mt, mk,
                               params, points, doubled, excludes, tabs, work, pats)
             if P < 0:
                 err[0] = h

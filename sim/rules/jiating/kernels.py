@@ -73,6 +73,7 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.rules.jiating.layout import (
+    C_DEALER_READY,
     C_DEALER_WINS,
     C_DECL,
     C_FIRST_TURN,
@@ -156,6 +157,7 @@ ERR_FIRST_TURN = 10
 ERR_ON_FIRST = 11
 ERR_STREAK = 12
 ERR_VISIBLE = 13
+ERR_DEALER_READY = 14
 #: code -> what is wrong with a win context (the rule IDs of caishen.sim.rules.jiating's case checks)
 ERR_MESSAGES = {
     ERR_SEAT: "dealer and winner must be seats 0..3",
@@ -171,6 +173,8 @@ ERR_MESSAGES = {
     ERR_ON_FIRST: "on_dealers_first_discard needs a discard win on a tile the dealer discarded",
     ERR_STREAK: "streak must be >= 0",
     ERR_VISIBLE: "visible copies of the winning kind must be 0..3",
+    ERR_DEALER_READY: "dealer_ready_after_first_discard with first_turn: 天胡 (J-5.4) is won before the dealer's "
+                      "first discard",
 }
 
 
@@ -202,12 +206,13 @@ _SIG_PREPARED = f"UniTuple(int64, 2)({_I64_1D}, {_I64_1D}, boolean[::1], boolean
 
 @njit(cache=True)
 def _check_context(hand, win_kind, win_type, discarder, winner, dealer, streak, decl, first_turn,
-                   replacement, on_first, visible, n_melds, meld_type, meld_kind):
+                   replacement, on_first, dealer_ready, visible, n_melds, meld_type, meld_kind):
     """``ERR_*`` code of one win context (0 = consistent); the case checks of ``caishen.sim.rules.jiating``.
 
     ``hand``: int array[34], concealed tiles before the win; ``visible``:
-    copies of the winning kind seen outside the winner's hand and melds.
-    Legality of the win itself (J-5.1) is not checked here.
+    copies of the winning kind seen outside the winner's hand and melds;
+    ``dealer_ready``: the dealer was ready right after its first discard
+    (P47).  Legality of the win itself (J-5.1) is not checked here.
     """
     if winner < 0 or winner > 3 or dealer < 0 or dealer > 3:
         return ERR_SEAT
@@ -260,6 +265,8 @@ def _check_context(hand, win_kind, win_type, discarder, winner, dealer, streak, 
         return ERR_FIRST_TURN
     if on_first != 0 and (discarder != dealer or win_type != WIN_DISCARD):
         return ERR_ON_FIRST
+    if dealer_ready != 0 and first_turn != 0:
+        return ERR_DEALER_READY
     return ERR_OK
 
 
@@ -471,8 +478,8 @@ def _score_prepared(params, points, doubled, excludes, work):
 
 
 @njit(cache=True)
-def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first, visible, winner_is_dealer,
-               n_melds, meld_type, meld_kind, params, points, doubled, excludes, tabs, work, pats):
+def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first, dealer_ready, visible,
+               winner_is_dealer, n_melds, meld_type, meld_kind, params, points, doubled, excludes, tabs, work, pats):
     """Score one Jiating win (J-5.1, J-5.3, J-6.1, J-6.3, J-7, J-8): ``(P, G)``, ``P = -1`` if no win.
 
     ``hand``: ``uint8[34]`` (any int array works; uint8 shares the engine's
@@ -480,7 +487,8 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
     winning tile (``13 - 3 * n_melds``); ``win_kind`` 0..33; ``win_type``:
     ``WIN_*`` of :mod:`caishen.sim.rules.jiating`; ``decl``: ``DECL_*``;
     ``first_turn`` (天胡), ``replacement`` (won on a kong replacement draw),
-    ``on_first`` (won on the dealer's first discard): 0/1; ``visible``:
+    ``on_first`` (won on the dealer's first discard), ``dealer_ready`` (the
+    dealer was ready right after its first discard, P47): 0/1; ``visible``:
     copies of the winning kind seen outside the winner's hand and melds
     (P27); ``winner_is_dealer``: 0/1; ``meld_type``/``meld_kind``: int arrays
     (``caishen.sim.tiles.MELD_*``, kind) of the winner's ``n_melds`` melds.  Rule
@@ -502,6 +510,7 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
     ctx[C_FIRST_TURN] = first_turn
     ctx[C_DEALER_WINS] = winner_is_dealer
     ctx[C_ON_FIRST] = on_first
+    ctx[C_DEALER_READY] = dealer_ready
     ctx[C_REPLACEMENT] = replacement
     ctx[C_N_MELDS] = n_melds
     melds = work[W_MELDS]
@@ -596,6 +605,7 @@ def score_win(
     first_turn: bool = False,
     replacement_draw: bool = False,
     on_dealers_first_discard: bool = False,
+    dealer_ready_after_first_discard: bool = False,
     visible: int = 0,
     rules: JiatingRules | None = None,
 ) -> KernelWin:
@@ -607,7 +617,10 @@ def score_win(
     ``"kong_exposed"``, ``"kong_added"``, ``"kong_concealed"``);
     ``win_type``: ``"self_draw"`` | ``"discard"`` | ``"robbed_kong"``;
     ``discarder``: the paying seat (None on a self-draw); ``declaration``:
-    ``"none"`` | ``"jiating"`` | ``"hard"``; ``visible``: copies of the
+    ``"none"`` | ``"jiating"`` | ``"hard"``;
+    ``dealer_ready_after_first_discard``: the dealer was ready right after
+    its first discard (下叫, P47 under ``dihu="dealer_ready_undeclared"``;
+    a dealer's hard declaration implies it); ``visible``: copies of the
     winning kind seen outside the winner's hand and melds (P27).  A hand
     that is not complete gives ``win=False``, no patterns, zero scores.
     Raises ``ValueError`` naming a bad or contradictory value.
@@ -645,11 +658,12 @@ def score_win(
     ft = _flag("first_turn", first_turn)
     rd = _flag("replacement_draw", replacement_draw)
     of = _flag("on_dealers_first_discard", on_dealers_first_discard)
+    dr = _flag("dealer_ready_after_first_discard", dealer_ready_after_first_discard)
     dc = DECLARATION_CODES[declaration]
-    check_context_code(_check_context(hand, wk, wt, disc, w, d, k, dc, ft, rd, of, vis, len(melds), mt, mk))
+    check_context_code(_check_context(hand, wk, wt, disc, w, d, k, dc, ft, rd, of, dr, vis, len(melds), mt, mk))
     work = new_work()
     pats = np.zeros(N_PATTERN_SLOTS, np.int64)
-    P, G = _score_win(hand, wk, wt, dc, ft, rd, of, vis, int(w == d), len(melds), mt, mk,
+    P, G = _score_win(hand, wk, wt, dc, ft, rd, of, dr, vis, int(w == d), len(melds), mt, mk,
                       params, points, doubled, excludes, hand_tables(), work, pats)
     if P < 0:
         return KernelWin(False, {}, 0, 0, [0, 0, 0, 0], None, (), -1)

@@ -42,8 +42,10 @@ PONG_SCOPE_ANY = 1
 PONG_SCOPE_CODES = {"same_kind": PONG_SCOPE_SAME_KIND, "any": PONG_SCOPE_ANY}
 DIHU_DEALER_READY = 0
 DIHU_DEALERS_FIRST_DISCARD = 1
+DIHU_DEALER_READY_UNDECLARED = 2
 DIHU_CODES = {"dealer_ready_first_discard": DIHU_DEALER_READY,
-              "win_on_dealers_first_discard": DIHU_DEALERS_FIRST_DISCARD}
+              "win_on_dealers_first_discard": DIHU_DEALERS_FIRST_DISCARD,
+              "dealer_ready_undeclared": DIHU_DEALER_READY_UNDECLARED}
 
 WIN_SELF_DRAW = 0
 WIN_DISCARD = 1
@@ -117,6 +119,7 @@ C_N_WAITS = 8
 C_WAIT_KIND = 9
 C_SEEN = 10
 C_N_MELDS = 11
+C_DEALER_READY = 12  #: the dealer was ready right after its first discard (P47, dihu="dealer_ready_undeclared")
 
 
 def new_work() -> np.ndarray:

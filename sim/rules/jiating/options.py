@@ -177,8 +177,11 @@ class JiatingRules(Options):
       ``min(P + G, cap)``; a cap of None means no cap.
     - ``streak_step`` (J-6.4): added per streak step ``k`` to every payment in
       which the dealer pays or wins.
-    - ``dihu`` (P47, ambiguity 3): ``"dealer_ready_first_discard"`` |
-      ``"win_on_dealers_first_discard"``.
+    - ``dihu`` (P47, ambiguity 3): ``"dealer_ready_first_discard"`` (the
+      dealer ready after its first discard, declared hard, wins) |
+      ``"win_on_dealers_first_discard"`` (a non-dealer wins on that discard) |
+      ``"dealer_ready_undeclared"`` (the dealer ready after its first
+      discard wins, with or without the hard declaration).
     - ``kong_exposed_points``, ``kong_concealed_points`` (J-6.1): ``G`` per
       exposed/added and per concealed kong of the winner (8, 12).
     - ``bonus_discard`` (1), ``bonus_discard_dealer`` (2), ``bonus_self_draw``
@@ -207,7 +210,8 @@ class JiatingRules(Options):
     dealer_cap: int | None = 400
     cap: int | None = 200
     streak_step: int = 2
-    dihu: Literal["dealer_ready_first_discard", "win_on_dealers_first_discard"] = "dealer_ready_first_discard"
+    dihu: Literal["dealer_ready_first_discard", "win_on_dealers_first_discard",
+                  "dealer_ready_undeclared"] = "dealer_ready_first_discard"
     kong_exposed_points: int = 8
     kong_concealed_points: int = 12
     bonus_discard: int = 1

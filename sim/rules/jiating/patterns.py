@@ -23,6 +23,7 @@ from __future__ import annotations
 from numba import njit
 
 from caishen.sim.rules.jiating.layout import (
+    C_DEALER_READY,
     C_DEALER_WINS,
     C_DECL,
     C_FIRST_TURN,
@@ -38,6 +39,7 @@ from caishen.sim.rules.jiating.layout import (
     DECL_HARD,
     DECL_NONE,
     DIHU_DEALER_READY,
+    DIHU_DEALER_READY_UNDECLARED,
     G_RUN,
     G_TRIPLET,
     N_KINDS,
@@ -122,8 +124,8 @@ def _view_values(standard, ng, wait, params, points, doubled, work):
     o_m = 0
     o_p = 0
     o_s = 0
-    n_wind = 0  # wind triplets (P22), own ones
-    o_wind = 0
+    n_honor = 0  # honor triplets (P22: 风 = any honor), own ones
+    o_honor = 0
     n_xsx = 0  # triplets among 东 南 西 北 中 (P45), own ones
     o_xsx = 0
     for i in range(ng):
@@ -158,21 +160,19 @@ def _view_values(standard, ng, wait, params, points, doubled, work):
                 t_s += 1
                 o_s += own
             else:
-                if k <= 30:
-                    n_wind += 1
-                    o_wind += own
+                n_honor += 1
+                o_honor += own
                 if k <= 30 or k == 33:
                     n_xsx += 1
                     o_xsx += own
     n_suits = (suits & 1) + ((suits >> 1) & 1) + ((suits >> 2) & 1)
     wait_own = gown[wait]
 
-    # patterns whose witness is the win itself (always own): P01 P02 P03 P06 P07 P14 P18 P19 P28 P29
+    # patterns whose witness is the win itself (always own): P01 P02 P03 P07 P14 P18 P19 P28 P29
     # P32 P37 P40 P46 P47 P48 P49
     hit[1] = 1
     hit[2] = 1 if decl != DECL_NONE and single else 0
     hit[3] = 1 if self_draw else 0
-    hit[6] = 1 if n_suits == 2 else 0
     hit[7] = 0 if claimed else 1
     hit[14] = 1 if self_draw and not claimed else 0
     hit[18] = 1 if self_draw and ctx[C_REPLACEMENT] != 0 else 0
@@ -181,16 +181,20 @@ def _view_values(standard, ng, wait, params, points, doubled, work):
     hit[29] = 1 if ctx[C_N_MELDS] == 4 else 0  # P29 全求人
     hit[32] = 1 if n_lz >= 3 else 0  # P32 暗三坎
     hit[37] = 1 if n_lz >= 4 else 0  # P37 暗四坎
-    hit[40] = 1 if standard != 0 and n_pong == 4 else 0  # P40 对对胡尽是碰
+    # P40 对对胡尽是碰: four triplets, no kong, every one a claimed pong except at most
+    # the one the winning tile completes (the seed's three pongs + a win on one of two pairs)
+    hit[40] = 1 if standard != 0 and n_trip == 4 and (n_pong == 4 or (n_pong == 3 and gt[wait] == G_TRIPLET)) else 0
     dealer_wins = ctx[C_DEALER_WINS] != 0
     hit[46] = 1 if ctx[C_FIRST_TURN] != 0 and dealer_wins else 0  # P46 天胡
     if params[P_DIHU] == DIHU_DEALER_READY:  # P47 地胡
         hit[47] = 1 if dealer_wins and decl == DECL_HARD else 0
+    elif params[P_DIHU] == DIHU_DEALER_READY_UNDECLARED:  # ready after its first discard, declared or not
+        hit[47] = 1 if dealer_wins and (decl == DECL_HARD or ctx[C_DEALER_READY] != 0) else 0
     else:
         hit[47] = 1 if not dealer_wins and ctx[C_WIN_TYPE] == WIN_DISCARD and ctx[C_ON_FIRST] != 0 else 0
     hit[48] = 1 if suits == 0 else 0  # P48 风胡
     hit[49] = 1 if standard != 0 and n_lz == 4 and wait == 0 and self_draw else 0  # P49 坎坎胡
-    for p in (1, 2, 3, 6, 7, 14, 18, 19, 28, 29, 32, 37, 40, 46, 47, 48, 49):
+    for p in (1, 2, 3, 7, 14, 18, 19, 28, 29, 32, 37, 40, 46, 47, 48, 49):
         ownw[p] = 1
 
     # the wait's group: P04 边三七, P05 中心五, P27 绝张子
@@ -284,8 +288,8 @@ def _view_values(standard, ng, wait, params, points, doubled, work):
             hit[21] = 1
             if gown[a] != 0 and gown[c] != 0:
                 ownw[21] = 1
-    hit[22] = 1 if t_m >= 3 or t_p >= 3 or t_s >= 3 or n_wind >= 3 else 0
-    ownw[22] = 1 if o_m >= 3 or o_p >= 3 or o_s >= 3 or o_wind >= 3 else 0
+    hit[22] = 1 if t_m >= 3 or t_p >= 3 or t_s >= 3 or n_honor >= 3 else 0
+    ownw[22] = 1 if o_m >= 3 or o_p >= 3 or o_s >= 3 or o_honor >= 3 else 0
     for k in range(27):
         if k % 9 <= 6 and trip_at[k] >= 0 and trip_at[k + 1] >= 0 and trip_at[k + 2] >= 0:
             hit[34] = 1
@@ -307,7 +311,7 @@ def _view_values(standard, ng, wait, params, points, doubled, work):
         hit[50] = 1
         ownw[50] = 1 if gown[trip_at[27]] + gown[trip_at[28]] + gown[trip_at[29]] + gown[trip_at[30]] == 4 else 0
 
-    # whole hand (witness: every group): P17 P23 P24 P25 P30 P36 P38 P42 P43 P44
+    # whole hand (witness: every group): P06 P17 P23 P24 P25 P30 P36 P38 P42 P43 P44
     if standard != 0 and gk[0] < 27:
         pr = gk[0] % 9 + 1
         for q in range(3):  # 付付 (D9): P17 ranks 3/7, P36 ranks 1/9, P43 the pair's rank
@@ -338,6 +342,7 @@ def _view_values(standard, ng, wait, params, points, doubled, work):
         hit[44] = 1 if yao else 0
     if standard != 0:
         hit[30] = 1 if n_trip == 4 else 0
+    hit[6] = 1 if n_suits == 2 else 0  # P06 缺一门
     hit[23] = 1 if n_suits == 1 and honors else 0
     hit[24] = 1 if decl == DECL_HARD else 0
     hit[42] = 1 if n_suits == 1 and not honors else 0
@@ -348,7 +353,7 @@ def _view_values(standard, ng, wait, params, points, doubled, work):
             if gk[i] == win_kind:
                 n_win_pairs += 1
         hit[38] = 1 if n_win_pairs == 2 else 0
-    for p in (17, 23, 24, 25, 30, 36, 38, 42, 43, 44):
+    for p in (6, 17, 23, 24, 25, 30, 36, 38, 42, 43, 44):
         ownw[p] = all_own
 
     # points, doubled when a witness is own (J-6.3); P11 and P16 count each witness (D2)

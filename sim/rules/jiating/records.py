@@ -112,6 +112,7 @@ def _win_case(row: np.ndarray, j: int, dealer: int, streak: int) -> dict:
         "first_turn": bool(x[_E.WX_FIRST_TURN]),
         "visible": _tiles.kind_name(tile) * int(x[_E.WX_VISIBLE]),
         "on_dealers_first_discard": bool(x[_E.WX_ON_FIRST]),
+        "dealer_ready_after_first_discard": bool(x[_E.WX_DEALER_READY]),
     }
 
 

@@ -29,7 +29,7 @@ from caishen.sim.rules.options import short_repr, short_text
 _CASE_KEYS = {
     "id", "rules", "dealer", "streak", "winner", "win_type", "discarder", "concealed", "melds",
     "win_tile", "replacement_draw", "declaration", "first_turn", "visible", "on_dealers_first_discard",
-    "expect",
+    "dealer_ready_after_first_discard", "expect",
 }
 _REQUIRED = ("dealer", "winner", "win_type", "concealed", "win_tile")
 _MELD_SIZE = {"pong": 3, "kong_exposed": 4, "kong_added": 4, "kong_concealed": 4}
@@ -72,7 +72,7 @@ def _parse_tiles(case: dict, key: str, default: str | None = None) -> np.ndarray
 
 
 def _check_playable(c: dict) -> None:
-    """Reject a case that play cannot produce (decision D11, items 1-16).
+    """Reject a case that play cannot produce (decision D11, items 1-16 and 20).
 
     ``c``: the parsed case of :func:`_parse_case`.  Raises ``ValueError``
     naming the contradiction and its rule.
@@ -126,6 +126,9 @@ def _check_playable(c: dict) -> None:
         if n_visible:
             raise ValueError("on_dealers_first_discard with visible tiles: nothing but the winning tile has been "
                              "discarded or melded yet")
+    if c["dealer_ready"] and c["first_turn"]:  # P47 option dihu (D11 item 20)
+        raise ValueError("dealer_ready_after_first_discard with first_turn: 天胡 (J-5.4) is won before the "
+                         "dealer's first discard")
     if wt == "robbed_kong" and c["own"][c["win_kind"]] > 0:  # J-3.3
         raise ValueError(
             f"robbed_kong on {_tiles.kind_name(c['win_kind'])}: the robbed pong holds three copies and the robbed "
@@ -165,6 +168,7 @@ def _parse_case(case: dict) -> dict:
     replacement = _parse_bool(case, "replacement_draw")
     first_turn = _parse_bool(case, "first_turn")
     on_first = _parse_bool(case, "on_dealers_first_discard")
+    dealer_ready = _parse_bool(case, "dealer_ready_after_first_discard")
     melds_in = case.get("melds")
     if melds_in is None:
         melds_in = []
@@ -212,9 +216,9 @@ def _parse_case(case: dict) -> dict:
     total[win_kind] += 1
     c = dict(id=cid, dealer=dealer, winner=winner, streak=streak, win_type=win_type,
              discarder=discarder, declaration=declaration, replacement=replacement, first_turn=first_turn,
-             on_first=on_first, melds=melds, concealed=concealed, win_kind=win_kind, own=own,
-             visible=visible, seen=seen)
-    _check_playable(c)  # D11 items 1-16 (item 16 before the count, for its clearer message)
+             on_first=on_first, dealer_ready=dealer_ready, melds=melds, concealed=concealed, win_kind=win_kind,
+             own=own, visible=visible, seen=seen)
+    _check_playable(c)  # D11 items 1-16 and 20 (item 16 before the count, for its clearer message)
     if (total > 4).any():
         k = int(np.flatnonzero(total > 4)[0])
         robbed = " (with the robbed pong's three)" if win_type == "robbed_kong" and k == win_kind else ""
@@ -244,7 +248,7 @@ def evaluate(case: dict, rules: JiatingRules | None = None) -> JiatingWin:
         c["concealed"], wk, melds=c["melds"], win_type=c["win_type"], winner=c["winner"], dealer=c["dealer"],
         discarder=c["discarder"], streak=c["streak"], declaration=c["declaration"], first_turn=c["first_turn"],
         replacement_draw=c["replacement"], on_dealers_first_discard=c["on_first"],
-        visible=int(c["visible"][wk]), rules=r,
+        dealer_ready_after_first_discard=c["dealer_ready"], visible=int(c["visible"][wk]), rules=r,
     )
 
 
@@ -263,8 +267,9 @@ def score_discard_winners(cases: Sequence[dict], rules: JiatingRules | None = No
     """Several winners of one discard (一炮多响, J-3.4): each paid by the discarder.
 
     ``cases``: one case per winner, all with the same ``dealer``, ``streak``,
-    ``win_type`` (discard or robbed kong), ``discarder``, ``win_tile`` and
-    ``on_dealers_first_discard`` (it is one tile), distinct winners, and
+    ``win_type`` (discard or robbed kong), ``discarder``, ``win_tile``,
+    ``on_dealers_first_discard`` (it is one tile) and
+    ``dealer_ready_after_first_discard`` (one hand), distinct winners, and
     together at most four copies of any kind among the winners' hands and
     melds, the one winning tile and, on a robbed kong, the robbed pong
     (decision D11 across the winners).  Returns ``{"wins": [score(case)
@@ -297,7 +302,8 @@ def _parse_discard_winners(cases: Sequence[dict]) -> list[dict]:
     first = parsed[0]
     for c in parsed:
         for k, name in (("dealer", "dealer"), ("streak", "streak"), ("win_type", "win_type"),
-                        ("discarder", "discarder"), ("win_kind", "win_tile"), ("on_first", "on_dealers_first_discard")):
+                        ("discarder", "discarder"), ("win_kind", "win_tile"), ("on_first", "on_dealers_first_discard"),
+                        ("dealer_ready", "dealer_ready_after_first_discard")):
             if c[k] != first[k]:
                 raise ValueError(f"case {short_repr(c['id'])}: {name} differs from the first case's "
                                  "(several winners of one discard share it)")

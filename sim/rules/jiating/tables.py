@@ -84,7 +84,7 @@ DEFAULT_POINTS: dict[str, int] = {
 
 #: J-8 patterns marked "暗x2" (concealed doubling, J-6.3)
 DEFAULT_DOUBLED: tuple[str, ...] = (
-    "P04", "P05", "P08", "P09", "P10", "P12", "P13", "P15", "P16", "P17", "P20",
+    "P04", "P05", "P06", "P08", "P09", "P10", "P12", "P13", "P15", "P16", "P17", "P20",
     "P21", "P22", "P23", "P24", "P25", "P26", "P27", "P30", "P31", "P33", "P34",
     "P35", "P36", "P38", "P39", "P41", "P42", "P43", "P44", "P45",
 )
@@ -95,6 +95,7 @@ DEFAULT_EXCLUSIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("P31", ("P08", "P10", "P09")),   # 一条龙 over 半龙, 清三付, 老少付
     ("P35", ("P22",)),                # 清四对 over 清三对
     ("P34", ("P22",)),                # 三清三连 over 清三对
+    ("P41", ("P22",)),                # 三大元 over 清三对 (three honor triplets)
     ("P26", ("P13",)),                # 四付五 over 三付五
     ("P50", ("P45",)),                # 大四喜 over 小四喜
     ("P45", ("P22",)),                # 小四喜 over 清三对

@@ -45,8 +45,9 @@ The rules in brief
   清七对 +1, 豪华 +1 per four of a kind, 七子爆头 +1, 去不去 floor 3 (K-6.3);
   清一色 +1 (K-6.4); on a self-draw win + one per chain link (kong or 飘财,
   K-6.5).
-- K-7: a win on a discard (放冲) needs ``discard_win``, at most one 财神, and a
-  hand that is not 爆头 / 七子爆头 (K-7.1; option ``baotou_discard_win``, D6);
+- K-7: a win on a discard (放冲) needs ``discard_win``, at most
+  ``discard_win_max_caishen`` (1) 财神, and a hand that is not 爆头 /
+  七子爆头 (K-7.1; option ``baotou_discard_win``, D6);
   robbing a kong is a discard-style win (K-7.2).
 - K-8: share ``base * 2**E`` with ``base`` 4 if loser or winner is the dealer,
   else 2 (K-8.1); self-draw: everybody pays their share (K-8.2); discard win
@@ -87,7 +88,7 @@ Decisions on ambiguous points (each is the default of this implementation)
   and scored by its best reading without the 爆头 / 七子爆头 bonus
   (``123m456m789p234s5z`` + a discarded ``2s`` is a 平胡, exponent 0; six
   pairs + a lone 财神 + a discard is a 七对子, exponent 1); every other gate
-  stays (at most one 财神, K-2.2, K-2.4, K-2.6, ``discard_win``).
+  stays (``discard_win_max_caishen``, K-2.2, K-2.4, K-2.6, ``discard_win``).
 - D7 (K-7.2): robbing a kong is a discard-style win, so every K-7.1
   condition applies to it, the ``discard_win`` switch included (the kernel
   sees only ``self_draw=False`` for both).  A 财神 can never be won on a
@@ -142,6 +143,7 @@ from caishen.sim.rules.kaihua.options import (  # noqa: F401  (the options, code
     P_BAOTOU_DISCARD_WIN,
     P_DEALER_ROTATION,
     P_DISCARD_WIN,
+    P_DISCARD_WIN_MAX_CAISHEN,
     P_DISCARD_WIN_PAYMENT,
     P_FAILED_PIAO_FACTOR,
     P_MAX_EXPONENT,

@@ -29,6 +29,7 @@ from caishen.sim.rules.kaihua.options import (
     PAYMENT_OWN_SHARE,
     P_BAOTOU_DISCARD_WIN,
     P_DISCARD_WIN,
+    P_DISCARD_WIN_MAX_CAISHEN,
     P_DISCARD_WIN_PAYMENT,
     P_FAILED_PIAO_FACTOR,
     P_MAX_EXPONENT,
@@ -171,8 +172,8 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
         return False, zero, zero, zero, zero
     if not self_draw:
         # K-2.2: a discarded 财神 is never claimed; K-7.1/K-7.2: the discard_win
-        # switch, and at most one 财神 in hand
-        if win_tile == CAISHEN or params[P_DISCARD_WIN] == 0 or jokers > 1:
+        # switch, and at most discard_win_max_caishen (1) 财神 in hand
+        if win_tile == CAISHEN or params[P_DISCARD_WIN] == 0 or jokers > params[P_DISCARD_WIN_MAX_CAISHEN]:
             return False, zero, zero, zero, zero
     # shapes of the 13 tiles before the win
     baotou = _is_baotou(concealed, CAISHEN, tabs)  # K-6.2

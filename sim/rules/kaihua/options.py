@@ -40,7 +40,9 @@ P_DISCARD_WIN_PAYMENT = 8
 P_FAILED_PIAO_FACTOR = 9
 #: K-7.1 a discard win on a 爆头-shaped hand, one of BAOTOU_DISCARD_*
 P_BAOTOU_DISCARD_WIN = 10
-N_PARAMS = 11
+#: K-7.1 most 财神 a hand may hold to win on a discard (or a robbed kong, K-7.2)
+P_DISCARD_WIN_MAX_CAISHEN = 11
+N_PARAMS = 12
 
 #: K-3.3 codes for ``dealer_rotation``
 ROTATION_NEXT_AFTER_WIN = 0
@@ -118,6 +120,10 @@ class KaihuaRules(Options):
       tiles are in 爆头 / 七子爆头 shape never wins on a discard or a robbed
       kong) or ``"other_readings"`` (it may, scored by its best reading
       without the 爆头 / 七子爆头 bonus; every other gate stays).
+    - ``discard_win_max_caishen`` (K-7.1, ambiguity 7): the most 财神 a hand
+      may hold to win on a discard or a robbed kong; 2 lets a two-财神 hand
+      that passes K-2.6 (七对 with two 财神) win on one.  Range 0..2 (three
+      or four never win, K-2.4).
 
     Raises ``ValueError`` naming a bad option or value.
     """
@@ -133,6 +139,7 @@ class KaihuaRules(Options):
     discard_win_payment: Literal["all_three", "own_share"] = "all_three"
     failed_piao_factor: int = 2
     baotou_discard_win: Literal["never", "other_readings"] = "never"
+    discard_win_max_caishen: int = 1
 
     def _check(self) -> None:
         def in_range(name: str, lo: int, hi: int | None = None) -> None:
@@ -142,6 +149,7 @@ class KaihuaRules(Options):
         in_range("reserved_tiles", 0, 82)
         in_range("swap_call_max_chows", 0, 4)
         in_range("failed_piao_factor", 1, 16)
+        in_range("discard_win_max_caishen", 0, 2)
         if self.max_exponent is not None:
             in_range("max_exponent", 0, None)
 
@@ -163,4 +171,5 @@ class KaihuaRules(Options):
         p[P_DISCARD_WIN_PAYMENT] = PAYMENT_CODES[self.discard_win_payment]
         p[P_FAILED_PIAO_FACTOR] = self.failed_piao_factor
         p[P_BAOTOU_DISCARD_WIN] = BAOTOU_DISCARD_CODES[self.baotou_discard_win]
+        p[P_DISCARD_WIN_MAX_CAISHEN] = self.discard_win_max_caishen
         return p
