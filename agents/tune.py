@@ -212,7 +212,7 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
     try:  # before any tuning: a bad path fails now, not after the last generation
         safeio.make_dir(out.parent)
     except safeio.FileError as e:
-        raise ValueError(f"out {str(out)!r}: {e}") from None
+        raise ValueError(f"out {str(out)!r}: cannot create its directory ({str(e).split(': ', 1)[-1]})") from None
     pool_specs = [p.strip() for p in pool.split(",")] if isinstance(pool, str) else list(pool)
     ev = _Evaluator(rules, options, pool_specs)
     x0 = GREEDY_WEIGHTS

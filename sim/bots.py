@@ -90,7 +90,8 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
         raise ValueError(f"tuned:{_short(name)}: give a shipped name (kaihua, jiating) or a .json path")
     path = tuned_path(name.strip())
     try:
-        meta = safeio.read_json(path, MAX_WEIGHTS_FILE, follow=True, what="a weights file")
+        meta = safeio.read_json(path, MAX_WEIGHTS_FILE, follow=True, what="a weights file",
+                                constants=True)  # a NaN weight is named by check_weights
     except FileNotFoundError:
         shipped = ", ".join(sorted(p.stem for p in TUNED_DIR.glob("*.json"))) or "none"
         raise ValueError(f"tuned:{_short(name)}: cannot read {str(path)!r} (No such file or directory); "

@@ -761,7 +761,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(_one_line(command, "an input nested too deeply"))
         raise SystemExit(2) from None
     except KeyboardInterrupt:
-        sys.stderr.write(f"caishen {command}: interrupted\n")
+        sys.stderr.write(f"caishen{'' if command == '?' else ' ' + command}: interrupted\n")
         return 130
 
 

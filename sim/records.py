@@ -102,9 +102,11 @@ def record_columns(rules: str) -> tuple[tuple[str, np.dtype], ...]:
 def file_columns(rules: str, chunk_fn: str | None = None) -> tuple[tuple[str, "pa.DataType"], ...]:
     """``((name, pyarrow type), ...)`` every chunk file of a run must hold (checked on read,
     :func:`caishen.sim.manifest.verify`): :data:`RUN_COLUMNS`, the records contract of ``rules``
-    (:func:`record_columns`) and the columns its chunk function adds (:data:`CHUNK_FN_COLUMNS`)."""
+    (:func:`record_columns`) and the columns its chunk function adds (:data:`CHUNK_FN_COLUMNS`); an
+    ``object`` column of the contract (Jiating's ``patterns_s`` text) is an Arrow ``string``."""
     cols = (*RUN_COLUMNS, *record_columns(rules), *CHUNK_FN_COLUMNS.get(str(chunk_fn), ()))
-    return tuple((name, pa.from_numpy_dtype(dtype)) for name, dtype in cols)
+    return tuple((name, pa.string() if dtype == np.dtype(object) else pa.from_numpy_dtype(dtype))
+                 for name, dtype in cols)
 
 
 def check_chunk(cols: dict[str, np.ndarray], rules: str, n_hands: int) -> None:

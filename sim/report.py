@@ -102,6 +102,16 @@ def run_kind(run_dir) -> str:
                      "study (no study.json)")
 
 
+def save_figure(fig, path, **savefig_kw) -> bytes:
+    """Save a matplotlib figure as PNG to ``path`` atomically (:func:`caishen.sim.safeio.atomic_write`: never
+    a half-written file, never through a link at ``path``); returns the PNG bytes."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", **savefig_kw)
+    data = buf.getvalue()
+    safeio.atomic_write(path, data)
+    return data
+
+
 class _Page:
     """Figures and tables collected for one HTML page; PNG files written beside it."""
 
@@ -122,11 +132,8 @@ class _Page:
                                      border=0, classes="t"))
 
     def figure(self, fig, name: str, caption: str):
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-        data = buf.getvalue()
         path = self.dir / f"fig-{name}.png"
-        safeio.atomic_write(path, data)
+        data = save_figure(fig, path, dpi=110, bbox_inches="tight")
         self.files.append(path.name)
         b64 = base64.b64encode(data).decode("ascii")
         self.parts.append(f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{b64}"/>'

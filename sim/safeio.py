@@ -268,21 +268,24 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
-def parse_json(text: str | bytes):
-    """Strict JSON (no NaN / Infinity); ``ValueError`` for bad JSON or nesting too deep to parse."""
+def parse_json(text: str | bytes, constants: bool = False):
+    """Strict JSON (no NaN / Infinity unless ``constants``: a reader that names a non-finite value
+    itself); ``ValueError`` for bad JSON or nesting too deep to parse."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=None if constants else _no_constant)
     except RecursionError:
         raise ValueError("nested too deeply") from None
     except json.JSONDecodeError as e:
         raise ValueError(f"{e.msg}, line {e.lineno} column {e.colno}") from None
 
 
-def read_json(path: str | os.PathLike, limit: int, follow: bool = False, what: str = "file"):
-    """The strict JSON object in ``path`` (:func:`read_text`); :class:`FileError` if it is not one."""
+def read_json(path: str | os.PathLike, limit: int, follow: bool = False, what: str = "file",
+              constants: bool = False):
+    """The JSON object in ``path`` (:func:`read_text`, :func:`parse_json`); :class:`FileError` if it is
+    not one."""
     text = read_text(path, limit, follow, what)
     try:
-        obj = parse_json(text)
+        obj = parse_json(text, constants)
     except ValueError as e:
         raise FileError(path, f"is not JSON ({e})") from None
     if not isinstance(obj, dict):

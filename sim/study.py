@@ -517,12 +517,12 @@ def read_sweep(out) -> tuple[dict, pd.DataFrame]:
     import io
 
     out = Path(out)
+    if not (out / SWEEP_JSON).exists():
+        raise ValueError(f"{str(out)!r} is not a sweep directory (no {SWEEP_JSON})")
+    if not (out / SWEEP_CSV).exists():
+        raise ValueError(f"{str(out)!r}: the sweep has not finished (no {SWEEP_CSV}); rerun its command to resume")
     doc = read_sweep_json(out)
-    try:
-        data = safeio.read_bytes(out / SWEEP_CSV, MAX_SWEEP_CSV, what="a sweep.csv")
-    except FileNotFoundError:
-        raise ValueError(f"{str(out)!r}: the sweep has not finished (no {SWEEP_CSV}); rerun its command to resume") \
-            from None
+    data = safeio.read_bytes(out / SWEEP_CSV, MAX_SWEEP_CSV, what="a sweep.csv")
     axes = list(doc["grid"]["axes"])
     try:
         table = pd.read_csv(io.BytesIO(data), dtype={k: str for k in axes})
