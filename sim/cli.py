@@ -31,8 +31,10 @@ Subcommands:
 - ``caishen --version``: the package version.
 
 Each subcommand is registered by one ``_add_<name>`` function below and runs
-through one ``_cmd_<name>`` function; errors in user input exit with status 2
-and a message naming the bad value.  Integer arguments are bounded
+through one ``_cmd_<name>`` function; errors in user input -- a bad value, a
+damaged or hostile file, a full or read-only disk
+(:class:`caishen.sim.safeio.FileError`) -- exit with status 2 and one line
+naming the value or the file, Ctrl-C with 130 and one line (:func:`main`).  Integer arguments are bounded
 (``--games`` 1..10**10, ``--chunk-size`` 1..10**6, ``--workers`` 1..1024,
 ``--seed`` 0..2**63-1) so that no run allocates or spawns without limit.
 """
@@ -232,7 +234,7 @@ def _score_input(path: str):
     mode = os.fstat(fd).st_mode
     if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or os.isatty(fd)):
         os.close(fd)
-        raise safeio.FileError(path, f"is {safeio._kind(mode)}: give a JSON-lines file, a pipe or -")
+        raise safeio.FileError(path, f"is {safeio.file_kind(mode)}: give a JSON-lines file, a pipe or -")
     os.set_blocking(fd, True)
     return open(fd, encoding="utf-8", errors="replace")
 

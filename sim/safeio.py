@@ -71,7 +71,8 @@ def os_error(path, e: OSError, doing: str) -> FileError:
     return FileError(path, f"cannot {doing} it ({what})", e.errno)
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, for a message: ``"a FIFO"``, ``"a directory"``, ..."""
     for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"),
                        (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link")):
@@ -202,7 +203,7 @@ def open_lock(path: str | os.PathLike) -> int:
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise FileError(path, f"is {_kind(mode)}, not a lock file (remove it)")
+        raise FileError(path, f"is {file_kind(mode)}, not a lock file (remove it)")
     return fd
 
 
@@ -228,7 +229,7 @@ def open_regular(path: str | os.PathLike, follow: bool = False):
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise FileError(path, f"is {_kind(mode)}, not a regular file")
+        raise FileError(path, f"is {file_kind(mode)}, not a regular file")
     if O_NONBLOCK:
         import fcntl
 

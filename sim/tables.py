@@ -33,8 +33,8 @@ rows.  The strict rows leave out the targets with a fifth copy.  Building
 takes a few seconds in numba; the result is cached under the user cache
 directory (``platformdirs``), keyed by :data:`TABLE_VERSION`, with its
 sha256 beside it, checked on every load and rebuilt (with a warning) when
-it does not match (:func:`hand_tables`); never committed.  Tables are passed to kernels as arguments, never read from
-module globals.
+it does not match (:func:`hand_tables`); never committed.  Tables are
+passed to kernels as arguments, never read from module globals.
 """
 
 from __future__ import annotations

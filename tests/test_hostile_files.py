@@ -707,8 +707,10 @@ def test_kind12_sigint_at_start_up_prints_no_traceback():
             p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=120)
         assert b"Traceback" not in err and b"KeyboardInterrupt" not in err, (delay, err.decode()[-800:])
-        assert p.returncode in (130, 0), (delay, p.returncode, err.decode())
-        if p.returncode == 130:
+        # 130 after the one line; 0: the command was done; -SIGINT: the signal came while the interpreter was
+        # exiting (its handler is gone then: the process ends silently, or after the one line)
+        assert p.returncode in (130, 0, -signal.SIGINT), (delay, p.returncode, err.decode())
+        if err.strip():
             assert err.decode().strip().endswith("interrupted") and len(err.decode().strip().splitlines()) == 1
         codes.append(p.returncode)
     assert 130 in codes
