@@ -70,17 +70,23 @@ class _Boom:
 
 
 def test_ppo_checkpoint_that_unpickles_is_refused_and_runs_no_code(tmp_path):
-    """Issue 23 kind 9: ``ppo:PATH`` of an SB3-style .zip holding a pickle that would run code (here: create a
-    file) is refused with a ValueError naming the format, before anything in it is read; nothing runs."""
+    """Issue 23 kind 9: ``ppo:PATH`` of an SB3 .zip whose ``data`` holds a ``:serialized:`` object (SB3
+    unpickles those on load: here the pickle would create a file) is refused with a ValueError naming the
+    format, before anything in it is read; nothing runs."""
+    import base64
+    import json
     import pickle
     import zipfile
 
     from caishen.agents import make_agent
 
     marker = tmp_path / "pwned"
+    payload = base64.b64encode(pickle.dumps(_Boom(str(marker)))).decode()
     evil = tmp_path / "model.zip"
     with zipfile.ZipFile(evil, "w") as z:
-        z.writestr("data", pickle.dumps(_Boom(str(marker))))
+        z.writestr("data", json.dumps({"policy_class": {":type:": "<class 'type'>", ":serialized:": payload},
+                                       "observation_space": {":serialized:": payload}}))
+        z.writestr("_stable_baselines3_version", "2.4.0")
         z.writestr("policy.pth", pickle.dumps(_Boom(str(marker))))
     for path in (evil, tmp_path / "model"):  # also the bare name SB3 would complete with .zip
         with pytest.raises(ValueError, match=r"only \.safetensors .*can run code"):
