@@ -223,6 +223,8 @@ def test_a_kill_at_every_rename_and_fsync_of_the_piao_study_then_a_rerun_gives_i
             assert piao_study.read_points(out)[2].complete
             shutil.rmtree(out)
     assert tried == 2 * n_events
+    print(f"piao study: kills at every rename/fsync ({n_events} calls, before and after each): {tried} tried, "
+          f"{tried} held")
 
 
 # ---------------------------------------------------------------------------
