@@ -21,10 +21,12 @@ manifest use the same primitives, :mod:`caishen.sim.manifest`):
   but a regular file (a FIFO, ``/dev/zero``, a directory, a link) is
   refused, and so is a file larger than the caller's bound (a weights file,
   a run.json), which is read at most that far.  JSON must be strict JSON
-  (no ``NaN``), nested at most as deep as Python's parser allows, and an
-  object where the caller asks for one.
-- :func:`open_lock` and :data:`NOFOLLOW` openers for the run lock and the
-  manifest's appends: never through a link, never truncating.
+  (no ``NaN`` unless the reader names such values itself), nested at most
+  as deep as Python's parser allows (deeper is an error, not a
+  ``RecursionError``), and an object.
+- :func:`open_lock` and the :func:`nofollow` / :func:`create_new` openers
+  (the run lock, the manifest's appends, the chunk files): never through a
+  link, the lock never truncated.
 - :func:`find_links` / :func:`refuse_links`: a run directory that holds
   symbolic links is refused by the writers, naming them.
 - :func:`make_dir`: ``mkdir -p`` whose failure (a file on the path, a
@@ -127,11 +129,9 @@ def commit(tmp: str | os.PathLike, path: str | os.PathLike) -> None:
 
 
 def discard(tmp: str | os.PathLike) -> None:
-    """Remove a temporary file if it is still there."""
+    """Remove a temporary file if it is still there (an error removing it is left to the next run's cleanup)."""
     try:
         os.unlink(tmp)
-    except FileNotFoundError:
-        pass
     except OSError:
         pass
 
