@@ -404,3 +404,26 @@ def test_evaluation_of_checkpoints_gives_numbers(tiny_run):
     assert all(r["hands"] == 256 and np.isfinite(r["mean"]) and r["ci95"] > 0 for r in rows)
     assert by["trained"]["diff"] == 0.0
     assert os.path.isfile(os.path.join(out, "eval.csv")) and os.path.isfile(os.path.join(out, "eval.md"))
+
+
+def test_convert_zip_of_a_trusted_sb3_model_keeps_its_policy(rl, batched_warm, tmp_path):
+    """convert_zip (for a zip you trained yourself) writes a .safetensors checkpoint that plays exactly as
+    the zip's policy."""
+    from sb3_contrib import MaskablePPO
+
+    from caishen.agents.ppo import PPOAgent, convert_zip
+    from caishen.envs.sb3_vec import BatchedVecEnv
+
+    model = MaskablePPO("MlpPolicy", BatchedVecEnv(4, observation="flat", seed=0), n_steps=8, batch_size=8,
+                        policy_kwargs=dict(net_arch=dict(pi=[16], vf=[16])), seed=1, device="cpu")
+    model.caishen_meta = {"rules": "kaihua"}
+    model.save(tmp_path / "mine.zip")
+    out = convert_zip(tmp_path / "mine.zip", tmp_path / "mine.safetensors")
+    a, b = PPOAgent(model), PPOAgent(out)
+    rng = np.random.default_rng(2)
+    obs = rng.random((32, 967)).astype(np.float32)
+    masks = rng.random((32, N_ACTIONS)) < 0.3
+    masks[:, 0] = True
+    np.testing.assert_array_equal(a.act_batch(obs, masks), b.act_batch(obs, masks))
+    assert b.meta == {"rules": "kaihua"}
+
