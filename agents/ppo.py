@@ -4,7 +4,8 @@ Needs the ``[rl]`` extra (torch, sb3-contrib); ``import caishen.agents`` does no
 import this module (``caishen.agents.make_agent("ppo:PATH")`` imports it when asked).
 
 - :class:`PPOAgent` (``make_agent("ppo:PATH")``): loads a checkpoint written
-  by :mod:`caishen.agents.train_ppo` (an SB3 ``.zip``) and plays
+  by :mod:`caishen.agents.train_ppo` (a ``.safetensors`` file,
+  :func:`save_policy` / :func:`load_policy`) and plays
 
   * the Python step API: ``act(game)`` encodes
     ``caishen.envs.observation.encode(game, game.current_player, layout=...)`` in
@@ -23,6 +24,18 @@ import this module (``caishen.agents.make_agent("ppo:PATH")`` imports it when as
   or without :mod:`caishen.envs.assist`'s block) is read off the checkpoint's
   observation space; the rule set and the training settings are in
   :attr:`PPOAgent.meta` (saved by :mod:`caishen.agents.train_ppo`).
+
+- Checkpoints that cannot run code: a ``.safetensors`` file holds the
+  policy's tensors (its ``state_dict``: plain numbers) and, in the file's
+  metadata, a JSON config (:data:`CHECKPOINT_FORMAT`, the observation
+  shape, the action count, the network's layer sizes and activation, the
+  training settings).  Loading parses the JSON (strict, bounded), builds
+  the network from it (``MaskableActorCriticPolicy``) and copies the
+  tensors in; nothing in the file is unpickled or imported.  An SB3
+  ``.zip`` (``MaskablePPO.save``) unpickles objects on load, so a shared
+  one can run code: ``ppo:PATH`` refuses it (:func:`load_policy`);
+  :func:`convert_zip` turns a zip *you trust* (your own) into a
+  ``.safetensors`` checkpoint.
   Actions are the policy's most likely legal action (``deterministic=True``,
   default) or a sample of its masked distribution.
 
@@ -41,8 +54,10 @@ import this module (``caishen.agents.make_agent("ppo:PATH")`` imports it when as
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import struct
 from typing import Callable
 
 import numpy as np
@@ -52,7 +67,7 @@ from caishen.envs.assist import N_ASSIST, assist_batch, assist_features
 from caishen.envs.observation import encode, flat_size, n_planes
 from caishen.sim.engine import N_ACTIONS, N_KINDS, Game
 
-__all__ = ["PPOAgent", "load_model", "layout_of", "evaluate_vs_greedy", "ci_table", "random_masked_policy",
+__all__ = ["PPOAgent", "load_model", "load_policy", "save_policy", "convert_zip", "layout_of", "evaluate_vs_greedy", "ci_table", "random_masked_policy",
            "greedy_policy"]
 
 RL_HINT = ("the PPO agent needs the [rl] extra: pip install torch==<a CPU build> 'caishen[rl]' "
@@ -67,16 +82,142 @@ def _import_maskable_ppo():
     return MaskablePPO
 
 
-def load_model(path: str):
-    """Load a ``MaskablePPO`` checkpoint on the CPU.  Raises ``ValueError`` if ``path`` (or ``path.zip``)
-    is no file, ``ImportError`` without the ``[rl]`` extra."""
+#: the ``format`` of a checkpoint's JSON config, and the metadata key that holds the config
+CHECKPOINT_FORMAT = "caishen-ppo-policy-1"
+CONFIG_KEY = "caishen"
+#: the file suffix of a checkpoint
+SUFFIX = ".safetensors"
+#: bytes of a checkpoint at most, and of its JSON header
+MAX_CHECKPOINT = 1 << 30
+MAX_HEADER = 16 << 20
+_ACTIVATIONS = ("relu", "tanh")
+
+
+def _policy_config(policy, meta: dict) -> dict:
+    """The JSON config of a ``MaskableActorCriticPolicy`` (module docstring)."""
+    arch = policy.net_arch
+    pi, vf = (arch.get("pi", []), arch.get("vf", [])) if isinstance(arch, dict) else (arch, arch)
+    act = policy.activation_fn.__name__.lower()
+    if act not in _ACTIVATIONS:
+        raise ValueError(f"activation {policy.activation_fn.__name__}: a checkpoint takes {', '.join(_ACTIVATIONS)}")
+    return {"format": CHECKPOINT_FORMAT, "observation_shape": [int(x) for x in policy.observation_space.shape],
+            "n_actions": int(policy.action_space.n), "net_arch": {"pi": [int(h) for h in pi],
+                                                                  "vf": [int(h) for h in vf]},
+            "activation": act, "meta": dict(meta or {})}
+
+
+def save_policy(model, path: str | os.PathLike, meta: dict | None = None) -> str:
+    """Write the policy of ``model`` (a ``MaskablePPO``, or its policy) as a ``.safetensors`` checkpoint.
+
+    ``meta``: the training settings (JSON values; default the model's
+    ``caishen_meta``).  Written atomically (:func:`caishen.sim.safeio.atomic_write`).
+    Returns the path.  Raises ``ValueError`` for a path without the
+    ``.safetensors`` suffix or settings that are not JSON.
+    """
+    from safetensors.torch import save
+
+    from caishen.sim import safeio
+
+    path = os.fspath(path)
+    if not path.endswith(SUFFIX):
+        raise ValueError(f"checkpoint {path!r}: the file name must end in {SUFFIX}")
+    policy = getattr(model, "policy", model)
+    if meta is None:
+        meta = getattr(model, "caishen_meta", None) or {}
+    cfg = _policy_config(policy, meta)
+    tensors = {k: v.detach().cpu().contiguous() for k, v in policy.state_dict().items()}
+    data = save(tensors, metadata={CONFIG_KEY: json.dumps(cfg, allow_nan=False, sort_keys=True)})
+    safeio.atomic_write(path, data)
+    return path
+
+
+def _read_config(path: str, data: bytes) -> dict:
+    """The JSON config in a safetensors file's header; ``ValueError`` naming ``path`` when there is none."""
+    from caishen.sim import safeio
+
+    if len(data) < 8:
+        raise ValueError(f"{path!r} is not a safetensors file ({len(data)} bytes)")
+    n = struct.unpack("<Q", data[:8])[0]
+    if n > min(MAX_HEADER, len(data) - 8):
+        raise ValueError(f"{path!r} is not a safetensors file (a header of {n:,} bytes in a file of {len(data):,})")
+    try:
+        header = safeio.parse_json(data[8:8 + n])
+        cfg = safeio.parse_json(header["__metadata__"][CONFIG_KEY])
+    except (ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{path!r} is not a caishen PPO checkpoint (no {CONFIG_KEY!r} config in its header: "
+                         f"{e})") from None
+    ok = (isinstance(cfg, dict) and cfg.get("format") == CHECKPOINT_FORMAT
+          and isinstance(cfg.get("observation_shape"), list) and 1 <= len(cfg["observation_shape"]) <= 2
+          and all(isinstance(x, int) and 1 <= x <= 10**5 for x in cfg["observation_shape"])
+          and cfg.get("n_actions") == N_ACTIONS and cfg.get("activation") in _ACTIVATIONS
+          and isinstance(cfg.get("net_arch"), dict) and set(cfg["net_arch"]) == {"pi", "vf"}
+          and all(isinstance(v, list) and len(v) <= 16 and all(isinstance(h, int) and 1 <= h <= 1 << 16 for h in v)
+                  for v in cfg["net_arch"].values())
+          and isinstance(cfg.get("meta", {}), dict))
+    if not ok:
+        raise ValueError(f"{path!r}: its config is not a {CHECKPOINT_FORMAT} config "
+                         f"({json.dumps(cfg)[:120] if isinstance(cfg, dict) else type(cfg).__name__})")
+    return cfg
+
+
+def load_policy(path: str | os.PathLike):
+    """Load a ``.safetensors`` checkpoint (:func:`save_policy`) as a ``MaskableActorCriticPolicy`` on the
+    CPU, its training settings in ``.caishen_meta``.  Nothing in the file is unpickled or imported.
+
+    Raises ``ValueError`` naming the file if it is missing, not a regular
+    file, larger than :data:`MAX_CHECKPOINT`, an SB3 ``.zip`` (pickles:
+    refused), or not a checkpoint of this format (config, tensor names or
+    shapes); ``ImportError`` without the ``[rl]`` extra.
+    """
+    from caishen.sim import safeio
+
     if not isinstance(path, (str, os.PathLike)) or not str(path):
         raise ValueError(f"expected a checkpoint path, got {path!r}")
     p = os.fspath(path)
-    if not os.path.isfile(p) and not os.path.isfile(p + ".zip"):
-        raise ValueError(f"no PPO checkpoint at {p!r} (nor {p + '.zip'!r})")
-    MaskablePPO = _import_maskable_ppo()
-    return MaskablePPO.load(p, device="cpu")
+    if not p.endswith(SUFFIX):
+        raise ValueError(f"checkpoint {p!r}: ppo: loads only {SUFFIX} files (tensors and a JSON config, nothing "
+                         "that runs code); an SB3 .zip unpickles objects when loaded, so a shared one can run code. "
+                         "Convert a zip you trust with caishen.agents.ppo.convert_zip")
+    try:
+        data = safeio.read_bytes(p, MAX_CHECKPOINT, follow=True, what="a PPO checkpoint")
+    except FileNotFoundError:
+        raise ValueError(f"no PPO checkpoint at {p!r}") from None
+    cfg = _read_config(p, data)
+    try:
+        import torch
+        from gymnasium import spaces
+        from safetensors.torch import load
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    except ImportError as e:  # pragma: no cover - exercised only without the extra
+        raise ImportError(f"{RL_HINT} ({e})") from e
+    try:
+        tensors = load(data)
+    except Exception as e:  # safetensors raises its own error type for a damaged file
+        raise ValueError(f"{p!r}: damaged tensors ({str(e)[:80]})") from None
+    shape = tuple(cfg["observation_shape"])
+    policy = MaskableActorCriticPolicy(
+        spaces.Box(0.0, 1.0, shape, np.float32), spaces.Discrete(cfg["n_actions"]), lambda _: 0.0,
+        net_arch=dict(cfg["net_arch"]), activation_fn={"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[cfg["activation"]])
+    try:
+        policy.load_state_dict(tensors, strict=True)
+    except (RuntimeError, ValueError) as e:
+        raise ValueError(f"{p!r}: its tensors do not fit the network of its config "
+                         f"({str(e).splitlines()[0][:120]})") from None
+    policy.set_training_mode(False)
+    policy.caishen_meta = dict(cfg.get("meta") or {})
+    return policy
+
+
+def load_model(path: str):
+    """The policy of a checkpoint (:func:`load_policy`): what :class:`PPOAgent` plays."""
+    return load_policy(path)
+
+
+def convert_zip(zip_path: str | os.PathLike, out: str | os.PathLike) -> str:
+    """Convert an SB3 ``MaskablePPO`` ``.zip`` **that you trust** (loading it unpickles: it can run code)
+    into a ``.safetensors`` checkpoint (:func:`save_policy`, its ``caishen_meta`` kept); returns ``out``."""
+    model = _import_maskable_ppo().load(os.fspath(zip_path), device="cpu")
+    return save_policy(model, out, getattr(model, "caishen_meta", None) or {})
 
 
 def layout_of(observation_space) -> tuple[str, bool, bool]:
@@ -96,17 +237,18 @@ def layout_of(observation_space) -> tuple[str, bool, bool]:
 
 
 class PPOAgent(Agent):
-    """A MaskablePPO checkpoint as a bot (module docstring).
+    """A trained MaskablePPO policy as a bot (module docstring).
 
-    ``PPOAgent(path_or_model, deterministic=True)``: a checkpoint path or a
-    loaded ``MaskablePPO``.  Raises ``ValueError`` for a missing checkpoint
-    or one whose observations are no caishen layout.
+    ``PPOAgent(path_or_model, deterministic=True)``: a ``.safetensors``
+    checkpoint path (:func:`load_policy`), or a ``MaskablePPO`` (or its
+    policy) in memory.  Raises ``ValueError`` for a missing, refused or
+    damaged checkpoint, or one whose observations are no caishen layout.
     """
 
     def __init__(self, model, deterministic: bool = True):
         if isinstance(model, (str, os.PathLike)):
             self.name = f"ppo:{os.fspath(model)}"
-            model = load_model(model)
+            model = load_policy(model)
         else:
             self.name = "ppo"
         self.model = model

@@ -7,29 +7,31 @@ the greedy bot, then 2M decisions of PPO, then the evaluation) took 9 min
 50 s here (one torch thread, numba's cache warm)::
 
     python -m caishen.agents.train_ppo --out runs/ppo-kaihua            # train, then evaluate
-    python -m caishen.agents.train_ppo --evaluate runs/ppo-kaihua/model.zip   # evaluate a checkpoint only
+    python -m caishen.agents.train_ppo --evaluate runs/ppo-kaihua/model.safetensors   # evaluate a checkpoint only
 
 Written to ``--out``:
 
-================== ============================================================
-``model.zip``      the trained policy (``caishen.agents.make_agent("ppo:runs/.../model.zip")``)
-``untrained.zip``  the same network before any training (same seed)
-``imitated.zip``   after the imitation phase, before PPO
-``imitation.csv``  one row per imitation chunk: ``steps``, ``accuracy`` (the
-                   policy's most likely action equals greedy's), ``value_loss``
-``curve.csv``      the PPO learning curve, one row per rollout:
-                   ``timesteps``, ``seconds``, ``hands`` (learner hands that
-                   ended in the rollout), ``mean_points`` (the learning seat's
-                   mean points per hand in them, while training: sampled
-                   actions), ``se_points`` (its standard error), ``steps_per_s``
-``eval.csv``       points per hand of trained / imitation only / untrained /
-                   random masked / greedy in the learning seat against three
-                   greedy bots, the same deals for all
-                   (:func:`caishen.agents.ppo.evaluate_vs_greedy`), with a 95% CI and
-                   the paired difference from the trained policy
-``eval.md``        the same as a Markdown table
-``config.json``    the settings and the run's seconds
-================== ============================================================
+========================= ========================================================
+``model.safetensors``     the trained policy (``caishen.agents.make_agent("ppo:runs/.../model.safetensors")``):
+                          tensors and a JSON config, nothing that can run code when
+                          loaded (:func:`caishen.agents.ppo.save_policy`)
+``untrained.safetensors`` the same network before any training (same seed)
+``imitated.safetensors``  after the imitation phase, before PPO
+``imitation.csv``         one row per imitation chunk: ``steps``, ``accuracy`` (the
+                          policy's most likely action equals greedy's), ``value_loss``
+``curve.csv``             the PPO learning curve, one row per rollout:
+                          ``timesteps``, ``seconds``, ``hands`` (learner hands that
+                          ended in the rollout), ``mean_points`` (the learning seat's
+                          mean points per hand in them, while training: sampled
+                          actions), ``se_points`` (its standard error), ``steps_per_s``
+``eval.csv``              points per hand of trained / imitation only / untrained /
+                          random masked / greedy in the learning seat against three
+                          greedy bots, the same deals for all
+                          (:func:`caishen.agents.ppo.evaluate_vs_greedy`), with a 95% CI and
+                          the paired difference from the trained policy
+``eval.md``               the same as a Markdown table
+``config.json``           the settings and the run's seconds
+========================= ========================================================
 
 Defaults and why (``--help`` lists them all):
 
@@ -72,13 +74,14 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import math
 import os
 import sys
 import time
 
 import numpy as np
+
+from caishen.sim import safeio
 
 __all__ = ["train", "evaluate_checkpoints", "main", "DEFAULTS"]
 
@@ -121,7 +124,7 @@ def _curve_callback(path: str, t0: float):
 
         def _on_training_start(self) -> None:
             self._pts: list[int] = []
-            self._f = open(path, "w", newline="")
+            self._f = open(path, "w", newline="", opener=safeio.nofollow)  # never through a link
             self._w = csv.writer(self._f)
             self._w.writerow(["timesteps", "seconds", "hands", "mean_points", "se_points", "steps_per_s"])
             self._last = (0, time.time())
@@ -222,8 +225,8 @@ def imitate(model, env, steps: int, lr: float, seed: int, policy: str = "greedy"
 
 
 def train(out: str, **kw) -> str:
-    """Train with the settings ``kw`` (keys of :data:`DEFAULTS`), write ``out/model.zip``,
-    ``out/untrained.zip`` and ``out/curve.csv``; returns the path of ``model.zip``.
+    """Train with the settings ``kw`` (keys of :data:`DEFAULTS`), write ``out/model.safetensors``,
+    ``out/untrained.safetensors`` and ``out/curve.csv``; returns the path of ``model.safetensors``.
     Raises ``ValueError`` for an unknown setting or a bad env argument."""
     unknown = set(kw) - set(DEFAULTS)
     if unknown:
@@ -232,11 +235,12 @@ def train(out: str, **kw) -> str:
     import torch
     from sb3_contrib import MaskablePPO
 
+    from caishen.agents.ppo import save_policy
     from caishen.envs.sb3_vec import BatchedVecEnv
 
     if cfg["threads"] > 0:
         torch.set_num_threads(int(cfg["threads"]))
-    os.makedirs(out, exist_ok=True)
+    safeio.make_dir(out)
     t0 = time.time()
     env = BatchedVecEnv(cfg["n_envs"], rules=cfg["rules"], seed=cfg["seed"], seat=cfg["seat"],
                         opponents=cfg["opponents"], observation=cfg["observation"], history=cfg["history"],
@@ -256,26 +260,21 @@ def train(out: str, **kw) -> str:
         "seat": cfg["seat"], "seed": cfg["seed"], "shaping": cfg["shaping"], "assist": cfg["assist"],
         "timesteps": 0,
     }
-    model.save(os.path.join(out, "untrained.zip"))
+    save_policy(model, os.path.join(out, "untrained.safetensors"))
     if cfg["imitate"] > 0:
         t1 = time.time()
         log = imitate(model, env, cfg["imitate"], cfg["imitate_lr"], cfg["seed"] + 7919)
-        with open(os.path.join(out, "imitation.csv"), "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(log[0]))
-            w.writeheader()
-            w.writerows(log)
+        safeio.atomic_write(os.path.join(out, "imitation.csv"), _csv_text(log))
         model.caishen_meta["imitated"] = int(cfg["imitate"])
-        model.save(os.path.join(out, "imitated.zip"))
+        save_policy(model, os.path.join(out, "imitated.safetensors"))
         print(f"imitation of greedy: {cfg['imitate']:,d} steps in {time.time() - t1:.0f}s", flush=True)
         env.seed(cfg["seed"])  # the PPO phase deals from the run's own seed
     print(f"setup {time.time() - t0:.1f}s (numba compiles on the first run); training "
           f"{cfg['timesteps']:,d} steps: {cfg['n_envs']} games x {cfg['n_steps']} steps per rollout", flush=True)
     model.learn(cfg["timesteps"], callback=_curve_callback(os.path.join(out, "curve.csv"), time.time()))
     model.caishen_meta["timesteps"] = int(model.num_timesteps)
-    path = os.path.join(out, "model.zip")
-    model.save(path)
-    with open(os.path.join(out, "config.json"), "w") as f:
-        json.dump({**cfg, "net": net, "seconds": round(time.time() - t0, 1)}, f, indent=1)
+    path = save_policy(model, os.path.join(out, "model.safetensors"))
+    safeio.write_json(os.path.join(out, "config.json"), {**cfg, "net": net, "seconds": round(time.time() - t0, 1)})
     print(f"saved {path} after {model.num_timesteps:,d} steps, {time.time() - t0:.0f}s", flush=True)
     return path
 
@@ -291,7 +290,7 @@ def evaluate_checkpoints(model_path: str, untrained_path: str | None = None, *, 
     meta = trained.meta
     rules = rules or meta.get("rules", "kaihua")
     policies = {"trained": trained}
-    imitated = os.path.join(os.path.dirname(model_path), "imitated.zip")
+    imitated = os.path.join(os.path.dirname(model_path), "imitated.safetensors")
     if os.path.isfile(imitated):
         policies["imitation only"] = PPOAgent(imitated)
     if untrained_path:
@@ -308,21 +307,28 @@ def evaluate_checkpoints(model_path: str, untrained_path: str | None = None, *, 
     print(f"evaluation: {rules}, learning seat {seat} vs 3 greedy bots, duplicate deals "
           f"(game seeds {seed}..), {time.time() - t:.0f}s\n{table}", flush=True)
     if out:
-        with open(os.path.join(out, "eval.csv"), "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-        with open(os.path.join(out, "eval.md"), "w") as f:
-            f.write(table + "\n")
+        safeio.atomic_write(os.path.join(out, "eval.csv"), _csv_text(rows))
+        safeio.atomic_write(os.path.join(out, "eval.md"), table + "\n")
     return rows
+
+
+def _csv_text(rows: list[dict]) -> str:
+    """CSV text of a list of dicts (the first row's keys as the header)."""
+    import io
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+    return buf.getvalue()
 
 
 def build_parser() -> argparse.ArgumentParser:
     d = DEFAULTS
     p = argparse.ArgumentParser(prog="python -m caishen.agents.train_ppo", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="runs/ppo", help="output folder (default %(default)s)")
-    p.add_argument("--evaluate", metavar="MODEL_ZIP", help="only evaluate this checkpoint (and its folder's "
-                   "untrained.zip if present)")
+    p.add_argument("--evaluate", metavar="MODEL", help="only evaluate this checkpoint (and its folder's "
+                   "untrained.safetensors if present)")
     p.add_argument("--rules", default=d["rules"], choices=["kaihua", "jiating"])
     p.add_argument("--timesteps", type=int, default=d["timesteps"], help="learner decisions (default %(default)s)")
     p.add_argument("--n-envs", type=int, default=d["n_envs"], help="games per numba call")
@@ -360,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.evaluate:
             folder = os.path.dirname(args.evaluate)
-            untrained = os.path.join(folder, "untrained.zip")
+            untrained = os.path.join(folder, "untrained.safetensors")
             evaluate_checkpoints(args.evaluate, untrained if os.path.isfile(untrained) else None,
                                  hands=args.eval_hands, seed=args.eval_seed, out=folder or ".")
             return 0
@@ -377,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
                      assist=not args.no_assist, opponents=args.opponents, seat=seat, seed=args.seed,
                      threads=args.threads, imitate=args.imitate, imitate_lr=args.imitate_lr)
         if args.eval_hands > 0:
-            evaluate_checkpoints(path, os.path.join(args.out, "untrained.zip"), hands=args.eval_hands,
+            evaluate_checkpoints(path, os.path.join(args.out, "untrained.safetensors"), hands=args.eval_hands,
                                  seed=args.eval_seed, out=args.out)
     except ValueError as e:
         print(f"train_ppo: error: {e}", file=sys.stderr)

@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from caishen.sim import __version__
+from caishen.sim import __version__, safeio
 
 __all__ = ["tune", "evaluate", "main"]
 
@@ -210,9 +210,9 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
     if out.is_dir():
         raise ValueError(f"out {str(out)!r} is a directory, not a weights file")
     try:  # before any tuning: a bad path fails now, not after the last generation
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ValueError(f"out {str(out)!r}: cannot create its directory ({e.strerror})") from None
+        safeio.make_dir(out.parent)
+    except safeio.FileError as e:
+        raise ValueError(f"out {str(out)!r}: cannot create its directory ({str(e).split(': ', 1)[-1]})") from None
     pool_specs = [p.strip() for p in pool.split(",")] if isinstance(pool, str) else list(pool)
     ev = _Evaluator(rules, options, pool_specs)
     x0 = GREEDY_WEIGHTS
@@ -276,10 +276,10 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
         "version": __version__,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
-    try:
-        out.write_text(json.dumps(content, indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
-    except OSError as e:
-        raise ValueError(f"out {str(out)!r}: cannot write the weights file ({e.strerror})") from None
+    try:  # atomically: a crash or a full disk never leaves half a weights file
+        safeio.atomic_write(out, json.dumps(content, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+    except safeio.FileError as e:
+        raise ValueError(f"out {str(out)!r}: cannot write the weights file ({e})") from None
     content["evaluations"] = n_eval
     content["seconds"] = time.perf_counter() - t0
     if log:

@@ -3,9 +3,11 @@
 A real base run (``--base-hands`` Kaihua hands of self-play, mixed policies,
 chunks of ``--chunk-size``) is played once into ``WORK/base``; a run of N
 hands is then *made of repeated real chunks*: ``WORK/run-N/run.json`` says
-``games = N``, and its chunk files are hard links to the base chunks (chunk
-``i`` -> base chunk ``i mod k``, no extra disk) with a manifest listing their
-checksums, so ``caishen report`` verifies and streams N real rows.  Each
+``games = N``, and chunk ``i`` holds the rows of base chunk ``i mod k`` with
+its own ``chunk`` / ``hand_id`` columns and identity (every chunk file names
+its run, seed and chunk, :mod:`caishen.sim.manifest`, so a file cannot stand
+for another chunk: each is written, ~1 MB per 10^4 hands), committed with
+its manifest line, so ``caishen report`` verifies and streams N real rows.  Each
 report runs in a child process under ``/usr/bin/time -v`` (its maximum
 resident set size) or, where that is missing, ``resource.getrusage``::
 
@@ -21,7 +23,6 @@ of the summary; ``runner.source_digest`` would refuse to resume it).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import shutil
@@ -53,26 +54,32 @@ def base_run(work: Path, hands: int, chunk_size: int, workers: int):
 
 
 def repeated_run(work: Path, base: Path, cfg, games: int) -> Path:
-    """A run directory of ``games`` hands whose chunk files are hard links to the base run's."""
-    from caishen.sim import manifest, records
+    """A run directory of ``games`` hands whose chunk ``i`` holds base chunk ``i mod k``'s rows (renumbered)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from caishen.sim import manifest, records, runner, safeio
 
     out = work / f"run-{games}"
     if out.exists():
         shutil.rmtree(out)
     (out / records.CHUNKS_DIR).mkdir(parents=True)
-    meta = json.loads((base / "run.json").read_text())
+    meta = runner.read_run_json(base)
     n_chunks = -(-games // cfg.chunk_size)
     if games % cfg.chunk_size:
         raise SystemExit("sizes must be multiples of the chunk size")
     meta.update(games=games, n_chunks=n_chunks)
-    (out / "run.json").write_text(json.dumps(meta, indent=2))
-    entries = manifest.read_manifest(base)
+    safeio.write_json(out / "run.json", meta)
+    lay = runner.layout(runner.read_run_json(out))
     k = cfg.n_chunks
-    lines = []
+    tables = [pq.read_table(records.chunk_path(base, j)) for j in range(k)]
     for i in range(n_chunks):
-        os.link(records.chunk_path(base, i % k), records.chunk_path(out, i))
-        lines.append(json.dumps({**entries[i % k], "chunk": i}, sort_keys=True))
-    (out / manifest.MANIFEST).write_text("\n".join(lines) + "\n")
+        t = tables[i % k]
+        t = t.set_column(t.schema.get_field_index("chunk"), "chunk", pa.array(np.full(t.num_rows, i, np.int32)))
+        hand_id = i * np.int64(cfg.chunk_size) + np.arange(t.num_rows, dtype=np.int64)
+        t = t.set_column(t.schema.get_field_index("hand_id"), "hand_id", pa.array(hand_id))
+        manifest.commit_chunk(out, i, t, lay)
     return out
 
 

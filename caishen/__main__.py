@@ -1,5 +1,12 @@
-"""``python -m caishen`` is the ``caishen`` command (:mod:`caishen.sim.cli`)."""
+"""``python -m caishen`` is the ``caishen`` command (:mod:`caishen.sim.cli`); Ctrl-C while the command
+line module loads is one line too."""
 
-from caishen.sim.cli import main
+import sys
+
+try:
+    from caishen.sim.cli import main
+except KeyboardInterrupt:
+    sys.stderr.write("caishen: interrupted\n")
+    raise SystemExit(130) from None
 
 raise SystemExit(main())

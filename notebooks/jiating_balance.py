@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from caishen.sim import balance
+from caishen.sim import balance, safeio
 from caishen.sim.selfplay import play_batch
 
 
@@ -43,12 +43,12 @@ def jiating_study(hands: int = 100_000, seed: int = 31, decl_hands: int = 5_000,
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from caishen.sim.report import pattern_figure
+        from caishen.sim.report import pattern_figure, save_figure
 
         out = Path(figures)
-        out.mkdir(parents=True, exist_ok=True)
+        safeio.make_dir(out)
         fig = pattern_figure(plt, pat)
-        fig.savefig(out / "jiating_patterns.png", dpi=100, bbox_inches="tight")
+        save_figure(fig, out / "jiating_patterns.png", dpi=100, bbox_inches="tight")
         plt.close(fig)
     return {"patterns": pat, "balance": bal, "declarations": decl, "seconds": time.perf_counter() - t0}
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from caishen.sim import balance
-from caishen.sim.report import ascii_label
+from caishen.sim import balance, safeio
+from caishen.sim.report import ascii_label, save_figure
 from caishen.sim.selfplay import play_batch
 
 #: the option settings compared on the same walls
@@ -56,7 +56,7 @@ def _figures(types: pd.DataFrame, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out.mkdir(parents=True, exist_ok=True)
+    safeio.make_dir(out)
     f = types[(types["metric"] == "frequency") & (types["value"] > 0)]
     p = types[types["metric"] == "points when it fires"].set_index("group").loc[f["group"]]
     fig, ax = plt.subplots(figsize=(7, 5))
@@ -69,7 +69,7 @@ def _figures(types: pd.DataFrame, out: Path) -> None:
     ax.set_ylabel("points when it fires")
     ax.set_title("Kaihua hand types and exponents")
     fig.tight_layout()
-    fig.savefig(out / "kaihua_balance.png", dpi=100)
+    save_figure(fig, out / "kaihua_balance.png", dpi=100)
     plt.close(fig)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from caishen.sim import piao_study, study
+from caishen.sim import piao_study, safeio, study
 from caishen.sim.piao_table import MANY_WAITS
 
 
@@ -62,7 +62,9 @@ def _figures(est: pd.DataFrame, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    out.mkdir(parents=True, exist_ok=True)
+    from caishen.sim.report import save_figure
+
+    safeio.make_dir(out)
     feats = [f for f in ("tiles_left", "waits", "live_waits", "chain", "dealer") if (est["feature"] == f).any()]
     fig, axes = plt.subplots(1, len(feats), figsize=(3.2 * len(feats), 3.4))
     for ax, f in zip(np.atleast_1d(axes), feats):
@@ -75,7 +77,7 @@ def _figures(est: pd.DataFrame, out: Path) -> None:
         ax.set_title(f)
     np.atleast_1d(axes)[0].set_ylabel("EV of piao minus keep (points)")
     fig.tight_layout()
-    fig.savefig(out / "piao_decision.png", dpi=100)
+    save_figure(fig, out / "piao_decision.png", dpi=100)
     plt.close(fig)
 
 

@@ -36,7 +36,6 @@ paired CI over walls (the t interval of the per-wall differences).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -376,9 +375,12 @@ def format_summary(summary: dict, head: str = "") -> str:
 
 
 def save_summary(run_dir: str | os.PathLike, summary: dict) -> None:
-    """Write ``match.json`` and ``match.csv`` (one row per policy) into ``run_dir``."""
+    """Write ``match.json`` (strict JSON: an interval that does not exist is null) and ``match.csv`` (one
+    row per policy) into ``run_dir``, each atomically (:func:`caishen.sim.safeio.atomic_write`)."""
     import pandas as pd
 
+    from caishen.sim import safeio
+
     d = Path(run_dir)
-    (d / SUMMARY_JSON).write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    pd.DataFrame(summary["policy_rows"]).to_csv(d / SUMMARY_CSV, index=False)
+    safeio.write_json(d / SUMMARY_JSON, summary)
+    safeio.atomic_write(d / SUMMARY_CSV, pd.DataFrame(summary["policy_rows"]).to_csv(index=False))

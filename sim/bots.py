@@ -35,13 +35,13 @@ the Jiating scoring tables the rollouts score with.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from caishen.sim import safeio
 from caishen.sim.engine import N_SEATS, SC_TO_ACT, new_state
 from caishen.sim.policies import POLICIES, _choose_action, check_piao_policy, parse_policy
 from caishen.sim.rng import _rng_seed
@@ -55,6 +55,8 @@ BOT_POLICIES = {"tuned": (POLICY_TUNED, True), "mc": (POLICY_MC, True)}
 
 #: where ``tuned:NAME`` looks for ``NAME.json``
 TUNED_DIR = Path(__file__).resolve().parent.parent / "agents" / "tuned"
+#: bytes of a weights file at most (a tuned file with its history is a few KB)
+MAX_WEIGHTS_FILE = 4 << 20
 #: the scratch width of the search bot's rows (>= 136 tiles, >= its candidates)
 _SCRATCH = 160
 
@@ -88,23 +90,21 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
         raise ValueError(f"tuned:{_short(name)}: give a shipped name (kaihua, jiating) or a .json path")
     path = tuned_path(name.strip())
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"tuned:{_short(name)}: {str(path)!r} is not UTF-8 text ({e.reason})") from None
-    except OSError as e:
+        meta = safeio.read_json(path, MAX_WEIGHTS_FILE, follow=True, what="a weights file",
+                                constants=True)  # a NaN weight is named by check_weights
+    except FileNotFoundError:
         shipped = ", ".join(sorted(p.stem for p in TUNED_DIR.glob("*.json"))) or "none"
-        raise ValueError(f"tuned:{_short(name)}: cannot read {str(path)!r} ({e.strerror}); shipped: {shipped}") from None
-    try:
-        meta = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"tuned:{_short(name)}: {str(path)!r} is not JSON ({e.msg}, line {e.lineno})") from None
-    if not isinstance(meta, dict) or "weights" not in meta:
+        raise ValueError(f"tuned:{_short(name)}: cannot read {str(path)!r} (No such file or directory); "
+                         f"shipped: {shipped}") from None
+    except safeio.FileError as e:
+        raise ValueError(f"tuned:{_short(name)}: {e}") from None
+    if "weights" not in meta:
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r} has no 'weights' list")
     if not isinstance(meta.get("rules"), str):
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r} has no 'rules' (the rule set the weights were "
                          "tuned for, e.g. \"rules\": \"kaihua\")")
     feats = meta.get("features")
-    if feats is not None and list(feats) != list(FEATURES):
+    if feats is not None and (not isinstance(feats, list) or feats != list(FEATURES)):
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r} lists the features {_short(feats)}, "
                          f"this version needs {list(FEATURES)}")
     w = meta["weights"]

@@ -31,8 +31,10 @@ Subcommands:
 - ``caishen --version``: the package version.
 
 Each subcommand is registered by one ``_add_<name>`` function below and runs
-through one ``_cmd_<name>`` function; errors in user input exit with status 2
-and a message naming the bad value.  Integer arguments are bounded
+through one ``_cmd_<name>`` function; errors in user input -- a bad value, a
+damaged or hostile file, a full or read-only disk
+(:class:`caishen.sim.safeio.FileError`) -- exit with status 2 and one line
+naming the value or the file, Ctrl-C with 130 and one line (:func:`main`).  Integer arguments are bounded
 (``--games`` 1..10**10, ``--chunk-size`` 1..10**6, ``--workers`` 1..1024,
 ``--seed`` 0..2**63-1) so that no run allocates or spawns without limit.
 """
@@ -42,7 +44,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from caishen.sim import __version__
 
@@ -210,20 +211,41 @@ def _add_score(sub) -> None:
     p.set_defaults(func=_cmd_score)
 
 
+def _score_input(path: str):
+    """The input of ``caishen score``: stdin for ``-``, else the file (a regular file, a FIFO or a
+    terminal; ``/dev/zero`` and other devices are refused), decoded as UTF-8 with bad bytes replaced."""
+    import io
+    import os
+    import stat
+
+    from caishen.sim import safeio
+
+    if path == "-":
+        import contextlib
+
+        buf = getattr(sys.stdin, "buffer", None)
+        if buf is None:  # a text stream put in place of stdin (tests)
+            return contextlib.nullcontext(sys.stdin)
+        return io.TextIOWrapper(buf, encoding="utf-8", errors="replace")
+    try:
+        fd = os.open(path, os.O_RDONLY | safeio.O_NONBLOCK | safeio.O_CLOEXEC)
+    except OSError as e:
+        raise safeio.os_error(path, e, "read") from None
+    mode = os.fstat(fd).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or os.isatty(fd)):
+        os.close(fd)
+        raise safeio.FileError(path, f"is {safeio.file_kind(mode)}: give a JSON-lines file, a pipe or -")
+    os.set_blocking(fd, True)
+    return open(fd, encoding="utf-8", errors="replace")
+
+
 def _cmd_score(args) -> int:
     from caishen.sim import vectors
     from caishen.sim.rules.options import parse_option_strings
 
     options = parse_option_strings(args.rules_option)
-    if args.file == "-":
-        n, failed = vectors.score_file(sys.stdin, sys.stdout, options)
-    else:
-        try:
-            stream = open(args.file, encoding="utf-8")
-        except OSError as e:
-            raise ValueError(f"cannot read {args.file!r}: {e.strerror}") from None
-        with stream:
-            n, failed = vectors.score_file(stream, sys.stdout, options)
+    with _score_input(args.file) as stream:
+        n, failed = vectors.score_file(stream, sys.stdout, options)
     if failed:
         print(f"caishen score: {failed} of {n} case(s) could not be scored", file=sys.stderr)
         return 1
@@ -419,19 +441,16 @@ def _report_sweep(args) -> int:
 
 
 def _report_study(args) -> int:
-    import pandas as pd
+    from caishen.sim import piao_study
 
-    from caishen.sim import piao_study, records
-
-    doc = json.loads((Path(args.run_dir) / "study.json").read_text(encoding="utf-8"))
-    if not records.finished_chunks(args.run_dir):
-        raise ValueError(f"no finished chunk in {args.run_dir!r}")
-    pts = pd.read_parquet(Path(args.run_dir) / records.CHUNKS_DIR)
+    doc, pts, check = piao_study.read_points(args.run_dir)  # verified chunks only
+    for line in check.describe():
+        print(f"caishen report: {line}", file=sys.stderr)
     by = piao_study.PIAO_FEATURES if doc.get("decision") == "piao" else ()
     print(f"study {doc.get('decision')}: {doc.get('hands')} hands, {doc.get('rollouts')} rollouts per branch, "
           f"seed {doc.get('seed')}; {len(pts)} decision points")
     print(piao_study.estimate(pts, by=by).to_string(index=False))
-    return 0
+    return 1 if check.problems else 0
 
 
 def _report_match(args) -> int:
@@ -710,17 +729,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(command: str, e: BaseException) -> str:
+    from caishen.sim.rules.options import short_text
+
+    return f"caishen {command}: error: {short_text(str(e))}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run one ``caishen`` command; returns its exit status.
+
+    Bad input (a ``ValueError``, :class:`caishen.sim.safeio.FileError`
+    included: a damaged or hostile file, a full or read-only disk) exits 2
+    (``SystemExit``) with one line naming the value or the file; another
+    ``OSError`` exits 1 the same way; Ctrl-C (at start-up, in a run or in
+    its summary) returns 130 after one line; never a traceback.
+    """
+    command = "?"
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        command = args.command
         return int(args.func(args) or 0)
     except ValueError as e:
-        from caishen.sim.rules.options import short_text
-
-        parser.exit(2, f"caishen {args.command}: error: {short_text(str(e))}\n")
+        sys.stderr.write(_one_line(command, e))
+        raise SystemExit(2) from None
     except BrokenPipeError:
         return 0
+    except OSError as e:
+        where = f"{e.filename!r}: " if getattr(e, "filename", None) else ""
+        sys.stderr.write(_one_line(command, f"{where}{e.strerror or e}"))
+        raise SystemExit(1) from None
+    except RecursionError:
+        sys.stderr.write(_one_line(command, "an input nested too deeply"))
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        sys.stderr.write(f"caishen{'' if command == '?' else ' ' + command}: interrupted\n")
+        return 130
 
 
 if __name__ == "__main__":

@@ -1,29 +1,42 @@
 """The manifest of a run directory: each finished chunk's row count and checksum, and their verification.
 
 A chunk file is committed in four steps (:func:`commit_chunk`): the Parquet
-bytes are built in memory and hashed (sha256), written to a dot-prefixed
-temporary file and fsynced, renamed into place (atomic; the directory is
-fsynced too), and then one line is appended to ``RUN_DIR/manifest.jsonl``
-and fsynced::
+bytes are built in memory with the chunk's identity in the file's key-value
+metadata (``caishen.chunk``: the run's seed, the chunk index and the digest
+of the run's configuration, :class:`Layout`) and hashed (sha256), written to
+a new dot-prefixed temporary file (never through a link) and fsynced,
+renamed into place (atomic; the directory is fsynced too), and then one line
+is appended to ``RUN_DIR/manifest.jsonl`` and fsynced::
 
-    {"chunk": 12, "rows": 10000, "bytes": 312345, "sha256": "9f2c..."}
+    {"bytes": 312345, "chunk": 12, "rows": 10000, "sha256": "9f2c..."}
 
 The manifest is append-only (a chunk replayed later gets a new line; the
-last line of a chunk wins; a torn last line from a crash is ignored), so a
-crash at any point leaves either no file, or a file without its line
-("unrecorded": replayed on resume), or a file with its line.
+last line of a chunk wins).  A line that is not such an entry -- torn by a
+crash, too long (:data:`MAX_LINE`), nested, of other keys or of values out
+of bounds -- is ignored like a damaged chunk: its chunk is replayed, never
+fatal.  So a crash at any point leaves either no file, or a file without
+its line ("unrecorded": replayed on resume), or a file with its line.  A
+run whose run.json says it keeps a manifest (format 2 and later) is never
+read as a legacy run: without ``manifest.jsonl`` every chunk file in it is
+unrecorded.
 
 :func:`verify` checks every chunk of a run against the manifest and sorts
 it into one of
 
-- ``ok``: the file exists and its size and sha256 are the recorded ones;
+- ``ok``: the file is a regular file whose size and sha256 are the
+  recorded ones, and whose footer says it is this run's chunk: its identity
+  (format 3), the ``seed`` / ``chunk`` columns (their statistics), the row
+  count, and every column of the records contract with its exact type and
+  without nulls (:attr:`Layout.columns`);
 - ``missing``: recorded, but the file is gone;
 - ``short``: the file is shorter than recorded and does not read (a copy
   or a write cut short), or reads with fewer rows than recorded;
-- ``corrupt``: not a readable Parquet file (damaged bytes);
-- ``foreign``: a readable Parquet file that is not the recorded one: rows
-  of another run (its ``seed`` / ``chunk`` columns say which), or another
-  number of rows, or other contents (checksum differs);
+- ``corrupt``: not a readable Parquet file (damaged bytes), or not a
+  regular file at all (a FIFO, a directory, a symbolic link);
+- ``foreign``: a readable Parquet file that is not this run's chunk: rows
+  of another run (its identity or its ``seed`` / ``chunk`` columns say
+  which), another number of rows, columns that break the records
+  contract, or other contents (checksum differs);
 - ``unrecorded``: a file without a manifest line (the run stopped between
   the rename and the manifest line, or the file was put there by hand);
 - ``not_played``: neither a file nor a line (the run has not got there).
@@ -34,8 +47,8 @@ so ``caishen simulate`` with the same arguments (or ``caishen simulate
 summaries (``caishen report``) read only the ``ok`` ones and name the rest.
 
 A run directory written before the manifest existed (``run.json`` format 1)
-has no manifest: its chunk files count as ``ok`` when their Parquet footer
-reads (``legacy`` is then True: no checksums were recorded).
+has no manifest: its chunk files count as ``ok`` when their footer passes
+the checks above (``legacy`` is then True: no checksums were recorded).
 """
 
 from __future__ import annotations
@@ -44,16 +57,64 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
+import struct
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from caishen.sim import records
+from caishen.sim import records, safeio
 
 MANIFEST = "manifest.jsonl"
 #: the chunk states of :func:`verify`, in the order reports list them
 PROBLEMS = ("missing", "short", "corrupt", "foreign", "unrecorded")
+#: the key of a chunk file's identity in its Parquet key-value metadata
+IDENTITY_KEY = b"caishen.chunk"
+#: bytes of one manifest line at most (an entry is about 110); a longer line is damaged
+MAX_LINE = 1024
+#: bytes of a whole manifest at most (a run writes ~110 per chunk and replay)
+MAX_MANIFEST = 256 << 20
+#: bytes of a chunk file at most, and of its Parquet footer
+MAX_CHUNK_BYTES = 4 << 30
+MAX_FOOTER = 16 << 20
+#: rows of a chunk at most (a study chunk holds several decision points per hand)
+MAX_ROWS = 10**9
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """What the chunk files of one run must be (built from its run.json by
+    :func:`caishen.sim.runner.layout`, or from a study's study.json).
+
+    ``n_chunks``: chunks of the run; ``seed``: its root seed (each chunk's
+    ``seed`` column, when ``columns`` has one); ``chunk_size`` / ``games``:
+    hands per chunk and in all, giving each chunk's row count (``games``
+    None: rows vary, the manifest's count is checked); ``digest``: the
+    configuration digest each file's identity must carry (None: files of a
+    format without identity); ``columns``: ``((name, pyarrow type), ...)``
+    every chunk must hold, with that exact type and no nulls; ``manifest``:
+    False for a legacy run without one.
+    """
+
+    n_chunks: int
+    seed: int
+    chunk_size: int
+    games: int | None
+    digest: str | None
+    columns: tuple
+    manifest: bool = True
+
+    def rows(self, i: int) -> int | None:
+        """The rows chunk ``i`` must hold (None: any number)."""
+        if self.games is None:
+            return None
+        return min(self.chunk_size, self.games - i * self.chunk_size)
+
+    def identity(self, i: int) -> dict:
+        """The identity of chunk ``i``: ``{"seed", "chunk", "config"}``."""
+        return {"seed": int(self.seed), "chunk": int(i), "config": self.digest}
 
 
 def manifest_path(run_dir: str | os.PathLike) -> Path:
@@ -61,18 +122,11 @@ def manifest_path(run_dir: str | os.PathLike) -> Path:
     return Path(run_dir) / MANIFEST
 
 
-def _fsync_dir(path: Path) -> None:
-    """fsync a directory so that a rename inside it survives a power cut (POSIX; a no-op elsewhere)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+def with_identity(table: pa.Table, layout: Layout, chunk: int) -> pa.Table:
+    """``table`` with chunk ``chunk``'s identity (:meth:`Layout.identity`) in its schema metadata."""
+    meta = dict(table.schema.metadata or {})
+    meta[IDENTITY_KEY] = json.dumps(layout.identity(chunk), sort_keys=True).encode()
+    return table.replace_schema_metadata(meta)
 
 
 def parquet_bytes(table: pa.Table) -> bytes:
@@ -82,81 +136,123 @@ def parquet_bytes(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def commit_chunk(run_dir: str | os.PathLike, chunk: int, table: pa.Table) -> dict:
+def commit_chunk(run_dir: str | os.PathLike, chunk: int, table: pa.Table, layout: Layout | None = None) -> dict:
     """Write chunk ``chunk`` of a run atomically and record it in the manifest.
 
-    ``table``: the chunk's rows (:func:`caishen.sim.records.chunk_table`).  Steps:
-    bytes and sha256 in memory, a dot-prefixed temporary file (fsync),
-    ``os.replace`` onto ``chunks/chunk-NNNNN.parquet`` (directory fsync),
-    then the manifest line (fsync).  Returns the manifest entry.  An
-    ``OSError`` (a full disk: ``ENOSPC``) leaves no temporary file behind
-    and no manifest line for the chunk; it propagates to the caller.
+    ``table``: the chunk's rows (:func:`caishen.sim.records.chunk_table`);
+    ``layout``: the run's (its identity goes into the file's metadata; None:
+    none).  Steps: bytes and sha256 in memory, a new dot-prefixed temporary
+    file (fsync), ``os.replace`` onto ``chunks/chunk-NNNNN.parquet``
+    (directory fsync), then the manifest line (fsync).  Returns the
+    manifest entry.  An ``OSError`` (a full disk: ``ENOSPC``) leaves no
+    temporary file behind and no manifest line for the chunk; it propagates
+    to the caller.
     """
     path = records.chunk_path(run_dir, chunk)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if layout is not None:
+        table = with_identity(table, layout, chunk)
     data = parquet_bytes(table)
     entry = {"chunk": int(chunk), "rows": int(table.num_rows), "bytes": len(data),
              "sha256": hashlib.sha256(data).hexdigest()}
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = safeio.temp_path(path)
     try:
-        with open(tmp, "wb") as f:
+        with open(tmp, "wb", opener=safeio.create_new) as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+            safeio.sync(f)
+        safeio.commit(tmp, path)
     finally:
-        if tmp.exists():
-            tmp.unlink()
-    _fsync_dir(path.parent)
+        safeio.discard(tmp)
     append_entry(run_dir, entry)
     return entry
 
 
 def append_entry(run_dir: str | os.PathLike, entry: dict) -> None:
-    """Append one manifest line (``O_APPEND``, fsync).  A torn line from an
+    """Append one manifest line (``O_APPEND``, never through a link, fsync).  A torn line from an
     earlier crash is first closed with a newline, so that it cannot swallow this one."""
     p = manifest_path(run_dir)
     line = (json.dumps(entry, sort_keys=True) + "\n").encode()
-    with open(p, "ab") as f:
+    with open(p, "ab", opener=safeio.nofollow) as f:
         if f.tell() > 0:
-            with open(p, "rb") as r:
+            with open(p, "rb", opener=safeio.nofollow) as r:
                 r.seek(-1, os.SEEK_END)
                 if r.read(1) != b"\n":
                     line = b"\n" + line
         f.write(line)
-        f.flush()
-        os.fsync(f.fileno())
+        safeio.sync(f)
 
 
-def read_manifest(run_dir: str | os.PathLike) -> dict[int, dict] | None:
-    """The manifest's entries by chunk (the last line of a chunk wins); None if the run has no manifest.
+def _int_in(v, lo: int, hi: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
 
-    Lines that do not parse (a line torn by a crash) are skipped.
+
+def parse_entry(raw: bytes, n_chunks: int) -> dict | None:
+    """The manifest entry of one line, or None when the line is damaged (not JSON, nested, other keys,
+    a value of the wrong type or out of bounds: a chunk index outside ``0..n_chunks-1``, rows, bytes)."""
+    try:
+        e = safeio.parse_json(raw)
+    except ValueError:
+        return None
+    if not isinstance(e, dict) or set(e) != {"chunk", "rows", "bytes", "sha256"}:
+        return None
+    if not (_int_in(e["chunk"], 0, n_chunks - 1) and _int_in(e["rows"], 0, MAX_ROWS)
+            and _int_in(e["bytes"], 1, MAX_CHUNK_BYTES) and isinstance(e["sha256"], str)
+            and _SHA256.fullmatch(e["sha256"])):
+        return None
+    return e
+
+
+def _lines(f, limit: int):
+    """The lines of a binary file, each at most ``limit`` bytes; a longer line is read in pieces and
+    yielded as ``None`` (damaged), so a huge line never sits in memory."""
+    while True:
+        line = f.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):
+                line = f.readline(1 << 16)
+            yield None
+            continue
+        yield line
+
+
+def read_manifest(run_dir: str | os.PathLike, n_chunks: int = MAX_ROWS) -> dict[int, dict] | None:
+    """The manifest's entries by chunk (the last good line of a chunk wins); None if the run has no manifest.
+
+    Damaged lines (:func:`parse_entry`) are skipped: their chunks count as
+    unrecorded.  Raises :class:`caishen.sim.safeio.FileError` when the
+    manifest is a link, not a regular file, or larger than
+    :data:`MAX_MANIFEST`.
     """
     p = manifest_path(run_dir)
-    if not p.exists():
+    try:
+        f = safeio.open_regular(p)
+    except FileNotFoundError:
         return None
     out: dict[int, dict] = {}
-    with open(p, "rb") as f:
-        for raw in f:
-            try:
-                e = json.loads(raw)
-                i = e["chunk"]
-                if isinstance(i, int) and not isinstance(i, bool) and {"rows", "bytes", "sha256"} <= set(e):
-                    out[i] = e
-            except (ValueError, KeyError, TypeError):
-                continue
+    with f:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_MANIFEST:
+            raise safeio.FileError(p, f"is {size:,} bytes, more than a run writes ({MAX_MANIFEST:,} at most); move "
+                                      "it aside to replay every chunk")
+        for raw in _lines(f, MAX_LINE):
+            e = None if raw is None else parse_entry(raw, n_chunks)
+            if e is not None:
+                out[e["chunk"]] = e
     return out
 
 
-def file_sha256(path: str | os.PathLike) -> tuple[int, str]:
-    """``(size in bytes, sha256 hex)`` of a file, read in 1 MiB blocks."""
+def file_sha256(f) -> tuple[int, str]:
+    """``(size in bytes, sha256 hex)`` of an open binary file (or a path), read in 1 MiB blocks."""
+    if isinstance(f, (str, os.PathLike)):
+        with safeio.open_regular(f) as g:
+            return file_sha256(g)
     h = hashlib.sha256()
     n = 0
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-            n += len(block)
+    f.seek(0)
+    while block := f.read(1 << 20):
+        h.update(block)
+        n += len(block)
     return n, h.hexdigest()
 
 
@@ -204,86 +300,207 @@ class Verification:
         return lines
 
 
-def _inspect_wrong(path: Path, chunk: int, seed: int, entry: dict, size: int) -> tuple[str, str]:
+# ---------------------------------------------------------------------------
+# the checks of one chunk file
+# ---------------------------------------------------------------------------
+def read_footer(f, size: int) -> pq.FileMetaData:
+    """The Parquet footer of an open chunk file of ``size`` bytes; ``ValueError`` if it is none or larger
+    than :data:`MAX_FOOTER` (a crafted footer length cannot make the read allocate without bound)."""
+    if size < 12:
+        raise ValueError(f"{size} bytes: too short for a Parquet file")
+    f.seek(size - 8)
+    tail = f.read(8)
+    if tail[4:] != b"PAR1":
+        raise ValueError("no Parquet footer (magic bytes missing)")
+    n = struct.unpack("<I", tail[:4])[0]
+    if n > min(MAX_FOOTER, size - 12):
+        raise ValueError(f"a footer of {n:,} bytes in a file of {size:,}")
+    f.seek(0)
+    try:
+        return pq.read_metadata(f)
+    except Exception as e:  # pyarrow raises several types for a damaged file
+        raise ValueError(str(e).splitlines()[0][:80] if str(e) else type(e).__name__) from None
+
+
+def _stats(meta: pq.FileMetaData, name: str):
+    """The statistics of column ``name`` in each row group (None where absent)."""
+    j = meta.schema.names.index(name)
+    return [meta.row_group(g).column(j).statistics for g in range(meta.num_row_groups)]
+
+
+def _identity(meta: pq.FileMetaData) -> dict | None:
+    raw = (meta.metadata or {}).get(IDENTITY_KEY)
+    if raw is None or len(raw) > MAX_LINE:
+        return None
+    try:
+        ident = safeio.parse_json(raw)
+    except ValueError:
+        return None
+    return ident if isinstance(ident, dict) else None
+
+
+def _seed_chunk(meta: pq.FileMetaData) -> tuple[int, int] | None:
+    """The ``(seed, chunk)`` the file's rows say, when every row group's statistics give one value each."""
+    names = meta.schema.names
+    if "seed" not in names or "chunk" not in names or meta.num_rows == 0:
+        return None
+    out = []
+    for name in ("seed", "chunk"):
+        vals = {(s.min, s.max) for s in _stats(meta, name) if s is not None and s.has_min_max}
+        if len(vals) != 1:
+            return None
+        lo, hi = vals.pop()
+        if lo != hi:
+            return None
+        out.append(int(lo))
+    return out[0], out[1]
+
+
+def footer_problem(meta: pq.FileMetaData, layout: Layout, i: int, recorded_rows: int | None) -> tuple[str, str] | None:
+    """``(state, reason)`` when the footer says the file is not chunk ``i`` of the run of ``layout``, else None.
+
+    Checks, in order: the identity (format 3: seed, chunk, configuration
+    digest), the ``seed`` / ``chunk`` columns' statistics, the row count
+    (the layout's, else ``recorded_rows``), and every contract column (its
+    exact type, null count 0 in the statistics of every row group).
+    """
+    ident = _identity(meta)
+    want = layout.identity(i)
+    if layout.digest is not None and ident != want:
+        if ident is None:
+            return "foreign", "no chunk identity in its metadata: not a chunk file of this run"
+        if (ident.get("seed"), ident.get("chunk")) != (want["seed"], want["chunk"]):
+            return "foreign", f"rows of seed {ident.get('seed')} chunk {ident.get('chunk')}, not of seed " \
+                              f"{want['seed']} chunk {i}"
+        return "foreign", "a chunk of another configuration (its configuration digest differs)"
+    names = meta.schema.names
+    if "seed" in names and "chunk" in names and meta.num_rows:
+        sc = _seed_chunk(meta)
+        if sc is None:
+            return "foreign", "its seed / chunk columns do not hold one value each"
+        if sc != (int(layout.seed), i):
+            return "foreign", f"rows of seed {sc[0]} chunk {sc[1]}, not of seed {layout.seed} chunk {i}"
+    want_rows = layout.rows(i)
+    if want_rows is None:
+        want_rows = recorded_rows
+    if want_rows is not None and meta.num_rows != want_rows:
+        state = "short" if meta.num_rows < want_rows else "foreign"
+        return state, f"{meta.num_rows} rows, expected {want_rows}"
+    try:
+        schema = meta.schema.to_arrow_schema()
+    except Exception:  # a footer pyarrow cannot map
+        return "foreign", "a schema that is not Arrow's"
+    for name, typ in layout.columns:
+        j = schema.get_field_index(name)
+        if j < 0:
+            return "foreign", f"lacks the column {name!r} of the records contract"
+        if schema.field(j).type != typ:
+            return "foreign", f"column {name!r} is {schema.field(j).type}, the records contract says {typ}"
+        if meta.num_rows and any(s is None or not s.has_null_count or s.null_count for s in _stats(meta, name)):
+            return "foreign", f"column {name!r} holds nulls (or no statistics): not a chunk written by caishen"
+    return None
+
+
+def _inspect_wrong(f, layout: Layout, i: int, entry: dict, size: int) -> tuple[str, str]:
     """Classify a chunk file whose bytes are not the recorded ones."""
     try:
-        meta = pq.read_metadata(path)
-        t = pq.read_table(path, columns=["seed", "chunk"]) if meta.num_rows else None
-    except Exception as e:  # pyarrow raises several types for a damaged file
+        meta = read_footer(f, size)
+    except ValueError as e:
         if size < entry["bytes"]:
             return "short", f"truncated: {size} of {entry['bytes']} bytes"
-        return "corrupt", f"not a readable Parquet file: {str(e)[:80]}"
-    if t is not None and t.num_rows:
-        s, c = int(t.column("seed")[0].as_py()), int(t.column("chunk")[0].as_py())
-        if (s, c) != (int(seed), chunk):
-            return "foreign", f"rows of seed {s} chunk {c}, not of seed {seed} chunk {chunk}"
-    if meta.num_rows != entry["rows"]:
-        state = "short" if meta.num_rows < entry["rows"] else "foreign"
-        return state, f"{meta.num_rows} rows, recorded {entry['rows']}"
+        return "corrupt", f"not a readable Parquet file: {e}"
+    bad = footer_problem(meta, layout, i, entry["rows"])
+    if bad is not None:
+        return bad
     return "foreign", f"another file: sha256 differs from the recorded one ({size} bytes, recorded {entry['bytes']})"
 
 
-def verify(run_dir: str | os.PathLike, run_json: dict | None = None, checksums: bool = True) -> Verification:
+def _check_file(p: Path, layout: Layout, i: int, entry: dict | None, checksums: bool) -> tuple[str, str] | None:
+    """None if the chunk file ``p`` is chunk ``i`` as recorded (``entry``; None: a legacy run), else its
+    ``(state, reason)``."""
+    try:
+        f = safeio.open_regular(p)
+    except FileNotFoundError:
+        return "missing", "recorded in the manifest, the file is gone"
+    except safeio.FileError as e:
+        return "corrupt", str(e).split(": ", 1)[-1]
+    with f:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_CHUNK_BYTES:
+            return "corrupt", f"{size:,} bytes, more than a chunk file holds"
+        if entry is not None and (size != entry["bytes"] or (checksums and file_sha256(f)[1] != entry["sha256"])):
+            return _inspect_wrong(f, layout, i, entry, size)
+        try:
+            meta = read_footer(f, size)
+        except ValueError as e:
+            return "corrupt", f"not a readable Parquet file: {e}"
+        return footer_problem(meta, layout, i, None if entry is None else entry["rows"])
+
+
+def chunk_files(run_dir: str | os.PathLike, n_chunks: int) -> tuple[dict[int, Path], list[str]]:
+    """``({chunk: path}, stray names)``: the chunk files in ``RUN_DIR/chunks`` (by name only) and the
+    ``chunk-*.parquet`` names that are no chunk of a run of ``n_chunks``.  Raises
+    :class:`caishen.sim.safeio.FileError` when ``chunks`` is a link or not a directory."""
+    d = Path(run_dir) / records.CHUNKS_DIR
+    files: dict[int, Path] = {}
+    stray: list[str] = []
+    if os.path.islink(d):
+        raise safeio.FileError(d, "is a symbolic link; a run's chunks are never read through a link")
+    if not d.exists():
+        return files, stray
+    if not d.is_dir():
+        raise safeio.FileError(d, "is not a directory")
+    for e in os.scandir(d):
+        name = e.name
+        if not (name.startswith("chunk-") and name.endswith(".parquet")):
+            continue
+        stem = name[len("chunk-"):-len(".parquet")]
+        i = int(stem) if stem.isdigit() and len(stem) < 12 else -1
+        if 0 <= i < n_chunks and name == records.chunk_path(run_dir, i).name:
+            files[i] = d / name
+        else:
+            stray.append(name)
+    return files, stray
+
+
+def verify(run_dir: str | os.PathLike, run_json: dict | None = None, checksums: bool = True,
+           layout: Layout | None = None) -> Verification:
     """Check every chunk file of a run against its manifest (see the module docstring).
 
-    ``run_json``: the run's configuration (read from ``run_dir`` when None);
-    ``checksums``: hash every file (False: sizes only, for a quick look).
-    Raises ``ValueError`` if ``run_dir`` is not a run directory.
+    ``run_json``: the run's configuration (read from ``run_dir`` and
+    validated when None); ``layout``: the chunk layout (default: that of
+    ``run_json``, :func:`caishen.sim.runner.layout`); ``checksums``: hash
+    every file (False: sizes and footers only, for a quick look).  Memory
+    and time grow with the chunk files and the manifest's lines, never with
+    the chunks not played yet beyond one list entry each.  Raises
+    ``ValueError`` if ``run_dir`` is not a run directory.
     """
-    from caishen.sim import runner
+    if layout is None:
+        from caishen.sim import runner
 
+        layout = runner.layout(run_json if run_json is not None else runner.read_run_json(run_dir))
     run_dir = Path(run_dir)
-    meta = run_json if run_json is not None else runner.read_run_json(run_dir)
-    n_chunks, seed = int(meta["n_chunks"]), int(meta["seed"])
-    chunk_size, games = int(meta["chunk_size"]), int(meta["games"])
-    files = {}
-    stray = []
-    d = run_dir / records.CHUNKS_DIR
-    if d.is_dir():
-        for p in d.glob("chunk-*.parquet"):
-            try:
-                i = int(p.stem.split("-", 1)[1])
-            except ValueError:
-                stray.append(p.name)
-                continue
-            if 0 <= i < n_chunks and p.name == records.chunk_path(run_dir, i).name:
-                files[i] = p
-            else:
-                stray.append(p.name)
-    manifest = read_manifest(run_dir)
-    legacy = manifest is None
-    ok, not_played, problems = [], [], {}
-    for i in range(n_chunks):
+    n_chunks = layout.n_chunks
+    files, stray = chunk_files(run_dir, n_chunks)
+    entries = read_manifest(run_dir, n_chunks) if layout.manifest else None
+    if layout.manifest and entries is None:
+        entries = {}  # a run that keeps a manifest is never read as a legacy run
+    ok, problems = [], {}
+    for i in sorted(set(files) | set(entries or ())):
         p = files.get(i)
-        if legacy:
-            if p is None:
-                not_played.append(i)
-                continue
-            try:
-                rows = pq.read_metadata(p).num_rows
-            except Exception as e:
-                problems[i] = ("corrupt", f"not a readable Parquet file: {str(e)[:80]}")
-                continue
-            want = min(chunk_size, games - i * chunk_size)
-            if rows != want:
-                problems[i] = ("short" if rows < want else "foreign", f"{rows} rows, expected {want}")
-            else:
-                ok.append(i)
-            continue
-        entry = manifest.get(i)
-        if entry is None:
-            if p is None:
-                not_played.append(i)
-            else:
-                problems[i] = ("unrecorded", "a file without a manifest line: the run stopped before recording "
-                               "it, or it was put there by hand")
+        entry = None if entries is None else entries.get(i)
+        if entries is not None and entry is None:
+            problems[i] = ("unrecorded", "a file without a manifest line: the run stopped before recording "
+                           "it, or it was put there by hand")
             continue
         if p is None:
             problems[i] = ("missing", "recorded in the manifest, the file is gone")
             continue
-        size = p.stat().st_size
-        if size == entry["bytes"] and (not checksums or file_sha256(p)[1] == entry["sha256"]):
+        bad = _check_file(p, layout, i, entry, checksums)
+        if bad is None:
             ok.append(i)
         else:
-            problems[i] = _inspect_wrong(p, i, seed, entry, size)
-    return Verification(n_chunks, ok, not_played, problems, sorted(stray), legacy)
+            problems[i] = bad
+    seen = set(files) | set(entries or ())
+    not_played = [i for i in range(n_chunks) if i not in seen]
+    return Verification(n_chunks, ok, not_played, problems, sorted(stray), not layout.manifest)

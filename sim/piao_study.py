@@ -71,6 +71,7 @@ import concurrent.futures as cf
 import json
 import multiprocessing
 import os
+import re
 import time
 from pathlib import Path
 
@@ -437,12 +438,15 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     Chunk ``i`` (``chunk_size`` hands) gets the 32-bit seed of
     ``SeedSequence(seed).spawn(n)[i]`` (:func:`caishen.sim.runner.chunk_seeds`), so
     the rows do not depend on ``workers``.  ``out``: a directory for
-    ``study.json`` (the configuration, written first) and one Parquet file per
-    finished chunk (atomic); rerunning the same configuration into it resumes,
-    another configuration is a ``ValueError`` naming what differs.  The
-    returned rows carry ``chunk`` and ``hand_id`` (global hand index: the
-    cluster of :func:`estimate`'s intervals).  Other arguments as
-    :func:`study_chunk`.
+    ``study.json`` (the configuration, written first, atomically) and one
+    Parquet file per finished chunk, committed with its identity and
+    recorded in a manifest as a run's chunks are
+    (:func:`caishen.sim.manifest.commit_chunk`); rerunning the same
+    configuration into it resumes, reading only the chunks that verify
+    (:func:`study_layout`) and replaying the others; another configuration
+    is a ``ValueError`` naming what differs.  The returned rows carry
+    ``chunk`` and ``hand_id`` (global hand index: the cluster of
+    :func:`estimate`'s intervals).  Other arguments as :func:`study_chunk`.
 
     Measured here (2 cores shared with other jobs; ``python
     notebooks/piao_decision.py --workers 2``): the default size, 500,000
@@ -451,7 +455,7 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     """
     from tqdm import tqdm
 
-    from caishen.sim import records, runner
+    from caishen.sim import manifest, records, runner
 
     hands = _check_int("hands", hands, 1, 10**9)
     chunk_size = _check_int("chunk_size", chunk_size, 1, 10**6)
@@ -467,14 +471,16 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     seeds = runner.chunk_seeds(seed, n_chunks)
     config = {"kind": "counterfactual", "decision": decision, "rules": rules, "options": opts,
               "policies": list(pol), "seed": int(seed), "hands": hands, "rollouts": int(rollouts),
-              "explore": float(explore), "chunk_size": chunk_size, "source_digest": runner.source_digest()}
+              "explore": float(explore), "chunk_size": chunk_size, "n_chunks": n_chunks,
+              "source_digest": runner.source_digest()}
     done: dict[int, pd.DataFrame] = {}
+    lay = study_layout(config)
     if out is not None:
         out = Path(out)
         _prepare_dir(out, config)
-        for i in sorted(records.finished_chunks(out)):
-            if i < n_chunks:
-                done[i] = pd.read_parquet(records.chunk_path(out, i))
+        records.remove_stale_tmp(out)
+        for i in manifest.verify(out, layout=lay).ok:
+            done[i] = pd.read_parquet(records.chunk_path(out, i))
     todo = [i for i in range(n_chunks) if i not in done]
 
     def job(i):
@@ -492,7 +498,7 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
         if out is not None:
             import pyarrow as pa
 
-            records.write_chunk(records.chunk_path(out, i), pa.Table.from_pandas(df, preserve_index=False))
+            manifest.commit_chunk(out, i, pa.Table.from_pandas(df, preserve_index=False), lay)
         done[i] = df
         bar.update(min(chunk_size, hands - i * chunk_size))
 
@@ -511,25 +517,116 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+#: the columns every chunk file of a study holds (checked on read; ``diff_sd`` is NaN with one rollout)
+STUDY_COLUMNS = (("chunk", np.int32), ("hand_id", np.int64), *((f, np.int64) for f in FEATURES),
+                 *((c, np.float64) for c in ("alt_score", "base_score", "diff", "alt_won", "base_won",
+                                               "alt_failed")))
+#: bytes of a study.json at most
+MAX_STUDY_JSON = 1 << 20
+
+
+def study_layout(config: dict):
+    """The chunk layout of a study (:class:`caishen.sim.manifest.Layout`): its chunks, seed and chunk
+    size, the digest of its configuration in every chunk's identity, :data:`STUDY_COLUMNS`; the rows of
+    a chunk (decision points) are the manifest's."""
+    import hashlib
+
+    import pyarrow as pa
+
+    from caishen.sim import manifest
+
+    canon = json.dumps({k: v for k, v in config.items() if k != "created"}, sort_keys=True, separators=(",", ":"))
+    return manifest.Layout(n_chunks=int(config["n_chunks"]), seed=int(config["seed"]),
+                           chunk_size=int(config["chunk_size"]), games=None,
+                           digest=hashlib.sha256(canon.encode()).hexdigest()[:16],
+                           columns=tuple((n, pa.from_numpy_dtype(np.dtype(t))) for n, t in STUDY_COLUMNS))
+
+
+def _check_study_json(doc: dict, where) -> dict:
+    """``doc`` if it has a study.json's fields with their types and bounds, else
+    :class:`caishen.sim.safeio.FileError` naming ``where`` and the field."""
+    from caishen.sim import safeio
+    from caishen.sim.rules.options import short_repr
+
+    def ints(lo, hi):
+        return lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+    fields = {"kind": lambda v: v == "counterfactual", "decision": lambda v: v in DECISIONS,
+              "rules": lambda v: v in DECISION_RULES.values(), "options": lambda v: isinstance(v, dict),
+              "policies": lambda v: isinstance(v, list) and len(v) == N_SEATS and all(isinstance(p, str) for p in v),
+              "seed": ints(0, 2**63 - 1), "hands": ints(1, 10**9), "rollouts": ints(1, 4096),
+              "explore": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1,
+              "chunk_size": ints(1, 10**6), "n_chunks": ints(1, 10**5),
+              "source_digest": lambda v: isinstance(v, str)}
+    for key, ok in fields.items():
+        if key not in doc or not ok(doc[key]):
+            raise safeio.FileError(where, f"field {key!r} is {short_repr(doc.get(key))}: not a study.json caishen "
+                                          "wrote")
+    if doc["n_chunks"] != -(-doc["hands"] // doc["chunk_size"]):
+        raise safeio.FileError(where, f"field 'n_chunks' is {doc['n_chunks']}, but {doc['hands']} hands in chunks "
+                                      f"of {doc['chunk_size']} make {-(-doc['hands'] // doc['chunk_size'])}")
+    return doc
+
+
+def read_study_json(out) -> dict:
+    """The validated ``study.json`` of ``out`` (:func:`_check_study_json`; ``ValueError`` when there is none,
+    :class:`caishen.sim.safeio.FileError` for a link, a file that is not regular, too large or not JSON)."""
+    from caishen.sim import safeio
+
+    p = Path(out) / STUDY_JSON
+    try:
+        doc = safeio.read_json(p, MAX_STUDY_JSON, what="a study.json")
+    except FileNotFoundError:
+        raise ValueError(f"{str(out)!r} is not a study directory (no {STUDY_JSON})") from None
+    return _check_study_json(doc, p)
+
+
+def read_points(out) -> tuple[dict, pd.DataFrame, "object"]:
+    """``(study.json, the decision points of its verified chunks, the verification)`` of a study directory
+    (:func:`run_study` with ``out``).  Raises ``ValueError`` when it has no verified chunk."""
+    from caishen.sim import manifest, records
+
+    doc = read_study_json(out)
+    check = manifest.verify(out, layout=study_layout(doc))
+    if not check.ok:
+        raise ValueError(f"no verified chunk in {str(out)!r}" + (f" ({'; '.join(check.describe(3))})"
+                                                                 if check.problems else ""))
+    pts = pd.concat([pd.read_parquet(records.chunk_path(out, i)) for i in check.ok], ignore_index=True)
+    return doc, pts, check
+
+
+#: temporary names of an interrupted first write of study.json (this version's and earlier ones')
+_STUDY_JSON_TMP = re.compile(r"\.study\.json(\.[0-9]+\.[0-9a-f]{8})?\.tmp")
+
+
 def _prepare_dir(out: Path, config: dict) -> None:
-    """Create ``out`` with ``study.json`` or check that it holds the same study (``ValueError`` otherwise)."""
-    from caishen.sim import records
+    """Create ``out`` with ``study.json`` (written first, atomically; a directory holding only the temporary
+    file of an interrupted first write is cleared) or check that it holds the same study (``ValueError``
+    otherwise); links inside ``out`` are refused, naming them."""
+    from caishen.sim import records, safeio
 
     p = out / STUDY_JSON
-    if p.exists():
-        stored = json.loads(p.read_text(encoding="utf-8"))
+    if out.is_dir():
+        safeio.refuse_links(out)
+    if p.exists() or p.is_symlink():
+        stored = read_study_json(out)
         diffs = [f"{k}: directory has {stored.get(k)!r}, requested {v!r}" for k, v in
                  json.loads(json.dumps(config)).items() if stored.get(k) != v]
         if diffs:
             raise ValueError(f"{str(out)!r} holds a different study: " + "; ".join(diffs))
+        safeio.make_dir(out / records.CHUNKS_DIR)
         return
-    if out.exists() and any(out.iterdir()):
-        raise ValueError(f"{str(out)!r} is a non-empty directory without {STUDY_JSON}; choose a new directory")
-    (out / records.CHUNKS_DIR).mkdir(parents=True, exist_ok=True)
-    tmp = out / f".{STUDY_JSON}.tmp"
-    tmp.write_text(json.dumps({**config, "created": time.strftime("%Y-%m-%dT%H:%M:%S")}, indent=2,
-                              ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{str(out)!r} is not a directory; choose a new directory")
+    if out.is_dir():
+        names = [e.name for e in os.scandir(out)]
+        if any(not _STUDY_JSON_TMP.fullmatch(n) for n in names):
+            raise ValueError(f"{str(out)!r} is a non-empty directory without {STUDY_JSON}; choose a new directory")
+        for n in names:
+            safeio.discard(out / n)
+    safeio.make_dir(out)
+    safeio.write_json(p, {**config, "created": time.strftime("%Y-%m-%dT%H:%M:%S")})
+    safeio.make_dir(out / records.CHUNKS_DIR)
 
 
 # ---------------------------------------------------------------------------

@@ -12,9 +12,12 @@ must show).  This module
 - checks a chunk against it (:func:`check_chunk`: names, lengths, dtypes,
   zero-sum scores K-8.5),
 - turns a chunk into a ``pyarrow.Table`` with the run columns
-  (:func:`chunk_table`) and writes it atomically (:func:`write_chunk`:
-  temporary file, fsync, rename), and
-- reads a run's folder back as one ``pandas.DataFrame`` (:func:`read_run`).
+  (:func:`chunk_table`; :func:`caishen.sim.manifest.commit_chunk` writes it
+  atomically with its identity and records it),
+- states what every chunk *file* must hold when it is read back
+  (:func:`file_columns`: the run columns, the contract and the columns a
+  match's or a sweep's chunk function adds, :data:`CHUNK_FN_COLUMNS`), and
+- reads a run's verified chunks back as one ``pandas.DataFrame`` (:func:`read_run`).
 
 File layout of a run directory (see :mod:`caishen.sim.runner`)::
 
@@ -68,6 +71,20 @@ RUN_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
 
 CHUNKS_DIR = "chunks"
 
+#: the columns that the analysis reads beyond the rule set's records, by the chunk function that adds them
+#: (named, never imported: a run.json's chunk_fn is data): a match's seatings (caishen.sim.arena) and a
+#: sweep's hero seat (caishen.sim.study)
+_ARENA_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
+    ("wall", np.dtype(np.int64)),
+    ("seating", np.dtype(np.int8)),
+    ("wall_seed", np.dtype(np.int64)),
+    *((f"policy_{s}", np.dtype(np.int8)) for s in SEATS),
+)
+CHUNK_FN_COLUMNS: dict[str, tuple[tuple[str, np.dtype], ...]] = {
+    **{f"caishen.sim.arena:chunk_{n}": _ARENA_COLUMNS for n in (2, 3, 4)},
+    "caishen.sim.study:sweep_chunk": (("hero", np.dtype(np.int8)),),
+}
+
 
 def record_columns(rules: str) -> tuple[tuple[str, np.dtype], ...]:
     """The contract's ``(name, dtype)`` record columns of rule set ``rules``.
@@ -80,6 +97,16 @@ def record_columns(rules: str) -> tuple[tuple[str, np.dtype], ...]:
 
     own = _rulesets.get(rules).record_columns() if rules in _rulesets.names() else None
     return own or (*COMMON_COLUMNS, *COMMON_TAIL_COLUMNS, *COMMON_END_COLUMNS)
+
+
+def file_columns(rules: str, chunk_fn: str | None = None) -> tuple[tuple[str, "pa.DataType"], ...]:
+    """``((name, pyarrow type), ...)`` every chunk file of a run must hold (checked on read,
+    :func:`caishen.sim.manifest.verify`): :data:`RUN_COLUMNS`, the records contract of ``rules``
+    (:func:`record_columns`) and the columns its chunk function adds (:data:`CHUNK_FN_COLUMNS`); an
+    ``object`` column of the contract (Jiating's ``patterns_s`` text) is an Arrow ``string``."""
+    cols = (*RUN_COLUMNS, *record_columns(rules), *CHUNK_FN_COLUMNS.get(str(chunk_fn), ()))
+    return tuple((name, pa.string() if dtype == np.dtype(object) else pa.from_numpy_dtype(dtype))
+                 for name, dtype in cols)
 
 
 def check_chunk(cols: dict[str, np.ndarray], rules: str, n_hands: int) -> None:
@@ -134,33 +161,16 @@ def chunk_path(run_dir: str | os.PathLike, chunk: int) -> Path:
     return Path(run_dir) / CHUNKS_DIR / f"chunk-{chunk:05d}.parquet"
 
 
-def write_chunk(path: str | os.PathLike, table: pa.Table) -> None:
-    """Write ``table`` to ``path`` atomically: a dot-prefixed temporary file, fsync, rename.
-
-    A reader (or a resumed run) sees either no file or the whole file.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            pq.write_table(table, f, compression="zstd")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def remove_stale_tmp(run_dir: str | os.PathLike) -> int:
-    """Delete temporary chunk files left by an interrupted run; returns how many."""
+    """Delete the temporary chunk files (``.chunk-*.tmp``, regular files) an interrupted run left in
+    ``RUN_DIR/chunks``; returns how many."""
     d = Path(run_dir) / CHUNKS_DIR
     n = 0
     if d.is_dir():
-        for p in d.glob(".chunk-*.tmp"):
-            p.unlink(missing_ok=True)
-            n += 1
+        for e in os.scandir(d):
+            if e.name.startswith(".chunk-") and e.name.endswith(".tmp") and e.is_file(follow_symlinks=False):
+                Path(e.path).unlink(missing_ok=True)
+                n += 1
     return n
 
 
@@ -177,24 +187,26 @@ def finished_chunks(run_dir: str | os.PathLike) -> set[int]:
     return out
 
 
-def run_column_names(run_dir: str | os.PathLike) -> list[str]:
-    """The column names of a run's Parquet files (from the first chunk's schema)."""
-    first = min(finished_chunks(run_dir), default=None)
-    if first is None:
-        raise ValueError(f"no finished chunk in {str(run_dir)!r}")
-    return list(pq.read_schema(chunk_path(run_dir, first)).names)
-
-
 def read_run(run_dir: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
-    """All finished chunks of a run as one DataFrame, sorted by ``hand_id``.
+    """All verified chunks of a run as one DataFrame, sorted by ``hand_id``.
 
-    ``columns``: read only these.  Raises ``ValueError`` if the run has no
-    finished chunk.
+    Only the chunk files that :func:`caishen.sim.manifest.verify` finds ``ok``
+    are read.  ``columns``: read only these.  Raises ``ValueError`` if the
+    run has a damaged chunk (named; rerun its command to repair it) or no
+    verified chunk.
     """
-    d = Path(run_dir) / CHUNKS_DIR
-    if not finished_chunks(run_dir):
-        raise ValueError(f"no finished chunk in {str(run_dir)!r} (expected {str(d)}/chunk-*.parquet)")
+    from caishen.sim import stream
+
+    if not (Path(run_dir) / "run.json").exists():
+        raise ValueError(f"no finished chunk in {str(run_dir)!r}: it is not a run directory (no run.json)")
+    files, check = stream.verified_chunk_files(run_dir)
+    if check.problems:
+        raise ValueError(f"{str(run_dir)!r} has damaged chunks: " + "; ".join(check.describe(5))
+                         + "; rerun its command to replay them")
+    if not files:
+        raise ValueError(f"no finished chunk in {str(run_dir)!r} (expected "
+                         f"{str(Path(run_dir) / CHUNKS_DIR)}/chunk-*.parquet with a manifest line)")
     if columns is not None and "hand_id" not in columns:
         columns = [*columns, "hand_id"]
-    df = pd.read_parquet(d, columns=columns)
+    df = pd.concat([pq.read_table(f, columns=columns).to_pandas() for f in files], ignore_index=True)
     return df.sort_values("hand_id", kind="stable").reset_index(drop=True)

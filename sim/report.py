@@ -46,11 +46,12 @@ import base64
 import html
 import io
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from caishen.sim import safeio
 
 REPORT_HTML = "report.html"
 
@@ -90,13 +91,25 @@ def run_kind(run_dir) -> str:
     if (d / "study.json").exists():
         return "study"
     if (d / "run.json").exists():
+        from caishen.sim import runner
+
         try:
-            fn = json.loads((d / "run.json").read_text(encoding="utf-8")).get("chunk_fn", "")
-        except (OSError, ValueError, AttributeError):
+            fn = safeio.read_json(d / "run.json", runner.MAX_RUN_JSON).get("chunk_fn", "")
+        except (OSError, ValueError):
             fn = ""  # the runner names what is wrong with run.json
         return "match" if str(fn).startswith("caishen.sim.arena:") else "simulate"
     raise ValueError(f"{str(run_dir)!r} is not a run directory (no run.json), nor a sweep (no sweep.json) or a "
                      "study (no study.json)")
+
+
+def save_figure(fig, path, **savefig_kw) -> bytes:
+    """Save a matplotlib figure as PNG to ``path`` atomically (:func:`caishen.sim.safeio.atomic_write`: never
+    a half-written file, never through a link at ``path``); returns the PNG bytes."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", **savefig_kw)
+    data = buf.getvalue()
+    safeio.atomic_write(path, data)
+    return data
 
 
 class _Page:
@@ -119,13 +132,8 @@ class _Page:
                                      border=0, classes="t"))
 
     def figure(self, fig, name: str, caption: str):
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-        data = buf.getvalue()
         path = self.dir / f"fig-{name}.png"
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        data = save_figure(fig, path, dpi=110, bbox_inches="tight")
         self.files.append(path.name)
         b64 = base64.b64encode(data).decode("ascii")
         self.parts.append(f'<figure><img alt="{html.escape(name)}" src="data:image/png;base64,{b64}"/>'
@@ -143,9 +151,7 @@ class _Page:
                f"<style>{style}</style></head><body><h1>{html.escape(self.title)}</h1>"
                + "\n".join(self.parts) + "</body></html>\n")
         path = self.dir / REPORT_HTML
-        tmp = path.with_name(f".{REPORT_HTML}.tmp")
-        tmp.write_text(doc, encoding="utf-8")
-        os.replace(tmp, path)
+        safeio.atomic_write(path, doc)
         return path
 
 
@@ -327,16 +333,13 @@ def _report_sweep(page: _Page, run_dir: Path, plt) -> None:
                     "difference to the baseline point.")
     page.heading("Table")
     page.table(table)
-    table.to_csv(run_dir / "summary.csv", index=False)
+    safeio.atomic_write(run_dir / "summary.csv", table.to_csv(index=False))
 
 
 def _report_study(page: _Page, run_dir: Path, plt) -> None:
-    from caishen.sim import piao_study, records
+    from caishen.sim import piao_study
 
-    doc = json.loads((run_dir / "study.json").read_text(encoding="utf-8"))
-    if not records.finished_chunks(run_dir):
-        raise ValueError(f"no finished chunk in {str(run_dir)!r}")
-    pts = pd.read_parquet(run_dir / records.CHUNKS_DIR)
+    doc, pts, _ = piao_study.read_points(run_dir)  # verified chunks only
     by = piao_study.PIAO_FEATURES if doc.get("decision") == "piao" else ()
     est = piao_study.estimate(pts, by=by)
     page.text(f"decision {doc.get('decision')}: {doc.get('hands')} hands, {doc.get('rollouts')} rollouts per "
@@ -347,7 +350,7 @@ def _report_study(page: _Page, run_dir: Path, plt) -> None:
                           f"EV of the alternative minus the base, by {feature}", "points"),
                     f"study-{feature}", f"By {feature}: 95% CI over hands (points of one hand are clustered).")
     page.table(est)
-    est.to_csv(run_dir / "summary.csv", index=False)
+    safeio.atomic_write(run_dir / "summary.csv", est.to_csv(index=False))
 
 
 def _report_match(page: _Page, run_dir: Path, plt) -> None:

@@ -30,13 +30,25 @@ cluster needs no shared filesystem.
 
 Run directory::
 
-    RUN_DIR/run.json                     configuration (written first)
-    RUN_DIR/chunks/chunk-00012.parquet   one file per finished chunk (atomic)
+    RUN_DIR/run.json                     configuration (written first, atomically)
+    RUN_DIR/chunks/chunk-00012.parquet   one file per finished chunk (atomic; its identity inside)
     RUN_DIR/manifest.jsonl               each finished chunk's rows, bytes, sha256
-    RUN_DIR/summary.json, summary.csv    written by ``caishen simulate``
+    RUN_DIR/summary.json, summary.csv    written by ``caishen simulate`` (atomically)
+
+Every file goes through :mod:`caishen.sim.safeio` (temporary file, fsync,
+rename, directory fsync; never through a link) and every read of run.json
+is validated field by field with bounds (:func:`validate_run_json`:
+:data:`MAX_GAMES`, :data:`MAX_CHUNK_SIZE`, :data:`MAX_CHUNKS`, and
+``n_chunks`` must be the one ``games`` and ``chunk_size`` make).  A
+directory that holds only what a run killed during its first run.json write
+leaves (the lock, a temporary run.json, an empty ``chunks`` folder) is taken
+as new; one that holds symbolic links is refused, naming them.  A kill at
+any rename or fsync of a run leaves a directory that the same command
+resumes to the uninterrupted rows (``tests/test_crash_consistency.py``).
 
 Resuming and repair: running the same configuration into the same directory
-first verifies every chunk file against the manifest (:mod:`caishen.sim.manifest`)
+first verifies every chunk file against the manifest and its own identity
+and schema (:mod:`caishen.sim.manifest`, :func:`layout`)
 and then plays exactly the chunks that are not verified -- not played yet,
 missing, short, corrupt, foreign or unrecorded -- from their seeds, so the
 rows end equal to an uninterrupted run's (:attr:`RunResult.repaired` names
@@ -71,6 +83,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -82,13 +95,22 @@ from pathlib import Path
 import numpy as np
 
 from caishen.sim import __version__
-from caishen.sim import manifest, records
+from caishen.sim import manifest, records, safeio
 
 #: hands per chunk by default (a multiple of the engine's 16-hand match)
 DEFAULT_CHUNK_SIZE = 10_000
-#: version of the run-directory layout and of run.json (2: manifest.jsonl with checksums)
-RUN_FORMAT = 2
+#: version of the run-directory layout and of run.json (2: manifest.jsonl with checksums; 3: each chunk file
+#: carries its identity, seed, chunk and configuration digest, in its Parquet metadata)
+RUN_FORMAT = 3
 RUN_JSON = "run.json"
+#: bounds of a run (checked before anything is allocated or written, and on every run.json read): hands,
+#: hands per chunk (a match's chunk: 10**6 walls x 4 seatings) and chunks -- each chunk's engine seed is
+#: 32 bits, so past ~10**5 chunks two chunks would almost surely replay the same hands (chunk_seeds)
+MAX_GAMES = 10**10
+MAX_CHUNK_SIZE = 4 * 10**6
+MAX_CHUNKS = 10**5
+#: bytes of a run.json at most
+MAX_RUN_JSON = 1 << 20
 N_SEATS = 4
 #: a chunk in flight at this many process-pool breaks (its worker died each time) stops the run
 MAX_POOL_BREAKS = 3
@@ -108,6 +130,7 @@ CONFIG_KEYS = (
     "version",
     "source_digest",
     "bot_weights",
+    "n_chunks",
 )
 
 ChunkFn = Callable[[str, dict, tuple, int, int], dict]
@@ -208,8 +231,15 @@ class RunConfig:
             raise ValueError(f"seed {self.seed}: must be in 0 .. 2**63-1")
         if self.games <= 0:
             raise ValueError(f"games {self.games}: must be a positive integer")
+        if self.games > MAX_GAMES:
+            raise ValueError(f"games {self.games}: at most {MAX_GAMES:,}")
         if self.chunk_size <= 0:
             raise ValueError(f"chunk size {self.chunk_size}: must be a positive integer")
+        if self.chunk_size > MAX_CHUNK_SIZE:
+            raise ValueError(f"chunk size {self.chunk_size}: at most {MAX_CHUNK_SIZE:,} hands per chunk")
+        if self.n_chunks > MAX_CHUNKS:
+            raise ValueError(f"{self.games} hands in chunks of {self.chunk_size} make {self.n_chunks:,} chunks; at most "
+                             f"{MAX_CHUNKS:,} (each chunk's engine seed has 32 bits): choose a larger chunk size")
         if len(self.policies) != N_SEATS:
             raise ValueError(f"policies {self.policies!r}: need one per seat (4)")
 
@@ -299,8 +329,11 @@ def chunk_seeds(seed: int, n_chunks: int) -> np.ndarray:
     """``uint32[n_chunks]``: chunk ``i``'s ``seed_entropy`` from ``SeedSequence(seed).spawn(n_chunks)[i]``.
 
     Child ``i`` does not depend on ``n_chunks``.  Raises ``ValueError`` if
-    two chunks would get the same 32-bit seed (same hands twice).
+    two chunks would get the same 32-bit seed (same hands twice), or for
+    more than :data:`MAX_CHUNKS` chunks (before allocating anything).
     """
+    if not 0 < n_chunks <= MAX_CHUNKS:
+        raise ValueError(f"{n_chunks} chunks: a run has 1 .. {MAX_CHUNKS:,} (choose a larger chunk size)")
     children = np.random.SeedSequence(seed).spawn(n_chunks)
     out = np.fromiter((c.generate_state(1, np.uint32)[0] for c in children), np.uint32, n_chunks)
     uniq, first, counts = np.unique(out, return_index=True, return_counts=True)
@@ -341,76 +374,178 @@ def config_differences(stored: dict, wanted: dict) -> list[str]:
     return out
 
 
+def config_digest(run_json: dict) -> str:
+    """sha256 (16 hex digits) of a run's configuration (its :data:`CONFIG_KEYS`, canonical JSON): the
+    ``config`` of every chunk file's identity (:class:`caishen.sim.manifest.Layout`)."""
+    canon = json.dumps({k: run_json.get(k) for k in CONFIG_KEYS}, sort_keys=True, ensure_ascii=True,
+                       separators=(",", ":"))
+    return hashlib.sha256(canon.encode()).hexdigest()[:16]
+
+
+def layout(run_json: dict) -> manifest.Layout:
+    """The chunk layout of a run (a validated run.json, :func:`validate_run_json`): what each chunk file
+    must be -- its rows, its identity (format 3), the columns of the rule set's records contract and of
+    its chunk function (:func:`caishen.sim.records.file_columns`) -- and whether it keeps a manifest."""
+    fmt = run_json.get("format", 1)
+    return manifest.Layout(
+        n_chunks=int(run_json["n_chunks"]), seed=int(run_json["seed"]), chunk_size=int(run_json["chunk_size"]),
+        games=int(run_json["games"]), digest=config_digest(run_json) if fmt >= 3 else None,
+        columns=records.file_columns(run_json["rules"], run_json.get("chunk_fn")), manifest=fmt >= 2)
+
+
+def _short(v) -> str:
+    from caishen.sim.rules.options import short_repr
+
+    return short_repr(v)
+
+
+#: run.json's fields: (required, check, what it must be)
+def _is_int(lo, hi):
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _is_str(n):
+    return lambda v: isinstance(v, str) and 0 < len(v) <= n
+
+
+_RUN_FIELDS = {
+    "format": (False, lambda v: v in (1, 2, RUN_FORMAT) and not isinstance(v, bool), f"1 .. {RUN_FORMAT}"),
+    "rules": (True, _is_str(64), "a rule-set name"),
+    "options": (False, lambda v: isinstance(v, dict) and len(v) <= 256, "an object of option values"),
+    "policies": (False, lambda v: isinstance(v, list) and len(v) == N_SEATS
+                 and all(isinstance(p, str) and 0 < len(p) <= 4096 for p in v), "a list of 4 policy specs"),
+    "seed": (True, _is_int(0, 2**63 - 1), "an integer in 0 .. 2**63-1"),
+    "games": (True, _is_int(1, MAX_GAMES), f"an integer in 1 .. {MAX_GAMES:,}"),
+    "chunk_size": (True, _is_int(1, MAX_CHUNK_SIZE), f"an integer in 1 .. {MAX_CHUNK_SIZE:,}"),
+    "n_chunks": (True, _is_int(1, MAX_CHUNKS), f"an integer in 1 .. {MAX_CHUNKS:,}"),
+    "chunk_fn": (False, lambda v: isinstance(v, str) and re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*", v)
+                 is not None and len(v) <= 200, "module:function"),
+    "version": (False, _is_str(64), "a version string"),
+    "source_digest": (False, _is_str(64), "a digest"),
+    "bot_weights": (False, _is_str(64), "a digest"),
+    "created": (False, _is_str(64), "a time stamp"),
+}
+
+
+def validate_run_json(meta: dict, where="run.json") -> dict:
+    """``meta`` if it is a run.json whose every field has its type and bounds (:data:`MAX_GAMES`,
+    :data:`MAX_CHUNK_SIZE`, :data:`MAX_CHUNKS`) and whose ``n_chunks`` is the one its ``games`` and
+    ``chunk_size`` make; else :class:`caishen.sim.safeio.FileError` naming ``where`` and the field."""
+    for key, (required, ok, what) in _RUN_FIELDS.items():
+        if key not in meta:
+            if required:
+                raise safeio.FileError(where, f"has no field {key!r}: not a run.json caishen wrote")
+            continue
+        if not ok(meta[key]):
+            raise safeio.FileError(where, f"field {key!r} is {_short(meta[key])}; it must be {what}")
+    want = -(-meta["games"] // meta["chunk_size"])
+    if meta["n_chunks"] != want:
+        raise safeio.FileError(where, f"field 'n_chunks' is {meta['n_chunks']}, but {meta['games']} hands in chunks "
+                                      f"of {meta['chunk_size']} make {want}: the file was changed")
+    return meta
+
+
 def read_run_json(run_dir: str | os.PathLike) -> dict:
-    """The stored configuration of a run directory; ``ValueError`` if there is none."""
+    """The stored, validated configuration of a run directory (:func:`validate_run_json`).
+
+    ``ValueError`` if there is none; :class:`caishen.sim.safeio.FileError`
+    (a ``ValueError``) naming the file if it is a link, not a regular file,
+    larger than :data:`MAX_RUN_JSON`, not JSON or a field is bad.
+    """
     p = Path(run_dir) / RUN_JSON
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
+        meta = safeio.read_json(p, MAX_RUN_JSON, what="a run.json")
     except FileNotFoundError:
         raise ValueError(f"{str(run_dir)!r} is not a run directory (no {RUN_JSON})") from None
+    return validate_run_json(meta, p)
 
 
-def _write_json_atomic(path: Path, obj) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+#: temporary names of an interrupted first write of run.json (this version's and earlier ones')
+_RUN_JSON_TMP = re.compile(r"\.run\.json\.[0-9]+(\.[0-9a-f]{8})?\.tmp")
+
+
+def _first_write_leftovers(out: Path) -> list[Path] | None:
+    """The files a run interrupted before its run.json was in place leaves in ``out`` (its lock, a
+    temporary run.json, an empty ``chunks`` folder), to be cleared; None if ``out`` holds anything else."""
+    left = []
+    for e in os.scandir(out):
+        if e.name == _RunLock.NAME:
+            continue
+        if _RUN_JSON_TMP.fullmatch(e.name) and e.is_file(follow_symlinks=False):
+            left.append(Path(e.path))
+        elif e.name == records.CHUNKS_DIR and e.is_dir(follow_symlinks=False) and not any(os.scandir(e.path)):
+            left.append(Path(e.path))
+        else:
+            return None
+    return left
 
 
 def _check_new_out(out: Path) -> None:
-    """``ValueError`` if ``out`` is a file, or a non-empty directory that is not a run (a lock file aside)."""
+    """``ValueError`` if ``out`` is a file, or a non-empty directory that is not a run (a lock file aside)
+    and not one whose first run.json write was interrupted (:func:`_first_write_leftovers`)."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"{str(out)!r} is not a directory; choose a new --out")
-    if not (out / RUN_JSON).exists() and out.is_dir() and any(p.name != _RunLock.NAME for p in out.iterdir()):
+    if out.is_dir() and not (out / RUN_JSON).exists() and _first_write_leftovers(out) is None:
         raise ValueError(f"{str(out)!r} is a non-empty directory without {RUN_JSON}; choose a new --out")
 
 
 def prepare_run_dir(out: str | os.PathLike, config: RunConfig) -> dict:
-    """Create ``out`` with run.json, or check that an existing run has the same configuration.
+    """Create ``out``'s run.json, or check that an existing run has the same configuration.
 
     Returns the stored run.json.  Raises ``ValueError`` naming every
     difference when ``out`` holds another run, or when ``out`` is a
-    non-empty directory that is not a run.  :func:`run` calls it holding
-    the run directory's lock.
+    non-empty directory that is not a run.  run.json is written first
+    (temporary file, fsync, rename, directory fsync) and the ``chunks``
+    folder after it, so a run killed during that first write leaves only a
+    temporary file, which the same command clears and writes again.
+    :func:`run` calls it holding the run directory's lock.
     """
     out = Path(out)
     wanted = config.to_json()
-    if (out / RUN_JSON).exists():
+    if (out / RUN_JSON).exists() or os.path.islink(out / RUN_JSON):
         stored = read_run_json(out)
         diffs = config_differences(stored, wanted)
         if diffs:
             raise ValueError(f"{str(out)!r} holds a different run: " + "; ".join(diffs))
+        safeio.make_dir(out / records.CHUNKS_DIR)
         return stored
     _check_new_out(out)
-    (out / records.CHUNKS_DIR).mkdir(parents=True, exist_ok=True)
-    _write_json_atomic(out / RUN_JSON, wanted)
+    safeio.make_dir(out)
+    for p in _first_write_leftovers(out) or ():
+        (p.rmdir if p.is_dir() else p.unlink)()
+    safeio.write_json(out / RUN_JSON, wanted)
+    safeio.make_dir(out / records.CHUNKS_DIR)
     return wanted
 
 
 class _RunLock:
-    """An exclusive OS lock on ``RUN_DIR/.lock`` (released when the process dies)."""
+    """An exclusive OS lock on ``RUN_DIR/.lock`` (released when the process dies; never taken through a
+    link, never truncating: :func:`caishen.sim.safeio.open_lock`)."""
 
     NAME = ".lock"
 
     def __init__(self, run_dir: Path):
         self.path = run_dir / self.NAME
-        self.f = None
+        self.fd = None
 
     def __enter__(self):
         try:
             import fcntl
         except ImportError:  # not POSIX: no lock
             return self
-        self.f = open(self.path, "w")
+        self.fd = safeio.open_lock(self.path)
         try:
-            fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            self.f.close()
+            os.close(self.fd)
+            self.fd = None
             raise ValueError(f"{str(self.path.parent)!r} is in use by another running simulation") from None
         return self
 
     def __exit__(self, *exc):
-        if self.f is not None:
-            self.f.close()
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
 # ---------------------------------------------------------------------------
@@ -460,7 +595,9 @@ def _watch_parent(parent_pid: int, every: float = PARENT_POLL_SECONDS) -> None:
 
 
 def _worker_init(parent_pid: int) -> None:
-    """Process-pool initializer: die with the parent (see the module docstring, "Faults")."""
+    """Process-pool initializer: die with the parent (see the module docstring, "Faults"), and leave
+    Ctrl-C to the parent (which stops the pool and says so in one line; a worker would print a traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _set_parent_death_signal()
     if os.getppid() != parent_pid:  # the parent died before the signal was armed
         os._exit(1)
@@ -570,12 +707,14 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
     seeds = chunk_seeds(config.seed, config.n_chunks)
     out = Path(out)
     _check_new_out(out)
-    out.mkdir(parents=True, exist_ok=True)
+    safeio.make_dir(out)
     t0 = time.perf_counter()
     with _RunLock(out):
+        safeio.refuse_links(out)
         stored = prepare_run_dir(out, config)
         records.remove_stale_tmp(out)
-        check = manifest.verify(out, stored)
+        lay = layout(stored)
+        check = manifest.verify(out, layout=lay)
         todo = check.to_replay
         done_hands = sum(config.chunk_len(i) for i in check.ok)
         if todo and chunk_fn is engine_chunk:
@@ -596,7 +735,7 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
             if table.num_rows != config.chunk_len(i):
                 raise RuntimeError(f"chunk {i} returned {table.num_rows} rows, expected {config.chunk_len(i)}")
             try:
-                manifest.commit_chunk(out, i, table)
+                manifest.commit_chunk(out, i, table, lay)
             except OSError as e:
                 what = os.strerror(e.errno) if e.errno else str(e)
                 raise ChunkWriteError(

@@ -71,10 +71,13 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from caishen.sim import safeio
 
 N_SEATS = 4
 SWEEP_JSON = "sweep.json"
@@ -314,7 +317,7 @@ def streamed_metric_table(grid: dict, point_dirs: list, baseline: dict) -> pd.Da
     """
     import pyarrow.parquet as pq
 
-    from caishen.sim import records, stream
+    from caishen.sim import stream
     from caishen.sim.intervals import ClusterSums
 
     rules = grid["rules"]
@@ -325,7 +328,7 @@ def streamed_metric_table(grid: dict, point_dirs: list, baseline: dict) -> pd.Da
     if len({len(f) for f in files}) != 1:
         raise ValueError("the sweep's points hold different numbers of verified chunks: "
                          + ", ".join(f"{d}: {len(f)}" for d, f in zip(point_dirs, files)))
-    columns = [_metric_columns(rules, records.run_column_names(d)) for d in point_dirs]
+    columns = [_metric_columns(rules, stream.column_names(f)) for f in files]
     names: list[str] = []
     values: list = [None] * len(points)
     diffs: list = [None] * len(points)
@@ -407,9 +410,7 @@ def sweep(rules: str, out, *, options=(), policies=None, field: str = "greedy", 
                    chunk_fn=sweep_chunk)
         dirs.append(d)
     table = streamed_metric_table(grid, dirs, base)  # memory of one chunk per point, whatever the walls
-    tmp = out / f".{SWEEP_CSV}.tmp"
-    table.to_csv(tmp, index=False)
-    os.replace(tmp, out / SWEEP_CSV)
+    safeio.atomic_write(out / SWEEP_CSV, table.to_csv(index=False))
     return table
 
 
@@ -420,41 +421,117 @@ def _metric_columns(rules: str, available) -> list[str]:
     return [c for c in want if c in set(available)]
 
 
+#: temporary names of an interrupted first write of sweep.json (this version's and earlier ones')
+_SWEEP_JSON_TMP = re.compile(r"\.sweep\.json(\.[0-9]+\.[0-9a-f]{8})?\.tmp")
+#: bytes of a sweep.json / sweep.csv at most
+MAX_SWEEP_JSON = 1 << 20
+MAX_SWEEP_CSV = 64 << 20
+
+
 def _prepare_sweep_dir(out: Path, doc: dict) -> None:
-    """Create ``out`` with ``sweep.json``, or check that it holds the same sweep.  The baseline is an
-    analysis choice, not part of the runs: another baseline rewrites ``sweep.json`` and removes the old
-    table (a new one is written when the sweep ends)."""
+    """Create ``out`` with ``sweep.json`` (written first, atomically), or check that it holds the same sweep.
+
+    The baseline is an analysis choice, not part of the runs: another
+    baseline rewrites ``sweep.json`` and removes the old table (a new one
+    is written when the sweep ends).  A directory that holds only the
+    temporary file of an interrupted first write is cleared and written
+    again; links inside ``out`` are refused (naming them).
+    """
     p = out / SWEEP_JSON
-    if p.exists():
-        stored = json.loads(p.read_text(encoding="utf-8"))
+    if p.exists() or p.is_symlink():
+        safeio.refuse_links(out)
+        stored = read_sweep_json(out)
         want = json.loads(json.dumps(doc))
-        diffs = [f"{k}: directory has {stored.get(k)!r}, requested {want[k]!r}" for k in want
+        diffs = [f"{k}: directory has {_short(stored.get(k))}, requested {_short(want[k])}" for k in want
                  if k != "baseline" and stored.get(k) != want[k]]
         if diffs:
             raise ValueError(f"{str(out)!r} holds a different sweep: " + "; ".join(diffs))
         if stored.get("baseline") != want["baseline"]:
-            (out / SWEEP_CSV).unlink(missing_ok=True)
-            tmp = out / f".{SWEEP_JSON}.tmp"
-            tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-            os.replace(tmp, p)
+            safeio.discard(out / SWEEP_CSV)
+            safeio.write_json(p, doc)
         return
-    if out.exists() and any(out.iterdir()):
-        raise ValueError(f"{str(out)!r} is a non-empty directory without {SWEEP_JSON}; choose a new --out")
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / f".{SWEEP_JSON}.tmp"
-    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{str(out)!r} is not a directory; choose a new --out")
+    if out.is_dir():
+        names = [e.name for e in os.scandir(out)]
+        if any(not _SWEEP_JSON_TMP.fullmatch(n) for n in names):
+            raise ValueError(f"{str(out)!r} is a non-empty directory without {SWEEP_JSON}; choose a new --out")
+        safeio.refuse_links(out)
+        for n in names:  # an interrupted first write of sweep.json
+            safeio.discard(out / n)
+    safeio.make_dir(out)
+    safeio.write_json(p, doc)
+
+
+def _short(v) -> str:
+    from caishen.sim.rules.options import short_repr
+
+    return short_repr(v)
+
+
+def _check_sweep_json(doc: dict, where) -> dict:
+    """``doc`` if it has the fields of a sweep.json with their types and bounds, else
+    :class:`caishen.sim.safeio.FileError` naming ``where`` and the field."""
+    def bad(key, what):
+        raise safeio.FileError(where, f"field {key!r} is {_short(doc.get(key))}; it must be {what}")
+
+    if doc.get("kind") != "sweep":
+        bad("kind", "'sweep'")
+    grid = doc.get("grid")
+    if not (isinstance(grid, dict) and isinstance(grid.get("rules"), str) and isinstance(grid.get("field"), str)
+            and isinstance(grid.get("axes"), dict) and grid["axes"]
+            and all(isinstance(k, str) and isinstance(v, list) and v for k, v in grid["axes"].items())):
+        bad("grid", "an object with rules, field and non-empty axes")
+    n = int(np.prod([len(v) for v in grid["axes"].values()]))
+    if n > MAX_POINTS:
+        bad("grid", f"a grid of at most {MAX_POINTS} points")
+    from caishen.sim.runner import MAX_CHUNK_SIZE
+
+    for key, lo, hi in (("walls", 1, 10**9), ("seed", 0, 2**63 - 1), ("chunk_size", 1, MAX_CHUNK_SIZE)):
+        v = doc.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            bad(key, f"an integer in {lo} .. {hi}")
+    if not isinstance(doc.get("baseline"), dict):
+        bad("baseline", "an object")
+    pts = doc.get("points")
+    if not (isinstance(pts, list) and len(pts) == n
+            and all(isinstance(q, dict) and q.get("dir") == f"{POINTS_DIR}/p{i:03d}" for i, q in enumerate(pts))):
+        bad("points", f"the list of the grid's {n} points (dir {POINTS_DIR}/p000, ...)")
+    return doc
+
+
+def read_sweep_json(out) -> dict:
+    """The validated ``sweep.json`` of ``out`` (:func:`_check_sweep_json`; a link, a file that is not a
+    regular one, or larger than :data:`MAX_SWEEP_JSON` is a :class:`caishen.sim.safeio.FileError`)."""
+    p = Path(out) / SWEEP_JSON
+    try:
+        doc = safeio.read_json(p, MAX_SWEEP_JSON, what="a sweep.json")
+    except FileNotFoundError:
+        raise ValueError(f"{str(out)!r} is not a sweep directory (no {SWEEP_JSON})") from None
+    return _check_sweep_json(doc, p)
 
 
 def read_sweep(out) -> tuple[dict, pd.DataFrame]:
-    """``(sweep.json, the tidy table)`` of a finished sweep; ``ValueError`` if ``out`` is no finished sweep."""
+    """``(sweep.json, the tidy table)`` of a finished sweep; ``ValueError`` if ``out`` is no finished sweep
+    or its files are damaged (named)."""
+    import io
+
     out = Path(out)
     if not (out / SWEEP_JSON).exists():
         raise ValueError(f"{str(out)!r} is not a sweep directory (no {SWEEP_JSON})")
     if not (out / SWEEP_CSV).exists():
         raise ValueError(f"{str(out)!r}: the sweep has not finished (no {SWEEP_CSV}); rerun its command to resume")
-    doc = json.loads((out / SWEEP_JSON).read_text(encoding="utf-8"))
-    return doc, pd.read_csv(out / SWEEP_CSV, dtype={k: str for k in doc["grid"]["axes"]})
+    doc = read_sweep_json(out)
+    data = safeio.read_bytes(out / SWEEP_CSV, MAX_SWEEP_CSV, what="a sweep.csv")
+    axes = list(doc["grid"]["axes"])
+    try:
+        table = pd.read_csv(io.BytesIO(data), dtype={k: str for k in axes})
+    except (ValueError, pd.errors.ParserError) as e:
+        raise safeio.FileError(out / SWEEP_CSV, f"is not the sweep's table ({str(e).splitlines()[0][:80]})") from None
+    want = [*axes, *TABLE_COLUMNS]
+    if list(table.columns) != want:
+        raise safeio.FileError(out / SWEEP_CSV, f"has the columns {_short(list(table.columns))}, not {want}")
+    return doc, table
 
 
 def format_table(table: pd.DataFrame, metrics=("score", "win", "piao", "failed_piao", "draw")) -> str:

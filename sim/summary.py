@@ -224,15 +224,19 @@ def format_summary(rows: pd.DataFrame, header: str = "") -> str:
 
 
 def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: dict, run: dict) -> None:
-    """Write ``summary.csv`` (the rows) and ``summary.json`` (run config, definitions, rows) into ``run_dir``."""
+    """Write ``summary.csv`` (the rows) and ``summary.json`` (run config, definitions, rows) into ``run_dir``,
+    each atomically (:func:`caishen.sim.safeio.atomic_write`: a crash or a full disk leaves the old file or
+    the new one, and a full disk is a :class:`caishen.sim.safeio.FileError` naming the file)."""
+    from caishen.sim import safeio
+
     run_dir = Path(run_dir)
-    rows.to_csv(run_dir / "summary.csv", index=False)
+    safeio.atomic_write(run_dir / "summary.csv", rows.to_csv(index=False))
     doc = {
         "run": run,
         "definitions": {"intervals": INTERVALS_TEXT[None], **definitions},
         "rows": json.loads(rows.to_json(orient="records", force_ascii=False)),
     }
-    (run_dir / "summary.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    safeio.write_json(run_dir / "summary.json", doc)
 
 
 def summary_columns(available) -> list[str]:

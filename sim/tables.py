@@ -31,9 +31,10 @@ copies, a downward-closed set), the distance is
 targets downwards and the maximum upwards, each a pass over the ``5**9``
 rows.  The strict rows leave out the targets with a fifth copy.  Building
 takes a few seconds in numba; the result is cached under the user cache
-directory (``platformdirs``), keyed by :data:`TABLE_VERSION`, and never
-committed.  Tables are passed to kernels as arguments, never read from
-module globals.
+directory (``platformdirs``), keyed by :data:`TABLE_VERSION`, with its
+sha256 beside it, checked on every load and rebuilt (with a warning) when
+it does not match (:func:`hand_tables`); never committed.  Tables are
+passed to kernels as arguments, never read from module globals.
 """
 
 from __future__ import annotations
@@ -274,29 +275,111 @@ def pack_tables(tables: tuple[np.ndarray, ...]) -> np.ndarray:
     return np.concatenate([header, suit_class, honor_class, *blocks]).astype(np.uint8)
 
 
+class CacheWarning(UserWarning):
+    """A cached artefact (the hand tables) did not pass its checks and is rebuilt."""
+
+
+#: bytes of a cached hand table at most (it is about 2.5 MB)
+MAX_TABLE_BYTES = 16 << 20
+
+
+def cache_path() -> Path:
+    """The cached flat table: ``<cache dir>/hand_tables_v<TABLE_VERSION>.npy`` (its sha256 in
+    ``... .npy.sha256`` beside it)."""
+    return cache_dir() / f"hand_tables_v{TABLE_VERSION}.npy"
+
+
+def check_tables(tabs: np.ndarray) -> None:
+    """``ValueError`` unless ``tabs`` has the layout of :func:`pack_tables`: ``uint8``, one axis, the
+    length its header's class counts make, and class ids below those counts."""
+    if not isinstance(tabs, np.ndarray) or tabs.dtype != np.uint8 or tabs.ndim != 1:
+        raise ValueError(f"a {getattr(tabs, 'dtype', type(tabs).__name__)} array of shape "
+                         f"{getattr(tabs, 'shape', '?')}, not uint8[n]")
+    if tabs.size < OFF_PAIRS:
+        raise ValueError(f"{tabs.size} bytes, shorter than the class ids ({OFF_PAIRS})")
+    ns, nh = int(tabs[H_NS]), int(tabs[H_NH])
+    want = OFF_PAIRS + 2 * (ns * ns + ns * nh) * 10
+    if ns == 0 or nh == 0 or tabs.size != want:
+        raise ValueError(f"{tabs.size} bytes, but its header's {ns} suit and {nh} honor classes make {want}")
+    if tabs[OFF_SUIT_CLASS:OFF_HONOR_CLASS].max() >= ns or tabs[OFF_HONOR_CLASS:OFF_PAIRS].max() >= nh:
+        raise ValueError("a class id beyond the header's class counts")
+
+
+def _load_cached(path: Path) -> np.ndarray:
+    """The table cached at ``path``, checked: its ``.sha256`` file, the ``.npy`` header (dtype and
+    shape, before anything is allocated), the bytes' sha256 and :func:`check_tables`.  Raises
+    ``FileNotFoundError`` when it is not there, ``ValueError`` saying what is wrong with it."""
+    import hashlib
+    import io
+
+    from caishen.sim import safeio
+
+    data = safeio.read_bytes(path, MAX_TABLE_BYTES, what="the hand-table cache")
+    try:
+        digest = safeio.read_text(path.with_name(path.name + ".sha256"), 128, what="a checksum file").strip()
+    except FileNotFoundError:
+        raise ValueError("no sha256 recorded beside it") from None
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise ValueError("its sha256 is not the one recorded beside it")
+    f = io.BytesIO(data)
+    fmt = np.lib.format
+    try:
+        version = fmt.read_magic(f)
+        read_header = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}[version]
+        shape, _, dtype = read_header(f)
+    except (KeyError, ValueError) as e:
+        raise ValueError(f"not a .npy array ({e})") from None
+    if dtype != np.uint8 or len(shape) != 1 or shape[0] > MAX_TABLE_BYTES:
+        raise ValueError(f"a {dtype} array of shape {shape}, not uint8[n]")
+    tabs = np.frombuffer(data, np.uint8, count=shape[0], offset=f.tell()).copy()
+    check_tables(tabs)
+    return tabs
+
+
+def _save_cached(path: Path, tabs: np.ndarray) -> None:
+    """Write the table and its sha256 (each atomically); a read-only cache keeps it in memory only."""
+    import hashlib
+    import io
+
+    from caishen.sim import safeio
+
+    buf = io.BytesIO()
+    np.save(buf, tabs)
+    data = buf.getvalue()
+    try:
+        safeio.make_dir(path.parent)
+        safeio.atomic_write(path, data)
+        safeio.atomic_write(path.with_name(path.name + ".sha256"), hashlib.sha256(data).hexdigest() + "\n")
+    except ValueError:
+        pass  # a read-only or missing cache directory: the tables live in memory only
+
+
 def hand_tables() -> np.ndarray:
     """The flat hand table (:func:`pack_tables`), from memory, the disk cache, or built.
 
-    Pass it to the numba kernels of :mod:`caishen.sim.hand` as ``tabs``.
+    The cached file is checked when it is loaded (:func:`_load_cached`:
+    checksum, dtype, shape, layout); a cache that fails a check is rebuilt
+    with a :class:`CacheWarning` naming the file and what was wrong.  Pass
+    the result to the numba kernels of :mod:`caishen.sim.hand` as ``tabs``.
     """
     global _cache
     if _cache is not None:
         return _cache
-    path = cache_dir() / f"hand_tables_v{TABLE_VERSION}.npy"
-    tabs = None
-    if path.exists():
-        try:
-            tabs = np.load(path)
-        except Exception:  # a corrupt or partial cache file is rebuilt
-            tabs = None
+    path = cache_path()
+    try:
+        tabs = _load_cached(path)
+    except FileNotFoundError:
+        tabs = None
+    except ValueError as e:
+        import warnings
+
+        why = str(e).split(": ", 1)[-1] if str(e).startswith("'") else str(e)
+        warnings.warn(f"the hand-table cache {str(path)!r} is damaged ({why}); rebuilding it", CacheWarning,
+                      stacklevel=2)
+        tabs = None
     if tabs is None:
         tabs = pack_tables(build_tables())
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npy")
-            np.save(tmp, tabs)
-            os.replace(tmp, path)
-        except OSError:
-            pass  # read-only cache: keep the tables in memory only
+        check_tables(tabs)
+        _save_cached(path, tabs)
     _cache = tabs
     return tabs

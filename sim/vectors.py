@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
@@ -204,9 +205,29 @@ def _echo_id(case: Any) -> Any:
     return None
 
 
+#: characters of one input line of ``caishen score`` at most (a case is a few hundred)
+MAX_LINE = 1 << 20
+
+
+def bounded_lines(stream: IO[str], limit: int = MAX_LINE) -> Iterator[str | None]:
+    """The lines of a text stream, each read at most ``limit`` characters at a time: a longer line is
+    skipped in pieces and yielded as None, so no line of the input (``/dev/zero`` piped in) is held whole."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith("\n"):
+            while line and not line.endswith("\n"):
+                line = stream.readline(1 << 16)
+            yield None
+            continue
+        yield line
+
+
 def score_lines(lines: Iterable[str], options: dict[str, Any] | None = None) -> Iterator[dict]:
     """Score each non-blank line; yield the result or an error object per line.
 
+    ``lines``: strings, or None for a line too long to read (:func:`bounded_lines`).
     Results are the rule set's ``score`` output (``{"id", "win", ...}``);
     failures are ``{"line": n, "id": id or None, "error": message}`` with
     ``n`` 1-based.  Every error of a line (any ``Exception``) is caught and
@@ -215,6 +236,9 @@ def score_lines(lines: Iterable[str], options: dict[str, Any] | None = None) -> 
     """
     scorer = Scorer(options)
     for n, text in enumerate(lines, start=1):
+        if text is None:  # from bounded_lines: a line too long to be a case
+            yield {"line": n, "id": None, "error": f"bad JSON: a line of more than {MAX_LINE:,} characters"}
+            continue
         if not text.strip():
             continue
         try:
@@ -233,15 +257,44 @@ def score_lines(lines: Iterable[str], options: dict[str, Any] | None = None) -> 
         yield result
 
 
+def _strict(obj):
+    """``obj`` as a strict JSON value: non-finite numbers (an input's ``NaN`` id) as null, lone surrogates
+    (``"\\ud800"`` in the input) as U+FFFD, so that every output line is valid JSON in UTF-8."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, str):
+        return obj.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(obj, dict):
+        return {_strict(k): _strict(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_strict(v) for v in obj]
+    return obj
+
+
+def json_line(result: dict, ascii_only: bool = False) -> str:
+    """One output line of ``caishen score``: strict JSON (:func:`_strict`), ASCII escapes with ``ascii_only``."""
+    return json.dumps(_strict(result), ensure_ascii=ascii_only, allow_nan=False) + "\n"
+
+
 def score_file(stream: IO[str], out: IO[str], options: dict[str, Any] | None = None) -> tuple[int, int]:
     """Score a JSON-lines stream, writing one JSON object per case to ``out``.
 
-    Returns ``(n_cases, n_failed)``.
+    Every line written is valid JSON whatever the input (:func:`json_line`);
+    to a stream whose encoding is not a Unicode one (``PYTHONIOENCODING=ascii``)
+    the lines are ASCII with ``\\u`` escapes, so no line is lost to an
+    encoding error.  Returns ``(n_cases, n_failed)``.
     """
+    import codecs
+
+    try:
+        enc = codecs.lookup(getattr(out, "encoding", None) or "utf-8").name
+    except LookupError:
+        enc = "ascii"
+    ascii_only = not enc.startswith("utf")
     n = failed = 0
-    for result in score_lines(stream, options):
+    for result in score_lines(bounded_lines(stream), options):
         n += 1
         failed += "error" in result
-        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.write(json_line(result, ascii_only))
         out.flush()
     return n, failed

@@ -33,7 +33,7 @@ def rl():
 
 @pytest.fixture(scope="module")
 def tiny_run(rl, tmp_path_factory, batched_warm):
-    """A tiny training run: (output folder, path of model.zip)."""
+    """A tiny training run: (output folder, path of model.safetensors)."""
     from caishen.agents.train_ppo import train
 
     out = str(tmp_path_factory.mktemp("ppo"))
@@ -52,11 +52,74 @@ def test_import_agents_and_envs_never_imports_torch():
 def test_make_agent_ppo_missing_checkpoint_is_value_error(tmp_path):
     from caishen.agents import make_agent
 
-    missing = str(tmp_path / "nope.zip")
-    with pytest.raises(ValueError, match="nope.zip"):
+    missing = str(tmp_path / "nope.safetensors")
+    with pytest.raises(ValueError, match="nope.safetensors"):
         make_agent(f"ppo:{missing}")
     with pytest.raises(ValueError, match="checkpoint path"):
         make_agent("ppo:")
+
+
+class _Boom:
+    """A pickled object whose unpickling creates a marker file: code run from data."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_ppo_checkpoint_that_unpickles_is_refused_and_runs_no_code(tmp_path):
+    """Issue 23 kind 9: ``ppo:PATH`` of an SB3 .zip whose ``data`` holds a ``:serialized:`` object (SB3
+    unpickles those on load: here the pickle would create a file) is refused with a ValueError naming the
+    format, before anything in it is read; nothing runs."""
+    import base64
+    import json
+    import pickle
+    import zipfile
+
+    from caishen.agents import make_agent
+
+    marker = tmp_path / "pwned"
+    payload = base64.b64encode(pickle.dumps(_Boom(str(marker)))).decode()
+    evil = tmp_path / "model.zip"
+    with zipfile.ZipFile(evil, "w") as z:
+        z.writestr("data", json.dumps({"policy_class": {":type:": "<class 'type'>", ":serialized:": payload},
+                                       "observation_space": {":serialized:": payload}}))
+        z.writestr("_stable_baselines3_version", "2.4.0")
+        z.writestr("policy.pth", pickle.dumps(_Boom(str(marker))))
+    for path in (evil, tmp_path / "model"):  # also the bare name SB3 would complete with .zip
+        with pytest.raises(ValueError, match=r"only \.safetensors .*can run code"):
+            make_agent(f"ppo:{path}")
+    assert not marker.exists()
+
+
+def test_ppo_checkpoint_config_is_checked_before_any_tensor(tmp_path):
+    """A .safetensors file without caishen's config, with a damaged header, or with a config naming another
+    format is a ValueError naming the file (no torch needed: the header is parsed first)."""
+    import json
+    import struct
+
+    from caishen.agents.ppo import load_policy
+
+    def file(header: dict, body=b"") -> str:
+        raw = json.dumps(header).encode()
+        p = tmp_path / f"c{len(list(tmp_path.iterdir()))}.safetensors"
+        p.write_bytes(struct.pack("<Q", len(raw)) + raw + body)
+        return str(p)
+
+    with pytest.raises(ValueError, match="not a caishen PPO checkpoint"):
+        load_policy(file({"__metadata__": {"other": "x"}}))
+    with pytest.raises(ValueError, match="not a caishen-ppo-policy-1 config"):
+        load_policy(file({"__metadata__": {"caishen": json.dumps({"format": "x"})}}))
+    bad = tmp_path / "huge.safetensors"
+    bad.write_bytes(struct.pack("<Q", 1 << 40) + b"{}")
+    with pytest.raises(ValueError, match="not a safetensors file"):
+        load_policy(str(bad))
+    with pytest.raises(ValueError, match="FIFO|not a regular file"):
+        fifo = tmp_path / "fifo.safetensors"
+        os.mkfifo(fifo)
+        load_policy(str(fifo))
 
 
 def test_layout_of_every_observation_layout_and_bad_shape():
@@ -239,7 +302,7 @@ def test_sb3_vecenv_assist_block_and_shaping_pays_back(rl, batched_warm):
 
 def test_train_tiny_writes_curve_and_checkpoints(tiny_run):
     out, path = tiny_run
-    for name in ("untrained.zip", "imitated.zip", "imitation.csv", "config.json"):
+    for name in ("untrained.safetensors", "imitated.safetensors", "imitation.csv", "config.json"):
         assert os.path.isfile(os.path.join(out, name)), name
     assert os.path.isfile(path)
     with open(os.path.join(out, "curve.csv")) as f:
@@ -254,8 +317,35 @@ def test_make_agent_ppo_loads_checkpoint(tiny_run):
 
     agent = make_agent(f"ppo:{tiny_run[1]}")
     assert isinstance(agent, PPOAgent)
+    assert tiny_run[1].endswith(".safetensors")
     assert (agent.layout, agent.history, agent.assist) == ("flat", False, True)
     assert agent.meta["rules"] == "kaihua" and agent.meta["timesteps"] == 2048
+
+
+def test_checkpoint_round_trip_gives_the_trained_actions_and_wrong_tensors_are_named(tiny_run, tmp_path):
+    """save_policy / load_policy keep every tensor (the same actions as the network in memory), and a
+    checkpoint whose tensors do not fit its config is a ValueError naming the file."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from caishen.agents.ppo import PPOAgent, load_policy, save_policy
+
+    pol = load_policy(tiny_run[1])
+    again = save_policy(pol, str(tmp_path / "again.safetensors"), pol.caishen_meta)
+    a, b = PPOAgent(tiny_run[1]), PPOAgent(again)
+    rng = np.random.default_rng(0)
+    obs = rng.random((64, 967 + 36)).astype(np.float32)
+    masks = rng.random((64, N_ACTIONS)) < 0.3
+    masks[:, 0] = True
+    np.testing.assert_array_equal(a.act_batch(obs, masks), b.act_batch(obs, masks))
+    for k, v in pol.state_dict().items():
+        assert torch.equal(v, load_policy(again).state_dict()[k])
+    tensors = load_file(again)
+    meta = __import__("safetensors").safe_open(again, "pt").metadata()
+    tensors.pop(next(iter(tensors)))
+    save_file(tensors, str(tmp_path / "cut.safetensors"), metadata=meta)
+    with pytest.raises(ValueError, match="cut.safetensors.*do not fit"):
+        load_policy(str(tmp_path / "cut.safetensors"))
 
 
 def test_ppo_agent_plays_only_legal_actions_through_game(tiny_run):
@@ -308,9 +398,32 @@ def test_evaluation_of_checkpoints_gives_numbers(tiny_run):
     from caishen.agents.train_ppo import evaluate_checkpoints
 
     out, path = tiny_run
-    rows = evaluate_checkpoints(path, os.path.join(out, "untrained.zip"), hands=256, seed=7, out=out)
+    rows = evaluate_checkpoints(path, os.path.join(out, "untrained.safetensors"), hands=256, seed=7, out=out)
     by = {r["policy"]: r for r in rows}
     assert list(by) == ["trained", "imitation only", "untrained", "random (masked)", "greedy"]
     assert all(r["hands"] == 256 and np.isfinite(r["mean"]) and r["ci95"] > 0 for r in rows)
     assert by["trained"]["diff"] == 0.0
     assert os.path.isfile(os.path.join(out, "eval.csv")) and os.path.isfile(os.path.join(out, "eval.md"))
+
+
+def test_convert_zip_of_a_trusted_sb3_model_keeps_its_policy(rl, batched_warm, tmp_path):
+    """convert_zip (for a zip you trained yourself) writes a .safetensors checkpoint that plays exactly as
+    the zip's policy."""
+    from sb3_contrib import MaskablePPO
+
+    from caishen.agents.ppo import PPOAgent, convert_zip
+    from caishen.envs.sb3_vec import BatchedVecEnv
+
+    model = MaskablePPO("MlpPolicy", BatchedVecEnv(4, observation="flat", seed=0), n_steps=8, batch_size=8,
+                        policy_kwargs=dict(net_arch=dict(pi=[16], vf=[16])), seed=1, device="cpu")
+    model.caishen_meta = {"rules": "kaihua"}
+    model.save(tmp_path / "mine.zip")
+    out = convert_zip(tmp_path / "mine.zip", tmp_path / "mine.safetensors")
+    a, b = PPOAgent(model), PPOAgent(out)
+    rng = np.random.default_rng(2)
+    obs = rng.random((32, 967)).astype(np.float32)
+    masks = rng.random((32, N_ACTIONS)) < 0.3
+    masks[:, 0] = True
+    np.testing.assert_array_equal(a.act_batch(obs, masks), b.act_batch(obs, masks))
+    assert b.meta == {"rules": "kaihua"}
+

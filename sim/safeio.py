@@ -1,0 +1,333 @@
+"""Safe file helpers: atomic writes, reads that cannot hang or follow a planted link, one-line errors.
+
+Every file the tools write (run.json, sweep.json, study.json, the summaries,
+the figures, the report page, weights files, the hand-table cache) and every
+file they read from a run directory or from a path the user gives goes
+through these helpers instead of code of its own (the chunk files and the
+manifest use the same primitives, :mod:`caishen.sim.manifest`):
+
+- :func:`atomic_write`: the bytes go to a new temporary file beside the
+  target (``.NAME.<pid>.<random>.tmp``, opened ``O_CREAT | O_EXCL |
+  O_NOFOLLOW``: a planted file or link at that name is never written
+  through), which is fsynced, renamed onto the target (the rename replaces
+  a link at the target, it never writes to the link's target) and the
+  directory is fsynced.  A crash leaves the old file or the new one, never
+  a part; a full disk (``ENOSPC``), a read-only disk (``EROFS``) or a
+  missing permission is a :class:`FileError` naming the file, and the
+  temporary file is removed.
+- :func:`open_regular`, :func:`read_bytes`, :func:`read_text`,
+  :func:`read_json`: a read opens with ``O_NONBLOCK`` (a FIFO cannot block
+  the open) and, for files inside a run directory, ``O_NOFOLLOW``; anything
+  but a regular file (a FIFO, ``/dev/zero``, a directory, a link) is
+  refused, and so is a file larger than the caller's bound (a weights file,
+  a run.json), which is read at most that far.  JSON must be strict JSON
+  (no ``NaN`` unless the reader names such values itself), nested at most
+  as deep as Python's parser allows (deeper is an error, not a
+  ``RecursionError``), and an object.
+- :func:`open_lock` and the :func:`nofollow` / :func:`create_new` openers
+  (the run lock, the manifest's appends, the chunk files): never through a
+  link, the lock never truncated.
+- :func:`find_links` / :func:`refuse_links`: a run directory that holds
+  symbolic links is refused by the writers, naming them.
+- :func:`make_dir`: ``mkdir -p`` whose failure (a file on the path, a
+  read-only disk, ``/proc``) is a :class:`FileError` naming the directory.
+
+:class:`FileError` is a ``ValueError`` (bad input: the command line exits
+with status 2 and its one line); ``errno`` holds the OS error number when
+an OS call failed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import stat
+from pathlib import Path
+
+#: ``O_NOFOLLOW`` where the platform has it (POSIX), else 0
+O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+#: how deep :func:`find_links` looks below a run directory (RUN/points/p000/chunks/FILE)
+LINK_DEPTH = 4
+
+
+class FileError(ValueError):
+    """A file or directory the tools read or write is unusable: one line naming it and saying why.
+
+    ``path``: the file; ``errno``: the OS error number when an OS call failed
+    (``ENOSPC``, ``EROFS``, ``EACCES``, ...), else None.
+    """
+
+    def __init__(self, path, why: str, errno: int | None = None):
+        self.path = str(path)
+        self.errno = errno
+        super().__init__(f"{self.path!r}: {why}")
+
+
+def os_error(path, e: OSError, doing: str) -> FileError:
+    """A :class:`FileError` for an ``OSError`` raised while ``doing`` (``"write"``, ``"read"``) ``path``."""
+    what = os.strerror(e.errno) if e.errno else str(e)
+    return FileError(path, f"cannot {doing} it ({what})", e.errno)
+
+
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, for a message: ``"a FIFO"``, ``"a directory"``, ..."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+# ---------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------
+def temp_path(path: str | os.PathLike) -> Path:
+    """A fresh temporary name beside ``path``: ``.NAME.<pid>.<8 hex>.tmp``."""
+    p = Path(path)
+    return p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def create_new(path, flags: int) -> int:
+    """``open(..., opener=create_new)``: create a new file, never an existing one, never through a link."""
+    return os.open(path, flags | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+
+
+def nofollow(path, flags: int) -> int:
+    """``open(..., opener=nofollow)``: open without following a link at ``path`` (``ELOOP`` then)."""
+    return os.open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0o644)
+
+
+def sync(f) -> None:
+    """Flush and fsync an open file."""
+    f.flush()
+    os.fsync(f.fileno())
+
+
+def fsync_dir(path: str | os.PathLike) -> None:
+    """fsync a directory so that a rename inside it survives a power cut (POSIX; a no-op elsewhere)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def commit(tmp: str | os.PathLike, path: str | os.PathLike) -> None:
+    """Rename the fsynced temporary file ``tmp`` onto ``path`` and fsync the directory."""
+    os.replace(tmp, path)
+    fsync_dir(Path(path).parent)
+
+
+def discard(tmp: str | os.PathLike) -> None:
+    """Remove a temporary file if it is still there (an error removing it is left to the next run's cleanup)."""
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
+    """Write ``data`` (``str``: UTF-8) to ``path`` atomically (module docstring).
+
+    Raises :class:`FileError` naming ``path`` when it cannot be written.
+    """
+    path = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    tmp = temp_path(path)
+    try:
+        with open(tmp, "wb", opener=create_new) as f:
+            f.write(data)
+            sync(f)
+        commit(tmp, path)
+    except OSError as e:
+        raise os_error(path, e, "write") from None
+    finally:
+        discard(tmp)
+
+
+def strict_json(obj):
+    """``obj`` with every non-finite float (NaN, +-inf: not JSON) replaced by None, recursively."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict_json(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):  # a numpy scalar
+        return strict_json(obj.item())
+    return obj
+
+
+def json_text(obj, indent: int | None = 2) -> str:
+    """Strict JSON text of ``obj`` (non-finite floats as null) with a final newline."""
+    return json.dumps(strict_json(obj), indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_json(path: str | os.PathLike, obj) -> None:
+    """:func:`atomic_write` of :func:`json_text` of ``obj``."""
+    atomic_write(path, json_text(obj))
+
+
+def make_dir(path: str | os.PathLike) -> Path:
+    """Create ``path`` and its parents (no error if it is a directory already); :class:`FileError` naming it
+    when it cannot be (a file on the path, a read-only disk, no permission)."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise FileError(path, "exists and is not a directory") from None
+    except OSError as e:
+        raise os_error(path, e, "create the directory") from None
+    return path
+
+
+def open_lock(path: str | os.PathLike) -> int:
+    """A file descriptor of the lock file ``path`` (created, never truncated, never through a link)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o644)
+    except OSError as e:
+        if os.path.islink(path):
+            raise FileError(path, "is a symbolic link; the lock is never taken through a link (remove it)") from None
+        raise os_error(path, e, "open the lock file") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise FileError(path, f"is {file_kind(mode)}, not a lock file (remove it)")
+    return fd
+
+
+# ---------------------------------------------------------------------------
+# reading
+# ---------------------------------------------------------------------------
+def open_regular(path: str | os.PathLike, follow: bool = False):
+    """``path`` opened for binary reading, refusing anything but a regular file.
+
+    ``follow=False`` (files inside a run directory): a symbolic link is
+    refused too.  The open never blocks (``O_NONBLOCK``: a FIFO).  Raises
+    ``FileNotFoundError`` for a missing file, :class:`FileError` for the rest.
+    """
+    flags = os.O_RDONLY | O_NONBLOCK | O_CLOEXEC | (0 if follow else O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        if not follow and os.path.islink(path):
+            raise FileError(path, "is a symbolic link; files of a run are never read through a link") from None
+        raise os_error(path, e, "read") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise FileError(path, f"is {file_kind(mode)}, not a regular file")
+    if O_NONBLOCK:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~O_NONBLOCK)
+    return os.fdopen(fd, "rb")
+
+
+def read_bytes(path: str | os.PathLike, limit: int, follow: bool = False, what: str = "file") -> bytes:
+    """The bytes of the regular file ``path`` (:func:`open_regular`), at most ``limit`` of them.
+
+    Raises :class:`FileError` when it is larger (``what`` names what it
+    should be: "a weights file"), ``FileNotFoundError`` when it is missing.
+    """
+    with open_regular(path, follow) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise FileError(path, f"is {size:,} bytes; {what} holds at most {limit:,}")
+        try:
+            data = f.read(limit + 1)
+        except OSError as e:
+            raise os_error(path, e, "read") from None
+    if len(data) > limit:
+        raise FileError(path, f"holds more than {limit:,} bytes; {what} holds at most {limit:,}")
+    return data
+
+
+def read_text(path: str | os.PathLike, limit: int, follow: bool = False, what: str = "file") -> str:
+    """:func:`read_bytes` decoded as UTF-8 (:class:`FileError` if it is not UTF-8 text)."""
+    data = read_bytes(path, limit, follow, what)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise FileError(path, f"is not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_json(text: str | bytes, constants: bool = False):
+    """Strict JSON (no NaN / Infinity unless ``constants``: a reader that names a non-finite value
+    itself); ``ValueError`` for bad JSON or nesting too deep to parse."""
+    try:
+        return json.loads(text, parse_constant=None if constants else _no_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{e.msg}, line {e.lineno} column {e.colno}") from None
+
+
+def read_json(path: str | os.PathLike, limit: int, follow: bool = False, what: str = "file",
+              constants: bool = False):
+    """The JSON object in ``path`` (:func:`read_text`, :func:`parse_json`); :class:`FileError` if it is
+    not one."""
+    text = read_text(path, limit, follow, what)
+    try:
+        obj = parse_json(text, constants)
+    except ValueError as e:
+        raise FileError(path, f"is not JSON ({e})") from None
+    if not isinstance(obj, dict):
+        raise FileError(path, f"holds a JSON {type(obj).__name__}, not an object")
+    return obj
+
+
+# ---------------------------------------------------------------------------
+# run directories
+# ---------------------------------------------------------------------------
+def find_links(root: str | os.PathLike, depth: int = LINK_DEPTH, limit: int = 5) -> list[str]:
+    """Up to ``limit`` symbolic links inside ``root`` (paths relative to it), ``depth`` levels down.
+
+    ``root`` itself may be a link (the user's choice); nothing below it is
+    followed.
+    """
+    found: list[str] = []
+
+    def walk(d: str, rel: str, level: int) -> None:
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            return
+        for e in entries:
+            if len(found) >= limit:
+                return
+            name = f"{rel}{e.name}"
+            if e.is_symlink():
+                found.append(name)
+            elif level < depth and e.is_dir(follow_symlinks=False):
+                walk(e.path, f"{name}/", level + 1)
+
+    if os.path.isdir(root):
+        walk(os.fspath(root), "", 1)
+    return found
+
+
+def refuse_links(root: str | os.PathLike) -> None:
+    """:class:`FileError` naming the symbolic links inside the run directory ``root`` (:func:`find_links`):
+    the tools never write through a link, nor read a run's files through one."""
+    links = find_links(root)
+    if links:
+        raise FileError(root, f"holds symbolic link(s) {', '.join(links)}: the tools never read or write a run's "
+                              "files through a link; remove them (or copy the run without links)")

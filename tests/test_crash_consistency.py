@@ -1,0 +1,292 @@
+"""Crash consistency (issue 23): kill the process at every rename and fsync of a small run, then rerun.
+
+For each command -- ``caishen simulate``, ``caishen match``, ``caishen sweep``
+and the 飘 study (``caishen.sim.piao_study.run_study`` with ``out``) -- the
+harness first counts the ``os.replace`` / ``os.rename`` / ``os.fsync`` calls of
+an uninterrupted run (every durable step of the tools goes through them:
+:mod:`caishen.sim.safeio`, :mod:`caishen.sim.manifest`).  Then for every one of
+those calls, once just *before* it and once just *after* it, a forked copy of
+this (warm) process runs the same command and is killed with SIGKILL there
+(an injected hook: the process dies as under ``kill -9``, no handler runs).
+After each kill it checks that
+
+- the killed directory never offers short or mixed rows: every chunk that
+  verifies (what ``caishen report`` would read) holds exactly the rows of
+  the uninterrupted run's chunk of the same index;
+- rerunning the same command (in this process) exits 0 and leaves exactly
+  the uninterrupted rows (every chunk verified) and the same summary table.
+
+Where ``strace`` can inject faults (``-e inject=SYSCALL:signal=KILL:when=N``),
+the same is done at the syscall level on a run of the runner with a test
+chunk function (no engine: a fresh process per kill stays cheap).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from caishen.sim import cli, manifest, records
+
+HERE = Path(__file__).resolve().parent
+_HOOKED = ("replace", "rename", "fsync")
+
+
+def _hook(n: int, when: str, counter: list) -> dict:
+    """Wrap os.replace / os.rename / os.fsync: count calls; kill this process at call ``n`` (``when``:
+    ``"before"`` or ``"after"`` it; ``n = 0``: only count).  Returns the originals."""
+    real = {name: getattr(os, name) for name in _HOOKED}
+
+    def wrap(name):
+        f = real[name]
+
+        def hooked(*a, **kw):
+            counter[0] += 1
+            hit = counter[0] == n
+            if hit and when == "before":
+                os.kill(os.getpid(), signal.SIGKILL)
+            out = f(*a, **kw)
+            if hit and when == "after":
+                os.kill(os.getpid(), signal.SIGKILL)
+            return out
+
+        return hooked
+
+    for name in _HOOKED:
+        setattr(os, name, wrap(name))
+    return real
+
+
+def _unhook(real: dict) -> None:
+    for name, f in real.items():
+        setattr(os, name, f)
+
+
+def _quiet_call(fn):
+    """``fn()`` with stdout and stderr (Python and fd level) sent to /dev/null; its exit status."""
+    sys.stdout = sys.stderr = open(os.devnull, "w")
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    try:
+        rc = fn()
+    except SystemExit as e:
+        rc = e.code
+    return rc if isinstance(rc, int) else 1
+
+
+def count_events(fn) -> int:
+    """The os.replace / os.rename / os.fsync calls of one uninterrupted ``fn()`` (in this process)."""
+    counter = [0]
+    real = _hook(0, "before", counter)
+    try:
+        try:
+            fn()
+        except SystemExit:
+            pass
+    finally:
+        _unhook(real)
+    return counter[0]
+
+
+def killed_at(fn, n: int, when: str) -> bool:
+    """Run ``fn()`` in a forked child that is SIGKILLed at durable call ``n``; True if it was killed."""
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        try:
+            _hook(n, when, [0])
+            rc = _quiet_call(fn)
+        except BaseException:  # noqa: BLE001 - anything else is a failure the parent sees as rc 99
+            rc = 99
+        os._exit(rc)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        assert os.WTERMSIG(status) == signal.SIGKILL
+        return True
+    assert os.WEXITSTATUS(status) == 0, f"the child exited {os.WEXITSTATUS(status)} before its kill at call {n}"
+    return False
+
+
+def chunk_frames(run_dir: Path, chunks) -> dict[int, pd.DataFrame]:
+    return {i: pd.read_parquet(records.chunk_path(run_dir, i)) for i in chunks}
+
+
+def assert_no_short_or_mixed(run_dir: Path, ref_dir: Path, layout=None) -> None:
+    """Every chunk of the killed run that verifies holds exactly the reference chunk's rows."""
+    if not (run_dir / "run.json").exists() and layout is None:
+        return
+    try:
+        check = manifest.verify(run_dir, layout=layout)
+    except ValueError:  # e.g. no run.json yet: nothing to read
+        return
+    for i, df in chunk_frames(run_dir, check.ok).items():
+        pd.testing.assert_frame_equal(df, pd.read_parquet(records.chunk_path(ref_dir, i)))
+
+
+def run_dirs(root: Path) -> list[Path]:
+    """The runner directories of a command's output: itself, or a sweep's points."""
+    pts = root / "points"
+    return sorted(pts.iterdir()) if pts.is_dir() else [root]
+
+
+def assert_same_rows(out: Path, ref: Path) -> None:
+    got, want = run_dirs(out), run_dirs(ref)
+    assert [p.relative_to(out) for p in got] == [p.relative_to(ref) for p in want]
+    for g, w in zip(got, want):
+        assert manifest.verify(g).complete, manifest.verify(g).describe()
+        pd.testing.assert_frame_equal(records.read_run(g), records.read_run(w))
+
+
+SUMMARY_FILES = {"simulate": ("summary.json", "rows"), "match": ("match.json", "policy_rows"),
+                 "sweep": ("sweep.csv", None)}
+
+
+def assert_same_summary(kind: str, out: Path, ref: Path) -> None:
+    name, key = SUMMARY_FILES[kind]
+    if key is None:
+        assert (out / name).read_text() == (ref / name).read_text()
+    else:
+        assert json.loads((out / name).read_text())[key] == json.loads((ref / name).read_text())[key]
+
+
+COMMANDS = {
+    "simulate": ["simulate", "--games", "240", "--chunk-size", "80", "--policy", "greedy,random,always,never",
+                 "--seed", "5", "--workers", "1", "--no-progress"],
+    "match": ["match", "--policies", "greedy,random", "--walls", "24", "--chunk-walls", "8", "--seed", "6",
+              "--workers", "1", "--no-progress"],
+    "sweep": ["sweep", "--option", "failed_piao_factor=1,2", "--walls", "120", "--chunk-size", "60", "--seed", "7",
+              "--workers", "1", "--no-progress"],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(COMMANDS))
+def test_a_kill_at_every_rename_and_fsync_then_a_rerun_gives_exactly_the_uninterrupted_rows(kind, tmp_path,
+                                                                                         engine_warm, capsys):
+    argv = COMMANDS[kind]
+    ref = tmp_path / "ref"
+    assert cli.main([*argv, "--out", str(ref)]) == 0
+    n_events = count_events(lambda: cli.main([*argv, "--out", str(tmp_path / "count")]))
+    assert n_events >= 10  # run.json, every chunk and its manifest line, the summary files
+    capsys.readouterr()
+    tried = held = 0
+    for n in range(1, n_events + 1):
+        for when in ("before", "after"):
+            out = tmp_path / f"k{n}{when[0]}"
+            assert killed_at(lambda: cli.main([*argv, "--out", str(out)]), n, when)
+            tried += 1
+            for d in run_dirs(out) if out.is_dir() else []:
+                assert_no_short_or_mixed(d, ref / d.relative_to(out))
+            assert cli.main([*argv, "--out", str(out)]) == 0, f"rerun after a kill {when} call {n}"
+            assert_same_rows(out, ref)
+            assert_same_summary(kind, out, ref)
+            held += 1
+            shutil.rmtree(out)
+            capsys.readouterr()
+    assert (tried, held) == (2 * n_events, 2 * n_events)
+    print(f"{kind}: kills at every rename/fsync ({n_events} calls, before and after each): {tried} tried, "
+          f"{held} held")
+
+
+def test_a_kill_at_every_rename_and_fsync_of_the_piao_study_then_a_rerun_gives_its_points(tmp_path, engine_warm):
+    from caishen.sim import piao_study
+
+    kw = dict(hands=120, seed=3, rollouts=1, chunk_size=40, workers=1, progress=False)
+    ref = piao_study.run_study(**kw)
+
+    def study(out):
+        piao_study.run_study(**kw, out=out)
+        return 0
+
+    n_events = count_events(lambda: study(tmp_path / "count"))
+    assert n_events >= 10
+    tried = 0
+    for n in range(1, n_events + 1):
+        for when in ("before", "after"):
+            out = tmp_path / f"k{n}{when[0]}"
+            assert killed_at(lambda: study(out), n, when)
+            tried += 1
+            if (out / piao_study.STUDY_JSON).exists():
+                lay = piao_study.study_layout(piao_study.read_study_json(out))
+                for i in manifest.verify(out, layout=lay).ok:  # never short or mixed
+                    got = pd.read_parquet(records.chunk_path(out, i))
+                    pd.testing.assert_frame_equal(got, ref[ref["chunk"] == i].reset_index(drop=True),
+                                                  check_dtype=False)
+            pd.testing.assert_frame_equal(piao_study.run_study(**kw, out=out), ref)
+            assert piao_study.read_points(out)[2].complete
+            shutil.rmtree(out)
+    assert tried == 2 * n_events
+    print(f"piao study: kills at every rename/fsync ({n_events} calls, before and after each): {tried} tried, "
+          f"{tried} held")
+
+
+# ---------------------------------------------------------------------------
+# syscall level: strace fault injection
+# ---------------------------------------------------------------------------
+RUNNER_SCRIPT = """
+import sys
+sys.path.insert(0, {tests!r})
+import fault_chunks
+from caishen.sim import runner
+cfg = runner.RunConfig("kaihua", runner.resolve_options("kaihua", {{}}), ("random",) * 4, 9, 500, 100,
+                       runner._fn_name(fault_chunks.plain_chunk))
+runner.run(cfg, sys.argv[1], workers=1, progress=False, chunk_fn=fault_chunks.plain_chunk)
+"""
+
+
+def _strace_works() -> bool:
+    if shutil.which("strace") is None:
+        return False
+    r = subprocess.run(["strace", "-f", "-qq", "-o", os.devnull, "-e", "trace=getpid",
+                        "-e", "inject=getpid:signal=KILL:when=1", sys.executable, "-c", "import os; os.getpid()"],
+                       capture_output=True)
+    return r.returncode == -signal.SIGKILL or r.returncode == 128 + signal.SIGKILL
+
+
+@pytest.mark.skipif(not _strace_works(), reason="strace fault injection is not available here")
+def test_strace_kills_at_every_rename_and_fsync_syscall_then_a_rerun_gives_the_uninterrupted_rows(tmp_path):
+    sys.path.insert(0, str(HERE))
+    import fault_chunks
+
+    from caishen.sim import runner
+
+    script = tmp_path / "run.py"
+    script.write_text(RUNNER_SCRIPT.format(tests=str(HERE)))
+    env = dict(os.environ)
+    ref = tmp_path / "ref"
+    assert subprocess.run([sys.executable, str(script), str(ref)], env=env).returncode == 0
+    trace = tmp_path / "trace"
+    calls = {"fsync": "fsync", "rename": "rename,renameat,renameat2"}
+    counts = {}
+    for name, syscalls in calls.items():
+        subprocess.run(["strace", "-f", "-qq", "-o", str(trace), "-e", f"trace={syscalls}", sys.executable,
+                        str(script), str(tmp_path / f"count-{name}")], env=env, check=True)
+        counts[name] = sum(1 for line in trace.read_text().splitlines() if "resumed" not in line
+                           and any(line.split(None, 1)[-1].startswith(s + "(") for s in syscalls.split(",")))
+    assert counts["fsync"] >= 10 and counts["rename"] >= 5
+    cfg = runner.RunConfig("kaihua", runner.resolve_options("kaihua", {}), ("random",) * 4, 9, 500, 100,
+                           runner._fn_name(fault_chunks.plain_chunk))
+    tried = 0
+    for name, syscalls in calls.items():
+        for n in range(1, counts[name] + 1):
+            out = tmp_path / f"{name}{n}"
+            r = subprocess.run(["strace", "-f", "-qq", "-o", os.devnull, "-e", f"trace={syscalls}",
+                                "-e", f"inject={syscalls}:signal=KILL:when={n}", sys.executable, str(script),
+                                str(out)], env=env, capture_output=True)
+            assert r.returncode in (-signal.SIGKILL, 128 + signal.SIGKILL), (name, n, r.returncode, r.stderr[-500:])
+            tried += 1
+            assert_no_short_or_mixed(out, ref)
+            runner.run(cfg, out, workers=1, progress=False, chunk_fn=fault_chunks.plain_chunk)
+            assert manifest.verify(out).complete
+            pd.testing.assert_frame_equal(records.read_run(out), records.read_run(ref))
+            shutil.rmtree(out)
+    assert tried == counts["fsync"] + counts["rename"]
+    print(f"strace: kills at every rename ({counts['rename']}) and fsync ({counts['fsync']}) syscall: "
+          f"{tried} tried, {tried} held")
