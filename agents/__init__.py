@@ -1,6 +1,6 @@
 """Bots for the Python step API (:class:`caishen.sim.engine.Game`) and the environments.
 
-The decisions are the numba kernels of :mod:`caishen.sim.policies` (the same code
+The decisions are the numba kernels of :mod:`caishen.sim.bots.policies` (the same code
 that plays the batch self-play of ``caishen simulate``), so a bot behaves
 identically one action at a time and inside a million-hand run:
 
@@ -12,9 +12,9 @@ identically one action at a time and inside a million-hand run:
 ...     game.step(bots[game.current_player].act(game))
 
 Policies: ``random``, ``greedy``, ``greedy_safe``, ``never``, ``always``,
-``threshold:N`` (see :mod:`caishen.sim.policies`), ``tuned:NAME`` (the parametric
+``threshold:N`` (see :mod:`caishen.sim.bots.policies`), ``tuned:NAME`` (the parametric
 bot with the weights of ``agents/tuned/NAME.json``: ``tuned:kaihua``,
-``tuned:jiating``) and ``mc:N`` (the search bot; see :mod:`caishen.sim.bots`).  A
+``tuned:jiating``) and ``mc:N`` (the search bot; see :mod:`caishen.sim.bots.registry`).  A
 bot reads only what its seat may see.
 ``ppo:PATH`` loads a ``MaskablePPO`` checkpoint written by
 :mod:`caishen.agents.train_ppo` (:class:`caishen.agents.ppo.PPOAgent`; needs the ``[rl]``
@@ -27,7 +27,7 @@ import numpy as np
 
 from caishen.sim.engine import Game
 from caishen.sim.engine import EP_JOKER
-from caishen.sim.policies import POLICY_RANDOM, _choose_action, check_piao_policy, parse_policy
+from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, check_piao_policy, parse_policy
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "make_agent"]
 
@@ -62,7 +62,7 @@ class RandomAgent(Agent):
 
 
 class PolicyAgent(Agent):
-    """A numba policy of :mod:`caishen.sim.policies` (``greedy``, ``never``, ``always``, ``threshold:N``).
+    """A numba policy of :mod:`caishen.sim.bots.policies` (``greedy``, ``never``, ``always``, ``threshold:N``).
 
     Raises ``ValueError`` for an unknown policy spec.
     """
@@ -86,7 +86,7 @@ class PolicyAgent(Agent):
 
 
 class BotAgent(Agent):
-    """A bot that needs data (:mod:`caishen.sim.bots`): ``tuned:NAME`` or ``mc:N``.
+    """A bot that needs data (:mod:`caishen.sim.bots.registry`): ``tuned:NAME`` or ``mc:N``.
 
     ``seed``: seeds the search bot's stream (the determinizations); None is 0.
     Raises ``ValueError`` for a bad spec or weights file, and in :meth:`act`
@@ -94,7 +94,7 @@ class BotAgent(Agent):
     """
 
     def __init__(self, policy: str, seed=None):
-        from caishen.sim.bots import parse_bot
+        from caishen.sim.bots.registry import parse_bot
 
         self.code, self.param, _, _ = parse_bot(policy)
         self.name = str(policy)
@@ -105,9 +105,9 @@ class BotAgent(Agent):
 
     def act(self, game: Game) -> int:
         """The bot's action for the seat to act (legal)."""
-        from caishen.sim.bots import _bot_action, make_context
+        from caishen.sim.bots.registry import _bot_action, make_context
 
-        from caishen.sim.bots import bot_table
+        from caishen.sim.bots.registry import bot_table
 
         self._check(game)
         if self._ctx is None or self._ctx_rules != game.rules_name:
@@ -132,7 +132,7 @@ def make_agent(policy: str = "greedy", seed=None) -> Agent:
         return PPOAgent(policy[len("ppo:"):])
     if isinstance(policy, str) and policy.strip().partition(":")[0] in ("tuned", "mc"):
         return BotAgent(policy, seed)
-    from caishen.sim.bots import parse_bot
+    from caishen.sim.bots.registry import parse_bot
 
     parse_bot(policy)  # ValueError naming an unknown policy (listing every known one)
     code, _ = parse_policy(policy)

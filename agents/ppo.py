@@ -313,7 +313,7 @@ def random_masked_policy(seed: int = 0) -> BatchPolicy:
 
 
 def greedy_policy(vec) -> BatchPolicy:
-    """The built-in greedy bot (:mod:`caishen.sim.policies`) in the learning seat of ``vec``."""
+    """The built-in greedy bot (:mod:`caishen.sim.bots.policies`) in the learning seat of ``vec``."""
     return lambda obs, masks: vec.bot_actions("greedy")
 
 

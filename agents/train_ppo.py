@@ -348,7 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shaping", type=float, default=d["shaping"],
                    help="potential-based shaping: c per shanten step (caishen.envs.sb3_vec; 0: off)")
     p.add_argument("--no-assist", action="store_true", help="without the hand-reading block (caishen.envs.assist)")
-    p.add_argument("--opponents", default=d["opponents"], help="caishen.sim.policies spec of the three bots")
+    p.add_argument("--opponents", default=d["opponents"], help="caishen.sim.bots.policies spec of the three bots")
     p.add_argument("--seat", default=str(d["seat"]), help="learning seat 0..3 (evaluation needs a fixed one)")
     p.add_argument("--seed", type=int, default=d["seed"])
     p.add_argument("--eval-hands", type=int, default=d["eval_hands"], help="hands per policy (0: no evaluation)")

@@ -1,10 +1,10 @@
 """Fit the tuned bot's weights by self-play: CMA-ES with duplicate-deal fitness.
 
-The parametric bot (:mod:`caishen.sim.tuned`) scores discards and claims with a
+The parametric bot (:mod:`caishen.sim.bots.tuned`) scores discards and claims with a
 weight vector over features its seat can see.  This script fits the
 weights with CMA-ES (the ``cma`` package, ``pip install 'caishen[tune]'``):
 
-- a candidate plays a duplicate-deal match (:mod:`caishen.sim.arena`'s seatings:
+- a candidate plays a duplicate-deal match (:mod:`caishen.sim.analysis.arena`'s seatings:
   the candidate and the pool fill the seats by rotation, every seating of
   every wall) against a fixed *pool* of opponents (``greedy`` by default);
 - its fitness is its mean points per hand over those hands;
@@ -18,7 +18,7 @@ weights with CMA-ES (the ``cma`` package, ``pip install 'caishen[tune]'``):
   Jiating's points are so spread (a per-wall standard deviation of about
   13 points per hand against 1.7 in Kaihua) that CMA-ES from greedy alone
   found nothing that held on fresh walls;
-- the search starts at :data:`caishen.sim.tuned.GREEDY_WEIGHTS` (the weights that
+- the search starts at :data:`caishen.sim.bots.tuned.GREEDY_WEIGHTS` (the weights that
   play exactly as greedy), so anything it finds is an improvement on greedy
   under the same features; or at a weights file (``--start``: a second,
   finer run from a first one's result, its command recorded in the file);
@@ -72,10 +72,10 @@ class _Evaluator:
 
     def __init__(self, rules: str, options: dict | None, pool: list[str]):
         from caishen.sim import engine
-        from caishen.sim.arena import seatings
-        from caishen.sim.bots import POLICY_TUNED, bot_table
+        from caishen.sim.analysis.arena import seatings
+        from caishen.sim.bots.registry import POLICY_TUNED, bot_table
         from caishen.sim.tables import hand_tables
-        from caishen.sim.tuned import N_W
+        from caishen.sim.bots.tuned import N_W
 
         self.name, self.r = engine.load_rules(rules, options)
         self.ep = engine.engine_params(self.name, self.r)
@@ -97,8 +97,8 @@ class _Evaluator:
     def fitness(self, w: np.ndarray, wall_seed: int, n_walls: int, bots_seed: int = 1) -> float:
         """Mean points per hand of weights ``w`` against the pool on ``n_walls`` walls of ``wall_seed``."""
         from caishen.sim import engine
-        from caishen.sim.bots import make_context
-        from caishen.sim.selfplay import _play_batch_walls
+        from caishen.sim.bots.registry import make_context
+        from caishen.sim.selfplay.batch import _play_batch_walls
 
         total = 0.0
         count = 0
@@ -139,14 +139,14 @@ class _Evaluator:
 def evaluate(rules: str, weights, pool="greedy", walls: int = 1000, wall_seed: int = 12345,
              options: dict | None = None) -> float:
     """Mean points per hand of ``weights`` against ``pool`` on ``walls`` duplicate walls of ``wall_seed``."""
-    from caishen.sim.tuned import check_weights
+    from caishen.sim.bots.tuned import check_weights
 
     pool_specs = [p.strip() for p in pool.split(",")] if isinstance(pool, str) else list(pool)
     ev = _Evaluator(rules, options, pool_specs)
     return ev.fitness(check_weights(weights), int(wall_seed), int(walls))
 
 
-#: the coordinate scan's step per feature (the features' scales differ: caishen.sim.tuned)
+#: the coordinate scan's step per feature (the features' scales differ: caishen.sim.bots.tuned)
 SCAN_STEPS = {
     "shanten": 5.0, "effective": 1.0, "danger": 2.0, "danger_far": 2.0, "danger_late": 2.0, "joker": 2.0,
     "piao_ready": 5.0, "pairs": 2.0, "suit": 2.0, "honor": 1.0, "terminal": 1.0, "declare": 3.0,
@@ -163,7 +163,7 @@ def coordinate_scan(ev: "_Evaluator", x0: np.ndarray, walls: int, seed: int, log
     (:data:`SCAN_STEPS`) on the same walls and keep the better one if it gains more than
     :data:`SCAN_MARGIN`.  Returns ``(x, fitness)``.  A cheap first stage where the fitness is so
     noisy that CMA-ES from the greedy weights finds little (Jiating)."""
-    from caishen.sim.tuned import FEATURES
+    from caishen.sim.bots.tuned import FEATURES
 
     ws = _wall_seed(seed, _SCAN_GENERATION)
     x = np.array(x0, dtype=np.float64)
@@ -189,13 +189,13 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
     """Run CMA-ES (module docstring) and write the weights file ``out``; returns its content.
 
     ``start``: a weights file (``tuned:`` name or path) to start from instead
-    of :data:`caishen.sim.tuned.GREEDY_WEIGHTS` (a second, finer run).
+    of :data:`caishen.sim.bots.tuned.GREEDY_WEIGHTS` (a second, finer run).
     ``scan_walls``: > 0 runs :func:`coordinate_scan` on that many walls first
     and starts CMA-ES from its result.  Raises ``ValueError`` for bad
     arguments (naming them) or a missing ``cma``.
     """
     cma = _require_cma()
-    from caishen.sim.tuned import FEATURES, GREEDY_WEIGHTS, N_W, check_weights
+    from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, check_weights
 
     for name, v, lo, hi in (("generations", generations, 1, 10_000), ("popsize", popsize, 4, 1000),
                             ("walls", walls, 10, 10**7), ("seed", seed, 0, 2**32 - 1),
@@ -217,7 +217,7 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
     ev = _Evaluator(rules, options, pool_specs)
     x0 = GREEDY_WEIGHTS
     if start is not None:
-        from caishen.sim.bots import load_tuned
+        from caishen.sim.bots.registry import load_tuned
 
         x0, start_meta = load_tuned(start)
         if start_meta["rules"] != ev.name:
@@ -289,7 +289,7 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m caishen.agents.tune`` (the same arguments as ``caishen train``)."""
-    from caishen.sim.cli import _add_train
+    from caishen.cli import _add_train
 
     parser = argparse.ArgumentParser(prog="python -m caishen.agents.tune")
     sub = parser.add_subparsers(dest="command")

@@ -1,9 +1,9 @@
 """The bots' cost and the arena's overhead, per core (CPU time of this process).
 
-1. Self-play hands/s per policy (``caishen.sim.selfplay.play_batch``, one numba call):
+1. Self-play hands/s per policy (``caishen.sim.selfplay.batch.play_batch``, one numba call):
    greedy, greedy_safe, the tuned bot.
 2. ``caishen match`` against ``caishen simulate`` on the same policies and
-   the same number of hands, both in-process through ``caishen.sim.runner`` (one
+   the same number of hands, both in-process through ``caishen.sim.selfplay.runner`` (one
    worker, Parquet written): the arena's hands/s as a fraction of
    simulate's (issue 13: >= 80% for numba policies).
 3. The search bot ``mc:N``: microseconds per rollout (copy the determinized
@@ -27,7 +27,7 @@ import numpy as np
 
 
 def selfplay_rate(rules: str, policies: str, hands: int, seed: int = 1) -> float:
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     play_batch(4, seed, rules=rules, policies=policies)  # compile / load the cache
     t = time.process_time()
@@ -37,7 +37,8 @@ def selfplay_rate(rules: str, policies: str, hands: int, seed: int = 1) -> float
 
 def arena_vs_simulate(rules: str, policies: str, hands: int, seed: int = 1) -> tuple[float, float]:
     """``(arena hands/s, simulate hands/s)``: the same policies and hands through the runner, one worker."""
-    from caishen.sim import arena, runner
+    from caishen.sim.analysis import arena
+    from caishen.sim.selfplay import runner
 
     specs = policies.split(",")
     n_s = len(arena.seatings(len(specs)))
@@ -59,9 +60,9 @@ def arena_vs_simulate(rules: str, policies: str, hands: int, seed: int = 1) -> t
 def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     """µs per rollout and ms per decision of the search bot on states of greedy play."""
     from caishen.sim import engine as E
-    from caishen.sim.bots import bot_table, make_context
-    from caishen.sim.policies import POLICY_GREEDY, _choose_action
-    from caishen.sim.search import _copy_state, _determinize, _hand_value, _mc_action, _rollout
+    from caishen.sim.bots.registry import bot_table, make_context
+    from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action
+    from caishen.sim.bots.search import _copy_state, _determinize, _hand_value, _mc_action, _rollout
     from caishen.sim.tables import hand_tables
 
     name, r = E.load_rules(rules, None)
@@ -121,7 +122,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
 
 def mc_hand_cost(rules: str, n_det: int, hands: int, seed: int = 1) -> float:
     """Seconds per hand of one mc:N seat among greedy seats (CPU)."""
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     pol = f"mc:{n_det},greedy,greedy,greedy"
     play_batch(1, seed, rules=rules, policies=pol)

@@ -2,7 +2,7 @@
 
 Side by side in one run, on one core:
 
-- ``caishen.sim.selfplay.play_batch``: a whole batch of hands in one numba call,
+- ``caishen.sim.selfplay.batch.play_batch``: a whole batch of hands in one numba call,
   with random and with greedy bots (Kaihua also a 飘财 policy mix), for both
   rule sets (Jiating's batch time includes scoring its wins, J-9);
 - the same bots through the engine's Python step API (``caishen.sim.engine.Game``
@@ -53,7 +53,7 @@ CASES = (
 #: a worker process that times play_batch for each request line "rules policies hands seed"
 _WORKER = r"""
 import sys, time
-from caishen.sim.selfplay import play_batch
+from caishen.sim.selfplay.batch import play_batch
 for line in sys.stdin:
     rules, policies, hands, seed = line.split()
     t = time.process_time()

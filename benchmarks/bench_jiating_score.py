@@ -43,8 +43,8 @@ import jiating_reference as REF  # noqa: E402  (the tests' Python scorer)
 from caishen.sim import engine as E
 from caishen.sim.rules.jiating import batch as JB
 from caishen.sim.rules.jiating import records as JR
-from caishen.sim import selfplay
-from caishen.sim.policies import policy_table
+from caishen.sim.selfplay import batch as selfplay
+from caishen.sim.bots.policies import policy_table
 from caishen.sim.rules.jiating import kernels as JK
 from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import MELD_TYPE_NAMES

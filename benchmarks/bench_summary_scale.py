@@ -5,7 +5,7 @@ chunks of ``--chunk-size``) is played once into ``WORK/base``; a run of N
 hands is then *made of repeated real chunks*: ``WORK/run-N/run.json`` says
 ``games = N``, and chunk ``i`` holds the rows of base chunk ``i mod k`` with
 its own ``chunk`` / ``hand_id`` columns and identity (every chunk file names
-its run, seed and chunk, :mod:`caishen.sim.manifest`, so a file cannot stand
+its run, seed and chunk, :mod:`caishen.sim.selfplay.manifest`, so a file cannot stand
 for another chunk: each is written, ~1 MB per 10^4 hands), committed with
 its manifest line, so ``caishen report`` verifies and streams N real rows.  Each
 report runs in a child process under ``/usr/bin/time -v`` (its maximum
@@ -36,12 +36,12 @@ sys.path.insert(0, str(ROOT))
 
 
 def base_run(work: Path, hands: int, chunk_size: int, workers: int):
-    from caishen.sim import runner
+    from caishen.sim.selfplay import runner
 
     cfg = runner.make_config("kaihua", hands, 2024, policies="greedy,greedy,always,never", chunk_size=chunk_size)
     out = work / "base"
     if (out / "run.json").exists():  # a finished base of the same size is reused even if the code changed since
-        from caishen.sim import manifest
+        from caishen.sim.selfplay import manifest
 
         meta = runner.read_run_json(out)
         if (meta.get("games"), meta.get("chunk_size")) == (hands, chunk_size) and manifest.verify(out).complete:
@@ -59,7 +59,8 @@ def repeated_run(work: Path, base: Path, cfg, games: int) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from caishen.sim import manifest, records, runner, safeio
+    from caishen.sim.selfplay import manifest, records, runner
+    from caishen.sim import safeio
 
     out = work / f"run-{games}"
     if out.exists():
@@ -92,7 +93,7 @@ SUMMARY_ONLY = ("from caishen.sim import summary; import sys; "
 
 def measure(run_dir: Path, target: str = "report") -> tuple[float, float, str]:
     """(peak RSS in MB, seconds, stdout) of ``caishen report run_dir`` (``target="report"``) or of
-    :func:`caishen.sim.summary.summarize_run` alone (``"summary"``) in a child process."""
+    :func:`caishen.sim.analysis.summary.summarize_run` alone (``"summary"``) in a child process."""
     if target == "summary":
         cmd = [sys.executable, "-c", SUMMARY_ONLY, str(run_dir)]
     else:

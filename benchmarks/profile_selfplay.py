@@ -1,6 +1,6 @@
 """Where self-play spends its time: a per-kernel CPU profile and a per-kernel compile profile.
 
-Two profiles of ``caishen.sim.selfplay.play_batch`` (issue 11: "each goal is
+Two profiles of ``caishen.sim.selfplay.batch.play_batch`` (issue 11: "each goal is
 met or the closing note says what limits it with a profile that shows it"):
 
 - **run time** (default): the batch is played under Linux ``perf record``
@@ -79,7 +79,7 @@ def write_perf_map(dispatchers) -> int:
 
 
 def runtime_profile(args) -> None:
-    from caishen.sim import selfplay
+    from caishen.sim.selfplay import batch as selfplay
 
     if shutil.which("perf") is None:
         sys.exit("profile_selfplay: perf is not installed (linux-tools); --compile works without it")
@@ -124,7 +124,7 @@ def runtime_profile(args) -> None:
 def compile_profile(args) -> None:
     from numba.core import event
 
-    from caishen.sim import selfplay
+    from caishen.sim.selfplay import batch as selfplay
 
     with event.install_recorder("numba:compile") as rec:
         t, c = time.perf_counter(), time.process_time()

@@ -1,6 +1,6 @@
 """Jiating pattern frequencies from a large self-play run (default: 10**6 greedy hands).
 
-Plays the hands with the runner (``caishen.sim.runner``: seeded chunks, worker
+Plays the hands with the runner (``caishen.sim.selfplay.runner``: seeded chunks, worker
 processes, resumable Parquet files in ``--out``), every win scored by
 ``caishen.sim.rules.jiating``, and prints for each pattern P01..P50 how many wins
 scored it (every winner counts, also the second winner of one discard), its
@@ -23,12 +23,12 @@ from collections import Counter
 
 import numpy as np
 
-from caishen.sim import records, runner
+from caishen.sim.selfplay import records, runner
 from caishen.sim.rules.jiating.records import parse_patterns
 from caishen.sim.rules.jiating import DEFAULT_RULES, JiatingRules
 from caishen.sim.rules.jiating.tables import PATTERN_NAMES
 from caishen.sim.rules.options import parse_option_strings
-from caishen.sim.summary import wilson
+from caishen.sim.analysis.summary import wilson
 
 N_SEATS = 4
 

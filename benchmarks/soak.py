@@ -4,13 +4,13 @@ For each rule set and each policy mix (:data:`MIXES`) the soak plays
 ``--hands`` hands per rule set (split evenly over its mixes) in chunks of
 ``--chunk`` hands, on ``--workers`` processes, and checks
 
-- **every step** (``caishen.sim.selfplay.play_batch(check=True)``): tiles conserved
+- **every step** (``caishen.sim.selfplay.batch.play_batch(check=True)``): tiles conserved
   (136 in wall, hands, melds and discards; no kind over 4), the legal mask
   non-empty and each legal action legal by an independent restatement of
   the rules, the bots' actions legal, hand sizes, the seat to act, scores
   summing to zero (K-8.5), the wall pointers above the reserve (K-3.4)
   (``caishen.sim.engine._check_state``);
-- **every hand's record** (``caishen.sim.records.check_chunk`` and
+- **every hand's record** (``caishen.sim.selfplay.records.check_chunk`` and
   :func:`check_records`): the contract's columns and dtypes, zero-sum scores
   (K-8.5), no points on a drawn hand (K-8.4), ``winner`` / ``win_type`` /
   ``winners_mask`` consistent, the dealer a seat;
@@ -24,12 +24,12 @@ For each rule set and each policy mix (:data:`MIXES`) the soak plays
 
 Each violation is printed and logged with the seed that reproduces it::
 
-    python -c "from caishen.sim.selfplay import play_batch; play_batch(N, SEED, rules=R, policies=P, check=True)"
+    python -c "from caishen.sim.selfplay.batch import play_batch; play_batch(N, SEED, rules=R, policies=P, check=True)"
 
 Resumable: every finished chunk appends one JSON line to ``OUT/soak.jsonl``
 (rule set, mix, chunk, seed, hands, seconds, violations); a rerun with the
 same arguments skips the chunks logged there.  Worker processes die with
-the soak (``caishen.sim.runner``'s parent watch).  Usage::
+the soak (``caishen.sim.selfplay.runner``'s parent watch).  Usage::
 
     python benchmarks/soak.py --hands 1000000 --out runs/soak           # both rule sets
     python benchmarks/soak.py --rules jiating --hands 10000000 --out runs/soak-j --workers 2
@@ -67,9 +67,9 @@ MIXES = {
 # checks of one chunk (worker side)
 # ---------------------------------------------------------------------------
 def check_records(cols: dict, rules: str, n: int) -> list[str]:
-    """Violations in a chunk's records: the contract and K-8.5 (``caishen.sim.records.check_chunk``), K-8.4
+    """Violations in a chunk's records: the contract and K-8.5 (``caishen.sim.selfplay.records.check_chunk``), K-8.4
     (a drawn hand pays nothing), and the outcome columns agreeing with each other."""
-    from caishen.sim import records
+    from caishen.sim.selfplay import records
 
     try:
         records.check_chunk(cols, rules, n)
@@ -98,12 +98,12 @@ def game_like_batch(rules: str, policies: str, seed: int, observations: bool = T
     kernel's (``caishen.sim.rng`` seeded with ``seed``: the dealer draw where the
     rule set's first dealer is random, then the shuffle), the stream then
     continues in the game's state for the random bots, and each seat's
-    action is its policy kernel's (``caishen.sim.policies``).  With
+    action is its policy kernel's (``caishen.sim.bots.policies``).  With
     ``observations``, ``check_state(game, observations=True)`` after every
     step.  Returns the finished :class:`~caishen.sim.engine.Game`.
     """
     from caishen.sim import engine as E
-    from caishen.sim.policies import POLICY_RANDOM, _choose_action, policy_table
+    from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, policy_table
     from caishen.sim.rng import _rng_below, _rng_seed
 
     g = E.Game(rules)
@@ -130,7 +130,7 @@ def game_like_batch(rules: str, policies: str, seed: int, observations: bool = T
 def check_replay(rules: str, policies: str, seed: int) -> list[str]:
     """Violations of "replay equals record" for the hand of ``seed`` (see :func:`game_like_batch`)."""
     from caishen.sim import engine as E
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     try:
         g = game_like_batch(rules, policies, seed)
@@ -160,11 +160,11 @@ def soak_chunk(rules: str, policies: str, seed: int, n_hands: int, sample: int) 
 
     Returns ``{"hands", "seconds", "violations": [{"what", "reproduce"}]}``.
     """
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     t0 = time.perf_counter()
     violations = []
-    repro = (f"from caishen.sim.selfplay import play_batch; play_batch({n_hands}, {seed}, rules={rules!r}, "
+    repro = (f"from caishen.sim.selfplay.batch import play_batch; play_batch({n_hands}, {seed}, rules={rules!r}, "
              f"policies={policies!r}, check=True)")
     try:
         cols = play_batch(n_hands, seed, rules=rules, policies=policies, check=True)
@@ -218,7 +218,7 @@ def _key(j: dict) -> tuple:
 def soak(rules_list, hands: int, out: Path, chunk: int = 10_000, workers: int = 1, sample: int = 2,
          seed: int = 0, quiet: bool = False) -> list[dict]:
     """Run (or resume) the soak; returns the log entries of all its chunks."""
-    from caishen.sim.runner import _worker_init
+    from caishen.sim.selfplay.runner import _worker_init
 
     for r in rules_list:
         if r not in MIXES:

@@ -9,7 +9,7 @@ import name               folder            what
 ========================  ================  =============================================
 ``caishen.sim``           ``sim/``          the engine and everything around it: tiles,
                                             hand kernels, self-play, runner, records, CLI
-                                            (``caishen.sim.cli``)
+                                            (``caishen.cli``)
 ``caishen.sim.engine``    ``sim/engine/``   one hand as numba arrays, a module per concern
                                             (state and actions, deal and draws, claims,
                                             own turn, legal mask, checker, record, ``Game``)
@@ -25,7 +25,7 @@ import name               folder            what
 
 Layers (arrows point one way): ``caishen.sim.tiles`` -> ``caishen.sim.tables``
 -> ``caishen.sim.hand`` -> ``caishen.sim.rules`` -> ``caishen.sim.engine`` ->
-``caishen.sim.policies`` / ``caishen.sim.selfplay`` -> ``caishen.sim.runner``;
+``caishen.sim.bots.policies`` / ``caishen.sim.selfplay.batch`` -> ``caishen.sim.selfplay.runner``;
 ``caishen.envs``, ``caishen.agents`` and the CLI import ``caishen.sim``.  Importing
 ``caishen`` is cheap: tables are built (or read from the disk cache) on first
 use, kernels compiled (or loaded) on first call.  ``python -m caishen`` is the

@@ -1,7 +1,7 @@
 """Hand-reading features for a learner: shanten now, with the tile on offer, and after each discard.
 
 An MLP given only tile counts must learn by itself which discard brings a
-hand closer to a win (what :mod:`caishen.sim.policies`' greedy bot computes
+hand closer to a win (what :mod:`caishen.sim.bots.policies`' greedy bot computes
 exactly); PPO against greedy bots then learns to stop feeding wins long
 before it learns to win (issue 12).  This block hands the learner what the
 greedy bot reads, from the observing seat's own concealed tiles and the

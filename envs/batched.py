@@ -179,7 +179,7 @@ from caishen.sim.engine import (
     load_rules,
     new_state,
 )
-from caishen.sim.policies import POLICY_RANDOM, _choose_action, check_piao_policies, check_piao_policy, parse_policy, policy_table
+from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, check_piao_policies, check_piao_policy, parse_policy, policy_table
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed
 from caishen.sim.rules.options import short_repr
 from caishen.sim.tables import hand_tables
@@ -197,7 +197,7 @@ __all__ = [
 #: reward modes (module docstring, "Rewards")
 REWARDS = ("points", "scaled", "sign")
 #: default ``reward_scale`` of ``reward="scaled"``: about one standard deviation of a
-#: seat's points per hand under greedy self-play (measured with ``caishen.sim.selfplay.play_batch``,
+#: seat's points per hand under greedy self-play (measured with ``caishen.sim.selfplay.batch.play_batch``,
 #: seed 3: Kaihua 7.2 over 20,000 hands, Jiating 38 over 6,000 hands)
 REWARD_SCALE = {"kaihua": 8.0, "jiating": 40.0}
 #: default illegal-action reward of ``reward="sign"`` (outside its range -1..1)
@@ -549,7 +549,7 @@ def _observe_games(seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_
 
 @njit(cache=True)
 def _bot_actions(code, param, states, ep, rp, tabs, work, out):
-    """``out[i]``: the action of policy ``code`` (``caishen.sim.policies``) for the seat to act in game ``i``.
+    """``out[i]``: the action of policy ``code`` (``caishen.sim.bots.policies``) for the seat to act in game ``i``.
 
     Needs the games' legal masks (set by every step).  The random policy
     draws from each game's own stream."""
@@ -650,7 +650,7 @@ class BatchedGames:
     - ``n``: games (>= 1); ``rules`` / ``options``: as :class:`caishen.sim.engine.Game`;
     - ``mode``: ``"selfplay"`` (the caller acts for every seat) or
       ``"versus"`` (the caller acts for the learning seat ``seat``: 0..3 or
-      ``"random"``, drawn per episode; ``opponents``: a ``caishen.sim.policies``
+      ``"random"``, drawn per episode; ``opponents``: a ``caishen.sim.bots.policies``
       spec for the three other seats, or three specs in seat order for a
       fixed ``seat``);
     - ``dealer``: a fixed dealer 0..3 or None (drawn; module docstring);
@@ -778,7 +778,7 @@ class BatchedGames:
         specs = list(opponents) if isinstance(opponents, (list, tuple)) else None
         if specs is None or len(specs) != N_SEATS - 1 or not all(isinstance(s, str) for s in specs):
             raise ValueError(
-                "opponents must be a caishen.sim.policies spec ('greedy', 'random', 'never', 'always', 'threshold:N') "
+                "opponents must be a caishen.sim.bots.policies spec ('greedy', 'random', 'never', 'always', 'threshold:N') "
                 f"or 3 of them; only numba policies play inside the kernel, got {opponents!r}"
             )
         if self.seat < 0:
@@ -892,7 +892,7 @@ class BatchedGames:
         return out
 
     def bot_actions(self, policy: str = "greedy", out=None) -> np.ndarray:
-        """``int64[n]``: the action that the built-in bot ``policy`` (a ``caishen.sim.policies`` spec) would
+        """``int64[n]``: the action that the built-in bot ``policy`` (a ``caishen.sim.bots.policies`` spec) would
         play for the seat to act in each game.  Mix it with a trained policy's actions by seat to
         put a bot in any seat of a self-play batch::
 

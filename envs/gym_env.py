@@ -21,7 +21,7 @@ Vectorized         ``gymnasium.make_vec("caishen/Kaihua-v0", num_envs=1024)``:
 One episode is one hand of four-player mahjong (:class:`caishen.sim.engine.Game`)
 seen from one learning seat (``seat``, default 0); the other three seats are
 played by bots from :mod:`agents` (default ``"greedy"``: the shanten-greedy
-policy of :mod:`caishen.sim.policies`).  ``step`` applies the learning seat's action,
+policy of :mod:`caishen.sim.bots.policies`).  ``step`` applies the learning seat's action,
 then lets the bots act until the learning seat must decide again or the hand
 is over.  It is made for maskable RL (``sb3_contrib.MaskablePPO`` calls
 ``action_masks()``).  Specs: ``shared/rules/kaihua.md`` (``K-..``) and
@@ -168,7 +168,7 @@ from caishen.envs.observation import N_PLANES, PLANE_HIGH, encode
 from caishen.envs.render import render_text
 from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
 from caishen.sim.engine import EP_JOKER
-from caishen.sim.policies import POLICY_RANDOM, check_piao_policy, parse_policy
+from caishen.sim.bots.policies import POLICY_RANDOM, check_piao_policy, parse_policy
 from caishen.sim.validate import check_int
 
 __all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "RenderModeError", "register_envs"]

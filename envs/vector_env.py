@@ -25,7 +25,7 @@ Versus bots
 One seat per game learns (``seat``: 0..3, default 0, or ``"random"`` per
 episode); the other three are played inside the numba kernel by
 ``opponents`` (``"greedy"`` default, ``"random"``, ``"never"``,
-``"always"``, ``"threshold:N"``: :mod:`caishen.sim.policies`; or three specs, the
+``"always"``, ``"threshold:N"``: :mod:`caishen.sim.bots.policies`; or three specs, the
 other seats in seat order).  ``step(actions)`` applies each game's learning
 seat's action, then the bots play until that seat must decide again.
 Returns ``(obs, rewards: float32[n], terminated, truncated, info)``.
@@ -145,7 +145,7 @@ class _BatchedVectorBase:
         return self._out(self.games.masks)
 
     def bot_actions(self, policy: str = "greedy") -> np.ndarray:
-        """``int64[num_envs]``: a built-in bot's action for the seat to act in each game (:mod:`caishen.sim.policies`)."""
+        """``int64[num_envs]``: a built-in bot's action for the seat to act in each game (:mod:`caishen.sim.bots.policies`)."""
         return self.games.bot_actions(policy)
 
     def close_extras(self, **kwargs):

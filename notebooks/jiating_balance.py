@@ -9,7 +9,7 @@
 # priced out of line with their rarity.  Then how often the caps bind
 # (J-6.2), the dealer's edge and streak (J-2.4), and what declaring 架听
 # (J-4.1) and 硬子 (J-4.2) is worth, measured on the same wall continuation
-# (declare vs not, `caishen.sim.balance.declaration_value`).  Intervals: 95% over
+# (declare vs not, `caishen.sim.analysis.balance.declaration_value`).  Intervals: 95% over
 # matches (hands for the declarations).
 
 # %%
@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from caishen.sim import balance, safeio
-from caishen.sim.selfplay import play_batch
+from caishen.sim.analysis import balance
+from caishen.sim import safeio
+from caishen.sim.selfplay.batch import play_batch
 
 
 def jiating_study(hands: int = 100_000, seed: int = 31, decl_hands: int = 5_000, rollouts: int = 4,
@@ -43,7 +44,7 @@ def jiating_study(hands: int = 100_000, seed: int = 31, decl_hands: int = 5_000,
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from caishen.sim.report import pattern_figure, save_figure
+        from caishen.sim.analysis.report import pattern_figure, save_figure
 
         out = Path(figures)
         safeio.make_dir(out)

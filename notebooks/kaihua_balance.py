@@ -7,7 +7,7 @@
 # when it does and its share of all points moved, then the dealer's edge, the
 # seat balance and how often a discarder pays three shares (K-8.3).  The
 # same walls are replayed under rule options to show what each moves
-# (`caishen.sim.balance.compare_options`).  Intervals: 95% over matches.
+# (`caishen.sim.analysis.balance.compare_options`).  Intervals: 95% over matches.
 
 # %%
 from __future__ import annotations
@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from caishen.sim import balance, safeio
-from caishen.sim.report import ascii_label, save_figure
-from caishen.sim.selfplay import play_batch
+from caishen.sim.analysis import balance
+from caishen.sim import safeio
+from caishen.sim.analysis.report import ascii_label, save_figure
+from caishen.sim.selfplay.batch import play_batch
 
 #: the option settings compared on the same walls
 SETTINGS = {
@@ -36,7 +37,7 @@ def kaihua_study(hands: int = 200_000, seed: int = 21, policies: str = "greedy",
     """Balance tables of ``hands`` Kaihua hands, and the key rows under each option setting.
 
     Returns ``{"types", "balance", "options", "seconds"}`` (DataFrames of
-    :func:`caishen.sim.balance.kaihua_hand_types`, :func:`caishen.sim.balance.kaihua_balance`
+    :func:`caishen.sim.analysis.balance.kaihua_hand_types`, :func:`caishen.sim.analysis.balance.kaihua_balance`
     and the stacked comparison).
     """
     t0 = time.perf_counter()

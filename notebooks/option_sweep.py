@@ -9,7 +9,7 @@
 # Each policy is one seat's (the *hero*, at every seat in turn); the other
 # three play greedy; every grid point plays the same 50,000 walls, each its
 # own one-hand match, so the differences are paired wall by wall
-# (`caishen.sim.study`).  Intervals: 95% over walls.
+# (`caishen.sim.analysis.study`).  Intervals: 95% over walls.
 
 # %%
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 
-from caishen.sim import study
+from caishen.sim.analysis import study
 
 POLICIES = "threshold:0,threshold:20,threshold:40,never"
 

@@ -6,7 +6,7 @@
 # hand -- the seat holds a 财神, cannot win now, may throw the 财神 and stays
 # ready without it -- the state is cloned and played on both ways, 飘 and
 # keep, `R` times each, with the same fresh order of the unseen wall for both
-# branches (`caishen.sim.piao_study`).  The difference of the deciding seat's points
+# branches (`caishen.sim.analysis.piao_study`).  The difference of the deciding seat's points
 # is the expected value of 飘 minus keep at that point, free of the
 # selection effect of comparing seats that did and did not 飘.  Intervals are
 # 95% over hands (the points of one hand share its wall).  Then the implied
@@ -23,8 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from caishen.sim import piao_study, safeio, study
-from caishen.sim.piao_table import MANY_WAITS
+from caishen.sim.analysis import piao_study, study
+from caishen.sim import safeio
+from caishen.sim.bots.piao_table import MANY_WAITS
 
 
 def decision_study(hands: int = piao_study.DEFAULT_HANDS, rollouts: int = piao_study.DEFAULT_ROLLOUTS,
@@ -33,7 +34,7 @@ def decision_study(hands: int = piao_study.DEFAULT_HANDS, rollouts: int = piao_s
     """Run the counterfactual study, its estimates, the implied table and its check on duplicate deals.
 
     Returns ``{"points", "seconds", "estimate", "table", "bits", "check"}``: the study's rows, its
-    wall-clock time, :func:`caishen.sim.piao_study.estimate`, the 64-cell estimate, the ``piao_table`` bits,
+    wall-clock time, :func:`caishen.sim.analysis.piao_study.estimate`, the 64-cell estimate, the ``piao_table`` bits,
     and the sweep table of ``piao_table:<bits>`` vs ``threshold:0/20`` vs ``always`` vs ``never``
     (``sweep_walls`` walls each; 0 skips it).  ``figures``: a directory for the PNG figures.
     """
@@ -62,7 +63,7 @@ def _figures(est: pd.DataFrame, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from caishen.sim.report import save_figure
+    from caishen.sim.analysis.report import save_figure
 
     safeio.make_dir(out)
     feats = [f for f in ("tiles_left", "waits", "live_waits", "chain", "dealer") if (est["feature"] == f).any()]

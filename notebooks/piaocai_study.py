@@ -18,7 +18,7 @@ import argparse
 import numpy as np
 from scipy import stats
 
-from caishen.sim.selfplay import play_batch
+from caishen.sim.selfplay.batch import play_batch
 
 
 def study(hands: int = 20_000, seed: int = 1, options: dict | None = None) -> dict:

@@ -4,7 +4,7 @@ Every file the tools write (run.json, sweep.json, study.json, the summaries,
 the figures, the report page, weights files, the hand-table cache) and every
 file they read from a run directory or from a path the user gives goes
 through these helpers instead of code of its own (the chunk files and the
-manifest use the same primitives, :mod:`caishen.sim.manifest`):
+manifest use the same primitives, :mod:`caishen.sim.selfplay.manifest`):
 
 - :func:`atomic_write`: the bytes go to a new temporary file beside the
   target (``.NAME.<pid>.<random>.tmp``, opened ``O_CREAT | O_EXCL |

@@ -15,7 +15,7 @@ cache in about a second.  This module makes that visible and avoidable:
   warning (logger ``caishen``) that compiling is about to happen and how to
   avoid it, and marks the target once the call returns.
 
-Targets (``TARGETS``): ``selfplay`` (``caishen.sim.selfplay.play_batch`` with every
+Targets (``TARGETS``): ``selfplay`` (``caishen.sim.selfplay.batch.play_batch`` with every
 bot, both rule sets, Jiating's scorer included), ``game`` (``caishen.sim.engine.Game``:
 reset, legal mask, step, the invariant checker), ``envs`` (the batched env
 and the Gymnasium env: reset, observe, step), ``hand`` (the public shanten /
@@ -122,12 +122,12 @@ def first_use(target: str) -> Iterator[None]:
 
 
 def _selfplay() -> None:
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     play_batch(16, 1, rules="kaihua", policies="random,greedy,always,threshold:20")
     play_batch(16, 1, rules="kaihua", policies="never", check=True)
     play_batch(16, 1, rules="jiating", policies="random,greedy,greedy,random")
-    # the bots with data compile apart (a batch of kernel policies leaves them out, caishen.sim.selfplay)
+    # the bots with data compile apart (a batch of kernel policies leaves them out, caishen.sim.selfplay.batch)
     play_batch(2, 1, rules="kaihua", policies="tuned:kaihua,mc:1,greedy_safe,piao_table")
     play_batch(2, 1, rules="jiating", policies="tuned:jiating,mc:1,greedy,greedy", wall_seed=1)
 
@@ -186,7 +186,7 @@ _SCORE_CASES = (  # one hand of each rule set in the vectors' format (shared/vec
 
 
 def _score() -> None:
-    from caishen.sim.vectors import score_lines
+    from caishen.sim.rules.vectors import score_lines
 
     for out in score_lines(_SCORE_CASES):
         if "error" in out:  # the workload must reach the kernels

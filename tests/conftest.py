@@ -14,7 +14,7 @@ import pytest
 def engine_warm():
     """The engine compiled: one checked batch hand and one Game hand played."""
     from caishen.sim import engine
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     play_batch(2, 0, policies="random", check=True)
     g = engine.Game().reset(seed=0)

@@ -1,6 +1,6 @@
 """TEST DOUBLES of the runner's chunk function for ``tests/test_runner_faults.py``.
 
-A separate, light module (numpy and ``caishen.sim.records`` only) because the worker
+A separate, light module (numpy and ``caishen.sim.selfplay.records`` only) because the worker
 processes of the fault tests import it by name, once per process: the pool
 restarts there would otherwise pay for importing scipy and pytest each time.
 None of these plays mahjong: :func:`plain_chunk` draws contract-shaped records.
@@ -19,7 +19,7 @@ import numpy as np
 def plain_chunk(rules, options, policies, seed_entropy, n_hands):
     """TEST DOUBLE: records with every contract column of ``rules`` (its dtype), drawn from
     ``seed_entropy``: random outcomes and zero-sum scores (K-8.5), all else random small ints."""
-    from caishen.sim import records
+    from caishen.sim.selfplay import records
 
     rng = np.random.default_rng(int(seed_entropy))
     n = int(n_hands)

@@ -1,7 +1,7 @@
 """Golden runs: fixed-seed self-play through the runner, reduced to one digest per run.
 
 A refactoring or a speed-up must not move a single record.  Each run below
-plays a few thousand hands through ``caishen.sim.runner.run`` (the same path as
+plays a few thousand hands through ``caishen.sim.selfplay.runner.run`` (the same path as
 ``caishen simulate``: chunks, Parquet), reads the rows back and hashes them
 column by column (name, dtype, values).  ``tests/golden/records.json`` holds
 the digests taken when the behaviour was last changed on purpose; the test
@@ -38,7 +38,7 @@ RUNS = {
 
 def run_digest(name: str) -> dict:
     """Play golden run ``name`` into a temporary directory; ``{"rows", "digest"}``."""
-    from caishen.sim import records, runner
+    from caishen.sim.selfplay import records, runner
 
     rules, policies, options, games, seed, chunk = RUNS[name]
     config = runner.make_config(rules, games, seed, policies=policies, options=options, chunk_size=chunk)

@@ -4,7 +4,7 @@ with the state checker after every step; batch self-play with random bots."""
 from __future__ import annotations
 
 from caishen.sim import engine as E
-from caishen.sim import selfplay
+from caishen.sim.selfplay import batch as selfplay
 from caishen.sim.tiles import kind_index
 
 
@@ -33,6 +33,6 @@ def act(g: E.Game, *names: str) -> E.Game:
 
 
 def random_batch(n_hands, seed, **kw):
-    """Batch self-play with uniformly random bots (``caishen.sim.selfplay.play_batch``)."""
+    """Batch self-play with uniformly random bots (``caishen.sim.selfplay.batch.play_batch``)."""
     kw.setdefault("policies", "random")
     return selfplay.play_batch(n_hands, seed, **kw)

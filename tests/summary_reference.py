@@ -1,17 +1,17 @@
 """The summary computed the obvious way: whole arrays in memory, one interval function per row.
 
-A TEST REFERENCE.  It began as ``sim/summary.py`` before streaming (issue
+A TEST REFERENCE.  It began as ``sim/analysis/summary.py`` before streaming (issue
 15) and now computes every interval over independent units (issue 14 item
 6): each row of a number (a hand, a seat-hand, a won hand) gets the id of
 its cluster (:func:`clusters`: a match = the rows from one ``match_hand`` 0
 to the next within a chunk; a wall of a duplicate-deal run; a hand), and the
-interval is :func:`caishen.sim.intervals.cluster_rate_ci`,
-:func:`~caishen.sim.intervals.cluster_mean_ci` or
-:func:`~caishen.sim.intervals.cluster_diff_ci` of the expanded rows; with
-``unit=None`` the textbook :func:`caishen.sim.summary.wilson`,
-:func:`~caishen.sim.summary.mean_ci` and :func:`~caishen.sim.summary.diff_ci`.
+interval is :func:`caishen.sim.analysis.intervals.cluster_rate_ci`,
+:func:`~caishen.sim.analysis.intervals.cluster_mean_ci` or
+:func:`~caishen.sim.analysis.intervals.cluster_diff_ci` of the expanded rows; with
+``unit=None`` the textbook :func:`caishen.sim.analysis.summary.wilson`,
+:func:`~caishen.sim.analysis.summary.mean_ci` and :func:`~caishen.sim.analysis.summary.diff_ci`.
 ``tests/test_summary_streaming.py`` checks that the streaming summary
-(exact cluster sums, :class:`caishen.sim.summary.SummaryTally`) gives the
+(exact cluster sums, :class:`caishen.sim.analysis.summary.SummaryTally`) gives the
 same numbers.
 """
 
@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from caishen.sim.intervals import cluster_diff_ci, cluster_mean_ci, cluster_rate_ci
-from caishen.sim.summary import (
+from caishen.sim.analysis.intervals import cluster_diff_ci, cluster_mean_ci, cluster_rate_ci
+from caishen.sim.analysis.summary import (
     COMPARABLE_DEFINITIONS,
     INTERVALS_TEXT,
     N_SEATS,
@@ -117,7 +117,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
 def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") -> tuple[pd.DataFrame, dict]:
     """The summary rows of a run's records and the definitions used (``unit``: "match", "hand" or None).
 
-    ``df``: the records (``caishen.sim.records.read_run``), at least ``dealer,
+    ``df``: the records (``caishen.sim.selfplay.records.read_run``), at least ``dealer,
     winner, winners_mask, win_type, score_0..3`` (and ``match_hand``, maybe
     ``chunk``, for matches); the 飘财 rows need ``piao_s, failed_piao_s,
     flags`` (and use ``piao_chance_s`` if present).  ``policies``: the 4
@@ -211,7 +211,7 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") ->
         _jiating_rows(r, df, sh, policies, hc, sc)
     frame = _observational_last(r.frame())
     if (frame["section"] == "飘财 observational").any():  # the note the summary adds to that section
-        from caishen.sim.summary import OBSERVATIONAL_NOTE
+        from caishen.sim.analysis.summary import OBSERVATIONAL_NOTE
 
         defs["observational"] = OBSERVATIONAL_NOTE
     return frame, defs

@@ -7,7 +7,7 @@ import pytest
 
 from caishen.agents import PolicyAgent, RandomAgent, make_agent
 from caishen.sim.engine import Game
-from caishen.sim.selfplay import play_batch
+from caishen.sim.selfplay.batch import play_batch
 
 
 @pytest.mark.parametrize("policy", ["greedy", "always", "never", "threshold:25"])

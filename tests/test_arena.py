@@ -1,4 +1,4 @@
-"""Duplicate deals (``play_batch(wall_seed=...)``) and the arena (``caishen.sim.arena``, ``caishen match``)."""
+"""Duplicate deals (``play_batch(wall_seed=...)``) and the arena (``caishen.sim.analysis.arena``, ``caishen match``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from caishen.agents import make_agent
 from caishen.sim.engine import Game
-from caishen.sim.selfplay import duplicate_deal, play_batch
+from caishen.sim.selfplay.batch import duplicate_deal, play_batch
 
 
 def _replay(rules, wall, dealer, specs):
@@ -86,12 +86,12 @@ def test_without_wall_seed_nothing_changes(engine_warm):
         assert np.array_equal(a[col], b[col]), col
 
 
-# ------------------------------------------------ the intervals over walls (caishen.sim.intervals)
+# ------------------------------------------------ the intervals over walls (caishen.sim.analysis.intervals)
 def test_wall_intervals_are_the_t_interval_and_the_paired_t_interval():
     """One value per wall: ClusterSums gives scipy's t interval, and on differences the paired (ttest_rel) one."""
     from scipy import stats as sps
 
-    from caishen.sim.intervals import ClusterSums
+    from caishen.sim.analysis.intervals import ClusterSums
 
     x = np.random.default_rng(1).normal(0.3, 2.0, 500)
     y = x + np.random.default_rng(2).normal(0.1, 0.5, 500)
@@ -114,7 +114,7 @@ def test_wall_intervals_are_the_t_interval_and_the_paired_t_interval():
 @given(st.integers(0, 2**32 - 1), st.integers(2, 40), st.integers(1, 6))
 def test_cluster_sums_equal_cluster_mean_ci_on_any_split(seed, n_clusters, n_batches):
     """The streamed CR1 interval equals the in-memory one (rows of unequal clusters, batches of whole clusters)."""
-    from caishen.sim.intervals import ClusterSums, cluster_mean_ci
+    from caishen.sim.analysis.intervals import ClusterSums, cluster_mean_ci
 
     rng = np.random.default_rng(seed)
     sizes = rng.integers(1, 6, n_clusters)
@@ -133,7 +133,7 @@ def test_cluster_sums_equal_cluster_mean_ci_on_any_split(seed, n_clusters, n_bat
     (lambda c: c.add([1.0, 2.0], [1.0]), "one size per cluster"),
 ])
 def test_cluster_sums_bad_input_is_named(call, msg):
-    from caishen.sim.intervals import ClusterSums
+    from caishen.sim.analysis.intervals import ClusterSums
 
     with pytest.raises(ValueError, match=msg):
         call(ClusterSums(1))
@@ -144,7 +144,7 @@ def test_cluster_sums_bad_input_is_named(call, msg):
 def test_schedule_puts_each_slot_in_each_seat_once(n):
     """Every slot of the filled order sits in every seat exactly once over the distinct rotations
     (a policy holding k of the four slots sits k*len(seatings)/4 times in each seat)."""
-    from caishen.sim.arena import fill_seats, seatings
+    from caishen.sim.analysis.arena import fill_seats, seatings
 
     slots = fill_seats(n)
     seats = seatings(n)
@@ -157,7 +157,7 @@ def test_schedule_puts_each_slot_in_each_seat_once(n):
 
 
 def _match(tmp_path, name, policies, walls, rules="kaihua", workers=1, chunk_walls=7, seed=3):
-    from caishen.sim.arena import play_match
+    from caishen.sim.analysis.arena import play_match
 
     return play_match(rules, policies, walls, seed, tmp_path / name, chunk_walls=chunk_walls, workers=workers,
                       progress=False)
@@ -169,14 +169,14 @@ def test_match_rows_follow_the_schedule(tmp_path, engine_warm):
     from hypothesis import given, settings
     from hypothesis import strategies as hs
 
-    from caishen.sim import records
-    from caishen.sim.arena import fill_seats, seatings
+    from caishen.sim.selfplay import records
+    from caishen.sim.analysis.arena import fill_seats, seatings
 
     @settings(max_examples=6, deadline=None)
     @given(hs.integers(2, 4), hs.integers(1, 9), hs.integers(1, 4), hs.integers(0, 2**32))
     def check(n, walls, chunk_walls, seed):
         d = tmp_path / f"m{n}-{walls}-{chunk_walls}-{seed}"
-        from caishen.sim.arena import play_match
+        from caishen.sim.analysis.arena import play_match
 
         play_match("kaihua", ["random"] * n, walls, seed, d, chunk_walls=chunk_walls, workers=1, progress=False)
         df = records.read_run(d)
@@ -211,8 +211,8 @@ def test_streamed_match_table_equals_the_table_of_the_rows_in_memory(tmp_path, e
     table equals per-wall means of the whole run read at once with scipy's t intervals."""
     from scipy import stats as sps
 
-    from caishen.sim import records
-    from caishen.sim.arena import seatings, summarize_match, wall_values
+    from caishen.sim.selfplay import records
+    from caishen.sim.analysis.arena import seatings, summarize_match, wall_values
 
     _match(tmp_path, "s", "greedy,random,always", 25, chunk_walls=6)
     got = summarize_match(tmp_path / "s", batch_size=batch_size)
@@ -234,8 +234,8 @@ def test_streamed_match_table_equals_the_table_of_the_rows_in_memory(tmp_path, e
 def test_report_reads_a_match_run(tmp_path, engine_warm, capsys):
     """`caishen report` on a match directory prints the match table and draws its figures."""
     pytest.importorskip("matplotlib")
-    from caishen.sim import report
-    from caishen.sim.cli import main
+    from caishen.sim.analysis import report
+    from caishen.cli import main
 
     _match(tmp_path, "rep", "greedy,random", 10, chunk_walls=5)
     assert report.run_kind(tmp_path / "rep") == "match"
@@ -247,7 +247,7 @@ def test_report_reads_a_match_run(tmp_path, engine_warm, capsys):
 
 def test_match_does_not_depend_on_workers(tmp_path, engine_warm):
     """Rows and table of a match are the same in-process and with two worker processes."""
-    from caishen.sim import records
+    from caishen.sim.selfplay import records
 
     _, a = _match(tmp_path, "w1", "greedy,greedy_safe,random", 30, workers=1, chunk_walls=10)
     _, b = _match(tmp_path, "w2", "greedy,greedy_safe,random", 30, workers=2, chunk_walls=10)
@@ -257,7 +257,7 @@ def test_match_does_not_depend_on_workers(tmp_path, engine_warm):
 
 
 def test_match_resumes_and_refuses_another_match(tmp_path, engine_warm):
-    from caishen.sim import records
+    from caishen.sim.selfplay import records
 
     res, _ = _match(tmp_path, "r", "greedy,random", 21)
     assert res.chunks_run == 3
@@ -277,14 +277,14 @@ def test_match_resumes_and_refuses_another_match(tmp_path, engine_warm):
     ("greedy,threshold:x", "integer"),
 ])
 def test_match_bad_policies_are_named(tmp_path, policies, msg):
-    from caishen.sim.arena import make_config
+    from caishen.sim.analysis.arena import make_config
 
     with pytest.raises(ValueError, match=msg):
         make_config("kaihua", policies, 10, 0)
 
 
 def test_match_piao_policy_without_caishen_is_named():
-    from caishen.sim.arena import make_config
+    from caishen.sim.analysis.arena import make_config
 
     with pytest.raises(ValueError, match="no 财神"):
         make_config("jiating", "greedy,always", 10, 0)
@@ -300,9 +300,9 @@ def test_match_resume_refuses_changed_weights_of_the_same_tuned_file(tmp_path):
     chunks would be played by another bot under the same name: the run directory refuses, naming it."""
     import json
 
-    from caishen.sim import runner
-    from caishen.sim.arena import make_config
-    from caishen.sim.bots import load_tuned
+    from caishen.sim.selfplay import runner
+    from caishen.sim.analysis.arena import make_config
+    from caishen.sim.bots.registry import load_tuned
 
     w, meta = load_tuned("kaihua")
     f = tmp_path / "w.json"
@@ -317,7 +317,7 @@ def test_match_resume_refuses_changed_weights_of_the_same_tuned_file(tmp_path):
 
 
 def test_cli_match_prints_the_table_and_exits_2_on_bad_input(tmp_path, capsys, engine_warm):
-    from caishen.sim.cli import main
+    from caishen.cli import main
 
     assert main(["match", "--rules", "jiating", "--policies", "greedy,random", "--walls", "12", "--seed", "1",
                  "--out", str(tmp_path / "m"), "--workers", "1", "--no-progress"]) == 0

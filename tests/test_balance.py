@@ -1,4 +1,4 @@
-"""Scoring balance tables (caishen.sim.balance) against plain pandas computations of the same definitions."""
+"""Scoring balance tables (caishen.sim.analysis.balance) against plain pandas computations of the same definitions."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from caishen.sim import balance
+from caishen.sim.analysis import balance
 from caishen.sim.rules import kaihua as K
-from caishen.sim.selfplay import play_batch
+from caishen.sim.selfplay.batch import play_batch
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +175,7 @@ _TABLES = {"kaihua": (("hand_types", balance.kaihua_hand_types), ("balance", bal
 @pytest.fixture(scope="module")
 def runs(engine_warm, tmp_path_factory):
     """Runs of 640 hands of each rule set in chunks of one 16-hand match and of ten matches."""
-    from caishen.sim import runner
+    from caishen.sim.selfplay import runner
 
     out = {}
     for rules in ("kaihua", "jiating"):
@@ -189,7 +189,7 @@ def runs(engine_warm, tmp_path_factory):
 
 
 def _in_memory(run_dir, rules):
-    from caishen.sim import records, runner
+    from caishen.sim.selfplay import records, runner
 
     df = records.read_run(run_dir)
     opts = runner.read_run_json(run_dir).get("options")
@@ -211,7 +211,7 @@ def test_streamed_run_tables_equal_the_in_memory_tables(runs, rules, chunk):
 
 def test_tallies_of_chunks_merge_in_any_order(runs):
     """The tallies of single chunks (whole matches), merged in reverse order, give the table of all rows."""
-    from caishen.sim import records, stream
+    from caishen.sim.selfplay import records, stream
 
     run_dir = runs["kaihua", 16]
     files, _ = stream.verified_chunk_files(run_dir)

@@ -1,4 +1,4 @@
-"""The ``caishen`` command line (caishen.sim.cli): ``--version`` and ``caishen hand`` with and
+"""The ``caishen`` command line (caishen.cli): ``--version`` and ``caishen hand`` with and
 without a rule set's win gates (``--rules``, Kaihua K-2.4..K-2.6, Jiating J-1.1).
 
 ``caishen score`` is tested in tests/test_score_cli.py, ``simulate`` / ``report``
@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from caishen.sim import __version__, cli
+from caishen.sim import __version__
+from caishen import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -124,7 +125,7 @@ def test_hand_unknown_rules_exit_2(capsys):
 @pytest.mark.parametrize("hand", ["123m456p789s23s5z5z", "19m19p19s1234567z", "123m456p789s13z5z5z",
                                   "123m456p789s1z3z3z5z", "11m22m33p44p55s66s5z", "1112345678999m"])
 def test_hand_rules_lists_only_legal_self_draws(hand, capsys):
-    from caishen.sim import vectors
+    from caishen.sim.rules import vectors
 
     scorer = vectors.Scorer()
     for rules, joker in (("kaihua", ["--joker", "5z"]), ("jiating", [])):

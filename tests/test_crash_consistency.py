@@ -1,10 +1,10 @@
 """Crash consistency (issue 23): kill the process at every rename and fsync of a small run, then rerun.
 
 For each command -- ``caishen simulate``, ``caishen match``, ``caishen sweep``
-and the 飘 study (``caishen.sim.piao_study.run_study`` with ``out``) -- the
+and the 飘 study (``caishen.sim.analysis.piao_study.run_study`` with ``out``) -- the
 harness first counts the ``os.replace`` / ``os.rename`` / ``os.fsync`` calls of
 an uninterrupted run (every durable step of the tools goes through them:
-:mod:`caishen.sim.safeio`, :mod:`caishen.sim.manifest`).  Then for every one of
+:mod:`caishen.sim.safeio`, :mod:`caishen.sim.selfplay.manifest`).  Then for every one of
 those calls, once just *before* it and once just *after* it, a forked copy of
 this (warm) process runs the same command and is killed with SIGKILL there
 (an injected hook: the process dies as under ``kill -9``, no handler runs).
@@ -34,7 +34,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from caishen.sim import cli, manifest, records
+from caishen import cli
+from caishen.sim.selfplay import manifest, records
 
 HERE = Path(__file__).resolve().parent
 _HOOKED = ("replace", "rename", "fsync")
@@ -196,7 +197,7 @@ def test_a_kill_at_every_rename_and_fsync_then_a_rerun_gives_exactly_the_uninter
 
 
 def test_a_kill_at_every_rename_and_fsync_of_the_piao_study_then_a_rerun_gives_its_points(tmp_path, engine_warm):
-    from caishen.sim import piao_study
+    from caishen.sim.analysis import piao_study
 
     kw = dict(hands=120, seed=3, rollouts=1, chunk_size=40, workers=1, progress=False)
     ref = piao_study.run_study(**kw)
@@ -234,7 +235,7 @@ RUNNER_SCRIPT = """
 import sys
 sys.path.insert(0, {tests!r})
 import fault_chunks
-from caishen.sim import runner
+from caishen.sim.selfplay import runner
 cfg = runner.RunConfig("kaihua", runner.resolve_options("kaihua", {{}}), ("random",) * 4, 9, 500, 100,
                        runner._fn_name(fault_chunks.plain_chunk))
 runner.run(cfg, sys.argv[1], workers=1, progress=False, chunk_fn=fault_chunks.plain_chunk)
@@ -255,7 +256,7 @@ def test_strace_kills_at_every_rename_and_fsync_syscall_then_a_rerun_gives_the_u
     sys.path.insert(0, str(HERE))
     import fault_chunks
 
-    from caishen.sim import runner
+    from caishen.sim.selfplay import runner
 
     script = tmp_path / "run.py"
     script.write_text(RUNNER_SCRIPT.format(tests=str(HERE)))

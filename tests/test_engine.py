@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from caishen.sim import engine as E
-from caishen.sim import selfplay as SP
-from caishen.sim.policies import policy_table
+from caishen.sim.selfplay import batch as SP
+from caishen.sim.bots.policies import policy_table
 from caishen.sim.rules.kaihua import FLAG_CHAIN, FLAG_PIAO
 from caishen.sim.tiles import MELD_KONG_CONCEALED, kind_name
 

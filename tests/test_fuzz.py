@@ -29,7 +29,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from caishen.sim import cli, vectors
+from caishen import cli
+from caishen.sim.rules import vectors
 from caishen.sim.engine import N_ACTIONS, Game, load_rules
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.options import MAX_MESSAGE

@@ -270,7 +270,7 @@ def test_tile_kind_functions_accept_numpy_integers():
     ],
 )
 def test_hand_cli_rejects_more_than_four_held_and_visible(argv, kind, capsys):
-    from caishen.sim.cli import main
+    from caishen.cli import main
 
     with pytest.raises(SystemExit) as e:
         main(["hand", *argv])

@@ -31,7 +31,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from fault_chunks import plain_chunk
-from caishen.sim import cli, manifest, records, runner
+from caishen import cli
+from caishen.sim.selfplay import manifest, records, runner
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -315,7 +316,7 @@ def test_kind05_kind11_a_bad_manifest_line_is_a_damaged_line_its_chunk_replayed(
 
 
 def test_kind05_bad_sweep_json_and_study_json_fields_are_refused(tmp_path, capsys):
-    from caishen.sim import piao_study, study
+    from caishen.sim.analysis import piao_study, study
 
     d = tmp_path / "sweep"
     d.mkdir()
@@ -365,7 +366,7 @@ def test_kind06_anything_else_in_a_directory_without_run_json_is_still_refused(t
 
 
 def test_kind06_a_kill_during_the_first_sweep_json_write_is_recognised(tmp_path, engine_warm):
-    from caishen.sim import study
+    from caishen.sim.analysis import study
 
     out = tmp_path / "s"
     out.mkdir()
@@ -389,7 +390,8 @@ def test_kind07_enospc_writing_the_summary_is_one_line_and_leaves_no_half_file(r
                                                                               capsys):
     """Every output file is written atomically: a full disk at summary.json leaves no partial file (and no
     temporary one) and is a one-line error; freeing the space and rerunning completes the run."""
-    from caishen.sim import safeio, summary
+    from caishen.sim import safeio
+    from caishen.sim.analysis import summary
 
     out = fresh(reference, tmp_path)
     rows, defs, meta, _ = summary.summarize_run(out)
@@ -484,7 +486,7 @@ def test_kind08_report_never_writes_through_a_summary_link_nor_reads_a_linked_ch
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("path", ["/dev/zero", "fifo", "dir", "huge"])
 def test_kind10_tuned_weights_from_a_device_fifo_or_huge_file_are_refused_at_once(tmp_path, path, alarm):
-    from caishen.sim.bots import parse_bot
+    from caishen.sim.bots.registry import parse_bot
 
     if path == "fifo":
         path = tmp_path / "w.json"
@@ -665,7 +667,7 @@ def test_kind12_score_refuses_a_device_and_reads_a_fifo(tmp_path, capsys, alarm)
 
 
 def test_kind12_ctrl_c_in_the_summary_is_one_line(reference, tmp_path, capsys, monkeypatch):
-    from caishen.sim import summary
+    from caishen.sim.analysis import summary
 
     def interrupted(*a, **kw):
         raise KeyboardInterrupt

@@ -1,10 +1,10 @@
-"""The streamed ratio of totals (caishen.sim.intervals.ClusterRatioSums) gives cluster_ratio_ci of the rows.
+"""The streamed ratio of totals (caishen.sim.analysis.intervals.ClusterRatioSums) gives cluster_ratio_ci of the rows.
 
-:func:`~caishen.sim.intervals.cluster_ratio_ci` is the in-memory interval of a
-ratio of totals (a share of points, :mod:`caishen.sim.balance`): linearized
+:func:`~caishen.sim.analysis.intervals.cluster_ratio_ci` is the in-memory interval of a
+ratio of totals (a share of points, :mod:`caishen.sim.analysis.balance`): linearized
 per cluster, CR1, Student t on ``G - 1`` degrees of freedom, a lower bound
 clipped at 0 for a share of non-negative parts.  The balance tables stream
-it over a run's chunks with :class:`~caishen.sim.intervals.ClusterRatioSums`
+it over a run's chunks with :class:`~caishen.sim.analysis.intervals.ClusterRatioSums`
 (``G``, the sums of the parts, of their squares and product per cluster,
 and the smallest parts); on random clustered data cut into random batches
 of whole clusters, and merged in any order, it must give the same numbers.
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from caishen.sim.intervals import ClusterRatioSums, cluster_ratio_ci
+from caishen.sim.analysis.intervals import ClusterRatioSums, cluster_ratio_ci
 
 
 def close(a, b):

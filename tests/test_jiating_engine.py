@@ -897,8 +897,8 @@ def test_finish_records_rejects_a_recorded_win_the_scorer_does_not_accept(engine
 
 def _checked_kernel(policy: str, n: int, seed: int):
     """Run the self-play kernel with the invariant checker after every step; the raw batch matrix."""
-    from caishen.sim import selfplay
-    from caishen.sim.policies import policy_table
+    from caishen.sim.selfplay import batch as selfplay
+    from caishen.sim.bots.policies import policy_table
 
     name, r = E.load_rules("jiating", None)
     st_ = E.new_state()[0]
@@ -911,7 +911,7 @@ def _checked_kernel(policy: str, n: int, seed: int):
 
 
 def _check_batch_records(r, rec, policy):
-    from caishen.sim import records
+    from caishen.sim.selfplay import records
 
     n = len(rec)
     cols = JR.finish_records(r, rec)
@@ -951,9 +951,9 @@ def test_batch_100k_checked_hands(engine_warm, policy):
 
 
 def test_selfplay_records_match_the_contract_and_a_rescoring(engine_warm):
-    """caishen.sim.selfplay.play_batch returns the J-9 columns; each hand's scores are
+    """caishen.sim.selfplay.batch.play_batch returns the J-9 columns; each hand's scores are
     the scorer's for the recorded cases."""
-    from caishen.sim import records, selfplay
+    from caishen.sim.selfplay import records, batch as selfplay
 
     cols = selfplay.play_batch(300, seed=9, rules="jiating", policies="greedy,random,greedy,greedy")
     assert list(cols) == [c for c, _ in records.record_columns("jiating")]
@@ -1028,7 +1028,9 @@ def test_simulate_jiating_end_to_end(engine_warm, tmp_path, capsys):
     resumes, and summarizes with the Jiating rows (checked against pandas)."""
     import pandas as pd
 
-    from caishen.sim import cli, records, summary
+    from caishen import cli
+    from caishen.sim.selfplay import records
+    from caishen.sim.analysis import summary
 
     out = tmp_path / "run"
     argv = ["simulate", "--rules", "jiating", "--games", "600", "--chunk-size", "200", "--seed", "5",

@@ -496,8 +496,8 @@ def test_J_5_1_random_tiles_kernel_equals_reference(kinds):
 # ----------------------------------------------------------------- self-play: every recorded win
 def checked_batch(policy: str, n: int, seed: int) -> tuple[JiatingRules, np.ndarray]:
     """The batch matrix of ``n`` Jiating hands with the invariant checker after every step."""
-    from caishen.sim import selfplay
-    from caishen.sim.policies import policy_table
+    from caishen.sim.selfplay import batch as selfplay
+    from caishen.sim.bots.policies import policy_table
 
     name, r = E.load_rules("jiating", None)
     st_ = E.new_state()[0]

@@ -47,7 +47,7 @@ def test_listed_packages_are_the_package_folders():
                 found.add(".".join((name, *rel)))
     assert set(st["packages"]) == found
     assert not any(p.split(".")[0] in ("sim", "envs", "agents") for p in st["packages"])
-    assert _pyproject()["project"]["scripts"]["caishen"] == "caishen.sim.cli:main"
+    assert _pyproject()["project"]["scripts"]["caishen"] == "caishen.cli:main"
 
 
 def test_nothing_imports_the_bare_names():
@@ -93,7 +93,7 @@ def test_pip_install_next_to_a_users_own_agents_and_envs(tmp_path):
     code = (
         "import json, caishen.envs, caishen.agents, agents, envs\n"  # rename_imports: keep
         "from caishen.sim.ruledocs import pages, rule_text\n"
-        "from caishen.sim.bots import load_tuned, tuned_path\n"
+        "from caishen.sim.bots.registry import load_tuned, tuned_path\n"
         "try:\n    import sim\n    bare = sim.__file__\nexcept ImportError:\n    bare = None\n"  # rename_imports: keep
         "print(json.dumps({'agents': agents.WHO, 'envs': envs.WHO, 'bare_sim': bare,\n"  # rename_imports: keep
         "    'caishen.agents': caishen.agents.__file__, 'caishen.envs': caishen.envs.__file__,\n"

@@ -1,4 +1,4 @@
-"""The 飘财 counterfactual (caishen.sim.piao_study) and the piao_table policy (caishen.sim.piao_table), K-9.
+"""The 飘财 counterfactual (caishen.sim.analysis.piao_study) and the piao_table policy (caishen.sim.bots.piao_table), K-9.
 
 The decision-point test and the features are compared with a slow
 pure-Python reading of the definition on states of random hands; the
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from caishen.sim import hand as H
 from caishen.sim.engine import A_DISCARD, A_WIN, SC_DEALER, SC_HEAD, SC_PHASE, SC_TAIL, SC_TO_ACT, SF_CHAIN_LEN, PH_TURN, Game
-from caishen.sim.piao_study import (
+from caishen.sim.analysis.piao_study import (
     F_BAOTOU,
     F_CAISHEN,
     F_CHAIN,
@@ -33,7 +33,7 @@ from caishen.sim.piao_study import (
     study_chunk,
     table_estimate,
 )
-from caishen.sim.piao_table import DEFAULT_PIAO_TABLE, _piao_table_says, cell_of, parse_piao_table, policy_bits_int64
+from caishen.sim.bots.piao_table import DEFAULT_PIAO_TABLE, _piao_table_says, cell_of, parse_piao_table, policy_bits_int64
 from caishen.sim.tiles import CAISHEN
 
 JOKER = CAISHEN
@@ -237,7 +237,7 @@ def test_K_9_1_piao_table_cell_matches_the_python_reference(engine_warm):
 
 @pytest.mark.parametrize("table,same_as", [("0", "never"), ("0xFFFFFFFFFFFFFFFF", "always")])
 def test_K_9_1_piao_table_extremes_play_like_never_and_always(engine_warm, table, same_as):
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     a = play_batch(300, 8, policies=f"greedy,piao_table:{table},greedy,piao_table:{table}")
     b = play_batch(300, 8, policies=f"greedy,{same_as},greedy,{same_as}")
@@ -246,7 +246,7 @@ def test_K_9_1_piao_table_extremes_play_like_never_and_always(engine_warm, table
 
 
 def test_piao_table_spec_parsing():
-    from caishen.sim.policies import POLICY_PIAO_TABLE, parse_policy, policy_name
+    from caishen.sim.bots.policies import POLICY_PIAO_TABLE, parse_policy, policy_name
 
     assert parse_policy("piao_table:5") == (POLICY_PIAO_TABLE, 5)
     assert parse_policy("piao_table:0x10") == (POLICY_PIAO_TABLE, 16)
@@ -262,7 +262,7 @@ def test_piao_table_spec_parsing():
 
 
 def test_J_1_1_piao_table_refused_without_a_caishen():
-    from caishen.sim.runner import make_config
+    from caishen.sim.selfplay.runner import make_config
 
     with pytest.raises(ValueError, match="piao_table.*no 财神"):
         make_config("jiating", 10, 0, policies="piao_table")

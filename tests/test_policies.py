@@ -1,4 +1,4 @@
-"""Bots (caishen.sim.policies) against a slow pure-Python reference on real game states."""
+"""Bots (caishen.sim.bots.policies) against a slow pure-Python reference on real game states."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from caishen.sim import engine as E
 from caishen.sim import hand
-from caishen.sim.policies import POLICY_GREEDY, _choose_action, parse_policy, policy_table
+from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action, parse_policy, policy_table
 from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import CAISHEN
 
@@ -49,7 +49,7 @@ def ref_live(st, s):
 
 
 def ref_greedy(st, joker=CAISHEN):
-    """The greedy policy of the caishen.sim.policies docstring, written plainly with caishen.sim.hand."""
+    """The greedy policy of the caishen.sim.bots.policies docstring, written plainly with caishen.sim.hand."""
     mask = st["mask"]
     s = int(st["sc"][E.SC_TO_ACT])
     h = st["hands"][s].astype(np.uint8).copy()
@@ -158,7 +158,7 @@ def test_piao_chance_column_K_9_1():
     """piao_chance_s marks a seat-hand where the seat, on an own turn, held a 财神 and
     would have stayed ready without it.  The ``always`` bot throws it at every such
     chance unless it can win right away, so a chance without a 飘 means it won."""
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     r = play_batch(3000, 21, policies="always")
     chances = 0
@@ -216,7 +216,7 @@ def test_threshold_is_bounded_by_the_wall():
 
 
 def test_check_piao_policies_names_the_policy_and_seat():
-    from caishen.sim.policies import check_piao_policies, policy_name
+    from caishen.sim.bots.policies import check_piao_policies, policy_name
 
     t = policy_table("greedy,random,threshold:30,never")
     check_piao_policies(t, CAISHEN, "kaihua")  # a joker: every policy is fine
@@ -228,7 +228,7 @@ def test_check_piao_policies_names_the_policy_and_seat():
 
 @pytest.mark.parametrize("policies", ["always", "never", "threshold:10", "greedy,greedy,greedy,always"])
 def test_play_batch_rejects_a_piao_policy_without_caishen(policies):
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     with pytest.raises(ValueError, match="has no 财神"):
         play_batch(1, 0, rules="jiating", policies=policies)
@@ -256,7 +256,7 @@ def test_J_1_1_piao_policies_rejected_by_agents_and_envs_without_caishen(spec):
 
 @pytest.mark.parametrize("bad", [True, np.True_, 2.0, "3"])
 def test_play_batch_rejects_bools_and_non_integers(bad):
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     for kw in ({"n_hands": bad, "seed": 1}, {"n_hands": 2, "seed": bad}):
         with pytest.raises(ValueError):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from caishen.sim import report, runner
+from caishen.sim.analysis import report
+from caishen.sim.selfplay import runner
 
 
 def _simulate(out, rules="kaihua", games=320):
@@ -32,7 +33,8 @@ def test_report_page_covers_every_hand(engine_warm, tmp_path):
     import numpy as np
     import pandas as pd
 
-    from caishen.sim import balance, records
+    from caishen.sim.analysis import balance
+    from caishen.sim.selfplay import records
 
     out = _simulate(tmp_path / "r", games=480)
     text = report.write_report(out).read_text(encoding="utf-8")
@@ -66,7 +68,7 @@ def test_gain_counts_bins_are_fixed_and_catch_everything():
 
 
 def test_report_of_a_sweep_and_of_a_study(engine_warm, tmp_path):
-    from caishen.sim import piao_study, study
+    from caishen.sim.analysis import piao_study, study
 
     s = tmp_path / "s"
     study.sweep("kaihua", s, policies="always,never", walls=40, chunk_size=40, workers=1, progress=False)
@@ -83,7 +85,7 @@ def test_report_refuses_other_directories_and_unfinished_sweeps(tmp_path):
     with pytest.raises(ValueError, match="is not a run directory"):
         report.write_report(tmp_path)
     assert not (tmp_path / "report.html").exists()
-    from caishen.sim import study
+    from caishen.sim.analysis import study
 
     s = tmp_path / "s"
     s.mkdir()
@@ -94,7 +96,7 @@ def test_report_refuses_other_directories_and_unfinished_sweeps(tmp_path):
 
 
 def test_report_cli(engine_warm, tmp_path, capsys):
-    from caishen.sim.cli import main
+    from caishen.cli import main
 
     out = _simulate(tmp_path / "r")
     assert main(["report", str(out)]) == 0

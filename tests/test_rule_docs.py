@@ -370,7 +370,7 @@ def test_citation_scanner_reads_ids_as_written():
     assert _ruleset_of("sim/engine.py", "x  # Jiating's D3", 17) == "Jiating"
     assert _ruleset_of("tests/test_kaihua_scoring.py", "# D3: shape", 2) == "Kaihua"
     assert _ruleset_of("sim/engine.py", "- J2 (J-4.2 ready): (scorer decision D3)", 37) == "Jiating"
-    assert _ruleset_of("sim/runner.py", "see D3", 4) == ""
+    assert _ruleset_of("sim/selfplay/runner.py", "see D3", 4) == ""
     assert normalized("K-6.2") == "K_6_2" and normalized("J-7") == "J_7" and normalized("P27") == "P27"
 
 
@@ -504,7 +504,7 @@ def test_options_of_the_rule_sets_are_documented():
 def test_K_7_1_P47_options_of_issue_22_are_in_the_rules_command(capsys):
     """``caishen rules K-7.1`` names the option discard_win_max_caishen, ``caishen rules P47``
     every value of dihu (the options tables list them too)."""
-    from caishen.sim.cli import main
+    from caishen.cli import main
 
     assert main(["rules", "K-7.1", "P47"]) == 0
     out = capsys.readouterr().out
@@ -522,7 +522,7 @@ def test_the_package_reads_the_repositorys_pages():
 
 def test_caishen_rules_command_prints_definitions(capsys):
     """(c) ``caishen rules ID ...`` prints each definition; an unknown ID exits 2 naming it; no ID: the index."""
-    from caishen.sim.cli import main
+    from caishen.cli import main
 
     assert main(["rules", "K-2.5", "p27"]) == 0
     out = capsys.readouterr().out

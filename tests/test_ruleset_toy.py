@@ -18,13 +18,13 @@ from typing import Literal
 import numpy as np
 import pytest
 
-from caishen.sim import records, runner
+from caishen.sim.selfplay import records, runner
 from caishen.sim.engine import A_CHOW_HIGH, A_CHOW_LOW, A_DECLARE, A_KONG_CONCEALED, RECORD_COLUMNS, Game
 from caishen.sim.hand import is_win
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules import kernels
 from caishen.sim.rules.kaihua import KaihuaRules
-from caishen.sim.selfplay import play_batch
+from caishen.sim.selfplay.batch import play_batch
 from caishen.sim.tiles import parse
 
 
@@ -140,7 +140,7 @@ def test_runner_plays_the_toy_in_process(plain, engine_warm, tmp_path):
 
 
 def test_scoring_vectors_reach_the_toys_score_function(plain):
-    from caishen.sim import vectors
+    from caishen.sim.rules import vectors
 
     lines = [json.dumps({"id": "w", "rules": "plain", "concealed": "123m456p789s111z5z", "win_tile": "5z"}),
              json.dumps({"id": "n", "rules": "plain", "concealed": "123m456p789s111z5z", "win_tile": "4z"})]

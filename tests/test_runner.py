@@ -1,4 +1,4 @@
-"""Tests of the batch runner (caishen.sim.runner), the records files (caishen.sim.records) and the summary (caishen.sim.summary).
+"""Tests of the batch runner (caishen.sim.selfplay.runner), the records files (caishen.sim.selfplay.records) and the summary (caishen.sim.analysis.summary).
 
 The runner is exercised with :func:`fake_chunk`, a TEST DOUBLE of the
 engine's chunk function: it draws contract-shaped, zero-sum records from a
@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from caishen.sim import records, runner, summary
+from caishen.sim.selfplay import records, runner
+from caishen.sim.analysis import summary
 from caishen.sim.rules.kaihua import FLAG_PIAO, FLAG_PINGHU
 
 RULES = "kaihua"
@@ -27,7 +28,7 @@ POLICIES = ("random",) * 4
 
 
 def fake_chunk(rules, options, policies, seed_entropy, n_hands):
-    """TEST DOUBLE for ``caishen.sim.runner.engine_chunk``: random records obeying the records contract.
+    """TEST DOUBLE for ``caishen.sim.selfplay.runner.engine_chunk``: random records obeying the records contract.
 
     Hands are drawn independently: a draw (流局) or a win of one seat by
     self-draw / discard / robbed kong, with K-8 shares ``base * 2**E`` so

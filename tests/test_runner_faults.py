@@ -33,7 +33,8 @@ import pandas as pd
 import pytest
 
 from fault_chunks import dying_chunk, slow_chunk
-from caishen.sim import cli, manifest, records, runner
+from caishen import cli
+from caishen.sim.selfplay import manifest, records, runner
 
 RULES, OPTIONS, POLICIES = "kaihua", {"discard_win": True}, ("random",) * 4
 
@@ -148,7 +149,7 @@ def test_a_chunk_that_kills_its_ray_worker_every_time_stops_the_run_naming_it(tm
 # a full disk
 # ---------------------------------------------------------------------------
 class _FullDisk:
-    """``open`` for caishen.sim.manifest whose files raise ENOSPC on write after ``ok_writes`` good ones."""
+    """``open`` for caishen.sim.selfplay.manifest whose files raise ENOSPC on write after ``ok_writes`` good ones."""
 
     def __init__(self, ok_writes: int, what: str):
         self.left = ok_writes
@@ -285,7 +286,7 @@ def test_two_simulations_on_one_directory_the_second_is_refused_and_run_json_unt
     out = tmp_path / "r"
     cfg = config(slow_chunk)
     first = _start(f"""
-        from caishen.sim import runner
+        from caishen.sim.selfplay import runner
         from fault_chunks import slow_chunk
         from test_runner_faults import config
         runner.run(config(slow_chunk), {str(out)!r}, workers=1, progress=False, chunk_fn=slow_chunk)
@@ -324,7 +325,7 @@ def test_parent_killed_with_sigkill_its_workers_exit_within_seconds(tmp_path):
     pids = tmp_path / "pids"
     pids.mkdir()
     parent = _start(f"""
-        from caishen.sim import runner
+        from caishen.sim.selfplay import runner
         from fault_chunks import gil_holding_chunk
         from test_runner_faults import config
         runner.run(config(gil_holding_chunk), {str(tmp_path / 'r')!r}, workers=2, progress=False,
@@ -358,7 +359,7 @@ def test_the_parent_watch_thread_ends_a_process_whose_parent_died(tmp_path):
     middle = _start("""
         import os, subprocess, sys
         child = subprocess.Popen([sys.executable, "-c",
-            "import sys, time\\nfrom caishen.sim.runner import _watch_parent\\n_watch_parent(int(sys.argv[1]), 0.05)\\n"
+            "import sys, time\\nfrom caishen.sim.selfplay.runner import _watch_parent\\n_watch_parent(int(sys.argv[1]), 0.05)\\n"
             "time.sleep(60)", str(os.getpid())], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         print(child.pid, flush=True)
     """)

@@ -1,5 +1,5 @@
 """``caishen score``: the shared scoring vectors through the command line,
-rule options, and malformed input lines (caishen.sim.vectors, caishen.sim.cli)."""
+rule options, and malformed input lines (caishen.sim.rules.vectors, caishen.cli)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from caishen.sim import vectors
+from caishen.sim.rules import vectors
 
 REPO = Path(__file__).parents[1]
 VECTORS = Path(__file__).parents[2] / "shared" / "vectors"
@@ -209,8 +209,8 @@ def jvariant(cid: str, **change) -> str:
 
 
 def score_in_process(lines: list[str], *options: str, capsys, monkeypatch) -> tuple[int, list[dict], str]:
-    """``caishen score`` through caishen.sim.cli.main with ``lines`` on stdin: (exit status, output objects, stderr)."""
-    from caishen.sim import cli
+    """``caishen score`` through caishen.cli.main with ``lines`` on stdin: (exit status, output objects, stderr)."""
+    from caishen import cli
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
     args = ["score"] + [x for o in options for x in ("--rules-option", o)]

@@ -1,4 +1,4 @@
-"""The search bot mc:N (caishen.sim.search): determinizations from the seat's view only, rollout values."""
+"""The search bot mc:N (caishen.sim.bots.search): determinizations from the seat's view only, rollout values."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from caishen.sim import engine as E
-from caishen.sim.bots import bot_table, make_context, parse_bot
-from caishen.sim.search import _determinize, _hand_value, _mc_action
+from caishen.sim.bots.registry import bot_table, make_context, parse_bot
+from caishen.sim.bots.search import _determinize, _hand_value, _mc_action
 from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import MELD_KONG_CONCEALED
 from test_tuned import states_of
@@ -133,7 +133,7 @@ def test_rollout_value_is_the_records_score(rules):
 @pytest.mark.parametrize("rules", ["kaihua", "jiating"])
 def test_search_bot_plays_checked_hands(rules, engine_warm):
     """mc:N and mc:N:greedy next to other bots: legal actions, every state check passes."""
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     r = play_batch(4, 3, rules=rules, policies=f"mc:2,greedy,mc:2:greedy,tuned:{rules}", check=True)
     total = sum(r[f"score_{s}"].astype(int) for s in range(4))

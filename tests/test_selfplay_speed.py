@@ -1,6 +1,6 @@
 """Issue 11 item 2 (self-play per-step cost): the borrowed views of the batch loop.
 
-:func:`caishen.sim.selfplay._borrowed` gives a view of an array without its
+:func:`caishen.sim.selfplay.batch._borrowed` gives a view of an array without its
 reference count (a null meminfo); the batch loop reads and writes through it.
 It must be the same memory: reads see the array, writes land in it.  (That
 the batch results do not move is tests/test_golden.py.)
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caishen.sim.selfplay import _borrowed
+from caishen.sim.selfplay.batch import _borrowed
 
 
 @njit(cache=True)

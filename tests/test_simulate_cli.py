@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from caishen.sim import cli, records, stream
+from caishen import cli
+from caishen.sim.selfplay import records, stream
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES, CHUNK, SEED = 8000, 100, 5
@@ -142,7 +143,7 @@ def test_sigkill_mid_run_then_rerun_gives_exactly_the_uninterrupted_rows(referen
         proc.wait()
     done = len(records.finished_chunks(out))
     assert 0 < done < N_CHUNKS, f"kill landed after {done} chunks; the test needs a mid-run kill"
-    # a chunk file whose manifest line the kill beat is unrecorded: replayed, by design (caishen.sim.runner)
+    # a chunk file whose manifest line the kill beat is unrecorded: replayed, by design (caishen.sim.selfplay.runner)
     recorded = len(stream.verified_chunk_files(out)[0])
     p = run_cli(simulate_cmd(out, "--workers", "1", "--no-progress"))
     assert p.returncode == 0, p.stderr
@@ -222,7 +223,7 @@ def test_bad_simulate_arguments_exit_2_naming_the_value(extra, message, tmp_path
 
 
 def test_unknown_policy_error_lists_the_available_ones(tmp_path, capsys):
-    from caishen.sim import runner
+    from caishen.sim.selfplay import runner
 
     err = cli_error(["simulate", "--games", "10", "--out", str(tmp_path / "r"), "--policy", "superbot"], capsys)
     assert f"available: {', '.join(runner.available_policies())}" in err

@@ -31,7 +31,7 @@ def test_soak_small_finds_no_violation_and_resumes(tmp_path, engine_warm):
 
 
 def test_check_records_names_each_broken_invariant(engine_warm):
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     cols = play_batch(50, 3, rules="kaihua", policies="random")
     assert soak.check_records(cols, "kaihua", 50) == []
@@ -59,12 +59,12 @@ def test_replay_check_catches_a_step_api_that_plays_another_hand(monkeypatch, en
 
 
 def test_a_violation_is_logged_with_the_seed_that_reproduces_it(tmp_path, monkeypatch, engine_warm):
-    import caishen.sim.selfplay
+    import caishen.sim.selfplay.batch
 
     def broken(n, seed, **kw):
         raise RuntimeError(f"state check failed in hand 7 of seed {seed}: tiles are not conserved")
 
-    monkeypatch.setattr(caishen.sim.selfplay, "play_batch", broken)
+    monkeypatch.setattr(caishen.sim.selfplay.batch, "play_batch", broken)
     entries = soak.soak(["kaihua"], 40, tmp_path, chunk=10, sample=0, quiet=True)
     v = entries[0]["violations"][0]
     seed = entries[0]["seed"]

@@ -1,4 +1,4 @@
-"""Honest intervals (caishen.sim.intervals) and sweeps on duplicate deals (caishen.sim.study, ``caishen sweep``).
+"""Honest intervals (caishen.sim.analysis.intervals) and sweeps on duplicate deals (caishen.sim.analysis.study, ``caishen sweep``).
 
 The coverage test: synthetic data with a known mean and a within-wall
 correlation; the 95% interval over walls must cover the truth in 93-97% of
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from caishen.sim.intervals import cluster_diff_ci, cluster_mean_ci, cluster_rate_ci
+from caishen.sim.analysis.intervals import cluster_diff_ci, cluster_mean_ci, cluster_rate_ci
 
 REPS = 1000
 
@@ -93,7 +93,7 @@ def test_intervals_bad_input():
 
 
 # ---------------------------------------------------------------------------- sweeps
-from caishen.sim import study  # noqa: E402
+from caishen.sim.analysis import study  # noqa: E402
 
 
 def test_parse_grid_and_baseline():
@@ -167,7 +167,7 @@ def test_sweep_duplicate_deals_resume_and_table(engine_warm, tmp_path):
 
 def test_sweep_table_streamed_over_chunks_equals_the_in_memory_table(engine_warm, tmp_path):
     """study.streamed_metric_table (chunk by chunk, side by side) == metric_table on each point's whole run."""
-    from caishen.sim import records
+    from caishen.sim.selfplay import records
 
     out = tmp_path / "s"
     kw = dict(options=["failed_piao_factor=1,3"], policies="always,threshold:20", walls=150, seed=5, chunk_size=40,
@@ -196,7 +196,7 @@ def test_sweep_chunk_pairs_walls_across_policies(engine_warm):
 
 
 def test_sweep_cli(engine_warm, tmp_path, capsys):
-    from caishen.sim.cli import main
+    from caishen.cli import main
 
     out = tmp_path / "c"
     rc = main(["sweep", "--rules", "kaihua", "--option", "failed_piao_factor=1,3", "--policy", "always,never",
@@ -219,7 +219,7 @@ def test_sweep_cli(engine_warm, tmp_path, capsys):
 def test_K_7_1_P47_new_options_are_sweep_axes(engine_warm, tmp_path, capsys, rules, axis, values):
     """The options of issue 22 are sweep axes: `caishen sweep --option NAME=A,B` plays both
     points on the same walls; a value out of range exits 2 naming it."""
-    from caishen.sim.cli import main
+    from caishen.cli import main
 
     g = study.parse_grid(rules, [f"{axis}={','.join(values)}"])
     assert g["axes"] == {axis: values}
@@ -238,7 +238,7 @@ def test_K_7_1_P47_new_options_are_sweep_axes(engine_warm, tmp_path, capsys, rul
 
 # ---------------------------------------------------------------------------- the summary's intervals (item 6)
 def _records(n=1600, seed=4, policies="always,never,always,never"):
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     df = pd.DataFrame(play_batch(n, seed, policies=policies))
     df["hand_id"] = np.arange(n)
@@ -248,7 +248,7 @@ def _records(n=1600, seed=4, policies="always,never,always,never"):
 def test_summary_refuses_a_unit_it_cannot_cluster_on(engine_warm):
     """The summary's intervals are over matches (default), hands, or rows (unit=None); another unit is a
     ValueError naming it, never a silently unclustered interval."""
-    from caishen.sim import summary
+    from caishen.sim.analysis import summary
 
     df = _records()
     with pytest.raises(ValueError, match="unit 'wall'"):
@@ -259,7 +259,7 @@ def test_summary_refuses_a_unit_it_cannot_cluster_on(engine_warm):
 
 
 def test_K_9_observational_piao_comparison_is_labelled_and_last(engine_warm):
-    from caishen.sim import summary
+    from caishen.sim.analysis import summary
 
     rows, defs = summary.summarize(_records(), ("always", "never", "always", "never"))
     obs = rows["section"] == summary.OBSERVATIONAL

@@ -1,11 +1,11 @@
-"""The exact streamed cluster sums (caishen.sim.intervals.ClusterMoments, ClusterCross) give the in-memory
+"""The exact streamed cluster sums (caishen.sim.analysis.intervals.ClusterMoments, ClusterCross) give the in-memory
 cluster-robust intervals (issue 14 item 6).
 
 The streaming summary feeds per-cluster integer totals batch by batch and
-finishes with :func:`~caishen.sim.intervals.mean_ci_from_sums`,
-:func:`~caishen.sim.intervals.rate_ci_from_sums` and
-:func:`~caishen.sim.intervals.diff_ci_from_sums`; these must equal
-:func:`~caishen.sim.intervals.cluster_mean_ci`, ``cluster_rate_ci`` and
+finishes with :func:`~caishen.sim.analysis.intervals.mean_ci_from_sums`,
+:func:`~caishen.sim.analysis.intervals.rate_ci_from_sums` and
+:func:`~caishen.sim.analysis.intervals.diff_ci_from_sums`; these must equal
+:func:`~caishen.sim.analysis.intervals.cluster_mean_ci`, ``cluster_rate_ci`` and
 ``cluster_diff_ci`` of the rows, on random clustered data cut into random
 batches (hypothesis), with constant groups, a single cluster, empty sides and
 values big enough to overflow int64 sums of squares.
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from caishen.sim.intervals import (
+from caishen.sim.analysis.intervals import (
     ClusterCross,
     ClusterMoments,
     ClusterSums,

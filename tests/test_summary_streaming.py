@@ -3,8 +3,8 @@
 The reference is ``tests/summary_reference.py``: the summary as it was
 computed before streaming, from whole numpy arrays with scipy.  The
 streaming path reduces record batches to value counts
-(:class:`caishen.sim.summary.SummaryTally`) and reads the Parquet chunks batch by
-batch (:func:`caishen.sim.summary.summarize_run`, :mod:`caishen.sim.stream`).  Compared on
+(:class:`caishen.sim.analysis.summary.SummaryTally`) and reads the Parquet chunks batch by
+batch (:func:`caishen.sim.analysis.summary.summarize_run`, :mod:`caishen.sim.selfplay.stream`).  Compared on
 real engine runs of both rule sets (mixed policies), on random record
 frames (hypothesis) cut into random batches, and statistic by statistic.
 """
@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import summary_reference as ref
-from caishen.sim import records, runner, stream, summary
+from caishen.sim.selfplay import records, runner, stream
+from caishen.sim.analysis import summary
 
 
 def assert_same_rows(got: pd.DataFrame, want: pd.DataFrame) -> None:
@@ -160,7 +161,7 @@ def record_frames(draw):
 @given(record_frames())
 def test_tally_over_random_batches_equals_the_in_memory_cluster_intervals(case):
     """Issue 14 item 6: the streamed intervals (exact cluster sums, a match cut by a batch carried on)
-    equal caishen.sim.intervals.cluster_*_ci of the expanded rows, whatever the batches."""
+    equal caishen.sim.analysis.intervals.cluster_*_ci of the expanded rows, whatever the batches."""
     df, policies, cuts, unit = case
     want, want_defs = ref.summarize(df, policies, unit)
     tally = summary.SummaryTally(df.columns, policies, unit)

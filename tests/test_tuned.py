@@ -1,4 +1,4 @@
-"""The tuned bot (caishen.sim.tuned, tuned:NAME), greedy_safe's danger model, and the weights files."""
+"""The tuned bot (caishen.sim.bots.tuned, tuned:NAME), greedy_safe's danger model, and the weights files."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import pytest
 
 from caishen.sim import engine as E
 from caishen.sim import hand
-from caishen.sim.bots import load_tuned, parse_bot
-from caishen.sim.policies import POLICY_GREEDY, POLICY_SAFE, _choose_action
+from caishen.sim.bots.registry import load_tuned, parse_bot
+from caishen.sim.bots.policies import POLICY_GREEDY, POLICY_SAFE, _choose_action
 from caishen.sim.tables import hand_tables
-from caishen.sim.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
+from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
 from test_policies import ref_live
 
 
 # ------------------------------------------------------------------ references
 def ref_threats(st, s, ep):
-    """Threat of each opponent and the kinds it discarded (caishen.sim.policies "Defence")."""
+    """Threat of each opponent and the kinds it discarded (caishen.sim.bots.policies "Defence")."""
     threat, seen = [0.0] * 4, [set() for _ in range(4)]
     for p in range(4):
         if p == s:
@@ -71,7 +71,7 @@ def ref_suit_max(h, st, s):
 
 
 def ref_tuned(st, w, ep):
-    """The tuned bot of the caishen.sim.tuned docstring, written plainly with caishen.sim.hand (greedy's kongs stand)."""
+    """The tuned bot of the caishen.sim.bots.tuned docstring, written plainly with caishen.sim.hand (greedy's kongs stand)."""
     joker = int(ep[E.EP_JOKER])
     mask = st["mask"]
     s = int(st["sc"][E.SC_TO_ACT])
@@ -207,7 +207,7 @@ def test_tuned_kernel_matches_reference_on_random_weights(rules):
 @pytest.mark.parametrize("rules", ["kaihua", "jiating"])
 def test_greedy_weights_play_exactly_as_greedy(rules, tmp_path, engine_warm):
     """GREEDY_WEIGHTS is greedy: same records hand for hand."""
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     f = tmp_path / "g.json"
     f.write_text(json.dumps({"rules": rules, "features": list(FEATURES), "weights": GREEDY_WEIGHTS.tolist()}))
@@ -219,7 +219,7 @@ def test_greedy_weights_play_exactly_as_greedy(rules, tmp_path, engine_warm):
 
 def test_danger_matches_reference():
     """_danger (greedy_safe, tuned, mc candidates) equals the plain reference for every kind."""
-    from caishen.sim.policies import _danger, _live_counts, _threats
+    from caishen.sim.bots.policies import _danger, _live_counts, _threats
 
     for rules in ("kaihua", "jiating"):
         states, ep, rp, tabs, work = states_of(rules, 120, seed=8)
@@ -237,7 +237,7 @@ def test_danger_matches_reference():
 def test_greedy_safe_folds_to_safe_tiles_against_a_declared_seat():
     """Defence: greedy_safe never throws a tile less safe than its pick when it folds, and plays
     legal actions; against greedy it deals in less often (Kaihua)."""
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     states, ep, rp, tabs, work = states_of("kaihua", 200, seed=21)
     for i in range(len(states)):
@@ -300,7 +300,7 @@ def test_bad_tuned_specs_are_named(tmp_path):
     with pytest.raises(ValueError, match="binary.json.* not UTF-8"):
         parse_bot(f"tuned:{binary}")
     with pytest.raises(ValueError, match="tuned for 'kaihua', not 'jiating'"):
-        from caishen.sim.selfplay import play_batch
+        from caishen.sim.selfplay.batch import play_batch
 
         play_batch(1, 0, rules="jiating", policies="tuned:kaihua")
     with pytest.raises(ValueError, match=r"weight 0 \(shanten\) is inf"):

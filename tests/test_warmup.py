@@ -62,7 +62,7 @@ def test_unknown_target_is_named(bad):
 
 
 def test_cli_warmup(cold, capsys):
-    from caishen.sim.cli import main
+    from caishen.cli import main
 
     assert main(["warmup", "hand"]) == 0
     out = capsys.readouterr().out
@@ -83,7 +83,7 @@ def test_game_reset_announces_a_cold_compile(cold, caplog):
 
 
 def test_runner_compiles_in_the_parent_and_says_so(cold, tmp_path, capsys):
-    from caishen.sim import runner
+    from caishen.sim.selfplay import runner
 
     cfg = runner.make_config("kaihua", 32, 1, "random", chunk_size=16)
     runner.run(cfg, tmp_path / "r1", workers=1, progress=True)

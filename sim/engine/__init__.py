@@ -30,7 +30,7 @@ Using it::
     g.result                              # the hand's record (records.md)
     lines = g.log_lines()                 # JSON lines; replay(lines) rebuilds it
 
-Whole hands with bots in one numba call are :func:`caishen.sim.selfplay.play_batch`
+Whole hands with bots in one numba call are :func:`caishen.sim.selfplay.batch.play_batch`
 (its loop: ``_legal_mask``, a policy kernel per seat, ``_step``).
 
 Module map (one concern each; imports go down this list, never up)

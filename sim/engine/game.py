@@ -151,7 +151,7 @@ class Game:
         """Deal a new hand.
 
         ``seed``: int in ``0 .. 2**32-1`` (the wall is shuffled with :mod:`caishen.sim.rng`
-        seeded by it: the same wall as the first Kaihua hand of ``caishen.sim.selfplay.play_batch(seed=...)``)
+        seeded by it: the same wall as the first Kaihua hand of ``caishen.sim.selfplay.batch.play_batch(seed=...)``)
         or None (fresh entropy).  ``wall``: a fixed wall instead (136 kinds or
         an mpsz string, e.g. from :func:`build_wall`).  ``dealer``: seat 0..3.
         ``streak``: the dealer's streak ``k`` (J-2.4; Jiating's payments use it),

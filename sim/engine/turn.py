@@ -234,6 +234,6 @@ def _step(st, ep, rp, tabs, a):
 
 
 #: :func:`_step` compiled into its caller (numba IR inlining) for the batch loop of
-#: :mod:`caishen.sim.selfplay` (with :data:`caishen.sim.engine.mask._legal_mask_inlined`):
+#: :mod:`caishen.sim.selfplay.batch` (with :data:`caishen.sim.engine.mask._legal_mask_inlined`):
 #: about 10% of random self-play; everything else calls the plain kernel
 _step_inlined = _inline_kernel(_step.py_func)

@@ -39,7 +39,7 @@ import numpy as np
 
 from caishen.sim import engine as _E
 from caishen.sim.rules.jiating import batch as _batch
-from caishen.sim.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS
+from caishen.sim.selfplay.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS
 from caishen.sim import tiles as _tiles
 from caishen.sim.rules import jiating as _J
 
@@ -52,7 +52,7 @@ DECLARATION_NAMES = {_E.DECL_NONE: "none", _E.DECL_JIATING: "jiating", _E.DECL_H
 PAY_PAIRS = tuple((p, w) for p in SEATS for w in SEATS if p != w)
 
 #: the J-9 record columns of a Jiating hand, in the contract's order (the common
-#: columns are caishen.sim.records'; the rule set's ``columns``)
+#: columns are caishen.sim.selfplay.records'; the rule set's ``columns``)
 COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     *COMMON_COLUMNS,
     ("streak", np.dtype(np.int16)),  # the dealer's streak k (J-2.4)

@@ -1,6 +1,6 @@
 """Every self-play bot by its spec: the kernel policies plus the bots that need data.
 
-:mod:`caishen.sim.policies` holds the policies that are a ``(code, param)`` pair and
+:mod:`caishen.sim.bots.policies` holds the policies that are a ``(code, param)`` pair and
 nothing else (``random``, ``greedy``, ``never``, ``always``,
 ``threshold:N``, ``greedy_safe``); the environments and the step API use
 them directly.  This module adds the bots that need more than that, and the
@@ -9,10 +9,10 @@ one numba dispatch that plays them all (:func:`_bot_action`):
 =============== ================================================================
 spec            bot
 =============== ================================================================
-``tuned:NAME``  the parametric bot of :mod:`caishen.sim.tuned` with the weights of
+``tuned:NAME``  the parametric bot of :mod:`caishen.sim.bots.tuned` with the weights of
                 ``agents/tuned/NAME.json`` (shipped: ``kaihua``, ``jiating``);
                 ``tuned:PATH.json`` reads another weights file
-``mc:N``        the search bot of :mod:`caishen.sim.search`: ``N`` determinizations
+``mc:N``        the search bot of :mod:`caishen.sim.bots.search`: ``N`` determinizations
                 (1..4096) per decision, rollouts to the end of the hand; its
                 base policy (kept unless the rollouts find better, and its own
                 seat's rollout policy) is ``tuned:<rules>``
@@ -20,7 +20,7 @@ spec            bot
 =============== ================================================================
 
 A weights file is JSON: ``{"rules": "kaihua", "features": [...], "weights":
-[...]}`` with :data:`caishen.sim.tuned.FEATURES` as ``features`` (same order) and
+[...]}`` with :data:`caishen.sim.bots.tuned.FEATURES` as ``features`` (same order) and
 one finite number per feature; anything else is a ``ValueError`` naming the
 file and the bad value.  A file tuned for one rule set refuses to play
 another (``rules``), since its weights mean nothing there.
@@ -43,10 +43,10 @@ from numba import njit
 
 from caishen.sim import safeio
 from caishen.sim.engine import N_SEATS, SC_TO_ACT, new_state
-from caishen.sim.policies import POLICIES, _choose_action, check_piao_policy, parse_policy
+from caishen.sim.bots.policies import POLICIES, _choose_action, check_piao_policy, parse_policy
 from caishen.sim.rng import _rng_seed
-from caishen.sim.search import MAX_DETERMINIZATIONS, _mc_action
-from caishen.sim.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
+from caishen.sim.bots.search import MAX_DETERMINIZATIONS, _mc_action
+from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
 
 POLICY_TUNED = 10
 POLICY_MC = 11
@@ -83,7 +83,7 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
     """``(weights: float64[N_W], meta)`` of ``tuned:NAME`` (module docstring).
 
     Raises ``ValueError`` naming the file for a missing or unreadable file,
-    bad JSON, features that are not :data:`caishen.sim.tuned.FEATURES`, or weights of
+    bad JSON, features that are not :data:`caishen.sim.bots.tuned.FEATURES`, or weights of
     the wrong length or with a NaN / infinite value.
     """
     if not isinstance(name, str) or not name.strip():
@@ -160,7 +160,7 @@ def split_specs(policies) -> list[str]:
 
 def has_data(spec) -> bool:
     """True for a spec of a bot with data (``tuned:...``, ``mc:...``): it needs the bot context of
-    :func:`make_context` and compiles apart from the kernel policies (:mod:`caishen.sim.selfplay`)."""
+    :func:`make_context` and compiles apart from the kernel policies (:mod:`caishen.sim.selfplay.batch`)."""
     return str(spec).partition(":")[0].strip() in BOT_POLICIES
 
 
@@ -177,9 +177,9 @@ def bot_table(policies, rules: str, joker: int, label: str | None = None) -> tup
 
     ``joker``: the rule set's joker kind (-1 none); ``label``: what the
     messages call every seat (a match's ``"policy 2 of the match"``,
-    :func:`caishen.sim.arena.check_policies`), default ``"seat <s>"``.  Raises
+    :func:`caishen.sim.analysis.arena.check_policies`), default ``"seat <s>"``.  Raises
     ``ValueError`` for a wrong count, an unknown spec, a 飘 policy without a
-    财神 (:func:`caishen.sim.policies.check_piao_policy`) or weights tuned for
+    财神 (:func:`caishen.sim.bots.policies.check_piao_policy`) or weights tuned for
     another rule set.
     """
     table = np.zeros((N_SEATS, 2), np.int64)
@@ -202,7 +202,7 @@ def weights_digest(policies, rules: str) -> str:
 
     Zeros stand for any other spec (a kernel policy; a test's chunk function
     may name its own); ``mc:N`` counts with its base policy's weights.  A
-    run records it (``caishen.sim.runner``) because a ``tuned:PATH.json``
+    run records it (``caishen.sim.selfplay.runner``) because a ``tuned:PATH.json``
     file is read when the run starts, not part of the source digest: a
     resume after the file changed would mix two bots under one name.
     Raises ``ValueError`` as :func:`parse_bot` does for a bad ``tuned`` or
@@ -236,7 +236,7 @@ def make_context(name: str, rules, weights: np.ndarray, seed: int):
 @njit(cache=True)
 def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
     """The action of policy ``code`` (with ``param``) for the seat to act: a kernel policy
-    (:func:`caishen.sim.policies._choose_action`), the tuned bot or the search bot.
+    (:func:`caishen.sim.bots.policies._choose_action`), the tuned bot or the search bot.
 
     ``bx``: the bot context (:func:`make_context`).  The action is legal.
     """

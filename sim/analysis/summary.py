@@ -1,7 +1,7 @@
 """The summary table of a run: outcome rates, points and 飘财 statistics with 95% intervals.
 
 :func:`summarize` (records in memory) and :func:`summarize_run` (a run
-directory, streamed) turn the per-hand records (``caishen.sim.records``) into a tidy
+directory, streamed) turn the per-hand records (``caishen.sim.selfplay.records``) into a tidy
 ``pandas.DataFrame``, one row per number, with the columns
 
 ``section, metric, group, n, value, ci_low, ci_high``
@@ -19,16 +19,16 @@ a match is the rows from one ``match_hand`` 0 to the next within a chunk
 (the runner starts a new match at each chunk, whatever the chunk size:
 ``hand_id // match_len`` is *not* the match when the chunk size is no
 multiple of ``match_len``), and in a duplicate-deal run
-(:mod:`caishen.sim.arena`, columns ``wall, seating``) the cluster is a wall
+(:mod:`caishen.sim.analysis.arena`, columns ``wall, seating``) the cluster is a wall
 with all its seatings.  With ``unit="hand"`` the cluster is the hand (its
 four seat-hands together).  Every number is a mean of rows, a ratio of
 cluster totals ``sum y / sum n``, and its interval is the cluster-robust
-(CR1) one of :mod:`caishen.sim.intervals`: means a Student t on ``G - 1``
+(CR1) one of :mod:`caishen.sim.analysis.intervals`: means a Student t on ``G - 1``
 degrees of freedom (``G`` = the clusters holding a row of the number),
 rates the Wilson interval at the effective size ``p (1 - p) / Var(p)``
-(:func:`~caishen.sim.intervals.cluster_rate_ci`), and ``飘 minus
+(:func:`~caishen.sim.analysis.intervals.cluster_rate_ci`), and ``飘 minus
 comparable`` the paired linearized difference
-(:func:`~caishen.sim.intervals.cluster_diff_ci`: the 飘 and the comparable
+(:func:`~caishen.sim.analysis.intervals.cluster_diff_ci`: the 飘 and the comparable
 seat-hands of one match are in the same cluster).  The row ``independent
 units`` gives the number of clusters; ``definitions["intervals"]`` says the
 unit and method.  ``unit=None`` is the textbook interval that takes the rows
@@ -85,14 +85,14 @@ hands, and, for the intervals, to exact cluster sums: each number's per-hand
 row total and row count are summed per cluster, and of those cluster totals
 only ``G``, ``sum y``, ``sum n``, ``sum y**2``, ``sum y n``, ``sum n**2``
 (and the cross sums of the difference) are kept, as Python integers
-(:class:`caishen.sim.intervals.ClusterMoments`); the last cluster of a
+(:class:`caishen.sim.analysis.intervals.ClusterMoments`); the last cluster of a
 batch stays open and is carried on to the next batch (a match cut by a
 batch is never split).  The values come from the counts with exact integer
 sums (:func:`mean_ci_counts`, :func:`diff_ci_counts`,
 :func:`percentile_counts` give what :func:`mean_ci`, :func:`diff_ci` and
 ``numpy.percentile`` give on the expanded data).  :func:`summarize_run`
-reads only the chunks the manifest verifies (:mod:`caishen.sim.manifest`),
-in record batches from ``pyarrow.dataset`` (:mod:`caishen.sim.stream`);
+reads only the chunks the manifest verifies (:mod:`caishen.sim.selfplay.manifest`),
+in record batches from ``pyarrow.dataset`` (:mod:`caishen.sim.selfplay.stream`);
 peak memory does not grow with the hands
 (``benchmarks/bench_summary_scale.py``; the former pandas path needed
 6.2 GB for 10^7 hands).
@@ -101,7 +101,7 @@ Caveat: the comparison of 飘 and non-飘 seat-hands is observational (a selecti
 effect: a seat that went on to 飘 differs from one that did not), so its
 rows are in their own last section, ``飘财 observational``, out of the
 headline rows; the value of 飘 is the counterfactual estimate of
-:mod:`caishen.sim.piao_study` or two policies on the same walls
+:mod:`caishen.sim.analysis.piao_study` or two policies on the same walls
 (``caishen sweep``).
 """
 
@@ -115,7 +115,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from caishen.sim.intervals import (  # the textbook intervals (unit=None) and their value-count forms
+from caishen.sim.analysis.intervals import (  # the textbook intervals (unit=None) and their value-count forms
     diff_ci,
     diff_ci_counts,
     mean_ci,
@@ -123,7 +123,7 @@ from caishen.sim.intervals import (  # the textbook intervals (unit=None) and th
     percentile_counts,
     wilson,
 )
-from caishen.sim.summary_tally import (  # the streaming reduction; re-exported: the summary's API
+from caishen.sim.analysis.summary_tally import (  # the streaming reduction; re-exported: the summary's API
     COMPARABLE_DEFINITIONS,
     CONFIDENCE,
     INTERVALS_TEXT,
@@ -167,7 +167,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
 def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") -> tuple[pd.DataFrame, dict]:
     """The summary rows of a run's records (in memory) and the definitions used.
 
-    ``df``: the records (``caishen.sim.records.read_run``), at least ``dealer,
+    ``df``: the records (``caishen.sim.selfplay.records.read_run``), at least ``dealer,
     winner, winners_mask, win_type, score_0..3`` and, for ``unit="match"``,
     ``match_hand`` (and ``chunk`` when there are several chunks; duplicate-deal
     records: ``wall, seating``), in hand order (sorted by ``hand_id`` when it
@@ -252,16 +252,16 @@ def summarize_run(run_dir: str | os.PathLike, batch_size: int | None = None,
                   verification=None, unit="match") -> tuple[pd.DataFrame, dict, dict, int]:
     """Summarize a run directory, streaming its verified Parquet chunks (bounded memory).
 
-    Reads only the chunks :func:`caishen.sim.manifest.verify` finds ``ok`` (pass a
+    Reads only the chunks :func:`caishen.sim.selfplay.manifest.verify` finds ``ok`` (pass a
     ``verification`` already made to skip a second pass over the files), in
-    record batches of ``batch_size`` rows (:func:`caishen.sim.stream.record_batches`)
+    record batches of ``batch_size`` rows (:func:`caishen.sim.selfplay.stream.record_batches`)
     reduced by :class:`SummaryTally`: peak memory does not grow with the
     number of hands.  A match cut by a batch (or a record batch boundary)
     is carried on to the next batch.  ``unit``: as in :func:`summarize`.  Returns ``(rows, definitions, run_json,
     verified_chunks)``.  Raises ``ValueError`` if ``run_dir`` is not a run or
     has no verified chunk.
     """
-    from caishen.sim import records, runner, stream
+    from caishen.sim.selfplay import records, runner, stream
 
     meta = runner.read_run_json(run_dir)
     if verification is None:

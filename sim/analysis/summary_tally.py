@@ -1,12 +1,12 @@
-"""The streaming reduction behind :mod:`caishen.sim.summary`: record batches -> exact sums -> summary rows.
+"""The streaming reduction behind :mod:`caishen.sim.analysis.summary`: record batches -> exact sums -> summary rows.
 
 :class:`SummaryTally` takes a run's records batch by batch (pyarrow record
 batches or pandas frames) and keeps, per hand and seat-hand, exact value
 counts and, per independent unit (match, hand, or duplicate-deal wall), the
-integer cluster sums of :class:`caishen.sim.intervals.ClusterMoments`; its
+integer cluster sums of :class:`caishen.sim.analysis.intervals.ClusterMoments`; its
 :meth:`SummaryTally.summary` turns them into the summary's rows.  What each
 row means, and how its interval is computed, is the docstring of
-:mod:`caishen.sim.summary` (which re-exports the names here); this module
+:mod:`caishen.sim.analysis.summary` (which re-exports the names here); this module
 holds the mechanics so that each of the two reads in one sitting.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from caishen.sim.intervals import (  # the textbook intervals (unit=None) and their value-count forms
+from caishen.sim.analysis.intervals import (  # the textbook intervals (unit=None) and their value-count forms
     diff_ci_counts,
     mean_ci_counts,
     percentile_counts,
@@ -31,7 +31,7 @@ SUMMARY_COLUMNS = ["section", "metric", "group", "n", "value", "ci_low", "ci_hig
 OBSERVATIONAL = "飘财 observational"
 #: what the summary says of that section (``definitions["observational"]``)
 OBSERVATIONAL_NOTE = ("飘 minus comparable compares seat-hands that did and did not 飘: a selection effect, not the "
-                      "value of 飘 (caishen.sim.piao_study gives the counterfactual answer; caishen sweep compares "
+                      "value of 飘 (caishen.sim.analysis.piao_study gives the counterfactual answer; caishen sweep compares "
                       "policies on the same walls)")
 #: the independent units :func:`summarize` can compute its intervals over (module docstring, "Intervals")
 UNITS = ("match", "hand", None)
@@ -39,10 +39,10 @@ UNITS = ("match", "hand", None)
 INTERVALS_TEXT = {
     "match": "95%, over matches as independent units (a duplicate-deal run's walls): cluster-robust (CR1) over "
              "the matches; Wilson at the effective size for rates, Student t on matches - 1 degrees of freedom for "
-             "means, the paired linearized difference for 飘 minus comparable (caishen.sim.intervals)",
+             "means, the paired linearized difference for 飘 minus comparable (caishen.sim.analysis.intervals)",
     "hand": "95%, over hands as independent units (the 4 seat-hands of a hand together): cluster-robust (CR1) over "
             "the hands; Wilson at the effective size for rates, Student t on hands - 1 degrees of freedom for "
-            "means, the paired linearized difference for 飘 minus comparable (caishen.sim.intervals)",
+            "means, the paired linearized difference for 飘 minus comparable (caishen.sim.analysis.intervals)",
     None: "95%, rows (hands, seat-hands) taken as independent (too narrow: they are not): Wilson for rates, "
           "Student t for means, Welch for differences",
 }
@@ -160,7 +160,7 @@ class SummaryTally:
     ``match_hand``, or ``wall, seating`` for duplicate deals, and uses
     ``chunk``); ``policies`` the four seats' policy names (the rows by
     policy); ``unit`` ``"match"``, ``"hand"`` or None (module docstring).
-    Batches must come in hand order (as :func:`caishen.sim.stream.record_batches`
+    Batches must come in hand order (as :func:`caishen.sim.selfplay.stream.record_batches`
     gives them); a cluster cut by a batch is carried on to the next.  :meth:`update` takes one batch (a
     ``pyarrow.RecordBatch`` / ``Table``, a ``pandas.DataFrame`` or a dict of
     numpy arrays) and reduces it to value counts: per hand of ``(win_type,
@@ -169,7 +169,7 @@ class SummaryTally:
     passed win, score)``, and the distributions of the winner's gain, P, G,
     P + G and the streak, and, with a unit, to the exact cluster sums of
     every interval (``mom``, ``cross``: one
-    :class:`~caishen.sim.intervals.ClusterMoments` per row, whatever the
+    :class:`~caishen.sim.analysis.intervals.ClusterMoments` per row, whatever the
     number of clusters).  Their size depends on the distinct values, never
     on the number of hands, and every number of the summary is computed
     exactly from them (:meth:`summary`).  Tallies of consecutive batches
@@ -189,7 +189,7 @@ class SummaryTally:
             raise ValueError(f"unit {unit!r}: the summary's intervals are over 'match' (the default), 'hand', or "
                              "None (rows as independent)")
         self.unit = unit
-        #: duplicate-deal records (caishen.sim.arena): a wall is played in consecutive rows, one per seating
+        #: duplicate-deal records (caishen.sim.analysis.arena): a wall is played in consecutive rows, one per seating
         self.by_wall = unit == "match" and {"wall", "seating"} <= cols
         if unit == "match" and not self.by_wall and "match_hand" not in cols:
             raise ValueError("unit 'match' needs the records' match_hand column (a match starts at match_hand 0); "
@@ -317,7 +317,7 @@ class SummaryTally:
 
     def _update_clusters(self, start: np.ndarray, metrics, pairs) -> None:
         """Add the batch's complete clusters to the sums; the last one stays open (it may go on in the next batch)."""
-        from caishen.sim.intervals import ClusterCross, ClusterMoments, exact_col_dots
+        from caishen.sim.analysis.intervals import ClusterCross, ClusterMoments, exact_col_dots
 
         cont = not bool(start[0])  # the batch goes on with the open cluster
         seg = np.flatnonzero(start)

@@ -10,17 +10,17 @@ Subcommands:
 - ``caishen report DIR``: the summary of a run again, streamed from its
   verified Parquet files; names any chunk that is missing, short, corrupt,
   foreign or unrecorded and says how to repair it (exit status 1 then); writes
-  figures (PNG) and one HTML page (``caishen.sim.report``); also for a sweep.
+  figures (PNG) and one HTML page (``caishen.sim.analysis.report``); also for a sweep.
 - ``caishen sweep --rules kaihua --option K=V1,V2 --policy P1,P2 --walls N
   --out DIR``: a grid of rule options and hero policies on the same walls
-  (``caishen.sim.study``), a tidy table with differences to a baseline.
+  (``caishen.sim.analysis.study``), a tidy table with differences to a baseline.
 - ``caishen warmup [TARGET...]``: compile the numba kernels ahead of time.
 - ``caishen score [FILE|-]``: score finished hands given as JSON lines.
 - ``caishen hand TILES [--joker 5z] [--rules kaihua|jiating]``: shanten,
   waits and effective tiles of a hand (waits by shape, or those a rule set's
   win gates allow).
 - ``caishen match --rules kaihua --policies greedy,mc:16 --walls N --seed S --out DIR``:
-  two to four policies on duplicate deals (:mod:`caishen.sim.arena`), the table of
+  two to four policies on duplicate deals (:mod:`caishen.sim.analysis.arena`), the table of
   points per hand with CIs over walls and the pairwise differences.
 - ``caishen train --rules kaihua --out FILE``: fit the tuned bot's weights by
   CMA-ES on duplicate deals (:mod:`caishen.agents.tune`; needs the ``[tune]`` extra).
@@ -116,7 +116,8 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
     wins (K-7.1) are not applied: the list answers "could this hand win by
     drawing w now".
     """
-    from caishen.sim import tiles, vectors
+    from caishen.sim import tiles
+    from caishen.sim.rules import vectors
 
     scorer = vectors.Scorer()
     concealed = tiles.to_str(counts)
@@ -240,7 +241,7 @@ def _score_input(path: str):
 
 
 def _cmd_score(args) -> int:
-    from caishen.sim import vectors
+    from caishen.sim.rules import vectors
     from caishen.sim.rules.options import parse_option_strings
 
     options = parse_option_strings(args.rules_option)
@@ -257,7 +258,7 @@ def _add_simulate(sub) -> None:
         "simulate",
         help="self-play many hands into a resumable Parquet run directory and print the summary",
         description="Play GAMES hands of self-play (one policy per seat) in chunks, in worker processes or on "
-        "Ray, into OUT/chunks/chunk-NNNNN.parquet (one row per hand; the columns: sim/records.py and each rule set's records.py), then print "
+        "Ray, into OUT/chunks/chunk-NNNNN.parquet (one row per hand; the columns: sim/selfplay/records.py and each rule set's records.py), then print "
         "the summary (also saved as OUT/summary.json and OUT/summary.csv). Rerunning the same command "
         "resumes an interrupted run; another configuration into the same OUT is an error. Rows depend only "
         "on the rules, options, policies, seed, games and chunk size, never on --workers or --backend.",
@@ -299,7 +300,7 @@ _CONFIG_FLAGS = {"rules": "--rules", "games": "--games", "seed": "--seed", "poli
 
 def _simulate_config(args):
     """``(RunConfig, run directory)`` from the flags, or from ``--resume RUN_DIR``'s run.json."""
-    from caishen.sim import runner
+    from caishen.sim.selfplay import runner
     from caishen.sim.rules.options import parse_option_strings
 
     if args.resume is not None:
@@ -310,9 +311,9 @@ def _simulate_config(args):
             raise ValueError(f"--resume {args.resume!r} takes the configuration from its run.json; drop "
                              + ", ".join(given))
         meta = runner.read_run_json(args.resume)
-        if meta.get("chunk_fn", "caishen.sim.runner:engine_chunk") != runner.RunConfig.chunk_fn:
+        if meta.get("chunk_fn", "caishen.sim.selfplay.runner:engine_chunk") != runner.RunConfig.chunk_fn:
             raise ValueError(f"--resume {args.resume!r}: the run plays chunk function {meta.get('chunk_fn')!r}; "
-                             "resume it from Python with caishen.sim.runner.run")
+                             "resume it from Python with caishen.sim.selfplay.runner.run")
         try:
             config = runner.make_config(meta["rules"], meta["games"], meta["seed"], policies=meta["policies"],
                                         options=meta["options"], chunk_size=meta["chunk_size"])
@@ -346,7 +347,8 @@ def _repair_hint(run_dir) -> str:
 
 
 def _cmd_simulate(args) -> int:
-    from caishen.sim import manifest, runner, summary
+    from caishen.sim.selfplay import manifest, runner
+    from caishen.sim.analysis import summary
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers {args.workers}: must be a positive integer")
@@ -418,7 +420,7 @@ def _add_report(sub) -> None:
 
 
 def _cmd_report(args) -> int:
-    from caishen.sim import report
+    from caishen.sim.analysis import report
 
     kind = report.run_kind(args.run_dir)  # ValueError for a directory of another kind: nothing written
     status = {"simulate": _report_simulate, "match": _report_match, "sweep": _report_sweep,
@@ -432,7 +434,7 @@ def _cmd_report(args) -> int:
 
 
 def _report_sweep(args) -> int:
-    from caishen.sim import study
+    from caishen.sim.analysis import study
 
     doc, table = study.read_sweep(args.run_dir)
     print(f"sweep {doc['grid']['rules']}: {doc['walls']} walls per point, seed {doc['seed']}")
@@ -441,7 +443,7 @@ def _report_sweep(args) -> int:
 
 
 def _report_study(args) -> int:
-    from caishen.sim import piao_study
+    from caishen.sim.analysis import piao_study
 
     doc, pts, check = piao_study.read_points(args.run_dir)  # verified chunks only
     for line in check.describe():
@@ -454,7 +456,8 @@ def _report_study(args) -> int:
 
 
 def _report_match(args) -> int:
-    from caishen.sim import arena, manifest, runner
+    from caishen.sim.analysis import arena
+    from caishen.sim.selfplay import manifest, runner
 
     meta = runner.read_run_json(args.run_dir)
     check = manifest.verify(args.run_dir, meta)
@@ -471,7 +474,8 @@ def _report_match(args) -> int:
 
 
 def _report_simulate(args) -> int:
-    from caishen.sim import manifest, runner, summary
+    from caishen.sim.selfplay import manifest, runner
+    from caishen.sim.analysis import summary
 
     meta = runner.read_run_json(args.run_dir)
     check = manifest.verify(args.run_dir, meta)
@@ -530,7 +534,8 @@ def _add_sweep(sub) -> None:
 
 
 def _cmd_sweep(args) -> int:
-    from caishen.sim import runner, study
+    from caishen.sim.selfplay import runner
+    from caishen.sim.analysis import study
 
     if not 1 <= args.walls <= 10**9:
         raise ValueError(f"--walls {args.walls}: must be in 1..10**9")
@@ -635,7 +640,8 @@ def _add_match(sub) -> None:
 
 
 def _cmd_match(args) -> int:
-    from caishen.sim import arena, runner
+    from caishen.sim.analysis import arena
+    from caishen.sim.selfplay import runner
     from caishen.sim.rules.options import parse_option_strings
 
     for name, v, hi in (("--walls", args.walls, MAX_WALLS), ("--chunk-walls", args.chunk_walls, MAX_CHUNK_WALLS),
@@ -658,7 +664,7 @@ def _cmd_match(args) -> int:
         res = runner.run(config, args.out, workers=args.workers, backend=args.backend, ray_address=args.ray_address,
                          progress=not args.no_progress, chunk_fn=arena.CHUNK_FNS[n])
     except KeyboardInterrupt:
-        from caishen.sim import records
+        from caishen.sim.selfplay import records
 
         done = len(records.finished_chunks(args.out))
         print(f"caishen match: interrupted with {done} of {config.n_chunks} chunk(s) written to {args.out}; "
@@ -678,7 +684,7 @@ def _add_train(sub) -> None:
     p = sub.add_parser(
         "train",
         help="fit the tuned bot's weights by CMA-ES on duplicate deals (caishen.agents.tune; [tune] extra)",
-        description="Fit the weights of the parametric bot (caishen.sim.tuned) with CMA-ES: each candidate plays "
+        description="Fit the weights of the parametric bot (caishen.sim.bots.tuned) with CMA-ES: each candidate plays "
         "duplicate deals (both seatings of A B A B) against a fixed pool of opponents, fitness = its mean "
         "points per hand; the walls are fixed per generation (common random numbers). Writes the weights "
         "as JSON (loadable as tuned:PATH, or tuned:NAME from agents/tuned/NAME.json) with the command that "

@@ -1,6 +1,6 @@
 """Streaming reads of a run's Parquet chunks: record batches in bounded memory (pyarrow datasets).
 
-The summary (:func:`caishen.sim.summary.summarize_run`, ``caishen report``) and any
+The summary (:func:`caishen.sim.analysis.summary.summarize_run`, ``caishen report``) and any
 other table over a whole run (matches, sweeps) reduce the records batch by
 batch instead of loading them: :func:`record_batches` yields
 ``pyarrow.RecordBatch`` es of at most ``batch_size`` rows of the chosen
@@ -9,14 +9,15 @@ by ``pyarrow.dataset``'s scanner with a small read-ahead, so the memory in
 use depends on the batch size and the number of columns, never on the
 number of hands::
 
-    from caishen.sim import stream, summary
+    from caishen.sim.selfplay import stream
+    from caishen.sim.analysis import summary
     files, check = stream.verified_chunk_files("runs/r1")
     tally = summary.SummaryTally(stream.column_names(files), policies)  # unit="match": intervals over matches
     for batch in stream.record_batches(files, tally.columns()):
         tally.update(batch)
     rows, defs = tally.summary()
 
-Only chunk files that :func:`caishen.sim.manifest.verify` found ``ok`` are read: a
+Only chunk files that :func:`caishen.sim.selfplay.manifest.verify` found ``ok`` are read: a
 truncated or foreign file is named by the verification, never read into a
 statistic (and never stops the scan with pyarrow's "magic bytes" error).
 """
@@ -42,9 +43,9 @@ FILES_PER_SCAN = 256
 def verified_chunk_files(run_dir: str | os.PathLike, run_json: dict | None = None,
                          checksums: bool = True) -> tuple[list[Path], "object"]:
     """``(files, verification)``: the paths of the run's ``ok`` chunks in chunk order, and the
-    :class:`caishen.sim.manifest.Verification` that chose them.  Raises ``ValueError`` if ``run_dir``
+    :class:`caishen.sim.selfplay.manifest.Verification` that chose them.  Raises ``ValueError`` if ``run_dir``
     is not a run directory."""
-    from caishen.sim import manifest, records
+    from caishen.sim.selfplay import manifest, records
 
     check = manifest.verify(run_dir, run_json, checksums=checksums)
     return [records.chunk_path(run_dir, i) for i in check.ok], check

@@ -52,7 +52,7 @@ exposed meld), ``chain`` (the seat's chain links so far, K-6.5), ``dealer``,
 Estimates (:func:`estimate`) are means of the per-point difference with 95%
 intervals over **independent units**: the points of one hand share its wall
 and are correlated, so the interval is cluster-robust with the hand as the
-cluster (:func:`caishen.sim.intervals.cluster_mean_ci`; checked for coverage by
+cluster (:func:`caishen.sim.analysis.intervals.cluster_mean_ci`; checked for coverage by
 ``tests/test_study.py``).  :func:`piao_table_bits` turns the estimate
 by (tiles-left bucket, many waits, chain, dealer) into the 64-bit table of the
 ``piao_table`` policy (:func:`_piao_table_says`), which throws a 财神 at a
@@ -114,8 +114,8 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.hand import _is_baotou, _is_win, _shanten
-from caishen.sim.piao_table import MANY_WAITS, TABLE_BUCKET, TABLE_BUCKETS, _live_left
-from caishen.sim.policies import POLICY_NEVER, _choose_action, _live_counts, check_piao_policies, policy_table
+from caishen.sim.bots.piao_table import MANY_WAITS, TABLE_BUCKET, TABLE_BUCKETS, _live_left
+from caishen.sim.bots.policies import POLICY_NEVER, _choose_action, _live_counts, check_piao_policies, policy_table
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
 from caishen.sim.tables import hand_tables
 
@@ -357,7 +357,7 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
     ``seed``: int ``0 .. 2**32-1`` (walls, dealers, rollout orders and the
     exploration all derive from it); ``rollouts``: R, 1..4096;
     ``decision``: ``"piao"`` (Kaihua), ``"jiating"`` or ``"hard"``
-    (Jiating); ``policies``: one spec or four (:func:`caishen.sim.policies.policy_table`);
+    (Jiating); ``policies``: one spec or four (:func:`caishen.sim.bots.policies.policy_table`);
     ``options``: rule options; ``explore``: probability in [0, 1] that the
     real hand takes the alternative at a point.  ``reshuffle=False`` keeps
     the real wall's order in the rollouts (for checks); ``hand_scores``: an
@@ -436,12 +436,12 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     """Study the decision points of ``hands`` hands, in chunks on worker processes; one row per point.
 
     Chunk ``i`` (``chunk_size`` hands) gets the 32-bit seed of
-    ``SeedSequence(seed).spawn(n)[i]`` (:func:`caishen.sim.runner.chunk_seeds`), so
+    ``SeedSequence(seed).spawn(n)[i]`` (:func:`caishen.sim.selfplay.runner.chunk_seeds`), so
     the rows do not depend on ``workers``.  ``out``: a directory for
     ``study.json`` (the configuration, written first, atomically) and one
     Parquet file per finished chunk, committed with its identity and
     recorded in a manifest as a run's chunks are
-    (:func:`caishen.sim.manifest.commit_chunk`); rerunning the same
+    (:func:`caishen.sim.selfplay.manifest.commit_chunk`); rerunning the same
     configuration into it resumes, reading only the chunks that verify
     (:func:`study_layout`) and replaying the others; another configuration
     is a ``ValueError`` naming what differs.  The returned rows carry
@@ -455,7 +455,7 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     """
     from tqdm import tqdm
 
-    from caishen.sim import manifest, records, runner
+    from caishen.sim.selfplay import manifest, records, runner
 
     hands = _check_int("hands", hands, 1, 10**9)
     chunk_size = _check_int("chunk_size", chunk_size, 1, 10**6)
@@ -526,14 +526,14 @@ MAX_STUDY_JSON = 1 << 20
 
 
 def study_layout(config: dict):
-    """The chunk layout of a study (:class:`caishen.sim.manifest.Layout`): its chunks, seed and chunk
+    """The chunk layout of a study (:class:`caishen.sim.selfplay.manifest.Layout`): its chunks, seed and chunk
     size, the digest of its configuration in every chunk's identity, :data:`STUDY_COLUMNS`; the rows of
     a chunk (decision points) are the manifest's."""
     import hashlib
 
     import pyarrow as pa
 
-    from caishen.sim import manifest
+    from caishen.sim.selfplay import manifest
 
     canon = json.dumps({k: v for k, v in config.items() if k != "created"}, sort_keys=True, separators=(",", ":"))
     return manifest.Layout(n_chunks=int(config["n_chunks"]), seed=int(config["seed"]),
@@ -584,7 +584,7 @@ def read_study_json(out) -> dict:
 def read_points(out) -> tuple[dict, pd.DataFrame, "object"]:
     """``(study.json, the decision points of its verified chunks, the verification)`` of a study directory
     (:func:`run_study` with ``out``).  Raises ``ValueError`` when it has no verified chunk."""
-    from caishen.sim import manifest, records
+    from caishen.sim.selfplay import manifest, records
 
     doc = read_study_json(out)
     check = manifest.verify(out, layout=study_layout(doc))
@@ -603,7 +603,8 @@ def _prepare_dir(out: Path, config: dict) -> None:
     """Create ``out`` with ``study.json`` (written first, atomically; a directory holding only the temporary
     file of an interrupted first write is cleared) or check that it holds the same study (``ValueError``
     otherwise); links inside ``out`` are refused, naming them."""
-    from caishen.sim import records, safeio
+    from caishen.sim.selfplay import records
+    from caishen.sim import safeio
 
     p = out / STUDY_JSON
     if out.is_dir():
@@ -671,10 +672,10 @@ def estimate(points: pd.DataFrame, by=PIAO_FEATURES, confidence: float = 0.95) -
     for one chunk).  One row per (feature, group): ``feature, group,
     points, hands, diff, ci_low, ci_high, alt_won, base_won, alt_failed,
     alt_score, base_score``; the first row is ``("all", "all")``.  The
-    interval is over hands (:func:`caishen.sim.intervals.cluster_mean_ci`, clusters =
+    interval is over hands (:func:`caishen.sim.analysis.intervals.cluster_mean_ci`, clusters =
     ``hand_id``): the points of one hand share its wall.
     """
-    from caishen.sim.intervals import cluster_mean_ci
+    from caishen.sim.analysis.intervals import cluster_mean_ci
 
     if len(points) == 0:
         raise ValueError("no decision points to estimate from")
@@ -712,7 +713,7 @@ def table_cells(points: pd.DataFrame) -> np.ndarray:
 def table_estimate(points: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """The estimate for each of the 64 ``piao_table`` cells: ``cell, tiles_left, waits, chain, dealer,
     points, hands, diff, ci_low, ci_high`` (NaN where no point fell)."""
-    from caishen.sim.intervals import cluster_mean_ci
+    from caishen.sim.analysis.intervals import cluster_mean_ci
 
     cells = table_cells(points)
     cl = points["hand_id" if "hand_id" in points else "hand"].to_numpy()

@@ -1,6 +1,6 @@
 """Per-hand records: the column contract, checks, and Parquet files of a run.
 
-A chunk function (the engine's batch self-play, :mod:`caishen.sim.runner`) returns
+A chunk function (the engine's batch self-play, :mod:`caishen.sim.selfplay.runner`) returns
 ``dict[str, np.ndarray]``, one row per hand, with the columns of the records
 contract (stated below as data, the rule sets' columns in
 ``caishen.sim.rules.<name>.records``; rule K-10 says what a Kaihua hand's record
@@ -12,18 +12,18 @@ must show).  This module
 - checks a chunk against it (:func:`check_chunk`: names, lengths, dtypes,
   zero-sum scores K-8.5),
 - turns a chunk into a ``pyarrow.Table`` with the run columns
-  (:func:`chunk_table`; :func:`caishen.sim.manifest.commit_chunk` writes it
+  (:func:`chunk_table`; :func:`caishen.sim.selfplay.manifest.commit_chunk` writes it
   atomically with its identity and records it),
 - states what every chunk *file* must hold when it is read back
   (:func:`file_columns`: the run columns, the contract and the columns a
   match's or a sweep's chunk function adds, :data:`CHUNK_FN_COLUMNS`), and
 - reads a run's verified chunks back as one ``pandas.DataFrame`` (:func:`read_run`).
 
-File layout of a run directory (see :mod:`caishen.sim.runner`)::
+File layout of a run directory (see :mod:`caishen.sim.selfplay.runner`)::
 
     RUN_DIR/run.json                     the run's configuration, written first
     RUN_DIR/chunks/chunk-00012.parquet   one file per finished chunk
-    RUN_DIR/summary.json, summary.csv    the summary table (caishen.sim.summary)
+    RUN_DIR/summary.json, summary.csv    the summary table (caishen.sim.analysis.summary)
 
 ``pandas.read_parquet(RUN_DIR / "chunks")`` (or DuckDB's
 ``read_parquet('RUN_DIR/chunks/*.parquet')``) reads the chunks as one table;
@@ -72,8 +72,8 @@ RUN_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
 CHUNKS_DIR = "chunks"
 
 #: the columns that the analysis reads beyond the rule set's records, by the chunk function that adds them
-#: (named, never imported: a run.json's chunk_fn is data): a match's seatings (caishen.sim.arena) and a
-#: sweep's hero seat (caishen.sim.study)
+#: (named, never imported: a run.json's chunk_fn is data): a match's seatings (caishen.sim.analysis.arena) and a
+#: sweep's hero seat (caishen.sim.analysis.study)
 _ARENA_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     ("wall", np.dtype(np.int64)),
     ("seating", np.dtype(np.int8)),
@@ -81,8 +81,8 @@ _ARENA_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     *((f"policy_{s}", np.dtype(np.int8)) for s in SEATS),
 )
 CHUNK_FN_COLUMNS: dict[str, tuple[tuple[str, np.dtype], ...]] = {
-    **{f"caishen.sim.arena:chunk_{n}": _ARENA_COLUMNS for n in (2, 3, 4)},
-    "caishen.sim.study:sweep_chunk": (("hero", np.dtype(np.int8)),),
+    **{f"caishen.sim.analysis.arena:chunk_{n}": _ARENA_COLUMNS for n in (2, 3, 4)},
+    "caishen.sim.analysis.study:sweep_chunk": (("hero", np.dtype(np.int8)),),
 }
 
 
@@ -101,7 +101,7 @@ def record_columns(rules: str) -> tuple[tuple[str, np.dtype], ...]:
 
 def file_columns(rules: str, chunk_fn: str | None = None) -> tuple[tuple[str, "pa.DataType"], ...]:
     """``((name, pyarrow type), ...)`` every chunk file of a run must hold (checked on read,
-    :func:`caishen.sim.manifest.verify`): :data:`RUN_COLUMNS`, the records contract of ``rules``
+    :func:`caishen.sim.selfplay.manifest.verify`): :data:`RUN_COLUMNS`, the records contract of ``rules``
     (:func:`record_columns`) and the columns its chunk function adds (:data:`CHUNK_FN_COLUMNS`); an
     ``object`` column of the contract (Jiating's ``patterns_s`` text) is an Arrow ``string``."""
     cols = (*RUN_COLUMNS, *record_columns(rules), *CHUNK_FN_COLUMNS.get(str(chunk_fn), ()))
@@ -190,12 +190,12 @@ def finished_chunks(run_dir: str | os.PathLike) -> set[int]:
 def read_run(run_dir: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
     """All verified chunks of a run as one DataFrame, sorted by ``hand_id``.
 
-    Only the chunk files that :func:`caishen.sim.manifest.verify` finds ``ok``
+    Only the chunk files that :func:`caishen.sim.selfplay.manifest.verify` finds ``ok``
     are read.  ``columns``: read only these.  Raises ``ValueError`` if the
     run has a damaged chunk (named; rerun its command to repair it) or no
     verified chunk.
     """
-    from caishen.sim import stream
+    from caishen.sim.selfplay import stream
 
     if not (Path(run_dir) / "run.json").exists():
         raise ValueError(f"no finished chunk in {str(run_dir)!r}: it is not a run directory (no run.json)")

@@ -1,13 +1,13 @@
 """The parametric bot: a linear score over features its seat can see, weights tuned by self-play.
 
-``tuned:NAME`` (``caishen.sim.bots``) plays with a weight vector ``w: float64[N_W]``
+``tuned:NAME`` (``caishen.sim.bots.registry``) plays with a weight vector ``w: float64[N_W]``
 (``agents/tuned/<rules>.json``, fitted by ``agents/tune.py`` with CMA-ES on
 duplicate deals).  Every feature is computed from what the seat may see: its
 own hand, every discard and exposed meld, meld counts, declarations, the
 number of tiles drawn; never other hands, concealed kong kinds or the wall.
 
 Own turn: a win is always taken; greedy's kongs stand (a kong that keeps the
-shanten, ``caishen.sim.policies``); otherwise each legal discard ``k`` gets the
+shanten, ``caishen.sim.bots.policies``); otherwise each legal discard ``k`` gets the
 score ``sum_i w[i] * f_i(k)`` and the best is discarded (ties: the later
 kind, as greedy), made as ``declare <k>`` when that is legal (Jiating 架听,
 J-4.1, as greedy).  Claims: a win is always taken; each legal pong, chow or
@@ -22,7 +22,7 @@ Discard features (``f_i(k)``, after discarding ``k`` from the 3m+2 hand):
                     lowers the shanten, copies the seat cannot see; computed
                     only when the shanten is at most the best + 1, else 0)
 ``danger``          10 x estimated deal-in probability of ``k``
-                    (``caishen.sim.policies`` "Defence": ready(p) x unsafe(k, p))
+                    (``caishen.sim.bots.policies`` "Defence": ready(p) x unsafe(k, p))
 ``danger_far``      ``danger`` x (best shanten - 1, at least 0): folding pays
                     when the hand is far
 ``danger_late``     ``danger`` x tiles drawn since the deal / 70
@@ -81,7 +81,7 @@ from caishen.sim.engine import (
     SF_N_MELDS,
 )
 from caishen.sim.hand import _shanten, _shanten_each_change
-from caishen.sim.policies import (
+from caishen.sim.bots.policies import (
     _W_AFTER,
     _W_DRAW,
     _W_LIVE,
@@ -279,7 +279,7 @@ def _tuned_action(w, st, ep, tabs, mask, work):
     """The tuned bot's action for the seat to act; ``w: float64[N_W]`` its weights.
 
     ``mask``: the legal mask of the state; the action returned is legal.
-    ``work: int64[4, 34]``: scratch (the rows of ``caishen.sim.policies``).
+    ``work: int64[4, 34]``: scratch (the rows of ``caishen.sim.bots.policies``).
     """
     if st.sc[SC_PHASE] == PH_HARD:  # J-4.2 declare 硬子 whenever offered (as greedy)
         return A_HARD_DECLARE

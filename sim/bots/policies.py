@@ -27,7 +27,7 @@ greedy_safe --    greedy that defends (below): folds to the safest discard
                   breaks greedy's ties towards safer tiles
 piao_table [BITS] ``always`` where a 64-cell table says 飘 pays (by tiles
                   left, 财神 held, chain, dealer), else ``never``: the policy
-                  the counterfactual study implies (:mod:`caishen.sim.piao_table`)
+                  the counterfactual study implies (:mod:`caishen.sim.bots.piao_table`)
 ========== ====== ==========================================================
 
 Defence (``greedy_safe``; the danger model the tuned bot reuses)
@@ -61,14 +61,14 @@ Jiating folding cost -2.8 +- 1.1 (a discard win costs the discarder only
 its own share, J-6.5, and an opponent's self-draw costs every seat more),
 hence no folding there (tie-breaks only: -0.5 +- 0.8, 3,000 walls).  Next
 to a random seat, which deals in often, folding gains less (``caishen
-match``, four policies: -0.11 against greedy).  The tuned bot (``caishen.sim.tuned``)
+match``, four policies: -0.11 against greedy).  The tuned bot (``caishen.sim.bots.tuned``)
 weighs the same danger estimate by rule set.
 
 ``never``, ``always`` and ``threshold`` decide when to throw a 财神: they
 are 飘 policies, an error on a rule set without a 财神 (Jiating, J-1.1),
 where they would silently play greedy; :func:`check_piao_policies` is the
-one check (called by ``caishen.sim.runner.make_config`` and
-``caishen.sim.selfplay.play_batch``).  The threshold ``N`` is ``0..136``.
+one check (called by ``caishen.sim.selfplay.runner.make_config`` and
+``caishen.sim.selfplay.batch.play_batch``).  The threshold ``N`` is ``0..136``.
 
 Jiating (``shared/rules/jiating.md``), for every policy but ``random``: a
 discard that leaves a single wait is made as ``declare <k>`` (架听, J-4.1);
@@ -119,7 +119,7 @@ from caishen.sim.engine import (
     _random_action,
 )
 from caishen.sim.hand import _shanten, _shanten_each_change
-from caishen.sim.piao_table import _piao_table_says, parse_piao_table
+from caishen.sim.bots.piao_table import _piao_table_says, parse_piao_table
 from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE
 
 POLICY_RANDOM = 0
@@ -128,7 +128,7 @@ POLICY_NEVER = 2
 POLICY_ALWAYS = 3
 POLICY_THRESHOLD = 4
 POLICY_SAFE = 6
-POLICY_PIAO_TABLE = 5  # caishen.sim.piao_table (issue 14)
+POLICY_PIAO_TABLE = 5  # caishen.sim.bots.piao_table (issue 14)
 #: policy name -> (code, takes a parameter)
 POLICIES = {
     "random": (POLICY_RANDOM, False),
@@ -170,7 +170,7 @@ def parse_policy(spec: str) -> tuple[int, int]:
     if name not in POLICIES:
         raise ValueError(f"unknown policy {short_repr(spec)}; known: {', '.join(POLICIES)} (threshold takes :N)")
     code, takes = POLICIES[name]
-    if code == POLICY_PIAO_TABLE:  # piao_table[:BITS], caishen.sim.piao_table
+    if code == POLICY_PIAO_TABLE:  # piao_table[:BITS], caishen.sim.bots.piao_table
         return code, parse_piao_table(arg)
     if takes:
         if not arg:

@@ -24,7 +24,7 @@ interval (scipy) at the *effective* sample size ``p (1 - p) / Var(p)``
 designs: duplicate deals, both branches of a counterfactual) linearizes both
 ratios per cluster, so the pairing is used.
 
-The streaming summary (:mod:`caishen.sim.summary`) computes the same
+The streaming summary (:mod:`caishen.sim.analysis.summary`) computes the same
 intervals from per-cluster integer totals fed batch by batch
 (:class:`ClusterMoments`, :class:`ClusterCross`): exact sums ``sum y``,
 ``sum n``, ``sum y**2``, ``sum y n``, ``sum n**2`` (and the cross sums of a
@@ -34,7 +34,7 @@ rationals; ``tests/test_summary_clusters.py`` checks they equal the
 in-memory functions.  :class:`ClusterSums` is the float version for
 non-integer totals, and :class:`ClusterRatioSums` streams
 :func:`cluster_ratio_ci` (a ratio of two totals, e.g. a share of points:
-the balance tables of :mod:`caishen.sim.balance`).
+the balance tables of :mod:`caishen.sim.analysis.balance`).
 
 ``tests/test_study.py`` checks the coverage: on synthetic data with a known
 mean and a within-cluster correlation, the 95% interval covers the truth in

@@ -8,11 +8,11 @@ Rotations that give the same seating are played once (``A B A B`` has two:
 order sits in every seat exactly once, and a policy sits in every seat as
 often as it has slots (once each with two or four policies; with three the
 first policy twice, the others once).  The same wall means the same tiles
-and the same dealer in every seating (``caishen.sim.selfplay.play_batch(wall_seed=...)``):
+and the same dealer in every seating (``caishen.sim.selfplay.batch.play_batch(wall_seed=...)``):
 what differs between the seatings is only who plays which seat.
 
-The match runs through :mod:`caishen.sim.runner` (chunks, worker processes or Ray,
-resume, Parquet): chunk function ``caishen.sim.arena:chunk_P`` for ``P`` policies,
+The match runs through :mod:`caishen.sim.selfplay.runner` (chunks, worker processes or Ray,
+resume, Parquet): chunk function ``caishen.sim.analysis.arena:chunk_P`` for ``P`` policies,
 one chunk = ``chunk_walls`` walls x the seatings, rows wall-major (row
 ``w * n_seatings + r`` of a chunk is wall ``w`` in seating ``r``, so the
 global wall of a row is ``hand_id // n_seatings``).  The chunk's
@@ -25,7 +25,7 @@ four-seat order (``policies``) and the chunk function names ``P``.
 
 Results (:func:`summarize_match`): per policy, points per hand averaged
 over its seats of each wall first (one value per wall: the independent
-unit), then the mean and 95% CI across walls (Student-t; :class:`caishen.sim.intervals.ClusterSums`
+unit), then the mean and 95% CI across walls (Student-t; :class:`caishen.sim.analysis.intervals.ClusterSums`
 with one cluster per wall, streamed over the chunks);
 win rate (the seat won, several winners of one discard included), deal-in
 rate (the seat was the discarder of a discard win or the robbed seat of a
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from caishen.sim import runner
+from caishen.sim.selfplay import runner
 
 #: walls per chunk by default
 DEFAULT_CHUNK_WALLS = 1000
@@ -86,7 +86,7 @@ def check_policies(policies, rules: str, options: dict | None) -> list[str]:
     parameter, a bad weights file or a 飘 policy on a rule set without a 财神.
     """
     from caishen.sim import engine
-    from caishen.sim.bots import bot_table
+    from caishen.sim.bots.registry import bot_table
     from caishen.sim.rules.options import short_repr
 
     if isinstance(policies, str):
@@ -121,7 +121,7 @@ def duplicate_chunk(n_policies: int, rules: str, options: dict, policies: tuple,
     ``seed_entropy``: the wall seed.  Returns the record columns, wall-major
     (module docstring), with the arena's columns added.
     """
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     seats = seatings(n_policies)
     slots = fill_seats(n_policies)
@@ -195,7 +195,7 @@ def n_policies_of(config: runner.RunConfig | dict) -> int:
     fn = config.chunk_fn if isinstance(config, runner.RunConfig) else config.get("chunk_fn", "")
     mod, _, name = str(fn).partition(":")
     if mod != __name__ or not name.startswith("chunk_") or name[6:] not in ("2", "3", "4"):
-        raise ValueError(f"{fn!r} is not a match's chunk function (caishen.sim.arena:chunk_2/3/4)")
+        raise ValueError(f"{fn!r} is not a match's chunk function (caishen.sim.analysis.arena:chunk_2/3/4)")
     return int(name[6:])
 
 
@@ -270,8 +270,8 @@ def wall_values(cols: dict, n_policies: int, n_seatings: int) -> dict[str, np.nd
 def _wall_batches(files, columns: list[str], n_seatings: int, batch_size: int | None = None):
     """The rows of the chunk files as column dicts holding whole walls only (a wall's rows are
     contiguous: a chunk holds whole walls, rows wall-major); the last, unfinished wall of a batch waits
-    for the next batch.  Memory: one record batch (:mod:`caishen.sim.stream`)."""
-    from caishen.sim import stream
+    for the next batch.  Memory: one record batch (:mod:`caishen.sim.selfplay.stream`)."""
+    from caishen.sim.selfplay import stream
 
     carry = None
     for batch in stream.record_batches(files, columns, batch_size or stream.BATCH_SIZE):
@@ -296,14 +296,14 @@ def summarize_match(run_dir: str | os.PathLike, batch_size: int | None = None) -
     ``index``, ``points`` with ``lo``/``hi`` (95% CI over walls), ``win``,
     ``deal_in``, ``piao`` (None without 飘); each pair row ``a``, ``b``,
     ``diff``, ``lo``, ``hi`` (paired 95% CI of a - b over walls).  Streamed
-    over the verified chunks (:mod:`caishen.sim.stream`; damaged chunks are
+    over the verified chunks (:mod:`caishen.sim.selfplay.stream`; damaged chunks are
     left out, as by ``caishen report``): memory does not grow with the
     number of walls (``batch_size``: rows per record batch, default
-    :data:`caishen.sim.stream.BATCH_SIZE`).  Raises ``ValueError`` if
+    :data:`caishen.sim.selfplay.stream.BATCH_SIZE`).  Raises ``ValueError`` if
     ``run_dir`` is not a match or has no complete wall.
     """
-    from caishen.sim import stream
-    from caishen.sim.intervals import ClusterSums
+    from caishen.sim.selfplay import stream
+    from caishen.sim.analysis.intervals import ClusterSums
 
     meta = runner.read_run_json(run_dir)
     n = n_policies_of(meta)

@@ -12,14 +12,14 @@ on at least :data:`MANY_WAITS` non-财神 kinds; the seat's chain links so far
 (The number of 财神 held is no axis: at a 飘 chance it is nearly always two,
 since with one the hand would be complete and win, K-2.6 aside.)
 
-The table comes from the counterfactual study (:mod:`caishen.sim.piao_study`:
-:func:`caishen.sim.piao_study.piao_table_bits` sets a cell where the estimated EV of
+The table comes from the counterfactual study (:mod:`caishen.sim.analysis.piao_study`:
+:func:`caishen.sim.analysis.piao_study.piao_table_bits` sets a cell where the estimated EV of
 飘 minus keep is positive).  The policy spec is ``piao_table`` (the default
 table, :data:`DEFAULT_PIAO_TABLE`, from the default study) or
 ``piao_table:BITS`` (decimal or ``0x`` hex, ``0 .. 2**64-1``; a negative
 int64 is read as its two's complement).  Outside the table's cells it plays
-``never``.  The kernel lives here, apart from :mod:`caishen.sim.policies` (which
-dispatches to it) and :mod:`caishen.sim.piao_study` (which imports the policies), so
+``never``.  The kernel lives here, apart from :mod:`caishen.sim.bots.policies` (which
+dispatches to it) and :mod:`caishen.sim.analysis.piao_study` (which imports the policies), so
 that neither imports the other in a circle.
 """
 
@@ -73,7 +73,7 @@ def _piao_table_says(st, ep, tabs, bits):
     ``many_waits`` = the hand after a 财神 discard waits on at least
     :data:`MANY_WAITS` kinds, ``chain_1`` = has chain links (K-6.5),
     ``dealer`` = is the dealer.  False without a 财神 in hand.
-    ``caishen.sim.policies`` asks it on the seat's own turn and throws a 财神 only if
+    ``caishen.sim.bots.policies`` asks it on the seat's own turn and throws a 财神 only if
     the hand then stays ready (as ``always`` does); otherwise it plays
     ``never``.
     """

@@ -1,14 +1,14 @@
-"""The streaming reduction behind :mod:`caishen.sim.balance`: batches of whole matches -> cluster sums -> rows.
+"""The streaming reduction behind :mod:`caishen.sim.analysis.balance`: batches of whole matches -> cluster sums -> rows.
 
 Every balance table is a :class:`_Table`: it :meth:`~_Table.add` s
 DataFrames of whole matches (a match never spans two batches: each hand's
 match is :func:`match_ids`), keeps per-key cluster sums (:class:`_Sums`:
 exact integer moments, paired cross sums and ratio sums of
-:mod:`caishen.sim.intervals`) and :meth:`~_Table.merge` s with the tally of
+:mod:`caishen.sim.analysis.intervals`) and :meth:`~_Table.merge` s with the tally of
 other matches, so the same code gives the in-memory tables (one batch) and
 a run's tables streamed chunk by chunk (:func:`match_batches`,
 :func:`feed_run`: memory of one batch, whatever the number of hands).  Read
-side only: nothing here shapes a run's rows (``caishen.sim.runner.READ_SIDE``).
+side only: nothing here shapes a run's rows (``caishen.sim.selfplay.runner.READ_SIDE``).
 """
 
 from __future__ import annotations
@@ -92,9 +92,9 @@ class _Batch:
 class _Sums:
     """The cluster sums of one table's rows by row key, added batch by batch (whole matches), mergeable.
 
-    Each key holds a :class:`~caishen.sim.intervals.ClusterMoments` (a mean or rate
-    of integer rows, exact), a :class:`~caishen.sim.intervals.ClusterCross` (a paired
-    difference) or a :class:`~caishen.sim.intervals.ClusterRatioSums` (a ratio of
+    Each key holds a :class:`~caishen.sim.analysis.intervals.ClusterMoments` (a mean or rate
+    of integer rows, exact), a :class:`~caishen.sim.analysis.intervals.ClusterCross` (a paired
+    difference) or a :class:`~caishen.sim.analysis.intervals.ClusterRatioSums` (a ratio of
     totals).  A key that first appears in a later batch (an exponent never
     seen before) starts from its ``base``: the sums of the same rows with
     all-zero values, kept for every batch.  ``hands`` counts the hands,
@@ -124,13 +124,13 @@ class _Sums:
 
     def moments(self, key, y: np.ndarray, n: np.ndarray, base=None) -> None:
         """Add per-cluster totals (``int64[g]`` each) of a mean over integer rows."""
-        from caishen.sim.intervals import ClusterMoments
+        from caishen.sim.analysis.intervals import ClusterMoments
 
         self._pending.append((self._get(key, ClusterMoments, base), y, n))
 
     def flush(self) -> None:
         """Add the batch's pending cluster totals to their sums, a block of columns at a time (exact integers)."""
-        from caishen.sim.intervals import exact_col_dots
+        from caishen.sim.analysis.intervals import exact_col_dots
 
         pending, self._pending = self._pending, []
         for i in range(0, len(pending), 64):
@@ -148,14 +148,14 @@ class _Sums:
 
     def diff(self, key, b: _Batch, values, rows_a, rows_b, inv=None) -> None:
         """Add the cross sums of two means of ``values`` over the same clusters (``rows_a``, ``rows_b``)."""
-        from caishen.sim.intervals import ClusterCross
+        from caishen.sim.analysis.intervals import ClusterCross
 
         ya, yb = (b.total(values, r, inv).astype(np.int64) for r in (rows_a, rows_b))
         self._get(key, ClusterCross).add(ya, b.count(rows_a, inv), yb, b.count(rows_b, inv))
 
     def ratio(self, key, b: _Batch, num, den, rows=None, inv=None, base=None) -> None:
         """Add a ratio ``sum num / sum den`` over ``rows`` of the batch (float parts)."""
-        from caishen.sim.intervals import ClusterRatioSums
+        from caishen.sim.analysis.intervals import ClusterRatioSums
 
         acc = self._get(key, ClusterRatioSums, base)
         has = b.count(rows, inv) > 0
@@ -168,7 +168,7 @@ class _Sums:
 
     def ratio_totals(self, key, num: np.ndarray, den: np.ndarray, min_num: float, min_den: float) -> None:
         """Add a ratio's per-cluster totals (``float64[g]``, clusters holding a row) and its rows' smallest parts."""
-        from caishen.sim.intervals import ClusterRatioSums
+        from caishen.sim.analysis.intervals import ClusterRatioSums
 
         self._get(key, ClusterRatioSums).add(num, den, min_num, min_den)
 
@@ -202,7 +202,7 @@ class _Rows:
         self.rows.append((section, metric, str(group), int(n), float(value), float(lo), float(hi)))
 
     def mean(self, section, metric, group, m):
-        """A mean's row from its :class:`~caishen.sim.intervals.ClusterMoments` (``n``: its rows)."""
+        """A mean's row from its :class:`~caishen.sim.analysis.intervals.ClusterMoments` (``n``: its rows)."""
         self.add(section, metric, group, m.sn, *m.ci())
 
     def rate(self, section, metric, group, m):
@@ -261,13 +261,13 @@ def match_batches(files, columns, batch_size: int | None = None):
 
     Reads one record batch of ``columns`` at a time (``pyarrow``) and
     carries a match cut by a batch boundary on to the next batch; a chunk
-    file always ends a match (:mod:`caishen.sim.runner`), so nothing is
+    file always ends a match (:mod:`caishen.sim.selfplay.runner`), so nothing is
     carried across files.  Without a ``match_hand`` column every hand is
     its own match.  Memory: about one batch, whatever the number of hands.
     """
     import pyarrow.parquet as pq
 
-    from caishen.sim import stream
+    from caishen.sim.selfplay import stream
 
     batch_size = int(batch_size or stream.BATCH_SIZE)
     for f in files:

@@ -7,9 +7,9 @@ into chunks of ``chunk_size`` hands (the last one may be shorter).  Chunk
     chunk_fn(rules: str, options: dict, policies: tuple[str, str, str, str],
              seed_entropy: int, n_hands: int) -> dict[str, np.ndarray]
 
-returning the per-hand record columns (the contract of :mod:`caishen.sim.records`).
-The real one is :func:`engine_chunk` (``caishen.sim.selfplay.play_batch``: the
-engine with the bots of ``caishen.sim.policies``); tests may pass their own.
+returning the per-hand record columns (the contract of :mod:`caishen.sim.selfplay.records`).
+The real one is :func:`engine_chunk` (``caishen.sim.selfplay.batch.play_batch``: the
+engine with the bots of ``caishen.sim.bots.policies``); tests may pass their own.
 
 Seeding: ``numpy.random.SeedSequence(seed).spawn(n_chunks)``; chunk ``i``
 always gets child ``i`` and ``seed_entropy = child.generate_state(1,
@@ -25,7 +25,7 @@ Executors: ``workers == 1`` plays in-process; otherwise a
 per core) or, with ``backend="ray"``, Ray tasks (``ray.init(address=...)``;
 local Ray when no address; ``pip install 'caishen[ray]'``; every Ray node
 needs caishen installed).  Workers return the records; the main process
-checks them and writes one Parquet file per chunk (``caishen.sim.records``), so a
+checks them and writes one Parquet file per chunk (``caishen.sim.selfplay.records``), so a
 cluster needs no shared filesystem.
 
 Run directory::
@@ -48,7 +48,7 @@ resumes to the uninterrupted rows (``tests/test_crash_consistency.py``).
 
 Resuming and repair: running the same configuration into the same directory
 first verifies every chunk file against the manifest and its own identity
-and schema (:mod:`caishen.sim.manifest`, :func:`layout`)
+and schema (:mod:`caishen.sim.selfplay.manifest`, :func:`layout`)
 and then plays exactly the chunks that are not verified -- not played yet,
 missing, short, corrupt, foreign or unrecorded -- from their seeds, so the
 rows end equal to an uninterrupted run's (:attr:`RunResult.repaired` names
@@ -95,9 +95,10 @@ from pathlib import Path
 import numpy as np
 
 from caishen.sim import __version__
-from caishen.sim import manifest, records, safeio
+from caishen.sim.selfplay import manifest, records
 
 #: hands per chunk by default (a multiple of the engine's 16-hand match)
+from caishen.sim import safeio
 DEFAULT_CHUNK_SIZE = 10_000
 #: version of the run-directory layout and of run.json (2: manifest.jsonl with checksums; 3: each chunk file
 #: carries its identity, seed, chunk and configuration digest, in its Parquet metadata)
@@ -140,12 +141,12 @@ ChunkFn = Callable[[str, dict, tuple, int, int], dict]
 # the real chunk function and what it accepts
 # ---------------------------------------------------------------------------
 def engine_chunk(rules: str, options: dict, policies: tuple, seed_entropy: int, n_hands: int) -> dict[str, np.ndarray]:
-    """Play one chunk of self-play: ``caishen.sim.selfplay.play_batch`` (one numba call).
+    """Play one chunk of self-play: ``caishen.sim.selfplay.batch.play_batch`` (one numba call).
 
     ``seed_entropy``: int in ``0 .. 2**32 - 1``.  Returns the record columns
     (``dict[str, np.ndarray]`` of length ``n_hands``).
     """
-    from caishen.sim import selfplay
+    from caishen.sim.selfplay import batch as selfplay
 
     return selfplay.play_batch(int(n_hands), int(seed_entropy), rules=rules, options=options, policies=tuple(policies))
 
@@ -159,8 +160,8 @@ def available_rules() -> list[str]:
 
 def available_policies() -> list[str]:
     """Policy names self-play knows (``threshold`` takes ``:N``, ``tuned`` a name, ``mc`` a count):
-    :func:`caishen.sim.bots.known_policies`."""
-    from caishen.sim.bots import known_policies
+    :func:`caishen.sim.bots.registry.known_policies`."""
+    from caishen.sim.bots.registry import known_policies
 
     return known_policies()
 
@@ -192,7 +193,7 @@ def parse_policies(policies: str | tuple | list) -> tuple[str, str, str, str]:
     if len(names) != N_SEATS:
         raise ValueError(f"policy list {short_repr(','.join(names))} names {len(names)} policies; give 1 (all seats) "
                          "or 4 (seats 0..3)")
-    from caishen.sim.bots import parse_bot
+    from caishen.sim.bots.registry import parse_bot
 
     for p in names:
         if p.partition(":")[0] not in available_policies():
@@ -220,7 +221,7 @@ class RunConfig:
     seed: int
     games: int
     chunk_size: int = DEFAULT_CHUNK_SIZE
-    chunk_fn: str = "caishen.sim.runner:engine_chunk"
+    chunk_fn: str = "caishen.sim.selfplay.runner:engine_chunk"
 
     def __post_init__(self):
         for name in ("seed", "games", "chunk_size"):
@@ -253,8 +254,8 @@ class RunConfig:
 
     def to_json(self) -> dict:
         """The run.json content: the config, the package version, the engine source digest and the
-        digest of the bots' weights (:func:`caishen.sim.bots.weights_digest`)."""
-        from caishen.sim.bots import weights_digest
+        digest of the bots' weights (:func:`caishen.sim.bots.registry.weights_digest`)."""
+        from caishen.sim.bots.registry import weights_digest
 
         return {
             "format": RUN_FORMAT,
@@ -280,12 +281,12 @@ def make_config(rules: str, games: int, seed: int, policies="random", options: d
     Raises ``ValueError`` naming a bad rule set, option, policy, seed,
     game count or chunk size, or a 飘 policy (``never``, ``always``,
     ``threshold:N``) on a rule set without a 财神
-    (:func:`caishen.sim.policies.check_piao_policies`).
+    (:func:`caishen.sim.bots.policies.check_piao_policies`).
     """
     opts = resolve_options(rules, options)
     pol = parse_policies(policies)
     from caishen.sim import engine
-    from caishen.sim.bots import bot_table
+    from caishen.sim.bots.registry import bot_table
 
     name, r = engine.load_rules(rules, options)
     bot_table(pol, name, int(engine.engine_params(name, r)[engine.EP_JOKER]))  # 飘 policies, weights' rule set
@@ -376,7 +377,7 @@ def config_differences(stored: dict, wanted: dict) -> list[str]:
 
 def config_digest(run_json: dict) -> str:
     """sha256 (16 hex digits) of a run's configuration (its :data:`CONFIG_KEYS`, canonical JSON): the
-    ``config`` of every chunk file's identity (:class:`caishen.sim.manifest.Layout`)."""
+    ``config`` of every chunk file's identity (:class:`caishen.sim.selfplay.manifest.Layout`)."""
     canon = json.dumps({k: run_json.get(k) for k in CONFIG_KEYS}, sort_keys=True, ensure_ascii=True,
                        separators=(",", ":"))
     return hashlib.sha256(canon.encode()).hexdigest()[:16]
@@ -385,7 +386,7 @@ def config_digest(run_json: dict) -> str:
 def layout(run_json: dict) -> manifest.Layout:
     """The chunk layout of a run (a validated run.json, :func:`validate_run_json`): what each chunk file
     must be -- its rows, its identity (format 3), the columns of the rule set's records contract and of
-    its chunk function (:func:`caishen.sim.records.file_columns`) -- and whether it keeps a manifest."""
+    its chunk function (:func:`caishen.sim.selfplay.records.file_columns`) -- and whether it keeps a manifest."""
     fmt = run_json.get("format", 1)
     return manifest.Layout(
         n_chunks=int(run_json["n_chunks"]), seed=int(run_json["seed"]), chunk_size=int(run_json["chunk_size"]),
@@ -661,7 +662,7 @@ class ChunkWriteError(RuntimeError):
 class RunResult:
     """What :func:`run` did: ``chunks_run`` played now, ``chunks_skipped`` already finished (verified);
     seconds; hands/s; ``repaired``: the chunks replayed because their file was missing, short,
-    corrupt, foreign or unrecorded, ``{chunk: (state, reason)}`` (:mod:`caishen.sim.manifest`);
+    corrupt, foreign or unrecorded, ``{chunk: (state, reason)}`` (:mod:`caishen.sim.selfplay.manifest`);
     ``pool_restarts``: process pools started again after a worker died."""
 
     run_dir: Path
@@ -779,7 +780,7 @@ def _compile_in_parent(config: RunConfig, progress: bool) -> float:
     """
     import sys
 
-    from caishen.sim.bots import has_data
+    from caishen.sim.bots.registry import has_data
     from caishen.sim.warmup import is_marked, mark
 
     part = "bots" if any(has_data(p) for p in config.policies) else "kernel"  # they compile apart

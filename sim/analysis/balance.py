@@ -1,17 +1,17 @@
 """Scoring balance of both rule sets: what each hand type, pattern and seat earns, with intervals.
 
-Every function takes per-hand records (``caishen.sim.records`` columns: a run read
-with ``caishen.sim.records.read_run``, or the columns of
-``caishen.sim.selfplay.play_batch``) and returns a tidy ``pandas.DataFrame``.
+Every function takes per-hand records (``caishen.sim.selfplay.records`` columns: a run read
+with ``caishen.sim.selfplay.records.read_run``, or the columns of
+``caishen.sim.selfplay.batch.play_batch``) and returns a tidy ``pandas.DataFrame``.
 
 Each table is a streaming reduction (:class:`KaihuaHandTypes`,
 :class:`KaihuaBalance`, :class:`JiatingPatterns`, :class:`JiatingBalance`):
 ``add`` a batch of whole matches, ``merge`` the tally of other matches,
 ``frame`` the table.  A batch is reduced to per-match totals, and those to
 the cluster sums of every row's interval (exact integer
-:class:`~caishen.sim.intervals.ClusterMoments` and
-:class:`~caishen.sim.intervals.ClusterCross` for rates, means and the dealer's
-edge; :class:`~caishen.sim.intervals.ClusterRatioSums` for shares of points),
+:class:`~caishen.sim.analysis.intervals.ClusterMoments` and
+:class:`~caishen.sim.analysis.intervals.ClusterCross` for rates, means and the dealer's
+edge; :class:`~caishen.sim.analysis.intervals.ClusterRatioSums` for shares of points),
 whose size does not depend on the number of matches.  There is one
 implementation and two entry points giving the same numbers: the functions
 below apply the reduction to a DataFrame as one batch, and
@@ -23,7 +23,7 @@ of the columns the tables read, a match cut by a batch carried on), so that
 functions on the concatenated rows).
 Intervals are 95% and over **independent units**: the *match* (hands
 ``match_hand = 0, 1, ...`` of one dealer rotation; one hand when matches
-are one hand long), the cluster of :mod:`caishen.sim.intervals`.  A "won hand" is a
+are one hand long), the cluster of :mod:`caishen.sim.analysis.intervals`.  A "won hand" is a
 hand with a winner; "points" are what the winners received (the sum of the
 positive score changes of the hand, which is also what the losers paid).
 
@@ -40,7 +40,7 @@ Kaihua (``shared/rules/kaihua.md``)
   discard pays three shares (K-8.3: share of wins that are discard or
   robbed-kong wins, and their share of points), 飘 attempts and failed 飘.
 - how each rule option moves them: :func:`compare_options` runs the same
-  walls under each option setting (``caishen.sim.selfplay.play_batch`` with one
+  walls under each option setting (``caishen.sim.selfplay.batch.play_batch`` with one
   seed) and stacks the tables with an ``option`` column.
 
 Jiating (``shared/rules/jiating.md``)
@@ -52,7 +52,7 @@ Jiating (``shared/rules/jiating.md``)
   winning seat's received points are attributed to its patterns pro rata to
   their points (a pattern worth half of ``P + G`` is credited half of what
   the winner received; the rest goes to ``G``, the kong points).  A
-  log-log plot of frequency against points (:mod:`caishen.sim.report`) shows the
+  log-log plot of frequency against points (:mod:`caishen.sim.analysis.report`) shows the
   patterns priced out of line with their rarity.
 - :func:`jiating_balance`: how often the caps bind (J-6.2: a payment whose
   uncapped ``dealer_factor (P + G)`` or ``P + G`` exceeds ``dealer_cap`` /
@@ -60,7 +60,7 @@ Jiating (``shared/rules/jiating.md``)
   dealer's mean score at each ``k``), several winners (J-3.4).
 - the value of 架听 and 硬子 (J-4.1, J-4.2) on duplicate deals, declare
   against not on the same wall continuation: :func:`declaration_value`
-  (the counterfactual rollouts of :mod:`caishen.sim.piao_study`, decisions
+  (the counterfactual rollouts of :mod:`caishen.sim.analysis.piao_study`, decisions
   ``jiating`` and ``hard``).
 """
 
@@ -69,7 +69,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from caishen.sim.balance_tally import (  # noqa: F401  (match_ids, match_batches, feed_run: public here too)
+from caishen.sim.analysis.balance_tally import (  # noqa: F401  (match_ids, match_batches, feed_run: public here too)
     BALANCE_COLUMNS,
     N_SEATS,
     _Batch,
@@ -90,7 +90,7 @@ def _seat_hands(dealer: np.ndarray, sc: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def _dealer_rows(r: _Rows, s: _Sums) -> None:
-    from caishen.sim.intervals import ClusterCross, ClusterMoments
+    from caishen.sim.analysis.intervals import ClusterCross, ClusterMoments
 
     a, b = s.get("dealer", ClusterMoments), s.get("non-dealer", ClusterMoments)
     r.mean("dealer", "score per seat-hand", "dealer", a)
@@ -168,7 +168,7 @@ class KaihuaHandTypes(_Table):
         s.ratio(("share", "zero"), b, zero, points, won)
 
     def frame(self) -> pd.DataFrame:
-        from caishen.sim.intervals import ClusterMoments, ClusterRatioSums
+        from caishen.sim.analysis.intervals import ClusterMoments, ClusterRatioSums
 
         s = self.sums
         if "won" not in s.seen:
@@ -234,7 +234,7 @@ class KaihuaBalance(_Table):
                 s.seen.add("piao")
 
     def frame(self) -> pd.DataFrame:
-        from caishen.sim.intervals import ClusterMoments, ClusterRatioSums
+        from caishen.sim.analysis.intervals import ClusterMoments, ClusterRatioSums
 
         s = self.sums
         if s.hands == 0:
@@ -276,7 +276,7 @@ def compare_options(settings: dict, hands: int, seed: int = 0, rules: str = "kai
     from the stream the walls come from).  ``tables``: the functions to
     apply (default: the rule set's two tables).
     """
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     if not settings:
         raise ValueError("no option settings to compare")
@@ -360,7 +360,7 @@ class JiatingPatterns(_Table):
             s.ratio_totals(("share", pid), share_g[:, j], got_g, share_min[j], got_min)
 
     def frame(self) -> pd.DataFrame:
-        from caishen.sim.intervals import ClusterMoments, ClusterRatioSums
+        from caishen.sim.analysis.intervals import ClusterMoments, ClusterRatioSums
 
         s = self.sums
         if "won" not in s.seen:
@@ -453,7 +453,7 @@ class JiatingBalance(_Table):
         s.mean("several winners", b, n_win >= 2, won)
 
     def frame(self) -> pd.DataFrame:
-        from caishen.sim.intervals import ClusterMoments
+        from caishen.sim.analysis.intervals import ClusterMoments
 
         s = self.sums
         if s.hands == 0:
@@ -497,7 +497,7 @@ def run_tables(run_dir, files=None, options=None, batch_size: int | None = None,
     number of hands).
 
     ``files``: the run's verified chunk files (default
-    :func:`caishen.sim.stream.verified_chunk_files`); ``options``: the run's
+    :func:`caishen.sim.selfplay.stream.verified_chunk_files`); ``options``: the run's
     rule options (default its ``run.json``'s); ``extra``: more streaming
     tables fed the same batches (``columns()``, ``add(df)``: the report's
     histogram).  Returns ``{"hand_types",
@@ -506,7 +506,7 @@ def run_tables(run_dir, files=None, options=None, batch_size: int | None = None,
     the concatenated rows (up to float rounding).  Raises ``ValueError`` for
     no verified chunk, or as those functions do.
     """
-    from caishen.sim import runner, stream
+    from caishen.sim.selfplay import runner, stream
 
     meta = runner.read_run_json(run_dir)
     if files is None:
@@ -529,7 +529,7 @@ def declaration_value(hands: int = 2_000, seed: int = 0, rollouts: int = 4, poli
                       workers: int | None = 1, progress: bool = False, hard_hands: int | None = None) -> pd.DataFrame:
     """The value of 架听 (J-4.1) and 硬子 (J-4.2): declare minus not, on the same wall continuation.
 
-    Runs :func:`caishen.sim.piao_study.run_study` with the decisions ``jiating`` and
+    Runs :func:`caishen.sim.analysis.piao_study.run_study` with the decisions ``jiating`` and
     ``hard`` (every offered declaration is studied: both branches, ``R``
     rollouts each) and returns ``decision, points, hands, diff, ci_low,
     ci_high, alt_won, base_won`` (diff = the declaring seat's points,
@@ -540,7 +540,7 @@ def declaration_value(hands: int = 2_000, seed: int = 0, rollouts: int = 4, poli
     is offered in about 0.1% of hands, and its points cost little, since
     only the rollouts are scored in Python, J-6).
     """
-    from caishen.sim.piao_study import estimate, run_study
+    from caishen.sim.analysis.piao_study import estimate, run_study
 
     rows = []
     for decision in ("jiating", "hard"):

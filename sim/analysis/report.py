@@ -17,26 +17,26 @@ simulate    ``run.json``     score per seat-hand by seat and dealer, win types,
 (or match)                   the winner's gain (log scales, fixed bins
                              :data:`GAIN_EDGES`); Kaihua: hand types
                              and exponents (frequency against points, share
-                             of points, :mod:`caishen.sim.balance`), 飘财 rates;
+                             of points, :mod:`caishen.sim.analysis.balance`), 飘财 rates;
                              Jiating: pattern frequency against points
                              (log-log), caps and the dealer's streak
 sweep       ``sweep.json``   every metric by grid point with its 95% CI, and
-                             the difference to the baseline (:mod:`caishen.sim.study`)
+                             the difference to the baseline (:mod:`caishen.sim.analysis.study`)
 study       ``study.json``   the EV of the alternative minus the base by each
-                             feature (:mod:`caishen.sim.piao_study`)
+                             feature (:mod:`caishen.sim.analysis.piao_study`)
 ==========  ===============  ================================================
 
 A simulate run's page covers every hand of its verified chunks, in memory
 that does not grow with the hands: the summary streams them
-(:func:`caishen.sim.summary.summarize_run`), and so do the balance tables and
-the figures drawn from them (:func:`caishen.sim.balance.run_tables`, with the
+(:func:`caishen.sim.analysis.summary.summarize_run`), and so do the balance tables and
+the figures drawn from them (:func:`caishen.sim.analysis.balance.run_tables`, with the
 winner's-gain counts :class:`GainCounts` fed the same batches); the chunks
 are verified once for both.  ``benchmarks/bench_summary_scale.py`` measures
 the peak memory on runs of 10^7 and 10^8 hands.
 
 Any other directory is a ``ValueError`` naming it, and nothing is written.
 Intervals on the figures are the 95% intervals of the tables (over
-independent units: matches, walls or hands; :mod:`caishen.sim.intervals`).
+independent units: matches, walls or hands; :mod:`caishen.sim.analysis.intervals`).
 Matplotlib is an optional dependency (``pip install 'caishen[report]'``).
 """
 
@@ -82,7 +82,7 @@ def _labels(values) -> list[str]:
 
 def run_kind(run_dir) -> str:
     """``"sweep"``, ``"study"``, ``"match"`` or ``"simulate"`` by the marker file (a match is a run whose
-    run.json names an arena chunk function, :mod:`caishen.sim.arena`); ``ValueError`` for anything else."""
+    run.json names an arena chunk function, :mod:`caishen.sim.analysis.arena`); ``ValueError`` for anything else."""
     d = Path(run_dir)
     if not d.is_dir():
         raise ValueError(f"{str(run_dir)!r} is not a directory")
@@ -91,13 +91,13 @@ def run_kind(run_dir) -> str:
     if (d / "study.json").exists():
         return "study"
     if (d / "run.json").exists():
-        from caishen.sim import runner
+        from caishen.sim.selfplay import runner
 
         try:
             fn = safeio.read_json(d / "run.json", runner.MAX_RUN_JSON).get("chunk_fn", "")
         except (OSError, ValueError):
             fn = ""  # the runner names what is wrong with run.json
-        return "match" if str(fn).startswith("caishen.sim.arena:") else "simulate"
+        return "match" if str(fn).startswith("caishen.sim.analysis.arena:") else "simulate"
     raise ValueError(f"{str(run_dir)!r} is not a run directory (no run.json), nor a sweep (no sweep.json) or a "
                      "study (no study.json)")
 
@@ -186,7 +186,7 @@ GAIN_EDGES = np.concatenate([np.arange(-0.5, 11), np.unique(np.round(np.geomspac
 
 class GainCounts:
     """The winner's gain (the points a won hand moves: the sum of the positive score changes) counted over the
-    fixed bins :data:`GAIN_EDGES`, batch by batch (a table of :func:`caishen.sim.balance.feed_run`)."""
+    fixed bins :data:`GAIN_EDGES`, batch by batch (a table of :func:`caishen.sim.analysis.balance.feed_run`)."""
 
     def __init__(self):
         self.counts = np.zeros(len(GAIN_EDGES) - 1, np.int64)
@@ -219,7 +219,8 @@ def _gain_figure(plt, counts: np.ndarray):
 
 
 def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
-    from caishen.sim import balance, runner, stream, summary
+    from caishen.sim.analysis import balance, summary
+    from caishen.sim.selfplay import runner, stream
 
     files, check = stream.verified_chunk_files(run_dir, runner.read_run_json(run_dir))
     rows, defs, meta, done = summary.summarize_run(run_dir, verification=check)
@@ -308,7 +309,7 @@ def pattern_figure(plt, pat: pd.DataFrame):
 # sweeps and studies
 # ---------------------------------------------------------------------------
 def _report_sweep(page: _Page, run_dir: Path, plt) -> None:
-    from caishen.sim import study
+    from caishen.sim.analysis import study
 
     doc, table = study.read_sweep(run_dir)
     axes = list(doc["grid"]["axes"])
@@ -337,7 +338,7 @@ def _report_sweep(page: _Page, run_dir: Path, plt) -> None:
 
 
 def _report_study(page: _Page, run_dir: Path, plt) -> None:
-    from caishen.sim import piao_study
+    from caishen.sim.analysis import piao_study
 
     doc, pts, _ = piao_study.read_points(run_dir)  # verified chunks only
     by = piao_study.PIAO_FEATURES if doc.get("decision") == "piao" else ()
@@ -354,7 +355,7 @@ def _report_study(page: _Page, run_dir: Path, plt) -> None:
 
 
 def _report_match(page: _Page, run_dir: Path, plt) -> None:
-    from caishen.sim import arena
+    from caishen.sim.analysis import arena
 
     summ = arena.summarize_match(run_dir)
     arena.save_summary(run_dir, summ)

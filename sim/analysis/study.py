@@ -2,7 +2,7 @@
 
 ``caishen sweep`` (and :func:`sweep` in Python) plays every point of a grid
 -- the Cartesian product of rule-option values and *hero* policies -- on the
-same walls (common random numbers), through the runner (:mod:`caishen.sim.runner`:
+same walls (common random numbers), through the runner (:mod:`caishen.sim.selfplay.runner`:
 worker processes or Ray, resumable Parquet chunks), and returns a tidy
 table: one row per grid point and metric, its value with a 95% interval over
 walls, and its difference to a named baseline point with the paired 95%
@@ -12,14 +12,14 @@ Design
 ------
 - **Walls.** Every hand is its own one-hand match: its wall and dealer come
   from the run's seed and the hand's index only (``play_batch(...,
-  wall_seed=...)``, :mod:`caishen.sim.selfplay`'s duplicate deals), never from the
+  wall_seed=...)``, :mod:`caishen.sim.selfplay.batch`'s duplicate deals), never from the
   grid point or the bots (a random bot draws from its own stream), so wall
   ``w`` is the same deal at every point and the difference of a metric
   between two points is paired wall by wall.  (Dealer rotation and
   the Jiating streak, J-2.4, therefore play no part in a sweep; the
-  ``simulate`` runs and :mod:`caishen.sim.balance` measure those.)  Walls are
+  ``simulate`` runs and :mod:`caishen.sim.analysis.balance` measure those.)  Walls are
   independent, so an interval over walls is an interval over independent
-  units (:mod:`caishen.sim.intervals`).
+  units (:mod:`caishen.sim.analysis.intervals`).
 - **The hero.** A policy grid value is the policy of one seat, the *hero*;
   the other three seats play the *field* policy (``--field``, default
   ``greedy``).  Each chunk plays a quarter of its walls with the hero at
@@ -117,9 +117,9 @@ def parse_grid(rules: str, options=(), policies=None, field: str = "greedy") -> 
     Raises ``ValueError`` naming an unknown option or policy, a bad value,
     a repeated axis, or an empty grid.
     """
-    from caishen.sim import runner
+    from caishen.sim.selfplay import runner
     from caishen.sim.engine import EP_JOKER, engine_params, load_rules
-    from caishen.sim.policies import check_piao_policy, parse_policy
+    from caishen.sim.bots.policies import check_piao_policy, parse_policy
     from caishen.sim.rules.options import short_repr
 
     if rules not in runner.available_rules():
@@ -225,10 +225,10 @@ def sweep_chunk(rules: str, options: dict, policies: tuple, seed_entropy: int, n
     ``SeedSequence(seed_entropy).spawn(4)[r]`` only (duplicate deals,
     ``play_batch(wall_seed=...)``), so every grid point plays the same walls
     with the hero at the same seat.  Returns the record
-    columns of :func:`caishen.sim.selfplay.play_batch` (``hand`` renumbered
+    columns of :func:`caishen.sim.selfplay.batch.play_batch` (``hand`` renumbered
     ``0..n-1``) plus ``hero: int8``.
     """
-    from caishen.sim.selfplay import play_batch
+    from caishen.sim.selfplay.batch import play_batch
 
     hero, field = policies[0], policies[1]
     seeds = [int(c.generate_state(1, np.uint32)[0]) for c in np.random.SeedSequence(int(seed_entropy)).spawn(4)]
@@ -280,7 +280,7 @@ def wall_metrics(df: pd.DataFrame, rules: str) -> pd.DataFrame:
 
 def metric_table(grid: dict, per_point: list[pd.DataFrame], baseline: dict) -> pd.DataFrame:
     """The tidy table from each point's per-wall metrics (same walls, same order at every point)."""
-    from caishen.sim.intervals import cluster_mean_ci
+    from caishen.sim.analysis.intervals import cluster_mean_ci
 
     points = grid_points(grid)
     index = {tuple(str(v) for v in p.values()): i for i, p in enumerate(points)}
@@ -308,7 +308,7 @@ def streamed_metric_table(grid: dict, point_dirs: list, baseline: dict) -> pd.Da
 
     Chunk ``c`` of every point holds the same walls (one seed, walls and
     chunk size for the whole sweep), so the points' chunks are read side by
-    side, chunk by chunk, into :class:`caishen.sim.intervals.ClusterSums` of
+    side, chunk by chunk, into :class:`caishen.sim.analysis.intervals.ClusterSums` of
     each point's per-wall metrics and of its differences from its baseline
     point (every wall its own cluster: the Student-t intervals of
     :func:`metric_table`, equal up to float rounding; a test).  Raises
@@ -317,8 +317,8 @@ def streamed_metric_table(grid: dict, point_dirs: list, baseline: dict) -> pd.Da
     """
     import pyarrow.parquet as pq
 
-    from caishen.sim import stream
-    from caishen.sim.intervals import ClusterSums
+    from caishen.sim.selfplay import stream
+    from caishen.sim.analysis.intervals import ClusterSums
 
     rules = grid["rules"]
     points = grid_points(grid)
@@ -368,7 +368,7 @@ def streamed_metric_table(grid: dict, point_dirs: list, baseline: dict) -> pd.Da
 # running a sweep
 # ---------------------------------------------------------------------------
 def _point_config(grid: dict, point: dict, walls: int, seed: int, chunk_size: int):
-    from caishen.sim import runner
+    from caishen.sim.selfplay import runner
 
     options = {k: v for k, v in point.items() if k != POLICY_AXIS}
     hero = point.get(POLICY_AXIS, grid["field"])
@@ -383,11 +383,11 @@ def sweep(rules: str, out, *, options=(), policies=None, field: str = "greedy", 
 
     Arguments as :func:`parse_grid` and :func:`parse_baseline`; ``walls``:
     hands per point (1..10**9); ``seed``: the walls' root seed; the others
-    as :func:`caishen.sim.runner.run`.  Everything is validated before ``out`` is
+    as :func:`caishen.sim.selfplay.runner.run`.  Everything is validated before ``out`` is
     touched; ``ValueError`` names a bad value, a repeated run into ``out``
     with another grid, or an ``out`` that holds something else.
     """
-    from caishen.sim import runner
+    from caishen.sim.selfplay import runner
 
     grid = parse_grid(rules, options, policies, field)
     base = parse_baseline(grid, baseline)
@@ -485,7 +485,7 @@ def _check_sweep_json(doc: dict, where) -> dict:
     n = int(np.prod([len(v) for v in grid["axes"].values()]))
     if n > MAX_POINTS:
         bad("grid", f"a grid of at most {MAX_POINTS} points")
-    from caishen.sim.runner import MAX_CHUNK_SIZE
+    from caishen.sim.selfplay.runner import MAX_CHUNK_SIZE
 
     for key, lo, hi in (("walls", 1, 10**9), ("seed", 0, 2**63 - 1), ("chunk_size", 1, MAX_CHUNK_SIZE)):
         v = doc.get(key)

@@ -2,11 +2,11 @@
 
 ``play_batch(n_hands, seed, rules, options, policies)`` shuffles a wall per
 hand from the stream of :mod:`caishen.sim.rng` (seeded once per call), plays it to
-the end with one policy per seat (:mod:`caishen.sim.bots`: the kernel policies of
-:mod:`caishen.sim.policies`, ``tuned:NAME`` and ``mc:N``) and returns the per-hand record
+the end with one policy per seat (:mod:`caishen.sim.bots.registry`: the kernel policies of
+:mod:`caishen.sim.bots.policies`, ``tuned:NAME`` and ``mc:N``) and returns the per-hand record
 columns of :data:`caishen.sim.engine.RECORD_COLUMNS`.  Matches of ``match_len``
 hands rotate the dealer (K-3.3).  The same seed, rules, options and policies
-give the same hands.  This is what the runner (:mod:`caishen.sim.runner`) calls per
+give the same hands.  This is what the runner (:mod:`caishen.sim.selfplay.runner`) calls per
 chunk; the engine itself knows no bots.
 
 Duplicate deals (``wall_seed``)
@@ -21,7 +21,7 @@ streak 0 (J-2.4), and ``match_len`` is ignored.  So the same ``wall_seed``
 deals the same walls to the same seats whatever the policies, their seat
 order or the options that do not change the wall (all of today's options:
 the wall is always 136 tiles; ``reserved_tiles`` only changes where it ends).
-This is what a duplicate-deal comparison needs (:mod:`caishen.sim.arena`: each wall
+This is what a duplicate-deal comparison needs (:mod:`caishen.sim.analysis.arena`: each wall
 played once per seat rotation).  Without ``wall_seed`` nothing changes.
 """
 
@@ -62,8 +62,8 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.hand import _shanten
-from caishen.sim.bots import POLICY_TUNED, _bot_action, bot_table, make_context
-from caishen.sim.policies import POLICY_RANDOM, _choose_action
+from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context
+from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action
 from caishen.sim.rng import _rng_below, _rng_seed
 from caishen.sim.tables import hand_tables
 from caishen.sim.validate import check_int
@@ -102,7 +102,7 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     turn, held a joker and would have been ready (shanten <= 0) after
     discarding it: a 飘财 chance (K-9.1), taken or not.  With ``check`` the
     invariant checker runs after every step (an illegal bot action is
-    reported as ``-1``).  ``bx``: the bot context (:func:`caishen.sim.bots.make_context`), or
+    reported as ``-1``).  ``bx``: the bot context (:func:`caishen.sim.bots.registry.make_context`), or
     None when every seat plays a kernel policy (the bots are then not compiled: the first run of
     the main job compiles less).
     """
@@ -122,7 +122,7 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
             st.hands[s, joker] += 1
         if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call
             a = _random_action(st)
-        elif policies[s, 0] >= POLICY_TUNED:  # the bots with data (caishen.sim.bots)
+        elif policies[s, 0] >= POLICY_TUNED:  # the bots with data (caishen.sim.bots.registry)
             if bx is None:  # no bot context: numba prunes this branch at compile time, so a batch of
                 return -1   # kernel policies never compiles the bots (play_batch passes a context when needed)
             a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
@@ -174,7 +174,7 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
 
     ``policies: int64[4, 2]`` (code, param) per seat, kernel policies only
-    (:func:`caishen.sim.policies.policy_table`); ``work: int64[4, 34]`` scratch for
+    (:func:`caishen.sim.bots.policies.policy_table`); ``work: int64[4, 34]`` scratch for
     the bots.  ``chance: int8[n, 4]``: the 飘财 chances (:func:`_play_hand`).
     With ``check`` the invariant checker runs after the deal and after every
     step.  Returns ``(hand, error)``: ``(-1, 0)`` when all is well, else the
@@ -194,7 +194,7 @@ def _play_batch_walls(seed, wall_seed, n_hands, match_len, policies, ep, rp, tab
     ``seed`` (the classic batch); ``0 .. 2**32-1``: hand ``h``'s wall and
     dealer from :func:`_duplicate_deal`, every hand a one-hand match
     (``match_len`` ignored), the stream seeded by ``seed`` left to the bots.
-    ``bx``: the bot context of ``policies`` (:func:`caishen.sim.bots.make_context`).
+    ``bx``: the bot context of ``policies`` (:func:`caishen.sim.bots.registry.make_context`).
     """
     # borrowed views: no atomic reference counting in the inlined deal and steps (_borrowed)
     ep = _borrowed(ep)
@@ -265,8 +265,8 @@ def play_batch(
 
     ``seed``: int in ``0 .. 2**32 - 1``.  ``policies``: one spec for every
     seat or four (``"greedy"``, ``"greedy,greedy,always,threshold:30"``,
-    ``"tuned:kaihua,mc:16,greedy,greedy"``; see :mod:`caishen.sim.policies` and
-    :mod:`caishen.sim.bots`).  ``match_len``: hands per match (dealer rotation,
+    ``"tuned:kaihua,mc:16,greedy,greedy"``; see :mod:`caishen.sim.bots.policies` and
+    :mod:`caishen.sim.bots.registry`).  ``match_len``: hands per match (dealer rotation,
     K-3.3).  ``check``: run the invariant checker after every step (slower).
     ``wall_seed``: None (walls from ``seed``), or an int in ``0 .. 2**32 - 1``
     for duplicate deals: hand ``h``'s wall and dealer depend on
@@ -277,7 +277,7 @@ def play_batch(
     :data:`caishen.sim.engine.RECORD_COLUMNS` (Jiating: ``caishen.sim.rules.jiating.records.COLUMNS``,
     its wins scored by ``caishen.sim.rules.jiating``).  Raises ``ValueError`` for bad
     arguments (also a 飘 policy on a rule set without a 财神,
-    :func:`caishen.sim.policies.check_piao_policy`, and weights tuned for another
+    :func:`caishen.sim.bots.policies.check_piao_policy`, and weights tuned for another
     rule set) and ``RuntimeError`` if the
     checker finds a violation.
     """

@@ -20,7 +20,7 @@ At a decision with more than one reasonable action the bot
 3. plays every candidate on every determinization (the same ones for all
    candidates: common random numbers, so the comparison is paired), then
    its own seat with its *base policy* and every other seat with the greedy
-   bot (``caishen.sim.policies``) to the *end of the hand* (win or 流局: the
+   bot (``caishen.sim.bots.policies``) to the *end of the hand* (win or 流局: the
    rollouts stop there, no match or streak value beyond the hand);
 4. keeps its base policy's choice unless another candidate gains more points
    for its own seat than that one (the mean of the paired differences over the
@@ -30,14 +30,14 @@ At a decision with more than one reasonable action the bot
    ``caishen.sim.rules.jiating.kernels`` and paid by J-6.
 
 This is the rollout algorithm (policy improvement by simulation): the base
-policy is the tuned bot of the rule set (``mc:N``, :mod:`caishen.sim.tuned` with
+policy is the tuned bot of the rule set (``mc:N``, :mod:`caishen.sim.bots.tuned` with
 ``agents/tuned/<rules>.json``) or greedy (``mc:N:greedy``, the tuned bot
 with ``GREEDY_WEIGHTS``); the search changes its choice only where the
 rollouts say another action is better.
 
 Candidates: on its own turn the base policy's action, the discards that keep the
 best shanten (at most :data:`MAX_TIED` of them, most live effective tiles
-first), the least dangerous discard (``caishen.sim.policies`` "Defence") when an
+first), the least dangerous discard (``caishen.sim.bots.policies`` "Defence") when an
 opponent may be ready, a 财神 discard (飘财, K-9.1) and every legal kong;
 on a claim, ``pass`` and every legal pong, chow and exposed kong; on an
 offered discard win, the win and ``pass`` (a discard win is paid by the
@@ -123,7 +123,7 @@ from caishen.sim.engine import (
 )
 from caishen.sim.engine.claims import _build_claims
 from caishen.sim.hand import _shanten, _shanten_each_change
-from caishen.sim.policies import (
+from caishen.sim.bots.policies import (
     POLICY_GREEDY,
     _W_AFTER,
     _W_DRAW,
@@ -138,7 +138,7 @@ from caishen.sim.rng import _rng_below
 from caishen.sim.rules.jiating import _payments as _jiating_payments
 from caishen.sim.rules.jiating.kernels import _score_win
 from caishen.sim.tiles import MELD_KONG_CONCEALED
-from caishen.sim.tuned import _tuned_action
+from caishen.sim.bots.tuned import _tuned_action
 
 #: most tied discards searched besides greedy's, the safest and the 财神
 MAX_TIED = 2
@@ -404,7 +404,7 @@ def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sims, fb, ib, rng, jt, bf
     """The search bot's action for the seat to act (module docstring).
 
     ``n_det``: determinizations (``N`` of ``mc:N``); ``w: float64[N_W]``: the
-    weights of its base policy (:mod:`caishen.sim.tuned`; ``GREEDY_WEIGHTS`` play as
+    weights of its base policy (:mod:`caishen.sim.bots.tuned`; ``GREEDY_WEIGHTS`` play as
     greedy); ``mask``: the legal mask of ``st``; ``work: int64[4, 34]``:
     scratch of the policy kernels; ``sims: STATE_DTYPE[2]``: scratch states
     (the determinized root and the rollout); ``fb: float64[4, 160]``, ``ib:

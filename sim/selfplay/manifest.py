@@ -41,7 +41,7 @@ it into one of
   the rename and the manifest line, or the file was put there by hand);
 - ``not_played``: neither a file nor a line (the run has not got there).
 
-Every chunk is reproducible from its seed (:func:`caishen.sim.runner.chunk_seeds`),
+Every chunk is reproducible from its seed (:func:`caishen.sim.selfplay.runner.chunk_seeds`),
 so ``caishen simulate`` with the same arguments (or ``caishen simulate
 --resume RUN_DIR``) replays exactly the chunks that are not ``ok``; the
 summaries (``caishen report``) read only the ``ok`` ones and name the rest.
@@ -64,7 +64,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from caishen.sim import records, safeio
+from caishen.sim.selfplay import records
+from caishen.sim import safeio
 
 MANIFEST = "manifest.jsonl"
 #: the chunk states of :func:`verify`, in the order reports list them
@@ -86,7 +87,7 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 @dataclasses.dataclass(frozen=True)
 class Layout:
     """What the chunk files of one run must be (built from its run.json by
-    :func:`caishen.sim.runner.layout`, or from a study's study.json).
+    :func:`caishen.sim.selfplay.runner.layout`, or from a study's study.json).
 
     ``n_chunks``: chunks of the run; ``seed``: its root seed (each chunk's
     ``seed`` column, when ``columns`` has one); ``chunk_size`` / ``games``:
@@ -139,7 +140,7 @@ def parquet_bytes(table: pa.Table) -> bytes:
 def commit_chunk(run_dir: str | os.PathLike, chunk: int, table: pa.Table, layout: Layout | None = None) -> dict:
     """Write chunk ``chunk`` of a run atomically and record it in the manifest.
 
-    ``table``: the chunk's rows (:func:`caishen.sim.records.chunk_table`);
+    ``table``: the chunk's rows (:func:`caishen.sim.selfplay.records.chunk_table`);
     ``layout``: the run's (its identity goes into the file's metadata; None:
     none).  Steps: bytes and sha256 in memory, a new dot-prefixed temporary
     file (fsync), ``os.replace`` onto ``chunks/chunk-NNNNN.parquet``
@@ -469,14 +470,14 @@ def verify(run_dir: str | os.PathLike, run_json: dict | None = None, checksums: 
 
     ``run_json``: the run's configuration (read from ``run_dir`` and
     validated when None); ``layout``: the chunk layout (default: that of
-    ``run_json``, :func:`caishen.sim.runner.layout`); ``checksums``: hash
+    ``run_json``, :func:`caishen.sim.selfplay.runner.layout`); ``checksums``: hash
     every file (False: sizes and footers only, for a quick look).  Memory
     and time grow with the chunk files and the manifest's lines, never with
     the chunks not played yet beyond one list entry each.  Raises
     ``ValueError`` if ``run_dir`` is not a run directory.
     """
     if layout is None:
-        from caishen.sim import runner
+        from caishen.sim.selfplay import runner
 
         layout = runner.layout(run_json if run_json is not None else runner.read_run_json(run_dir))
     run_dir = Path(run_dir)

@@ -1,0 +1,20 @@
+"""The bots: every kernel bot and every bot with data, and the one registry of their specs.
+
+====================  ======================================================================
+module                what it is
+====================  ======================================================================
+``policies``          the kernel policies (``random``, ``greedy``, ``greedy_safe``, the 飘
+                      policies ``never`` / ``always`` / ``threshold:N``) and the danger model
+``piao_table``        the ``piao_table`` policy: 飘 where a measured table says it pays
+``tuned``             the parametric bot (a linear score over features its seat can see)
+``search``            the search bot ``mc:N`` (determinized rollouts)
+``registry``          every spec by name: one grammar, one parser, the bots' data (weights)
+                      and the one numba dispatch that plays them all (``_bot_action``)
+====================  ======================================================================
+
+Imports go down this list, never up: a module imports only modules above it
+in the table, the engine (:mod:`caishen.sim.engine`), the rule sets
+(:mod:`caishen.sim.rules`) and the game layer (:mod:`caishen.sim.hand`,
+:mod:`caishen.sim.tiles`, ...).  Nothing here imports the play layer
+(:mod:`caishen.sim.selfplay`), the analysis, the environments or the agents.
+"""
