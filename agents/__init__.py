@@ -13,7 +13,7 @@ identically one action at a time and inside a million-hand run:
 
 Policies: ``random``, ``greedy``, ``greedy_safe``, ``never``, ``always``,
 ``threshold:N`` (see :mod:`caishen.sim.bots.policies`), ``tuned:NAME`` (the parametric
-bot with the weights of ``agents/tuned/NAME.json``: ``tuned:kaihua``,
+bot with the weights of ``sim/rules/NAME/tuned.json``: ``tuned:kaihua``,
 ``tuned:jiating``) and ``mc:N`` (the search bot; see :mod:`caishen.sim.bots.registry`).  A
 bot reads only what its seat may see.
 ``ppo:PATH`` loads a ``MaskablePPO`` checkpoint written by

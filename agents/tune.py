@@ -35,8 +35,8 @@ any seed plays walls this tuning never saw.
 
 Usage::
 
-    caishen train --rules kaihua --out agents/tuned/kaihua.json
-    python -m caishen.agents.tune --rules jiating --out agents/tuned/jiating.json --walls 800
+    caishen train --rules kaihua --out sim/rules/kaihua/tuned.json
+    python -m caishen.agents.tune --rules jiating --out sim/rules/jiating/tuned.json --walls 800
 """
 
 from __future__ import annotations

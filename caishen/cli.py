@@ -623,7 +623,7 @@ def _add_match(sub) -> None:
     p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
     p.add_argument("--policies", required=True,
                    help="2 to 4 comma-separated specs: random, greedy, greedy_safe, never, always, threshold:N, "
-                   "piao_table, tuned:NAME (agents/tuned/NAME.json, or a .json path), mc:N (search bot, N "
+                   "piao_table, tuned:NAME (sim/rules/NAME/tuned.json, or a .json path), mc:N (search bot, N "
                    "determinizations, base tuned:RULES), mc:N:greedy (the same with greedy as its base)")
     p.add_argument("--walls", type=int, required=True, help="walls to play (each in every seating)")
     p.add_argument("--seed", type=int, default=0, help="root seed, 0..2**63-1 (default 0)")
@@ -687,7 +687,7 @@ def _add_train(sub) -> None:
         description="Fit the weights of the parametric bot (caishen.sim.bots.tuned) with CMA-ES: each candidate plays "
         "duplicate deals (both seatings of A B A B) against a fixed pool of opponents, fitness = its mean "
         "points per hand; the walls are fixed per generation (common random numbers). Writes the weights "
-        "as JSON (loadable as tuned:PATH, or tuned:NAME from agents/tuned/NAME.json) with the command that "
+        "as JSON (loadable as tuned:PATH, or tuned:NAME from sim/rules/NAME/tuned.json) with the command that "
         "reproduces them.",
     )
     p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")

@@ -2,7 +2,7 @@
 
 The toy ``plain`` rule set: no joker, no chow, no declarations, no 飘;
 any complete hand wins (the shape win test, ``WIN_KERNEL_SHAPE``) and is
-paid by Kaihua's K-8 payments at exponent 0 (``PAYMENTS_KAIHUA``: 4 points
+paid by Kaihua's K-8 payments at exponent 0 (``PAYMENTS_EXPONENT``: 4 points
 a share when the dealer pays or wins, else 2); its own options (Kaihua's
 option fields with other defaults) and its own facts.  It is registered at
 test time and plays checked hands through ``play_batch``, ``Game`` and the
@@ -58,7 +58,7 @@ def score(case: dict, rules: PlainRules | None = None) -> dict:
 # steps 3, 4, 6: kernel codes reused, no record finisher (the engine's columns), registered
 def make_ruleset(**changes) -> rulesets.RuleSet:
     fields = dict(name="plain", title="a toy rule set", options=PlainRules, facts=FACTS,
-                  win_kernel=kernels.WIN_KERNEL_SHAPE, payments=kernels.PAYMENTS_KAIHUA,
+                  win_kernel=kernels.WIN_KERNEL_SHAPE, payments=kernels.PAYMENTS_EXPONENT,
                   score=f"{__name__}:score", plain_case={})
     fields.update(changes)
     return rulesets.RuleSet(**fields)

@@ -10,7 +10,7 @@ one numba dispatch that plays them all (:func:`_bot_action`):
 spec            bot
 =============== ================================================================
 ``tuned:NAME``  the parametric bot of :mod:`caishen.sim.bots.tuned` with the weights of
-                ``agents/tuned/NAME.json`` (shipped: ``kaihua``, ``jiating``);
+                ``sim/rules/NAME/tuned.json`` (shipped by each rule set);
                 ``tuned:PATH.json`` reads another weights file
 ``mc:N``        the search bot of :mod:`caishen.sim.bots.search`: ``N`` determinizations
                 (1..4096) per decision, rollouts to the end of the hand; its
@@ -53,8 +53,8 @@ POLICY_MC = 11
 #: bots with data: name -> (code, takes a parameter)
 BOT_POLICIES = {"tuned": (POLICY_TUNED, True), "mc": (POLICY_MC, True)}
 
-#: where ``tuned:NAME`` looks for ``NAME.json``
-TUNED_DIR = Path(__file__).resolve().parent.parent / "agents" / "tuned"
+#: the file name of a rule set's shipped tuned weights, in its package folder (``tuned:<rule set>``)
+TUNED_FILE = "tuned.json"
 #: bytes of a weights file at most (a tuned file with its history is a few KB)
 MAX_WEIGHTS_FILE = 4 << 20
 #: the scratch width of the search bot's rows (>= 136 tiles, >= its candidates)
@@ -73,10 +73,22 @@ def _short(x) -> str:
 
 
 def tuned_path(name: str) -> Path:
-    """The weights file of ``tuned:NAME``: ``agents/tuned/NAME.json`` for a plain name, else the path."""
+    """The weights file of ``tuned:NAME``: a rule set's shipped ``tuned.json`` for a rule set's name
+    (``sim/rules/<name>/tuned.json``), else the path ``NAME``."""
     if re.fullmatch(r"[A-Za-z0-9_-]+", name):
-        return TUNED_DIR / f"{name}.json"
+        from caishen.sim import rules
+
+        if name in rules.names():
+            return rules.get(name).data_path(TUNED_FILE)
+        return Path(f"{name}.json")
     return Path(name)
+
+
+def shipped_tuned() -> list[str]:
+    """The rule sets that ship tuned weights (``tuned:<name>`` loads without a path)."""
+    from caishen.sim import rules
+
+    return [n for n in rules.names() if rules.get(n).data_path(TUNED_FILE).is_file()]
 
 
 def load_tuned(name: str) -> tuple[np.ndarray, dict]:
@@ -93,7 +105,7 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
         meta = safeio.read_json(path, MAX_WEIGHTS_FILE, follow=True, what="a weights file",
                                 constants=True)  # a NaN weight is named by check_weights
     except FileNotFoundError:
-        shipped = ", ".join(sorted(p.stem for p in TUNED_DIR.glob("*.json"))) or "none"
+        shipped = ", ".join(shipped_tuned()) or "none"
         raise ValueError(f"tuned:{_short(name)}: cannot read {str(path)!r} (No such file or directory); "
                          f"shipped: {shipped}") from None
     except safeio.FileError as e:

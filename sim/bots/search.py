@@ -31,7 +31,7 @@ At a decision with more than one reasonable action the bot
 
 This is the rollout algorithm (policy improvement by simulation): the base
 policy is the tuned bot of the rule set (``mc:N``, :mod:`caishen.sim.bots.tuned` with
-``agents/tuned/<rules>.json``) or greedy (``mc:N:greedy``, the tuned bot
+``sim/rules/<rules>/tuned.json``) or greedy (``mc:N:greedy``, the tuned bot
 with ``GREEDY_WEIGHTS``); the search changes its choice only where the
 rollouts say another action is better.
 

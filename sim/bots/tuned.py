@@ -1,7 +1,7 @@
 """The parametric bot: a linear score over features its seat can see, weights tuned by self-play.
 
 ``tuned:NAME`` (``caishen.sim.bots.registry``) plays with a weight vector ``w: float64[N_W]``
-(``agents/tuned/<rules>.json``, fitted by ``agents/tune.py`` with CMA-ES on
+(``sim/rules/<rules>/tuned.json``, fitted by ``agents/tune.py`` with CMA-ES on
 duplicate deals).  Every feature is computed from what the seat may see: its
 own hand, every discard and exposed meld, meld counts, declarations, the
 number of tiles drawn; never other hands, concealed kong kinds or the wall.

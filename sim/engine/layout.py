@@ -240,9 +240,6 @@ EP_DECLARE = 18  #: 1: 架听 declarations with a discard (J-4.1)
 EP_HARD = 19  #: 1: 硬子 hard declarations at the deal, automatic discards after (J-4.2)
 N_EP = 20
 
-WIN_KERNEL_KAIHUA = 0  #: caishen.sim.rules.kaihua._evaluate_win
-WIN_KERNEL_SHAPE = 1  #: caishen.sim.rules.jiating.turn._evaluate_win: any complete hand
-
 ROTATION_NEXT_AFTER_WIN = 0
 ROTATION_WINNER_STAYS = 1
 

@@ -38,8 +38,8 @@ defined in the test.
    options class lacks (several winners, swap call, dealer rotation,
    discard wins).  Cite the rule of each value.
 3. **Kernels.**  Reuse a win test and a payments code of
-   :mod:`caishen.sim.rules.kernels` (``WIN_KERNEL_KAIHUA``: Kaihua's hand
-   types; ``WIN_KERNEL_SHAPE``: any complete hand; ``PAYMENTS_KAIHUA``;
+   :mod:`caishen.sim.rules.kernels` (``WIN_KERNEL_JOKER``: Kaihua's hand
+   types; ``WIN_KERNEL_SHAPE``: any complete hand; ``PAYMENTS_EXPONENT``;
    ``PAYMENTS_NONE``: scored after the hand), or write
    ``sim/rules/wenzhou/kernels.py`` with an ``@njit(cache=True)``
    ``_evaluate_win`` of the shared signature (and ``_payments``) and add its

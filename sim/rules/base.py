@@ -93,7 +93,7 @@ class RuleSet:
     title: str = ""
 
     def __post_init__(self) -> None:
-        from caishen.sim.rules import kernels
+        from caishen.sim.rules import codes as kernels
 
         if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
             raise ValueError(f"rule set name {short_repr(self.name)}: must be a lower-case identifier (a-z, 0-9, _)")
@@ -136,6 +136,15 @@ class RuleSet:
     def record_columns(self) -> tuple | None:
         """The records contract's ``(name, dtype)`` pairs (``columns``), or None."""
         return None if self.columns is None else tuple(self._resolve("columns"))
+
+    def data_path(self, filename: str):
+        """``pathlib.Path`` of a data file the rule set ships beside its code (its package folder), such
+        as its bots' weights (``tuned.json``: ``tuned:<name>``); the file may not exist."""
+        from pathlib import Path
+
+        module = importlib.import_module(self.options.__module__)
+        here = Path(module.__file__).resolve().parent
+        return here / filename
 
     def scorer(self):
         """``score(case, rules) -> dict`` for the scoring vectors; ``ValueError`` if the rule set has none."""

@@ -8,14 +8,16 @@ copies it from the rule set's :class:`~caishen.sim.rules.base.RuleSet`):
 ==================  ================================  ==========================================
 code                kernel                            rule sets
 ==================  ================================  ==========================================
-``WIN_KERNEL_*``    :func:`_win_kernel` (the win      ``KAIHUA``: Kaihua's hand types and joker
+``WIN_KERNEL_*``    :func:`_win_kernel` (the win      ``JOKER``: Kaihua's hand types and joker
                     test on every draw and discard,   rules (K-2.4..K-2.6, K-6, K-7);
                     ``ep[EP_WIN_KERNEL]``)            ``SHAPE``: any complete hand (J-5.1)
-``PAYMENTS_*``      :func:`_pay` (the payments on a   ``KAIHUA``: K-8 (with 飘 circles, K-9.3);
+``PAYMENTS_*``      :func:`_pay` (the payments on a   ``EXPONENT``: K-8 (with 飘 circles, K-9.3);
                     win, ``ep[EP_ENGINE_PAYMENTS]``)  ``NONE``: scored after the hand (J-6)
 ==================  ================================  ==========================================
 
-A rule set with a kernel of its own adds a code here and **one branch** to
+The codes are in :mod:`caishen.sim.rules.codes` (which a rule set imports to
+name its kernels without importing this module).  A rule set with a kernel
+of its own adds a code there and **one branch** here to
 :func:`_win_kernel` (or :func:`_pay`), nothing else in the engine.  A win
 kernel has the signature of :func:`caishen.sim.rules.kaihua.kernels._evaluate_win`:
 ``(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw,
@@ -38,28 +40,24 @@ from __future__ import annotations
 
 from numba import njit
 
-WIN_KERNEL_KAIHUA = 0  #: caishen.sim.rules.kaihua.kernels._evaluate_win
-WIN_KERNEL_SHAPE = 1  #: caishen.sim.rules.jiating.turn._evaluate_win: any complete hand (J-5.1)
-WIN_KERNELS = (WIN_KERNEL_KAIHUA, WIN_KERNEL_SHAPE)
-
-PAYMENTS_NONE = 0  #: the engine pays nothing: the rule set scores the recorded wins after the hand
-PAYMENTS_KAIHUA = 1  #: caishen.sim.rules.kaihua.kernels._payments (K-8, K-9.3)
-PAYMENTS = (PAYMENTS_NONE, PAYMENTS_KAIHUA)
-
-# the rule sets' kernels (imported after the codes: the rule-set packages read the codes when they
-# register, and importing a kernel module imports its package)
-from caishen.sim.rules.jiating.turn import _evaluate_win as _shape_win  # noqa: E402
-from caishen.sim.rules.jiating.turn import _n_waits, _own_copies, _single_wait_discards  # noqa: E402,F401
-from caishen.sim.rules.kaihua.kernels import _evaluate_win as _kaihua_win  # noqa: E402
-from caishen.sim.rules.kaihua.kernels import _is_baotou_wait  # noqa: E402,F401
-from caishen.sim.rules.kaihua.kernels import _payments as _kaihua_payments  # noqa: E402
-from caishen.sim.rules.kaihua.options import (  # noqa: E402,F401
+from caishen.sim.rules.codes import (  # noqa: F401  (the codes and the shared win types, for the engine)
     FLAG_CHAIN,
     FLAG_PIAO,
+    PAYMENTS,
+    PAYMENTS_EXPONENT,
+    PAYMENTS_NONE,
     WIN_DISCARD,
+    WIN_KERNEL_JOKER,
+    WIN_KERNEL_SHAPE,
+    WIN_KERNELS,
     WIN_ROBBED_KONG,
     WIN_SELF_DRAW,
 )
+from caishen.sim.rules.jiating.turn import _evaluate_win as _shape_win
+from caishen.sim.rules.jiating.turn import _n_waits, _own_copies, _single_wait_discards  # noqa: F401
+from caishen.sim.rules.kaihua.kernels import _evaluate_win as _joker_win
+from caishen.sim.rules.kaihua.kernels import _is_baotou_wait  # noqa: F401
+from caishen.sim.rules.kaihua.kernels import _payments as _exponent_payments
 
 
 @njit(cache=True, inline="always")
@@ -74,12 +72,12 @@ def _win_kernel(code, concealed, win_tile, meld_types, meld_kinds, n_melds, self
     if code == WIN_KERNEL_SHAPE:
         return _shape_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw, replacement_draw,
                           chain_piao, chain_kong, params, tabs)
-    return _kaihua_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw, replacement_draw,
+    return _joker_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw, replacement_draw,
                        chain_piao, chain_kong, params, tabs)
 
 
 @njit(cache=True, inline="always")
 def _pay(code, dealer, winner, win_type, discarder, exponent, piao_circle, params, out):
     """Add one winner's payments of kernel ``code`` (``PAYMENTS_*``) to ``out: int64[4]``; nothing for ``NONE``."""
-    if code == PAYMENTS_KAIHUA:
-        _kaihua_payments(dealer, winner, win_type, discarder, exponent, piao_circle, params, out)
+    if code == PAYMENTS_EXPONENT:
+        _exponent_payments(dealer, winner, win_type, discarder, exponent, piao_circle, params, out)

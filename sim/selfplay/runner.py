@@ -297,29 +297,26 @@ def _fn_name(fn) -> str:
     return f"{fn.__module__}:{fn.__qualname__}"
 
 
-#: modules of ``sim`` that only read finished rows (or parse the command line): editing them never
-#: changes a run's rows, so they are left out of :func:`source_digest` and a run stays resumable
-READ_SIDE = ("cli.py", "__main__.py", "summary.py", "summary_tally.py", "stream.py", "intervals.py", "balance.py",
-             "balance_tally.py", "report.py")
+#: modules of ``sim`` that only read finished rows: editing them never changes a run's rows, so they
+#: are left out of :func:`source_digest` and a run stays resumable
+READ_SIDE = ("analysis/summary.py", "analysis/summary_tally.py", "analysis/intervals.py", "analysis/balance.py",
+             "analysis/balance_tally.py", "analysis/report.py", "selfplay/stream.py")
 
 
 def source_digest() -> str:
     """sha256 (16 hex digits) of the sources that shape a run's rows.
 
-    Every ``.py`` file of the ``sim`` package except the command line and
-    the read side (:data:`READ_SIDE`: summary, streaming reader, intervals,
-    balance tables, report), plus the ``agents`` package next to it (bots)
-    with its data files (the tuned bots' weights).  A run cannot be resumed
-    by code whose digest differs.
+    Every ``.py`` file of the ``sim`` package except the read side
+    (:data:`READ_SIDE`: summary, streaming reader, intervals, balance
+    tables, report), with its data files (the shipped bots' weights).  A
+    run cannot be resumed by code whose digest differs.
     """
-    pkg = Path(__file__).resolve().parent
-    files = [p for p in sorted(pkg.rglob("*.py")) if p.name not in READ_SIDE]
-    agents_dir = pkg.parent / "agents"  # the installed caishen/agents, or the repository's agents/
-    if agents_dir.is_dir():
-        files += sorted(agents_dir.rglob("*.py")) + sorted(agents_dir.rglob("*.json"))
+    pkg = Path(__file__).resolve().parents[1]  # sim/ (caishen/sim when installed)
+    files = [p for p in sorted(pkg.rglob("*")) if p.suffix in (".py", ".json", ".npz")
+             and p.relative_to(pkg).as_posix() not in READ_SIDE and "__pycache__" not in p.parts]
     h = hashlib.sha256()
     for p in files:
-        h.update(p.relative_to(pkg.parent).as_posix().encode())
+        h.update(p.relative_to(pkg).as_posix().encode())
         h.update(b"\0")
         h.update(p.read_bytes())
         h.update(b"\0")

@@ -234,7 +234,7 @@ from caishen.sim.rules.jiating.tables import (  # noqa: F401
     PATTERN_IDS,
     PATTERN_NAMES,
 )
-from caishen.sim.rules.kernels import PAYMENTS_NONE, WIN_KERNEL_SHAPE
+from caishen.sim.rules.codes import PAYMENTS_NONE, WIN_KERNEL_SHAPE
 
 #: the turn-structure facts of Jiating (caishen.sim.rules.base.FACT_KEYS; the engine params)
 FACTS = {

@@ -47,10 +47,7 @@ DIHU_CODES = {"dealer_ready_first_discard": DIHU_DEALER_READY,
               "win_on_dealers_first_discard": DIHU_DEALERS_FIRST_DISCARD,
               "dealer_ready_undeclared": DIHU_DEALER_READY_UNDECLARED}
 
-WIN_SELF_DRAW = 0
-WIN_DISCARD = 1
-WIN_ROBBED_KONG = 2
-WIN_TYPES = {"self_draw": WIN_SELF_DRAW, "discard": WIN_DISCARD, "robbed_kong": WIN_ROBBED_KONG}
+from caishen.sim.rules.codes import WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW, WIN_TYPES  # noqa: E402,F401
 
 #: bounds on the integers that enter (module docstring; every score of a hand below 2**53)
 MAX_STREAK = 10**6  #: J-2.4 streak k of a case or payment

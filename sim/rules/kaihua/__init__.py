@@ -22,7 +22,7 @@ module         what it owns
 =============  ============================================================
 
 The engine reaches the kernels through :mod:`caishen.sim.rules.kernels`
-(``WIN_KERNEL_KAIHUA``, ``PAYMENTS_KAIHUA``); its turn structure is the
+(``WIN_KERNEL_JOKER``, ``PAYMENTS_EXPONENT``); its turn structure is the
 engine's, shaped by :data:`FACTS` (the 财神 joker K-2.1, chow, robbing, the
 飘 ban K-9.2, the forced 飘 K-2.4 / K-2.5, passed pong K-4.4).
 
@@ -163,7 +163,7 @@ from caishen.sim.rules.kaihua.options import (  # noqa: F401  (the options, code
     flag_names,
 )
 from caishen.sim.rules.kaihua.scoring import IMPOSSIBLE_CASES, MAX_TILE_STRING, _parse_case, score  # noqa: F401
-from caishen.sim.rules.kernels import PAYMENTS_KAIHUA, WIN_KERNEL_KAIHUA
+from caishen.sim.rules.codes import PAYMENTS_EXPONENT, WIN_KERNEL_JOKER
 from caishen.sim.tiles import CAISHEN
 
 #: the turn-structure facts of Kaihua (caishen.sim.rules.base.FACT_KEYS; the engine params)
@@ -189,8 +189,8 @@ RULESET = register(RuleSet(
     title="Kaihua 开化 (财神 joker)",
     options=KaihuaRules,
     facts=FACTS,
-    win_kernel=WIN_KERNEL_KAIHUA,  # K-6, K-7 (joker rules, exponent, flags): kernels._evaluate_win
-    payments=PAYMENTS_KAIHUA,  # K-8 paid inside the engine: kernels._payments
+    win_kernel=WIN_KERNEL_JOKER,  # K-6, K-7 (joker rules, exponent, flags): kernels._evaluate_win
+    payments=PAYMENTS_EXPONENT,  # K-8 paid inside the engine: kernels._payments
     columns="caishen.sim.rules.kaihua.records:COLUMNS",
     score="caishen.sim.rules.kaihua.scoring:score",
     plain_case={"chain": [], "piao_circle": []},

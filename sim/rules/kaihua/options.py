@@ -14,6 +14,7 @@ from typing import Literal
 
 import numpy as np
 
+from caishen.sim.rules.codes import FLAG_CHAIN, FLAG_PIAO, WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW, WIN_TYPES  # noqa: F401
 from caishen.sim.rules.options import Options
 from caishen.sim.validate import check_int
 
@@ -57,12 +58,6 @@ BAOTOU_DISCARD_NEVER = 0
 BAOTOU_DISCARD_OTHER_READINGS = 1
 BAOTOU_DISCARD_CODES = {"never": BAOTOU_DISCARD_NEVER, "other_readings": BAOTOU_DISCARD_OTHER_READINGS}
 
-# win types (the engine's records and _payments use these codes)
-WIN_SELF_DRAW = 0
-WIN_DISCARD = 1
-WIN_ROBBED_KONG = 2
-WIN_TYPES = {"self_draw": WIN_SELF_DRAW, "discard": WIN_DISCARD, "robbed_kong": WIN_ROBBED_KONG}
-
 # hand-type flag bits (the third value returned by _evaluate_win)
 FLAG_PINGHU = 1 << 0  #: 平胡: standard reading with nothing else (K-6.1)
 FLAG_BAOTOU = 1 << 1  #: 爆头 / 敲响 (K-6.2)
@@ -72,8 +67,8 @@ FLAG_QIDUI_BAOTOU = 1 << 4  #: 七子爆头 / 七客 (K-6.3)
 FLAG_HAOHUA = 1 << 5  #: 豪华, at least one natural four read as two pairs (K-6.3)
 FLAG_QUBUQU = 1 << 6  #: 去不去 (K-6.3)
 FLAG_QINGYISE = 1 << 7  #: 清一色 (K-6.4)
-FLAG_CHAIN = 1 << 8  #: at least one chain link counted (K-6.5)
-FLAG_PIAO = 1 << 9  #: at least one 飘财 link counted (K-6.5, K-9.1)
+# FLAG_CHAIN (1 << 8, a chain link counted, K-6.5) and FLAG_PIAO (1 << 9, a 飘财 link counted, K-9.1) are the
+# bits the engine reads: caishen.sim.rules.codes
 #: flag bit -> the flag name used by the scoring vectors
 FLAG_NAMES = {
     FLAG_PINGHU: "pinghu",
