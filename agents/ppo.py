@@ -62,7 +62,7 @@ from typing import Callable
 
 import numpy as np
 
-from caishen.agents import Agent
+from caishen.sim.bots.agent import Agent
 from caishen.envs.assist import N_ASSIST, assist_batch, assist_features
 from caishen.envs.observation import encode, flat_size, n_planes
 from caishen.sim.engine import N_ACTIONS, N_KINDS, Game

@@ -52,7 +52,7 @@ import numpy as np
 
 from caishen.sim import __version__, safeio
 
-__all__ = ["tune", "evaluate", "main"]
+__all__ = ["tune", "evaluate", "add_command", "main"]
 
 
 def _require_cma():
@@ -287,13 +287,53 @@ def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 1
     return content
 
 
+def add_command(sub) -> None:
+    """The ``train`` command of ``caishen`` (and of ``python -m caishen.agents.tune``) on the subparsers ``sub``."""
+    p = sub.add_parser(
+        "train",
+        help="fit the tuned bot's weights by CMA-ES on duplicate deals (caishen.agents.tune; [tune] extra)",
+        description="Fit the weights of the parametric bot (caishen.sim.bots.tuned) with CMA-ES: each candidate plays "
+        "duplicate deals (both seatings of A B A B) against a fixed pool of opponents, fitness = its mean "
+        "points per hand; the walls are fixed per generation (common random numbers). Writes the weights "
+        "as JSON (loadable as tuned:PATH, or tuned:NAME from sim/rules/NAME/tuned.json) with the command that "
+        "reproduces them.",
+    )
+    p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
+    p.add_argument("--out", required=True, help="weights file to write (.json)")
+    p.add_argument("--pool", default="greedy", help="opponents, comma-separated (default greedy)")
+    p.add_argument("--generations", type=int, default=30, help="CMA-ES generations (default 30)")
+    p.add_argument("--popsize", type=int, default=12, help="candidates per generation (default 12)")
+    p.add_argument("--walls", type=int, default=1500, help="walls per candidate and generation (default 1500)")
+    p.add_argument("--sigma", type=float, default=1.0, help="initial CMA-ES step size (default 1.0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of CMA-ES and of the walls (default 0)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="rule option (repeatable)")
+    p.add_argument("--start", default=None, help="start from this weights file (tuned: name or .json path) "
+                   "instead of the greedy weights")
+    p.add_argument("--scan-walls", type=int, default=0,
+                   help="first a coordinate scan on this many walls, CMA-ES starts from its result (default 0: none)")
+    p.add_argument("--validation-walls", type=int, default=4000,
+                   help="walls of the final check on unseen walls (default 4000)")
+    p.add_argument("--quiet", action="store_true", help="no per-generation lines")
+    p.set_defaults(func=_run_command)
+
+
+def _run_command(args) -> int:
+    from caishen.sim.rules.options import parse_option_strings
+
+    res = tune(args.rules, args.out, pool=args.pool, generations=args.generations, popsize=args.popsize,
+                    walls=args.walls, sigma=args.sigma, seed=args.seed, options=parse_option_strings(args.option),
+                    validation_walls=args.validation_walls, start=args.start, scan_walls=args.scan_walls,
+                    log=None if args.quiet else print)
+    print(f"wrote {args.out}: fitness {res['fitness']:.3f} points/hand against {args.pool} "
+          f"({res['evaluations']} evaluations, {res['seconds']:.0f} s)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m caishen.agents.tune`` (the same arguments as ``caishen train``)."""
-    from caishen.cli import _add_train
-
     parser = argparse.ArgumentParser(prog="python -m caishen.agents.tune")
     sub = parser.add_subparsers(dest="command")
-    _add_train(sub)
+    add_command(sub)
     args = parser.parse_args(["train", *(sys.argv[1:] if argv is None else argv)])
     try:
         return int(args.func(args) or 0)

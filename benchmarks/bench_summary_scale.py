@@ -36,14 +36,14 @@ sys.path.insert(0, str(ROOT))
 
 
 def base_run(work: Path, hands: int, chunk_size: int, workers: int):
-    from caishen.sim.selfplay import runner
+    from caishen.sim.selfplay import rundir, runner
 
     cfg = runner.make_config("kaihua", hands, 2024, policies="greedy,greedy,always,never", chunk_size=chunk_size)
     out = work / "base"
     if (out / "run.json").exists():  # a finished base of the same size is reused even if the code changed since
         from caishen.sim.selfplay import manifest
 
-        meta = runner.read_run_json(out)
+        meta = rundir.read_run_json(out)
         if (meta.get("games"), meta.get("chunk_size")) == (hands, chunk_size) and manifest.verify(out).complete:
             return out, cfg
     t = time.perf_counter()
@@ -59,20 +59,20 @@ def repeated_run(work: Path, base: Path, cfg, games: int) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from caishen.sim.selfplay import manifest, records, runner
+    from caishen.sim.selfplay import manifest, records, rundir, runner
     from caishen.sim import safeio
 
     out = work / f"run-{games}"
     if out.exists():
         shutil.rmtree(out)
     (out / records.CHUNKS_DIR).mkdir(parents=True)
-    meta = runner.read_run_json(base)
+    meta = rundir.read_run_json(base)
     n_chunks = -(-games // cfg.chunk_size)
     if games % cfg.chunk_size:
         raise SystemExit("sizes must be multiples of the chunk size")
     meta.update(games=games, n_chunks=n_chunks)
     safeio.write_json(out / "run.json", meta)
-    lay = runner.layout(runner.read_run_json(out))
+    lay = rundir.layout(rundir.read_run_json(out))
     k = cfg.n_chunks
     tables = [pq.read_table(records.chunk_path(base, j)) for j in range(k)]
     for i in range(n_chunks):

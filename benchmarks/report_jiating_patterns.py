@@ -23,7 +23,7 @@ from collections import Counter
 
 import numpy as np
 
-from caishen.sim.selfplay import records, runner
+from caishen.sim.selfplay import runner, stream
 from caishen.sim.rules.jiating.records import parse_patterns
 from caishen.sim.rules.jiating import DEFAULT_RULES, JiatingRules
 from caishen.sim.rules.jiating.tables import PATTERN_NAMES
@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     cols = ["winner", "winners_mask", "win_type", *(f"patterns_{s}" for s in range(N_SEATS)),
             *(f"P_{s}" for s in range(N_SEATS)), *(f"G_{s}" for s in range(N_SEATS)),
             *(f"decl_{s}" for s in range(N_SEATS)), *(f"hard_offer_{s}" for s in range(N_SEATS))]
-    df = records.read_run(out, columns=cols)
+    df = stream.read_run(out, columns=cols)
     hits, points, n_wins = count_patterns(df)
     H = len(df)
     print(f"Jiating, {H} hands of {','.join(config.policies)} self-play (seed {config.seed}), "

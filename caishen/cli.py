@@ -85,55 +85,11 @@ def _hand_joker(rules: str) -> str | None:
     return tiles.kind_name(joker) if joker >= 0 else None
 
 
-def _gate_case(rules: str, concealed: str, win_tile: str) -> dict:
-    """The scoring-vector case the gate asks about: a plain self-draw by a non-dealer.
-
-    Seat 1 wins by self-draw (dealer seat 0) on ``win_tile`` with the
-    concealed tiles ``concealed``, no melds, no replacement draw, and the
-    rule set's ``plain_case`` keys (Kaihua: no chain links and no open 飘
-    circle; Jiating: no declaration, not the first turn, nothing visible).
-    """
-    from caishen.sim.rules import base as _rulesets
-
-    case = {"id": "hand", "rules": rules, "dealer": 0, "winner": 1, "win_type": "self_draw", "discarder": None,
-            "concealed": concealed, "melds": [], "win_tile": win_tile, "replacement_draw": False}
-    case.update(_rulesets.get(rules).plain_case)  # the rule set's own keys of a plain case
-    return case
-
-
-def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
-    """The waits (mpsz names) on which a self-draw win is legal under ``rules``.
-
-    ``counts: uint8[34]`` the 13 concealed tiles (no melds), ``waits`` their
-    shape-only waits.  A wait ``w`` is kept iff the rule set's public
-    ``score(case)`` (:func:`caishen.sim.rules.kaihua.score`,
-    :func:`caishen.sim.rules.jiating.score`) says ``win`` for :func:`_gate_case`:
-    seat 1 (not the dealer) draws ``w`` itself, with no melds, no kong
-    replacement draw, no chain links or open 飘 circles (Kaihua) and no
-    declaration (Jiating).  A wait the hand already holds four times is
-    dropped (a fifth copy does not exist).  The gates of the hand's history
-    (K-2.5's force lasting after a kong, J-3.5 passed wins) and of discard
-    wins (K-7.1) are not applied: the list answers "could this hand win by
-    drawing w now".
-    """
-    from caishen.sim import tiles
-    from caishen.sim.rules import vectors
-
-    scorer = vectors.Scorer()
-    concealed = tiles.to_str(counts)
-    out = []
-    for w in waits:
-        if counts[tiles.parse_kinds(w)[0]] >= 4:
-            continue
-        if scorer.score(_gate_case(rules, concealed, w))["win"]:
-            out.append(w)
-    return out
-
-
 def _cmd_hand(args) -> int:
     import numpy as np
 
     from caishen.sim import hand, tiles
+    from caishen.sim.rules import vectors
     from caishen.sim.rules.options import short_repr
 
     counts = tiles.parse(args.tiles)
@@ -164,11 +120,11 @@ def _cmd_hand(args) -> int:
     if args.rules is not None:
         if n % 3 == 1:
             info["waits_shape"] = info["waits"]
-            info["waits"] = gated_waits(args.rules, counts, info["waits"])
+            info["waits"] = vectors.gated_waits(args.rules, counts, info["waits"])
         else:  # complete under the rules: some tile of the 14, taken as the drawn tile, wins by self-draw
             info["win_shape"] = info["win"]
             info["win"] = any(
-                gated_waits(args.rules, counts - (np.arange(34) == k), [tiles.kind_name(k)])
+                vectors.gated_waits(args.rules, counts - (np.arange(34) == k), [tiles.kind_name(k)])
                 for k in np.flatnonzero(counts)
             ) if info["win"] else False
     if args.json:
@@ -300,7 +256,7 @@ _CONFIG_FLAGS = {"rules": "--rules", "games": "--games", "seed": "--seed", "poli
 
 def _simulate_config(args):
     """``(RunConfig, run directory)`` from the flags, or from ``--resume RUN_DIR``'s run.json."""
-    from caishen.sim.selfplay import runner
+    from caishen.sim.selfplay import rundir, runner
     from caishen.sim.rules.options import parse_option_strings
 
     if args.resume is not None:
@@ -310,7 +266,7 @@ def _simulate_config(args):
         if given:
             raise ValueError(f"--resume {args.resume!r} takes the configuration from its run.json; drop "
                              + ", ".join(given))
-        meta = runner.read_run_json(args.resume)
+        meta = rundir.read_run_json(args.resume)
         if meta.get("chunk_fn", "caishen.sim.selfplay.runner:engine_chunk") != runner.RunConfig.chunk_fn:
             raise ValueError(f"--resume {args.resume!r}: the run plays chunk function {meta.get('chunk_fn')!r}; "
                              "resume it from Python with caishen.sim.selfplay.runner.run")
@@ -347,7 +303,7 @@ def _repair_hint(run_dir) -> str:
 
 
 def _cmd_simulate(args) -> int:
-    from caishen.sim.selfplay import manifest, runner
+    from caishen.sim.selfplay import manifest, rundir, runner
     from caishen.sim.analysis import summary
 
     if args.workers is not None and args.workers < 1:
@@ -457,9 +413,9 @@ def _report_study(args) -> int:
 
 def _report_match(args) -> int:
     from caishen.sim.analysis import arena
-    from caishen.sim.selfplay import manifest, runner
+    from caishen.sim.selfplay import manifest, rundir, runner
 
-    meta = runner.read_run_json(args.run_dir)
+    meta = rundir.read_run_json(args.run_dir)
     check = manifest.verify(args.run_dir, meta)
     for line in check.describe():
         print(f"caishen report: {line}", file=sys.stderr)
@@ -474,10 +430,10 @@ def _report_match(args) -> int:
 
 
 def _report_simulate(args) -> int:
-    from caishen.sim.selfplay import manifest, runner
+    from caishen.sim.selfplay import manifest, rundir, runner
     from caishen.sim.analysis import summary
 
-    meta = runner.read_run_json(args.run_dir)
+    meta = rundir.read_run_json(args.run_dir)
     check = manifest.verify(args.run_dir, meta)
     if check.problems or check.stray:
         print(f"caishen report: {len(check.problems)} chunk(s) of {args.run_dir} are not usable and are left out "
@@ -534,7 +490,7 @@ def _add_sweep(sub) -> None:
 
 
 def _cmd_sweep(args) -> int:
-    from caishen.sim.selfplay import runner
+    from caishen.sim.selfplay import rundir, runner
     from caishen.sim.analysis import study
 
     if not 1 <= args.walls <= 10**9:
@@ -596,10 +552,52 @@ def _add_warmup(sub) -> None:
     p.set_defaults(func=_cmd_warmup)
 
 
-def _cmd_warmup(args) -> int:
-    from caishen.sim.warmup import TARGETS, cache_dir, warmup
+def _workloads() -> dict:
+    """``{target: workload}``: each target's tiny workload is the ``warm()`` of the module owning its kernels."""
+    import caishen.envs
+    from caishen.sim import hand
+    from caishen.sim.engine import game
+    from caishen.sim.rules import vectors
+    from caishen.sim.selfplay import batch
 
-    took = warmup(args.targets or TARGETS, progress=print)
+    return {"selfplay": batch.warm, "game": game.warm, "envs": caishen.envs.warm, "hand": hand.warm,
+            "score": vectors.warm}
+
+
+def warmup(targets=None, progress=None) -> dict[str, float]:
+    """Compile (or load from the cache) the kernels of each target; ``{target: seconds}``.
+
+    ``targets``: names from :data:`caishen.sim.warmup.TARGETS` (default all).
+    ``progress(line)`` is called before and after each target (e.g.
+    ``print``).  Marks each target so that the first-use warning
+    (:func:`caishen.sim.warmup.first_use`) stays quiet afterwards.  Raises
+    ``ValueError`` for an unknown target.
+    """
+    import time
+
+    from caishen.sim import warmup as W
+
+    targets = W.TARGETS if targets is None else (targets,) if isinstance(targets, str) else tuple(targets)
+    for t in targets:
+        W.check_target(t)
+    work, took = _workloads(), {}
+    for t in targets:
+        if progress:
+            progress(f"compiling kernels: {t} ...")
+        t0 = time.perf_counter()
+        W.announce(t)  # no first-use warning inside the warmup itself
+        work[t]()
+        took[t] = time.perf_counter() - t0
+        W.set_mark(t)
+        if progress:
+            progress(f"compiling kernels: {t} done in {took[t]:.1f} s")
+    return took
+
+
+def _cmd_warmup(args) -> int:
+    from caishen.sim.warmup import cache_dir
+
+    took = warmup(args.targets or None, progress=print)
     print(f"compiled in {sum(took.values()):.1f} s; numba cache: {cache_dir()}")
     return 0
 
@@ -641,7 +639,7 @@ def _add_match(sub) -> None:
 
 def _cmd_match(args) -> int:
     from caishen.sim.analysis import arena
-    from caishen.sim.selfplay import runner
+    from caishen.sim.selfplay import rundir, runner
     from caishen.sim.rules.options import parse_option_strings
 
     for name, v, hi in (("--walls", args.walls, MAX_WALLS), ("--chunk-walls", args.chunk_walls, MAX_CHUNK_WALLS),
@@ -680,49 +678,9 @@ def _cmd_match(args) -> int:
     return 0
 
 
-def _add_train(sub) -> None:
-    p = sub.add_parser(
-        "train",
-        help="fit the tuned bot's weights by CMA-ES on duplicate deals (caishen.agents.tune; [tune] extra)",
-        description="Fit the weights of the parametric bot (caishen.sim.bots.tuned) with CMA-ES: each candidate plays "
-        "duplicate deals (both seatings of A B A B) against a fixed pool of opponents, fitness = its mean "
-        "points per hand; the walls are fixed per generation (common random numbers). Writes the weights "
-        "as JSON (loadable as tuned:PATH, or tuned:NAME from sim/rules/NAME/tuned.json) with the command that "
-        "reproduces them.",
-    )
-    p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
-    p.add_argument("--out", required=True, help="weights file to write (.json)")
-    p.add_argument("--pool", default="greedy", help="opponents, comma-separated (default greedy)")
-    p.add_argument("--generations", type=int, default=30, help="CMA-ES generations (default 30)")
-    p.add_argument("--popsize", type=int, default=12, help="candidates per generation (default 12)")
-    p.add_argument("--walls", type=int, default=1500, help="walls per candidate and generation (default 1500)")
-    p.add_argument("--sigma", type=float, default=1.0, help="initial CMA-ES step size (default 1.0)")
-    p.add_argument("--seed", type=int, default=0, help="seed of CMA-ES and of the walls (default 0)")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="rule option (repeatable)")
-    p.add_argument("--start", default=None, help="start from this weights file (tuned: name or .json path) "
-                   "instead of the greedy weights")
-    p.add_argument("--scan-walls", type=int, default=0,
-                   help="first a coordinate scan on this many walls, CMA-ES starts from its result (default 0: none)")
-    p.add_argument("--validation-walls", type=int, default=4000,
-                   help="walls of the final check on unseen walls (default 4000)")
-    p.add_argument("--quiet", action="store_true", help="no per-generation lines")
-    p.set_defaults(func=_cmd_train)
-
-
-def _cmd_train(args) -> int:
-    from caishen.agents import tune
-    from caishen.sim.rules.options import parse_option_strings
-
-    res = tune.tune(args.rules, args.out, pool=args.pool, generations=args.generations, popsize=args.popsize,
-                    walls=args.walls, sigma=args.sigma, seed=args.seed, options=parse_option_strings(args.option),
-                    validation_walls=args.validation_walls, start=args.start, scan_walls=args.scan_walls,
-                    log=None if args.quiet else print)
-    print(f"wrote {args.out}: fitness {res['fitness']:.3f} points/hand against {args.pool} "
-          f"({res['evaluations']} evaluations, {res['seconds']:.0f} s)")
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
+    from caishen.agents import tune
+
     parser = argparse.ArgumentParser(
         prog="caishen",
         description="Self-play simulation and research toolkit for Kaihua (开化) and Jiating (架听) mahjong.",
@@ -730,7 +688,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"caishen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_rules, _add_warmup, _add_sweep, _add_match,
-                _add_train):
+                tune.add_command):
         add(sub)
     return parser
 

@@ -32,3 +32,20 @@ __all__ = [
     "BatchedGames", "CaishenVectorEnv", "SelfPlayVectorEnv", "SingleGameEnv", "MahjongEnv", "ENV_IDS", "N_PLANES",
     "PLANES", "encode", "env", "raw_env", "register_envs",
 ]
+
+
+def warm() -> None:
+    """Reset, observe and step the batched env and the Gymnasium env of every rule set (``caishen warmup
+    envs``)."""
+    import numpy as np
+
+    from caishen.sim import rules
+
+    for name in rules.names():
+        b = BatchedGames(4, name, mode="selfplay").reset(seeds=np.arange(4))
+        for _ in range(8):
+            b.observe()
+            b.step(b.bot_actions("random"))
+        e = MahjongEnv(name)
+        e.reset(seed=1)
+        e.step(int(np.flatnonzero(e.action_masks())[0]))

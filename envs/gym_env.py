@@ -20,7 +20,7 @@ Vectorized         ``gymnasium.make_vec("caishen/Kaihua-v0", num_envs=1024)``:
 
 One episode is one hand of four-player mahjong (:class:`caishen.sim.engine.Game`)
 seen from one learning seat (``seat``, default 0); the other three seats are
-played by bots from :mod:`agents` (default ``"greedy"``: the shanten-greedy
+played by bots (:mod:`caishen.sim.bots.agent`) (default ``"greedy"``: the shanten-greedy
 policy of :mod:`caishen.sim.bots.policies`).  ``step`` applies the learning seat's action,
 then lets the bots act until the learning seat must decide again or the hand
 is over.  It is made for maskable RL (``sb3_contrib.MaskablePPO`` calls
@@ -133,8 +133,8 @@ Arguments and seeding
 dealer=None, illegal_reward=-500.0, render_mode=None)``: ``options`` a dict
 of rule options; ``seat`` the learning seat 0..3; ``opponents`` one policy
 spec for the three bots (``"greedy"``, ``"random"``, ``"never"``,
-``"always"``, ``"threshold:N"``, see :mod:`agents`) or a sequence of three
-specs or :class:`caishen.agents.Agent` objects, for the other seats in seat order;
+``"always"``, ``"threshold:N"``, see :mod:`caishen.sim.bots.agent`) or a sequence of three
+specs or :class:`caishen.sim.bots.agent.Agent` objects, for the other seats in seat order;
 ``dealer`` a seat 0..3 or None (drawn per hand); ``render_mode`` ``"ansi"`` or
 ``"human"`` (the whole table as text; another mode raises
 :class:`RenderModeError`, a ``ValueError`` that is also the ``TypeError``
@@ -142,7 +142,7 @@ stable-baselines3's ``make_vec_env`` expects when it tries
 ``render_mode="rgb_array"``).
 
 A bot or a trained policy in any seat: ``seat`` is the learning seat, and
-each of the other three is a policy spec or an :class:`caishen.agents.Agent`; a
+each of the other three is a policy spec or an :class:`caishen.sim.bots.agent.Agent`; a
 trained policy plays a seat as an ``Agent`` subclass whose ``act(game)``
 returns its masked choice from ``caishen.envs.observation.encode(game,
 game.current_player)`` and ``game.legal_mask()``.  To evaluate a built-in
@@ -163,7 +163,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from caishen.agents import Agent, make_agent
+from caishen.sim.bots.agent import Agent, make_agent
 from caishen.envs.observation import N_PLANES, PLANE_HIGH, encode
 from caishen.envs.render import render_text
 from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
@@ -186,7 +186,7 @@ class RenderModeError(TypeError, ValueError):
 
 
 class MahjongEnv(gymnasium.Env):
-    """One learning seat against three :mod:`agents` bots (documented in the module docstring).
+    """One learning seat against three kernel bots (:mod:`caishen.sim.bots.agent`) (documented in the module docstring).
 
     Raises ``ValueError`` for an unknown rule set or option, a bad seat,
     dealer, opponents spec or render mode.
@@ -237,7 +237,7 @@ class MahjongEnv(gymnasium.Env):
             if isinstance(spec, str):
                 parse_policy(spec)  # ValueError for an unknown policy
             elif not isinstance(spec, Agent):
-                raise ValueError(f"an opponent must be a policy spec or a caishen.agents.Agent, got {spec!r}")
+                raise ValueError(f"an opponent must be a policy spec or a caishen.sim.bots.agent.Agent, got {spec!r}")
         return list(specs)
 
     def _make_bots(self) -> None:

@@ -68,7 +68,7 @@ Putting a bot or a trained policy in a seat
   trained policy in those seats use :class:`SelfPlayVectorEnv` and route
   actions by ``info["current_player"]``.
 - :class:`caishen.envs.gym_env.MahjongEnv`: ``seat`` is the learning seat;
-  ``opponents`` takes specs or :class:`caishen.agents.Agent` objects, so a trained
+  ``opponents`` takes specs or :class:`caishen.sim.bots.agent.Agent` objects, so a trained
   policy plays a seat through a subclass of ``Agent`` whose ``act(game)``
   encodes ``caishen.envs.observation.encode(game, game.current_player)`` and
   returns its masked choice (``game.legal_mask()``).

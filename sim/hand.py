@@ -1,4 +1,4 @@
-"""Hand kernels: shanten, win test, waits, effective tiles, 爆头 (and the readings, :mod:`caishen.sim.readings`).
+"""Hand kernels: shanten, win test, waits, effective tiles, 爆头 (the readings of a complete hand: :mod:`caishen.sim.readings`).
 
 All functions take ``counts: uint8[34]`` of the *concealed* tiles (declared
 melds removed, so 3m+1 or 3m+2 tiles, at most 14) and ``joker``: the kind
@@ -41,8 +41,6 @@ from caishen.sim.tiles import MELD_CHOW, MELD_PONG
 from caishen.sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, OFF_SUIT_CLASS, hand_tables
 
 __all__ = [
-    "Group",
-    "Reading",
     "shanten",
     "shanten_standard",
     "shanten_seven_pairs",
@@ -52,7 +50,6 @@ __all__ = [
     "is_baotou",
     "waits",
     "effective_tiles",
-    "readings",
     "shanten_batch",
     "is_win_batch",
     "effective_tiles_batch",
@@ -756,5 +753,13 @@ def describe(counts, joker: int = -1, visible=None) -> dict:
     return info
 
 
-# the Python readings of a complete hand (J-5.3, K-6): caishen.sim.readings (re-exported)
-from caishen.sim.readings import Group, Reading, readings  # noqa: E402,F401
+def warm() -> None:
+    """Call every public hand function once with and without a joker (``caishen warmup hand``)."""
+    c, c13 = _tiles.parse("123456789m1234p"), _tiles.parse("123456789m123p4s")
+    for j in (-1, _tiles.CAISHEN):
+        shanten(c, j)
+        waits(c13, j)
+        effective_tiles(c13, j)
+        shanten_batch(np.stack([c]), j)
+        is_win_batch(np.stack([c]), j)
+        effective_tiles_batch(np.stack([c13]), j)

@@ -5,7 +5,7 @@ each way a complete hand can be read (J-5.3 and K-6 choose the best one),
 with the jokers' stand-ins.  The scoring kernels enumerate readings
 themselves; this is what people and the tests' reference scorers use
 (``tests/jiating_reference.py``, ``tests/test_kaihua_scoring.py``).
-:mod:`caishen.sim.hand` re-exports it (``caishen.sim.hand.readings``).
+It is below the hand kernels it uses (:mod:`caishen.sim.hand`), which do not import it.
 """
 
 from __future__ import annotations

@@ -7,9 +7,10 @@ first self-play run, the first ``Game`` and the first ``env.reset()`` spend
 tens of seconds compiling before anything happens; afterwards they load the
 cache in about a second.  This module makes that visible and avoidable:
 
-- :func:`warmup` compiles (or loads) everything a *target* uses by running a
-  tiny workload of it; ``caishen warmup`` calls it for every target, for
-  people who prepare a cluster image, a container or a CI cache.
+- ``caishen warmup`` (:func:`caishen.cli.warmup`) compiles (or loads)
+  everything a *target* uses by running a tiny workload of it (each the
+  ``warm()`` of the module that owns the kernels), for people who prepare a
+  cluster image, a container or a CI cache, and marks the target.
 - :func:`first_use` is the context manager the entry points wrap their first
   kernel call in: when the cache holds no mark for that target it logs a
   warning (logger ``caishen``) that compiling is about to happen and how to
@@ -29,10 +30,10 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "warmup", "first_use", "is_marked", "mark", "cache_dir"]
+__all__ = ["TARGETS", "first_use", "is_marked", "mark", "check_target", "cache_dir"]
 
 log = logging.getLogger("caishen")
 
@@ -62,11 +63,12 @@ def is_marked(target: str, part: str | None = None) -> bool:
     if that part was marked, or the whole target (:func:`warmup` compiles
     every part).
     """
-    _check_target(target)
+    check_target(target)
     return _mark(target).exists() or (part is not None and _mark(f"{target}.{part}").exists())
 
 
-def _check_target(target: str) -> None:
+def check_target(target: str) -> None:
+    """``ValueError`` naming ``target`` unless it is one of :data:`TARGETS`."""
     if target not in TARGETS:
         raise ValueError(f"unknown warmup target {target!r}; known: {', '.join(TARGETS)}")
 
@@ -75,13 +77,19 @@ def mark(target: str, part: str | None = None) -> None:
     """Record that ``target``'s kernels (only ``part`` of them, if given: :func:`is_marked`) are compiled
     into this cache directory, for an entry point that announces the compile itself (the runner's progress
     line).  Raises ``ValueError`` for an unknown target."""
-    _check_target(target)
+    check_target(target)
     if part is None:
         _announced.add(target)
-    _set_mark(target if part is None else f"{target}.{part}")
+    set_mark(target if part is None else f"{target}.{part}")
 
 
-def _set_mark(target: str) -> None:
+def announce(target: str) -> None:
+    """No first-use warning for ``target`` in this process any more (a workload that says so itself)."""
+    _announced.add(target)
+
+
+def set_mark(target: str) -> None:
+    """Mark ``target`` compiled in this cache directory (a failed write only lets the warning repeat)."""
     path = _mark(target)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -101,7 +109,7 @@ def first_use(target: str) -> Iterator[None]:
     directory has no mark for the target (a cold cache).  Raises
     ``ValueError`` for an unknown target.
     """
-    _check_target(target)
+    check_target(target)
     if target in _announced:
         yield
         return
@@ -115,109 +123,4 @@ def first_use(target: str) -> Iterator[None]:
         )
     yield
     if cold:
-        _set_mark(target)
-
-
-# ---------------------------------------------------------------- the tiny workloads
-
-
-def _selfplay() -> None:
-    from caishen.sim.selfplay.batch import play_batch
-
-    play_batch(16, 1, rules="kaihua", policies="random,greedy,always,threshold:20")
-    play_batch(16, 1, rules="kaihua", policies="never", check=True)
-    play_batch(16, 1, rules="jiating", policies="random,greedy,greedy,random")
-    # the bots with data compile apart (a batch of kernel policies leaves them out, caishen.sim.selfplay.batch)
-    play_batch(2, 1, rules="kaihua", policies="tuned:kaihua,mc:1,greedy_safe,piao_table")
-    play_batch(2, 1, rules="jiating", policies="tuned:jiating,mc:1,greedy,greedy", wall_seed=1)
-
-
-def _game() -> None:
-    from caishen.sim.engine import Game
-
-    for rules in ("kaihua", "jiating"):
-        g = Game(rules).reset(seed=1)
-        while not g.done:
-            g.step(g.legal_actions()[0])
-        g.check()
-        g.observation(0)
-
-
-def _envs() -> None:
-    import numpy as np
-
-    from caishen.envs.batched import BatchedGames
-    from caishen.envs.gym_env import MahjongEnv
-
-    for rules in ("kaihua", "jiating"):
-        b = BatchedGames(4, rules, mode="selfplay").reset(seeds=np.arange(4))
-        for _ in range(8):
-            b.observe()
-            b.step(b.bot_actions("random"))
-        env = MahjongEnv(rules)
-        env.reset(seed=1)
-        env.step(int(np.flatnonzero(env.action_masks())[0]))
-
-
-def _hand() -> None:
-    import numpy as np
-
-    from caishen.sim import hand
-    from caishen.sim.tiles import CAISHEN, parse
-
-    c = parse("123456789m1234p")
-    for j in (-1, CAISHEN):
-        hand.shanten(c, j)
-        hand.waits(parse("123456789m123p4s"), j)
-        hand.effective_tiles(parse("123456789m123p4s"), j)
-        hand.shanten_batch(np.stack([c]), j)
-        hand.is_win_batch(np.stack([c]), j)
-        hand.effective_tiles_batch(np.stack([parse("123456789m123p4s")]), j)
-
-
-_SCORE_CASES = (  # one hand of each rule set in the vectors' format (shared/vectors/README.md)
-    '{"id": "warm-k", "rules": "kaihua", "dealer": 0, "winner": 1, "win_type": "self_draw", "discarder": null, '
-    '"concealed": "123m456m789p234s5s", "melds": [], "win_tile": "5s", "replacement_draw": false, "chain": [], '
-    '"piao_circle": []}',
-    '{"id": "warm-j", "rules": "jiating", "dealer": 0, "streak": 0, "winner": 1, "win_type": "discard", '
-    '"discarder": 2, "concealed": "123m456p789s2p", "melds": [{"type": "pong", "tiles": "777z"}], "win_tile": "2p", '
-    '"replacement_draw": false, "declaration": "none", "first_turn": false, "visible": ""}',
-)
-
-
-def _score() -> None:
-    from caishen.sim.rules.vectors import score_lines
-
-    for out in score_lines(_SCORE_CASES):
-        if "error" in out:  # the workload must reach the kernels
-            raise RuntimeError(f"warmup case {out.get('id')!r} was refused: {out['error']}")
-
-
-_WORK: dict[str, Callable[[], None]] = {
-    "selfplay": _selfplay, "game": _game, "envs": _envs, "hand": _hand, "score": _score,
-}
-
-
-def warmup(targets=TARGETS, progress: Callable[[str], None] | None = None) -> dict[str, float]:
-    """Compile (or load from the cache) the kernels of each target; ``{target: seconds}``.
-
-    ``targets``: names from :data:`TARGETS`.  ``progress(line)`` is called
-    before and after each target (e.g. ``print``).  Marks each target so
-    that :func:`first_use` stays quiet afterwards.  Raises ``ValueError``
-    for an unknown target.
-    """
-    targets = (targets,) if isinstance(targets, str) else tuple(targets)
-    for t in targets:
-        _check_target(t)
-    took = {}
-    for t in targets:
-        if progress:
-            progress(f"compiling kernels: {t} ...")
-        t0 = time.perf_counter()
-        _announced.add(t)  # no first-use warning inside the warmup itself
-        _WORK[t]()
-        took[t] = time.perf_counter() - t0
-        _set_mark(t)
-        if progress:
-            progress(f"compiling kernels: {t} done in {took[t]:.1f} s")
-    return took
+        set_mark(target)

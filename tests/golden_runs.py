@@ -38,13 +38,13 @@ RUNS = {
 
 def run_digest(name: str) -> dict:
     """Play golden run ``name`` into a temporary directory; ``{"rows", "digest"}``."""
-    from caishen.sim.selfplay import records, runner
+    from caishen.sim.selfplay import runner, stream
 
     rules, policies, options, games, seed, chunk = RUNS[name]
     config = runner.make_config(rules, games, seed, policies=policies, options=options, chunk_size=chunk)
     with tempfile.TemporaryDirectory() as d:
         runner.run(config, d, workers=1, progress=False)
-        df = records.read_run(d)
+        df = stream.read_run(d)
     h = hashlib.sha256()
     for col in sorted(df.columns):
         values = df[col].to_numpy()

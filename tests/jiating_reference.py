@@ -11,7 +11,7 @@ reading and wait chosen in plain Python, J-7 exclusions and J-6.3 doubling
 applied by dictionaries.  Decisions D1..D12 are Jiating's (docs/rules/jiating.md).
 
 A :class:`WinningHand` is one *reading* of the winner's whole hand (the
-concealed groups from :func:`caishen.sim.hand.readings` plus the declared melds as
+concealed groups from :func:`caishen.sim.readings.readings` plus the declared melds as
 extra sets), one choice of the group the winning tile completes (the "wait",
 J-5.3), and a :class:`WinContext` (win type, declaration, waits, ...).
 
@@ -40,6 +40,7 @@ import numpy as np
 
 from caishen.sim import engine as _E
 from caishen.sim import hand as _hand
+from caishen.sim import readings as _readings
 from caishen.sim.rules.jiating import records as _JR
 from caishen.sim.rules import jiating as _J
 from caishen.sim.rules.jiating import DEFAULT_RULES, JiatingRules
@@ -745,7 +746,7 @@ def score_hand(h: WinningHand, rules: JiatingRules | None = None) -> tuple[int, 
 def winning_hands(reading, melds: Sequence[tuple[str, int]], ctx: WinContext) -> list[WinningHand]:
     """Every (reading, wait) view of one concealed reading (J-5.3).
 
-    ``reading``: a :class:`caishen.sim.hand.Reading` (or any object with ``form`` and
+    ``reading``: a :class:`caishen.sim.readings.Reading` (or any object with ``form`` and
     ``groups`` of ``type``/``kind``) of the concealed tiles including the
     winning tile; ``melds``: ``[(type name, kind), ...]`` added as sets.
     One view per distinct group (type, kind) that holds the winning tile.
@@ -782,14 +783,14 @@ def evaluate(case: dict, rules: JiatingRules | None = None) -> RefWin:
     """Score one scoring-vector case the slow obvious way (J-5, J-6, J-7).
 
     The case is parsed and checked by the package (``caishen.sim.rules.jiating._parse_case``,
-    decision D11); every reading (:func:`caishen.sim.hand.readings`) and wait is scored
+    decision D11); every reading (:func:`caishen.sim.readings.readings`) and wait is scored
     and the best kept (highest ``P``, ties to the largest sorted pattern list, D6).
     """
     r = rules or DEFAULT_RULES
     c = _J._parse_case(case)
     full = c["concealed"].copy()
     full[c["win_kind"]] += 1
-    rds = _hand.readings(full.astype(np.uint8))
+    rds = _readings.readings(full.astype(np.uint8))
     if not rds:
         return RefWin(False, {}, 0, 0, [0, 0, 0, 0], None, None)
     waits = tuple(k for k in _hand.waits(c["concealed"].astype(np.uint8)) if c["own"][k] < 4)

@@ -117,7 +117,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
 def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") -> tuple[pd.DataFrame, dict]:
     """The summary rows of a run's records and the definitions used (``unit``: "match", "hand" or None).
 
-    ``df``: the records (``caishen.sim.selfplay.records.read_run``), at least ``dealer,
+    ``df``: the records (``caishen.sim.selfplay.stream.read_run``), at least ``dealer,
     winner, winners_mask, win_type, score_0..3`` (and ``match_hand``, maybe
     ``chunk``, for matches); the 飘财 rows need ``piao_s, failed_piao_s,
     flags`` (and use ``piao_chance_s`` if present).  ``policies``: the 4

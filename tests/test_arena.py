@@ -169,7 +169,7 @@ def test_match_rows_follow_the_schedule(tmp_path, engine_warm):
     from hypothesis import given, settings
     from hypothesis import strategies as hs
 
-    from caishen.sim.selfplay import records
+    from caishen.sim.selfplay import stream
     from caishen.sim.analysis.arena import fill_seats, seatings
 
     @settings(max_examples=6, deadline=None)
@@ -179,7 +179,7 @@ def test_match_rows_follow_the_schedule(tmp_path, engine_warm):
         from caishen.sim.analysis.arena import play_match
 
         play_match("kaihua", ["random"] * n, walls, seed, d, chunk_walls=chunk_walls, workers=1, progress=False)
-        df = records.read_run(d)
+        df = stream.read_run(d)
         n_s = len(seatings(n))
         assert len(df) == walls * n_s
         wall = df["hand_id"].to_numpy() // n_s
@@ -211,12 +211,12 @@ def test_streamed_match_table_equals_the_table_of_the_rows_in_memory(tmp_path, e
     table equals per-wall means of the whole run read at once with scipy's t intervals."""
     from scipy import stats as sps
 
-    from caishen.sim.selfplay import records
+    from caishen.sim.selfplay import stream
     from caishen.sim.analysis.arena import seatings, summarize_match, wall_values
 
     _match(tmp_path, "s", "greedy,random,always", 25, chunk_walls=6)
     got = summarize_match(tmp_path / "s", batch_size=batch_size)
-    v = wall_values(records.read_run(tmp_path / "s"), 3, len(seatings(3)))
+    v = wall_values(stream.read_run(tmp_path / "s"), 3, len(seatings(3)))
     assert got["walls_done"] == len(v["walls"]) == 25
     for i, row in enumerate(got["policy_rows"]):
         x = v["points"][:, i]
@@ -247,24 +247,24 @@ def test_report_reads_a_match_run(tmp_path, engine_warm, capsys):
 
 def test_match_does_not_depend_on_workers(tmp_path, engine_warm):
     """Rows and table of a match are the same in-process and with two worker processes."""
-    from caishen.sim.selfplay import records
+    from caishen.sim.selfplay import stream
 
     _, a = _match(tmp_path, "w1", "greedy,greedy_safe,random", 30, workers=1, chunk_walls=10)
     _, b = _match(tmp_path, "w2", "greedy,greedy_safe,random", 30, workers=2, chunk_walls=10)
     assert a["policy_rows"] == b["policy_rows"] and a["pairs"] == b["pairs"]
-    ra, rb = records.read_run(tmp_path / "w1"), records.read_run(tmp_path / "w2")
+    ra, rb = stream.read_run(tmp_path / "w1"), stream.read_run(tmp_path / "w2")
     assert ra.drop(columns=[]).equals(rb)
 
 
 def test_match_resumes_and_refuses_another_match(tmp_path, engine_warm):
-    from caishen.sim.selfplay import records
+    from caishen.sim.selfplay import stream
 
     res, _ = _match(tmp_path, "r", "greedy,random", 21)
     assert res.chunks_run == 3
     (tmp_path / "r" / "chunks" / "chunk-00001.parquet").unlink()
     res, _ = _match(tmp_path, "r", "greedy,random", 21)
     assert res.chunks_run == 1 and res.chunks_skipped == 2
-    assert len(records.read_run(tmp_path / "r")) == 42
+    assert len(stream.read_run(tmp_path / "r")) == 42
     with pytest.raises(ValueError, match="policies"):
         _match(tmp_path, "r", "greedy,greedy_safe", 21)
 

@@ -175,7 +175,7 @@ _TABLES = {"kaihua": (("hand_types", balance.kaihua_hand_types), ("balance", bal
 @pytest.fixture(scope="module")
 def runs(engine_warm, tmp_path_factory):
     """Runs of 640 hands of each rule set in chunks of one 16-hand match and of ten matches."""
-    from caishen.sim.selfplay import runner
+    from caishen.sim.selfplay import rundir, runner
 
     out = {}
     for rules in ("kaihua", "jiating"):
@@ -189,10 +189,10 @@ def runs(engine_warm, tmp_path_factory):
 
 
 def _in_memory(run_dir, rules):
-    from caishen.sim.selfplay import records, runner
+    from caishen.sim.selfplay import rundir, runner, stream
 
-    df = records.read_run(run_dir)
-    opts = runner.read_run_json(run_dir).get("options")
+    df = stream.read_run(run_dir)
+    opts = rundir.read_run_json(run_dir).get("options")
     return {name: (f(df, opts) if f is balance.jiating_balance else f(df)) for name, f in _TABLES[rules]}
 
 
@@ -211,7 +211,7 @@ def test_streamed_run_tables_equal_the_in_memory_tables(runs, rules, chunk):
 
 def test_tallies_of_chunks_merge_in_any_order(runs):
     """The tallies of single chunks (whole matches), merged in reverse order, give the table of all rows."""
-    from caishen.sim.selfplay import records, stream
+    from caishen.sim.selfplay import stream
 
     run_dir = runs["kaihua", 16]
     files, _ = stream.verified_chunk_files(run_dir)
@@ -224,7 +224,7 @@ def test_tallies_of_chunks_merge_in_any_order(runs):
         for p in parts[::-1]:
             total.merge(p)
         pd.testing.assert_frame_equal(total.frame(), want[name], rtol=1e-9)
-    assert records.read_run(run_dir)["hand_id"].is_unique
+    assert stream.read_run(run_dir)["hand_id"].is_unique
 
 
 def _synthetic_kaihua(exponents, match_len=2):

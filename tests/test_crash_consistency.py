@@ -35,7 +35,7 @@ import pandas as pd
 import pytest
 
 from caishen import cli
-from caishen.sim.selfplay import manifest, records
+from caishen.sim.selfplay import manifest, records, stream
 
 HERE = Path(__file__).resolve().parent
 _HOOKED = ("replace", "rename", "fsync")
@@ -143,7 +143,7 @@ def assert_same_rows(out: Path, ref: Path) -> None:
     assert [p.relative_to(out) for p in got] == [p.relative_to(ref) for p in want]
     for g, w in zip(got, want):
         assert manifest.verify(g).complete, manifest.verify(g).describe()
-        pd.testing.assert_frame_equal(records.read_run(g), records.read_run(w))
+        pd.testing.assert_frame_equal(stream.read_run(g), stream.read_run(w))
 
 
 SUMMARY_FILES = {"simulate": ("summary.json", "rows"), "match": ("match.json", "policy_rows"),
@@ -286,7 +286,7 @@ def test_strace_kills_at_every_rename_and_fsync_syscall_then_a_rerun_gives_the_u
             assert_no_short_or_mixed(out, ref)
             runner.run(cfg, out, workers=1, progress=False, chunk_fn=fault_chunks.plain_chunk)
             assert manifest.verify(out).complete
-            pd.testing.assert_frame_equal(records.read_run(out), records.read_run(ref))
+            pd.testing.assert_frame_equal(stream.read_run(out), stream.read_run(ref))
             shutil.rmtree(out)
     assert tried == counts["fsync"] + counts["rename"]
     print(f"strace: kills at every rename ({counts['rename']}) and fsync ({counts['fsync']}) syscall: "

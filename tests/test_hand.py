@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from caishen.sim import hand, tiles
+from caishen.sim import hand, readings, tiles
 from caishen.sim.tiles import CAISHEN, parse
 
 import hand_reference as ref
@@ -169,7 +169,7 @@ def _joker_calls():
         ("is_baotou", lambda j: hand.is_baotou(c13, j)),
         ("waits", lambda j: hand.waits(c13, j)),
         ("effective_tiles", lambda j: hand.effective_tiles(c13, j)),
-        ("readings", lambda j: hand.readings(c14, j)),
+        ("readings", lambda j: readings.readings(c14, j)),
         ("shanten_batch", lambda j: hand.shanten_batch(np.stack([c13, c14]), j)),
         ("is_win_batch", lambda j: hand.is_win_batch(np.stack([c13, c14]), j)),
         ("effective_tiles_batch", lambda j: hand.effective_tiles_batch(np.stack([c13]), j)),
@@ -421,7 +421,7 @@ def test_any_joker_kind(c, joker):
     assert hand.is_win(c2, joker) == ref.is_win(c2, joker)
 
 
-def _reading_tiles(r: hand.Reading, joker: int) -> Counter:
+def _reading_tiles(r: readings.Reading, joker: int) -> Counter:
     """Natural tiles of a reading, plus the jokers (counted at the joker kind)."""
     out = Counter()
     for g in r.groups:
@@ -441,7 +441,7 @@ def _reading_tiles(r: hand.Reading, joker: int) -> Counter:
 @SETTINGS
 @given(hands(sizes=(2, 5, 8, 11, 14), max_jokers=2), st.sampled_from([-1, CAISHEN]))
 def test_readings(c, joker):
-    rs = hand.readings(c, joker)
+    rs = readings.readings(c, joker)
     assert len(rs) == len(set(rs))
     expect = Counter({t: int(v) for t, v in enumerate(c) if v})
     std = [r for r in rs if r.form == "standard"]
@@ -461,9 +461,9 @@ def test_readings(c, joker):
 
 
 def test_readings_example():
-    rs = hand.readings(parse("111222333m44m555p"))
+    rs = readings.readings(parse("111222333m44m555p"))
     assert len(rs) == 3  # pair 44m + three triplets, 44m + three 123m runs, 11m + 123m 234m 234m
-    rs = hand.readings(parse("123m456m789p2s234s5z"), CAISHEN)
+    rs = readings.readings(parse("123m456m789p2s234s5z"), CAISHEN)
     pairs = {r.groups[0] for r in rs}
     assert hand.Group("pair", 19, (19,)) in pairs  # 2s + 财神 as 2s
     assert hand.Group("pair", 19, ()) in pairs  # 22s, with 财神 completing 34s

@@ -32,7 +32,7 @@ import pytest
 
 from fault_chunks import plain_chunk
 from caishen import cli
-from caishen.sim.selfplay import manifest, records, runner
+from caishen.sim.selfplay import manifest, records, runner, stream
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -54,7 +54,7 @@ def reference(tmp_path_factory):
     """(run directory, rows) of the uninterrupted seed-7 run of 6 chunks."""
     out = tmp_path_factory.mktemp("hostile") / "ref"
     run(config(), out)
-    return out, records.read_run(out)
+    return out, stream.read_run(out)
 
 
 def fresh(reference, tmp_path) -> Path:
@@ -105,7 +105,7 @@ def test_kind01_chunk_files_without_the_first_manifest_line_are_replayed_never_c
     assert code == 2 and "no verified chunk" in err and "unrecorded" in err
     res = run(config(), out)
     assert sorted(res.repaired) == [0, 1, 2, 3, 4] and res.chunks_skipped == 0
-    pd.testing.assert_frame_equal(records.read_run(out), reference[1])
+    pd.testing.assert_frame_equal(stream.read_run(out), reference[1])
 
 
 def test_kind01_only_a_format_1_run_is_read_without_a_manifest(reference, tmp_path):
@@ -138,7 +138,7 @@ def test_kind02_another_runs_chunk_with_a_matching_manifest_line_is_foreign(refe
     code, o, err = report(capsys, out)
     assert code == 1 and "chunk 3: foreign" in err and "finished chunks: 5 of 6" in o
     run(config(), out)
-    pd.testing.assert_frame_equal(records.read_run(out), reference[1])
+    pd.testing.assert_frame_equal(stream.read_run(out), reference[1])
 
 
 def test_kind02_a_chunk_of_another_configuration_with_the_same_seed_is_foreign(reference, tmp_path):
@@ -249,7 +249,7 @@ def test_kind04_a_crafted_chunk_whose_manifest_line_matches_breaks_the_contract_
     code, o, err = report(capsys, out)
     assert code == 1 and says in err and "finished chunks: 5 of 6 (damaged chunks left out)" in o
     run(config(), out)
-    pd.testing.assert_frame_equal(records.read_run(out), reference[1])
+    pd.testing.assert_frame_equal(stream.read_run(out), reference[1])
 
 
 # ---------------------------------------------------------------------------
@@ -312,7 +312,7 @@ def test_kind05_kind11_a_bad_manifest_line_is_a_damaged_line_its_chunk_replayed(
     code, o, err = report(capsys, out)
     assert code == 1 and "chunk 1: unrecorded" in err and "Traceback" not in err
     run(config(), out)
-    pd.testing.assert_frame_equal(records.read_run(out), reference[1])
+    pd.testing.assert_frame_equal(stream.read_run(out), reference[1])
 
 
 def test_kind05_bad_sweep_json_and_study_json_fields_are_refused(tmp_path, capsys):
@@ -352,7 +352,7 @@ def test_kind06_a_kill_during_the_first_run_json_write_is_recognised_and_restart
     (out / ".run.json.4242.tmp").write_text("")  # the temporary name of an earlier caishen
     (out / "chunks").mkdir()  # an earlier caishen made it before run.json
     run(config(), out)
-    pd.testing.assert_frame_equal(records.read_run(out), reference[1])
+    pd.testing.assert_frame_equal(stream.read_run(out), reference[1])
     assert sorted(p.name for p in out.iterdir()) == [".lock", "chunks", "manifest.jsonl", "run.json"]
 
 
@@ -510,7 +510,7 @@ def test_kind10_a_fifo_in_place_of_a_chunk_is_corrupt_not_a_hang(reference, tmp_
     code, _, err = report(capsys, out)
     assert code == 1 and "chunk 2: corrupt" in err
     run(config(), out)
-    pd.testing.assert_frame_equal(records.read_run(out), reference[1])
+    pd.testing.assert_frame_equal(stream.read_run(out), reference[1])
 
 
 def test_kind10_a_billion_chunks_is_refused_before_anything_is_allocated_or_written(tmp_path, capsys):

@@ -911,7 +911,7 @@ def _checked_kernel(policy: str, n: int, seed: int):
 
 
 def _check_batch_records(r, rec, policy):
-    from caishen.sim.selfplay import records
+    from caishen.sim.selfplay import records, stream
 
     n = len(rec)
     cols = JR.finish_records(r, rec)
@@ -953,7 +953,7 @@ def test_batch_100k_checked_hands(engine_warm, policy):
 def test_selfplay_records_match_the_contract_and_a_rescoring(engine_warm):
     """caishen.sim.selfplay.batch.play_batch returns the J-9 columns; each hand's scores are
     the scorer's for the recorded cases."""
-    from caishen.sim.selfplay import records, batch as selfplay
+    from caishen.sim.selfplay import batch as selfplay, records, stream
 
     cols = selfplay.play_batch(300, seed=9, rules="jiating", policies="greedy,random,greedy,greedy")
     assert list(cols) == [c for c, _ in records.record_columns("jiating")]
@@ -1029,7 +1029,7 @@ def test_simulate_jiating_end_to_end(engine_warm, tmp_path, capsys):
     import pandas as pd
 
     from caishen import cli
-    from caishen.sim.selfplay import records
+    from caishen.sim.selfplay import records, stream
     from caishen.sim.analysis import summary
 
     out = tmp_path / "run"
@@ -1040,7 +1040,7 @@ def test_simulate_jiating_end_to_end(engine_warm, tmp_path, capsys):
     assert "P per win" in text and "P25 七对子" in text and "架听 rate" in text
     assert cli.main(argv) == 0
     assert "0 chunk(s) now" in capsys.readouterr().out
-    df = records.read_run(out)
+    df = stream.read_run(out)
     want = [c for c, _ in records.record_columns("jiating")]
     assert [c for c in df.columns if c in want] == want and len(df) == 600
     assert not df[[f"score_{s}" for s in range(4)]].sum(axis=1).any()

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from caishen.sim.hand import Group, Reading, readings, waits
+from caishen.sim.hand import waits
+from caishen.sim.readings import Group, Reading, readings
 from caishen.sim.rules import jiating as J
 from caishen.sim.rules.jiating import tables as JP
 from caishen.sim.rules.jiating import JiatingRules, evaluate, score

@@ -737,7 +737,7 @@ def test_score_rejects_discard_without_discarder_and_self_robbed():
 # _evaluate_win against a slow, obvious reference (hypothesis)
 # ---------------------------------------------------------------------------
 from caishen.sim import tiles  # noqa: E402
-from caishen.sim.hand import Group, readings  # noqa: E402
+from caishen.sim.readings import Group, readings  # noqa: E402
 from caishen.sim.tables import hand_tables  # noqa: E402
 
 J = tiles.CAISHEN

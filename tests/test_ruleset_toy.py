@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 import pytest
 
-from caishen.sim.selfplay import records, runner
+from caishen.sim.selfplay import records, runner, stream
 from caishen.sim.engine import A_CHOW_HIGH, A_CHOW_LOW, A_DECLARE, A_KONG_CONCEALED, RECORD_COLUMNS, Game
 from caishen.sim.hand import is_win
 from caishen.sim.rules import base as rulesets
@@ -134,7 +134,7 @@ def test_game_follows_the_facts_of_the_toy(plain, engine_warm):
 def test_runner_plays_the_toy_in_process(plain, engine_warm, tmp_path):
     config = runner.make_config("plain", 96, 5, policies="greedy", chunk_size=48)
     runner.run(config, tmp_path, workers=1, progress=False)
-    df = records.read_run(tmp_path)
+    df = stream.read_run(tmp_path)
     assert len(df) == 96 and set(df["chunk"]) == {0, 1}
     assert (df[[f"score_{s}" for s in range(4)]].sum(axis=1) == 0).all()
 

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from caishen.sim.selfplay import records, runner
+from caishen.sim.selfplay import records, runner, stream
 from caishen.sim.analysis import summary
 from caishen.sim.rules.kaihua import FLAG_PIAO, FLAG_PINGHU
 
@@ -151,7 +151,7 @@ def test_run_writes_one_parquet_file_per_chunk_with_run_columns_and_contract_dty
         "policies": list(POLICIES), "options": OPTIONS,
     }
     assert meta["version"] and len(meta["source_digest"]) == 16
-    df = records.read_run(tmp_path / "r")
+    df = stream.read_run(tmp_path / "r")
     assert len(df) == 2500
     assert list(df["hand_id"]) == list(range(2500))
     assert (df["seed"] == 11).all()
@@ -173,10 +173,10 @@ def test_same_seed_same_rows_with_one_or_two_worker_processes(tmp_path):
     cfg = config(games=4000, chunk_size=700)
     run(cfg, tmp_path / "w1", workers=1)
     run(cfg, tmp_path / "w2", workers=2)
-    a, b = records.read_run(tmp_path / "w1"), records.read_run(tmp_path / "w2")
+    a, b = stream.read_run(tmp_path / "w1"), stream.read_run(tmp_path / "w2")
     assert len(a) == 4000
     pd.testing.assert_frame_equal(a, b)
-    c = records.read_run(run(config(games=4000, chunk_size=700, seed=12), tmp_path / "s12").run_dir)
+    c = stream.read_run(run(config(games=4000, chunk_size=700, seed=12), tmp_path / "s12").run_dir)
     assert not a.drop(columns="seed").equals(c.drop(columns="seed"))
 
 
@@ -193,7 +193,7 @@ def test_resume_replays_only_missing_chunks_and_gives_the_uninterrupted_rows(tmp
     res = run(cfg, part)
     assert (res.chunks_run, res.chunks_skipped, res.hands_run) == (2, 3, 2000)
     assert not stale.exists()
-    pd.testing.assert_frame_equal(records.read_run(part), records.read_run(tmp_path / "full"))
+    pd.testing.assert_frame_equal(stream.read_run(part), stream.read_run(tmp_path / "full"))
     again = run(cfg, part)
     assert (again.chunks_run, again.chunks_skipped) == (0, 5)
 
@@ -262,7 +262,7 @@ def test_ray_backend_matches_local(tmp_path):
         run(cfg, tmp_path / "ray", backend="ray", workers=2)
     finally:
         ray.shutdown()
-    pd.testing.assert_frame_equal(records.read_run(tmp_path / "ray"), records.read_run(tmp_path / "local"))
+    pd.testing.assert_frame_equal(stream.read_run(tmp_path / "ray"), stream.read_run(tmp_path / "local"))
 
 
 def test_a_lost_ray_worker_becomes_an_error_naming_the_chunk_other_outcomes_pass_through():
@@ -351,7 +351,7 @@ def t_reference(x):
 def fake_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("summary") / "r"
     run(config(games=6000, chunk_size=2000, seed=3), out)
-    return out, records.read_run(out)
+    return out, stream.read_run(out)
 
 
 def row(rows, section, metric, group):
@@ -495,7 +495,7 @@ def test_summary_rejects_records_without_the_needed_columns():
         summary.summarize(pd.DataFrame({"dealer": [0], "winner": [0], "winners_mask": [1], "win_type": [0],
                                         "score_0": [1], "score_1": [0], "score_2": [-1]}))
     with pytest.raises(ValueError, match="no finished chunk"):
-        records.read_run("/nonexistent/run")
+        stream.read_run("/nonexistent/run")
 
 
 @pytest.mark.parametrize("policies", ["always", "never", "threshold:30", "greedy,random,always,greedy",

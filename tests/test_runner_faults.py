@@ -34,7 +34,7 @@ import pytest
 
 from fault_chunks import dying_chunk, slow_chunk
 from caishen import cli
-from caishen.sim.selfplay import manifest, records, runner
+from caishen.sim.selfplay import manifest, records, runner, stream
 
 RULES, OPTIONS, POLICIES = "kaihua", {"discard_win": True}, ("random",) * 4
 
@@ -57,7 +57,7 @@ def reference(tmp_path_factory):
     """Rows of the uninterrupted run (dying_chunk without a kill is plain_chunk, as is slow_chunk)."""
     out = tmp_path_factory.mktemp("faults") / "ref"
     run(config(dying_chunk), out, dying_chunk)
-    return records.read_run(out)
+    return stream.read_run(out)
 
 
 def manifest_lines(out) -> list[dict]:
@@ -70,7 +70,7 @@ def assert_complete(out, ref, n_chunks=6):
     assert check.complete and not check.problems
     assert sorted(e["chunk"] for e in manifest_lines(out)) == list(range(n_chunks))
     assert not list((Path(out) / "chunks").glob(".*"))
-    pd.testing.assert_frame_equal(records.read_run(out), ref)
+    pd.testing.assert_frame_equal(stream.read_run(out), ref)
 
 
 # ---------------------------------------------------------------------------
@@ -233,7 +233,7 @@ def test_truncated_replaced_junk_and_deleted_chunks_are_named_and_replayed(tmp_p
     assert sorted(res.repaired) == [0, 1, 3, 4] and res.chunks_run == 4 and res.chunks_skipped == 2
     (out / "chunks" / "chunk-00077.parquet").unlink()
     assert manifest.verify(out).complete  # (the manifest holds a second line for each replayed chunk)
-    pd.testing.assert_frame_equal(records.read_run(out), reference)
+    pd.testing.assert_frame_equal(stream.read_run(out), reference)
     assert cli.main(["report", str(out)]) == 0
 
 
@@ -255,7 +255,7 @@ def test_simulate_resume_repairs_a_real_run_from_its_run_json(tmp_path, capsys, 
     args = ["simulate", "--games", "400", "--chunk-size", "100", "--policy", "greedy,random,always,never",
             "--seed", "3", "--workers", "1", "--no-progress"]
     assert cli.main([*args, "--out", str(out)]) == 0
-    ref = records.read_run(out)
+    ref = stream.read_run(out)
     data = records.chunk_path(out, 2).read_bytes()
     records.chunk_path(out, 2).write_bytes(data[:100])
     capsys.readouterr()
@@ -263,7 +263,7 @@ def test_simulate_resume_repairs_a_real_run_from_its_run_json(tmp_path, capsys, 
     got = capsys.readouterr()
     assert "replayed 1 damaged chunk(s)" in got.err and "chunk 2: short" in got.err
     assert "played 1 chunk(s) now" in got.out and "3 already done" in got.out
-    pd.testing.assert_frame_equal(records.read_run(out), ref)
+    pd.testing.assert_frame_equal(stream.read_run(out), ref)
     for bad, message in ((["--games", "5"], "drop --games"), (["--option", "discard_win=0"], "drop --option")):
         with pytest.raises(SystemExit) as e:
             cli.main(["simulate", "--resume", str(out), *bad])
@@ -308,7 +308,7 @@ def test_two_simulations_on_one_directory_the_second_is_refused_and_run_json_unt
     assert first.returncode == 0, err
     check = manifest.verify(out)
     assert check.complete and sorted(e["chunk"] for e in manifest_lines(out)) == list(range(6))
-    pd.testing.assert_frame_equal(records.read_run(out), reference)  # slow_chunk's rows are plain_chunk's
+    pd.testing.assert_frame_equal(stream.read_run(out), reference)  # slow_chunk's rows are plain_chunk's
 
 
 def _alive(pid: int) -> bool:

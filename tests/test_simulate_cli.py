@@ -43,7 +43,7 @@ def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("sim") / "ref"
     p = run_cli(simulate_cmd(out, "--workers", "1"))
     assert p.returncode == 0, p.stderr
-    return out, p, records.read_run(out)
+    return out, p, stream.read_run(out)
 
 
 def test_simulate_writes_contract_rows_and_prints_the_summary(reference):
@@ -123,7 +123,7 @@ def test_same_seed_same_rows_with_two_worker_processes(reference, tmp_path):
     _, _, ref = reference
     p = run_cli(simulate_cmd(tmp_path / "w2", "--workers", "2", "--no-progress"))
     assert p.returncode == 0, p.stderr
-    pd.testing.assert_frame_equal(records.read_run(tmp_path / "w2"), ref)
+    pd.testing.assert_frame_equal(stream.read_run(tmp_path / "w2"), ref)
 
 
 def test_sigkill_mid_run_then_rerun_gives_exactly_the_uninterrupted_rows(reference, tmp_path):
@@ -150,7 +150,7 @@ def test_sigkill_mid_run_then_rerun_gives_exactly_the_uninterrupted_rows(referen
     skipped = int(p.stdout.split(" already done")[0].rsplit(", ", 1)[1])
     assert skipped == recorded
     assert not list((out / "chunks").glob(".*.tmp"))
-    pd.testing.assert_frame_equal(records.read_run(out), ref)
+    pd.testing.assert_frame_equal(stream.read_run(out), ref)
 
 
 def test_one_policy_per_seat_reaches_the_seats_and_groups_the_piao_rows(tmp_path):
@@ -159,7 +159,7 @@ def test_one_policy_per_seat_reaches_the_seats_and_groups_the_piao_rows(tmp_path
                              games=3000, chunk=1000, seed=9))
     assert p.returncode == 0, p.stderr
     assert "policies greedy,greedy,always,never" in p.stdout
-    df = records.read_run(out)
+    df = stream.read_run(out)
     rows = pd.read_csv(out / "summary.csv")
     groups = set(rows.group)
     assert {"seat 2 (always)", "seat 3 (never)", "policy greedy", "policy always", "policy never"} <= groups

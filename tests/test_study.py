@@ -167,7 +167,7 @@ def test_sweep_duplicate_deals_resume_and_table(engine_warm, tmp_path):
 
 def test_sweep_table_streamed_over_chunks_equals_the_in_memory_table(engine_warm, tmp_path):
     """study.streamed_metric_table (chunk by chunk, side by side) == metric_table on each point's whole run."""
-    from caishen.sim.selfplay import records
+    from caishen.sim.selfplay import stream
 
     out = tmp_path / "s"
     kw = dict(options=["failed_piao_factor=1,3"], policies="always,threshold:20", walls=150, seed=5, chunk_size=40,
@@ -175,7 +175,7 @@ def test_sweep_table_streamed_over_chunks_equals_the_in_memory_table(engine_warm
     t = study.sweep("kaihua", out, **kw)
     doc = json.loads((out / "sweep.json").read_text())
     dirs = [out / p["dir"] for p in doc["points"]]
-    per_point = [study.wall_metrics(records.read_run(d), "kaihua") for d in dirs]
+    per_point = [study.wall_metrics(stream.read_run(d), "kaihua") for d in dirs]
     grid = study.parse_grid("kaihua", kw["options"], kw["policies"], "greedy")
     ref = study.metric_table(grid, per_point, study.parse_baseline(grid, kw["baseline"]))
     assert len(t) == len(ref) and (t["walls"] == 150).all()  # 4 chunks, the last one short

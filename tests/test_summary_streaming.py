@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import summary_reference as ref
-from caishen.sim.selfplay import records, runner, stream
+from caishen.sim.selfplay import runner, stream
 from caishen.sim.analysis import summary
 
 
@@ -63,7 +63,7 @@ def jiating_run(tmp_path_factory, engine_warm):
 @pytest.mark.parametrize("which", ["kaihua_run", "jiating_run"])
 def test_streaming_summary_of_a_real_run_equals_the_pandas_path(which, request):
     out, cfg = request.getfixturevalue(which)
-    df = records.read_run(out)
+    df = stream.read_run(out)
     want, want_defs = ref.summarize(df, cfg.policies)
     # batches of 333 rows: they cut across the chunk files (700 / 250 rows) and across matches (16 hands)
     rows, defs, meta, done = summary.summarize_run(out, batch_size=333)

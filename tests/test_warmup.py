@@ -6,6 +6,7 @@ import logging
 
 import pytest
 
+from caishen.cli import warmup
 from caishen.sim import warmup as W
 
 
@@ -46,7 +47,7 @@ def test_no_mark_when_the_first_use_fails(cold):
 
 def test_warmup_runs_the_workload_and_marks(cold):
     lines = []
-    took = W.warmup("hand", progress=lines.append)
+    took = warmup("hand", progress=lines.append)
     assert set(took) == {"hand"} and took["hand"] >= 0
     assert lines[0] == "compiling kernels: hand ..." and lines[-1].startswith("compiling kernels: hand done in ")
     assert W.is_marked("hand") and not W.is_marked("game")
@@ -55,7 +56,7 @@ def test_warmup_runs_the_workload_and_marks(cold):
 @pytest.mark.parametrize("bad", ["gpu", "", "Hand"])
 def test_unknown_target_is_named(bad):
     with pytest.raises(ValueError, match=repr(bad).replace("'", ".")):
-        W.warmup([bad])
+        warmup([bad])
     with pytest.raises(ValueError, match="unknown warmup target"):
         with W.first_use(bad):
             pass

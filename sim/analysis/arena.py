@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from caishen.sim.selfplay import runner
+from caishen.sim.selfplay import rundir, runner
 
 #: walls per chunk by default
 DEFAULT_CHUNK_WALLS = 1000
@@ -305,7 +305,7 @@ def summarize_match(run_dir: str | os.PathLike, batch_size: int | None = None) -
     from caishen.sim.selfplay import stream
     from caishen.sim.analysis.intervals import ClusterSums
 
-    meta = runner.read_run_json(run_dir)
+    meta = rundir.read_run_json(run_dir)
     n = n_policies_of(meta)
     n_s = len(seatings(n))
     names = _policy_names(list(meta["policies"]), n)

@@ -1,7 +1,7 @@
 """Scoring balance of both rule sets: what each hand type, pattern and seat earns, with intervals.
 
 Every function takes per-hand records (``caishen.sim.selfplay.records`` columns: a run read
-with ``caishen.sim.selfplay.records.read_run``, or the columns of
+with ``caishen.sim.selfplay.stream.read_run``, or the columns of
 ``caishen.sim.selfplay.batch.play_batch``) and returns a tidy ``pandas.DataFrame``.
 
 Each table is a streaming reduction (:class:`KaihuaHandTypes`,
@@ -506,9 +506,9 @@ def run_tables(run_dir, files=None, options=None, batch_size: int | None = None,
     the concatenated rows (up to float rounding).  Raises ``ValueError`` for
     no verified chunk, or as those functions do.
     """
-    from caishen.sim.selfplay import runner, stream
+    from caishen.sim.selfplay import rundir, runner, stream
 
-    meta = runner.read_run_json(run_dir)
+    meta = rundir.read_run_json(run_dir)
     if files is None:
         files, _ = stream.verified_chunk_files(run_dir, meta)
     cols = stream.column_names(files)

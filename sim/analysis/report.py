@@ -91,10 +91,10 @@ def run_kind(run_dir) -> str:
     if (d / "study.json").exists():
         return "study"
     if (d / "run.json").exists():
-        from caishen.sim.selfplay import runner
+        from caishen.sim.selfplay import rundir, runner
 
         try:
-            fn = safeio.read_json(d / "run.json", runner.MAX_RUN_JSON).get("chunk_fn", "")
+            fn = safeio.read_json(d / "run.json", rundir.MAX_RUN_JSON).get("chunk_fn", "")
         except (OSError, ValueError):
             fn = ""  # the runner names what is wrong with run.json
         return "match" if str(fn).startswith("caishen.sim.analysis.arena:") else "simulate"
@@ -220,9 +220,9 @@ def _gain_figure(plt, counts: np.ndarray):
 
 def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
     from caishen.sim.analysis import balance, summary
-    from caishen.sim.selfplay import runner, stream
+    from caishen.sim.selfplay import rundir, runner, stream
 
-    files, check = stream.verified_chunk_files(run_dir, runner.read_run_json(run_dir))
+    files, check = stream.verified_chunk_files(run_dir, rundir.read_run_json(run_dir))
     rows, defs, meta, done = summary.summarize_run(run_dir, verification=check)
     summary.save_summary(run_dir, rows, defs, meta)
     rules = meta.get("rules")

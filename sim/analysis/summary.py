@@ -167,7 +167,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
 def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") -> tuple[pd.DataFrame, dict]:
     """The summary rows of a run's records (in memory) and the definitions used.
 
-    ``df``: the records (``caishen.sim.selfplay.records.read_run``), at least ``dealer,
+    ``df``: the records (``caishen.sim.selfplay.stream.read_run``), at least ``dealer,
     winner, winners_mask, win_type, score_0..3`` and, for ``unit="match"``,
     ``match_hand`` (and ``chunk`` when there are several chunks; duplicate-deal
     records: ``wall, seating``), in hand order (sorted by ``hand_id`` when it
@@ -261,9 +261,9 @@ def summarize_run(run_dir: str | os.PathLike, batch_size: int | None = None,
     verified_chunks)``.  Raises ``ValueError`` if ``run_dir`` is not a run or
     has no verified chunk.
     """
-    from caishen.sim.selfplay import records, runner, stream
+    from caishen.sim.selfplay import records, rundir, runner, stream
 
-    meta = runner.read_run_json(run_dir)
+    meta = rundir.read_run_json(run_dir)
     if verification is None:
         files, verification = stream.verified_chunk_files(run_dir, meta)
     else:

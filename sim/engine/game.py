@@ -467,3 +467,16 @@ def _check_observations(game: Game) -> None:
                 raise ValueError(
                     f"state check failed: seat {seat}'s observation {key!r} depends on tiles hidden from it"
                 )
+
+
+def warm() -> None:
+    """Play one hand of every rule set through :class:`Game` (reset, legal mask, step, the invariant
+    checker, an observation: ``caishen warmup game``)."""
+    from caishen.sim import rules
+
+    for name in rules.names():
+        g = Game(name).reset(seed=1)
+        while not g.done:
+            g.step(g.legal_actions()[0])
+        g.check()
+        g.observation(0)

@@ -67,6 +67,25 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.sim import tiles as _tiles
+from caishen.sim.rules.codes import DECL_HARD, DECL_JIATING, DECL_NONE  # noqa: F401
+from caishen.sim.rules.records import (  # noqa: F401  (the win contexts, in the state's ``wins``)
+    MAX_WINNERS,
+    N_WX,
+    WX_DEALER_READY,
+    WX_DECL,
+    WX_DISCARDER,
+    WX_FIRST_TURN,
+    WX_HAND,
+    WX_MELD_KIND,
+    WX_MELD_TYPE,
+    WX_N_MELDS,
+    WX_ON_FIRST,
+    WX_REPLACEMENT,
+    WX_SEAT,
+    WX_TILE,
+    WX_TYPE,
+    WX_VISIBLE,
+)
 from caishen.sim.validate import check_int, short_repr
 
 
@@ -78,26 +97,7 @@ MAX_MELDS = 4
 #: discards per seat; a seat discards at most ~(83 / 4 + claims + kongs) < 64
 MAX_DISCARDS = 64
 QUEUE_LEN = 8
-#: winners of one hand at most (several winners on one discard, K-4.3 option / J-3.4)
-MAX_WINNERS = 3
-
-# win context: wins[j, WX_*], one row per winner (first winner first), for rule sets scored
-# after the hand (Jiating, caishen.sim.rules.jiating.records)
-WX_SEAT = 0  #: winning seat
-WX_TILE = 1  #: winning tile kind
-WX_TYPE = 2  #: WIN_* code
-WX_DISCARDER = 3  #: discarder / robbed seat, -1 on a self-draw
-WX_DECL = 4  #: the winner's DECL_* declaration
-WX_FIRST_TURN = 5  #: 1: the dealer's self-draw on the dealt tiles (天胡, J-5.4)
-WX_REPLACEMENT = 6  #: 1: won on a kong replacement draw (P18)
-WX_ON_FIRST = 7  #: 1: won on the dealer's first discard (P47 option)
-WX_VISIBLE = 8  #: copies of the winning kind the winner could see elsewhere (discards, others' exposed melds; P27)
-WX_N_MELDS = 9
-WX_MELD_TYPE = 10  #: 4 slots: meld types (caishen.sim.tiles.MELD_*)
-WX_MELD_KIND = 14  #: 4 slots: meld kinds
-WX_DEALER_READY = 18  #: 1: the dealer was ready right after its first discard (J-4.2 offer; P47 option)
-WX_HAND = 19  #: 34 slots: the winner's concealed tiles before the winning tile
-N_WX = WX_HAND + 34
+# the win contexts (WX_*, MAX_WINNERS) are the records contract's: caishen.sim.rules.records
 
 # actions (the layout: the module docstring)
 A_DISCARD = 0
@@ -123,10 +123,7 @@ PH_DONE = 3
 PH_HARD = 4  #: Jiating J-4.2: the seat to act declares or declines 硬子
 PHASE_NAMES = {PH_TURN: "turn", PH_CLAIM: "claim", PH_ROB: "rob", PH_DONE: "done", PH_HARD: "hard"}
 
-# declarations (seat[s, SF_DECL]; Jiating J-4.1, J-4.2)
-DECL_NONE = 0
-DECL_JIATING = 1  #: 架听, declared with a discard that leaves a single wait (J-4.1)
-DECL_HARD = 2  #: 硬子, hard ready declared at the deal (J-4.2)
+# declarations (seat[s, SF_DECL]; J-4.1, J-4.2): DECL_* of caishen.sim.rules.codes
 # stages of PH_HARD (sc[SC_HARD_STAGE])
 HARD_STAGE_NONE = 0
 HARD_STAGE_DEAL = 1  #: ready non-dealers are asked before the dealer's first discard

@@ -26,6 +26,15 @@ from numba import njit
 
 from caishen.sim.engine.deal import _tiles_left
 from caishen.sim.rules import base as _rulesets
+from caishen.sim.rules.records import (  # noqa: F401  (the batch matrix's layout: the records contract)
+    ENGINE_EXTRA_COLUMNS,
+    EXTRA_INDEX,
+    EXTRA_OFFSET,
+    N_RECORD,
+    RECORD_COLUMNS,
+    RECORD_INDEX,
+    WINS_OFFSET,
+)
 from caishen.sim.engine.layout import (
     EP_JOKER,
     EP_ROTATION,
@@ -57,62 +66,6 @@ from caishen.sim.engine.layout import (
     WX_FIRST_TURN,
     WX_REPLACEMENT,
 )
-
-
-#: record columns (records.md) in the order of the batch kernel's int64 matrix
-RECORD_COLUMNS = (
-    ("hand", np.int64),
-    ("match_hand", np.int32),
-    ("dealer", np.int8),
-    ("winner", np.int8),
-    ("winners_mask", np.uint8),
-    ("win_type", np.int8),
-    ("discarder", np.int8),
-    ("exponent", np.int8),
-    ("flags", np.int32),
-    ("chain_len", np.int8),  # K-6.5 chain links the (first) winner's exponent counted (K-9.4, K-10)
-    ("chain_piao", np.int8),  # ... of which 飘 links (0 unless counted: discard win, piao_requires_baotou)
-    ("chain_kong", np.int8),  # ... of which kong links
-    ("score_0", np.int32),
-    ("score_1", np.int32),
-    ("score_2", np.int32),
-    ("score_3", np.int32),
-    ("caishen_0", np.int8),
-    ("caishen_1", np.int8),
-    ("caishen_2", np.int8),
-    ("caishen_3", np.int8),
-    ("piao_0", np.int16),
-    ("piao_1", np.int16),
-    ("piao_2", np.int16),
-    ("piao_3", np.int16),
-    ("failed_piao_0", np.int8),
-    ("failed_piao_1", np.int8),
-    ("failed_piao_2", np.int8),
-    ("failed_piao_3", np.int8),
-    ("turns", np.int16),
-    ("tiles_left", np.int16),
-)
-#: engine columns after RECORD_COLUMNS in the batch matrix: the J-9 facts the
-#: engine knows (Jiating's records, ``caishen.sim.rules.jiating.records``; filled for every rule set)
-ENGINE_EXTRA_COLUMNS = (
-    ("streak", np.int16),  # J-2.4 the dealer's streak k
-    ("win_tile", np.int8),  # -1 on a draw
-    ("first_turn", np.int8),  # the first winner won on the dealt tiles (天胡, J-5.4)
-    ("replacement", np.int8),  # the first winner won on a kong replacement draw
-    ("n_winners", np.int8),  # rows of the win-context block used
-    *((f"decl_{s}", np.int8) for s in range(N_SEATS)),  # DECL_* (J-4.1, J-4.2)
-    *((f"decl_turn_{s}", np.int16) for s in range(N_SEATS)),  # turns count of the declaring discard, -1
-    *((f"hard_offer_{s}", np.int8) for s in range(N_SEATS)),  # 1 if offered 硬子 (J-4.2)
-    *((f"passed_win_{s}", np.int16) for s in range(N_SEATS)),  # wins passed (J-3.5)
-)
-#: column name -> index in the batch matrix
-RECORD_INDEX = {name: i for i, (name, _) in enumerate(RECORD_COLUMNS)}
-EXTRA_OFFSET = len(RECORD_COLUMNS)
-EXTRA_INDEX = {name: EXTRA_OFFSET + i for i, (name, _) in enumerate(ENGINE_EXTRA_COLUMNS)}
-#: then MAX_WINNERS rows of the win context (``WX_*``, N_WX each), first winner first
-WINS_OFFSET = EXTRA_OFFSET + len(ENGINE_EXTRA_COLUMNS)
-#: width of the batch kernel's int64 matrix
-N_RECORD = WINS_OFFSET + MAX_WINNERS * N_WX
 
 
 @njit(cache=True)

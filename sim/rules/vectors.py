@@ -26,6 +26,7 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from caishen.sim import tiles
 from caishen.sim.rules import base as _rulesets
 from caishen.sim.rules.options import short_repr, short_text
 
@@ -298,3 +299,53 @@ def score_file(stream: IO[str], out: IO[str], options: dict[str, Any] | None = N
         out.write(json_line(result, ascii_only))
         out.flush()
     return n, failed
+
+
+def plain_case(rules: str, concealed: str, win_tile: str) -> dict:
+    """The scoring-vector case of a plain self-draw by a non-dealer (what the win gate asks about).
+
+    Seat 1 wins by self-draw (dealer seat 0) on ``win_tile`` with the
+    concealed tiles ``concealed``, no melds, no replacement draw, and the
+    rule set's ``plain_case`` keys (Kaihua: no chain links and no open 飘
+    circle; Jiating: no declaration, not the first turn, nothing visible).
+    """
+    case = {"id": "hand", "rules": rules, "dealer": 0, "winner": 1, "win_type": "self_draw", "discarder": None,
+            "concealed": concealed, "melds": [], "win_tile": win_tile, "replacement_draw": False}
+    case.update(_rulesets.get(rules).plain_case)  # the rule set's own keys of a plain case
+    return case
+
+
+def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
+    """The waits (mpsz names) on which a self-draw win is legal under ``rules``.
+
+    ``counts: uint8[34]`` the 13 concealed tiles (no melds), ``waits`` their
+    shape-only waits.  A wait ``w`` is kept iff the rule set's public
+    ``score(case)`` (:func:`caishen.sim.rules.kaihua.score`,
+    :func:`caishen.sim.rules.jiating.score`) says ``win`` for :func:`plain_case`:
+    seat 1 (not the dealer) draws ``w`` itself, with no melds, no kong
+    replacement draw, no chain links or open 飘 circles (Kaihua) and no
+    declaration (Jiating).  A wait the hand already holds four times is
+    dropped (a fifth copy does not exist).  The gates of the hand's history
+    (K-2.5's force lasting after a kong, J-3.5 passed wins) and of discard
+    wins (K-7.1) are not applied: the list answers "could this hand win by
+    drawing w now".
+    """
+    scorer = Scorer()
+    concealed = tiles.to_str(counts)
+    out = []
+    for w in waits:
+        if counts[tiles.parse_kinds(w)[0]] >= 4:
+            continue
+        if scorer.score(plain_case(rules, concealed, w))["win"]:
+            out.append(w)
+    return out
+
+
+def warm() -> None:
+    """Score one plain case of every rule set that scores cases (``caishen warmup score``: the scorers'
+    kernels compiled or loaded); ``RuntimeError`` if a rule set refuses it (the workload must reach them)."""
+    for name in _vector_rule_sets():
+        case = plain_case(name, "123m456m789p234s5s", "5s")
+        out = next(score_lines([json.dumps(case)]))
+        if "error" in out:
+            raise RuntimeError(f"warm-up case of {name!r} was refused: {out['error']}")

@@ -307,3 +307,19 @@ def play_batch(
         for s in range(N_SEATS):
             out[f"piao_chance_{s}"] = chance[:, s].copy()
     return out
+
+
+def warm() -> None:
+    """A few hands of every rule set with every kernel policy, and with the bots with data, which compile
+    apart (``caishen warmup selfplay``)."""
+    from caishen.sim import rules
+    from caishen.sim.bots.registry import shipped_tuned
+
+    for name in rules.names():
+        piao = rules.get(name).facts["joker"] >= 0
+        play_batch(16, 1, rules=name, policies="random,greedy,greedy_safe,greedy")
+        play_batch(16, 1, rules=name, policies="greedy", check=True)
+        if piao:
+            play_batch(16, 1, rules=name, policies=",".join(["never", "always", "threshold:20", "piao_table"]))
+        if name in shipped_tuned():
+            play_batch(2, 1, rules=name, policies=f"tuned:{name},mc:1,greedy,greedy", wall_seed=1)

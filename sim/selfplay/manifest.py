@@ -64,8 +64,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from caishen.sim.selfplay import records
 from caishen.sim import safeio
+from caishen.sim.selfplay import records, rundir
+from caishen.sim.selfplay.rundir import Layout
 
 MANIFEST = "manifest.jsonl"
 #: the chunk states of :func:`verify`, in the order reports list them
@@ -82,40 +83,6 @@ MAX_FOOTER = 16 << 20
 #: rows of a chunk at most (a study chunk holds several decision points per hand)
 MAX_ROWS = 10**9
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
-@dataclasses.dataclass(frozen=True)
-class Layout:
-    """What the chunk files of one run must be (built from its run.json by
-    :func:`caishen.sim.selfplay.runner.layout`, or from a study's study.json).
-
-    ``n_chunks``: chunks of the run; ``seed``: its root seed (each chunk's
-    ``seed`` column, when ``columns`` has one); ``chunk_size`` / ``games``:
-    hands per chunk and in all, giving each chunk's row count (``games``
-    None: rows vary, the manifest's count is checked); ``digest``: the
-    configuration digest each file's identity must carry (None: files of a
-    format without identity); ``columns``: ``((name, pyarrow type), ...)``
-    every chunk must hold, with that exact type and no nulls; ``manifest``:
-    False for a legacy run without one.
-    """
-
-    n_chunks: int
-    seed: int
-    chunk_size: int
-    games: int | None
-    digest: str | None
-    columns: tuple
-    manifest: bool = True
-
-    def rows(self, i: int) -> int | None:
-        """The rows chunk ``i`` must hold (None: any number)."""
-        if self.games is None:
-            return None
-        return min(self.chunk_size, self.games - i * self.chunk_size)
-
-    def identity(self, i: int) -> dict:
-        """The identity of chunk ``i``: ``{"seed", "chunk", "config"}``."""
-        return {"seed": int(self.seed), "chunk": int(i), "config": self.digest}
 
 
 def manifest_path(run_dir: str | os.PathLike) -> Path:
@@ -470,16 +437,14 @@ def verify(run_dir: str | os.PathLike, run_json: dict | None = None, checksums: 
 
     ``run_json``: the run's configuration (read from ``run_dir`` and
     validated when None); ``layout``: the chunk layout (default: that of
-    ``run_json``, :func:`caishen.sim.selfplay.runner.layout`); ``checksums``: hash
+    ``run_json``, :func:`caishen.sim.selfplay.rundir.layout`); ``checksums``: hash
     every file (False: sizes and footers only, for a quick look).  Memory
     and time grow with the chunk files and the manifest's lines, never with
     the chunks not played yet beyond one list entry each.  Raises
     ``ValueError`` if ``run_dir`` is not a run directory.
     """
     if layout is None:
-        from caishen.sim.selfplay import runner
-
-        layout = runner.layout(run_json if run_json is not None else runner.read_run_json(run_dir))
+        layout = rundir.layout(run_json if run_json is not None else rundir.read_run_json(run_dir))
     run_dir = Path(run_dir)
     n_chunks = layout.n_chunks
     files, stray = chunk_files(run_dir, n_chunks)

@@ -1,23 +1,20 @@
-"""Per-hand records: the column contract, checks, and Parquet files of a run.
+"""A run's records as Parquet files: the run's columns, the chunk table, its file schema, reading a run.
 
 A chunk function (the engine's batch self-play, :mod:`caishen.sim.selfplay.runner`) returns
 ``dict[str, np.ndarray]``, one row per hand, with the columns of the records
-contract (stated below as data, the rule sets' columns in
-``caishen.sim.rules.<name>.records``; rule K-10 says what a Kaihua hand's record
-must show).  This module
+contract (:mod:`caishen.sim.rules.records`: the common columns and each rule
+set's own, :func:`record_columns`, checked by :func:`check_chunk`).  This module
 
-- states that contract as data (:data:`COMMON_COLUMNS` for every rule set,
-  each rule set's own (its ``RuleSet.columns``, :func:`record_columns`),
-  :data:`RUN_COLUMNS` added by the runner),
-- checks a chunk against it (:func:`check_chunk`: names, lengths, dtypes,
-  zero-sum scores K-8.5),
+- states the columns the runner adds (:data:`RUN_COLUMNS`),
 - turns a chunk into a ``pyarrow.Table`` with the run columns
   (:func:`chunk_table`; :func:`caishen.sim.selfplay.manifest.commit_chunk` writes it
   atomically with its identity and records it),
 - states what every chunk *file* must hold when it is read back
   (:func:`file_columns`: the run columns, the contract and the columns a
-  match's or a sweep's chunk function adds, :data:`CHUNK_FN_COLUMNS`), and
-- reads a run's verified chunks back as one ``pandas.DataFrame`` (:func:`read_run`).
+  match's or a sweep's chunk function adds, :data:`CHUNK_FN_COLUMNS`).
+
+A run's verified chunks are read back by :mod:`caishen.sim.selfplay.stream`
+(:func:`caishen.sim.selfplay.stream.read_run`: one ``pandas.DataFrame``).
 
 File layout of a run directory (see :mod:`caishen.sim.selfplay.runner`)::
 
@@ -36,31 +33,10 @@ import os
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-N_SEATS = 4
-SEATS = range(N_SEATS)
-
-#: columns every rule set's records have (the summary's common part), in contract order
-COMMON_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
-    ("hand", np.dtype(np.int64)),  # hand index within the chunk (0..n-1)
-    ("match_hand", np.dtype(np.int32)),  # index of the hand inside its match
-    ("dealer", np.dtype(np.int8)),
-    ("winner", np.dtype(np.int8)),  # -1 for a drawn hand (流局); the first winner
-    ("winners_mask", np.dtype(np.uint8)),  # bit s set if seat s won
-    ("win_type", np.dtype(np.int8)),  # -1 draw, 0 self_draw, 1 discard, 2 robbed_kong
-    ("discarder", np.dtype(np.int8)),  # discarder / robbed seat, -1 if none
-)
-#: columns after the rule-set specific block: scores and the hand's length
-COMMON_TAIL_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
-    *((f"score_{s}", np.dtype(np.int32)) for s in SEATS),  # score change, sums to zero (K-8.5)
-)
-COMMON_END_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
-    ("turns", np.dtype(np.int16)),  # discards in the hand
-    ("tiles_left", np.dtype(np.int16)),  # tiles left in the wall at the end
-)
+from caishen.sim.rules.records import SEATS, check_chunk, record_columns  # noqa: F401  (the records contract)
 
 #: columns the runner adds in front of the engine's columns
 RUN_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
@@ -86,19 +62,6 @@ CHUNK_FN_COLUMNS: dict[str, tuple[tuple[str, np.dtype], ...]] = {
 }
 
 
-def record_columns(rules: str) -> tuple[tuple[str, np.dtype], ...]:
-    """The contract's ``(name, dtype)`` record columns of rule set ``rules``.
-
-    A registered rule set's own contract (``RuleSet.columns``: Kaihua's
-    K-10 columns, Jiating's J-9 columns); a rule set without one (or not
-    registered) must still provide the common columns.
-    """
-    from caishen.sim.rules import base as _rulesets
-
-    own = _rulesets.get(rules).record_columns() if rules in _rulesets.names() else None
-    return own or (*COMMON_COLUMNS, *COMMON_TAIL_COLUMNS, *COMMON_END_COLUMNS)
-
-
 def file_columns(rules: str, chunk_fn: str | None = None) -> tuple[tuple[str, "pa.DataType"], ...]:
     """``((name, pyarrow type), ...)`` every chunk file of a run must hold (checked on read,
     :func:`caishen.sim.selfplay.manifest.verify`): :data:`RUN_COLUMNS`, the records contract of ``rules``
@@ -107,34 +70,6 @@ def file_columns(rules: str, chunk_fn: str | None = None) -> tuple[tuple[str, "p
     cols = (*RUN_COLUMNS, *record_columns(rules), *CHUNK_FN_COLUMNS.get(str(chunk_fn), ()))
     return tuple((name, pa.string() if dtype == np.dtype(object) else pa.from_numpy_dtype(dtype))
                  for name, dtype in cols)
-
-
-def check_chunk(cols: dict[str, np.ndarray], rules: str, n_hands: int) -> None:
-    """Check one chunk's records against the contract.
-
-    ``cols``: ``dict[str, np.ndarray]``, each of length ``n_hands``.  Every
-    contract column of ``rules`` (:func:`record_columns`) must be present
-    with its exact dtype; extra columns are allowed (new engine columns pass
-    through to the Parquet files).  ``hand`` must be ``0..n_hands-1`` and
-    the scores of every row must sum to zero (K-8.5).  Raises ``ValueError``
-    naming the first bad column.
-    """
-    for name, dtype in record_columns(rules):
-        if name not in cols:
-            raise ValueError(f"chunk records lack the column {name!r} (records contract of {rules!r})")
-        a = np.asarray(cols[name])
-        if a.dtype != dtype:
-            raise ValueError(f"chunk column {name!r} has dtype {a.dtype}, the records contract says {dtype}")
-    for name, a in cols.items():
-        a = np.asarray(a)
-        if a.ndim != 1 or len(a) != n_hands:
-            raise ValueError(f"chunk column {name!r} has shape {a.shape}, expected ({n_hands},)")
-    if not np.array_equal(cols["hand"], np.arange(n_hands)):
-        raise ValueError("chunk column 'hand' is not 0..n-1")
-    total = sum(cols[f"score_{s}"].astype(np.int64) for s in SEATS)
-    bad = np.flatnonzero(total)
-    if len(bad):
-        raise ValueError(f"scores do not sum to zero in hand {int(bad[0])} of the chunk (K-8.5): {int(total[bad[0]])}")
 
 
 def chunk_table(cols: dict[str, np.ndarray], rules: str, *, seed: int, chunk: int, chunk_size: int) -> pa.Table:
@@ -185,28 +120,3 @@ def finished_chunks(run_dir: str | os.PathLike) -> set[int]:
             except ValueError:
                 continue
     return out
-
-
-def read_run(run_dir: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
-    """All verified chunks of a run as one DataFrame, sorted by ``hand_id``.
-
-    Only the chunk files that :func:`caishen.sim.selfplay.manifest.verify` finds ``ok``
-    are read.  ``columns``: read only these.  Raises ``ValueError`` if the
-    run has a damaged chunk (named; rerun its command to repair it) or no
-    verified chunk.
-    """
-    from caishen.sim.selfplay import stream
-
-    if not (Path(run_dir) / "run.json").exists():
-        raise ValueError(f"no finished chunk in {str(run_dir)!r}: it is not a run directory (no run.json)")
-    files, check = stream.verified_chunk_files(run_dir)
-    if check.problems:
-        raise ValueError(f"{str(run_dir)!r} has damaged chunks: " + "; ".join(check.describe(5))
-                         + "; rerun its command to replay them")
-    if not files:
-        raise ValueError(f"no finished chunk in {str(run_dir)!r} (expected "
-                         f"{str(Path(run_dir) / CHUNKS_DIR)}/chunk-*.parquet with a manifest line)")
-    if columns is not None and "hand_id" not in columns:
-        columns = [*columns, "hand_id"]
-    df = pd.concat([pq.read_table(f, columns=columns).to_pandas() for f in files], ignore_index=True)
-    return df.sort_values("hand_id", kind="stable").reset_index(drop=True)

@@ -17,6 +17,7 @@ number of hands::
         tally.update(batch)
     rows, defs = tally.summary()
 
+:func:`read_run` reads a whole (small) run as one ``pandas.DataFrame``.
 Only chunk files that :func:`caishen.sim.selfplay.manifest.verify` found ``ok`` are read: a
 truncated or foreign file is named by the verification, never read into a
 statistic (and never stops the scan with pyarrow's "magic bytes" error).
@@ -28,9 +29,12 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
+
+from caishen.sim.selfplay import manifest, records
 
 #: rows per record batch (64 Ki: a few MB per column read)
 BATCH_SIZE = 1 << 16
@@ -45,8 +49,6 @@ def verified_chunk_files(run_dir: str | os.PathLike, run_json: dict | None = Non
     """``(files, verification)``: the paths of the run's ``ok`` chunks in chunk order, and the
     :class:`caishen.sim.selfplay.manifest.Verification` that chose them.  Raises ``ValueError`` if ``run_dir``
     is not a run directory."""
-    from caishen.sim.selfplay import manifest, records
-
     check = manifest.verify(run_dir, run_json, checksums=checksums)
     return [records.chunk_path(run_dir, i) for i in check.ok], check
 
@@ -73,3 +75,26 @@ def record_batches(files: list[str | os.PathLike], columns: list[str],
         yield from dataset.to_batches(columns=list(columns), batch_size=int(batch_size), batch_readahead=4,
                                       fragment_readahead=2, use_threads=True)
         del dataset
+
+
+def read_run(run_dir: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
+    """All verified chunks of a run as one DataFrame, sorted by ``hand_id``.
+
+    Only the chunk files that :func:`caishen.sim.selfplay.manifest.verify` finds ``ok``
+    are read.  ``columns``: read only these.  Raises ``ValueError`` if the
+    run has a damaged chunk (named; rerun its command to repair it) or no
+    verified chunk.
+    """
+    if not (Path(run_dir) / "run.json").exists():
+        raise ValueError(f"no finished chunk in {str(run_dir)!r}: it is not a run directory (no run.json)")
+    files, check = verified_chunk_files(run_dir)
+    if check.problems:
+        raise ValueError(f"{str(run_dir)!r} has damaged chunks: " + "; ".join(check.describe(5))
+                         + "; rerun its command to replay them")
+    if not files:
+        raise ValueError(f"no finished chunk in {str(run_dir)!r} (expected "
+                         f"{str(Path(run_dir) / records.CHUNKS_DIR)}/chunk-*.parquet with a manifest line)")
+    if columns is not None and "hand_id" not in columns:
+        columns = [*columns, "hand_id"]
+    df = pd.concat([pq.read_table(f, columns=columns).to_pandas() for f in files], ignore_index=True)
+    return df.sort_values("hand_id", kind="stable").reset_index(drop=True)

@@ -29,7 +29,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caishen.sim import engine as _E
+from caishen.sim import tiles as _tiles
+from caishen.sim.rules import codes as _codes
+from caishen.sim.rules import records as _E  # the batch matrix and its win contexts
 from caishen.sim.rules import jiating as _J
 from caishen.sim.rules.jiating import kernels as _K
 from caishen.sim.rules.jiating.kernels import _check_context, _score_win
@@ -72,6 +74,57 @@ _BATCH_MESSAGES = {
     ERR_MULTI: "several winners need one discard or robbed kong with one discarder (J-3.4)",
     ERR_N_WINNERS: f"n_winners must be 0..{_MAX_WINNERS}",
 }
+
+
+WIN_TYPE_NAMES = {_J.WIN_SELF_DRAW: "self_draw", _J.WIN_DISCARD: "discard", _J.WIN_ROBBED_KONG: "robbed_kong"}
+DECLARATION_NAMES = {_codes.DECL_NONE: "none", _codes.DECL_JIATING: "jiating", _codes.DECL_HARD: "hard"}
+
+
+def _meld_tiles(t: int, k: int) -> str:
+    n = 3 if t == _tiles.MELD_PONG else 4
+    return _tiles.kind_name(k) * n
+
+
+def _win_case(row: np.ndarray, j: int, dealer: int, streak: int) -> dict:
+    """The scoring-vector case of the ``j``-th win recorded in the engine row ``row``."""
+    x = row[_E.WINS_OFFSET + j * _E.N_WX: _E.WINS_OFFSET + (j + 1) * _E.N_WX]
+    win_type = WIN_TYPE_NAMES[int(x[_E.WX_TYPE])]
+    n_melds = int(x[_E.WX_N_MELDS])
+    melds = [{"type": _tiles.MELD_TYPE_NAMES[int(x[_E.WX_MELD_TYPE + i])],
+              "tiles": _meld_tiles(int(x[_E.WX_MELD_TYPE + i]), int(x[_E.WX_MELD_KIND + i]))}
+             for i in range(n_melds)]
+    tile = int(x[_E.WX_TILE])
+    concealed = x[_E.WX_HAND:_E.WX_HAND + _tiles.N_KINDS].astype(np.uint8)
+    return {
+        "rules": "jiating",
+        "dealer": dealer,
+        "streak": streak,
+        "winner": int(x[_E.WX_SEAT]),
+        "win_type": win_type,
+        "discarder": None if win_type == "self_draw" else int(x[_E.WX_DISCARDER]),
+        "concealed": _tiles.to_str(concealed),
+        "melds": melds,
+        "win_tile": _tiles.kind_name(tile),
+        "replacement_draw": bool(x[_E.WX_REPLACEMENT]),
+        "declaration": DECLARATION_NAMES[int(x[_E.WX_DECL])],
+        "first_turn": bool(x[_E.WX_FIRST_TURN]),
+        "visible": _tiles.kind_name(tile) * int(x[_E.WX_VISIBLE]),
+        "on_dealers_first_discard": bool(x[_E.WX_ON_FIRST]),
+        "dealer_ready_after_first_discard": bool(x[_E.WX_DEALER_READY]),
+    }
+
+
+def win_cases(row: np.ndarray) -> list[dict]:
+    """The scoring-vector cases of the wins of one engine row (``int64[N_RECORD]``), first winner first.
+
+    ``visible`` holds only the copies of the winning kind that the winner
+    could see (discards and others' exposed melds, P27 绝张子): the scorer
+    uses nothing else of it.
+    """
+    n = int(row[_E.EXTRA_INDEX["n_winners"]])
+    dealer = int(row[_E.RECORD_INDEX["dealer"]])
+    streak = int(row[_E.EXTRA_INDEX["streak"]])
+    return [_win_case(row, j, dealer, streak) for j in range(n)]
 
 
 @njit(cache=True)
@@ -209,7 +262,6 @@ def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.
     if err[0] >= 0:
         h, code, j = (int(v) for v in err)
         what = _BATCH_MESSAGES.get(code) or _K.ERR_MESSAGES.get(code, f"code {code}")
-        from caishen.sim.rules.jiating.records import win_cases  # the case, for the message (imported late: no cycle)
 
         try:
             case = win_cases(rec[h])[j]

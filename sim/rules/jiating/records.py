@@ -37,17 +37,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from caishen.sim import engine as _E
-from caishen.sim.rules.jiating import batch as _batch
-from caishen.sim.selfplay.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS
-from caishen.sim import tiles as _tiles
 from caishen.sim.rules import jiating as _J
+from caishen.sim.rules import records as _E  # the batch matrix (the engine fills it)
+from caishen.sim.rules.jiating import batch as _batch
+from caishen.sim.rules.jiating.batch import DECLARATION_NAMES, WIN_TYPE_NAMES, win_cases  # noqa: F401
+from caishen.sim.rules.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS
 
 N_SEATS = 4
 SEATS = range(N_SEATS)
 PATTERN_IDS = _J.PATTERN_IDS
-WIN_TYPE_NAMES = {_J.WIN_SELF_DRAW: "self_draw", _J.WIN_DISCARD: "discard", _J.WIN_ROBBED_KONG: "robbed_kong"}
-DECLARATION_NAMES = {_E.DECL_NONE: "none", _E.DECL_JIATING: "jiating", _E.DECL_HARD: "hard"}
 #: (payer, winner) seat pairs of the ``pay_p_w`` columns
 PAY_PAIRS = tuple((p, w) for p in SEATS for w in SEATS if p != w)
 
@@ -80,53 +78,6 @@ _ENGINE_COPIED = (
     "first_turn", "replacement", *(f"{c}_{s}" for c in ("decl", "decl_turn", "hard_offer", "passed_win")
                                    for s in SEATS), "turns", "tiles_left",
 )
-
-
-def _meld_tiles(t: int, k: int) -> str:
-    n = 3 if t == _tiles.MELD_PONG else 4
-    return _tiles.kind_name(k) * n
-
-
-def _win_case(row: np.ndarray, j: int, dealer: int, streak: int) -> dict:
-    """The scoring-vector case of the ``j``-th win recorded in the engine row ``row``."""
-    x = row[_E.WINS_OFFSET + j * _E.N_WX: _E.WINS_OFFSET + (j + 1) * _E.N_WX]
-    win_type = WIN_TYPE_NAMES[int(x[_E.WX_TYPE])]
-    n_melds = int(x[_E.WX_N_MELDS])
-    melds = [{"type": _tiles.MELD_TYPE_NAMES[int(x[_E.WX_MELD_TYPE + i])],
-              "tiles": _meld_tiles(int(x[_E.WX_MELD_TYPE + i]), int(x[_E.WX_MELD_KIND + i]))}
-             for i in range(n_melds)]
-    tile = int(x[_E.WX_TILE])
-    concealed = x[_E.WX_HAND:_E.WX_HAND + _E.N_KINDS].astype(np.uint8)
-    return {
-        "rules": "jiating",
-        "dealer": dealer,
-        "streak": streak,
-        "winner": int(x[_E.WX_SEAT]),
-        "win_type": win_type,
-        "discarder": None if win_type == "self_draw" else int(x[_E.WX_DISCARDER]),
-        "concealed": _tiles.to_str(concealed),
-        "melds": melds,
-        "win_tile": _tiles.kind_name(tile),
-        "replacement_draw": bool(x[_E.WX_REPLACEMENT]),
-        "declaration": DECLARATION_NAMES[int(x[_E.WX_DECL])],
-        "first_turn": bool(x[_E.WX_FIRST_TURN]),
-        "visible": _tiles.kind_name(tile) * int(x[_E.WX_VISIBLE]),
-        "on_dealers_first_discard": bool(x[_E.WX_ON_FIRST]),
-        "dealer_ready_after_first_discard": bool(x[_E.WX_DEALER_READY]),
-    }
-
-
-def win_cases(row: np.ndarray) -> list[dict]:
-    """The scoring-vector cases of the wins of one engine row (``int64[N_RECORD]``), first winner first.
-
-    ``visible`` holds only the copies of the winning kind that the winner
-    could see (discards and others' exposed melds, P27 绝张子): the scorer
-    uses nothing else of it.
-    """
-    n = int(row[_E.EXTRA_INDEX["n_winners"]])
-    dealer = int(row[_E.RECORD_INDEX["dealer"]])
-    streak = int(row[_E.EXTRA_INDEX["streak"]])
-    return [_win_case(row, j, dealer, streak) for j in range(n)]
 
 
 def finish_records(rules: _J.JiatingRules, rec: np.ndarray) -> dict[str, np.ndarray]:

@@ -1,16 +1,16 @@
 """The records contract of a Kaihua hand (K-10): the columns of ``caishen simulate``'s Parquet files.
 
 The engine fills them (:data:`caishen.sim.engine.RECORD_COLUMNS`, same order);
-:func:`caishen.sim.selfplay.records.check_chunk` checks a chunk against :data:`COLUMNS`.
+:func:`caishen.sim.rules.records.check_chunk` checks a chunk against :data:`COLUMNS`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from caishen.sim.selfplay.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS, SEATS
+from caishen.sim.rules.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS, SEATS
 
-#: the record columns of a Kaihua hand, in the contract's order (:mod:`caishen.sim.selfplay.records`)
+#: the record columns of a Kaihua hand, in the contract's order (:mod:`caishen.sim.rules.records`)
 COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     *COMMON_COLUMNS,
     ("exponent", np.dtype(np.int8)),  # K-6 exponent E of the (first) winner, 0 on a draw
