@@ -1,9 +1,24 @@
-"""``caishen.sim``: the engine and everything around it (folder ``sim/``).
+"""``caishen.sim``: the game, the rule sets, the engine, the bots, play and analysis (folder ``sim/``).
 
-Layers (arrows point one way): ``caishen.sim.tiles`` -> ``caishen.sim.tables``
--> ``caishen.sim.hand`` -> ``caishen.sim.rules`` -> ``caishen.sim.engine`` ->
-``caishen.sim.bots.policies`` / ``caishen.sim.selfplay.batch`` -> ``caishen.sim.selfplay.runner``;
-``caishen.envs``, ``caishen.agents`` and the CLI import ``caishen.sim``.  The package
+Folders are layers; imports go down this table, never up (``tests/test_layers.py``):
+
+=====================  ================================================================
+layer                  what it is
+=====================  ================================================================
+the game (top level)   ``tiles`` (34-kind encoding), ``tables`` (shanten tables),
+                       ``hand`` (shanten, win test, waits), ``readings``, ``rng``,
+                       ``validate``, ``safeio``, ``ruledocs``, ``warmup`` (marks)
+``rules/``             the rule sets as peers, their shared codes, records contract
+                       and kernel dispatch; the scoring vectors
+``engine/``            the game engine, one module per concern
+``bots/``              every kernel bot and bot with data, and their one registry
+``selfplay/``          play: whole hands in one numba call, runs, chunks, resume
+``analysis/``          summaries, balance, intervals, arena, studies, report
+=====================  ================================================================
+
+Above ``sim/``: :mod:`caishen.envs` (the environments, a peer of the
+analysis), :mod:`caishen.agents` (the step-API face of the bots and the
+trainers) and :mod:`caishen.cli` (the ``caishen`` command).  The package
 map and the numba cache directory (a digest of the kernel sources) are set up
 by :mod:`caishen`, which every ``import caishen.sim...`` imports first.
 """

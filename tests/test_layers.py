@@ -159,3 +159,17 @@ def test_checker_catches_peers_and_loops():
     assert any("round a loop: caishen.sim.rules.base -> caishen.sim.rules.kaihua" in b for b in bad), bad
     bad = violations(_with("caishen.sim.engine.layout", "from caishen.sim.engine import claims"), naming=False)
     assert any("modules import each other" in b and "caishen.sim.engine.claims" in b for b in bad), bad
+
+
+def test_the_imports_users_write_keep_working():
+    """The names issue 24 promised to keep, from their new home or a re-export."""
+    import caishen.envs
+    from caishen.agents import make_agent
+    from caishen.sim.engine import Game, action_name, build_wall
+    from caishen.sim.hand import shanten
+    from caishen.sim.selfplay import duplicate_deal, play_batch
+    from caishen.sim.tiles import parse
+
+    assert callable(play_batch) and callable(duplicate_deal) and callable(make_agent)
+    assert callable(Game) and callable(build_wall) and action_name(0)
+    assert shanten(parse("123m456p789s11z22z")) == 0 and caishen.envs.__name__ == "caishen.envs"
