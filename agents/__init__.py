@@ -4,16 +4,16 @@ Every kernel bot's step-API face is :mod:`caishen.sim.bots.agent`
 (re-exported here: :class:`Agent`, :func:`make_agent`, ...):
 
 >>> from caishen.sim.engine import Game
+>>> from caishen.sim.rules import DEFAULT
 >>> from caishen.agents import make_agent
->>> game = Game("kaihua").reset(seed=7)
+>>> game = Game(DEFAULT).reset(seed=7)
 >>> bots = [make_agent("greedy")] * 4
 >>> while not game.done:
 ...     game.step(bots[game.current_player].act(game))
 
 Policies: ``random``, ``greedy``, ``greedy_safe``, ``never``, ``always``,
 ``threshold:N`` (see :mod:`caishen.sim.bots.policies`), ``tuned:NAME`` (the parametric
-bot with the weights of ``sim/rules/NAME/tuned.json``: ``tuned:kaihua``,
-``tuned:jiating``) and ``mc:N`` (the search bot; see :mod:`caishen.sim.bots.registry`).  A
+bot with the weights of ``sim/rules/NAME/tuned.json``: ``tuned:NAME`` for each rule set NAME) and ``mc:N`` (the search bot; see :mod:`caishen.sim.bots.registry`).  A
 bot reads only what its seat may see.
 ``ppo:PATH`` loads a checkpoint written by :mod:`caishen.agents.train_ppo`
 (:class:`caishen.agents.ppo.PPOAgent`; needs the ``[rl]`` extra, imported

@@ -62,6 +62,7 @@ from typing import Callable
 
 import numpy as np
 
+from caishen.sim.rules.base import DEFAULT
 from caishen.sim.bots.agent import Agent
 from caishen.envs.assist import N_ASSIST, assist_batch, assist_features
 from caishen.envs.observation import encode, flat_size, n_planes
@@ -317,7 +318,7 @@ def greedy_policy(vec) -> BatchPolicy:
     return lambda obs, masks: vec.bot_actions("greedy")
 
 
-def evaluate_vs_greedy(policies: dict, rules: str = "kaihua", *, hands: int = 20_480, n_games: int = 1024,
+def evaluate_vs_greedy(policies: dict, rules: str = DEFAULT, *, hands: int = 20_480, n_games: int = 1024,
                        seed: int = 10_000, seat: int = 0, observation: str = "flat", history: bool = False,
                        opponents="greedy") -> dict:
     """Points per hand of each policy in seat ``seat`` against ``opponents`` on duplicate deals.

@@ -1,13 +1,13 @@
 """Train ``sb3_contrib.MaskablePPO`` on the batched env against greedy bots, log a learning curve,
 save a checkpoint, and evaluate it on duplicate deals.
 
-Needs the ``[rl]`` extra (README, "Training").  The default run (Kaihua,
+Needs the ``[rl]`` extra (README, "Training").  The default run (the default rule set,
 the learning seat 0 against three greedy bots: 1.5M decisions imitating
 the greedy bot, then 2M decisions of PPO, then the evaluation) took 9 min
 50 s here (one torch thread, numba's cache warm)::
 
-    python -m caishen.agents.train_ppo --out runs/ppo-kaihua            # train, then evaluate
-    python -m caishen.agents.train_ppo --evaluate runs/ppo-kaihua/model.safetensors   # evaluate a checkpoint only
+    python -m caishen.agents.train_ppo --out runs/ppo-default            # train, then evaluate
+    python -m caishen.agents.train_ppo --evaluate runs/ppo-default/model.safetensors   # evaluate a checkpoint only
 
 Written to ``--out``:
 
@@ -54,7 +54,7 @@ Defaults and why (``--help`` lists them all):
   the most-likely-action policy that the evaluation plays (after 1M
   imitation steps and 1.5M PPO steps it added +0.23 +- 0.14).  ``--imitate
   0`` for pure PPO;
-- reward ``scaled`` (points / 8 in Kaihua, about one sd of a seat's points
+- reward ``scaled`` (points / the rule set's ``reward_scale``, about one sd of a seat's points
   per hand under greedy play), one episode = one hand, ``gamma = 1`` (the
   reward arrives only at the hand's end and a hand is a few dozen learner
   decisions at most), ``gae_lambda = 0.95``; ``--shaping c`` adds
@@ -81,13 +81,15 @@ import time
 
 import numpy as np
 
+from caishen.sim.rules import base as rulesets
+from caishen.sim.rules.base import DEFAULT
 from caishen.sim import safeio
 
 __all__ = ["train", "evaluate_checkpoints", "main", "DEFAULTS"]
 
 #: the default run's settings (module docstring)
 DEFAULTS = dict(
-    rules="kaihua",
+    rules=DEFAULT,
     timesteps=2_000_000,
     n_envs=256,
     n_steps=64,
@@ -288,7 +290,7 @@ def evaluate_checkpoints(model_path: str, untrained_path: str | None = None, *, 
 
     trained = PPOAgent(model_path)
     meta = trained.meta
-    rules = rules or meta.get("rules", "kaihua")
+    rules = rules or meta.get("rules", DEFAULT)
     policies = {"trained": trained}
     imitated = os.path.join(os.path.dirname(model_path), "imitated.safetensors")
     if os.path.isfile(imitated):
@@ -329,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="runs/ppo", help="output folder (default %(default)s)")
     p.add_argument("--evaluate", metavar="MODEL", help="only evaluate this checkpoint (and its folder's "
                    "untrained.safetensors if present)")
-    p.add_argument("--rules", default=d["rules"], choices=["kaihua", "jiating"])
+    p.add_argument("--rules", default=d["rules"], choices=list(rulesets.names()))
     p.add_argument("--timesteps", type=int, default=d["timesteps"], help="learner decisions (default %(default)s)")
     p.add_argument("--n-envs", type=int, default=d["n_envs"], help="games per numba call")
     p.add_argument("--n-steps", type=int, default=d["n_steps"], help="steps per game per rollout")

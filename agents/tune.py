@@ -15,8 +15,8 @@ weights with CMA-ES (the ``cma`` package, ``pip install 'caishen[tune]'``):
 - optionally (``--scan-walls``) a coordinate scan first: one pass of
   coordinate ascent over the features (``x +- step`` on fixed walls, a step
   kept when it gains more than 0.05 points per hand), the start of CMA-ES;
-  Jiating's points are so spread (a per-wall standard deviation of about
-  13 points per hand against 1.7 in Kaihua) that CMA-ES from greedy alone
+  J-6 points are so spread (a per-wall standard deviation of about
+  13 points per hand against 1.7 under K-8) that CMA-ES from greedy alone
   found nothing that held on fresh walls;
 - the search starts at :data:`caishen.sim.bots.tuned.GREEDY_WEIGHTS` (the weights that
   play exactly as greedy), so anything it finds is an improvement on greedy
@@ -35,8 +35,8 @@ any seed plays walls this tuning never saw.
 
 Usage::
 
-    caishen train --rules kaihua --out sim/rules/kaihua/tuned.json
-    python -m caishen.agents.tune --rules jiating --out sim/rules/jiating/tuned.json --walls 800
+    caishen train --rules NAME --out sim/rules/NAME/tuned.json
+    python -m caishen.agents.tune --rules NAME --out sim/rules/NAME/tuned.json --walls 800
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from caishen.sim import __version__, safeio
+from caishen.sim.rules.base import DEFAULT
 
 __all__ = ["tune", "evaluate", "add_command", "main"]
 
@@ -126,14 +127,10 @@ class _Evaluator:
         return total / count
 
     def _scores(self, rec: np.ndarray) -> np.ndarray:
-        from caishen.sim import engine
+        from caishen.sim.rules import base as rulesets
+        from caishen.sim.rules.kernels import hand_points
 
-        if self.ep[engine.EP_ENGINE_PAYMENTS] != 0:
-            return np.stack([rec[:, engine.RECORD_INDEX[f"score_{s}"]] for s in range(4)], 1)
-        from caishen.sim.rules.jiating.batch import score_batch  # Jiating: the numba scorer (J-6), not the Python one
-
-        cols = score_batch(self.r, rec)
-        return np.stack([cols[f"score_{s}"] for s in range(4)], 1).astype(np.int64)
+        return hand_points(rulesets.get(self.name), self.r, rec)  # the rule set's points kernel
 
 
 def evaluate(rules: str, weights, pool="greedy", walls: int = 1000, wall_seed: int = 12345,
@@ -162,7 +159,7 @@ def coordinate_scan(ev: "_Evaluator", x0: np.ndarray, walls: int, seed: int, log
     """One pass of coordinate ascent from ``x0``: for each feature in order, try ``x +- step``
     (:data:`SCAN_STEPS`) on the same walls and keep the better one if it gains more than
     :data:`SCAN_MARGIN`.  Returns ``(x, fitness)``.  A cheap first stage where the fitness is so
-    noisy that CMA-ES from the greedy weights finds little (Jiating)."""
+    noisy that CMA-ES from the greedy weights finds little (J-6 points)."""
     from caishen.sim.bots.tuned import FEATURES
 
     ws = _wall_seed(seed, _SCAN_GENERATION)
@@ -298,7 +295,7 @@ def add_command(sub) -> None:
         "as JSON (loadable as tuned:PATH, or tuned:NAME from sim/rules/NAME/tuned.json) with the command that "
         "reproduces them.",
     )
-    p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
+    p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
     p.add_argument("--out", required=True, help="weights file to write (.json)")
     p.add_argument("--pool", default="greedy", help="opponents, comma-separated (default greedy)")
     p.add_argument("--generations", type=int, default=30, help="CMA-ES generations (default 30)")

@@ -13,8 +13,8 @@ import name               folder            what
 ``caishen.sim.engine``    ``sim/engine/``   one hand as numba arrays, a module per concern
                                             (state and actions, deal and draws, claims,
                                             own turn, legal mask, checker, record, ``Game``)
-``caishen.sim.rules``     ``sim/rules/``    the rule sets as peers (``kaihua``,
-                                            ``jiating``), their interface and registry,
+``caishen.sim.rules``     ``sim/rules/``    the rule sets as peers (one package
+                                            each), their interface and registry,
                                             the one kernel dispatch; how to add a rule
                                             set is its docstring
 ``caishen.envs``          ``envs/``         Gymnasium / PettingZoo faces, batched env

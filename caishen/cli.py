@@ -2,7 +2,7 @@
 
 Subcommands:
 
-- ``caishen simulate --rules kaihua --games N --seed S --out DIR``: batch
+- ``caishen simulate --rules NAME --games N --seed S --out DIR``: batch
   self-play into Parquet, with a summary (the main job; resumable; a rerun
   verifies the chunks against the run's manifest and replays the damaged
   ones).  ``caishen simulate --resume DIR`` continues or repairs a run with
@@ -11,18 +11,18 @@ Subcommands:
   verified Parquet files; names any chunk that is missing, short, corrupt,
   foreign or unrecorded and says how to repair it (exit status 1 then); writes
   figures (PNG) and one HTML page (``caishen.sim.analysis.report``); also for a sweep.
-- ``caishen sweep --rules kaihua --option K=V1,V2 --policy P1,P2 --walls N
+- ``caishen sweep --rules NAME --option K=V1,V2 --policy P1,P2 --walls N
   --out DIR``: a grid of rule options and hero policies on the same walls
   (``caishen.sim.analysis.study``), a tidy table with differences to a baseline.
 - ``caishen warmup [TARGET...]``: compile the numba kernels ahead of time.
 - ``caishen score [FILE|-]``: score finished hands given as JSON lines.
-- ``caishen hand TILES [--joker 5z] [--rules kaihua|jiating]``: shanten,
+- ``caishen hand TILES [--joker 5z] [--rules NAME]``: shanten,
   waits and effective tiles of a hand (waits by shape, or those a rule set's
   win gates allow).
-- ``caishen match --rules kaihua --policies greedy,mc:16 --walls N --seed S --out DIR``:
+- ``caishen match --rules NAME --policies greedy,mc:16 --walls N --seed S --out DIR``:
   two to four policies on duplicate deals (:mod:`caishen.sim.analysis.arena`), the table of
   points per hand with CIs over walls and the pairwise differences.
-- ``caishen train --rules kaihua --out FILE``: fit the tuned bot's weights by
+- ``caishen train --rules NAME --out FILE``: fit the tuned bot's weights by
   CMA-ES on duplicate deals (:mod:`caishen.agents.tune`; needs the ``[tune]`` extra).
 - ``caishen rules ID...``: the definition of rule IDs (``K-2.5``, ``P27``,
   ``'Kaihua D3'``) from the rule reference that ships with the package
@@ -46,6 +46,7 @@ import json
 import sys
 
 from caishen.sim import __version__
+from caishen.sim.rules.base import DEFAULT
 
 #: bounds of the integer arguments of ``caishen simulate``
 MAX_GAMES = 10**10
@@ -61,12 +62,12 @@ def _add_hand(sub) -> None:
         "in mpsz notation, e.g. 123m456p789s23s5z.",
     )
     p.add_argument("tiles", help="concealed tiles in mpsz notation (3m+1 or 3m+2 tiles)")
-    p.add_argument("--joker", default=None, help="wildcard kind, e.g. 5z (Kaihua's 财神); default none "
-                   "(with --rules kaihua: 5z)")
+    p.add_argument("--joker", default=None, help="wildcard kind, e.g. 5z (the 财神, K-2.1); default none "
+                   "(with --rules: the rule set's joker)")
     p.add_argument("--visible", default="", help="tiles already seen elsewhere (discards, melds), mpsz")
     p.add_argument("--rules", default=None,
-                   help="a rule set (kaihua, jiating): apply its win gates to the waits (and to 'complete'): keep a wait only if a "
-                   "self-draw win on it is legal under the rule set (Kaihua: K-2.4 three or four 财神, K-2.5 a "
+                   help="a rule set (see --rules of simulate): apply its win gates to the waits (and to 'complete'): keep a wait only if a "
+                   "self-draw win on it is legal under the rule set (e.g. K-2.4 three or four 财神, K-2.5 a "
                    "财神 drawn to a 爆头 shape, K-2.6 two 财神 need an exponent). Default: shape only")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     p.set_defaults(func=_cmd_hand)
@@ -219,7 +220,7 @@ def _add_simulate(sub) -> None:
         "resumes an interrupted run; another configuration into the same OUT is an error. Rows depend only "
         "on the rules, options, policies, seed, games and chunk size, never on --workers or --backend.",
     )
-    p.add_argument("--rules", default=None, help="rule set (default kaihua)")
+    p.add_argument("--rules", default=None, help=f"rule set (default {DEFAULT})")
     p.add_argument("--games", type=int, default=None, help="hands to play (> 0; required unless --resume)")
     p.add_argument("--seed", type=int, default=None, help="root seed, 0..2**63-1 (default 0)")
     p.add_argument("--out", default=None, help="run directory (created; reused to resume; required unless --resume)")
@@ -232,7 +233,7 @@ def _add_simulate(sub) -> None:
         default=None,
         help="one policy for all seats, or four comma-separated (seats 0..3): random, greedy, never, always, "
         "threshold:N (飘财 while at most N live-wall tiles are gone, N in 0..136); e.g. greedy,greedy,always,never. "
-        "never, always and threshold decide when to throw a 财神: an error on a rule set without one (jiating)",
+        "never, always and threshold decide when to throw a 财神: an error on a rule set without one (J-1.1)",
     )
     p.add_argument(
         "--option",
@@ -287,7 +288,7 @@ def _simulate_config(args):
     if args.chunk_size is not None and args.chunk_size > MAX_CHUNK_SIZE:
         raise ValueError(f"--chunk-size {args.chunk_size}: at most {MAX_CHUNK_SIZE} hands per chunk")
     config = runner.make_config(
-        args.rules or "kaihua",
+        args.rules or DEFAULT,
         args.games,
         0 if args.seed is None else args.seed,
         policies=args.policy or "greedy",
@@ -469,7 +470,7 @@ def _add_sweep(sub) -> None:
         "one-hand match, through the runner (resumable). Prints and writes OUT/sweep.csv: one row per point "
         "and metric with its 95%% CI over walls and the paired difference to the baseline point.",
     )
-    p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
+    p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
     p.add_argument("--option", action="append", default=[], metavar="KEY=V1,V2",
                    help="a rule-option axis (repeatable; one value = fixed at every point)")
     p.add_argument("--policy", default=None, metavar="P1,P2",
@@ -618,7 +619,7 @@ def _add_match(sub) -> None:
         "win or a robbed kong), 飘 rate, and the pairwise differences with paired CIs; also saved as "
         "OUT/match.json and OUT/match.csv. Rerunning the same command resumes.",
     )
-    p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
+    p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
     p.add_argument("--policies", required=True,
                    help="2 to 4 comma-separated specs: random, greedy, greedy_safe, never, always, threshold:N, "
                    "piao_table, tuned:NAME (sim/rules/NAME/tuned.json, or a .json path), mc:N (search bot, N "
@@ -683,7 +684,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="caishen",
-        description="Self-play simulation and research toolkit for Kaihua (开化) and Jiating (架听) mahjong.",
+        description="Self-play simulation and research toolkit for Chinese regional mahjong (开化 with the 财神, "
+        "架听): the registered rule sets.",
     )
     parser.add_argument("--version", action="version", version=f"caishen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -4,33 +4,35 @@
   AEC env with four agents ``player_0..player_3`` (self-play, multi-agent RL).
 - :mod:`caishen.envs.gym_env`: :class:`MahjongEnv`, a Gymnasium env with one
   learning seat against :mod:`agents` bots, with ``action_masks()``;
-  registered as ``caishen/Kaihua-v0`` and ``caishen/Jiating-v0`` when
+  registered as ``caishen/<Name>-v0`` (one per rule set) when
   ``caishen.envs.gym_env`` (and so this package) is imported.
 - :mod:`caishen.envs.vector_env`: :class:`CaishenVectorEnv` (a Gymnasium
   ``VectorEnv``, one learning seat per game against numba bots; the vector
-  entry point of both ids, ``gymnasium.make_vec("caishen/Kaihua-v0",
+  entry point of every id, ``gymnasium.make_vec("caishen/<Name>-v0",
   num_envs=1024)``) and :class:`SelfPlayVectorEnv` (every seat an agent),
   over :mod:`caishen.envs.batched` (:class:`BatchedGames`: thousands of games
   stepped, observed and masked in one numba call).
 - :mod:`caishen.envs.observation`: the observation layouts every env shares
   (planes, the flat vector, the order-of-play block).
 
->>> import gymnasium, caishen.envs
->>> e = gymnasium.make("caishen/Kaihua-v0")
+>>> import gymnasium
+>>> from caishen.envs import env_id
+>>> from caishen.sim.rules import DEFAULT
+>>> e = gymnasium.make(env_id(DEFAULT))
 >>> obs, info = e.reset(seed=0)
 >>> obs.shape
 (76, 34)
 """
 
 from caishen.envs.batched import BatchedGames
-from caishen.envs.gym_env import ENV_IDS, MahjongEnv, register_envs  # registers the Gymnasium ids
+from caishen.envs.gym_env import ENV_IDS, MahjongEnv, env_id, register_envs  # registers the Gymnasium ids
 from caishen.envs.observation import N_PLANES, PLANES, encode
 from caishen.envs.pettingzoo_env import env, raw_env
 from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, SingleGameEnv
 
 __all__ = [
     "BatchedGames", "CaishenVectorEnv", "SelfPlayVectorEnv", "SingleGameEnv", "MahjongEnv", "ENV_IDS", "N_PLANES",
-    "PLANES", "encode", "env", "raw_env", "register_envs",
+    "PLANES", "encode", "env", "env_id", "raw_env", "register_envs",
 ]
 
 

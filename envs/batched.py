@@ -28,15 +28,15 @@ output buffers.  One call steps every game with one action each:
 
 Everything per game runs in numba: the Python work of a step is a fixed
 handful of calls whatever ``n`` (validation of the action array, one kernel
-call), except for Jiating's scoring (below).
+call), except for the scoring after the hand (below).
 
 Episodes, seeds and determinism
 -------------------------------
 ``episode="hand"`` (default): one episode is one hand; the dealer is drawn
 per hand from the game's stream (or fixed with ``dealer=``), the streak is
 0.  ``episode="match"``: one episode is a match of ``match_len`` hands
-(default 16): the first dealer is seat 0 in Kaihua (K-3.2, E10) and drawn
-in Jiating (J-2.2), then the dealer rotates (K-3.3, J-2.3) and Jiating's
+(default 16): the first dealer is seat 0 (K-3.2, E10) or drawn
+(J-2.2, fact ``first_dealer_random``), then the dealer rotates (K-3.3, J-2.3) and the dealer's
 streak counts (J-2.4); the match limit sets ``truncated`` (the
 observation does not show the hand's index in the match, so for the
 learner the limit is a time limit), ``terminated`` stays False.
@@ -54,15 +54,15 @@ through :class:`caishen.sim.engine.Game`.
 Rewards (``rewards[i, s]``: what seat ``s`` of game ``i`` earned in this step)
 -------------------------------------------------------------------------------
 Points are the hand's score changes (``score_s`` of the hand's record:
-K-8 payments in Kaihua, J-6 in Jiating); they sum to zero over the four
+the K-8 or J-6 payments); they sum to zero over the four
 seats (K-8.5, J-6.5); a 流局 gives 0.  ``reward=`` turns them into rewards:
 
 ============  ==============================================================
 ``points``    the points (default)
-``scaled``    points / ``reward_scale`` (default :data:`REWARD_SCALE`: 8 in
-              Kaihua, 40 in Jiating, about one standard deviation of a
+``scaled``    points / ``reward_scale`` (default: the rule set's
+              ``RuleSet.reward_scale``, about one standard deviation of a
               seat's points per hand under greedy play); still zero-sum,
-              and heavy-tailed (Jiating up to about 9 sd)
+              and heavy-tailed (J-6 points up to about 9 sd)
 ``sign``      +1 if the seat won points, -1 if it lost points, 0 otherwise
               (not zero-sum: a self-draw gives +1 -1 -1 -1)
 ============  ==============================================================
@@ -101,20 +101,18 @@ by default), so with ``points`` / ``scaled`` give ``illegal_reward``
 yourself (``ValueError`` otherwise).  An action outside ``0..144``, a wrong
 shape or dtype (bools and floats are not actions) always raises.
 
-Jiating's scoring: the one seam
--------------------------------
-Kaihua pays inside the engine (``seat[:, SF_SCORE]``), so a Kaihua step
-does no per-game Python work at all.  Jiating's wins are scored after the
-hand (J-6 .. J-8) by ``caishen.sim.rules.jiating`` in Python.  Where a finished
-hand's points come from is one kernel, :func:`_hand_points`: it returns
-them when the engine has them (Kaihua, and every 流局) and otherwise
+Scoring a finished hand: the one seam
+-------------------------------------
+A rule set that pays inside the engine (``seat[:, SF_SCORE]``, its points
+kernel ``POINTS_ENGINE``) costs no per-game Python work at all.  Where a
+finished hand's points come from is one kernel, :func:`_hand_points`: it
+returns them when the engine has them (and on every 流局) and otherwise
 returns False; the game then pauses at that hand's end with its record row
 (``caishen.sim.engine._write_record``) in :attr:`BatchedGames.records`, the Python
-side scores the paused games' rows at once (``caishen.sim.engine.batch_columns``,
-about 1,800 wins/s) and resumes them in numba.  So Jiating costs Python
-work only at the end of a won hand.  A numba Jiating scorer plugs in at
-:func:`_hand_points` (fill ``out`` from ``st.wins`` and return True), and
-then Jiating needs no Python work either.
+side scores the paused games' rows at once with the rule set's points
+kernel (:func:`caishen.sim.rules.kernels.hand_points`, the kernel the search
+bot, the records and the tuner use) and resumes them in numba.  So a rule
+set scored after the hand costs Python work only at the end of a won hand.
 
 Memory (no allocation per step)
 -------------------------------
@@ -139,6 +137,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caishen.sim.rules.base import DEFAULT
 from caishen.envs.observation import (
     LAYOUTS,
     _encode,
@@ -150,7 +149,7 @@ from caishen.envs.observation import (
 )
 from caishen.sim.warmup import first_use
 from caishen.sim.engine import (
-    EP_ENGINE_PAYMENTS,
+    EP_POINTS,
     EP_FIRST_DEALER_RANDOM,
     EP_JOKER,
     N_ACTIONS,
@@ -174,20 +173,21 @@ from caishen.sim.engine import (
     _step,
     _write_record,
     action_name,
-    batch_columns,
     engine_params,
     load_rules,
     new_state,
 )
 from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, check_piao_policies, check_piao_policy, parse_policy, policy_table
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed
+from caishen.sim.rules import base as rulesets
+from caishen.sim.rules.codes import POINTS_ENGINE
+from caishen.sim.rules.kernels import hand_points
 from caishen.sim.rules.options import short_repr
 from caishen.sim.tables import hand_tables
 
 __all__ = [
     "BatchedGames",
     "GAME_DTYPE",
-    "REWARD_SCALE",
     "REWARDS",
     "EPISODES",
     "MODES",
@@ -196,10 +196,6 @@ __all__ = [
 
 #: reward modes (module docstring, "Rewards")
 REWARDS = ("points", "scaled", "sign")
-#: default ``reward_scale`` of ``reward="scaled"``: about one standard deviation of a
-#: seat's points per hand under greedy self-play (measured with ``caishen.sim.selfplay.batch.play_batch``,
-#: seed 3: Kaihua 7.2 over 20,000 hands, Jiating 38 over 6,000 hands)
-REWARD_SCALE = {"kaihua": 8.0, "jiating": 40.0}
 #: default illegal-action reward of ``reward="sign"`` (outside its range -1..1)
 SIGN_ILLEGAL_REWARD = -2.0
 #: episode kinds
@@ -265,15 +261,13 @@ REWARD_SIGN = 2
 def _hand_points(st, ep, rp, out):
     """THE seam where a finished hand's points come from: fill ``out: int64[4]``, return True.
 
-    The engine's payments (``seat[:, SF_SCORE]``, K-8) when the rule set pays
-    inside the engine (``ep[EP_ENGINE_PAYMENTS]``), and 0 for everybody on a
-    流局.  Otherwise (Jiating's wins, J-6) returns False and the caller
-    pauses the game until the Python scorer has filled ``out``
-    (:meth:`BatchedGames._score_paused`).  A numba Jiating scorer plugs in
-    here: score ``st.wins[:st.sc[SC_N_WINS]]`` with ``rp`` into ``out`` and
-    return True.
+    The engine's payments (``seat[:, SF_SCORE]``, K-8) when they are the
+    rule set's points (``ep[EP_POINTS]`` is ``POINTS_ENGINE``), and 0 for
+    everybody on a 流局.  Otherwise (wins scored after the hand, J-6)
+    returns False and the caller pauses the game until the rule set's points
+    kernel has filled ``out`` (:meth:`BatchedGames._score_paused`).
     """
-    if ep[EP_ENGINE_PAYMENTS] != 0 or st.sc[SC_WINNERS_MASK] == 0:
+    if ep[EP_POINTS] == POINTS_ENGINE or st.sc[SC_WINNERS_MASK] == 0:
         for s in range(N_SEATS):
             out[s] = st.seat[s, SF_SCORE]
         return True
@@ -641,7 +635,7 @@ def check_seeds(seeds, n: int) -> np.ndarray:
 class BatchedGames:
     """``n`` games stepped together in numba (the functional batch API; module docstring).
 
-    ``BatchedGames(n, rules="kaihua", options=None, *, mode="selfplay",
+    ``BatchedGames(n, rules=DEFAULT, options=None, *, mode="selfplay",
     seat=0, opponents="greedy", dealer=None, episode="hand", match_len=16,
     observation="planes", history=False, reward="points",
     reward_scale=None, illegal_action="raise", illegal_reward=None,
@@ -665,7 +659,7 @@ class BatchedGames:
     Raises ``ValueError`` for any bad argument, naming it.
     """
 
-    def __init__(self, n: int, rules="kaihua", options=None, *, mode: str = "selfplay", seat=0, opponents="greedy",
+    def __init__(self, n: int, rules=DEFAULT, options=None, *, mode: str = "selfplay", seat=0, opponents="greedy",
                  dealer=None, episode: str = "hand", match_len: int = 16, observation: str = "planes",
                  history: bool = False, reward: str = "points", reward_scale=None, illegal_action: str = "raise",
                  illegal_reward=None, final_obs: bool = True):
@@ -686,7 +680,7 @@ class BatchedGames:
         self.history = bool(history)
         self.reward_mode = _choice("reward", reward, REWARDS)
         if reward_scale is None:
-            reward_scale = REWARD_SCALE[self.rules_name]
+            reward_scale = rulesets.get(self.rules_name).reward_scale
         if isinstance(reward_scale, (bool, np.bool_)) or not np.isfinite(float(reward_scale)) or reward_scale <= 0:
             raise ValueError(f"reward_scale must be a positive number, got {reward_scale!r}")
         self.reward_scale = float(reward_scale)
@@ -860,14 +854,13 @@ class BatchedGames:
         return self
 
     def _settle(self, n_wait: int) -> None:
-        """Score the games paused at a hand's end (Jiating) in Python and resume them, until none waits."""
+        """Score the games paused at a hand's end (wins scored after the hand) and resume them, until none waits."""
         while n_wait:
             n_wait = self._score_paused()
 
     def _score_paused(self) -> int:
         idx = np.flatnonzero(self.games["gi"][:, GI_WAIT]).astype(np.int64)
-        cols = batch_columns(self.rules_name, self.rules, self.records[idx])
-        self.games["points"][idx] = np.stack([cols[f"score_{s}"] for s in range(N_SEATS)], axis=1)
+        self.games["points"][idx] = hand_points(rulesets.get(self.rules_name), self.rules, self.records[idx])
         return _resume_games(idx, *self._args(), self.points, self.hands_ended, self.records)
 
     # -- reading ---------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
-"""Caishen mahjong (Kaihua 开化 / Jiating 架听) as a Gymnasium single-agent environment.
+"""Caishen mahjong (every registered rule set) as a Gymnasium single-agent environment.
 
 ================== ==========================================================
-Creation           ``import caishen.envs; gymnasium.make("caishen/Kaihua-v0")`` or
-                   ``"caishen/Jiating-v0"`` (without the import:
-                   ``gymnasium.make("caishen.envs.gym_env:caishen/Kaihua-v0")``), or
+Creation           ``import caishen.envs; gymnasium.make("caishen/<Name>-v0")``, one id
+                   per rule set (:func:`env_id`; without the import:
+                   ``gymnasium.make("caishen.envs.gym_env:caishen/<Name>-v0")``), or
                    ``caishen.envs.gym_env.MahjongEnv(rules=...)``
 Action space       Discrete(145)
 Observation space  Box(0, high, (76, 34), uint8)
@@ -11,7 +11,7 @@ Action masking     ``env.action_masks()`` (bool[145]; ``gymnasium.make``
                    returns the env itself; through your own wrappers
                    ``env.get_wrapper_attr("action_masks")()``) and
                    ``info["action_mask"]``
-Vectorized         ``gymnasium.make_vec("caishen/Kaihua-v0", num_envs=1024)``:
+Vectorized         ``gymnasium.make_vec("caishen/<Name>-v0", num_envs=1024)``:
                    :class:`caishen.envs.vector_env.CaishenVectorEnv`, the bots inside
                    numba: about 17x the learner steps/s of this env against
                    greedy bots, whose own decisions take most of the time
@@ -24,8 +24,7 @@ played by bots (:mod:`caishen.sim.bots.agent`) (default ``"greedy"``: the shante
 policy of :mod:`caishen.sim.bots.policies`).  ``step`` applies the learning seat's action,
 then lets the bots act until the learning seat must decide again or the hand
 is over.  It is made for maskable RL (``sb3_contrib.MaskablePPO`` calls
-``action_masks()``).  Specs: ``shared/rules/kaihua.md`` (``K-..``) and
-``shared/rules/jiating.md`` (``J-..``).
+``action_masks()``).  Specs: ``shared/rules/<name>.md`` (``K-..``, ``J-..``).
 
 Rules in brief
 --------------
@@ -36,13 +35,13 @@ pong / kong > chow, K-4.3, J-3.1); kongs draw a replacement from the wall's
 tail and an added kong can be robbed (K-5, J-3.3).  The hand ends with a
 win or when the live wall runs out (流局: nobody pays).
 
-- Kaihua: the four 白 (``5z``) are 财神 jokers, never claimed or melded
+- With the 财神 (K-2.1): the four 白 (``5z``) are 财神 jokers, never claimed or melded
   (K-2); chow by the next seat (K-4.2); 20 tiles are never drawn (K-3.4);
   payments ``base * 2**E`` with exponents for 爆头, 七对, 清一色 and the
   chain of kongs and 飘财 (K-6, K-8); no chow / pong / exposed kong inside
   a 飘财 circle, and a win inside another's circle costs that player extra
   (K-9).
-- Jiating: no jokers, no chow, several winners on one discard (J-1.1,
+- Without (J-1.1): no jokers, no chow, several winners on one discard (J-1.1,
   J-3.1, J-3.4); passed wins and pongs are banned until the next draw
   (J-3.5, J-3.6); 架听 (``declare <k>``, J-4.1) and 硬子 (``hard_declare``,
   J-4.2; afterwards the engine discards the seat's unwinnable draws by
@@ -70,7 +69,7 @@ rows   name                    high   meaning
 23     ``pending``             1      the discard or added-kong tile on offer
 24     ``passed_pong``         1      own: kinds it may not pong now (K-4.4, J-3.6)
 25     ``swap_forbid``         1      own: the kind its discard may not be (K-4.5)
-26     ``joker``               1      the joker kind (Kaihua 财神 ``5z``)
+26     ``joker``               1      the joker kind (the 财神 ``5z``)
 27-30  ``dealer``              1      scalar: the seat is the dealer
 31-34  ``turn``                1      scalar: it is the seat's turn
 35-38  ``pending_from``        1      scalar: the pending tile is the seat's
@@ -129,7 +128,7 @@ action 1.
 
 Arguments and seeding
 ---------------------
-``MahjongEnv(rules="kaihua", options=None, seat=0, opponents="greedy",
+``MahjongEnv(rules=DEFAULT, options=None, seat=0, opponents="greedy",
 dealer=None, illegal_reward=-500.0, render_mode=None)``: ``options`` a dict
 of rule options; ``seat`` the learning seat 0..3; ``opponents`` one policy
 spec for the three bots (``"greedy"``, ``"random"``, ``"never"``,
@@ -163,6 +162,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from caishen.sim.rules import base as rulesets
+from caishen.sim.rules.base import DEFAULT
 from caishen.sim.bots.agent import Agent, make_agent
 from caishen.envs.observation import N_PLANES, PLANE_HIGH, encode
 from caishen.envs.render import render_text
@@ -171,12 +172,19 @@ from caishen.sim.engine import EP_JOKER
 from caishen.sim.bots.policies import POLICY_RANDOM, check_piao_policy, parse_policy
 from caishen.sim.validate import check_int
 
-__all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "RenderModeError", "register_envs"]
+__all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "RenderModeError", "env_id", "register_envs"]
 
 #: reward of an illegal action (the episode ends)
 DEFAULT_ILLEGAL_REWARD = -500.0
-#: registered ids -> rule set
-ENV_IDS = {"caishen/Kaihua-v0": "kaihua", "caishen/Jiating-v0": "jiating"}
+
+
+def env_id(rules: str) -> str:
+    """The Gymnasium id of rule set ``rules``: ``caishen/<Name>-v0``."""
+    return f"caishen/{rules.capitalize()}-v0"
+
+
+#: registered ids -> rule set (the built-in rule sets; :func:`register_envs` adds those registered later)
+ENV_IDS = {env_id(name): name for name in rulesets.names()}
 _RENDER_MODES = ("human", "ansi")
 
 
@@ -196,7 +204,7 @@ class MahjongEnv(gymnasium.Env):
 
     def __init__(
         self,
-        rules="kaihua",
+        rules=DEFAULT,
         options=None,
         seat: int = 0,
         opponents="greedy",
@@ -330,11 +338,13 @@ class MahjongEnv(gymnasium.Env):
 
 
 def register_envs() -> None:
-    """Register :data:`ENV_IDS` with Gymnasium (idempotent; done when this module is imported)."""
-    for env_id, rules in ENV_IDS.items():
-        if env_id not in gymnasium.registry:
+    """Register every registered rule set's id (:func:`env_id`) with Gymnasium and :data:`ENV_IDS`
+    (idempotent; done when this module is imported)."""
+    ENV_IDS.update({env_id(name): name for name in rulesets.names()})
+    for eid, rules in ENV_IDS.items():
+        if eid not in gymnasium.registry:
             gymnasium.register(
-                id=env_id,
+                id=eid,
                 entry_point="caishen.envs.gym_env:MahjongEnv",
                 vector_entry_point="caishen.envs.vector_env:CaishenVectorEnv",
                 # gym.make returns the MahjongEnv itself, so env.action_masks() works (Gymnasium 1.x

@@ -8,7 +8,7 @@ habit, so a convolution over kinds sees them everywhere).  Planes of the
 four seats come in seat-relative order: ``+0`` the observing seat itself,
 ``+1`` its next seat (下家), ``+2`` the seat opposite (对家), ``+3`` its
 previous seat (上家).  One layout serves both rule sets; features of the
-other rule set stay 0 (Kaihua has no 架听, Jiating no 财神 and no chow).
+other rule set stay 0 (without 架听, J-4.1, or a 财神, K-2.1, or chow, K-4.2).
 
 The planes are filled by one numba kernel (:func:`_encode`, a few
 microseconds) straight from the engine's state record; it shows the same
@@ -39,7 +39,7 @@ rows   name                    high   meaning
 23     ``pending``             1      the discard or added-kong tile on offer
 24     ``passed_pong``         1      own: kinds it may not pong now (K-4.4, J-3.6)
 25     ``swap_forbid``         1      own: the kind its discard may not be (K-4.5)
-26     ``joker``               1      the joker kind (Kaihua 财神 ``5z``, K-2.1)
+26     ``joker``               1      the joker kind (the 财神 ``5z``, K-2.1)
 27-30  ``dealer``              1      scalar: the seat is the dealer
 31-34  ``turn``                1      scalar: it is the seat's turn (the discarder
                                       while its discard or kong is on offer)

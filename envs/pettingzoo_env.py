@@ -1,8 +1,8 @@
-"""Caishen mahjong (Kaihua 开化 / Jiating 架听) as a PettingZoo AEC environment.
+"""Caishen mahjong (every registered rule set) as a PettingZoo AEC environment.
 
 ================== ==========================================================
-Creation           ``from caishen.envs.pettingzoo_env import env; env(rules="kaihua")``
-                   (or ``rules="jiating"``; ``raw_env`` without wrappers)
+Creation           ``from caishen.envs.pettingzoo_env import env; env(rules=NAME)``
+                   (any registered rule set; ``raw_env`` without wrappers)
 Actions            Discrete(145)
 Parallel API       No (claims are asked one seat at a time)
 Agents             ``player_0``, ``player_1``, ``player_2``, ``player_3`` (seats 0..3)
@@ -12,9 +12,9 @@ Observation values 0 .. the plane's ``high`` (table below)
 ================== ==========================================================
 
 One episode is one hand of four-player mahjong played by
-:class:`caishen.sim.engine.Game`.  Specs: ``shared/rules/kaihua.md`` (IDs ``K-..``)
-and ``shared/rules/jiating.md`` (``J-..``); rule options go in ``options``
-(e.g. ``env(rules="kaihua", options={"multiple_ron": True})``).
+:class:`caishen.sim.engine.Game`.  Specs: ``shared/rules/<name>.md`` (IDs ``K-..``,
+``J-..``); rule options go in ``options``
+(e.g. ``env(rules=DEFAULT, options={"multiple_ron": True})``).
 
 Rules in brief
 --------------
@@ -26,7 +26,7 @@ in priority order; kongs draw a replacement from the wall's tail (K-5.4,
 J-3.2) and an added kong can be robbed (K-5.5, J-3.3).  The hand ends with
 a win or when the live wall runs out (流局: nobody pays).
 
-- Kaihua: the four 白 (``5z``) are the 财神 jokers (K-2.1), never claimed
+- With the 财神 (K-2.1): the four 白 (``5z``) are the 财神 jokers (K-2.1), never claimed
   or melded (K-2.2, K-2.3); 3+ 财神 force a 财神 discard (K-2.4, K-2.5);
   chow by the next seat (K-4.2); the last 20 tiles are never drawn
   (K-3.4).  Winning hands: 4 sets + a pair or seven pairs, with exponents
@@ -34,7 +34,7 @@ a win or when the live wall runs out (流局: nobody pays).
   (K-6); the payment is ``base * 2**E`` (K-8).  While a 飘财 circle is
   open nobody may chow, pong or exposed-kong (K-9.2); a win inside
   another's circle makes that player pay extra (K-9.3).
-- Jiating: no jokers and no chow (J-1.1, J-3.1); several players may win
+- Without (J-1.1): no jokers and no chow (J-1.1, J-3.1); several players may win
   on one discard (J-3.4); passed wins and pongs are banned until the next
   draw (J-3.5, J-3.6); 架听 is declared with a discard that leaves a single
   wait (J-4.1, action ``declare <k>``); a ready hand at the deal may declare
@@ -66,7 +66,7 @@ rows   name                    high   meaning
 23     ``pending``             1      the discard or added-kong tile on offer
 24     ``passed_pong``         1      own: kinds it may not pong now (K-4.4, J-3.6)
 25     ``swap_forbid``         1      own: the kind its discard may not be (K-4.5)
-26     ``joker``               1      the joker kind (Kaihua 财神 ``5z``)
+26     ``joker``               1      the joker kind (the 财神 ``5z``)
 27-30  ``dealer``              1      scalar: the seat is the dealer
 31-34  ``turn``                1      scalar: it is the seat's turn
 35-38  ``pending_from``        1      scalar: the pending tile is the seat's
@@ -115,8 +115,8 @@ index     name                   meaning
 Rewards
 -------
 Zero until the hand ends; then every agent receives its score change of the
-hand in points (``Game.result["score_<seat>"]``: K-8 payments in Kaihua,
-J-6 in Jiating).  The four rewards sum to zero (K-8.5, J-6.5); a 流局 gives
+hand in points (``Game.result["score_<seat>"]``: the K-8 or
+J-6 payments).  The four rewards sum to zero (K-8.5, J-6.5); a 流局 gives
 0 to everyone.  ``infos[agent]["result"]`` then holds the hand's record.
 
 Illegal actions
@@ -132,8 +132,8 @@ with ``caishen.agents.make_agent("greedy").act(env.unwrapped.game)``.
 
 Arguments
 ---------
-``env(rules="kaihua", options=None, dealer=None, illegal_reward=-500.0,
-render_mode=None)``: ``rules`` ``"kaihua"`` | ``"jiating"`` (or a rule
+``env(rules=DEFAULT, options=None, dealer=None, illegal_reward=-500.0,
+render_mode=None)``: ``rules`` a registered rule set's name (or a rule
 options object); ``options`` a dict of rule options; ``dealer`` a seat 0..3,
 or None for a dealer drawn per hand; ``render_mode`` ``"ansi"`` (``render()``
 returns the whole table as text) or ``"human"`` (prints it after every step).
@@ -144,7 +144,7 @@ returns the whole table as text) or ``"human"`` (prints it after every step).
 What this env simplifies
 ------------------------
 - One episode is one hand, not a match: no dealer rotation between hands
-  (K-3.3, J-2.3); Jiating's dealer streak is 0.
+  (K-3.3, J-2.3); the dealer's streak (J-2.4) is 0.
 - The claim phase exists only when some seat can claim (the engine skips
   it otherwise); a non-acting seat that is observed while another is
   asked sees "a discard on offer", as at a real table, but the pause itself
@@ -164,6 +164,7 @@ from caishen.envs.gym_env import RenderModeError
 from caishen.envs.observation import N_PLANES, PLANE_HIGH, encode
 from caishen.envs.render import render_text
 from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
+from caishen.sim.rules.base import DEFAULT
 from caishen.sim.rules.options import short_repr
 
 __all__ = ["env", "raw_env", "DEFAULT_ILLEGAL_REWARD", "AGENTS"]
@@ -213,7 +214,7 @@ class _RejectBoolActions(wrappers.BaseWrapper):
         super().step(action)
 
 
-def env(rules="kaihua", options=None, dealer=None, illegal_reward=DEFAULT_ILLEGAL_REWARD, render_mode=None):
+def env(rules=DEFAULT, options=None, dealer=None, illegal_reward=DEFAULT_ILLEGAL_REWARD, render_mode=None):
     """The wrapped AEC env: ``OrderEnforcing(AssertOutOfBounds(TerminateIllegal(raw_env)))``.
 
     ``illegal_reward=None`` leaves out ``TerminateIllegalWrapper``, so an
@@ -235,7 +236,7 @@ class raw_env(AECEnv, EzPickle):
 
     metadata = {"render_modes": list(_RENDER_MODES), "name": "caishen_v0", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, rules="kaihua", options=None, dealer=None, render_mode=None):
+    def __init__(self, rules=DEFAULT, options=None, dealer=None, render_mode=None):
         EzPickle.__init__(self, rules, options, dealer, render_mode)
         super().__init__()
         self.game = Game(rules, options)

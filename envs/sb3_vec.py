@@ -6,7 +6,7 @@ import it (only ``import caishen.envs.sb3_vec`` does).
 
 >>> from caishen.envs.sb3_vec import BatchedVecEnv
 >>> from sb3_contrib import MaskablePPO
->>> env = BatchedVecEnv(256, rules="kaihua", observation="flat", reward="scaled", seed=0)
+>>> env = BatchedVecEnv(256, rules=DEFAULT, observation="flat", reward="scaled", seed=0)
 >>> model = MaskablePPO("MlpPolicy", env, n_steps=64).learn(100_000)
 
 One SB3 env index is one game of a :class:`caishen.envs.vector_env.CaishenVectorEnv`
@@ -83,6 +83,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from caishen.sim.rules.base import DEFAULT
 from caishen.envs.assist import N_ASSIST, assist_batch
 from caishen.envs.batched import check_seeds
 from caishen.envs.vector_env import CaishenVectorEnv
@@ -96,13 +97,13 @@ __all__ = ["BatchedVecEnv"]
 class BatchedVecEnv(VecEnv):
     """``num_envs`` games versus numba bots as an SB3 ``VecEnv`` (module docstring).
 
-    ``BatchedVecEnv(num_envs=256, rules="kaihua", *, seed=None, shaping=0.0,
+    ``BatchedVecEnv(num_envs=256, rules=DEFAULT, *, seed=None, shaping=0.0,
     assist=False, **vector_env_kwargs)``; ``self.vec`` is the underlying
     :class:`caishen.envs.vector_env.CaishenVectorEnv` and ``self.games`` its
     :class:`caishen.envs.batched.BatchedGames`.
     """
 
-    def __init__(self, num_envs: int = 256, rules="kaihua", *, seed=None, shaping: float = 0.0,
+    def __init__(self, num_envs: int = 256, rules=DEFAULT, *, seed=None, shaping: float = 0.0,
                  assist: bool = False, **kwargs):
         if "copy" in kwargs or "render_mode" in kwargs:
             raise ValueError("BatchedVecEnv takes no copy / render_mode argument (it copies what SB3 keeps)")

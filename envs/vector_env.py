@@ -2,8 +2,8 @@
 
 ================== =============================================================
 Versus bots        :class:`CaishenVectorEnv`, a ``gymnasium.vector.VectorEnv``:
-                   ``gymnasium.make_vec("caishen/Kaihua-v0", num_envs=1024)``
-                   (or ``"caishen/Jiating-v0"``; ``import caishen.envs`` registers them,
+                   ``gymnasium.make_vec("caishen/<Name>-v0", num_envs=1024)``
+                   (one id per rule set; ``import caishen.envs`` registers them,
                    ``vectorization_mode="vector_entry_point"`` is the default)
 Self-play          :class:`SelfPlayVectorEnv`: every seat is an agent of one
                    shared policy; rewards ``float32[n, 4]``, the seat to act in
@@ -44,7 +44,7 @@ evaluation whatever the reward mode), ``"hands_ended": int64[n]``, and with
 The arrays returned are views of preallocated buffers that the next step
 overwrites (no allocation per step); pass ``copy=True`` for copies.
 Rewards, episodes (a hand, or a match with ``truncated`` at the limit),
-seeding, illegal actions and Jiating's scoring are as in
+seeding, illegal actions and the scoring after the hand are as in
 :mod:`caishen.envs.batched`: the same ``seed`` gives the same games whatever
 ``num_envs`` (game ``i`` gets ``seed + i``).
 
@@ -84,6 +84,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from caishen.sim.rules.base import DEFAULT
 from caishen.envs.batched import BatchedGames, check_seeds
 from caishen.envs.observation import plane_high
 from caishen.sim.engine import N_ACTIONS
@@ -155,7 +156,7 @@ class _BatchedVectorBase:
 class CaishenVectorEnv(_BatchedVectorBase, VectorEnv):
     """One learning seat per game against numba bots, ``num_envs`` games per numba call (module docstring).
 
-    ``CaishenVectorEnv(num_envs=1, rules="kaihua", options=None, seat=0,
+    ``CaishenVectorEnv(num_envs=1, rules=DEFAULT, options=None, seat=0,
     opponents="greedy", dealer=None, observation="planes", history=False,
     reward="points", reward_scale=None, illegal_action="raise",
     illegal_reward=None, episode="hand", match_len=16, final_obs=True,
@@ -166,7 +167,7 @@ class CaishenVectorEnv(_BatchedVectorBase, VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 1, rules="kaihua", options=None, seat=0, opponents="greedy", dealer=None,
+    def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, seat=0, opponents="greedy", dealer=None,
                  observation="planes", history=False, reward="points", reward_scale=None, illegal_action="raise",
                  illegal_reward=None, episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None):
         self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="versus", seat=seat,
@@ -207,7 +208,7 @@ class SelfPlayVectorEnv(_BatchedVectorBase):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 1, rules="kaihua", options=None, dealer=None, observation="planes",
+    def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, dealer=None, observation="planes",
                  history=False, reward="points", reward_scale=None, illegal_action="raise", illegal_reward=None,
                  episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None):
         self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="selfplay", dealer=dealer,

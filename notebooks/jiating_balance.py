@@ -9,7 +9,7 @@
 # priced out of line with their rarity.  Then how often the caps bind
 # (J-6.2), the dealer's edge and streak (J-2.4), and what declaring 架听
 # (J-4.1) and 硬子 (J-4.2) is worth, measured on the same wall continuation
-# (declare vs not, `caishen.sim.analysis.balance.declaration_value`).  Intervals: 95% over
+# (declare vs not, `caishen.sim.rules.jiating.analysis.declaration_value`).  Intervals: 95% over
 # matches (hands for the declarations).
 
 # %%
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from caishen.sim.analysis import balance
+from caishen.sim.rules.jiating import analysis as JA
 from caishen.sim import safeio
 from caishen.sim.selfplay.batch import play_batch
 
@@ -35,16 +35,17 @@ def jiating_study(hands: int = 100_000, seed: int = 31, decl_hands: int = 5_000,
     """
     t0 = time.perf_counter()
     df = pd.DataFrame(play_batch(hands, seed, rules="jiating", policies="greedy"))
-    pat = balance.jiating_patterns(df)
-    bal = balance.jiating_balance(df)
-    decl = balance.declaration_value(decl_hands, seed, rollouts, workers=workers, hard_hands=hard_hands)
+    pat = JA.patterns(df)
+    bal = JA.balance(df)
+    decl = JA.declaration_value(decl_hands, seed, rollouts, workers=workers, hard_hands=hard_hands)
     if figures is not None:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from caishen.sim.analysis.report import pattern_figure, save_figure
+        from caishen.sim.analysis.report import save_figure
+        from caishen.sim.rules.jiating.analysis import pattern_figure
 
         out = Path(figures)
         safeio.make_dir(out)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from caishen.sim.analysis import balance
+from caishen.sim.rules.kaihua import analysis as KA
 from caishen.sim import safeio
 from caishen.sim.analysis.report import ascii_label, save_figure
 from caishen.sim.selfplay.batch import play_batch
@@ -37,15 +38,15 @@ def kaihua_study(hands: int = 200_000, seed: int = 21, policies: str = "greedy",
     """Balance tables of ``hands`` Kaihua hands, and the key rows under each option setting.
 
     Returns ``{"types", "balance", "options", "seconds"}`` (DataFrames of
-    :func:`caishen.sim.analysis.balance.kaihua_hand_types`, :func:`caishen.sim.analysis.balance.kaihua_balance`
+    :func:`caishen.sim.rules.kaihua.analysis.hand_types`, :func:`caishen.sim.rules.kaihua.analysis.balance`
     and the stacked comparison).
     """
     t0 = time.perf_counter()
     df = pd.DataFrame(play_batch(hands, seed, policies=policies))
-    types = balance.kaihua_hand_types(df)
-    bal = balance.kaihua_balance(df)
+    types = KA.hand_types(df)
+    bal = KA.balance(df)
     opts = balance.compare_options(settings or SETTINGS, option_hands or hands // 4, seed, "kaihua", policies,
-                                   tables=(balance.kaihua_balance,))
+                                   tables=(KA.balance,))
     if figures is not None:
         _figures(types, Path(figures))
     return {"types": types, "balance": bal, "options": opts, "seconds": time.perf_counter() - t0}

@@ -2,15 +2,15 @@
 
 All functions take ``counts: uint8[34]`` of the *concealed* tiles (declared
 melds removed, so 3m+1 or 3m+2 tiles, at most 14) and ``joker``: the kind
-index of the wildcard (31 = 白 for Kaihua's 财神, K-2.1) or -1 for none.  A
+index of the wildcard (31 = 白 for the 财神, K-2.1) or -1 for none.  A
 joker stands for any kind inside a set or pair, also for a fifth copy; so
 with a joker kind given, the sets and pair a hand aims at may hold a fifth
 copy of a kind (a held or drawn joker fills it).  Without a joker
-(``joker == -1``, Jiating J-1.1) they hold at most four copies: a kind held
+(``joker == -1``, J-1.1) they hold at most four copies: a kind held
 four times is neither waited on nor counted a fifth time (the kernels read
 the strict rows of the tables, :mod:`caishen.sim.tables`).  Only concealed tiles are
 seen here: copies in the player's own melds are the caller's to count
-(Jiating D3, :func:`caishen.sim.rules.jiating.turn._n_waits`).
+(D3 of J-5, the 架听 single wait of the rule set's turn hooks).
 
 Public functions validate their input and raise ``ValueError`` naming the
 bad value; the ``_underscore`` numba kernels do no validation and are what
@@ -528,7 +528,7 @@ def is_seven_pairs(counts, joker: int = -1) -> bool:
 def is_win(counts, joker: int = -1) -> bool:
     """True if the 3m+2 concealed tiles are complete: standard or (14 tiles) seven pairs.
 
-    Hand shape only; rule-set restrictions (e.g. Kaihua's K-2.4) are applied
+    Hand shape only; rule-set restrictions (e.g. K-2.4) are applied
     by :mod:`caishen.sim.rules`.  Raises ``ValueError`` for a 3m+1 hand or bad counts.
     """
     c, j, _ = _check_hand(counts, joker, "complete")

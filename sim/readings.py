@@ -4,7 +4,7 @@ Pure Python (a readable enumeration, not a kernel): :func:`readings` lists
 each way a complete hand can be read (J-5.3 and K-6 choose the best one),
 with the jokers' stand-ins.  The scoring kernels enumerate readings
 themselves; this is what people and the tests' reference scorers use
-(``tests/jiating_reference.py``, ``tests/test_kaihua_scoring.py``).
+(the slow references of the tests).
 It is below the hand kernels it uses (:mod:`caishen.sim.hand`), which do not import it.
 """
 

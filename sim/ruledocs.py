@@ -24,7 +24,8 @@ from caishen.sim.validate import short_repr
 #: the package that holds the pages (``docs/rules/`` in the repository)
 PACKAGE = "caishen.rules_docs"
 
-_ID = r"[KJ]-\d{1,2}(?:\.\d{1,2})?|P\d\d|(?:Kaihua|Jiating) D\d{1,2}|engine [EJ]\d{1,2}"
+#: rule IDs; a rule set's decisions are ``<Its title word> D<n>`` (e.g. ``Kaihua D3``, written in its page)
+_ID = r"[KJ]-\d{1,2}(?:\.\d{1,2})?|P\d\d|[A-Z][a-z]+ D\d{1,2}|engine [EJ]\d{1,2}"
 #: a definition in the pages: a heading ``## K-2 ...``, a list item ``- **K-2.5** ...``
 #: or a table row ``| **P01** | ...``, at the start of a line
 DEF_RE = re.compile(rf"^(?:(?P<hashes>#{{2,4}}) +(?P<hid>{_ID})\b|(?:- |\| )\*\*(?P<id>{_ID})\*\*)", re.M)
@@ -77,7 +78,7 @@ def canonical(rule_id: str) -> str:
     m = re.fullmatch(r"(?i)p(\d\d)", s)
     if m:
         return "P" + m[1]
-    m = re.fullmatch(r"(?i)(kaihua|jiating)[\s_-]+d(\d{1,2})", s)
+    m = re.fullmatch(r"(?i)([a-z]+)[\s_-]+d(\d{1,2})", s)
     if m:
         return f"{m[1].capitalize()} D{m[2]}"
     m = re.fullmatch(r"(?i)engine[\s_-]+([ej])(\d{1,2})", s)

@@ -11,7 +11,7 @@ suit (runs and triplets; honors: triplets only), in two versions:
   a joker, held or drawn, may stand for a fifth copy (K-2.1);
 - *strict* (no joker, ``joker == -1``): targets hold at most four copies of
   each kind.  Without a joker a kind held four times can neither be waited
-  on nor used a fifth time (Jiating J-1.1 has no joker; D3).
+  on nor used a fifth time (J-1.1: no joker; D3).
 
 The two differ only on rows holding four copies of some kind (by at most 1
 per suit, 2 per honor row).

@@ -1,7 +1,7 @@
 """Tile encoding: 34 kinds, mpsz strings, constants.
 
 A hand is ``counts: uint8[34]``, index order ``1m..9m 1p..9p 1s..9s 1z..7z``
-(``1z..7z`` = 东 南 西 北 白 发 中).  Kaihua's 财神 (the four 白) is index
+(``1z..7z`` = 东 南 西 北 白 发 中).  The 财神 (the four 白, K-2.1) is index
 :data:`CAISHEN` = 31 and is counted like any tile; kernels receive the joker
 index (or -1) as an argument.
 """
@@ -17,7 +17,7 @@ from caishen.sim.validate import check_int
 N_KINDS = 34
 N_TILES = 136
 SUITS = "mps"
-#: index of 白 (5z), the Kaihua 财神 (K-2.1)
+#: index of 白 (5z), the 财神 (K-2.1)
 CAISHEN = 31
 #: index of 东, 南, 西, 北, 白, 发, 中
 EAST, SOUTH, WEST, NORTH, WHITE, GREEN, RED = range(27, 34)

@@ -17,7 +17,7 @@ cache in about a second.  This module makes that visible and avoidable:
   avoid it, and marks the target once the call returns.
 
 Targets (``TARGETS``): ``selfplay`` (``caishen.sim.selfplay.batch.play_batch`` with every
-bot, both rule sets, Jiating's scorer included), ``game`` (``caishen.sim.engine.Game``:
+bot, every rule set, its points kernel included), ``game`` (``caishen.sim.engine.Game``:
 reset, legal mask, step, the invariant checker), ``envs`` (the batched env
 and the Gymnasium env: reset, observe, step), ``hand`` (the public shanten /
 win / effective-tile functions), ``score`` (``caishen score``: both rule

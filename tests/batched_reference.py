@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.agents import make_agent
-from caishen.envs.batched import REWARD_SCALE, SIGN_ILLEGAL_REWARD
+from caishen.envs.batched import SIGN_ILLEGAL_REWARD
 from caishen.envs.observation import encode
 from caishen.sim.engine import N_SEATS, SC_DEALER, SC_MATCH_HAND, SC_STREAK, Game, _random_action
 from caishen.sim.rules import base as rulesets
@@ -23,7 +23,7 @@ class RefGame:
         self.fixed_seat, self.fixed_dealer = seat, dealer
         self.episode, self.match_len = episode, match_len
         self.reward_mode = reward
-        self.scale = reward_scale or REWARD_SCALE[rules]
+        self.scale = reward_scale or rulesets.get(rules).reward_scale
         self.illegal_reward = illegal_reward if illegal_reward is not None else SIGN_ILLEGAL_REWARD
         self.layout, self.history = observation, history
         specs = [opponents] * 3 if isinstance(opponents, str) else list(opponents)

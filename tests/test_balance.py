@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 
 from caishen.sim.analysis import balance
+from caishen.sim.rules.kaihua import analysis as KA
+from caishen.sim.rules.jiating import analysis as JA
 from caishen.sim.rules import kaihua as K
 from caishen.sim.selfplay.batch import play_batch
 
@@ -38,7 +40,7 @@ def _get(t, section, metric, group):
 
 def test_K_6_hand_types_match_pandas(kaihua_df):
     df = kaihua_df
-    t = balance.kaihua_hand_types(df)
+    t = KA.hand_types(df)
     won = df[df["win_type"] >= 0]
     pts = won[[f"score_{s}" for s in range(4)]].clip(lower=0).sum(axis=1)
     for name, bit in (("爆头 baotou (K-6.2)", K.FLAG_BAOTOU), ("平胡 pinghu (K-6.1)", K.FLAG_PINGHU),
@@ -58,7 +60,7 @@ def test_K_6_hand_types_match_pandas(kaihua_df):
 
 def test_K_8_dealer_edge_and_three_shares_match_pandas(kaihua_df):
     df = kaihua_df
-    t = balance.kaihua_balance(df)
+    t = KA.balance(df)
     sc = np.stack([df[f"score_{s}"] for s in range(4)], axis=1)
     d = df["dealer"].to_numpy()
     is_d = np.arange(4)[None, :] == d[:, None]
@@ -78,7 +80,7 @@ def test_K_8_dealer_edge_and_three_shares_match_pandas(kaihua_df):
 
 def test_K_9_3_payment_only_options_leave_play_unchanged_on_the_same_walls(engine_warm_module):
     t = balance.compare_options({"default": {}, "factor 1": {"failed_piao_factor": 1}}, 800, 5,
-                                policies="always,greedy,always,greedy", tables=(balance.kaihua_balance,))
+                                policies="always,greedy,always,greedy", tables=(KA.balance,))
     a = t[t["option"] == "default"].set_index(["section", "metric", "group"])
     b = t[t["option"] == "factor 1"].set_index(["section", "metric", "group"])
     for k in (("outcome", "draw rate (流局)", "all"), ("飘财 (K-9)", "attempt rate", "seat-hands"),
@@ -97,7 +99,7 @@ def _patterns_of(df, s):
 
 def test_J_8_pattern_table_matches_pandas(jiating_df):
     df = jiating_df
-    t = balance.jiating_patterns(df).set_index("pattern")
+    t = JA.patterns(df).set_index("pattern")
     mask = df["winners_mask"].to_numpy()
     wins = []
     for s in range(4):
@@ -123,7 +125,7 @@ def test_J_6_2_caps_binding_matches_a_direct_count(engine_warm_module):
     opts = {"cap": 20, "dealer_cap": 40}
     df = pd.DataFrame(play_batch(800, 3, rules="jiating", options=opts))
     df["hand_id"] = np.arange(len(df))
-    t = balance.jiating_balance(df, opts)
+    t = JA.balance(df, opts)
     n = capped = 0
     for _, r in df.iterrows():
         for w in range(4):
@@ -139,12 +141,12 @@ def test_J_6_2_caps_binding_matches_a_direct_count(engine_warm_module):
     row = _get(t, "caps (J-6.2)", "capped payments", "share of payments")
     assert row["n"] == n and row["value"] == pytest.approx(capped / n)
     assert capped > 0
-    default = balance.jiating_balance(df)  # the spec's caps (200 / 400) bind less often than 20 / 40
+    default = JA.balance(df)  # the spec's caps (200 / 400) bind less often than 20 / 40
     assert _get(default, "caps (J-6.2)", "capped payments", "share of payments")["value"] < row["value"]
 
 
 def test_J_2_4_streak_rows(jiating_df):
-    t = balance.jiating_balance(jiating_df)
+    t = JA.balance(jiating_df)
     k = jiating_df["streak"].to_numpy()
     assert _get(t, "streak (J-2.4)", "streak k", "all hands")["value"] == pytest.approx(k.mean())
     assert _get(t, "streak (J-2.4)", "hands", "k = 0")["value"] == pytest.approx((k == 0).mean())
@@ -152,7 +154,7 @@ def test_J_2_4_streak_rows(jiating_df):
 
 
 def test_J_4_declaration_value_rows(engine_warm_module):
-    t = balance.declaration_value(hands=120, rollouts=1, hard_hands=500)
+    t = JA.declaration_value(hands=120, rollouts=1, hard_hands=500)
     assert list(t["decision"]) == ["jiating", "hard"]
     j = t.iloc[0]
     assert j["points"] > 0 and np.isfinite(j["diff"])
@@ -162,14 +164,14 @@ def test_balance_bad_input():
     empty = pd.DataFrame({c: pd.Series(dtype=int) for c in ["dealer", "winner", "winners_mask", "win_type", "score_0",
                                                             "score_1", "score_2", "score_3"]})
     with pytest.raises(ValueError, match="no hands"):
-        balance.kaihua_balance(empty)
+        KA.balance(empty)
 
 
 # ---------------------------------------------------------------------------
 # the tables streamed over a run's chunks (issue 15 item 1): the same numbers as in memory
 # ---------------------------------------------------------------------------
-_TABLES = {"kaihua": (("hand_types", balance.kaihua_hand_types), ("balance", balance.kaihua_balance)),
-           "jiating": (("patterns", balance.jiating_patterns), ("balance", balance.jiating_balance))}
+_TABLES = {"kaihua": (("hand_types", KA.hand_types), ("balance", KA.balance)),
+           "jiating": (("patterns", JA.patterns), ("balance", JA.balance))}
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +195,7 @@ def _in_memory(run_dir, rules):
 
     df = stream.read_run(run_dir)
     opts = rundir.read_run_json(run_dir).get("options")
-    return {name: (f(df, opts) if f is balance.jiating_balance else f(df)) for name, f in _TABLES[rules]}
+    return {name: (f(df, opts) if f is JA.balance else f(df)) for name, f in _TABLES[rules]}
 
 
 @pytest.mark.parametrize("rules", ["kaihua", "jiating"])
@@ -217,7 +219,7 @@ def test_tallies_of_chunks_merge_in_any_order(runs):
     files, _ = stream.verified_chunk_files(run_dir)
     cols = stream.column_names(files)
     want = _in_memory(run_dir, "kaihua")
-    for name, cls in (("hand_types", balance.KaihuaHandTypes), ("balance", balance.KaihuaBalance)):
+    for name, cls in (("hand_types", KA.HandTypes), ("balance", KA.Balance)):
         parts = [cls(cols).add(df) for df in balance.match_batches(files, cls(cols).columns())]
         assert len(parts) == 40
         total = cls(cols)
@@ -242,13 +244,13 @@ def _synthetic_kaihua(exponents, match_len=2):
 def test_K_6_exponent_rows_when_an_exponent_appears_or_vanishes_between_batches():
     """An exponent first seen in a later batch, or missing from a batch, still counts every won hand."""
     df = _synthetic_kaihua([0, 0, 1, 0, 0, 0, 3, 3, 0, 1, 0, 0])
-    want = balance.kaihua_hand_types(df)
+    want = KA.hand_types(df)
     assert list(want[want["section"] == "exponent"]["group"].unique()) == ["E = 0", "E = 1", "E = 2", "E = 3"]
-    t = balance.KaihuaHandTypes(df.columns)
+    t = KA.HandTypes(df.columns)
     for lo in range(0, len(df), 4):
         t.add(df.iloc[lo:lo + 4])
     pd.testing.assert_frame_equal(t.frame(), want, rtol=1e-9)
-    parts = [balance.KaihuaHandTypes(df.columns).add(df.iloc[lo:lo + 2]) for lo in range(0, len(df), 2)]
+    parts = [KA.HandTypes(df.columns).add(df.iloc[lo:lo + 2]) for lo in range(0, len(df), 2)]
     merged = parts[3]
     for i in (5, 0, 4, 1, 2):
         merged.merge(parts[i])

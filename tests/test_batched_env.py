@@ -19,7 +19,8 @@ import caishen.envs.batched
 import caishen.envs.observation
 import caishen.envs.vector_env
 from batched_reference import RefGame
-from caishen.envs.batched import REWARD_SCALE, BatchedGames, sample_legal
+from caishen.envs.batched import BatchedGames, sample_legal
+from caishen.sim.rules import base as rulesets
 from caishen.envs.observation import (
     FLAT_INDEX,
     HISTORY_PLANES,
@@ -176,7 +177,7 @@ def test_rewards_zero_sum_per_hand(rules):
             hands += int(games.hands_ended.sum())
         assert hands > 1000 and won > 0.2 * hands
         if reward == "scaled":
-            assert games.reward_scale == REWARD_SCALE[rules]
+            assert games.reward_scale == rulesets.get(rules).reward_scale
 
 
 def test_same_seeds_same_games_whatever_n():

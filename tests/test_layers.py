@@ -5,13 +5,18 @@ inside functions included) and checked against :data:`LAYERS`: a module may
 import only from its own layer or the ones before it; layers of one rank
 (analysis and envs) do not import each other; one rule set never imports
 another (and, with ``naming``, outside ``caishen.sim.rules`` no module imports a
-rule-set package); and no two packages import each other, directly or round a
+rule-set package); a rule set's own analysis (``sim/rules/<name>/analysis.py``)
+is in the analysis layer; outside ``caishen.sim.rules`` no string, docstring or
+comment names a rule set (:func:`named_rule_sets`); and no two packages import each other, directly or round a
 loop.  ``test_checker_catches_*`` show that the check can fail.
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import re
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +65,13 @@ def imports(name: str, text: str, is_pkg: bool, known) -> set[str]:
     return {m for m in found if m in known and m != name}
 
 
+#: a rule set's own analysis (``sim/rules/<name>/analysis.py``): in the rule set's folder, in the analysis layer
+RULES_ANALYSIS = "analysis"
+
+
 def layer(module: str) -> tuple[int, str]:
+    if rule_set(module) is not None and module.split(".")[4:5] == [RULES_ANALYSIS]:
+        return 6, "analysis"
     best = None
     for rank, lay, prefixes in LAYERS:
         for p in prefixes:
@@ -130,7 +141,44 @@ def loops(graph: dict[str, set[str]]) -> list[str]:
 
 
 def test_imports_go_down_the_layers():
-    assert violations(sources(), naming=False) == []
+    assert violations(sources()) == []  # naming included: no rule-set package imported outside sim/rules
+
+
+#: a rule set's decision IDs (``Kaihua D3``) are rule IDs, which any module may cite
+_RULE_ID = re.compile(r"\b[a-z]+ d\d{1,2}\b")
+#: modules outside ``caishen.sim.rules`` allowed to name a rule set: none (the CLI's default is ``rules.DEFAULT``)
+NAMING_EXEMPT: tuple[str, ...] = ()
+
+
+def named_rule_sets(src: dict[str, tuple[str, bool]], names) -> list[str]:
+    """``module:line: name`` for every string literal (docstrings included) or comment of a library module outside
+    ``caishen.sim.rules`` that contains a rule set's name (rule IDs such as ``Kaihua D3`` aside)."""
+    found = []
+    for module, (text, _) in sorted(src.items()):
+        if module == RULES.rstrip(".") or module.startswith(RULES) or module in NAMING_EXEMPT:
+            continue
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type not in (tokenize.STRING, tokenize.COMMENT):
+                continue
+            words = _RULE_ID.sub("", tok.string.lower())
+            found += [f"{module}:{tok.start[0]}: {n}" for n in names if n in words]
+    return found
+
+
+def test_no_library_module_outside_rules_names_a_rule_set():
+    from caishen.sim.rules import base
+
+    assert named_rule_sets(sources(), base.names()) == []
+
+
+def test_naming_check_catches_a_name_in_a_literal_a_comment_and_a_docstring():
+    from caishen.sim.rules import base
+
+    names = base.names()
+    for line in ('x = "tuned:jiating"', "pass  # the Kaihua payments", '"""Scored as in Jiating."""'):
+        bad = named_rule_sets(_with("caishen.sim.analysis.summary", line), names)
+        assert any(b.startswith("caishen.sim.analysis.summary:") for b in bad), (line, bad)
+    assert named_rule_sets(_with("caishen.sim.analysis.summary", "pass  # Kaihua D3, K-2.5"), names) == []
 
 
 def _with(module: str, line: str) -> dict:

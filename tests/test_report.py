@@ -34,6 +34,7 @@ def test_report_page_covers_every_hand(engine_warm, tmp_path):
     import pandas as pd
 
     from caishen.sim.analysis import balance
+    from caishen.sim.rules.kaihua import analysis as KA
     from caishen.sim.selfplay import stream
 
     out = _simulate(tmp_path / "r", games=480)
@@ -41,7 +42,7 @@ def test_report_page_covers_every_hand(engine_warm, tmp_path):
     assert "covers all 480 hands" in text and "read the first" not in text
     assert not hasattr(report, "REPORT_MAX_HANDS") and not hasattr(report, "_leading_rows")
     df = stream.read_run(out)
-    want = balance.kaihua_balance(df)
+    want = KA.balance(df)
     assert want.to_html(index=False, float_format=lambda v: "{:.4g}".format(v), na_rep="", border=0,
                         classes="t") in text  # the page's balance table, over all 480 hands
     gain = report.GainCounts()

@@ -145,3 +145,80 @@ def test_scoring_vectors_reach_the_toys_score_function(plain):
     lines = [json.dumps({"id": "w", "rules": "plain", "concealed": "123m456p789s111z5z", "win_tile": "5z"}),
              json.dumps({"id": "n", "rules": "plain", "concealed": "123m456p789s111z5z", "win_tile": "4z"})]
     assert [r["win"] for r in vectors.score_lines(lines)] == [True, False]
+
+
+# ---------------------------------------------------------------------------
+# a toy rule set in a folder of its own (tests/toy_rules/), with a numba kernel of its own, through every tool
+# ---------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def toy():
+    import toy_rules
+
+    rs = toy_rules.register()
+    yield rs
+    rulesets.unregister(toy_rules.NAME)
+
+
+def test_the_toys_own_kernel_matches_a_python_loop(toy):
+    from caishen.sim.rules import records as R
+    from toy_rules import kernels as TK
+
+    rng = np.random.default_rng(5)
+    rec = rng.integers(0, 3, size=(300, R.N_RECORD)).astype(np.int64)
+    rec[::3, R.EXTRA_INDEX["n_winners"]] = 0
+    cols = TK.finish(None, rec)
+    for h in range(len(rec)):
+        hand = rec[h, R.WINS_OFFSET + R.WX_HAND:R.WINS_OFFSET + R.WX_HAND + 34]
+        want = -1 if rec[h, R.EXTRA_INDEX["n_winners"]] <= 0 else int((hand > 0).sum())
+        assert cols["hand_kinds"][h] == want
+    assert [c for c, _ in TK.COLUMNS] == list(cols)
+
+
+def test_the_toy_runs_through_simulate_report_match_and_sweep(toy, engine_warm, tmp_path, capsys):
+    import pandas as pd
+
+    from caishen.cli import main
+
+    run = tmp_path / "run"
+    assert main(["simulate", "--rules", "toy", "--games", "96", "--seed", "2", "--out", str(run), "--workers", "1",
+                 "--chunk-size", "48", "--policy", "greedy", "--no-progress"]) == 0
+    df = stream.read_run(run)
+    assert len(df) == 96 and "hand_kinds" in df
+    won = df["winner"] >= 0
+    assert ((df["hand_kinds"] >= 1) == won).all() and (df["hand_kinds"] <= 13).all()
+    assert main(["report", str(run)]) == 0
+    assert "Hand kinds (toy)" in (run / "report.html").read_text(encoding="utf-8")
+
+    assert main(["match", "--rules", "toy", "--policies", "greedy,random", "--walls", "6", "--seed", "1",
+                 "--out", str(tmp_path / "m"), "--workers", "1", "--no-progress"]) == 0
+    assert "0:greedy - 1:random" in capsys.readouterr().out
+
+    assert main(["sweep", "--rules", "toy", "--option", "reserved_tiles=14,20", "--walls", "16", "--chunk-size", "16",
+                 "--workers", "1", "--out", str(tmp_path / "s"), "--no-progress"]) == 0
+    t = pd.read_csv(tmp_path / "s" / "sweep.csv")
+    assert "hero_won_big" in set(t["metric"]) and sorted(set(t["reserved_tiles"])) == [14, 20]
+
+
+def test_the_toy_runs_in_the_envs(toy, engine_warm):
+    import gymnasium
+
+    from caishen.envs import BatchedGames, MahjongEnv, env_id, register_envs
+
+    register_envs()
+    env = gymnasium.make(env_id("toy"))
+    assert isinstance(env, MahjongEnv) and env.unwrapped.game.rules_name == "toy"
+    obs, info = env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        legal = np.flatnonzero(env.action_masks())
+        obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+        if terminated or truncated:
+            obs, info = env.reset()
+    games = BatchedGames(8, rules="toy", reward="scaled").reset(np.arange(8))
+    assert games.reward_scale == toy.reward_scale == 4.0
+    ended = 0
+    for _ in range(100):
+        games.step(games.bot_actions("greedy"))
+        assert not games.points.sum(axis=1).any()  # zero-sum (K-8.5)
+        ended += int(games.hands_ended.sum())
+    assert ended > 0

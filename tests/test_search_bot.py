@@ -8,7 +8,6 @@ import pytest
 from caishen.sim import engine as E
 from caishen.sim.bots.registry import bot_table, make_context, parse_bot
 from caishen.sim.bots.search import _determinize, _hand_value, _mc_action
-from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import MELD_KONG_CONCEALED
 from test_tuned import states_of
 
@@ -120,14 +119,13 @@ def test_rollout_value_is_the_records_score(rules):
     from caishen.agents import make_agent
 
     bx, w, _ = _context(rules)
-    tabs = hand_tables()
     for seed in range(12):
         game = E.Game(rules).reset(seed=seed)
         bots = [make_agent("greedy")] * 4
         while not game.done:
             game.step(bots[game.current_player].act(game))
         for s in range(4):
-            assert _hand_value(game.state, s, game._ep, tabs, bx[5], bx[6]) == game.result[f"score_{s}"]
+            assert _hand_value(game.state, s, game._ep, bx[5], bx[6]) == game.result[f"score_{s}"]
 
 
 @pytest.mark.parametrize("rules", ["kaihua", "jiating"])

@@ -30,7 +30,7 @@ with one cluster per wall, streamed over the chunks);
 win rate (the seat won, several winners of one discard included), deal-in
 rate (the seat was the discarder of a discard win or the robbed seat of a
 robbed kong: it paid, K-8.3 / J-6.5), 飘 rate (the seat discarded a 财神
-at least once, K-9.1; Kaihua only); and every pairwise difference with its
+at least once, K-9.1; with a joker only); and every pairwise difference with its
 paired CI over walls (the t interval of the per-wall differences).
 """
 

@@ -10,19 +10,21 @@ value of 飘 minus keep at that kind of point; no selection effect enters
 (the summary's observational "飘 minus comparable" compares seats that did
 and did not 飘, which differ in what happened next).
 
-Decision points (``decision``):
+Decision points (``decision``: a name the rule set gives to one of these
+kernel codes, ``Analysis.decisions`` of its ``analysis`` hook; ``piao``,
+and the 架听 and 硬子 decisions ``hard`` and the declaration's own pinyin):
 
-===========  ============================================  ================  ================
-decision     when (seat to act, in the real hand)          alternative       base
-===========  ============================================  ================  ================
-``piao``     Kaihua own turn: holds a 财神, cannot win     discard a 财神    the ``never``
-             now, may discard a 财神 and another tile      (飘财, K-9.1)     bot's move (keep)
-             (not forced, K-2.4 / K-2.5), and stays ready
-             (shanten <= 0) without the 财神
-``jiating``  Jiating own turn: the bot's discard leaves a  ``declare <k>``   ``discard <k>``
-             single wait (架听 offered, J-4.1)             (架听)            (no declaration)
-``hard``     Jiating 硬子 question (J-4.2)                 ``hard_declare``  ``hard_decline``
-===========  ============================================  ================  ================
+=====================  ==================================================  ================  ================
+code                   when (seat to act, in the real hand)                alternative       base
+=====================  ==================================================  ================  ================
+``DECISION_PIAO``      own turn with a joker (K-2.1): holds a 财神,         discard a 财神    the ``never``
+                       cannot win now, may discard a 财神 and another       (飘财, K-9.1)     bot's move (keep)
+                       tile (not forced, K-2.4 / K-2.5), and stays ready
+                       (shanten <= 0) without the 财神
+``DECISION_DECLARE``   own turn: the bot's discard leaves a single wait    ``declare <k>``   ``discard <k>``
+                       (架听 offered, J-4.1)                                (架听)            (no declaration)
+``DECISION_HARD``      the 硬子 question (J-4.2)                            ``hard_declare``  ``hard_decline``
+=====================  ==================================================  ================  ================
 
 In the rollouts every seat plays its policy, with one change in the base
 branch: the deciding seat never takes the alternative kind of action again
@@ -108,7 +110,6 @@ from caishen.sim.engine import (
     _shuffle_wall,
     _step,
     _write_record,
-    batch_columns,
     engine_params,
     load_rules,
     new_state,
@@ -117,15 +118,24 @@ from caishen.sim.hand import _is_baotou, _is_win, _shanten
 from caishen.sim.bots.piao_table import MANY_WAITS, TABLE_BUCKET, TABLE_BUCKETS, _live_left
 from caishen.sim.bots.policies import POLICY_NEVER, _choose_action, _live_counts, check_piao_policies, policy_table
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
+from caishen.sim.rules import base as rulesets
+from caishen.sim.rules.codes import POINTS_ENGINE
+from caishen.sim.rules.kernels import hand_points
 from caishen.sim.tables import hand_tables
 
 #: decision kinds (see the module docstring)
 DECISION_PIAO = 0
-DECISION_JIATING = 1
+DECISION_DECLARE = 1
 DECISION_HARD = 2
-DECISIONS = {"piao": DECISION_PIAO, "jiating": DECISION_JIATING, "hard": DECISION_HARD}
-#: the rule set each decision belongs to
-DECISION_RULES = {"piao": "kaihua", "jiating": "jiating", "hard": "jiating"}
+
+
+def decisions() -> dict[str, tuple[int, str]]:
+    """``{decision: (code, rule set)}``: the decisions every registered rule set names (``Analysis.decisions``)."""
+    out = {}
+    for name in rulesets.names():
+        for decision, code in rulesets.get(name).analysis_hooks().decisions.items():
+            out[decision] = (code, name)
+    return out
 
 #: columns of the feature matrix, one row per decision point
 FEATURES = ("hand", "seat", "dealer", "tiles_left", "caishen", "waits", "live_waits", "chain", "baotou", "turns",
@@ -232,7 +242,7 @@ def _rollout(st, ep, rp, tabs, policies, s, base_branch, decision, work):
             param = 0
         a = _choose_action(code, param, st, ep, rp, tabs, st.mask, work)
         if base_branch and p == s:
-            if decision == DECISION_JIATING and A_DECLARE <= a < A_KONG_CONCEALED:
+            if decision == DECISION_DECLARE and A_DECLARE <= a < A_KONG_CONCEALED:
                 a = a - A_DECLARE
             elif decision == DECISION_HARD and a == A_HARD_DECLARE:
                 a = A_HARD_DECLINE
@@ -284,7 +294,7 @@ def _study_hands(seed, n_hands, policies, decision, explore_ppm, rollouts, reshu
                 if _piao_point(st, ep, tabs, s):
                     a_alt = A_DISCARD + joker
                     a_base = _choose_action(POLICY_NEVER, 0, st, ep, rp, tabs, st.mask, work)
-            elif decision == DECISION_JIATING:
+            elif decision == DECISION_DECLARE:
                 if st.sc[SC_PHASE] == PH_TURN:
                     a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
                     if A_DECLARE <= a < A_KONG_CONCEALED:
@@ -356,13 +366,12 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
 
     ``seed``: int ``0 .. 2**32-1`` (walls, dealers, rollout orders and the
     exploration all derive from it); ``rollouts``: R, 1..4096;
-    ``decision``: ``"piao"`` (Kaihua), ``"jiating"`` or ``"hard"``
-    (Jiating); ``policies``: one spec or four (:func:`caishen.sim.bots.policies.policy_table`);
+    ``decision``: a name of :func:`decisions` (its rule set's); ``policies``: one spec or four (:func:`caishen.sim.bots.policies.policy_table`);
     ``options``: rule options; ``explore``: probability in [0, 1] that the
     real hand takes the alternative at a point.  ``reshuffle=False`` keeps
     the real wall's order in the rollouts (for checks); ``hand_scores``: an
     ``int64[n_hands, 4]`` array to receive the real hands' score changes
-    (Kaihua).
+    (where the engine pays them, K-8).
 
     Returns a DataFrame with :data:`FEATURES` (``hand`` local to this call)
     and, averaged over the R rollouts, ``alt_score``, ``base_score``,
@@ -374,18 +383,18 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
     seed = _check_int("seed", seed, 0, 2**32 - 1)
     n_hands = _check_int("n_hands", n_hands, 0, 10**8)
     rollouts = _check_int("rollouts", rollouts, 1, 4096)
-    if decision not in DECISIONS:
-        raise ValueError(f"unknown decision {decision!r}; known: {', '.join(DECISIONS)}")
+    known = decisions()
+    if decision not in known:
+        raise ValueError(f"unknown decision {decision!r}; known: {', '.join(known)}")
     if isinstance(explore, bool) or not isinstance(explore, (int, float, np.floating, np.integer)) \
             or not 0.0 <= float(explore) <= 1.0:
         raise ValueError(f"explore {explore!r}: must be a probability in [0, 1]")
-    rules = DECISION_RULES[decision]
+    code, rules = known[decision]
     name, r = load_rules(rules, options)
     ep = engine_params(name, r)
     table = policy_table(policies)
     check_piao_policies(table, int(ep[EP_JOKER]), name)
-    code = DECISIONS[decision]
-    keep_rec = name == "jiating"  # scored after the hand, in Python
+    keep_rec = rulesets.get(name).points != POINTS_ENGINE  # scored after the hand, by its points kernel
     room = max(16, 4 * n_hands)
     while True:
         feat = np.zeros((room, N_FEAT), np.int64)
@@ -402,9 +411,8 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
         hand_scores[...] = scores
     df = pd.DataFrame(feat[:n], columns=list(FEATURES))
     if keep_rec:
-        cols = batch_columns(name, r, rec[: n * rollouts * 2])
+        scores = hand_points(rulesets.get(name), r, rec[: n * rollouts * 2])
         seats = np.repeat(feat[:n, F_SEAT], rollouts * 2)
-        scores = np.stack([cols[f"score_{q}"] for q in range(N_SEATS)], axis=1)
         res[:n, :, :, R_SCORE] = scores[np.arange(len(seats)), seats].reshape(n, rollouts, 2)
     d = (res[:n, :, 0, R_SCORE] - res[:n, :, 1, R_SCORE]).astype(np.float64)
     df["alt_score"] = res[:n, :, 0, R_SCORE].mean(axis=1)
@@ -461,9 +469,10 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     chunk_size = _check_int("chunk_size", chunk_size, 1, 10**6)
     if workers is not None:
         workers = _check_int("workers", workers, 1, 1024)
-    rules = DECISION_RULES.get(decision)
-    if rules is None:
-        raise ValueError(f"unknown decision {decision!r}; known: {', '.join(DECISIONS)}")
+    known = decisions()
+    if decision not in known:
+        raise ValueError(f"unknown decision {decision!r}; known: {', '.join(known)}")
+    rules = known[decision][1]
     opts = runner.resolve_options(rules, options)
     pol = runner.parse_policies(policies)
     study_chunk(0, 0, rollouts, decision, pol, opts, explore)  # validates everything, compiles once
@@ -551,8 +560,9 @@ def _check_study_json(doc: dict, where) -> dict:
     def ints(lo, hi):
         return lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
 
-    fields = {"kind": lambda v: v == "counterfactual", "decision": lambda v: v in DECISIONS,
-              "rules": lambda v: v in DECISION_RULES.values(), "options": lambda v: isinstance(v, dict),
+    known = decisions()
+    fields = {"kind": lambda v: v == "counterfactual", "decision": lambda v: v in known,
+              "rules": lambda v: v in {r for _, r in known.values()}, "options": lambda v: isinstance(v, dict),
               "policies": lambda v: isinstance(v, list) and len(v) == N_SEATS and all(isinstance(p, str) for p in v),
               "seed": ints(0, 2**63 - 1), "hands": ints(1, 10**9), "rollouts": ints(1, 4096),
               "explore": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1,

@@ -15,11 +15,11 @@ kind        marker           figures
 ==========  ===============  ================================================
 simulate    ``run.json``     score per seat-hand by seat and dealer, win types,
 (or match)                   the winner's gain (log scales, fixed bins
-                             :data:`GAIN_EDGES`); Kaihua: hand types
-                             and exponents (frequency against points, share
-                             of points, :mod:`caishen.sim.analysis.balance`), 飘财 rates;
-                             Jiating: pattern frequency against points
-                             (log-log), caps and the dealer's streak
+                             :data:`GAIN_EDGES`); then the rule set's own
+                             figures and tables (``Analysis.report`` of its
+                             ``analysis`` hook, :mod:`caishen.sim.analysis.balance`:
+                             hand types and exponents, K-6; pattern
+                             frequency against points, J-8; caps, streak)
 sweep       ``sweep.json``   every metric by grid point with its 95% CI, and
                              the difference to the baseline (:mod:`caishen.sim.analysis.study`)
 study       ``study.json``   the EV of the alternative minus the base by each
@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from caishen.sim import safeio
+from caishen.sim.rules import base as rulesets
 
 REPORT_HTML = "report.html"
 
@@ -247,62 +248,8 @@ def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
                     "scales; fixed log-spaced bins).")
     page.heading("Summary")
     page.table(rows)
-    if rules == "kaihua":
-        _kaihua_type_figures(page, plt, tables["hand_types"])
-        page.heading("Balance")
-        page.table(tables["balance"])
-    elif rules == "jiating":
-        pat = tables["patterns"]
-        page.figure(pattern_figure(plt, pat), "patterns", "Each pattern's frequency (share of winning seat-hands) "
-                    "against its points when it fires, log-log; the line is 'points proportional to "
-                    "1/frequency' through the median pattern: patterns far above it pay more than their "
-                    "rarity, far below it less.")
-        page.heading("Patterns")
-        page.table(pat)
-        page.heading("Balance")
-        page.table(tables["balance"])
-
-
-def _kaihua_type_figures(page: _Page, plt, types: pd.DataFrame) -> None:
-    page.heading("Hand types (K-6)")
-    f = types[types["metric"] == "frequency"]
-    p = types[types["metric"] == "points when it fires"]
-    s = types[types["metric"] == "share of points"]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * len(f) + 1.8), sharey=True)
-    for ax, t, lab in ((axes[0], f, "frequency (share of won hands)"), (axes[1], s, "share of all points")):
-        v = t["value"].to_numpy()
-        err = np.vstack([v - t["ci_low"].to_numpy(), t["ci_high"].to_numpy() - v])
-        ax.barh(range(len(v)), v, xerr=np.where(np.isfinite(err), err, 0), color="#4c72b0", capsize=2)
-        ax.set_yticks(range(len(v)), _labels(t["group"]))
-        ax.set_xlabel(lab)
-        ax.set_xscale("log")
-    axes[0].invert_yaxis()
-    page.figure(fig, "hand-types", "Kaihua hand types and exponents: how often, and what share of the points "
-                "they move (95% CI over matches; types overlap).")
-    page.table(pd.concat([f, p, s]).sort_values(["section", "group"], kind="stable"))
-
-
-def pattern_figure(plt, pat: pd.DataFrame):
-    """Log-log scatter of pattern frequency against points when it fires, labelled by ID (Jiating J-8)."""
-    t = pat[(pat["fires"] > 0) & (pat["pattern"] != "G")]
-    fig, ax = plt.subplots(figsize=(8, 6))
-    x = t["frequency"].to_numpy()
-    y = t["points"].to_numpy()
-    xerr = np.vstack([x - t["freq_low"].to_numpy(), t["freq_high"].to_numpy() - x])
-    ax.errorbar(x, y, xerr=np.where(np.isfinite(xerr), xerr, 0), fmt="o", ms=4, color="#4c72b0", ecolor="#aaa")
-    for pid, xi, yi in zip(t["pattern"], x, y):
-        ax.annotate(pid, (xi, yi), fontsize=7, xytext=(3, 2), textcoords="offset points")
-    if len(t) >= 2:
-        c = float(np.median(x * y))
-        xs = np.geomspace(max(x.min() / 2, 1e-7), min(1.0, x.max() * 2), 50)
-        ax.plot(xs, c / xs, "--", color="#c44", lw=1, label="points x frequency = median")
-        ax.legend(fontsize=8)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("frequency (share of winning seat-hands)")
-    ax.set_ylabel("points when it fires")
-    ax.set_title("Jiating patterns P01-P50: frequency against points")
-    return fig
+    if rules in rulesets.names():
+        rulesets.get(rules).analysis_hooks().report(page, plt, tables)  # the rule set's own figures and tables
 
 
 # ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ Design
   grid point or the bots (a random bot draws from its own stream), so wall
   ``w`` is the same deal at every point and the difference of a metric
   between two points is paired wall by wall.  (Dealer rotation and
-  the Jiating streak, J-2.4, therefore play no part in a sweep; the
+  the dealer's streak, J-2.4, therefore play no part in a sweep; the
   ``simulate`` runs and :mod:`caishen.sim.analysis.balance` measure those.)  Walls are
   independent, so an interval over walls is an interval over independent
   units (:mod:`caishen.sim.analysis.intervals`).
@@ -30,10 +30,10 @@ Design
   hero's points), ``win`` (the hero won), ``deal_in`` (the hero discarded a
   winning tile or was robbed), ``draw`` (流局), ``self_draw`` (won by
   self-draw), ``dealer_score`` (the dealer's points), ``points_moved``
-  (points paid in the hand: the sum of the positive scores), Kaihua's
-  ``piao`` (the hero threw a 财神, K-9.1) and ``failed_piao`` (K-9.3),
-  Jiating's ``jiating`` (the hero declared 架听, J-4.1) and ``hard`` (硬子,
-  J-4.2).
+  (points paid in the hand: the sum of the positive scores), and the rule
+  set's own (``Analysis.study_metrics`` of its ``analysis`` hook: whether the
+  hero threw a 财神, K-9.1, and its 飘 failed, K-9.3; whether it declared
+  架听, J-4.1, or 硬子, J-4.2).
 - **Baseline.** ``baseline`` replaces some coordinates: each point is
   compared with the point that has those coordinates changed
   (``baseline="policy=never"``: every point against ``never`` at the same
@@ -60,7 +60,7 @@ unknown option, a value outside its range, an unknown policy, an empty grid
 -- is a ``ValueError`` naming the value, raised before anything is written.
 
 Measured (2 cores shared with other jobs, load ~8, warm numba cache): 4
-policies x 3 values of ``failed_piao_factor`` x 50,000 Kaihua walls, the
+policies x 3 values of ``failed_piao_factor`` x 50,000 walls (K-rules), the
 README's example, took 325 s: killed (SIGKILL) after 181 s with 7 of 12
 points done, then resumed in 144 s to the same table as an uninterrupted
 path.  The sweep's spawned workers cost a few seconds per point.
@@ -78,6 +78,7 @@ import numpy as np
 import pandas as pd
 
 from caishen.sim import safeio
+from caishen.sim.rules import base as rulesets
 
 N_SEATS = 4
 SWEEP_JSON = "sweep.json"
@@ -86,10 +87,8 @@ POINTS_DIR = "points"
 POLICY_AXIS = "policy"
 #: columns of the tidy table, after the grid axes
 TABLE_COLUMNS = ["metric", "walls", "value", "ci_low", "ci_high", "baseline", "diff", "diff_low", "diff_high"]
-#: the metrics of every rule set, then Kaihua's and Jiating's own
+#: the metrics of every rule set (a rule set's own: ``Analysis.study_metrics`` of its ``analysis`` hook)
 METRICS = ("score", "win", "deal_in", "draw", "self_draw", "dealer_score", "points_moved")
-KAIHUA_METRICS = ("piao", "failed_piao")
-JIATING_METRICS = ("jiating", "hard")
 MAX_POINTS = 1000
 
 
@@ -266,15 +265,8 @@ def wall_metrics(df: pd.DataFrame, rules: str) -> pd.DataFrame:
         "dealer_score": scores[idx, dealer],
         "points_moved": np.where(scores > 0, scores, 0).sum(axis=1),
     }
-    if rules == "kaihua":
-        piao = np.stack([df[f"piao_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
-        failed = np.stack([df[f"failed_piao_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
-        m["piao"] = piao[idx, hero] > 0
-        m["failed_piao"] = failed[idx, hero] > 0
-    elif rules == "jiating":
-        decl = np.stack([df[f"decl_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
-        m["jiating"] = decl[idx, hero] == 1
-        m["hard"] = decl[idx, hero] == 2
+    if rules in rulesets.names():
+        m.update(rulesets.get(rules).analysis_hooks().study_values(df, idx, hero))
     return pd.DataFrame({k: np.asarray(v, np.float64) for k, v in m.items()})
 
 
@@ -416,7 +408,7 @@ def sweep(rules: str, out, *, options=(), policies=None, field: str = "greedy", 
 
 def _metric_columns(rules: str, available) -> list[str]:
     want = ["hero", "dealer", "winners_mask", "win_type", "discarder"]
-    stems = ["score"] + (["piao", "failed_piao"] if rules == "kaihua" else ["decl"] if rules == "jiating" else [])
+    stems = ["score", *(rulesets.get(rules).analysis_hooks().study_stems if rules in rulesets.names() else ())]
     want += [f"{c}_{s}" for c in stems for s in range(N_SEATS)]
     return [c for c in want if c in set(available)]
 

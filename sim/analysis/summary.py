@@ -48,7 +48,7 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   mean and percentiles (numpy's linear interpolation).
 - ``score``: mean score change per seat-hand, by seat, for the dealer and
   for non-dealers (the balance between seats and dealer).
-- 飘财 (Kaihua, K-9), counted per seat-hand, by policy when seats differ:
+- 飘财 (K-9: records with ``piao_s`` columns), counted per seat-hand, by policy when seats differ:
   ``attempt rate``: seat-hands with at least one 财神 discard
   (``piao_s >= 1``) / seat-hands; forced throws (K-2.4 / K-2.5, a 飘 by
   K-9.4) count, which is why ``never`` seats show about 1%.  ``success
@@ -66,7 +66,7 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   every seat-hand with ``piao_s == 0``.  ``score per seat-hand`` (one row
   per policy, when seats play different policies): the mean score change of
   all the policy's seat-hands, the controlled comparison of 飘 policies.
-- Jiating (J-9 records): ``P per win``, ``G per win``, ``P + G per win``
+- Wins scored after the hand (J-9 records): ``P per win``, ``G per win``, ``P + G per win``
   over every winning seat-hand; ``several winners``: won hands with two or
   more winners (J-3.4); ``dealer's streak k`` (J-2.4); ``patterns``: for each
   P01..P50 the share of won hands whose first winner scored it (0 when it
@@ -136,6 +136,7 @@ from caishen.sim.analysis.summary_tally import (  # the streaming reduction; re-
     UNITS,
     UNIT_LABELS,
     WIN_TYPE_NAMES,
+    pattern_names,
 )
 
 
@@ -156,7 +157,7 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
     if "piao_0" in df and "flags" in df:
-        from caishen.sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
+        from caishen.sim.rules.codes import FLAG_PIAO, WIN_SELF_DRAW
 
         paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["flags"].to_numpy() & FLAG_PIAO) != 0)
         winner = df["winner"].to_numpy()
@@ -244,7 +245,7 @@ def summary_columns(available) -> list[str]:
     stems = ("score", "piao", "failed_piao", "piao_chance", "P", "G", "decl", "hard_offer", "passed_win")
     want = ["dealer", "winner", "winners_mask", "win_type", "flags", "streak"]
     want += [f"{c}_{s}" for c in stems for s in range(N_SEATS)]
-    want += [f"P{i:02d}" for i in range(1, 51)]  # Jiating's pattern columns
+    want += list(pattern_names())  # the scored pattern columns (J-8)
     return [c for c in want if c in set(available)]
 
 

@@ -23,6 +23,17 @@ from caishen.sim.analysis.intervals import (  # the textbook intervals (unit=Non
 )
 
 N_SEATS = 4
+
+
+def pattern_names() -> dict[str, str]:
+    """``{column: name}`` of the scored pattern columns of every registered rule set's records
+    (``Analysis.pattern_names`` of its ``analysis`` hook)."""
+    from caishen.sim.rules import base as rulesets
+
+    out: dict[str, str] = {}
+    for name in rulesets.names():
+        out.update(rulesets.get(name).analysis_hooks().pattern_names)
+    return out
 CONFIDENCE = 0.95
 PERCENTILES = (1, 5, 25, 50, 75, 95, 99)
 WIN_TYPE_NAMES = {0: "self_draw", 1: "discard", 2: "robbed_kong"}
@@ -155,7 +166,7 @@ class SummaryTally:
 
     ``SummaryTally(columns, policies, unit)``: ``columns`` the record column
     names (they decide which sections exist: 飘财 needs ``piao_s,
-    failed_piao_s, flags``, the comparable group ``piao_chance_s``, Jiating
+    failed_piao_s, flags``, the comparable group ``piao_chance_s``, J-9
     ``P_s, G_s, decl_s, hard_offer_s, passed_win_s``; ``unit="match"`` needs
     ``match_hand``, or ``wall, seating`` for duplicate deals, and uses
     ``chunk``); ``policies`` the four seats' policy names (the rows by
@@ -205,11 +216,11 @@ class SummaryTally:
         seats = lambda stem: all(f"{stem}_{s}" in cols for s in range(N_SEATS))  # noqa: E731
         self.has_piao = seats("piao") and seats("failed_piao") and "flags" in cols
         self.has_chance = self.has_piao and seats("piao_chance")
-        self.has_jiating = all(seats(c) for c in ("P", "G", "decl", "hard_offer", "passed_win"))
-        self.has_streak = self.has_jiating and "streak" in cols
-        from caishen.sim.rules.jiating.tables import PATTERN_NAMES
+        self.has_scored_wins = all(seats(c) for c in ("P", "G", "decl", "hard_offer", "passed_win"))
+        self.has_streak = self.has_scored_wins and "streak" in cols
+        PATTERN_NAMES = pattern_names()
 
-        self.patterns = [p for p in PATTERN_NAMES if p in cols] if self.has_jiating else []
+        self.patterns = [p for p in PATTERN_NAMES if p in cols] if self.has_scored_wins else []
         self.hands = _Counts()
         self.seat = _Counts()
         self.gain = _Counts()
@@ -227,7 +238,7 @@ class SummaryTally:
             cols += ["flags"] + [f"{c}_{s}" for c in ("piao", "failed_piao") for s in range(N_SEATS)]
         if self.has_chance:
             cols += [f"piao_chance_{s}" for s in range(N_SEATS)]
-        if self.has_jiating:
+        if self.has_scored_wins:
             cols += [f"{c}_{s}" for c in ("P", "G", "decl", "hard_offer", "passed_win") for s in range(N_SEATS)]
         if self.has_streak:
             cols.append("streak")
@@ -258,7 +269,7 @@ class SummaryTally:
         if won_hand.any():
             self.gain.add(scores[won_hand][np.arange(int(won_hand.sum())), winner[won_hand]])
         if self.has_piao:
-            from caishen.sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
+            from caishen.sim.rules.codes import FLAG_PIAO, WIN_SELF_DRAW
 
             paid = (win_type == WIN_SELF_DRAW) & ((col("flags").astype(np.int64) & FLAG_PIAO) != 0)
         for s in range(N_SEATS):
@@ -271,7 +282,7 @@ class SummaryTally:
                 key |= (col(f"failed_piao_{s}") == 1).astype(np.int64) << _K_FAILED
             if self.has_chance:
                 key |= (col(f"piao_chance_{s}") >= 1).astype(np.int64) << _K_CHANCE
-            if self.has_jiating:
+            if self.has_scored_wins:
                 decl = np.clip(col(f"decl_{s}").astype(np.int64), -128, 127) + 128
                 key |= decl << _K_DECL
                 key |= (col(f"hard_offer_{s}") != 0).astype(np.int64) << _K_OFFER
@@ -420,7 +431,7 @@ class SummaryTally:
         add("points", "score", "non-dealer", sum(x * d for x, d in zip(sc, nd)), sum(nd))
         groups = self._groups()
         if self.has_piao:
-            from caishen.sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
+            from caishen.sim.rules.codes import FLAG_PIAO, WIN_SELF_DRAW
 
             paid = (win_type == WIN_SELF_DRAW) & ((col("flags").astype(np.int64) & FLAG_PIAO) != 0)
             piao = [col(f"piao_{s}").astype(np.int64) for s in range(N_SEATS)]
@@ -448,8 +459,8 @@ class SummaryTally:
                 pairs.append((ka, kb, (OBSERVATIONAL, "飘 minus comparable", gname)))
                 if self.has_chance:
                     add(OBSERVATIONAL, "score per non-飘 seat-hand", gname, tot(nop_sc), tot(nop))
-        if self.has_jiating:
-            from caishen.sim.rules.jiating.tables import PATTERN_NAMES
+        if self.has_scored_wins:
+            PATTERN_NAMES = pattern_names()
 
             P = [col(f"P_{s}").astype(np.int64) for s in range(N_SEATS)]
             G = [col(f"G_{s}").astype(np.int64) for s in range(N_SEATS)]
@@ -626,18 +637,18 @@ class SummaryTally:
             defs["observational"] = OBSERVATIONAL_NOTE
         else:
             o = None
-        if self.has_jiating:
-            _jiating_rows(self, r, sh, groups, W, hn, mask)
+        if self.has_scored_wins:
+            _scored_win_rows(self, r, sh, groups, W, hn, mask)
         if o is not None:
             r.rows += o.rows
         return r.frame(), defs
 
 
-def _jiating_rows(tally: "SummaryTally", r: _Rows, sh: pd.DataFrame, groups, W: int, hn, mask) -> None:
-    """Jiating's rows of the summary (J-9 records), from ``tally``'s counts: P and G per win, several winners, pattern
+def _scored_win_rows(tally: "SummaryTally", r: _Rows, sh: pd.DataFrame, groups, W: int, hn, mask) -> None:
+    """The rows of a rule set scored after the hand (J-9 records), from ``tally``'s counts: P and G per win, several winners, pattern
     frequencies (share of won hands whose first winner has the pattern),
     架听 / 硬子 declarations and what they earned, passed wins, the streak."""
-    from caishen.sim.rules.jiating.tables import PATTERN_NAMES
+    PATTERN_NAMES = pattern_names()
 
     w = sh["count"].to_numpy()
     score = sh["score"].to_numpy()

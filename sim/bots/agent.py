@@ -8,8 +8,9 @@ environments' opponents are these agents; :mod:`caishen.agents` adds the
 trained policies that need torch.
 
 >>> from caishen.sim.engine import Game
+>>> from caishen.sim.rules import DEFAULT
 >>> from caishen.sim.bots.agent import make_agent
->>> game = Game("kaihua").reset(seed=7)
+>>> game = Game(DEFAULT).reset(seed=7)
 >>> bots = [make_agent("greedy")] * 4
 >>> while not game.done:
 ...     game.step(bots[game.current_player].act(game))
@@ -120,7 +121,7 @@ class BotAgent(Agent):
 
 def make_agent(policy: str = "greedy", seed=None) -> Agent:
     """An agent by bot spec: ``'random'`` (with ``seed``), ``'greedy'``, ``'threshold:30'``, ...,
-    ``'tuned:kaihua'``, ``'mc:32'`` (with ``seed``, :class:`BotAgent`).  Raises ``ValueError`` naming an
+    ``'tuned:NAME'``, ``'mc:32'`` (with ``seed``, :class:`BotAgent`).  Raises ``ValueError`` naming an
     unknown spec (listing every known one) or a bad parameter."""
     if isinstance(policy, str) and policy.strip().partition(":")[0] in ("tuned", "mc"):
         return BotAgent(policy, seed)

@@ -33,7 +33,7 @@ piao_table [BITS] ``always`` where a 64-cell table says 飘 pays (by tiles
 Defence (``greedy_safe``; the danger model the tuned bot reuses)
 ----------------------------------------------------------------
 A discard win makes the discarder pay all three shares (K-7, K-8.3), so
-dealing in is the costliest event of a Kaihua hand (about 9.5 points; 68%
+dealing in is the costliest event of a K-8 hand (about 9.5 points; 68%
 of greedy hands end on a discard).  The danger of discarding kind ``k`` is an
 estimate of the probability of dealing in, from what the seat sees only:
 ``danger(k) = sum over opponents p of ready(p) * unsafe(k, p)``.
@@ -55,9 +55,9 @@ ready with probability >= 0.5, or its best shanten is 1 and an opponent is
 ready with probability >= 0.85 -- on a rule set with a 财神 only; otherwise
 it plays greedy, but among the discards of minimal shanten takes the safest
 one when greedy's pick is more than 0.03 more dangerous.  Kongs and claims
-are greedy's.  Measured on duplicate deals against greedy (A B A B): Kaihua
+are greedy's.  Measured on duplicate deals against greedy (A B A B): K-rules
 +0.19 +- 0.11 points per hand (4,000 walls; deal-in 14.8% against 18.9%);
-Jiating folding cost -2.8 +- 1.1 (a discard win costs the discarder only
+J-rules folding cost -2.8 +- 1.1 (a discard win costs the discarder only
 its own share, J-6.5, and an opponent's self-draw costs every seat more),
 hence no folding there (tie-breaks only: -0.5 +- 0.8, 3,000 walls).  Next
 to a random seat, which deals in often, folding gains less (``caishen
@@ -65,12 +65,12 @@ match``, four policies: -0.11 against greedy).  The tuned bot (``caishen.sim.bot
 weighs the same danger estimate by rule set.
 
 ``never``, ``always`` and ``threshold`` decide when to throw a 财神: they
-are 飘 policies, an error on a rule set without a 财神 (Jiating, J-1.1),
+are 飘 policies, an error on a rule set without a 财神 (J-1.1),
 where they would silently play greedy; :func:`check_piao_policies` is the
 one check (called by ``caishen.sim.selfplay.runner.make_config`` and
 ``caishen.sim.selfplay.batch.play_batch``).  The threshold ``N`` is ``0..136``.
 
-Jiating (``shared/rules/jiating.md``), for every policy but ``random``: a
+With 架听 and 硬子 (facts ``declare``, ``hard``), for every policy but ``random``: a
 discard that leaves a single wait is made as ``declare <k>`` (架听, J-4.1);
 an offered 硬子 is always declared (J-4.2).  The random policy picks among
 the legal actions, declarations included.
@@ -228,7 +228,7 @@ def check_piao_policies(table: np.ndarray, joker: int, rules: str) -> None:
     ``table``: ``int64[4, 2]`` from :func:`policy_table`; ``joker``: the rule
     set's joker kind (``EP_JOKER``), -1 if it has none; ``rules``: its name
     for the message.  ``never``, ``always`` and ``threshold:N`` decide when
-    to throw a 财神 (K-9.1); on a rule set without one (Jiating, J-1.1) they
+    to throw a 财神 (K-9.1); on a rule set without one (J-1.1) they
     would silently play greedy, so they are a ``ValueError`` naming the
     policy and its seat.
     """
@@ -550,7 +550,7 @@ def _choose_action(code, param, st, ep, rp, tabs, mask, work):
     """
     if code == POLICY_RANDOM:
         return _random_action(st)
-    if st.sc[SC_PHASE] == PH_HARD:  # Jiating J-4.2: the bots declare 硬子 whenever offered
+    if st.sc[SC_PHASE] == PH_HARD:  # J-4.2: the bots declare 硬子 whenever offered
         return A_HARD_DECLARE
     if st.sc[SC_PHASE] != PH_TURN:
         return _greedy_claim(st, ep, tabs, mask, work)
@@ -569,7 +569,7 @@ def _choose_action(code, param, st, ep, rp, tabs, mask, work):
         elif code == POLICY_PIAO_TABLE:
             piao = 2 if _piao_table_says(st, ep, tabs, param) else 1
         a = _greedy_turn(st, ep, tabs, mask, piao, work)
-    # Jiating J-4.1: declare 架听 with the chosen discard when it leaves a single wait
+    # J-4.1: declare 架听 with the chosen discard when it leaves a single wait
     if a < A_DECLARE and mask[A_DECLARE + a]:
         return A_DECLARE + a
     return a

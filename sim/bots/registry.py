@@ -19,7 +19,7 @@ spec            bot
 ``mc:N:greedy`` the same search with greedy as its base policy
 =============== ================================================================
 
-A weights file is JSON: ``{"rules": "kaihua", "features": [...], "weights":
+A weights file is JSON: ``{"rules": NAME, "features": [...], "weights":
 [...]}`` with :data:`caishen.sim.bots.tuned.FEATURES` as ``features`` (same order) and
 one finite number per feature; anything else is a ``ValueError`` naming the
 file and the bad value.  A file tuned for one rule set refuses to play
@@ -29,7 +29,8 @@ The bots' data travels with the kernels as one tuple, the *bot context*
 (:func:`make_context`): the weights of each seat, two scratch game states
 for the rollouts, scratch rows, the search bot's random stream (seeded from
 the batch seed, apart from the stream of the walls and the random bots) and
-the Jiating scoring tables the rollouts score with.
+the rule set's points context the rollouts score a finished hand with
+(:func:`caishen.sim.rules.kernels.points_context`).
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
     the wrong length or with a NaN / infinite value.
     """
     if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"tuned:{_short(name)}: give a shipped name (kaihua, jiating) or a .json path")
+        raise ValueError(f"tuned:{_short(name)}: give a shipped name ({', '.join(shipped_tuned())}) or a .json path")
     path = tuned_path(name.strip())
     try:
         meta = safeio.read_json(path, MAX_WEIGHTS_FILE, follow=True, what="a weights file",
@@ -114,7 +115,7 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r} has no 'weights' list")
     if not isinstance(meta.get("rules"), str):
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r} has no 'rules' (the rule set the weights were "
-                         "tuned for, e.g. \"rules\": \"kaihua\")")
+                         "tuned for, e.g. \"rules\": \"NAME\")")
     feats = meta.get("features")
     if feats is not None and (not isinstance(feats, list) or feats != list(FEATURES)):
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r} lists the features {_short(feats)}, "
@@ -136,7 +137,7 @@ def parse_bot(spec) -> tuple[int, int, np.ndarray | None, str | None]:
     or a bad parameter.
     """
     if not isinstance(spec, str):
-        raise ValueError(f"policy {_short(spec)}: must be a string such as 'greedy', 'mc:32' or 'tuned:kaihua'")
+        raise ValueError(f"policy {_short(spec)}: must be a string such as 'greedy', 'mc:32' or 'tuned:NAME'")
     name, _, arg = spec.strip().partition(":")
     if name == "tuned":
         w, meta = load_tuned(arg)
@@ -230,19 +231,20 @@ def weights_digest(policies, rules: str) -> str:
 def make_context(name: str, rules, weights: np.ndarray, seed: int):
     """The bot context tuple of the kernels (module docstring).
 
-    ``name``/``rules``: the rule set and its options object (for the Jiating
-    scoring tables); ``weights: float64[4, N_W]``; ``seed``: int, seeds the
-    search bot's stream.
+    ``name``/``rules``: the rule set and its options object (its points
+    context, :func:`caishen.sim.rules.kernels.points_context`: the search
+    bot's rollouts score a hand with it); ``weights: float64[4, N_W]``;
+    ``seed``: int, seeds the search bot's stream.
     """
-    from caishen.sim.rules.jiating import kernels as jk
+    from caishen.sim.rules import base as rulesets
+    from caishen.sim.rules.kernels import points_context
 
-    tables = jk.kernel_tables(rules if name == "jiating" else None)
-    jt = (*tables, jk.new_work(), np.zeros(len(tables[1]), np.int64))
-    bf = (np.zeros(34, np.uint8), np.zeros(N_SEATS, np.int64))
+    pt = points_context(rulesets.get(name), rules)
+    pay = np.zeros(N_SEATS, np.int64)
     rng = np.zeros(4, np.uint64)
     _rng_seed(rng, (int(seed) * 0x9E3779B1 + 0x5EED) % 2**63)
     return (np.ascontiguousarray(weights, dtype=np.float64), new_state(2), np.zeros((4, _SCRATCH)),
-            np.zeros((4, _SCRATCH), np.int64), rng, jt, bf)
+            np.zeros((4, _SCRATCH), np.int64), rng, pt, pay)
 
 
 @njit(cache=True)

@@ -25,9 +25,9 @@ At a decision with more than one reasonable action the bot
 4. keeps its base policy's choice unless another candidate gains more points
    for its own seat than that one (the mean of the paired differences over the
    ``N`` rollouts) by more than :data:`Z_SWITCH` standard errors; then it
-   takes the candidate with the largest such lower bound.  Points: Kaihua
-   the engine's payments (K-8); Jiating the wins scored by
-   ``caishen.sim.rules.jiating.kernels`` and paid by J-6.
+   takes the candidate with the largest such lower bound.  Points: the
+   rule set's points kernel (:func:`caishen.sim.rules.kernels._hand_points`:
+   the engine's payments, K-8, or the recorded wins scored after the hand, J-6).
 
 This is the rollout algorithm (policy improvement by simulation): the base
 policy is the tuned bot of the rule set (``mc:N``, :mod:`caishen.sim.bots.tuned` with
@@ -41,7 +41,7 @@ first), the least dangerous discard (``caishen.sim.bots.policies`` "Defence") wh
 opponent may be ready, a 财神 discard (飘财, K-9.1) and every legal kong;
 on a claim, ``pass`` and every legal pong, chow and exposed kong; on an
 offered discard win, the win and ``pass`` (a discard win is paid by the
-discarder alone in Jiating, J-6.5, a self-draw by all three: passing a
+discarder alone under J-6.5, a self-draw by all three: passing a
 small one can pay, at the price of J-3.5's ban on discard wins until the
 next draw).  A self-draw, a robbed kong and a further winner of the same
 discard always win; 硬子 is always declared (J-4.2), as the base policy does.
@@ -50,7 +50,7 @@ What the rollouts assume: the opponents play greedy (which the arena's
 ``greedy`` opponents do); the hidden tiles are distributed as a uniform
 redeal improved by the virtual turns -- the sampler does not infer anything
 from *which* tiles an opponent discarded, claimed or passed, and a declared
-Jiating seat (架听 / 硬子, J-4) gets such a hand like the others (its
+seat (架听 / 硬子, J-4) gets such a hand like the others (its
 declaration stays).  Its edge comes from the value of its own hands
 (exponents, patterns), its claims and 飘财, and the defence greedy's order
 of tied discards cannot see.
@@ -76,7 +76,7 @@ from caishen.sim.engine import (
     A_KONG_EXPOSED,
     A_PASS,
     A_WIN,
-    EP_ENGINE_PAYMENTS,
+    EP_POINTS,
     EP_JOKER,
     N_KINDS,
     N_SEATS,
@@ -104,20 +104,6 @@ from caishen.sim.engine import (
     SF_PASSED_WIN,
     SF_SCORE,
     SF_TENPAI,
-    WX_DEALER_READY,
-    WX_DECL,
-    WX_DISCARDER,
-    WX_FIRST_TURN,
-    WX_HAND,
-    WX_MELD_KIND,
-    WX_MELD_TYPE,
-    WX_N_MELDS,
-    WX_ON_FIRST,
-    WX_REPLACEMENT,
-    WX_SEAT,
-    WX_TILE,
-    WX_TYPE,
-    WX_VISIBLE,
     _legal_mask,
     _step,
 )
@@ -135,8 +121,7 @@ from caishen.sim.bots.policies import (
     _threats,
 )
 from caishen.sim.rng import _rng_below
-from caishen.sim.rules.jiating import _payments as _jiating_payments
-from caishen.sim.rules.jiating.kernels import _score_win
+from caishen.sim.rules.kernels import _hand_points
 from caishen.sim.tiles import MELD_KONG_CONCEALED
 from caishen.sim.bots.tuned import _tuned_action
 
@@ -288,33 +273,12 @@ def _determinize(root, st, me, ep, rp, tabs, rng, ib):
 
 
 @njit(cache=True)
-def _hand_value(roll, me, ep, tabs, jt, bf):
-    """Seat ``me``'s points in the finished hand ``roll``.
-
-    Kaihua: the engine's payments (``SF_SCORE``, K-8).  Rule sets scored after
-    the hand (Jiating, ``EP_ENGINE_PAYMENTS`` 0): each recorded win scored by
-    :func:`caishen.sim.rules.jiating.kernels._score_win` and paid by J-6.
-    ``jt = (params, points, doubled, excludes, work, pats)``; ``bf = (hand8,
-    pay)`` scratch.
-    """
-    if ep[EP_ENGINE_PAYMENTS] != 0:
-        return roll.seat[me, SF_SCORE]
-    params, points, doubled, excludes, jwork, pats = jt
-    hand8, pay = bf
-    for p in range(N_SEATS):
-        pay[p] = 0
-    dealer = roll.sc[SC_DEALER]
-    for j in range(roll.sc[SC_N_WINS]):
-        x = roll.wins[j]
-        w = x[WX_SEAT]
-        for k in range(N_KINDS):
-            hand8[k] = x[WX_HAND + k]
-        P, G = _score_win(hand8, x[WX_TILE], x[WX_TYPE], x[WX_DECL], x[WX_FIRST_TURN], x[WX_REPLACEMENT],
-                          x[WX_ON_FIRST], x[WX_DEALER_READY], x[WX_VISIBLE], 1 if w == dealer else 0, x[WX_N_MELDS],
-                          x[WX_MELD_TYPE:WX_MELD_TYPE + 4], x[WX_MELD_KIND:WX_MELD_KIND + 4],
-                          params, points, doubled, excludes, tabs, jwork, pats)
-        if P >= 0:
-            _jiating_payments(dealer, roll.sc[SC_STREAK], w, x[WX_TYPE], x[WX_DISCARDER], P + G, params, pay)
+def _hand_value(roll, me, ep, pt, pay):
+    """Seat ``me``'s points in the finished hand ``roll``: its rule set's points kernel
+    (:func:`caishen.sim.rules.kernels._hand_points`, code ``ep[EP_POINTS]``) with the points
+    context ``pt``; ``pay: int64[4]`` scratch."""
+    _hand_points(ep[EP_POINTS], roll.sc[SC_DEALER], roll.sc[SC_STREAK], roll.sc[SC_N_WINS], roll.wins,
+                 roll.seat[:, SF_SCORE], pt, pay)
     return pay[me]
 
 
@@ -400,7 +364,7 @@ def _turn_candidates(st, ep, tabs, mask, work, base_a, cand, eff):
 
 
 @njit(cache=True)
-def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sims, fb, ib, rng, jt, bf):
+def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sims, fb, ib, rng, pt, pay):
     """The search bot's action for the seat to act (module docstring).
 
     ``n_det``: determinizations (``N`` of ``mc:N``); ``w: float64[N_W]``: the
@@ -409,8 +373,8 @@ def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sims, fb, ib, rng, jt, bf
     scratch of the policy kernels; ``sims: STATE_DTYPE[2]``: scratch states
     (the determinized root and the rollout); ``fb: float64[4, 160]``, ``ib:
     int64[4, 160]``: scratch; ``rng: uint64[4]``: the bot's stream (the
-    determinizations); ``jt``, ``bf``: :func:`_hand_value`'s tables and
-    scratch.  ``st`` is not changed.
+    determinizations); ``pt``, ``pay``: :func:`_hand_value`'s points context
+    and scratch.  ``st`` is not changed.
     """
     ph = st.sc[SC_PHASE]
     if mask[A_WIN] and (ph != PH_CLAIM or st.sc[SC_N_RON] > 0):
@@ -447,7 +411,7 @@ def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sims, fb, ib, rng, jt, bf
             _copy_state(roll, root)
             _step(roll, ep, rp, tabs, cand[c])
             _rollout(roll, me, w, ep, rp, tabs, work)
-            v = float(_hand_value(roll, me, ep, tabs, jt, bf))
+            v = float(_hand_value(roll, me, ep, pt, pay))
             if c == 0:
                 v0 = v
             else:

@@ -9,7 +9,7 @@ number of tiles drawn; never other hands, concealed kong kinds or the wall.
 Own turn: a win is always taken; greedy's kongs stand (a kong that keeps the
 shanten, ``caishen.sim.bots.policies``); otherwise each legal discard ``k`` gets the
 score ``sum_i w[i] * f_i(k)`` and the best is discarded (ties: the later
-kind, as greedy), made as ``declare <k>`` when that is legal (Jiating 架听,
+kind, as greedy), made as ``declare <k>`` when that is legal (架听,
 J-4.1, as greedy).  Claims: a win is always taken; each legal pong, chow or
 exposed kong gets ``sum_i w[i] * g_i``; the best is taken if its score is
 positive, else ``pass``.  硬子 is always declared (J-4.2, as greedy).
@@ -32,7 +32,7 @@ Discard features (``f_i(k)``, after discarding ``k`` from the 3m+2 hand):
 ``pairs``           pairs (non-joker kinds held twice or more) left / 7
                     (seven pairs, K-6.3, P25)
 ``suit``            tiles of the most held suit (hand left and melds) / 14
-                    (清一色 K-6.4; 混一色 / 清 patterns in Jiating)
+                    (清一色 K-6.4; 混一色 / 清 patterns, J-8)
 ``honor``           1 if ``k`` is an honor (not the 财神)
 ``terminal``        1 if ``k`` is a 1 or a 9
 ``declare``         1 if ``declare <k>`` is legal (a single wait, J-4.1)

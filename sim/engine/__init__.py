@@ -12,19 +12,18 @@ differences that shape the turn structure are data: the ``int64[N_EP]``
 engine params built by :func:`engine_params` (``params.py``) from a rule
 set's facts and options.
 
-Binding rules: ``shared/rules/kaihua.md`` (IDs ``K-...``) and
-``shared/rules/jiating.md`` (IDs ``J-...``, patterns ``P..``), defined for
-this project in ``docs/rules/``.  Jiating's turn structure is the same code
-with other params (its facts in :mod:`caishen.sim.rules.jiating`: no joker,
-no chow, several winners, passed win, 架听 and 硬子, the shape-only win
-kernel); its wins are scored after the hand by the Jiating scoring kernels
-from the recorded win contexts (``wins``, :func:`batch_columns`,
-``caishen.sim.rules.jiating.records``).
+Binding rules: ``shared/rules/<name>.md`` of each rule set (IDs ``K-...``,
+``J-...``, patterns ``P..``), defined for this project in ``docs/rules/``.
+Every rule set's turn structure is the same code with other params (its
+facts: a joker or none, chow or none, several winners, passed win, 架听 and
+硬子, its win kernel); a rule set scored after the hand scores its wins with
+its points kernel and record finisher from the recorded win contexts
+(``wins``, :func:`batch_columns`, ``EP_POINTS``).
 
 Using it::
 
     from caishen.sim.engine import Game
-    g = Game("kaihua", {"multiple_ron": True}).reset(seed=7)
+    g = Game(DEFAULT, {"multiple_ron": True}).reset(seed=7)   # DEFAULT: caishen.sim.rules
     while not g.done:
         g.step(g.legal_actions()[0])      # or an index / 'discard 3m' / 'pong'
     g.result                              # the hand's record (records.md)
@@ -66,10 +65,10 @@ module        what it owns
 
 The draws sit below the claims and the own-turn actions above them: a
 discard opens the claims (``turn`` -> ``claims``) and a claim ends in a
-draw (``claims`` -> ``deal``).  The decisions E1-E10 (Kaihua's turn
-structure) and J1-J11 (Jiating's) are stated in the docstring of the module
-whose code they govern (listed above); ``docs/rules/kaihua.md`` and
-``docs/rules/jiating.md`` define them with the rest of the rules.
+draw (``claims`` -> ``deal``).  The decisions E1-E10 (the K-rules' turn
+structure) and J1-J11 (the J-rules') are stated in the docstring of the module
+whose code they govern (listed above); the rule sets' pages under
+``docs/rules/`` define them with the rest of the rules.
 
 How rule sets plug in
 ---------------------
@@ -102,7 +101,7 @@ Phases and who acts
   asked (win / pass) in turn order (K-5.5).  If nobody robs, the kong stands
   and its owner draws a replacement from the tail.
 - ``PH_DONE``: the hand is over (a win or 流局).
-- ``PH_HARD`` (Jiating, J-4.2): the seat to act answers ``hard_declare`` /
+- ``PH_HARD`` (J-4.2): the seat to act answers ``hard_declare`` /
   ``hard_decline``: at the deal each ready non-dealer in turn order from
   the dealer (the dealer holds its 14 tiles meanwhile), then the dealer's
   first turn starts; and the dealer right after its first discard if then
@@ -132,7 +131,7 @@ from caishen.sim.engine.layout import (  # noqa: F401
     A_KONG_CONCEALED, A_KONG_EXPOSED, A_PASS, A_PONG, A_WIN, DECL_HARD, DECL_JIATING, DECL_NONE, DF_CLAIMED,
     EP_BAOTOU_FORCE, EP_CHOW, EP_DECLARE, EP_DISCARD_WIN, EP_ENGINE_PAYMENTS, EP_FIRST_DEALER_RANDOM,
     EP_FORCE_JOKER_MIN, EP_HARD, EP_JOKER, EP_KONG_AFTER_CLAIM, EP_MULTI_RON, EP_PASSED_PONG,
-    EP_PASSED_PONG_CLAIM_CLEARS, EP_PASSED_WIN, EP_PIAO_BAN, EP_RESERVE, EP_ROB_KONG, EP_ROTATION,
+    EP_PASSED_PONG_CLAIM_CLEARS, EP_PASSED_WIN, EP_PIAO_BAN, EP_POINTS, EP_RESERVE, EP_ROB_KONG, EP_ROTATION,
     EP_SWAP_MAX_CHOWS, EP_WIN_KERNEL, HARD_STAGE_DEAL, HARD_STAGE_DEALER, HARD_STAGE_NONE, LV_CHOW, LV_MELD, LV_WIN,
     MAX_DISCARDS, MAX_MATCH_HAND, MAX_MELDS, MAX_STREAK, MAX_WINNERS, N_ACTIONS, N_EP, N_KINDS, N_SC, N_SEATS, N_SF,
     N_TILES, N_WX, OPT_CHOW_HIGH, OPT_CHOW_LOW, OPT_CHOW_MID, OPT_KONG, OPT_PONG, OPT_WIN, PHASE_NAMES, PH_CLAIM,

@@ -163,7 +163,7 @@ def _winning_kinds_slow(st, tabs, s, discard):
     for t in range(N_KINDS):
         if own[t] < 4:
             h[t] += 1
-            if _is_win(h, np.int64(-1), tabs):  # Jiating has no joker (J-1.1); int64, not a literal
+            if _is_win(h, np.int64(-1), tabs):  # no joker (J-1.1); int64, not a literal
                 n += 1
             h[t] -= 1
     if discard >= 0:
@@ -389,7 +389,7 @@ def _check_state(st, ep, rp, tabs):
                 return ERR_FORCE
             if not ((ph == PH_TURN or ph == PH_ROB) and s == st.sc[SC_TURN]):
                 return ERR_FORCE
-        # K-6.5 / Kaihua D9: a win counts chain links only on a self-draw, at most the
+        # K-6.5 (D9): a win counts chain links only on a self-draw, at most the
         # winner's own links, and its flags say so (K-9.4, K-10)
         wp = st.seat[s, SF_WIN_PIAO]
         wk = st.seat[s, SF_WIN_KONG]

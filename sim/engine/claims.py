@@ -9,7 +9,7 @@ asked (pass, chow, pong, exposed kong, win) and asks the next one.  A win
 ends the hand in :func:`_finish_wins`: the rule set's payments (K-8) when
 the engine pays, the failed 飘 circles (K-9.3), the tile into the winner's
 hand, and :func:`_record_win`, the context of each win that a rule set
-scored after the hand reads (Jiating, ``WX_*``).
+scored after the hand reads (J-9, ``WX_*``).
 
 Decisions (engine side; each cites its rule)
 --------------------------------------------
@@ -45,9 +45,9 @@ Decisions (engine side; each cites its rule)
 - J10 (P27): the winner sees the winning kind in unclaimed discards (not
   the winning discard) and in the other seats' exposed melds (a pong 3, an
   exposed / added kong 4, a robbed added kong 3); concealed kongs are hidden.
-- J11 (J-6): the engine pays nothing in Jiating (``EP_ENGINE_PAYMENTS`` is ``PAYMENTS_NONE``):
+- J11 (J-6): the engine pays nothing under J-6 (``EP_ENGINE_PAYMENTS`` is ``PAYMENTS_NONE``):
   the scores exist only in the record (:func:`batch_columns`,
-  :attr:`Game.result`), where ``caishen.sim.rules.jiating`` computes them.
+  :attr:`Game.result`), where the rule set's points kernel computes them (``EP_POINTS``).
 """
 
 from __future__ import annotations
@@ -382,7 +382,7 @@ def _claim_step(st, ep, rp, tabs, a):
 def _record_win(st, j, w, win_type, discarder, tile):
     """Write row ``j`` of ``st.wins`` (``WX_*``): the context of seat ``w``'s win, before the hand changes.
 
-    The Python scorer reads it after the hand (Jiating, ``caishen.sim.rules.jiating.records``).
+    A rule set scored after the hand reads it (its record finisher, J-9).
     """
     x = st.wins[j]
     dealer = st.sc[SC_DEALER]

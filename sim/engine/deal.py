@@ -10,7 +10,7 @@
 - :func:`_win_eval`: the one place where the engine calls the rule set's
   win kernel (chosen by ``ep[EP_WIN_KERNEL]``); :func:`_update_tenpai`
   caches which seats are ready, so only they are asked.
-- The declarations offered when a turn starts (Jiating J-4.1, J-4.2):
+- The declarations offered when a turn starts (J-4.1, J-4.2):
   :func:`_declare_options` (架听), :func:`_hard_ready`,
   :func:`_next_hard_candidate`, :func:`_ask_hard` (硬子).
 
@@ -24,7 +24,7 @@ Decisions (engine side; each cites its rule)
 - E1 (K-3.1): the dealer's 14th tile (``wall[52]``) counts as the dealer's
   first draw: a self-draw win on it is allowed, and K-2.5 applies to it.
 - J2 (J-4.2 "ready"): ready = at least one kind completes the hand of which
-  the seat holds fewer than four (Jiating D3); the hard question is
+  the seat holds fewer than four (D3 of J-5); the hard question is
   asked only of ready seats, once (declining is final).  A dealer that made
   a concealed kong before its first discard may still declare.
 """
@@ -119,7 +119,7 @@ def _shuffle_wall(st):
 
 @njit(cache=True)
 def _seeded_wall(seed, st):
-    """Seed ``st.rng`` with ``seed`` and shuffle ``st.wall`` (the wall of a batch's first Kaihua hand)."""
+    """Seed ``st.rng`` with ``seed`` and shuffle ``st.wall`` (the wall of a batch's first hand)."""
     _rng_seed(st.rng, seed)
     _shuffle_wall(st)
 
@@ -133,7 +133,7 @@ def _win_eval(st, ep, rp, tabs, s, tile, self_draw, replacement):
     ``st.hands[s]`` must hold the concealed tiles *before* the winning tile.
     This is the one place where the engine asks the rule set's win kernel,
     the one of code ``ep[EP_WIN_KERNEL]`` (:func:`caishen.sim.rules.kernels._win_kernel`:
-    Kaihua's K-2.4..K-2.6, K-6, K-7.1, or the shape test of J-5.1).
+    K-2.4..K-2.6, K-6, K-7.1, or the shape test of J-5.1).
     """
     return _win_kernel(
         ep[EP_WIN_KERNEL], st.hands[s], tile, st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], self_draw,
@@ -197,7 +197,7 @@ def _declare_options(st, ep, tabs, s):
 @njit(cache=True)
 def _hard_ready(st, tabs, s):
     """J-4.2: seat ``s``'s 3m+1 concealed tiles are ready: at least one kind
-    completes them of which ``s`` holds fewer than four (Jiating D3)."""
+    completes them of which ``s`` holds fewer than four (D3 of J-5)."""
     if st.seat[s, SF_TENPAI] == 0:
         return False
     own = st.work[2]
@@ -313,7 +313,7 @@ def _draw(st, ep, rp, tabs, s, replacement):
     lk = 0
     if st.seat[s, SF_TENPAI] != 0:  # only a ready hand can be 爆头 or win
         if force == 0 and joker >= 0 and ep[EP_BAOTOU_FORCE] != 0 and t == joker:
-            # K-2.5 (Kaihua D3: 七子爆头 shape too)
+            # K-2.5 (D3: 七子爆头 shape too)
             if _is_baotou_wait(st.hands[s], st.seat[s, SF_N_MELDS], tabs):
                 force = 1
                 st.seat[s, SF_FORCE_PIAO] = 1

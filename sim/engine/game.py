@@ -17,6 +17,7 @@ import json
 
 import numpy as np
 
+from caishen.sim.rules.base import DEFAULT
 from caishen.sim.warmup import first_use
 from caishen.sim import tiles as _tiles
 from caishen.sim.engine.check import ERR_MESSAGES, _check_state
@@ -126,7 +127,7 @@ def build_wall(hands, draws: str = "", replacements: str = "", dealer: int = 0) 
 class Game:
     """One hand of mahjong driven one action at a time (a person, a test or an env).
 
-    ``Game(rules="kaihua", options=None)``: ``rules`` a rule-set name or an
+    ``Game(rules=DEFAULT, options=None)``: ``rules`` a rule-set name or an
     options object, ``options`` a dict of rule options (validated; unknown
     names raise ``ValueError``).  Then :meth:`reset`, and :meth:`step` with
     actions from :meth:`legal_actions` until :attr:`done`; :attr:`result` is
@@ -135,7 +136,7 @@ class Game:
     the same game.  :attr:`state` is the live ``STATE_DTYPE`` record.
     """
 
-    def __init__(self, rules="kaihua", options=None):
+    def __init__(self, rules=DEFAULT, options=None):
         self.rules_name, self.rules = load_rules(rules, options)
         self._ep = engine_params(self.rules_name, self.rules)
         self._rp = self.rules.params()
@@ -151,10 +152,10 @@ class Game:
         """Deal a new hand.
 
         ``seed``: int in ``0 .. 2**32-1`` (the wall is shuffled with :mod:`caishen.sim.rng`
-        seeded by it: the same wall as the first Kaihua hand of ``caishen.sim.selfplay.batch.play_batch(seed=...)``)
+        seeded by it: the same wall as the first hand of ``caishen.sim.selfplay.batch.play_batch(seed=...)``)
         or None (fresh entropy).  ``wall``: a fixed wall instead (136 kinds or
         an mpsz string, e.g. from :func:`build_wall`).  ``dealer``: seat 0..3.
-        ``streak``: the dealer's streak ``k`` (J-2.4; Jiating's payments use it),
+        ``streak``: the dealer's streak ``k`` (J-2.4; J-6.4 payments use it),
         ``0 .. MAX_STREAK`` (32767, the record's int16 column).
         ``match_hand``: the hand's index in its match, ``0 .. MAX_MATCH_HAND``.
         Raises ``ValueError`` for a bad seed, dealer, match_hand, streak or
@@ -263,8 +264,8 @@ class Game:
     def result(self) -> dict | None:
         """The finished hand's record (the rule set's record columns as Python
         ints / str, see :func:`batch_columns`) plus ``next_dealer`` (K-3.3,
-        J-2.3); None while the hand is running.  Jiating's wins are scored here
-        by ``caishen.sim.rules.jiating`` (J-9 columns)."""
+        J-2.3); None while the hand is running.  Wins scored after the hand are scored here
+        by the rule set's record finisher (J-9 columns)."""
         if not self.done:
             return None
         row = np.zeros((1, N_RECORD), np.int64)

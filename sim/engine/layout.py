@@ -13,8 +13,8 @@ Action layout (``N_ACTIONS = 145``)
 index     name                   meaning
 ========  =====================  ==================================================
 0..33     ``discard <kind>``     discard one tile of kind ``a`` (own turn)
-34..67    ``declare <kind>``     discard kind ``a - 34`` and declare 架听 (Jiating
-                                 J-4.1; never legal in Kaihua)
+34..67    ``declare <kind>``     discard kind ``a - 34`` and declare 架听 (J-4.1;
+                                 fact ``declare``)
 68..101   ``kong_concealed <k>`` concealed kong of kind ``a - 68`` (K-5.3)
 102..135  ``kong_added <k>``     add kind ``a - 102`` to an own pong (K-5.2)
 136       ``chow_low``           chow, the claimed tile is the run's lowest (K-4.2)
@@ -25,8 +25,8 @@ index     name                   meaning
 141       ``win``                self-draw win on own turn, or win on the offered
                                  discard / robbed added kong (K-4.3, K-5.5, K-7)
 142       ``pass``               decline the offered claim
-143       ``hard_declare``       硬子 declaration (Jiating J-4.2; never legal in Kaihua)
-144       ``hard_decline``       decline it (Jiating; never legal in Kaihua)
+143       ``hard_declare``       硬子 declaration (J-4.2; fact ``hard``)
+144       ``hard_decline``       decline it (J-4.2; fact ``hard``)
 ========  =====================  ==================================================
 
 State layout (``STATE_DTYPE``: one numpy record of fixed-size arrays)
@@ -120,7 +120,7 @@ PH_TURN = 0
 PH_CLAIM = 1
 PH_ROB = 2
 PH_DONE = 3
-PH_HARD = 4  #: Jiating J-4.2: the seat to act declares or declines 硬子
+PH_HARD = 4  #: J-4.2: the seat to act declares or declines 硬子
 PHASE_NAMES = {PH_TURN: "turn", PH_CLAIM: "claim", PH_ROB: "rob", PH_DONE: "done", PH_HARD: "hard"}
 
 # declarations (seat[s, SF_DECL]; J-4.1, J-4.2): DECL_* of caishen.sim.rules.codes
@@ -235,7 +235,8 @@ EP_WIN_KERNEL = 16  #: the rule set's win test: a WIN_KERNEL_* code of caishen.s
 EP_ENGINE_PAYMENTS = 17  #: the payments on a win: a PAYMENTS_* code of caishen.sim.rules.kernels (0: none)
 EP_DECLARE = 18  #: 1: 架听 declarations with a discard (J-4.1)
 EP_HARD = 19  #: 1: 硬子 hard declarations at the deal, automatic discards after (J-4.2)
-N_EP = 20
+EP_POINTS = 20  #: the points of a finished hand: a POINTS_* code of caishen.sim.rules.kernels
+N_EP = 21
 
 ROTATION_NEXT_AFTER_WIN = 0
 ROTATION_WINNER_STAYS = 1

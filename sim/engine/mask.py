@@ -19,7 +19,7 @@ Decisions (engine side; each cites its rule)
   and added kongs stay legal (they discard nothing).  K-2.4's force is a
   count (3 or 4 财神 in hand; the win kernel refuses such hands).  K-2.5's
   is a per-seat state, ``SF_FORCE_PIAO``: set when a seat whose 13 tiles
-  are in 爆头 or 七子爆头 shape (Kaihua D3) draws a 财神 (any draw, a
+  are in 爆头 or 七子爆头 shape (D3 of K-2.5) draws a 财神 (any draw, a
   replacement included), cleared only by that seat's 财神 discard or the
   hand's end.  While it is set the seat cannot win by self-draw -- the
   replacement draws of kongs declared meanwhile included, however many in a
@@ -32,10 +32,10 @@ Decisions (engine side; each cites its rule)
   tiles is banned (claiming 6s with 4s5s bans 3s; a middle chow bans
   nothing); if the ban left no legal discard it would yield.
 - J3 (silent): after a pong the seat must discard (no kong in that turn),
-  as Kaihua's E2; a kong needs a tile left in the wall (J-1.2, above
+  as engine E2; a kong needs a tile left in the wall (J-1.2, above
   ``reserved_tiles``).
 - J4 (J-4.1): ``declare <k>`` = discard ``k`` and declare 架听, legal iff
-  after that discard the hand waits on exactly one kind (Jiating D3, the scorer's
+  after that discard the hand waits on exactly one kind (D3 of J-5, the scorer's
   own "single wait"), for a seat without a declaration; a declaration stays
   and is made once.  A declared seat plays on (pong, kong, pass a win).
 """

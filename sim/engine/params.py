@@ -3,8 +3,8 @@
 The turn structure differs between rule sets only through ``ep`` (the
 ``EP_*`` slots of :mod:`caishen.sim.engine.layout`): :func:`engine_params`
 builds it from the registered rule set (:mod:`caishen.sim.rules.base`): its
-*facts* (what the rule set is, e.g. Kaihua's 财神 joker K-2.1, Jiating's 架听
-J-4.1), the codes of its win and payment kernels
+*facts* (what the rule set is, e.g. the 财神 joker K-2.1, the 架听
+declaration J-4.1), the codes of its win and payment kernels
 (:mod:`caishen.sim.rules.kernels`) and its validated *options* (e.g.
 ``multiple_ron`` K-4.3).  :func:`load_rules` turns a name (or an options
 object) and an options dict into the rule set's name and options.
@@ -30,6 +30,7 @@ from caishen.sim.engine.layout import (
     EP_PASSED_PONG_CLAIM_CLEARS,
     EP_PASSED_WIN,
     EP_PIAO_BAN,
+    EP_POINTS,
     EP_RESERVE,
     EP_ROB_KONG,
     EP_ROTATION,
@@ -40,6 +41,7 @@ from caishen.sim.engine.layout import (
     ROTATION_WINNER_STAYS,
 )
 from caishen.sim.rules import base as _rulesets
+from caishen.sim.rules.base import DEFAULT
 from caishen.sim.rules.options import short_repr
 
 
@@ -47,10 +49,10 @@ from caishen.sim.rules.options import short_repr
 PASSED_PONG_SCOPES = {"same_kind": 1, "any": 2}
 
 
-def load_rules(rules="kaihua", options=None):
+def load_rules(rules=DEFAULT, options=None):
     """``(name, rules_object)`` for a registered rule set's name and an options dict.
 
-    ``rules`` may also be an options object (e.g. ``KaihuaRules(...)``): its
+    ``rules`` may also be an options object (e.g. ``get(DEFAULT).options(...)``): its
     rule set is the one whose options class it is
     (:func:`caishen.sim.rules.base.of_options`).  Raises ``ValueError`` for an
     unknown rule set or option.
@@ -75,7 +77,7 @@ def engine_params(name: str, rules) -> np.ndarray:
     :class:`~caishen.sim.rules.base.RuleSet`; ``reserved_tiles``,
     ``multiple_ron``, ``swap_call_max_chows``, ``dealer_rotation`` and
     ``discard_win`` come from the options where the rule set has them
-    (Kaihua), else from its facts (Jiating: J-3.4, J-2.3, J-5.2);
+    (K-4.3, K-4.5, K-3.3, K-7.1), else from its facts (J-3.4, J-2.3, J-5.2);
     ``passed_pong_scope`` (J-3.6) overrides the fact ``passed_pong``.
     Raises ``ValueError`` for an unknown rule set.
     """
@@ -108,6 +110,7 @@ def engine_params(name: str, rules) -> np.ndarray:
     ep[EP_FIRST_DEALER_RANDOM] = f["first_dealer_random"]
     ep[EP_WIN_KERNEL] = rs.win_kernel
     ep[EP_ENGINE_PAYMENTS] = rs.payments
+    ep[EP_POINTS] = rs.points
     ep[EP_DECLARE] = f["declare"]
     ep[EP_HARD] = f["hard"]
     return ep

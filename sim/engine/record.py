@@ -2,7 +2,7 @@
 
 :func:`_write_record` fills one row of the batch kernel's ``int64`` matrix
 (``N_RECORD`` wide): the records contract's columns (``RECORD_COLUMNS``,
-records.md; K-10 says what a Kaihua hand's record shows), the engine's
+records.md; K-10 says what a K-rules hand's record shows), the engine's
 extra columns (``ENGINE_EXTRA_COLUMNS``: the J-9 facts the engine knows)
 and the win contexts (``WX_*`` rows at ``WINS_OFFSET``).
 :func:`batch_columns` turns a batch matrix into the rule set's record
@@ -132,8 +132,8 @@ def batch_columns(name: str, rules, rec: np.ndarray) -> dict[str, np.ndarray]:
     """The per-hand record columns of a batch matrix ``rec: int64[n, N_RECORD]`` of rule set ``name``.
 
     A rule set with a record finisher (its ``RuleSet.finish``, e.g.
-    Jiating's: its recorded wins scored after the hand, J-9) returns its own
-    columns; the others the :data:`RECORD_COLUMNS` (records.md; Kaihua's K-10).
+    one scored after the hand, J-9) returns its own
+    columns; the others the :data:`RECORD_COLUMNS` (records.md; K-10).
     Raises ``ValueError`` for an unknown rule set.
     """
     finish = _rulesets.get(name).finisher()

@@ -6,8 +6,10 @@ module                what it is
 ``base``              the interface: :class:`RuleSet` (what a rule set gives the engine
                       and the tools) and the registry :func:`register`, :func:`get`,
                       :func:`names`
-``kernels``           the one place where the engine reaches a rule set's numba kernels:
-                      the kernel codes and their dispatch
+``codes``             the kernel codes (win test, payments, points of a finished hand)
+                      and the win types every rule set shares
+``kernels``           the one place where the engine and the tools reach a rule set's
+                      numba kernels: the dispatch on those codes
 ``options``           the validated options machinery every rule set's options derive from
 ``kaihua/``           Kaihua 开化 with the 财神 joker (``docs/rules/kaihua.md``)
 ``jiating/``          Jiating 架听 (``docs/rules/jiating.md``)
@@ -17,7 +19,12 @@ Rule sets import the hand kernels (:mod:`caishen.sim.hand`), never the
 engine's turn structure (a rule set's record finisher reads the engine's
 record layout).  The engine, the runner, the CLI and the scoring vectors
 find a rule set by name in the registry; nothing branches on a rule set's
-name.
+name, and outside this package no library module names one
+(``tests/test_layers.py``; the tools' default is :data:`DEFAULT`).  A rule
+set's own analysis (``<name>/analysis.py``: its balance tables, report
+figures, sweep metrics and studied decisions, a
+:class:`~caishen.sim.rules.base.Analysis`) lives in its folder but belongs
+to the analysis layer: nothing below that layer imports it.
 
 How to add a rule set
 ---------------------
@@ -37,14 +44,27 @@ defined in the test.
    the 飘 rules), and the :data:`~caishen.sim.rules.base.OPTION_FACTS` the
    options class lacks (several winners, swap call, dealer rotation,
    discard wins).  Cite the rule of each value.
-3. **Kernels.**  Reuse a win test and a payments code of
-   :mod:`caishen.sim.rules.kernels` (``WIN_KERNEL_JOKER``: Kaihua's hand
-   types; ``WIN_KERNEL_SHAPE``: any complete hand; ``PAYMENTS_EXPONENT``;
-   ``PAYMENTS_NONE``: scored after the hand), or write
-   ``sim/rules/wenzhou/kernels.py`` with an ``@njit(cache=True)``
-   ``_evaluate_win`` of the shared signature (and ``_payments``) and add its
-   code and **one branch** to ``_win_kernel`` (``_pay``) in
-   :mod:`caishen.sim.rules.kernels`; nothing else in the engine changes.
+3. **Kernels.**  Reuse a win test, a payments and a points code of
+   :mod:`caishen.sim.rules.codes` (``WIN_KERNEL_JOKER``: hand types with a
+   joker; ``WIN_KERNEL_SHAPE``: any complete hand; ``PAYMENTS_EXPONENT``;
+   ``PAYMENTS_NONE``: scored after the hand; ``POINTS_ENGINE``: the engine's
+   payments are the points; ``POINTS_PATTERNS``: the recorded wins scored by
+   pattern tables, J-6), or write ``sim/rules/wenzhou/kernels.py`` with an
+   ``@njit(cache=True)`` ``_evaluate_win`` of the shared signature (and
+   ``_payments``, or a points kernel of the signature of
+   :func:`caishen.sim.rules.kernels._hand_points` with its
+   ``points_tables(rules)``) and add its code to ``codes`` and **one branch**
+   to ``_win_kernel`` (``_pay``, ``_hand_points``) in
+   :mod:`caishen.sim.rules.kernels`.  That one-line edit outside the rule
+   set's folder is forced by numba: a compiled engine step can only call a
+   kernel it knows when it is compiled, and a dispatch on an integer code
+   (not a function passed in) keeps one compiled engine for every rule set.
+   Nothing else in the engine, the bots, the envs or the tools changes: the
+   search bot's rollouts, the batched env, the records and the tuner all
+   score a finished hand through ``_hand_points``.  A rule set registered at
+   run time outside the package (a test) reuses the codes, and may add its
+   own numba kernels behind the hooks that are plain Python calls (its
+   record finisher, its scorer).
 4. **Records.**  Without a finisher a hand's record is the engine's
    ``RECORD_COLUMNS``.  A rule set scored after the hand (Jiating) gives
    ``finish="caishen.sim.rules.wenzhou.records:finish_records"`` (the
@@ -56,7 +76,11 @@ defined in the test.
    self-draw case besides the common ones (``caishen hand --rules``).
 6. **Register.**  At the end of ``sim/rules/wenzhou/__init__.py``:
    ``RULESET = register(RuleSet(name="wenzhou", options=..., facts=FACTS,
-   win_kernel=..., payments=..., ...))``, and add
+   win_kernel=..., payments=..., points=..., reward_scale=...,
+   analysis="caishen.sim.rules.wenzhou.analysis:ANALYSIS", ...))``
+   (``reward_scale``: about one standard deviation of a seat's points per
+   hand, the envs' ``reward="scaled"``; ``analysis``: optional, its
+   :class:`~caishen.sim.rules.base.Analysis` subclass instance), and add
    ``"caishen.sim.rules.wenzhou"`` to :data:`caishen.sim.rules.base.BUILTIN`
    (so that worker processes and the CLI import it) and the package to
    ``pyproject.toml``'s ``packages``.  A rule set registered at run time
@@ -68,4 +92,14 @@ defined in the test.
    ``play_batch(..., check=True)``.
 """
 
-from caishen.sim.rules.base import BUILTIN, FACT_KEYS, OPTION_FACTS, RuleSet, get, names, register  # noqa: F401
+from caishen.sim.rules.base import (  # noqa: F401
+    BUILTIN,
+    DEFAULT,
+    FACT_KEYS,
+    OPTION_FACTS,
+    Analysis,
+    RuleSet,
+    get,
+    names,
+    register,
+)

@@ -18,6 +18,16 @@ rule sets up here by name and never branch on a name).  What a rule set gives:
   dispatch module :mod:`caishen.sim.rules.kernels` (the win test the engine
   asks on every draw and discard; the payments the engine makes on a win,
   or ``PAYMENTS_NONE`` when the wins are scored after the hand);
+- ``points`` and ``points_tables``: the code of its *points* kernel (what a
+  finished hand pays each seat: ``POINTS_ENGINE``, the engine's payments, or
+  ``POINTS_PATTERNS``, the recorded wins scored after the hand), dispatched by
+  :func:`caishen.sim.rules.kernels._hand_points` for the search bot, the
+  batched env, the records and the tuner, and ``"module:function"`` of
+  ``tables(rules) -> tuple`` its tables (None: none needed);
+- ``reward_scale``: about one standard deviation of a seat's points per
+  hand (the envs' ``reward="scaled"``);
+- ``analysis``: ``"module:attribute"`` of its :class:`Analysis` (balance
+  tables, report figures, sweep metrics, studied decisions; None: none);
 - ``finish``: ``"module:function"`` of ``function(rules, rec) -> columns``
   that turns the engine's batch matrix into the rule set's record columns
   (None: the engine's ``RECORD_COLUMNS``), and ``columns``:
@@ -66,6 +76,46 @@ FACT_KEYS = (
 #: facts that are options in another rule set: the value where the options class lacks the option
 OPTION_FACTS = ("multiple_ron", "swap_call_max_chows", "dealer_rotation", "discard_win")
 
+class Analysis:
+    """A rule set's own analysis, called by the generic tools of :mod:`caishen.sim.analysis` (the
+    ``analysis`` hook of :class:`RuleSet`).  This base class adds nothing: a rule set with analysis of
+    its own subclasses it (``sim/rules/<name>/analysis.py``, a module of the analysis layer) and
+    overrides what it has:
+
+    - ``decisions``: ``{name: code}``, the counterfactual decisions of
+      :mod:`caishen.sim.analysis.piao_study` that belong to the rule set;
+    - ``pattern_names``: ``{column: name}``, the scored pattern columns of its
+      records (the summary's ``patterns`` section);
+    - ``study_stems`` / ``study_metrics``: the per-seat record columns
+      (``<stem>_<seat>``) a sweep reads and the metrics
+      :meth:`study_values` makes of them (:mod:`caishen.sim.analysis.study`);
+    - :meth:`balance_tables`, :meth:`table_functions`: its balance tables
+      (:mod:`caishen.sim.analysis.balance`); :meth:`report`: its section of
+      a simulate run's report (:mod:`caishen.sim.analysis.report`).
+    """
+
+    decisions: Mapping[str, int] = {}
+    pattern_names: Mapping[str, str] = {}
+    study_stems: tuple[str, ...] = ()
+    study_metrics: tuple[str, ...] = ()
+
+    def balance_tables(self, columns, options=None) -> dict:
+        """``{name: streaming table}`` over records with ``columns`` (``add(df)``, ``merge``, ``frame()``)."""
+        return {}
+
+    def table_functions(self) -> tuple:
+        """The in-memory tables: functions ``f(df) -> DataFrame`` (``compare_options``)."""
+        return ()
+
+    def report(self, page, plt, tables: dict) -> None:
+        """Add its figures and tables (``tables``: :meth:`balance_tables`' frames) to a report ``page``."""
+        return None
+
+    def study_values(self, df, idx, hero) -> dict:
+        """``{metric: array[n]}`` of :attr:`study_metrics` for the hero seats ``hero: int64[n]`` of ``df``."""
+        return {}
+
+
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 _REF = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
@@ -91,6 +141,10 @@ class RuleSet:
     plain_case: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     doc: str | None = None
     title: str = ""
+    points: int = 0
+    points_tables: str | None = None
+    reward_scale: float = 1.0
+    analysis: str | None = None
 
     def __post_init__(self) -> None:
         from caishen.sim.rules import codes as kernels
@@ -113,7 +167,15 @@ class RuleSet:
         if self.payments not in kernels.PAYMENTS:
             raise ValueError(f"rule set {self.name!r}: payments {short_repr(self.payments)} is none of "
                              f"{kernels.PAYMENTS} (caishen.sim.rules.kernels)")
-        for field in ("finish", "columns", "score"):
+        if self.points not in kernels.POINTS:
+            raise ValueError(f"rule set {self.name!r}: points {short_repr(self.points)} is none of "
+                             f"{kernels.POINTS} (caishen.sim.rules.kernels)")
+        if (not isinstance(self.reward_scale, (int, float)) or isinstance(self.reward_scale, bool)
+                or not 0 < self.reward_scale < float("inf")):
+            raise ValueError(f"rule set {self.name!r}: reward_scale must be a positive number, "
+                             f"got {short_repr(self.reward_scale)}")
+        object.__setattr__(self, "reward_scale", float(self.reward_scale))
+        for field in ("finish", "columns", "score", "points_tables", "analysis"):
             ref = getattr(self, field)
             if ref is not None and not (isinstance(ref, str) and _REF.fullmatch(ref)):
                 raise ValueError(f"rule set {self.name!r}: {field} must be 'module:name' or None, "
@@ -136,6 +198,21 @@ class RuleSet:
     def record_columns(self) -> tuple | None:
         """The records contract's ``(name, dtype)`` pairs (``columns``), or None."""
         return None if self.columns is None else tuple(self._resolve("columns"))
+
+    def points_tables_of(self, rules) -> tuple | None:
+        """The tables and scratch of its points kernel (``points_tables``) for options ``rules``, or None
+        (a rule set whose points need none); :func:`caishen.sim.rules.kernels.points_context` packs them."""
+        return None if self.points_tables is None else tuple(self._resolve("points_tables")(rules))
+
+    def analysis_hooks(self):
+        """Its rule-specific analysis (``analysis``): an :class:`Analysis`, the base one (nothing
+        rule-specific) when the rule set has none."""
+        if self.analysis is None:
+            return Analysis()
+        hooks = self._resolve("analysis")
+        if not isinstance(hooks, Analysis):
+            raise ValueError(f"rule set {self.name!r}: analysis {self.analysis!r} is not an Analysis")
+        return hooks
 
     def data_path(self, filename: str):
         """``pathlib.Path`` of a data file the rule set ships beside its code (its package folder), such
@@ -161,6 +238,8 @@ class RuleSet:
 # ---------------------------------------------------------------------------
 #: the rule sets of the package, imported on the first lookup (each registers itself)
 BUILTIN = ("caishen.sim.rules.kaihua", "caishen.sim.rules.jiating")
+#: the rule set a tool plays when none is named (the CLI's ``--rules``, ``Game()``, the envs)
+DEFAULT = "kaihua"
 
 _REGISTRY: dict[str, RuleSet] = {}
 _loaded = False

@@ -15,6 +15,10 @@ PAYMENTS_NONE = 0  #: the engine pays nothing: the rule set scores the recorded 
 PAYMENTS_EXPONENT = 1  #: base share x 2**exponent, with failed 飘 circles (K-8, K-9.3)
 PAYMENTS = (PAYMENTS_NONE, PAYMENTS_EXPONENT)
 
+POINTS_ENGINE = 0  #: a finished hand's points are the engine's payments (K-8; 0 each on a 流局)
+POINTS_PATTERNS = 1  #: each recorded win scored by its patterns and kongs, then paid (J-5 .. J-8, J-6.5)
+POINTS = (POINTS_ENGINE, POINTS_PATTERNS)
+
 # how a hand was won (every rule set's kernels and records)
 WIN_SELF_DRAW = 0
 WIN_DISCARD = 1

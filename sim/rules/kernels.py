@@ -13,7 +13,16 @@ code                kernel                            rule sets
                     ``ep[EP_WIN_KERNEL]``)            ``SHAPE``: any complete hand (J-5.1)
 ``PAYMENTS_*``      :func:`_pay` (the payments on a   ``EXPONENT``: K-8 (with 飘 circles, K-9.3);
                     win, ``ep[EP_ENGINE_PAYMENTS]``)  ``NONE``: scored after the hand (J-6)
+``POINTS_*``        :func:`_hand_points` (what a      ``ENGINE``: the engine's payments (K-8);
+                    finished hand pays each seat,     ``PATTERNS``: each recorded win scored
+                    ``ep[EP_POINTS]``)                and paid (J-5 .. J-8)
 ==================  ================================  ==========================================
+
+:func:`_hand_points` is the one "points of a finished hand": the search
+bot's rollouts, the batched env, the records (the J-9 finisher) and the
+tuner call it (:func:`hand_points` from Python on a batch matrix); its
+rule-set data travel as the *points context* (:func:`points_context`, one
+numba type for every rule set).
 
 The codes are in :mod:`caishen.sim.rules.codes` (which a rule set imports to
 name its kernels without importing this module).  A rule set with a kernel
@@ -38,6 +47,7 @@ The win types (``WIN_*``) are shared by every rule set's kernels and records.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from caishen.sim.rules.codes import (  # noqa: F401  (the codes and the shared win types, for the engine)
@@ -46,6 +56,9 @@ from caishen.sim.rules.codes import (  # noqa: F401  (the codes and the shared w
     PAYMENTS,
     PAYMENTS_EXPONENT,
     PAYMENTS_NONE,
+    POINTS,
+    POINTS_ENGINE,
+    POINTS_PATTERNS,
     WIN_DISCARD,
     WIN_KERNEL_JOKER,
     WIN_KERNEL_SHAPE,
@@ -53,6 +66,8 @@ from caishen.sim.rules.codes import (  # noqa: F401  (the codes and the shared w
     WIN_ROBBED_KONG,
     WIN_SELF_DRAW,
 )
+from caishen.sim.rules import records as _records
+from caishen.sim.rules.jiating.points import _hand_points as _pattern_points
 from caishen.sim.rules.jiating.turn import _evaluate_win as _shape_win
 from caishen.sim.rules.jiating.turn import _n_waits, _own_copies, _single_wait_discards  # noqa: F401
 from caishen.sim.rules.kaihua.kernels import _evaluate_win as _joker_win
@@ -81,3 +96,84 @@ def _pay(code, dealer, winner, win_type, discarder, exponent, piao_circle, param
     """Add one winner's payments of kernel ``code`` (``PAYMENTS_*``) to ``out: int64[4]``; nothing for ``NONE``."""
     if code == PAYMENTS_EXPONENT:
         _exponent_payments(dealer, winner, win_type, discarder, exponent, piao_circle, params, out)
+
+
+@njit(cache=True)
+def _hand_points(code, dealer, streak, n_wins, wins, scores, pt, out):
+    """The points of a finished hand by kernel ``code`` (``POINTS_*``) into ``out: int64[4]``: ``(error, j)``.
+
+    ``dealer``, ``streak``: the hand's; ``wins``: int array ``[MAX_WINNERS,
+    N_WX]`` of its ``n_wins`` recorded wins (``WX_*`` of
+    :mod:`caishen.sim.rules.records`); ``scores``: int array ``[4]``, the
+    engine's payments (``POINTS_ENGINE`` copies them); ``pt``: the points
+    context (:func:`points_context`).  Returns ``(0, 0)``, or a rule set's
+    error code and the bad win's row (the engine and the scorer disagree).
+    """
+    if code == POINTS_PATTERNS:
+        params, tabs, i1, b1, b2, w2, s1, u1, detail = pt
+        return _pattern_points(dealer, streak, n_wins, wins, params, tabs, i1, b1, b2, w2, s1, u1, detail, out)
+    for s in range(4):
+        out[s] = scores[s]
+    return 0, 0
+
+
+@njit(cache=True)
+def _batch_points(code, rec, wins, pt, out):
+    """:func:`_hand_points` of every hand of the batch matrix ``rec: int64[n, N_RECORD]`` (``wins``: its win
+    rows, ``int64[n, MAX_WINNERS, N_WX]``) into ``out: int64[n, 4]``; ``(hand, error, j)`` of the first bad
+    hand, or ``(-1, 0, 0)``."""
+    for h in range(rec.shape[0]):
+        e, j = _hand_points(code, rec[h, _COL_DEALER], rec[h, _COL_STREAK], rec[h, _COL_N_WINNERS], wins[h],
+                            rec[h, _COL_SCORE:_COL_SCORE + 4], pt, out[h])
+        if e != 0:
+            return h, e, j
+    return -1, 0, 0
+
+
+_COL_DEALER = _records.RECORD_INDEX["dealer"]
+_COL_STREAK = _records.EXTRA_INDEX["streak"]
+_COL_N_WINNERS = _records.EXTRA_INDEX["n_winners"]
+_COL_SCORE = _records.RECORD_INDEX["score_0"]
+assert [_records.RECORD_INDEX[f"score_{s}"] for s in range(4)] == list(range(_COL_SCORE, _COL_SCORE + 4))
+
+
+def points_context(ruleset, rules) -> tuple:
+    """The points context ``pt`` of :func:`_hand_points` for the :class:`~caishen.sim.rules.base.RuleSet`
+    ``ruleset`` and its options ``rules``: one numba type for every rule set.
+
+    ``(params: int64[:], tabs, ints: int64[:], bools: bool[:], table: bool[:, :],
+    work: int64[:, :], scratch: int64[:], hand8: uint8[:], detail: int64[:, :])``:
+    ``params`` the rule set's options (``rules.params()``), ``tabs``
+    :func:`caishen.sim.tables.hand_tables`, the other seven the rule set's
+    ``points_tables(rules)`` (its tables, scratch and per-win detail); a rule
+    set without tables gets empty ones.  Raises ``ValueError`` when its
+    tables are not seven arrays of these dtypes.
+    """
+    from caishen.sim.tables import hand_tables
+
+    tables = ruleset.points_tables_of(rules)
+    kinds = ((np.int64, 1), (np.bool_, 1), (np.bool_, 2), (np.int64, 2), (np.int64, 1), (np.uint8, 1), (np.int64, 2))
+    if tables is None:
+        tables = tuple(np.zeros((1,) * nd, dt) for dt, nd in kinds)
+    tables = tuple(tables)
+    if len(tables) != len(kinds) or any(not isinstance(t, np.ndarray) or t.dtype != dt or t.ndim != nd
+                                        for t, (dt, nd) in zip(tables, kinds)):
+        raise ValueError(f"rule set {ruleset.name!r}: points tables must be 7 arrays: int64[:], bool[:], "
+                         "bool[:, :], int64[:, :], int64[:], uint8[:], int64[:, :]")
+    return (np.ascontiguousarray(rules.params(), np.int64), hand_tables(), *(np.ascontiguousarray(t) for t in tables))
+
+
+def hand_points(ruleset, rules, rec: np.ndarray) -> np.ndarray:
+    """Every hand's points of the batch matrix ``rec: int64[n, N_RECORD]``: ``int64[n, 4]``.
+
+    ``ruleset``: the :class:`~caishen.sim.rules.base.RuleSet` the hands were
+    played under, ``rules`` its options.  Raises ``RuntimeError`` naming the
+    hand when its rule set's points kernel rejects a recorded win.
+    """
+    rec = np.ascontiguousarray(rec, np.int64)
+    out = np.zeros((len(rec), 4), np.int64)
+    wins = rec[:, _records.WINS_OFFSET:].reshape(len(rec), _records.MAX_WINNERS, _records.N_WX)
+    h, e, j = _batch_points(ruleset.points, rec, wins, points_context(ruleset, rules), out)
+    if h >= 0:
+        raise RuntimeError(f"hand {h}: rule set {ruleset.name!r} rejects recorded win {j} (error {e})")
+    return out

@@ -32,6 +32,7 @@ from numba import njit
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
+from caishen.sim.rules.base import DEFAULT
 from caishen.sim.engine import (
     EP_FIRST_DEALER_RANDOM,
     EP_JOKER,
@@ -78,7 +79,7 @@ def _borrowed(typingctx, arr):
     engine's step helpers are inlined into the batch loop at IR level
     (:data:`caishen.sim.engine.turn._step_inlined`), and every inlined
     helper took a counted reference to ``ep``, ``rp`` and ``tabs`` and gave
-    it back: perf put 55-60% of random Kaihua self-play in ``NRT_incref`` /
+    it back: perf put 55-60% of random self-play (K-rules) in ``NRT_incref`` /
     ``NRT_decref``, gdb named the arrays and the caller (issue 11).  Only
     for arrays that the caller keeps alive for the whole call (the batch
     loop's arguments), never returned to Python or stored.
@@ -254,7 +255,7 @@ def duplicate_deal(wall_seed: int, h: int) -> tuple[np.ndarray, int]:
 def play_batch(
     n_hands: int,
     seed: int,
-    rules="kaihua",
+    rules=DEFAULT,
     options=None,
     policies="greedy",
     match_len: int = 16,
@@ -265,7 +266,7 @@ def play_batch(
 
     ``seed``: int in ``0 .. 2**32 - 1``.  ``policies``: one spec for every
     seat or four (``"greedy"``, ``"greedy,greedy,always,threshold:30"``,
-    ``"tuned:kaihua,mc:16,greedy,greedy"``; see :mod:`caishen.sim.bots.policies` and
+    ``"tuned:NAME,mc:16,greedy,greedy"``; see :mod:`caishen.sim.bots.policies` and
     :mod:`caishen.sim.bots.registry`).  ``match_len``: hands per match (dealer rotation,
     K-3.3).  ``check``: run the invariant checker after every step (slower).
     ``wall_seed``: None (walls from ``seed``), or an int in ``0 .. 2**32 - 1``
@@ -274,8 +275,8 @@ def play_batch(
     one-hand match (``match_hand`` and ``streak`` 0; ``match_len`` is
     ignored) and ``seed`` seeds only the bots' stream (module docstring).
     Returns ``dict[str, np.ndarray]`` of length ``n_hands`` with the dtypes of
-    :data:`caishen.sim.engine.RECORD_COLUMNS` (Jiating: ``caishen.sim.rules.jiating.records.COLUMNS``,
-    its wins scored by ``caishen.sim.rules.jiating``).  Raises ``ValueError`` for bad
+    :data:`caishen.sim.engine.RECORD_COLUMNS` (a rule set with a finisher: its records contract,
+    ``RuleSet.columns``, its wins scored after the hand).  Raises ``ValueError`` for bad
     arguments (also a 飘 policy on a rule set without a 财神,
     :func:`caishen.sim.bots.policies.check_piao_policy`, and weights tuned for another
     rule set) and ``RuntimeError`` if the
@@ -302,7 +303,7 @@ def play_batch(
         what = "a bot chose an illegal action" if err < 0 else ERR_MESSAGES[err]
         where = f"seed {seed}" + (f", wall_seed {wall_seed}" if wall_seed >= 0 else "")
         raise RuntimeError(f"state check failed in hand {hand} of {where}: {what}")
-    out = batch_columns(name, r, rec)  # Jiating: the wins scored by caishen.sim.rules.jiating (J-9)
+    out = batch_columns(name, r, rec)  # a finisher: the wins scored after the hand (J-9)
     if ep[EP_JOKER] >= 0:  # 飘财 chances, the baseline of the summary's "comparable non-飘 play"
         for s in range(N_SEATS):
             out[f"piao_chance_{s}"] = chance[:, s].copy()

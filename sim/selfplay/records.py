@@ -66,7 +66,7 @@ def file_columns(rules: str, chunk_fn: str | None = None) -> tuple[tuple[str, "p
     """``((name, pyarrow type), ...)`` every chunk file of a run must hold (checked on read,
     :func:`caishen.sim.selfplay.manifest.verify`): :data:`RUN_COLUMNS`, the records contract of ``rules``
     (:func:`record_columns`) and the columns its chunk function adds (:data:`CHUNK_FN_COLUMNS`); an
-    ``object`` column of the contract (Jiating's ``patterns_s`` text) is an Arrow ``string``."""
+    ``object`` column of the contract (J-9's ``patterns_s`` text) is an Arrow ``string``."""
     cols = (*RUN_COLUMNS, *record_columns(rules), *CHUNK_FN_COLUMNS.get(str(chunk_fn), ()))
     return tuple((name, pa.string() if dtype == np.dtype(object) else pa.from_numpy_dtype(dtype))
                  for name, dtype in cols)

@@ -24,6 +24,9 @@ module          what it owns
                 settle (:func:`evaluate`, :func:`score`, ``caishen score``)
 ``turn``        the engine's hooks: the win test (J-5.1), the 架听 single
                 wait (J-4.1) and the 硬子 waits (J-4.2)
+``points``      the points of a finished hand (every recorded win scored and
+                paid): the kernel the engine's tools reach through
+                ``POINTS_PATTERNS``
 ``batch``       every recorded win of a self-play batch in one numba call
 ``records``     the J-9 record columns from the engine's batch matrix
 ==============  ===========================================================
@@ -234,7 +237,7 @@ from caishen.sim.rules.jiating.tables import (  # noqa: F401
     PATTERN_IDS,
     PATTERN_NAMES,
 )
-from caishen.sim.rules.codes import PAYMENTS_NONE, WIN_KERNEL_SHAPE
+from caishen.sim.rules.codes import PAYMENTS_NONE, POINTS_PATTERNS, WIN_KERNEL_SHAPE
 
 #: the turn-structure facts of Jiating (caishen.sim.rules.base.FACT_KEYS; the engine params)
 FACTS = {
@@ -266,10 +269,14 @@ RULESET = register(RuleSet(
     facts=FACTS,
     win_kernel=WIN_KERNEL_SHAPE,  # J-5.1 any complete hand (turn._evaluate_win)
     payments=PAYMENTS_NONE,  # J-6: the engine pays nothing (engine J11); the recorded wins are scored after the hand
+    points=POINTS_PATTERNS,  # J-5 .. J-8 each recorded win scored and paid: points._hand_points
+    points_tables="caishen.sim.rules.jiating.points:points_tables",
+    reward_scale=40.0,  # about one sd of a seat's points per hand (seed 3: 38 over 6,000 hands)
     finish="caishen.sim.rules.jiating.records:finish_records",
     columns="caishen.sim.rules.jiating.records:COLUMNS",
     score="caishen.sim.rules.jiating.scoring:score",
     plain_case={"streak": 0, "declaration": "none", "first_turn": False, "visible": ""},
+    analysis="caishen.sim.rules.jiating.analysis:ANALYSIS",
     doc="jiating.md",
 ))
 

@@ -34,7 +34,8 @@ from caishen.sim.rules import codes as _codes
 from caishen.sim.rules import records as _E  # the batch matrix and its win contexts
 from caishen.sim.rules import jiating as _J
 from caishen.sim.rules.jiating import kernels as _K
-from caishen.sim.rules.jiating.kernels import _check_context, _score_win
+from caishen.sim.rules.jiating import points as _points
+from caishen.sim.rules.jiating.points import D_G, D_P, D_PATS, D_PAY, _hand_points
 from caishen.sim.tables import hand_tables
 
 N_SEATS = 4
@@ -63,18 +64,7 @@ WX_MELD_TYPE = _E.WX_MELD_TYPE
 WX_MELD_KIND = _E.WX_MELD_KIND
 WX_HAND = _E.WX_HAND
 
-# errors of _score_rows beyond the context checks (caishen.sim.rules.jiating.kernels.ERR_*)
-ERR_NOT_WIN = 100
-ERR_ZERO_SUM = 101
-ERR_MULTI = 102
-ERR_N_WINNERS = 103
-_BATCH_MESSAGES = {
-    ERR_NOT_WIN: "the scorer says the recorded win is no win (J-5.1)",
-    ERR_ZERO_SUM: "the scores do not sum to zero (J-6.5)",
-    ERR_MULTI: "several winners need one discard or robbed kong with one discarder (J-3.4)",
-    ERR_N_WINNERS: f"n_winners must be 0..{_MAX_WINNERS}",
-}
-
+_BATCH_MESSAGES = _points.MESSAGES
 
 WIN_TYPE_NAMES = {_J.WIN_SELF_DRAW: "self_draw", _J.WIN_DISCARD: "discard", _J.WIN_ROBBED_KONG: "robbed_kong"}
 DECLARATION_NAMES = {_codes.DECL_NONE: "none", _codes.DECL_JIATING: "jiating", _codes.DECL_HARD: "hard"}
@@ -128,20 +118,21 @@ def win_cases(row: np.ndarray) -> list[dict]:
 
 
 @njit(cache=True)
-def _score_rows(rec, params, points, doubled, excludes, tabs, work, hand8, pats, pay, P_out, G_out, pay_out,
-                score_out, first_pats, win_pats, win_row, err):
-    """Score every recorded win of the batch matrix ``rec: int64[n, N_RECORD]``.
+def _score_rows(rec, wins, params, tabs, points, doubled, excludes, work, pats, hand8, detail, pay, P_out, G_out,
+                pay_out, score_out, first_pats, win_pats, win_row, err):
+    """Score every recorded win of the batch matrix ``rec: int64[n, N_RECORD]`` (``wins``: its win rows as
+    ``int64[n, MAX_WINNERS, N_WX]``) with the hand kernel :func:`caishen.sim.rules.jiating.points._hand_points`.
 
     Fills (zeroed by the caller) ``P_out``, ``G_out``: ``int32[n, 4]``;
     ``pay_out: int32[n, 4, 4]`` (``[h, p, w]``: ``p`` paid ``w``);
     ``score_out: int64[n, 4]``; ``first_pats: int16[50, n]`` (the first
     winner's pattern points, pattern-major so that each column is
     contiguous); ``win_pats: int16[n_wins, 50]`` and ``win_row:
-    int64[n_wins, 2]`` (hand, seat) of every win in order.  ``work``:
-    :func:`caishen.sim.rules.jiating.kernels.new_work`; ``hand8: uint8[34]``,
-    ``pats: int64[51]``, ``pay: int64[4]``: scratch.  Returns the number of wins scored; on the
-    first bad win it stops and sets ``err = [hand, code, j]`` (``code``: an
-    ``ERR_*`` of the kernels or of this module, ``j``: the win's row).
+    int64[n_wins, 2]`` (hand, seat) of every win in order.  ``points`` ..
+    ``detail``: :func:`caishen.sim.rules.jiating.points.points_tables`; ``pay:
+    int64[4]``: scratch.  Returns the number of wins scored; on the first bad
+    win it stops and sets ``err = [hand, code, j]`` (``code``: an ``ERR_*`` of
+    the kernels or of :mod:`caishen.sim.rules.jiating.points`, ``j``: the win's row).
     """
     n = rec.shape[0]
     m = 0
@@ -149,67 +140,29 @@ def _score_rows(rec, params, points, doubled, excludes, tabs, work, hand8, pats,
         nw = rec[h, _COL_N_WINNERS]
         if nw == 0:
             continue
-        if nw < 0 or nw > _MAX_WINNERS:
+        code, j = _hand_points(rec[h, _COL_DEALER], rec[h, _COL_STREAK], nw, wins[h], params, tabs, points, doubled,
+                               excludes, work, pats, hand8, detail, pay)
+        if code != 0:
             err[0] = h
-            err[1] = ERR_N_WINNERS
-            err[2] = 0
+            err[1] = code
+            err[2] = j
             return m
-        dealer = rec[h, _COL_DEALER]
-        streak = rec[h, _COL_STREAK]
-        first_type = rec[h, _WINS_OFFSET + WX_TYPE]
-        first_disc = rec[h, _WINS_OFFSET + WX_DISCARDER]
         for j in range(nw):
-            x = rec[h, _WINS_OFFSET + j * _N_WX:_WINS_OFFSET + (j + 1) * _N_WX]
-            hand = x[WX_HAND:WX_HAND + 34]
-            w = x[WX_SEAT]
-            wt = x[WX_TYPE]
-            disc = x[WX_DISCARDER]
-            nm = x[WX_N_MELDS]
-            mt = x[WX_MELD_TYPE:WX_MELD_TYPE + 4]
-            mk = x[WX_MELD_KIND:WX_MELD_KIND + 4]
-            code = _check_context(hand, x[WX_TILE], wt, disc, w, dealer, streak, x[WX_DECL], x[WX_FIRST_TURN],
-                                  x[WX_REPLACEMENT], x[WX_ON_FIRST], x[WX_DEALER_READY], x[WX_VISIBLE], nm, mt, mk)
-            if code == 0 and nw > 1 and (wt == _J.WIN_SELF_DRAW or wt != first_type or disc != first_disc):
-                code = ERR_MULTI
-            if code != 0:
-                err[0] = h
-                err[1] = code
-                err[2] = j
-                return m
-            for k in range(34):
-                hand8[k] = hand[k]
-            P, G = _score_win(hand8, x[WX_TILE], wt, x[WX_DECL], x[WX_FIRST_TURN], x[WX_REPLACEMENT],
-                              x[WX_ON_FIRST], x[WX_DEALER_READY], x[WX_VISIBLE], 1 if w == dealer else 0, nm, mt, mk,
-                              params, points, doubled, excludes, tabs, work, pats)
-            if P < 0:
-                err[0] = h
-                err[1] = ERR_NOT_WIN
-                err[2] = j
-                return m
-            P_out[h, w] = P
-            G_out[h, w] = G
+            w = wins[h, j, WX_SEAT]
+            P_out[h, w] = detail[j, D_P]
+            G_out[h, w] = detail[j, D_G]
             for p in range(N_SEATS):
-                pay[p] = 0
-            _J._payments(dealer, streak, w, wt, disc, P + G, params, pay)
-            for p in range(N_SEATS):
-                if p != w and pay[p] < 0:
-                    pay_out[h, p, w] = -pay[p]
-                score_out[h, p] += pay[p]
+                if p != w:
+                    pay_out[h, p, w] = detail[j, D_PAY + p]
             for i in range(N_PATTERNS):
-                win_pats[m, i] = pats[i + 1]
+                win_pats[m, i] = detail[j, D_PATS + i]
                 if j == 0:
-                    first_pats[i, h] = pats[i + 1]
+                    first_pats[i, h] = detail[j, D_PATS + i]
             win_row[m, 0] = h
             win_row[m, 1] = w
             m += 1
-        total = 0
         for p in range(N_SEATS):
-            total += score_out[h, p]
-        if total != 0:
-            err[0] = h
-            err[1] = ERR_ZERO_SUM
-            err[2] = 0
-            return m
+            score_out[h, p] = pay[p]
     return m
 
 
@@ -244,7 +197,7 @@ def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.
     rec = np.asarray(rec)
     if rec.ndim != 2 or rec.shape[1] != _E.N_RECORD or rec.dtype != np.int64:
         raise ValueError(f"rec must be an int64[n, {_E.N_RECORD}] batch matrix, got {rec.dtype}{list(rec.shape)}")
-    params, points, doubled, excludes = _K.kernel_tables(rules)
+    params = _K.kernel_tables(rules)[0]
     n = len(rec)
     nw = rec[:, _COL_N_WINNERS]
     n_wins = int(np.clip(nw, 0, _MAX_WINNERS).sum())
@@ -256,8 +209,8 @@ def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.
     win_pats = np.zeros((n_wins, N_PATTERNS), np.int16)
     win_row = np.zeros((n_wins, 2), np.int64)
     err = np.full(3, -1, np.int64)
-    m = _score_rows(rec, params, points, doubled, excludes, hand_tables(), _K.new_work(), np.zeros(34, np.uint8),
-                    np.zeros(_J.N_PATTERN_SLOTS, np.int64), np.zeros(N_SEATS, np.int64),
+    wins = rec[:, _WINS_OFFSET:].reshape(n, _MAX_WINNERS, _N_WX)
+    m = _score_rows(rec, wins, params, hand_tables(), *_points.points_tables(rules), np.zeros(N_SEATS, np.int64),
                     P_out, G_out, pay_out, score_out, first_pats, win_pats, win_row, err)
     if err[0] >= 0:
         h, code, j = (int(v) for v in err)

@@ -163,7 +163,7 @@ from caishen.sim.rules.kaihua.options import (  # noqa: F401  (the options, code
     flag_names,
 )
 from caishen.sim.rules.kaihua.scoring import IMPOSSIBLE_CASES, MAX_TILE_STRING, _parse_case, score  # noqa: F401
-from caishen.sim.rules.codes import PAYMENTS_EXPONENT, WIN_KERNEL_JOKER
+from caishen.sim.rules.codes import PAYMENTS_EXPONENT, POINTS_ENGINE, WIN_KERNEL_JOKER
 from caishen.sim.tiles import CAISHEN
 
 #: the turn-structure facts of Kaihua (caishen.sim.rules.base.FACT_KEYS; the engine params)
@@ -191,8 +191,11 @@ RULESET = register(RuleSet(
     facts=FACTS,
     win_kernel=WIN_KERNEL_JOKER,  # K-6, K-7 (joker rules, exponent, flags): kernels._evaluate_win
     payments=PAYMENTS_EXPONENT,  # K-8 paid inside the engine: kernels._payments
+    points=POINTS_ENGINE,  # a hand's points are the engine's payments (K-8)
+    reward_scale=8.0,  # about one sd of a seat's points per hand (seed 3: 7.2 over 20,000 hands)
     columns="caishen.sim.rules.kaihua.records:COLUMNS",
     score="caishen.sim.rules.kaihua.scoring:score",
     plain_case={"chain": [], "piao_circle": []},
+    analysis="caishen.sim.rules.kaihua.analysis:ANALYSIS",
     doc="kaihua.md",
 ))

@@ -1,0 +1,122 @@
+"""The points of a finished Jiating hand: every recorded win scored and paid (J-5 .. J-8, J-6.5, J-3.4).
+
+:func:`_hand_points` is the one kernel that turns a finished hand's recorded
+wins (the ``WX_*`` rows of :mod:`caishen.sim.rules.records`) into the seats'
+score changes; the engine reaches it through
+:func:`caishen.sim.rules.kernels._hand_points` (code ``POINTS_PATTERNS``), so
+that the search bot's rollouts, the batched env, the records
+(:mod:`caishen.sim.rules.jiating.batch`) and the tuner all score a hand with
+it.  Each win's context is checked (:func:`~caishen.sim.rules.jiating.kernels._check_context`),
+scored (:func:`~caishen.sim.rules.jiating.kernels._score_win`) and paid
+(:func:`~caishen.sim.rules.jiating.payments._payments`); its ``P``, ``G``,
+what each seat paid it and its pattern points go to the row ``j`` of
+``detail: int64[MAX_WINNERS, N_DETAIL]`` (columns ``D_*``).
+
+:func:`points_tables` gives the kernel's tables for the rule set's options
+(the ``points_tables`` hook of :class:`caishen.sim.rules.base.RuleSet`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from caishen.sim.rules import records as _E
+from caishen.sim.rules.jiating.kernels import _check_context, _score_win, kernel_tables, new_work
+from caishen.sim.rules.jiating.layout import N_PATTERN_SLOTS, WIN_SELF_DRAW
+from caishen.sim.rules.jiating.payments import _payments
+
+N_SEATS = 4
+N_PATTERNS = N_PATTERN_SLOTS - 1  # 50
+#: columns of a win's row of ``detail``
+D_P = 0  #: P, the pattern points (J-6.1, J-6.3)
+D_G = 1  #: G, the kong points (J-6.1)
+D_PAY = 2  #: D_PAY + p: what seat p paid this winner (J-6.2 .. J-6.5)
+D_PATS = D_PAY + N_SEATS  #: D_PATS + i: the points of pattern P(i+1) after doubling and exclusions
+N_DETAIL = D_PATS + N_PATTERNS
+
+# errors of _hand_points beyond the context checks (caishen.sim.rules.jiating.kernels.ERR_*)
+ERR_NOT_WIN = 100
+ERR_ZERO_SUM = 101
+ERR_MULTI = 102
+ERR_N_WINNERS = 103
+MESSAGES = {
+    ERR_NOT_WIN: "the scorer says the recorded win is no win (J-5.1)",
+    ERR_ZERO_SUM: "the scores do not sum to zero (J-6.5)",
+    ERR_MULTI: "several winners need one discard or robbed kong with one discarder (J-3.4)",
+    ERR_N_WINNERS: f"n_winners must be 0..{_E.MAX_WINNERS}",
+}
+
+_WX_SEAT, _WX_TILE, _WX_TYPE, _WX_DISCARDER = _E.WX_SEAT, _E.WX_TILE, _E.WX_TYPE, _E.WX_DISCARDER
+_WX_DECL, _WX_FIRST_TURN, _WX_REPLACEMENT = _E.WX_DECL, _E.WX_FIRST_TURN, _E.WX_REPLACEMENT
+_WX_ON_FIRST, _WX_DEALER_READY, _WX_VISIBLE = _E.WX_ON_FIRST, _E.WX_DEALER_READY, _E.WX_VISIBLE
+_WX_N_MELDS, _WX_MELD_TYPE, _WX_MELD_KIND, _WX_HAND = _E.WX_N_MELDS, _E.WX_MELD_TYPE, _E.WX_MELD_KIND, _E.WX_HAND
+_MAX_WINNERS = _E.MAX_WINNERS
+
+
+def points_tables(rules) -> tuple:
+    """The tables and scratch of :func:`_hand_points` for ``rules`` (a ``JiatingRules``), in the order of
+    :func:`caishen.sim.rules.kernels.points_context`: ``(points: int64[51], doubled: bool[51],
+    excludes: bool[51, 51], work, pats: int64[51], hand8: uint8[34], detail: int64[MAX_WINNERS, N_DETAIL])``."""
+    _, points, doubled, excludes = kernel_tables(rules)
+    return (points, doubled, excludes, new_work(), np.zeros(N_PATTERN_SLOTS, np.int64), np.zeros(34, np.uint8),
+            np.zeros((_MAX_WINNERS, N_DETAIL), np.int64))
+
+
+@njit(cache=True)
+def _hand_points(dealer, streak, n_wins, wins, params, tabs, points, doubled, excludes, work, pats, hand8, detail,
+                 out):
+    """Fill ``out: int64[4]`` with the score changes of a finished hand's ``n_wins`` recorded wins.
+
+    ``wins``: int array ``[MAX_WINNERS, N_WX]`` (``WX_*``), first winner
+    first; ``params``: ``JiatingRules.params()``; ``points``, ``doubled``,
+    ``excludes``, ``work``: :func:`points_tables`; ``pats``, ``hand8``:
+    scratch; ``detail``: each win's P, G, payments and pattern points (module
+    docstring).  Returns ``(error, j)``: ``(0, 0)``, or the first bad win
+    ``j`` and its ``ERR_*`` (a context check of
+    :func:`~caishen.sim.rules.jiating.kernels._check_context` or this module's),
+    with ``out`` then incomplete.
+    """
+    for p in range(N_SEATS):
+        out[p] = 0
+    if n_wins < 0 or n_wins > _MAX_WINNERS:
+        return ERR_N_WINNERS, 0
+    first_type = wins[0, _WX_TYPE]
+    first_disc = wins[0, _WX_DISCARDER]
+    for j in range(n_wins):
+        x = wins[j]
+        hand = x[_WX_HAND:_WX_HAND + 34]
+        w = x[_WX_SEAT]
+        wt = x[_WX_TYPE]
+        disc = x[_WX_DISCARDER]
+        nm = x[_WX_N_MELDS]
+        mt = x[_WX_MELD_TYPE:_WX_MELD_TYPE + 4]
+        mk = x[_WX_MELD_KIND:_WX_MELD_KIND + 4]
+        code = _check_context(hand, x[_WX_TILE], wt, disc, w, dealer, streak, x[_WX_DECL], x[_WX_FIRST_TURN],
+                              x[_WX_REPLACEMENT], x[_WX_ON_FIRST], x[_WX_DEALER_READY], x[_WX_VISIBLE], nm, mt, mk)
+        if code == 0 and n_wins > 1 and (wt == WIN_SELF_DRAW or wt != first_type or disc != first_disc):
+            code = ERR_MULTI
+        if code != 0:
+            return code, j
+        for k in range(34):
+            hand8[k] = hand[k]
+        P, G = _score_win(hand8, x[_WX_TILE], wt, x[_WX_DECL], x[_WX_FIRST_TURN], x[_WX_REPLACEMENT],
+                          x[_WX_ON_FIRST], x[_WX_DEALER_READY], x[_WX_VISIBLE], 1 if w == dealer else 0, nm, mt, mk,
+                          params, points, doubled, excludes, tabs, work, pats)
+        if P < 0:
+            return ERR_NOT_WIN, j
+        for p in range(N_SEATS):
+            detail[j, D_PAY + p] = out[p]
+        _payments(dealer, streak, w, wt, disc, P + G, params, out)
+        for p in range(N_SEATS):
+            detail[j, D_PAY + p] = 0 if p == w else detail[j, D_PAY + p] - out[p]
+        detail[j, D_P] = P
+        detail[j, D_G] = G
+        for i in range(N_PATTERNS):
+            detail[j, D_PATS + i] = pats[i + 1]
+    total = 0
+    for p in range(N_SEATS):
+        total += out[p]
+    if total != 0:
+        return ERR_ZERO_SUM, 0
+    return 0, 0
