@@ -524,12 +524,22 @@ def _add_rules(sub) -> None:
         "row, or a whole section (J-7). Without an ID: the reference's index.",
     )
     p.add_argument("ids", nargs="*", metavar="ID", help="e.g. K-2.5, k_2_5, P27, J-7, 'Kaihua D3', 'engine E3'")
+    p.add_argument("--options", default=None, metavar="RULES",
+                   help="print the options of rule set RULES instead: name, rule, default, bounds or choices and "
+                   "doc line of each, from their one declaration (also the --option KEY=VALUE of simulate, match "
+                   "and sweep)")
     p.set_defaults(func=_cmd_rules)
 
 
 def _cmd_rules(args) -> int:
     from caishen.sim import ruledocs
 
+    if args.options is not None:
+        from caishen.sim.rules import base
+        from caishen.sim.rules.options import options_table
+
+        print(options_table(base.get(args.options).options), end="")  # ValueError (exit 2) names an unknown one
+        return 0
     if not args.ids:
         print(ruledocs.pages()["README.md"], end="")
         return 0

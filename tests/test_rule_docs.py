@@ -490,15 +490,27 @@ def test_traceability_tables_name_what_exists():
 
 
 def test_options_of_the_rule_sets_are_documented():
-    """Every field of ``KaihuaRules`` / ``JiatingRules`` is in its doc's options table."""
-    from caishen.sim.rules.jiating import JiatingRules
-    from caishen.sim.rules.kaihua import KaihuaRules
+    """Every field of every rule set's options is declared once (``option``), and its doc's options table is
+    the table of those declarations (name, rule ID, default, bounds or choices, doc line)."""
+    from caishen.sim.rules import base
+    from caishen.sim.rules.options import options_table
 
-    for rs, cls in (("kaihua", KaihuaRules), ("jiating", JiatingRules)):
+    for rs in base.names():
+        cls = base.get(rs).options
+        assert [d.name for d in cls.declarations()] == [f.name for f in dataclasses.fields(cls)], rs
         text = RULE_DOCS[rs].read_text(encoding="utf-8")
-        table = set(re.findall(r"^\| `(\w+)` \|", text, re.M))
-        missing = [f.name for f in dataclasses.fields(cls) if f.name not in table]
-        assert not missing, f"docs/rules/{rs}.md: options table lacks {missing}"
+        m = re.search(r"^\| option \| rule \| default \| values \|\n(?:\|.*\n)+", text, re.M)
+        assert m and m.group(0) == options_table(cls), (
+            f"docs/rules/{rs}.md: the options table is not caishen.sim.rules.options.options_table of its options")
+
+
+def test_options_table_check_can_fail():
+    from caishen.sim.rules.kaihua import KaihuaRules
+    from caishen.sim.rules.options import options_table
+
+    table = options_table(KaihuaRules)
+    assert "| `reserved_tiles` | K-3.4 | **20** | 0..82:" in table
+    assert options_table(KaihuaRules).replace("**20**", "**21**") != table
 
 
 def test_K_7_1_P47_options_of_issue_22_are_in_the_rules_command(capsys):

@@ -138,6 +138,12 @@ def parse_grid(rules: str, options=(), policies=None, field: str = "greedy") -> 
                 raise ValueError(f"option {short_repr(key)}: no values (an empty grid)")
         if key in axes or key == POLICY_AXIS:
             raise ValueError(f"option {short_repr(key)} given twice")
+        cls = rulesets.get(rules).options
+        declared = {d.name: d for d in cls.declarations()}
+        if key not in declared:
+            raise ValueError(f"unknown {cls.__name__} option {short_repr(key)}; an axis is a declared option: "
+                             + ", ".join(f"{n} ({d.bounds()})" if d.bounds() else n
+                                         for n, d in declared.items()))
         for v in values:  # names the bad option or value (unknown option, out of range)
             load_rules(rules, {key: v})
         axes[key] = values

@@ -33,10 +33,11 @@ A third regional rule set, say ``wenzhou``, is a package beside the two;
 defined in the test.
 
 1. **Options.**  ``sim/rules/wenzhou/options.py``: a frozen dataclass
-   deriving from :class:`caishen.sim.rules.options.Options` (every field
-   typed and with the spec's default; ``_check`` for ranges; a
-   ``reserved_tiles`` field, the tiles never drawn) and its ``params()``:
-   the options packed as the ``int64`` array that its kernels read.
+   deriving from :class:`caishen.sim.rules.options.Options`, every field
+   one :func:`~caishen.sim.rules.options.option` declaration (below; a
+   ``reserved_tiles`` field, the tiles never drawn, among them), and
+   ``N_PARAMS``: the length of the ``int64`` array ``params()`` packs for
+   its kernels.
 2. **Facts.**  In ``sim/rules/wenzhou/__init__.py`` a ``FACTS`` dict with
    every key of :data:`caishen.sim.rules.base.FACT_KEYS` (joker kind or -1,
    chow, robbing an added kong, the passed-pong and passed-win bans,
@@ -87,9 +88,32 @@ defined in the test.
    (a notebook, a test) plays in this process (``Game``, ``play_batch``,
    the runner with ``workers=1``).
 7. **Docs and tests.**  ``docs/rules/wenzhou.md`` defining every rule ID the
-   code cites (``tests/test_rule_docs.py`` checks), and tests named after
+   code cites and its options table (``options_table`` of its options;
+   ``tests/test_rule_docs.py`` checks both), and tests named after
    the rule IDs; the engine's invariant checker runs on your rule set with
    ``play_batch(..., check=True)``.
+
+How to add a rule option
+------------------------
+An option is declared once, as a field of the rule set's options class::
+
+    failed_piao_factor: int = option(
+        2, "a failed 飘 player's self-draw share counts this many times in total",
+        rule="K-9.3", lo=1, hi=16, slot=P_FAILED_PIAO_FACTOR)
+
+with its type (``bool``, ``int``, ``int | None``, ``Literal[...]`` with
+``codes=``: value -> kernel code, or a tuple read in Python), the spec's
+default, its doc line, the rule ID it implements, its bounds and its slot
+in ``params()`` (a new ``P_*`` constant, ``N_PARAMS`` one larger; no slot:
+an option read in Python only).  From that one declaration
+:class:`~caishen.sim.rules.options.Options` checks the value (``ValueError``
+naming it), packs ``params()``, and
+:meth:`~caishen.sim.rules.options.Options.declarations` gives the docs'
+options table (regenerate it with ``options_table``; the test compares),
+``caishen rules --options NAME`` and the axes ``caishen sweep`` accepts.
+Then read ``params[P_...]`` in the kernel that implements the rule, and
+test the rule by its ID.  An option only the engine's turn structure needs
+is read by :func:`caishen.sim.engine.params.engine_params` by its name.
 """
 
 from caishen.sim.rules.base import (  # noqa: F401

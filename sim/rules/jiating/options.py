@@ -45,8 +45,7 @@ from caishen.sim.rules.jiating.tables import (
     PATTERN_IDS,
     PATTERN_NAMES,
 )
-from caishen.sim.rules.options import MAX_INT_OPTION, Options, coerce_int, short_repr
-from caishen.sim.validate import check_int
+from caishen.sim.rules.options import MAX_INT_OPTION, Options, coerce_int, option, short_repr
 
 
 #: pattern number (1..50) of each ID, the index into ``pattern_tables()``
@@ -170,72 +169,63 @@ def _norm_exclusions(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
 class JiatingRules(Options):
     """Jiating rule options (``shared/rules/jiating.md``); defaults are the spec's.
 
-    - ``reserved_tiles`` (J-1.2): tiles at the wall's end never drawn; 0..82.
-    - ``passed_pong_scope`` (J-3.6): ``"same_kind"`` | ``"any"``.
-    - ``dealer_factor``, ``dealer_cap``, ``cap`` (J-6.2): the dealer's payments
-      are ``min(dealer_factor * (P + G), dealer_cap)``, others
-      ``min(P + G, cap)``; a cap of None means no cap.
-    - ``streak_step`` (J-6.4): added per streak step ``k`` to every payment in
-      which the dealer pays or wins.
-    - ``dihu`` (P47, ambiguity 3): ``"dealer_ready_first_discard"`` (the
-      dealer ready after its first discard, declared hard, wins) |
-      ``"win_on_dealers_first_discard"`` (a non-dealer wins on that discard) |
-      ``"dealer_ready_undeclared"`` (the dealer ready after its first
-      discard wins, with or without the hard declaration).
-    - ``kong_exposed_points``, ``kong_concealed_points`` (J-6.1): ``G`` per
-      exposed/added and per concealed kong of the winner (8, 12).
-    - ``bonus_discard`` (1), ``bonus_discard_dealer`` (2), ``bonus_self_draw``
-      (2), ``bonus_self_draw_dealer`` (4) (J-6.4): the bonuses, see
-      :func:`payment`.
-    - ``concealed_factor`` (J-6.3): factor of a doubled pattern (2).
-    - ``pattern_points`` (J-8): pattern ID -> points; a partial mapping (or
-      ``"P25:30,P38:50"``) is merged over the J-8 defaults; 0 switches a
-      pattern off.  Stored as ``((ID, points), ...)`` for all fifty IDs.
-
-    Bounds (no int64 overflow, see the module docstring): ``reserved_tiles`` 0..82;
-    ``dealer_factor``, ``concealed_factor`` 1..100; pattern points, kong
-    points, bonuses and ``streak_step`` 0..10**6; ``dealer_cap``, ``cap``
-    0..10**9 or None.
-    - ``doubled_patterns`` (J-8 "暗x2"): the IDs that concealed doubling
-      applies to.
-    - ``exclusions`` (J-7): ``((ID, (excluded IDs...)), ...)``; accepts a
-      mapping or ``"P12>P10;P31>P08,P10,P09"``; replaces the default list.
+    Each field is one :func:`~caishen.sim.rules.options.option` declaration
+    (default, rule ID, bounds, doc line, kernel slot ``P_*`` of
+    :mod:`caishen.sim.rules.jiating.layout`): :meth:`declarations` lists
+    them, ``docs/rules/jiating.md``'s options table shows them.  The bounds
+    keep every score below ``2**53`` (module docstring of
+    :mod:`caishen.sim.rules.jiating`).  ``pattern_points`` accepts a partial
+    mapping (or ``"P25:30,P38:50"``) merged over the J-8 defaults and is
+    stored as ``((ID, points), ...)`` for all fifty IDs; ``exclusions``
+    accepts a mapping or ``"P12>P10;P31>P08,P10,P09"``.
 
     Raises ``ValueError`` naming an unknown option, pattern ID or bad value.
     """
 
-    reserved_tiles: int = 0
-    passed_pong_scope: Literal["same_kind", "any"] = "same_kind"
-    dealer_factor: int = 2
-    dealer_cap: int | None = 400
-    cap: int | None = 200
-    streak_step: int = 2
+    N_PARAMS = N_PARAMS
+
+    reserved_tiles: int = option(0, "tiles at the wall's end never drawn", rule="J-1.2", lo=0, hi=82,
+                                 slot=P_RESERVED_TILES)
+    passed_pong_scope: Literal["same_kind", "any"] = option(
+        "same_kind", "the passed-pong ban: same_kind or any", rule="J-3.6", slot=P_PASSED_PONG_SCOPE,
+        codes=PONG_SCOPE_CODES)
+    dealer_factor: int = option(2, "the dealer's payments are min(dealer_factor * (P + G), dealer_cap)",
+                                rule="J-6.2", lo=1, hi=MAX_FACTOR, slot=P_DEALER_FACTOR)
+    dealer_cap: int | None = option(400, "cap of a payment with the dealer; None = no cap", rule="J-6.2", lo=0,
+                                    hi=MAX_INT_OPTION, slot=P_DEALER_CAP)
+    cap: int | None = option(200, "cap of the other payments, min(P + G, cap); None = no cap", rule="J-6.2", lo=0,
+                             hi=MAX_INT_OPTION, slot=P_CAP)
+    streak_step: int = option(2, "added per streak step k to every payment in which the dealer pays or wins",
+                              rule="J-6.4", lo=0, hi=MAX_POINTS_OPTION, slot=P_STREAK_STEP)
     dihu: Literal["dealer_ready_first_discard", "win_on_dealers_first_discard",
-                  "dealer_ready_undeclared"] = "dealer_ready_first_discard"
-    kong_exposed_points: int = 8
-    kong_concealed_points: int = 12
-    bonus_discard: int = 1
-    bonus_discard_dealer: int = 2
-    bonus_self_draw: int = 2
-    bonus_self_draw_dealer: int = 4
-    concealed_factor: int = 2
-    pattern_points: tuple[tuple[str, int], ...] = tuple((pid, DEFAULT_POINTS[pid]) for pid in PATTERN_IDS)
-    doubled_patterns: tuple[str, ...] = DEFAULT_DOUBLED
-    exclusions: tuple[tuple[str, tuple[str, ...]], ...] = DEFAULT_EXCLUSIONS
+                  "dealer_ready_undeclared"] = option(
+        "dealer_ready_first_discard", "the P47 (地胡) variant: the hard-declared dealer ready after its first "
+        "discard wins, a non-dealer wins on that discard, or the dealer ready after it wins (ambiguity 3)", rule="P47", slot=P_DIHU, codes=DIHU_CODES)
+    kong_exposed_points: int = option(8, "G per exposed or added kong of the winner", rule="J-6.1", lo=0,
+                                      hi=MAX_POINTS_OPTION, slot=P_KONG_EXPOSED_POINTS)
+    kong_concealed_points: int = option(12, "G per concealed kong of the winner", rule="J-6.1", lo=0,
+                                        hi=MAX_POINTS_OPTION, slot=P_KONG_CONCEALED_POINTS)
+    bonus_discard: int = option(1, "bonus of a discard win between non-dealers", rule="J-6.4", lo=0,
+                                hi=MAX_POINTS_OPTION, slot=P_BONUS_DISCARD)
+    bonus_discard_dealer: int = option(2, "bonus of a discard win with the dealer on either side", rule="J-6.4",
+                                       lo=0, hi=MAX_POINTS_OPTION, slot=P_BONUS_DISCARD_DEALER)
+    bonus_self_draw: int = option(2, "bonus each other non-dealer pays on a non-dealer's self-draw", rule="J-6.4",
+                                  lo=0, hi=MAX_POINTS_OPTION, slot=P_BONUS_SELF_DRAW)
+    bonus_self_draw_dealer: int = option(4, "bonus of a self-draw the dealer pays or wins", rule="J-6.4", lo=0,
+                                         hi=MAX_POINTS_OPTION, slot=P_BONUS_SELF_DRAW_DEALER)
+    concealed_factor: int = option(2, "factor of a doubled pattern with an own witness", rule="J-6.3", lo=1,
+                                   hi=MAX_FACTOR, slot=P_CONCEALED_FACTOR)
+    pattern_points: tuple[tuple[str, int], ...] = option(
+        tuple((pid, DEFAULT_POINTS[pid]) for pid in PATTERN_IDS),
+        "pattern ID -> points, merged over the J-8 defaults (\"P25:30,P38:50\"); 0 switches a pattern off",
+        rule="J-8")
+    doubled_patterns: tuple[str, ...] = option(DEFAULT_DOUBLED, "the IDs concealed doubling applies to (J-8 暗x2)",
+                                               rule="J-6.3")
+    exclusions: tuple[tuple[str, tuple[str, ...]], ...] = option(
+        DEFAULT_EXCLUSIONS, "pattern ID -> the IDs it excludes (\"P12>P10;P31>P08,P10,P09\"); replaces the list",
+        rule="J-7")
 
     def _check(self) -> None:
-        def in_range(name: str, lo: int, hi: int | None = None) -> None:
-            check_int(f"option {name}", getattr(self, name), lo, hi)
-
-        in_range("reserved_tiles", 0, 82)
-        in_range("dealer_factor", 1, MAX_FACTOR)
-        for name in ("dealer_cap", "cap"):
-            if getattr(self, name) is not None:
-                in_range(name, 0, MAX_INT_OPTION)
-        for name in ("streak_step", "kong_exposed_points", "kong_concealed_points", "bonus_discard",
-                     "bonus_discard_dealer", "bonus_self_draw", "bonus_self_draw_dealer"):
-            in_range(name, 0, MAX_POINTS_OPTION)
-        in_range("concealed_factor", 1, MAX_FACTOR)
         object.__setattr__(self, "pattern_points", _norm_points(self.pattern_points))
         object.__setattr__(self, "doubled_patterns", _norm_doubled(self.doubled_patterns))
         object.__setattr__(self, "exclusions", _norm_exclusions(self.exclusions))
@@ -256,29 +246,6 @@ class JiatingRules(Options):
     def excluded_by(self) -> dict[str, tuple[str, ...]]:
         """Pattern ID -> the IDs it excludes (J-7)."""
         return dict(self.exclusions)
-
-    def params(self) -> np.ndarray:
-        """The options packed for kernels: ``int64[N_PARAMS]``, indexed by ``P_*``.
-
-        Literal choices are their ``*_CODES`` values, a cap of None is -1.
-        Pattern data is in :meth:`pattern_tables`.
-        """
-        p = np.zeros(N_PARAMS, dtype=np.int64)
-        p[P_RESERVED_TILES] = self.reserved_tiles
-        p[P_PASSED_PONG_SCOPE] = PONG_SCOPE_CODES[self.passed_pong_scope]
-        p[P_DEALER_FACTOR] = self.dealer_factor
-        p[P_DEALER_CAP] = -1 if self.dealer_cap is None else self.dealer_cap
-        p[P_CAP] = -1 if self.cap is None else self.cap
-        p[P_STREAK_STEP] = self.streak_step
-        p[P_DIHU] = DIHU_CODES[self.dihu]
-        p[P_KONG_EXPOSED_POINTS] = self.kong_exposed_points
-        p[P_KONG_CONCEALED_POINTS] = self.kong_concealed_points
-        p[P_BONUS_DISCARD] = self.bonus_discard
-        p[P_BONUS_DISCARD_DEALER] = self.bonus_discard_dealer
-        p[P_BONUS_SELF_DRAW] = self.bonus_self_draw
-        p[P_BONUS_SELF_DRAW_DEALER] = self.bonus_self_draw_dealer
-        p[P_CONCEALED_FACTOR] = self.concealed_factor
-        return p
 
     def pattern_tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Pattern data as arrays indexed by pattern number (``P25`` -> 25; 0 unused).

@@ -1,7 +1,8 @@
 """Kaihua's rule options (:class:`KaihuaRules`), the params layout, win types and hand-type flags.
 
-``KaihuaRules.params()`` packs the options as ``int64[N_PARAMS]`` (slots
-``P_*``), the array the kernels of :mod:`caishen.sim.rules.kaihua.kernels`
+Each option is declared once (:func:`caishen.sim.rules.options.option`: default,
+bounds, rule ID, doc line, slot ``P_*``); ``KaihuaRules.params()`` packs
+them as ``int64[N_PARAMS]``, the array the kernels of :mod:`caishen.sim.rules.kaihua.kernels`
 read; ``WIN_*`` are the win types (shared by every rule set and the engine);
 ``FLAG_*`` the hand-type bits of a win (K-6, K-10), named as the scoring
 vectors name them (:func:`flag_names`).
@@ -12,11 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-import numpy as np
-
 from caishen.sim.rules.codes import FLAG_CHAIN, FLAG_PIAO, WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW, WIN_TYPES  # noqa: F401
-from caishen.sim.rules.options import Options
-from caishen.sim.validate import check_int
+from caishen.sim.rules.options import Options, option
 
 
 #: K-2.6 minimum hand-type exponent with exactly two 财神 (0 disables the gate)
@@ -93,78 +91,40 @@ def flag_names(flags: int) -> list[str]:
 class KaihuaRules(Options):
     """Kaihua rule options (``shared/rules/kaihua.md``); defaults are the spec's.
 
-    - ``two_caishen_min_exponent`` (K-2.6): minimum hand-type exponent of a
-      win holding exactly two 财神; 0 disables the gate.  Range 0..8.
-    - ``dealer_rotation`` (K-3.3): ``"next_after_win"`` (轮庄) or
-      ``"winner_stays"`` (the dealer keeps the deal when the dealer wins).
-    - ``reserved_tiles`` (K-3.4): tiles at the end of the wall that are never
-      drawn.  Range 0..82 (83 tiles are left after the deal).
-    - ``multiple_ron`` (K-4.3): every claimant may win on one discard
-      (False: head bump, first in turn order).
-    - ``swap_call_max_chows`` (K-4.5): the swap call is allowed on a player's
-      first this-many chows.  Range 0..4.
-    - ``piao_requires_baotou`` (K-6.5): 飘财 links count only on a 爆头 win.
-    - ``max_exponent`` (K-6.6): cap on ``E``; None = no cap.  Range >= 0.
-    - ``discard_win`` (K-7.1): wins on a discard (and on a robbed kong, K-7.2)
-      are allowed.
-    - ``discard_win_payment`` (K-8.3): ``"all_three"`` (the discarder pays
-      the three shares) or ``"own_share"`` (only their own share).
-    - ``failed_piao_factor`` (K-9.3): a failed 飘 player's self-draw share
-      counts this many times in total (1 disables).  Range 1..16.
-    - ``baotou_discard_win`` (K-7.1, D6): ``"never"`` (a hand whose 13
-      tiles are in 爆头 / 七子爆头 shape never wins on a discard or a robbed
-      kong) or ``"other_readings"`` (it may, scored by its best reading
-      without the 爆头 / 七子爆头 bonus; every other gate stays).
-    - ``discard_win_max_caishen`` (K-7.1, ambiguity 7): the most 财神 a hand
-      may hold to win on a discard or a robbed kong; 2 lets a two-财神 hand
-      that passes K-2.6 (七对 with two 财神) win on one.  Range 0..2 (three
-      or four never win, K-2.4).
+    Each field is one :func:`~caishen.sim.rules.options.option` declaration
+    (default, rule ID, bounds, doc line, kernel slot): :meth:`declarations`
+    lists them, ``docs/rules/kaihua.md``'s options table shows them.
 
     Raises ``ValueError`` naming a bad option or value.
     """
 
-    two_caishen_min_exponent: int = 1
-    dealer_rotation: Literal["next_after_win", "winner_stays"] = "next_after_win"
-    reserved_tiles: int = 20
-    multiple_ron: bool = False
-    swap_call_max_chows: int = 2
-    piao_requires_baotou: bool = False
-    max_exponent: int | None = None
-    discard_win: bool = True
-    discard_win_payment: Literal["all_three", "own_share"] = "all_three"
-    failed_piao_factor: int = 2
-    baotou_discard_win: Literal["never", "other_readings"] = "never"
-    discard_win_max_caishen: int = 1
+    N_PARAMS = N_PARAMS
 
-    def _check(self) -> None:
-        def in_range(name: str, lo: int, hi: int | None = None) -> None:
-            check_int(f"option {name}", getattr(self, name), lo, hi)
-
-        in_range("two_caishen_min_exponent", 0, 8)
-        in_range("reserved_tiles", 0, 82)
-        in_range("swap_call_max_chows", 0, 4)
-        in_range("failed_piao_factor", 1, 16)
-        in_range("discard_win_max_caishen", 0, 2)
-        if self.max_exponent is not None:
-            in_range("max_exponent", 0, None)
-
-    def params(self) -> np.ndarray:
-        """The options packed for the kernels: ``int64[N_PARAMS]``, indexed by ``P_*``.
-
-        Booleans are 0/1, Literal choices their ``ROTATION_*`` / ``PAYMENT_*`` /
-        ``BAOTOU_DISCARD_*`` codes, ``max_exponent=None`` is -1.
-        """
-        p = np.zeros(N_PARAMS, dtype=np.int64)
-        p[P_TWO_CAISHEN_MIN_EXPONENT] = self.two_caishen_min_exponent
-        p[P_DEALER_ROTATION] = ROTATION_CODES[self.dealer_rotation]
-        p[P_RESERVED_TILES] = self.reserved_tiles
-        p[P_MULTIPLE_RON] = int(self.multiple_ron)
-        p[P_SWAP_CALL_MAX_CHOWS] = self.swap_call_max_chows
-        p[P_PIAO_REQUIRES_BAOTOU] = int(self.piao_requires_baotou)
-        p[P_MAX_EXPONENT] = -1 if self.max_exponent is None else self.max_exponent
-        p[P_DISCARD_WIN] = int(self.discard_win)
-        p[P_DISCARD_WIN_PAYMENT] = PAYMENT_CODES[self.discard_win_payment]
-        p[P_FAILED_PIAO_FACTOR] = self.failed_piao_factor
-        p[P_BAOTOU_DISCARD_WIN] = BAOTOU_DISCARD_CODES[self.baotou_discard_win]
-        p[P_DISCARD_WIN_MAX_CAISHEN] = self.discard_win_max_caishen
-        return p
+    two_caishen_min_exponent: int = option(
+        1, "minimum hand-type exponent of a win holding exactly two 财神; 0 disables the gate",
+        rule="K-2.6", lo=0, hi=8, slot=P_TWO_CAISHEN_MIN_EXPONENT)
+    dealer_rotation: Literal["next_after_win", "winner_stays"] = option(
+        "next_after_win", "next_after_win (轮庄) or winner_stays (the dealer keeps the deal when the dealer wins)",
+        rule="K-3.3", slot=P_DEALER_ROTATION, codes=ROTATION_CODES)
+    reserved_tiles: int = option(20, "tiles at the end of the wall that are never drawn", rule="K-3.4", lo=0, hi=82,
+                                 slot=P_RESERVED_TILES)
+    multiple_ron: bool = option(False, "every claimant may win on one discard (False: head bump)", rule="K-4.3",
+                                slot=P_MULTIPLE_RON)
+    swap_call_max_chows: int = option(2, "the swap call is allowed on a player's first this-many chows",
+                                      rule="K-4.5", lo=0, hi=4, slot=P_SWAP_CALL_MAX_CHOWS)
+    piao_requires_baotou: bool = option(False, "飘财 links count only on a 爆头 win", rule="K-6.5",
+                                        slot=P_PIAO_REQUIRES_BAOTOU)
+    max_exponent: int | None = option(None, "cap on the exponent E; None = no cap", rule="K-6.6", lo=0,
+                                      slot=P_MAX_EXPONENT)
+    discard_win: bool = option(True, "wins on a discard (and on a robbed kong, K-7.2) are allowed", rule="K-7.1",
+                               slot=P_DISCARD_WIN)
+    discard_win_payment: Literal["all_three", "own_share"] = option(
+        "all_three", "all_three (the discarder pays the three shares) or own_share (only their own)",
+        rule="K-8.3", slot=P_DISCARD_WIN_PAYMENT, codes=PAYMENT_CODES)
+    failed_piao_factor: int = option(2, "a failed 飘 player's self-draw share counts this many times in total",
+                                     rule="K-9.3", lo=1, hi=16, slot=P_FAILED_PIAO_FACTOR)
+    baotou_discard_win: Literal["never", "other_readings"] = option(
+        "never", "never (a 爆头 / 七子爆头-shaped hand never wins on a discard) or other_readings (D6)",
+        rule="K-7.1", slot=P_BAOTOU_DISCARD_WIN, codes=BAOTOU_DISCARD_CODES)
+    discard_win_max_caishen: int = option(1, "the most 财神 a hand may hold to win on a discard or robbed kong",
+                                          rule="K-7.1", lo=0, hi=2, slot=P_DISCARD_WIN_MAX_CAISHEN)
