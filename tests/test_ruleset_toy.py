@@ -91,6 +91,10 @@ def test_registered_rule_set_is_found_by_name(plain):
     (dict(win_kernel=7), "win_kernel 7"),
     (dict(payments=-1), "payments -1"),
     (dict(finish="no colon"), "finish must be 'module:name'"),
+    (dict(points=9), "points 9"),
+    (dict(reward_scale=0), "reward_scale must be a positive number"),
+    (dict(reward_scale=True), "reward_scale must be a positive number"),
+    (dict(analysis="no colon"), "analysis must be 'module:name'"),
 ])
 def test_a_bad_rule_set_is_refused_naming_the_field(changes, match):
     with pytest.raises(ValueError, match=match):
@@ -137,6 +141,22 @@ def test_runner_plays_the_toy_in_process(plain, engine_warm, tmp_path):
     df = stream.read_run(tmp_path)
     assert len(df) == 96 and set(df["chunk"]) == {0, 1}
     assert (df[[f"score_{s}" for s in range(4)]].sum(axis=1) == 0).all()
+
+
+def test_a_rule_set_without_hooks_gets_the_defaults(plain):
+    from caishen.sim.rules.kernels import points_context
+
+    assert plain.points == kernels.POINTS_ENGINE and plain.reward_scale == 1.0
+    assert type(plain.analysis_hooks()) is rulesets.Analysis and plain.analysis_hooks().balance_tables([]) == {}
+    pt = points_context(plain, PlainRules())
+    assert len(pt) == 9 and np.array_equal(pt[0], PlainRules().params())
+    bad = make_ruleset(name="plainbad", points_tables=f"{__name__}:_bad_tables")
+    with pytest.raises(ValueError, match="'plainbad': points tables must be 7 arrays"):
+        points_context(bad, PlainRules())
+
+
+def _bad_tables(rules):
+    return (np.zeros(3),)
 
 
 def test_scoring_vectors_reach_the_toys_score_function(plain):

@@ -43,22 +43,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from caishen.sim.rules import DEFAULT
-from caishen.sim.rules import base as rulesets
-
 from caishen.sim.analysis.balance_tally import (  # noqa: F401  (match_ids, match_batches, feed_run: public here too)
     BALANCE_COLUMNS,
     N_SEATS,
     _Batch,
-    _col,
     _Rows,
-    _scores,
     _Sums,
-    _Table,
     feed_run,
     match_batches,
     match_ids,
 )
+from caishen.sim.rules import DEFAULT
+from caishen.sim.rules import base as rulesets
 
 
 def _seat_hands(dealer: np.ndarray, sc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

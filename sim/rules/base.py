@@ -55,6 +55,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from caishen.sim.rules.codes import POINTS_ENGINE
 from caishen.sim.rules.options import Options, short_repr
 
 #: the facts every rule set states (engine params, :func:`caishen.sim.engine.params.engine_params`)
@@ -75,6 +76,7 @@ FACT_KEYS = (
 )
 #: facts that are options in another rule set: the value where the options class lacks the option
 OPTION_FACTS = ("multiple_ron", "swap_call_max_chows", "dealer_rotation", "discard_win")
+
 
 class Analysis:
     """A rule set's own analysis, called by the generic tools of :mod:`caishen.sim.analysis` (the
@@ -141,7 +143,7 @@ class RuleSet:
     plain_case: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     doc: str | None = None
     title: str = ""
-    points: int = 0
+    points: int = POINTS_ENGINE
     points_tables: str | None = None
     reward_scale: float = 1.0
     analysis: str | None = None

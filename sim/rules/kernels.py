@@ -27,7 +27,9 @@ numba type for every rule set).
 The codes are in :mod:`caishen.sim.rules.codes` (which a rule set imports to
 name its kernels without importing this module).  A rule set with a kernel
 of its own adds a code there and **one branch** here to
-:func:`_win_kernel` (or :func:`_pay`), nothing else in the engine.  A win
+:func:`_win_kernel` (or :func:`_pay`, :func:`_hand_points`), nothing else in
+the engine (numba forces that one line: the compiled engine step calls only
+kernels it knows when it is compiled).  A win
 kernel has the signature of :func:`caishen.sim.rules.kaihua.kernels._evaluate_win`:
 ``(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw,
 replacement_draw, chain_piao, chain_kong, params, tabs) -> (legal, exponent,
