@@ -555,3 +555,17 @@ if __name__ == "__main__":
         print(traceability(args[0]), end="")
     else:
         sys.exit("usage: python tests/test_rule_docs.py kaihua|jiating|--write|--missing")
+
+
+def test_rules_command_prints_the_options_declarations(capsys):
+    """``caishen rules --options NAME``: the declared options' table; an unknown rule set exits 2 naming it."""
+    from caishen.cli import main
+    from caishen.sim.rules import base
+    from caishen.sim.rules.options import options_table
+
+    for rs in base.names():
+        assert main(["rules", "--options", rs]) == 0
+        assert capsys.readouterr().out == options_table(base.get(rs).options)
+    with pytest.raises(SystemExit) as e:
+        main(["rules", "--options", "nope"])
+    assert e.value.code == 2 and "unknown rule set 'nope'" in capsys.readouterr().err
