@@ -3,8 +3,9 @@
 The engine records the context of every Jiating win in its batch matrix
 (``int64[n, N_RECORD]``; the ``WX_*`` rows at ``WINS_OFFSET`` of
 :mod:`caishen.sim.engine`).  :func:`score_batch` scores all of them with the numba
-scorer (:func:`caishen.sim.rules.jiating.kernels._score_win`, payments by
-:func:`caishen.sim.rules.jiating._payments`) in one call and returns the J-9
+hand kernel (:func:`caishen.sim.rules.jiating.points._hand_points`: the
+context checks, :func:`caishen.sim.rules.jiating.kernels._score_win`, the
+payments) in one call and returns the J-9
 scoring columns of :data:`caishen.sim.rules.jiating.records.COLUMNS`:
 
 - ``P_s``, ``G_s`` (J-6.1) of each winning seat, 0 for the others;
@@ -50,19 +51,6 @@ _WINS_OFFSET = _E.WINS_OFFSET
 _N_WX = _E.N_WX
 _MAX_WINNERS = _E.MAX_WINNERS
 WX_SEAT = _E.WX_SEAT
-WX_TILE = _E.WX_TILE
-WX_TYPE = _E.WX_TYPE
-WX_DISCARDER = _E.WX_DISCARDER
-WX_DECL = _E.WX_DECL
-WX_FIRST_TURN = _E.WX_FIRST_TURN
-WX_REPLACEMENT = _E.WX_REPLACEMENT
-WX_ON_FIRST = _E.WX_ON_FIRST
-WX_DEALER_READY = _E.WX_DEALER_READY
-WX_VISIBLE = _E.WX_VISIBLE
-WX_N_MELDS = _E.WX_N_MELDS
-WX_MELD_TYPE = _E.WX_MELD_TYPE
-WX_MELD_KIND = _E.WX_MELD_KIND
-WX_HAND = _E.WX_HAND
 
 _BATCH_MESSAGES = _points.MESSAGES
 
