@@ -81,7 +81,7 @@ PRIOR_TIES = 1.0
 ELO_SCALE = 400.0
 CONFIDENCE = 0.95
 #: determinizations of the search bot in :func:`builtin_bots`
-BUILTIN_MC = 4
+BUILTIN_MC = 2
 #: bytes of a ladder.json at most
 MAX_LADDER_JSON = 1 << 20
 _BOOT_TAG = 0x1ADDE5
