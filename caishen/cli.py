@@ -22,6 +22,11 @@ Subcommands:
 - ``caishen match --rules NAME --policies greedy,mc:16 --walls N --seed S --out DIR``:
   two to four policies on duplicate deals (:mod:`caishen.sim.analysis.arena`), the table of
   points per hand with CIs over walls and the pairwise differences.
+- ``caishen ladder --rules NAME --bots random,greedy,mc:4 --walls N --seed S --out DIR``:
+  a round robin of bots on duplicate deals (every pair on the same walls,
+  :mod:`caishen.sim.analysis.ladder`): points per hand against the field, the
+  matrix of paired differences and a Bradley-Terry rating, with CIs over walls;
+  writes DIR/ladder.csv, pairs.csv, ladder.md and ladder.png.
 - ``caishen train --rules NAME --out FILE``: fit the tuned bot's weights by
   CMA-ES on duplicate deals (:mod:`caishen.agents.tune`; needs the ``[tune]`` extra).
 - ``caishen rules ID...``: the definition of rule IDs (``K-2.5``, ``P27``,
@@ -689,6 +694,66 @@ def _cmd_match(args) -> int:
     return 0
 
 
+def _add_ladder(sub) -> None:
+    from caishen.sim.analysis import ladder
+
+    p = sub.add_parser(
+        "ladder",
+        help="a round robin of bots on duplicate deals: a rating table with CIs over walls",
+        description="Play every pair of BOTS as a `caishen match` (A B A B and B A B A on each wall), every pair "
+        "on the same walls, each pair a resumable run in OUT/pairs/ii-jj (chunks, workers, Ray, Parquet). Prints "
+        "and writes OUT/ladder.csv (per bot: points per hand against the field with a 95%% CI over walls, a "
+        "Bradley-Terry rating on the Elo scale with a 95%% bootstrap CI over walls), OUT/pairs.csv (every "
+        "paired difference with its 95%% and Bonferroni-adjusted CI), OUT/ladder.md and OUT/ladder.png. "
+        "Rerunning the same command resumes.",
+    )
+    p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
+    p.add_argument("--bots", default=None,
+                   help=f"{ladder.MIN_BOTS} to {ladder.MAX_BOTS} comma-separated bot specs (those of `caishen match "
+                   "--policies`; a spec may appear twice); default: the built-in bots random, greedy, "
+                   f"greedy_safe, tuned:RULES, mc:{ladder.BUILTIN_MC}")
+    p.add_argument("--walls", type=int, required=True, help="walls per pair (each in both seatings)")
+    p.add_argument("--seed", type=int, default=0, help="root seed, 0..2**63-1 (default 0)")
+    p.add_argument("--out", required=True, help="ladder directory (created; reused to resume)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="rule option, e.g. discard_win=false (repeatable)")
+    p.add_argument("--bootstrap", type=int, default=ladder.DEFAULT_BOOTSTRAP,
+                   help=f"bootstrap resamples of the walls for the rating CIs (default {ladder.DEFAULT_BOOTSTRAP})")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes / Ray tasks per pair (default: all cores; 1 = in-process)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool or Ray")
+    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: start local Ray)")
+    p.add_argument("--chunk-walls", type=int, default=None, help="walls per chunk (default 1000)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_ladder)
+
+
+def _cmd_ladder(args) -> int:
+    from caishen.sim.analysis import arena, ladder
+    from caishen.sim.rules.options import parse_option_strings
+
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise ValueError(f"--workers {args.workers}: must be in 1 .. {MAX_WORKERS}")
+    if args.ray_address and args.backend != "ray":
+        raise ValueError("--ray-address needs --backend ray")
+    options = parse_option_strings(args.option)
+    bots = ladder.builtin_bots(args.rules) if args.bots is None else args.bots
+    config = ladder.make_config(args.rules, bots, args.walls, args.seed, options,
+                                args.chunk_walls or arena.DEFAULT_CHUNK_WALLS, args.bootstrap)
+    log = None if args.no_progress else (lambda line: print(line, file=sys.stderr))
+    if log:
+        log(f"{config.rules}: {len(config.bots)} bots, {len(ladder.pairs_of(len(config.bots)))} pairs x "
+            f"{config.walls} walls to {args.out}; the first run compiles the numba kernels (minutes)")
+    try:
+        summary = ladder.run_ladder(config, args.out, workers=args.workers, backend=args.backend,
+                                    ray_address=args.ray_address, progress=not args.no_progress, log=log)
+    except KeyboardInterrupt:
+        print(f"caishen ladder: interrupted; rerun the same command to resume into {args.out}", file=sys.stderr)
+        return 130
+    print(ladder.format_markdown(summary))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from caishen.agents import tune
 
@@ -700,7 +765,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"caishen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_rules, _add_warmup, _add_sweep, _add_match,
-                tune.add_command):
+                _add_ladder, tune.add_command):
         add(sub)
     return parser
 

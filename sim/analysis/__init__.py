@@ -13,6 +13,8 @@ module                what it is
 ``piao_study``        the 飘财 decision by counterfactual rollouts
 ``balance``           scoring balance tables of each rule set
 ``report``            figures and one HTML page for a run (``caishen report``)
+``ladder``            a round robin of bots on duplicate deals, their rating table
+                      (``caishen ladder``)
 ====================  ======================================================================
 
 Imports go down this list, never up, and to the layers below (play

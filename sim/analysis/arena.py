@@ -288,6 +288,30 @@ def _wall_batches(files, columns: list[str], n_seatings: int, batch_size: int | 
         yield carry
 
 
+def iter_wall_values(run_dir: str | os.PathLike, meta: dict | None = None, batch_size: int | None = None):
+    """:func:`wall_values` of a match's verified chunks, batch by batch: yields ``(values, has_piao)``.
+
+    ``meta``: the run's validated run.json (read when None).  Streamed as
+    :func:`summarize_match` (memory: one record batch); damaged chunks are
+    left out.  Raises ``ValueError`` if ``run_dir`` is not a match or has
+    no verified chunk.
+    """
+    from caishen.sim.selfplay import stream
+
+    meta = rundir.read_run_json(run_dir) if meta is None else meta
+    n = n_policies_of(meta)
+    n_s = len(seatings(n))
+    files, _ = stream.verified_chunk_files(run_dir, meta)
+    if not files:
+        raise ValueError(f"{str(run_dir)!r} has no complete wall yet")
+    has_piao = "piao_0" in set(stream.column_names(files))
+    cols = ["hand_id", "winners_mask", "win_type", "discarder", *(f"score_{s}" for s in range(N_SEATS)),
+            *(f"policy_{s}" for s in range(N_SEATS))]
+    cols += [f"piao_{s}" for s in range(N_SEATS) if has_piao]
+    for part in _wall_batches(files, cols, n_s, batch_size):
+        yield wall_values(part, n, n_s), has_piao
+
+
 def summarize_match(run_dir: str | os.PathLike, batch_size: int | None = None) -> dict:
     """The match table of a run directory (module docstring), as a JSON-ready dict.
 
@@ -302,27 +326,18 @@ def summarize_match(run_dir: str | os.PathLike, batch_size: int | None = None) -
     :data:`caishen.sim.selfplay.stream.BATCH_SIZE`).  Raises ``ValueError`` if
     ``run_dir`` is not a match or has no complete wall.
     """
-    from caishen.sim.selfplay import stream
     from caishen.sim.analysis.intervals import ClusterSums
 
     meta = rundir.read_run_json(run_dir)
     n = n_policies_of(meta)
     n_s = len(seatings(n))
     names = _policy_names(list(meta["policies"]), n)
-    files, _ = stream.verified_chunk_files(run_dir, meta)
-    if not files:
-        raise ValueError(f"{str(run_dir)!r} has no complete wall yet")
-    have = set(stream.column_names(files))
-    cols = ["hand_id", "winners_mask", "win_type", "discarder", *(f"score_{s}" for s in range(N_SEATS)),
-            *(f"policy_{s}" for s in range(N_SEATS))]
-    has_piao = "piao_0" in have
-    cols += [f"piao_{s}" for s in range(N_SEATS) if has_piao]
+    has_piao = False
     pairs_ij = [(i, j) for i in range(n) for j in range(i + 1, n)]
     points, diffs = ClusterSums(n), ClusterSums(max(1, len(pairs_ij)))  # one cluster per wall
     rates = {k: np.zeros(n) for k in ("win", "deal_in", "piao")}
     n_walls = 0
-    for part in _wall_batches(files, cols, n_s, batch_size):
-        v = wall_values(part, n, n_s)
+    for v, has_piao in iter_wall_values(run_dir, meta, batch_size):
         w = len(v["walls"])
         if w == 0:
             continue

@@ -286,7 +286,7 @@ def _fn_name(fn) -> str:
 #: modules of ``sim`` that only read finished rows: editing them never changes a run's rows, so they
 #: are left out of :func:`source_digest` and a run stays resumable
 READ_SIDE = ("analysis/summary.py", "analysis/summary_tally.py", "analysis/intervals.py", "analysis/balance.py",
-             "analysis/balance_tally.py", "analysis/report.py", "selfplay/stream.py")
+             "analysis/balance_tally.py", "analysis/report.py", "analysis/ladder.py", "selfplay/stream.py")
 
 
 def source_digest() -> str:

@@ -1,0 +1,289 @@
+"""The ladder (``caishen.sim.analysis.ladder``, ``caishen ladder``): a round robin on duplicate deals.
+
+Tiny sizes: the tables' numbers are checked against the matches they are
+made of and against a slow reference fit, not for their values.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from caishen.sim.analysis import ladder
+
+BOTS = "random,greedy,random"  # a bot listed twice (0 and 2) and a clearly stronger one (1)
+WALLS = 40
+CHUNK_WALLS = 10
+SEED = 11
+ARGV = ["--rules", "kaihua", "--bots", BOTS, "--walls", str(WALLS), "--chunk-walls", str(CHUNK_WALLS),
+        "--seed", str(SEED), "--bootstrap", "300", "--workers", "1", "--no-progress"]
+TABLES = (ladder.LADDER_CSV, ladder.PAIRS_CSV, ladder.LADDER_MD)
+
+
+def _ladder(out, argv=()):
+    from caishen.cli import main
+
+    return main(["ladder", *ARGV, "--out", str(out), *argv])
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory, engine_warm):
+    """A finished ladder of :data:`BOTS` (through the CLI)."""
+    out = tmp_path_factory.mktemp("ladder") / "l"
+    assert _ladder(out) == 0
+    return out
+
+
+def _summary(out):
+    return json.loads(json.dumps(ladder.summarize_ladder(out)))
+
+
+# ---------------------------------------------------------------------------
+# the Bradley-Terry fit against a slow reference
+# ---------------------------------------------------------------------------
+def _reference_fit(wins: np.ndarray) -> np.ndarray:
+    """The Bradley-Terry MLE by direct minimisation of the negative log-likelihood (scipy, BFGS), log10
+    strengths with mean 0: ``-sum_ij w_ij log(p_i / (p_i + p_j))``."""
+    from scipy.optimize import minimize
+
+    n = len(wins)
+
+    def nll(free):
+        x = np.append(free, -free.sum())  # the last one fixes the mean at 0
+        total = 0.0
+        for i in range(n):
+            for j in range(n):
+                if i != j:
+                    total -= wins[i, j] * (x[i] - np.logaddexp(x[i], x[j]))
+        return total
+
+    res = minimize(nll, np.zeros(n - 1), method="BFGS", options={"gtol": 1e-10})
+    return np.append(res.x, -res.x.sum()) / math.log(10)
+
+
+def test_bradley_terry_equals_the_reference_fit_on_hand_built_matrices():
+    built = [
+        np.array([[0, 30, 5], [10, 0, 2], [1, 3, 0]], float),
+        np.array([[0, 7.5, 9, 12], [2.5, 0, 6, 8], [1, 4, 0, 5.5], [0.5, 2, 4.5, 0]]),
+        np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0]], float),  # all equal
+    ]
+    for w in built:
+        np.testing.assert_allclose(ladder.fit_bradley_terry(w), _reference_fit(w), atol=1e-6)
+    np.testing.assert_allclose(ladder.fit_bradley_terry(built[2]), 0.0, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 6), st.integers(0, 2**32 - 1))
+def test_bradley_terry_equals_the_reference_fit_on_random_matrices(n, seed):
+    rng = np.random.default_rng(seed)
+    w = rng.integers(0, 40, (n, n)).astype(float) + 0.5  # every pair has a result both ways
+    np.fill_diagonal(w, 0)
+    got = ladder.fit_bradley_terry(w)
+    np.testing.assert_allclose(got, _reference_fit(w), atol=1e-5)
+    # vectorised over leading axes: the same fits as one at a time
+    np.testing.assert_allclose(ladder.fit_bradley_terry(np.stack([w, w.T]))[0], got, atol=1e-12)
+
+
+def test_elo_scale_400_is_ten_to_one():
+    r = ladder.ELO_SCALE * ladder.fit_bradley_terry(np.array([[0, 10], [1, 0]], float))
+    np.testing.assert_allclose(r, [200, -200], atol=1e-9)
+
+
+@pytest.mark.parametrize("wins,msg", [
+    (np.zeros(3), "shape"),
+    (np.array([[0, 1], [-1, 0]], float), "negative"),
+    (np.array([[0, np.nan], [1, 0]]), "NaN"),
+    (np.array([[0, 3], [0, 0]], float), "no win"),
+])
+def test_bradley_terry_bad_input_is_named(wins, msg):
+    with pytest.raises(ValueError, match=msg):
+        ladder.fit_bradley_terry(wins)
+
+
+def test_wins_matrix_counts_walls_ties_and_the_prior():
+    results = np.array([[1.0, 0.5, 0.0], [1.0, 0.0, 0.5]])  # 2 walls x pairs (0,1), (0,2), (1,2)
+    w = ladder.wins_matrix(results, None, 3)[0]
+    h = ladder.PRIOR_TIES / 2
+    assert w[0, 1] == 2 + h and w[1, 0] == 0 + h
+    assert w[0, 2] == 0.5 + h and w[2, 0] == 1.5 + h
+    assert w[1, 2] == 0.5 + h and w[2, 1] == 1.5 + h
+    w2 = ladder.wins_matrix(results, np.array([[2, 0], [0, 3]]), 3)
+    assert w2[0, 0, 2] == 1 + h and w2[1, 0, 2] == 0 + h and w2[1, 2, 1] == 1.5 + h
+
+
+# ---------------------------------------------------------------------------
+# a played ladder
+# ---------------------------------------------------------------------------
+def test_ladder_tables_are_the_matches_they_are_made_of(played):
+    """Every pair is a match on the same walls; the field points and the matrix follow from the matches'
+    own tables (:func:`caishen.sim.analysis.arena.summarize_match`)."""
+    import pandas as pd
+
+    from caishen.sim.analysis import arena
+    from caishen.sim.selfplay import stream
+
+    s = _summary(played)
+    assert s["walls_done"] == WALLS and s["bots"] == BOTS.split(",")
+    walls = None
+    field = np.zeros(3)
+    for p in s["pairs"]:
+        d = ladder.pair_dir(played, p["ia"], p["ib"])
+        m = arena.summarize_match(d)
+        assert m["walls_done"] == WALLS and m["policies"] == [p["a"], p["b"]]
+        assert p["diff"] == pytest.approx(m["pairs"][0]["diff"], abs=1e-12)
+        assert (p["lo"], p["hi"]) == pytest.approx((m["pairs"][0]["lo"], m["pairs"][0]["hi"]), abs=1e-9)
+        assert p["adj_lo"] <= p["lo"] <= p["diff"] <= p["hi"] <= p["adj_hi"]
+        assert p["wins_a"] + p["ties"] + p["wins_b"] == WALLS
+        field[p["ia"]] += m["policy_rows"][0]["points"] / 2
+        field[p["ib"]] += m["policy_rows"][1]["points"] / 2
+        rows = stream.read_run(d, ["wall_seed", "hand_id"]).sort_values("hand_id")
+        if walls is None:
+            walls = rows["wall_seed"].to_numpy()
+        np.testing.assert_array_equal(rows["wall_seed"].to_numpy(), walls)  # the same walls in every pair
+    by_index = {r["index"]: r for r in s["bots_rows"]}
+    np.testing.assert_allclose([by_index[i]["points"] for i in range(3)], field, atol=1e-12)
+    csv = pd.read_csv(played / ladder.LADDER_CSV)
+    assert list(csv["bot"]) == [r["bot"] for r in s["bots_rows"]] and list(csv["rank"]) == [1, 2, 3]
+    assert len(pd.read_csv(played / ladder.PAIRS_CSV)) == 3
+    md = (played / ladder.LADDER_MD).read_text()
+    assert "Bonferroni over 3 pairs" in md and "Elo scale" in md and "| 1 | `greedy` |" in md
+    assert (played / ladder.LADDER_PNG).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_clearly_stronger_bot_ranks_first_with_ci_excluding_0(played):
+    s = _summary(played)
+    top = s["bots_rows"][0]
+    assert top["bot"] == "greedy" and top["rank"] == 1
+    assert top["lo"] > 0 and top["rating_lo"] > 0
+    for p in s["pairs"]:
+        if "greedy" in (p["a"], p["b"]):
+            sign = 1 if p["a"] == "greedy" else -1
+            assert sorted((sign * p["adj_lo"], sign * p["adj_hi"]))[0] > 0
+    for r in s["bots_rows"][1:]:
+        assert r["rating_hi"] < top["rating_lo"]
+
+
+def test_a_bot_listed_twice_ranks_equal_to_itself(played):
+    s = _summary(played)
+    same = next(p for p in s["pairs"] if (p["ia"], p["ib"]) == (0, 2))
+    assert same["lo"] <= 0 <= same["hi"] and same["wins_a"] + same["wins_b"] > 0  # they played real hands
+    a, b = (next(r for r in s["bots_rows"] if r["index"] == i) for i in (0, 2))
+    assert a["lo"] <= b["hi"] and b["lo"] <= a["hi"]
+    assert a["rating_lo"] <= b["rating"] <= a["rating_hi"] or b["rating_lo"] <= a["rating"] <= b["rating_hi"]
+
+
+def test_resume_after_an_interrupted_run_gives_the_same_tables(played, tmp_path, monkeypatch):
+    """Interrupted in the second pair (its first pair whole, a chunk of it lost later, a stray temporary
+    file): the same command completes it to the tables of the uninterrupted ladder."""
+    from caishen.sim.selfplay import runner
+
+    real, calls = runner.run, []
+
+    def interrupted(config, out, **kw):
+        calls.append(out)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(config, out, **kw)
+
+    monkeypatch.setattr(ladder.runner, "run", interrupted)
+    out = tmp_path / "l"
+    assert _ladder(out) == 130
+    assert not (out / ladder.LADDER_CSV).exists()
+    monkeypatch.setattr(ladder.runner, "run", real)
+    first = ladder.pair_dir(out, 0, 1)
+    (first / "chunks" / "chunk-00002.parquet").unlink()
+    (first / "chunks" / ".chunk-00003.parquet.123.tmp").write_bytes(b"half")
+    assert _ladder(out) == 0
+    for name in TABLES:
+        assert (out / name).read_bytes() == (played / name).read_bytes(), name
+
+
+# ---------------------------------------------------------------------------
+# bad input: one clear line
+# ---------------------------------------------------------------------------
+def _error(capsys, argv, out):
+    from caishen.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["ladder", *ARGV, "--out", str(out), *argv])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("caishen ladder: error: "), err
+    return err
+
+
+@pytest.mark.parametrize("bots,msg", [
+    ("greedy", "2 to 16 bots, got 1"),
+    (",".join(["greedy"] * 17), "2 to 16 bots, got 17"),
+    ("greedy,alien", "unknown policy 'alien'"),
+    ("greedy,mc:0", "1..4096"),
+    ("greedy,", "bot 2 of the ladder"),
+    ("greedy,tuned:/no/such.json", "/no/such.json"),
+    ("greedy,tuned:jiating", "'tuned:jiating' .bot 2 of the ladder. was tuned for 'jiating'"),
+])
+def test_bad_bot_specs_are_named(tmp_path, capsys, bots, msg):
+    import re
+
+    err = _error(capsys, ["--bots", bots], tmp_path / "x")
+    assert re.search(msg, err), err
+    assert not (tmp_path / "x").exists()
+
+
+def test_bad_numbers_and_piao_bots_without_caishen_are_named(tmp_path, capsys):
+    assert "walls 0" in _error(capsys, ["--walls", "0"], tmp_path / "x")
+    assert "bootstrap 0" in _error(capsys, ["--bootstrap", "0"], tmp_path / "x")
+    assert "no 财神" in _error(capsys, ["--rules", "jiating", "--bots", "greedy,always"], tmp_path / "x")
+
+
+def test_every_builtin_bot_of_every_rule_set_is_accepted():
+    from caishen.sim import rules
+
+    for name in rules.names():
+        bots = ladder.builtin_bots(name)
+        assert ladder.check_bots(bots, name, None) == bots
+
+
+def test_another_ladder_or_run_in_the_output_dir_is_refused(played, tmp_path, capsys):
+    err = _error(capsys, ["--bots", "random,greedy"], played)
+    assert "holds a different ladder" in err and "bots" in err
+    err = _error(capsys, ["--walls", "50"], played)
+    assert "walls: stored 40, now 50" in err
+    match_run = ladder.pair_dir(played, 0, 1)  # a match's run directory is no ladder
+    assert "non-empty directory without ladder.json" in _error(capsys, [], match_run)
+    f = tmp_path / "file"
+    f.write_text("x")
+    assert "is not a directory" in _error(capsys, [], f)
+
+
+def test_hostile_ladder_directories_are_refused(played, tmp_path, capsys):
+    def copy(name):
+        d = tmp_path / name
+        shutil.copytree(played, d, symlinks=True)
+        return d
+
+    d = copy("link")
+    (d / "pairs" / "evil").symlink_to("/etc")
+    assert "evil" in _error(capsys, [], d)
+    d = copy("json_link")
+    (d / "ladder.json").unlink()
+    (d / "ladder.json").symlink_to(played / "ladder.json")
+    assert "ladder.json" in _error(capsys, [], d)
+    d = copy("garbage")
+    (d / "ladder.json").write_text("{not json")
+    assert "ladder.json" in _error(capsys, [], d)
+    d = copy("field")
+    meta = json.loads((played / "ladder.json").read_text())
+    meta["bots"] = "greedy"
+    (d / "ladder.json").write_text(json.dumps(meta))
+    err = _error(capsys, [], d)
+    assert "ladder.json" in err and "'bots'" in err
+    d = copy("swapped")  # a pair's run directory replaced by another pair's
+    shutil.rmtree(ladder.pair_dir(d, 0, 1))
+    shutil.copytree(ladder.pair_dir(d, 0, 2), ladder.pair_dir(d, 0, 1))
+    assert "different run" in _error(capsys, [], d)
