@@ -13,6 +13,9 @@ module                what it is
 ``piao_study``        the 飘财 decision by counterfactual rollouts
 ``balance``           scoring balance tables of each rule set
 ``report``            figures and one HTML page for a run (``caishen report``)
+``replay``            one hand re-played from a run or a hand log, shown move by move
+                      (``caishen replay``)
+``replay_html``       the replay page of a hand (``caishen replay --html``)
 ====================  ======================================================================
 
 Imports go down this list, never up, and to the layers below (play
