@@ -20,7 +20,7 @@ import numpy as np
 from caishen.agents import make_agent
 from caishen.sim import hand as _hand
 from caishen.sim.analysis import replay
-from caishen.sim.engine import N_SEATS, Game, action_name, parse_action
+from caishen.sim.engine import EP_JOKER, N_SEATS, Game, action_name, parse_action
 from caishen.sim.tiles import kind_name
 from caishen.sim.validate import check_int
 
@@ -29,7 +29,7 @@ def hint_lines(game: Game, seat: int) -> list[str]:
     """The hint for ``seat``: shanten of its concealed tiles (-1 complete), the discards that keep the
     lowest shanten on its own turn, its waits when ready (by shape)."""
     counts = np.asarray(game.state["hands"][seat], np.int64)
-    joker = int(game._ep[replay.EP_JOKER])
+    joker = int(game._ep[EP_JOKER])
     n = int(counts.sum())
     lines = [f"hint: shanten {_hand.shanten(counts, joker)}"]
     if n % 3 == 2:

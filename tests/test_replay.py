@@ -101,6 +101,18 @@ def test_hand_log_replay_and_damaged_log(tmp_path):
         replay.load(bad)
     with pytest.raises(ValueError, match="--hand is for run directories"):
         replay.load(log, "3")
+    bad.write_text("\n".join(lines[:5]) + "\n")  # cut before the hand's end
+    with pytest.raises(ValueError, match="ends before the hand does"):
+        replay.load(bad)
+    reset = json.loads(lines[0])
+    for key in ("seed", "match_hand", "streak"):  # keys the engine's replay takes as optional
+        del reset[key]
+    bad.write_text("\n".join([json.dumps(reset), *lines[1:]]) + "\n")
+    assert replay.load(bad).result == g.result
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(log)
+    with pytest.raises(ValueError, match="symbolic link"):
+        replay.load(link)
 
 
 def test_K_5_3_seat_view_hides_other_seats_tiles(runs):

@@ -180,8 +180,10 @@ def from_log(path: str | os.PathLike) -> Trace:
         game = replay_log(events)  # the engine's checks: legal actions by the right seat, the recorded result
     except (ValueError, KeyError, TypeError) as e:
         raise ValueError(f"{str(path)!r} is not a replayable hand log: {e}") from None
+    if not game.done:
+        raise ValueError(f"{str(path)!r} is not a replayable hand log: it ends before the hand does")
     actions = iter([e["action"] for e in game.events if e["event"] == "action"])
-    r = game.events[0]
+    r = game.events[0]  # the reset event as Game wrote it again: every key present
     fresh = Game(r["rules"], r["options"]).reset(seed=r["seed"], dealer=r["dealer"], wall=r["wall"],
                                                   match_hand=r["match_hand"], streak=r["streak"])
     return trace_game(fresh, lambda g: next(actions), source=f"hand log {Path(path).name}")
