@@ -59,6 +59,7 @@ def test_run_hand_replayed_equals_stored_row(runs, rules, prefix):
         if k != "next_dealer":
             assert row[k] == v, k
     assert any(s[prefix if prefix == "decl" else "piao_count"] for s in trace.frames[-1]["seats"])
+    assert [s["score"] for s in trace.frames[-1]["seats"]] == [row[f"score_{p}"] for p in range(4)]
     # the same hand addressed by chunk and index
     chunk, index = divmod(hid, 20)
     again = replay.from_run(runs[rules], f"{chunk}:{index}")

@@ -54,7 +54,6 @@ const PIPS = {1: [[15,21]], 2: [[15,12],[15,30]], 3: [[8,10],[15,21],[22,32]],
 const HONOURS = {0: ["E", "#222"], 1: ["S", "#222"], 2: ["W", "#222"], 3: ["N", "#222"], 5: ["F", "#070"], 6: ["C", "#c00"]};
 const MELD_TILES = {chow: 3, pong: 3, kong_exposed: 4, kong_added: 4, kong_concealed: 4};
 const DECL = T.decl_names;
-const WIN_TYPES = T.win_types;
 let step = 0, view = -1;
 
 function el(tag, attrs, text) {
@@ -101,7 +100,7 @@ function tile(k, x, opts) {
   return g;
 }
 function strip(kinds, opts) {
-  const svg = el("svg", {width: Math.max(1, kinds.length) * TW, height: TH, "class": opts.svgcls || ""});
+  const svg = el("svg", {width: Math.max(1, kinds.length) * TW, height: TH});
   kinds.forEach((k, i) => svg.appendChild(tile(k, i * TW, typeof opts === "function" ? opts(i) : opts)));
   return svg;
 }
@@ -139,7 +138,7 @@ function render() {
     if (own && f.drawn >= 0 && f.to_act === p) {  // the drawn tile at the right
       hand.splice(hand.indexOf(f.drawn), 1); hand.push(f.drawn);
     }
-    const hs = strip(hand, (i) => ({cls: "hand-tile", dim: false}));
+    const hs = strip(hand, {cls: "hand-tile"});
     const hw = h("div", "hand"); hw.appendChild(hs); row.appendChild(hw);
     if (s.melds.length) {
       const mw = h("div", "melds");
@@ -222,10 +221,7 @@ step <span id="step">0</span> / <span id="nsteps"></span>
 
 def page_html(trace: Trace) -> str:
     """The replay page of ``trace`` as one HTML string (module docstring)."""
-    from caishen.sim.analysis.replay import WIN_TYPE_NAMES
-
-    data = {**trace.to_json(), "breakdown": breakdown(trace), "decl_names": {str(k): v for k, v in DECL_NAMES.items()},
-            "win_types": {str(k): v for k, v in WIN_TYPE_NAMES.items()}}
+    data = {**trace.to_json(), "breakdown": breakdown(trace), "decl_names": {str(k): v for k, v in DECL_NAMES.items()}}
     # "<" escaped: the JSON cannot close its script element, whatever a log's names hold
     blob = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
