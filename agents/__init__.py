@@ -19,7 +19,8 @@ bot reads only what its seat may see.
 (:class:`caishen.agents.ppo.PPOAgent`; needs the ``[rl]`` extra, imported
 only then: ``import caishen.agents`` never imports torch).  The trainers:
 :mod:`caishen.agents.tune` (CMA-ES, ``caishen train``),
-:mod:`caishen.agents.train_ppo`.
+:mod:`caishen.agents.train_ppo`.  :mod:`caishen.agents.play`: a person against the bots
+(``caishen play``).
 """
 
 from __future__ import annotations

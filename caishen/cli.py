@@ -33,6 +33,11 @@ Subcommands:
   ``'Kaihua D3'``) from the rule reference that ships with the package
   (:mod:`caishen.sim.ruledocs`).
 - ``caishen warmup [TARGET...]``: compile the numba kernels ahead of time.
+- ``caishen replay RUN --hand N [--seat S] [--html FILE]``: one hand of a run (``N`` its hand_id or
+  ``CHUNK:INDEX``; re-played and checked against the stored row) or a JSON-lines hand log, move by move
+  (:mod:`caishen.sim.analysis.replay`); ``--html`` writes the replay page.
+- ``caishen play [--rules R] [--seat S] [--hint]``: play one seat against bots in the terminal
+  (:mod:`caishen.agents.play`), then see the replay.
 - ``caishen --version``: the package version.
 
 Each subcommand is registered by one ``_add_<name>`` function below and runs
@@ -702,9 +707,9 @@ def _add_ladder(sub) -> None:
         help="a round robin of bots on duplicate deals: a rating table with CIs over walls",
         description="Play every pair of BOTS as a `caishen match` (A B A B and B A B A on each wall), every pair "
         "on the same walls, each pair a resumable run in OUT/pairs/ii-jj (chunks, workers, Ray, Parquet). Prints "
-        "and writes OUT/ladder.csv (per bot: points per hand against the field with a 95%% CI over walls, a "
-        "Bradley-Terry rating on the Elo scale with a 95%% bootstrap CI over walls), OUT/pairs.csv (every "
-        "paired difference with its 95%% and Bonferroni-adjusted CI), OUT/ladder.md and OUT/ladder.png. "
+        "and writes OUT/ladder.csv (per bot: points per hand against the field with a 95% CI over walls, a "
+        "Bradley-Terry rating on the Elo scale with a 95% bootstrap CI over walls), OUT/pairs.csv (every "
+        "paired difference with its 95% and Bonferroni-adjusted CI), OUT/ladder.md and OUT/ladder.png. "
         "Rerunning the same command resumes.",
     )
     p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
@@ -754,6 +759,67 @@ def _cmd_ladder(args) -> int:
     return 0
 
 
+def _add_replay(sub) -> None:
+    p = sub.add_parser(
+        "replay",
+        help="show one hand of a run (or a hand log) move by move; --html writes a replay page",
+        description="Print a hand move by move: a hand of a `caishen simulate` run (re-played from the run's "
+        "rules, options, seed and bots and checked against the stored row) or a JSON-lines hand log written by "
+        "Game.write_log.  --html FILE also writes one self-contained page (step forward/back, a seat's-eye "
+        "toggle, the claims offered, the 飘 circle, the score breakdown).",
+    )
+    p.add_argument("run", metavar="RUN", help="a run directory or a hand log (.jsonl)")
+    p.add_argument("--hand", default=None, metavar="N",
+                   help="the run's hand: its hand_id (0..games-1) or CHUNK:INDEX")
+    p.add_argument("--seat", type=int, default=None, metavar="S", help="only what seat S (0..3) sees")
+    p.add_argument("--html", default=None, metavar="FILE", help="also write the replay page to FILE")
+    p.add_argument("--quiet", action="store_true", help="print no table (with --html)")
+    p.set_defaults(func=_cmd_replay)
+
+
+def _cmd_replay(args) -> int:
+    from caishen.sim.analysis import replay
+
+    if args.seat is not None and not 0 <= args.seat < 4:
+        raise ValueError(f"--seat {args.seat}: a seat is 0..3")
+    trace = replay.load(args.run, args.hand)
+    if not args.quiet:
+        print(replay.render_text(trace, args.seat), end="")
+    if args.html:
+        from caishen.sim.analysis.replay_html import write_html
+
+        print(f"replay page: {write_html(trace, args.html)}")
+    return 0
+
+
+def _add_play(sub) -> None:
+    p = sub.add_parser(
+        "play",
+        help="play one seat against bots in the terminal, then see the replay",
+        description="Play one hand as one seat against three bots: the table is drawn from your seat's view, "
+        "your legal actions numbered; type a number or an action name (discard 3m).  At the end the whole "
+        "hand is shown move by move.",
+    )
+    p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="rule option, e.g. discard_win=false (repeatable)")
+    p.add_argument("--seat", type=int, default=0, help="your seat 0..3 (default 0)")
+    p.add_argument("--policy", default="greedy", help="the bots' policy (default greedy)")
+    p.add_argument("--seed", type=int, default=None, help="the wall's seed 0..2**32-1 (default: fresh)")
+    p.add_argument("--hint", action="store_true", help="show your shanten, the best discards and your waits")
+    p.add_argument("--html", default=None, metavar="FILE", help="also write the replay page to FILE")
+    p.set_defaults(func=_cmd_play)
+
+
+def _cmd_play(args) -> int:
+    from caishen.agents.play import play
+    from caishen.sim.rules.options import parse_option_strings
+
+    play(args.rules, parse_option_strings(args.option), seat=args.seat, policy=args.policy, seed=args.seed,
+         hint=args.hint, html=args.html)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from caishen.agents import tune
 
@@ -765,7 +831,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"caishen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_rules, _add_warmup, _add_sweep, _add_match,
-                _add_ladder, tune.add_command):
+                _add_ladder, _add_replay, _add_play, tune.add_command):
         add(sub)
     return parser
 

@@ -15,6 +15,9 @@ module                what it is
 ``report``            figures and one HTML page for a run (``caishen report``)
 ``ladder``            a round robin of bots on duplicate deals, their rating table
                       (``caishen ladder``)
+``replay``            one hand re-played from a run or a hand log, shown move by move
+                      (``caishen replay``)
+``replay_html``       the replay page of a hand (``caishen replay --html``)
 ====================  ======================================================================
 
 Imports go down this list, never up, and to the layers below (play
