@@ -52,6 +52,7 @@ def _ask(legal: list[int], stdin: TextIO, out: TextIO) -> int:
         out.flush()
         line = stdin.readline()
         if not line:
+            out.write("\n")
             raise ValueError("the input ended before the hand did")
         text = line.strip()
         if text.isdigit():
