@@ -23,7 +23,7 @@ from caishen.sim.analysis import replay
 from caishen.sim.engine import EP_JOKER, N_SEATS, Game, action_name, parse_action
 from caishen.sim.tiles import kind_name
 from caishen.sim.rules.base import DEFAULT
-from caishen.sim.validate import check_int
+from caishen.sim.validate import check_int, short_repr
 
 
 def hint_lines(game: Game, seat: int) -> list[str]:
@@ -44,7 +44,8 @@ def hint_lines(game: Game, seat: int) -> list[str]:
     return lines
 
 
-def _ask(game: Game, legal: list[int], stdin: TextIO, out: TextIO) -> int:
+def _ask(legal: list[int], stdin: TextIO, out: TextIO) -> int:
+    """The legal action the person picks by number or name; re-asks on a bad answer."""
     for i, a in enumerate(legal):
         out.write(f"  [{i}] {action_name(a)}\n")
     while True:
@@ -52,17 +53,18 @@ def _ask(game: Game, legal: list[int], stdin: TextIO, out: TextIO) -> int:
         out.flush()
         line = stdin.readline()
         if not line:
+            out.write("\n")
             raise ValueError("the input ended before the hand did")
         text = line.strip()
         if text.isdigit():
-            a = legal[int(text)] if int(text) < len(legal) else -1
+            a = legal[int(text)] if len(text) < 6 and int(text) < len(legal) else -1
         else:
             try:
                 a = parse_action(text)
             except ValueError:
                 a = -1
         if a < 0:
-            out.write(f"not an action: {text!r}\n")
+            out.write(f"not an action: {short_repr(text)}\n")
             continue
         if a not in legal:
             out.write(f"{action_name(a)} is not legal now\n")
@@ -98,7 +100,7 @@ def play(rules: str = DEFAULT, options: dict | None = None, seat: int = 0, polic
         out.write("\n" + "\n".join(replay.frame_lines(frame, seat, offers=False)) + "\n")
         if hint:
             out.write("\n".join(hint_lines(g, seat)) + "\n")
-        return _ask(g, g.legal_actions(), stdin, out)
+        return _ask(g.legal_actions(), stdin, out)
 
     out.write(f"caishen play: {game.rules_name}, you are seat {seat}, the others play {policy} "
               f"(seed {game.seed})\n")

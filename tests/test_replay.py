@@ -173,12 +173,13 @@ def test_replay_cli_prints_the_hand(runs, capsys, tmp_path):
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("rules", ["kaihua", "jiating"])
 def test_play_scripted_stdin_to_the_end(rules, tmp_path):
-    answers = io.StringIO("x\n99\n" + "0\n" * 400)  # two bad answers, re-asked; then the first action
+    answers = io.StringIO("x\n99\n" + "9" * 5000 + "\n" + "0\n" * 400)  # bad answers are asked again
     out = io.StringIO()
     trace = play(rules, seat=1, seed=3, hint=True, stdin=answers, out=out, html=tmp_path / "p.html")
     text = out.getvalue()
     assert trace.result is not None and trace.frames[-1]["phase"] == "done"
     assert "not an action: 'x'" in text and "not an action: '99'" in text and "hint: shanten" in text
+    assert text.count("not an action") == 3
     assert "[0] " in text and "the replay:" in text and "result:" in text
     mine = [f for f in trace.frames if f["action"] and f["action"]["seat"] == 1]
     assert mine and all(f["action"]["name"] == f["legal"][0] for f in mine)
