@@ -691,9 +691,9 @@ def _add_ladder(sub) -> None:
         help="a round robin of bots on duplicate deals: a rating table with CIs over walls",
         description="Play every pair of BOTS as a `caishen match` (A B A B and B A B A on each wall), every pair "
         "on the same walls, each pair a resumable run in OUT/pairs/ii-jj (chunks, workers, Ray, Parquet). Prints "
-        "and writes OUT/ladder.csv (per bot: points per hand against the field with a 95%% CI over walls, a "
-        "Bradley-Terry rating on the Elo scale with a 95%% bootstrap CI over walls), OUT/pairs.csv (every "
-        "paired difference with its 95%% and Bonferroni-adjusted CI), OUT/ladder.md and OUT/ladder.png. "
+        "and writes OUT/ladder.csv (per bot: points per hand against the field with a 95% CI over walls, a "
+        "Bradley-Terry rating on the Elo scale with a 95% bootstrap CI over walls), OUT/pairs.csv (every "
+        "paired difference with its 95% and Bonferroni-adjusted CI), OUT/ladder.md and OUT/ladder.png. "
         "Rerunning the same command resumes.",
     )
     p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
