@@ -22,7 +22,7 @@ Subcommands:
 - ``caishen match --rules NAME --policies greedy,mc:16 --walls N --seed S --out DIR``:
   two to four policies on duplicate deals (:mod:`caishen.sim.analysis.arena`), the table of
   points per hand with CIs over walls and the pairwise differences.
-- ``caishen ladder --rules NAME --bots random,greedy,mc:4 --walls N --seed S --out DIR``:
+- ``caishen ladder --rules NAME --bots random,greedy,mc:2 --walls N --seed S --out DIR``:
   a round robin of bots on duplicate deals (every pair on the same walls,
   :mod:`caishen.sim.analysis.ladder`): points per hand against the field, the
   matrix of paired differences and a Bradley-Terry rating, with CIs over walls;

@@ -145,7 +145,7 @@ def test_error_messages_are_cut(capsys):
     assert code == 2 and "--joker" in err and len(err) < 600
 
 
-@pytest.mark.parametrize("command", ["sweep", "match"])
+@pytest.mark.parametrize("command", ["sweep", "match", "ladder"])
 def test_help_says_95_percent_once(command, capsys):
     """Issue 28: argparse formats help lines, not descriptions; a description printed "95%%"."""
     code, out, _ = main([command, "--help"], capsys)

@@ -204,6 +204,34 @@ def test_resume_after_an_interrupted_run_gives_the_same_tables(played, tmp_path,
         assert (out / name).read_bytes() == (played / name).read_bytes(), name
 
 
+def test_resume_after_kill_9_gives_the_tables_of_an_uninterrupted_run(played, tmp_path):
+    """``kill -9`` of ``caishen ladder`` as soon as its first pair has a chunk: the same command completes it
+    to the tables of an uninterrupted ladder (the same configuration, played in this process)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    argv = ["--chunk-walls", "5"]
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "caishen", "ladder", *ARGV, "--out", str(out), *argv],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    chunks = ladder.pair_dir(out, 0, 1) / "chunks"
+    deadline = time.monotonic() + 600
+    while proc.poll() is None and time.monotonic() < deadline:
+        if chunks.is_dir() and any(n.endswith(".parquet") for n in os.listdir(chunks)):
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not (out / ladder.LADDER_CSV).exists()  # killed mid-way
+    assert _ladder(out, argv) == 0
+    assert _ladder(tmp_path / "whole", argv) == 0
+    for name in TABLES:
+        assert (out / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+
+
 # ---------------------------------------------------------------------------
 # bad input: one clear line
 # ---------------------------------------------------------------------------

@@ -177,7 +177,8 @@ def make_config(rules: str, bots, walls: int, seed: int, options: dict | None = 
     opts = runner.resolve_options(rules, options)
     specs = check_bots(bots, rules, options)
     config = LadderConfig(rules, opts, tuple(specs), _int_in("seed", seed, 0, 2**63 - 1),
-                          _int_in("walls", walls, 1, MAX_WALLS), _int_in("chunk_walls", chunk_walls, 1, MAX_CHUNK_WALLS),
+                          _int_in("walls", walls, 1, MAX_WALLS),
+                          _int_in("chunk_walls", chunk_walls, 1, MAX_CHUNK_WALLS),
                           _int_in("bootstrap", bootstrap, 1, MAX_BOOTSTRAP))
     config.pair_config(0, 1)  # the runner's own bounds (chunks, hands)
     return config
@@ -270,13 +271,13 @@ def run_ladder(config: LadderConfig, out: str | os.PathLike, *, workers: int | N
         safeio.refuse_links(out)
         prepare_dir(out, config)
         safeio.make_dir(out / PAIRS_DIR)
-        for k, (i, j) in enumerate(pairs_of(len(config.bots))):
-            pc = config.pair_config(i, j)
+        todo = pairs_of(len(config.bots))
+        for k, (i, j) in enumerate(todo):
             d = pair_dir(out, i, j)
             if log is not None:
-                log(f"pair {k + 1}/{len(pairs_of(len(config.bots)))}: {config.bots[i]} vs {config.bots[j]} -> {d}")
-            runner.run(pc, d, workers=workers, backend=backend, ray_address=ray_address, progress=progress,
-                       chunk_fn=arena.CHUNK_FNS[2])
+                log(f"pair {k + 1}/{len(todo)}: {config.bots[i]} vs {config.bots[j]} -> {d}")
+            runner.run(config.pair_config(i, j), d, workers=workers, backend=backend, ray_address=ray_address,
+                       progress=progress, chunk_fn=arena.CHUNK_FNS[2])
         summary = summarize_ladder(out, config)
         save_tables(out, summary)
     return summary
