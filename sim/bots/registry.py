@@ -176,9 +176,9 @@ class BotKind:
     """One registry entry (module docstring, "How to add a bot").
 
     ``name``: the spec's head; ``code``: its kernel code (:func:`_bot_action`); ``usage``: the spec
-    as help shows it; ``about``: one line; ``arg``: ``(arg, spec) -> (param, normal arg)``, None for a
-    bot that takes no argument; ``optional``: the argument may be left out (``arg`` gets ``""``);
-    ``piao``: decides when to throw a 财神 (needs a rule set with a joker); ``weights``:
+    as help shows it; ``about``: one line; ``arg``: ``(arg, spec) -> (param, normal arg)`` (``arg`` is
+    ``""`` when the spec has none: the parser raises or gives the default), None for a bot that takes
+    no argument; ``piao``: decides when to throw a 财神 (needs a rule set with a joker); ``weights``:
     :meth:`Bot.weights` of a bot with a weight vector; ``context``: builds its slot of the bot context
     (module docstring); ``example``: a spec that the registry's tests and warmup play.
     """
@@ -188,7 +188,6 @@ class BotKind:
     usage: str
     about: str
     arg: Callable[[str, str], tuple[int, str]] | None = None
-    optional: bool = False
     piao: bool = False
     weights: Callable[[Bot, str], tuple[np.ndarray | None, str | None]] | None = None
     context: Callable | None = None
@@ -261,7 +260,7 @@ BOTS: dict[str, BotKind] = {k.name: k for k in (
     BotKind("threshold", POLICY_THRESHOLD, "threshold:N", f"always while at most N (0..{MAX_THRESHOLD}) "
             "live-wall tiles are gone, then never (飘 policy)", _threshold_arg, piao=True, example="threshold:30"),
     BotKind("piao_table", POLICY_PIAO_TABLE, "piao_table[:BITS]", "飘 where a 64-cell table (default: the "
-            "study's) says it pays, else never (飘 policy)", _piao_table_arg, optional=True, piao=True,
+            "study's) says it pays, else never (飘 policy)", _piao_table_arg, piao=True,
             example="piao_table"),
     BotKind("tuned", POLICY_TUNED, "tuned:NAME|PATH", "the parametric bot with the weights of rule set NAME "
             "(sim/rules/NAME/tuned.json) or of a .json file", _tuned_arg, weights=_tuned_weights,
@@ -331,9 +330,7 @@ def parse(spec) -> Bot:
         if colon:
             raise ValueError(f"policy {_short(spec)}: {name} takes no parameter")
         return Bot(name, kind.code, 0, "", name)
-    if not colon and not kind.optional:
-        raise ValueError(f"policy {_short(spec)}: give its parameter, e.g. {kind.example or kind.usage}")
-    param, norm = kind.arg(arg, spec)
+    param, norm = kind.arg(arg, spec)  # "" without a colon: the kind's parser says what is missing
     return Bot(name, kind.code, int(param), norm, f"{name}:{norm}" if norm else name)
 
 
