@@ -11,9 +11,9 @@ Every kernel bot's step-API face is :mod:`caishen.sim.bots.agent`
 >>> while not game.done:
 ...     game.step(bots[game.current_player].act(game))
 
-Policies: ``random``, ``greedy``, ``greedy_safe``, ``never``, ``always``,
-``threshold:N`` (see :mod:`caishen.sim.bots.policies`), ``tuned:NAME`` (the parametric
-bot with the weights of ``sim/rules/NAME/tuned.json``: ``tuned:NAME`` for each rule set NAME) and ``mc:N`` (the search bot; see :mod:`caishen.sim.bots.registry`).  A
+Policies: every spec of the one bot registry (:mod:`caishen.sim.bots.registry`:
+``random``, ``greedy``, ``greedy_safe``, ``never``, ``always``, ``threshold:N``,
+``piao_table[:BITS]``, ``tuned:NAME|PATH``, ``mc:N[:BASE]``, ``ppo:PATH``).  A
 bot reads only what its seat may see.
 ``ppo:PATH`` loads a checkpoint written by :mod:`caishen.agents.train_ppo`
 (:class:`caishen.agents.ppo.PPOAgent`; needs the ``[rl]`` extra, imported
@@ -32,11 +32,15 @@ __all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "make_agent"]
 
 
 def make_agent(policy: str = "greedy", seed=None) -> Agent:
-    """An agent by policy spec: every kernel bot's spec (:func:`caishen.sim.bots.agent.make_agent`), or
-    ``'ppo:PATH'`` (a trained checkpoint, :class:`caishen.agents.ppo.PPOAgent`; ``ValueError`` if ``PATH`` is
-    no checkpoint, ``ImportError`` without the ``[rl]`` extra)."""
-    if isinstance(policy, str) and policy.startswith("ppo:"):
+    """An agent for every spec of the bot registry (:mod:`caishen.sim.bots.registry`): a kernel bot's
+    (:func:`caishen.sim.bots.agent.make_agent`), or ``'ppo:PATH'`` (a trained checkpoint,
+    :class:`caishen.agents.ppo.PPOAgent`; ``ValueError`` if ``PATH`` is no checkpoint, ``ImportError``
+    without the ``[rl]`` extra).  A bad spec raises the registry's ``ValueError``."""
+    from caishen.sim.bots import registry
+
+    bot = registry.parse(policy)  # the one parser: the same message as every command for a bad spec
+    if bot.kind == "ppo":
         from caishen.agents.ppo import PPOAgent  # lazy: torch only when a PPO agent is asked for
 
-        return PPOAgent(policy[len("ppo:"):])
-    return _agent.make_agent(policy, seed)
+        return PPOAgent(bot.arg)
+    return _agent.make_agent(bot.spec, seed)

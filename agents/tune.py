@@ -297,7 +297,8 @@ def add_command(sub) -> None:
     )
     p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
     p.add_argument("--out", required=True, help="weights file to write (.json)")
-    p.add_argument("--pool", default="greedy", help="opponents, comma-separated (default greedy)")
+    p.add_argument("--pool", default="greedy", help="opponents: 1 to 3 bot specs, comma-separated (default greedy; "
+                   "caishen.sim.bots.registry, listed below by caishen train --help)")
     p.add_argument("--generations", type=int, default=30, help="CMA-ES generations (default 30)")
     p.add_argument("--popsize", type=int, default=12, help="candidates per generation (default 12)")
     p.add_argument("--walls", type=int, default=1500, help="walls per candidate and generation (default 1500)")

@@ -64,6 +64,28 @@ MAX_CHUNK_SIZE = 10**6
 MAX_WORKERS = 1024
 
 
+#: the subcommands that take bot specs: their help ends with the bot registry's list, one line per bot
+BOT_COMMANDS = ("simulate", "sweep", "match", "train")
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but a text of several lines (the bot list of an epilog) is wrapped line by line."""
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        return "\n".join(textwrap.fill(" ".join(line.split()), width, initial_indent=indent + "  " * (line[:1] == " "),
+                                        subsequent_indent=indent + "      " * (line[:1] == " "))
+                         for line in text.splitlines())
+
+
+def _bots_epilog() -> str:
+    from caishen.sim.bots.registry import help_lines
+
+    return "bots (one spec grammar everywhere, caishen.sim.bots.registry):\n" + "\n".join(
+        f" {line}" for line in help_lines()).replace("%", "%%")
+
+
 def _add_hand(sub) -> None:
     p = sub.add_parser(
         "hand",
@@ -241,9 +263,8 @@ def _add_simulate(sub) -> None:
     p.add_argument(
         "--policy",
         default=None,
-        help="one policy for all seats, or four comma-separated (seats 0..3): random, greedy, never, always, "
-        "threshold:N (飘财 while at most N live-wall tiles are gone, N in 0..136); e.g. greedy,greedy,always,never. "
-        "never, always and threshold decide when to throw a 财神: an error on a rule set without one (J-1.1)",
+        help="one bot spec for all seats, or four comma-separated (seats 0..3), e.g. greedy,greedy,always,mc:8 "
+        "(the bots: below; 飘 policies need a rule set with a 财神)",
     )
     p.add_argument(
         "--option",
@@ -484,8 +505,9 @@ def _add_sweep(sub) -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=V1,V2",
                    help="a rule-option axis (repeatable; one value = fixed at every point)")
     p.add_argument("--policy", default=None, metavar="P1,P2",
-                   help="the hero policies, comma-separated (e.g. threshold:0,threshold:20,never)")
-    p.add_argument("--field", default="greedy", help="the other three seats' policy (default greedy)")
+                   help="the hero's bot specs, comma-separated (e.g. threshold:0,threshold:20,never; the bots: below)")
+    p.add_argument("--field", default="greedy", help="the other three seats' bot spec (default greedy; any bot "
+                   "of --policy's list)")
     p.add_argument("--baseline", default=None, metavar="AXIS=V[,AXIS=V]",
                    help="compare each point with the point that has these coordinates (default: the first value "
                    "of every axis), e.g. policy=never")
@@ -581,8 +603,8 @@ def _workloads() -> dict:
     from caishen.sim.rules import vectors
     from caishen.sim.selfplay import batch
 
-    return {"selfplay": batch.warm, "game": game.warm, "envs": caishen.envs.warm, "hand": hand.warm,
-            "score": vectors.warm}
+    return {"selfplay": batch.warm, "bots": batch.warm_bots, "game": game.warm, "envs": caishen.envs.warm,
+            "hand": hand.warm, "score": vectors.warm}
 
 
 def warmup(targets=None, progress=None) -> dict[str, float]:
@@ -641,9 +663,7 @@ def _add_match(sub) -> None:
     )
     p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
     p.add_argument("--policies", required=True,
-                   help="2 to 4 comma-separated specs: random, greedy, greedy_safe, never, always, threshold:N, "
-                   "piao_table, tuned:NAME (sim/rules/NAME/tuned.json, or a .json path), mc:N (search bot, N "
-                   "determinizations, base tuned:RULES), mc:N:greedy (the same with greedy as its base)")
+                   help="2 to 4 comma-separated bot specs, e.g. greedy,tuned:NAME,mc:16 (the bots: below)")
     p.add_argument("--walls", type=int, required=True, help="walls to play (each in every seating)")
     p.add_argument("--seed", type=int, default=0, help="root seed, 0..2**63-1 (default 0)")
     p.add_argument("--out", required=True, help="run directory (created; reused to resume)")
@@ -833,6 +853,9 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_rules, _add_warmup, _add_sweep, _add_match,
                 _add_ladder, _add_replay, _add_play, tune.add_command):
         add(sub)
+    for name in BOT_COMMANDS:
+        sub.choices[name].epilog = _bots_epilog()
+        sub.choices[name].formatter_class = _HelpFormatter
     return parser
 
 

@@ -177,7 +177,9 @@ from caishen.sim.engine import (
     load_rules,
     new_state,
 )
-from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, check_piao_policies, check_piao_policy, parse_policy, policy_table
+from caishen.sim.bots import registry
+from caishen.sim.bots.policies import POLICY_RANDOM
+from caishen.sim.bots.registry import _bot_action
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.codes import POINTS_ENGINE
@@ -405,10 +407,10 @@ def _advance(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, i
         _legal_mask(st, ep)
         s = st.sc[SC_TO_ACT]
         if versus and s != gi[GI_LEARNER]:
-            if bots[s, 0] == POLICY_RANDOM:
+            if bots[0][s, 0] == POLICY_RANDOM:  # bots: (table, bot context or None), BatchedGames._bot_table
                 a = _random_action(st)
             else:
-                a = _choose_action(bots[s, 0], bots[s, 1], st, ep, rp, tabs, st.mask, work)
+                a = _bot_action(bots[0][s, 0], bots[0][s, 1], st, ep, rp, tabs, st.mask, work, bots[1])
             _step(st, ep, rp, tabs, a)
             continue
         break
@@ -542,8 +544,9 @@ def _observe_games(seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_
 
 
 @njit(cache=True)
-def _bot_actions(code, param, states, ep, rp, tabs, work, out):
-    """``out[i]``: the action of policy ``code`` (``caishen.sim.bots.policies``) for the seat to act in game ``i``.
+def _bot_actions(code, param, states, ep, rp, tabs, work, out, bx):
+    """``out[i]``: the action of bot ``code`` (a row of :func:`caishen.sim.bots.registry.bot_table`; ``bx``
+    its bot context or None) for the seat to act in game ``i``.
 
     Needs the games' legal masks (set by every step).  The random policy
     draws from each game's own stream."""
@@ -552,7 +555,7 @@ def _bot_actions(code, param, states, ep, rp, tabs, work, out):
         if code == POLICY_RANDOM:
             out[i] = _random_action(st)
         else:
-            out[i] = _choose_action(code, param, st, ep, rp, tabs, st.mask, work)
+            out[i] = _bot_action(code, param, st, ep, rp, tabs, st.mask, work, bx)
 
 
 def sample_legal(masks: np.ndarray, rng_state: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -644,8 +647,8 @@ class BatchedGames:
     - ``n``: games (>= 1); ``rules`` / ``options``: as :class:`caishen.sim.engine.Game`;
     - ``mode``: ``"selfplay"`` (the caller acts for every seat) or
       ``"versus"`` (the caller acts for the learning seat ``seat``: 0..3 or
-      ``"random"``, drawn per episode; ``opponents``: a ``caishen.sim.bots.policies``
-      spec for the three other seats, or three specs in seat order for a
+      ``"random"``, drawn per episode; ``opponents``: a bot spec of
+      :mod:`caishen.sim.bots.registry` for the three other seats, or three specs in seat order for a
       fixed ``seat``);
     - ``dealer``: a fixed dealer 0..3 or None (drawn; module docstring);
     - ``episode``: ``"hand"`` or ``"match"`` (``match_len`` hands);
@@ -700,7 +703,7 @@ class BatchedGames:
         versus = self.mode == "versus"
         self.seat = _seat_or("seat", seat, "random") if versus else -1
         self.opponents = opponents
-        self._bots = self._bot_table(opponents) if versus else np.zeros((N_SEATS, 2), np.int64)
+        self._bots = self._bot_table(opponents) if versus else (np.zeros((N_SEATS, 2), np.int64), None)
         self.final_obs_enabled = bool(final_obs)
 
         self._cfg = np.zeros(N_C, np.int64)
@@ -761,29 +764,29 @@ class BatchedGames:
         self._x = np.zeros((rows, N_KINDS), np.uint8)
         self._scalar, self._inv_high = _flat_tables(self.history)
         self._bot_work = np.zeros((4, N_KINDS), np.int64)
+        self._bx_of: dict = {}  # bot_actions: the bot context of each bot with data asked for
         self._started = False
 
     # -- setup -------------------------------------------------------------------------------
-    def _bot_table(self, opponents) -> np.ndarray:
+    def _bot_table(self, opponents) -> tuple:
+        """``(table: int64[4, 2], bot context or None)`` of the opponents: any specs of the bot registry
+        (:func:`caishen.sim.bots.registry.bot_table`; the bots with data search from one stream seeded 0)."""
         if isinstance(opponents, str):
-            table = policy_table(opponents)
-            check_piao_policies(table, int(self._ep[EP_JOKER]), self.rules_name)
-            return table
-        specs = list(opponents) if isinstance(opponents, (list, tuple)) else None
-        if specs is None or len(specs) != N_SEATS - 1 or not all(isinstance(s, str) for s in specs):
-            raise ValueError(
-                "opponents must be a caishen.sim.bots.policies spec ('greedy', 'random', 'never', 'always', 'threshold:N') "
-                f"or 3 of them; only numba policies play inside the kernel, got {opponents!r}"
-            )
-        if self.seat < 0:
-            raise ValueError("three opponent specs need a fixed seat (the learning seat is drawn with seat='random')")
-        others = [s for s in range(N_SEATS) if s != self.seat]
-        table = np.zeros((N_SEATS, 2), np.int64)
-        for s, spec in zip(others, specs):
-            table[s] = parse_policy(spec)
-            check_piao_policy(int(table[s, 0]), int(table[s, 1]), int(self._ep[EP_JOKER]), self.rules_name,
-                              f" (seat {s})")
-        return table
+            specs = registry.split_specs(opponents)
+        else:
+            specs = list(opponents) if isinstance(opponents, (list, tuple)) else None
+            if specs is None or len(specs) != N_SEATS - 1 or not all(isinstance(s, str) for s in specs):
+                raise ValueError("opponents must be a bot spec of caishen.sim.bots.registry ('greedy', 'random', "
+                                 f"'tuned:NAME', 'mc:8', ...) or 3 of them; only those play inside the kernel, got "
+                                 f"{opponents!r}")
+            if self.seat < 0:
+                raise ValueError("three opponent specs need a fixed seat (the learning seat is drawn with "
+                                 "seat='random')")
+            specs.insert(self.seat, "greedy")  # the learning seat's row is never read
+        table, weights = registry.bot_table(specs, self.rules_name, int(self._ep[EP_JOKER]))
+        bx = registry.make_context(self.rules_name, self.rules, weights, 0, specs) if registry.needs_context(specs) \
+            else None
+        return table, bx
 
     def _args(self):
         return (self.states, self.games, self._ep, self._rp, self._tabs, self._cfg, self._fcfg, self._bots,
@@ -885,7 +888,7 @@ class BatchedGames:
         return out
 
     def bot_actions(self, policy: str = "greedy", out=None) -> np.ndarray:
-        """``int64[n]``: the action that the built-in bot ``policy`` (a ``caishen.sim.bots.policies`` spec) would
+        """``int64[n]``: the action that the built-in bot ``policy`` (a spec of :mod:`caishen.sim.bots.registry`) would
         play for the seat to act in each game.  Mix it with a trained policy's actions by seat to
         put a bot in any seat of a self-play batch::
 
@@ -893,13 +896,15 @@ class BatchedGames:
         """
         if not self._started:
             raise ValueError("call reset() first")
-        code, param = parse_policy(policy)
-        check_piao_policy(code, param, int(self._ep[EP_JOKER]), self.rules_name)
+        table, weights = registry.bot_table(policy, self.rules_name, int(self._ep[EP_JOKER]))
+        if self._bx_of.get(policy) is None and registry.needs_context(policy):
+            self._bx_of[policy] = registry.make_context(self.rules_name, self.rules, weights, 0, policy)
         if out is None:
             out = np.zeros(self.n, np.int64)
         elif not isinstance(out, np.ndarray) or out.shape != (self.n,) or out.dtype != np.int64:
             raise ValueError(f"out must be an int64[{self.n}] array")
-        _bot_actions(code, param, self.states, self._ep, self._rp, self._tabs, self._bot_work, out)
+        _bot_actions(table[0, 0], table[0, 1], self.states, self._ep, self._rp, self._tabs, self._bot_work, out,
+                     self._bx_of.get(policy))
         return out
 
     @property

@@ -131,8 +131,8 @@ Arguments and seeding
 ``MahjongEnv(rules=DEFAULT, options=None, seat=0, opponents="greedy",
 dealer=None, illegal_reward=-500.0, render_mode=None)``: ``options`` a dict
 of rule options; ``seat`` the learning seat 0..3; ``opponents`` one policy
-spec for the three bots (``"greedy"``, ``"random"``, ``"never"``,
-``"always"``, ``"threshold:N"``, see :mod:`caishen.sim.bots.agent`) or a sequence of three
+spec for the three bots (any spec of the bot registry, :mod:`caishen.sim.bots.registry`:
+``"greedy"``, ``"random"``, ``"tuned:NAME"``, ``"mc:8"``, ...) or a sequence of three
 specs or :class:`caishen.sim.bots.agent.Agent` objects, for the other seats in seat order;
 ``dealer`` a seat 0..3 or None (drawn per hand); ``render_mode`` ``"ansi"`` or
 ``"human"`` (the whole table as text; another mode raises
@@ -169,7 +169,8 @@ from caishen.envs.observation import N_PLANES, PLANE_HIGH, encode
 from caishen.envs.render import render_text
 from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
 from caishen.sim.engine import EP_JOKER
-from caishen.sim.bots.policies import POLICY_RANDOM, check_piao_policy, parse_policy
+from caishen.sim.bots import registry
+from caishen.sim.bots.policies import POLICY_RANDOM
 from caishen.sim.validate import check_int
 
 __all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "RenderModeError", "env_id", "register_envs"]
@@ -226,10 +227,10 @@ class MahjongEnv(gymnasium.Env):
         self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         self.render_mode = render_mode
         self._opponent_specs = self._check_opponents(opponents)
-        for spec in self._opponent_specs:  # no 飘 policy on a rule set without a 财神
+        for spec in self._opponent_specs:  # every bot of the registry that fits the rule set
             if isinstance(spec, str):
-                check_piao_policy(*parse_policy(spec), int(self.game._ep[EP_JOKER]), self.game.rules_name,
-                                  " (an opponent)")
+                registry.check_fits(registry.parse(spec), self.game.rules_name, int(self.game._ep[EP_JOKER]),
+                                    " (an opponent)")
         self._bots: dict[int, Agent] = {}
         self.observation_space = spaces.Box(0, PLANE_HIGH, (N_PLANES, N_KINDS), np.uint8)
         self.action_space = spaces.Discrete(N_ACTIONS)
@@ -243,7 +244,7 @@ class MahjongEnv(gymnasium.Env):
             raise ValueError(f"opponents must be a policy spec, an Agent, or 3 of them, got {opponents!r}")
         for spec in specs:
             if isinstance(spec, str):
-                parse_policy(spec)  # ValueError for an unknown policy
+                registry.parse(spec)  # ValueError for a bad spec, as every command says it
             elif not isinstance(spec, Agent):
                 raise ValueError(f"an opponent must be a policy spec or a caishen.sim.bots.agent.Agent, got {spec!r}")
         return list(specs)
@@ -255,7 +256,7 @@ class MahjongEnv(gymnasium.Env):
         for p, spec in zip(others, self._opponent_specs):
             if isinstance(spec, Agent):
                 self._bots[p] = spec
-            elif parse_policy(spec)[0] == POLICY_RANDOM:
+            elif registry.parse(spec).code == POLICY_RANDOM or registry.has_data(spec):  # their own streams
                 self._bots[p] = make_agent(spec, seed=int(self.np_random.integers(2**63)))
             else:
                 self._bots[p] = make_agent(spec)

@@ -24,9 +24,9 @@ Versus bots
 -----------
 One seat per game learns (``seat``: 0..3, default 0, or ``"random"`` per
 episode); the other three are played inside the numba kernel by
-``opponents`` (``"greedy"`` default, ``"random"``, ``"never"``,
-``"always"``, ``"threshold:N"``: :mod:`caishen.sim.bots.policies`; or three specs, the
-other seats in seat order).  ``step(actions)`` applies each game's learning
+``opponents`` (``"greedy"`` default, or any spec of the bot registry,
+:mod:`caishen.sim.bots.registry`: ``"random"``, ``"tuned:NAME"``, ``"mc:8"``, ...;
+or three specs, the other seats in seat order).  ``step(actions)`` applies each game's learning
 seat's action, then the bots play until that seat must decide again.
 Returns ``(obs, rewards: float32[n], terminated, truncated, info)``.
 

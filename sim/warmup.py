@@ -17,7 +17,9 @@ cache in about a second.  This module makes that visible and avoidable:
   avoid it, and marks the target once the call returns.
 
 Targets (``TARGETS``): ``selfplay`` (``caishen.sim.selfplay.batch.play_batch`` with every
-bot, every rule set, its points kernel included), ``game`` (``caishen.sim.engine.Game``:
+kernel policy of the bot registry, every rule set, its points kernel included), ``bots``
+(every bot with data of the registry, :mod:`caishen.sim.bots.registry`, in self-play and
+in the step API), ``game`` (``caishen.sim.engine.Game``:
 reset, legal mask, step, the invariant checker), ``envs`` (the batched env
 and the Gymnasium env: reset, observe, step), ``hand`` (the public shanten /
 win / effective-tile functions), ``score`` (``caishen score``: both rule
@@ -37,11 +39,11 @@ __all__ = ["TARGETS", "first_use", "is_marked", "mark", "check_target", "cache_d
 
 log = logging.getLogger("caishen")
 
-TARGETS = ("selfplay", "game", "envs", "hand", "score")
+TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score")
 
 #: rough cold compile seconds on one core of a 2-core CI machine (measured with
 #: ``caishen warmup`` and a fresh ``NUMBA_CACHE_DIR``), quoted in the first-use warning
-COLD_SECONDS = {"selfplay": 90, "game": 60, "envs": 60, "hand": 15, "score": 30}
+COLD_SECONDS = {"selfplay": 90, "bots": 120, "game": 60, "envs": 60, "hand": 15, "score": 30}
 
 
 def cache_dir() -> Path:
@@ -61,9 +63,11 @@ def is_marked(target: str, part: str | None = None) -> bool:
     With ``part`` (e.g. the runner's ``"bots"``: the self-play kernels of the
     bots with data, which a batch of kernel policies does not compile): true
     if that part was marked, or the whole target (:func:`warmup` compiles
-    every part).
+    every part), or the target of that name (``caishen warmup bots``).
     """
     check_target(target)
+    if part is not None and part in TARGETS and _mark(part).exists():  # selfplay's "bots": the bots target
+        return True
     return _mark(target).exists() or (part is not None and _mark(f"{target}.{part}").exists())
 
 

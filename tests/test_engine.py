@@ -11,7 +11,7 @@ import pytest
 
 from caishen.sim import engine as E
 from caishen.sim.selfplay import batch as SP
-from caishen.sim.bots.policies import policy_table
+from caishen.sim.bots.registry import code_table as policy_table
 from caishen.sim.rules.kaihua import FLAG_CHAIN, FLAG_PIAO
 from caishen.sim.tiles import MELD_KONG_CONCEALED, kind_name
 

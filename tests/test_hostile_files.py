@@ -486,7 +486,7 @@ def test_kind08_report_never_writes_through_a_summary_link_nor_reads_a_linked_ch
 # ---------------------------------------------------------------------------
 @pytest.mark.parametrize("path", ["/dev/zero", "fifo", "dir", "huge"])
 def test_kind10_tuned_weights_from_a_device_fifo_or_huge_file_are_refused_at_once(tmp_path, path, alarm):
-    from caishen.sim.bots.registry import parse_bot
+    from caishen.sim.bots.registry import parse as parse_bot
 
     if path == "fifo":
         path = tmp_path / "w.json"

@@ -898,7 +898,7 @@ def test_finish_records_rejects_a_recorded_win_the_scorer_does_not_accept(engine
 def _checked_kernel(policy: str, n: int, seed: int):
     """Run the self-play kernel with the invariant checker after every step; the raw batch matrix."""
     from caishen.sim.selfplay import batch as selfplay
-    from caishen.sim.bots.policies import policy_table
+    from caishen.sim.bots.registry import code_table as policy_table
 
     name, r = E.load_rules("jiating", None)
     st_ = E.new_state()[0]

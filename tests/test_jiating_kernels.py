@@ -497,7 +497,7 @@ def test_J_5_1_random_tiles_kernel_equals_reference(kinds):
 def checked_batch(policy: str, n: int, seed: int) -> tuple[JiatingRules, np.ndarray]:
     """The batch matrix of ``n`` Jiating hands with the invariant checker after every step."""
     from caishen.sim.selfplay import batch as selfplay
-    from caishen.sim.bots.policies import policy_table
+    from caishen.sim.bots.registry import code_table as policy_table
 
     name, r = E.load_rules("jiating", None)
     st_ = E.new_state()[0]

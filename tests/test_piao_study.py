@@ -246,18 +246,20 @@ def test_K_9_1_piao_table_extremes_play_like_never_and_always(engine_warm, table
 
 
 def test_piao_table_spec_parsing():
-    from caishen.sim.bots.policies import POLICY_PIAO_TABLE, parse_policy, policy_name
+    from caishen.sim.bots.policies import POLICY_PIAO_TABLE
+    from caishen.sim.bots.registry import parse
 
-    assert parse_policy("piao_table:5") == (POLICY_PIAO_TABLE, 5)
-    assert parse_policy("piao_table:0x10") == (POLICY_PIAO_TABLE, 16)
-    code, param = parse_policy("piao_table:0xFFFFFFFFFFFFFFFF")
-    assert param == -1
-    assert parse_policy(policy_name(code, param)) == (code, param)  # names round-trip (two's complement)
-    assert parse_policy("piao_table")[0] == POLICY_PIAO_TABLE
+    assert (parse("piao_table:5").code, parse("piao_table:5").param) == (POLICY_PIAO_TABLE, 5)
+    assert parse("piao_table:0x10").param == 16 and parse("piao_table:0x10").spec == "piao_table:16"
+    full = parse("piao_table:0xFFFFFFFFFFFFFFFF")
+    assert full.param == -1 and full.spec == f"piao_table:{2**64 - 1}"
+    assert parse(full.spec) == full  # the normal form round-trips (two's complement)
+    assert parse("piao_table").code == POLICY_PIAO_TABLE
+    assert parse(f"piao_table:{DEFAULT_PIAO_TABLE}").spec == "piao_table"  # the default table is one bot
     for bad, msg in (("piao_table:x", "must be an integer"), ("piao_table:0x1" + "0" * 16, "0..2\\*\\*64-1"),
                      ("piao_table:" + "9" * 30, "64-bit")):
         with pytest.raises(ValueError, match=msg):
-            parse_policy(bad)
+            parse(bad)
     assert parse_piao_table("  ") == policy_bits_int64(DEFAULT_PIAO_TABLE)
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from caishen.sim import engine as E
 from caishen.sim import hand
-from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action, parse_policy, policy_table
+from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action
+from caishen.sim.bots.registry import code_table as policy_table
 from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import CAISHEN
 
@@ -26,7 +27,7 @@ def test_policy_table_parsing():
     ]:
         with pytest.raises(ValueError, match=msg):
             policy_table(bad)
-    assert parse_policy("random") == (0, 0)
+    assert policy_table("random").tolist() == [[0, 0]] * 4
 
 
 # ------------------------------------------------------------ reference greedy
@@ -180,7 +181,7 @@ def test_never_throws_a_caishen_only_when_forced_K_9_4():
     forced case and the declined chance both occur, so the check can fail."""
     name, r = E.load_rules("kaihua", None)
     ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
-    code, param = parse_policy("never")
+    code, param = policy_table("never")[0]
     work = np.zeros((4, 34), np.int64)
     st = E.new_state()[0]
     discards = slice(E.A_DISCARD, E.A_DISCARD + 34)
@@ -203,27 +204,28 @@ def test_never_throws_a_caishen_only_when_forced_K_9_4():
 
 
 def test_threshold_is_bounded_by_the_wall():
-    assert parse_policy("threshold:136") == (4, 136) and parse_policy("threshold:007") == (4, 7)
+    from caishen.sim.bots.registry import parse
+
+    assert policy_table("threshold:136")[0].tolist() == [4, 136] and parse("threshold:007").param == 7
     for bad in ("threshold:137", "threshold:99999999999999999999999", "threshold:" + "9" * 10000):
         with pytest.raises(ValueError, match="<= 136") as e:
             policy_table(bad)
         assert len(str(e.value)) < 300
     for bad in ("threshold:1.5", "threshold:３", "threshold:-3"):
         with pytest.raises(ValueError, match="threshold"):
-            parse_policy(bad)
+            parse(bad)
     with pytest.raises(ValueError, match="must be a string"):
-        parse_policy(["greedy"])
+        parse(["greedy"])
 
 
-def test_check_piao_policies_names_the_policy_and_seat():
-    from caishen.sim.bots.policies import check_piao_policies, policy_name
+def test_check_fits_names_the_policy_and_seat_K_9_1_J_1_1():
+    from caishen.sim.bots.registry import bot_table
 
-    t = policy_table("greedy,random,threshold:30,never")
-    check_piao_policies(t, CAISHEN, "kaihua")  # a joker: every policy is fine
+    specs = "greedy,random,threshold:30,never"
+    bot_table(specs, "kaihua", CAISHEN)  # a joker: every policy is fine
     with pytest.raises(ValueError, match=r"policy 'threshold:30' \(seat 2\).*'jiating' has no 财神"):
-        check_piao_policies(t, -1, "jiating")
-    check_piao_policies(policy_table("greedy,random,greedy,random"), -1, "jiating")
-    assert [policy_name(int(c), int(p)) for c, p in t] == ["greedy", "random", "threshold:30", "never"]
+        bot_table(specs, "jiating", -1)
+    bot_table("greedy,random,greedy,random", "jiating", -1)
 
 
 @pytest.mark.parametrize("policies", ["always", "never", "threshold:10", "greedy,greedy,greedy,always"])

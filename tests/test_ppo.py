@@ -55,7 +55,7 @@ def test_make_agent_ppo_missing_checkpoint_is_value_error(tmp_path):
     missing = str(tmp_path / "nope.safetensors")
     with pytest.raises(ValueError, match="nope.safetensors"):
         make_agent(f"ppo:{missing}")
-    with pytest.raises(ValueError, match="checkpoint path"):
+    with pytest.raises(ValueError, match="checkpoint's path"):
         make_agent("ppo:")
 
 

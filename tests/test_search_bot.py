@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from caishen.sim import engine as E
-from caishen.sim.bots.registry import bot_table, make_context, parse_bot
+from caishen.sim.bots.registry import bot_table, make_context, parse as parse_bot
 from caishen.sim.bots.search import _determinize, _hand_value, _mc_action
 from caishen.sim.tiles import MELD_KONG_CONCEALED
 from test_tuned import states_of

@@ -190,7 +190,7 @@ def cli_error(args, capsys):
         (["--option", "dicard_win=0"], "unknown KaihuaRules option(s) 'dicard_win'"),
         (["--option", "discard_win"], "option 'discard_win': expected key=value"),
         (["--policy", "random,random"], "names 2 policies; give 1 (all seats) or 4"),
-        (["--policy", "random,random,random,superbot"], "unknown policy 'superbot'; available: "),
+        (["--policy", "random,random,random,superbot"], "unknown policy 'superbot'; known: "),
         (["--policy", "threshold"], "policy 'threshold': give the wall threshold"),
         (["--policy", "greedy:3"], "policy 'greedy:3': greedy takes no parameter"),
         (["--games", "0"], "--games 0: must be a positive integer"),
@@ -223,10 +223,10 @@ def test_bad_simulate_arguments_exit_2_naming_the_value(extra, message, tmp_path
 
 
 def test_unknown_policy_error_lists_the_available_ones(tmp_path, capsys):
-    from caishen.sim.selfplay import runner
+    from caishen.sim.bots import registry
 
     err = cli_error(["simulate", "--games", "10", "--out", str(tmp_path / "r"), "--policy", "superbot"], capsys)
-    assert f"available: {', '.join(runner.available_policies())}" in err
+    assert f"unknown policy 'superbot'; known: {registry.usages()}" in err
 
 
 def test_rerun_with_another_configuration_exits_2_naming_the_difference(reference, capsys):

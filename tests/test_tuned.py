@@ -10,7 +10,7 @@ import pytest
 
 from caishen.sim import engine as E
 from caishen.sim import hand
-from caishen.sim.bots.registry import load_tuned, parse_bot
+from caishen.sim.bots.registry import load_tuned, parse as parse_bot
 from caishen.sim.bots.policies import POLICY_GREEDY, POLICY_SAFE, _choose_action
 from caishen.sim.tables import hand_tables
 from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights

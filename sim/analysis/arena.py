@@ -86,7 +86,7 @@ def check_policies(policies, rules: str, options: dict | None) -> list[str]:
     parameter, a bad weights file or a 飘 policy on a rule set without a 财神.
     """
     from caishen.sim import engine
-    from caishen.sim.bots.registry import bot_table
+    from caishen.sim.bots.registry import bot_table, normalize
     from caishen.sim.rules.options import short_repr
 
     if isinstance(policies, str):
@@ -103,7 +103,7 @@ def check_policies(policies, rules: str, options: dict | None) -> list[str]:
     joker = int(engine.engine_params(name, r)[engine.EP_JOKER])
     for i, p in enumerate(specs):
         bot_table([p] * N_SEATS, name, joker, label=f"policy {i + 1} of the match")  # ValueError naming the spec
-    return specs
+    return [normalize(p) for p in specs]
 
 
 # ---------------------------------------------------------------------------

@@ -116,7 +116,8 @@ from caishen.sim.engine import (
 )
 from caishen.sim.hand import _is_baotou, _is_win, _shanten
 from caishen.sim.bots.piao_table import MANY_WAITS, TABLE_BUCKET, TABLE_BUCKETS, _live_left
-from caishen.sim.bots.policies import POLICY_NEVER, _choose_action, _live_counts, check_piao_policies, policy_table
+from caishen.sim.bots.policies import POLICY_NEVER, _choose_action, _live_counts
+from caishen.sim.bots.registry import _bot_action, bot_table, make_context, needs_context
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.codes import POINTS_ENGINE
@@ -226,8 +227,9 @@ def _piao_features(st, ep, tabs, s, live, row):
 
 
 @njit(cache=True)
-def _rollout(st, ep, rp, tabs, policies, s, base_branch, decision, work):
-    """Play the state ``st`` to the end of the hand, in place, with ``policies: int64[4, 2]``.
+def _rollout(st, ep, rp, tabs, policies, s, base_branch, decision, work, bx):
+    """Play the state ``st`` to the end of the hand, in place, with ``policies: int64[4, 2]`` (a
+    :func:`caishen.sim.bots.registry.bot_table`; ``bx`` its bot context, or None).
 
     In the base branch (``base_branch``) seat ``s`` never takes the
     alternative kind of action of ``decision`` (module docstring).
@@ -240,7 +242,7 @@ def _rollout(st, ep, rp, tabs, policies, s, base_branch, decision, work):
         if base_branch and p == s and decision == DECISION_PIAO:
             code = POLICY_NEVER
             param = 0
-        a = _choose_action(code, param, st, ep, rp, tabs, st.mask, work)
+        a = _bot_action(code, param, st, ep, rp, tabs, st.mask, work, bx)
         if base_branch and p == s:
             if decision == DECISION_DECLARE and A_DECLARE <= a < A_KONG_CONCEALED:
                 a = a - A_DECLARE
@@ -251,7 +253,7 @@ def _rollout(st, ep, rp, tabs, policies, s, base_branch, decision, work):
 
 @njit(cache=True)
 def _study_hands(seed, n_hands, policies, decision, explore_ppm, rollouts, reshuffle, ep, rp, tabs, states, work,
-                 live, feat, res, rec, hand_scores):
+                 live, feat, res, rec, hand_scores, bx):
     """Play ``n_hands`` one-hand matches and study every decision point of kind ``decision``.
 
     ``states: STATE_DTYPE[3]`` (the real hand, the two branches);
@@ -261,7 +263,9 @@ def _study_hands(seed, n_hands, policies, decision, explore_ppm, rollouts, reshu
     2, N_RES]`` (branch 0 alternative, 1 base) and, when ``rec`` has rows,
     ``rec: int64[m * R * 2, N_RECORD]`` (the rollouts' records, for rule
     sets scored after the hand) and ``hand_scores: int64[n_hands, 4]`` (the
-    real hands' score changes).  Without ``reshuffle`` the rollouts keep the
+    real hands' score changes).  ``bx``: the bot context of ``policies``
+    (:func:`caishen.sim.bots.registry.make_context`), None when no seat plays with
+    data.  Without ``reshuffle`` the rollouts keep the
     real wall's order (a check: a branch that takes the real hand's action
     then replays it).  Returns the number of points, or -1 when more than
     ``m`` were found (the caller retries with more room).
@@ -296,7 +300,7 @@ def _study_hands(seed, n_hands, policies, decision, explore_ppm, rollouts, reshu
                     a_base = _choose_action(POLICY_NEVER, 0, st, ep, rp, tabs, st.mask, work)
             elif decision == DECISION_DECLARE:
                 if st.sc[SC_PHASE] == PH_TURN:
-                    a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
+                    a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
                     if A_DECLARE <= a < A_KONG_CONCEALED:
                         a_alt = a
                         a_base = a - A_DECLARE
@@ -304,7 +308,7 @@ def _study_hands(seed, n_hands, policies, decision, explore_ppm, rollouts, reshu
                 a_alt = A_HARD_DECLARE
                 a_base = A_HARD_DECLINE
             if a_alt < 0:
-                a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
+                a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
                 _step(st, ep, rp, tabs, a)
                 continue
             if n >= m:
@@ -331,9 +335,9 @@ def _study_hands(seed, n_hands, policies, decision, explore_ppm, rollouts, reshu
                 sa.rng[3] = _rng_next(rr)
                 _copy_state(sa, sb)
                 _step(sa, ep, rp, tabs, a_alt)
-                _rollout(sa, ep, rp, tabs, policies, s, False, decision, work)
+                _rollout(sa, ep, rp, tabs, policies, s, False, decision, work, bx)
                 _step(sb, ep, rp, tabs, a_base)
-                _rollout(sb, ep, rp, tabs, policies, s, True, decision, work)
+                _rollout(sb, ep, rp, tabs, policies, s, True, decision, work, bx)
                 for b in range(2):
                     x = sa if b == 0 else sb
                     res[n, r, b, R_SCORE] = x.seat[s, SF_SCORE]
@@ -359,6 +363,23 @@ def _check_int(name, value, lo, hi) -> int:
     return check(name, value, lo, hi)
 
 
+def study_bots(decision: str, policies, options=None, seed: int = 0) -> tuple:
+    """``(rule set name, rules, engine params, table: int64[4, 2], bot context or None)`` of a study of
+    ``decision`` with ``policies`` (one spec or four, any bot of :mod:`caishen.sim.bots.registry` that can
+    play the decision's rule set; the bots with data search from their own stream, seeded by ``seed``).
+
+    Raises ``ValueError`` for an unknown decision, a bad option or a spec the registry refuses.
+    """
+    known = decisions()
+    if decision not in known:
+        raise ValueError(f"unknown decision {decision!r}; known: {', '.join(known)}")
+    name, r = load_rules(known[decision][1], options)
+    ep = engine_params(name, r)
+    table, weights = bot_table(policies, name, int(ep[EP_JOKER]))
+    bx = make_context(name, r, weights, seed, policies) if needs_context(policies) else None
+    return name, r, ep, table, bx
+
+
 def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decision: str = "piao",
                 policies="never", options=None, explore: float = 0.5, *, reshuffle: bool = True,
                 hand_scores: np.ndarray | None = None) -> pd.DataFrame:
@@ -366,7 +387,8 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
 
     ``seed``: int ``0 .. 2**32-1`` (walls, dealers, rollout orders and the
     exploration all derive from it); ``rollouts``: R, 1..4096;
-    ``decision``: a name of :func:`decisions` (its rule set's); ``policies``: one spec or four (:func:`caishen.sim.bots.policies.policy_table`);
+    ``decision``: a name of :func:`decisions` (its rule set's); ``policies``: one spec or four
+    (:func:`study_bots`);
     ``options``: rule options; ``explore``: probability in [0, 1] that the
     real hand takes the alternative at a point.  ``reshuffle=False`` keeps
     the real wall's order in the rollouts (for checks); ``hand_scores``: an
@@ -389,11 +411,8 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
     if isinstance(explore, bool) or not isinstance(explore, (int, float, np.floating, np.integer)) \
             or not 0.0 <= float(explore) <= 1.0:
         raise ValueError(f"explore {explore!r}: must be a probability in [0, 1]")
-    code, rules = known[decision]
-    name, r = load_rules(rules, options)
-    ep = engine_params(name, r)
-    table = policy_table(policies)
-    check_piao_policies(table, int(ep[EP_JOKER]), name)
+    name, r, ep, table, bx = study_bots(decision, policies, options, seed)
+    code = known[decision][0]
     keep_rec = rulesets.get(name).points != POINTS_ENGINE  # scored after the hand, by its points kernel
     room = max(16, 4 * n_hands)
     while True:
@@ -403,7 +422,7 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
         scores = np.zeros((n_hands, N_SEATS), np.int64)
         n = _study_hands(seed, n_hands, table, code, int(round(float(explore) * 1_000_000)), rollouts,
                          bool(reshuffle), ep, r.params(), hand_tables(), new_state(3), np.zeros((4, 34), np.int64),
-                         np.zeros(34, np.int64), feat, res, rec, scores)
+                         np.zeros(34, np.int64), feat, res, rec, scores, bx)
         if n >= 0:
             break
         room *= 2

@@ -118,7 +118,7 @@ def parse_grid(rules: str, options=(), policies=None, field: str = "greedy") -> 
     """
     from caishen.sim.selfplay import runner
     from caishen.sim.engine import EP_JOKER, engine_params, load_rules
-    from caishen.sim.bots.policies import check_piao_policy, parse_policy
+    from caishen.sim.bots import registry
     from caishen.sim.rules.options import short_repr
 
     if rules not in runner.available_rules():
@@ -149,16 +149,15 @@ def parse_grid(rules: str, options=(), policies=None, field: str = "greedy") -> 
         axes[key] = values
     _, r = load_rules(rules)
     joker = int(engine_params(rules, r)[EP_JOKER])
-    for name, where in ((field, "the field policy"),):
-        code, param = parse_policy(name)
-        check_piao_policy(code, param, joker, rules, f" ({where})")
+    field = registry.normalize(field)
+    registry.bot_table(field, rules, joker, label="the field policy")
     if policies is not None:
         pol = _split_values(policies, "policy") if isinstance(policies, str) else [str(p).strip() for p in policies]
         if not pol or any(p == "" for p in pol):
             raise ValueError("policy: no policies (an empty grid)")
+        pol = [registry.normalize(p) for p in pol]
         for p in pol:
-            code, param = parse_policy(p)
-            check_piao_policy(code, param, joker, rules, " (hero policy)")
+            registry.bot_table(p, rules, joker, label="hero policy")
         axes[POLICY_AXIS] = pol
     if not axes:
         raise ValueError("an empty grid: give --option KEY=V1,V2,... and/or --policy P1,P2,...")

@@ -8,8 +8,11 @@ module                what it is
 ``piao_table``        the ``piao_table`` policy: 飘 where a measured table says it pays
 ``tuned``             the parametric bot (a linear score over features its seat can see)
 ``search``            the search bot ``mc:N`` (determinized rollouts)
-``registry``          every spec by name: one grammar, one parser, the bots' data (weights)
-                      and the one numba dispatch that plays them all (``_bot_action``)
+``registry``          the one bot registry (``BOTS``): one spec grammar, one parser (``parse``),
+                      the check of where a bot can play (``check_fits``), the bots' data
+                      (weights, the bot context) and the one numba dispatch that plays them
+                      all (``_bot_action``); its docstring says how to add a bot
+``agent``             the step-API face of every kernel bot (``make_agent``)
 ====================  ======================================================================
 
 Imports go down this list, never up: a module imports only modules above it

@@ -24,7 +24,8 @@ import numpy as np
 
 from caishen.sim.engine import Game
 from caishen.sim.engine import EP_JOKER
-from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, check_piao_policy, parse_policy
+from caishen.sim.bots import registry
+from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "make_agent"]
 
@@ -59,42 +60,44 @@ class RandomAgent(Agent):
 
 
 class PolicyAgent(Agent):
-    """A numba policy of :mod:`caishen.sim.bots.policies` (``greedy``, ``never``, ``always``, ``threshold:N``).
+    """A kernel policy of :mod:`caishen.sim.bots.policies` (``greedy``, ``never``, ``always``, ``threshold:N``, ...).
 
-    Raises ``ValueError`` for an unknown policy spec.
+    Raises ``ValueError`` for a bad spec (:func:`caishen.sim.bots.registry.parse`).
     """
 
     def __init__(self, policy: str = "greedy"):
-        code, param = parse_policy(policy)
-        if code == POLICY_RANDOM:
+        bot = registry.parse(policy)
+        if bot.code == POLICY_RANDOM:
             raise ValueError("use RandomAgent for the random policy")
-        self.name = str(policy)
-        self.code, self.param = code, param
+        if bot.has_data:
+            raise ValueError(f"policy {bot.spec!r} plays with data: use BotAgent (make_agent)")
+        self.bot = bot
+        self.name = bot.spec
+        self.code, self.param = bot.code, bot.param
         self._work = np.zeros((4, 34), np.int64)
 
     def act(self, game: Game) -> int:
-        """The policy's action for the seat to act; ``ValueError`` for a 飘 policy on a rule set
-        without a 财神 (it would silently play greedy)."""
+        """The policy's action for the seat to act; ``ValueError`` where it cannot play the game's rule set
+        (:func:`caishen.sim.bots.registry.check_fits`: a 飘 policy without a 财神)."""
         self._check(game)
-        check_piao_policy(self.code, self.param, int(game._ep[EP_JOKER]), game.rules_name)
+        registry.check_fits(self.bot, game.rules_name, int(game._ep[EP_JOKER]))
         game.legal_mask()  # fills the state's mask and legal list
         st = game.state
         return int(_choose_action(self.code, self.param, st, game._ep, game._rp, game._tabs, st["mask"], self._work))
 
 
 class BotAgent(Agent):
-    """A bot that needs data (:mod:`caishen.sim.bots.registry`): ``tuned:NAME`` or ``mc:N``.
+    """A bot that plays with data (:mod:`caishen.sim.bots.registry`): ``tuned:NAME|PATH``, ``mc:N[:BASE]``.
 
     ``seed``: seeds the search bot's stream (the determinizations); None is 0.
     Raises ``ValueError`` for a bad spec or weights file, and in :meth:`act`
-    for weights tuned for another rule set.
+    where it cannot play the game's rule set (weights tuned for another).
     """
 
     def __init__(self, policy: str, seed=None):
-        from caishen.sim.bots.registry import parse_bot
-
-        self.code, self.param, _, _ = parse_bot(policy)
-        self.name = str(policy)
+        self.bot = registry.parse(policy)
+        self.code, self.param = self.bot.code, self.bot.param
+        self.name = self.bot.spec
         self._seed = 0 if seed is None else int(seed)
         self._work = np.zeros((4, 34), np.int64)
         self._ctx = None
@@ -102,31 +105,28 @@ class BotAgent(Agent):
 
     def act(self, game: Game) -> int:
         """The bot's action for the seat to act (legal)."""
-        from caishen.sim.bots.registry import _bot_action, make_context
-
-        from caishen.sim.bots.registry import bot_table
-
         self._check(game)
         if self._ctx is None or self._ctx_rules != game.rules_name:
             # the weights per seat as self-play builds them (mc:N loads the rule set's tuned base policy;
             # ValueError for weights tuned for another rule set)
-            _, w = bot_table([self.name] * 4, game.rules_name, int(game._ep[EP_JOKER]))
-            self._ctx = make_context(game.rules_name, game.rules, w, self._seed)
+            seats = [self.name] * 4
+            _, w = registry.bot_table(seats, game.rules_name, int(game._ep[EP_JOKER]))
+            self._ctx = registry.make_context(game.rules_name, game.rules, w, self._seed, seats)
             self._ctx_rules = game.rules_name
         game.legal_mask()
         st = game.state
-        return int(_bot_action(self.code, self.param, st, game._ep, game._rp, game._tabs, st["mask"], self._work,
-                               self._ctx))
+        return int(registry._bot_action(self.code, self.param, st, game._ep, game._rp, game._tabs, st["mask"],
+                                        self._work, self._ctx))
 
 
 def make_agent(policy: str = "greedy", seed=None) -> Agent:
-    """An agent by bot spec: ``'random'`` (with ``seed``), ``'greedy'``, ``'threshold:30'``, ...,
-    ``'tuned:NAME'``, ``'mc:32'`` (with ``seed``, :class:`BotAgent`).  Raises ``ValueError`` naming an
-    unknown spec (listing every known one) or a bad parameter."""
-    if isinstance(policy, str) and policy.strip().partition(":")[0] in ("tuned", "mc"):
-        return BotAgent(policy, seed)
-    from caishen.sim.bots.registry import parse_bot
-
-    parse_bot(policy)  # ValueError naming an unknown policy (listing every known one)
-    code, _ = parse_policy(policy)
-    return RandomAgent(seed) if code == POLICY_RANDOM else PolicyAgent(policy)
+    """An agent for any spec of the bot registry (:func:`caishen.sim.bots.registry.parse`): ``'random'``
+    (with ``seed``), ``'greedy'``, ``'threshold:30'``, ..., ``'tuned:NAME'``, ``'mc:32'`` (with ``seed``,
+    :class:`BotAgent`).  Raises ``ValueError`` as the registry's parser does (the same text as every
+    command)."""
+    bot = registry.parse(policy)
+    if bot.code == registry.POLICY_STEP_ONLY:
+        raise ValueError(f"policy {bot.spec!r} needs torch: use caishen.agents.make_agent")
+    if bot.has_data:
+        return BotAgent(bot.spec, seed)
+    return RandomAgent(seed) if bot.code == POLICY_RANDOM else PolicyAgent(bot.spec)

@@ -66,9 +66,10 @@ weighs the same danger estimate by rule set.
 
 ``never``, ``always`` and ``threshold`` decide when to throw a 财神: they
 are 飘 policies, an error on a rule set without a 财神 (J-1.1),
-where they would silently play greedy; :func:`check_piao_policies` is the
-one check (called by ``caishen.sim.selfplay.runner.make_config`` and
-``caishen.sim.selfplay.batch.play_batch``).  The threshold ``N`` is ``0..136``.
+where they would silently play greedy; the one check is the bot registry's
+(:func:`caishen.sim.bots.registry.check_fits`, reading :data:`PIAO_POLICIES`).
+The threshold ``N`` is ``0..136``.  The spec grammar and its one parser are
+:mod:`caishen.sim.bots.registry`'s.
 
 With 架听 and 硬子 (facts ``declare``, ``hard``), for every policy but ``random``: a
 discard that leaves a single wait is made as ``declare <k>`` (架听, J-4.1);
@@ -119,7 +120,7 @@ from caishen.sim.engine import (
     _random_action,
 )
 from caishen.sim.hand import _shanten, _shanten_each_change
-from caishen.sim.bots.piao_table import _piao_table_says, parse_piao_table
+from caishen.sim.bots.piao_table import _piao_table_says
 from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE
 
 POLICY_RANDOM = 0
@@ -129,16 +130,6 @@ POLICY_ALWAYS = 3
 POLICY_THRESHOLD = 4
 POLICY_SAFE = 6
 POLICY_PIAO_TABLE = 5  # caishen.sim.bots.piao_table (issue 14)
-#: policy name -> (code, takes a parameter)
-POLICIES = {
-    "random": (POLICY_RANDOM, False),
-    "greedy": (POLICY_GREEDY, False),
-    "never": (POLICY_NEVER, False),
-    "always": (POLICY_ALWAYS, False),
-    "threshold": (POLICY_THRESHOLD, True),
-    "greedy_safe": (POLICY_SAFE, False),
-    "piao_table": (POLICY_PIAO_TABLE, True),
-}
 
 #: policies that decide when to throw a 财神 (飘财, K-9.1): meaningless without a joker
 PIAO_POLICIES = (POLICY_NEVER, POLICY_ALWAYS, POLICY_THRESHOLD, POLICY_PIAO_TABLE)
@@ -156,94 +147,27 @@ _W_DRAW = 2
 _W_TMP = 3
 
 
-def parse_policy(spec: str) -> tuple[int, int]:
-    """``'greedy'`` or ``'threshold:30'`` -> ``(code, param)``.
+def parse_threshold(arg: str, spec: str) -> int:
+    """The ``N`` of ``threshold:N`` (the registry's parser, :func:`caishen.sim.bots.registry.parse`, calls it):
+    an integer ``0..MAX_THRESHOLD`` (tiles of the wall; leading zeros and a sign of zero allowed).
 
-    Raises ``ValueError`` naming an unknown policy or a bad parameter (the
-    threshold is an integer in ``0..MAX_THRESHOLD``).
+    Raises ``ValueError`` naming ``spec`` for a missing, non-integer or out-of-range ``N``.
     """
     from caishen.sim.rules.options import short_repr
 
-    if not isinstance(spec, str):
-        raise ValueError(f"policy {short_repr(spec)}: must be a string such as 'greedy' or 'threshold:30'")
-    name, _, arg = spec.strip().partition(":")
-    if name not in POLICIES:
-        raise ValueError(f"unknown policy {short_repr(spec)}; known: {', '.join(POLICIES)} (threshold takes :N)")
-    code, takes = POLICIES[name]
-    if code == POLICY_PIAO_TABLE:  # piao_table[:BITS], caishen.sim.bots.piao_table
-        return code, parse_piao_table(arg)
-    if takes:
-        if not arg:
-            raise ValueError(f"policy {short_repr(spec)}: give the wall threshold, e.g. threshold:30")
-        m = re.fullmatch(r"\s*([+-]?)([0-9]+)\s*", arg)
-        if m is None:
-            raise ValueError(f"policy {short_repr(spec)}: the threshold must be an integer")
-        digits = m.group(2).lstrip("0") or "0"
-        if m.group(1) == "-" and digits != "0":
-            raise ValueError(f"policy {short_repr(spec)}: the threshold must be >= 0")
-        param = int(digits) if len(digits) <= 4 else MAX_THRESHOLD + 1  # no slow int() of a huge string
-        if param > MAX_THRESHOLD:
-            raise ValueError(f"policy {short_repr(spec)}: the threshold must be <= {MAX_THRESHOLD} "
-                             "(tiles of the wall)")
-        return code, param
-    if arg:
-        raise ValueError(f"policy {short_repr(spec)}: {name} takes no parameter")
-    return code, 0
-
-
-def policy_table(policies) -> np.ndarray:
-    """``int64[4, 2]`` (code, param) per seat from one spec or four.
-
-    ``policies``: ``"greedy"``, ``"greedy,greedy,always,threshold:30"`` or a
-    sequence of four specs.  Raises ``ValueError`` for a wrong count or an
-    unknown policy.
-    """
-    if isinstance(policies, str):
-        specs = [p for p in policies.split(",")]
-        if len(specs) == 1:
-            specs = specs * N_SEATS
-    else:
-        specs = list(policies)
-    if len(specs) != N_SEATS:
-        from caishen.sim.rules.options import short_repr
-
-        raise ValueError(f"give one policy or one per seat (4), got {len(specs)}: {short_repr(policies)}")
-    out = np.zeros((N_SEATS, 2), np.int64)
-    for s, spec in enumerate(specs):
-        out[s] = parse_policy(spec)
-    return out
-
-
-def policy_name(code: int, param: int) -> str:
-    """The spec of one row of a :func:`policy_table` (``(4, 30)`` -> ``'threshold:30'``)."""
-    for name, (c, takes) in POLICIES.items():
-        if c == code:
-            return f"{name}:{int(param)}" if takes else name
-    raise ValueError(f"unknown policy code {code!r}")
-
-
-def check_piao_policies(table: np.ndarray, joker: int, rules: str) -> None:
-    """The one check that the policies fit the rule set: no 飘 policy without a 财神.
-
-    ``table``: ``int64[4, 2]`` from :func:`policy_table`; ``joker``: the rule
-    set's joker kind (``EP_JOKER``), -1 if it has none; ``rules``: its name
-    for the message.  ``never``, ``always`` and ``threshold:N`` decide when
-    to throw a 财神 (K-9.1); on a rule set without one (J-1.1) they
-    would silently play greedy, so they are a ``ValueError`` naming the
-    policy and its seat.
-    """
-    for s in range(N_SEATS):
-        check_piao_policy(int(table[s, 0]), int(table[s, 1]), joker, rules, f" (seat {s})")
-
-
-def check_piao_policy(code: int, param: int, joker: int, rules: str, where: str = "") -> None:
-    """:func:`check_piao_policies` for one policy ``(code, param)`` (an agent, an env's opponent);
-    ``where`` is added to the message after the policy's name."""
-    if joker < 0 and code in PIAO_POLICIES:
-        raise ValueError(
-            f"policy {policy_name(code, param)!r}{where} decides when to throw a 财神 (飘财), but rule set "
-            f"{rules!r} has no 财神 (no joker): use greedy or random"
-        )
+    if not arg.strip():
+        raise ValueError(f"policy {short_repr(spec)}: give the wall threshold, e.g. threshold:30")
+    m = re.fullmatch(r"\s*([+-]?)([0-9]+)\s*", arg)
+    if m is None:
+        raise ValueError(f"policy {short_repr(spec)}: the threshold must be an integer")
+    digits = m.group(2).lstrip("0") or "0"
+    if m.group(1) == "-" and digits != "0":
+        raise ValueError(f"policy {short_repr(spec)}: the threshold must be >= 0")
+    param = int(digits) if len(digits) <= 4 else MAX_THRESHOLD + 1  # no slow int() of a huge string
+    if param > MAX_THRESHOLD:
+        raise ValueError(f"policy {short_repr(spec)}: the threshold must be <= {MAX_THRESHOLD} "
+                         "(tiles of the wall)")
+    return param
 
 
 @njit(cache=True)

@@ -1,58 +1,134 @@
-"""Every self-play bot by its spec: the kernel policies plus the bots that need data.
+"""The one bot registry: every bot's spec, its one grammar and parser, the bots' data and the one numba dispatch.
 
-:mod:`caishen.sim.bots.policies` holds the policies that are a ``(code, param)`` pair and
-nothing else (``random``, ``greedy``, ``never``, ``always``,
-``threshold:N``, ``greedy_safe``); the environments and the step API use
-them directly.  This module adds the bots that need more than that, and the
-one numba dispatch that plays them all (:func:`_bot_action`):
+Every command, environment and agent that takes a bot reads this module:
+``caishen simulate`` / ``match`` / ``sweep`` (and their ``--help``), the 飘
+study (:mod:`caishen.sim.analysis.piao_study`), ``caishen warmup``, the
+environments' opponent seats (:mod:`caishen.envs`) and
+:func:`caishen.agents.make_agent`.  So a spec means one bot everywhere, is
+refused everywhere with the same message, and a new bot is known to all of
+them at once.
 
-=============== ================================================================
-spec            bot
-=============== ================================================================
-``tuned:NAME``  the parametric bot of :mod:`caishen.sim.bots.tuned` with the weights of
-                ``sim/rules/NAME/tuned.json`` (shipped by each rule set);
-                ``tuned:PATH.json`` reads another weights file
-``mc:N``        the search bot of :mod:`caishen.sim.bots.search`: ``N`` determinizations
-                (1..4096) per decision, rollouts to the end of the hand; its
-                base policy (kept unless the rollouts find better, and its own
-                seat's rollout policy) is ``tuned:<rules>``
-``mc:N:greedy`` the same search with greedy as its base policy
-=============== ================================================================
+Grammar
+-------
+``SPEC := NAME [":" ARG]`` (spaces around the parts ignored); four specs for
+the four seats are comma-separated (:func:`split_specs`).  The bots
+(:data:`BOTS`; ``caishen simulate --help`` prints the same lines):
 
-A weights file is JSON: ``{"rules": NAME, "features": [...], "weights":
-[...]}`` with :data:`caishen.sim.bots.tuned.FEATURES` as ``features`` (same order) and
-one finite number per feature; anything else is a ``ValueError`` naming the
-file and the bad value.  A file tuned for one rule set refuses to play
-another (``rules``), since its weights mean nothing there.
+======================  ================================================================
+spec                    bot
+======================  ================================================================
+``random``              uniform over the legal actions
+``greedy``              minimise shanten, ties by live effective tiles (:mod:`.policies`)
+``greedy_safe``         greedy that folds against a likely ready opponent (:mod:`.policies`)
+``never``               greedy that never throws a 财神 unless forced (飘 policy)
+``always``              greedy that throws a surplus 财神 whenever still ready (飘 policy)
+``threshold:N``         ``always`` while at most N live-wall tiles are gone, then ``never``
+``piao_table[:BITS]``   飘 where a 64-cell table says it pays (:mod:`.piao_table`)
+``tuned:NAME|PATH``     the parametric bot (:mod:`.tuned`) with the weights of rule set
+                        NAME (``sim/rules/NAME/tuned.json``) or of a JSON file
+``mc:N[:BASE]``         the search bot (:mod:`.search`): N determinizations per decision
+                        (1..4096) around its base, ``greedy`` or ``tuned:NAME|PATH``
+                        (default: the tuned bot of the rule set played)
+``ppo:PATH``            a trained torch policy (:mod:`caishen.agents.ppo`): it has no kernel,
+                        so it plays only in the step API (``caishen.agents.make_agent``);
+                        every kernel seat refuses it (:func:`check_fits`)
+======================  ================================================================
 
-The bots' data travels with the kernels as one tuple, the *bot context*
+:func:`parse` is the one parser: it returns a :class:`Bot` whose ``spec`` is
+the normal form (``mc:02`` and ``mc:2`` are one bot, ``threshold:007`` is
+``threshold:7``, ``piao_table:0x10`` is ``piao_table:16``), and every
+message it raises starts with ``policy 'SPEC'`` or ``unknown policy 'SPEC';
+known: ...``.  :func:`check_fits` says where a parsed bot cannot play, the
+same way everywhere: a 飘 policy under a rule set without a 财神 (K-9.1,
+J-1.1), weights tuned for another rule set.
+
+Bots with data
+--------------
+``tuned`` and ``mc`` play with a weight vector (``float64[N_W]``,
+:data:`caishen.sim.bots.tuned.FEATURES`).  A weights file is JSON:
+``{"rules": NAME, "features": [...], "weights": [...]}`` with
+:data:`caishen.sim.bots.tuned.FEATURES` as ``features`` (same order) and one
+finite number per feature; anything else is a ``ValueError`` naming the file
+and the bad value.  A file tuned for one rule set refuses to play another
+(``rules``).  ``NAME`` resolves through the rule set's own folder
+(:meth:`caishen.sim.rules.base.RuleSet.data_path`, :func:`data_file`).
+
+The data travels into the kernels as one tuple, the *bot context*
 (:func:`make_context`): the weights of each seat, two scratch game states
 for the rollouts, scratch rows, the search bot's random stream (seeded from
-the batch seed, apart from the stream of the walls and the random bots) and
-the rule set's points context the rollouts score a finished hand with
-(:func:`caishen.sim.rules.kernels.points_context`).
+the batch seed, apart from the stream of the walls and the random bots), the
+rule set's points context the rollouts score a finished hand with
+(:func:`caishen.sim.rules.kernels.points_context`) and its scratch, and last
+the *slots*: one
+entry per registered bot kind that declares a ``context`` function (none
+today), built from the four seats' bots.
+
+How to add a bot
+----------------
+1. Write its module ``sim/bots/<name>.py``: the kernel
+   ``_<name>_action(param, data, st, ep, rp, tabs, mask, work) -> action``
+   (legal, reading only what its seat may see), the parser of its argument
+   ``(arg, spec) -> (param: int, normal arg: str)`` raising ``ValueError``
+   ``policy 'SPEC': ...``, and, for a bot with data (a learned bot's network,
+   ``learned:NAME|PATH``), ``context(bots, rules_name, rules) -> arrays``:
+   ``bots`` is the four seats' :class:`Bot` (None for a seat of another
+   kind); it loads each file once (``NAME`` through :func:`data_file`, like
+   ``tuned``: ``data_file(NAME, "learned.safetensors", ".safetensors")`` is
+   the rule set's shipped file for ``learned:NAME``, else a path) and
+   returns the arrays its kernel reads, e.g. the seats' weights stacked,
+   indexed by the seat to act (``st.sc[SC_TO_ACT]``).  A file of another
+   rule set is refused there, as :func:`check_fits` refuses ``tuned``'s.
+2. Add one :class:`BotKind` line to :data:`BOTS` (name, kernel code, usage,
+   one-line description, its parser, ``piao`` if it decides when to throw a
+   财神, ``weights`` / ``context`` if it has data, an example spec).  Every
+   command, ``--help``, warmup, the agents and the envs know it from then on;
+   a bot that reuses a kernel (an alias with its own parameter grammar) is
+   done (``tests/test_bot_registry.py`` registers such a toy bot and plays
+   it through every command).
+3. A bot with a kernel of its own also needs its one branch in
+   :func:`_bot_action` (``if code == POLICY_<NAME>: return
+   _<name>_action(param, bx[SLOTS][i], ...)``, ``i`` its slot's index among
+   the kinds with a ``context``).  This line is unavoidable: the dispatch is
+   one compiled numba function with ``cache=True``, and numba calls no
+   function picked at run time from a Python table without giving up the
+   disk cache.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from caishen.sim import safeio
-from caishen.sim.engine import N_SEATS, SC_TO_ACT, new_state
-from caishen.sim.bots.policies import POLICIES, _choose_action, check_piao_policy, parse_policy
-from caishen.sim.rng import _rng_seed
+from caishen.sim.bots.piao_table import DEFAULT_PIAO_TABLE, parse_piao_table, policy_bits_int64
+from caishen.sim.bots.policies import (
+    MAX_THRESHOLD,
+    PIAO_POLICIES,
+    POLICY_ALWAYS,
+    POLICY_GREEDY,
+    POLICY_NEVER,
+    POLICY_PIAO_TABLE,
+    POLICY_RANDOM,
+    POLICY_SAFE,
+    POLICY_THRESHOLD,
+    _choose_action,
+    parse_threshold,
+)
 from caishen.sim.bots.search import MAX_DETERMINIZATIONS, _mc_action
 from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
+from caishen.sim.engine import N_SEATS, SC_TO_ACT, new_state
+from caishen.sim.rng import _rng_seed
 
 POLICY_TUNED = 10
 POLICY_MC = 11
-#: bots with data: name -> (code, takes a parameter)
-BOT_POLICIES = {"tuned": (POLICY_TUNED, True), "mc": (POLICY_MC, True)}
+#: the code of a bot without a kernel (``ppo:PATH``: torch, one decision at a time): no kernel table takes it
+POLICY_STEP_ONLY = -1
 
 #: the file name of a rule set's shipped tuned weights, in its package folder (``tuned:<rule set>``)
 TUNED_FILE = "tuned.json"
@@ -60,11 +136,8 @@ TUNED_FILE = "tuned.json"
 MAX_WEIGHTS_FILE = 4 << 20
 #: the scratch width of the search bot's rows (>= 136 tiles, >= its candidates)
 _SCRATCH = 160
-
-
-def known_policies() -> list[str]:
-    """Every policy name a spec may start with (kernel policies, then the bots with data)."""
-    return [*POLICIES, *BOT_POLICIES]
+#: index of the slots (one per kind with a ``context``) in the bot context tuple
+SLOTS = 7
 
 
 def _short(x) -> str:
@@ -73,16 +146,307 @@ def _short(x) -> str:
     return short_repr(x)
 
 
-def tuned_path(name: str) -> Path:
-    """The weights file of ``tuned:NAME``: a rule set's shipped ``tuned.json`` for a rule set's name
-    (``sim/rules/<name>/tuned.json``), else the path ``NAME``."""
+# ---------------------------------------------------------------------------
+# the registry
+# ---------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Bot:
+    """One parsed spec (:func:`parse`): ``kind`` (a :data:`BOTS` name), ``code`` and ``param`` (the
+    ``int64`` pair a kernel table row holds), ``arg`` (the argument in normal form, ``""`` for none) and
+    ``spec`` (the normal form of the whole spec: ``"mc:2"`` for ``" mc:02 "``)."""
+
+    kind: str
+    code: int
+    param: int
+    arg: str
+    spec: str
+
+    @property
+    def has_data(self) -> bool:
+        """True for a bot that plays with data (the bot context, :func:`make_context`)."""
+        return self.code >= POLICY_TUNED
+
+    def weights(self, rules: str) -> tuple[np.ndarray | None, str | None]:
+        """``(weights: float64[N_W] or None, rule set they were tuned for or None)`` when played under rule
+        set ``rules`` (``mc:N`` takes ``tuned:<rules>``'s); ``ValueError`` as :func:`load_tuned`."""
+        fn = BOTS[self.kind].weights
+        return (None, None) if fn is None else fn(self, rules)
+
+
+@dataclasses.dataclass(frozen=True)
+class BotKind:
+    """One registry entry (module docstring, "How to add a bot").
+
+    ``name``: the spec's head; ``code``: its kernel code (:func:`_bot_action`); ``usage``: the spec
+    as help shows it; ``about``: one line; ``arg``: ``(arg, spec) -> (param, normal arg)`` (``arg`` is
+    ``""`` when the spec has none: the parser raises or gives the default), None for a bot that takes
+    no argument; ``piao``: decides when to throw a 财神 (needs a rule set with a joker); ``weights``:
+    :meth:`Bot.weights` of a bot with a weight vector; ``context``: builds its slot of the bot context
+    (module docstring); ``example``: a spec that the registry's tests and warmup play.
+    """
+
+    name: str
+    code: int
+    usage: str
+    about: str
+    arg: Callable[[str, str], tuple[int, str]] | None = None
+    piao: bool = False
+    weights: Callable[[Bot, str], tuple[np.ndarray | None, str | None]] | None = None
+    context: Callable | None = None
+    example: str = ""
+
+
+def _threshold_arg(arg: str, spec: str) -> tuple[int, str]:
+    n = parse_threshold(arg, spec)
+    return n, str(n)
+
+
+def _piao_table_arg(arg: str, spec: str) -> tuple[int, str]:
+    bits = parse_piao_table(arg)
+    unsigned = int(bits) % 2**64
+    return bits, ("" if bits == policy_bits_int64(DEFAULT_PIAO_TABLE) else str(unsigned))
+
+
+def _tuned_arg(arg: str, spec: str) -> tuple[int, str]:
+    name = arg.strip()
+    load_tuned(name)  # ValueError naming the file now, not when the first hand is played
+    return 0, name
+
+
+def _mc_arg(arg: str, spec: str) -> tuple[int, str]:
+    count, _, base = arg.partition(":")
+    if not re.fullmatch(r"\s*[0-9]{1,6}\s*", count):
+        raise ValueError(f"policy {_short(spec)}: give the determinizations per decision, e.g. mc:32")
+    n = int(count)
+    if not 1 <= n <= MAX_DETERMINIZATIONS:
+        raise ValueError(f"policy {_short(spec)}: N must be in 1..{MAX_DETERMINIZATIONS}")
+    base = base.strip()
+    if base:
+        head = base.partition(":")[0].strip()
+        if head not in ("greedy", "tuned"):
+            raise ValueError(f"policy {_short(spec)}: the base policy is the tuned bot (mc:N, mc:N:tuned:NAME) or "
+                             "greedy (mc:N:greedy)")
+        base = parse(base).spec
+    return n, f"{n}:{base}" if base else str(n)
+
+
+def _path_arg(arg: str, spec: str) -> tuple[int, str]:
+    if not arg.strip():
+        raise ValueError(f"policy {_short(spec)}: give the checkpoint's path, e.g. ppo:runs/ppo/model.safetensors")
+    return 0, arg.strip()
+
+
+def _tuned_weights(bot: Bot, rules: str):
+    w, meta = load_tuned(bot.arg)
+    return w, meta.get("rules")
+
+
+def _mc_weights(bot: Bot, rules: str):
+    base = bot.arg.partition(":")[2]
+    if base == "greedy":
+        return GREEDY_WEIGHTS.copy(), None
+    return _tuned_weights(parse(base or f"tuned:{rules}"), rules)
+
+
+#: every bot by the head of its spec (module docstring); one line per bot
+BOTS: dict[str, BotKind] = {k.name: k for k in (
+    BotKind("random", POLICY_RANDOM, "random", "uniform over the legal actions", example="random"),
+    BotKind("greedy", POLICY_GREEDY, "greedy", "win when allowed; discard to minimise shanten, ties by live "
+            "effective tiles; meld only to lower it", example="greedy"),
+    BotKind("greedy_safe", POLICY_SAFE, "greedy_safe", "greedy that folds to the safest discard when an "
+            "opponent is likely ready", example="greedy_safe"),
+    BotKind("never", POLICY_NEVER, "never", "greedy that never throws a 财神 unless forced (飘 policy)",
+            piao=True, example="never"),
+    BotKind("always", POLICY_ALWAYS, "always", "greedy that throws a surplus 财神 (飘财) whenever the hand "
+            "stays ready (飘 policy)", piao=True, example="always"),
+    BotKind("threshold", POLICY_THRESHOLD, "threshold:N", f"always while at most N (0..{MAX_THRESHOLD}) "
+            "live-wall tiles are gone, then never (飘 policy)", _threshold_arg, piao=True, example="threshold:30"),
+    BotKind("piao_table", POLICY_PIAO_TABLE, "piao_table[:BITS]", "飘 where a 64-cell table (default: the "
+            "study's) says it pays, else never (飘 policy)", _piao_table_arg, piao=True,
+            example="piao_table"),
+    BotKind("tuned", POLICY_TUNED, "tuned:NAME|PATH", "the parametric bot with the weights of rule set NAME "
+            "(sim/rules/NAME/tuned.json) or of a .json file", _tuned_arg, weights=_tuned_weights,
+            example="tuned:{rules}"),
+    BotKind("mc", POLICY_MC, "mc:N[:BASE]", f"the search bot: N (1..{MAX_DETERMINIZATIONS}) determinized "
+            "rollouts per decision around BASE (greedy or tuned:NAME; default the rule set's tuned bot)",
+            _mc_arg, weights=_mc_weights, example="mc:2"),
+    BotKind("ppo", POLICY_STEP_ONLY, "ppo:PATH", "a trained PPO checkpoint (torch, the [rl] extra; step API "
+            "only: caishen.agents.make_agent, an env's opponent given as that agent)", _path_arg),
+)}
+
+
+def register(kind: BotKind) -> None:
+    """Add ``kind`` to :data:`BOTS` (``ValueError`` if its name is taken or not a plain word).  The
+    registry's lines above are the place for a shipped bot; this is for a bot defined at run time (a test,
+    a notebook), known in this process only."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", kind.name) or kind.name in BOTS:
+        raise ValueError(f"bot name {kind.name!r} is taken or not a lowercase word")
+    BOTS[kind.name] = kind
+
+
+def unregister(name: str) -> None:
+    """Remove a bot added by :func:`register` (the shipped ones stay: ``ValueError``)."""
+    if name in _SHIPPED:
+        raise ValueError(f"bot {name!r} is shipped with caishen and stays registered")
+    BOTS.pop(name, None)
+
+
+_SHIPPED = frozenset(BOTS)
+
+
+def known_policies() -> list[str]:
+    """Every bot name a spec may start with, in registry order."""
+    return list(BOTS)
+
+
+def usages() -> str:
+    """``"random, greedy, ..., mc:N[:BASE]"``: the specs as the messages list them."""
+    return ", ".join(k.usage for k in BOTS.values())
+
+
+def help_lines() -> list[str]:
+    """One line per bot, ``"usage: description"`` (the CLI help of every command that takes a bot)."""
+    return [f"{k.usage}: {k.about}" for k in BOTS.values()]
+
+
+def examples(rules: str | None = None) -> list[str]:
+    """Each bot's example spec (``{rules}`` filled with ``rules``; None: the default rule set's)."""
+    from caishen.sim.rules.base import DEFAULT
+
+    return [k.example.format(rules=rules or DEFAULT) for k in BOTS.values() if k.example]
+
+
+def parse(spec) -> Bot:
+    """The one parser: ``spec`` (module docstring, "Grammar") -> :class:`Bot` in normal form.
+
+    Raises ``ValueError`` starting ``unknown policy 'SPEC'; known: ...`` for a name not in
+    :data:`BOTS`, or ``policy 'SPEC': ...`` for a non-string, a missing, extra or bad argument, or an
+    unreadable weights file.
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"policy {_short(spec)}: must be a string such as 'greedy', 'mc:32' or 'tuned:NAME'")
+    name, colon, arg = spec.strip().partition(":")
+    name = name.strip()
+    kind = BOTS.get(name)
+    if kind is None:
+        raise ValueError(f"unknown policy {_short(spec)}; known: {usages()}")
+    if kind.arg is None:
+        if colon:
+            raise ValueError(f"policy {_short(spec)}: {name} takes no parameter")
+        return Bot(name, kind.code, 0, "", name)
+    param, norm = kind.arg(arg, spec)  # "" without a colon: the kind's parser says what is missing
+    return Bot(name, kind.code, int(param), norm, f"{name}:{norm}" if norm else name)
+
+
+def normalize(spec) -> str:
+    """The normal form of ``spec`` (:func:`parse`)."""
+    return parse(spec).spec
+
+
+def check_fits(bot: Bot, rules: str, joker: int, where: str = "") -> np.ndarray | None:
+    """The one check that ``bot`` can play rule set ``rules`` (its joker kind ``joker``, -1 none); returns
+    the weights it plays with there (None for a bot without).
+
+    ``where`` follows the spec in the message (``" (seat 2)"``).  Raises ``ValueError`` for a 飘 policy
+    (``never``, ``always``, ``threshold:N``, ``piao_table``) on a rule set without a 财神 (K-9.1: they
+    decide when to throw one; J-1.1: a rule set without one, where they would silently play greedy), and for weights
+    tuned for another rule set (they mean nothing there), and for a bot without a kernel (``ppo:PATH``).
+    """
+    if bot.code == POLICY_STEP_ONLY:
+        raise ValueError(f"policy {bot.spec!r}{where} plays through torch in the step API only "
+                         "(caishen.agents.make_agent; an env's opponent given as that agent), not in a kernel")
+    if joker < 0 and (BOTS[bot.kind].piao or bot.code in PIAO_POLICIES):
+        raise ValueError(
+            f"policy {bot.spec!r}{where} decides when to throw a 财神 (飘财), but rule set {rules!r} has no 财神 "
+            "(no joker): use greedy or random"
+        )
+    w, tuned_for = bot.weights(rules)
+    if tuned_for is not None and tuned_for != rules:
+        raise ValueError(f"policy {bot.spec!r}{where} was tuned for {tuned_for!r}, not {rules!r}")
+    return w
+
+
+def split_specs(policies) -> list[str]:
+    """One spec per seat from ``"a"``, ``"a,b,c,d"`` or a sequence of 1 or 4 specs (``ValueError`` otherwise)."""
+    specs = [p.strip() for p in policies.split(",")] if isinstance(policies, str) else list(policies)
+    if len(specs) == 1:
+        specs = specs * N_SEATS
+    if len(specs) != N_SEATS:
+        raise ValueError(f"give one policy or one per seat (4), got {len(specs)}: {_short(policies)}")
+    return specs
+
+
+def parse_seats(policies) -> tuple[str, str, str, str]:
+    """The four seats' specs in normal form (:func:`split_specs`, :func:`parse`)."""
+    return tuple(parse(p).spec for p in split_specs(policies))
+
+
+def code_table(policies) -> np.ndarray:
+    """``int64[4, 2]`` (code, param) of the seats' specs, not checked against a rule set (a kernel test's
+    table; :func:`bot_table` is the checked one).  Raises ``ValueError`` as :func:`parse` does."""
+    return np.array([(b.code, b.param) for b in map(parse, split_specs(policies))], np.int64)
+
+
+def has_data(spec) -> bool:
+    """True for a spec of a bot with data (``tuned:...``, ``mc:...``): it needs the bot context of
+    :func:`make_context` and compiles apart from the kernel policies (:mod:`caishen.sim.selfplay.batch`)."""
+    kind = BOTS.get(str(spec).partition(":")[0].strip())
+    return kind is not None and kind.code >= POLICY_TUNED
+
+
+def bot_table(policies, rules: str, joker: int, label: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(table: int64[4, 2], weights: float64[4, N_W])`` of the seats' specs for rule set ``rules``.
+
+    ``joker``: the rule set's joker kind (-1 none); ``label``: what the messages call every seat (a
+    match's ``"policy 2 of the match"``), default ``"seat <s>"``.  Raises ``ValueError`` for a wrong
+    count, a bad spec (:func:`parse`) or one that cannot play ``rules`` (:func:`check_fits`).
+    """
+    table = np.zeros((N_SEATS, 2), np.int64)
+    weights = np.zeros((N_SEATS, N_W))
+    for s, spec in enumerate(split_specs(policies)):
+        bot = parse(spec)
+        w = check_fits(bot, rules, joker, f" ({'seat ' + str(s) if label is None else label})")
+        if w is not None:
+            weights[s] = w
+        table[s] = bot.code, bot.param
+    return table, weights
+
+
+def weights_digest(policies, rules: str) -> str:
+    """sha256 (16 hex digits) of the weights each seat's bot plays with in rule set ``rules``.
+
+    Zeros stand for a bot without weights; ``mc:N`` counts with its base
+    policy's weights.  A run records it (``caishen.sim.selfplay.runner``)
+    because a ``tuned:PATH.json`` file is read when the run starts, not part
+    of the source digest: a resume after the file changed would mix two bots
+    under one name.  Raises ``ValueError`` as :func:`parse` does.
+    """
+    h = hashlib.sha256()
+    for spec in split_specs(policies):
+        w = parse(spec).weights(rules)[0] if has_data(spec) else None
+        h.update(np.zeros(N_W) if w is None else np.ascontiguousarray(w, dtype=np.float64))
+    return h.hexdigest()[:16]
+
+
+# ---------------------------------------------------------------------------
+# data files (tuned:NAME, and the learned bots to come)
+# ---------------------------------------------------------------------------
+def data_file(name: str, filename: str, suffix: str = ".json") -> Path:
+    """The data file of a bot argument ``NAME|PATH``: a registered rule set's name reads the rule set's
+    shipped ``filename`` (:meth:`caishen.sim.rules.base.RuleSet.data_path`), another plain word
+    ``NAME + suffix``, anything else the path itself."""
     if re.fullmatch(r"[A-Za-z0-9_-]+", name):
         from caishen.sim import rules
 
         if name in rules.names():
-            return rules.get(name).data_path(TUNED_FILE)
-        return Path(f"{name}.json")
+            return rules.get(name).data_path(filename)
+        return Path(f"{name}{suffix}")
     return Path(name)
+
+
+def tuned_path(name: str) -> Path:
+    """The weights file of ``tuned:NAME`` (:func:`data_file` with ``tuned.json``)."""
+    return data_file(name, TUNED_FILE)
 
 
 def shipped_tuned() -> list[str]:
@@ -126,115 +490,22 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
     return check_weights(w, f"tuned:{name} ({path})"), meta
 
 
-def parse_bot(spec) -> tuple[int, int, np.ndarray | None, str | None]:
-    """``(code, param, weights, rules)`` of one spec: a kernel policy (``weights`` None),
-    ``tuned:NAME`` (its weights and the rule set they were tuned for), ``mc:N``
-    (weights None and rules ``"*"``: the base policy is the tuned bot of the
-    rule set played, :func:`bot_table` loads it) or ``mc:N:greedy``
-    (``GREEDY_WEIGHTS``).
-
-    Raises ``ValueError`` naming an unknown policy (listing the known ones)
-    or a bad parameter.
-    """
-    if not isinstance(spec, str):
-        raise ValueError(f"policy {_short(spec)}: must be a string such as 'greedy', 'mc:32' or 'tuned:NAME'")
-    name, _, arg = spec.strip().partition(":")
-    if name == "tuned":
-        w, meta = load_tuned(arg)
-        return POLICY_TUNED, 0, w, meta.get("rules")
-    if name == "mc":
-        count, _, base = (arg or "").partition(":")
-        if not re.fullmatch(r"\s*[0-9]{1,6}\s*", count):
-            raise ValueError(f"policy {_short(spec)}: give the determinizations per decision, e.g. mc:32")
-        n = int(count)
-        if not 1 <= n <= MAX_DETERMINIZATIONS:
-            raise ValueError(f"policy {_short(spec)}: N must be in 1..{MAX_DETERMINIZATIONS}")
-        base = base.strip()
-        if base not in ("", "greedy"):
-            raise ValueError(f"policy {_short(spec)}: the base policy is the tuned bot (mc:N) or greedy "
-                             "(mc:N:greedy)")
-        return POLICY_MC, n, (GREEDY_WEIGHTS.copy() if base == "greedy" else None), (None if base else "*")
-    if name not in POLICIES:
-        raise ValueError(f"unknown policy {_short(spec)}; known: {', '.join(known_policies())} "
-                         "(threshold:N, tuned:NAME, mc:N take a parameter)")
-    code, param = parse_policy(spec)
-    return code, param, None, None
+# ---------------------------------------------------------------------------
+# the kernels' side
+# ---------------------------------------------------------------------------
+def needs_context(policies) -> bool:
+    """True if some seat's spec plays with data (:func:`has_data`): the caller builds a bot context."""
+    return any(has_data(p) for p in split_specs(policies))
 
 
-def split_specs(policies) -> list[str]:
-    """One spec per seat from ``"a"``, ``"a,b,c,d"`` or a sequence of 1 or 4 specs (``ValueError`` otherwise)."""
-    specs = [p.strip() for p in policies.split(",")] if isinstance(policies, str) else list(policies)
-    if len(specs) == 1:
-        specs = specs * N_SEATS
-    if len(specs) != N_SEATS:
-        raise ValueError(f"give one policy or one per seat (4), got {len(specs)}: {_short(policies)}")
-    return specs
-
-
-def has_data(spec) -> bool:
-    """True for a spec of a bot with data (``tuned:...``, ``mc:...``): it needs the bot context of
-    :func:`make_context` and compiles apart from the kernel policies (:mod:`caishen.sim.selfplay.batch`)."""
-    return str(spec).partition(":")[0].strip() in BOT_POLICIES
-
-
-def _seat_bot(spec, rules: str) -> tuple[int, int, np.ndarray | None, str | None]:
-    """:func:`parse_bot` with ``mc:N``'s base resolved: its weights are those of ``tuned:<rules>``."""
-    code, param, w, tuned_for = parse_bot(spec)
-    if tuned_for == "*":
-        w, tuned_for = load_tuned(rules)[0], rules
-    return code, param, w, tuned_for
-
-
-def bot_table(policies, rules: str, joker: int, label: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(table: int64[4, 2], weights: float64[4, N_W])`` of the seats' specs for rule set ``rules``.
-
-    ``joker``: the rule set's joker kind (-1 none); ``label``: what the
-    messages call every seat (a match's ``"policy 2 of the match"``,
-    :func:`caishen.sim.analysis.arena.check_policies`), default ``"seat <s>"``.  Raises
-    ``ValueError`` for a wrong count, an unknown spec, a 飘 policy without a
-    财神 (:func:`caishen.sim.bots.policies.check_piao_policy`) or weights tuned for
-    another rule set.
-    """
-    table = np.zeros((N_SEATS, 2), np.int64)
-    weights = np.zeros((N_SEATS, N_W))
-    for s, spec in enumerate(split_specs(policies)):
-        where = f"seat {s}" if label is None else label
-        code, param, w, tuned_for = _seat_bot(spec, rules)
-        if w is not None:
-            if tuned_for is not None and tuned_for != rules:
-                raise ValueError(f"policy {spec!r} ({where}) was tuned for {tuned_for!r}, not {rules!r}")
-            weights[s] = w
-        else:
-            check_piao_policy(code, param, joker, rules, f" ({where})")
-        table[s] = code, param
-    return table, weights
-
-
-def weights_digest(policies, rules: str) -> str:
-    """sha256 (16 hex digits) of the weights each seat's bot plays with in rule set ``rules``.
-
-    Zeros stand for any other spec (a kernel policy; a test's chunk function
-    may name its own); ``mc:N`` counts with its base policy's weights.  A
-    run records it (``caishen.sim.selfplay.runner``) because a ``tuned:PATH.json``
-    file is read when the run starts, not part of the source digest: a
-    resume after the file changed would mix two bots under one name.
-    Raises ``ValueError`` as :func:`parse_bot` does for a bad ``tuned`` or
-    ``mc`` spec.
-    """
-    h = hashlib.sha256()
-    for spec in split_specs(policies):
-        w = _seat_bot(spec, rules)[2] if has_data(spec) else None
-        h.update(np.zeros(N_W) if w is None else np.ascontiguousarray(w, dtype=np.float64))
-    return h.hexdigest()[:16]
-
-
-def make_context(name: str, rules, weights: np.ndarray, seed: int):
+def make_context(name: str, rules, weights: np.ndarray, seed: int, policies=None):
     """The bot context tuple of the kernels (module docstring).
 
     ``name``/``rules``: the rule set and its options object (its points
     context, :func:`caishen.sim.rules.kernels.points_context`: the search
-    bot's rollouts score a hand with it); ``weights: float64[4, N_W]``;
-    ``seed``: int, seeds the search bot's stream.
+    bot's rollouts score a hand with it); ``weights: float64[4, N_W]``; ``seed``: int, seeds the
+    search bot's stream; ``policies``: the seats' specs, for the slots of the
+    kinds with a ``context`` (None: every seat without one).
     """
     from caishen.sim.rules import base as rulesets
     from caishen.sim.rules.kernels import points_context
@@ -243,17 +514,24 @@ def make_context(name: str, rules, weights: np.ndarray, seed: int):
     pay = np.zeros(N_SEATS, np.int64)
     rng = np.zeros(4, np.uint64)
     _rng_seed(rng, (int(seed) * 0x9E3779B1 + 0x5EED) % 2**63)
+    bots = [parse(p) for p in split_specs(policies)] if policies is not None else [None] * N_SEATS
+    slots = tuple(k.context([b if b is not None and b.kind == k.name else None for b in bots], name, rules)
+                  for k in BOTS.values() if k.context is not None)
     return (np.ascontiguousarray(weights, dtype=np.float64), new_state(2), np.zeros((4, _SCRATCH)),
-            np.zeros((4, _SCRATCH), np.int64), rng, pt, pay)
+            np.zeros((4, _SCRATCH), np.int64), rng, pt, pay, slots)
 
 
 @njit(cache=True)
 def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
-    """The action of policy ``code`` (with ``param``) for the seat to act: a kernel policy
-    (:func:`caishen.sim.bots.policies._choose_action`), the tuned bot or the search bot.
+    """The action of bot ``code`` (with ``param``, a row of :func:`bot_table`) for the seat to act: a
+    kernel policy (:func:`caishen.sim.bots.policies._choose_action`), the tuned bot or the search bot.
 
-    ``bx``: the bot context (:func:`make_context`).  The action is legal.
+    ``bx``: the bot context (:func:`make_context`), or None when no seat plays with data (numba prunes the
+    bots with data then: they are not compiled).  The action is legal.  One branch per kernel of its own
+    (module docstring, "How to add a bot").
     """
+    if bx is None:
+        return _choose_action(code, param, st, ep, rp, tabs, mask, work)
     if code == POLICY_TUNED:
         return _tuned_action(bx[0][st.sc[SC_TO_ACT]], st, ep, tabs, mask, work)
     if code == POLICY_MC:

@@ -63,7 +63,7 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.hand import _shanten
-from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context
+from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context, needs_context
 from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action
 from caishen.sim.rng import _rng_below, _rng_seed
 from caishen.sim.tables import hand_tables
@@ -175,7 +175,7 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
 
     ``policies: int64[4, 2]`` (code, param) per seat, kernel policies only
-    (:func:`caishen.sim.bots.policies.policy_table`); ``work: int64[4, 34]`` scratch for
+    (:func:`caishen.sim.bots.registry.code_table`); ``work: int64[4, 34]`` scratch for
     the bots.  ``chance: int8[n, 4]``: the 飘财 chances (:func:`_play_hand`).
     With ``check`` the invariant checker runs after the deal and after every
     step.  Returns ``(hand, error)``: ``(-1, 0)`` when all is well, else the
@@ -278,7 +278,7 @@ def play_batch(
     :data:`caishen.sim.engine.RECORD_COLUMNS` (a rule set with a finisher: its records contract,
     ``RuleSet.columns``, its wins scored after the hand).  Raises ``ValueError`` for bad
     arguments (also a 飘 policy on a rule set without a 财神,
-    :func:`caishen.sim.bots.policies.check_piao_policy`, and weights tuned for another
+    :func:`caishen.sim.bots.registry.check_fits`, and weights tuned for another
     rule set) and ``RuntimeError`` if the
     checker finds a violation.
     """
@@ -290,7 +290,7 @@ def play_batch(
     ep = engine_params(name, r)
     rp = r.params()
     table, weights = bot_table(policies, name, int(ep[EP_JOKER]))  # no 飘 policy without a 财神
-    bx = make_context(name, r, weights, seed) if (table[:, 0] >= POLICY_TUNED).any() else None
+    bx = make_context(name, r, weights, seed, policies) if needs_context(policies) else None
     st = new_state()[0]
     rec = np.zeros((int(n_hands), N_RECORD), np.int64)
     work = np.zeros((4, 34), np.int64)
@@ -311,16 +311,44 @@ def play_batch(
 
 
 def warm() -> None:
-    """A few hands of every rule set with every kernel policy, and with the bots with data, which compile
-    apart (``caishen warmup selfplay``)."""
+    """A few hands of every rule set with every kernel policy of the bot registry that can play it
+    (``caishen warmup selfplay``; the bots with data compile apart: :func:`warm_bots`)."""
     from caishen.sim import rules
-    from caishen.sim.bots.registry import shipped_tuned
+    from caishen.sim.bots import registry
 
     for name in rules.names():
-        piao = rules.get(name).facts["joker"] >= 0
-        play_batch(16, 1, rules=name, policies="random,greedy,greedy_safe,greedy")
         play_batch(16, 1, rules=name, policies="greedy", check=True)
-        if piao:
-            play_batch(16, 1, rules=name, policies=",".join(["never", "always", "threshold:20", "piao_table"]))
-        if name in shipped_tuned():
-            play_batch(2, 1, rules=name, policies=f"tuned:{name},mc:1,greedy,greedy", wall_seed=1)
+        specs = _fitting(name, [s for s in registry.examples(name) if not registry.has_data(s)])
+        for i in range(0, len(specs), N_SEATS):
+            play_batch(16, 1, rules=name, policies=",".join((specs[i:i + N_SEATS] * N_SEATS)[:N_SEATS]))
+
+
+def warm_bots() -> None:
+    """Two duplicate-deal hands of every rule set with every bot with data of the bot registry that can play
+    it, each in self-play and in the step API (``caishen warmup bots``)."""
+    from caishen.sim import rules
+    from caishen.sim.bots import registry
+    from caishen.sim.bots.agent import make_agent
+    from caishen.sim.engine import Game
+
+    for name in rules.names():
+        for spec in _fitting(name, [s for s in registry.examples(name) if registry.has_data(s)]):
+            play_batch(2, 1, rules=name, policies=f"{spec},greedy,greedy,greedy", wall_seed=1)
+            game, bot = Game(name).reset(seed=1), make_agent(spec)
+            game.step(bot.act(game))
+
+
+def _fitting(name: str, specs: list[str]) -> list[str]:
+    """The specs of ``specs`` that can play rule set ``name`` (:func:`caishen.sim.bots.registry.check_fits`)."""
+    from caishen.sim.bots import registry
+
+    name, r = load_rules(name)
+    joker = int(engine_params(name, r)[EP_JOKER])
+    out = []
+    for spec in specs:
+        try:
+            registry.check_fits(registry.parse(spec), name, joker)
+        except ValueError:
+            continue
+        out.append(spec)
+    return out

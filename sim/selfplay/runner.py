@@ -145,8 +145,7 @@ def available_rules() -> list[str]:
 
 
 def available_policies() -> list[str]:
-    """Policy names self-play knows (``threshold`` takes ``:N``, ``tuned`` a name, ``mc`` a count):
-    :func:`caishen.sim.bots.registry.known_policies`."""
+    """The bot names a spec may start with: :func:`caishen.sim.bots.registry.known_policies`."""
     from caishen.sim.bots.registry import known_policies
 
     return known_policies()
@@ -166,26 +165,19 @@ def resolve_options(rules: str, options: dict | None) -> dict:
 
 
 def parse_policies(policies: str | tuple | list) -> tuple[str, str, str, str]:
-    """One policy name per seat: ``"random"`` (all seats) or ``"a,b,c,d"`` / a sequence of 1 or 4 names.
+    """One spec per seat, in normal form: ``"random"`` (all seats) or ``"a,b,c,d"`` / a sequence of 1 or 4
+    specs (:func:`caishen.sim.bots.registry.parse_seats`).
 
-    Raises ``ValueError`` naming a wrong count or an unknown policy and
-    listing the available ones.
+    Raises ``ValueError`` naming a wrong count or a bad spec, as the bot registry's parser does.
     """
+    from caishen.sim.bots.registry import parse_seats
     from caishen.sim.rules.options import short_repr
 
     names = [p.strip() for p in policies.split(",")] if isinstance(policies, str) else [str(p) for p in policies]
-    if len(names) == 1:
-        names = names * N_SEATS
-    if len(names) != N_SEATS:
+    if len(names) not in (1, N_SEATS):
         raise ValueError(f"policy list {short_repr(','.join(names))} names {len(names)} policies; give 1 (all seats) "
                          "or 4 (seats 0..3)")
-    from caishen.sim.bots.registry import parse_bot
-
-    for p in names:
-        if p.partition(":")[0] not in available_policies():
-            raise ValueError(f"unknown policy {short_repr(p)}; available: {', '.join(available_policies())}")
-        parse_bot(p)  # raises ValueError naming a bad parameter or weights file
-    return tuple(names)
+    return parse_seats(names)
 
 
 # ---------------------------------------------------------------------------
@@ -267,7 +259,7 @@ def make_config(rules: str, games: int, seed: int, policies="random", options: d
     Raises ``ValueError`` naming a bad rule set, option, policy, seed,
     game count or chunk size, or a 飘 policy (``never``, ``always``,
     ``threshold:N``) on a rule set without a 财神
-    (:func:`caishen.sim.bots.policies.check_piao_policies`).
+    (:func:`caishen.sim.bots.registry.check_fits`).
     """
     opts = resolve_options(rules, options)
     pol = parse_policies(policies)
