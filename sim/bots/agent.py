@@ -122,7 +122,7 @@ def make_agent(policy: str = "greedy", seed=None) -> Agent:
     """An agent by bot spec: ``'random'`` (with ``seed``), ``'greedy'``, ``'threshold:30'``, ...,
     ``'tuned:kaihua'``, ``'mc:32'`` (with ``seed``, :class:`BotAgent`).  Raises ``ValueError`` naming an
     unknown spec (listing every known one) or a bad parameter."""
-    if isinstance(policy, str) and policy.strip().partition(":")[0] in ("tuned", "mc"):
+    if isinstance(policy, str) and policy.strip().partition(":")[0] in ("tuned", "mc", "learned"):
         return BotAgent(policy, seed)
     from caishen.sim.bots.registry import parse_bot
 

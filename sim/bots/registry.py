@@ -17,6 +17,8 @@ spec            bot
                 base policy (kept unless the rollouts find better, and its own
                 seat's rollout policy) is ``tuned:<rules>``
 ``mc:N:greedy`` the same search with greedy as its base policy
+``learned:PATH`` a learned policy (:mod:`caishen.sim.bots.learned`): the network of the
+                ``.npz`` weights file ``PATH``, played by a numba forward pass
 =============== ================================================================
 
 A weights file is JSON: ``{"rules": "kaihua", "features": [...], "weights":
@@ -26,10 +28,12 @@ file and the bad value.  A file tuned for one rule set refuses to play
 another (``rules``), since its weights mean nothing there.
 
 The bots' data travels with the kernels as one tuple, the *bot context*
-(:func:`make_context`): the weights of each seat, two scratch game states
-for the rollouts, scratch rows, the search bot's random stream (seeded from
-the batch seed, apart from the stream of the walls and the random bots) and
-the Jiating scoring tables the rollouts score with.
+(:func:`make_context`): the weights of each seat (a learned bot's kernel
+row, padded to the longest row), two scratch game states for the rollouts,
+scratch rows, the search bot's random stream (seeded from the batch seed,
+apart from the stream of the walls and the random bots), the Jiating
+scoring tables the rollouts score with, and the learned bots' scratch
+(:func:`caishen.sim.bots.learned.new_scratch`).
 """
 
 from __future__ import annotations
@@ -46,12 +50,14 @@ from caishen.sim.engine import N_SEATS, SC_TO_ACT, new_state
 from caishen.sim.bots.policies import POLICIES, _choose_action, check_piao_policy, parse_policy
 from caishen.sim.rng import _rng_seed
 from caishen.sim.bots.search import MAX_DETERMINIZATIONS, _mc_action
+from caishen.sim.bots.learned import _learned_action, load_learned, new_scratch
 from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
 
 POLICY_TUNED = 10
 POLICY_MC = 11
+POLICY_LEARNED = 12
 #: bots with data: name -> (code, takes a parameter)
-BOT_POLICIES = {"tuned": (POLICY_TUNED, True), "mc": (POLICY_MC, True)}
+BOT_POLICIES = {"tuned": (POLICY_TUNED, True), "mc": (POLICY_MC, True), "learned": (POLICY_LEARNED, True)}
 
 #: the file name of a rule set's shipped tuned weights, in its package folder (``tuned:<rule set>``)
 TUNED_FILE = "tuned.json"
@@ -141,6 +147,11 @@ def parse_bot(spec) -> tuple[int, int, np.ndarray | None, str | None]:
     if name == "tuned":
         w, meta = load_tuned(arg)
         return POLICY_TUNED, 0, w, meta.get("rules")
+    if name == "learned":
+        if not arg.strip():
+            raise ValueError(f"policy {_short(spec)}: give the weights file, e.g. learned:net.npz")
+        row, hdr = load_learned(arg.strip())
+        return POLICY_LEARNED, 0, row, hdr["rules"]
     if name == "mc":
         count, _, base = (arg or "").partition(":")
         if not re.fullmatch(r"\s*[0-9]{1,6}\s*", count):
@@ -185,7 +196,8 @@ def _seat_bot(spec, rules: str) -> tuple[int, int, np.ndarray | None, str | None
 
 
 def bot_table(policies, rules: str, joker: int, label: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(table: int64[4, 2], weights: float64[4, N_W])`` of the seats' specs for rule set ``rules``.
+    """``(table: int64[4, 2], weights: float64[4, >= N_W])`` of the seats' specs for rule set ``rules``
+    (a learned bot's row is its kernel row, :func:`caishen.sim.bots.learned.pack`).
 
     ``joker``: the rule set's joker kind (-1 none); ``label``: what the
     messages call every seat (a match's ``"policy 2 of the match"``,
@@ -195,17 +207,22 @@ def bot_table(policies, rules: str, joker: int, label: str | None = None) -> tup
     another rule set.
     """
     table = np.zeros((N_SEATS, 2), np.int64)
-    weights = np.zeros((N_SEATS, N_W))
+    rows = [None] * N_SEATS
     for s, spec in enumerate(split_specs(policies)):
         where = f"seat {s}" if label is None else label
         code, param, w, tuned_for = _seat_bot(spec, rules)
         if w is not None:
             if tuned_for is not None and tuned_for != rules:
                 raise ValueError(f"policy {spec!r} ({where}) was tuned for {tuned_for!r}, not {rules!r}")
-            weights[s] = w
+            rows[s] = w
         else:
             check_piao_policy(code, param, joker, rules, f" ({where})")
         table[s] = code, param
+    # a learned bot's row is longer than N_W (caishen.sim.bots.learned, "Kernel layout"): pad to the longest
+    weights = np.zeros((N_SEATS, max([N_W] + [len(w) for w in rows if w is not None])))
+    for s, w in enumerate(rows):
+        if w is not None:
+            weights[s, :len(w)] = w
     return table, weights
 
 
@@ -231,7 +248,7 @@ def make_context(name: str, rules, weights: np.ndarray, seed: int):
     """The bot context tuple of the kernels (module docstring).
 
     ``name``/``rules``: the rule set and its options object (for the Jiating
-    scoring tables); ``weights: float64[4, N_W]``; ``seed``: int, seeds the
+    scoring tables); ``weights: float64[4, >= N_W]`` (:func:`bot_table`); ``seed``: int, seeds the
     search bot's stream.
     """
     from caishen.sim.rules.jiating import kernels as jk
@@ -242,18 +259,20 @@ def make_context(name: str, rules, weights: np.ndarray, seed: int):
     rng = np.zeros(4, np.uint64)
     _rng_seed(rng, (int(seed) * 0x9E3779B1 + 0x5EED) % 2**63)
     return (np.ascontiguousarray(weights, dtype=np.float64), new_state(2), np.zeros((4, _SCRATCH)),
-            np.zeros((4, _SCRATCH), np.int64), rng, jt, bf)
+            np.zeros((4, _SCRATCH), np.int64), rng, jt, bf, new_scratch())
 
 
 @njit(cache=True)
 def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
     """The action of policy ``code`` (with ``param``) for the seat to act: a kernel policy
-    (:func:`caishen.sim.bots.policies._choose_action`), the tuned bot or the search bot.
+    (:func:`caishen.sim.bots.policies._choose_action`), the tuned bot, the learned bot or the search bot.
 
     ``bx``: the bot context (:func:`make_context`).  The action is legal.
     """
     if code == POLICY_TUNED:
         return _tuned_action(bx[0][st.sc[SC_TO_ACT]], st, ep, tabs, mask, work)
+    if code == POLICY_LEARNED:
+        return _learned_action(bx[0][st.sc[SC_TO_ACT]], st, ep, tabs, mask, work, bx[7])
     if code == POLICY_MC:
         return _mc_action(param, bx[0][st.sc[SC_TO_ACT]], st, ep, rp, tabs, mask, work, bx[1], bx[2], bx[3],
                           bx[4], bx[5], bx[6])
