@@ -83,7 +83,6 @@ from caishen.sim.bots.tuned import (
     _turn_context,
 )
 from caishen.sim.engine import (
-    A_CHOW_HIGH,
     A_CHOW_LOW,
     A_DISCARD,
     A_HARD_DECLARE,
