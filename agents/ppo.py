@@ -28,7 +28,9 @@ import this module (``caishen.agents.make_agent("ppo:PATH")`` imports it when as
 - Checkpoints that cannot run code: a ``.safetensors`` file holds the
   policy's tensors (its ``state_dict``: plain numbers) and, in the file's
   metadata, a JSON config (:data:`CHECKPOINT_FORMAT`, the observation
-  shape, the action count, the network's layer sizes and activation, the
+  shape and its feature set ``{"name", "version"}``
+  (:mod:`caishen.sim.bots.features`: a checkpoint of another set or version,
+  or of none, is refused naming the file and the field), the action count, the network's layer sizes and activation, the
   training settings).  Loading parses the JSON (strict, bounded), builds
   the network from it (``MaskableActorCriticPolicy``) and copies the
   tensors in; nothing in the file is unpickled or imported.  An SB3
@@ -65,7 +67,8 @@ import numpy as np
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.bots.agent import Agent
 from caishen.envs.assist import N_ASSIST, assist_batch, assist_features
-from caishen.envs.observation import encode, flat_size, n_planes
+from caishen.envs.observation import encode, feature_set, flat_size, n_planes
+from caishen.sim.bots.features import check_feature_set
 from caishen.sim.engine import N_ACTIONS, N_KINDS, Game
 
 __all__ = ["PPOAgent", "load_model", "load_policy", "save_policy", "convert_zip", "layout_of", "evaluate_vs_greedy", "ci_table", "random_masked_policy",
@@ -101,7 +104,9 @@ def _policy_config(policy, meta: dict) -> dict:
     act = policy.activation_fn.__name__.lower()
     if act not in _ACTIVATIONS:
         raise ValueError(f"activation {policy.activation_fn.__name__}: a checkpoint takes {', '.join(_ACTIVATIONS)}")
+    layout, history, _ = layout_of(policy.observation_space)
     return {"format": CHECKPOINT_FORMAT, "observation_shape": [int(x) for x in policy.observation_space.shape],
+            "feature_set": feature_set(layout, history).header(),
             "n_actions": int(policy.action_space.n), "net_arch": {"pi": [int(h) for h in pi],
                                                                   "vf": [int(h) for h in vf]},
             "activation": act, "meta": dict(meta or {})}
@@ -158,7 +163,21 @@ def _read_config(path: str, data: bytes) -> dict:
     if not ok:
         raise ValueError(f"{path!r}: its config is not a {CHECKPOINT_FORMAT} config "
                          f"({json.dumps(cfg)[:120] if isinstance(cfg, dict) else type(cfg).__name__})")
+    _check_features(path, cfg)
     return cfg
+
+
+def _check_features(path: str, cfg: dict) -> None:
+    """The checkpoint's ``feature_set`` must be a set and version this code has, and the one its
+    ``observation_shape`` is (``ValueError`` naming the file and the field)."""
+    shape = tuple(cfg["observation_shape"])
+    try:
+        layout, history, _ = _layout_of_shape(shape)
+    except ValueError:
+        raise ValueError(f"{path!r}: field 'observation_shape' {list(shape)} is none of the caishen layouts "
+                         "(caishen.envs.observation)") from None
+    want = feature_set(layout, history)
+    check_feature_set(cfg.get("feature_set"), want, repr(path))
 
 
 def load_policy(path: str | os.PathLike):
@@ -226,7 +245,11 @@ def layout_of(observation_space) -> tuple[str, bool, bool]:
     ``(2599,)`` flat with the order-of-play block, 36 more with the assist block
     (:mod:`caishen.envs.assist`), ``(76, 34)`` / ``(124, 34)`` planes.  Raises ``ValueError`` for any
     other shape."""
-    shape = tuple(observation_space.shape)
+    return _layout_of_shape(tuple(observation_space.shape))
+
+
+def _layout_of_shape(shape: tuple) -> tuple[str, bool, bool]:
+    """:func:`layout_of` of an observation shape."""
     for history in (False, True):
         if shape == (flat_size(history),):
             return "flat", history, False

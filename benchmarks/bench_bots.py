@@ -1,7 +1,10 @@
 """The bots' cost and the arena's overhead, per core (CPU time of this process).
 
 1. Self-play hands/s per policy (``caishen.sim.selfplay.batch.play_batch``, one numba call):
-   greedy, greedy_safe, the tuned bot.
+   greedy, greedy_safe, the tuned bot, a learned bot (``learned:PATH``, the default network
+   ``hidden=(32, 16)`` built from the tuned weights: its forward pass costs what a trained one's
+   does); then µs per decision of each on the same states of greedy play (the bot dispatch
+   ``_bot_action`` in a numba loop).
 2. ``caishen match`` against ``caishen simulate`` on the same policies and
    the same number of hands, both in-process through ``caishen.sim.selfplay.runner`` (one
    worker, Parquet written): the arena's hands/s as a fraction of
@@ -57,6 +60,65 @@ def arena_vs_simulate(rules: str, policies: str, hands: int, seed: int = 1) -> t
     return walls * n_s / t_arena, walls * n_s / t_sim
 
 
+def learned_file(rules: str, directory: str) -> str:
+    """A learned weights file of the default size (tuned weights, zero residual) in ``directory``."""
+    from caishen.sim.bots import learned
+    from caishen.sim.bots.registry import load_tuned
+
+    return learned.save_learned(f"{directory}/bench.npz", learned.from_tuned(load_tuned(rules)[0], rules=rules))
+
+
+def decision_cost(rules: str, specs: list[str], n_states: int = 4000, seed: int = 5) -> dict[str, float]:
+    """µs per decision of each bot spec on the same ``n_states`` decision states of greedy play
+    (own turns and claims), the numba dispatch ``_bot_action`` called in one numba loop."""
+    from numba import njit
+
+    from caishen.sim import engine as E
+    from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action
+    from caishen.sim.bots.registry import _bot_action, bot_table, make_context
+    from caishen.sim.tables import hand_tables
+
+    @njit(cache=False)
+    def loop(code, param, states, ep, rp, tabs, work, bx):
+        acc = 0
+        for i in range(states.shape[0]):
+            st = states[i]
+            acc += _bot_action(code, param, st, ep, rp, tabs, st.mask, work, bx)
+        return acc
+
+    name, r = E.load_rules(rules, None)
+    ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
+    work = np.zeros((4, 34), np.int64)
+    rng = np.random.default_rng(seed)
+    states = E.new_state(n_states)
+    st = E.new_state()[0]
+    n, hs = 0, seed
+    while n < n_states:
+        E._seeded_wall(hs, st)
+        hs += 1
+        E._reset(st, ep, rp, tabs, int(rng.integers(4)))
+        while st["sc"][E.SC_PHASE] != E.PH_DONE and n < n_states:
+            E._legal_mask(st, ep)
+            if rng.random() < 0.3:
+                states[n] = st
+                n += 1
+            E._step(st, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], work))
+    out = {}
+    for spec in specs:
+        table, w = bot_table([spec] * 4, name, int(ep[E.EP_JOKER]))
+        bx = make_context(name, r, w, seed)
+        code, param = int(table[0, 0]), int(table[0, 1])
+        loop(code, param, states[:2].copy(), ep, rp, tabs, work, bx)  # compile
+        best = float("inf")
+        for _ in range(3):
+            batch = states.copy()  # the bots leave states unchanged, but time fresh copies anyway
+            t = time.process_time()
+            loop(code, param, batch, ep, rp, tabs, work, bx)
+            best = min(best, time.process_time() - t)
+        out[spec] = best / n_states * 1e6
+    return out
+
+
 def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     """µs per rollout and ms per decision of the search bot on states of greedy play."""
     from caishen.sim import engine as E
@@ -84,7 +146,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
                 states[n] = st
                 n += 1
             E._step(st, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], work))
-    sims, fb, ib, brng, jt, bf = bx[1:]
+    sims, fb, ib, brng, jt, bf = bx[1:7]
     root, sim = sims[0], sims[1]
     # warm up the kernels (compile or load them) on a first state
     s0 = states[0]
@@ -94,7 +156,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     E._step(sim, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, s0, ep, rp, tabs, s0["mask"], work))
     _rollout(sim, me, w[0], ep, rp, tabs, work)
     _hand_value(sim, me, ep, tabs, jt, bf)
-    _mc_action(2, w[0], s0, ep, rp, tabs, s0["mask"], work, *bx[1:])
+    _mc_action(2, w[0], s0, ep, rp, tabs, s0["mask"], work, *bx[1:7])
     # rollouts: root -> copy -> first action (greedy's) -> rollout -> value
     t = time.process_time()
     n_roll = 0
@@ -114,7 +176,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     t = time.process_time()
     for i in range(n_states):
         s = states[i]
-        _mc_action(n_det, w[0], s, ep, rp, tabs, s["mask"], work, *bx[1:])
+        _mc_action(n_det, w[0], s, ep, rp, tabs, s["mask"], work, *bx[1:7])
     per_decision = (time.process_time() - t) / n_states
     return {"us_per_rollout": per_rollout * 1e6, "rollouts_per_s": 1.0 / per_rollout,
             "ms_per_decision": per_decision * 1e3}
@@ -147,9 +209,14 @@ def main() -> None:
             ap.error(f"--{k.replace('_', '-')} must be >= 1")
     rules = args.rules
     print(f"{rules}, one core (CPU time)")
+    tmp = tempfile.mkdtemp()
+    net = learned_file(rules, tmp)
     print("self-play hands/s (play_batch):")
-    for pol in ("greedy", "greedy_safe", f"tuned:{rules}", "random"):
-        print(f"  {pol:<16} {selfplay_rate(rules, pol, args.hands):10,.0f}")
+    for pol in ("greedy", "greedy_safe", f"tuned:{rules}", f"learned:{net}", "random"):
+        print(f"  {pol.replace(tmp + '/', ''):<20} {selfplay_rate(rules, pol, args.hands):10,.0f}")
+    print("µs per decision (the same states of greedy play, own turns and claims):")
+    for pol, us in decision_cost(rules, ["greedy", f"tuned:{rules}", f"learned:{net}"]).items():
+        print(f"  {pol.replace(tmp + '/', ''):<20} {us:10.2f}")
     for pol in ("greedy,greedy_safe", f"greedy,tuned:{rules}", "random,greedy,greedy_safe,random"):
         a, s = arena_vs_simulate(rules, pol, args.hands)
         print(f"match vs simulate, {pol}: {a:,.0f} vs {s:,.0f} hands/s = {a / s:.0%}")

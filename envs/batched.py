@@ -127,7 +127,7 @@ bytes per game (78 MB).  :meth:`BatchedGames.step` and :meth:`reset` write
 into these buffers and return them (views, overwritten by the next call:
 copy what you keep).
 
-numba's cache does not notice when a kernel of :mod:`caishen.envs.observation`
+numba's cache does not notice when a kernel of :mod:`caishen.sim.bots.features`
 changes (it checks each file's own time stamp only): after editing those
 kernels, also touch this file.
 """
@@ -138,15 +138,8 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.rules.base import DEFAULT
-from caishen.envs.observation import (
-    LAYOUTS,
-    _encode,
-    _encode_history,
-    _flat_tables,
-    _flatten,
-    flat_size,
-    n_planes,
-)
+from caishen.envs.observation import LAYOUTS, _flat_tables, flat_size, n_planes
+from caishen.sim.bots.features import _encode, _encode_history, _flatten
 from caishen.sim.warmup import first_use
 from caishen.sim.engine import (
     EP_POINTS,
@@ -336,9 +329,13 @@ def _deal(st, g, new_episode, ep, rp, tabs, cfg):
 
 
 @njit(cache=True)
-def _end_episode(i, st, g, truncate, cfg, joker, x, fin_planes, fin_flat, scalar, inv_high, rewards, reward1,
-                 terminated, truncated):
+def _end_episode(i, st, g, truncate, tab, scr, out):
     """Close game ``i``'s episode: flags, final observations, the rewards earned so far."""
+    ep, rp, tabs, cfg, fcfg, bots = tab
+    work, x, scalar, inv_high = scr
+    obs_planes, obs_flat, fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, illegal, \
+        points, hands_ended, rec = out
+    joker = ep[EP_JOKER]
     gi = g.gi
     if truncate:
         truncated[i] = True
@@ -361,18 +358,26 @@ def _end_episode(i, st, g, truncate, cfg, joker, x, fin_planes, fin_flat, scalar
 
 
 @njit(cache=True)
-def _advance(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
-             fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, points, hands_ended, rec):
+def _advance(i, states, games, tab, scr, out):
     """Run game ``i`` from its current state to the next agent decision; True if it paused.
 
-    Hands that end are scored (:func:`_hand_points`; a False pauses the game
-    with its record row in ``rec[i]``, to be resumed once ``games[i].points``
-    is filled), rewarded, and dealt again; in ``versus`` mode the bots play
-    every seat but the learning one.  At the decision: the legal mask, the
-    seat and its observation are written to the outputs, and the rewards
-    earned in this step (unless the episode ended in it: those of the new
-    episode wait for the next step).
+    ``states``: the engine's state records (``STATE_DTYPE[n]``), ``games``:
+    the game records (:data:`GAME_DTYPE`), ``tab``: the batch's tables
+    ``(ep, rp, tabs, cfg, fcfg, bots)``, ``scr``: scratch and the flat
+    tables ``(work, x, scalar, inv_high)``, ``out``: the output buffers
+    (:meth:`BatchedGames._buffers`).  Hands that end are scored
+    (:func:`_hand_points`; a False pauses the game with its record row in
+    ``rec[i]``, to be resumed once ``games[i].points`` is filled),
+    rewarded, and dealt again; in ``versus`` mode the bots play every seat
+    but the learning one.  At the decision: the legal mask, the seat and its
+    observation are written to the outputs, and the rewards earned in this
+    step (unless the episode ended in it: those of the new episode wait for
+    the next step).
     """
+    ep, rp, tabs, cfg, fcfg, bots = tab
+    work, x, scalar, inv_high = scr
+    obs_planes, obs_flat, fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, illegal, \
+        points, hands_ended, rec = out
     st = states[i]
     g = games[i]
     gi = g.gi
@@ -394,12 +399,10 @@ def _advance(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, i
                 points[i, s] += g.points[s]
                 g.acc[s] += _reward_of(g.points[s], cfg, fcfg)
             if cfg[C_EPISODE] == EPISODE_HAND:
-                _end_episode(i, st, g, False, cfg, joker, x, fin_planes, fin_flat, scalar, inv_high, rewards, reward1,
-                             terminated, truncated)
+                _end_episode(i, st, g, False, tab, scr, out)
                 _deal(st, g, True, ep, rp, tabs, cfg)
             elif st.sc[SC_MATCH_HAND] + 1 >= cfg[C_MATCH_LEN]:
-                _end_episode(i, st, g, True, cfg, joker, x, fin_planes, fin_flat, scalar, inv_high, rewards, reward1,
-                             terminated, truncated)
+                _end_episode(i, st, g, True, tab, scr, out)
                 _deal(st, g, True, ep, rp, tabs, cfg)
             else:
                 _deal(st, g, False, ep, rp, tabs, cfg)
@@ -430,13 +433,15 @@ def _advance(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, i
     return False
 
 
-#: :func:`_advance` compiled into :func:`_step_games` (numba IR inlining): a plain call passes
-#: two dozen arrays, and their reference counting costs about as much as the observation
+#: :func:`_advance` compiled into :func:`_step_games` (numba IR inlining), as before the buffers
+#: travelled as tuples: the call's argument handling costs about as much as the observation
 _advance_inlined = njit(cache=True, inline="always")(_advance.py_func)
 
 
 @njit(cache=True, inline="always")
-def _clear_outputs(i, games, rewards, reward1, terminated, truncated, illegal, points, hands_ended):
+def _clear_outputs(i, games, out):
+    rewards, reward1, terminated, truncated, illegal, points, hands_ended = out[6], out[7], out[8], out[9], \
+        out[10], out[11], out[12]
     for s in range(N_SEATS):
         rewards[i, s] = 0.0
         points[i, s] = 0
@@ -449,12 +454,11 @@ def _clear_outputs(i, games, rewards, reward1, terminated, truncated, illegal, p
 
 
 @njit(cache=True)
-def _init_games(seeds, learner, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes,
-                obs_flat, fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, illegal, points,
-                hands_ended, rec):
+def _init_games(seeds, learner, states, games, tab, scr, out):
     """Seed game ``i``'s stream with ``seeds[i]`` (``learner[i]``: its fixed learning seat in versus
     mode, or -1 drawn) and deal its first episode, up to the first decision.  Returns the number of
     games paused for scoring (:func:`_advance`)."""
+    ep, rp, tabs, cfg = tab[0], tab[1], tab[2], tab[3]
     n_wait = 0
     for i in range(seeds.shape[0]):
         g = games[i]
@@ -463,11 +467,9 @@ def _init_games(seeds, learner, states, games, ep, rp, tabs, cfg, fcfg, bots, wo
         g.points[:] = 0
         g.gi[GI_LEARNER] = learner[i]
         _rng_seed(g.stream, seeds[i])
-        _clear_outputs(i, games, rewards, reward1, terminated, truncated, illegal, points, hands_ended)
+        _clear_outputs(i, games, out)
         _deal(states[i], g, True, ep, rp, tabs, cfg)
-        if _advance(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
-                    fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, points, hands_ended,
-                    rec):
+        if _advance(i, states, games, tab, scr, out):
             n_wait += 1
     return n_wait
 
@@ -486,48 +488,40 @@ def _first_bad_action(states, actions, check_legal):
 
 
 @njit(cache=True)
-def _step_games(actions, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes,
-                obs_flat, fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, illegal, points,
-                hands_ended, rec):
+def _step_games(actions, states, games, tab, scr, out):
     """Apply ``actions[i]`` (``int64[n]``, validated) for the seat to act in every game, then
     :func:`_advance` each to its next decision.  With ``cfg[C_PENALTY]`` an illegal action ends
     its episode with ``fcfg[F_ILLEGAL]`` for the offender.  Returns the number of paused games."""
+    ep, rp, tabs, cfg, fcfg = tab[0], tab[1], tab[2], tab[3], tab[4]
+    illegal = out[10]
     n_wait = 0
-    joker = ep[EP_JOKER]
     for i in range(actions.shape[0]):
         st = states[i]
         g = games[i]
-        _clear_outputs(i, games, rewards, reward1, terminated, truncated, illegal, points, hands_ended)
+        _clear_outputs(i, games, out)
         a = actions[i]
         if st.mask[a] == 0:  # only reachable with C_PENALTY (else the caller raised)
             illegal[i] = True
             g.acc[st.sc[SC_TO_ACT]] += fcfg[F_ILLEGAL]
-            _end_episode(i, st, g, False, cfg, joker, x, fin_planes, fin_flat, scalar, inv_high, rewards, reward1,
-                         terminated, truncated)
+            _end_episode(i, st, g, False, tab, scr, out)
             _deal(st, g, True, ep, rp, tabs, cfg)
         else:
             g.gi[GI_DECIDED] = 1
             _step(st, ep, rp, tabs, a)
-        if _advance_inlined(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
-                    fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, points, hands_ended,
-                    rec):
+        if _advance_inlined(i, states, games, tab, scr, out):
             n_wait += 1
     return n_wait
 
 
 @njit(cache=True)
-def _resume_games(idx, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
-                  fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, points, hands_ended,
-                  rec):
+def _resume_games(idx, states, games, tab, scr, out):
     """Resume the paused games ``idx: int64[m]`` whose points are in ``games[i].points``."""
     n_wait = 0
     for j in range(idx.shape[0]):
         i = idx[j]
         games[i].gi[GI_WAIT] = 0
         games[i].gi[GI_READY] = 1
-        if _advance(i, states, games, ep, rp, tabs, cfg, fcfg, bots, work, x, scalar, inv_high, obs_planes, obs_flat,
-                    fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, points, hands_ended,
-                    rec):
+        if _advance(i, states, games, tab, scr, out):
             n_wait += 1
     return n_wait
 
@@ -765,6 +759,11 @@ class BatchedGames:
         self._scalar, self._inv_high = _flat_tables(self.history)
         self._bot_work = np.zeros((4, N_KINDS), np.int64)
         self._bx_of: dict = {}  # bot_actions: the bot context of each bot with data asked for
+        self._tab = (self._ep, self._rp, self._tabs, self._cfg, self._fcfg, self._bots)
+        self._scr = (self._work, self._x, self._scalar, self._inv_high)
+        self._out = (self._obs_planes, self._obs_flat, self._fin_planes, self._fin_flat, self.masks, self.player,
+                     self.rewards, self.reward, self.terminated, self.truncated, self.illegal, self.points,
+                     self.hands_ended, self.records)
         self._started = False
 
     # -- setup -------------------------------------------------------------------------------
@@ -789,10 +788,8 @@ class BatchedGames:
         return table, bx
 
     def _args(self):
-        return (self.states, self.games, self._ep, self._rp, self._tabs, self._cfg, self._fcfg, self._bots,
-                self._work, self._x, self._scalar, self._inv_high, self._obs_planes, self._obs_flat,
-                self._fin_planes, self._fin_flat, self.masks, self.player, self.rewards, self.reward,
-                self.terminated, self.truncated)
+        """``(states, games, tab, scr, out)``: what every batch kernel takes (:func:`_advance`)."""
+        return self.states, self.games, self._tab, self._scr, self._out
 
     def reset(self, seeds=None) -> "BatchedGames":
         """Seed every game's stream and deal its first episode, up to the first decision.
@@ -803,7 +800,7 @@ class BatchedGames:
         s = check_seeds(seeds, self.n)
         a = self._args()
         with first_use("envs"):  # a cold numba cache compiles here: say so (issue 11 item 3)
-            n_wait = _init_games(s, self._learner, *a, self.illegal, self.points, self.hands_ended, self.records)
+            n_wait = _init_games(s, self._learner, *a)
         self._settle(n_wait)
         # an episode that ended before the first decision (a one-hand match) is not the caller's
         self.terminated[:] = False
@@ -852,7 +849,7 @@ class BatchedGames:
         as :meth:`check_actions`, before any game changes.
         """
         a = self.check_actions(actions)
-        n_wait = _step_games(a, *self._args(), self.illegal, self.points, self.hands_ended, self.records)
+        n_wait = _step_games(a, *self._args())
         self._settle(n_wait)
         return self
 
@@ -864,7 +861,7 @@ class BatchedGames:
     def _score_paused(self) -> int:
         idx = np.flatnonzero(self.games["gi"][:, GI_WAIT]).astype(np.int64)
         self.games["points"][idx] = hand_points(rulesets.get(self.rules_name), self.rules, self.records[idx])
-        return _resume_games(idx, *self._args(), self.points, self.hands_ended, self.records)
+        return _resume_games(idx, *self._args())
 
     # -- reading ---------------------------------------------------------------------------------
     def observe(self, seats=None, out=None) -> np.ndarray:

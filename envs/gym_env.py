@@ -53,9 +53,6 @@ Observation
 itself, ``+1`` next, ``+2`` opposite, ``+3`` previous); scalar planes repeat
 one value over the 34 kind columns.  Never others' concealed tiles, their
 concealed kong kinds, the wall, or which seat is being asked to claim.
-Details in :mod:`caishen.envs.observation`.
-
-=====  ======================  =====  ===========================================
 rows   name                    high   meaning
 =====  ======================  =====  ===========================================
 0      ``hand``                4      own concealed tiles, count per kind
@@ -86,6 +83,11 @@ rows   name                    high   meaning
 74     ``passed_win``          1      scalar, own: passed a win (J-3.5)
 75     ``streak``              255    scalar: the dealer's streak (J-2.4)
 =====  ======================  =====  ===========================================
+=======
+The planes are the feature set ``planes`` version 1
+(:mod:`caishen.sim.bots.features`): the table of its 76 rows (name, largest
+value, meaning, rule IDs) is in :mod:`caishen.envs.observation`, the one
+place it is written.
 
 Action space
 ------------

@@ -8,7 +8,7 @@ Parallel API       No (claims are asked one seat at a time)
 Agents             ``player_0``, ``player_1``, ``player_2``, ``player_3`` (seats 0..3)
 Observation        dict: ``observation`` uint8[76, 34] planes, ``action_mask``
                    int8[145]
-Observation values 0 .. the plane's ``high`` (table below)
+Observation values 0 .. the plane's ``high`` (in caishen.envs.observation)
 ================== ==========================================================
 
 One episode is one hand of four-player mahjong played by
@@ -49,10 +49,6 @@ Observation space
 nothing else (never others' concealed tiles, their concealed kong kinds, the
 wall, or which seat is being asked to claim); seats are seat-relative
 (``+0`` itself, ``+1`` next, ``+2`` opposite, ``+3`` previous).  Scalar
-planes repeat one value over the 34 kind columns.  Details in
-:mod:`caishen.envs.observation`.
-
-=====  ======================  =====  ===========================================
 rows   name                    high   meaning
 =====  ======================  =====  ===========================================
 0      ``hand``                4      own concealed tiles, count per kind
@@ -83,6 +79,11 @@ rows   name                    high   meaning
 74     ``passed_win``          1      scalar, own: passed a win (J-3.5)
 75     ``streak``              255    scalar: the dealer's streak (J-2.4)
 =====  ======================  =====  ===========================================
+=======
+planes repeat one value over the 34 kind columns.  The planes are the feature set ``planes`` version 1
+(:mod:`caishen.sim.bots.features`): the table of its 76 rows (name, largest
+value, meaning, rule IDs) is in :mod:`caishen.envs.observation`, the one
+place it is written.
 
 Legal action mask
 -----------------

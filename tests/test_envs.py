@@ -653,12 +653,12 @@ def _doc_section(doc: str, title: str) -> str:
     return m.group(1)
 
 
-@pytest.mark.parametrize("module", [caishen.envs.pettingzoo_env, caishen.envs.gym_env, caishen.envs.observation])
-def test_doc_observation_table_matches_planes(module):
-    doc = module.__doc__
-    table = doc if module is caishen.envs.observation else _doc_section(doc, "Observation")
-    rows = re.findall(r"^(\d+)(?:-(\d+))?\s+``(\w+)``\s+(\d+)\s", table, re.M)
-    groups = PLANES + (HISTORY_PLANES if module is caishen.envs.observation else ())  # the order-of-play block
+def test_doc_observation_table_matches_planes():
+    """The one written table of the planes (caishen.envs.observation; gym_env and pettingzoo_env point to it
+    and name its feature set: tests/test_features.py)."""
+    module = caishen.envs.observation
+    rows = re.findall(r"^(\d+)(?:-(\d+))?\s+``(\w+)``\s+(\d+)\s", module.__doc__, re.M)
+    groups = PLANES + HISTORY_PLANES  # with the order-of-play block
     want = [(PLANE[name], PLANE[name] + n - 1, name, high) for name, n, high, _ in groups]
     got = [(int(a), int(b or a), name, int(high)) for a, b, name, high in rows]
     assert got == want

@@ -122,6 +122,34 @@ def test_ppo_checkpoint_config_is_checked_before_any_tensor(tmp_path):
         load_policy(str(fifo))
 
 
+@pytest.mark.parametrize("recorded, shape, msg", [
+    (None, [967], "field 'feature_set' must be"),
+    ({"name": "flat", "version": 2}, [967], "field 'feature_set' is 'flat' version 2, this code has version 1"),
+    ({"name": "planes", "version": 1}, [967], "field 'feature_set' is the feature set 'planes', this reader needs 'flat'"),
+    ({"name": "flat", "version": 1}, [2599], "this reader needs 'flat+history'"),
+    ({"name": "flat", "version": 1}, [968], "field 'observation_shape' [968] is none of the caishen layouts"),
+])
+def test_ppo_checkpoint_records_its_feature_set_and_refuses_another(tmp_path, recorded, shape, msg):
+    """A checkpoint's config names its observation feature set and version (caishen.sim.bots.features);
+    a missing one, another set, another version, or one its observation shape is not: a ValueError
+    naming the file and the field, before any tensor is read (no torch needed)."""
+    import json
+    import struct
+
+    from caishen.agents.ppo import CHECKPOINT_FORMAT, CONFIG_KEY, load_policy
+
+    cfg = {"format": CHECKPOINT_FORMAT, "observation_shape": shape, "n_actions": 145,
+           "net_arch": {"pi": [8], "vf": [8]}, "activation": "tanh", "meta": {}}
+    if recorded is not None:
+        cfg["feature_set"] = recorded
+    raw = json.dumps({"__metadata__": {CONFIG_KEY: json.dumps(cfg)}}).encode()
+    p = tmp_path / "c.safetensors"
+    p.write_bytes(struct.pack("<Q", len(raw)) + raw)
+    with pytest.raises(ValueError) as e:
+        load_policy(str(p))
+    assert str(p) in str(e.value) and msg in str(e.value)
+
+
 def test_layout_of_every_observation_layout_and_bad_shape():
     from gymnasium import spaces
 

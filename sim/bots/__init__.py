@@ -3,11 +3,15 @@
 ====================  ======================================================================
 module                what it is
 ====================  ======================================================================
+``features``          the observation feature sets: named, versioned tables and their numba
+                      encoders (the envs' observations, the learned bots' inputs)
 ``policies``          the kernel policies (``random``, ``greedy``, ``greedy_safe``, the 飘
                       policies ``never`` / ``always`` / ``threshold:N``) and the danger model
 ``piao_table``        the ``piao_table`` policy: 飘 where a measured table says it pays
 ``tuned``             the parametric bot (a linear score over features its seat can see)
 ``search``            the search bot ``mc:N`` (determinized rollouts)
+``learned``           learned policies ``learned:PATH``: an action-scoring network's numba
+                      forward pass and its weights file (npz + JSON header, validated)
 ``registry``          the one bot registry (``BOTS``): one spec grammar, one parser (``parse``),
                       the check of where a bot can play (``check_fits``), the bots' data
                       (weights, the bot context) and the one numba dispatch that plays them

@@ -60,8 +60,9 @@ the batch seed, apart from the stream of the walls and the random bots), the
 rule set's points context the rollouts score a finished hand with
 (:func:`caishen.sim.rules.kernels.points_context`) and its scratch, and last
 the *slots*: one
-entry per registered bot kind that declares a ``context`` function (none
-today), built from the four seats' bots.
+entry per registered bot kind that declares a ``context`` function (today
+``learned``'s: its scratch, :func:`caishen.sim.bots.learned.new_scratch`),
+built from the four seats' bots.
 
 How to add a bot
 ----------------
@@ -121,12 +122,16 @@ from caishen.sim.bots.policies import (
     parse_threshold,
 )
 from caishen.sim.bots.search import MAX_DETERMINIZATIONS, _mc_action
+from caishen.sim.bots.learned import _learned_action, load_learned, new_scratch
 from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
 from caishen.sim.engine import N_SEATS, SC_TO_ACT, new_state
 from caishen.sim.rng import _rng_seed
 
 POLICY_TUNED = 10
 POLICY_MC = 11
+POLICY_LEARNED = 12
+#: the file name of a rule set's shipped learned bot, in its package folder (``learned:<rule set>``)
+LEARNED_FILE = "learned.npz"
 #: the code of a bot without a kernel (``ppo:PATH``: torch, one decision at a time): no kernel table takes it
 POLICY_STEP_ONLY = -1
 
@@ -236,6 +241,23 @@ def _path_arg(arg: str, spec: str) -> tuple[int, str]:
     return 0, arg.strip()
 
 
+def _learned_arg(arg: str, spec: str) -> tuple[int, str]:
+    name = arg.strip()
+    if not name:
+        raise ValueError(f"policy {_short(spec)}: give the weights file, e.g. learned:net.npz")
+    load_learned(learned_path(name))  # ValueError naming the file and the field now
+    return 0, name
+
+
+def _learned_weights(bot: Bot, rules: str):
+    row, hdr = load_learned(learned_path(bot.arg))
+    return row, hdr["rules"]
+
+
+def _learned_context(bots, rules_name: str, rules):
+    return new_scratch()
+
+
 def _tuned_weights(bot: Bot, rules: str):
     w, meta = load_tuned(bot.arg)
     return w, meta.get("rules")
@@ -270,6 +292,9 @@ BOTS: dict[str, BotKind] = {k.name: k for k in (
     BotKind("mc", POLICY_MC, "mc:N[:BASE]", f"the search bot: N (1..{MAX_DETERMINIZATIONS}) determinized "
             "rollouts per decision around BASE (greedy or tuned:NAME; default the rule set's tuned bot)",
             _mc_arg, weights=_mc_weights, example="mc:2"),
+    BotKind("learned", POLICY_LEARNED, "learned:NAME|PATH", "a learned policy: the action-scoring network of "
+            "an .npz weights file (sim/rules/NAME/learned.npz or PATH), played in the kernels", _learned_arg,
+            weights=_learned_weights, context=_learned_context),
     BotKind("ppo", POLICY_STEP_ONLY, "ppo:PATH", "a trained PPO checkpoint (torch, the [rl] extra; step API "
             "only: caishen.agents.make_agent, an env's opponent given as that agent)", _path_arg),
 )}
@@ -402,13 +427,16 @@ def bot_table(policies, rules: str, joker: int, label: str | None = None) -> tup
     count, a bad spec (:func:`parse`) or one that cannot play ``rules`` (:func:`check_fits`).
     """
     table = np.zeros((N_SEATS, 2), np.int64)
-    weights = np.zeros((N_SEATS, N_W))
+    rows = [None] * N_SEATS
     for s, spec in enumerate(split_specs(policies)):
         bot = parse(spec)
-        w = check_fits(bot, rules, joker, f" ({'seat ' + str(s) if label is None else label})")
-        if w is not None:
-            weights[s] = w
+        rows[s] = check_fits(bot, rules, joker, f" ({'seat ' + str(s) if label is None else label})")
         table[s] = bot.code, bot.param
+    # a learned bot's row is longer than N_W (caishen.sim.bots.learned, "Kernel layout"): pad to the longest
+    weights = np.zeros((N_SEATS, max([N_W] + [len(w) for w in rows if w is not None])))
+    for s, w in enumerate(rows):
+        if w is not None:
+            weights[s, :len(w)] = w
     return table, weights
 
 
@@ -442,6 +470,11 @@ def data_file(name: str, filename: str, suffix: str = ".json") -> Path:
             return rules.get(name).data_path(filename)
         return Path(f"{name}{suffix}")
     return Path(name)
+
+
+def learned_path(name: str) -> Path:
+    """The weights file of ``learned:NAME`` (:func:`data_file` with ``learned.npz``)."""
+    return data_file(name, LEARNED_FILE, ".npz")
 
 
 def tuned_path(name: str) -> Path:
@@ -534,6 +567,8 @@ def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
         return _choose_action(code, param, st, ep, rp, tabs, mask, work)
     if code == POLICY_TUNED:
         return _tuned_action(bx[0][st.sc[SC_TO_ACT]], st, ep, tabs, mask, work)
+    if code == POLICY_LEARNED:
+        return _learned_action(bx[0][st.sc[SC_TO_ACT]], st, ep, tabs, mask, work, bx[SLOTS][0])  # its slot
     if code == POLICY_MC:
         return _mc_action(param, bx[0][st.sc[SC_TO_ACT]], st, ep, rp, tabs, mask, work, bx[1], bx[2], bx[3],
                           bx[4], bx[5], bx[6])

@@ -147,43 +147,58 @@ def _suit_max(h, st, s):
 
 
 @njit(cache=True)
-def _discard_score(w, k, after_k, best, h, joker, tabs, st, s, live, row, gone, mask, work):
-    """``sum_i w[i] f_i(k)`` for the legal discard ``k`` (module docstring)."""
-    sc = w[F_SHANTEN] * after_k
-    if after_k <= best + 1 and w[F_EFF] != 0.0:
+def _discard_features(k, after_k, best, h, joker, tabs, st, s, live, row, gone, mask, work, need_eff, need_shape):
+    """The raw discard features of the legal discard ``k``, a tuple of 12 floats: shanten after,
+    live effective tiles (0 unless ``need_eff`` and the shanten is at most ``best + 1``), 10 x danger,
+    ``max(best - 1, 0)``, ``gone``, joker, piao_ready, pairs, suit tiles (0 unless ``need_shape``),
+    honor, terminal, declare.  :func:`_discard_linear` weighs them; the ``action`` feature set
+    (:mod:`caishen.sim.bots.features`) is them scaled as the module docstring says."""
+    eff = 0.0
+    if after_k <= best + 1 and need_eff:
         h[k] -= 1
-        sc += w[F_EFF] * 0.1 * _effective_live(h, joker, tabs, after_k, live, work[_W_DRAW])
+        eff = float(_effective_live(h, joker, tabs, after_k, live, work[_W_DRAW]))
         h[k] += 1
     d = 10.0 * _danger(k, joker, live, row, s)
-    far = best - 1 if best > 1 else 0
-    sc += d * (w[F_DANGER] + w[F_DANGER_FAR] * far + w[F_DANGER_LATE] * gone)
-    if k == joker:
-        sc += w[F_JOKER]
-        if after_k <= 0:
-            sc += w[F_PIAO_READY]
-    if w[F_PAIRS] != 0.0 or w[F_SUIT] != 0.0:
+    far = float(best - 1 if best > 1 else 0)
+    pairs = 0.0
+    suit = 0.0
+    if need_shape:
         h[k] -= 1
-        pairs = 0
+        n = 0
         for t in range(N_KINDS):
             if t != joker and h[t] >= 2:
-                pairs += 1
-        sc += w[F_PAIRS] * pairs / 7.0
-        sc += w[F_SUIT] * _suit_max(h, st, s) / 14.0
+                n += 1
+        pairs = float(n)
+        suit = float(_suit_max(h, st, s))
         h[k] += 1
-    if k >= 27 and k != joker:
-        sc += w[F_HONOR]
-    elif k < 27 and (k % 9 == 0 or k % 9 == 8):
-        sc += w[F_TERMINAL]
-    if mask[A_DECLARE + k]:
-        sc += w[F_DECLARE]
+    is_joker = 1.0 if k == joker else 0.0
+    piao = 1.0 if k == joker and after_k <= 0 else 0.0
+    honor = 1.0 if k >= 27 and k != joker else 0.0
+    terminal = 1.0 if k < 27 and (k % 9 == 0 or k % 9 == 8) else 0.0
+    declare = 1.0 if mask[A_DECLARE + k] else 0.0
+    return (float(after_k), eff, d, far, gone, is_joker, piao, pairs, suit, honor, terminal, declare)
+
+
+@njit(cache=True, inline="always")
+def _discard_linear(w, f):
+    """``sum_i w[i] f_i(k)`` of the raw features ``f`` (:func:`_discard_features`), in the tuned bot's order."""
+    sc = w[F_SHANTEN] * f[0]
+    sc += w[F_EFF] * 0.1 * f[1]
+    sc += f[2] * (w[F_DANGER] + w[F_DANGER_FAR] * f[3] + w[F_DANGER_LATE] * f[4])
+    sc += w[F_JOKER] * f[5]
+    sc += w[F_PIAO_READY] * f[6]
+    sc += w[F_PAIRS] * f[7] / 7.0
+    sc += w[F_SUIT] * f[8] / 14.0
+    sc += w[F_HONOR] * f[9]
+    sc += w[F_TERMINAL] * f[10]
+    sc += w[F_DECLARE] * f[11]
     return sc
 
 
 @njit(cache=True)
-def _tuned_turn(w, st, ep, tabs, mask, work):
-    """Own turn of the tuned bot (module docstring)."""
-    if mask[A_WIN]:
-        return A_WIN
+def _turn_context(st, ep, tabs, mask, work):
+    """``(kong, best)`` of the own turn: a kong action greedy would make (or -1), and the best shanten
+    after a legal discard; fills ``work``'s after / live / threat rows for :func:`_discard_features`."""
     s = st.sc[SC_TO_ACT]
     h = st.hands[s]
     joker = ep[EP_JOKER]
@@ -196,78 +211,131 @@ def _tuned_turn(w, st, ep, tabs, mask, work):
     # greedy's kongs: a free replacement draw and a chain link when the shanten stays
     for t in range(N_KINDS):
         if mask[A_KONG_ADDED + t] and after[t] <= best:
-            return A_KONG_ADDED + t
+            return A_KONG_ADDED + t, best
         if mask[A_KONG_CONCEALED + t]:
             h[t] -= 4
             keep = _shanten(h, joker, tabs) <= best
             h[t] += 4
             if keep:
-                return A_KONG_CONCEALED + t
+                return A_KONG_CONCEALED + t, best
+    _live_counts(st, s, work[_W_LIVE])
+    _threats(st, ep, s, work[_W_TMP])
+    return -1, best
+
+
+@njit(cache=True)
+def _tuned_turn(w, st, ep, tabs, mask, work):
+    """Own turn of the tuned bot (module docstring)."""
+    if mask[A_WIN]:
+        return A_WIN
+    kong, best = _turn_context(st, ep, tabs, mask, work)
+    if kong >= 0:
+        return kong
+    s = st.sc[SC_TO_ACT]
+    h = st.hands[s]
+    joker = ep[EP_JOKER]
+    after = work[_W_AFTER]
     live = work[_W_LIVE]
-    _live_counts(st, s, live)
     row = work[_W_TMP]
-    _threats(st, ep, s, row)
     gone = _wall_gone(st) / 70.0
+    need_eff = w[F_EFF] != 0.0
+    need_shape = w[F_PAIRS] != 0.0 or w[F_SUIT] != 0.0
     pick = -1
     pick_sc = -1e300
     for k in range(N_KINDS):
         if not mask[A_DISCARD + k]:
             continue
-        sc = _discard_score(w, k, after[k], best, h, joker, tabs, st, s, live, row, gone, mask, work)
+        f = _discard_features(k, after[k], best, h, joker, tabs, st, s, live, row, gone, mask, work, need_eff,
+                              need_shape)
+        sc = _discard_linear(w, f)
         if sc >= pick_sc:
             pick = k
             pick_sc = sc
+    return _discard_action(pick, mask)
+
+
+@njit(cache=True, inline="always")
+def _discard_action(pick, mask):
+    """The action of discarding ``pick`` (``declare <pick>`` when legal: J-4.1 as greedy)."""
     if pick < 0:  # no legal discard: a forced kong-only turn cannot happen, but stay legal
         for a in range(A_HARD_DECLARE + 2):
             if mask[a]:
                 return a
-    if mask[A_DECLARE + pick]:  # J-4.1 as greedy: declare 架听 when the discard leaves a single wait
+    if mask[A_DECLARE + pick]:
         return A_DECLARE + pick
     return A_DISCARD + pick
 
 
 @njit(cache=True)
-def _tuned_claim(w, st, ep, tabs, mask, work):
-    """Claim decision of the tuned bot (module docstring)."""
-    if mask[A_WIN]:
-        return A_WIN
+def _claim_shanten(st, ep, tabs, mask, work):
+    """``(base, pong, kong, chow_low, chow_mid, chow_high)``: the seat's shanten now and after each
+    legal claim of the tile on offer (and its best discard); ``_BIG`` for a claim that is not legal."""
     s = st.sc[SC_TO_ACT]
     h = st.hands[s]
     joker = ep[EP_JOKER]
     k = st.sc[SC_TILE]
     base = _shanten(h, joker, tabs)
+    pong = _BIG
+    kong = _BIG
+    if mask[A_PONG]:
+        h[k] -= 2
+        pong = _best_after_claim(h, joker, tabs, work)
+        h[k] += 2
+    if mask[A_KONG_EXPOSED]:
+        h[k] -= 3
+        kong = _shanten(h, joker, tabs)
+        h[k] += 3
+    return (base, pong, kong, _chow_shanten(h, k, 0, joker, tabs, mask, work),
+            _chow_shanten(h, k, 1, joker, tabs, mask, work), _chow_shanten(h, k, 2, joker, tabs, mask, work))
+
+
+@njit(cache=True, inline="always")
+def _chow_shanten(h, k, j, joker, tabs, mask, work):
+    """The shanten after the chow ``A_CHOW_LOW + j`` of ``k`` and its best discard, ``_BIG`` if not legal."""
+    if not mask[A_CHOW_LOW + j]:
+        return _BIG
+    low = k - j
+    for t in range(low, low + 3):
+        if t != k:
+            h[t] -= 1
+    v = _best_after_claim(h, joker, tabs, work)
+    for t in range(low, low + 3):
+        if t != k:
+            h[t] += 1
+    return v
+
+
+@njit(cache=True, inline="always")
+def _claim_linear(w, base, after, pong, opens, gone):
+    """The tuned score of a claim leaving shanten ``after`` (``pong``: a pong or exposed kong)."""
+    sc = w[C_BIAS] + w[C_OPENS] * opens + w[C_LATE] * gone + w[C_GAIN] * (base - after)
+    return sc + w[C_PONG] if pong else sc
+
+
+@njit(cache=True)
+def _tuned_claim(w, st, ep, tabs, mask, work):
+    """Claim decision of the tuned bot (module docstring): the best claim if its score is positive."""
+    if mask[A_WIN]:
+        return A_WIN
+    s = st.sc[SC_TO_ACT]
+    base, pong, kong, c0, c1, c2 = _claim_shanten(st, ep, tabs, mask, work)
     opens = 1.0 if st.seat[s, SF_N_MELDS] == 0 else 0.0
     gone = _wall_gone(st) / 70.0
-    common = w[C_BIAS] + w[C_OPENS] * opens + w[C_LATE] * gone
     choice = A_PASS
     best_sc = 0.0
     if mask[A_PONG]:
-        h[k] -= 2
-        v = _best_after_claim(h, joker, tabs, work)
-        h[k] += 2
-        sc = common + w[C_GAIN] * (base - v) + w[C_PONG]
+        sc = _claim_linear(w, base, pong, True, opens, gone)
         if sc > best_sc:
             best_sc = sc
             choice = A_PONG
     if mask[A_KONG_EXPOSED]:
-        h[k] -= 3
-        v = _shanten(h, joker, tabs)
-        h[k] += 3
-        sc = common + w[C_GAIN] * (base - v) + w[C_PONG]
+        sc = _claim_linear(w, base, kong, True, opens, gone)
         if sc > best_sc:
             best_sc = sc
             choice = A_KONG_EXPOSED
     for a in range(A_CHOW_LOW, A_CHOW_HIGH + 1):
         if mask[a]:
-            low = k - (a - A_CHOW_LOW)
-            for t in range(low, low + 3):
-                if t != k:
-                    h[t] -= 1
-            v = _best_after_claim(h, joker, tabs, work)
-            for t in range(low, low + 3):
-                if t != k:
-                    h[t] += 1
-            sc = common + w[C_GAIN] * (base - v)
+            sc = _claim_linear(w, base, (c0, c1, c2)[a - A_CHOW_LOW], False, opens, gone)
             if sc > best_sc:
                 best_sc = sc
                 choice = a
