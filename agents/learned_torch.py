@@ -24,15 +24,16 @@ import torch
 from torch import nn
 
 from caishen.sim.bots import learned
+from caishen.sim.rules.base import DEFAULT
 
 __all__ = ["ActionMLP"]
 
 
 class ActionMLP(nn.Module):
-    """``ActionMLP(hidden=(32, 16), rules="kaihua", dtype=torch.float64)``: the learned bot's network
+    """``ActionMLP(hidden=(32, 16), rules=DEFAULT, dtype=torch.float64)``: the learned bot's network
     (module docstring).  ``linear``: the tuned bot's 17 weights (a parameter)."""
 
-    def __init__(self, hidden: tuple[int, int] = (32, 16), rules: str = "kaihua", dtype=torch.float64):
+    def __init__(self, hidden: tuple[int, int] = (32, 16), rules: str = DEFAULT, dtype=torch.float64):
         super().__init__()
         h1, h2 = hidden
         if not all(isinstance(h, int) and 1 <= h <= learned.MAX_HIDDEN for h in hidden):

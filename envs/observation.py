@@ -86,7 +86,7 @@ rows   name                      high   meaning
                                         J-3.6)
 25     ``swap_forbid``           1      own: the kind its discard may not be
                                         (K-4.5)
-26     ``joker``                 1      the joker kind (Kaihua 财神 ``5z``, K-2.1)
+26     ``joker``                 1      the joker kind (the 财神 ``5z``, K-2.1)
 27-30  ``dealer``                1      scalar: the seat is the dealer
 31-34  ``turn``                  1      scalar: it is the seat's turn (the
                                         discarder while its discard or kong is on

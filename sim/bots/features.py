@@ -157,7 +157,7 @@ PLANES_V1: tuple[FeatureGroup, ...] = (
     _g("pending", 1, 1, False, "the discard or added-kong tile on offer"),
     _g("passed_pong", 1, 1, False, "own: kinds it may not pong now (K-4.4, J-3.6)"),
     _g("swap_forbid", 1, 1, False, "own: the kind its discard may not be (K-4.5)"),
-    _g("joker", 1, 1, False, "the joker kind (Kaihua 财神 ``5z``, K-2.1)"),
+    _g("joker", 1, 1, False, "the joker kind (the 财神 ``5z``, K-2.1)"),
     _g("dealer", 4, 1, True, "scalar: the seat is the dealer"),
     _g("turn", 4, 1, True, "scalar: it is the seat's turn (the discarder while its discard or kong is on offer)"),
     _g("pending_from", 4, 1, True, "scalar: the pending tile is the seat's"),

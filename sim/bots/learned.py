@@ -68,6 +68,7 @@ import numpy as np
 from numba import njit
 
 from caishen.sim import safeio
+from caishen.sim.rules.base import DEFAULT
 from caishen.sim.bots.features import FEATURE_SETS, _encode_context, check_feature_set, context_tables
 from caishen.sim.bots.policies import _wall_gone
 from caishen.sim.bots.tuned import (
@@ -155,7 +156,7 @@ def unpack(row: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def from_tuned(weights, hidden: tuple[int, int] = (32, 16), seed: int = 0, rules: str = "kaihua") -> dict:
+def from_tuned(weights, hidden: tuple[int, int] = (32, 16), seed: int = 0, rules: str = DEFAULT) -> dict:
     """A network that plays exactly as the tuned bot with ``weights: float64[17]``: ``linear`` is the
     weights, ``w1``/``w2`` small random numbers (``seed``), ``w3 = b3 = 0`` (a zero residual).
     Returns ``{"header": ..., member: array}`` for :func:`save_learned`."""
@@ -436,7 +437,7 @@ def _learned_action(p, st, ep, tabs, mask, work, lx):
     return choice
 
 
-def decisions(row: np.ndarray, rules: str = "kaihua", n_rows: int = 10_000, seed: int = 0) -> dict:
+def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed: int = 0) -> dict:
     """Play hands (walls ``seed, seed + 1, ...``, dealer drawn from ``seed``) with the learned bot
     ``row`` (a kernel row, :func:`load_learned`) in every seat, and return its first ``n_rows``
     scored decisions: ``ctx: float64[N, 83]``, ``x: float64[N, 40, 17]`` (each candidate's action
