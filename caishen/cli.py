@@ -488,7 +488,7 @@ def _add_sweep(sub) -> None:
         description="Play every point of a grid -- each --option KEY=V1,V2,... is an axis, --policy P1,P2,... "
         "the hero's policies (one seat; the others play --field) -- on the same walls, each wall its own "
         "one-hand match, through the runner (resumable). Prints and writes OUT/sweep.csv: one row per point "
-        "and metric with its 95%% CI over walls and the paired difference to the baseline point.",
+        "and metric with its 95% CI over walls and the paired difference to the baseline point.",
     )
     p.add_argument("--rules", default="kaihua", help="rule set (default kaihua)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=V1,V2",
@@ -636,7 +636,7 @@ def _add_match(sub) -> None:
         description="Play every wall once per seat rotation (2 policies: A B A B and B A B A; 3: A B C A "
         "rotated; 4: A B C D rotated), so each policy sits in every seat on the same tiles, through the "
         "runner (chunks, workers, Ray, resume, Parquet in OUT/chunks). Prints per policy the mean points per "
-        "hand with its 95%% CI over walls (the independent unit), win rate, deal-in rate (paid for a discard "
+        "hand with its 95% CI over walls (the independent unit), win rate, deal-in rate (paid for a discard "
         "win or a robbed kong), 飘 rate, and the pairwise differences with paired CIs; also saved as "
         "OUT/match.json and OUT/match.csv. Rerunning the same command resumes.",
     )

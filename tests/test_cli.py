@@ -143,3 +143,10 @@ def test_error_messages_are_cut(capsys):
     assert code == 2 and "bad tile string" in err and len(err) < 600
     code, _, err = main(["hand", "123m", "--joker", "1z" * 5000], capsys)
     assert code == 2 and "--joker" in err and len(err) < 600
+
+
+@pytest.mark.parametrize("command", ["sweep", "match"])
+def test_help_says_95_percent_once(command, capsys):
+    """Issue 28: argparse formats help lines, not descriptions; a description printed "95%%"."""
+    code, out, _ = main([command, "--help"], capsys)
+    assert code == 0 and "95% CI" in out and "%%" not in out

@@ -465,8 +465,8 @@ def test_readings_example():
     assert len(rs) == 3  # pair 44m + three triplets, 44m + three 123m runs, 11m + 123m 234m 234m
     rs = readings.readings(parse("123m456m789p2s234s5z"), CAISHEN)
     pairs = {r.groups[0] for r in rs}
-    assert hand.Group("pair", 19, (19,)) in pairs  # 2s + 财神 as 2s
-    assert hand.Group("pair", 19, ()) in pairs  # 22s, with 财神 completing 34s
+    assert readings.Group("pair", 19, (19,)) in pairs  # 2s + 财神 as 2s
+    assert readings.Group("pair", 19, ()) in pairs  # 22s, with 财神 completing 34s
 
 
 # ------------------------------------------------------------ batch and distribution
