@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from caishen.sim.bots import learned
-from caishen.sim.bots.registry import POLICY_LEARNED, bot_table, load_tuned, parse_bot
+from caishen.sim.bots.registry import POLICY_LEARNED, bot_table, load_tuned, parse
 from caishen.sim.engine import N_SEATS, Game
 from caishen.sim.rules import base as rulesets
 from test_envs import _hidden_twin, _wall_with_quads
@@ -56,15 +56,16 @@ def test_a_residual_changes_play_and_mixes_with_other_bots(tmp_path, engine_warm
 def test_registry_entry(tmp_path):
     """learned:PATH parses to the learned code and its kernel row; another rule set is refused."""
     path = _net(tmp_path)
-    code, param, row, rules = parse_bot(f"learned:{path}")
-    assert (code, param, rules) == (POLICY_LEARNED, 0, "kaihua") and row.shape[0] > 17
+    bot = parse(f"learned:{path}")
+    row, rules = bot.weights("kaihua")
+    assert (bot.code, bot.param, rules) == (POLICY_LEARNED, 0, "kaihua") and row.shape[0] > 17
     table, weights = bot_table(["greedy", f"learned:{path}", "tuned:kaihua", "greedy"], "kaihua", 33)
     assert table[1, 0] == POLICY_LEARNED and np.array_equal(weights[1, :row.shape[0]], row)
     np.testing.assert_array_equal(weights[2, :17], load_tuned("kaihua")[0])
     with pytest.raises(ValueError, match="was tuned for 'kaihua', not 'jiating'"):
         bot_table(f"learned:{path}", "jiating", -1)
     with pytest.raises(ValueError, match="give the weights file"):
-        parse_bot("learned:")
+        parse("learned:")
 
 
 def test_kernel_forward_equals_torch_on_10000_states(tmp_path):
@@ -207,7 +208,7 @@ def test_bad_weights_files_are_named(tmp_path, monkeypatch, case, msg):
     text = str(e.value)
     assert str(path) in text and msg in text and "\n" not in text
     with pytest.raises(ValueError):
-        parse_bot(f"learned:{path}") if case != "rules" else bot_table(f"learned:{path}", "kaihua", 33)
+        parse(f"learned:{path}") if case != "rules" else bot_table(f"learned:{path}", "kaihua", 33)
 
 
 def test_save_refuses_nan(tmp_path):

@@ -55,7 +55,7 @@ sizes ``n_action, n_context, H1, H2``, then ``linear, w1, b1, w2, b2, w3,
 b3`` flattened row-major.  The rows of the four seats travel as the bot
 context's weights (``bx[0]``, padded to the longest row; the tuned bot reads
 the first 17 values of its row, a learned bot all of it) and the scratch of
-:func:`new_scratch` as ``bx[7]``.
+:func:`new_scratch` as its slot of the bot context (``bx[SLOTS][0]``, :mod:`caishen.sim.bots.registry`).
 """
 
 from __future__ import annotations
@@ -268,7 +268,7 @@ def load_learned(path, rules: str | None = None) -> tuple[np.ndarray, dict]:
 
 
 def new_scratch():
-    """The learned bots' scratch (the bot context's ``bx[7]``): ``(planes: uint8[76, 34], fb:
+    """The learned bots' scratch (its slot of the bot context, ``bx[SLOTS][0]``): ``(planes: uint8[76, 34], fb:
     float64[6, 256], acts: int64[40], rows, cols, scale, xs: float64[40, 17])`` with the ``context``
     tables (``xs[i]``: candidate ``i``'s action features)."""
     rows, cols, scale = context_tables()
