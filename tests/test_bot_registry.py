@@ -67,8 +67,11 @@ def _expected(spec: str, rules: str) -> str | None:
 
 
 @pytest.mark.parametrize("rules", RULES)
-def test_every_command_accepts_every_spec_or_refuses_it_with_one_reason_K_9_1_J_1_1(rules, engine_warm):
-    specs = [*registry.examples(rules), PPO]
+def test_every_command_accepts_every_spec_or_refuses_it_with_one_reason_K_9_1_J_1_1(rules, engine_warm, tmp_path):
+    from caishen.sim.bots import learned
+
+    net = learned.from_tuned(registry.load_tuned(rules)[0], rules=rules)  # a learned bot of this rule set
+    specs = [*registry.examples(rules), PPO, f"learned:{learned.save_learned(tmp_path / 'net.npz', net)}"]
     assert {s.partition(":")[0] for s in specs} == set(registry.BOTS)  # every bot of the registry
     for spec in specs:
         want = _expected(spec, rules)

@@ -29,6 +29,9 @@ spec                    bot
 ``mc:N[:BASE]``         the search bot (:mod:`.search`): N determinizations per decision
                         (1..4096) around its base, ``greedy`` or ``tuned:NAME|PATH``
                         (default: the tuned bot of the rule set played)
+``learned:NAME|PATH``   a learned policy (:mod:`.learned`): an action-scoring network read
+                        from an ``.npz`` weights file (``sim/rules/NAME/learned.npz`` or
+                        PATH), played by a numba forward pass in the kernels
 ``ppo:PATH``            a trained torch policy (:mod:`caishen.agents.ppo`): it has no kernel,
                         so it plays only in the step API (``caishen.agents.make_agent``);
                         every kernel seat refuses it (:func:`check_fits`)
