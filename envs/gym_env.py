@@ -53,37 +53,6 @@ Observation
 itself, ``+1`` next, ``+2`` opposite, ``+3`` previous); scalar planes repeat
 one value over the 34 kind columns.  Never others' concealed tiles, their
 concealed kong kinds, the wall, or which seat is being asked to claim.
-rows   name                    high   meaning
-=====  ======================  =====  ===========================================
-0      ``hand``                4      own concealed tiles, count per kind
-1      ``drawn``               1      own tile drawn this turn (own turn only)
-2-5    ``discards``            4      each seat's discards so far, count per kind
-6-9    ``last_discard``        1      each seat's latest discard
-10-13  ``chows``               4      tiles in each seat's chows, count per kind
-14-17  ``pongs``               1      kinds of each seat's pongs
-18-21  ``kongs``               1      kinds of each seat's exposed and added kongs
-22     ``own_concealed_kongs`` 1      kinds of own concealed kongs
-23     ``pending``             1      the discard or added-kong tile on offer
-24     ``passed_pong``         1      own: kinds it may not pong now (K-4.4, J-3.6)
-25     ``swap_forbid``         1      own: the kind its discard may not be (K-4.5)
-26     ``joker``               1      the joker kind (the 财神 ``5z``)
-27-30  ``dealer``              1      scalar: the seat is the dealer
-31-34  ``turn``                1      scalar: it is the seat's turn
-35-38  ``pending_from``        1      scalar: the pending tile is the seat's
-39-43  ``phase``               1      scalar one-hot: turn, claim, rob, done, hard
-44     ``acting``              1      scalar: this seat is to act
-45     ``tiles_left``          136    scalar: tiles left in the wall
-46-49  ``hand_size``           14     scalar: the seat's concealed tile count
-50-53  ``concealed_kongs``     4      scalar: the seat's concealed kongs
-54-57  ``n_chows``             4      scalar: the seat's chows
-58-61  ``chain``               8      scalar: the seat's chain length (K-6.5)
-62-65  ``chain_kong``          4      scalar: ... of which kong links
-66-69  ``piao_open``           1      scalar: the seat's 飘财 circle is open
-70-73  ``declared``            2      scalar: 1 架听 (J-4.1), 2 硬子 (J-4.2)
-74     ``passed_win``          1      scalar, own: passed a win (J-3.5)
-75     ``streak``              255    scalar: the dealer's streak (J-2.4)
-=====  ======================  =====  ===========================================
-=======
 The planes are the feature set ``planes`` version 1
 (:mod:`caishen.sim.bots.features`): the table of its 76 rows (name, largest
 value, meaning, rule IDs) is in :mod:`caishen.envs.observation`, the one

@@ -29,45 +29,6 @@ being asked to claim (a seat only learns that it is asked itself:
 Layout: feature set ``planes`` version 1 (``N_PLANES = 76``; ``high`` is the largest value a plane takes,
 also the upper bound of the Box space; every lower bound is 0)
 
-rows   name                    high   meaning
-=====  ======================  =====  ===========================================
-0      ``hand``                4      own concealed tiles, count per kind
-1      ``drawn``               1      own tile drawn this turn (own turn only)
-2-5    ``discards``            4      each seat's discards so far, count per kind
-                                      (claimed ones included)
-6-9    ``last_discard``        1      each seat's latest discard
-10-13  ``chows``               4      tiles in each seat's chows, count per kind
-14-17  ``pongs``               1      kinds of each seat's pongs
-18-21  ``kongs``               1      kinds of each seat's exposed and added kongs
-22     ``own_concealed_kongs`` 1      kinds of own concealed kongs
-23     ``pending``             1      the discard or added-kong tile on offer
-24     ``passed_pong``         1      own: kinds it may not pong now (K-4.4, J-3.6)
-25     ``swap_forbid``         1      own: the kind its discard may not be (K-4.5)
-26     ``joker``               1      the joker kind (the 财神 ``5z``, K-2.1)
-27-30  ``dealer``              1      scalar: the seat is the dealer
-31-34  ``turn``                1      scalar: it is the seat's turn (the discarder
-                                      while its discard or kong is on offer)
-35-38  ``pending_from``        1      scalar: the pending tile is the seat's
-39-43  ``phase``               1      scalar, one-hot: turn, claim (a discard on
-                                      offer), rob (an added kong on offer, K-5.5),
-                                      done, hard (硬子 declarations, J-4.2)
-44     ``acting``              1      scalar: the observing seat is to act
-45     ``tiles_left``          136    scalar: tiles left in the wall (reserve
-                                      included, K-3.4)
-46-49  ``hand_size``           14     scalar: the seat's concealed tile count
-50-53  ``concealed_kongs``     4      scalar: the seat's concealed kongs
-54-57  ``n_chows``             4      scalar: the seat's chows (K-4.5)
-58-61  ``chain``               8      scalar: the seat's chain length (K-6.5)
-62-65  ``chain_kong``          4      scalar: ... of which kong links
-66-69  ``piao_open``           1      scalar: the seat's 飘财 circle is open (K-9.2)
-70-73  ``declared``            2      scalar: the seat's declaration: 1 架听
-                                      (J-4.1), 2 硬子 (J-4.2)
-74     ``passed_win``          1      scalar, own: passed a win, no discard win
-                                      until its next draw (J-3.5)
-75     ``streak``              255    scalar: the dealer's streak k (J-2.4;
-                                      capped at 255)
-=====  ======================  =====  ===========================================
-=======
 =====  ========================  =====  ===========================================
 rows   name                      high   meaning
 =====  ========================  =====  ===========================================
