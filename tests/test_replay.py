@@ -242,8 +242,8 @@ def test_replay_page_in_headless_chromium(runs, rules, prefix, tmp_path):
         if step == mark:
             flagged = [p for p, s in enumerate(trace.frames[step]["seats"])
                        if (s["piao_open"] if prefix == "piao" else s["decl"])]
-            word = "piao circle open" if prefix == "piao" else ("jiating" if
-                   trace.frames[step]["seats"][flagged[0]]["decl"] == 1 else "yingzi")
+            word = ("piao circle open" if prefix == "piao"
+                    else replay.DECL_NAMES[trace.frames[step]["seats"][flagged[0]]["decl"]])
             assert word in seats[flagged[0]][3]
         if step == last:
             scores = dict(re.findall(r'<td class="final-score" data-seat="(\d)">(-?\d+)</td>', dom))
