@@ -273,9 +273,7 @@ def _add_simulate(sub) -> None:
         metavar="KEY=VALUE",
         help="rule option, e.g. discard_win=false (repeatable)",
     )
-    p.add_argument("--workers", type=int, default=None, help="worker processes / Ray tasks (default: all cores; 1 = in-process)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or Ray")
-    p.add_argument("--ray-address", default=None, help="Ray cluster address for ray.init (default: start local Ray)")
+    _add_executor_args(p)
     p.add_argument("--chunk-size", type=int, default=None, help="hands per chunk (default 10000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_simulate)
@@ -334,16 +332,29 @@ def _repair_hint(run_dir) -> str:
             "replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run)")
 
 
-def _cmd_simulate(args) -> int:
-    from caishen.sim.selfplay import manifest, rundir, runner
-    from caishen.sim.analysis import summary
+def _add_executor_args(p, what: str = "") -> None:
+    """``--workers``, ``--backend``, ``--ray-address``: how a runner command spreads its chunks."""
+    p.add_argument("--workers", type=int, default=None,
+                   help=f"worker processes / Ray tasks{what} (default: all cores; 1 = in-process)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or Ray")
+    p.add_argument("--ray-address", default=None, help="Ray cluster address for ray.init (default: start local Ray)")
 
+
+def _check_executor_args(args) -> None:
+    """``ValueError`` naming a bad ``--workers`` (1..MAX_WORKERS) or a ``--ray-address`` without Ray."""
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers {args.workers}: must be a positive integer")
     if args.workers is not None and args.workers > MAX_WORKERS:
         raise ValueError(f"--workers {args.workers}: at most {MAX_WORKERS}")
     if args.ray_address and args.backend != "ray":
         raise ValueError("--ray-address needs --backend ray")
+
+
+def _cmd_simulate(args) -> int:
+    from caishen.sim.selfplay import manifest, rundir, runner
+    from caishen.sim.analysis import summary
+
+    _check_executor_args(args)
     config, out = _simulate_config(args)
     if not args.no_progress:  # a cold numba cache keeps the bar at 0% for minutes: say why
         print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}; the first run "
@@ -514,9 +525,7 @@ def _add_sweep(sub) -> None:
     p.add_argument("--walls", type=int, required=True, help="walls (hands) per point, 1..10**9")
     p.add_argument("--seed", type=int, default=0, help="root seed of the walls, 0..2**63-1 (default 0)")
     p.add_argument("--out", required=True, help="sweep directory (created; reused to resume)")
-    p.add_argument("--workers", type=int, default=None, help="worker processes / Ray tasks (default: all cores)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local")
-    p.add_argument("--ray-address", default=None)
+    _add_executor_args(p)
     p.add_argument("--chunk-size", type=int, default=None, help="walls per chunk (default 10000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_sweep)
@@ -528,12 +537,9 @@ def _cmd_sweep(args) -> int:
 
     if not 1 <= args.walls <= 10**9:
         raise ValueError(f"--walls {args.walls}: must be in 1..10**9")
-    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
-        raise ValueError(f"--workers {args.workers}: must be in 1..{MAX_WORKERS}")
+    _check_executor_args(args)
     if args.chunk_size is not None and not 1 <= args.chunk_size <= MAX_CHUNK_SIZE:
         raise ValueError(f"--chunk-size {args.chunk_size}: must be in 1..{MAX_CHUNK_SIZE}")
-    if args.ray_address and args.backend != "ray":
-        raise ValueError("--ray-address needs --backend ray")
     try:
         table = study.sweep(args.rules, args.out, options=args.option, policies=args.policy, field=args.field,
                             walls=args.walls, seed=args.seed, baseline=args.baseline,
@@ -669,10 +675,7 @@ def _add_match(sub) -> None:
     p.add_argument("--out", required=True, help="run directory (created; reused to resume)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="rule option, e.g. discard_win=false (repeatable)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="worker processes / Ray tasks (default: all cores; 1 = in-process)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool or Ray")
-    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: start local Ray)")
+    _add_executor_args(p)
     p.add_argument("--chunk-walls", type=int, default=None, help="walls per chunk (default 1000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_match)
@@ -683,14 +686,12 @@ def _cmd_match(args) -> int:
     from caishen.sim.selfplay import rundir, runner
     from caishen.sim.rules.options import parse_option_strings
 
-    for name, v, hi in (("--walls", args.walls, MAX_WALLS), ("--chunk-walls", args.chunk_walls, MAX_CHUNK_WALLS),
-                        ("--workers", args.workers, MAX_WORKERS)):
+    for name, v, hi in (("--walls", args.walls, MAX_WALLS), ("--chunk-walls", args.chunk_walls, MAX_CHUNK_WALLS)):
         if v is not None and v < 1:
             raise ValueError(f"{name} {v}: must be a positive integer")
         if v is not None and v > hi:
             raise ValueError(f"{name} {v}: at most {hi}")
-    if args.ray_address and args.backend != "ray":
-        raise ValueError("--ray-address needs --backend ray")
+    _check_executor_args(args)
     options = parse_option_strings(args.option)
     config = arena.make_config(args.rules, args.policies, args.walls, args.seed, options,
                                args.chunk_walls or arena.DEFAULT_CHUNK_WALLS)
@@ -744,10 +745,7 @@ def _add_ladder(sub) -> None:
                    help="rule option, e.g. discard_win=false (repeatable)")
     p.add_argument("--bootstrap", type=int, default=ladder.DEFAULT_BOOTSTRAP,
                    help=f"bootstrap resamples of the walls for the rating CIs (default {ladder.DEFAULT_BOOTSTRAP})")
-    p.add_argument("--workers", type=int, default=None,
-                   help="worker processes / Ray tasks per pair (default: all cores; 1 = in-process)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool or Ray")
-    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: start local Ray)")
+    _add_executor_args(p, " per pair")
     p.add_argument("--chunk-walls", type=int, default=None, help="walls per chunk (default 1000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_ladder)
@@ -757,10 +755,7 @@ def _cmd_ladder(args) -> int:
     from caishen.sim.analysis import arena, ladder
     from caishen.sim.rules.options import parse_option_strings
 
-    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
-        raise ValueError(f"--workers {args.workers}: must be in 1 .. {MAX_WORKERS}")
-    if args.ray_address and args.backend != "ray":
-        raise ValueError("--ray-address needs --backend ray")
+    _check_executor_args(args)
     options = parse_option_strings(args.option)
     bots = ladder.builtin_bots(args.rules) if args.bots is None else args.bots
     config = ladder.make_config(args.rules, bots, args.walls, args.seed, options,
