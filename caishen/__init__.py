@@ -37,6 +37,8 @@ old code.  So unless ``NUMBA_CACHE_DIR`` is set by the user, the compiled
 kernels are cached in a directory named after a digest of every source file
 under ``sim/``, ``envs/`` and ``agents/`` that defines numba kernels (set here,
 before any of them imports numba): any change there starts a fresh cache.
+Inside it the kernels are filed by module name (:mod:`caishen.numba_cache`), so the
+same sources in another folder (a second clone, a CI workspace) load the same cache.
 """
 
 import hashlib
@@ -76,6 +78,10 @@ def _kernel_source_digest() -> str:
     return h.hexdigest()[:16]
 
 
+#: the cache locator that files kernels by module name (see :mod:`caishen.numba_cache`)
+_LOCATOR = "caishen.numba_cache.ModuleCacheLocator"
+
+
 def _set_numba_cache_dir() -> None:
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
@@ -86,10 +92,14 @@ def _set_numba_cache_dir() -> None:
         base = user_cache_dir("caishen")
     path = str(Path(base) / f"numba-{_kernel_source_digest()}")
     os.environ["NUMBA_CACHE_DIR"] = path  # read by numba at import, and by worker processes
+    # kernels filed by module name, not by this checkout's path (caishen.numba_cache)
+    locators = _LOCATOR + ",UserProvidedCacheLocator,InTreeCacheLocator,UserWideCacheLocator"
+    os.environ.setdefault("NUMBA_CACHE_LOCATOR_CLASSES", locators)
     if "numba" in sys.modules:  # numba already imported: set its config too
         from numba.core import config
 
         config.CACHE_DIR = path
+        config.CACHE_LOCATOR_CLASSES = os.environ["NUMBA_CACHE_LOCATOR_CLASSES"]
 
 
 _set_numba_cache_dir()
