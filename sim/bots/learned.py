@@ -51,8 +51,11 @@ non-regular file, a foreign zip member, a wrong shape or dtype, a NaN or
 infinite weight: one ``ValueError`` naming the file and the field.
 
 Kernel layout: a file becomes one ``float64`` row (:func:`pack`): the four
-sizes ``n_action, n_context, H1, H2``, then ``linear, w1, b1, w2, b2, w3,
-b3`` flattened row-major.  The rows of the four seats travel as the bot
+sizes ``n_action, n_context, H1, H2``, then ``linear, w1.T, b1, w2.T, b2, w3,
+b3`` flattened row-major: the weight matrices transposed, so that the forward
+pass adds one input's column of weights to all the units of a layer at once
+(contiguous, vectorized by LLVM) and skips an input that is 0 (most context
+inputs, every other candidate's half of ``x``, a unit the ReLU cut).  The rows of the four seats travel as the bot
 context's weights (``bx[0]``, padded to the longest row; the tuned bot reads
 the first 17 values of its row, a learned bot all of it) and the scratch of
 :func:`new_scratch` as its slot of the bot context (``bx[SLOTS][0]``, :mod:`caishen.sim.bots.registry`).
@@ -116,6 +119,8 @@ N_ACTION = FEATURE_SETS["action"].rows
 N_CONTEXT = FEATURE_SETS["context"].rows
 #: the zip members of a weights file, in packing order after ``header``
 MEMBERS = ("linear", "w1", "b1", "w2", "b2", "w3", "b3")
+#: the members stored transposed in the kernel row (module docstring, "Kernel layout")
+_TRANSPOSED = ("w1", "w2")
 #: at most this many candidates per decision (34 discards; pass + pong + kong + 3 chows)
 MAX_CANDIDATES = 40
 _HDR = 4
@@ -141,7 +146,8 @@ def pack(arrays: dict[str, np.ndarray]) -> np.ndarray:
     """The kernel row ``float64[P]`` of a network's arrays (module docstring, "Kernel layout")."""
     h1, h2 = arrays["w1"].shape[0], arrays["w2"].shape[0]
     parts = [np.array([N_ACTION, N_CONTEXT, h1, h2], np.float64)]
-    parts += [np.asarray(arrays[m], np.float64).ravel() for m in MEMBERS]
+    parts += [(np.asarray(arrays[m], np.float64).T if m in _TRANSPOSED else np.asarray(arrays[m], np.float64)).ravel()
+              for m in MEMBERS]
     return np.concatenate(parts)
 
 
@@ -151,7 +157,7 @@ def unpack(row: np.ndarray) -> dict[str, np.ndarray]:
     out, i = {}, _HDR
     for m, shape in _shapes(h1, h2).items():
         n = int(np.prod(shape))
-        out[m] = row[i:i + n].reshape(shape).copy()
+        out[m] = row[i:i + n].reshape(shape[::-1]).T.copy() if m in _TRANSPOSED else row[i:i + n].reshape(shape).copy()
         i += n
     return out
 
@@ -281,16 +287,19 @@ def new_scratch():
 # ---------------------------------------------------------------------------------------------------
 @njit(cache=True)
 def _context_hidden(p, ctx, hc):
-    """``hc[j] = b1[j] + sum_i W1[j, 17 + i] ctx[i]``: the context's share of the first layer, once per decision."""
+    """``hc[j] = b1[j] + sum_i W1[j, 17 + i] ctx[i]``: the context's share of the first layer, once per decision
+    (the sum in the order of ``i``, inputs that are 0 skipped)."""
     na, nc, h1 = int(p[0]), int(p[1]), int(p[2])
     o_w1 = _HDR + na
     o_b1 = o_w1 + h1 * (na + nc)
     for j in range(h1):
-        s = p[o_b1 + j]
-        row = o_w1 + j * (na + nc) + na
-        for i in range(nc):
-            s += p[row + i] * ctx[i]
-        hc[j] = s
+        hc[j] = p[o_b1 + j]
+    for i in range(nc):
+        v = ctx[i]
+        if v != 0.0:
+            col = o_w1 + (na + i) * h1
+            for j in range(h1):
+                hc[j] += p[col + j] * v
 
 
 @njit(cache=True)
@@ -303,17 +312,26 @@ def _residual(p, x, hc, h1v, h2v):
     o_w3 = o_b2 + h2
     o_b3 = o_w3 + h2
     for j in range(h1):
-        s = hc[j]
-        row = o_w1 + j * (na + nc)
-        for i in range(na):
-            s += p[row + i] * x[i]
-        h1v[j] = s if s > 0.0 else 0.0
+        h1v[j] = hc[j]
+    for i in range(na):
+        v = x[i]
+        if v != 0.0:
+            col = o_w1 + i * h1
+            for j in range(h1):
+                h1v[j] += p[col + j] * v
     for j in range(h2):
-        s = p[o_b2 + j]
-        row = o_w2 + j * h1
-        for i in range(h1):
-            s += p[row + i] * h1v[i]
-        h2v[j] = s if s > 0.0 else 0.0
+        h2v[j] = p[o_b2 + j]
+    for i in range(h1):
+        v = h1v[i]
+        if v > 0.0:  # the ReLU: a unit at or below 0 adds nothing
+            col = o_w2 + i * h2
+            for j in range(h2):
+                h2v[j] += p[col + j] * v
+        else:
+            h1v[i] = 0.0
+    for j in range(h2):
+        if h2v[j] < 0.0:
+            h2v[j] = 0.0
     r = p[o_b3]
     for j in range(h2):
         r += p[o_w3 + j] * h2v[j]
