@@ -69,7 +69,11 @@ def batched_rate(n: int, seconds: float, rules="kaihua", **kw) -> tuple[float, f
             hands += int(games.hands_ended.sum())
         return steps * n, hands
 
-    run()  # warm-up: compile or load the kernels, fill the caches
+    # warm-up: compile or load the kernels, fill the caches -- until a hand has ended, since the end of a
+    # hand runs kernels of its own (a Jiating hand of random play lasts ~90 turns: more steps than one run)
+    for _ in range(1000):
+        if run()[1] > 0:
+            break
     dt, dec, hands = _timed(run, seconds)
     return dec / dt, hands / dt, games.nbytes() // n
 
