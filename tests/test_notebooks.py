@@ -66,3 +66,22 @@ def test_option_sweep_notebook(engine_warm, tmp_path):
     t = r["table"]
     assert set(t["failed_piao_factor"]) == {"1", "3"} and set(t["policy"]) == {"threshold:20", "never"}
     assert "factor 1: best threshold:20" in nb.answer(r)
+
+
+@pytest.mark.parametrize("rules", ["kaihua", "jiating"])
+def test_K_7_1_J_6_2_rule_readings_notebook(rules, engine_warm, tmp_path):
+    """Every ambiguity option's readings against the default on the same walls (issue 27 item 3)."""
+    nb = load("rule_readings")
+    r = nb.readings_study(rules, tmp_path / "r", walls=60, seed=3, workers=1, progress=False, figures=tmp_path)
+    t = r["table"]
+    for option, values, _ in nb.READINGS[rules]:
+        rows = t[(t["option"] == option) & (t["metric"] == "dealer_score")]
+        assert list(rows["reading"]) == [v.lower() if v in ("true", "false") else v for v in values.split(",")]
+        assert rows["default"].tolist() == [True] + [False] * (len(rows) - 1)
+    assert (t.loc[t["default"], "diff"] == 0).all()  # the default reading against itself
+    assert set(t["metric"]) == set(nb.METRICS[rules])
+    assert (tmp_path / f"readings_{rules}.png").exists()
+    assert re.match(r"(no reading moves dealer_score|dealer_score against the default reading)", nb.answer(r))
+    if rules == "kaihua":  # K-7.1 off (K-7.2 with it): every hand ends in a self-draw or a 流局
+        k = t[(t["option"] == "discard_win") & (t["reading"] == "false")].set_index("metric")["value"]
+        assert k["self_draw"] + k["draw"] == pytest.approx(1.0) and k["self_draw"] > 0.5
