@@ -11,6 +11,19 @@
 # (J-4.1) and 硬子 (J-4.2) is worth, measured on the same wall continuation
 # (declare vs not, `caishen.sim.rules.jiating.analysis.declaration_value`).  Intervals: 95% over
 # matches (hands for the declarations).
+#
+# **Why 硬子 is worth hundreds of points: P47 (地胡).**  硬子 is offered in about
+# 0.1% of hands, mostly to a dealer who is ready after the first discard.  Under
+# the default reading of P47 (`dihu="dealer_ready_first_discard"`, ambiguity 3
+# of `caishen rules J`) such a dealer, once hard-declared, scores 地胡 on *any*
+# later win, and every such payment reaches the dealer's 400 cap (J-6.2): that
+# is nearly all of the 硬子 number below, and the only way the caps bind often.
+# A non-dealer's 硬子 is worth far less.  Under the reading
+# `dihu="win_on_dealers_first_discard"` (a non-dealer wins on the dealer's first
+# discard) the dealer's 硬子 loses its 地胡 and the dealer's points per hand fall
+# by 0.27 [0.19, 0.35] on the same walls (`notebooks/rule_readings.py`,
+# 100,000 walls): about 15% of the dealer's edge.  `dealer_ready_undeclared`
+# changes nothing for greedy bots, which always declare 硬子 when it is offered.
 
 # %%
 from __future__ import annotations
