@@ -15,7 +15,7 @@
 # **Why 硬子 is worth hundreds of points: P47 (地胡).**  硬子 is offered in about
 # 0.1% of hands, mostly to a dealer who is ready after the first discard.  Under
 # the default reading of P47 (`dihu="dealer_ready_first_discard"`, ambiguity 3
-# of `caishen rules J`) such a dealer, once hard-declared, scores 地胡 on *any*
+# in `caishen rules P47`) such a dealer, once hard-declared, scores 地胡 on *any*
 # later win, and every such payment reaches the dealer's 400 cap (J-6.2): that
 # is nearly all of the 硬子 number below, and the only way the caps bind often.
 # A non-dealer's 硬子 is worth far less.  Under the reading
