@@ -67,6 +67,7 @@ def test_options_defaults_are_the_spec_defaults():
         "failed_piao_factor": 2,
         "baotou_discard_win": "never",
         "discard_win_max_caishen": 1,
+        "failed_piao_points": None,  # a study variant, off
     }
 
 
@@ -172,9 +173,11 @@ def ref_payments(dealer, winner, win_type, discarder, exponent, circle, rules):
         if payer is not None:
             scores[payer] -= share(p)
             scores[winner] += share(p)
-        if p in circle:  # K-9.3: the share counts failed_piao_factor times in total
-            scores[p] -= (rules.failed_piao_factor - 1) * share(p)
-            scores[winner] += (rules.failed_piao_factor - 1) * share(p)
+        if p in circle:  # K-9.3: the share counts failed_piao_factor times in total (or the variant's fixed points)
+            extra = (rules.failed_piao_factor - 1) * share(p) if rules.failed_piao_points is None \
+                else rules.failed_piao_points
+            scores[p] -= extra
+            scores[winner] += extra
     return scores
 
 
@@ -220,6 +223,21 @@ def test_K_9_3_failed_piao_pays_own_share_once_more():
         -12, 20, -2, -6]
 
 
+def test_K_9_3_variant_failed_piao_points_replace_the_extra_shares():
+    """The study variant ``failed_piao_points`` (not the seed's): a fixed cost instead of the doubling."""
+    fixed = KaihuaRules(failed_piao_points=10)
+    # K18's hand: seat 3 pays 10 points to the winner instead of its share once more
+    assert pay(0, 1, WIN_SELF_DRAW, None, 0, circle=[3], rules=fixed) == [-4, 18, -2, -12]
+    # whatever the exponent and the factor: the cost stays 10
+    assert pay(0, 1, WIN_SELF_DRAW, None, 5, circle=[3], rules=KaihuaRules(failed_piao_points=10,
+                                                                          failed_piao_factor=4)) == [-128, 266, -64, -74]
+    # 0 costs nothing; None is the spec's shares
+    assert pay(0, 1, WIN_DISCARD, 2, 1, circle=[0], rules=KaihuaRules(failed_piao_points=0)) == [0, 16, -16, 0]
+    assert KaihuaRules().params()[kaihua.P_FAILED_PIAO_POINTS] == -1
+    with pytest.raises(ValueError, match="failed_piao_points"):
+        KaihuaRules.from_dict({"failed_piao_points": "-3"})
+
+
 def test_payments_accumulate_for_several_winners():
     out = np.zeros(4, np.int64)
     params = KaihuaRules(multiple_ron=True).params()
@@ -233,6 +251,7 @@ _rules_st = st.builds(
     KaihuaRules,
     discard_win_payment=st.sampled_from(["all_three", "own_share"]),
     failed_piao_factor=st.integers(1, 4),
+    failed_piao_points=st.none() | st.integers(0, 64),
 )
 
 

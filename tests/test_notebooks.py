@@ -85,3 +85,18 @@ def test_K_7_1_J_6_2_rule_readings_notebook(rules, engine_warm, tmp_path):
     if rules == "kaihua":  # K-7.1 off (K-7.2 with it): every hand ends in a self-draw or a 流局
         k = t[(t["option"] == "discard_win") & (t["reading"] == "false")].set_index("metric")["value"]
         assert k["self_draw"] + k["draw"] == pytest.approx(1.0) and k["self_draw"] > 0.5
+
+
+def test_K_9_3_add_an_option_notebook(engine_warm, tmp_path):
+    """The worked example of a new option (issue 27 item 5): a failed 飘 at a fixed cost, swept."""
+    nb = load("add_an_option")
+    r = nb.option_study(tmp_path / "s", walls=80, seed=3, costs="None,0,500", workers=1, progress=False)
+    v = r["value"].set_index("cost")
+    assert list(v.index) == ["None", "0", "500"]
+    fp = r["table"][(r["table"]["metric"] == "failed_piao") & (r["table"]["policy"] == "always")]
+    assert (fp["value"] > 0).all()  # the hero's 飘 does fail on some of these walls
+    # a payment-only option leaves play unchanged: the same hands, and a free failed 飘 costs the hero less
+    sc = r["table"][(r["table"]["metric"] == "score") & (r["table"]["policy"] == "always")].set_index(
+        "failed_piao_points")["value"]
+    assert sc["0"] > sc["500"] and sc["0"] >= sc["None"]
+    assert nb.answer(r).startswith("飘 (always minus never, points per hand to the hero) under the spec's doubling")

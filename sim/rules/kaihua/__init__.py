@@ -146,6 +146,7 @@ from caishen.sim.rules.kaihua.options import (  # noqa: F401  (the options, code
     P_DISCARD_WIN_MAX_CAISHEN,
     P_DISCARD_WIN_PAYMENT,
     P_FAILED_PIAO_FACTOR,
+    P_FAILED_PIAO_POINTS,
     P_MAX_EXPONENT,
     P_MULTIPLE_RON,
     P_PIAO_REQUIRES_BAOTOU,

@@ -32,6 +32,7 @@ from caishen.sim.rules.kaihua.options import (
     P_DISCARD_WIN_MAX_CAISHEN,
     P_DISCARD_WIN_PAYMENT,
     P_FAILED_PIAO_FACTOR,
+    P_FAILED_PIAO_POINTS,
     P_MAX_EXPONENT,
     P_PIAO_REQUIRES_BAOTOU,
     P_TWO_CAISHEN_MIN_EXPONENT,
@@ -53,12 +54,14 @@ def _payments(dealer, winner, win_type, discarder, exponent, piao_circle, params
     other three pays their share (K-8.2); discard win and robbed kong: the
     discarder pays all three shares, or only their own under
     ``discard_win_payment="own_share"`` (K-8.3).  A seat in an open 飘 circle
-    also pays ``failed_piao_factor - 1`` times its own share (K-9.3).  The
+    also pays ``failed_piao_factor - 1`` times its own share (K-9.3), or, with
+    the study variant ``failed_piao_points`` set, that many points instead.  The
     changes added sum to zero (K-8.5); with several winners call once each.
     """
     mult = np.int64(1) << np.int64(exponent)
     own_share_only = params[P_DISCARD_WIN_PAYMENT] == PAYMENT_OWN_SHARE
     extra_factor = params[P_FAILED_PIAO_FACTOR] - 1
+    fixed = params[P_FAILED_PIAO_POINTS]  # -1: the shares
     total = np.int64(0)
     for p in range(4):
         if p == winner:
@@ -72,8 +75,9 @@ def _payments(dealer, winner, win_type, discarder, exponent, piao_circle, params
             out[discarder] -= share
             total += share
         if piao_circle[p]:  # K-9.3 failed 飘
-            out[p] -= extra_factor * share
-            total += extra_factor * share
+            extra = fixed if fixed >= 0 else extra_factor * share
+            out[p] -= extra
+            total += extra
     out[winner] += total
 
 

@@ -41,7 +41,9 @@ P_FAILED_PIAO_FACTOR = 9
 P_BAOTOU_DISCARD_WIN = 10
 #: K-7.1 most 财神 a hand may hold to win on a discard (or a robbed kong, K-7.2)
 P_DISCARD_WIN_MAX_CAISHEN = 11
-N_PARAMS = 12
+#: K-9.3 variant: the fixed points a failed 飘 player pays instead of the extra shares, -1 = none (the shares)
+P_FAILED_PIAO_POINTS = 12
+N_PARAMS = 13
 
 #: K-3.3 codes for ``dealer_rotation``
 ROTATION_NEXT_AFTER_WIN = 0
@@ -128,3 +130,7 @@ class KaihuaRules(Options):
         rule="K-7.1", slot=P_BAOTOU_DISCARD_WIN, codes=BAOTOU_DISCARD_CODES)
     discard_win_max_caishen: int = option(1, "the most 财神 a hand may hold to win on a discard or robbed kong",
                                           rule="K-7.1", lo=0, hi=2, slot=P_DISCARD_WIN_MAX_CAISHEN)
+    failed_piao_points: int | None = option(
+        None, "a study variant, not the seed's: a failed 飘 player pays the winner this many points instead of "
+        "failed_piao_factor's extra shares; None = the shares", rule="K-9.3", lo=0, hi=1_000_000,
+        slot=P_FAILED_PIAO_POINTS)
