@@ -180,16 +180,37 @@ def _cmd_hand(args) -> int:
     return 0
 
 
+def _score_defaults_text() -> str:
+    """The ``caishen score --help`` epilog: the keys a case may omit and their defaults (from
+    caishen.sim.rules.vectors.defaults, so the help cannot drift from the parser)."""
+    from caishen.sim.rules import vectors
+
+    rows = [f"  {name}: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in vectors.defaults(name).items())
+            for name in vectors._vector_rule_sets()]
+    return ("keys a hand typed by hand may omit, and the value each then takes:\n  id: \"line N\" "
+            "(its line in the input)\n" + "\n".join(rows) + "\n(discarder null only suits a self-draw; "
+            "rules, dealer, winner, win_type, concealed and win_tile are always needed)")
+
+
 def _add_score(sub) -> None:
     p = sub.add_parser(
         "score",
-        help="score finished hands given as JSON lines (the shared vector format)",
+        help="score finished hands given as JSON lines (the shared vector format); --check compares "
+        "their expect fields",
         description="Score finished hands, one JSON object per line in the scoring-vector format "
         "(shared/vectors/README.md), and print one JSON object per case: the result, or "
         '{"line": n, "id": ..., "error": ...} for a line that cannot be scored. '
-        "Exit status 1 if any line failed.",
+        "Exit status 1 if any line failed. With --check, compare each line's expect fields with "
+        'the scored result instead and print only what disagrees: {"line", "id", "field", "expected", '
+        '"got"} per mismatching field (flags are informative and not compared), the error object of a '
+        'line that cannot be scored, {"line", "id", "unchecked"} for a line without expect; a count on '
+        "stderr; exit status 1 if any mismatch or error.",
+        epilog=_score_defaults_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", nargs="?", default="-", help="JSON-lines file, or - for stdin (default)")
+    p.add_argument("--check", action="store_true",
+                   help="compare each line's expect fields with the scored result; print the mismatches")
     p.add_argument(
         "--rules-option",
         action="append",
@@ -234,6 +255,13 @@ def _cmd_score(args) -> int:
     from caishen.sim.rules.options import parse_option_strings
 
     options = parse_option_strings(args.rules_option)
+    if args.check:
+        with _score_input(args.file) as stream:
+            c = vectors.check_file(stream, sys.stdout, options)
+        print(f"caishen score --check: {c['cases']} case(s): {c['checked']} checked, {c['mismatched']} with "
+              f"{c['mismatches']} mismatching field(s), {c['failed']} could not be scored, {c['unchecked']} "
+              "without expect", file=sys.stderr)
+        return 1 if c["mismatched"] or c["failed"] else 0
     with _score_input(args.file) as stream:
         n, failed = vectors.score_file(stream, sys.stdout, options)
     if failed:
