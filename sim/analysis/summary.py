@@ -54,7 +54,7 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   K-9.4) count, which is why ``never`` seats show about 1%.  ``success
   rate``: of those, the seat won by self-draw with a 飘 link counted in its
   exponent (``winner == s``,
-  ``win_type == 0``, ``flags & FLAG_PIAO``: the chain paid off, K-6.5,
+  ``win_type == 0``, ``hand_flags & FLAG_PIAO``: the chain paid off, K-6.5,
   K-9.1).  ``failed rate``: of those, ``failed_piao_s == 1`` (K-9.3).
   ``score per 飘 seat-hand``: mean score change of those seat-hands.
   ``comparable non-飘``: with the records' ``piao_chance_s`` column, the
@@ -156,10 +156,10 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
                       ("passed_win", "passed_win")):
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
-    if "piao_0" in df and "flags" in df:
+    if "piao_0" in df and "hand_flags" in df:
         from caishen.sim.rules.codes import FLAG_PIAO, WIN_SELF_DRAW
 
-        paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["flags"].to_numpy() & FLAG_PIAO) != 0)
+        paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["hand_flags"].to_numpy() & FLAG_PIAO) != 0)
         winner = df["winner"].to_numpy()
         parts["piao_success"] = np.concatenate([paid & (winner == s) for s in range(N_SEATS)])
     return pd.DataFrame(parts)
@@ -172,7 +172,7 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") ->
     winner, winners_mask, win_type, score_0..3`` and, for ``unit="match"``,
     ``match_hand`` (and ``chunk`` when there are several chunks; duplicate-deal
     records: ``wall, seating``), in hand order (sorted by ``hand_id`` when it
-    is there); the 飘财 rows need ``piao_s, failed_piao_s, flags`` (and use
+    is there); the 飘财 rows need ``piao_s, failed_piao_s, hand_flags`` (and use
     ``piao_chance_s`` if present).  ``policies``: the 4 seats' policy names
     (labels; 飘 rows are grouped by policy when they differ).  ``unit``: the
     independent unit of the intervals (module docstring, "Intervals"):
@@ -243,7 +243,7 @@ def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: di
 def summary_columns(available) -> list[str]:
     """The record columns :func:`summarize` reads, among ``available`` (saves memory on big runs)."""
     stems = ("score", "piao", "failed_piao", "piao_chance", "P", "G", "decl", "hard_offer", "passed_win")
-    want = ["dealer", "winner", "winners_mask", "win_type", "flags", "streak"]
+    want = ["dealer", "winner", "winners_mask", "win_type", "hand_flags", "streak"]
     want += [f"{c}_{s}" for c in stems for s in range(N_SEATS)]
     want += list(pattern_names())  # the scored pattern columns (J-8)
     return [c for c in want if c in set(available)]

@@ -36,7 +36,7 @@ def _hand_types() -> list[tuple[str, object]]:
     from caishen.sim.rules.kaihua import options as K
 
     def flag(bit):
-        return lambda d: (d["flags"] & bit) != 0
+        return lambda d: (d["hand_flags"] & bit) != 0
 
     return [
         ("平胡 pinghu (K-6.1)", flag(K.FLAG_PINGHU)),
@@ -57,7 +57,7 @@ class HandTypes(_Table):
     """:func:`hand_types` as a streaming reduction (K-6): per type and exponent, the cluster sums of its
     frequency, points when it fires and share of points."""
 
-    NEEDS = ("win_type", *(f"score_{s}" for s in range(N_SEATS)), "flags", "chain_len", "chain_kong",
+    NEEDS = ("win_type", *(f"score_{s}" for s in range(N_SEATS)), "hand_flags", "chain_len", "chain_kong",
              "chain_piao", "exponent")
 
     def __init__(self, columns):
@@ -68,7 +68,7 @@ class HandTypes(_Table):
         s = self.sums
         won = _col(df, "win_type") >= 0
         points = _points(_scores(df))
-        d = {c: _col(df, c) for c in ("flags", "chain_len", "chain_kong", "chain_piao", "exponent")}
+        d = {c: _col(df, c) for c in ("hand_flags", "chain_len", "chain_kong", "chain_piao", "exponent")}
         exps = d["exponent"]
         groups = [(name, f(d)) for name, f in self.types]
         if won.any():
