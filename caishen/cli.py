@@ -443,6 +443,9 @@ def _add_report(sub) -> None:
     )
     p.add_argument("run_dir", help="a directory written by caishen simulate, match or sweep, or a study")
     p.add_argument("--no-figures", action="store_true", help="print the summary only")
+    p.add_argument("--section", default=None, metavar="NAME",
+                   help="print only this section of a simulate run's summary (its name as in the table's first "
+                   "column, case ignored; an unknown name lists the sections) and write no figures")
     p.set_defaults(func=_cmd_report)
 
 
@@ -450,11 +453,13 @@ def _cmd_report(args) -> int:
     from caishen.sim.analysis import report
 
     kind = report.run_kind(args.run_dir)  # ValueError for a directory of another kind: nothing written
+    if args.section is not None and kind != "simulate":
+        raise ValueError(f"--section applies to a simulate run's summary; {args.run_dir!r} is a {kind} run")
     status = {"simulate": _report_simulate, "match": _report_match, "sweep": _report_sweep,
               "study": _report_study}[kind](args)
     if status != 0:  # the figures read every chunk: only from a run whose chunks all verified
         print("report: no figures until the damaged chunks are repaired (see above)", file=sys.stderr)
-    elif not args.no_figures:
+    elif not args.no_figures and args.section is None:
         page = report.write_report(args.run_dir)
         print(f"report: {page}")
     return status
@@ -525,6 +530,9 @@ def _report_simulate(args) -> int:
         f"finished chunks: {done} of {n_chunks}" + status
         + ("; no manifest (a run of an older caishen): chunk checksums not verified" if check.legacy else "")
     )
+    if args.section is not None:
+        print(summary.format_summary(summary.section(rows, args.section), head))
+        return 1 if check.problems else 0
     print(summary.format_summary(rows, head))
     for key, text in defs.items():
         print(f"{key}: {text}")

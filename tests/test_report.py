@@ -106,3 +106,29 @@ def test_report_cli(engine_warm, tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["report", str(tmp_path / "nowhere")])
     assert e.value.code == 2
+
+
+def test_report_section_prints_one_section_and_names_the_others(engine_warm, tmp_path, capsys):
+    """``caishen report --section NAME`` (issue 28): the rows of that section only, no figures; an unknown
+    name exits 2 listing every section; a sweep has no sections to pick."""
+    from caishen.cli import main
+    from caishen.sim.analysis import summary
+
+    out = _simulate(tmp_path / "r")
+    rows, _, _, _ = summary.summarize_run(out)
+    names = list(dict.fromkeys(rows["section"]))
+    assert len(names) >= 3 and "飘财 observational" in names
+    assert main(["report", str(out), "--section", "飘财 observational"]) == 0
+    text = capsys.readouterr().out
+    body = text.splitlines()[3:]  # header (2 lines), column names
+    assert len(body) == (rows["section"] == "飘财 observational").sum() >= 1
+    assert all(line.startswith("飘财 observational") for line in body), body
+    assert not list(out.glob("fig-*.png")) and not (out / "report.html").exists()
+    first = names[0]
+    assert main(["report", str(out), "--section", first.upper()]) == 0  # case ignored
+    assert all(line.startswith(first) for line in capsys.readouterr().out.splitlines()[3:])
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(out), "--section", "no such"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "'no such'" in err and all(repr(n) in err for n in names)
+    assert len(err.splitlines()) == 1 and "Traceback" not in err

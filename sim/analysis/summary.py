@@ -224,6 +224,20 @@ def format_summary(rows: pd.DataFrame, header: str = "") -> str:
     return (header + "\n" if header else "") + "\n".join(lines)
 
 
+def section(rows: pd.DataFrame, name: str) -> pd.DataFrame:
+    """The rows of one section of a summary (``caishen report --section NAME``), in their order.
+
+    ``name`` matches a section exactly or, failing that, ignoring case (``"points"`` for ``"Points"``).
+    Raises ``ValueError`` naming ``name`` and listing the sections of ``rows`` when none matches.
+    """
+    names = list(dict.fromkeys(rows["section"]))
+    hit = [s for s in names if s == name] or [s for s in names if s.casefold() == name.casefold()]
+    if not hit:
+        raise ValueError(f"--section {name!r}: no such section; the sections are: "
+                         + ", ".join(repr(s) for s in names))
+    return rows[rows["section"] == hit[0]].reset_index(drop=True)
+
+
 def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: dict, run: dict) -> None:
     """Write ``summary.csv`` (the rows) and ``summary.json`` (run config, definitions, rows) into ``run_dir``,
     each atomically (:func:`caishen.sim.safeio.atomic_write`: a crash or a full disk leaves the old file or
