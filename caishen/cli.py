@@ -470,6 +470,7 @@ def _report_sweep(args) -> int:
 
     doc, table = study.read_sweep(args.run_dir)
     print(f"sweep {doc['grid']['rules']}: {doc['walls']} walls per point, seed {doc['seed']}")
+    print(study.describe(doc["grid"]))
     print(study.format_table(table))
     return 0
 
@@ -585,6 +586,7 @@ def _cmd_sweep(args) -> int:
         print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130
     print(f"sweep {args.rules}: {args.walls} walls per point, seed {args.seed}; table {args.out}/sweep.csv")
+    print(study.describe(study.read_sweep_json(args.out)["grid"]))
     print(study.format_table(table))
     return 0
 

@@ -290,6 +290,8 @@ class JiatingAnalysis(Analysis):
     """The hooks of :class:`caishen.sim.rules.base.Analysis` for Jiating (module docstring)."""
 
     study_metrics = ("jiating", "hard")
+    study_units = {"jiating": "share of walls the hero declared 架听 (J-4.1)",
+                   "hard": "share of walls the hero declared 硬子 (J-4.2)"}
     study_stems = ("decl",)
     pattern_names = PATTERN_NAMES
 

@@ -210,6 +210,8 @@ class KaihuaAnalysis(Analysis):
     """The hooks of :class:`caishen.sim.rules.base.Analysis` for Kaihua (module docstring)."""
 
     study_metrics = ("piao", "failed_piao")
+    study_units = {"piao": "share of walls the hero threw a 财神 (飘财, K-9.1)",
+                   "failed_piao": "share of walls a 飘 of the hero failed (K-9.3)"}
     study_stems = ("piao", "failed_piao")
 
     @property
