@@ -428,7 +428,15 @@ def _cmd_simulate(args) -> int:
     print(summary.format_summary(rows, head))
     if defs.get("comparable"):
         print(f"comparable non-飘: {defs['comparable']}")
+    _print_examples(summary.example_hands(out))
     return 0
+
+
+def _print_examples(lines: list[str]) -> None:
+    """The summary's example hands of a simulate run (summary.example_hands), each a command to open it."""
+    print("example hands (each line: the command that replays it):")
+    for line in lines:
+        print(f"  {line}")
 
 
 def _add_report(sub) -> None:
@@ -537,6 +545,7 @@ def _report_simulate(args) -> int:
     print(summary.format_summary(rows, head))
     for key, text in defs.items():
         print(f"{key}: {text}")
+    _print_examples(summary.example_hands(args.run_dir, verification=check))
     return 1 if check.problems else 0
 
 

@@ -132,3 +132,44 @@ def test_report_section_prints_one_section_and_names_the_others(engine_warm, tmp
     err = capsys.readouterr().err
     assert e.value.code == 2 and "'no such'" in err and all(repr(n) in err for n in names)
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("rules, options", [("kaihua", {"max_exponent": 1}), ("jiating", {"cap": 40})])
+def test_summary_names_example_hands_to_replay(engine_warm, tmp_path, capsys, rules, options):
+    """The summary names example hands (issue 28) as ``caishen replay RUN --hand CHUNK:INDEX``: the largest win,
+    and the rule set's own (K-9.3 a failed 飘 and a K-6.6 capped win; a J-4.2 硬子 and a J-6.2 capped win), each
+    the first such hand of the run, found here again with pandas; replaying a named hand shows that hand."""
+    import re
+
+    import numpy as np
+    import pandas as pd
+
+    from caishen.cli import main
+    from caishen.sim.analysis import summary
+
+    out = tmp_path / "r"
+    pol = "always,greedy,always,greedy" if rules == "kaihua" else "greedy"
+    runner.run(runner.make_config(rules, 600, 3, policies=pol, options=options, chunk_size=200), out, workers=1,
+               progress=False)
+    df = pd.read_parquet(out / "chunks").sort_values("hand_id").reset_index(drop=True)
+    scores = df[[f"score_{s}" for s in range(4)]].to_numpy()
+    want = {"the largest win": int(scores.max(axis=1).argmax())}
+    if rules == "kaihua":
+        want["a failed 飘"] = int(np.flatnonzero(df[[f"failed_piao_{s}" for s in range(4)]].to_numpy().any(axis=1))[0])
+        want["a capped win"] = int(np.flatnonzero((df["winner"] >= 0) & (df["exponent"] >= 1))[0])
+    else:
+        pg = df[[f"P_{s}" for s in range(4)]].to_numpy() + df[[f"G_{s}" for s in range(4)]].to_numpy()
+        want["a capped win"] = int(np.flatnonzero((pg > 40).any(axis=1))[0])
+    lines = summary.example_hands(out, batch_size=70)  # batches cut the chunks: the first hand is still found
+    for label, row in want.items():
+        line = next(x for x in lines if x.startswith(label))
+        hand = re.search(rf"caishen replay {re.escape(str(out))} --hand (\d+):(\d+)$", line)
+        assert hand, line
+        assert (int(hand[1]), int(hand[2])) == (int(df["chunk"][row]), int(df["hand"][row])), (label, line)
+    assert f"+{scores.max()} points" in lines[0]
+    assert main(["report", str(out), "--no-figures"]) == 0
+    text = capsys.readouterr().out
+    assert "example hands" in text and all(x in text for x in lines)
+    chunk, index = re.search(r"--hand (\d+):(\d+)", lines[0]).groups()
+    assert main(["replay", str(out), "--hand", f"{chunk}:{index}"]) == 0
+    assert f"+{scores.max()}" in capsys.readouterr().out

@@ -254,6 +254,60 @@ def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: di
     safeio.write_json(run_dir / "summary.json", doc)
 
 
+def example_hands(run_dir: str | os.PathLike, verification=None, batch_size: int | None = None) -> list[str]:
+    """Lines naming example hands of a simulate run, each as the command that opens it, e.g.
+    ``the largest win (seat 2, +384 points): caishen replay RUN --hand 3:117``.
+
+    The examples: the largest win (the first hand with the largest score of a seat), and the first hand
+    of each of the rule set's own (``Analysis.example_hands``: a failed 飘 and a capped win, a 硬子
+    declaration and a capped win); a kind the run has no hand of is named with ``none``.  Streams the
+    verified chunks (``verification`` as in :func:`summarize_run`), a few columns at a time.  Raises
+    ``ValueError`` if ``run_dir`` is not a run or has no verified chunk.
+    """
+    from caishen.sim.rules import base as rulesets
+    from caishen.sim.selfplay import records, rundir, stream
+
+    meta = rundir.read_run_json(run_dir)
+    if verification is None:
+        files, verification = stream.verified_chunk_files(run_dir, meta)
+    else:
+        files = [records.chunk_path(run_dir, i) for i in verification.ok]
+    rs = rulesets.get(meta["rules"])
+    hooks, options = rs.analysis_hooks(), rs.options.from_dict(meta.get("options") or {})
+    have = set(stream.column_names(files))
+    own = [c for c in hooks.example_columns if c in have]
+    cols = ["chunk", "hand", *(f"score_{s}" for s in range(N_SEATS)), *own]
+    best = None  # (points, seat, chunk, hand)
+    found: dict[str, tuple[int, int] | str] = {}
+    labels: list[str] = []
+    for batch in stream.record_batches(files, cols, batch_size or stream.BATCH_SIZE):
+        df = batch.to_pandas()
+        scores = np.stack([df[f"score_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
+        i = int(scores.max(axis=1).argmax()) if len(df) else 0
+        if len(df) and (best is None or scores[i].max() > best[0]):
+            best = (int(scores[i].max()), int(scores[i].argmax()), int(df["chunk"].iat[i]), int(df["hand"].iat[i]))
+        if len(own) < len(hooks.example_columns):
+            continue  # a run without the rule set's columns (an older layout): its own examples are not named
+        for label, mask in hooks.example_hands(df, options).items():
+            labels += [label] if label not in labels else []
+            if isinstance(mask, str):
+                found[label] = mask
+            elif label not in found and mask.any():
+                j = int(np.flatnonzero(mask)[0])
+                found[label] = (int(df["chunk"].iat[j]), int(df["hand"].iat[j]))
+    where = str(run_dir)
+    lines = []
+    if best is not None and best[0] > 0:
+        lines.append(f"the largest win (seat {best[1]}, +{best[0]} points): "
+                     f"caishen replay {where} --hand {best[2]}:{best[3]}")
+    else:
+        lines.append("the largest win: none (no hand was won)")
+    for label in labels:
+        hit = found.get(label, "none in this run")
+        lines.append(f"{label}: " + (hit if isinstance(hit, str) else f"caishen replay {where} --hand {hit[0]}:{hit[1]}"))
+    return lines
+
+
 def summary_columns(available) -> list[str]:
     """The record columns :func:`summarize` reads, among ``available`` (saves memory on big runs)."""
     stems = ("score", "piao", "failed_piao", "piao_chance", "P", "G", "decl", "hard_offer", "passed_win")

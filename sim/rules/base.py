@@ -120,6 +120,15 @@ class Analysis:
         """``{metric: array[n]}`` of :attr:`study_metrics` for the hero seats ``hero: int64[n]`` of ``df``."""
         return {}
 
+    #: record columns :meth:`example_hands` reads
+    example_columns: tuple[str, ...] = ()
+
+    def example_hands(self, df, options) -> dict:
+        """``{label: bool[n]}``: the rows of ``df`` (records with :attr:`example_columns`) that are an example
+        of ``label`` (the summary names the first of each, :func:`caishen.sim.analysis.summary.example_hands`),
+        or ``{label: str}``: why a run under ``options`` (the rule set's options object) has none."""
+        return {}
+
 
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 _REF = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")

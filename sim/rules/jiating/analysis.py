@@ -322,6 +322,15 @@ class JiatingAnalysis(Analysis):
         decl = np.stack([df[f"decl_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
         return {"jiating": decl[idx, hero] == 1, "hard": decl[idx, hero] == 2}
 
+    example_columns = tuple(f"{c}_{s}" for c in ("P", "G", "decl") for s in range(N_SEATS))
+
+    def example_hands(self, df: pd.DataFrame, options) -> dict:
+        total = sum(np.stack([df[f"{c}_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1) for c in "PG")
+        decl = np.stack([df[f"decl_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
+        label = "a capped win (P + G over the cap, J-6.2)"
+        return {"a 硬子 declaration (J-4.2)": (decl == 2).any(axis=1),
+                label: (total > options.cap).any(axis=1) if options.cap is not None else "none: cap is None (no cap)"}
+
 
 #: the rule set's analysis hooks (``RuleSet.analysis``)
 ANALYSIS = JiatingAnalysis()

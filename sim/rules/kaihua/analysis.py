@@ -236,6 +236,19 @@ class KaihuaAnalysis(Analysis):
         failed = np.stack([df[f"failed_piao_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
         return {"piao": piao[idx, hero] > 0, "failed_piao": failed[idx, hero] > 0}
 
+    example_columns = ("winner", "exponent", *(f"failed_piao_{s}" for s in range(N_SEATS)))
+
+    def example_hands(self, df: pd.DataFrame, options) -> dict:
+        failed = np.stack([df[f"failed_piao_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
+        out = {"a failed 飘 (K-9.3)": failed.any(axis=1)}
+        cap = options.max_exponent
+        label = "a capped win (exponent at max_exponent, K-6.6)"
+        if cap is None:
+            out[label] = "none: max_exponent is None (no cap)"
+        else:
+            out[label] = (df["winner"].to_numpy() >= 0) & (df["exponent"].to_numpy(np.int64) >= cap)
+        return out
+
 
 #: the rule set's analysis hooks (``RuleSet.analysis``)
 ANALYSIS = KaihuaAnalysis()
