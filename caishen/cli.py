@@ -384,9 +384,8 @@ def _cmd_simulate(args) -> int:
 
     _check_executor_args(args)
     config, out = _simulate_config(args)
-    if not args.no_progress:  # a cold numba cache keeps the bar at 0% for minutes: say why
-        print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}; the first run "
-              "compiles the numba kernels (a few minutes) before the bar moves", file=sys.stderr)
+    if not args.no_progress:  # a cold numba cache keeps the bar at 0% for minutes: the runner says so when it compiles
+        print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}", file=sys.stderr)
     try:
         res = runner.run(
             config,
@@ -422,8 +421,9 @@ def _cmd_simulate(args) -> int:
     head = (
         f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) of {config.chunk_size}, seed {config.seed}, "
         f"policies {','.join(config.policies)}\n"
-        f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s, "
-        f"{res.hands_per_second:.0f} hands/s), {res.chunks_skipped} already done; run directory {out}"
+        f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s: "
+        f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), "
+        f"{res.chunks_skipped} already done; run directory {out}"
     )
     print(summary.format_summary(rows, head))
     if defs.get("comparable"):
@@ -679,14 +679,16 @@ def warmup(targets=None, progress=None) -> dict[str, float]:
     work, took = _workloads(), {}
     for t in targets:
         if progress:
-            progress(f"compiling kernels: {t} ...")
+            progress(f"kernels: {t} ...")
         t0 = time.perf_counter()
         W.announce(t)  # no first-use warning inside the warmup itself
-        work[t]()
+        with W.CompileWatch() as w:  # what really happened: compiled, or loaded from the cache
+            work[t]()
         took[t] = time.perf_counter() - t0
         W.set_mark(t)
         if progress:
-            progress(f"compiling kernels: {t} done in {took[t]:.1f} s")
+            what = f"compiled {w.kernels} kernel(s)" if w.kernels else "loaded from the cache"
+            progress(f"kernels: {t} {what} in {took[t]:.1f} s")
     return took
 
 
@@ -694,7 +696,7 @@ def _cmd_warmup(args) -> int:
     from caishen.sim.warmup import cache_dir
 
     took = warmup(args.targets or None, progress=print)
-    print(f"compiled in {sum(took.values()):.1f} s; numba cache: {cache_dir()}")
+    print(f"ready in {sum(took.values()):.1f} s; numba cache: {cache_dir()}")
     return 0
 
 
@@ -745,8 +747,7 @@ def _cmd_match(args) -> int:
     n = arena.n_policies_of(config)
     if not args.no_progress:
         print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n))} seatings in {config.n_chunks} "
-              f"chunk(s) to {args.out}; the first run compiles the numba kernels (minutes) before the bar moves",
-              file=sys.stderr)
+              f"chunk(s) to {args.out}", file=sys.stderr)
     try:
         res = runner.run(config, args.out, workers=args.workers, backend=args.backend, ray_address=args.ray_address,
                          progress=not args.no_progress, chunk_fn=arena.CHUNK_FNS[n])
@@ -761,8 +762,9 @@ def _cmd_match(args) -> int:
     arena.save_summary(args.out, summary)
     head = (f"{config.rules}: {summary['walls_done']} walls x {summary['seatings']} seatings, seed {config.seed}, "
             f"policies {','.join(summary['policies'])}\n"
-            f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s, "
-            f"{res.hands_per_second:.0f} hands/s), {res.chunks_skipped} already done; run directory {args.out}")
+            f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s: "
+            f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), "
+            f"{res.chunks_skipped} already done; run directory {args.out}")
     print(arena.format_summary(summary, head))
     return 0
 
@@ -810,7 +812,7 @@ def _cmd_ladder(args) -> int:
     log = None if args.no_progress else (lambda line: print(line, file=sys.stderr))
     if log:
         log(f"{config.rules}: {len(config.bots)} bots, {len(ladder.pairs_of(len(config.bots)))} pairs x "
-            f"{config.walls} walls to {args.out}; the first run compiles the numba kernels (minutes)")
+            f"{config.walls} walls to {args.out}")
     try:
         summary = ladder.run_ladder(config, args.out, workers=args.workers, backend=args.backend,
                                     ray_address=args.ray_address, progress=not args.no_progress, log=log)
@@ -907,8 +909,17 @@ def _one_line(command: str, e: BaseException) -> str:
     return f"caishen {command}: error: {short_text(str(e))}\n"
 
 
+#: commands that never call a numba kernel (rules) or say what they compile themselves (warmup): no compile line
+NO_KERNELS = ("rules", "warmup")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``caishen`` command; returns its exit status.
+
+    Every other command than :data:`NO_KERNELS` runs inside
+    :func:`caishen.sim.warmup.compile_line`: a line on stderr when numba
+    starts compiling (a kernel not in the cache), one with the kernels and
+    seconds at the end.
 
     Bad input (a ``ValueError``, :class:`caishen.sim.safeio.FileError`
     included: a damaged or hostile file, a full or read-only disk) exits 2
@@ -921,7 +932,12 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         command = args.command
-        return int(args.func(args) or 0)
+        if command in NO_KERNELS:
+            return int(args.func(args) or 0)
+        from caishen.sim.warmup import compile_line
+
+        with compile_line(f"caishen {command}"):  # says so when numba really compiles, and how long it took
+            return int(args.func(args) or 0)
     except ValueError as e:
         sys.stderr.write(_one_line(command, e))
         raise SystemExit(2) from None
