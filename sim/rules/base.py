@@ -120,6 +120,9 @@ class Analysis:
         """``{metric: array[n]}`` of :attr:`study_metrics` for the hero seats ``hero: int64[n]`` of ``df``."""
         return {}
 
+    #: ``{Chinese term: pinyin (meaning)}`` the rule set's report pages show (named beside the font note)
+    glossary: Mapping[str, str] = {}
+
     #: record columns :meth:`example_hands` reads
     example_columns: tuple[str, ...] = ()
 

@@ -49,7 +49,7 @@ def _hand_types() -> list[tuple[str, object]]:
         ("清一色 qingyise (K-6.4)", flag(K.FLAG_QINGYISE)),
         ("chain links (K-6.5)", lambda d: d["chain_len"] > 0),
         ("kong links", lambda d: d["chain_kong"] > 0),
-        ("飘 links (K-9.1)", lambda d: d["chain_piao"] > 0),
+        ("飘 piao links (K-9.1)", lambda d: d["chain_piao"] > 0),
     ]
 
 
@@ -193,17 +193,35 @@ def _type_figures(page, plt, types: pd.DataFrame) -> None:
     p = types[types["metric"] == "points when it fires"]
     s = types[types["metric"] == "share of points"]
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * len(f) + 1.8), sharey=True)
-    for ax, t, lab in ((axes[0], f, "frequency (share of won hands)"), (axes[1], s, "share of all points")):
+    for ax, t, title, lab in ((axes[0], f, "how often", "frequency (share of won hands)"),
+                              (axes[1], s, "what share of the points", "share of all points paid")):
         v = t["value"].to_numpy()
         err = np.vstack([v - t["ci_low"].to_numpy(), t["ci_high"].to_numpy() - v])
         ax.barh(range(len(v)), v, xerr=np.where(np.isfinite(err), err, 0), color="#4c72b0", capsize=2)
         ax.set_yticks(range(len(v)), _labels(t["group"]))
+        ax.set_title(f"hand types and exponents: {title}")
         ax.set_xlabel(lab)
         ax.set_xscale("log")
     axes[0].invert_yaxis()
     page.figure(fig, "hand-types", "Hand types and exponents (K-6): how often, and what share of the points "
                 "they move (95% CI over matches; types overlap).")
     page.table(pd.concat([f, p, s]).sort_values(["section", "group"], kind="stable"))
+
+
+def _piao_figure(page, plt, bal: pd.DataFrame) -> None:
+    """The 飘财 figure (K-9): attempt rate per seat-hand and failed rate per attempt, with their intervals."""
+    from caishen.sim.analysis.report import _bars
+
+    t = bal[bal["section"] == "飘财 (K-9)"]
+    if t.empty:
+        return
+    page.heading("飘财 piaocai (K-9)")
+    names = {"attempt rate": "attempt rate (per seat-hand, K-9.1)", "failed rate (K-9.3)": "failed rate (per attempt, K-9.3)"}
+    page.figure(_bars(plt, [names.get(m, m) for m in t["metric"]], t["value"], t["ci_low"], t["ci_high"],
+                      "piaocai (K-9): how often a seat throws a caishen, and how often that fails",
+                      "share (95% CI over matches)"), "piao",
+                "飘财 (piaocai, K-9): the share of seat-hands with a 飘 (a 财神 thrown, K-9.1) and the share of "
+                "attempts that failed (K-9.3).")
 
 
 class KaihuaAnalysis(Analysis):
@@ -226,8 +244,12 @@ class KaihuaAnalysis(Analysis):
     def table_functions(self) -> tuple:
         return hand_types, balance
 
+    glossary = {"财神": "caishen (the wildcard, 白板)", "飘财": "piaocai (throwing a caishen, K-9)",
+                "飘": "piao", "平胡": "pinghu", "爆头": "baotou", "七对": "qidui", "清一色": "qingyise"}
+
     def report(self, page, plt, tables: dict) -> None:
         _type_figures(page, plt, tables["hand_types"])
+        _piao_figure(page, plt, tables["balance"])
         page.heading("Balance")
         page.table(tables["balance"])
 
