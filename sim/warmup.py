@@ -17,8 +17,8 @@ cache in about a second.  This module makes that visible and avoidable:
   hold: :class:`CompileWatch`) it logs a warning (logger ``caishen``) that
   compiling is happening and how to avoid it, then the seconds it took, and
   it marks the target once the call returns.
-- :func:`compile_line` is the command-line form (``caishen`` wraps every
-  command in it): one line on stderr when the first kernel starts compiling,
+- :func:`compile_line` is the command-line form (``caishen`` wraps every command but rules and warmup
+  in it): one line on stderr when the first kernel starts compiling,
   one with the kernels compiled and the seconds when the command ends; nothing
   when everything came from the cache.  The mark never decides what is
   printed: a mark with a cache numba cannot use (another CPU, another numba)
