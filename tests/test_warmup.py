@@ -145,14 +145,16 @@ def test_game_reset_announces_a_compile_only_when_there_is_one(cold, caplog):
     assert W.is_marked("game")
 
 
-def test_runner_compiles_in_the_parent_and_says_what_happened(cold, tmp_path, capsys):
+def test_runner_compiles_in_the_parent_and_says_what_happened(cold, tmp_path, capsys, monkeypatch):
     from caishen.sim.selfplay import runner
 
+    monkeypatch.setattr(runner, "_loaded_said", [])
     cfg = runner.make_config("kaihua", 32, 1, "random", chunk_size=16)
     with W.CompileWatch() as w:
         runner.run(cfg, tmp_path / "r1", workers=1, progress=True)
     err = capsys.readouterr().err
     assert ("numba kernels: compiling" in err) == bool(w.kernels) and W.is_marked("selfplay", "kernel")
+    runner._loaded_said.clear()
     res = runner.run(runner.make_config("kaihua", 32, 2, "random", chunk_size=16), tmp_path / "r2", workers=1,
                      progress=True)
     # one throughput figure, the play's: the kernels' seconds (compile or cache load) are counted apart
@@ -160,6 +162,9 @@ def test_runner_compiles_in_the_parent_and_says_what_happened(cold, tmp_path, ca
     assert res.hands_per_second == pytest.approx(32 / (res.seconds - res.compile_seconds))
     err = capsys.readouterr().err
     assert "numba kernels: loaded from the cache in" in err and "compiling" not in err
+    runner.run(runner.make_config("kaihua", 32, 4, "random", chunk_size=16), tmp_path / "r3", workers=1,
+               progress=True)
+    assert "numba kernels" not in capsys.readouterr().err  # said once per process (a sweep's many points)
     # a chunk function that compiles (here: a kernel no cache holds) says so, and how many it compiled
     k = fresh_kernel()
 
@@ -173,6 +178,7 @@ def test_runner_compiles_in_the_parent_and_says_what_happened(cold, tmp_path, ca
     # a match and a sweep compile in the parent too (their chunk functions), so the line comes before any worker
     from caishen.cli import main
 
+    runner._loaded_said.clear()
     assert main(["match", "--rules", "kaihua", "--policies", "greedy,random", "--walls", "6", "--chunk-walls", "6",
                  "--workers", "1", "--out", str(tmp_path / "m")]) == 0
     assert "numba kernels: loaded from the cache in" in capsys.readouterr().err

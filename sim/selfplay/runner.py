@@ -654,8 +654,8 @@ def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool) -> 
     (the chunks' argument types) and discards them.  With ``progress`` stderr
     says what really happened (:class:`caishen.sim.warmup.CompileWatch`, not
     the marks): a line when numba starts compiling, then ``numba kernels:
-    compiled N in T s`` or ``numba kernels: loaded from the cache in T s``.
-    Marks the self-play target.  Returns the seconds.
+    compiled N in T s`` or ``numba kernels: loaded from the cache in T s`` (once per process: the later
+    runs of a sweep or a ladder say only a compile).  Marks the self-play target.  Returns the seconds.
     """
     import sys
 
@@ -672,10 +672,15 @@ def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool) -> 
         chunk_fn(config.rules, config.options, tuple(config.policies), 1, COMPILE_HANDS)
     mark("selfplay", part)
     took = time.perf_counter() - t
-    if progress:
+    if progress and (w.kernels or not _loaded_said):  # a sweep's or a ladder's next runs: only a compile is news
         what = f"compiled {w.kernels} in" if w.kernels else "loaded from the cache in"
         print(f"numba kernels: {what} {took:.1f} s", file=sys.stderr, flush=True)
+        _loaded_said.append(True)
     return took
+
+
+#: not empty once this process said that the kernels came from the cache (:func:`_compile_in_parent`)
+_loaded_said: list[bool] = []
 
 
 def _run_pool(todo: list[int], n: int, args, finish, finished: set[int], seeds) -> int:
