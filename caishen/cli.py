@@ -180,16 +180,37 @@ def _cmd_hand(args) -> int:
     return 0
 
 
+def _score_defaults_text() -> str:
+    """The ``caishen score --help`` epilog: the keys a case may omit and their defaults (from
+    caishen.sim.rules.vectors.defaults, so the help cannot drift from the parser)."""
+    from caishen.sim.rules import vectors
+
+    rows = [f"  {name}: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in vectors.defaults(name).items())
+            for name in vectors._vector_rule_sets()]
+    return ("keys a hand typed by hand may omit, and the value each then takes:\n  id: \"line N\" "
+            "(its line in the input)\n" + "\n".join(rows) + "\n(discarder null only suits a self-draw; "
+            "rules, dealer, winner, win_type, concealed and win_tile are always needed)")
+
+
 def _add_score(sub) -> None:
     p = sub.add_parser(
         "score",
-        help="score finished hands given as JSON lines (the shared vector format)",
+        help="score finished hands given as JSON lines (the shared vector format); --check compares "
+        "their expect fields",
         description="Score finished hands, one JSON object per line in the scoring-vector format "
         "(shared/vectors/README.md), and print one JSON object per case: the result, or "
         '{"line": n, "id": ..., "error": ...} for a line that cannot be scored. '
-        "Exit status 1 if any line failed.",
+        "Exit status 1 if any line failed. With --check, compare each line's expect fields with "
+        'the scored result instead and print only what disagrees: {"line", "id", "field", "expected", '
+        '"got"} per mismatching field (flags are informative and not compared), the error object of a '
+        'line that cannot be scored, {"line", "id", "unchecked"} for a line without expect; a count on '
+        "stderr; exit status 1 if any mismatch or error.",
+        epilog=_score_defaults_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", nargs="?", default="-", help="JSON-lines file, or - for stdin (default)")
+    p.add_argument("--check", action="store_true",
+                   help="compare each line's expect fields with the scored result; print the mismatches")
     p.add_argument(
         "--rules-option",
         action="append",
@@ -234,6 +255,13 @@ def _cmd_score(args) -> int:
     from caishen.sim.rules.options import parse_option_strings
 
     options = parse_option_strings(args.rules_option)
+    if args.check:
+        with _score_input(args.file) as stream:
+            c = vectors.check_file(stream, sys.stdout, options)
+        print(f"caishen score --check: {c['cases']} case(s): {c['checked']} checked, {c['mismatched']} with "
+              f"{c['mismatches']} mismatching field(s), {c['failed']} could not be scored, {c['unchecked']} "
+              "without expect", file=sys.stderr)
+        return 1 if c["mismatched"] or c["failed"] else 0
     with _score_input(args.file) as stream:
         n, failed = vectors.score_file(stream, sys.stdout, options)
     if failed:
@@ -356,9 +384,8 @@ def _cmd_simulate(args) -> int:
 
     _check_executor_args(args)
     config, out = _simulate_config(args)
-    if not args.no_progress:  # a cold numba cache keeps the bar at 0% for minutes: say why
-        print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}; the first run "
-              "compiles the numba kernels (a few minutes) before the bar moves", file=sys.stderr)
+    if not args.no_progress:  # a cold numba cache keeps the bar at 0% for minutes: the runner says so when it compiles
+        print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}", file=sys.stderr)
     try:
         res = runner.run(
             config,
@@ -394,13 +421,22 @@ def _cmd_simulate(args) -> int:
     head = (
         f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) of {config.chunk_size}, seed {config.seed}, "
         f"policies {','.join(config.policies)}\n"
-        f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s, "
-        f"{res.hands_per_second:.0f} hands/s), {res.chunks_skipped} already done; run directory {out}"
+        f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s: "
+        f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), "
+        f"{res.chunks_skipped} already done; run directory {out}"
     )
     print(summary.format_summary(rows, head))
     if defs.get("comparable"):
         print(f"comparable non-飘: {defs['comparable']}")
+    _print_examples(summary.example_hands(out))
     return 0
+
+
+def _print_examples(lines: list[str]) -> None:
+    """The summary's example hands of a simulate run (summary.example_hands), each a command to open it."""
+    print("example hands (each line: the command that replays it):")
+    for line in lines:
+        print(f"  {line}")
 
 
 def _add_report(sub) -> None:
@@ -415,6 +451,9 @@ def _add_report(sub) -> None:
     )
     p.add_argument("run_dir", help="a directory written by caishen simulate, match or sweep, or a study")
     p.add_argument("--no-figures", action="store_true", help="print the summary only")
+    p.add_argument("--section", default=None, metavar="NAME",
+                   help="print only this section of a simulate run's summary (its name as in the table's first "
+                   "column, case ignored; an unknown name lists the sections) and write no figures")
     p.set_defaults(func=_cmd_report)
 
 
@@ -422,11 +461,13 @@ def _cmd_report(args) -> int:
     from caishen.sim.analysis import report
 
     kind = report.run_kind(args.run_dir)  # ValueError for a directory of another kind: nothing written
+    if args.section is not None and kind != "simulate":
+        raise ValueError(f"--section applies to a simulate run's summary; {args.run_dir!r} is a {kind} run")
     status = {"simulate": _report_simulate, "match": _report_match, "sweep": _report_sweep,
               "study": _report_study}[kind](args)
     if status != 0:  # the figures read every chunk: only from a run whose chunks all verified
         print("report: no figures until the damaged chunks are repaired (see above)", file=sys.stderr)
-    elif not args.no_figures:
+    elif not args.no_figures and args.section is None:
         page = report.write_report(args.run_dir)
         print(f"report: {page}")
     return status
@@ -437,6 +478,7 @@ def _report_sweep(args) -> int:
 
     doc, table = study.read_sweep(args.run_dir)
     print(f"sweep {doc['grid']['rules']}: {doc['walls']} walls per point, seed {doc['seed']}")
+    print(study.describe(doc["grid"]))
     print(study.format_table(table))
     return 0
 
@@ -497,9 +539,13 @@ def _report_simulate(args) -> int:
         f"finished chunks: {done} of {n_chunks}" + status
         + ("; no manifest (a run of an older caishen): chunk checksums not verified" if check.legacy else "")
     )
+    if args.section is not None:
+        print(summary.format_summary(summary.section(rows, args.section), head))
+        return 1 if check.problems else 0
     print(summary.format_summary(rows, head))
     for key, text in defs.items():
         print(f"{key}: {text}")
+    _print_examples(summary.example_hands(args.run_dir, verification=check))
     return 1 if check.problems else 0
 
 
@@ -549,6 +595,7 @@ def _cmd_sweep(args) -> int:
         print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130
     print(f"sweep {args.rules}: {args.walls} walls per point, seed {args.seed}; table {args.out}/sweep.csv")
+    print(study.describe(study.read_sweep_json(args.out)["grid"]))
     print(study.format_table(table))
     return 0
 
@@ -632,14 +679,16 @@ def warmup(targets=None, progress=None) -> dict[str, float]:
     work, took = _workloads(), {}
     for t in targets:
         if progress:
-            progress(f"compiling kernels: {t} ...")
+            progress(f"kernels: {t} ...")
         t0 = time.perf_counter()
         W.announce(t)  # no first-use warning inside the warmup itself
-        work[t]()
+        with W.CompileWatch() as w:  # what really happened: compiled, or loaded from the cache
+            work[t]()
         took[t] = time.perf_counter() - t0
         W.set_mark(t)
         if progress:
-            progress(f"compiling kernels: {t} done in {took[t]:.1f} s")
+            what = f"compiled {w.kernels} kernel(s)" if w.kernels else "loaded from the cache"
+            progress(f"kernels: {t} {what} in {took[t]:.1f} s")
     return took
 
 
@@ -647,7 +696,7 @@ def _cmd_warmup(args) -> int:
     from caishen.sim.warmup import cache_dir
 
     took = warmup(args.targets or None, progress=print)
-    print(f"compiled in {sum(took.values()):.1f} s; numba cache: {cache_dir()}")
+    print(f"ready in {sum(took.values()):.1f} s; numba cache: {cache_dir()}")
     return 0
 
 
@@ -698,8 +747,7 @@ def _cmd_match(args) -> int:
     n = arena.n_policies_of(config)
     if not args.no_progress:
         print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n))} seatings in {config.n_chunks} "
-              f"chunk(s) to {args.out}; the first run compiles the numba kernels (minutes) before the bar moves",
-              file=sys.stderr)
+              f"chunk(s) to {args.out}", file=sys.stderr)
     try:
         res = runner.run(config, args.out, workers=args.workers, backend=args.backend, ray_address=args.ray_address,
                          progress=not args.no_progress, chunk_fn=arena.CHUNK_FNS[n])
@@ -714,8 +762,9 @@ def _cmd_match(args) -> int:
     arena.save_summary(args.out, summary)
     head = (f"{config.rules}: {summary['walls_done']} walls x {summary['seatings']} seatings, seed {config.seed}, "
             f"policies {','.join(summary['policies'])}\n"
-            f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s, "
-            f"{res.hands_per_second:.0f} hands/s), {res.chunks_skipped} already done; run directory {args.out}")
+            f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s: "
+            f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), "
+            f"{res.chunks_skipped} already done; run directory {args.out}")
     print(arena.format_summary(summary, head))
     return 0
 
@@ -763,7 +812,7 @@ def _cmd_ladder(args) -> int:
     log = None if args.no_progress else (lambda line: print(line, file=sys.stderr))
     if log:
         log(f"{config.rules}: {len(config.bots)} bots, {len(ladder.pairs_of(len(config.bots)))} pairs x "
-            f"{config.walls} walls to {args.out}; the first run compiles the numba kernels (minutes)")
+            f"{config.walls} walls to {args.out}")
     try:
         summary = ladder.run_ladder(config, args.out, workers=args.workers, backend=args.backend,
                                     ray_address=args.ray_address, progress=not args.no_progress, log=log)
@@ -860,8 +909,17 @@ def _one_line(command: str, e: BaseException) -> str:
     return f"caishen {command}: error: {short_text(str(e))}\n"
 
 
+#: commands that never call a numba kernel (rules) or say what they compile themselves (warmup): no compile line
+NO_KERNELS = ("rules", "warmup")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``caishen`` command; returns its exit status.
+
+    Every other command than :data:`NO_KERNELS` runs inside
+    :func:`caishen.sim.warmup.compile_line`: a line on stderr when numba
+    starts compiling (a kernel not in the cache), one with the kernels and
+    seconds at the end.
 
     Bad input (a ``ValueError``, :class:`caishen.sim.safeio.FileError`
     included: a damaged or hostile file, a full or read-only disk) exits 2
@@ -874,7 +932,12 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser()
         args = parser.parse_args(argv)
         command = args.command
-        return int(args.func(args) or 0)
+        if command in NO_KERNELS:
+            return int(args.func(args) or 0)
+        from caishen.sim.warmup import compile_line
+
+        with compile_line(f"caishen {command}"):  # says so when numba really compiles, and how long it took
+            return int(args.func(args) or 0)
     except ValueError as e:
         sys.stderr.write(_one_line(command, e))
         raise SystemExit(2) from None

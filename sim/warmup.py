@@ -12,9 +12,17 @@ cache in about a second.  This module makes that visible and avoidable:
   ``warm()`` of the module that owns the kernels), for people who prepare a
   cluster image, a container or a CI cache, and marks the target.
 - :func:`first_use` is the context manager the entry points wrap their first
-  kernel call in: when the cache holds no mark for that target it logs a
-  warning (logger ``caishen``) that compiling is about to happen and how to
-  avoid it, and marks the target once the call returns.
+  kernel call in: when numba really starts compiling inside it (numba's
+  ``numba:compile`` event, which fires only for a kernel its cache does not
+  hold: :class:`CompileWatch`) it logs a warning (logger ``caishen``) that
+  compiling is happening and how to avoid it, then the seconds it took, and
+  it marks the target once the call returns.
+- :func:`compile_line` is the command-line form (``caishen`` wraps every command but rules and warmup
+  in it): one line on stderr when the first kernel starts compiling,
+  one with the kernels compiled and the seconds when the command ends; nothing
+  when everything came from the cache.  The mark never decides what is
+  printed: a mark with a cache numba cannot use (another CPU, another numba)
+  still prints the compile line.
 
 Targets (``TARGETS``): ``selfplay`` (``caishen.sim.selfplay.batch.play_batch`` with every
 kernel policy of the bot registry, every rule set, its points kernel included), ``bots``
@@ -35,7 +43,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "first_use", "is_marked", "mark", "check_target", "cache_dir"]
+__all__ = ["TARGETS", "CompileWatch", "compile_line", "first_use", "is_marked", "mark", "check_target", "cache_dir"]
 
 log = logging.getLogger("caishen")
 
@@ -103,28 +111,122 @@ def set_mark(target: str) -> None:
 
 
 _announced: set[str] = set()
+#: the active :class:`CompileWatch` objects of this process, outermost first
+_watches: list["CompileWatch"] = []
+
+
+class CompileWatch:
+    """The numba compilations of this process while the watch is active (a context manager).
+
+    Listens to numba's ``numba:compile`` event, which numba fires only when a
+    kernel is not in its cache (a cache hit loads without it), so the watch
+    says what really happened, whatever the marks say.  Attributes:
+    ``kernels`` (compilations started, the nested ones of a kernel's callees
+    included), ``seconds`` (wall seconds inside the outermost compilations)
+    and ``announced`` (``on_start`` was called).  ``on_start()`` is called
+    once, when the first compilation begins, unless an enclosing watch has an
+    ``on_start`` of its own (it speaks for both: one banner, not two).
+    """
+
+    def __init__(self, on_start=None):
+        self.on_start = on_start
+        self.kernels = 0
+        self.seconds = 0.0
+        self.announced = False
+        self._depth = 0
+        self._t0 = 0.0
+        self._listener = None
+
+    def __enter__(self) -> "CompileWatch":
+        from numba.core import event
+
+        watch = self
+
+        class _Listener(event.Listener):
+            def on_start(self, ev):
+                watch._started()
+
+            def on_end(self, ev):
+                watch._ended()
+
+        self._outer = list(_watches)
+        self._listener = _Listener()
+        event.register("numba:compile", self._listener)
+        _watches.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from numba.core import event
+
+        event.unregister("numba:compile", self._listener)
+        _watches.remove(self)
+
+    def _started(self) -> None:
+        self.kernels += 1
+        self._depth += 1
+        if self._depth == 1:
+            self._t0 = time.perf_counter()
+        if self.on_start is not None and not self.announced and not any(w.on_start for w in self._outer):
+            self.announced = True
+            self.on_start()
+
+    def _ended(self) -> None:
+        self._depth -= 1
+        if self._depth == 0:
+            self.seconds += time.perf_counter() - self._t0
+
+
+@contextlib.contextmanager
+def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
+    """Say on ``stream`` (stderr) when numba compiles inside the block, and how long it took.
+
+    When the first kernel starts compiling: ``PREFIX: compiling numba kernels (not in the cache DIR yet;
+    once per cache, minutes on a cold machine; `caishen warmup` compiles ahead of time) ...``; when the
+    block ends (also on an error or Ctrl-C): ``PREFIX: compiled N numba kernel(s) in T s``.  Nothing when
+    every kernel came from the cache.  Yields the :class:`CompileWatch`.
+    """
+    import sys
+
+    out = stream if stream is not None else sys.stderr
+
+    def start() -> None:
+        print(f"{prefix}: compiling numba kernels (not in the cache {cache_dir()} yet; once per cache, minutes on "
+              "a cold machine; `caishen warmup` compiles ahead of time) ...", file=out, flush=True)
+
+    with CompileWatch(start) as w:
+        try:
+            yield w
+        finally:
+            if w.announced:
+                print(f"{prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s", file=out, flush=True)
 
 
 @contextlib.contextmanager
 def first_use(target: str) -> Iterator[None]:
-    """Wrap the first kernel call of ``target``: warn when it will compile, mark it when done.
+    """Wrap the first kernel call of ``target``: warn when numba really compiles in it, mark it when done.
 
-    The warning is logged once per process and target, only when this cache
-    directory has no mark for the target (a cold cache).  Raises
-    ``ValueError`` for an unknown target.
+    Once per process and target: when a kernel starts compiling inside the
+    block (:class:`CompileWatch`; a cache hit says nothing) a warning is
+    logged (logger ``caishen``) with the expected seconds and how to avoid it,
+    and at the end one with the seconds it took; inside :func:`compile_line`
+    (the ``caishen`` commands) that one speaks instead.  Marks the target.
+    Raises ``ValueError`` for an unknown target.
     """
     check_target(target)
     if target in _announced:
         yield
         return
     _announced.add(target)
-    cold = not _mark(target).exists()
-    if cold:
+
+    def start() -> None:
         log.warning(
-            "caishen: compiling the %s kernels with numba (first use with this cache: about %d s on one core; "
+            "caishen: compiling the %s kernels with numba (not in the cache yet: about %d s on one core; "
             "cached afterwards in %s). `caishen warmup` compiles everything ahead of time.",
             target, COLD_SECONDS[target], cache_dir(),
         )
-    yield
-    if cold:
-        set_mark(target)
+
+    with CompileWatch(start) as w:
+        yield
+    if w.announced:
+        log.warning("caishen: compiled %d %s kernel(s) in %.1f s", w.kernels, target, w.seconds)
+    set_mark(target)

@@ -105,10 +105,10 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
                       ("passed_win", "passed_win")):
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
-    if "piao_0" in df and "flags" in df:
+    if "piao_0" in df and "hand_flags" in df:
         from caishen.sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
 
-        paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["flags"].to_numpy() & FLAG_PIAO) != 0)
+        paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["hand_flags"].to_numpy() & FLAG_PIAO) != 0)
         winner = df["winner"].to_numpy()
         parts["piao_success"] = np.concatenate([paid & (winner == s) for s in range(N_SEATS)])
     return pd.DataFrame(parts)
@@ -120,7 +120,7 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") ->
     ``df``: the records (``caishen.sim.selfplay.stream.read_run``), at least ``dealer,
     winner, winners_mask, win_type, score_0..3`` (and ``match_hand``, maybe
     ``chunk``, for matches); the 飘财 rows need ``piao_s, failed_piao_s,
-    flags`` (and use ``piao_chance_s`` if present).  ``policies``: the 4
+    hand_flags`` (and use ``piao_chance_s`` if present).  ``policies``: the 4
     seats' policy names (labels; 飘 rows are grouped by policy when they
     differ).  Returns ``(rows, definitions)``.
     """

@@ -45,7 +45,7 @@ def test_K_6_hand_types_match_pandas(kaihua_df):
     pts = won[[f"score_{s}" for s in range(4)]].clip(lower=0).sum(axis=1)
     for name, bit in (("爆头 baotou (K-6.2)", K.FLAG_BAOTOU), ("平胡 pinghu (K-6.1)", K.FLAG_PINGHU),
                       ("七对 family qidui (K-6.3)", K.FLAG_QIDUI)):
-        hit = (won["flags"] & bit) != 0
+        hit = (won["hand_flags"] & bit) != 0
         assert _get(t, "hand type", "frequency", name)["value"] == pytest.approx(hit.mean())
         assert _get(t, "hand type", "share of points", name)["value"] == pytest.approx(pts[hit].sum() / pts.sum())
         if hit.any():
@@ -235,7 +235,7 @@ def _synthetic_kaihua(exponents, match_len=2):
     n = len(e)
     pay = 2 ** e
     df = pd.DataFrame({"hand_id": np.arange(n), "match_hand": np.arange(n) % match_len, "win_type": np.zeros(n, int),
-                       "score_0": 3 * pay, "score_1": -pay, "score_2": -pay, "score_3": -pay, "flags": np.zeros(n, int),
+                       "score_0": 3 * pay, "score_1": -pay, "score_2": -pay, "score_3": -pay, "hand_flags": np.zeros(n, int),
                        "chain_len": np.zeros(n, int), "chain_kong": np.zeros(n, int), "chain_piao": np.zeros(n, int),
                        "exponent": e})
     return df

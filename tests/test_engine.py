@@ -281,8 +281,8 @@ def test_100k_random_hands_checked_after_every_step(engine_warm):
     # K-9.4 / K-10: the record shows the links the win counted: none on a
     # discard win or a draw, and the flags agree (FLAG_CHAIN / FLAG_PIAO)
     assert (rec["chain_len"][rec["win_type"] != 0] == 0).all()
-    assert ((rec["flags"] & FLAG_CHAIN != 0) == (rec["chain_len"] > 0)).all()
-    assert ((rec["flags"] & FLAG_PIAO != 0) == (rec["chain_piao"] > 0)).all()
+    assert ((rec["hand_flags"] & FLAG_CHAIN != 0) == (rec["chain_len"] > 0)).all()
+    assert ((rec["hand_flags"] & FLAG_PIAO != 0) == (rec["chain_piao"] > 0)).all()
     assert (rec["exponent"] >= rec["chain_len"]).all()  # no cap by default: every counted link adds 1
     assert (rec["hand"] == np.arange(n)).all()
     assert (rec["match_hand"] == np.arange(n) % 16).all()

@@ -426,7 +426,7 @@ def test_K_6_2_gangbao_baotou_on_a_replacement_draw(engine_warm):
     assert r["exponent"] == 2 and r["chain_kong"] == 1
     from caishen.sim.rules.kaihua import FLAG_BAOTOU
 
-    assert r["flags"] & FLAG_BAOTOU
+    assert r["hand_flags"] & FLAG_BAOTOU
     assert scores(g) == [48, -16, -16, -16]
 
 
@@ -763,7 +763,7 @@ def test_K_10_record_shows_no_links_on_a_discard_win(engine_warm):
     r = g.result
     assert (r["winner"], r["win_type"], r["discarder"], r["exponent"]) == (0, 1, 1, 0)
     assert (r["chain_len"], r["chain_piao"], r["chain_kong"]) == (0, 0, 0)
-    assert r["flags"] == kaihua_flag("pinghu")
+    assert r["hand_flags"] == kaihua_flag("pinghu")
     assert r["piao_0"] == 1 and r["failed_piao_0"] == 0
     assert scores(g) == [12, -12, 0, 0]
     assert g.observation(0)["chain"][0].tolist() == [1, 1, 0]  # the live chain, not what counted
@@ -780,7 +780,7 @@ def test_K_9_4_record_hides_piao_links_that_did_not_count(engine_warm):
         act(g, "win")
         r = g.result
         assert (r["exponent"], r["chain_len"], r["chain_piao"], r["chain_kong"]) == want, option
-        assert bool(r["flags"] & kaihua_flag("piao")) == (want[2] > 0)
+        assert bool(r["hand_flags"] & kaihua_flag("piao")) == (want[2] > 0)
 
 
 def kaihua_flag(name: str) -> int:
@@ -805,7 +805,7 @@ def test_K_7_1_baotou_discard_win_option_through_the_engine(engine_warm):
     assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"win", "pass"}
     act(g, "win")
     r = g.result
-    assert (r["winner"], r["win_type"], r["exponent"], r["flags"]) == (1, 1, 0, kaihua_flag("pinghu"))
+    assert (r["winner"], r["win_type"], r["exponent"], r["hand_flags"]) == (1, 1, 0, kaihua_flag("pinghu"))
     assert scores(g) == [-8, 8, 0, 0]
 
 
@@ -822,7 +822,7 @@ def test_K_7_1_discard_win_max_caishen_through_the_engine(engine_warm):
     assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"win", "pass"}
     act(g, "win")
     r = g.result
-    assert (r["winner"], r["win_type"], r["exponent"], r["flags"]) == (1, 1, 1, kaihua_flag("qidui"))
+    assert (r["winner"], r["win_type"], r["exponent"], r["hand_flags"]) == (1, 1, 1, kaihua_flag("qidui"))
     assert scores(g) == [-16, 16, 0, 0]
 
 
@@ -932,7 +932,7 @@ def test_K_10_every_win_of_play_is_a_case_that_score_accepts_and_agrees_with(eng
                 g.step(a)
                 r = g.result
                 assert got["win"], c
-                assert got["exponent"] == r["exponent"] and got["flags"] == kaihua.flag_names(r["flags"]), c
+                assert got["exponent"] == r["exponent"] and got["flags"] == kaihua.flag_names(r["hand_flags"]), c
                 assert got["scores"] == [r[f"score_{p}"] for p in range(4)], c
                 assert r["chain_piao"] <= c["chain"].count("piao") and r["chain_kong"] <= c["chain"].count("kong")
                 seen[c["win_type"]] += 1

@@ -113,3 +113,34 @@ def test_pip_install_next_to_a_users_own_agents_and_envs(tmp_path):
     r = subprocess.run([str(venv / "bin" / "caishen"), "rules", "P27"], cwd=project, capture_output=True,
                        text=True, env=env)
     assert r.returncode == 0 and "绝张子" in r.stdout, r.stderr[-2000:]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make not installed")
+def test_make_run_and_make_test_set_up_the_venv_then_run_what_the_readme_says(tmp_path):
+    """Issue 28 item 4: ``make run`` / ``make test`` create the venv when it is missing, install (the package;
+    ``.[dev]``), then run the README's long-form commands; an existing, installed venv is only used; the README's
+    Quick start shows both, and ``.ci/run`` runs ``make test``."""
+    venv = tmp_path / "venv"
+
+    def dry(target: str) -> list[str]:
+        p = subprocess.run(["make", "-n", "-C", str(ROOT), target, f"VENV={venv}"], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        return [line.strip() for line in p.stdout.splitlines() if not line.startswith("make")]
+
+    run, test = dry("run"), dry("test")
+    for steps, install, last in ((run, f"{venv}/bin/python -m pip install -e .", f"{venv}/bin/caishen simulate "
+                                  "--rules kaihua --games 100000 --seed 7 --out runs/k1"),
+                                 (test, f'{venv}/bin/python -m pip install -e ".[dev]"', f"{venv}/bin/python -m pytest")):
+        assert steps[0] == f"python3 -m venv {venv}" and install in steps and steps[-1] == last, steps
+    # with the venv there and installed after the last change of pyproject.toml: nothing but the command
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text("")
+    for marker in (".installed", ".installed-dev"):
+        (venv / marker).write_text("")
+    assert dry("run") == [run[-1]] and dry("test") == [test[-1]]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "make run" in quick and "make test" in quick
+    assert "caishen simulate --rules kaihua --games 100000 --seed 7 --out runs/k1" in quick  # the long form
+    assert "pip install -e \".[dev]\"" in quick and "python -m pytest" in quick
+    assert re.search(r"^make test$", (ROOT / ".ci" / "run").read_text(), re.M)

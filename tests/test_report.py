@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from caishen.sim.analysis import report
@@ -23,6 +25,11 @@ def test_report_of_a_simulate_run(engine_warm, tmp_path, rules):
     pngs = sorted(p.name for p in out.glob("fig-*.png"))
     assert {"fig-score.png", "fig-gain.png"} <= set(pngs)
     assert ("fig-patterns.png" in pngs) == (rules == "jiating") and ("fig-hand-types.png" in pngs) == (rules == "kaihua")
+    assert ("fig-piao.png" in pngs) == (rules == "kaihua")  # the 飘财 figure (K-9), issue 28
+    # a CJK font fallback stated on the page, with the pinyin of the Chinese terms beside them
+    assert f"font-family:{report.CJK_FONTS}" in text and '"Noto Sans CJK SC"' in report.CJK_FONTS
+    assert "without a CJK font it shows as boxes" in text and "流局 liuju" in text
+    assert ("飘财 piaocai" in text) == (rules == "kaihua") and ("架听 jiating" in text) == (rules == "jiating")
     assert (out / "summary.csv").exists()
     assert not list(out.glob(".*.tmp"))  # atomic writes leave no temporary file
 
@@ -75,6 +82,8 @@ def test_report_of_a_sweep_and_of_a_study(engine_warm, tmp_path):
     study.sweep("kaihua", s, policies="always,never", walls=40, chunk_size=40, workers=1, progress=False)
     text = report.write_report(s).read_text(encoding="utf-8")
     assert 'alt="sweep-score"' in text and (s / "fig-sweep-score.png").exists()
+    for metric, unit in study.metric_units("kaihua").items():  # every sweep figure with its metric's unit
+        assert html.escape(f"{metric} ({unit}) by grid point") in text, metric
     p = tmp_path / "p"
     piao_study.run_study(200, 1, 1, workers=1, out=p, progress=False)
     assert report.run_kind(p) == "study"
@@ -106,3 +115,119 @@ def test_report_cli(engine_warm, tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["report", str(tmp_path / "nowhere")])
     assert e.value.code == 2
+
+
+def test_report_section_prints_one_section_and_names_the_others(engine_warm, tmp_path, capsys):
+    """``caishen report --section NAME`` (issue 28): the rows of that section only, no figures; an unknown
+    name exits 2 listing every section; a sweep has no sections to pick."""
+    from caishen.cli import main
+    from caishen.sim.analysis import summary
+
+    out = _simulate(tmp_path / "r")
+    rows, _, _, _ = summary.summarize_run(out)
+    names = list(dict.fromkeys(rows["section"]))
+    assert len(names) >= 3 and "飘财 observational" in names
+    assert main(["report", str(out), "--section", "飘财 observational"]) == 0
+    text = capsys.readouterr().out
+    body = text.splitlines()[3:]  # header (2 lines), column names
+    assert len(body) == (rows["section"] == "飘财 observational").sum() >= 1
+    assert all(line.startswith("飘财 observational") for line in body), body
+    assert not list(out.glob("fig-*.png")) and not (out / "report.html").exists()
+    first = names[0]
+    assert main(["report", str(out), "--section", first.upper()]) == 0  # case ignored
+    assert all(line.startswith(first) for line in capsys.readouterr().out.splitlines()[3:])
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(out), "--section", "no such"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "'no such'" in err and all(repr(n) in err for n in names)
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("rules, options", [("kaihua", {"max_exponent": 1}), ("jiating", {"cap": 40})])
+def test_summary_names_example_hands_to_replay(engine_warm, tmp_path, capsys, rules, options):
+    """The summary names example hands (issue 28) as ``caishen replay RUN --hand CHUNK:INDEX``: the largest win,
+    and the rule set's own (K-9.3 a failed 飘 and a K-6.6 capped win; a J-4.2 硬子 and a J-6.2 capped win), each
+    the first such hand of the run, found here again with pandas; replaying a named hand shows that hand."""
+    import re
+
+    import numpy as np
+    import pandas as pd
+
+    from caishen.cli import main
+    from caishen.sim.analysis import summary
+
+    out = tmp_path / "r"
+    pol = "always,greedy,always,greedy" if rules == "kaihua" else "greedy"
+    runner.run(runner.make_config(rules, 600, 3, policies=pol, options=options, chunk_size=200), out, workers=1,
+               progress=False)
+    df = pd.read_parquet(out / "chunks").sort_values("hand_id").reset_index(drop=True)
+    scores = df[[f"score_{s}" for s in range(4)]].to_numpy()
+    want = {"the largest win": int(scores.max(axis=1).argmax())}
+    if rules == "kaihua":
+        want["a failed 飘"] = int(np.flatnonzero(df[[f"failed_piao_{s}" for s in range(4)]].to_numpy().any(axis=1))[0])
+        want["a capped win"] = int(np.flatnonzero((df["winner"] >= 0) & (df["exponent"] >= 1))[0])
+    else:
+        pg = df[[f"P_{s}" for s in range(4)]].to_numpy() + df[[f"G_{s}" for s in range(4)]].to_numpy()
+        want["a capped win"] = int(np.flatnonzero((pg > 40).any(axis=1))[0])
+    lines = summary.example_hands(out, batch_size=70)  # batches cut the chunks: the first hand is still found
+    for label, row in want.items():
+        line = next(x for x in lines if x.startswith(label))
+        hand = re.search(rf"caishen replay {re.escape(str(out))} --hand (\d+):(\d+)$", line)
+        assert hand, line
+        assert (int(hand[1]), int(hand[2])) == (int(df["chunk"][row]), int(df["hand"][row])), (label, line)
+    assert f"+{scores.max()} points" in lines[0]
+    assert main(["report", str(out), "--no-figures"]) == 0
+    text = capsys.readouterr().out
+    assert "example hands" in text and all(x in text for x in lines)
+    chunk, index = re.search(r"--hand (\d+):(\d+)", lines[0]).groups()
+    assert main(["replay", str(out), "--hand", f"{chunk}:{index}"]) == 0
+    assert f"+{scores.max()}" in capsys.readouterr().out
+
+
+def test_figures_gain_without_a_negative_half_hand_type_titles_and_no_overlapping_pattern_labels():
+    """Issue 28: the winner's-gain axis starts at the zero bin; each hand-type panel has a title; no two
+    Jiating pattern labels overlap (as matplotlib draws them), and patterns that never fired are listed."""
+    import numpy as np
+    import pandas as pd
+
+    from caishen.sim.rules.jiating import analysis as JA
+    from caishen.sim.rules.kaihua import analysis as KA
+
+    plt = report._plt()
+    counts = np.zeros(len(report.GAIN_EDGES) - 1, np.int64)
+    counts[[2, 5, 30]] = [10, 4, 1]
+    ax = report._gain_figure(plt, counts).axes[0]
+    assert ax.get_xlim()[0] == -0.5
+    rng = np.random.default_rng(3)
+    ids = [f"P{i:02d}" for i in range(1, 51)]
+    freq = np.r_[10 ** rng.uniform(-4, 0, 40), [0.002] * 6, [0] * 4]  # 6 on one spot, 4 that never fired
+    pts = np.r_[10 ** rng.uniform(0, 2.3, 40), [20] * 6, [0] * 4]
+    pat = pd.DataFrame({"pattern": ids, "fires": (freq > 0) * 7, "frequency": freq, "freq_low": freq / 2,
+                        "freq_high": freq * 1.5, "points": pts})
+    fig = JA.pattern_figure(plt, pat)
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in fig.axes[0].texts]
+    shown = " ".join(t.get_text() for t in fig.axes[0].texts).split()
+    assert sorted(shown) == ids[:46]  # every pattern that fired is labelled once
+    overlaps = [(i, j) for i in range(len(boxes)) for j in range(i) if boxes[i].overlaps(boxes[j])]
+    assert overlaps == [], [(fig.axes[0].texts[i].get_text(), fig.axes[0].texts[j].get_text()) for i, j in overlaps]
+    assert [x.split()[0] for x in JA.never_fired(pat)] == ids[46:]
+    types = pd.DataFrame({"section": "hand type", "metric": ["frequency", "share of points"] * 2,
+                          "group": ["平胡 pinghu (K-6.1)"] * 2 + ["爆头 baotou (K-6.2)"] * 2, "n": 10,
+                          "value": [0.5, 0.4, 0.1, 0.2], "ci_low": 0.05, "ci_high": 0.6})
+
+    class Page:
+        figs = []
+
+        def heading(self, s):
+            pass
+
+        def table(self, df):
+            pass
+
+        def figure(self, fig, name, caption):
+            self.figs.append(fig)
+
+    page = Page()
+    KA._type_figures(page, plt, types)
+    assert all(a.get_title() for a in page.figs[0].axes)

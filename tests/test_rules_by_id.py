@@ -155,7 +155,7 @@ def test_K_9_4_forced_piao_is_a_piao(engine_warm, dealer_hand, first_draw):
     act(g, "win")
     r = g.result
     assert r["exponent"] == 2 and r["chain_piao"] == 1 and r["chain_len"] == 1 and r["piao_0"] == 1
-    assert set(kaihua.flag_names(r["flags"])) == {"baotou", "chain", "piao"}
+    assert set(kaihua.flag_names(r["hand_flags"])) == {"baotou", "chain", "piao"}
     assert scores(g) == [48, -16, -16, -16]  # dealer self-draw: 4 x 2**2 from each (K-8.1)
 
 
@@ -187,7 +187,7 @@ def test_K_9_4_record_shows_no_uncounted_chain_links(engine_warm):
     assert g.current_player == 1 and legal(g) == {"win", "pass"}
     act(g, "win")
     r = g.result
-    assert r["win_type"] == 1 and r["exponent"] == 0 and kaihua.flag_names(r["flags"]) == ["pinghu"]
+    assert r["win_type"] == 1 and r["exponent"] == 0 and kaihua.flag_names(r["hand_flags"]) == ["pinghu"]
     assert r["piao_1"] == 1  # the 飘 attempt itself is recorded (K-10)
     assert (r["chain_len"], r["chain_piao"], r["chain_kong"]) == (0, 0, 0)
 

@@ -107,7 +107,7 @@ def test_play_batch_plays_checked_hands_of_the_toy(plain, engine_warm):
     records.check_chunk(cols, "plain", 400)  # the common contract, zero-sum scores
     won = cols["winner"] >= 0
     assert won.sum() > 100
-    assert not cols["exponent"].any() and not cols["flags"].any()  # the shape test: exponent 0
+    assert not cols["exponent"].any() and not cols["hand_flags"].any()  # the shape test: exponent 0
     assert not any(cols[f"caishen_{s}"].any() or cols[f"piao_{s}"].any() for s in range(4))  # no joker
     # Kaihua's payments at exponent 0, own_share: a self-draw is 8 (dealer winner: 12) ...
     self_draw = won & (cols["win_type"] == 0)

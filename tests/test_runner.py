@@ -70,7 +70,7 @@ def fake_chunk(rules, options, policies, seed_entropy, n_hands):
         "win_type": win_type.astype(np.int8),
         "discarder": discarder.astype(np.int8),
         "exponent": (exponent + chain_piao + chain_kong).astype(np.int8),
-        "flags": flags.astype(np.int32),
+        "hand_flags": flags.astype(np.int32),
         "chain_len": (chain_piao + chain_kong).astype(np.int8),
         "chain_piao": chain_piao.astype(np.int8),
         "chain_kong": chain_kong.astype(np.int8),
@@ -322,6 +322,33 @@ def test_a_chunk_breaking_the_contract_stops_the_run_and_writes_nothing_for_it(t
     assert records.finished_chunks(tmp_path / "r") == set()
 
 
+def test_no_column_of_a_run_shadows_a_dataframe_attribute(tmp_path):
+    """K-10 records read back as a DataFrame: every column is reachable as ``df.NAME`` (issue 28: the
+    column ``flags`` was ``pandas.DataFrame.flags``, so ``df.flags & FLAG_PIAO`` raised); a chunk written
+    under the old name is refused with a reason naming the rename."""
+    from caishen.sim.rules import base as rulesets
+    from caishen.sim.selfplay import manifest
+
+    for name in rulesets.names():
+        cols = [c for c, _ in records.file_columns(name)]
+        for fn in records.CHUNK_FN_COLUMNS.values():
+            cols += [c for c, _ in fn]
+        assert not set(cols) & set(dir(pd.DataFrame)), (name, set(cols) & set(dir(pd.DataFrame)))
+    run(config(games=200, chunk_size=200), tmp_path / "r")
+    df = stream.read_run(tmp_path / "r")
+    assert ((df.hand_flags & FLAG_PIAO) != 0).equals((df["hand_flags"] & FLAG_PIAO) != 0)
+    # the same chunk with the column under its old name
+    import pyarrow.parquet as pq
+
+    path = records.chunk_path(tmp_path / "r", 0)
+    table = pq.read_table(path)
+    table = table.rename_columns(["flags" if c == "hand_flags" else c for c in table.column_names])
+    pq.write_table(table.replace_schema_metadata(pq.read_metadata(path).metadata), path)
+    found = manifest.verify(tmp_path / "r")
+    assert found.problems == {0: ("foreign", "lacks the column 'hand_flags' of the records contract: written "
+                                             "before 'flags' was renamed 'hand_flags'")}, found
+
+
 def test_record_columns_match_the_engine_record_layout():
     engine = pytest.importorskip("caishen.sim.engine")
     assert [(n, np.dtype(d)) for n, d in engine.RECORD_COLUMNS] == list(records.record_columns(RULES))
@@ -388,7 +415,7 @@ def long_form(df):
             "caishen": df[f"caishen_{s}"].astype(int),
             "won": (df["winners_mask"].to_numpy().astype(int) >> s) & 1 == 1,
             "is_dealer": df["dealer"] == s,
-            "success": (df["winner"] == s) & (df["win_type"] == 0) & ((df["flags"] & FLAG_PIAO) != 0),
+            "success": (df["winner"] == s) & (df["win_type"] == 0) & ((df["hand_flags"] & FLAG_PIAO) != 0),
         }))
     return pd.concat(parts, ignore_index=True)
 

@@ -134,7 +134,7 @@ def test_malformed_lines_are_reported_and_the_others_scored():
         variant("first"),
         '{"id": "broken", "rules": "kaihua"',  # bad JSON
         variant("badtile", concealed="123m456m789p234s0s"),
-        variant("nochain", chain=...),  # missing key
+        variant("nowintile", win_tile=...),  # missing key (one without a default)
         "",  # blank lines are skipped
         variant("badmeld", melds=[{"type": "chi", "tiles": "123m"}], concealed="456m789p234s5s"),
         variant("fifteen", concealed="123m456m789p234s5s6s"),
@@ -152,10 +152,73 @@ def test_malformed_lines_are_reported_and_the_others_scored():
     assert out[-1]["id"] == "last" and out[-1]["scores"] == [-4, -2, 8, -2]
     errors = out[1:-1]
     assert [e["line"] for e in errors] == [2, 3, 4, 6, 7, 8, 9, 10]
-    assert [e["id"] for e in errors] == [None, "badtile", "nochain", "badmeld", "fifteen", "badseat", None, "norules"]
-    for e, word in zip(errors, ["JSON", "0s", "chain", "chi", "14 tiles", "winner must be an integer in 0..3, got 7", "object",
+    assert [e["id"] for e in errors] == [None, "badtile", "nowintile", "badmeld", "fifteen", "badseat", None, "norules"]
+    for e, word in zip(errors, ["JSON", "0s", "win_tile", "chi", "14 tiles", "winner must be an integer in 0..3, got 7", "object",
                                        "rules"]):
         assert set(e) == {"line", "id", "error"} and word in e["error"], e
+
+
+# ---------------------------------------------------------------------------
+# issue 28 item 5: defaults for the keys a hand typed by hand may omit, and --check
+# ---------------------------------------------------------------------------
+def test_a_hand_typed_by_hand_needs_only_the_hand_and_scores_as_the_full_case(capsys, monkeypatch):
+    """K-8.5 / J-6.1 cases with every defaulted key left out score as the same case written out in full."""
+    short = {"rules": "kaihua", "dealer": 0, "winner": 1, "win_type": "self_draw", "concealed": "123m456m789p234s5s",
+             "win_tile": "5s"}
+    jshort = {"rules": "jiating", "dealer": 0, "winner": 1, "win_type": "discard", "discarder": 2,
+              "concealed": "123m456p789s2p", "melds": [{"type": "pong", "tiles": "777z"}], "win_tile": "2p"}
+    code, out, _ = score_in_process([json.dumps(short), json.dumps(jshort), variant("full"), jvariant("j")],
+                                    capsys=capsys, monkeypatch=monkeypatch)
+    assert code == 0
+    assert out[0] == {**out[2], "id": "line 1"}
+    assert out[1] == {**JGOOD_RESULT, "id": "line 2"}
+    # the defaults are the parser's, and the help lists them
+    assert vectors.defaults("kaihua") == {"discarder": None, "melds": [], "replacement_draw": False, "chain": [],
+                                          "piao_circle": []}
+    proc = caishen("score", "--help")
+    for key in ("piao_circle=[]", "chain=[]", 'declaration="none"', "streak=0", "replacement_draw=false", '"line N"'):
+        assert key in proc.stdout, key
+    # a key given is kept (an explicit open 飘 circle changes K18-like payments), a default never overrides it
+    case = {**short, "piao_circle": [0]}
+    assert vectors.with_defaults(case, 1)["piao_circle"] == [0]
+    # a discard win still needs its discarder: the default null is refused there, naming the key
+    out = list(vectors.score_lines([json.dumps({**short, "win_type": "discard"})]))
+    assert "discarder" in out[0]["error"]
+
+
+@needs_vectors
+def test_check_passes_on_the_shared_vectors():
+    for path in sorted(VECTORS.glob("*.jsonl")):
+        proc = caishen("score", "--check", str(path))
+        assert proc.returncode == 0, (path, proc.stdout, proc.stderr)
+        assert proc.stdout == "" and " 0 with 0 mismatching" in proc.stderr and "0 could not be scored" in proc.stderr
+
+
+def test_check_prints_each_mismatch_and_exits_1():
+    right = {**json.loads(variant("right")), "expect": {"win": True, "exponent": 0, "scores": [-4, 8, -2, -2],
+                                                       "flags": ["not", "compared"]}}
+    wrong = {**json.loads(variant("wrong")), "expect": {"win": True, "exponent": 2, "scores": [-4, 9, -2, -2]}}
+    jwrong = {**json.loads(jvariant("jw")), "expect": {"patterns": {"P01": 3}, "P": 2, "no_such_field": 1}}
+    plain = json.loads(variant("plain"))
+    badexp = {**json.loads(variant("badexp")), "expect": [1]}
+    lines = [json.dumps(right), json.dumps(wrong), "", json.dumps(jwrong), json.dumps(plain),
+             '{"id": "broken"', json.dumps(badexp)]
+    proc = caishen("score", "--check", stdin="\n".join(lines) + "\n")
+    assert proc.returncode == 1
+    assert lines_of(proc) == [
+        {"line": 2, "id": "wrong", "field": "exponent", "expected": 2, "got": 0},
+        {"line": 2, "id": "wrong", "field": "scores", "expected": [-4, 9, -2, -2], "got": [-4, 8, -2, -2]},
+        {"line": 4, "id": "jw", "field": "patterns", "expected": {"P01": 3}, "got": {"P01": 2}},
+        {"line": 4, "id": "jw", "field": "no_such_field", "expected": 1, "got": None},
+        {"line": 5, "id": "plain", "unchecked": "no expect key"},
+        {"line": 6, "id": None, "error": lines_of(caishen("score", stdin=lines[5] + "\n"))[0]["error"]},
+        {"line": 7, "id": "badexp", "error": "key 'expect' must be an object, got list [1]"},
+    ]
+    assert ("6 case(s): 3 checked, 2 with 4 mismatching field(s), 2 could not be scored, 1 without expect"
+            in proc.stderr)
+    # agreeing lines only (and lines without expect): exit 0, nothing on stdout but the unchecked note
+    proc = caishen("score", "--check", stdin=json.dumps(right) + "\n" + json.dumps(plain) + "\n")
+    assert proc.returncode == 0 and lines_of(proc) == [{"line": 2, "id": "plain", "unchecked": "no expect key"}]
 
 
 def test_expect_key_is_ignored():

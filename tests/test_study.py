@@ -204,6 +204,20 @@ def test_sweep_cli(engine_warm, tmp_path, capsys):
     assert rc == 0
     text = capsys.readouterr().out
     assert "failed_piao_factor=3" in text and "score" in text
+    # issue 28: every metric written to sweep.csv is printed, each with its unit, and the hero is named
+    t = pd.read_csv(out / "sweep.csv")
+    metrics = list(dict.fromkeys(t["metric"]))
+    assert len(metrics) == 9 and set(metrics) == set(study.metric_units("kaihua"))
+    rows = [line.split() for line in text.splitlines() if line.startswith("failed_piao_factor=")]
+    assert len(rows) == len(t) and [r[2] for r in rows] == list(t["metric"])
+    assert "hero: one seat playing the policy of the point (always, never)" in text and "field policy greedy" in text
+    for m in metrics:
+        assert f"  {m:<13} {study.metric_units('kaihua')[m]}" in text, m
+    assert "the hero's points per wall" in text and "share of walls" in text
+    capsys.readouterr()
+    assert main(["report", str(out), "--no-figures"]) == 0  # caishen report prints the same
+    assert capsys.readouterr().out.split("\n", 1)[1].startswith(text.split("\n", 1)[1][:300])
+    assert set(study.metric_units("jiating")) == {*study.METRICS, "jiating", "hard"}
     with pytest.raises(SystemExit) as e:
         main(["sweep", "--rules", "kaihua", "--option", "failed_piao_factor=0,1", "--walls", "10",
               "--out", str(tmp_path / "d")])

@@ -116,7 +116,7 @@ def record_frames(draw):
     for s in range(4):
         df[f"score_{s}"] = rng.integers(-spread, spread + 1, n).astype(np.int32)
     if kind.startswith("kaihua"):
-        df["flags"] = rng.integers(0, 1 << 12, n).astype(np.int32)
+        df["hand_flags"] = rng.integers(0, 1 << 12, n).astype(np.int32)
         for s in range(4):
             df[f"piao_{s}"] = rng.integers(0, 3, n).astype(np.int16)
             df[f"failed_piao_{s}"] = rng.integers(0, 2, n).astype(np.int8)

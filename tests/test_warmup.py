@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 import pytest
 
@@ -18,24 +19,83 @@ def cold(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_first_use_warns_once_on_a_cold_cache_then_marks(cold, caplog):
+def fresh_kernel():
+    """A numba kernel no cache holds (defined anew at each call, not cached): calling it compiles."""
+    from numba import njit
+
+    @njit(cache=False)
+    def plus_one(x):
+        return x + 1
+
+    return plus_one
+
+
+def test_compile_watch_sees_a_compile_and_not_a_cache_hit(tmp_path):
+    """numba's numba:compile event fires only for a kernel not in the cache: a cache hit is not a compile."""
+    import importlib.util
+
+    k = fresh_kernel()
+    with W.CompileWatch() as w:
+        assert k(1) == 2
+    assert w.kernels == 1 and w.seconds > 0 and not w.announced
+    with W.CompileWatch() as w:
+        assert k(2) == 3  # compiled in this process already
+    assert w.kernels == 0 and w.seconds == 0
+    src = tmp_path / "cached_kernel.py"
+    src.write_text("from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+
+    def load(name):
+        spec = importlib.util.spec_from_file_location(name, src)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod.twice
+
+    with W.CompileWatch() as first:
+        assert load("cached_kernel_a")(3) == 6  # compiles and saves to numba's cache
+    with W.CompileWatch() as second:
+        assert load("cached_kernel_b")(4) == 8  # a new dispatcher of the same source: loads the cache
+    assert first.kernels == 1 and second.kernels == 0
+
+
+def test_first_use_warns_when_numba_compiles_even_with_a_mark(cold, caplog):
+    """The mark never says "loading" while numba compiles: the warning follows the compile, not the mark."""
+    W.set_mark("hand")
+    k = fresh_kernel()
     with caplog.at_level(logging.WARNING, logger="caishen"):
         with W.first_use("hand"):
-            pass
+            k(1)
         with W.first_use("hand"):  # the same process: said once
-            pass
+            fresh_kernel()(1)
     msgs = [r.getMessage() for r in caplog.records]
-    assert len(msgs) == 1 and "compiling the hand kernels" in msgs[0] and "caishen warmup" in msgs[0]
+    assert len(msgs) == 2 and "compiling the hand kernels" in msgs[0] and "caishen warmup" in msgs[0]
+    assert msgs[1].startswith("caishen: compiled 1 hand kernel(s) in ")
     assert W.is_marked("hand")
 
 
-def test_first_use_is_quiet_when_a_previous_process_compiled(cold, caplog):
-    (cold / "caishen-warm").mkdir()
-    (cold / "caishen-warm" / "game").write_text("x")
+def test_first_use_is_quiet_when_nothing_compiles_and_marks(cold, caplog):
+    """No mark yet (a cold mark directory) but nothing to compile: no banner, and the target is marked."""
     with caplog.at_level(logging.WARNING, logger="caishen"):
         with W.first_use("game"):
             pass
-    assert caplog.records == []
+    assert caplog.records == [] and W.is_marked("game")
+
+
+def test_compile_line_says_when_and_how_long_and_speaks_for_first_use(cold, caplog):
+    import io
+
+    buf = io.StringIO()
+    with caplog.at_level(logging.WARNING, logger="caishen"):
+        with W.compile_line("caishen x", buf) as w:
+            with W.first_use("envs"):  # inside a command: the command's line speaks, not the logger
+                fresh_kernel()(1)
+    lines = buf.getvalue().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("caishen x: compiling numba kernels (not in the cache ")
+    assert lines[1].startswith(f"caishen x: compiled {w.kernels} numba kernel(s) in ") and w.kernels == 1
+    assert caplog.records == [] and W.is_marked("envs")
+    buf = io.StringIO()
+    with W.compile_line("caishen x", buf):
+        pass
+    assert buf.getvalue() == ""
 
 
 def test_no_mark_when_the_first_use_fails(cold):
@@ -49,7 +109,8 @@ def test_warmup_runs_the_workload_and_marks(cold):
     lines = []
     took = warmup("hand", progress=lines.append)
     assert set(took) == {"hand"} and took["hand"] >= 0
-    assert lines[0] == "compiling kernels: hand ..." and lines[-1].startswith("compiling kernels: hand done in ")
+    assert lines[0] == "kernels: hand ..." and re.match(r"kernels: hand (compiled \d+ kernel\(s\)|loaded from the "
+                                                      r"cache) in \d", lines[-1]), lines
     assert W.is_marked("hand") and not W.is_marked("game")
 
 
@@ -67,37 +128,60 @@ def test_cli_warmup(cold, capsys):
 
     assert main(["warmup", "hand"]) == 0
     out = capsys.readouterr().out
-    assert "compiling kernels: hand done in" in out and str(cold) in out
+    assert "kernels: hand " in out and "ready in" in out and str(cold) in out
     with pytest.raises(SystemExit) as e:
         main(["warmup", "gpu"])
     assert e.value.code == 2 and "'gpu'" in capsys.readouterr().err
 
 
-def test_game_reset_announces_a_cold_compile(cold, caplog):
+def test_game_reset_announces_a_compile_only_when_there_is_one(cold, caplog):
     from caishen.sim.engine import Game
 
-    with caplog.at_level(logging.WARNING, logger="caishen"):
+    with caplog.at_level(logging.WARNING, logger="caishen"), W.CompileWatch() as w:
         Game("kaihua").reset(seed=1)
         Game("jiating").reset(seed=2)
-    assert [r.getMessage() for r in caplog.records if "compiling the game kernels" in r.getMessage()] != []
-    assert len(caplog.records) == 1 and W.is_marked("game")
+    said = [r.getMessage() for r in caplog.records if "compiling the game kernels" in r.getMessage()]
+    assert len(said) == (1 if w.kernels else 0) and len(caplog.records) == (2 if w.kernels else 0)
+    assert W.is_marked("game")
 
 
-def test_runner_compiles_in_the_parent_and_says_so(cold, tmp_path, capsys):
+def test_runner_compiles_in_the_parent_and_says_what_happened(cold, tmp_path, capsys, monkeypatch):
     from caishen.sim.selfplay import runner
 
+    monkeypatch.setattr(runner, "_loaded_said", [])
     cfg = runner.make_config("kaihua", 32, 1, "random", chunk_size=16)
-    runner.run(cfg, tmp_path / "r1", workers=1, progress=True)
-    assert "numba kernels: compiling" in capsys.readouterr().err and W.is_marked("selfplay", "kernel")
-    runner.run(runner.make_config("kaihua", 32, 2, "random", chunk_size=16), tmp_path / "r2", workers=1, progress=True)
+    with W.CompileWatch() as w:
+        runner.run(cfg, tmp_path / "r1", workers=1, progress=True)
     err = capsys.readouterr().err
-    assert "numba kernels: loading ... done in" in err
-    # a run with a bot with data compiles kernels the random run did not: it says so, then loads
-    for expect in ("compiling", "loading"):
-        cfg = runner.make_config("kaihua", 4, 3, "tuned:kaihua,greedy,greedy,greedy", chunk_size=4)
-        runner.run(cfg, tmp_path / f"t-{expect}", workers=1, progress=True)
-        assert f"numba kernels: {expect}" in capsys.readouterr().err
-    assert W.is_marked("selfplay", "bots") and not W.is_marked("selfplay")
+    assert ("numba kernels: compiling" in err) == bool(w.kernels) and W.is_marked("selfplay", "kernel")
+    runner._loaded_said.clear()
+    res = runner.run(runner.make_config("kaihua", 32, 2, "random", chunk_size=16), tmp_path / "r2", workers=1,
+                     progress=True)
+    # one throughput figure, the play's: the kernels' seconds (compile or cache load) are counted apart
+    assert 0 < res.compile_seconds < res.seconds
+    assert res.hands_per_second == pytest.approx(32 / (res.seconds - res.compile_seconds))
+    err = capsys.readouterr().err
+    assert "numba kernels: loaded from the cache in" in err and "compiling" not in err
+    runner.run(runner.make_config("kaihua", 32, 4, "random", chunk_size=16), tmp_path / "r3", workers=1,
+               progress=True)
+    assert "numba kernels" not in capsys.readouterr().err  # said once per process (a sweep's many points)
+    # a chunk function that compiles (here: a kernel no cache holds) says so, and how many it compiled
+    k = fresh_kernel()
+
+    def compiling_chunk(rules, options, policies, seed, n):
+        k(n)
+        return runner.engine_chunk(rules, options, policies, seed, n)
+
+    runner._compile_in_parent(cfg, compiling_chunk, True)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("numba kernels: compiling") and err[1].startswith("numba kernels: compiled 1 in ")
+    # a match and a sweep compile in the parent too (their chunk functions), so the line comes before any worker
+    from caishen.cli import main
+
+    runner._loaded_said.clear()
+    assert main(["match", "--rules", "kaihua", "--policies", "greedy,random", "--walls", "6", "--chunk-walls", "6",
+                 "--workers", "1", "--out", str(tmp_path / "m")]) == 0
+    assert "numba kernels: loaded from the cache in" in capsys.readouterr().err
 
 
 def test_warmup_marks_every_part_of_selfplay(cold):

@@ -55,6 +55,12 @@ from caishen.sim import safeio
 from caishen.sim.rules import base as rulesets
 
 REPORT_HTML = "report.html"
+#: the page's font-family list: CJK fonts of the common systems first (Linux Noto / Source Han / WenQuanYi,
+#: macOS PingFang, Windows Microsoft YaHei), then the browser's sans-serif
+CJK_FONTS = ('"Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Zen Hei", "PingFang SC", "Microsoft YaHei", '
+             '"SimHei", sans-serif')
+#: Chinese terms every report may show, with pinyin (a rule set's own: ``Analysis.glossary``)
+GLOSSARY = {"流局": "liuju (a drawn hand)", "庄": "zhuang (the dealer)"}
 
 
 def _plt():
@@ -121,6 +127,8 @@ class _Page:
         self.title = title
         self.parts: list[str] = []
         self.files: list[str] = []
+        #: Chinese terms of the page with their pinyin, named in the font note (a rule set adds its own)
+        self.glossary: dict[str, str] = dict(GLOSSARY)
 
     def text(self, s: str):
         self.parts.append(f"<p>{html.escape(s)}</p>")
@@ -144,12 +152,16 @@ class _Page:
         plt.close(fig)
 
     def write(self) -> Path:
-        style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
+        style = (f"body{{font-family:{CJK_FONTS};max-width:1100px;margin:2em auto;padding:0 1em}}"
                  "table.t{border-collapse:collapse;font-size:13px}table.t td,table.t th{padding:2px 8px;"
                  "border-bottom:1px solid #ddd;text-align:right}img{max-width:100%}"
                  "figcaption{color:#555;font-size:13px}")
+        note = ("<p class='fonts'>Chinese text is shown in the first of these fonts installed: "
+                f"{html.escape(CJK_FONTS)}; without a CJK font it shows as boxes, and the figures' labels carry "
+                "pinyin or English instead (" + html.escape(", ".join(f"{k} {v}" for k, v in self.glossary.items()))
+                + ").</p>")
         doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
-               f"<style>{style}</style></head><body><h1>{html.escape(self.title)}</h1>"
+               f"<style>{style}</style></head><body><h1>{html.escape(self.title)}</h1>{note}"
                + "\n".join(self.parts) + "</body></html>\n")
         path = self.dir / REPORT_HTML
         safeio.atomic_write(path, doc)
@@ -213,6 +225,7 @@ def _gain_figure(plt, counts: np.ndarray):
     ax.hist((edges[:-1] + edges[1:]) / 2, bins=edges, weights=counts[:last], color="#4c72b0")
     ax.set_yscale("log")
     ax.set_xscale("symlog")
+    ax.set_xlim(left=-0.5)  # a gain is never negative: no empty negative half (issue 28)
     ax.set_xlabel("points paid in a won hand")
     ax.set_ylabel("hands")
     ax.set_title("the winner's gain")
@@ -249,7 +262,9 @@ def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
     page.heading("Summary")
     page.table(rows)
     if rules in rulesets.names():
-        rulesets.get(rules).analysis_hooks().report(page, plt, tables)  # the rule set's own figures and tables
+        hooks = rulesets.get(rules).analysis_hooks()
+        page.glossary.update(hooks.glossary)
+        hooks.report(page, plt, tables)  # the rule set's own figures and tables
 
 
 # ---------------------------------------------------------------------------
@@ -260,6 +275,7 @@ def _report_sweep(page: _Page, run_dir: Path, plt) -> None:
 
     doc, table = study.read_sweep(run_dir)
     axes = list(doc["grid"]["axes"])
+    units = study.metric_units(doc["grid"]["rules"])
     page.text(f"{doc['grid']['rules']}: {doc['walls']} walls per point, seed {doc['seed']}, field "
               f"{doc['grid']['field']}, baseline {json.dumps(doc['baseline'], ensure_ascii=False)}")
     label = pd.Series([" ".join(f"{a}={v}" for a, v in zip(axes, row)) for row in table[axes].astype(str).values],
@@ -275,10 +291,11 @@ def _report_sweep(page: _Page, run_dir: Path, plt) -> None:
             ax.errorbar(val, range(len(val)), xerr=np.where(np.isfinite(err), err, 0), fmt="o", capsize=3)
             ax.axvline(0, color="k", lw=0.6)
             ax.set_title(title)
+            ax.set_xlabel(ascii_label(units.get(metric, metric)))
         a1.set_yticks(range(m.sum()), _labels(label[m]))
         a1.invert_yaxis()
-        page.figure(fig, f"sweep-{metric}", f"{metric} by grid point (95% CI over walls) and its paired "
-                    "difference to the baseline point.")
+        page.figure(fig, f"sweep-{metric}", f"{metric} ({units.get(metric, metric)}) by grid point (95% CI over "
+                    "walls) and its paired difference to the baseline point.")
     page.heading("Table")
     page.table(table)
     safeio.atomic_write(run_dir / "summary.csv", table.to_csv(index=False))

@@ -89,6 +89,16 @@ POLICY_AXIS = "policy"
 TABLE_COLUMNS = ["metric", "walls", "value", "ci_low", "ci_high", "baseline", "diff", "diff_low", "diff_high"]
 #: the metrics of every rule set (a rule set's own: ``Analysis.study_metrics`` of its ``analysis`` hook)
 METRICS = ("score", "win", "deal_in", "draw", "self_draw", "dealer_score", "points_moved")
+#: what each of :data:`METRICS` measures, with its unit (a rule set's own: ``Analysis.study_units``)
+METRIC_UNITS = {
+    "score": "the hero's points per wall",
+    "win": "share of walls the hero won",
+    "deal_in": "share of walls the hero dealt in (its discard won, or its added kong was robbed)",
+    "draw": "share of walls drawn (流局)",
+    "self_draw": "share of walls won by a self-draw (any seat)",
+    "dealer_score": "the dealer's points per wall",
+    "points_moved": "points paid per wall (the sum of the positive scores)",
+}
 MAX_POINTS = 1000
 
 
@@ -531,9 +541,35 @@ def read_sweep(out) -> tuple[dict, pd.DataFrame]:
     return doc, table
 
 
-def format_table(table: pd.DataFrame, metrics=("score", "win", "piao", "failed_piao", "draw")) -> str:
-    """The tidy table as text: the chosen metrics, value [CI] and difference [CI] per point."""
-    t = table[table["metric"].isin(metrics)]
+def metric_units(rules: str) -> dict[str, str]:
+    """``{metric: what it measures, with its unit}`` of a sweep of ``rules``: :data:`METRIC_UNITS` and the
+    rule set's own (``Analysis.study_units``)."""
+    own = rulesets.get(rules).analysis_hooks().study_units if rules in rulesets.names() else {}
+    return {**METRIC_UNITS, **own}
+
+
+def describe(grid: dict) -> str:
+    """The lines printed above a sweep's table: who the hero is and what every metric measures (its unit).
+
+    ``grid``: :func:`parse_grid`'s dict.  The hero is not one fixed seat: each chunk plays a quarter of its
+    walls with the hero at each seat (module docstring), so its metrics average over the four seats."""
+    policies = grid["axes"].get(POLICY_AXIS)
+    if policies:
+        hero = (f"hero: one seat playing the policy of the point ({', '.join(map(str, policies))}), the other "
+                f"three play the field policy {grid['field']}")
+    else:
+        hero = f"hero: one seat; every seat plays the field policy {grid['field']} (an option sweep)"
+    lines = [hero + "; the hero sits at seat 0, 1, 2 and 3 for a quarter of the walls each (hero column of "
+             "the records), so its numbers average over the seats"]
+    lines.append("metrics (mean per wall, 95% CI over walls; 'vs baseline': the paired difference):")
+    lines += [f"  {m:<13} {text}" for m, text in metric_units(grid["rules"]).items()]
+    return "\n".join(lines)
+
+
+def format_table(table: pd.DataFrame, metrics=None) -> str:
+    """The tidy table as text: value [CI] and difference [CI] per point and metric; ``metrics``: the ones
+    to show (default: every metric of the table, as written to ``sweep.csv``)."""
+    t = table if metrics is None else table[table["metric"].isin(metrics)]
     axes = [c for c in table.columns if c not in TABLE_COLUMNS]
     lines = []
     for row in t.itertuples(index=False):

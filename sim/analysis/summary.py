@@ -54,7 +54,7 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   K-9.4) count, which is why ``never`` seats show about 1%.  ``success
   rate``: of those, the seat won by self-draw with a 飘 link counted in its
   exponent (``winner == s``,
-  ``win_type == 0``, ``flags & FLAG_PIAO``: the chain paid off, K-6.5,
+  ``win_type == 0``, ``hand_flags & FLAG_PIAO``: the chain paid off, K-6.5,
   K-9.1).  ``failed rate``: of those, ``failed_piao_s == 1`` (K-9.3).
   ``score per 飘 seat-hand``: mean score change of those seat-hands.
   ``comparable non-飘``: with the records' ``piao_chance_s`` column, the
@@ -156,10 +156,10 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
                       ("passed_win", "passed_win")):
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
-    if "piao_0" in df and "flags" in df:
+    if "piao_0" in df and "hand_flags" in df:
         from caishen.sim.rules.codes import FLAG_PIAO, WIN_SELF_DRAW
 
-        paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["flags"].to_numpy() & FLAG_PIAO) != 0)
+        paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["hand_flags"].to_numpy() & FLAG_PIAO) != 0)
         winner = df["winner"].to_numpy()
         parts["piao_success"] = np.concatenate([paid & (winner == s) for s in range(N_SEATS)])
     return pd.DataFrame(parts)
@@ -172,7 +172,7 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") ->
     winner, winners_mask, win_type, score_0..3`` and, for ``unit="match"``,
     ``match_hand`` (and ``chunk`` when there are several chunks; duplicate-deal
     records: ``wall, seating``), in hand order (sorted by ``hand_id`` when it
-    is there); the 飘财 rows need ``piao_s, failed_piao_s, flags`` (and use
+    is there); the 飘财 rows need ``piao_s, failed_piao_s, hand_flags`` (and use
     ``piao_chance_s`` if present).  ``policies``: the 4 seats' policy names
     (labels; 飘 rows are grouped by policy when they differ).  ``unit``: the
     independent unit of the intervals (module docstring, "Intervals"):
@@ -224,6 +224,20 @@ def format_summary(rows: pd.DataFrame, header: str = "") -> str:
     return (header + "\n" if header else "") + "\n".join(lines)
 
 
+def section(rows: pd.DataFrame, name: str) -> pd.DataFrame:
+    """The rows of one section of a summary (``caishen report --section NAME``), in their order.
+
+    ``name`` matches a section exactly or, failing that, ignoring case (``"points"`` for ``"Points"``).
+    Raises ``ValueError`` naming ``name`` and listing the sections of ``rows`` when none matches.
+    """
+    names = list(dict.fromkeys(rows["section"]))
+    hit = [s for s in names if s == name] or [s for s in names if s.casefold() == name.casefold()]
+    if not hit:
+        raise ValueError(f"--section {name!r}: no such section; the sections are: "
+                         + ", ".join(repr(s) for s in names))
+    return rows[rows["section"] == hit[0]].reset_index(drop=True)
+
+
 def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: dict, run: dict) -> None:
     """Write ``summary.csv`` (the rows) and ``summary.json`` (run config, definitions, rows) into ``run_dir``,
     each atomically (:func:`caishen.sim.safeio.atomic_write`: a crash or a full disk leaves the old file or
@@ -240,10 +254,64 @@ def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: di
     safeio.write_json(run_dir / "summary.json", doc)
 
 
+def example_hands(run_dir: str | os.PathLike, verification=None, batch_size: int | None = None) -> list[str]:
+    """Lines naming example hands of a simulate run, each as the command that opens it, e.g.
+    ``the largest win (seat 2, +384 points): caishen replay RUN --hand 3:117``.
+
+    The examples: the largest win (the first hand with the largest score of a seat), and the first hand
+    of each of the rule set's own (``Analysis.example_hands``: a failed 飘 and a capped win, a 硬子
+    declaration and a capped win); a kind the run has no hand of is named with ``none``.  Streams the
+    verified chunks (``verification`` as in :func:`summarize_run`), a few columns at a time.  Raises
+    ``ValueError`` if ``run_dir`` is not a run or has no verified chunk.
+    """
+    from caishen.sim.rules import base as rulesets
+    from caishen.sim.selfplay import records, rundir, stream
+
+    meta = rundir.read_run_json(run_dir)
+    if verification is None:
+        files, verification = stream.verified_chunk_files(run_dir, meta)
+    else:
+        files = [records.chunk_path(run_dir, i) for i in verification.ok]
+    rs = rulesets.get(meta["rules"])
+    hooks, options = rs.analysis_hooks(), rs.options.from_dict(meta.get("options") or {})
+    have = set(stream.column_names(files))
+    own = [c for c in hooks.example_columns if c in have]
+    cols = ["chunk", "hand", *(f"score_{s}" for s in range(N_SEATS)), *own]
+    best = None  # (points, seat, chunk, hand)
+    found: dict[str, tuple[int, int] | str] = {}
+    labels: list[str] = []
+    for batch in stream.record_batches(files, cols, batch_size or stream.BATCH_SIZE):
+        df = batch.to_pandas()
+        scores = np.stack([df[f"score_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
+        i = int(scores.max(axis=1).argmax()) if len(df) else 0
+        if len(df) and (best is None or scores[i].max() > best[0]):
+            best = (int(scores[i].max()), int(scores[i].argmax()), int(df["chunk"].iat[i]), int(df["hand"].iat[i]))
+        if len(own) < len(hooks.example_columns):
+            continue  # a run without the rule set's columns (an older layout): its own examples are not named
+        for label, mask in hooks.example_hands(df, options).items():
+            labels += [label] if label not in labels else []
+            if isinstance(mask, str):
+                found[label] = mask
+            elif label not in found and mask.any():
+                j = int(np.flatnonzero(mask)[0])
+                found[label] = (int(df["chunk"].iat[j]), int(df["hand"].iat[j]))
+    where = str(run_dir)
+    lines = []
+    if best is not None and best[0] > 0:
+        lines.append(f"the largest win (seat {best[1]}, +{best[0]} points): "
+                     f"caishen replay {where} --hand {best[2]}:{best[3]}")
+    else:
+        lines.append("the largest win: none (no hand was won)")
+    for label in labels:
+        hit = found.get(label, "none in this run")
+        lines.append(f"{label}: " + (hit if isinstance(hit, str) else f"caishen replay {where} --hand {hit[0]}:{hit[1]}"))
+    return lines
+
+
 def summary_columns(available) -> list[str]:
     """The record columns :func:`summarize` reads, among ``available`` (saves memory on big runs)."""
     stems = ("score", "piao", "failed_piao", "piao_chance", "P", "G", "decl", "hard_offer", "passed_win")
-    want = ["dealer", "winner", "winners_mask", "win_type", "flags", "streak"]
+    want = ["dealer", "winner", "winners_mask", "win_type", "hand_flags", "streak"]
     want += [f"{c}_{s}" for c in stems for s in range(N_SEATS)]
     want += list(pattern_names())  # the scored pattern columns (J-8)
     return [c for c in want if c in set(available)]

@@ -166,7 +166,7 @@ class SummaryTally:
 
     ``SummaryTally(columns, policies, unit)``: ``columns`` the record column
     names (they decide which sections exist: 飘财 needs ``piao_s,
-    failed_piao_s, flags``, the comparable group ``piao_chance_s``, J-9
+    failed_piao_s, hand_flags``, the comparable group ``piao_chance_s``, J-9
     ``P_s, G_s, decl_s, hard_offer_s, passed_win_s``; ``unit="match"`` needs
     ``match_hand``, or ``wall, seating`` for duplicate deals, and uses
     ``chunk``); ``policies`` the four seats' policy names (the rows by
@@ -214,7 +214,7 @@ class SummaryTally:
         self._begins_mid = False  # the first row read continued a cluster that began before it
         self._pairs: dict = {}  # row key of a difference -> the row keys of its two means
         seats = lambda stem: all(f"{stem}_{s}" in cols for s in range(N_SEATS))  # noqa: E731
-        self.has_piao = seats("piao") and seats("failed_piao") and "flags" in cols
+        self.has_piao = seats("piao") and seats("failed_piao") and "hand_flags" in cols
         self.has_chance = self.has_piao and seats("piao_chance")
         self.has_scored_wins = all(seats(c) for c in ("P", "G", "decl", "hard_offer", "passed_win"))
         self.has_streak = self.has_scored_wins and "streak" in cols
@@ -235,7 +235,7 @@ class SummaryTally:
         """The record columns :meth:`update` reads."""
         cols = ["dealer", "winner", "winners_mask", "win_type"] + [f"score_{s}" for s in range(N_SEATS)]
         if self.has_piao:
-            cols += ["flags"] + [f"{c}_{s}" for c in ("piao", "failed_piao") for s in range(N_SEATS)]
+            cols += ["hand_flags"] + [f"{c}_{s}" for c in ("piao", "failed_piao") for s in range(N_SEATS)]
         if self.has_chance:
             cols += [f"piao_chance_{s}" for s in range(N_SEATS)]
         if self.has_scored_wins:
@@ -271,7 +271,7 @@ class SummaryTally:
         if self.has_piao:
             from caishen.sim.rules.codes import FLAG_PIAO, WIN_SELF_DRAW
 
-            paid = (win_type == WIN_SELF_DRAW) & ((col("flags").astype(np.int64) & FLAG_PIAO) != 0)
+            paid = (win_type == WIN_SELF_DRAW) & ((col("hand_flags").astype(np.int64) & FLAG_PIAO) != 0)
         for s in range(N_SEATS):
             won = (mask >> s) & 1
             key = (np.int64(s) << _K_SEAT) | ((dealer == s).astype(np.int64) << _K_DEALER) | (won << _K_WON)
@@ -433,7 +433,7 @@ class SummaryTally:
         if self.has_piao:
             from caishen.sim.rules.codes import FLAG_PIAO, WIN_SELF_DRAW
 
-            paid = (win_type == WIN_SELF_DRAW) & ((col("flags").astype(np.int64) & FLAG_PIAO) != 0)
+            paid = (win_type == WIN_SELF_DRAW) & ((col("hand_flags").astype(np.int64) & FLAG_PIAO) != 0)
             piao = [col(f"piao_{s}").astype(np.int64) for s in range(N_SEATS)]
             att = [i64(p >= 1) for p in piao]
             nop = [i64(p == 0) for p in piao]

@@ -90,7 +90,8 @@ class Analysis:
       records (the summary's ``patterns`` section);
     - ``study_stems`` / ``study_metrics``: the per-seat record columns
       (``<stem>_<seat>``) a sweep reads and the metrics
-      :meth:`study_values` makes of them (:mod:`caishen.sim.analysis.study`);
+      :meth:`study_values` makes of them (:mod:`caishen.sim.analysis.study`),
+      ``study_units`` what each measures, with its unit;
     - :meth:`balance_tables`, :meth:`table_functions`: its balance tables
       (:mod:`caishen.sim.analysis.balance`); :meth:`report`: its section of
       a simulate run's report (:mod:`caishen.sim.analysis.report`).
@@ -100,6 +101,8 @@ class Analysis:
     pattern_names: Mapping[str, str] = {}
     study_stems: tuple[str, ...] = ()
     study_metrics: tuple[str, ...] = ()
+    #: ``{metric: what it measures, with its unit}`` of :attr:`study_metrics` (``caishen sweep``'s printout)
+    study_units: Mapping[str, str] = {}
 
     def balance_tables(self, columns, options=None) -> dict:
         """``{name: streaming table}`` over records with ``columns`` (``add(df)``, ``merge``, ``frame()``)."""
@@ -115,6 +118,18 @@ class Analysis:
 
     def study_values(self, df, idx, hero) -> dict:
         """``{metric: array[n]}`` of :attr:`study_metrics` for the hero seats ``hero: int64[n]`` of ``df``."""
+        return {}
+
+    #: ``{Chinese term: pinyin (meaning)}`` the rule set's report pages show (named beside the font note)
+    glossary: Mapping[str, str] = {}
+
+    #: record columns :meth:`example_hands` reads
+    example_columns: tuple[str, ...] = ()
+
+    def example_hands(self, df, options) -> dict:
+        """``{label: bool[n]}``: the rows of ``df`` (records with :attr:`example_columns`) that are an example
+        of ``label`` (the summary names the first of each, :func:`caishen.sim.analysis.summary.example_hands`),
+        or ``{label: str}``: why a run under ``options`` (the rule set's options object) has none."""
         return {}
 
 

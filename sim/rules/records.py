@@ -82,7 +82,7 @@ RECORD_COLUMNS = (
     ("win_type", np.int8),
     ("discarder", np.int8),
     ("exponent", np.int8),
-    ("flags", np.int32),
+    ("hand_flags", np.int32),  # hand-type FLAG_* bits of the (first) winner (not "flags": pandas.DataFrame.flags)
     ("chain_len", np.int8),  # K-6.5 chain links the (first) winner's exponent counted (K-9.4, K-10)
     ("chain_piao", np.int8),  # ... of which 飘 links (0 unless counted: discard win, piao_requires_baotou)
     ("chain_kong", np.int8),  # ... of which kong links

@@ -102,6 +102,29 @@ def check_key_types(case: dict) -> None:
                         raise _type_error(f"'melds[{i}].{mk}'", mwhat, m[mk])
 
 
+#: keys a case of any rule set may omit, and the value each then takes (a hand typed by hand:
+#: a concealed self-draw needs only rules, dealer, winner, win_type, concealed, win_tile);
+#: the rule set's own ones are its ``RuleSet.plain_case`` (:func:`defaults`)
+COMMON_DEFAULTS: dict[str, Any] = {"discarder": None, "melds": [], "replacement_draw": False}
+
+
+def defaults(rules: str) -> dict[str, Any]:
+    """The keys a case of rule set ``rules`` may omit, with the value each then takes:
+    :data:`COMMON_DEFAULTS` and the rule set's ``plain_case`` (Kaihua: ``chain`` and ``piao_circle``
+    empty; Jiating: ``streak`` 0, ``declaration`` "none", ``first_turn`` false, ``visible`` "").
+    ``id`` is not here: a missing one is the case's line, ``"line N"`` (:func:`with_defaults`)."""
+    return {**COMMON_DEFAULTS, **_rulesets.get(rules).plain_case}
+
+
+def with_defaults(case: dict, line: int | None = None) -> dict:
+    """``case`` with every omitted key of :func:`defaults` filled in (a key given, even as null, is
+    kept), and a missing ``id`` as ``"line N"`` (N = ``line``, 1-based) when the line is known."""
+    out = {k: (list(v) if isinstance(v, list) else v) for k, v in defaults(case["rules"]).items() if k not in case}
+    if "id" not in case and line is not None:
+        out["id"] = f"line {line}"
+    return {**case, **out}
+
+
 def _vector_rule_sets() -> tuple[str, ...]:
     """The registered rule sets that score vector cases (a ``RuleSet.score``)."""
     return tuple(n for n in _rulesets.names() if _rulesets.get(n).score is not None)
@@ -158,11 +181,13 @@ class Scorer:
             self._rules[name] = cls.from_dict({k: v for k, v in self.options.items() if k in fields})
         return self._rules[name]
 
-    def score(self, case: Any) -> dict:
+    def score(self, case: Any, line: int | None = None) -> dict:
         """Score one decoded case; ``ValueError`` naming the bad key or value.
 
         The JSON types of the known keys are checked first
-        (:func:`check_key_types`), then the case goes to its rule set.
+        (:func:`check_key_types`), the keys a hand typed by hand may omit are
+        filled in (:func:`with_defaults`; ``line``: the case's 1-based input
+        line, for a missing ``id``), then the case goes to its rule set.
         """
         if not isinstance(case, dict):
             raise ValueError(f"a case must be a JSON object, got {type(case).__name__}")
@@ -175,7 +200,7 @@ class Scorer:
             raise ValueError(f"rules {name!r}: must be one of {', '.join(map(repr, known))}")
         rules = self._rules_for(name)
         # the README: the ``expect`` key is ignored on input
-        return _score_function(name)({k: v for k, v in case.items() if k != "expect"}, rules)
+        return _score_function(name)(with_defaults({k: v for k, v in case.items() if k != "expect"}, line), rules)
 
 
 def _error_text(e: BaseException) -> str:
@@ -225,37 +250,78 @@ def bounded_lines(stream: IO[str], limit: int = MAX_LINE) -> Iterator[str | None
         yield line
 
 
-def score_lines(lines: Iterable[str], options: dict[str, Any] | None = None) -> Iterator[dict]:
-    """Score each non-blank line; yield the result or an error object per line.
-
-    ``lines``: strings, or None for a line too long to read (:func:`bounded_lines`).
-    Results are the rule set's ``score`` output (``{"id", "win", ...}``);
-    failures are ``{"line": n, "id": id or None, "error": message}`` with
-    ``n`` 1-based.  Every error of a line (any ``Exception``) is caught and
-    reported on that line, and the later lines are scored.  Raises
-    ``ValueError`` only for bad ``options``.
-    """
+def _scored(lines: Iterable[str | None], options: dict[str, Any] | None) -> Iterator[tuple[int, Any, dict]]:
+    """``(1-based line, decoded case or None, result or error object)`` of each non-blank line
+    (:func:`score_lines`)."""
     scorer = Scorer(options)
     for n, text in enumerate(lines, start=1):
         if text is None:  # from bounded_lines: a line too long to be a case
-            yield {"line": n, "id": None, "error": f"bad JSON: a line of more than {MAX_LINE:,} characters"}
+            yield n, None, {"line": n, "id": None, "error": f"bad JSON: a line of more than {MAX_LINE:,} characters"}
             continue
         if not text.strip():
             continue
         try:
             case = json.loads(text)
         except RecursionError:
-            yield {"line": n, "id": None, "error": "bad JSON: nested too deeply"}
+            yield n, None, {"line": n, "id": None, "error": "bad JSON: nested too deeply"}
             continue
         except Exception as e:  # noqa: BLE001 - JSONDecodeError, or a UnicodeError from a bad surrogate
-            yield {"line": n, "id": None, "error": _error_text(e)}
+            yield n, None, {"line": n, "id": None, "error": _error_text(e)}
             continue
         try:
-            result = scorer.score(case)
+            result = scorer.score(case, n)
         except Exception as e:  # noqa: BLE001 - one bad line must not stop the others
-            yield {"line": n, "id": _echo_id(case), "error": _error_text(e)}
+            yield n, case, {"line": n, "id": _echo_id(case), "error": _error_text(e)}
             continue
+        yield n, case, result
+
+
+def score_lines(lines: Iterable[str | None], options: dict[str, Any] | None = None) -> Iterator[dict]:
+    """Score each non-blank line; yield the result or an error object per line.
+
+    ``lines``: strings, or None for a line too long to read (:func:`bounded_lines`).
+    Results are the rule set's ``score`` output (``{"id", "win", ...}``);
+    failures are ``{"line": n, "id": id or None, "error": message}`` with
+    ``n`` 1-based.  Every error of a line (any ``Exception``) is caught and
+    reported on that line, and the later lines are scored.  Omitted keys take
+    their defaults (:func:`with_defaults`).  Raises ``ValueError`` only for
+    bad ``options``.
+    """
+    for _, _, result in _scored(lines, options):
         yield result
+
+
+#: ``expect`` keys that ``caishen score --check`` does not compare (shared/vectors/README.md:
+#: Kaihua's ``flags`` are informative, not compared by checks)
+UNCHECKED = frozenset({"flags"})
+
+
+def check_case(n: int, case: Any, result: dict) -> list[dict]:
+    """What ``caishen score --check`` reports for one scored line ``n`` (1-based): nothing when it agrees.
+
+    ``[result]`` for an error object; ``[{"line": n, "id": id, "unchecked": "no expect key"}]`` for a
+    case without ``expect``; an error object for an ``expect`` that is no JSON object; else one
+    ``{"line": n, "id": id, "field": key, "expected": value, "got": value}`` per key of ``expect``
+    (except :data:`UNCHECKED`) whose scored value differs (``got`` null when the result has no such key).
+    """
+    if "error" in result:
+        return [result]
+    cid = result.get("id")
+    expect = case.get("expect")
+    if expect is None:
+        return [{"line": n, "id": cid, "unchecked": "no expect key"}]
+    if not isinstance(expect, dict):
+        return [{"line": n, "id": cid,
+                 "error": f"key 'expect' must be an object, got {type(expect).__name__} {short_repr(expect)}"}]
+    return [{"line": n, "id": cid, "field": field, "expected": want, "got": result.get(field)}
+            for field, want in expect.items() if field not in UNCHECKED and result.get(field) != want]
+
+
+def check_lines(lines: Iterable[str | None], options: dict[str, Any] | None = None) -> Iterator[dict]:
+    """Score each non-blank line and compare it with its ``expect`` object (``caishen score --check``):
+    the objects of :func:`check_case` in input order.  Raises ``ValueError`` only for bad ``options``."""
+    for n, case, result in _scored(lines, options):
+        yield from check_case(n, case, result)
 
 
 def _strict(obj):
@@ -277,6 +343,17 @@ def json_line(result: dict, ascii_only: bool = False) -> str:
     return json.dumps(_strict(result), ensure_ascii=ascii_only, allow_nan=False) + "\n"
 
 
+def _ascii_only(out: IO[str]) -> bool:
+    """Whether lines to ``out`` must be ASCII: its encoding is not a Unicode one (``PYTHONIOENCODING=ascii``)."""
+    import codecs
+
+    try:
+        enc = codecs.lookup(getattr(out, "encoding", None) or "utf-8").name
+    except LookupError:
+        enc = "ascii"
+    return not enc.startswith("utf")
+
+
 def score_file(stream: IO[str], out: IO[str], options: dict[str, Any] | None = None) -> tuple[int, int]:
     """Score a JSON-lines stream, writing one JSON object per case to ``out``.
 
@@ -285,13 +362,7 @@ def score_file(stream: IO[str], out: IO[str], options: dict[str, Any] | None = N
     the lines are ASCII with ``\\u`` escapes, so no line is lost to an
     encoding error.  Returns ``(n_cases, n_failed)``.
     """
-    import codecs
-
-    try:
-        enc = codecs.lookup(getattr(out, "encoding", None) or "utf-8").name
-    except LookupError:
-        enc = "ascii"
-    ascii_only = not enc.startswith("utf")
+    ascii_only = _ascii_only(out)
     n = failed = 0
     for result in score_lines(bounded_lines(stream), options):
         n += 1
@@ -299,6 +370,31 @@ def score_file(stream: IO[str], out: IO[str], options: dict[str, Any] | None = N
         out.write(json_line(result, ascii_only))
         out.flush()
     return n, failed
+
+
+def check_file(stream: IO[str], out: IO[str], options: dict[str, Any] | None = None) -> dict[str, int]:
+    """``caishen score --check``: write :func:`check_case`'s objects to ``out``, one JSON line each.
+
+    Returns the counts ``{"cases", "checked", "mismatched", "mismatches", "failed", "unchecked"}``:
+    non-blank lines, lines compared with their ``expect``, lines with at least one
+    mismatch, mismatching fields in all, lines that could not be scored (or
+    whose ``expect`` is no object), and scored lines without ``expect``.
+    """
+    ascii_only = _ascii_only(out)
+    counts = dict.fromkeys(("cases", "checked", "mismatched", "mismatches", "failed", "unchecked"), 0)
+    for n, case, result in _scored(bounded_lines(stream), options):
+        found = check_case(n, case, result)
+        counts["cases"] += 1
+        kinds = {"error" if "error" in o else "unchecked" if "unchecked" in o else "field" for o in found}
+        counts["failed"] += "error" in kinds
+        counts["unchecked"] += "unchecked" in kinds
+        counts["checked"] += not kinds & {"error", "unchecked"}
+        counts["mismatched"] += "field" in kinds
+        counts["mismatches"] += sum("field" in o for o in found)
+        for obj in found:
+            out.write(json_line(obj, ascii_only))
+        out.flush()
+    return counts
 
 
 def plain_case(rules: str, concealed: str, win_tile: str) -> dict:

@@ -361,6 +361,10 @@ def footer_problem(meta: pq.FileMetaData, layout: Layout, i: int, recorded_rows:
     for name, typ in layout.columns:
         j = schema.get_field_index(name)
         if j < 0:
+            old = records.RENAMED_COLUMNS.get(name)
+            if old is not None and schema.get_field_index(old) >= 0:
+                return "foreign", f"lacks the column {name!r} of the records contract: written before {old!r} " \
+                                  f"was renamed {name!r}"
             return "foreign", f"lacks the column {name!r} of the records contract"
         if schema.field(j).type != typ:
             return "foreign", f"column {name!r} is {schema.field(j).type}, the records contract says {typ}"

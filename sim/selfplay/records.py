@@ -47,6 +47,10 @@ RUN_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
 
 CHUNKS_DIR = "chunks"
 
+#: contract columns renamed since a run could be written, new name -> old name: a chunk with the old name is
+#: refused as foreign, and the reason says it was written before the rename (rerun it with this version)
+RENAMED_COLUMNS: dict[str, str] = {"hand_flags": "flags"}  # pandas.DataFrame.flags shadowed df.flags (issue 28)
+
 #: the columns that the analysis reads beyond the rule set's records, by the chunk function that adds them
 #: (named, never imported: a run.json's chunk_fn is data): a match's seatings (caishen.sim.analysis.arena) and a
 #: sweep's hero seat (caishen.sim.analysis.study)

@@ -526,7 +526,9 @@ class ChunkWriteError(RuntimeError):
 @dataclasses.dataclass
 class RunResult:
     """What :func:`run` did: ``chunks_run`` played now, ``chunks_skipped`` already finished (verified);
-    seconds; hands/s; ``repaired``: the chunks replayed because their file was missing, short,
+    ``seconds`` in all, of which ``compile_seconds`` compiling (or loading) the kernels in this process
+    before the chunks (:func:`_compile_in_parent`); ``hands_per_second`` the play alone, without them;
+    ``repaired``: the chunks replayed because their file was missing, short,
     corrupt, foreign or unrecorded, ``{chunk: (state, reason)}`` (:mod:`caishen.sim.selfplay.manifest`);
     ``pool_restarts``: process pools started again after a worker died."""
 
@@ -538,10 +540,13 @@ class RunResult:
     seconds: float
     repaired: dict = dataclasses.field(default_factory=dict)
     pool_restarts: int = 0
+    compile_seconds: float = 0.0
 
     @property
     def hands_per_second(self) -> float:
-        return self.hands_run / self.seconds if self.seconds > 0 else float("nan")
+        """Hands played per second of play: ``hands_run / (seconds - compile_seconds)`` (NaN for none)."""
+        play = self.seconds - self.compile_seconds
+        return self.hands_run / play if play > 0 else float("nan")
 
 
 def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None, backend: str = "local",
@@ -583,8 +588,9 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         check = manifest.verify(out, layout=lay)
         todo = check.to_replay
         done_hands = sum(config.chunk_len(i) for i in check.ok)
-        if todo and chunk_fn is engine_chunk:
-            _compile_in_parent(config, progress)
+        compile_seconds = 0.0
+        if todo and (chunk_fn is engine_chunk or _fn_name(chunk_fn) in records.CHUNK_FN_COLUMNS):
+            compile_seconds = _compile_in_parent(config, chunk_fn, progress)
         bar = tqdm(total=config.games, initial=done_hands, unit="hand", unit_scale=True, smoothing=0.1,
                    desc=config.rules, disable=not progress,
                    dynamic_ncols=True)
@@ -630,35 +636,51 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         finally:
             bar.close()
     return RunResult(out, config, len(todo), len(check.ok), hands_run, time.perf_counter() - t0,
-                     dict(check.problems), restarts)
+                     dict(check.problems), restarts, compile_seconds)
 
 
-def _compile_in_parent(config: RunConfig, progress: bool) -> float:
-    """Compile (or load from numba's cache) the self-play kernels in this process before any worker starts.
+#: hands of the warm-up chunk :func:`_compile_in_parent` plays: whole walls of every seating count (1..4)
+COMPILE_HANDS = 12
+
+
+def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool) -> float:
+    """Compile (or load from numba's cache) the kernels of the run's chunks in this process before any worker starts.
 
     Spawned workers then load the cache instead of each compiling the same
     kernels at once (a cold first run: two workers compiling side by side
-    took 308 s; issue 11 item 3).  Plays 16 hands of the run's rules,
-    options and policies (same argument types as the chunks) and discards
-    them.  With ``progress`` a line on stderr says what happens and how
-    long it took.  Returns the seconds.
+    took 308 s; issue 11 item 3), and the compile is seen here: plays
+    :data:`COMPILE_HANDS` hands of the run's chunk function (self-play, a
+    match's seatings, a sweep's walls) with its rules, options and policies
+    (the chunks' argument types) and discards them.  With ``progress`` stderr
+    says what really happened (:class:`caishen.sim.warmup.CompileWatch`, not
+    the marks): a line when numba starts compiling, then ``numba kernels:
+    compiled N in T s`` or ``numba kernels: loaded from the cache in T s`` (once per process: the later
+    runs of a sweep or a ladder say only a compile).  Marks the self-play target.  Returns the seconds.
     """
     import sys
 
     from caishen.sim.bots.registry import has_data
-    from caishen.sim.warmup import is_marked, mark
+    from caishen.sim.warmup import CompileWatch, mark
 
     part = "bots" if any(has_data(p) for p in config.policies) else "kernel"  # they compile apart
-    what = "loading" if is_marked("selfplay", part) else "compiling (first run with this cache: a few minutes, once)"
-    if progress:
-        print(f"numba kernels: {what} ...", file=sys.stderr, end="", flush=True)
+
+    def start() -> None:
+        print("numba kernels: compiling (not in the cache yet: a few minutes, once) ...", file=sys.stderr, flush=True)
+
     t = time.perf_counter()
-    engine_chunk(config.rules, config.options, config.policies, 1, 16)
+    with CompileWatch(start if progress else None) as w:
+        chunk_fn(config.rules, config.options, tuple(config.policies), 1, COMPILE_HANDS)
     mark("selfplay", part)
     took = time.perf_counter() - t
-    if progress:
-        print(f" done in {took:.1f} s", file=sys.stderr, flush=True)
+    if progress and (w.kernels or not _loaded_said):  # a sweep's or a ladder's next runs: only a compile is news
+        what = f"compiled {w.kernels} in" if w.kernels else "loaded from the cache in"
+        print(f"numba kernels: {what} {took:.1f} s", file=sys.stderr, flush=True)
+        _loaded_said.append(True)
     return took
+
+
+#: not empty once this process said that the kernels came from the cache (:func:`_compile_in_parent`)
+_loaded_said: list[bool] = []
 
 
 def _run_pool(todo: list[int], n: int, args, finish, finished: set[int], seeds) -> int:

@@ -263,6 +263,59 @@ def declaration_value(hands: int = 2_000, seed: int = 0, rollouts: int = 4, poli
                                        "base_won"])
 
 
+def _label_groups(ids, x, y, dx: float = 0.12, dy: float = 0.06) -> list[tuple[tuple[float, float], list[str]]]:
+    """The pattern IDs of a log-log scatter grouped by spot: points closer than ``dx`` decades in frequency
+    and ``dy`` decades in points (about one label's width and height at the figure's scale), directly or
+    through other points of the group, share one label ``"P04 P05"``, drawn at the group's leftmost point;
+    groups in frequency order, IDs in order (:func:`_place_labels` then keeps the labels apart)."""
+    pts = sorted(zip(np.log10(x), np.log10(y), map(str, ids), x, y))
+    parent = list(range(len(pts)))
+
+    def root(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i, (xi, yi, *_) in enumerate(pts):
+        for j in range(i + 1, len(pts)):
+            if pts[j][0] - xi >= dx:
+                break
+            if abs(pts[j][1] - yi) < dy:
+                parent[root(j)] = root(i)
+    groups: dict[int, list] = {}
+    for i, (_, _, pid, xi, yi) in enumerate(pts):
+        groups.setdefault(root(i), [(xi, yi), []])[1].append(pid)
+    return [(at, sorted(names)) for at, names in groups.values()]
+
+
+#: offsets (points) tried for a label, in turn, until it overlaps no label placed before it
+_LABEL_OFFSETS = ((3, 2), (3, -9), (3, 11), (3, -18), (3, 20), (-4, 2), (3, -27), (3, 29))
+
+
+def _place_labels(fig, labels) -> None:
+    """Move each annotation of ``labels`` (in order) to the first of :data:`_LABEL_OFFSETS` where its box
+    (as matplotlib draws it) overlaps no label before it; one that fits nowhere keeps the first offset."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    placed = []
+    for ann in labels:
+        for off in _LABEL_OFFSETS:
+            ann.xyann = off
+            box = ann.get_window_extent(renderer)
+            if not any(box.overlaps(b) for b in placed):
+                break
+        else:
+            ann.xyann = _LABEL_OFFSETS[0]
+            box = ann.get_window_extent(renderer)
+        placed.append(box)
+
+
+def never_fired(pat: pd.DataFrame) -> list[str]:
+    """The patterns (``"P13 name"``) that fired in no hand of the table (left out of the figure)."""
+    t = pat[(pat["fires"] == 0) & (pat["pattern"] != "G")]
+    return [f"{p} {PATTERN_NAMES.get(p, '')}".strip() for p in t["pattern"]]
+
+
 def pattern_figure(plt, pat: pd.DataFrame):
     """Log-log scatter of pattern frequency against points when it fires, labelled by ID (J-8)."""
     t = pat[(pat["fires"] > 0) & (pat["pattern"] != "G")]
@@ -271,8 +324,8 @@ def pattern_figure(plt, pat: pd.DataFrame):
     y = t["points"].to_numpy()
     xerr = np.vstack([x - t["freq_low"].to_numpy(), t["freq_high"].to_numpy() - x])
     ax.errorbar(x, y, xerr=np.where(np.isfinite(xerr), xerr, 0), fmt="o", ms=4, color="#4c72b0", ecolor="#aaa")
-    for pid, xi, yi in zip(t["pattern"], x, y):
-        ax.annotate(pid, (xi, yi), fontsize=7, xytext=(3, 2), textcoords="offset points")
+    labels = [ax.annotate(" ".join(ids), (xi, yi), fontsize=7, xytext=(3, 2), textcoords="offset points")
+              for (xi, yi), ids in _label_groups(t["pattern"], x, y)]  # one label per spot
     if len(t) >= 2:
         c = float(np.median(x * y))
         xs = np.geomspace(max(x.min() / 2, 1e-7), min(1.0, x.max() * 2), 50)
@@ -283,6 +336,7 @@ def pattern_figure(plt, pat: pd.DataFrame):
     ax.set_xlabel("frequency (share of winning seat-hands)")
     ax.set_ylabel("points when it fires")
     ax.set_title("Patterns P01-P50 (J-8): frequency against points")
+    _place_labels(fig, labels)  # after the scales: no label drawn over another
     return fig
 
 
@@ -290,8 +344,11 @@ class JiatingAnalysis(Analysis):
     """The hooks of :class:`caishen.sim.rules.base.Analysis` for Jiating (module docstring)."""
 
     study_metrics = ("jiating", "hard")
+    study_units = {"jiating": "share of walls the hero declared 架听 (J-4.1)",
+                   "hard": "share of walls the hero declared 硬子 (J-4.2)"}
     study_stems = ("decl",)
     pattern_names = PATTERN_NAMES
+    glossary = {"架听": "jiating (declaring ready, J-4.1)", "硬子": "yingzi (the hard declaration, J-4.2)"}
 
     @property
     def decisions(self) -> dict[str, int]:
@@ -310,7 +367,11 @@ class JiatingAnalysis(Analysis):
         page.figure(pattern_figure(plt, pat), "patterns", "Each pattern's frequency (share of winning seat-hands) "
                     "against its points when it fires, log-log; the line is 'points proportional to "
                     "1/frequency' through the median pattern: patterns far above it pay more than their "
-                    "rarity, far below it less.")
+                    "rarity, far below it less.  Patterns at the same spot share one label.")
+        silent = never_fired(pat)
+        if silent:
+            page.text(f"Never fired in these hands, so not in the figure ({len(silent)} of the patterns): "
+                      + ", ".join(silent) + ".")
         page.heading("Patterns")
         page.table(pat)
         page.heading("Balance")
@@ -319,6 +380,15 @@ class JiatingAnalysis(Analysis):
     def study_values(self, df: pd.DataFrame, idx: np.ndarray, hero: np.ndarray) -> dict:
         decl = np.stack([df[f"decl_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
         return {"jiating": decl[idx, hero] == 1, "hard": decl[idx, hero] == 2}
+
+    example_columns = tuple(f"{c}_{s}" for c in ("P", "G", "decl") for s in range(N_SEATS))
+
+    def example_hands(self, df: pd.DataFrame, options) -> dict:
+        total = sum(np.stack([df[f"{c}_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1) for c in "PG")
+        decl = np.stack([df[f"decl_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
+        label = "a capped win (P + G over the cap, J-6.2)"
+        return {"a 硬子 declaration (J-4.2)": (decl == 2).any(axis=1),
+                label: (total > options.cap).any(axis=1) if options.cap is not None else "none: cap is None (no cap)"}
 
 
 #: the rule set's analysis hooks (``RuleSet.analysis``)

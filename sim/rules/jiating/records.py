@@ -19,7 +19,7 @@ the discarder, 一炮多响, J-3.4), giving the J-9 record columns
 - ``P_s``, ``G_s`` (J-6.1) of each winning seat (0 for the others);
 - ``pay_p_w``: what seat ``p`` paid seat ``w`` in this hand (J-6.2..J-6.5);
 - ``P01`` .. ``P50``: the points of each pattern in the *first* winner's
-  hand (the ``winner`` column; as Kaihua's ``exponent`` / ``flags``), and
+  hand (the ``winner`` column; as Kaihua's ``exponent`` / ``hand_flags``), and
   ``patterns_s``: every winning seat's patterns as ``"P01:2,P03:2"`` ("" for
   a seat that did not win), so no winner's patterns are lost;
 - ``decl_s`` (0 none, 1 架听 J-4.1, 2 硬子 J-4.2), ``decl_turn_s`` (the

@@ -36,7 +36,7 @@ def _hand_types() -> list[tuple[str, object]]:
     from caishen.sim.rules.kaihua import options as K
 
     def flag(bit):
-        return lambda d: (d["flags"] & bit) != 0
+        return lambda d: (d["hand_flags"] & bit) != 0
 
     return [
         ("平胡 pinghu (K-6.1)", flag(K.FLAG_PINGHU)),
@@ -49,7 +49,7 @@ def _hand_types() -> list[tuple[str, object]]:
         ("清一色 qingyise (K-6.4)", flag(K.FLAG_QINGYISE)),
         ("chain links (K-6.5)", lambda d: d["chain_len"] > 0),
         ("kong links", lambda d: d["chain_kong"] > 0),
-        ("飘 links (K-9.1)", lambda d: d["chain_piao"] > 0),
+        ("飘 piao links (K-9.1)", lambda d: d["chain_piao"] > 0),
     ]
 
 
@@ -57,7 +57,7 @@ class HandTypes(_Table):
     """:func:`hand_types` as a streaming reduction (K-6): per type and exponent, the cluster sums of its
     frequency, points when it fires and share of points."""
 
-    NEEDS = ("win_type", *(f"score_{s}" for s in range(N_SEATS)), "flags", "chain_len", "chain_kong",
+    NEEDS = ("win_type", *(f"score_{s}" for s in range(N_SEATS)), "hand_flags", "chain_len", "chain_kong",
              "chain_piao", "exponent")
 
     def __init__(self, columns):
@@ -68,7 +68,7 @@ class HandTypes(_Table):
         s = self.sums
         won = _col(df, "win_type") >= 0
         points = _points(_scores(df))
-        d = {c: _col(df, c) for c in ("flags", "chain_len", "chain_kong", "chain_piao", "exponent")}
+        d = {c: _col(df, c) for c in ("hand_flags", "chain_len", "chain_kong", "chain_piao", "exponent")}
         exps = d["exponent"]
         groups = [(name, f(d)) for name, f in self.types]
         if won.any():
@@ -193,11 +193,13 @@ def _type_figures(page, plt, types: pd.DataFrame) -> None:
     p = types[types["metric"] == "points when it fires"]
     s = types[types["metric"] == "share of points"]
     fig, axes = plt.subplots(1, 2, figsize=(11, 0.32 * len(f) + 1.8), sharey=True)
-    for ax, t, lab in ((axes[0], f, "frequency (share of won hands)"), (axes[1], s, "share of all points")):
+    for ax, t, title, lab in ((axes[0], f, "how often", "frequency (share of won hands)"),
+                              (axes[1], s, "what share of the points", "share of all points paid")):
         v = t["value"].to_numpy()
         err = np.vstack([v - t["ci_low"].to_numpy(), t["ci_high"].to_numpy() - v])
         ax.barh(range(len(v)), v, xerr=np.where(np.isfinite(err), err, 0), color="#4c72b0", capsize=2)
         ax.set_yticks(range(len(v)), _labels(t["group"]))
+        ax.set_title(f"hand types and exponents: {title}")
         ax.set_xlabel(lab)
         ax.set_xscale("log")
     axes[0].invert_yaxis()
@@ -206,10 +208,28 @@ def _type_figures(page, plt, types: pd.DataFrame) -> None:
     page.table(pd.concat([f, p, s]).sort_values(["section", "group"], kind="stable"))
 
 
+def _piao_figure(page, plt, bal: pd.DataFrame) -> None:
+    """The 飘财 figure (K-9): attempt rate per seat-hand and failed rate per attempt, with their intervals."""
+    from caishen.sim.analysis.report import _bars
+
+    t = bal[bal["section"] == "飘财 (K-9)"]
+    if t.empty:
+        return
+    page.heading("飘财 piaocai (K-9)")
+    names = {"attempt rate": "attempt rate (per seat-hand, K-9.1)", "failed rate (K-9.3)": "failed rate (per attempt, K-9.3)"}
+    page.figure(_bars(plt, [names.get(m, m) for m in t["metric"]], t["value"], t["ci_low"], t["ci_high"],
+                      "piaocai (K-9): how often a seat throws a caishen, and how often that fails",
+                      "share (95% CI over matches)"), "piao",
+                "飘财 (piaocai, K-9): the share of seat-hands with a 飘 (a 财神 thrown, K-9.1) and the share of "
+                "attempts that failed (K-9.3).")
+
+
 class KaihuaAnalysis(Analysis):
     """The hooks of :class:`caishen.sim.rules.base.Analysis` for Kaihua (module docstring)."""
 
     study_metrics = ("piao", "failed_piao")
+    study_units = {"piao": "share of walls the hero threw a 财神 (飘财, K-9.1)",
+                   "failed_piao": "share of walls a 飘 of the hero failed (K-9.3)"}
     study_stems = ("piao", "failed_piao")
 
     @property
@@ -224,8 +244,12 @@ class KaihuaAnalysis(Analysis):
     def table_functions(self) -> tuple:
         return hand_types, balance
 
+    glossary = {"财神": "caishen (the wildcard, 白板)", "飘财": "piaocai (throwing a caishen, K-9)",
+                "飘": "piao", "平胡": "pinghu", "爆头": "baotou", "七对": "qidui", "清一色": "qingyise"}
+
     def report(self, page, plt, tables: dict) -> None:
         _type_figures(page, plt, tables["hand_types"])
+        _piao_figure(page, plt, tables["balance"])
         page.heading("Balance")
         page.table(tables["balance"])
 
@@ -233,6 +257,19 @@ class KaihuaAnalysis(Analysis):
         piao = np.stack([df[f"piao_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
         failed = np.stack([df[f"failed_piao_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
         return {"piao": piao[idx, hero] > 0, "failed_piao": failed[idx, hero] > 0}
+
+    example_columns = ("winner", "exponent", *(f"failed_piao_{s}" for s in range(N_SEATS)))
+
+    def example_hands(self, df: pd.DataFrame, options) -> dict:
+        failed = np.stack([df[f"failed_piao_{s}"].to_numpy(np.int64) for s in range(N_SEATS)], axis=1)
+        out = {"a failed 飘 (K-9.3)": failed.any(axis=1)}
+        cap = options.max_exponent
+        label = "a capped win (exponent at max_exponent, K-6.6)"
+        if cap is None:
+            out[label] = "none: max_exponent is None (no cap)"
+        else:
+            out[label] = (df["winner"].to_numpy() >= 0) & (df["exponent"].to_numpy(np.int64) >= cap)
+        return out
 
 
 #: the rule set's analysis hooks (``RuleSet.analysis``)

@@ -14,7 +14,7 @@ from caishen.sim.rules.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON
 COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     *COMMON_COLUMNS,
     ("exponent", np.dtype(np.int8)),  # K-6 exponent E of the (first) winner, 0 on a draw
-    ("flags", np.dtype(np.int32)),  # caishen.sim.rules.kaihua FLAG_* bits
+    ("hand_flags", np.dtype(np.int32)),  # caishen.sim.rules.kaihua FLAG_* bits (not "flags": pandas.DataFrame.flags)
     ("chain_len", np.dtype(np.int8)),  # the winner's chain (K-6.5)
     ("chain_piao", np.dtype(np.int8)),  # ... its 飘 links
     ("chain_kong", np.dtype(np.int8)),  # ... its kong links
