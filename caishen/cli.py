@@ -400,6 +400,8 @@ def _cmd_simulate(args) -> int:
     print(summary.format_summary(rows, head))
     if defs.get("comparable"):
         print(f"comparable non-飘: {defs['comparable']}")
+    if defs.get(summary.PIAO_RATES_KEY):
+        print(f"{summary.PIAO_RATES_KEY}: {defs[summary.PIAO_RATES_KEY]}")
     return 0
 
 
