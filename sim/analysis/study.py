@@ -532,7 +532,10 @@ def read_sweep(out) -> tuple[dict, pd.DataFrame]:
 
 
 def format_table(table: pd.DataFrame, metrics=("score", "win", "piao", "failed_piao", "draw")) -> str:
-    """The tidy table as text: the chosen metrics, value [CI] and difference [CI] per point."""
+    """The tidy table as text: the chosen metrics, value [CI] and difference [CI] per point, and the per-wall
+    sd of each (:func:`caishen.sim.analysis.power.sd_from_ci`: what ``caishen power`` plans with)."""
+    from caishen.sim.analysis.power import sd_from_ci
+
     t = table[table["metric"].isin(metrics)]
     axes = [c for c in table.columns if c not in TABLE_COLUMNS]
     lines = []
@@ -540,5 +543,7 @@ def format_table(table: pd.DataFrame, metrics=("score", "win", "piao", "failed_p
         d = row._asdict()
         where = " ".join(f"{a}={d[a]}" for a in axes)
         lines.append(f"{where:<44} {d['metric']:<13} {d['value']:+9.4f} [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]"
-                     f"  vs baseline {d['diff']:+9.4f} [{d['diff_low']:+.4f}, {d['diff_high']:+.4f}]")
+                     f"  vs baseline {d['diff']:+9.4f} [{d['diff_low']:+.4f}, {d['diff_high']:+.4f}]"
+                     f"  sd/wall {sd_from_ci(d['ci_low'], d['ci_high'], d['walls']):.4g}, of the difference "
+                     f"{sd_from_ci(d['diff_low'], d['diff_high'], d['walls']):.4g}")
     return "\n".join(lines)
