@@ -316,7 +316,7 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
         "chances": int(n_chances), "studied": int(len(pts)),
         "exploration_rate": float(len(pts) / n_chances),
         "exploration": "one chance per hand with a chance, drawn uniformly among its chances; the real hand is "
-                       f"played by {policy} at every chance (no forced 飘: the field is {policy}'s own)",
+                       f"played by {policy} at every chance (the study never makes it throw or keep: the field is {policy}'s own)",
         "ev": {k: float(est.iloc[0][k]) for k in ("diff", "ci_low", "ci_high")},
         "tiles_left": {g: [float(d), float(lo), float(hi), int(n)] for g, d, lo, hi, n in
                        zip(tl["group"], tl["diff"], tl["ci_low"], tl["ci_high"], tl["points"])},
