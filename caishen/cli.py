@@ -452,6 +452,8 @@ def _report_study(args) -> int:
     by = piao_study.PIAO_FEATURES if doc.get("decision") == "piao" else ()
     print(f"study {doc.get('decision')}: {doc.get('hands')} hands, {doc.get('rollouts')} rollouts per branch, "
           f"seed {doc.get('seed')}; {len(pts)} decision points")
+    if doc.get("decision") == "piao":
+        print("comparison: " + piao_study.comparison(doc["policies"], doc.get("keep_then"), doc.get("per_hand", False)))
     print(piao_study.estimate(pts, by=by).to_string(index=False))
     return 1 if check.problems else 0
 

@@ -209,6 +209,9 @@ def test_caishen_piao_runs_resumes_and_states_the_comparison(engine_warm, tmp_pa
     pols = piao_answer.check_policies("greedy", ans["implied_policy"])
     assert len(pw) == len(pols) * (len(pols) - 1) // 2
     assert ans["hands_for_target"] >= 400 and 0 < ans["exploration_rate"] <= 1
+    # the study's own report states the comparison too
+    assert main(["report", str(out / piao_answer.STUDY_DIR)]) == 0
+    assert f"comparison: {ans['comparison']}" in capsys.readouterr().out
     # resume: the same command reads the committed chunks and gives the same answer
     assert main(argv) == 0
     again = json.loads((out / piao_answer.ANSWER_JSON).read_text())
