@@ -231,3 +231,19 @@ def test_caishen_piao_bad_input_is_one_line(tmp_path, capsys, args, msg):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert msg in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_joint_table_cells_match_the_reference():
+    rng = np.random.default_rng(9)
+    n = 2000
+    pts = pd.DataFrame({"hand_id": np.arange(n), "tiles_left": rng.integers(0, 70, n), "waits": rng.integers(1, 12, n),
+                        "chances": rng.integers(1, 4, n), "diff": rng.normal(1, 5, n)})
+    j = piao_answer.joint_table(pts)
+    assert j["points"].sum() == n
+    lt = piao_study.group_labels("tiles_left", pts["tiles_left"])
+    lw = piao_study.group_labels("waits", pts["waits"])
+    for r in j[j["points"] >= 2].itertuples(index=False):
+        m = (lt == r.tiles_left) & (lw == r.waits)
+        ref = ref_weighted_ci(pts["diff"][m].to_list(), pts["chances"][m].astype(float).to_list(),
+                              pts["hand_id"][m].to_list())
+        assert (r.diff, r.ci_low, r.ci_high) == pytest.approx(ref, rel=1e-9)
