@@ -370,7 +370,7 @@ def _fmt(x, spec=".3f") -> str:
 
 def format_summary(summary: dict, head: str = "") -> str:
     """The match table as text (per policy, then the pairwise differences)."""
-    from caishen.sim.analysis.power import sd_from_ci
+    from caishen.sim.analysis.intervals import sd_from_ci
 
     rows = summary["policy_rows"]
     n = int(summary.get("walls_done", 0))

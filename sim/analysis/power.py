@@ -9,7 +9,7 @@ independent unit, so a mean over ``n`` walls has the Student-t half-width
 or the paired difference of two policies or grid points on the same wall;
 ``c``: the confidence, 0.95).  :func:`half_width` is ``h(n)``;
 :func:`walls_for` the smallest ``n >= 2`` with ``h(n) <= target``.  A pilot
-run gives ``sd``: :func:`sd_from_ci` inverts ``h`` on an interval it
+run gives ``sd``: :func:`caishen.sim.analysis.intervals.sd_from_ci` inverts ``h`` on an interval it
 printed, exactly (the same formula, :func:`caishen.sim.analysis.intervals.cluster_mean_ci`
 with one cluster per wall), and :func:`pilot_sds` reads every per-wall sd of
 a finished sweep (``sweep.csv``: the ``score`` metric of each point and its
@@ -30,6 +30,8 @@ import os
 from pathlib import Path
 
 import pandas as pd
+
+from caishen.sim.analysis.intervals import sd_from_ci  # noqa: F401  (re-exported: the inverse of half_width)
 
 CONFIDENCE = 0.95
 #: the most walls :func:`walls_for` returns (beyond it: ValueError)
@@ -86,14 +88,6 @@ def walls_for(sd: float, target: float, confidence: float = CONFIDENCE) -> int:
     while n > 2 and half_width(sd, n - 1, c) <= target:
         n -= 1
     return n
-
-
-def sd_from_ci(low: float, high: float, walls: int, confidence: float = CONFIDENCE) -> float:
-    """The per-wall sd behind a Student-t interval ``[low, high]`` over ``walls`` walls (:func:`half_width`
-    inverted); NaN when the interval is not finite or ``walls < 2``."""
-    if walls < 2 or not (math.isfinite(low) and math.isfinite(high)):
-        return float("nan")
-    return (high - low) / 2 / _t(int(walls), confidence) * math.sqrt(walls)
 
 
 def pilot_sds(run_dir: str | os.PathLike, metric: str = "score") -> pd.DataFrame:

@@ -533,8 +533,8 @@ def read_sweep(out) -> tuple[dict, pd.DataFrame]:
 
 def format_table(table: pd.DataFrame, metrics=("score", "win", "piao", "failed_piao", "draw")) -> str:
     """The tidy table as text: the chosen metrics, value [CI] and difference [CI] per point, and the per-wall
-    sd of each (:func:`caishen.sim.analysis.power.sd_from_ci`: what ``caishen power`` plans with)."""
-    from caishen.sim.analysis.power import sd_from_ci
+    sd of each (:func:`caishen.sim.analysis.intervals.sd_from_ci`: what ``caishen power`` plans with)."""
+    from caishen.sim.analysis.intervals import sd_from_ci
 
     t = table[table["metric"].isin(metrics)]
     axes = [c for c in table.columns if c not in TABLE_COLUMNS]
