@@ -65,7 +65,7 @@ MAX_WORKERS = 1024
 
 
 #: the subcommands that take bot specs: their help ends with the bot registry's list, one line per bot
-BOT_COMMANDS = ("simulate", "sweep", "match", "train")
+BOT_COMMANDS = ("simulate", "sweep", "match", "train", "piao")
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -428,6 +428,8 @@ def _cmd_simulate(args) -> int:
     print(summary.format_summary(rows, head))
     if defs.get("comparable"):
         print(f"comparable non-飘: {defs['comparable']}")
+    if defs.get(summary.PIAO_RATES_KEY):
+        print(f"{summary.PIAO_RATES_KEY}: {defs[summary.PIAO_RATES_KEY]}")
     _print_examples(summary.example_hands(out))
     return 0
 
@@ -492,6 +494,8 @@ def _report_study(args) -> int:
     by = piao_study.PIAO_FEATURES if doc.get("decision") == "piao" else ()
     print(f"study {doc.get('decision')}: {doc.get('hands')} hands, {doc.get('rollouts')} rollouts per branch, "
           f"seed {doc.get('seed')}; {len(pts)} decision points")
+    if doc.get("decision") == "piao":
+        print("comparison: " + piao_study.comparison(doc["policies"], doc.get("keep_then"), doc.get("per_hand", False)))
     print(piao_study.estimate(pts, by=by).to_string(index=False))
     return 1 if check.problems else 0
 
@@ -884,6 +888,90 @@ def _cmd_play(args) -> int:
     return 0
 
 
+def _add_piao(sub) -> None:
+    from caishen.sim.analysis import piao_answer, piao_study
+
+    p = sub.add_parser(
+        "piao",
+        help="the counterfactual 飘财 study: EV of 飘 minus keep by situation, heatmap, check on duplicate deals",
+        description="At one 飘 chance per hand (drawn uniformly among the hand's chances; the hand itself is "
+        "played by --policy at every seat) play the state on both ways, 飘 now then --policy against keep now "
+        "then --keep-then, on the same wall continuations; write OUT/piao_table.csv (EV per chance by situation, "
+        "each cell with n and a 95% CI clustered by hand), OUT/piao_heatmap.png, and check the implied "
+        "piao_table policy against the other 飘 policies on duplicate deals (pairwise, Bonferroni/Holm). "
+        "Resumable: rerun the same command.",
+    )
+    p.add_argument("--rules", default=piao_answer.piao_rules(), help="rule set with the 飘 decision (default "
+                   f"{piao_answer.piao_rules()})")
+    p.add_argument("--policy", default="greedy", help="the bot of every seat (any bot spec below; default greedy)")
+    p.add_argument("--keep-then", default=None, metavar="Q",
+                   help="the keep branch's bot after the chance (default: --policy itself with 飘 turned off only "
+                   "at this chance: keep now, decide again later)")
+    p.add_argument("--hands", type=int, default=piao_answer.DEFAULT_HANDS,
+                   help=f"hands of the study (default {piao_answer.DEFAULT_HANDS:,})")
+    p.add_argument("--rollouts", type=int, default=piao_study.DEFAULT_ROLLOUTS,
+                   help=f"rollouts per branch at a chance (default {piao_study.DEFAULT_ROLLOUTS})")
+    p.add_argument("--check-walls", type=int, default=piao_answer.DEFAULT_CHECK_WALLS,
+                   help=f"walls per policy of the duplicate-deal check (default {piao_answer.DEFAULT_CHECK_WALLS:,}; "
+                   "0 skips it)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the study's walls (the check plays seed + 1)")
+    p.add_argument("--out", required=True, help="directory (created; reused to resume)")
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores; 1 = in-process)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_piao)
+
+
+def _cmd_piao(args) -> int:
+    from caishen.sim.analysis import piao_answer
+
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise ValueError(f"--workers {args.workers}: must be in 1..{MAX_WORKERS}")
+    try:
+        ans = piao_answer.run(args.rules, args.out, policy=args.policy, keep_then=args.keep_then, hands=args.hands,
+                              seed=args.seed, rollouts=args.rollouts, check_walls=args.check_walls,
+                              workers=args.workers, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"caishen piao: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
+        return 130
+    print(piao_answer.format_answer(ans, args.out))
+    return 0
+
+
+def _add_power(sub) -> None:
+    p = sub.add_parser(
+        "power",
+        help="walls needed for a target CI half-width, or the half-width a number of walls buys",
+        description="Plan a sweep or match: from a finished pilot (--from DIR: a sweep's or a match's directory, "
+        "every per-wall sd it measured) or a stated per-wall sd (--sd), print the walls a 95% interval of the "
+        "given half-width needs (--half-width) and/or the half-width --walls walls buy (Student t over walls).",
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--from", dest="pilot", metavar="DIR", help="a finished sweep or match directory (the pilot)")
+    src.add_argument("--sd", type=float, help="a per-wall standard deviation (points per hand, or of a paired "
+                     "difference)")
+    p.add_argument("--half-width", type=float, default=None, help="the target half-width (same unit as the sd)")
+    p.add_argument("--walls", type=int, default=None, help="a number of walls to price")
+    p.add_argument("--metric", default="score", help="the sweep metric to plan for (default score)")
+    p.set_defaults(func=_cmd_power)
+
+
+def _cmd_power(args) -> int:
+    import math
+
+    import pandas as pd
+
+    from caishen.sim.analysis import power
+
+    if args.pilot is not None:
+        sds = power.pilot_sds(args.pilot, args.metric)
+    else:
+        if not (math.isfinite(args.sd) and args.sd >= 0):
+            raise ValueError(f"--sd {args.sd}: must be a finite number >= 0")
+        sds = pd.DataFrame({"quantity": ["stated"], "sd": [args.sd]})
+    print(power.format_plan(power.plan(sds, args.half_width, args.walls), args.half_width, args.walls))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from caishen.agents import tune
 
@@ -895,7 +983,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"caishen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_rules, _add_warmup, _add_sweep, _add_match,
-                _add_ladder, _add_replay, _add_play, tune.add_command):
+                _add_ladder, _add_replay, _add_play, tune.add_command, _add_piao, _add_power):
         add(sub)
     for name in BOT_COMMANDS:
         sub.choices[name].epilog = _bots_epilog()

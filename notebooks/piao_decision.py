@@ -12,6 +12,13 @@
 # 95% over hands (the points of one hand share its wall).  Then the implied
 # `piao_table` policy is checked on duplicate deals against `threshold:N`
 # and `never` (`caishen sweep`).
+#
+# The comparison here: every seat plays `never`, so the keep branch keeps
+# the 财神 for the rest of the hand ("飘 now" against "never 飘"), and the
+# real hand takes the 飘 at half of the chances (a field that throws more
+# than any bot).  `caishen piao` is the same study for any bot, with the keep
+# branch's bot stated (`--keep-then`), one chance per hand studied and the
+# hand itself played by the bot (README, Studies).
 
 # %%
 from __future__ import annotations

@@ -189,6 +189,9 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") ->
         else:
             defs["comparable"] = COMPARABLE_DEFINITIONS["no_attempt"]
             comparable = no_piao
+        from caishen.sim.analysis.summary import PIAO_RATE_DEFINITIONS, PIAO_RATES_KEY
+
+        defs[PIAO_RATES_KEY] = PIAO_RATE_DEFINITIONS
         pol = np.array(policies)[sh["seat"].to_numpy()]
         groups = [("all", np.ones(len(sh), bool))]
         if len(set(policies)) > 1:
@@ -200,6 +203,8 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") ->
             r.rate("飘财", "attempt rate", gname, att[g], sc[g])
             r.rate("飘财", "success rate", gname, sh["piao_success"].to_numpy()[att], sc[att])
             r.rate("飘财", "failed rate", gname, sh["failed_piao"].to_numpy()[att] == 1, sc[att])
+            r.rate("飘财", "neither rate", gname, ~sh["piao_success"].to_numpy()[att]
+                   & (sh["failed_piao"].to_numpy()[att] != 1), sc[att])
             r.mean("飘财", "score per 飘 seat-hand", gname, score[att], sc[att])
             cmp_ = g & comparable
             r.mean("飘财", "score per comparable non-飘 seat-hand", gname, score[cmp_], sc[cmp_])

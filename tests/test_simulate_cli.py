@@ -52,8 +52,12 @@ def test_simulate_writes_contract_rows_and_prints_the_summary(reference):
     assert "kaihua: 8000 hands in 80 chunk(s) of 100, seed 5, policies greedy,greedy,greedy,greedy" in p.stdout
     assert "played 80 chunk(s) now" in p.stdout and "0 already done" in p.stdout
     for metric in ("draw rate", "win rate", "share of wins", "winner's gain", "attempt rate", "success rate",
-                   "failed rate", "飘 minus comparable"):
+                   "failed rate", "neither rate", "飘 minus comparable"):
         assert metric in p.stdout, metric
+    # every 飘 rate is defined in the output itself (issue 27 item 6)
+    defs = next(line for line in p.stdout.splitlines() if line.startswith("飘 rates: "))
+    for rate in ("attempt rate =", "success rate =", "failed rate =", "neither rate ="):
+        assert rate in defs, rate
     assert "hand/s" in p.stderr
     # files: run.json, 80 chunk files, summary.json / summary.csv
     meta = json.loads((out / "run.json").read_text())
@@ -107,6 +111,10 @@ def test_summary_files_match_pandas_on_the_parquet_rows(reference):
     doc = json.loads((out / "summary.json").read_text())
     assert doc["run"]["seed"] == SEED and len(doc["rows"]) == len(rows)
     assert "comparable" in doc["definitions"]
+    assert "neither rate =" in doc["definitions"]["飘 rates"]
+    # success and failed exclude each other: with neither they add up to every attempt
+    parts = [value(m, "all") for m in ("success rate", "failed rate", "neither rate")]
+    assert sum(r.value for r in parts) == pytest.approx(1.0) and {int(r.n) for r in parts} == {int(round(attempt.value * 4 * H))}
 
 
 def test_report_reprints_the_summary_from_the_parquet_files(reference):

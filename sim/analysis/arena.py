@@ -370,22 +370,26 @@ def _fmt(x, spec=".3f") -> str:
 
 def format_summary(summary: dict, head: str = "") -> str:
     """The match table as text (per policy, then the pairwise differences)."""
+    from caishen.sim.analysis.intervals import sd_from_ci
+
     rows = summary["policy_rows"]
+    n = int(summary.get("walls_done", 0))
     w = max(8, *(len(f"{r['index']}:{r['policy']}") for r in rows))
     lines = [head] if head else []
     lines.append(f"{'policy':<{w}}  {'points/hand':>11}  {'95% CI (walls)':>19}  {'win':>6}  {'deal-in':>7}  "
-                 f"{'飘':>6}")
+                 f"{'飘':>6}  {'sd/wall':>7}")
     for r in rows:
         ci = f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]"
         piao = _fmt(r["piao"], ".3f")
         lines.append(f"{str(r['index']) + ':' + r['policy']:<{w}}  {_fmt(r['points']):>11}  {ci:>19}  "
-                     f"{r['win']:>6.3f}  {r['deal_in']:>7.3f}  {piao:>6}")
+                     f"{r['win']:>6.3f}  {r['deal_in']:>7.3f}  {piao:>6}  {_fmt(sd_from_ci(r['lo'], r['hi'], n)):>7}")
     lines.append("")
-    lines.append("pairwise differences (points/hand, paired 95% CI over walls):")
+    lines.append("pairwise differences (points/hand, paired 95% CI over walls; sd/wall: the per-wall sd of the "
+                 "difference, for `caishen power`):")
     for p in summary["pairs"]:
         sign = "excludes 0" if p["lo"] > 0 or p["hi"] < 0 else "covers 0"
         lines.append(f"  {p['ia']}:{p['a']} - {p['ib']}:{p['b']}: {_fmt(p['diff'])}  "
-                     f"[{_fmt(p['lo'])}, {_fmt(p['hi'])}]  ({sign})")
+                     f"[{_fmt(p['lo'])}, {_fmt(p['hi'])}]  ({sign})  sd/wall {_fmt(sd_from_ci(p['lo'], p['hi'], n))}")
     return "\n".join(lines)
 
 

@@ -554,6 +554,18 @@ class ClusterCross:
 # rows as independent: the textbook intervals (thin wrappers over scipy), used by the summary's unit=None,
 # and their exact forms over value counts (the streaming summary's)
 # ---------------------------------------------------------------------------
+def sd_from_ci(low: float, high: float, units: int, confidence: float = CONFIDENCE) -> float:
+    """The per-unit sd behind a Student-t interval ``[low, high]`` of a mean over ``units`` independent units
+    (:func:`cluster_mean_ci` with one unit per cluster, inverted: ``sd = (high - low) / 2 / t * sqrt(units)``);
+    NaN when the interval is not finite or ``units < 2``.  ``caishen power`` plans with it
+    (:mod:`caishen.sim.analysis.power`)."""
+    import math
+
+    if units < 2 or not (math.isfinite(low) and math.isfinite(high)):
+        return float("nan")
+    return (high - low) / 2 / _t(int(units), confidence) * math.sqrt(units)
+
+
 def wilson(k: int, n: int) -> tuple[float, float, float]:
     """``(k/n, low, high)``: a proportion with its 95% Wilson score interval (scipy)."""
     from scipy.stats import binomtest

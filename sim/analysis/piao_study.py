@@ -17,8 +17,9 @@ and the 架听 and 硬子 decisions ``hard`` and the declaration's own pinyin):
 =====================  ==================================================  ================  ================
 code                   when (seat to act, in the real hand)                alternative       base
 =====================  ==================================================  ================  ================
-``DECISION_PIAO``      own turn with a joker (K-2.1): holds a 财神,         discard a 财神    the ``never``
-                       cannot win now, may discard a 财神 and another       (飘财, K-9.1)     bot's move (keep)
+``DECISION_PIAO``      own turn with a joker (K-2.1): holds a 财神,         discard a 财神    the keep bot's
+                       cannot win now, may discard a 财神 and another       (飘财, K-9.1)     move without the
+                                                                                             财神 discard
                        tile (not forced, K-2.4 / K-2.5), and stays ready
                        (shanten <= 0) without the 财神
 ``DECISION_DECLARE``   own turn: the bot's discard leaves a single wait    ``declare <k>``   ``discard <k>``
@@ -27,17 +28,25 @@ code                   when (seat to act, in the real hand)                alter
 =====================  ==================================================  ================  ================
 
 In the rollouts every seat plays its policy, with one change in the base
-branch: the deciding seat never takes the alternative kind of action again
-in that hand (never a voluntary 飘 -- it plays ``never``; never a 架听 or
-硬子 declaration), so that the comparison is "this decision, then the
-seat's policy" against "never that decision in this hand".  With the
-default policy ``never`` for the 飘 study this is "飘 now (once)" against
-"never 飘".
+branch.  At a 飘 chance the deciding seat plays the *keep bot*
+(``keep_then``; default its own policy) from the keep move on: "飘 now,
+then the policy" against "keep now (the keep bot with 飘 turned off only
+at this chance), then the keep bot" -- with the default, "keep now, decide
+again later" (:func:`comparison` says it in words).  At a 架听 or 硬子
+decision the deciding seat never takes that kind of action again in the
+hand, so that the comparison is "this decision, then the seat's policy"
+against "never that decision in this hand".
 
-The real hand goes on after a decision point with the alternative taken
-with probability ``explore`` (default 0.5, a stream apart from the walls),
-so that the points studied include 飘 chains (a seat whose last discards
-were 财神, K-6.5) and states after declarations.  Walls and the dealer of
+Which points are studied: with ``per_hand`` (the 飘 study of ``caishen
+piao``) one chance per hand, drawn uniformly among the hand's chances
+(reservoir sampling), while the real hand is played by the policy
+throughout, so the field is the policy's own; each point carries its
+hand's number of chances (``chances``), the weight that makes
+:func:`estimate` a mean per chance.  Otherwise every point is studied and
+the real hand goes on with the alternative taken with probability
+``explore`` (default 0.5, a stream apart from the walls), so that the
+points include 飘 chains (a seat whose last discards were 财神, K-6.5) and
+states after declarations (a field that 飘 more than the policy).  Walls and the dealer of
 hand ``h`` (each hand its own one-hand match) come from the stream of
 ``seed``; the rollout orders and the exploration from two others, so the
 walls do not depend on ``R`` or ``explore``.
@@ -49,12 +58,15 @@ kinds that complete the hand after the 飘 discard, by shape), ``live_waits``
 (their copies the seat cannot see: not in its hand, any discard or any
 exposed meld), ``chain`` (the seat's chain links so far, K-6.5), ``dealer``,
 ``baotou`` (the hand after the 飘 is in 爆头 shape, K-6.2), ``taken``
-(the real hand took the alternative), ``turns`` (discards so far).
+(the real hand took the alternative), ``turns`` (discards so far),
+``chances`` (the hand's 飘 chances with ``per_hand``, else 1).
 
-Estimates (:func:`estimate`) are means of the per-point difference with 95%
-intervals over **independent units**: the points of one hand share its wall
-and are correlated, so the interval is cluster-robust with the hand as the
-cluster (:func:`caishen.sim.analysis.intervals.cluster_mean_ci`; checked for coverage by
+Estimates (:func:`estimate`) are means of the per-point difference (per
+chance: weighted by ``chances``) with 95% intervals over **independent
+units**: the points of one hand share its wall and are correlated, so the
+interval is cluster-robust with the hand as the cluster
+(:func:`caishen.sim.analysis.intervals.cluster_mean_ci`, or its weighted form
+:func:`weighted_mean_ci`; checked for coverage by
 ``tests/test_study.py``).  :func:`piao_table_bits` turns the estimate
 by (tiles-left bucket, many waits, chain, dealer) into the 64-bit table of the
 ``piao_table`` policy (:func:`_piao_table_says`), which throws a 财神 at a
@@ -140,8 +152,9 @@ def decisions() -> dict[str, tuple[int, str]]:
 
 #: columns of the feature matrix, one row per decision point
 FEATURES = ("hand", "seat", "dealer", "tiles_left", "caishen", "waits", "live_waits", "chain", "baotou", "turns",
-            "taken")
-F_HAND, F_SEAT, F_DEALER, F_TILES_LEFT, F_CAISHEN, F_WAITS, F_LIVE, F_CHAIN, F_BAOTOU, F_TURNS, F_TAKEN = range(11)
+            "taken", "chances")
+(F_HAND, F_SEAT, F_DEALER, F_TILES_LEFT, F_CAISHEN, F_WAITS, F_LIVE, F_CHAIN, F_BAOTOU, F_TURNS, F_TAKEN,
+ F_CHANCES) = range(12)
 N_FEAT = len(FEATURES)
 #: the features a 飘 estimate is broken down by
 PIAO_FEATURES = ("tiles_left", "caishen", "waits", "live_waits", "chain", "dealer", "baotou")
@@ -227,22 +240,21 @@ def _piao_features(st, ep, tabs, s, live, row):
 
 
 @njit(cache=True)
-def _rollout(st, ep, rp, tabs, policies, s, base_branch, decision, work, bx):
+def _rollout(st, ep, rp, tabs, policies, keep, s, base_branch, decision, work, bx, kx):
     """Play the state ``st`` to the end of the hand, in place, with ``policies: int64[4, 2]`` (a
     :func:`caishen.sim.bots.registry.bot_table`; ``bx`` its bot context, or None).
 
-    In the base branch (``base_branch``) seat ``s`` never takes the
-    alternative kind of action of ``decision`` (module docstring).
+    In the base branch (``base_branch``) seat ``s`` plays the keep branch's bot ``keep[s]`` (``int64[4, 2]``,
+    ``kx`` its context, or None) at a 飘 decision, and never takes the alternative kind of action at a 架听
+    or 硬子 decision (module docstring).
     """
     while st.sc[SC_PHASE] != PH_DONE:
         _legal_mask(st, ep)
         p = st.sc[SC_TO_ACT]
-        code = policies[p, 0]
-        param = policies[p, 1]
         if base_branch and p == s and decision == DECISION_PIAO:
-            code = POLICY_NEVER
-            param = 0
-        a = _bot_action(code, param, st, ep, rp, tabs, st.mask, work, bx)
+            a = _bot_action(keep[p, 0], keep[p, 1], st, ep, rp, tabs, st.mask, work, kx)
+        else:
+            a = _bot_action(policies[p, 0], policies[p, 1], st, ep, rp, tabs, st.mask, work, bx)
         if base_branch and p == s:
             if decision == DECISION_DECLARE and A_DECLARE <= a < A_KONG_CONCEALED:
                 a = a - A_DECLARE
@@ -252,27 +264,80 @@ def _rollout(st, ep, rp, tabs, policies, s, base_branch, decision, work, bx):
 
 
 @njit(cache=True)
-def _study_hands(seed, n_hands, policies, decision, explore_ppm, rollouts, reshuffle, ep, rp, tabs, states, work,
-                 live, feat, res, rec, hand_scores, bx):
-    """Play ``n_hands`` one-hand matches and study every decision point of kind ``decision``.
+def _keep_action(st, ep, rp, tabs, keep, s, work, kx, kmask):
+    """The keep move at a 飘 chance of seat ``s``: the keep bot ``keep[s]``'s move with the 财神 discard
+    taken out of the legal actions (``kmask``: scratch like ``st.mask``); ``never``'s move if the bot
+    still names it (a bot that does not read its mask)."""
+    joker = ep[EP_JOKER]
+    kmask[:] = st.mask
+    kmask[A_DISCARD + joker] = False
+    a = _bot_action(keep[s, 0], keep[s, 1], st, ep, rp, tabs, kmask, work, kx)
+    if not kmask[a]:
+        a = _choose_action(POLICY_NEVER, 0, st, ep, rp, tabs, kmask, work)
+    return a
 
-    ``states: STATE_DTYPE[3]`` (the real hand, the two branches);
-    ``policies: int64[4, 2]``; ``explore_ppm``: the real hand takes the
-    alternative at a point with this probability (parts per million);
-    ``rollouts``: R.  Fills ``feat: int64[m, N_FEAT]``, ``res: int64[m, R,
-    2, N_RES]`` (branch 0 alternative, 1 base) and, when ``rec`` has rows,
+
+@njit(cache=True)
+def _study_point(st, sa, sb, ep, rp, tabs, policies, keep, s, decision, a_alt, a_base, rollouts, reshuffle, rr,
+                 n, h, res, rec, work, bx, kx):
+    """Play the decision point ``st`` (seat ``s`` to act) on both ways ``rollouts`` times into ``res[n]``
+    (and ``rec``'s rows of point ``n`` when it has rows; ``h``: the hand's index in the records), each time
+    with the same fresh order of the undrawn tiles for both branches (stream ``rr``)."""
+    keep_rec = rec.shape[0] > 0
+    head = st.sc[SC_HEAD]
+    tail = st.sc[SC_TAIL]
+    for r in range(rollouts):
+        _copy_state(st, sa)
+        # a fresh order of the tiles not yet drawn, the same for both branches
+        if reshuffle:
+            _rng_shuffle(rr, sa.wall[head:tail + 1])
+        sa.rng[0] = _rng_next(rr)
+        sa.rng[1] = _rng_next(rr)
+        sa.rng[2] = _rng_next(rr)
+        sa.rng[3] = _rng_next(rr)
+        _copy_state(sa, sb)
+        _step(sa, ep, rp, tabs, a_alt)
+        _rollout(sa, ep, rp, tabs, policies, keep, s, False, decision, work, bx, kx)
+        _step(sb, ep, rp, tabs, a_base)
+        _rollout(sb, ep, rp, tabs, policies, keep, s, True, decision, work, bx, kx)
+        for b in range(2):
+            x = sa if b == 0 else sb
+            res[n, r, b, R_SCORE] = x.seat[s, SF_SCORE]
+            res[n, r, b, R_WON] = x.seat[s, SF_WON]
+            res[n, r, b, R_FAILED] = x.seat[s, SF_FAILED_PIAO]
+            if keep_rec:
+                _write_record(x, ep, h, rec[(n * rollouts + r) * 2 + b])
+
+
+@njit(cache=True)
+def _study_hands(seed, n_hands, policies, keep, decision, explore_ppm, per_hand, rollouts, reshuffle, ep, rp, tabs,
+                 states, work, live, feat, res, rec, hand_scores, bx, kx):
+    """Play ``n_hands`` one-hand matches and study the decision points of kind ``decision``.
+
+    ``states: STATE_DTYPE[4]`` (the real hand, the two branches, a saved
+    chance); ``policies: int64[4, 2]`` (every seat's bot), ``keep: int64[4,
+    2]`` (the keep branch's bot of the deciding seat after a 飘 chance);
+    ``per_hand`` (飘 only): study one chance per hand, drawn uniformly
+    among the hand's chances (reservoir sampling, stream ``explore``), while
+    the real hand is played by ``policies`` throughout; otherwise every
+    point is studied and the real hand takes the alternative there with
+    probability ``explore_ppm`` (parts per million), else the base.
+    ``rollouts``: R.  Fills ``feat: int64[m, N_FEAT]`` (``chances``: the
+    hand's 飘 chances with ``per_hand``, else 1), ``res: int64[m, R, 2,
+    N_RES]`` (branch 0 alternative, 1 base) and, when ``rec`` has rows,
     ``rec: int64[m * R * 2, N_RECORD]`` (the rollouts' records, for rule
     sets scored after the hand) and ``hand_scores: int64[n_hands, 4]`` (the
-    real hands' score changes).  ``bx``: the bot context of ``policies``
-    (:func:`caishen.sim.bots.registry.make_context`), None when no seat plays with
-    data.  Without ``reshuffle`` the rollouts keep the
-    real wall's order (a check: a branch that takes the real hand's action
-    then replays it).  Returns the number of points, or -1 when more than
-    ``m`` were found (the caller retries with more room).
+    real hands' score changes).  ``bx``/``kx``: the bot contexts of
+    ``policies``/``keep`` (:func:`caishen.sim.bots.registry.make_context`),
+    None when no seat plays with data.  Without ``reshuffle`` the rollouts
+    keep the real wall's order (a check: a branch that takes the real hand's
+    action then replays it).  Returns the number of points, or -1 when more
+    than ``m`` were found (the caller retries with more room).
     """
     st = states[0]
     sa = states[1]
     sb = states[2]
+    sv = states[3]
     _rng_seed(st.rng, seed)
     wall_rng = st.rng.copy()
     xr = np.zeros(4, np.uint64)  # exploration
@@ -280,24 +345,46 @@ def _study_hands(seed, n_hands, policies, decision, explore_ppm, rollouts, reshu
     _rng_seed(xr, seed ^ 0x5DEECE66D)
     _rng_seed(rr, seed ^ 0x2545F4914F6CDD1D)
     m = feat.shape[0]
-    keep_rec = rec.shape[0] > 0
     n = 0
     joker = ep[EP_JOKER]
+    kmask = np.zeros_like(st.mask)
+    saved = np.zeros(N_FEAT, np.int64)
     for h in range(n_hands):
         st.rng[:] = wall_rng
         dealer = _rng_below(st.rng, N_SEATS)
         _shuffle_wall(st)
         wall_rng[:] = st.rng
         _reset(st, ep, rp, tabs, dealer)
+        n_chances = 0
         while st.sc[SC_PHASE] != PH_DONE:
             _legal_mask(st, ep)
             s = st.sc[SC_TO_ACT]
+            if per_hand and decision == DECISION_PIAO:
+                chance = _piao_point(st, ep, tabs, s)
+                pick = False
+                if chance:
+                    n_chances += 1
+                    pick = _rng_below(xr, n_chances) == 0  # reservoir: each chance kept with chance 1/k
+                    if pick:
+                        _copy_state(st, sv)
+                a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
+                if pick:
+                    saved[:] = 0
+                    saved[F_HAND] = h
+                    saved[F_SEAT] = s
+                    saved[F_DEALER] = 1 if st.sc[SC_DEALER] == s else 0
+                    saved[F_TILES_LEFT] = _live_left(st, ep)
+                    saved[F_TURNS] = st.sc[SC_TURNS]
+                    _piao_features(st, ep, tabs, s, live, saved)
+                    saved[F_TAKEN] = 1 if a == A_DISCARD + joker else 0
+                _step(st, ep, rp, tabs, a)
+                continue
             a_alt = -1
             a_base = -1
             if decision == DECISION_PIAO:
                 if _piao_point(st, ep, tabs, s):
                     a_alt = A_DISCARD + joker
-                    a_base = _choose_action(POLICY_NEVER, 0, st, ep, rp, tabs, st.mask, work)
+                    a_base = _keep_action(st, ep, rp, tabs, keep, s, work, kx, kmask)
             elif decision == DECISION_DECLARE:
                 if st.sc[SC_PHASE] == PH_TURN:
                     a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
@@ -320,35 +407,25 @@ def _study_hands(seed, n_hands, policies, decision, explore_ppm, rollouts, reshu
             row[F_DEALER] = 1 if st.sc[SC_DEALER] == s else 0
             row[F_TILES_LEFT] = _live_left(st, ep)
             row[F_TURNS] = st.sc[SC_TURNS]
+            row[F_CHANCES] = 1
             if decision == DECISION_PIAO:
                 _piao_features(st, ep, tabs, s, live, row)
-            head = st.sc[SC_HEAD]
-            tail = st.sc[SC_TAIL]
-            for r in range(rollouts):
-                _copy_state(st, sa)
-                # a fresh order of the tiles not yet drawn, the same for both branches
-                if reshuffle:
-                    _rng_shuffle(rr, sa.wall[head:tail + 1])
-                sa.rng[0] = _rng_next(rr)
-                sa.rng[1] = _rng_next(rr)
-                sa.rng[2] = _rng_next(rr)
-                sa.rng[3] = _rng_next(rr)
-                _copy_state(sa, sb)
-                _step(sa, ep, rp, tabs, a_alt)
-                _rollout(sa, ep, rp, tabs, policies, s, False, decision, work, bx)
-                _step(sb, ep, rp, tabs, a_base)
-                _rollout(sb, ep, rp, tabs, policies, s, True, decision, work, bx)
-                for b in range(2):
-                    x = sa if b == 0 else sb
-                    res[n, r, b, R_SCORE] = x.seat[s, SF_SCORE]
-                    res[n, r, b, R_WON] = x.seat[s, SF_WON]
-                    res[n, r, b, R_FAILED] = x.seat[s, SF_FAILED_PIAO]
-                    if keep_rec:
-                        _write_record(x, ep, h, rec[(n * rollouts + r) * 2 + b])
+            _study_point(st, sa, sb, ep, rp, tabs, policies, keep, s, decision, a_alt, a_base, rollouts, reshuffle,
+                         rr, n, h, res, rec, work, bx, kx)
             take = _rng_below(xr, 1_000_000) < explore_ppm
             row[F_TAKEN] = 1 if take else 0
             n += 1
             _step(st, ep, rp, tabs, a_alt if take else a_base)
+        if n_chances > 0:
+            if n >= m:
+                return -1
+            feat[n, :] = saved
+            feat[n, F_CHANCES] = n_chances
+            s = saved[F_SEAT]
+            a_base = _keep_action(sv, ep, rp, tabs, keep, s, work, kx, kmask)
+            _study_point(sv, sa, sb, ep, rp, tabs, policies, keep, s, decision, A_DISCARD + joker, a_base, rollouts,
+                         reshuffle, rr, n, h, res, rec, work, bx, kx)
+            n += 1
         for q in range(N_SEATS):
             hand_scores[h, q] = st.seat[q, SF_SCORE]
     return n
@@ -380,9 +457,35 @@ def study_bots(decision: str, policies, options=None, seed: int = 0) -> tuple:
     return name, r, ep, table, bx
 
 
+def keep_specs(policies, keep_then=None) -> list[str]:
+    """The four seats' keep-branch bots (normal form): ``keep_then`` (one spec or four) or, when None, each
+    seat's own policy ("keep now, decide again later").  Raises ``ValueError`` as the registry's parser."""
+    from caishen.sim.bots.registry import parse_seats
+
+    return list(parse_seats(policies if keep_then is None else keep_then))
+
+
+def comparison(policies, keep_then=None, per_hand: bool = False) -> str:
+    """The 飘 study's comparison in words (every output of ``caishen piao`` states it)."""
+    from caishen.sim.bots.registry import parse_seats
+
+    pol = parse_seats(policies)
+    keep = keep_specs(policies, keep_then)
+    p = pol[0] if len(set(pol)) == 1 else ",".join(pol)
+    if keep_then is None:
+        then = f"keep the 财神 now (the same bot, {p}, with 飘 turned off only at this chance), then {p} decides again"
+    else:
+        k = keep[0] if len(set(keep)) == 1 else ",".join(keep)
+        then = f"keep the 财神 now ({k}'s move without the 财神 discard), then {k} plays the rest of the hand"
+    field = (f"; one chance per hand studied, drawn uniformly among the hand's chances, the hand itself played "
+             f"by {p} throughout" if per_hand else "")
+    return (f"飘 now (throw a 财神), then {p} plays the rest of the hand, against: {then}; the other seats play "
+            f"{p}; same wall continuation for both branches{field}")
+
+
 def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decision: str = "piao",
                 policies="never", options=None, explore: float = 0.5, *, reshuffle: bool = True,
-                hand_scores: np.ndarray | None = None) -> pd.DataFrame:
+                hand_scores: np.ndarray | None = None, keep_then=None, per_hand: bool = False) -> pd.DataFrame:
     """Study the decision points of ``n_hands`` hands in one numba call; one row per point.
 
     ``seed``: int ``0 .. 2**32-1`` (walls, dealers, rollout orders and the
@@ -390,7 +493,12 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
     ``decision``: a name of :func:`decisions` (its rule set's); ``policies``: one spec or four
     (:func:`study_bots`);
     ``options``: rule options; ``explore``: probability in [0, 1] that the
-    real hand takes the alternative at a point.  ``reshuffle=False`` keeps
+    real hand takes the alternative at a point; ``keep_then``: the keep
+    branch's bot after a 飘 chance (:func:`keep_specs`; default each seat's
+    own); ``per_hand`` (``decision="piao"`` only): study one chance per
+    hand, drawn uniformly among its chances, the real hand played by
+    ``policies`` throughout (``explore`` unused; the row's ``chances`` is the
+    hand's number of chances, the weight of :func:`estimate`).  ``reshuffle=False`` keeps
     the real wall's order in the rollouts (for checks); ``hand_scores``: an
     ``int64[n_hands, 4]`` array to receive the real hands' score changes
     (where the engine pays them, K-8).
@@ -412,17 +520,22 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
             or not 0.0 <= float(explore) <= 1.0:
         raise ValueError(f"explore {explore!r}: must be a probability in [0, 1]")
     name, r, ep, table, bx = study_bots(decision, policies, options, seed)
+    keep = keep_specs(policies, keep_then)
+    ktable, kweights = bot_table(keep, name, int(ep[EP_JOKER]), "the keep branch's bot")
+    kx = make_context(name, r, kweights, seed + 1, keep) if needs_context(keep) else None
     code = known[decision][0]
+    if per_hand and code != DECISION_PIAO:
+        raise ValueError(f"per_hand: only the 飘 decision studies one chance per hand, not {decision!r}")
     keep_rec = rulesets.get(name).points != POINTS_ENGINE  # scored after the hand, by its points kernel
-    room = max(16, 4 * n_hands)
+    room = max(16, n_hands if per_hand else 4 * n_hands)
     while True:
         feat = np.zeros((room, N_FEAT), np.int64)
         res = np.zeros((room, rollouts, 2, N_RES), np.int64)
         rec = np.zeros((room * rollouts * 2 if keep_rec else 0, N_RECORD), np.int64)
         scores = np.zeros((n_hands, N_SEATS), np.int64)
-        n = _study_hands(seed, n_hands, table, code, int(round(float(explore) * 1_000_000)), rollouts,
-                         bool(reshuffle), ep, r.params(), hand_tables(), new_state(3), np.zeros((4, 34), np.int64),
-                         np.zeros(34, np.int64), feat, res, rec, scores, bx)
+        n = _study_hands(seed, n_hands, table, ktable, code, int(round(float(explore) * 1_000_000)), bool(per_hand),
+                         rollouts, bool(reshuffle), ep, r.params(), hand_tables(), new_state(4),
+                         np.zeros((4, 34), np.int64), np.zeros(34, np.int64), feat, res, rec, scores, bx, kx)
         if n >= 0:
             break
         room *= 2
@@ -453,13 +566,14 @@ STUDY_JSON = "study.json"
 def _chunk_job(args: dict) -> pd.DataFrame:
     """Worker side of :func:`run_study`: one chunk (module-level so spawned processes can import it)."""
     return study_chunk(args["seed"], args["n_hands"], args["rollouts"], args["decision"], args["policies"],
-                       args["options"], args["explore"])
+                       args["options"], args["explore"], keep_then=args.get("keep_then"),
+                       per_hand=args.get("per_hand", False))
 
 
 def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT_ROLLOUTS, decision: str = "piao",
               policies="never", options=None, explore: float = 0.5, *, workers: int | None = None,
               chunk_size: int = DEFAULT_CHUNK, out: str | os.PathLike | None = None,
-              progress: bool = True) -> pd.DataFrame:
+              progress: bool = True, keep_then=None, per_hand: bool = False) -> pd.DataFrame:
     """Study the decision points of ``hands`` hands, in chunks on worker processes; one row per point.
 
     Chunk ``i`` (``chunk_size`` hands) gets the 32-bit seed of
@@ -494,12 +608,15 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     rules = known[decision][1]
     opts = runner.resolve_options(rules, options)
     pol = runner.parse_policies(policies)
-    study_chunk(0, 0, rollouts, decision, pol, opts, explore)  # validates everything, compiles once
+    keep = None if keep_then is None else keep_specs(pol, keep_then)
+    study_chunk(0, 0, rollouts, decision, pol, opts, explore, keep_then=keep,
+                per_hand=per_hand)  # validates everything, compiles once
     n_chunks = -(-hands // chunk_size)
     seeds = runner.chunk_seeds(seed, n_chunks)
     config = {"kind": "counterfactual", "decision": decision, "rules": rules, "options": opts,
               "policies": list(pol), "seed": int(seed), "hands": hands, "rollouts": int(rollouts),
-              "explore": float(explore), "chunk_size": chunk_size, "n_chunks": n_chunks,
+              "explore": float(explore), "keep_then": keep, "per_hand": bool(per_hand),
+              "chunk_size": chunk_size, "n_chunks": n_chunks,
               "source_digest": runner.source_digest()}
     done: dict[int, pd.DataFrame] = {}
     lay = study_layout(config)
@@ -514,7 +631,7 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     def job(i):
         n = min(chunk_size, hands - i * chunk_size)
         return {"seed": int(seeds[i]), "n_hands": n, "rollouts": rollouts, "decision": decision,
-                "policies": pol, "options": opts, "explore": explore}
+                "policies": pol, "options": opts, "explore": explore, "keep_then": keep, "per_hand": per_hand}
 
     bar = tqdm(total=hands, initial=sum(min(chunk_size, hands - i * chunk_size) for i in done), unit="hand",
                desc=f"{decision} study", disable=not progress, dynamic_ncols=True)
@@ -586,8 +703,14 @@ def _check_study_json(doc: dict, where) -> dict:
               "seed": ints(0, 2**63 - 1), "hands": ints(1, 10**9), "rollouts": ints(1, 4096),
               "explore": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1,
               "chunk_size": ints(1, 10**6), "n_chunks": ints(1, 10**5),
-              "source_digest": lambda v: isinstance(v, str)}
+              "source_digest": lambda v: isinstance(v, str),
+              "keep_then": lambda v: v is None or (isinstance(v, list) and len(v) == N_SEATS
+                                                   and all(isinstance(p, str) for p in v)),
+              "per_hand": lambda v: isinstance(v, bool)}
+    optional = {"keep_then": None, "per_hand": False}  # studies written before they existed
     for key, ok in fields.items():
+        if key in optional and key not in doc:
+            continue
         if key not in doc or not ok(doc[key]):
             raise safeio.FileError(where, f"field {key!r} is {short_repr(doc.get(key))}: not a study.json caishen "
                                           "wrote")
@@ -694,30 +817,58 @@ def group_labels(feature: str, values) -> np.ndarray:
     return np.asarray(names, dtype=object)[idx]
 
 
+def point_weights(points: pd.DataFrame) -> np.ndarray:
+    """``float64[n]``: each point's weight in the estimates: its hand's number of 飘 chances where one chance
+    per hand was studied (``chances``: the inverse of the chance to be the one studied), else 1."""
+    if "chances" in points:
+        return points["chances"].to_numpy(np.float64)
+    return np.ones(len(points))
+
+
+def weighted_mean_ci(values, weights, clusters, confidence: float = 0.95) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the mean of ``values`` weighted by ``weights`` (the ratio of the totals of
+    ``weights * values`` and ``weights``), with the cluster-robust interval of
+    :func:`caishen.sim.analysis.intervals.cluster_ratio_ci` (clusters: hands); with weights 1 it is
+    :func:`caishen.sim.analysis.intervals.cluster_mean_ci`'s.  NaN for no rows."""
+    from caishen.sim.analysis.intervals import cluster_ratio_ci, cluster_mean_ci
+
+    v = np.asarray(values, np.float64)
+    w = np.asarray(weights, np.float64)
+    if len(v) == 0:
+        return (np.nan, np.nan, np.nan)
+    if np.all(w == 1):
+        return cluster_mean_ci(v, clusters, confidence)
+    m, lo, hi = cluster_ratio_ci(w * v, w, clusters, confidence)
+    if lo == 0.0 and v.min() >= 0:  # cluster_ratio_ci clips a share at 0; a mean of values >= 0 keeps its bound
+        h = hi - m
+        lo = m - h
+    return m, lo, hi
+
+
 def estimate(points: pd.DataFrame, by=PIAO_FEATURES, confidence: float = 0.95) -> pd.DataFrame:
     """The EV of the alternative minus the base, overall and by each feature, with intervals.
 
     ``points``: rows of :func:`run_study` (needs ``hand_id``, or ``hand``
     for one chunk).  One row per (feature, group): ``feature, group,
     points, hands, diff, ci_low, ci_high, alt_won, base_won, alt_failed,
-    alt_score, base_score``; the first row is ``("all", "all")``.  The
-    interval is over hands (:func:`caishen.sim.analysis.intervals.cluster_mean_ci`, clusters =
-    ``hand_id``): the points of one hand share its wall.
+    alt_score, base_score``; the first row is ``("all", "all")``.  Every
+    mean is per chance (weighted by :func:`point_weights`); the interval is
+    over hands (:func:`weighted_mean_ci`, clusters = ``hand_id``): the
+    points of one hand share its wall.
     """
-    from caishen.sim.analysis.intervals import cluster_mean_ci
-
     if len(points) == 0:
         raise ValueError("no decision points to estimate from")
     cl = points["hand_id" if "hand_id" in points else "hand"].to_numpy()
+    w_all = point_weights(points)
     rows = []
 
     def add(feature, group, mask):
         sub = points[mask]
-        d, lo, hi = cluster_mean_ci(sub["diff"].to_numpy(), cl[mask], confidence)
+        w = w_all[mask]
+        d, lo, hi = weighted_mean_ci(sub["diff"].to_numpy(), w, cl[mask], confidence)
         rows.append((feature, group, int(mask.sum()), int(len(np.unique(cl[mask]))), d, lo, hi,
-                     float(sub["alt_won"].mean()), float(sub["base_won"].mean()),
-                     float(sub["alt_failed"].mean()), float(sub["alt_score"].mean()),
-                     float(sub["base_score"].mean())))
+                     *(float(np.average(sub[c].to_numpy(np.float64), weights=w))
+                       for c in ("alt_won", "base_won", "alt_failed", "alt_score", "base_score"))))
 
     add("all", "all", np.ones(len(points), bool))
     for f in by:
@@ -741,10 +892,9 @@ def table_cells(points: pd.DataFrame) -> np.ndarray:
 
 def table_estimate(points: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """The estimate for each of the 64 ``piao_table`` cells: ``cell, tiles_left, waits, chain, dealer,
-    points, hands, diff, ci_low, ci_high`` (NaN where no point fell)."""
-    from caishen.sim.analysis.intervals import cluster_mean_ci
-
+    points, hands, diff, ci_low, ci_high`` (NaN where no point fell; weighted as :func:`estimate`)."""
     cells = table_cells(points)
+    w = point_weights(points)
     cl = points["hand_id" if "hand_id" in points else "hand"].to_numpy()
     d = points["diff"].to_numpy()
     rows = []
@@ -755,7 +905,7 @@ def table_estimate(points: pd.DataFrame, confidence: float = 0.95) -> pd.DataFra
         ch, dl = divmod(rest, 2)
         lo_t = b * TABLE_BUCKET
         tl = f"{lo_t}+" if b == TABLE_BUCKETS - 1 else f"{lo_t}-{lo_t + TABLE_BUCKET - 1}"
-        est = cluster_mean_ci(d[m], cl[m], confidence) if m.any() else (np.nan, np.nan, np.nan)
+        est = weighted_mean_ci(d[m], w[m], cl[m], confidence)
         rows.append((cell, tl, f"{MANY_WAITS}+" if mw else f"<{MANY_WAITS}", "1+" if ch else "0", dl,
                      int(m.sum()), int(len(np.unique(cl[m]))), *est))
     return pd.DataFrame(rows, columns=["cell", "tiles_left", "waits", "chain", "dealer", "points", "hands",

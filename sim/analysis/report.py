@@ -261,6 +261,8 @@ def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
                     "scales; fixed log-spaced bins).")
     page.heading("Summary")
     page.table(rows)
+    for key, text in defs.items():  # what each rate counts (the 飘 rates), the intervals, the comparison
+        page.text(f"{key}: {text}")
     if rules in rulesets.names():
         hooks = rulesets.get(rules).analysis_hooks()
         page.glossary.update(hooks.glossary)

@@ -568,7 +568,10 @@ def describe(grid: dict) -> str:
 
 def format_table(table: pd.DataFrame, metrics=None) -> str:
     """The tidy table as text: value [CI] and difference [CI] per point and metric; ``metrics``: the ones
-    to show (default: every metric of the table, as written to ``sweep.csv``)."""
+    to show (default: every metric of the table, as written to ``sweep.csv``); each row also gives the
+    per-wall sd (:func:`caishen.sim.analysis.intervals.sd_from_ci`: what ``caishen power`` plans with)."""
+    from caishen.sim.analysis.intervals import sd_from_ci
+
     t = table if metrics is None else table[table["metric"].isin(metrics)]
     axes = [c for c in table.columns if c not in TABLE_COLUMNS]
     lines = []
@@ -576,5 +579,7 @@ def format_table(table: pd.DataFrame, metrics=None) -> str:
         d = row._asdict()
         where = " ".join(f"{a}={d[a]}" for a in axes)
         lines.append(f"{where:<44} {d['metric']:<13} {d['value']:+9.4f} [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]"
-                     f"  vs baseline {d['diff']:+9.4f} [{d['diff_low']:+.4f}, {d['diff_high']:+.4f}]")
+                     f"  vs baseline {d['diff']:+9.4f} [{d['diff_low']:+.4f}, {d['diff_high']:+.4f}]"
+                     f"  sd/wall {sd_from_ci(d['ci_low'], d['ci_high'], d['walls']):.4g}, of the difference "
+                     f"{sd_from_ci(d['diff_low'], d['diff_high'], d['walls']):.4g}")
     return "\n".join(lines)

@@ -55,7 +55,12 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   rate``: of those, the seat won by self-draw with a 飘 link counted in its
   exponent (``winner == s``,
   ``win_type == 0``, ``hand_flags & FLAG_PIAO``: the chain paid off, K-6.5,
-  K-9.1).  ``failed rate``: of those, ``failed_piao_s == 1`` (K-9.3).
+  K-9.1).  ``failed rate``: of those, ``failed_piao_s == 1`` (another seat
+  won during the seat's 飘 circle, K-9.3).  ``neither rate``: of those,
+  neither success nor failed (a 流局, a win after the circle, or the
+  seat's own win without the link counted); the three add up to 1.  These
+  four definitions are also ``definitions["飘 rates"]`` (summary.json) and
+  printed under the table (:data:`PIAO_RATE_DEFINITIONS`).
   ``score per 飘 seat-hand``: mean score change of those seat-hands.
   ``comparable non-飘``: with the records' ``piao_chance_s`` column, the
   seat-hands that could have thrown a 财神 while ready and did not;
@@ -131,6 +136,8 @@ from caishen.sim.analysis.summary_tally import (  # the streaming reduction; re-
     OBSERVATIONAL,
     OBSERVATIONAL_NOTE,
     PERCENTILES,
+    PIAO_RATE_DEFINITIONS,
+    PIAO_RATES_KEY,
     SUMMARY_COLUMNS,
     SummaryTally,
     UNITS,

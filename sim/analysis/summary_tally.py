@@ -44,6 +44,17 @@ OBSERVATIONAL = "飘财 observational"
 OBSERVATIONAL_NOTE = ("飘 minus comparable compares seat-hands that did and did not 飘: a selection effect, not the "
                       "value of 飘 (caishen.sim.analysis.piao_study gives the counterfactual answer; caishen sweep compares "
                       "policies on the same walls)")
+#: what each 飘 rate of the summary counts (``definitions["飘 rates"]``, printed under the table)
+PIAO_RATE_DEFINITIONS = (
+    "attempt rate = seat-hands with at least one 财神 discard (piao_s >= 1; forced throws, K-2.4/K-2.5, count) / "
+    "seat-hands; success rate = attempts where the seat won by self-draw with a 飘 link counted in its exponent "
+    "(the chain paid off, K-6.5, K-9.1) / attempts; failed rate = attempts where another seat won during the "
+    "seat's 飘 circle (failed_piao_s == 1: the seat pays an extra share, K-9.3) / attempts; neither rate = "
+    "attempts that neither succeeded nor failed (the hand was drawn, or won by anyone after the circle, or by "
+    "the seat without the 飘 link counted) / attempts; success (the seat won) and failed (another seat won) "
+    "exclude each other, so success + failed + neither = 1")
+#: the key of :data:`PIAO_RATE_DEFINITIONS` in the definitions
+PIAO_RATES_KEY = "飘 rates"
 #: the independent units :func:`summarize` can compute its intervals over (module docstring, "Intervals")
 UNITS = ("match", "hand", None)
 #: what the summary says of its intervals (``definitions["intervals"]``), by unit
@@ -439,6 +450,7 @@ class SummaryTally:
             nop = [i64(p == 0) for p in piao]
             succ = [a * i64(paid & (winner == s)) for s, a in enumerate(att)]
             fail = [a * i64(col(f"failed_piao_{s}") == 1) for s, a in enumerate(att)]
+            neither = [a * i64(~(paid & (winner == s)) & (col(f"failed_piao_{s}") != 1)) for s, a in enumerate(att)]
             cmp_ = [x * i64(col(f"piao_chance_{s}") >= 1) for s, x in enumerate(nop)] if self.has_chance else nop
             att_sc = [x * y for x, y in zip(att, sc)]
             cmp_sc = [x * y for x, y in zip(cmp_, sc)]
@@ -452,6 +464,7 @@ class SummaryTally:
                 add("飘财", "attempt rate", gname, a, size)
                 add("飘财", "success rate", gname, tot(succ), a)
                 add("飘财", "failed rate", gname, tot(fail), a)
+                add("飘财", "neither rate", gname, tot(neither), a)
                 ka = (OBSERVATIONAL, "score per 飘 seat-hand", gname)
                 kb = (OBSERVATIONAL, "score per comparable non-飘 seat-hand", gname)
                 add(*ka, tot(att_sc), a)
@@ -626,6 +639,8 @@ class SummaryTally:
                 r.rate("飘财", "attempt rate", gname, A, int(w[g].sum()))
                 r.rate("飘财", "success rate", gname, int(w[att & sh["success"].to_numpy()].sum()), A)
                 r.rate("飘财", "failed rate", gname, int(w[att & sh["failed"].to_numpy()].sum()), A)
+                r.rate("飘财", "neither rate", gname,
+                       int(w[att & ~sh["success"].to_numpy() & ~sh["failed"].to_numpy()].sum()), A)
                 o.mean(OBSERVATIONAL, "score per 飘 seat-hand", gname, dist(att))
                 cmp_ = g & comparable
                 o.mean(OBSERVATIONAL, "score per comparable non-飘 seat-hand", gname, dist(cmp_))
@@ -634,6 +649,7 @@ class SummaryTally:
                        (OBSERVATIONAL, "score per comparable non-飘 seat-hand", gname))
                 if self.has_chance:
                     o.mean(OBSERVATIONAL, "score per non-飘 seat-hand", gname, dist(g & no_piao))
+            defs[PIAO_RATES_KEY] = PIAO_RATE_DEFINITIONS
             defs["observational"] = OBSERVATIONAL_NOTE
         else:
             o = None

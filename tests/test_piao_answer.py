@@ -1,0 +1,249 @@
+"""``caishen piao`` (caishen.sim.analysis.piao_answer) and the one-chance-per-hand 飘 study (K-9.1, issue 27 item 1).
+
+The new statistics -- the per-chance weighted mean with its hand-clustered
+interval, the pairwise matrix with Bonferroni intervals and Holm p-values --
+are compared with slow pure-Python references written from their
+definitions; the study's field is checked to be the policy's own (the real
+hand of ``always`` with one chance studied per hand is the real hand of the
+old study that always takes the 飘); the command runs end to end at a tiny
+size, resumes, and refuses a bad spec with the registry's message.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from caishen.cli import main
+from caishen.sim.analysis import piao_answer, piao_study
+from caishen.sim.analysis.intervals import cluster_mean_ci
+
+
+# --------------------------------------------------------------- pure-Python references
+def ref_weighted_ci(values, weights, clusters, confidence=0.95):
+    """sum(w v) / sum(w) with the CR1 variance of the linearized ratio over clusters, Student-t on G - 1."""
+    tot_w = sum(weights)
+    m = sum(w * v for w, v in zip(weights, values)) / tot_w
+    e = {}
+    for v, w, c in zip(values, weights, clusters):
+        e[c] = e.get(c, 0.0) + w * v - m * w
+    g = len(e)
+    var = g / (g - 1) * sum(x * x for x in e.values()) / tot_w ** 2
+    h = stats.t.ppf(0.5 + confidence / 2, g - 1) * math.sqrt(var)
+    return m, m - h, m + h
+
+
+def ref_holm(p):
+    """Holm's step-down: sort, multiply the k-th smallest (from 0) by m - k, running maximum, cap at 1."""
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    out = [0.0] * m
+    best = 0.0
+    for k, i in enumerate(order):
+        best = max(best, min(1.0, (m - k) * p[i]))
+        out[i] = best
+    return out
+
+
+def ref_pair(a, b, m, confidence=0.95):
+    d = [x - y for x, y in zip(a, b)]
+    n = len(d)
+    mean = sum(d) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
+    se = sd / math.sqrt(n)
+    h = stats.t.ppf(1 - (1 - confidence) / m / 2, n - 1) * se
+    p = 2 * (1 - stats.t.cdf(abs(mean) / se, n - 1))
+    return mean, mean - h, mean + h, p
+
+
+# --------------------------------------------------------------- statistics
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_weighted_mean_ci_matches_the_reference(seed):
+    rng = np.random.default_rng(seed)
+    n = 300
+    clusters = rng.integers(0, 80, n)
+    weights = rng.integers(1, 5, n).astype(float)
+    values = rng.normal(1.0, 3.0, n) + 0.5 * clusters % 3
+    got = piao_study.weighted_mean_ci(values, weights, clusters)
+    assert got == pytest.approx(ref_weighted_ci(values, weights, clusters), rel=1e-9)
+
+
+def test_weighted_mean_ci_with_unit_weights_is_the_cluster_mean():
+    rng = np.random.default_rng(5)
+    v = rng.normal(size=200)
+    c = rng.integers(0, 50, 200)
+    assert piao_study.weighted_mean_ci(v, np.ones(200), c) == pytest.approx(cluster_mean_ci(v, c))
+
+
+def test_weighted_mean_of_non_negative_values_keeps_a_symmetric_interval():
+    v = np.array([0.0, 0.0, 0.1, 5.0, 0.0, 0.2])
+    w = np.array([1, 2, 1, 3, 1, 1.0])
+    m, lo, hi = piao_study.weighted_mean_ci(v, w, np.arange(6))
+    assert m - lo == pytest.approx(hi - m) and lo < 0  # no share's clipping at 0
+    assert (m, lo, hi) == pytest.approx(ref_weighted_ci(v, w, range(6)))
+
+
+def test_holm_matches_the_reference():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        p = list(rng.uniform(0, 0.2, rng.integers(1, 12)))
+        assert list(piao_answer.holm(p)) == pytest.approx(ref_holm(p))
+
+
+def test_pairwise_matches_the_reference_with_bonferroni():
+    rng = np.random.default_rng(7)
+    w = 500
+    base = rng.normal(0, 10, w)
+    vals = {"a": base + rng.normal(0.0, 2, w), "b": base + rng.normal(0.5, 2, w), "c": base + rng.normal(0.1, 2, w)}
+    t = piao_answer.pairwise(vals)
+    assert list(zip(t["a"], t["b"])) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert (t["m"] == 3).all()
+    for r in t.itertuples(index=False):
+        mean, lo, hi, p = ref_pair(vals[r.a], vals[r.b], 3)
+        assert (r.diff, r.ci_low, r.ci_high, r.p) == pytest.approx((mean, lo, hi, p), rel=1e-7, abs=1e-12)
+    assert list(t["p_holm"]) == pytest.approx(ref_holm(list(t["p"])))
+    # the adjusted interval is wider than the unadjusted one
+    raw = cluster_mean_ci(vals["a"] - vals["b"])
+    assert t.iloc[0]["ci_high"] - t.iloc[0]["ci_low"] > raw[2] - raw[1]
+    mat = piao_answer.pairwise_matrix(t)
+    assert mat.loc["b", "a"].startswith(f"{-t.iloc[0]['diff']:+.3f}")
+
+
+def test_pairwise_refuses_different_walls():
+    with pytest.raises(ValueError, match="not the same walls"):
+        piao_answer.pairwise({"a": np.zeros(3), "b": np.zeros(4)})
+    with pytest.raises(ValueError, match="two policies"):
+        piao_answer.pairwise({"a": np.zeros(3)})
+
+
+def test_hands_for_scales_with_the_square_of_the_width():
+    assert piao_answer.hands_for(1000, 1.0, 0.5) == 4000
+    assert piao_answer.hands_for(1000, 0.4, 0.5) == 1000
+    assert piao_answer.hands_for(1000, 0.51, 0.5) == math.ceil(1000 * (0.51 / 0.5) ** 2)
+
+
+# --------------------------------------------------------------- the study with one chance per hand
+def test_K_9_1_one_chance_per_hand_and_the_field_is_the_policys(engine_warm):
+    """Per hand at most one studied chance, weighted by the hand's chances; the real hand is the policy's
+    own: with ``always`` it is the old study's real hand that takes every 飘 (explore=1), hand by hand."""
+    n = 300
+    own = np.zeros((n, 4), np.int64)
+    df = piao_study.study_chunk(11, n, rollouts=1, policies="always", per_hand=True, hand_scores=own)
+    assert len(df) > 20 and df["hand"].is_unique
+    assert (df["chances"] >= 1).all() and (df["taken"] == 1).all()  # always throws at its chances
+    old = np.zeros((n, 4), np.int64)
+    every = piao_study.study_chunk(11, n, rollouts=1, policies="always", explore=1.0, hand_scores=old)
+    np.testing.assert_array_equal(own, old)
+    # the old study studied every chance: its count per hand is the new one's weight
+    counts = every.groupby("hand").size()
+    np.testing.assert_array_equal(df["chances"].to_numpy(), counts.loc[df["hand"]].to_numpy())
+    assert len(df) / df["chances"].sum() < 1  # the exploration rate the command prints
+
+
+def test_K_9_1_reservoir_draws_every_chance_of_a_hand(engine_warm):
+    """Over seeds the studied chance of a two-chance hand is the first and the second about equally often."""
+    firsts = seconds = 0
+    for seed in range(6):
+        df = piao_study.study_chunk(seed, 300, rollouts=1, policies="never", per_hand=True)
+        every = piao_study.study_chunk(seed, 300, rollouts=1, policies="never", explore=0.0)
+        for row in df[df["chances"] == 2].itertuples(index=False):
+            turns = every[every["hand"] == row.hand]["turns"].to_list()
+            assert row.turns in turns
+            firsts += row.turns == turns[0]
+            seconds += row.turns == turns[1]
+    assert firsts > 5 and seconds > 5
+
+
+def test_K_9_1_keep_branch_plays_keep_then(engine_warm):
+    """Without reshuffling, 飘 then ``always`` replays the real hand of ``always``; the keep branch differs
+    with the keep bot: the default (the same bot) and ``never`` are two comparisons."""
+    n = 300
+    own = np.zeros((n, 4), np.int64)
+    df = piao_study.study_chunk(4, n, rollouts=1, policies="always", per_hand=True, reshuffle=False,
+                                hand_scores=own)
+    np.testing.assert_array_equal(df["alt_score"].to_numpy(), own[df["hand"], df["seat"]])
+    nev = piao_study.study_chunk(4, n, rollouts=1, policies="always", per_hand=True, reshuffle=False,
+                                 keep_then="never")
+    pd.testing.assert_frame_equal(df[list(piao_study.FEATURES)], nev[list(piao_study.FEATURES)])
+    assert (df["alt_score"] == nev["alt_score"]).all()
+    assert (df["base_score"] != nev["base_score"]).any()
+    same = piao_study.study_chunk(4, n, rollouts=1, policies="always", per_hand=True, reshuffle=False,
+                                  keep_then="always")
+    pd.testing.assert_frame_equal(df, same)
+
+
+def test_keep_then_bad_spec_is_the_registrys_error():
+    with pytest.raises(ValueError, match="unknown policy 'bogus'"):
+        piao_study.study_chunk(0, 1, keep_then="bogus", per_hand=True)
+    with pytest.raises(ValueError, match="per_hand"):
+        piao_study.study_chunk(0, 1, decision="hard", policies="greedy", per_hand=True)
+
+
+def test_comparison_says_both_branches():
+    assert "decides again" in piao_study.comparison("greedy")
+    w = piao_study.comparison("greedy", "never", per_hand=True)
+    assert "never plays the rest" in w and "one chance per hand" in w
+
+
+# --------------------------------------------------------------- the command
+def test_caishen_piao_runs_resumes_and_states_the_comparison(engine_warm, tmp_path, capsys):
+    out = tmp_path / "p"
+    argv = ["piao", "--hands", "400", "--rollouts", "2", "--check-walls", "40", "--workers", "1", "--out", str(out),
+            "--no-progress"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "comparison: 飘 now" in text and "exploration rate" in text and "Bonferroni" in text
+    for f in (piao_answer.TABLE_CSV, piao_answer.CELLS_CSV, piao_answer.PAIRWISE_CSV, piao_answer.HEATMAP_PNG):
+        assert (out / f).stat().st_size > 0
+    table = pd.read_csv(out / piao_answer.TABLE_CSV)
+    ans = json.loads((out / piao_answer.ANSWER_JSON).read_text())
+    assert set(table["comparison"]) == {ans["comparison"]}
+    assert {"tiles_left", "caishen", "waits", "live_waits", "chain", "dealer"} <= set(table["feature"])
+    assert (table["points"] > 0).all() and {"ci_low", "ci_high", "hands"} <= set(table.columns)
+    pw = pd.read_csv(out / piao_answer.PAIRWISE_CSV)
+    pols = piao_answer.check_policies("greedy", ans["implied_policy"])
+    assert len(pw) == len(pols) * (len(pols) - 1) // 2
+    assert ans["hands_for_target"] >= 400 and 0 < ans["exploration_rate"] <= 1
+    # the study's own report states the comparison too
+    assert main(["report", str(out / piao_answer.STUDY_DIR)]) == 0
+    assert f"comparison: {ans['comparison']}" in capsys.readouterr().out
+    # resume: the same command reads the committed chunks and gives the same answer
+    assert main(argv) == 0
+    again = json.loads((out / piao_answer.ANSWER_JSON).read_text())
+    assert {k: v for k, v in again.items() if k != "study_seconds"} == {k: v for k, v in ans.items()
+                                                                       if k != "study_seconds"}
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--policy", "bogus"], "unknown policy 'bogus'"),
+    (["--keep-then", "threshold:x"], "policy 'threshold:x'"),
+    (["--rules", "jiating"], "no 飘 decision"),
+    (["--hands", "0"], "hands"),
+])
+def test_caishen_piao_bad_input_is_one_line(tmp_path, capsys, args, msg):
+    with pytest.raises(SystemExit) as e:
+        main(["piao", "--out", str(tmp_path / "x"), *args])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert msg in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_joint_table_cells_match_the_reference():
+    rng = np.random.default_rng(9)
+    n = 2000
+    pts = pd.DataFrame({"hand_id": np.arange(n), "tiles_left": rng.integers(0, 70, n), "waits": rng.integers(1, 12, n),
+                        "chances": rng.integers(1, 4, n), "diff": rng.normal(1, 5, n)})
+    j = piao_answer.joint_table(pts)
+    assert j["points"].sum() == n
+    lt = piao_study.group_labels("tiles_left", pts["tiles_left"])
+    lw = piao_study.group_labels("waits", pts["waits"])
+    for r in j[j["points"] >= 2].itertuples(index=False):
+        m = (lt == r.tiles_left) & (lw == r.waits)
+        ref = ref_weighted_ci(pts["diff"][m].to_list(), pts["chances"][m].astype(float).to_list(),
+                              pts["hand_id"][m].to_list())
+        assert (r.diff, r.ci_low, r.ci_high) == pytest.approx(ref, rel=1e-9)

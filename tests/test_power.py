@@ -1,0 +1,95 @@
+"""``caishen power`` (caishen.sim.analysis.power, issue 27 item 4): walls for a target half-width.
+
+The half-width and the walls are compared with a slow reference (a plain
+loop over the number of walls with scipy's t quantile); the sd a pilot
+gives is checked against the per-wall values of the pilot itself (a sweep's
+chunks, a match's walls) and against the interval it inverts; the command
+runs from a stated sd and from a pilot, and refuses bad input in one line.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from caishen.cli import main
+from caishen.sim.analysis import arena, power, study
+from caishen.sim.analysis.intervals import cluster_mean_ci
+from caishen.sim.analysis.piao_answer import sweep_wall_scores
+
+
+def ref_walls_for(sd, target, confidence=0.95):
+    n = 2
+    while stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n) > target:
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("sd,target", [(10.0, 0.5), (3.0, 1.0), (1.0, 2.0), (25.0, 1.3), (0.3, 0.01)])
+def test_walls_for_matches_the_reference(sd, target):
+    n = power.walls_for(sd, target)
+    assert n == ref_walls_for(sd, target)
+    assert power.half_width(sd, n) <= target
+    assert n == 2 or power.half_width(sd, n - 1) > target
+
+
+def test_sd_from_ci_inverts_the_walls_interval():
+    rng = np.random.default_rng(0)
+    for n in (5, 50, 2000):
+        x = rng.normal(0.3, 7.0, n)
+        m, lo, hi = cluster_mean_ci(x)
+        assert power.sd_from_ci(lo, hi, n) == pytest.approx(x.std(ddof=1), rel=1e-9)
+        assert power.half_width(float(x.std(ddof=1)), n) == pytest.approx((hi - lo) / 2, rel=1e-9)
+    assert math.isnan(power.sd_from_ci(float("nan"), 1.0, 10))
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda: power.walls_for(-1.0, 0.5), "sd -1.0"),
+    (lambda: power.walls_for(1.0, 0.0), "half-width 0.0"),
+    (lambda: power.half_width(1.0, 1), "walls 1"),
+    (lambda: power.walls_for(1e9, 1e-9), "needs about"),
+    (lambda: power.plan(power.pd.DataFrame({"quantity": ["x"], "sd": [1.0]})), "target half-width"),
+])
+def test_bad_values_are_named(call, msg):
+    with pytest.raises(ValueError, match=msg):
+        call()
+
+
+def test_pilot_sds_of_a_sweep_are_its_per_wall_sds(engine_warm, tmp_path):
+    out = tmp_path / "s"
+    study.sweep("kaihua", out, policies="always,never", walls=300, seed=3, chunk_size=100, workers=1,
+                progress=False)
+    sds = power.pilot_sds(out).set_index("quantity")
+    scores = sweep_wall_scores(out)
+    assert sds.loc["score at policy=always", "sd"] == pytest.approx(scores["always"].std(ddof=1), rel=1e-6)
+    assert sds.loc["score at policy=never minus policy=always", "sd"] == pytest.approx(
+        (scores["never"] - scores["always"]).std(ddof=1), rel=1e-6)
+    text = study.format_table(study.read_sweep(out)[1], metrics=("score",))
+    assert f"sd/wall {scores['never'].std(ddof=1):.4g}" in text
+
+
+def test_pilot_sds_of_a_match_are_its_per_wall_sds(engine_warm, tmp_path):
+    out = tmp_path / "m"
+    _, summ = arena.play_match("kaihua", "greedy,never", 200, 1, out, chunk_walls=100, workers=1, progress=False)
+    vals = np.concatenate([v["points"] for v, _ in arena.iter_wall_values(out)])
+    sds = power.pilot_sds(out).set_index("quantity")
+    assert sds.loc["points of 0:greedy", "sd"] == pytest.approx(vals[:, 0].std(ddof=1), rel=1e-6)
+    d = vals[:, 0] - vals[:, 1]
+    assert sds.loc["points of 0:greedy minus 1:never", "sd"] == pytest.approx(d.std(ddof=1), rel=1e-6, abs=1e-12)
+    assert "sd/wall" in arena.format_summary(summ)
+
+
+def test_caishen_power_from_an_sd_and_bad_input(capsys):
+    assert main(["power", "--sd", "10", "--half-width", "0.5", "--walls", "1000"]) == 0
+    out = capsys.readouterr().out
+    assert f"{power.walls_for(10.0, 0.5)}" in out and "walls_for_target" in out and "half_width_at" in out
+    for argv, msg in ((["power", "--sd", "-2", "--walls", "10"], "--sd -2"),
+                      (["power", "--sd", "2"], "target half-width"),
+                      (["power", "--from", "/nonexistent/dir", "--walls", "10"], "neither a sweep")):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and msg in err and len(err.strip().splitlines()) == 1
