@@ -148,14 +148,15 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
             E._step(st, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], work))
     sims, fb, ib, brng, jt, bf = bx[1:7]
     root, sim = sims[0], sims[1]
+    pol = np.full(4, POLICY_GREEDY, np.int64)  # every opponent played as greedy
     # warm up the kernels (compile or load them) on a first state
     s0 = states[0]
     me = int(s0["sc"][E.SC_TO_ACT])
-    _determinize(root, s0, me, ep, rp, tabs, brng, ib)
+    _determinize(root, s0, me, ep, rp, tabs, brng, ib, pol)
     _copy_state(sim, root)
     E._step(sim, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, s0, ep, rp, tabs, s0["mask"], work))
-    _rollout(sim, me, w[0], ep, rp, tabs, work)
-    _hand_value(sim, me, ep, tabs, jt, bf)
+    _rollout(sim, me, w[0], ep, rp, tabs, work, pol)
+    _hand_value(sim, me, ep, jt, bf)
     _mc_action(2, w[0], s0, ep, rp, tabs, s0["mask"], work, *bx[1:7])
     # rollouts: root -> copy -> first action (greedy's) -> rollout -> value
     t = time.process_time()
@@ -165,11 +166,11 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
         me = int(s["sc"][E.SC_TO_ACT])
         a = _choose_action(POLICY_GREEDY, 0, s, ep, rp, tabs, s["mask"], work)
         for _ in range(4):
-            _determinize(root, s, me, ep, rp, tabs, brng, ib)
+            _determinize(root, s, me, ep, rp, tabs, brng, ib, pol)
             _copy_state(sim, root)
             E._step(sim, ep, rp, tabs, a)
-            _rollout(sim, me, w[0], ep, rp, tabs, work)
-            _hand_value(sim, me, ep, tabs, jt, bf)
+            _rollout(sim, me, w[0], ep, rp, tabs, work, pol)
+            _hand_value(sim, me, ep, jt, bf)
             n_roll += 1
     per_rollout = (time.process_time() - t) / n_roll
     # decisions
