@@ -148,14 +148,15 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
             E._step(st, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], work))
     sims, fb, ib, brng, jt, bf = bx[1:7]
     root, sim = sims[0], sims[1]
+    pol = np.full(4, POLICY_GREEDY, np.int64)  # every opponent played as greedy
     # warm up the kernels (compile or load them) on a first state
     s0 = states[0]
     me = int(s0["sc"][E.SC_TO_ACT])
-    _determinize(root, s0, me, ep, rp, tabs, brng, ib)
+    _determinize(root, s0, me, ep, rp, tabs, brng, ib, pol)
     _copy_state(sim, root)
     E._step(sim, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, s0, ep, rp, tabs, s0["mask"], work))
-    _rollout(sim, me, w[0], ep, rp, tabs, work)
-    _hand_value(sim, me, ep, tabs, jt, bf)
+    _rollout(sim, me, w[0], ep, rp, tabs, work, pol)
+    _hand_value(sim, me, ep, jt, bf)
     _mc_action(2, w[0], s0, ep, rp, tabs, s0["mask"], work, *bx[1:7])
     # rollouts: root -> copy -> first action (greedy's) -> rollout -> value
     t = time.process_time()
@@ -165,11 +166,11 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
         me = int(s["sc"][E.SC_TO_ACT])
         a = _choose_action(POLICY_GREEDY, 0, s, ep, rp, tabs, s["mask"], work)
         for _ in range(4):
-            _determinize(root, s, me, ep, rp, tabs, brng, ib)
+            _determinize(root, s, me, ep, rp, tabs, brng, ib, pol)
             _copy_state(sim, root)
             E._step(sim, ep, rp, tabs, a)
-            _rollout(sim, me, w[0], ep, rp, tabs, work)
-            _hand_value(sim, me, ep, tabs, jt, bf)
+            _rollout(sim, me, w[0], ep, rp, tabs, work, pol)
+            _hand_value(sim, me, ep, jt, bf)
             n_roll += 1
     per_rollout = (time.process_time() - t) / n_roll
     # decisions
@@ -196,6 +197,36 @@ def mc_hand_cost(rules: str, n_det: int, hands: int, seed: int = 1) -> float:
     return (t_mc - (time.process_time() - t)) / hands
 
 
+def opponent_llr(hands: int = 300) -> np.ndarray:
+    """Re-measure the search bot's opponent model table (``search.OPP_LLR``): hands of seeds
+    ``0 .. hands-1`` of both rule sets, seats greedy, random, tuned, greedy; per discard index row
+    (``OPP_ROW`` discards each, the first 16 discards) and category, the log ratio of the random seat's
+    frequencies over the greedy seats' (add-one counts, the 财神 left out).  The step API's random agent
+    draws from its own unseeded stream, so a rerun differs from the shipped table by sampling noise
+    (measured: within 0.16 on every cell)."""
+    from caishen.agents import make_agent
+    from caishen.sim import engine as E
+    from caishen.sim.bots.search import OPP_LLR, OPP_ROW, _discard_category
+
+    rows = OPP_LLR.shape[0]
+    cnt = {"greedy": np.ones((rows, 3)), "random": np.ones((rows, 3))}
+    for rules in ("kaihua", "jiating"):
+        specs = ["greedy", "random", f"tuned:{rules}", "greedy"]
+        bots = [make_agent(s) for s in specs]
+        for seed in range(hands):
+            game = E.Game(rules).reset(seed=seed)
+            while not game.done:
+                game.step(bots[game.current_player].act(game))
+            st, joker = game.state, int(game._ep[E.EP_JOKER])
+            for p in (0, 1, 3):
+                n = min(int(st["seat"][p, E.SF_N_DISCARDS]), rows * OPP_ROW)
+                for i, k in enumerate(st["discards"][p, :n]):
+                    if int(k) != joker:
+                        cnt[specs[p]][i // OPP_ROW, _discard_category(int(k))] += 1
+    freq = {k: v / v.sum(axis=1, keepdims=True) for k, v in cnt.items()}
+    return np.log(freq["random"] / freq["greedy"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rules", default="kaihua", choices=("kaihua", "jiating"))
@@ -203,7 +234,15 @@ def main() -> None:
     ap.add_argument("--mc", type=int, default=8, help="N of the mc:N figures")
     ap.add_argument("--mc-states", type=int, default=60, help="states of greedy play for the rollout figures")
     ap.add_argument("--mc-hands", type=int, default=20, help="hands with one mc:N seat for the per-hand cost")
+    ap.add_argument("--opp-llr", type=int, default=0, metavar="HANDS",
+                    help="only re-measure the search bot's opponent table on HANDS hands per rule set (300: the "
+                         "shipped one) and print it beside search.OPP_LLR")
     args = ap.parse_args()
+    if args.opp_llr > 0:
+        from caishen.sim.bots.search import OPP_LLR
+
+        print("measured:\n", np.round(opponent_llr(args.opp_llr), 3), "\nsearch.OPP_LLR:\n", OPP_LLR)
+        return
     for k in ("hands", "mc", "mc_states", "mc_hands"):
         if getattr(args, k) < 1:
             ap.error(f"--{k.replace('_', '-')} must be >= 1")

@@ -3,7 +3,7 @@
 At a decision with more than one reasonable action the bot
 
 1. lists *candidates* (below);
-2. draws ``N`` *determinizations*: the tiles hidden from its seat -- the
+2. draws *determinizations* (the race, 4., says how many): the tiles hidden from its seat -- the
    other seats' concealed tiles, the kinds of their concealed kongs and the
    rest of the wall -- are redealt at random, consistently with everything
    the seat can see (its own hand and melds, every discard, every exposed
@@ -17,17 +17,42 @@ At a decision with more than one reasonable action the bot
    wall and its shanten-greedy discard (not a 财神) put back in its place,
    once per discard the opponent made (at most :data:`MAX_VIRTUAL`), so the
    redeal stays consistent with the view;
-3. plays every candidate on every determinization (the same ones for all
-   candidates: common random numbers, so the comparison is paired), then
-   its own seat with its *base policy* and every other seat with the greedy
-   bot (``caishen.sim.bots.policies``) to the *end of the hand* (win or 流局: the
-   rollouts stop there, no match or streak value beyond the hand);
-4. keeps its base policy's choice unless another candidate gains more points
-   for its own seat than that one (the mean of the paired differences over the
-   ``N`` rollouts) by more than :data:`Z_SWITCH` standard errors; then it
-   takes the candidate with the largest such lower bound.  Points: the
+3. plays the candidates on the determinizations (every candidate in the race
+   on the same ones: common random numbers, so the comparison is paired), then
+   its own seat with its *base policy* and every other seat with greedy or
+   random (``caishen.sim.bots.policies``; the *opponent model* below) to the *end
+   of the hand* (win or 流局: the rollouts stop there, no match or streak value
+   beyond the hand);
+4. races them (successive elimination): every candidate plays the first
+   ``max(2, N // 2)`` determinizations; after each further one a candidate is
+   dropped once its mean paired gain over the base policy's choice is at or
+   below 0 by a one-sided Student-t bound at level :data:`ALPHA_DROP`
+   (:func:`_drop`); the survivors play on until the budget of ``N`` rollouts
+   per candidate is spent (at most ``N * candidates`` rollouts a decision,
+   fewer when the race ends early because only the base choice is left);
+5. keeps its base policy's choice unless a candidate with at least
+   :data:`MIN_SWITCH` paired rollouts has a one-sided lower confidence bound on
+   its mean gain above 0: the bound is ``mean - t * sd / sqrt(k)`` with ``t``
+   Student's quantile ``1 - ALPHA_SWITCH / (candidates - 1)`` for ``k - 1``
+   degrees of freedom (Bonferroni over the candidates tested,
+   :func:`_switch_pick`); then it takes the candidate with the largest bound.
+   With ``N`` of 2..8 the standard error is itself noisy and several
+   candidates are tested at once, so a normal 2-standard-error rule would
+   switch on noise; ``mc:1`` .. ``mc:3`` never switch.  Points: the
    rule set's points kernel (:func:`caishen.sim.rules.kernels._hand_points`:
    the engine's payments, K-8, or the recorded wins scored after the hand, J-6).
+
+Opponent model (:func:`_opp_posterior`, :func:`_opp_sample`): from the discards
+alone, which every seat sees, each opponent gets a posterior probability of
+playing like the random bot rather than the greedy one: the prior
+:data:`OPP_PRIOR` times the likelihood ratio of its discards' categories
+(honour or terminal, 2 or 8, 3 to 7; greedy throws its isolated honours and
+terminals first, random any kind it holds) by their place in its discards
+(:data:`OPP_LLR`, measured on greedy and random seats; the 财神 is left out).
+Each determinization draws every opponent's type from its posterior: a random
+one keeps its uniform redeal and plays random in the rollout, a greedy one
+gets the virtual turns and plays greedy.  The random bots' choices in a
+rollout come from the bot's own stream, never from the game's.
 
 This is the rollout algorithm (policy improvement by simulation): the base
 policy is the tuned bot of the rule set (``mc:N``, :mod:`caishen.sim.bots.tuned` with
@@ -46,28 +71,28 @@ small one can pay, at the price of J-3.5's ban on discard wins until the
 next draw).  A self-draw, a robbed kong and a further winner of the same
 discard always win; 硬子 is always declared (J-4.2), as the base policy does.
 
-What the rollouts assume: the opponents play greedy (which the arena's
-``greedy`` opponents do); the hidden tiles are distributed as a uniform
-redeal improved by the virtual turns -- the sampler does not infer anything
-from *which* tiles an opponent discarded, claimed or passed, and a declared
+What the rollouts assume: the opponents play greedy or random (the tuned
+bot and other bots are modelled as one of the two); the hidden tiles are distributed as a uniform
+redeal improved by the virtual turns -- beyond the opponent's type the
+sampler infers nothing from *which* tiles it discarded, claimed or passed, and a declared
 seat (架听 / 硬子, J-4) gets such a hand like the others (its
 declaration stays).  Its edge comes from the value of its own hands
 (exponents, patterns), its claims and 飘财, and the defence greedy's order
 of tied discards cannot see.
 
-Cost: every candidate costs one greedy rollout per determinization
-(``benchmarks/bench_bots.py`` prints microseconds per rollout and rollouts
-per second per core).
+Cost: at most ``N`` rollouts per candidate, fewer after the race drops
+candidates (``benchmarks/bench_bots.py`` prints microseconds per rollout and
+milliseconds per decision, one core).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from scipy.special import stdtrit
 
 from caishen.sim.engine import (
     SF_N_DISCARDS,
-    A_CHOW_HIGH,
     A_CHOW_LOW,
     A_DECLARE,
     A_DISCARD,
@@ -111,6 +136,7 @@ from caishen.sim.engine.claims import _build_claims
 from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.bots.policies import (
     POLICY_GREEDY,
+    POLICY_RANDOM,
     _W_AFTER,
     _W_DRAW,
     _W_LIVE,
@@ -120,7 +146,7 @@ from caishen.sim.bots.policies import (
     _live_counts,
     _threats,
 )
-from caishen.sim.rng import _rng_below
+from caishen.sim.rng import _rng_below, _rng_next
 from caishen.sim.rules.kernels import _hand_points
 from caishen.sim.tiles import MELD_KONG_CONCEALED
 from caishen.sim.bots.tuned import _tuned_action
@@ -139,8 +165,45 @@ _I_COUNT = 2  #: hidden counts per kind, then scratch
 _I_EFF = 3  #: live effective tiles per discard kind; shanten scratch of the virtual turns
 #: most virtual turns of an opponent (module docstring)
 MAX_VIRTUAL = 12
-#: a candidate replaces greedy's choice only if its mean gain over greedy's exceeds this many standard errors
-Z_SWITCH = 2.0
+
+# the switch rule and the race (module docstring)
+#: one-sided family-wise error of the switch rule: the chance that some candidate no better than the base
+#: choice replaces it (Bonferroni over the candidates tested)
+ALPHA_SWITCH = 0.05
+#: fewest paired rollouts a candidate needs before it may replace the base choice (mc:1..3 never switch)
+MIN_SWITCH = 4
+#: one-sided level at which the race drops a candidate as no better than the base choice
+ALPHA_DROP = 0.2
+#: degrees of freedom of the tables' last row; more use that row (conservative: t's quantiles fall with df)
+T_DF_MAX = 256
+#: ``T_SWITCH[df - 1, m - 1]``: Student's t quantile ``1 - ALPHA_SWITCH / m`` with ``df`` degrees of freedom
+T_SWITCH = np.array([[stdtrit(df, 1.0 - ALPHA_SWITCH / m) for m in range(1, MAX_CAND)]
+                     for df in range(1, T_DF_MAX + 1)])
+#: ``T_DROP[df - 1]``: Student's t quantile ``1 - ALPHA_DROP`` with ``df`` degrees of freedom
+T_DROP = np.array([stdtrit(df, 1.0 - ALPHA_DROP) for df in range(1, T_DF_MAX + 1)])
+
+# the opponent model (module docstring)
+#: prior probability that an opponent plays like the random bot
+OPP_PRIOR = 0.2
+#: discards per row of :data:`OPP_LLR`
+OPP_ROW = 4
+#: ``OPP_LLR[i // OPP_ROW, category]``: log-likelihood ratio, random bot over greedy bot, of a seat's
+#: ``i``-th discard (``i`` from 0; later discards use the last row) by its category (:func:`_discard_category`:
+#: 0 an honour or a terminal, 1 a 2 or an 8, 2 a 3 to 7); measured on hands of seeds 0..299 of both rule
+#: sets, greedy and random seats (add-one counts)
+OPP_LLR = np.array([[-0.717, 0.809, 1.051],
+                    [-0.094, -0.219, 0.190],
+                    [-0.133, -0.086, 0.154],
+                    [-0.104, 0.025, 0.073]])
+#: first column of row ``_I_CAND`` of ``ib`` holding the seats' rollout policies (after the candidates)
+_POL_AT = 16
+#: first column of row ``_F_COUNT`` of ``fb`` holding the opponents' posteriors (after the candidates)
+_Q_AT = 16
+# rows of the float scratch ``fb: float64[4, 160]``
+_F_GAIN = 0  #: per candidate: sum of its paired differences to the base choice
+_F_GAIN2 = 1  #: ... of their squares
+_F_COUNT = 2  #: per candidate: its paired rollouts; then the opponents' posteriors
+_F_ACTIVE = 3  #: per candidate: 1 while still in the race
 
 
 @njit(cache=True)
@@ -166,7 +229,7 @@ def _copy_state(dst, src):
 
 
 @njit(cache=True)
-def _determinize(root, st, me, ep, rp, tabs, rng, ib):
+def _determinize(root, st, me, ep, rp, tabs, rng, ib, pol):
     """Fill ``root`` with ``st`` whose tiles hidden from seat ``me`` are redealt at random.
 
     Reads from ``st`` only what ``me`` sees (module docstring); the hidden
@@ -175,9 +238,14 @@ def _determinize(root, st, me, ep, rp, tabs, rng, ib):
     copies), the wall from the next draw to the last replacement draw.  The
     other seats' readiness cache is recomputed, their private flags reset;
     on a pending claim the claim queue is rebuilt from the new hands and
-    resumes at ``me``.  ``rng``: ``uint64[4]`` stream; ``ib``: int scratch.
+    resumes at ``me``.  ``pol: int64[4]``: the rollout policy of each seat (:func:`_opp_sample`): an
+    opponent played as greedy gets the virtual turns, one played as random keeps its uniform redeal.
+    ``root``'s random stream (the random bots' choices) is drawn from ``rng: uint64[4]``, the bot's
+    stream, not copied from ``st``; ``ib``: int scratch.
     """
     _copy_state(root, st)
+    for i in range(4):
+        root.rng[i] = _rng_next(rng)
     joker = ep[EP_JOKER]
     pool = ib[_I_POOL]
     cnt = ib[_I_COUNT]
@@ -233,7 +301,7 @@ def _determinize(root, st, me, ep, rp, tabs, rng, ib):
         v = st.seat[p, SF_N_DISCARDS]
         if v > MAX_VIRTUAL:
             v = MAX_VIRTUAL
-        if pos >= n:
+        if pos >= n or pol[p] != POLICY_GREEDY:
             v = 0
         hp = root.hands[p]
         for _ in range(v):
@@ -283,16 +351,107 @@ def _hand_value(roll, me, ep, pt, pay):
 
 
 @njit(cache=True)
-def _rollout(roll, me, w, ep, rp, tabs, work):
+def _rollout(roll, me, w, ep, rp, tabs, work, pol):
     """Play ``roll`` to the end of the hand: seat ``me`` with its base policy (the tuned bot
-    with weights ``w``), every other seat with greedy."""
+    with weights ``w``), every other seat ``p`` with the kernel policy ``pol[p]`` (greedy or random)."""
     while roll.sc[SC_PHASE] != PH_DONE:
         _legal_mask(roll, ep)
-        if roll.sc[SC_TO_ACT] == me:
+        s = roll.sc[SC_TO_ACT]
+        if s == me:
             a = _tuned_action(w, roll, ep, tabs, roll.mask, work)
         else:
-            a = _choose_action(POLICY_GREEDY, 0, roll, ep, rp, tabs, roll.mask, work)
+            a = _choose_action(pol[s], 0, roll, ep, rp, tabs, roll.mask, work)
         _step(roll, ep, rp, tabs, a)
+
+
+@njit(cache=True)
+def _discard_category(k):
+    """:data:`OPP_LLR`'s column of a discard of kind ``k``: 0 an honour or a terminal (1, 9), 1 a 2 or
+    an 8, 2 a 3 to 7."""
+    if k >= 27:
+        return 0
+    r = k % 9
+    if r == 0 or r == 8:
+        return 0
+    if r == 1 or r == 7:
+        return 1
+    return 2
+
+
+@njit(cache=True)
+def _opp_posterior(st, me, ep, q):
+    """Fill ``q: float64[4]`` with each opponent's posterior probability of playing like the random bot
+    (``q[me] = 0``): :data:`OPP_PRIOR` updated by :data:`OPP_LLR` over its discards, the 财神 left out.
+    Reads only the discards, which every seat sees."""
+    joker = ep[EP_JOKER]
+    for p in range(N_SEATS):
+        q[p] = 0.0
+        if p == me:
+            continue
+        llr = np.log(OPP_PRIOR / (1.0 - OPP_PRIOR))
+        for i in range(st.seat[p, SF_N_DISCARDS]):
+            k = st.discards[p, i]
+            if k != joker:
+                row = i // OPP_ROW
+                if row >= OPP_LLR.shape[0]:
+                    row = OPP_LLR.shape[0] - 1
+                llr += OPP_LLR[row, _discard_category(k)]
+        q[p] = 1.0 / (1.0 + np.exp(-llr))
+
+
+@njit(cache=True)
+def _opp_sample(q, me, rng, pol):
+    """Draw each seat's rollout policy into ``pol: int64[4]``: seat ``p != me`` random with probability
+    ``q[p]``, else greedy (``pol[me]``: greedy, unused); ``rng: uint64[4]``."""
+    for p in range(N_SEATS):
+        pol[p] = POLICY_GREEDY
+        if p != me and float(_rng_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < q[p]:
+            pol[p] = POLICY_RANDOM
+
+
+@njit(cache=True)
+def _switch_pick(gain, gain2, cnt, n):
+    """The switch rule (module docstring): the index of the candidate to play, 0 (the base choice) unless a
+    candidate's one-sided lower confidence bound on its mean paired gain is above 0.
+
+    ``gain``, ``gain2``, ``cnt``: ``float64`` per candidate (index 0 the base choice, unused): the sum of
+    its paired differences to the base choice, of their squares, and their number; ``n``: candidates.
+    The bound of a candidate with ``k >= MIN_SWITCH`` rollouts is ``mean - t * sd / sqrt(k)``, ``t``
+    Student's quantile ``1 - ALPHA_SWITCH / (n - 1)`` with ``k - 1`` degrees of freedom
+    (:data:`T_SWITCH`); the largest bound above 0 wins.
+    """
+    pick = 0
+    best = 0.0
+    for c in range(1, n):
+        k = cnt[c]
+        if k < MIN_SWITCH:
+            continue
+        m = gain[c] / k
+        var = (gain2[c] - gain[c] * m) / (k - 1.0)
+        df = int(k) - 1
+        if df > T_DF_MAX:
+            df = T_DF_MAX
+        lb = m - T_SWITCH[df - 1, n - 2] * np.sqrt(max(var, 0.0) / k)
+        if lb > best:
+            pick = c
+            best = lb
+    return pick
+
+
+@njit(cache=True)
+def _drop(gain, gain2, cnt, c):
+    """True if the race drops candidate ``c`` (module docstring): two or more paired rollouts and a
+    one-sided upper bound ``mean + t * sd / sqrt(k)`` at or below 0, ``t`` Student's quantile
+    ``1 - ALPHA_DROP`` with ``k - 1`` degrees of freedom (:data:`T_DROP`); arrays as :func:`_switch_pick`."""
+    k = cnt[c]
+    if k < 2:
+        return False
+    m = gain[c] / k
+    var = (gain2[c] - gain[c] * m) / (k - 1.0)
+    df = int(k) - 1
+    if df > T_DF_MAX:
+        df = T_DF_MAX
+    return m + T_DROP[df - 1] * np.sqrt(max(var, 0.0) / k) <= 0.0
 
 
 @njit(cache=True)
@@ -367,13 +526,13 @@ def _turn_candidates(st, ep, tabs, mask, work, base_a, cand, eff):
 def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sims, fb, ib, rng, pt, pay):
     """The search bot's action for the seat to act (module docstring).
 
-    ``n_det``: determinizations (``N`` of ``mc:N``); ``w: float64[N_W]``: the
+    ``n_det``: ``N`` of ``mc:N``, rollouts per candidate (the race's budget); ``w: float64[N_W]``: the
     weights of its base policy (:mod:`caishen.sim.bots.tuned`; ``GREEDY_WEIGHTS`` play as
     greedy); ``mask``: the legal mask of ``st``; ``work: int64[4, 34]``:
     scratch of the policy kernels; ``sims: STATE_DTYPE[2]``: scratch states
     (the determinized root and the rollout); ``fb: float64[4, 160]``, ``ib:
     int64[4, 160]``: scratch; ``rng: uint64[4]``: the bot's stream (the
-    determinizations); ``pt``, ``pay``: :func:`_hand_value`'s points context
+    determinizations, the opponents' types, the rollouts' random bots); ``pt``, ``pay``: :func:`_hand_value`'s points context
     and scratch.  ``st`` is not changed.
     """
     ph = st.sc[SC_PHASE]
@@ -397,37 +556,49 @@ def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sims, fb, ib, rng, pt, pa
                 n = _add_cand(cand, n, a)
     if n <= 1:
         return base_a
-    gain = fb[0]  # sum over determinizations of (value of c - value of the base policy's choice)
-    gain2 = fb[1]  # ... of its square
+    gain = fb[_F_GAIN]
+    gain2 = fb[_F_GAIN2]
+    cnt = fb[_F_COUNT]
+    active = fb[_F_ACTIVE]
     for c in range(n):
         gain[c] = 0.0
         gain2[c] = 0.0
+        cnt[c] = 0.0
+        active[c] = 1.0
+    q = fb[_F_COUNT, _Q_AT:_Q_AT + N_SEATS]
+    pol = ib[_I_CAND, _POL_AT:_POL_AT + N_SEATS]
+    _opp_posterior(st, me, ep, q)
     root = sims[0]
     roll = sims[1]
-    for _ in range(n_det):
-        _determinize(root, st, me, ep, rp, tabs, rng, ib)
+    # the race: every candidate on the first max(2, N // 2) determinizations, then only those not dropped,
+    # until the budget of N rollouts per candidate is spent or only the base choice is left
+    budget = n_det * n
+    first = max(2, n_det // 2)
+    used = 0
+    n_act = n
+    d = 0
+    while n_act > 1 and used + n_act <= budget:
+        _opp_sample(q, me, rng, pol)
+        _determinize(root, st, me, ep, rp, tabs, rng, ib, pol)
         v0 = 0.0
         for c in range(n):
+            if active[c] == 0.0:
+                continue
             _copy_state(roll, root)
             _step(roll, ep, rp, tabs, cand[c])
-            _rollout(roll, me, w, ep, rp, tabs, work)
+            _rollout(roll, me, w, ep, rp, tabs, work, pol)
             v = float(_hand_value(roll, me, ep, pt, pay))
             if c == 0:
                 v0 = v
             else:
                 gain[c] += v - v0
                 gain2[c] += (v - v0) * (v - v0)
-    # the base choice stands unless a candidate gains more than Z_SWITCH standard errors (paired)
-    pick = 0
-    pick_sc = 0.0
-    for c in range(1, n):
-        m = gain[c] / n_det
-        if n_det > 1:
-            var = (gain2[c] - gain[c] * m) / (n_det - 1)
-            sc = m - Z_SWITCH * np.sqrt(max(var, 0.0) / n_det)
-        else:
-            sc = m
-        if sc > pick_sc:
-            pick = c
-            pick_sc = sc
-    return cand[pick]
+                cnt[c] += 1.0
+        used += n_act
+        d += 1
+        if d >= first:
+            for c in range(1, n):
+                if active[c] == 1.0 and _drop(gain, gain2, cnt, c):
+                    active[c] = 0.0
+                    n_act -= 1
+    return cand[_switch_pick(gain, gain2, cnt, n)]
