@@ -26,7 +26,7 @@ spec                    bot
 ``piao_table[:BITS]``   飘 where a 64-cell table says it pays (:mod:`.piao_table`)
 ``tuned:NAME|PATH``     the parametric bot (:mod:`.tuned`) with the weights of rule set
                         NAME (``sim/rules/NAME/tuned.json``) or of a JSON file
-``mc:N[:BASE]``         the search bot (:mod:`.search`): N determinizations per decision
+``mc:N[:BASE]``         the search bot (:mod:`.search`): up to N rollouts per candidate action
                         (1..4096) around its base, ``greedy`` or ``tuned:NAME|PATH``
                         (default: the tuned bot of the rule set played)
 ``learned:NAME|PATH``   a learned policy (:mod:`.learned`): an action-scoring network read
@@ -224,7 +224,7 @@ def _tuned_arg(arg: str, spec: str) -> tuple[int, str]:
 def _mc_arg(arg: str, spec: str) -> tuple[int, str]:
     count, _, base = arg.partition(":")
     if not re.fullmatch(r"\s*[0-9]{1,6}\s*", count):
-        raise ValueError(f"policy {_short(spec)}: give the determinizations per decision, e.g. mc:32")
+        raise ValueError(f"policy {_short(spec)}: give the rollouts per candidate, e.g. mc:32")
     n = int(count)
     if not 1 <= n <= MAX_DETERMINIZATIONS:
         raise ValueError(f"policy {_short(spec)}: N must be in 1..{MAX_DETERMINIZATIONS}")
@@ -292,8 +292,9 @@ BOTS: dict[str, BotKind] = {k.name: k for k in (
     BotKind("tuned", POLICY_TUNED, "tuned:NAME|PATH", "the parametric bot with the weights of rule set NAME "
             "(sim/rules/NAME/tuned.json) or of a .json file", _tuned_arg, weights=_tuned_weights,
             example="tuned:{rules}"),
-    BotKind("mc", POLICY_MC, "mc:N[:BASE]", f"the search bot: N (1..{MAX_DETERMINIZATIONS}) determinized "
-            "rollouts per decision around BASE (greedy or tuned:NAME; default the rule set's tuned bot)",
+    BotKind("mc", POLICY_MC, "mc:N[:BASE]", f"the search bot: up to N (1..{MAX_DETERMINIZATIONS}) determinized "
+            "rollouts per candidate action around BASE (greedy or tuned:NAME; default the rule set's tuned bot; "
+            "N < 4 plays as BASE)",
             _mc_arg, weights=_mc_weights, example="mc:2"),
     BotKind("learned", POLICY_LEARNED, "learned:NAME|PATH", "a learned policy: the action-scoring network of "
             "an .npz weights file (sim/rules/NAME/learned.npz or PATH), played in the kernels", _learned_arg,

@@ -155,7 +155,7 @@ from caishen.sim.bots.tuned import _tuned_action
 MAX_TIED = 2
 #: most candidates of one decision
 MAX_CAND = 10
-#: largest N of mc:N (determinizations per decision)
+#: largest N of mc:N (rollouts per candidate action at most)
 MAX_DETERMINIZATIONS = 4096
 
 # rows of the integer scratch ``ib: int64[4, 160]``
