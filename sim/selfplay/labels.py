@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caishen.sim.bots.learned import MAX_CANDIDATES, N_ACTION, N_CONTEXT, _R_CTX, _R_LOGIT, _learned_scores, new_scratch
+from caishen.sim.bots.learned import MAX_CANDIDATES, N_ACTION, N_CONTEXT, _R_CTX, _R_LOGIT, _learned_scores
 from caishen.sim.bots.registry import POLICY_LEARNED, SLOTS, _bot_action, bot_table, make_context, parse, split_specs
 from caishen.sim.bots.search import _copy_state, _determinize, _hand_value
 from caishen.sim.bots.tuned import _discard_action
