@@ -152,3 +152,16 @@ def test_tiny_run_writes_curve_weights_and_resumes(tmp_path):
     with pytest.raises(ValueError, match="rule set"):
         other = next(n for n in __import__("caishen.sim.rules", fromlist=["names"]).names() if n != DEFAULT)
         learn(other, out, max_iterations=4, eval_walls=0, log=None)
+
+
+def test_shipped_learned_files_load_for_their_rule_set():
+    """``learned:NAME`` of every rule set that ships one (issue 26) loads through the registry, for its rule set."""
+    from caishen.sim import rules
+    from caishen.sim.bots.registry import LEARNED_FILE, learned_path, parse
+
+    shipped = [n for n in rules.names() if rules.get(n).data_path(LEARNED_FILE).is_file()]
+    assert shipped  # the expert-iteration bot ships for the rule set it was trained and evaluated on
+    for name in shipped:
+        assert parse(f"learned:{name}").weights(name)[0].size > learned.N_ACTION
+        _, hdr = learned.load_learned(learned_path(name), name)
+        assert hdr["meta"]["from"] == "caishen learn"
