@@ -29,6 +29,9 @@ Subcommands:
   writes DIR/ladder.csv, pairs.csv, ladder.md and ladder.png.
 - ``caishen train --rules NAME --out FILE``: fit the tuned bot's weights by
   CMA-ES on duplicate deals (:mod:`caishen.agents.tune`; needs the ``[tune]`` extra).
+- ``caishen learn --rules NAME --out DIR [--minutes M] [--seed S]``: train a
+  learned bot from the tuned bot by expert iteration on rollout labels, then
+  match it against tuned and greedy (:mod:`caishen.agents.exit`; the ``[rl]`` extra).
 - ``caishen rules ID...``: the definition of rule IDs (``K-2.5``, ``P27``,
   ``'Kaihua D3'``) from the rule reference that ships with the package
   (:mod:`caishen.sim.ruledocs`).
@@ -973,6 +976,7 @@ def _cmd_power(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from caishen.agents import exit as expert_iteration
     from caishen.agents import tune
 
     parser = argparse.ArgumentParser(
@@ -983,7 +987,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"caishen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_rules, _add_warmup, _add_sweep, _add_match,
-                _add_ladder, _add_replay, _add_play, tune.add_command, _add_piao, _add_power):
+                _add_ladder, _add_replay, _add_play, tune.add_command, expert_iteration.add_command, _add_piao,
+                _add_power):
         add(sub)
     for name in BOT_COMMANDS:
         sub.choices[name].epilog = _bots_epilog()

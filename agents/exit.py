@@ -1,0 +1,308 @@
+"""Expert iteration from the tuned bot: a learned bot improved on rollout labels (``caishen learn``, issue 26).
+
+The recipe, in its simplest form:
+
+1. **Start at the tuned bot.**  The network is the learned bot's
+   (:class:`caishen.agents.learned_torch.ActionMLP`, architecture
+   ``action-mlp`` of :mod:`caishen.sim.bots.learned`) initialised with
+   :func:`caishen.sim.bots.learned.from_tuned`: the tuned weights of the rule
+   set as its linear part and a zero residual, so step 0 plays exactly as
+   ``tuned:R`` (a test).
+2. **Label its own states.**  Each iteration plays ``--hands`` hands with the
+   current net (``learned:DIR/current.npz``) in the learner seats against a
+   pool (the tuned bot, greedy and the net itself; the lineup cycles over
+   :data:`LINEUPS`) and, at a fraction ``--frac`` of the learner's decisions
+   with two or more candidates, labels every candidate with its paired
+   rollout advantage over the net's own choice on ``--det`` shared
+   determinizations from the seat's view (:mod:`caishen.sim.selfplay.labels`,
+   numba; hidden tiles enter the labels only, never the policy's inputs).
+   The labelled states of all iterations so far (the newest
+   :data:`BUFFER` of them) are the training set: DAgger on the net's own states.
+3. **Improve on the labels.**  Adam on the all-actions policy gradient
+   ``L = -sum_a pi(a|s) A(a) + beta * KL(pi_0(.|s) || pi(.|s))`` averaged over
+   the labelled states, ``pi = softmax(logits / tau)`` over the state's
+   candidates, ``pi_0`` the start (the tuned bot's scores): the expected
+   advantage under the policy rises while the KL term holds it near its start.
+4. **Export and check.**  ``DIR/learned.npz`` (``learned:DIR/learned.npz``
+   plays it in every command) after each iteration; at the end a
+   duplicate-deal match (``caishen match`` through the runner) of
+   ``learned:DIR/learned.npz,tuned:R,greedy,greedy`` on ``--eval-walls``
+   walls of seed ``--seed + EVAL_SEED`` (the match's walls are
+   ``SeedSequence`` streams; training walls are the wall seeds
+   ``seed * 10**9 + k`` of :func:`caishen.sim.engine._seeded_wall`: never the same).
+
+Files in ``DIR``: ``checkpoint.pt`` (the net, its start, the optimiser,
+the counters: a rerun of the same command resumes there), ``buffer.npz``
+(the labelled states), ``current.npz`` (the net the next labels play),
+``learned.npz``, ``curve.csv`` (one row per iteration: wall seconds,
+hands, learner decisions, labelled states, their rates per second, the
+loss, the KL to the start, ``heldout_gain``: on the iteration's newest labelled
+states, which it was not trained on yet, the mean advantage of the updated
+net's choice minus that of the net's choice before the update (points per
+decision; above 0: the update picks better actions than the net that
+labelled them), and the agreement with the start's choices), and
+``eval/`` (the match's run directory, ``match.json``).
+
+Needs torch (the ``[rl]`` extra): ``import caishen.agents`` does not import it.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from caishen.sim.rules.base import DEFAULT
+
+__all__ = ["LINEUPS", "BUFFER", "EVAL_SEED", "initial_model", "learn", "add_command", "main"]
+
+#: the lineups of the labelled hands, cycled per iteration (``L``: the current net, ``T``: the tuned bot)
+LINEUPS = ("L,T,greedy,greedy", "L,greedy,T,L", "L,T,L,greedy")
+#: most labelled states kept (the newest)
+BUFFER = 200_000
+#: the evaluation match's seed is ``seed + EVAL_SEED``
+EVAL_SEED = 1_000_003
+_CURVE = ("iteration", "seconds", "hands", "learner_decisions", "labelled", "decisions_per_s", "labelled_per_s",
+          "loss", "kl", "heldout_gain", "agree_start")
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise ValueError("caishen learn needs torch: pip install 'caishen[rl]' (README, \"Training\")") from None
+    return torch
+
+
+def initial_model(rules: str = DEFAULT, hidden: tuple[int, int] = (32, 16), seed: int = 0):
+    """The start of training: :class:`~caishen.agents.learned_torch.ActionMLP` with the tuned weights of
+    ``rules`` and a zero residual (:func:`caishen.sim.bots.learned.from_tuned`): plays as ``tuned:rules``."""
+    from caishen.agents.learned_torch import ActionMLP
+    from caishen.sim.bots import learned
+    from caishen.sim.bots.registry import load_tuned
+
+    w, _ = load_tuned(rules)
+    net = learned.from_tuned(w, hidden, seed, rules)
+    return ActionMLP(hidden, rules).load_arrays(net)
+
+
+def _tensors(torch, buf: dict, idx: np.ndarray):
+    n = buf["n"][idx]
+    c = max(2, int(n.max()))
+    x = torch.as_tensor(buf["x"][idx, :c], dtype=torch.float64)
+    ctx = torch.as_tensor(buf["ctx"][idx], dtype=torch.float64)
+    adv = torch.as_tensor(buf["adv"][idx, :c], dtype=torch.float64)
+    valid = torch.as_tensor(np.arange(c)[None, :] < n[:, None])
+    return x, ctx, adv, valid
+
+
+def _policy(torch, model, x, ctx, valid, tau):
+    logits = model(x, ctx).masked_fill(~valid, -1e30)
+    return torch.log_softmax(logits / tau, dim=-1), logits
+
+
+def _loss(torch, model, model0, batch, tau, beta):
+    x, ctx, adv, valid = batch
+    logp, _ = _policy(torch, model, x, ctx, valid, tau)
+    with torch.no_grad():
+        logp0, _ = _policy(torch, model0, x, ctx, valid, tau)
+    p, p0 = logp.exp(), logp0.exp()
+    pg = -(p * adv).sum(-1).mean()
+    kl = (p0 * (logp0 - logp)).masked_fill(~valid, 0.0).sum(-1).mean()
+    return pg + beta * kl, kl
+
+
+def _choice(torch, model, batch):
+    """The net's choice per state (the kernel's: largest logit; ties to the later candidate on a turn)."""
+    x, ctx, adv, valid = batch
+    with torch.no_grad():
+        logits = model(x, ctx).masked_fill(~valid, -1e30)
+    c = logits.shape[1]
+    rev = torch.flip(logits, [1])
+    return c - 1 - rev.argmax(1)  # the last maximum (claims: 'pass' first, a tie there is rare)
+
+
+def _append(buf: dict, new: dict, m: int) -> dict:
+    if buf is None:
+        return {k: v[:m].copy() for k, v in new.items()}
+    return {k: np.concatenate([buf[k], new[k][:m]])[-BUFFER:] for k in buf}
+
+
+def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: int = 0, hands: int = 200,
+          n_det: int = 8, frac: float = 0.2, hidden: tuple[int, int] = (32, 16), lr: float = 3e-4,
+          beta: float = 1.0, tau: float = 1.0, steps: int = 50, batch: int = 256, eval_walls: int = 20_000,
+          max_iterations: int | None = None, log=print) -> dict:
+    """Run the recipe (module docstring) into the folder ``out`` for ``minutes`` of wall time (or
+    ``max_iterations``), resuming from ``out/checkpoint.pt`` if there is one; then export
+    ``out/learned.npz`` and evaluate it (``eval_walls`` walls; 0: no evaluation).
+
+    ``hands``: hands played per iteration; ``n_det``: determinizations per labelled state; ``frac``:
+    fraction of the learner's decisions labelled; ``steps`` Adam steps of ``batch`` states per
+    iteration at learning rate ``lr``; ``beta``: weight of the KL to the start; ``tau``: temperature
+    of the policy's softmax.  ``log``: called with each progress line (None: silent).  Returns
+    ``{"iterations", "labelled", "seconds", "learned": path, "match": the evaluation's summary or None}``.
+    Raises ``ValueError`` for a bad argument (naming it) or a checkpoint of another rule set.
+    """
+    torch = _torch()
+    from caishen.agents.learned_torch import ActionMLP
+    from caishen.sim.selfplay.labels import label_hands, new_buffer
+
+    for name, v, lo in (("minutes", minutes, 0), ("hands", hands, 1), ("steps", steps, 0), ("batch", batch, 1),
+                        ("eval_walls", eval_walls, 0), ("lr", lr, 0), ("beta", beta, 0), ("tau", tau, 1e-6)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) or v < lo:
+            raise ValueError(f"{name} {v!r}: must be a number >= {lo}")
+    log = log or (lambda s: None)
+    torch.set_num_threads(1)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    ck_path, buf_path = out / "checkpoint.pt", out / "buffer.npz"
+    model = initial_model(rules, hidden, seed)
+    model0 = initial_model(rules, hidden, seed)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    state = {"iteration": 0, "hands": 0, "decisions": 0, "labelled": 0, "seconds": 0.0, "rules": rules}
+    buf = None
+    if ck_path.is_file():
+        ck = torch.load(ck_path, weights_only=True)
+        if ck["state"]["rules"] != rules:
+            raise ValueError(f"{ck_path}: a checkpoint of rule set {ck['state']['rules']!r}, not {rules!r}")
+        model = ActionMLP(tuple(ck["hidden"]), rules)
+        model.load_state_dict(ck["model"])
+        model0 = ActionMLP(tuple(ck["hidden"]), rules)
+        model0.load_state_dict(ck["model0"])
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
+        opt.load_state_dict(ck["opt"])
+        state = dict(ck["state"])
+        if buf_path.is_file():
+            with np.load(buf_path, allow_pickle=False) as z:
+                buf = {k: z[k] for k in z.files}
+        log(f"resumed at iteration {state['iteration']} ({state['labelled']} labelled states)")
+    else:
+        with open(out / "curve.csv", "w", newline="") as f:
+            csv.writer(f).writerow(_CURVE)
+    current = out / "current.npz"
+    gen = torch.Generator().manual_seed(seed)
+    t_end = time.time() + 60.0 * minutes
+    while (max_iterations is None and time.time() < t_end) or (max_iterations is not None
+                                                               and state["iteration"] < max_iterations):
+        it = state["iteration"]
+        t0 = time.time()
+        model.export(current, {"from": "caishen learn", "iteration": it})
+        lineup = LINEUPS[it % len(LINEUPS)].replace("L", f"learned:{current}").replace("T", f"tuned:{rules}")
+        walls = seed * 10**9 + state["hands"] + np.arange(hands)
+        new, m, stats = label_hands(lineup, rules, walls, n_det=n_det, frac=frac, cap=max(16, hands * 8),
+                                    seed=seed * 7919 + it, buf=new_buffer(max(16, hands * 8)))
+        t_label = time.time() - t0
+        state["hands"] += hands
+        state["decisions"] += int(stats[0])
+        fresh = {k: v[:m] for k, v in new.items()}
+        held = _tensors(torch, fresh, np.arange(m)) if m else None
+        before = _choice(torch, model, held).numpy() if m else None
+        loss = kl = float("nan")
+        if buf is not None and len(buf["n"]) and steps:
+            for _ in range(steps):
+                idx = torch.randint(len(buf["n"]), (min(batch, len(buf["n"])),), generator=gen).numpy()
+                lo, k = _loss(torch, model, model0, _tensors(torch, buf, idx), tau, beta)
+                opt.zero_grad()
+                lo.backward()
+                opt.step()
+                loss, kl = float(lo.detach()), float(k.detach())
+        gain = agree = float("nan")
+        if m:  # the updated net's choices against the net's before the update, on labels it has not seen
+            pick = _choice(torch, model, held).numpy()
+            rows = np.arange(m)
+            gain = float((fresh["adv"][rows, pick] - fresh["adv"][rows, before]).mean())
+            agree = float((pick == _choice(torch, model0, held).numpy()).mean())
+        buf = _append(buf, fresh, m)
+        state["labelled"] += m
+        state["iteration"] = it + 1
+        dt = time.time() - t0
+        state["seconds"] += dt
+        row = (it + 1, round(state["seconds"], 1), state["hands"], state["decisions"], state["labelled"],
+               round(stats[0] / t_label, 1), round(m / t_label, 2), loss, kl, gain, agree)
+        with open(out / "curve.csv", "a", newline="") as f:
+            csv.writer(f).writerow(row)
+        np.savez(buf_path.with_suffix(".tmp.npz"), **buf)
+        os.replace(buf_path.with_suffix(".tmp.npz"), buf_path)
+        torch.save({"model": model.state_dict(), "model0": model0.state_dict(), "opt": opt.state_dict(),
+                    "state": state, "hidden": [model.fc1.out_features, model.fc2.out_features]},
+                   out / "checkpoint.tmp.pt")
+        os.replace(out / "checkpoint.tmp.pt", ck_path)
+        model.export(out / "learned.npz", {"from": "caishen learn", "iteration": it + 1, "rules": rules,
+                                           "labelled": state["labelled"], "seed": seed})
+        log(f"iteration {it + 1}: {stats[0] / t_label:,.0f} learner decisions/s, {m / t_label:.1f} labelled states/s "
+            f"({state['labelled']} in all), loss {loss:.3f}, KL {kl:.4f}, held-out gain {gain:+.3f} points, "
+            f"agreement with start {agree:.3f}")
+    learned_path = str(out / "learned.npz")
+    model.export(learned_path, {"from": "caishen learn", "iteration": state["iteration"], "rules": rules,
+                                "labelled": state["labelled"], "seed": seed})
+    summary = evaluate(learned_path, rules, eval_walls, seed + EVAL_SEED, out / "eval", log) if eval_walls else None
+    return {"iterations": state["iteration"], "labelled": state["labelled"], "seconds": state["seconds"],
+            "learned": learned_path, "match": summary}
+
+
+def evaluate(path, rules: str, walls: int, seed: int, run_dir, log=print) -> dict:
+    """``caishen match --policies learned:PATH,tuned:R,greedy,greedy --walls W --seed S --workers 1`` into
+    ``run_dir`` through the runner (resumable); prints and returns its summary (``match.json``)."""
+    from caishen.sim.analysis import arena
+    from caishen.sim.selfplay import runner
+
+    policies = f"learned:{path},tuned:{rules},greedy,greedy"
+    config = arena.make_config(rules, policies, int(walls), int(seed), {})
+    res = runner.run(config, str(run_dir), workers=1, progress=False, chunk_fn=arena.CHUNK_FNS[4])
+    summary = arena.summarize_match(str(run_dir))
+    arena.save_summary(str(run_dir), summary)
+    if log:
+        log(arena.format_summary(summary, f"evaluation: {rules}, {summary['walls_done']} walls x "
+                                          f"{summary['seatings']} seatings, seed {seed} ({res.seconds:.0f} s)"))
+    return summary
+
+
+def add_command(sub) -> None:
+    """The ``learn`` command of ``caishen`` (and of ``python -m caishen.agents.exit``) on the subparsers ``sub``."""
+    p = sub.add_parser(
+        "learn",
+        help="train a learned bot from the tuned bot by expert iteration on rollout labels ([rl] extra)",
+        description="Expert iteration (caishen.agents.exit): start at the tuned bot (a zero-residual learned "
+        "net), label the net's own decisions with paired rollout advantages on shared determinizations "
+        "(common random numbers), raise the expected advantage under the policy with a KL term to the start, "
+        "repeat. Writes OUT/curve.csv, OUT/learned.npz (play it as learned:OUT/learned.npz), resumable "
+        "checkpoints, and ends with a duplicate-deal match against tuned and greedy.",
+    )
+    p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
+    p.add_argument("--out", required=True, help="run directory (created; reused to resume)")
+    p.add_argument("--minutes", type=float, default=25.0, help="wall minutes of training (default 25)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the walls, labels and batches (default 0)")
+    p.add_argument("--hands", type=int, default=200, help="hands played per iteration (default 200)")
+    p.add_argument("--det", type=int, default=8, help="determinizations per labelled state (default 8)")
+    p.add_argument("--frac", type=float, default=0.2, help="fraction of the learner's decisions labelled (0.2)")
+    p.add_argument("--beta", type=float, default=1.0, help="weight of the KL to the start (default 1)")
+    p.add_argument("--tau", type=float, default=1.0, help="softmax temperature of the policy (default 1)")
+    p.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (default 3e-4)")
+    p.add_argument("--steps", type=int, default=50, help="Adam steps per iteration (default 50)")
+    p.add_argument("--eval-walls", type=int, default=20_000, help="walls of the final match (default 20000; 0: none)")
+    p.set_defaults(func=_run_command)
+
+
+def _run_command(args) -> int:
+    res = learn(args.rules, args.out, minutes=args.minutes, seed=args.seed, hands=args.hands, n_det=args.det,
+                frac=args.frac, beta=args.beta, tau=args.tau, lr=args.lr, steps=args.steps,
+                eval_walls=args.eval_walls, log=print)
+    print(f"wrote {res['learned']}: {res['iterations']} iterations, {res['labelled']} labelled states, "
+          f"{res['seconds']:.0f} s")
+    return 0
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m caishen.agents.exit")
+    add_command(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["learn", *(argv if argv is not None else __import__("sys").argv[1:])])
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

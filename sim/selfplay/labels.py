@@ -1,0 +1,190 @@
+"""Rollout labels for expert iteration: each candidate's paired advantage at a learned bot's decisions.
+
+The training recipe of :mod:`caishen.agents.exit` (issue 26) improves a
+learned bot (:mod:`caishen.sim.bots.learned`) where rollouts say another of
+its candidates is better.  :func:`label_hands` plays hands with a lineup of
+four kernel bots (``learned:PATH`` seats are the *learner*; the others its
+pool, e.g. ``tuned:R`` and ``greedy``) and, at a sampled fraction of the
+learner's decisions with two or more candidates, records
+
+* the policy's inputs, exactly as the learned bot reads them at play time
+  (:func:`caishen.sim.bots.learned._learned_scores`): ``x: float64[40, 17]``
+  (each candidate's ``action`` v1 features), ``ctx: float64[83]``
+  (``context`` v1), the candidates' actions and their count ``n``.  These
+  come from the real state through the seat's own view only (the learned
+  bot's feature kernels); a test checks that a redeal of the hidden tiles
+  leaves them unchanged;
+* the label ``adv: float64[40]``: on ``N`` determinizations of the hidden
+  tiles drawn from the seat's view (:func:`caishen.sim.bots.search._determinize`,
+  the same ``N`` for every candidate: common random numbers), each
+  candidate is played and the hand rolled out to its end with every seat's
+  bot of the lineup (the learner's own seat with the current net); ``v(a)``
+  is the seat's points in the finished hand
+  (:func:`caishen.sim.bots.search._hand_value`) and ``adv[a]`` the mean
+  over the determinizations of ``v(a) - v(base)``, ``base`` the learned
+  bot's own choice (so ``adv[base] = 0``).  Hidden information enters the
+  labels only (through the rollouts, which play determinized states, never
+  the real hidden tiles).
+
+Points are the rule set's hand points (its points kernel), one hand: no match
+or streak value beyond the hand.  Cost: ``n * N`` rollouts per labelled state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from caishen.sim.bots.learned import MAX_CANDIDATES, N_ACTION, N_CONTEXT, _R_CTX, _R_LOGIT, _learned_scores
+from caishen.sim.bots.registry import POLICY_LEARNED, SLOTS, _bot_action, bot_table, make_context, parse, split_specs
+from caishen.sim.bots.search import _copy_state, _determinize, _hand_value
+from caishen.sim.bots.tuned import _discard_action
+from caishen.sim.engine import (
+    A_DISCARD,
+    EP_JOKER,
+    PH_DONE,
+    PH_TURN,
+    SC_PHASE,
+    SC_TO_ACT,
+    _legal_mask,
+    _reset,
+    _seeded_wall,
+    _step,
+    engine_params,
+    load_rules,
+    new_state,
+)
+from caishen.sim.rng import _rng_below, _rng_seed
+from caishen.sim.tables import hand_tables
+
+__all__ = ["MAX_DETERMINIZATIONS", "label_hands", "new_buffer"]
+
+#: most determinizations per labelled state
+MAX_DETERMINIZATIONS = 256
+_FRAC_ONE = 1 << 20
+
+
+def new_buffer(cap: int) -> dict:
+    """Arrays for ``cap`` labelled states: ``ctx: float64[cap, 83]``, ``x: float64[cap, 40, 17]``,
+    ``n: int64[cap]``, ``actions: int64[cap, 40]``, ``adv: float64[cap, 40]`` (points per hand),
+    ``base: int64[cap]`` (index of the bot's own choice), ``claim: bool[cap]``."""
+    return {"ctx": np.zeros((cap, N_CONTEXT)), "x": np.zeros((cap, MAX_CANDIDATES, N_ACTION)),
+            "n": np.zeros(cap, np.int64), "actions": np.zeros((cap, MAX_CANDIDATES), np.int64),
+            "adv": np.zeros((cap, MAX_CANDIDATES)), "base": np.zeros(cap, np.int64),
+            "claim": np.zeros(cap, np.bool_)}
+
+
+@njit(cache=True)
+def _rollout_all(roll, table, ep, rp, tabs, work, bx):
+    """Play ``roll`` to the end of the hand, every seat with its bot of ``table``."""
+    while roll.sc[SC_PHASE] != PH_DONE:
+        _legal_mask(roll, ep)
+        s = roll.sc[SC_TO_ACT]
+        a = _bot_action(table[s, 0], table[s, 1], roll, ep, rp, tabs, roll.mask, work, bx)
+        _step(roll, ep, rp, tabs, a)
+
+
+@njit(cache=True)
+def _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, rng, n_det, base, adv, vals):
+    """``adv[:n]``: the paired advantage over candidate ``base`` of each candidate ``acts[:n]`` of seat
+    ``s`` in ``st`` on ``n_det`` shared determinizations (module docstring); ``vals``: scratch."""
+    turn = st.sc[SC_PHASE] == PH_TURN
+    for i in range(n):
+        adv[i] = 0.0
+    for j in range(n_det):
+        _determinize(root, st, s, ep, rp, tabs, rng, ib)
+        for i in range(n):
+            _copy_state(roll, root)
+            _legal_mask(roll, ep)
+            a = acts[i]
+            if turn:
+                a = _discard_action(a - A_DISCARD, roll.mask)
+            _step(roll, ep, rp, tabs, a)
+            _rollout_all(roll, table, ep, rp, tabs, work, bx)
+            vals[i] = _hand_value(roll, s, ep, bx[5], bx[6])
+        for i in range(n):
+            adv[i] += (vals[i] - vals[base]) / n_det
+
+
+@njit(cache=True)
+def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, roll, ib, rng, work, bx,
+                 ctx, xs, ns, actions, adv, base, claim, count, stats, vals):
+    """Play the hands ``walls[h]`` (dealer ``dealers[h]``) with ``table``'s bots and label a fraction
+    ``frac_q / 2**20`` of the learned seats' decisions of two or more candidates into the buffers from
+    row ``count`` on (while rows are left).  ``stats``: ``[learner decisions, all decisions]`` added to.
+    Returns the new ``count``."""
+    cap = ns.shape[0]
+    lx = bx[SLOTS][0]
+    for h in range(walls.shape[0]):
+        _seeded_wall(walls[h], st)
+        _reset(st, ep, rp, tabs, dealers[h])
+        while st.sc[SC_PHASE] != PH_DONE:
+            _legal_mask(st, ep)
+            s = st.sc[SC_TO_ACT]
+            stats[1] += 1
+            if table[s, 0] == POLICY_LEARNED:
+                stats[0] += 1
+                if count < cap and _rng_below(rng, _FRAC_ONE) < frac_q:
+                    p = bx[0][s]
+                    n = _learned_scores(p, st, ep, tabs, st.mask, work, lx)
+                    if n >= 2:
+                        fb = lx[1]
+                        turn = st.sc[SC_PHASE] == PH_TURN
+                        b = 0
+                        best = fb[_R_LOGIT, 0]
+                        for i in range(1, n):  # the bot's own choice, ties as it breaks them
+                            if fb[_R_LOGIT, i] > best or (turn and fb[_R_LOGIT, i] == best):
+                                best = fb[_R_LOGIT, i]
+                                b = i
+                        ctx[count, :] = fb[_R_CTX, :N_CONTEXT]
+                        xs[count, :n, :] = lx[6][:n]
+                        ns[count] = n
+                        actions[count, :n] = lx[2][:n]
+                        base[count] = b
+                        claim[count] = not turn
+                        acts = actions[count]
+                        _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, rng, n_det, b,
+                                     adv[count], vals)
+                        count += 1
+                        _legal_mask(st, ep)
+            a = _bot_action(table[s, 0], table[s, 1], st, ep, rp, tabs, st.mask, work, bx)
+            _step(st, ep, rp, tabs, a)
+    return count
+
+
+def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, cap: int = 10_000,
+                seed: int = 0, buf: dict | None = None, count: int = 0) -> tuple[dict, int, np.ndarray]:
+    """Play the hands of ``walls`` (an int sequence of wall seeds; dealer ``wall % 4``) with the four
+    bots of ``policies`` (e.g. ``"learned:net.npz,tuned:R,greedy,learned:net.npz"``) and label a
+    fraction ``frac`` of the decisions of its ``learned:`` seats that have two or more candidates
+    (module docstring) on ``n_det`` determinizations each, into ``buf`` (:func:`new_buffer`, ``cap``
+    rows; made if None) from row ``count`` on; labelling stops when it is full.
+
+    Returns ``(buf, count, stats: int64[2])``: the rows now filled, and the learner's and all seats'
+    decisions played.  ``seed`` seeds the sampling and the determinizations.  Raises ``ValueError``
+    for a bad spec (as the commands do), no ``learned:`` seat, ``n_det`` outside
+    ``1..MAX_DETERMINIZATIONS`` or ``frac`` outside ``0..1``.
+    """
+    if not isinstance(n_det, int) or isinstance(n_det, bool) or not 1 <= n_det <= MAX_DETERMINIZATIONS:
+        raise ValueError(f"n_det must be an integer in 1..{MAX_DETERMINIZATIONS}, got {n_det!r}")
+    if not isinstance(frac, (int, float)) or isinstance(frac, bool) or not 0.0 <= float(frac) <= 1.0:
+        raise ValueError(f"frac must be a number in 0..1, got {frac!r}")
+    specs = split_specs(policies)
+    if not any(parse(p).code == POLICY_LEARNED for p in specs):
+        raise ValueError(f"policies {policies!r}: no learned: seat to label")
+    name, r = load_rules(rules, None)
+    ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
+    table, weights = bot_table(policies, name, int(ep[EP_JOKER]))
+    bx = make_context(name, r, weights, seed, policies)
+    if buf is None:
+        buf = new_buffer(cap)
+    states = new_state(3)
+    rng = np.zeros(4, np.uint64)
+    _rng_seed(rng, (int(seed) * 0x2545F491 + 0x1AB) % 2**63)
+    walls = np.asarray(walls, np.int64)
+    stats = np.zeros(2, np.int64)
+    count = _label_batch(walls, walls % 4, table, int(round(float(frac) * _FRAC_ONE)), int(n_det), ep, rp, tabs,
+                         states[0], states[1], states[2], np.zeros((4, 160), np.int64), rng,
+                         np.zeros((4, 34), np.int64), bx, buf["ctx"], buf["x"], buf["n"], buf["actions"],
+                         buf["adv"], buf["base"], buf["claim"], int(count), stats, np.zeros(MAX_CANDIDATES))
+    return buf, int(count), stats
