@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from caishen.sim.bots import learned
+from caishen.sim.bots.policies import POLICY_GREEDY
 from caishen.sim.bots.registry import load_tuned
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.selfplay.labels import label_hands
@@ -48,6 +49,7 @@ def _replay_inputs(path, walls):
     rng = np.zeros(4, np.uint64)
     _rng_seed(rng, 5)
     ib = np.zeros((4, 160), np.int64)
+    greedy_like = np.full(4, POLICY_GREEDY, np.int64)  # every opponent redealt with virtual turns
     real, redealt = [], []
     for wall in walls:
         _seeded_wall(wall, st)
@@ -57,7 +59,7 @@ def _replay_inputs(path, walls):
             n = learned._learned_scores(row, st, ep, tabs, st["mask"], work, lx)
             if n >= 2:
                 real.append((lx[1][learned._R_CTX, :learned.N_CONTEXT].copy(), lx[6][:n].copy(), lx[2][:n].copy()))
-                _determinize(root, st, int(st["sc"][SC_TO_ACT]), ep, rp, tabs, rng, ib)
+                _determinize(root, st, int(st["sc"][SC_TO_ACT]), ep, rp, tabs, rng, ib, greedy_like)
                 _legal_mask(root, ep)
                 m = learned._learned_scores(row, root, ep, tabs, root["mask"], work, ly)
                 redealt.append((ly[1][learned._R_CTX, :learned.N_CONTEXT].copy(), ly[6][:m].copy(), ly[2][:m].copy()))

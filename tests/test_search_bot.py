@@ -141,7 +141,7 @@ def test_search_bot_plays_checked_hands(rules, engine_warm):
 
 
 @pytest.mark.parametrize("spec,msg", [
-    ("mc", "determinizations"), ("mc:", "determinizations"), ("mc:x", "determinizations"), ("mc:0", "1..4096"),
+    ("mc", "rollouts per candidate"), ("mc:", "rollouts per candidate"), ("mc:x", "rollouts per candidate"), ("mc:0", "1..4096"),
     ("mc:5000", "1..4096"), ("mc:4:foo", "base policy"), ("mcts:4", "unknown policy 'mcts:4'"),
 ])
 def test_bad_search_specs_are_named(spec, msg):

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caishen.sim.bots.policies import POLICY_GREEDY, POLICY_RANDOM
 from caishen.sim.bots.learned import MAX_CANDIDATES, N_ACTION, N_CONTEXT, _R_CTX, _R_LOGIT, _learned_scores
 from caishen.sim.bots.registry import POLICY_LEARNED, SLOTS, _bot_action, bot_table, make_context, parse, split_specs
 from caishen.sim.bots.search import _copy_state, _determinize, _hand_value
@@ -85,14 +86,16 @@ def _rollout_all(roll, table, ep, rp, tabs, work, bx):
 
 
 @njit(cache=True)
-def _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, rng, n_det, base, adv, vals):
+def _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, rng, n_det, base, adv, vals, pol):
     """``adv[:n]``: the paired advantage over candidate ``base`` of each candidate ``acts[:n]`` of seat
-    ``s`` in ``st`` on ``n_det`` shared determinizations (module docstring); ``vals``: scratch."""
+    ``s`` in ``st`` on ``n_det`` shared determinizations (module docstring); ``vals``: scratch; ``pol:
+    int64[4]``: each seat's kind for the redeal (:func:`caishen.sim.bots.search._determinize`: a random
+    bot keeps its uniform redeal, any other seat gets the virtual turns of a greedy-like player)."""
     turn = st.sc[SC_PHASE] == PH_TURN
     for i in range(n):
         adv[i] = 0.0
     for j in range(n_det):
-        _determinize(root, st, s, ep, rp, tabs, rng, ib)
+        _determinize(root, st, s, ep, rp, tabs, rng, ib, pol)
         for i in range(n):
             _copy_state(roll, root)
             _legal_mask(roll, ep)
@@ -108,7 +111,7 @@ def _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, 
 
 @njit(cache=True)
 def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, roll, ib, rng, work, bx,
-                 ctx, xs, ns, actions, adv, base, claim, count, stats, vals):
+                 ctx, xs, ns, actions, adv, base, claim, count, stats, vals, pol):
     """Play the hands ``walls[h]`` (dealer ``dealers[h]``) with ``table``'s bots and label a fraction
     ``frac_q / 2**20`` of the learned seats' decisions of two or more candidates into the buffers from
     row ``count`` on (while rows are left).  ``stats``: ``[learner decisions, all decisions]`` added to.
@@ -144,7 +147,7 @@ def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, r
                         claim[count] = not turn
                         acts = actions[count]
                         _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, rng, n_det, b,
-                                     adv[count], vals)
+                                     adv[count], vals, pol)
                         count += 1
                         _legal_mask(st, ep)
             a = _bot_action(table[s, 0], table[s, 1], st, ep, rp, tabs, st.mask, work, bx)
@@ -183,8 +186,10 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
     _rng_seed(rng, (int(seed) * 0x2545F491 + 0x1AB) % 2**63)
     walls = np.asarray(walls, np.int64)
     stats = np.zeros(2, np.int64)
+    # the redeal's kind of each seat: the random bot as random, every other bot greedy-like
+    pol = np.where(table[:, 0] == POLICY_RANDOM, POLICY_RANDOM, POLICY_GREEDY).astype(np.int64)
     count = _label_batch(walls, walls % 4, table, int(round(float(frac) * _FRAC_ONE)), int(n_det), ep, rp, tabs,
                          states[0], states[1], states[2], np.zeros((4, 160), np.int64), rng,
                          np.zeros((4, 34), np.int64), bx, buf["ctx"], buf["x"], buf["n"], buf["actions"],
-                         buf["adv"], buf["base"], buf["claim"], int(count), stats, np.zeros(MAX_CANDIDATES))
+                         buf["adv"], buf["base"], buf["claim"], int(count), stats, np.zeros(MAX_CANDIDATES), pol)
     return buf, int(count), stats
