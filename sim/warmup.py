@@ -43,7 +43,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "CompileWatch", "compile_line", "first_use", "is_marked", "mark", "check_target", "cache_dir"]
+__all__ = ["TARGETS", "CompileWatch", "compile_line", "inside_compile_line", "first_use", "is_marked", "mark", "check_target", "cache_dir"]
 
 log = logging.getLogger("caishen")
 
@@ -193,12 +193,26 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
         print(f"{prefix}: compiling numba kernels (not in the cache {cache_dir()} yet; once per cache, minutes on "
               "a cold machine; `caishen warmup` compiles ahead of time) ...", file=out, flush=True)
 
-    with CompileWatch(start) as w:
-        try:
-            yield w
-        finally:
-            if w.announced:
-                print(f"{prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s", file=out, flush=True)
+    _lines.append(prefix)
+    try:
+        with CompileWatch(start) as w:
+            try:
+                yield w
+            finally:
+                if w.announced:
+                    print(f"{prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s", file=out,
+                          flush=True)
+    finally:
+        _lines.pop()
+
+
+#: the prefixes of the :func:`compile_line` blocks open in this process (innermost last)
+_lines: list[str] = []
+
+
+def inside_compile_line() -> bool:
+    """True inside a :func:`compile_line` block: its lines speak for any compile, so inner code stays quiet."""
+    return bool(_lines)
 
 
 @contextlib.contextmanager

@@ -175,6 +175,19 @@ def test_runner_compiles_in_the_parent_and_says_what_happened(cold, tmp_path, ca
     runner._compile_in_parent(cfg, compiling_chunk, True)
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("numba kernels: compiling") and err[1].startswith("numba kernels: compiled 1 in ")
+    # inside a command's compile line only that line speaks: one start and one end, not two of each
+    k2 = fresh_kernel()
+
+    def compiling_chunk2(rules, options, policies, seed, n):
+        k2(n)
+        return runner.engine_chunk(rules, options, policies, seed, n)
+
+    with W.compile_line("caishen test"):
+        runner._compile_in_parent(cfg, compiling_chunk2, True)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and err[0].startswith("caishen test: compiling numba kernels") and \
+        err[1].startswith("caishen test: compiled 1 numba kernel(s) in "), err
+    assert not W.inside_compile_line()
     # a match and a sweep compile in the parent too (their chunk functions), so the line comes before any worker
     from caishen.cli import main
 

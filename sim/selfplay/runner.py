@@ -655,23 +655,27 @@ def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool) -> 
     says what really happened (:class:`caishen.sim.warmup.CompileWatch`, not
     the marks): a line when numba starts compiling, then ``numba kernels:
     compiled N in T s`` or ``numba kernels: loaded from the cache in T s`` (once per process: the later
-    runs of a sweep or a ladder say only a compile).  Marks the self-play target.  Returns the seconds.
+    runs of a sweep or a ladder say only a compile); inside a command's compile line
+    (:func:`caishen.sim.warmup.compile_line`) a compile is that line's to say.  Marks the self-play target.  Returns the seconds.
     """
     import sys
 
     from caishen.sim.bots.registry import has_data
-    from caishen.sim.warmup import CompileWatch, mark
+    from caishen.sim.warmup import CompileWatch, inside_compile_line, mark
 
     part = "bots" if any(has_data(p) for p in config.policies) else "kernel"  # they compile apart
 
     def start() -> None:
         print("numba kernels: compiling (not in the cache yet: a few minutes, once) ...", file=sys.stderr, flush=True)
 
+    quiet = inside_compile_line()  # a command's compile line speaks for the compile (caishen.cli)
     t = time.perf_counter()
-    with CompileWatch(start if progress else None) as w:
+    with CompileWatch(start if progress and not quiet else None) as w:
         chunk_fn(config.rules, config.options, tuple(config.policies), 1, COMPILE_HANDS)
     mark("selfplay", part)
     took = time.perf_counter() - t
+    if w.kernels and quiet:
+        return took
     if progress and (w.kernels or not _loaded_said):  # a sweep's or a ladder's next runs: only a compile is news
         what = f"compiled {w.kernels} in" if w.kernels else "loaded from the cache in"
         print(f"numba kernels: {what} {took:.1f} s", file=sys.stderr, flush=True)
