@@ -382,7 +382,7 @@ def _check_executor_args(args) -> None:
 
 
 def _cmd_simulate(args) -> int:
-    from caishen.sim.selfplay import manifest, rundir, runner
+    from caishen.sim.selfplay import manifest, runner
     from caishen.sim.analysis import summary
 
     _check_executor_args(args)
@@ -505,7 +505,7 @@ def _report_study(args) -> int:
 
 def _report_match(args) -> int:
     from caishen.sim.analysis import arena
-    from caishen.sim.selfplay import manifest, rundir, runner
+    from caishen.sim.selfplay import manifest, rundir
 
     meta = rundir.read_run_json(args.run_dir)
     check = manifest.verify(args.run_dir, meta)
@@ -522,7 +522,7 @@ def _report_match(args) -> int:
 
 
 def _report_simulate(args) -> int:
-    from caishen.sim.selfplay import manifest, rundir, runner
+    from caishen.sim.selfplay import manifest, rundir
     from caishen.sim.analysis import summary
 
     meta = rundir.read_run_json(args.run_dir)
@@ -585,7 +585,7 @@ def _add_sweep(sub) -> None:
 
 
 def _cmd_sweep(args) -> int:
-    from caishen.sim.selfplay import rundir, runner
+    from caishen.sim.selfplay import runner
     from caishen.sim.analysis import study
 
     if not 1 <= args.walls <= 10**9:
@@ -739,7 +739,7 @@ def _add_match(sub) -> None:
 
 def _cmd_match(args) -> int:
     from caishen.sim.analysis import arena
-    from caishen.sim.selfplay import rundir, runner
+    from caishen.sim.selfplay import runner
     from caishen.sim.rules.options import parse_option_strings
 
     for name, v, hi in (("--walls", args.walls, MAX_WALLS), ("--chunk-walls", args.chunk_walls, MAX_CHUNK_WALLS)):
