@@ -57,6 +57,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from caishen.sim import __version__
 from caishen.sim.rules.base import DEFAULT
@@ -451,7 +452,7 @@ def _add_report(sub) -> None:
         description="Re-read RUN_DIR and print its summary table (a simulate or match run: the same as at the "
         "end of caishen simulate, a partial run summarized as far as it got; a sweep: its table; a study: "
         "its estimates), then write beside summary.csv the figures RUN_DIR/fig-*.png and RUN_DIR/report.html "
-        "(one page embedding them; needs matplotlib: pip install 'caishen[report]'). A simulate run's chunks are first "
+        "(one page embedding them; matplotlib). A simulate run's chunks are first "
         "verified against its manifest: damaged ones are named with the repair command (exit status 1).",
     )
     p.add_argument("run_dir", help="a directory written by caishen simulate, match or sweep, or a study")
@@ -853,6 +854,10 @@ def _cmd_replay(args) -> int:
 
     if args.seat is not None and not 0 <= args.seat < 4:
         raise ValueError(f"--seat {args.seat}: a seat is 0..3")
+    if args.html:  # before the replay is played and printed: a page that cannot be written is named first
+        folder = Path(args.html).expanduser().parent
+        if not folder.is_dir():
+            raise ValueError(f"--html {args.html}: no such folder {str(folder)!r} to write the page in")
     trace = replay.load(args.run, args.hand)
     if not args.quiet:
         print(replay.render_text(trace, args.seat), end="")

@@ -150,3 +150,17 @@ def test_help_says_95_percent_once(command, capsys):
     """Issue 28: argparse formats help lines, not descriptions; a description printed "95%%"."""
     code, out, _ = main([command, "--help"], capsys)
     assert code == 0 and "95% CI" in out and "%%" not in out
+
+
+def test_an_option_given_twice_is_an_error_not_the_last_one(tmp_path, capsys):
+    from caishen.cli import main
+    from caishen.sim.rules.options import parse_option_strings
+
+    with pytest.raises(ValueError, match="given twice"):
+        parse_option_strings(["failed_piao_factor=1", "failed_piao_factor=2"])
+    with pytest.raises(SystemExit) as e:
+        main(["simulate", "--rules", "kaihua", "--games", "10", "--seed", "1", "--out", str(tmp_path / "r"),
+              "--option", "failed_piao_factor=1", "--option", "failed_piao_factor=2", "--workers", "1"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "given twice" in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists()

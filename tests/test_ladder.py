@@ -315,3 +315,9 @@ def test_hostile_ladder_directories_are_refused(played, tmp_path, capsys):
     shutil.rmtree(ladder.pair_dir(d, 0, 1))
     shutil.copytree(ladder.pair_dir(d, 0, 2), ladder.pair_dir(d, 0, 1))
     assert "different run" in _error(capsys, [], d)
+
+
+def test_check_bots_stores_the_registry_normal_form():
+    """A ladder stores its bots as every command does (mc:02 is mc:2), so a rerun in either spelling resumes."""
+    assert ladder.check_bots("greedy, mc:02", "kaihua", None) == ["greedy", "mc:2"]
+    assert ladder.check_bots(["greedy", "mc:2"], "kaihua", None) == ["greedy", "mc:2"]

@@ -147,6 +147,9 @@ def test_replay_cli_bad_input(runs, tmp_path, capsys):
     link.symlink_to(tmp_path / "elsewhere.html")
     assert "symbolic link" in _cli_error(capsys, str(run), "--hand", "1", "--quiet", "--html", str(link))
     assert not (tmp_path / "elsewhere.html").exists()
+    # a page that cannot be written is named before the hand is replayed and printed
+    err = _cli_error(capsys, str(run), "--hand", "1", "--html", str(tmp_path / "no" / "dir" / "x.html"))
+    assert "no such folder" in err
     # a damaged copy: a chunk file cut short, then a planted link
     bad = tmp_path / "damaged"
     shutil.copytree(run, bad)

@@ -109,7 +109,7 @@ def check_bots(bots, rules: str, options: dict | None) -> list[str]:
     bad weights file, a 飘 bot on a rule set without a 财神).
     """
     from caishen.sim import engine
-    from caishen.sim.bots.registry import bot_table
+    from caishen.sim.bots.registry import bot_table, parse
     from caishen.sim.rules.options import short_repr
 
     if isinstance(bots, str):
@@ -127,6 +127,7 @@ def check_bots(bots, rules: str, options: dict | None) -> list[str]:
         if not isinstance(p, str) or not p or len(p) > MAX_SPEC:
             raise ValueError(f"bot {i + 1} of the ladder: {short_repr(p)} is not a bot spec")
         bot_table([p] * arena.N_SEATS, name, joker, label=f"bot {i + 1} of the ladder")
+    specs = [parse(p).spec for p in specs]  # the registry's normal form, as every command stores it (mc:02 is mc:2)
     return specs
 
 

@@ -37,7 +37,7 @@ the peak memory on runs of 10^7 and 10^8 hands.
 Any other directory is a ``ValueError`` naming it, and nothing is written.
 Intervals on the figures are the 95% intervals of the tables (over
 independent units: matches, walls or hands; :mod:`caishen.sim.analysis.intervals`).
-Matplotlib is an optional dependency (``pip install 'caishen[report]'``).
+Matplotlib is a dependency of the package (figures of report, ladder and the studies).
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def _plt():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ValueError("caishen report draws figures with matplotlib: pip install 'caishen[report]'") from None
+        raise ValueError("caishen draws figures with matplotlib, which is not installed: pip install matplotlib "
+                         "(or, for caishen report, --no-figures)") from None
     plt.rcParams["font.sans-serif"] = ["Noto Sans CJK SC", "WenQuanYi Zen Hei", "SimHei", "DejaVu Sans"]
     plt.rcParams["axes.unicode_minus"] = False
     return plt

@@ -256,12 +256,16 @@ def options_table(cls) -> str:
 def parse_option_strings(items: list[str] | None) -> dict[str, str]:
     """``['key=value', ...]`` from the command line into a dict.
 
-    Raises ``ValueError`` for an item without ``=``.
+    Raises ``ValueError`` for an item without ``=`` and for a key given twice (the later one would
+    silently win).
     """
     out: dict[str, str] = {}
     for item in items or []:
         if "=" not in item:
             raise ValueError(f"option {short_repr(item)}: expected key=value")
         k, v = item.split("=", 1)
-        out[k.strip()] = v.strip()
+        k = k.strip()
+        if k in out:
+            raise ValueError(f"option {short_repr(k)} is given twice ({short_repr(out[k])} and {short_repr(v.strip())})")
+        out[k] = v.strip()
     return out
