@@ -700,9 +700,14 @@ def _run_pool(todo: list[int], n: int, args, finish, finished: set[int], seeds) 
     while True:
         in_flight: set[int] = set()
         try:
-            with cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init,
-                                        initargs=(os.getpid(),)) as ex:
+            ex = cf.ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init,
+                                        initargs=(os.getpid(),))
+            try:
                 _drain(remaining, lambda i: ex.submit(_call_chunk, *args(i)), 2 * n, finish, in_flight)
+            except BaseException:
+                _stop_pool(ex)
+                raise
+            ex.shutdown(wait=True)
             return restarts
         except BrokenProcessPool:
             lost = sorted(in_flight - finished)
@@ -717,6 +722,21 @@ def _run_pool(todo: list[int], n: int, args, finish, finished: set[int], seeds) 
                     "are kept, rerun to retry") from None
             remaining = [i for i in remaining if i not in finished]
             restarts += 1
+
+
+def _stop_pool(ex: cf.ProcessPoolExecutor) -> None:
+    """Stop a pool at once on Ctrl-C or an error: terminate its workers, then shut it down without waiting.
+
+    A graceful shutdown waits for the chunks in flight, whose results are dropped anyway, and can hang
+    for good: the same Ctrl-C reaches a worker still starting (before :func:`_worker_init` ignores it)
+    and can leave the pool's queues locked (seen: a sweep with ``--workers 2`` interrupted, 2 of 9
+    tries).  Finished chunks are already written; the rerun plays the rest."""
+    for proc in list((getattr(ex, "_processes", None) or {}).values()):
+        try:
+            proc.terminate()
+        except (OSError, AttributeError, ValueError):
+            pass
+    ex.shutdown(wait=False, cancel_futures=True)
 
 
 def _drain(todo: list[int], submit, max_in_flight: int, finish, in_flight: set[int] | None = None) -> None:
