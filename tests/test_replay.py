@@ -253,3 +253,12 @@ def test_replay_page_in_headless_chromium(runs, rules, prefix, tmp_path):
             assert {int(p): int(v) for p, v in scores.items()} == {p: row[f"score_{p}"] for p in range(4)}
         else:
             assert "<td class=\"final-score\"" not in dom
+
+
+def test_replay_names_a_match_run_it_cannot_replay(tmp_path, capsys):
+    """A match's walls are not replayable yet: the error says what the run is, in the commands' terms."""
+    assert cli.main(["match", "--rules", "kaihua", "--policies", "greedy,random", "--walls", "2", "--chunk-walls", "2",
+                     "--workers", "1", "--no-progress", "--out", str(tmp_path / "m")]) == 0
+    capsys.readouterr()
+    err = _cli_error(capsys, str(tmp_path / "m"), "--hand", "0")
+    assert "is a `caishen match`" in err and "simulate" in err
