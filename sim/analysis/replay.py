@@ -259,8 +259,8 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     safeio.refuse_links(run_dir)
     meta = read_run_json(run_dir)
     if meta.get("chunk_fn", ENGINE_CHUNK_FN) != ENGINE_CHUNK_FN:
-        kind = {"arena": "a `caishen match` (or a ladder pair)", "study": "a `caishen sweep` point",
-                "piao": "a 飘 study"}
+        kind = {"arena": "a `caishen match` (or a ladder pair)", "piao_study": "a 飘 study",
+                "analysis.study": "a `caishen sweep` point"}  # the first name the chunk function holds
         what = next((v for k, v in kind.items() if k in str(meta["chunk_fn"])), "not a `caishen simulate` run")
         raise ValueError(f"{str(run_dir)!r} is {what}; replay re-plays the hands of `caishen simulate` runs, a "
                          "`Game` and hand logs only (a match's walls: not yet)")
