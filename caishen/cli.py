@@ -835,14 +835,16 @@ def _add_replay(sub) -> None:
     p = sub.add_parser(
         "replay",
         help="show one hand of a run (or a hand log) move by move; --html writes a replay page",
-        description="Print a hand move by move: a hand of a `caishen simulate` run (re-played from the run's "
-        "rules, options, seed and bots and checked against the stored row) or a JSON-lines hand log written by "
+        description="Print a hand move by move: a hand of a `caishen simulate` run or of a `caishen match` (a "
+        "ladder's pair OUT/pairs/II-JJ is one), re-played from the run's rules, options, seeds and bots and "
+        "checked against the stored row, or a JSON-lines hand log written by "
         "Game.write_log.  --html FILE also writes one self-contained page (step forward/back, a seat's-eye "
         "toggle, the claims offered, the 飘 circle, the score breakdown).",
     )
     p.add_argument("run", metavar="RUN", help="a run directory or a hand log (.jsonl)")
     p.add_argument("--hand", default=None, metavar="N",
-                   help="the run's hand: its hand_id (0..games-1) or CHUNK:INDEX")
+                   help="the run's hand: its hand_id (0..games-1) or CHUNK:INDEX; in a match, hand_id = wall x seatings "
+                   "+ seating (the summary's hands)")
     p.add_argument("--seat", type=int, default=None, metavar="S", help="only what seat S (0..3) sees")
     p.add_argument("--html", default=None, metavar="FILE", help="also write the replay page to FILE")
     p.add_argument("--quiet", action="store_true", help="print no table (with --html)")

@@ -255,10 +255,62 @@ def test_replay_page_in_headless_chromium(runs, rules, prefix, tmp_path):
             assert "<td class=\"final-score\"" not in dom
 
 
-def test_replay_names_a_match_run_it_cannot_replay(tmp_path, capsys):
-    """A match's walls are not replayable yet: the error says what the run is, in the commands' terms."""
-    assert cli.main(["match", "--rules", "kaihua", "--policies", "greedy,random", "--walls", "2", "--chunk-walls", "2",
-                     "--workers", "1", "--no-progress", "--out", str(tmp_path / "m")]) == 0
+MATCH_POLICIES = {"kaihua": "always,random,learned:kaihua", "jiating": "greedy,random,tuned:jiating"}
+
+
+@pytest.mark.parametrize("rules", ["kaihua", "jiating"])
+def test_match_wall_replayed_equals_stored_row(rules, tmp_path, capsys):
+    """A match's hand (issue 28 item 1, "a match wall"): wall w in seating r of a chunk is re-played from the
+    chunk's wall seed and the seating's bots' seed after the seating's earlier walls, every column checked
+    (:func:`replay.from_run` refuses a mismatch); the same wall in every seating has the same deal."""
+    out = tmp_path / "m"
+    assert cli.main(["match", "--rules", rules, "--policies", MATCH_POLICIES[rules], "--walls", "6",
+                     "--chunk-walls", "3", "--workers", "1", "--no-progress", "--out", str(out)]) == 0
     capsys.readouterr()
-    err = _cli_error(capsys, str(tmp_path / "m"), "--hand", "0")
-    assert "is a `caishen match`" in err and "simulate" in err
+    df = stream.read_run(out)
+    n_s = 4  # three policies: A B C A in four rotations
+    assert len(df) == 6 * n_s
+    starts = []
+    for hid in range(5 * n_s, 6 * n_s):  # the last wall, in each seating
+        trace = replay.from_run(out, str(hid))
+        row = df[df.hand_id == hid].iloc[0]
+        assert [s["score"] for s in trace.frames[-1]["seats"]] == [row[f"score_{p}"] for p in range(4)]
+        assert f"seating {hid % n_s}" in trace.source
+        starts.append([s["hand"] for s in trace.frames[0]["seats"]])
+        assert [_tiles_conserved(f) for f in trace.frames] == [136] * len(trace.frames)
+    assert all(s == starts[0] for s in starts)  # duplicate deal: the same tiles in every seating
+    again = replay.from_run(out, f"1:{2 * n_s + 1}")  # hand_id 21 addressed by chunk and index
+    assert again.frames == replay.from_run(out, "21").frames
+
+
+def test_ladder_pair_hand_replays_and_the_ladder_folder_names_its_pairs(tmp_path, capsys):
+    out = tmp_path / "lad"
+    assert cli.main(["ladder", "--rules", "kaihua", "--bots", "greedy,random", "--walls", "2", "--chunk-walls", "2",
+                     "--workers", "1", "--no-progress", "--out", str(out)]) == 0
+    capsys.readouterr()
+    trace = replay.from_run(out / "pairs" / "00-01", "3")
+    assert "seating 1" in trace.source and trace.frames[-1]["to_act"] == -1
+    err = _cli_error(capsys, str(out), "--hand", "0")
+    assert "is a `caishen ladder`" in err and "00-01" in err
+
+
+def test_replay_names_a_sweep_point_it_cannot_replay(tmp_path, capsys):
+    """A sweep point's hands are not replayable: the error says what the run is, in the commands' terms."""
+    assert cli.main(["sweep", "--rules", "kaihua", "--policy", "greedy,random", "--walls", "4",
+                     "--workers", "1", "--no-progress", "--out", str(tmp_path / "s")]) == 0
+    capsys.readouterr()
+    points = sorted(p for p in (tmp_path / "s").rglob("run.json"))
+    assert points, "the sweep wrote no point run"
+    err = _cli_error(capsys, str(points[0].parent), "--hand", "0")
+    assert "sweep" in err and "simulate" in err and "match" in err
+
+
+def test_run_hand_with_bots_that_play_with_data(tmp_path):
+    """A simulate run's seats with data (learned weights, the search bot's stream) re-play as the batch played
+    them: the replay builds the bot context from the seats' specs, as ``play_batch`` does."""
+    out = tmp_path / "data_bots"
+    runner.run(runner.make_config("kaihua", 10, 3, policies="learned:kaihua,mc:4,greedy,random", chunk_size=5),
+               out, workers=1)
+    for hid in ("2", "7"):
+        trace = replay.from_run(out, hid)  # refuses a record that differs from the stored row
+        assert trace.frames[-1]["to_act"] == -1

@@ -8,12 +8,14 @@ actions taken, and the hand's record (``result``).  It comes from
 - :func:`from_log`: a JSON-lines hand log written by
   :meth:`caishen.sim.engine.Game.write_log` (checked by the engine's
   :func:`caishen.sim.engine.replay`: the recorded result must come out again);
-- :func:`from_run`: a hand of a ``caishen simulate`` run, addressed by chunk
-  and index or by ``hand_id``.  A run stores only each hand's record, so the
+- :func:`from_run`: a hand of a ``caishen simulate`` run or a ``caishen
+  match`` (a ladder's pairs are matches), addressed by chunk and index or by
+  ``hand_id``.  A run stores only each hand's record, so the
   hand is *re-played*: self-play is reproducible from (rules, options, chunk
   seed, policies) (:mod:`caishen.sim.selfplay.batch`), so the chunk's earlier
   hands are played by the batch kernel to bring the random stream, the bots'
-  state, the dealer and the streak to the hand, and the hand itself is dealt
+  state, the dealer and the streak to the hand (a match: the seating's
+  earlier walls, :mod:`caishen.sim.analysis.arena`), and the hand itself is dealt
   and stepped through :class:`~caishen.sim.engine.Game` with the same kernel
   bots.  The replayed record must equal the stored row, column by column, or
   the replay is refused (``ValueError`` naming the column);
@@ -74,6 +76,8 @@ MAX_LOG_BYTES = 4 << 20
 MAX_CHUNK_BYTES = 1 << 31
 #: the chunk function of ``caishen simulate`` runs (the only runs whose hands are re-played here)
 ENGINE_CHUNK_FN = "caishen.sim.selfplay.runner:engine_chunk"
+#: the chunk functions of ``caishen match`` runs (:mod:`caishen.sim.analysis.arena`: ``chunk_2/3/4``)
+MATCH_CHUNK_PREFIX = "caishen.sim.analysis.arena:chunk_"
 #: hands per match in a run (``engine_chunk`` plays ``play_batch``'s default)
 RUN_MATCH_LEN = 16
 DECL_NAMES = {0: "", 1: "架听 (declared ready)", 2: "硬子 (declared hard)"}
@@ -239,17 +243,39 @@ def _stored_row(run_dir: Path, meta: dict, chunk: int, index: int) -> dict:
     return {name: col[0].as_py() for name, col in zip(table.column_names, table.columns)}
 
 
+def _match_hand(meta: dict, seed_entropy: int, chunk: int, index: int) -> tuple[list[str], int, int, int, int, str]:
+    """Row ``index`` of a match chunk (:mod:`caishen.sim.analysis.arena`): ``(seat policies, bots' seed,
+    wall_seed, wall in the chunk, seating, where)``; the row is wall ``index // n_seatings`` in seating
+    ``index % n_seatings`` (the arena's wall-major rows)."""
+    from caishen.sim.analysis import arena
+
+    n_p = arena.n_policies_of(meta)
+    seats = arena.seatings(n_p)
+    names = [None] * n_p
+    for i, p in zip(arena.fill_seats(n_p), meta["policies"]):
+        names[i] = p
+    wall, r = divmod(index, len(seats))
+    seat_policies = [names[i] for i in seats[r]]
+    hand_id = chunk * int(meta["chunk_size"]) + index
+    where = (f"wall {hand_id // len(seats)} of the match, seating {r}: "
+             + ", ".join(f"seat {s} {p}" for s, p in enumerate(seat_policies)))
+    return seat_policies, arena._bots_seed(seed_entropy, r), int(seed_entropy), wall, r, where
+
+
 def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
-    """Hand ``hand`` (``hand_id`` or ``"CHUNK:INDEX"``, :func:`locate`) of a ``caishen simulate`` run,
-    re-played and checked against its stored row (module docstring).
+    """Hand ``hand`` (``hand_id`` or ``"CHUNK:INDEX"``, :func:`locate`) of a ``caishen simulate`` run or of a
+    ``caishen match`` (a ladder's pair ``OUT/pairs/II-JJ`` included), re-played and checked against its
+    stored row (module docstring).  A match's ``hand_id`` is ``wall * n_seatings + seating``: the hands
+    ``n_seatings * w .. n_seatings * (w + 1) - 1`` are wall ``w`` in each seating.
 
     Raises ``ValueError`` (one line, naming the run, hand or file) for a directory that is no run, holds
-    symbolic links or a damaged chunk, a run of another chunk function (a match, a sweep), a hand outside
-    the run, and a replay whose record differs from the stored row (the engine or a bot changed since).
+    symbolic links or a damaged chunk, a run of another chunk function (a sweep point, a 飘 study), a ladder's
+    own folder (naming its pairs), a hand outside the run, and a replay whose record differs from the stored
+    row (the engine or a bot changed since).
     """
-    from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context
+    from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context, needs_context
     from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action
-    from caishen.sim.selfplay.batch import _play_batch_walls
+    from caishen.sim.selfplay.batch import _duplicate_deal, _play_batch_walls
     from caishen.sim.selfplay.rundir import read_run_json
     from caishen.sim.selfplay.runner import chunk_seeds
 
@@ -257,38 +283,51 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     if not run_dir.is_dir() or run_dir.is_symlink():
         raise ValueError(f"{str(run_dir)!r}: no such run directory")
     safeio.refuse_links(run_dir)
+    if not (run_dir / "run.json").exists() and (run_dir / "pairs").is_dir():
+        pairs = sorted(p.name for p in (run_dir / "pairs").iterdir() if p.is_dir())[:3]
+        raise ValueError(f"{str(run_dir)!r} is a `caishen ladder`: replay a hand of one of its pairs, e.g. "
+                         + ", ".join(repr(str(run_dir / "pairs" / p)) for p in pairs))
     meta = read_run_json(run_dir)
-    if meta.get("chunk_fn", ENGINE_CHUNK_FN) != ENGINE_CHUNK_FN:
-        kind = {"arena": "a `caishen match` (or a ladder pair)", "piao_study": "a 飘 study",
-                "analysis.study": "a `caishen sweep` point"}  # the first name the chunk function holds
-        what = next((v for k, v in kind.items() if k in str(meta["chunk_fn"])), "not a `caishen simulate` run")
-        raise ValueError(f"{str(run_dir)!r} is {what}; replay re-plays the hands of `caishen simulate` runs, a "
-                         "`Game` and hand logs only (a match's walls: not yet)")
+    fn = str(meta.get("chunk_fn", ENGINE_CHUNK_FN))
+    is_match = fn.startswith(MATCH_CHUNK_PREFIX)
+    if fn != ENGINE_CHUNK_FN and not is_match:
+        kind = {"piao_study": "a 飘 study", "analysis.study": "a `caishen sweep` point"}  # a name the function holds
+        what = next((v for k, v in kind.items() if k in fn), "not a `caishen simulate` or `caishen match` run")
+        raise ValueError(f"{str(run_dir)!r} is {what}; replay re-plays the hands of `caishen simulate` and "
+                         "`caishen match` runs (a ladder's pairs included), a `Game` and hand logs only")
     chunk, index = locate(meta, hand)
     row = _stored_row(run_dir, meta, chunk, index)
     seed = int(chunk_seeds(int(meta["seed"]), int(meta["n_chunks"]))[chunk])
+    if is_match:  # the seating's batch: its bots' seed, the wall seed, the walls before this one
+        policies, seed, wall_seed, before, r, seating = _match_hand(meta, seed, chunk, index)
+        expect = {"wall": before, "seating": r, "wall_seed": wall_seed}  # the arena's own columns
+    else:  # the chunk's batch: the hands before this one, in matches of RUN_MATCH_LEN
+        policies, wall_seed, before, seating, expect = list(meta["policies"]), -1, index, "", {}
 
     game = Game(meta["rules"], meta["options"])
     ep, rp, tabs = game._ep, game._rp, game._tabs
-    table, weights = bot_table(meta["policies"], game.rules_name, int(ep[EP_JOKER]))
-    bx = make_context(game.rules_name, game.rules, weights, seed) if (table[:, 0] >= POLICY_TUNED).any() else None
-    # the chunk's hands before this one, by the batch kernel: the stream, the bots' state and work arrays
+    table, weights = bot_table(policies, game.rules_name, int(ep[EP_JOKER]))
+    bx = make_context(game.rules_name, game.rules, weights, seed, policies) if needs_context(policies) else None
+    # the batch's hands before this one, by the batch kernel: the stream, the bots' state and work arrays
     st = new_state()[0]
-    rec = np.zeros((index, N_RECORD), np.int64)
+    rec = np.zeros((before, N_RECORD), np.int64)
     work = np.zeros((4, 34), np.int64)
-    hand_err, err = _play_batch_walls(seed, -1, index, RUN_MATCH_LEN, table, ep, rp, tabs, False, st, rec, work,
-                                      np.zeros((index, N_SEATS), np.int8), bx)
+    hand_err, err = _play_batch_walls(seed, wall_seed, before, RUN_MATCH_LEN, table, ep, rp, tabs, False, st, rec,
+                                      work, np.zeros((before, N_SEATS), np.int8), bx)
     if err != 0:
         raise ValueError(f"{str(run_dir)!r}: re-playing chunk {chunk} failed in hand {hand_err} (error {err})")
-    mh = index % RUN_MATCH_LEN  # the batch loop's dealer and streak (caishen.sim.selfplay.batch._play_batch_walls)
-    if mh == 0:
-        dealer = int(_rng_below(st["rng"], N_SEATS)) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
-        streak = 0
+    if wall_seed >= 0:  # a duplicate deal (caishen.sim.selfplay.batch._play_batch_walls): a one-hand match
+        dealer, mh, streak = int(_duplicate_deal(st, wall_seed, before, np.zeros(4, np.uint64))), 0, 0
     else:
-        prev = rec[index - 1]
-        dealer = int(_next_dealer(ep, prev[RECORD_INDEX["dealer"]], prev[RECORD_INDEX["winners_mask"]]))
-        streak = int(_next_streak(prev[RECORD_INDEX["dealer"]], dealer, prev[EXTRA_INDEX["streak"]]))
-    _shuffle_wall(st)
+        mh = index % RUN_MATCH_LEN  # the batch loop's dealer and streak
+        if mh == 0:
+            dealer = int(_rng_below(st["rng"], N_SEATS)) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
+            streak = 0
+        else:
+            prev = rec[index - 1]
+            dealer = int(_next_dealer(ep, prev[RECORD_INDEX["dealer"]], prev[RECORD_INDEX["winners_mask"]]))
+            streak = int(_next_streak(prev[RECORD_INDEX["dealer"]], dealer, prev[EXTRA_INDEX["streak"]]))
+        _shuffle_wall(st)
     game.state["rng"][:] = st["rng"]
     game.reset(wall=st["wall"].copy(), dealer=dealer, match_hand=mh, streak=streak)
 
@@ -311,8 +350,9 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
         return int(_choose_action(code, param, gs, ep, rp, tabs, gs["mask"], work))
 
     where = f"hand {chunk}:{index} (hand_id {row.get('hand_id')}) of {str(run_dir)!r}"
-    trace = trace_game(game, choose, source=f"run {run_dir.name}, chunk {chunk}, hand {index}")
-    replayed = {**{k: v for k, v in trace.result.items() if k != "next_dealer"}, "hand": index}
+    source = f"{'match' if is_match else 'run'} {run_dir.name}, chunk {chunk}, hand {index}"
+    trace = trace_game(game, choose, source=source + (f" ({seating})" if seating else ""))
+    replayed = {**{k: v for k, v in trace.result.items() if k != "next_dealer"}, "hand": index, **expect}
     if joker >= 0:
         replayed.update({f"piao_chance_{s}": chance[s] for s in range(N_SEATS)})
     for k, v in replayed.items():
