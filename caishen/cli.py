@@ -439,7 +439,8 @@ def _cmd_simulate(args) -> int:
 
 
 def _print_examples(lines: list[str]) -> None:
-    """The summary's example hands of a simulate run (summary.example_hands), each a command to open it."""
+    """The summary's example hands of a simulate run or a match (summary.example_hands), each a command to
+    open it."""
     print("example hands (each line: the command that replays it):")
     for line in lines:
         print(f"  {line}")
@@ -774,6 +775,9 @@ def _cmd_match(args) -> int:
             f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), "
             f"{res.chunks_skipped} already done; run directory {args.out}")
     print(arena.format_summary(summary, head))
+    from caishen.sim.analysis import summary as run_summary
+
+    _print_examples(run_summary.example_hands(args.out))  # a match's hands replay as a simulate run's
     return 0
 
 

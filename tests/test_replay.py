@@ -266,7 +266,10 @@ def test_match_wall_replayed_equals_stored_row(rules, tmp_path, capsys):
     out = tmp_path / "m"
     assert cli.main(["match", "--rules", rules, "--policies", MATCH_POLICIES[rules], "--walls", "6",
                      "--chunk-walls", "3", "--workers", "1", "--no-progress", "--out", str(out)]) == 0
-    capsys.readouterr()
+    printed = capsys.readouterr().out
+    named = re.findall(r"the largest win .*: caishen replay (\S+) --hand (\S+)", printed)  # the summary's examples
+    assert named and named[0][0] == str(out), printed
+    assert replay.from_run(out, named[0][1]).frames[-1]["to_act"] == -1
     df = stream.read_run(out)
     n_s = 4  # three policies: A B C A in four rotations
     assert len(df) == 6 * n_s
