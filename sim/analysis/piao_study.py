@@ -214,6 +214,18 @@ def _piao_point(st, ep, tabs, s):
     return ready
 
 
+@njit(cache=True, inline="always")
+def _situation(st, ep, h, s, row):
+    """Fill the situation columns of a study row (``row: int64[N_FEAT]``, zeroed first): the hand, the seat,
+    dealer or not, the live tiles left and the turn; the decision's own columns are the caller's."""
+    row[:] = 0
+    row[F_HAND] = h
+    row[F_SEAT] = s
+    row[F_DEALER] = 1 if st.sc[SC_DEALER] == s else 0
+    row[F_TILES_LEFT] = _live_left(st, ep)
+    row[F_TURNS] = st.sc[SC_TURNS]
+
+
 @njit(cache=True)
 def _piao_features(st, ep, tabs, s, live, row):
     """Fill ``row[F_CAISHEN .. F_BAOTOU]`` for a 飘 point of seat ``s`` (``live: int64[34]`` scratch)."""
@@ -369,12 +381,7 @@ def _study_hands(seed, n_hands, policies, keep, decision, explore_ppm, per_hand,
                         _copy_state(st, sv)
                 a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
                 if pick:
-                    saved[:] = 0
-                    saved[F_HAND] = h
-                    saved[F_SEAT] = s
-                    saved[F_DEALER] = 1 if st.sc[SC_DEALER] == s else 0
-                    saved[F_TILES_LEFT] = _live_left(st, ep)
-                    saved[F_TURNS] = st.sc[SC_TURNS]
+                    _situation(st, ep, h, s, saved)
                     _piao_features(st, ep, tabs, s, live, saved)
                     saved[F_TAKEN] = 1 if a == A_DISCARD + joker else 0
                 _step(st, ep, rp, tabs, a)
@@ -401,12 +408,7 @@ def _study_hands(seed, n_hands, policies, keep, decision, explore_ppm, per_hand,
             if n >= m:
                 return -1
             row = feat[n]
-            row[:] = 0
-            row[F_HAND] = h
-            row[F_SEAT] = s
-            row[F_DEALER] = 1 if st.sc[SC_DEALER] == s else 0
-            row[F_TILES_LEFT] = _live_left(st, ep)
-            row[F_TURNS] = st.sc[SC_TURNS]
+            _situation(st, ep, h, s, row)
             row[F_CHANCES] = 1
             if decision == DECISION_PIAO:
                 _piao_features(st, ep, tabs, s, live, row)
