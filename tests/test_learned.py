@@ -16,7 +16,8 @@ from hypothesis import strategies as hs
 
 from caishen.sim.bots import learned
 from caishen.sim.bots.registry import POLICY_LEARNED, bot_table, load_tuned, parse
-from caishen.sim.engine import N_SEATS, Game
+from caishen.sim.bots.features import FEATURE_SETS
+from caishen.sim.engine import A_DISCARD, N_SEATS, PH_TURN, SC_PHASE, Game
 from caishen.sim.rules import base as rulesets
 from test_envs import _hidden_twin, _wall_with_quads
 
@@ -378,6 +379,9 @@ def test_conv_bot_reads_nothing_hidden(tmp_path):
             np.testing.assert_array_equal(lx[1][5, :n], logits)
             if n:
                 np.testing.assert_array_equal(lx[7], kinds)
+                pending = int(np.argmax(kinds[FEATURE_SETS["kinds"].first_row["pending"]]))
+                want = [-1] + [34 + pending] * (n - 1) if st["sc"][SC_PHASE] != PH_TURN else list(lx[2][:n] - A_DISCARD)
+                assert list(lx[10][:n]) == want  # a discard reads its kind's score, a claim the offered tile's
             n_checked += n > 0
             game.step(int(rng.choice(game.legal_actions())))
     assert n_checked > 100

@@ -102,7 +102,9 @@ input (most of the planes) is skipped; the layers' outputs are kind-major
 (``bx[0]``, padded to the longest row; the tuned bot reads the first 17 values
 of its row, a learned bot all of it) and the scratch of :func:`new_scratch` as
 its slot of the bot context (``bx[SLOTS][0]``, :mod:`caishen.sim.bots.registry`).
-The conv score map is computed once per decision, into the scratch: no
+The conv score map is computed once per decision, into the scratch (the
+first layer at every kind, the second layer and the head only at the kinds
+the candidates read: the discardable kinds, or the tile on offer): no
 allocation per decision in either architecture.
 """
 
@@ -433,14 +435,15 @@ def load_learned(path, rules: str | None = None) -> tuple[np.ndarray, dict]:
 def new_scratch():
     """The learned bots' scratch (its slot of the bot context, ``bx[SLOTS][0]``): ``(planes: uint8[76, 34], fb:
     float64[6, 256], acts: int64[40], rows, cols, scale, xs: float64[40, 17], kinds: float64[15, 34], conv:
-    float64[2, 34, 64], score: float64[2, 34], cand: int64[40])`` with the ``context`` tables (``xs[i]``:
-    candidate ``i``'s action features; ``kinds``, ``conv``, ``score``: the conv's input planes, layer
-    outputs and score map; ``cand[i]``: the conv score candidate ``i`` reads, ``h * 34 + kind``, -1 none)."""
+    float64[2, 34, 64], score: float64[2, 34], cand: int64[40], need: uint8[34])`` with the ``context`` tables
+    (``xs[i]``: candidate ``i``'s action features; ``kinds``, ``conv``, ``score``: the conv's input planes,
+    layer outputs and score map; ``cand[i]``: the conv score candidate ``i`` reads, ``h * 34 + kind``, -1
+    none; ``need``: the kinds whose scores the decision reads)."""
     rows, cols, scale = context_tables()
     return (np.zeros((FEATURE_SETS["planes"].rows, N_KINDS), np.uint8), np.zeros((6, MAX_HIDDEN)),
             np.zeros(MAX_CANDIDATES, np.int64), rows, cols, scale, np.zeros((MAX_CANDIDATES, N_ACTION)),
             np.zeros((N_PLANES, N_KINDS)), np.zeros((2, N_KINDS, MAX_CHANNELS)), np.zeros((N_HEADS, N_KINDS)),
-            np.full(MAX_CANDIDATES, -1, np.int64))
+            np.full(MAX_CANDIDATES, -1, np.int64), np.zeros(N_KINDS, np.uint8))
 
 
 def conv_forward(row: np.ndarray, kinds: np.ndarray) -> np.ndarray:
@@ -455,7 +458,8 @@ def conv_forward(row: np.ndarray, kinds: np.ndarray) -> np.ndarray:
     if kinds.shape != (N_PLANES, N_KINDS):
         raise ValueError(f"conv_forward: kinds must be float[{N_PLANES}, {N_KINDS}], got {list(kinds.shape)}")
     lx = new_scratch()
-    _conv_map(row[1:], kinds, lx[8], lx[9])
+    lx[11][:] = 1
+    _conv_map(row[1:], kinds, lx[8], lx[9], lx[11])
     return lx[9].copy()
 
 
@@ -516,17 +520,17 @@ def _residual(p, x, hc, h1v, h2v):
 
 
 @njit(cache=True)
-def _conv_layer(q, o_w, o_b, inp, n_in, n_out, out, kind_major):
+def _conv_layer(q, o_w, o_b, inp, n_in, n_out, out):
     """One conv layer (module docstring): ``out[k, c] = relu(b[c] + sum_i sum_t w[c, i, t] in[i, k + t - 1])``
-    over the kinds ``k + t - 1`` of ``k``'s own suit (an honor: ``t = 1`` only); ``out: float64[34, >= n_out]``.
-    ``inp`` is ``[n_in, 34]`` (the planes) or, ``kind_major``, ``[34, >= n_in]`` (a layer's output); the
-    weights ``[in, tap, out]`` from ``q[o_w]``, the biases from ``q[o_b]``.  A zero input is skipped."""
+    over the kinds ``k + t - 1`` of ``k``'s own suit (an honor: ``t = 1`` only); ``out: float64[34, >= n_out]``,
+    ``inp: [n_in, 34]`` (the planes), scattered input by input (a zero input, most of them, is skipped);
+    the weights ``[in, tap, out]`` from ``q[o_w]``, the biases from ``q[o_b]``."""
     for k in range(N_KINDS):
         for c in range(n_out):
             out[k, c] = q[o_b + c]
     for i in range(n_in):
         for j in range(N_KINDS):
-            v = inp[j, i] if kind_major else inp[i, j]
+            v = inp[i, j]
             if v == 0.0:
                 continue
             col = o_w + (3 * i + 1) * n_out  # the middle tap: kind j itself
@@ -548,27 +552,53 @@ def _conv_layer(q, o_w, o_b, inp, n_in, n_out, out, kind_major):
 
 
 @njit(cache=True)
-def _conv_map(q, kinds, cb, score):
-    """The conv's score map ``score: float64[2, 34]`` from the planes ``kinds: float64[15, 34]``; ``q``: the
+def _conv_layer_at(q, o_w, o_b, inp, n_in, n_out, out, need):
+    """A conv layer as :func:`_conv_layer` on the kind-major ``inp: [34, >= n_in]``, its outputs only at the
+    kinds ``need`` marks (each gathered from its suit neighbours: the same sum, another order)."""
+    for k in range(N_KINDS):
+        if not need[k]:
+            continue
+        for c in range(n_out):
+            out[k, c] = q[o_b + c]
+        for t in range(3):
+            j = k + t - 1
+            if t != 1 and (k >= 27 or j < 0 or j // 9 != k // 9):  # no neighbour across a suit, none for honors
+                continue
+            for i in range(n_in):
+                v = inp[j, i]
+                if v != 0.0:
+                    col = o_w + (3 * i + t) * n_out
+                    for c in range(n_out):
+                        out[k, c] += q[col + c] * v
+        for c in range(n_out):
+            if out[k, c] < 0.0:
+                out[k, c] = 0.0
+
+
+@njit(cache=True)
+def _conv_map(q, kinds, cb, score, need):
+    """The conv's score map ``score: float64[2, 34]`` from the planes ``kinds: float64[15, 34]`` at the kinds
+    ``need: uint8[34]`` marks (the candidates' kinds; the other columns are left as they were); ``q``: the
     conv body of a kernel row (after its arch code); ``cb: float64[2, 34, >= C]``: the layers' outputs."""
     n_in, c1, c2, heads = int(q[0]), int(q[1]), int(q[2]), int(q[3])
     o_w1 = _HDR + N_ACTION
     o_b1 = o_w1 + n_in * 3 * c1
     o = o_b1 + c1
-    _conv_layer(q, o_w1, o_b1, kinds, n_in, c1, cb[0], False)
+    _conv_layer(q, o_w1, o_b1, kinds, n_in, c1, cb[0])  # every kind: the input is sparse
     last = cb[0]
     c = c1
     if c2 > 0:
         o_b2 = o + c1 * 3 * c2
-        _conv_layer(q, o, o_b2, cb[0], c1, c2, cb[1], True)
+        _conv_layer_at(q, o, o_b2, cb[0], c1, c2, cb[1], need)
         o = o_b2 + c2
         last = cb[1]
         c = c2
     o_hb = o + c * heads
-    for h in range(heads):
-        for k in range(N_KINDS):
-            score[h, k] = q[o_hb + h]
     for k in range(N_KINDS):
+        if not need[k]:
+            continue
+        for h in range(heads):
+            score[h, k] = q[o_hb + h]
         for j in range(c):
             v = last[k, j]
             if v != 0.0:
@@ -622,8 +652,13 @@ def _learned_scores(row, st, ep, tabs, mask, work, lx):
     else:
         base, pong, kong, c0, c1, c2 = _claim_shanten(st, ep, tabs, mask, work)
     if conv:
+        need = lx[11]
+        for k in range(N_KINDS):
+            need[k] = 1 if phase == PH_TURN and mask[A_DISCARD + k] else 0
+        if phase != PH_TURN:
+            need[st.sc[SC_TILE]] = 1
         _encode_kinds(st, s, joker, planes, lx[7])
-        _conv_map(p, lx[7], lx[8], lx[9])
+        _conv_map(p, lx[7], lx[8], lx[9], need)
     else:
         _encode_context(st, s, joker, planes, rows, cols, scale, fb[_R_CTX])
         _context_hidden(p, fb[_R_CTX], fb[_R_HC])
