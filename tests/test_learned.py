@@ -461,3 +461,13 @@ def test_mlp_files_keep_their_layout(tmp_path):
                               m["w3"], m["b3"]])
         assert row[0] == 0 and hdr["arch"] == "action-mlp"
         np.testing.assert_array_equal(row[1:], old)
+
+
+def test_save_refuses_a_member_the_header_does_not_have(tmp_path):
+    """A conv net whose header says one layer but which holds a second: refused, nothing written."""
+    net = learned.conv_from_tuned(load_tuned("kaihua")[0], channels=(16, 16))
+    net["header"]["layers"]["channels"] = [16]
+    net["head_w"] = np.zeros((2, 16))
+    with pytest.raises(ValueError, match="member 'conv2_b' is not one of action-conv's"):
+        learned.save_learned(tmp_path / "x.npz", net)
+    assert not (tmp_path / "x.npz").exists()

@@ -228,7 +228,8 @@ KINDS_V1: tuple[FeatureGroup, ...] = (
     _g("own_concealed_kongs", 1, 1, False, "kinds of own concealed kongs"),
     _g("discards", 4, 4, False, "each seat's discards so far, count per kind (claimed ones included)"),
     _g("melds", 4, 4, False, "tiles in each seat's exposed melds: chow tiles, 3 per pong, 4 per exposed or "
-                             "added kong (another seat's concealed kong is hidden, K-5.3)"),
+                             "added kong (no meld holds a 财神, K-2.3; another seat's concealed kong is "
+                             "hidden, K-5.3)"),
     _g("seen", 1, 4, False, "copies the seat has seen: own hand, own concealed kongs (4), every exposed meld's "
                             "tiles and the discards not claimed (the P27 count)"),
     _g("pending", 1, 1, False, "the discard or added-kong tile on offer"),

@@ -152,7 +152,7 @@ from caishen.sim.engine import (
 )
 
 __all__ = ["FORMAT", "ARCH", "ARCH_CONV", "ARCHS", "ARCH_CODES", "MAX_FILE", "MAX_HIDDEN", "MAX_CHANNELS", "N_ACTION",
-           "N_CONTEXT", "N_PLANES", "N_HEADS", "MEMBERS", "CONV_MEMBERS", "load_learned", "save_learned", "from_tuned",
+           "N_CONTEXT", "N_PLANES", "N_HEADS", "KERNEL", "MEMBERS", "CONV_MEMBERS", "load_learned", "save_learned", "from_tuned",
            "conv_from_tuned", "header", "conv_header", "pack", "unpack", "new_scratch", "conv_forward", "decisions"]
 
 #: the ``format`` of a weights file's header
@@ -165,7 +165,7 @@ ARCH_CONV = "action-conv"
 ARCHS = (ARCH, ARCH_CONV)
 #: the code of each architecture, ``row[0]`` of a kernel row (module docstring, "Kernel layout")
 ARCH_CODES = {ARCH: 0, ARCH_CONV: 1}
-_CODE_CONV = 1
+_CODE_CONV = 1  # ARCH_CODES[ARCH_CONV] as a plain int: a compile-time constant of the kernels
 #: bytes of a weights file at most (the default network is ~40 KB)
 MAX_FILE = 32 << 20
 #: the largest hidden layer (MLP)
@@ -315,7 +315,12 @@ def save_learned(path, net: dict) -> str:
     path = str(path)
     hdr = net["header"]
     _check_header(path, hdr, None)
-    arrays = {m: np.asarray(net[m], np.float64) for m in _arch_shapes(hdr) if m in net}
+    shapes = _arch_shapes(hdr)
+    extra = sorted(set(net) - {"header"} - set(shapes))
+    if extra:
+        raise ValueError(f"{path}: member {extra[0]!r} is not one of {hdr['arch']}'s {list(shapes)} "
+                         f"(layers {str(hdr['layers'])[:60]})")
+    arrays = {m: np.asarray(net[m], np.float64) for m in shapes if m in net}
     _check_arrays(path, hdr, arrays)
     buf = io.BytesIO()
     text = json.dumps(hdr, allow_nan=False, sort_keys=True).encode()
