@@ -13,14 +13,17 @@ from caishen.envs.observation import FLAT_INDEX, encode, feature_set
 from caishen.sim.bots.features import (
     FEATURE_SETS,
     HISTORY_V1,
+    KINDS_V1,
     PLANES_V1,
     _encode_context,
+    _encode_kinds,
     check_feature_set,
     context_tables,
     doc_table,
     observation_set,
 )
-from caishen.sim.engine import N_KINDS, N_SEATS, Game
+from caishen.sim.engine import DF_CLAIMED, N_KINDS, N_SEATS, SC_HEAD, SC_TAIL, Game
+from caishen.sim.tiles import MELD_KONG_CONCEALED
 from caishen.sim.rules import base as rulesets
 from test_envs import _hidden_twin, _wall_with_quads
 
@@ -104,3 +107,67 @@ def test_context_encoder_matches_flat_vector_and_hides_hidden_information(rules)
                 n += 1
             game.step(int(rng.choice(game.legal_actions())))
     assert n > 300
+
+
+def _kinds_reference(planes: np.ndarray) -> np.ndarray:
+    """kinds v1 without its ``seen`` row (left 0) read off the planes of caishen.envs.observation."""
+    fs, first = FEATURE_SETS["kinds"], FEATURE_SETS["planes"].first_row
+    row = fs.first_row
+    out = np.zeros(fs.shape)
+    out[row["hand"]] = planes[first["hand"]] / 4
+    out[row["own_concealed_kongs"]] = planes[first["own_concealed_kongs"]]
+    for r in range(N_SEATS):
+        out[row["discards"] + r] = planes[first["discards"] + r] / 4
+        out[row["melds"] + r] = (planes[first["chows"] + r] + 3 * planes[first["pongs"] + r]
+                                 + 4 * planes[first["kongs"] + r]) / 4
+    out[row["pending"]] = planes[first["pending"]]
+    out[row["joker"]] = planes[first["joker"]]
+    out[row["honor"], 27:] = 1
+    out[row["terminal"], [0, 8, 9, 17, 18, 26]] = 1
+    return out
+
+
+def _hidden_copies(game, seat: int) -> np.ndarray:
+    """Copies of each kind ``seat`` cannot see: the wall, the other seats' concealed tiles and concealed kongs."""
+    st = game.state
+    hidden = np.bincount(st["wall"][int(st["sc"][SC_HEAD]):int(st["sc"][SC_TAIL]) + 1], minlength=N_KINDS)
+    for p in range(N_SEATS):
+        if p != seat:
+            hidden = hidden + st["hands"][p]
+            for m in np.flatnonzero(st["meld_type"][p] == MELD_KONG_CONCEALED):
+                hidden[st["meld_kind"][p, m]] += 4
+    return hidden
+
+
+@pytest.mark.parametrize("rules", ["kaihua", "jiating"])
+def test_kinds_encoder_matches_planes_counts_what_is_seen_and_hides_hidden_information(rules):
+    """kinds v1 (the conv bot's input, numba) equals its definition read off the planes on every state of
+    random hands; its ``seen`` row is 4 minus the copies hidden from the seat (the wall, the others'
+    concealed tiles and kongs: a count apart from the encoder's); it is unchanged when only what the seat
+    cannot see changes."""
+    rng = np.random.default_rng(12)
+    joker = rulesets.get(rules).facts["joker"]
+    fs = FEATURE_SETS["kinds"]
+    assert fs.shape == (sum(g.rows for g in KINDS_V1), N_KINDS) and fs.version == 1
+    seen = fs.first_row["seen"]
+    x = np.zeros((FEATURE_SETS["planes"].rows, N_KINDS), np.uint8)
+    out, twin_out = np.zeros(fs.shape), np.zeros(fs.shape)
+    twin = Game(rules).reset(seed=0)
+    n = claimed = 0
+    for hand in range(4):
+        game = Game(rules).reset(wall=_wall_with_quads(rng, joker), dealer=hand % N_SEATS)
+        while not game.done:
+            for seat in range(N_SEATS):
+                _encode_kinds(game.state, seat, joker, x, out)
+                ref = _kinds_reference(encode(game, seat, layout="planes"))
+                mask = np.ones(fs.rows, bool)
+                mask[seen] = False
+                np.testing.assert_array_equal(out[mask], ref[mask])
+                np.testing.assert_array_equal(out[seen] * 4, 4 - _hidden_copies(game, seat))
+                _hidden_twin(game, twin, seat, rng)
+                _encode_kinds(twin.state, seat, joker, x, twin_out)
+                np.testing.assert_array_equal(twin_out, out, err_msg=f"seat {seat}'s kinds see hidden information")
+                n += 1
+            claimed += int((game.state["dflags"] & DF_CLAIMED).any())
+            game.step(int(rng.choice(game.legal_actions())))
+    assert n > 300 and claimed > 10

@@ -11,10 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from caishen.sim.bots import learned
 from caishen.sim.bots.registry import POLICY_LEARNED, bot_table, load_tuned, parse
-from caishen.sim.engine import N_SEATS, Game
+from caishen.sim.bots.features import FEATURE_SETS
+from caishen.sim.engine import A_DISCARD, N_SEATS, PH_TURN, SC_PHASE, Game
 from caishen.sim.rules import base as rulesets
 from test_envs import _hidden_twin, _wall_with_quads
 
@@ -218,3 +221,253 @@ def test_save_refuses_nan(tmp_path):
         learned.save_learned(tmp_path / "x.npz", net)
     assert not (tmp_path / "x.npz").exists()
     assert zipfile.is_zipfile(_net(tmp_path))
+
+
+# ---------------------------------------------------------------------------------------------------
+# action-conv: the 1-D convolution over the 34 kinds (issue 25 item 1)
+# ---------------------------------------------------------------------------------------------------
+def _conv_net(tmp_path, rules="kaihua", head=False, seed=0, name="conv.npz", channels=(16, 16)):
+    net = learned.conv_from_tuned(load_tuned(rules)[0], channels=channels, seed=seed, rules=rules)
+    if head:  # a network whose conv really changes the logits
+        rng = np.random.default_rng(seed + 1)
+        for m in ("conv1_b", "conv2_b", "head_w", "head_b"):
+            if m in net:
+                net[m] = rng.normal(0, 0.5, net[m].shape)
+    return learned.save_learned(tmp_path / name, net)
+
+
+def _segments():
+    """The runs of kinds a kernel-3 conv may slide over: the three suits of 9, and each honor alone."""
+    return [list(range(9 * s, 9 * s + 9)) for s in range(3)] + [[k] for k in range(27, 34)]
+
+
+def _conv_layer_reference(w, b, h):
+    """``relu(b + w * h)`` of one layer, ``w: [O, I, 3]``, ``h: [I, 34]``: each segment zero-padded by one
+    kind at both ends and correlated with the kernel (torch's Conv1d with padding 1, per segment)."""
+    out = np.zeros((w.shape[0], 34))
+    for seg in _segments():
+        x = np.zeros((h.shape[0], len(seg) + 2))
+        x[:, 1:-1] = h[:, seg]
+        for pos, k in enumerate(seg):
+            out[:, k] = b + np.einsum("oit,it->o", w, x[:, pos:pos + 3])
+    return np.maximum(out, 0.0)
+
+
+def _conv_reference(net, kinds):
+    """The score map ``[2, 34]`` of a conv net's arrays on ``kinds: [15, 34]``, in plain numpy."""
+    h = _conv_layer_reference(net["conv1_w"], net["conv1_b"], kinds)
+    if "conv2_w" in net:
+        h = _conv_layer_reference(net["conv2_w"], net["conv2_b"], h)
+    return net["head_w"] @ h + net["head_b"][:, None]
+
+
+@settings(max_examples=60, deadline=None)
+@given(c1=hs.integers(1, 12), c2=hs.integers(0, 9), seed=hs.integers(0, 2**32 - 1),
+       density=hs.floats(0.0, 1.0))
+def test_conv_kernel_equals_reference_on_random_inputs(c1, c2, seed, density):
+    """The numba conv forward (learned.conv_forward, the kernel's _conv_map) equals the plain numpy
+    reference above on random nets (one or two layers) and random sparse planes; pack/unpack round-trip."""
+    rng = np.random.default_rng(seed)
+    channels = (c1,) if c2 == 0 else (c1, c2)
+    net = {m: rng.normal(0, 1.0, shape) for m, shape in learned._conv_shapes(channels).items()}
+    row = learned.pack(net, learned.ARCH_CONV)
+    assert row[0] == learned.ARCH_CODES[learned.ARCH_CONV]
+    back = learned.unpack(row)
+    assert set(back) == set(net) and all(np.array_equal(back[m], net[m]) for m in net)
+    kinds = rng.integers(0, 5, (learned.N_PLANES, 34)) * (rng.random((learned.N_PLANES, 34)) < density) / 4.0
+    np.testing.assert_allclose(learned.conv_forward(row, kinds), _conv_reference(net, kinds), atol=1e-9, rtol=0)
+
+
+def test_conv_suits_do_not_leak_into_each_other():
+    """A tile at a suit's 9 moves no score of the next suit's 1, and an honor moves only its own column."""
+    rng = np.random.default_rng(5)
+    net = {m: rng.normal(0, 1.0, shape) for m, shape in learned._conv_shapes((6, 5)).items()}
+    row = learned.pack(net, learned.ARCH_CONV)
+    base = learned.conv_forward(row, np.zeros((learned.N_PLANES, 34)))
+    for k, allowed in ((8, set(range(0, 9))), (9, set(range(9, 18))), (27, {27}), (33, {33})):
+        kinds = np.zeros((learned.N_PLANES, 34))
+        kinds[0, k] = 1.0
+        moved = set(np.flatnonzero(np.abs(learned.conv_forward(row, kinds) - base).max(axis=0) > 0))
+        assert moved and moved <= allowed, (k, moved)
+
+
+@pytest.mark.parametrize("rules, channels", [("kaihua", (16, 16)), ("jiating", (8,))])
+def test_conv_zero_head_plays_exactly_as_tuned(rules, channels, tmp_path, engine_warm):
+    """A conv network with the tuned weights and a zero head (conv_from_tuned) plays hand for hand as
+    tuned:<rules> in the self-play kernels (every record column equal)."""
+    from caishen.sim.selfplay.batch import play_batch
+
+    path = _conv_net(tmp_path, rules, channels=channels)
+    assert learned.load_learned(path)[1]["arch"] == "action-conv"
+    a = play_batch(400, 9, rules=rules, policies=f"tuned:{rules}")
+    b = play_batch(400, 9, rules=rules, policies=f"learned:{path}")
+    for col in a:
+        assert np.array_equal(a[col], b[col]), col
+    c = play_batch(400, 9, rules=rules, policies=f"learned:{_conv_net(tmp_path, rules, True, 3, 'h.npz', channels)}")
+    assert any(not np.array_equal(a[k], c[k]) for k in c)  # and a nonzero head plays differently
+
+
+def test_conv_and_mlp_sit_in_one_lineup(tmp_path, engine_warm):
+    """A conv seat, an MLP seat, tuned and greedy in one table: rows of two layouts padded side by side."""
+    from caishen.sim.selfplay.batch import play_batch
+
+    conv, mlp = _conv_net(tmp_path, head=True, seed=2), _net(tmp_path, residual=True, seed=2)
+    c = play_batch(200, 4, rules="kaihua", policies=f"learned:{conv},learned:{mlp},tuned:kaihua,greedy")
+    assert sum(int(np.sum(c[f"score_{s}"])) for s in range(N_SEATS)) == 0
+    table, weights = bot_table([f"learned:{conv}", f"learned:{mlp}", "greedy", "greedy"], "kaihua", 33)
+    assert weights[0, 0] == 1 and weights[1, 0] == 0
+
+
+def test_conv_kernel_forward_equals_torch_on_10000_states(tmp_path):
+    """The numba conv forward pass equals torch's ActionConv (caishen.agents.learned_torch) on >= 10,000
+    decisions (logits within 1e-5, the same choice), and the torch export reads back as the same row."""
+    torch = pytest.importorskip("torch")
+    from caishen.agents.learned_torch import ActionConv, ActionMLP, conv_model_from_tuned, model_from_file
+
+    path = _conv_net(tmp_path, head=True, seed=7)
+    row, _ = learned.load_learned(path)
+    d = learned.decisions(row, "kaihua", n_rows=10_000, seed=5)
+    model = ActionConv.from_file(path)
+    assert isinstance(model_from_file(path), ActionConv)
+    with torch.no_grad():
+        got = model(torch.as_tensor(d["x"]), torch.as_tensor(d["kinds"]), torch.as_tensor(d["cand"])).numpy()
+    live = np.arange(learned.MAX_CANDIDATES)[None, :] < d["n"][:, None]
+    assert live.sum() > 50_000 and d["claim"].sum() > 100
+    conv_part = d["logits"][live] - np.einsum("ci,i->c", d["x"][live], learned.unpack(row)["linear"])
+    assert np.std(conv_part) > 0.1  # the conv really moves the logits
+    np.testing.assert_allclose(got[live], d["logits"][live], atol=1e-5, rtol=0)
+    for i in range(d["n"].shape[0]):
+        n = d["n"][i]
+        lg = got[i, :n]
+        if d["claim"][i]:
+            j = int(np.argmax(lg)) if lg.max() > lg[0] else 0
+        else:
+            j = int(n - 1 - np.argmax(lg[::-1]))
+        chosen = d["actions"][i, j]
+        assert d["chosen"][i] in (chosen, chosen + 34), i
+    out = model.export(tmp_path / "back.npz")
+    np.testing.assert_array_equal(learned.load_learned(out)[0], row)
+    start = conv_model_from_tuned("kaihua", (8,))
+    assert not start.head.weight.detach().numpy().any() and start.channels == (8,)
+    np.testing.assert_array_equal(start.linear.detach().numpy(), load_tuned("kaihua")[0])
+    with pytest.raises(ValueError, match="field 'arch' is 'action-conv'"):
+        ActionMLP.from_file(path)
+
+
+def test_conv_bot_reads_nothing_hidden(tmp_path):
+    """The conv bot's planes and logits for the seat to act are unchanged when only what it cannot see
+    changes."""
+    row, _ = learned.load_learned(_conv_net(tmp_path, head=True, seed=2))
+    rng = np.random.default_rng(4)
+    joker = rulesets.get("kaihua").facts["joker"]
+    twin = Game("kaihua").reset(seed=0)
+    lx = learned.new_scratch()
+    work = np.zeros((4, 34), np.int64)
+    n_checked = 0
+    for hand in range(6):
+        game = Game("kaihua").reset(wall=_wall_with_quads(rng, joker), dealer=hand % N_SEATS)
+        while not game.done:
+            seat = game.current_player
+            game.legal_mask()
+            st = game.state
+            n = learned._learned_scores(row, st, game._ep, game._tabs, st["mask"], work, lx)
+            logits, kinds = lx[1][5, :n].copy(), lx[7].copy()
+            _hidden_twin(game, twin, seat, rng)
+            tw = twin.state
+            m = learned._learned_scores(row, tw, twin._ep, twin._tabs, tw["mask"], work, lx)
+            assert m == n
+            np.testing.assert_array_equal(lx[1][5, :n], logits)
+            if n:
+                np.testing.assert_array_equal(lx[7], kinds)
+                pending = int(np.argmax(kinds[FEATURE_SETS["kinds"].first_row["pending"]]))
+                want = [-1] + [34 + pending] * (n - 1) if st["sc"][SC_PHASE] != PH_TURN else list(lx[2][:n] - A_DISCARD)
+                assert list(lx[10][:n]) == want  # a discard reads its kind's score, a claim the offered tile's
+            n_checked += n > 0
+            game.step(int(rng.choice(game.legal_actions())))
+    assert n_checked > 100
+
+
+@pytest.mark.parametrize("case, msg", [
+    ("arch", "field 'arch' is 'action-rnn', expected one of ['action-mlp', 'action-conv']"),
+    ("channels_zero", "field 'layers' must be"),
+    ("channels_three", "field 'layers' must be"),
+    ("channels_too_many", "field 'layers' must be"),
+    ("planes", "field 'layers' must be"),
+    ("feature_set", "field 'feature_sets' must hold 'action' and 'kinds'"),
+    ("kinds_version", "field 'feature_sets.kinds' is 'kinds' version 2"),
+    ("channel_shape", "member 'conv2_w' is float64[16, 8, 3], expected float[16, 16, 3]"),
+    ("head_shape", "member 'head_w' is float64[2, 8]"),
+    ("layer_count", "its members are"),
+    ("nan", "member 'conv1_w' holds nan"),
+    ("inf", "member 'head_b' holds inf"),
+])
+def test_bad_conv_weights_files_are_named(tmp_path, case, msg):
+    """An unknown arch, channels or planes the members do not have, another feature set or version, a NaN:
+    one ValueError naming the file and the field."""
+    path = Path(_conv_net(tmp_path))
+    h = _hdr(path)
+    if case == "arch":
+        h["arch"] = "action-rnn"
+        _rewrite(path, header=h)
+    elif case == "channels_zero":
+        h["layers"]["channels"] = [0, 16]
+        _rewrite(path, header=h)
+    elif case == "channels_three":
+        h["layers"]["channels"] = [16, 16, 16]
+        _rewrite(path, header=h)
+    elif case == "channels_too_many":
+        h["layers"]["channels"] = [16, learned.MAX_CHANNELS + 1]
+        _rewrite(path, header=h)
+    elif case == "planes":
+        h["layers"]["n_planes"] = 14
+        _rewrite(path, header=h)
+    elif case == "feature_set":
+        h["feature_sets"] = {"action": h["feature_sets"]["action"], "context": {"name": "context", "version": 1}}
+        _rewrite(path, header=h)
+    elif case == "kinds_version":
+        h["feature_sets"]["kinds"]["version"] = 2
+        _rewrite(path, header=h)
+    elif case == "channel_shape":
+        _rewrite(path, conv2_w=np.zeros((16, 8, 3)))
+    elif case == "head_shape":
+        _rewrite(path, head_w=np.zeros((2, 8)))
+    elif case == "layer_count":
+        h["layers"]["channels"] = [16]  # the file still holds conv2_*
+        _rewrite(path, header=h)
+    elif case == "nan":
+        w = np.zeros((16, learned.N_PLANES, 3))
+        w[1, 2, 0] = np.nan
+        _rewrite(path, conv1_w=w)
+    elif case == "inf":
+        _rewrite(path, head_b=np.array([0.0, np.inf]))
+    with pytest.raises(ValueError) as e:
+        learned.load_learned(path, "kaihua")
+    text = str(e.value)
+    assert str(path) in text and msg in text and "\n" not in text, text
+    with pytest.raises(ValueError):
+        parse(f"learned:{path}")
+
+
+def test_mlp_files_keep_their_layout(tmp_path):
+    """An action-mlp file (the shipped learned:kaihua among them) packs as its arch code 0 and then the
+    row of before the conv existed: the four sizes, then the members (w1, w2 transposed), so it plays
+    as it did; the MLP scratch rows are untouched by the conv."""
+    for path in (_net(tmp_path), str(rulesets.get("kaihua").data_path("learned.npz"))):
+        row, hdr = learned.load_learned(path)
+        with np.load(path, allow_pickle=False) as z:
+            m = {k: z[k].astype(np.float64) for k in z.files if k != "header"}
+        h1, h2 = hdr["layers"]["hidden"]
+        old = np.concatenate([[17, 83, h1, h2], m["linear"], m["w1"].T.ravel(), m["b1"], m["w2"].T.ravel(), m["b2"],
+                              m["w3"], m["b3"]])
+        assert row[0] == 0 and hdr["arch"] == "action-mlp"
+        np.testing.assert_array_equal(row[1:], old)
+
+
+def test_save_refuses_a_member_the_header_does_not_have(tmp_path):
+    """A conv net whose header says one layer but which holds a second: refused, nothing written."""
+    net = learned.conv_from_tuned(load_tuned("kaihua")[0], channels=(16, 16))
+    net["header"]["layers"]["channels"] = [16]
+    net["head_w"] = np.zeros((2, 16))
+    with pytest.raises(ValueError, match="member 'conv2_b' is not one of action-conv's"):
+        learned.save_learned(tmp_path / "x.npz", net)
+    assert not (tmp_path / "x.npz").exists()

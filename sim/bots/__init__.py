@@ -11,7 +11,8 @@ module                what it is
 ``tuned``             the parametric bot (a linear score over features its seat can see)
 ``search``            the search bot ``mc:N`` (determinized rollouts)
 ``learned``           learned policies ``learned:PATH``: an action-scoring network's numba
-                      forward pass and its weights file (npz + JSON header, validated)
+                      forward pass (an MLP, or a 1-D conv over the 34 kinds) and its weights
+                      file (npz + JSON header, validated)
 ``registry``          the one bot registry (``BOTS``): one spec grammar, one parser (``parse``),
                       the check of where a bot can play (``check_fits``), the bots' data
                       (weights, the bot context) and the one numba dispatch that plays them

@@ -29,6 +29,9 @@ feature set       ver.   what it is
                          :mod:`caishen.sim.bots.tuned`)
 ``context``       1      ``float64[83]``: own hand / 4 and the 49 scalar rows of
                          ``planes`` / ``high`` (the learned bot's context)
+``kinds``         1      ``float64[15, 34]``: per-kind planes of public tiles and
+                         own hand, each / ``high`` (:data:`KINDS_V1`; the
+                         ``action-conv`` learned bot's input)
 ================  =====  ========================================================
 
 What a seat sees and what it never sees (the other seats' concealed tiles,
@@ -74,7 +77,7 @@ from caishen.sim.engine import (
 from caishen.sim.tiles import MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
 
 __all__ = [
-    "FeatureGroup", "FeatureSet", "FEATURE_SETS", "PLANES_V1", "HISTORY_V1", "ACTION_V1", "HISTORY_DISCARDS",
+    "FeatureGroup", "FeatureSet", "FEATURE_SETS", "PLANES_V1", "HISTORY_V1", "ACTION_V1", "KINDS_V1", "HISTORY_DISCARDS",
     "observation_set", "check_feature_set", "doc_table", "context_tables", "flat_tables",
 ]
 
@@ -95,7 +98,8 @@ class FeatureGroup:
 @dataclass(frozen=True)
 class FeatureSet:
     """A named, versioned feature set: ``groups`` in row order, ``kind`` ``"planes"`` (``uint8[R, 34]``),
-    ``"flat"`` (``float32[F]``) or ``"vector"`` (``float64[F]``)."""
+    ``"flat"`` (``float32[F]``), ``"vector"`` (``float64[F]``) or ``"kinds"`` (``float64[R, 34]``, each
+    row's counts divided by its ``high``)."""
 
     name: str
     version: int
@@ -110,7 +114,7 @@ class FeatureSet:
     @property
     def shape(self) -> tuple[int, ...]:
         """The array shape of one observation of this set."""
-        if self.kind == "planes":
+        if self.kind in ("planes", "kinds"):
             return (self.rows, N_KINDS)
         if self.kind == "flat":
             return (sum(g.rows * (1 if g.scalar else N_KINDS) for g in self.groups),)
@@ -215,6 +219,25 @@ ACTION_V1: tuple[FeatureGroup, ...] = (
     _g("claim_late", 1, 1, True, "claim: tiles drawn since the deal / 70"),
 )
 
+#: the per-kind planes, version 1 (``float64[15, 34]``, each row's count / its ``high``; seat groups
+#: seat-relative as in ``planes``): what the ``action-conv`` learned bot convolves over the 34 kinds
+#: (:mod:`caishen.sim.bots.learned`).  Derived from ``planes`` v1 (and the claimed flags of the
+#: discards, which every seat sees), so it reads nothing the planes do not
+KINDS_V1: tuple[FeatureGroup, ...] = (
+    _g("hand", 1, 4, False, "own concealed tiles, count per kind"),
+    _g("own_concealed_kongs", 1, 1, False, "kinds of own concealed kongs"),
+    _g("discards", 4, 4, False, "each seat's discards so far, count per kind (claimed ones included)"),
+    _g("melds", 4, 4, False, "tiles in each seat's exposed melds: chow tiles, 3 per pong, 4 per exposed or "
+                             "added kong (no meld holds a 财神, K-2.3; another seat's concealed kong is "
+                             "hidden, K-5.3)"),
+    _g("seen", 1, 4, False, "copies the seat has seen: own hand, own concealed kongs (4), every exposed meld's "
+                            "tiles and the discards not claimed (the P27 count)"),
+    _g("pending", 1, 1, False, "the discard or added-kong tile on offer"),
+    _g("joker", 1, 1, False, "the joker kind (the 财神 ``5z``, K-2.1)"),
+    _g("honor", 1, 1, False, "constant: the kind is an honor (``1z``..``7z``)"),
+    _g("terminal", 1, 1, False, "constant: the kind is a 1 or a 9 of a suit"),
+)
+
 _SCALARS_V1 = tuple(g for g in PLANES_V1 if g.scalar)
 
 #: every feature set by name (module docstring); a set's version goes up whenever its table changes
@@ -228,6 +251,7 @@ FEATURE_SETS: dict[str, FeatureSet] = {
         FeatureSet("action", 1, "vector", ACTION_V1),
         FeatureSet("context", 1, "vector",
                    (FeatureGroup("hand", N_KINDS, 4, False, "own concealed tiles / 4, per kind"),) + _SCALARS_V1),
+        FeatureSet("kinds", 1, "kinds", KINDS_V1),
     )
 }
 
@@ -343,6 +367,17 @@ P_STREAK = _ROW["streak"]
 P_RECENT_DISCARDS = _ROW["recent_discards"]
 P_MELD_ORDER = _ROW["meld_order"]
 N_PLANES_V1 = FEATURE_SETS["planes"].rows
+_KROW = FEATURE_SETS["kinds"].first_row
+K_HAND = _KROW["hand"]
+K_OWN_CONCEALED_KONGS = _KROW["own_concealed_kongs"]
+K_DISCARDS = _KROW["discards"]
+K_MELDS = _KROW["melds"]
+K_SEEN = _KROW["seen"]
+K_PENDING = _KROW["pending"]
+K_JOKER = _KROW["joker"]
+K_HONOR = _KROW["honor"]
+K_TERMINAL = _KROW["terminal"]
+N_KINDS_V1 = FEATURE_SETS["kinds"].rows
 
 
 @njit(cache=True)
@@ -462,3 +497,31 @@ def _encode_context(st, seat, joker, x, rows, cols, scale, out):
     _encode(st, seat, joker, x)
     for j in range(rows.shape[0]):
         out[j] = x[rows[j], cols[j]] * scale[j]
+
+
+@njit(cache=True)
+def _encode_kinds(st, seat, joker, x, out):
+    """Fill ``out: float64[15, 34]`` with the ``kinds`` v1 of ``seat`` (:data:`KINDS_V1`): the planes into
+    the scratch ``x: uint8[>= 76, 34]`` (:func:`_encode`), then each row from them, divided by its ``high``.
+    The ``seen`` row also reads the claimed flags of the discards (public).  Writes ``x`` and ``out`` only."""
+    _encode(st, seat, joker, x)
+    for k in range(N_KINDS):
+        seen = x[P_HAND, k] + 4 * x[P_OWN_CONCEALED_KONGS, k]
+        out[K_HAND, k] = x[P_HAND, k] * 0.25
+        out[K_OWN_CONCEALED_KONGS, k] = x[P_OWN_CONCEALED_KONGS, k]
+        for r in range(N_SEATS):
+            meld = x[P_CHOWS + r, k] + 3 * x[P_PONGS + r, k] + 4 * x[P_KONGS + r, k]
+            out[K_DISCARDS + r, k] = x[P_DISCARDS + r, k] * 0.25
+            out[K_MELDS + r, k] = meld * 0.25
+            seen += meld
+        out[K_PENDING, k] = x[P_PENDING, k]
+        out[K_JOKER, k] = x[P_JOKER, k]
+        out[K_HONOR, k] = 1.0 if k >= 27 else 0.0
+        out[K_TERMINAL, k] = 1.0 if k < 27 and (k % 9 == 0 or k % 9 == 8) else 0.0
+        out[K_SEEN, k] = seen
+    for p in range(N_SEATS):
+        for i in range(st.seat[p, SF_N_DISCARDS]):
+            if st.dflags[p, i] & DF_CLAIMED == 0:
+                out[K_SEEN, st.discards[p, i]] += 1.0
+    for k in range(N_KINDS):
+        out[K_SEEN, k] *= 0.25
