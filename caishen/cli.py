@@ -388,8 +388,9 @@ def _cmd_simulate(args) -> int:
 
     _check_executor_args(args)
     config, out = _simulate_config(args)
-    if not args.no_progress:  # a cold numba cache keeps the bar at 0% for minutes: the runner says so when it compiles
+    def start() -> None:  # a cold numba cache keeps the bar at 0% for minutes: the runner says so when it compiles
         print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}", file=sys.stderr)
+
     try:
         res = runner.run(
             config,
@@ -398,6 +399,7 @@ def _cmd_simulate(args) -> int:
             backend=args.backend,
             ray_address=args.ray_address,
             progress=not args.no_progress,
+            on_start=None if args.no_progress else start,  # after the run directory is accepted: a refusal comes alone
         )
     except KeyboardInterrupt:
         try:
@@ -753,12 +755,14 @@ def _cmd_match(args) -> int:
     config = arena.make_config(args.rules, args.policies, args.walls, args.seed, options,
                                args.chunk_walls or arena.DEFAULT_CHUNK_WALLS)
     n = arena.n_policies_of(config)
-    if not args.no_progress:
+    def start() -> None:
         print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n))} seatings in {config.n_chunks} "
               f"chunk(s) to {args.out}", file=sys.stderr)
+
     try:
         res = runner.run(config, args.out, workers=args.workers, backend=args.backend, ray_address=args.ray_address,
-                         progress=not args.no_progress, chunk_fn=arena.CHUNK_FNS[n])
+                         progress=not args.no_progress, chunk_fn=arena.CHUNK_FNS[n],
+                         on_start=None if args.no_progress else start)  # a refused --out prints its error alone
     except KeyboardInterrupt:
         from caishen.sim.selfplay import records
 

@@ -550,7 +550,8 @@ class RunResult:
 
 
 def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None, backend: str = "local",
-        ray_address: str | None = None, progress: bool = True, chunk_fn: ChunkFn = engine_chunk) -> RunResult:
+        ray_address: str | None = None, progress: bool = True, chunk_fn: ChunkFn = engine_chunk,
+        on_start: Callable[[], None] | None = None) -> RunResult:
     """Play every chunk of ``config`` that ``out`` does not hold verified (resumable, self-repairing).
 
     ``workers``: processes (local; default :func:`default_workers`; 1 = in this
@@ -558,6 +559,10 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
     ``backend``: ``"local"`` or ``"ray"``.  ``progress``: a tqdm bar on
     stderr, updated per finished chunk (hands/s).  ``chunk_fn`` must be the
     function named by ``config.chunk_fn`` and importable by worker processes.
+    ``on_start``: called once ``out`` is known to take this run (a new run
+    directory, or one of the same configuration) and before anything is
+    compiled or played: a command's first progress line, so that a refusal
+    (another run in ``out``) is the only output.
     Raises ``ValueError`` for bad arguments, another run in ``out`` (or one
     running there now), or a missing Ray; ``RuntimeError`` if a chunk breaks
     the records contract or keeps killing its worker; :class:`ChunkWriteError`
@@ -587,6 +592,8 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         lay = layout(stored)
         check = manifest.verify(out, layout=lay)
         todo = check.to_replay
+        if on_start is not None:
+            on_start()
         done_hands = sum(config.chunk_len(i) for i in check.ok)
         compile_seconds = 0.0
         if todo and (chunk_fn is engine_chunk or _fn_name(chunk_fn) in records.CHUNK_FN_COLUMNS):
