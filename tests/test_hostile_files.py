@@ -275,6 +275,9 @@ def test_kind05_bad_run_json_fields_are_refused_naming_the_field(reference, tmp_
         run(config(), out)
     code, o, err = report(capsys, out)
     assert code == 2 and says in err
+    # the repair: restore the file or that field, or a new --out
+    assert f"repair: restore it from a backup (or put back field {field!r} as the run wrote it)" in err
+    assert "cannot be resumed or reported; or start it again with a new --out" in err
     one_line_error(err)
     assert time.perf_counter() - t < 10  # no hang on 10**12 chunks
 
@@ -609,7 +612,7 @@ def test_kind11_bad_run_json_is_one_line_for_every_reader(reference, tmp_path, c
         (out / "run.json").write_text(text, encoding="latin-1")
         for argv in (["report", str(out)], ["simulate", "--resume", str(out), "--no-progress"]):
             err = _cli_error(capsys, argv)
-            assert "run.json" in err
+            assert "run.json" in err and "repair: restore it from a backup" in err and "a new --out" in err
 
 
 def test_kind11_train_out_under_a_file_or_proc_is_one_line_before_any_tuning(tmp_path, capsys):
