@@ -361,7 +361,8 @@ def _simulate_config(args):
 
 def _repair_hint(run_dir) -> str:
     return (f"repair: rerun the same `caishen simulate` command, or `caishen simulate --resume {run_dir}`: it "
-            "replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run)")
+            "replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run) and "
+            "drops the manifest's damaged lines")
 
 
 def _add_executor_args(p, what: str = "") -> None:
@@ -415,6 +416,11 @@ def _cmd_simulate(args) -> int:
     except RuntimeError as e:  # a chunk that cannot be written (ENOSPC) or keeps killing its worker
         print(f"caishen simulate: {e}", file=sys.stderr)
         return 1
+    if res.damaged_lines:
+        print(f"caishen simulate: dropped {len(res.damaged_lines)} damaged line(s) of "
+              f"{manifest.manifest_path(out)} (a chunk they recorded is replayed as unrecorded):", file=sys.stderr)
+        for n, why in res.damaged_lines[:20]:
+            print(f"  line {n}: {why}", file=sys.stderr)
     if res.repaired:
         print(f"caishen simulate: replayed {len(res.repaired)} damaged chunk(s):", file=sys.stderr)
         for i in sorted(res.repaired)[:20]:
@@ -530,12 +536,12 @@ def _report_simulate(args) -> int:
 
     meta = rundir.read_run_json(args.run_dir)
     check = manifest.verify(args.run_dir, meta)
-    if check.problems or check.stray:
+    if check.problems or check.stray or check.damaged_lines:
         print(f"caishen report: {len(check.problems)} chunk(s) of {args.run_dir} are not usable and are left out "
               "of the summary:" if check.problems else f"caishen report: {args.run_dir}:", file=sys.stderr)
         for line in check.describe():
             print(f"  {line}", file=sys.stderr)
-        if check.problems:
+        if check.problems or check.damaged_lines:
             print(_repair_hint(args.run_dir), file=sys.stderr)
     if not check.ok:
         raise ValueError(f"no verified chunk in {args.run_dir!r} to summarize"

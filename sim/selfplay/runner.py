@@ -530,7 +530,9 @@ class RunResult:
     before the chunks (:func:`_compile_in_parent`); ``hands_per_second`` the play alone, without them;
     ``repaired``: the chunks replayed because their file was missing, short,
     corrupt, foreign or unrecorded, ``{chunk: (state, reason)}`` (:mod:`caishen.sim.selfplay.manifest`);
-    ``pool_restarts``: process pools started again after a worker died."""
+    ``pool_restarts``: process pools started again after a worker died; ``damaged_lines``: the
+    ``(line number, why)`` of the manifest lines that were no entry, dropped from it now
+    (:func:`caishen.sim.selfplay.manifest.drop_damaged_lines`)."""
 
     run_dir: Path
     config: RunConfig
@@ -541,6 +543,7 @@ class RunResult:
     repaired: dict = dataclasses.field(default_factory=dict)
     pool_restarts: int = 0
     compile_seconds: float = 0.0
+    damaged_lines: list = dataclasses.field(default_factory=list)
 
     @property
     def hands_per_second(self) -> float:
@@ -592,6 +595,8 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         lay = layout(stored)
         check = manifest.verify(out, layout=lay)
         todo = check.to_replay
+        if check.damaged_lines:  # named once (RunResult.damaged_lines), their chunks replayed as unrecorded
+            manifest.drop_damaged_lines(out, lay.n_chunks)
         if on_start is not None:
             on_start()
         done_hands = sum(config.chunk_len(i) for i in check.ok)
@@ -643,7 +648,7 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         finally:
             bar.close()
     return RunResult(out, config, len(todo), len(check.ok), hands_run, time.perf_counter() - t0,
-                     dict(check.problems), restarts, compile_seconds)
+                     dict(check.problems), restarts, compile_seconds, list(check.damaged_lines))
 
 
 #: hands of the warm-up chunk :func:`_compile_in_parent` plays: whole walls of every seating count (1..4)
