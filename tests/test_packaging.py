@@ -42,6 +42,15 @@ def test_license_is_an_spdx_expression_and_the_build_backend_reads_it():
     assert "setuptools>=77" in doc["build-system"]["requires"]
 
 
+def test_every_rule_set_ships_its_bots_data_files():
+    """A rule set's package data takes its tuned weights and its learned bot (``tuned.json``,
+    ``learned.npz``: ``tuned:NAME`` / ``learned:NAME``), so a file added to its folder ships in a wheel."""
+    data = _pyproject()["tool"]["setuptools"]["package-data"]
+    for folder in sorted((ROOT / "sim" / "rules").iterdir()):
+        if (folder / "__init__.py").is_file() and (folder / "options.py").is_file():  # a rule set's package
+            assert {"*.json", "*.npz"} <= set(data.get(f"caishen.sim.rules.{folder.name}", [])), folder.name
+
+
 def test_listed_packages_are_the_package_folders():
     st = _pyproject()["tool"]["setuptools"]
     mapping = st["package-dir"]
