@@ -87,7 +87,7 @@ def _bots_epilog() -> str:
     from caishen.sim.bots.registry import help_lines
 
     return "bots (one spec grammar everywhere, caishen.sim.bots.registry):\n" + "\n".join(
-        f" {line}" for line in help_lines())  # an epilog is not %-formatted
+        f" {line}" for line in help_lines(kernel=True))  # the bots these commands play; an epilog is not %-formatted
 
 
 def _add_hand(sub) -> None:

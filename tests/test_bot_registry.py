@@ -151,7 +151,32 @@ def test_every_bot_command_help_lists_every_bot_on_its_own_line(capsys):
             continue
         lines = [line.strip() for line in out.splitlines()]
         for kind in registry.BOTS.values():
-            assert any(line.startswith(f"{kind.usage}: {kind.about[:20]}") for line in lines), (command, kind.name)
+            listed = any(line.startswith(f"{kind.usage}: {kind.about[:20]}") for line in lines)
+            # the kernel bots these commands play; a step-API-only bot (ppo:PATH) is not theirs to list
+            assert listed == (kind.code != registry.POLICY_STEP_ONLY), (command, kind.name)
+
+
+def test_simulate_help_lists_exactly_the_specs_simulate_accepts(tmp_path, capsys):
+    """The bots in ``caishen simulate --help`` are the ones simulate plays under some rule set (a 飘 policy
+    only where there is a 财神, K-9.1 / J-1.1): ppo:PATH, which every kernel seat refuses, is not listed."""
+    from caishen import cli
+    from caishen.sim.bots import learned
+
+    with pytest.raises(SystemExit):
+        cli.main(["simulate", "--help"])
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    listed = {k.name for k in registry.BOTS.values() if any(line.startswith(f"{k.usage}: ") for line in lines)}
+    accepted = set()
+    for rules in RULES:
+        net = learned.from_tuned(registry.load_tuned(rules)[0], rules=rules)
+        path = learned.save_learned(tmp_path / f"{rules}.npz", net)
+        for spec in [*registry.examples(rules), PPO, f"learned:{path}"]:
+            try:
+                _commands(rules)["simulate"](spec)
+            except ValueError:
+                continue
+            accepted.add(spec.partition(":")[0])
+    assert listed == accepted and "ppo" not in listed and "learned" in listed
 
 
 def test_the_registry_docstring_lists_every_bot():

@@ -333,9 +333,11 @@ def usages() -> str:
     return ", ".join(k.usage for k in BOTS.values())
 
 
-def help_lines() -> list[str]:
-    """One line per bot, ``"usage: description"`` (the CLI help of every command that takes a bot)."""
-    return [f"{k.usage}: {k.about}" for k in BOTS.values()]
+def help_lines(kernel: bool = False) -> list[str]:
+    """One line per bot, ``"usage: description"``.  ``kernel``: only the bots that play in the kernels, the
+    specs every command's seats accept (``caishen simulate``, ``match``, ``sweep``, ``train``, ``piao``:
+    their help), not one without a kernel (``ppo:PATH``: the step API only, :func:`check_fits`)."""
+    return [f"{k.usage}: {k.about}" for k in BOTS.values() if not kernel or k.code != POLICY_STEP_ONLY]
 
 
 def examples(rules: str | None = None) -> list[str]:
