@@ -179,6 +179,55 @@ def test_simulate_help_lists_exactly_the_specs_simulate_accepts(tmp_path, capsys
     assert listed == accepted and "ppo" not in listed and "learned" in listed
 
 
+def _without_learned(monkeypatch, tmp_path, rules: str) -> None:
+    """Rule set ``rules`` ships no learned bot here, whatever the checkout holds (its learned file is looked
+    for in an empty folder); the others keep theirs."""
+    from caishen.sim.rules.base import RuleSet
+
+    real = RuleSet.data_path
+
+    def data_path(self, filename):
+        if self.name == rules and filename == registry.LEARNED_FILE:
+            return tmp_path / rules / filename
+        return real(self, filename)
+
+    monkeypatch.setattr(RuleSet, "data_path", data_path)
+
+
+def test_learned_names_say_which_learned_bots_ship_read_from_the_files(monkeypatch, tmp_path):
+    """``learned:jiating`` without a shipped Jiating file says that no learned bot ships for it and lists the
+    built-in ones; ``learned:nosuch`` lists them too; a learned file of another rule set is "trained for",
+    never "tuned for"; a file that appears in a rule set's folder is a built-in bot from then on."""
+    from caishen.sim.bots import learned
+
+    _without_learned(monkeypatch, tmp_path, "jiating")
+    assert registry.shipped_learned() == ["kaihua"]  # the shipped sim/rules/kaihua/learned.npz
+    with pytest.raises(ValueError) as e:
+        registry.parse("learned:jiating")
+    msg = str(e.value)
+    assert msg.startswith("policy 'learned:jiating': no learned bot ships for rule set 'jiating'; "
+                          "built-in learned bots: learned:kaihua"), msg
+    assert "no such weights file" not in msg
+    with pytest.raises(ValueError, match=r"^policy 'learned:nosuch': no such weights file 'nosuch\.npz'; built-in "
+                                         r"learned bots: learned:kaihua"):
+        registry.parse("learned:nosuch")
+    with pytest.raises(ValueError) as e:
+        registry.bot_table("learned:kaihua", "jiating", -1)
+    msg = str(e.value)
+    assert "was trained for 'kaihua'" in msg and "no learned bot ships for 'jiating'" in msg and "tuned" not in msg
+    # a Jiating learned file in the rule set's folder: listed and played by name, read from the file
+    (tmp_path / "jiating").mkdir()
+    net = learned.from_tuned(registry.load_tuned("jiating")[0], rules="jiating")
+    learned.save_learned(tmp_path / "jiating" / registry.LEARNED_FILE, net)
+    assert registry.shipped_learned() == ["kaihua", "jiating"]
+    assert registry.parse("learned:jiating").spec == "learned:jiating"
+    assert registry.bot_table("learned:jiating", "jiating", -1)[0][0, 0] == registry.POLICY_LEARNED
+    with pytest.raises(ValueError, match="learned bots: learned:kaihua, learned:jiating"):
+        registry.parse("learned:nosuch")
+    with pytest.raises(ValueError, match="was trained for 'kaihua' .* learned:jiating plays it"):
+        registry.bot_table("learned:kaihua", "jiating", -1)
+
+
 def test_the_registry_docstring_lists_every_bot():
     rule = "======================  " + "=" * 64
     body = registry.__doc__.split(rule)[2]  # the rows between the header's rule and the closing one
