@@ -12,7 +12,8 @@ Grammar
 -------
 ``SPEC := NAME [":" ARG]`` (spaces around the parts ignored); four specs for
 the four seats are comma-separated (:func:`split_specs`).  The bots
-(:data:`BOTS`; ``caishen simulate --help`` prints the same lines):
+(:data:`BOTS`; ``caishen simulate --help`` prints the same lines, but for the
+step-API-only ``ppo:PATH``: :func:`help_lines`):
 
 ======================  ================================================================
 spec                    bot
@@ -516,7 +517,7 @@ def shipped_learned() -> list[str]:
 
 
 def _builtin_learned() -> str:
-    """``"learned:kaihua"``: the built-in learned bots' specs, comma-separated (``"none"`` for none)."""
+    """``"learned:NAME, ..."``: the built-in learned bots' specs, comma-separated (``"none"`` for none)."""
     return ", ".join(f"learned:{n}" for n in shipped_learned()) or "none"
 
 
