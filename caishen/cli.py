@@ -87,7 +87,7 @@ def _bots_epilog() -> str:
     from caishen.sim.bots.registry import help_lines
 
     return "bots (one spec grammar everywhere, caishen.sim.bots.registry):\n" + "\n".join(
-        f" {line}" for line in help_lines())  # an epilog is not %-formatted
+        f" {line}" for line in help_lines(kernel=True))  # the bots these commands play; an epilog is not %-formatted
 
 
 def _add_hand(sub) -> None:
@@ -361,7 +361,8 @@ def _simulate_config(args):
 
 def _repair_hint(run_dir) -> str:
     return (f"repair: rerun the same `caishen simulate` command, or `caishen simulate --resume {run_dir}`: it "
-            "replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run)")
+            "replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run) and "
+            "drops the manifest's damaged lines")
 
 
 def _add_executor_args(p, what: str = "") -> None:
@@ -388,8 +389,9 @@ def _cmd_simulate(args) -> int:
 
     _check_executor_args(args)
     config, out = _simulate_config(args)
-    if not args.no_progress:  # a cold numba cache keeps the bar at 0% for minutes: the runner says so when it compiles
+    def start() -> None:  # a cold numba cache keeps the bar at 0% for minutes: the runner says so when it compiles
         print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}", file=sys.stderr)
+
     try:
         res = runner.run(
             config,
@@ -398,6 +400,7 @@ def _cmd_simulate(args) -> int:
             backend=args.backend,
             ray_address=args.ray_address,
             progress=not args.no_progress,
+            on_start=None if args.no_progress else start,  # after the run directory is accepted: a refusal comes alone
         )
     except KeyboardInterrupt:
         try:
@@ -413,6 +416,11 @@ def _cmd_simulate(args) -> int:
     except RuntimeError as e:  # a chunk that cannot be written (ENOSPC) or keeps killing its worker
         print(f"caishen simulate: {e}", file=sys.stderr)
         return 1
+    if res.damaged_lines:
+        print(f"caishen simulate: dropped {len(res.damaged_lines)} damaged line(s) of "
+              f"{manifest.manifest_path(out)} (a chunk they recorded is replayed as unrecorded):", file=sys.stderr)
+        for n, why in res.damaged_lines[:20]:
+            print(f"  line {n}: {why}", file=sys.stderr)
     if res.repaired:
         print(f"caishen simulate: replayed {len(res.repaired)} damaged chunk(s):", file=sys.stderr)
         for i in sorted(res.repaired)[:20]:
@@ -529,12 +537,12 @@ def _report_simulate(args) -> int:
 
     meta = rundir.read_run_json(args.run_dir)
     check = manifest.verify(args.run_dir, meta)
-    if check.problems or check.stray:
+    if check.problems or check.stray or check.damaged_lines:
         print(f"caishen report: {len(check.problems)} chunk(s) of {args.run_dir} are not usable and are left out "
               "of the summary:" if check.problems else f"caishen report: {args.run_dir}:", file=sys.stderr)
         for line in check.describe():
             print(f"  {line}", file=sys.stderr)
-        if check.problems:
+        if check.problems or check.damaged_lines:
             print(_repair_hint(args.run_dir), file=sys.stderr)
     if not check.ok:
         raise ValueError(f"no verified chunk in {args.run_dir!r} to summarize"
@@ -754,12 +762,14 @@ def _cmd_match(args) -> int:
     config = arena.make_config(args.rules, args.policies, args.walls, args.seed, options,
                                args.chunk_walls or arena.DEFAULT_CHUNK_WALLS)
     n = arena.n_policies_of(config)
-    if not args.no_progress:
+    def start() -> None:
         print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n))} seatings in {config.n_chunks} "
               f"chunk(s) to {args.out}", file=sys.stderr)
+
     try:
         res = runner.run(config, args.out, workers=args.workers, backend=args.backend, ray_address=args.ray_address,
-                         progress=not args.no_progress, chunk_fn=arena.CHUNK_FNS[n])
+                         progress=not args.no_progress, chunk_fn=arena.CHUNK_FNS[n],
+                         on_start=None if args.no_progress else start)  # a refused --out prints its error alone
     except KeyboardInterrupt:
         from caishen.sim.selfplay import records
 

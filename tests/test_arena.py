@@ -323,6 +323,11 @@ def test_cli_match_prints_the_table_and_exits_2_on_bad_input(tmp_path, capsys, e
                  "--out", str(tmp_path / "m"), "--workers", "1", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "0:greedy" in out and "1:random" in out and "0:greedy - 1:random" in out
+    with pytest.raises(SystemExit) as e:  # another match in that --out: the refusal alone, no progress line first
+        main(["match", "--rules", "jiating", "--policies", "greedy,random", "--walls", "12", "--seed", "2",
+              "--out", str(tmp_path / "m"), "--workers", "1"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.startswith("caishen match: error:") and len(err.strip().splitlines()) == 1, err
     assert (tmp_path / "m" / "match.json").exists() and (tmp_path / "m" / "match.csv").exists()
     for argv, msg in [
         (["--policies", "greedy"], "2 to 4 policies"),

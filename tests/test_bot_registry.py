@@ -151,7 +151,81 @@ def test_every_bot_command_help_lists_every_bot_on_its_own_line(capsys):
             continue
         lines = [line.strip() for line in out.splitlines()]
         for kind in registry.BOTS.values():
-            assert any(line.startswith(f"{kind.usage}: {kind.about[:20]}") for line in lines), (command, kind.name)
+            listed = any(line.startswith(f"{kind.usage}: {kind.about[:20]}") for line in lines)
+            # the kernel bots these commands play; a step-API-only bot (ppo:PATH) is not theirs to list
+            assert listed == (kind.code != registry.POLICY_STEP_ONLY), (command, kind.name)
+
+
+def test_simulate_help_lists_exactly_the_specs_simulate_accepts(tmp_path, capsys):
+    """The bots in ``caishen simulate --help`` are the ones simulate plays under some rule set (a 飘 policy
+    only where there is a 财神, K-9.1 / J-1.1): ppo:PATH, which every kernel seat refuses, is not listed."""
+    from caishen import cli
+    from caishen.sim.bots import learned
+
+    with pytest.raises(SystemExit):
+        cli.main(["simulate", "--help"])
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    listed = {k.name for k in registry.BOTS.values() if any(line.startswith(f"{k.usage}: ") for line in lines)}
+    accepted = set()
+    for rules in RULES:
+        net = learned.from_tuned(registry.load_tuned(rules)[0], rules=rules)
+        path = learned.save_learned(tmp_path / f"{rules}.npz", net)
+        for spec in [*registry.examples(rules), PPO, f"learned:{path}"]:
+            try:
+                _commands(rules)["simulate"](spec)
+            except ValueError:
+                continue
+            accepted.add(spec.partition(":")[0])
+    assert listed == accepted and "ppo" not in listed and "learned" in listed
+
+
+def _without_learned(monkeypatch, tmp_path, rules: str) -> None:
+    """Rule set ``rules`` ships no learned bot here, whatever the checkout holds (its learned file is looked
+    for in an empty folder); the others keep theirs."""
+    from caishen.sim.rules.base import RuleSet
+
+    real = RuleSet.data_path
+
+    def data_path(self, filename):
+        if self.name == rules and filename == registry.LEARNED_FILE:
+            return tmp_path / rules / filename
+        return real(self, filename)
+
+    monkeypatch.setattr(RuleSet, "data_path", data_path)
+
+
+def test_learned_names_say_which_learned_bots_ship_read_from_the_files(monkeypatch, tmp_path):
+    """``learned:jiating`` without a shipped Jiating file says that no learned bot ships for it and lists the
+    built-in ones; ``learned:nosuch`` lists them too; a learned file of another rule set is "trained for",
+    never "tuned for"; a file that appears in a rule set's folder is a built-in bot from then on."""
+    from caishen.sim.bots import learned
+
+    _without_learned(monkeypatch, tmp_path, "jiating")
+    assert registry.shipped_learned() == ["kaihua"]  # the shipped sim/rules/kaihua/learned.npz
+    with pytest.raises(ValueError) as e:
+        registry.parse("learned:jiating")
+    msg = str(e.value)
+    assert msg.startswith("policy 'learned:jiating': no learned bot ships for rule set 'jiating'; "
+                          "built-in learned bots: learned:kaihua"), msg
+    assert "no such weights file" not in msg
+    with pytest.raises(ValueError, match=r"^policy 'learned:nosuch': no such weights file 'nosuch\.npz'; built-in "
+                                         r"learned bots: learned:kaihua"):
+        registry.parse("learned:nosuch")
+    with pytest.raises(ValueError) as e:
+        registry.bot_table("learned:kaihua", "jiating", -1)
+    msg = str(e.value)
+    assert "was trained for 'kaihua'" in msg and "no learned bot ships for 'jiating'" in msg and "tuned" not in msg
+    # a Jiating learned file in the rule set's folder: listed and played by name, read from the file
+    (tmp_path / "jiating").mkdir()
+    net = learned.from_tuned(registry.load_tuned("jiating")[0], rules="jiating")
+    learned.save_learned(tmp_path / "jiating" / registry.LEARNED_FILE, net)
+    assert registry.shipped_learned() == ["kaihua", "jiating"]
+    assert registry.parse("learned:jiating").spec == "learned:jiating"
+    assert registry.bot_table("learned:jiating", "jiating", -1)[0][0, 0] == registry.POLICY_LEARNED
+    with pytest.raises(ValueError, match="learned bots: learned:kaihua, learned:jiating"):
+        registry.parse("learned:nosuch")
+    with pytest.raises(ValueError, match="was trained for 'kaihua' .* learned:jiating plays it"):
+        registry.bot_table("learned:kaihua", "jiating", -1)
 
 
 def test_the_registry_docstring_lists_every_bot():

@@ -22,13 +22,13 @@ import json
 import math
 import re
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+import shared_data
 from caishen import cli
 from caishen.sim.rules import vectors
 from caishen.sim.engine import N_ACTIONS, Game, load_rules
@@ -94,14 +94,12 @@ BASE_CASES = [
 
 def vector_cases():
     """:data:`BASE_CASES` and the first cases of each vector file of ``shared/vectors`` where it is found
-    (beside the repository, as in CI, or at /work/shared)."""
+    (``$CAISHEN_SHARED``, else beside the repository, :mod:`shared_data`)."""
     out = list(BASE_CASES)
-    for shared in (Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")):
-        if (shared / "vectors" / "kaihua.jsonl").exists():
-            for name in ("kaihua", "jiating"):
-                with open(shared / "vectors" / f"{name}.jsonl", encoding="utf-8") as f:
-                    out += [json.loads(x) for x in f if x.strip()][:6]
-            break
+    if shared_data.path("vectors", "kaihua.jsonl").exists():
+        for name in ("kaihua", "jiating"):
+            with open(shared_data.path("vectors", f"{name}.jsonl"), encoding="utf-8") as f:
+                out += [json.loads(x) for x in f if x.strip()][:6]
     return out
 
 

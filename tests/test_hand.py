@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,16 +14,14 @@ from caishen.sim import hand, readings, tiles
 from caishen.sim.tiles import CAISHEN, parse
 
 import hand_reference as ref
+import shared_data
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-SHANTEN_DATA = SHARED / "data" / "shanten"
+SHANTEN_DATA = shared_data.path("data", "shanten")
 FILES = ["p_normal_10000.txt", "p_hon_10000.txt", "p_tin_10000.txt", "p_koku_10000.txt"]
 
 
 def load_cases(name):
-    path = SHANTEN_DATA / name
-    if not path.exists():
-        pytest.skip(f"external shanten data not found at {path}")
+    path = shared_data.require("data", "shanten", name)  # $CAISHEN_SHARED or ../shared
     rows = np.loadtxt(path, dtype=np.int64)
     counts = np.zeros((len(rows), 34), np.uint8)
     for r, row in enumerate(rows):

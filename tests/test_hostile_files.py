@@ -275,6 +275,9 @@ def test_kind05_bad_run_json_fields_are_refused_naming_the_field(reference, tmp_
         run(config(), out)
     code, o, err = report(capsys, out)
     assert code == 2 and says in err
+    # the repair: restore the file or that field, or a new --out
+    assert f"repair: restore it from a backup (or put back field {field!r} as the run wrote it)" in err
+    assert "cannot be resumed or reported; or start it again with a new --out" in err
     one_line_error(err)
     assert time.perf_counter() - t < 10  # no hang on 10**12 chunks
 
@@ -309,9 +312,35 @@ def test_kind05_kind11_a_bad_manifest_line_is_a_damaged_line_its_chunk_replayed(
     p.write_text("\n".join([*lines, line]) + "\n")
     check = manifest.verify(out)
     assert check.problems == {1: ("unrecorded", check.problems[1][1])}
+    assert [n for n, _ in check.damaged_lines] == [len(lines) + 1]  # named by its line number
     code, o, err = report(capsys, out)
     assert code == 1 and "chunk 1: unrecorded" in err and "Traceback" not in err
+    assert f"manifest.jsonl line {len(lines) + 1}: a damaged entry" in err
     run(config(), out)
+    pd.testing.assert_frame_equal(stream.read_run(out), reference[1])
+
+
+def test_kind05_a_garbage_manifest_line_is_named_by_file_and_line_then_dropped_on_resume(reference, tmp_path,
+                                                                                         capsys):
+    """A line that is no entry, between good ones (every chunk still recorded), is never silent: verify,
+    report and the resuming run name the manifest file and the line number; the resume drops it (the good
+    lines kept as they were), so the next report is clean, and the rows are the uninterrupted run's."""
+    out = fresh(reference, tmp_path)
+    p = manifest.manifest_path(out)
+    good = p.read_bytes().splitlines(keepends=True)
+    p.write_bytes(b"".join([good[0], b"hello, I am not an entry\n", b'{"chunk": 2}\n', *good[1:]]))
+    check = manifest.verify(out)
+    assert check.complete and not check.problems  # nothing lost: every chunk has its good line
+    assert [n for n, _ in check.damaged_lines] == [2, 3]
+    assert "not JSON" in check.damaged_lines[0][1] and "not an entry" in check.damaged_lines[1][1]
+    code, o, err = report(capsys, out)
+    assert code == 0 and f"{p} line 2: a damaged entry, ignored (not JSON" in err and f"{p} line 3:" in err
+    assert "repair: rerun the same `caishen simulate` command" in err
+    res = run(config(), out)
+    assert [n for n, _ in res.damaged_lines] == [2, 3] and res.chunks_run == 0
+    assert p.read_bytes() == b"".join(good)
+    code, o, err = report(capsys, out)
+    assert code == 0 and "damaged" not in err and "manifest" not in err, err
     pd.testing.assert_frame_equal(stream.read_run(out), reference[1])
 
 
@@ -609,7 +638,7 @@ def test_kind11_bad_run_json_is_one_line_for_every_reader(reference, tmp_path, c
         (out / "run.json").write_text(text, encoding="latin-1")
         for argv in (["report", str(out)], ["simulate", "--resume", str(out), "--no-progress"]):
             err = _cli_error(capsys, argv)
-            assert "run.json" in err
+            assert "run.json" in err and "repair: restore it from a backup" in err and "a new --out" in err
 
 
 def test_kind11_train_out_under_a_file_or_proc_is_one_line_before_any_tuning(tmp_path, capsys):

@@ -13,9 +13,9 @@ each with ``--runslow``).  Spec: ``shared/rules/jiating.md``.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import jiating_reference as R
+import shared_data
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -31,7 +31,7 @@ from caishen.sim.hand import is_win
 from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import kind_name, parse, parse_kinds
 
-VECTORS = Path(__file__).parents[2] / "shared" / "vectors" / "jiating.jsonl"
+VECTORS = shared_data.path("vectors", "jiating.jsonl")  # $CAISHEN_SHARED or ../shared
 KEYS = ("win", "patterns", "P", "G", "scores")
 
 
@@ -86,7 +86,7 @@ def _vector_cases():
     return [json.loads(line) for line in VECTORS.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-@pytest.mark.skipif(not VECTORS.exists(), reason=f"scoring vectors not found at {VECTORS}")
+@pytest.mark.skipif(not VECTORS.exists(), reason=shared_data.reason("vectors", "jiating.jsonl"))
 @pytest.mark.parametrize("vec", _vector_cases(), ids=lambda v: v["id"])
 def test_vectors_kernel_equals_reference_and_expect(vec):
     got = assert_same({k: v for k, v in vec.items() if k != "expect"})

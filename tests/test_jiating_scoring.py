@@ -8,9 +8,9 @@ Spec: ``shared/rules/jiating.md``; vectors: ``shared/vectors/jiating.jsonl``
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import jiating_reference as R
+import shared_data
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -23,7 +23,7 @@ from caishen.sim.rules.jiating import tables as JP
 from caishen.sim.rules.jiating import JiatingRules, evaluate, score
 from caishen.sim.tiles import kind_name, parse, parse_kinds
 
-VECTORS = Path(__file__).parents[2] / "shared" / "vectors" / "jiating.jsonl"
+VECTORS = shared_data.path("vectors", "jiating.jsonl")  # $CAISHEN_SHARED or ../shared
 #: vector id -> (rule ID, why the spec's answer differs from the vector's)
 KNOWN_MISMATCHES: dict[str, tuple[str, str]] = {}
 
@@ -59,7 +59,7 @@ def zero_sum(res) -> bool:
 
 
 # ----------------------------------------------------------------- vectors
-@pytest.mark.skipif(not VECTORS.exists(), reason=f"scoring vectors not found at {VECTORS}")
+@pytest.mark.skipif(not VECTORS.exists(), reason=shared_data.reason("vectors", "jiating.jsonl"))
 @pytest.mark.parametrize("vec", _vector_cases(), ids=lambda v: v["id"])
 def test_vectors_jiating(vec):
     got = score(vec)
@@ -75,7 +75,7 @@ def test_vectors_jiating(vec):
 
 def test_vectors_file_has_cases():
     if not VECTORS.exists():
-        pytest.skip(f"scoring vectors not found at {VECTORS}")
+        pytest.skip(shared_data.reason("vectors", "jiating.jsonl"))
     assert len(_vector_cases()) >= 10
 
 

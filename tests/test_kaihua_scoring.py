@@ -8,14 +8,13 @@ references on many random inputs (hypothesis).
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import shared_data
 from caishen.sim.rules import kaihua
 from caishen.sim.rules.kaihua import (
     KaihuaRules,
@@ -26,8 +25,7 @@ from caishen.sim.rules.kaihua import (
 )
 
 #: the shared scoring vectors: ``$CAISHEN_SHARED/vectors`` or ``../shared/vectors`` next to the repo
-SHARED = Path(os.environ.get("CAISHEN_SHARED", Path(__file__).parents[2] / "shared"))
-KAIHUA_VECTORS = SHARED / "vectors" / "kaihua.jsonl"
+KAIHUA_VECTORS = shared_data.path("vectors", "kaihua.jsonl")
 
 
 def _kaihua_vectors() -> list[dict]:
@@ -36,7 +34,7 @@ def _kaihua_vectors() -> list[dict]:
     return [json.loads(x) for x in KAIHUA_VECTORS.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
-@pytest.mark.skipif(not KAIHUA_VECTORS.is_file(), reason=f"scoring vectors not found at {KAIHUA_VECTORS}")
+@pytest.mark.skipif(not KAIHUA_VECTORS.is_file(), reason=shared_data.reason("vectors", "kaihua.jsonl"))
 @pytest.mark.parametrize("vec", _kaihua_vectors(), ids=lambda v: v["id"])
 def test_vectors_kaihua(vec):
     """Every shared Kaihua vector is accepted (none is an impossible case) and scores as expected."""

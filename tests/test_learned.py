@@ -65,7 +65,7 @@ def test_registry_entry(tmp_path):
     table, weights = bot_table(["greedy", f"learned:{path}", "tuned:kaihua", "greedy"], "kaihua", 33)
     assert table[1, 0] == POLICY_LEARNED and np.array_equal(weights[1, :row.shape[0]], row)
     np.testing.assert_array_equal(weights[2, :17], load_tuned("kaihua")[0])
-    with pytest.raises(ValueError, match="was tuned for 'kaihua', not 'jiating'"):
+    with pytest.raises(ValueError, match="was trained for 'kaihua' .its weights file's 'rules'., not 'jiating'"):
         bot_table(f"learned:{path}", "jiating", -1)
     with pytest.raises(ValueError, match="give the weights file"):
         parse("learned:")

@@ -34,6 +34,23 @@ def _pyproject() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
+def test_license_is_an_spdx_expression_and_the_build_backend_reads_it():
+    """PEP 639: ``project.license`` is an SPDX string (the TOML table form is deprecated), which needs
+    setuptools >= 77 to build."""
+    doc = _pyproject()
+    assert isinstance(doc["project"]["license"], str) and doc["project"]["license"] == "MIT"
+    assert "setuptools>=77" in doc["build-system"]["requires"]
+
+
+def test_every_rule_set_ships_its_bots_data_files():
+    """A rule set's package data takes its tuned weights and its learned bot (``tuned.json``,
+    ``learned.npz``: ``tuned:NAME`` / ``learned:NAME``), so a file added to its folder ships in a wheel."""
+    data = _pyproject()["tool"]["setuptools"]["package-data"]
+    for folder in sorted((ROOT / "sim" / "rules").iterdir()):
+        if (folder / "__init__.py").is_file() and (folder / "options.py").is_file():  # a rule set's package
+            assert {"*.json", "*.npz"} <= set(data.get(f"caishen.sim.rules.{folder.name}", [])), folder.name
+
+
 def test_listed_packages_are_the_package_folders():
     st = _pyproject()["tool"]["setuptools"]
     mapping = st["package-dir"]
@@ -77,11 +94,14 @@ def test_pip_install_next_to_a_users_own_agents_and_envs(tmp_path):
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
-    r = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--quiet", str(src)],
+    r = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "-v", str(src)],  # -v: the backend's warnings
                        capture_output=True, text=True)
     if r.returncode != 0 and "Could not find a version that satisfies the requirement setuptools" in r.stderr:
         pytest.skip("no package index for the build requirements (setuptools) in this environment")
     assert r.returncode == 0, r.stderr[-3000:]
+    # the SPDX string form of project.license: no "`project.license` as a TOML table is deprecated" (it stops
+    # building after 2027-02-18), nor any other deprecation setuptools reports about pyproject.toml
+    assert "SetuptoolsDeprecationWarning" not in r.stdout + r.stderr, (r.stdout + r.stderr)[-3000:]
 
     project = tmp_path / "project"  # a user's project, with folders named like ours
     for name in ("agents", "envs", "sim_user"):

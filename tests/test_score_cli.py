@@ -13,14 +13,15 @@ from pathlib import Path
 
 import pytest
 
+import shared_data
 from caishen.sim.rules import vectors
 
 REPO = Path(__file__).parents[1]
-VECTORS = Path(__file__).parents[2] / "shared" / "vectors"
+VECTORS = shared_data.path("vectors")  # $CAISHEN_SHARED or ../shared
 KAIHUA = VECTORS / "kaihua.jsonl"
 
 needs_vectors = pytest.mark.skipif(
-    not KAIHUA.is_file(), reason=f"shared scoring vectors not found at {KAIHUA} (../shared next to the repo)"
+    not KAIHUA.is_file(), reason=shared_data.reason("vectors", "kaihua.jsonl")
 )
 
 
@@ -258,7 +259,7 @@ def test_score_file_counts_failures():
 # ---------------------------------------------------------------------------
 # hardening (issue 9): every error is a per-line error, types are named, long values cut
 # ---------------------------------------------------------------------------
-JIATING = Path(__file__).parents[2] / "shared" / "vectors" / "jiating.jsonl"
+JIATING = VECTORS / "jiating.jsonl"
 JGOOD = {
     "id": "j", "rules": "jiating", "dealer": 0, "streak": 0, "winner": 1, "win_type": "discard", "discarder": 2,
     "concealed": "123m456p789s2p", "melds": [{"type": "pong", "tiles": "777z"}], "win_tile": "2p",
@@ -435,7 +436,7 @@ def jiating_cases() -> list[dict]:
     return [json.loads(x) for x in JIATING.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
-@pytest.mark.skipif(not JIATING.is_file(), reason=f"shared scoring vectors not found at {JIATING}")
+@pytest.mark.skipif(not JIATING.is_file(), reason=shared_data.reason("vectors", "jiating.jsonl"))
 def test_jiating_vectors_through_cli(capsys, monkeypatch):
     cases = jiating_cases()
     code, out, _ = score_in_process([json.dumps(c) for c in cases], capsys=capsys, monkeypatch=monkeypatch)

@@ -243,6 +243,8 @@ def test_rerun_with_another_configuration_exits_2_naming_the_difference(referenc
                      "--option", "discard_win=false"], capsys)
     assert "holds a different run" in err and "seed: run has 5, requested 6" in err
     assert "option discard_win: run has True, requested False" in err
+    # the refusal comes first and alone: no "N hands in M chunk(s) to OUT" line, no bar before it
+    assert len(err.strip().splitlines()) == 1 and err.startswith("caishen simulate: error:"), err
 
 
 def test_ray_backend_error_when_ray_is_missing(tmp_path, capsys):

@@ -12,7 +12,8 @@ Grammar
 -------
 ``SPEC := NAME [":" ARG]`` (spaces around the parts ignored); four specs for
 the four seats are comma-separated (:func:`split_specs`).  The bots
-(:data:`BOTS`; ``caishen simulate --help`` prints the same lines):
+(:data:`BOTS`; ``caishen simulate --help`` prints the same lines, but for the
+step-API-only ``ppo:PATH``: :func:`help_lines`):
 
 ======================  ================================================================
 spec                    bot
@@ -102,6 +103,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -247,8 +249,21 @@ def _path_arg(arg: str, spec: str) -> tuple[int, str]:
 def _learned_arg(arg: str, spec: str) -> tuple[int, str]:
     name = arg.strip()
     if not name:
-        raise ValueError(f"policy {_short(spec)}: give the weights file, e.g. learned:net.npz")
-    load_learned(learned_path(name))  # ValueError naming the file and the field now
+        raise ValueError(f"policy {_short(spec)}: give the weights file, e.g. learned:net.npz, or a built-in learned "
+                         f"bot ({_builtin_learned()})")
+    path = learned_path(name)
+    if not os.path.lexists(path):
+        from caishen.sim import rules
+
+        if name in rules.names():
+            raise ValueError(f"policy {_short(spec)}: no learned bot ships for rule set {name!r}; built-in learned "
+                             f"bots: {_builtin_learned()} (or learned:PATH, an .npz weights file)")
+        raise ValueError(f"policy {_short(spec)}: no such weights file {str(path)!r}; built-in learned bots: "
+                         f"{_builtin_learned()} (or learned:PATH, an .npz weights file)")
+    try:
+        load_learned(path)  # ValueError naming the file and the field now
+    except ValueError as e:
+        raise ValueError(f"policy {_short(spec)}: {e}") from None
     return 0, name
 
 
@@ -333,9 +348,11 @@ def usages() -> str:
     return ", ".join(k.usage for k in BOTS.values())
 
 
-def help_lines() -> list[str]:
-    """One line per bot, ``"usage: description"`` (the CLI help of every command that takes a bot)."""
-    return [f"{k.usage}: {k.about}" for k in BOTS.values()]
+def help_lines(kernel: bool = False) -> list[str]:
+    """One line per bot, ``"usage: description"``.  ``kernel``: only the bots that play in the kernels, the
+    specs every command's seats accept (``caishen simulate``, ``match``, ``sweep``, ``train``, ``piao``:
+    their help), not one without a kernel (``ppo:PATH``: the step API only, :func:`check_fits`)."""
+    return [f"{k.usage}: {k.about}" for k in BOTS.values() if not kernel or k.code != POLICY_STEP_ONLY]
 
 
 def examples(rules: str | None = None) -> list[str]:
@@ -379,7 +396,8 @@ def check_fits(bot: Bot, rules: str, joker: int, where: str = "") -> np.ndarray 
     ``where`` follows the spec in the message (``" (seat 2)"``).  Raises ``ValueError`` for a 飘 policy
     (``never``, ``always``, ``threshold:N``, ``piao_table``) on a rule set without a 财神 (K-9.1: they
     decide when to throw one; J-1.1: a rule set without one, where they would silently play greedy), and for weights
-    tuned for another rule set (they mean nothing there), and for a bot without a kernel (``ppo:PATH``).
+    tuned for another rule set (they mean nothing there; a learned bot's: "was trained for"), and for a bot
+    without a kernel (``ppo:PATH``).
     """
     if bot.code == POLICY_STEP_ONLY:
         raise ValueError(f"policy {bot.spec!r}{where} plays through torch in the step API only "
@@ -389,9 +407,13 @@ def check_fits(bot: Bot, rules: str, joker: int, where: str = "") -> np.ndarray 
             f"policy {bot.spec!r}{where} decides when to throw a 财神 (飘财), but rule set {rules!r} has no 财神 "
             "(no joker): use greedy or random"
         )
-    w, tuned_for = bot.weights(rules)
-    if tuned_for is not None and tuned_for != rules:
-        raise ValueError(f"policy {bot.spec!r}{where} was tuned for {tuned_for!r}, not {rules!r}")
+    w, made_for = bot.weights(rules)
+    if made_for is not None and made_for != rules and bot.code == POLICY_LEARNED:
+        plays = f"learned:{rules} plays it" if rules in shipped_learned() else f"no learned bot ships for {rules!r}"
+        raise ValueError(f"policy {bot.spec!r}{where} was trained for {made_for!r} (its weights file's 'rules'), "
+                         f"not {rules!r}; {plays} (built-in learned bots: {_builtin_learned()})")
+    if made_for is not None and made_for != rules:
+        raise ValueError(f"policy {bot.spec!r}{where} was tuned for {made_for!r}, not {rules!r}")
     return w
 
 
@@ -484,6 +506,19 @@ def learned_path(name: str) -> Path:
 def tuned_path(name: str) -> Path:
     """The weights file of ``tuned:NAME`` (:func:`data_file` with ``tuned.json``)."""
     return data_file(name, TUNED_FILE)
+
+
+def shipped_learned() -> list[str]:
+    """The rule sets that ship a learned bot (``learned:<name>`` loads without a path): those whose package
+    folder holds :data:`LEARNED_FILE` now (read from the files, so a rule set that gains one is listed)."""
+    from caishen.sim import rules
+
+    return [n for n in rules.names() if rules.get(n).data_path(LEARNED_FILE).is_file()]
+
+
+def _builtin_learned() -> str:
+    """``"learned:NAME, ..."``: the built-in learned bots' specs, comma-separated (``"none"`` for none)."""
+    return ", ".join(f"learned:{n}" for n in shipped_learned()) or "none"
 
 
 def shipped_tuned() -> list[str]:

@@ -13,8 +13,11 @@ is appended to ``RUN_DIR/manifest.jsonl`` and fsynced::
 The manifest is append-only (a chunk replayed later gets a new line; the
 last line of a chunk wins).  A line that is not such an entry -- torn by a
 crash, too long (:data:`MAX_LINE`), nested, of other keys or of values out
-of bounds -- is ignored like a damaged chunk: its chunk is replayed, never
-fatal.  So a crash at any point leaves either no file, or a file without
+of bounds -- is a *damaged line*, handled like a damaged chunk: never
+fatal, never counted, named (:attr:`Verification.damaged_lines`: the file and
+its line number, in ``caishen report`` and on resume), a chunk it recorded
+is unrecorded and replayed, and the next run in the directory drops it
+(:func:`drop_damaged_lines`).  So a crash at any point leaves either no file, or a file without
 its line ("unrecorded": replayed on resume), or a file with its line.  A
 run whose run.json says it keeps a manifest (format 2 and later) is never
 read as a legacy run: without ``manifest.jsonl`` every chunk file in it is
@@ -184,11 +187,26 @@ def _lines(f, limit: int):
         yield line
 
 
-def read_manifest(run_dir: str | os.PathLike, n_chunks: int = MAX_ROWS) -> dict[int, dict] | None:
+def damage(raw: bytes | None, n_chunks: int) -> str:
+    """Why the manifest line ``raw`` (None: longer than :data:`MAX_LINE`) is no entry (:func:`parse_entry`)."""
+    if raw is None:
+        return f"longer than {MAX_LINE} bytes"
+    try:
+        e = safeio.parse_json(raw)
+    except ValueError:
+        return "not JSON: a line torn by a crash, or not written by caishen"
+    if not isinstance(e, dict) or set(e) != {"chunk", "rows", "bytes", "sha256"}:
+        return "not an entry of the keys bytes, chunk, rows, sha256"
+    return f"a value of the wrong type or out of bounds (chunk 0..{n_chunks - 1}, rows, bytes, sha256)"
+
+
+def read_manifest(run_dir: str | os.PathLike, n_chunks: int = MAX_ROWS,
+                  damaged: list | None = None) -> dict[int, dict] | None:
     """The manifest's entries by chunk (the last good line of a chunk wins); None if the run has no manifest.
 
     Damaged lines (:func:`parse_entry`) are skipped: their chunks count as
-    unrecorded.  Raises :class:`caishen.sim.safeio.FileError` when the
+    unrecorded; ``damaged``, when given, gets ``(line number from 1, why)``
+    for each (an empty line aside: it records nothing).  Raises :class:`caishen.sim.safeio.FileError` when the
     manifest is a link, not a regular file, or larger than
     :data:`MAX_MANIFEST`.
     """
@@ -203,11 +221,31 @@ def read_manifest(run_dir: str | os.PathLike, n_chunks: int = MAX_ROWS) -> dict[
         if size > MAX_MANIFEST:
             raise safeio.FileError(p, f"is {size:,} bytes, more than a run writes ({MAX_MANIFEST:,} at most); move "
                                       "it aside to replay every chunk")
-        for raw in _lines(f, MAX_LINE):
+        for n, raw in enumerate(_lines(f, MAX_LINE), 1):
             e = None if raw is None else parse_entry(raw, n_chunks)
             if e is not None:
                 out[e["chunk"]] = e
+            elif damaged is not None and (raw is None or raw.strip()):
+                damaged.append((n, damage(raw, n_chunks)))
     return out
+
+
+def drop_damaged_lines(run_dir: str | os.PathLike, n_chunks: int) -> list[tuple[int, str]]:
+    """Rewrite the manifest without its damaged lines (atomically: a temporary file, fsync, rename), the
+    good lines unchanged and in order, so that a damaged line is named once, not by every later report.
+    Returns the dropped ``(line number, why)``; nothing is written when there are none.  The caller
+    holds the run directory's lock (:func:`caishen.sim.selfplay.runner.run`)."""
+    damaged: list[tuple[int, str]] = []
+    if read_manifest(run_dir, n_chunks, damaged) is None or not damaged:
+        return damaged
+    p = manifest_path(run_dir)
+    keep = []
+    with safeio.open_regular(p) as f:
+        for raw in _lines(f, MAX_LINE):
+            if raw is not None and parse_entry(raw, n_chunks) is not None:
+                keep.append(raw if raw.endswith(b"\n") else raw + b"\n")
+    safeio.atomic_write(p, b"".join(keep))
+    return damaged
 
 
 def file_sha256(f) -> tuple[int, str]:
@@ -231,7 +269,10 @@ class Verification:
     ``ok`` and ``not_played`` are sorted lists of chunk indices; ``problems``
     maps each chunk that is missing, short, corrupt, foreign or unrecorded
     to ``(state, reason)``; ``stray`` lists chunk files whose index is not a
-    chunk of the run (ignored); ``legacy``: the run has no manifest.
+    chunk of the run (ignored); ``legacy``: the run has no manifest;
+    ``damaged_lines``: ``(line number, why)`` of each line of the manifest
+    file ``manifest`` that is no entry (ignored: a chunk it recorded is among
+    the problems as unrecorded).
     """
 
     n_chunks: int
@@ -240,6 +281,8 @@ class Verification:
     problems: dict[int, tuple[str, str]]
     stray: list[str]
     legacy: bool = False
+    damaged_lines: list[tuple[int, str]] = dataclasses.field(default_factory=list)
+    manifest: str = MANIFEST
 
     @property
     def to_replay(self) -> list[int]:
@@ -262,6 +305,11 @@ class Verification:
             lines.append(f"chunk {i}: {state} ({why})")
         if len(self.problems) > limit:
             lines.append(f"... and {len(self.problems) - limit} more problem chunk(s)")
+        for n, why in self.damaged_lines[:limit]:
+            lines.append(f"{self.manifest} line {n}: a damaged entry, ignored ({why}); a chunk it recorded counts as "
+                         "unrecorded and is replayed")
+        if len(self.damaged_lines) > limit:
+            lines.append(f"... and {len(self.damaged_lines) - limit} more damaged line(s) of {self.manifest}")
         if self.stray:
             lines.append(f"ignored {len(self.stray)} file(s) that are no chunk of this run: "
                          + ", ".join(self.stray[:5]) + (" ..." if len(self.stray) > 5 else ""))
@@ -452,7 +500,8 @@ def verify(run_dir: str | os.PathLike, run_json: dict | None = None, checksums: 
     run_dir = Path(run_dir)
     n_chunks = layout.n_chunks
     files, stray = chunk_files(run_dir, n_chunks)
-    entries = read_manifest(run_dir, n_chunks) if layout.manifest else None
+    damaged: list[tuple[int, str]] = []
+    entries = read_manifest(run_dir, n_chunks, damaged) if layout.manifest else None
     if layout.manifest and entries is None:
         entries = {}  # a run that keeps a manifest is never read as a legacy run
     ok, problems = [], {}
@@ -473,4 +522,5 @@ def verify(run_dir: str | os.PathLike, run_json: dict | None = None, checksums: 
             problems[i] = bad
     seen = set(files) | set(entries or ())
     not_played = [i for i in range(n_chunks) if i not in seen]
-    return Verification(n_chunks, ok, not_played, problems, sorted(stray), not layout.manifest)
+    return Verification(n_chunks, ok, not_played, problems, sorted(stray), not layout.manifest, damaged,
+                        str(manifest_path(run_dir)))

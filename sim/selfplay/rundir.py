@@ -164,15 +164,28 @@ def validate_run_json(meta: dict, where="run.json") -> dict:
     for key, (required, ok, what) in _RUN_FIELDS.items():
         if key not in meta:
             if required:
-                raise safeio.FileError(where, f"has no field {key!r}: not a run.json caishen wrote")
+                raise _field_error(where, key, f"has no field {key!r}: not a run.json caishen wrote")
             continue
         if not ok(meta[key]):
-            raise safeio.FileError(where, f"field {key!r} is {_short(meta[key])}; it must be {what}")
+            raise _field_error(where, key, f"field {key!r} is {_short(meta[key])}; it must be {what}")
     want = -(-meta["games"] // meta["chunk_size"])
     if meta["n_chunks"] != want:
-        raise safeio.FileError(where, f"field 'n_chunks' is {meta['n_chunks']}, but {meta['games']} hands in chunks "
-                                      f"of {meta['chunk_size']} make {want}: the file was changed")
+        raise _field_error(where, "n_chunks", f"field 'n_chunks' is {meta['n_chunks']}, but {meta['games']} hands in "
+                                              f"chunks of {meta['chunk_size']} make {want}: the file was changed")
     return meta
+
+
+def _field_error(where, field: str, why: str) -> safeio.FileError:
+    e = safeio.FileError(where, why)
+    e.field = field  # read_run_json's repair hint names it
+    return e
+
+
+def repair_hint(field: str | None = None) -> str:
+    """What to do about a damaged run.json (``field``: its bad field, None: the file as a whole)."""
+    what = f" (or put back field {field!r} as the run wrote it)" if field else ""
+    return (f"repair: restore it from a backup{what}: without it the run cannot be resumed or reported; "
+            "or start it again with a new --out")
 
 
 def read_run_json(run_dir: str | os.PathLike) -> dict:
@@ -180,11 +193,14 @@ def read_run_json(run_dir: str | os.PathLike) -> dict:
 
     ``ValueError`` if there is none; :class:`caishen.sim.safeio.FileError`
     (a ``ValueError``) naming the file if it is a link, not a regular file,
-    larger than :data:`MAX_RUN_JSON`, not JSON or a field is bad.
+    larger than :data:`MAX_RUN_JSON`, not JSON or a field is bad (then
+    naming the field), each with the repair (:func:`repair_hint`).
     """
     p = Path(run_dir) / RUN_JSON
     try:
-        meta = safeio.read_json(p, MAX_RUN_JSON, what="a run.json")
+        return validate_run_json(safeio.read_json(p, MAX_RUN_JSON, what="a run.json"), p)
     except FileNotFoundError:
         raise ValueError(f"{str(run_dir)!r} is not a run directory (no {RUN_JSON})") from None
-    return validate_run_json(meta, p)
+    except safeio.FileError as e:
+        raise safeio.FileError(p, f"{str(e).removeprefix(repr(e.path) + ': ')}; "
+                                  f"{repair_hint(getattr(e, 'field', None))}", e.errno) from None

@@ -530,7 +530,9 @@ class RunResult:
     before the chunks (:func:`_compile_in_parent`); ``hands_per_second`` the play alone, without them;
     ``repaired``: the chunks replayed because their file was missing, short,
     corrupt, foreign or unrecorded, ``{chunk: (state, reason)}`` (:mod:`caishen.sim.selfplay.manifest`);
-    ``pool_restarts``: process pools started again after a worker died."""
+    ``pool_restarts``: process pools started again after a worker died; ``damaged_lines``: the
+    ``(line number, why)`` of the manifest lines that were no entry, dropped from it now
+    (:func:`caishen.sim.selfplay.manifest.drop_damaged_lines`)."""
 
     run_dir: Path
     config: RunConfig
@@ -541,6 +543,7 @@ class RunResult:
     repaired: dict = dataclasses.field(default_factory=dict)
     pool_restarts: int = 0
     compile_seconds: float = 0.0
+    damaged_lines: list = dataclasses.field(default_factory=list)
 
     @property
     def hands_per_second(self) -> float:
@@ -550,7 +553,8 @@ class RunResult:
 
 
 def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None, backend: str = "local",
-        ray_address: str | None = None, progress: bool = True, chunk_fn: ChunkFn = engine_chunk) -> RunResult:
+        ray_address: str | None = None, progress: bool = True, chunk_fn: ChunkFn = engine_chunk,
+        on_start: Callable[[], None] | None = None) -> RunResult:
     """Play every chunk of ``config`` that ``out`` does not hold verified (resumable, self-repairing).
 
     ``workers``: processes (local; default :func:`default_workers`; 1 = in this
@@ -558,6 +562,10 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
     ``backend``: ``"local"`` or ``"ray"``.  ``progress``: a tqdm bar on
     stderr, updated per finished chunk (hands/s).  ``chunk_fn`` must be the
     function named by ``config.chunk_fn`` and importable by worker processes.
+    ``on_start``: called once ``out`` is known to take this run (a new run
+    directory, or one of the same configuration) and before anything is
+    compiled or played: a command's first progress line, so that a refusal
+    (another run in ``out``) is the only output.
     Raises ``ValueError`` for bad arguments, another run in ``out`` (or one
     running there now), or a missing Ray; ``RuntimeError`` if a chunk breaks
     the records contract or keeps killing its worker; :class:`ChunkWriteError`
@@ -587,6 +595,10 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         lay = layout(stored)
         check = manifest.verify(out, layout=lay)
         todo = check.to_replay
+        if check.damaged_lines:  # named once (RunResult.damaged_lines), their chunks replayed as unrecorded
+            manifest.drop_damaged_lines(out, lay.n_chunks)
+        if on_start is not None:
+            on_start()
         done_hands = sum(config.chunk_len(i) for i in check.ok)
         compile_seconds = 0.0
         if todo and (chunk_fn is engine_chunk or _fn_name(chunk_fn) in records.CHUNK_FN_COLUMNS):
@@ -636,7 +648,7 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         finally:
             bar.close()
     return RunResult(out, config, len(todo), len(check.ok), hands_run, time.perf_counter() - t0,
-                     dict(check.problems), restarts, compile_seconds)
+                     dict(check.problems), restarts, compile_seconds, list(check.damaged_lines))
 
 
 #: hands of the warm-up chunk :func:`_compile_in_parent` plays: whole walls of every seating count (1..4)
