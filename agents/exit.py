@@ -115,7 +115,7 @@ def greedy_choice(x: np.ndarray, n: np.ndarray, claim: np.ndarray) -> np.ndarray
     ties by the most live effective tiles, the later kind on a full tie (policies._best_discard); at a
     claim it takes the first of pong, kong, chows (the learned bot's order after ``pass``) that lowers
     the shanten most, if any does (policies._greedy_claim).  Returns ``int64[N]`` candidate indices.
-    A test compares it with the greedy kernel on played states (they agree on about all of them)."""
+    A test compares it with the greedy kernel on played states: the same choice on every one of them."""
     x = np.asarray(x, np.float64)
     c = x.shape[1]
     valid = np.arange(c)[None, :] < np.asarray(n)[:, None]
