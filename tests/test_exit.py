@@ -171,7 +171,9 @@ def test_shipped_learned_files_load_for_their_rule_set():
     from caishen.sim.bots.registry import LEARNED_FILE, learned_path, parse
 
     shipped = [n for n in rules.names() if rules.get(n).data_path(LEARNED_FILE).is_file()]
-    assert shipped  # the expert-iteration bot ships for the rule set it was trained and evaluated on
+    # the expert-iteration bot ships for the rule sets it was trained and evaluated on
+    # (benchmarks/learn_kaihua.md, benchmarks/learn_jiating.md)
+    assert {"kaihua", "jiating"} <= set(shipped)
     for name in shipped:
         assert parse(f"learned:{name}").weights(name)[0].size > learned.N_ACTION
         _, hdr = learned.load_learned(learned_path(name), name)
