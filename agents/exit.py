@@ -25,9 +25,10 @@ The recipe, in its simplest form:
    advantage under the policy rises while the KL term holds it near its start.
    ``c`` is the rule set's advantage scale (:func:`advantage_scale`: its
    ``RuleSet.reward_scale``, about one sd of a seat's points per hand, over
-   Kaihua's, :data:`REFERENCE_SCALE`): Kaihua 1, the regime the defaults were
-   tuned in; Jiating 5 (J-6 points are far more spread: without it the same
-   ``beta`` lets the net drift, benchmarks/learn_kaihua.md, "Jiating").
+   that of :data:`REFERENCE_RULES`, the default rule set, where the defaults
+   were tuned): 1 there, 5 for a rule set whose points are 5 times as spread
+   (J-6; without it the same ``beta`` let the net drift,
+   the first benchmark of issue 26, its second section).
 4. **Export and check.**  ``DIR/learned.npz`` (``learned:DIR/learned.npz``
    plays it in every command) after each iteration; at the end a
    duplicate-deal match (``caishen match`` through the runner) of
@@ -68,7 +69,7 @@ import numpy as np
 
 from caishen.sim.rules.base import DEFAULT
 
-__all__ = ["LINEUPS", "BUFFER", "EVAL_SEED", "REFERENCE_SCALE", "advantage_scale", "greedy_choice", "diagnostics",
+__all__ = ["LINEUPS", "BUFFER", "EVAL_SEED", "REFERENCE_RULES", "advantage_scale", "greedy_choice", "diagnostics",
            "initial_model", "learn", "evaluate", "add_command", "main"]
 
 #: the lineups of the labelled hands, cycled per iteration (``L``: the current net, ``T``: the tuned bot)
@@ -77,8 +78,8 @@ LINEUPS = ("L,T,greedy,greedy", "L,greedy,T,L", "L,T,L,greedy")
 BUFFER = 200_000
 #: the evaluation match's seed is ``seed + EVAL_SEED``
 EVAL_SEED = 1_000_003
-#: the points scale the defaults were tuned at: Kaihua's ``reward_scale`` (benchmarks/learn_kaihua.md)
-REFERENCE_SCALE = 8.0
+#: the rule set whose points scale the defaults were tuned at (the first benchmark of issue 26)
+REFERENCE_RULES = DEFAULT
 #: the curve's diagnostics (:func:`diagnostics`), each a fraction in [0, 1]
 DIAGNOSTICS = ("agree_tuned", "agree_greedy", "shanten_up")
 _CURVE = ("iteration", "seconds", "hands", "learner_decisions", "labelled", "decisions_per_s", "labelled_per_s",
@@ -98,13 +99,13 @@ def _torch():
 def advantage_scale(rules: str = DEFAULT) -> float:
     """The divisor ``c`` of the labels' advantages in the loss (module docstring, step 3): the rule set's
     ``reward_scale`` (about one sd of a seat's points per hand, :class:`caishen.sim.rules.base.RuleSet`)
-    over :data:`REFERENCE_SCALE` (Kaihua's): 1.0 for Kaihua, 5.0 for Jiating.  Raises ``ValueError`` for an
+    over :data:`REFERENCE_RULES`' (1.0 for that rule set; 8 and 40 give 5.0).  Raises ``ValueError`` for an
     unknown rule set."""
     from caishen.sim import rules as rulesets
     from caishen.sim.engine import load_rules
 
     name, _ = load_rules(rules, None)  # the error for an unknown rule set
-    return float(rulesets.get(name).reward_scale) / REFERENCE_SCALE
+    return float(rulesets.get(name).reward_scale) / float(rulesets.get(REFERENCE_RULES).reward_scale)
 
 
 def greedy_choice(x: np.ndarray, n: np.ndarray, claim: np.ndarray) -> np.ndarray:
@@ -366,7 +367,7 @@ def add_command(sub) -> None:
     p.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (default 3e-4)")
     p.add_argument("--steps", type=int, default=50, help="Adam steps per iteration (default 50)")
     p.add_argument("--adv-scale", type=float, default=None,
-                   help="divisor of the advantages in the loss (default: the rule set's reward_scale / 8; Kaihua 1)")
+                   help=f"divisor of the advantages in the loss (default: the rule set's reward_scale over {DEFAULT}'s)")
     p.add_argument("--eval-walls", type=int, default=20_000, help="walls of the final match (default 20000; 0: none)")
     p.set_defaults(func=_run_command)
 
