@@ -19,10 +19,16 @@ The recipe, in its simplest form:
    The labelled states of all iterations so far (the newest
    :data:`BUFFER` of them) are the training set: DAgger on the net's own states.
 3. **Improve on the labels.**  Adam on the all-actions policy gradient
-   ``L = -sum_a pi(a|s) A(a) + beta * KL(pi_0(.|s) || pi(.|s))`` averaged over
+   ``L = -sum_a pi(a|s) A(a) / c + beta * KL(pi_0(.|s) || pi(.|s))`` averaged over
    the labelled states, ``pi = softmax(logits / tau)`` over the state's
    candidates, ``pi_0`` the start (the tuned bot's scores): the expected
    advantage under the policy rises while the KL term holds it near its start.
+   ``c`` is the rule set's advantage scale (:func:`advantage_scale`: its
+   ``RuleSet.reward_scale``, about one sd of a seat's points per hand, over
+   that of :data:`REFERENCE_RULES`, the default rule set, where the defaults
+   were tuned): 1 there, 5 for a rule set whose points are 5 times as spread
+   (J-6; without it the same ``beta`` let the net drift,
+   the first benchmark of issue 26, its second section).
 4. **Export and check.**  ``DIR/learned.npz`` (``learned:DIR/learned.npz``
    plays it in every command) after each iteration; at the end a
    duplicate-deal match (``caishen match`` through the runner) of
@@ -40,8 +46,14 @@ loss, the KL to the start, ``heldout_gain``: on the iteration's newest labelled
 states, which it was not trained on yet, the mean advantage of the updated
 net's choice minus that of the net's choice before the update (points per
 decision; above 0: the update picks better actions than the net that
-labelled them), and the agreement with the start's choices), and
-``eval/`` (the match's run directory, ``match.json``).
+labelled them), the agreement with the start's choices, and the
+per-decision diagnostics of :func:`diagnostics` on the iteration's labelled
+states: ``agree_tuned`` and ``agree_greedy``, how often the net that played
+the hands chose as ``tuned:R`` and as ``greedy`` would have, and
+``shanten_up``, the fraction of its discards that leave a worse shanten than
+its best discard), and ``eval/`` (the match's run directory, ``match.json``,
+whose table also gives each seat's deal-in rate; :func:`learn` returns the
+learner's in ``"eval"``).
 
 Needs torch (the ``[rl]`` extra): ``import caishen.agents`` does not import it.
 """
@@ -57,7 +69,8 @@ import numpy as np
 
 from caishen.sim.rules.base import DEFAULT
 
-__all__ = ["LINEUPS", "BUFFER", "EVAL_SEED", "initial_model", "learn", "add_command", "main"]
+__all__ = ["LINEUPS", "BUFFER", "EVAL_SEED", "REFERENCE_RULES", "advantage_scale", "greedy_choice", "diagnostics",
+           "initial_model", "learn", "evaluate", "add_command", "main"]
 
 #: the lineups of the labelled hands, cycled per iteration (``L``: the current net, ``T``: the tuned bot)
 LINEUPS = ("L,T,greedy,greedy", "L,greedy,T,L", "L,T,L,greedy")
@@ -65,8 +78,14 @@ LINEUPS = ("L,T,greedy,greedy", "L,greedy,T,L", "L,T,L,greedy")
 BUFFER = 200_000
 #: the evaluation match's seed is ``seed + EVAL_SEED``
 EVAL_SEED = 1_000_003
+#: the rule set whose points scale the defaults were tuned at (the first benchmark of issue 26)
+REFERENCE_RULES = DEFAULT
+#: the curve's diagnostics (:func:`diagnostics`), each a fraction in [0, 1]
+DIAGNOSTICS = ("agree_tuned", "agree_greedy", "shanten_up")
 _CURVE = ("iteration", "seconds", "hands", "learner_decisions", "labelled", "decisions_per_s", "labelled_per_s",
-          "loss", "kl", "heldout_gain", "agree_start")
+          "loss", "kl", "heldout_gain", "agree_start") + DIAGNOSTICS
+# action v1 feature rows (caishen.sim.bots.features.ACTION_V1) the greedy rule reads
+_X_SHANTEN, _X_EFF, _X_CLAIM_GAIN = 0, 1, 13
 
 
 def _torch():
@@ -75,6 +94,57 @@ def _torch():
     except ImportError:
         raise ValueError("caishen learn needs torch: pip install 'caishen[rl]' (README, \"Training\")") from None
     return torch
+
+
+def advantage_scale(rules: str = DEFAULT) -> float:
+    """The divisor ``c`` of the labels' advantages in the loss (module docstring, step 3): the rule set's
+    ``reward_scale`` (about one sd of a seat's points per hand, :class:`caishen.sim.rules.base.RuleSet`)
+    over :data:`REFERENCE_RULES`' (1.0 for that rule set; 8 and 40 give 5.0).  Raises ``ValueError`` for an
+    unknown rule set."""
+    from caishen.sim import rules as rulesets
+    from caishen.sim.engine import load_rules
+
+    name, _ = load_rules(rules, None)  # the error for an unknown rule set
+    return float(rulesets.get(name).reward_scale) / float(rulesets.get(REFERENCE_RULES).reward_scale)
+
+
+def greedy_choice(x: np.ndarray, n: np.ndarray, claim: np.ndarray) -> np.ndarray:
+    """The candidate the ``greedy`` bot takes at labelled states, from their action features alone.
+
+    ``x: float64[N, C, 17]`` (``action`` v1), ``n: int64[N]`` candidates, ``claim: bool[N]``.  On a turn
+    (the learned bot's candidates there are discards only) greedy discards to the lowest shanten left,
+    ties by the most live effective tiles, the later kind on a full tie (policies._best_discard); at a
+    claim it takes the first of pong, kong, chows (the learned bot's order after ``pass``) that lowers
+    the shanten most, if any does (policies._greedy_claim).  Returns ``int64[N]`` candidate indices.
+    A test compares it with the greedy kernel on played states: the same choice on every one of them."""
+    x = np.asarray(x, np.float64)
+    c = x.shape[1]
+    valid = np.arange(c)[None, :] < np.asarray(n)[:, None]
+    sh = np.where(valid, x[:, :, _X_SHANTEN], np.inf)
+    eff = np.where(valid & (sh == sh.min(1, keepdims=True)), x[:, :, _X_EFF], -np.inf)
+    turn = c - 1 - np.argmax(eff[:, ::-1], 1)  # the last of the best
+    gain = np.where(valid, x[:, :, _X_CLAIM_GAIN], -np.inf)
+    return np.where(np.asarray(claim, bool), np.argmax(gain, 1), turn).astype(np.int64)
+
+
+def diagnostics(buf: dict, chosen: np.ndarray, tuned: np.ndarray) -> dict:
+    """Per-decision diagnostics of a policy's choices ``chosen: int64[N]`` (candidate indices) at the
+    labelled states ``buf`` (rows ``:N`` of :func:`caishen.sim.selfplay.labels.new_buffer`), with the
+    tuned bot's choices ``tuned: int64[N]``: ``agree_tuned``, ``agree_greedy`` (:func:`greedy_choice`)
+    and ``shanten_up`` (of the turn states, the fraction whose chosen discard leaves a higher shanten
+    than the best discard).  Each a fraction in [0, 1]; NaN where there is no state to count."""
+    m = len(chosen)
+    if m == 0:
+        return {k: float("nan") for k in DIAGNOSTICS}
+    x, n, claim = buf["x"][:m], buf["n"][:m], buf["claim"][:m]
+    rows = np.arange(m)
+    greedy = greedy_choice(x, n, claim)
+    valid = np.arange(x.shape[1])[None, :] < n[:, None]
+    best = np.where(valid, x[:, :, _X_SHANTEN], np.inf).min(1)
+    up = x[rows, chosen, _X_SHANTEN] > best
+    turns = ~claim
+    return {"agree_tuned": float((chosen == tuned).mean()), "agree_greedy": float((chosen == greedy).mean()),
+            "shanten_up": float(up[turns].mean()) if turns.any() else float("nan")}
 
 
 def initial_model(rules: str = DEFAULT, hidden: tuple[int, int] = (32, 16), seed: int = 0):
@@ -104,8 +174,9 @@ def _policy(torch, model, x, ctx, valid, tau):
     return torch.log_softmax(logits / tau, dim=-1), logits
 
 
-def _loss(torch, model, model0, batch, tau, beta):
+def _loss(torch, model, model0, batch, tau, beta, scale=1.0):
     x, ctx, adv, valid = batch
+    adv = adv / scale
     logp, _ = _policy(torch, model, x, ctx, valid, tau)
     with torch.no_grad():
         logp0, _ = _policy(torch, model0, x, ctx, valid, tau)
@@ -134,7 +205,7 @@ def _append(buf: dict, new: dict, m: int) -> dict:
 def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: int = 0, hands: int = 200,
           n_det: int = 8, frac: float = 0.2, hidden: tuple[int, int] = (32, 16), lr: float = 3e-4,
           beta: float = 1.0, tau: float = 1.0, steps: int = 50, batch: int = 256, eval_walls: int = 20_000,
-          max_iterations: int | None = None, log=print) -> dict:
+          max_iterations: int | None = None, adv_scale: float | None = None, log=print) -> dict:
     """Run the recipe (module docstring) into the folder ``out`` for ``minutes`` of wall time (or
     ``max_iterations``), resuming from ``out/checkpoint.pt`` if there is one; then export
     ``out/learned.npz`` and evaluate it (``eval_walls`` walls; 0: no evaluation).
@@ -142,8 +213,10 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     ``hands``: hands played per iteration; ``n_det``: determinizations per labelled state; ``frac``:
     fraction of the learner's decisions labelled; ``steps`` Adam steps of ``batch`` states per
     iteration at learning rate ``lr``; ``beta``: weight of the KL to the start; ``tau``: temperature
-    of the policy's softmax.  ``log``: called with each progress line (None: silent).  Returns
-    ``{"iterations", "labelled", "seconds", "learned": path, "match": the evaluation's summary or None}``.
+    of the policy's softmax; ``adv_scale``: the advantages' divisor in the loss (None: the rule set's,
+    :func:`advantage_scale`).  ``log``: called with each progress line (None: silent).  Returns
+    ``{"iterations", "labelled", "seconds", "learned": path, "adv_scale", "match": the evaluation's summary
+    or None, "eval": the learner's row of its ``policy_rows`` (points, lo, hi, win, deal_in) or None}``.
     Raises ``ValueError`` for a bad argument (naming it) or a checkpoint of another rule set.
     """
     torch = _torch()
@@ -151,9 +224,11 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     from caishen.sim.selfplay.labels import label_hands, new_buffer
 
     for name, v, lo in (("minutes", minutes, 0), ("hands", hands, 1), ("steps", steps, 0), ("batch", batch, 1),
-                        ("eval_walls", eval_walls, 0), ("lr", lr, 0), ("beta", beta, 0), ("tau", tau, 1e-6)):
+                        ("eval_walls", eval_walls, 0), ("lr", lr, 0), ("beta", beta, 0), ("tau", tau, 1e-6),
+                        ("adv_scale", 1.0 if adv_scale is None else adv_scale, 1e-9)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) or v < lo:
             raise ValueError(f"{name} {v!r}: must be a number >= {lo}")
+    scale = advantage_scale(rules) if adv_scale is None else float(adv_scale)
     log = log or (lambda s: None)
     torch.set_num_threads(1)
     out = Path(out)
@@ -204,24 +279,28 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
         if buf is not None and len(buf["n"]) and steps:
             for _ in range(steps):
                 idx = torch.randint(len(buf["n"]), (min(batch, len(buf["n"])),), generator=gen).numpy()
-                lo, k = _loss(torch, model, model0, _tensors(torch, buf, idx), tau, beta)
+                lo, k = _loss(torch, model, model0, _tensors(torch, buf, idx), tau, beta, scale)
                 opt.zero_grad()
                 lo.backward()
                 opt.step()
                 loss, kl = float(lo.detach()), float(k.detach())
         gain = agree = float("nan")
+        diag = {k: float("nan") for k in DIAGNOSTICS}
         if m:  # the updated net's choices against the net's before the update, on labels it has not seen
             pick = _choice(torch, model, held).numpy()
             rows = np.arange(m)
             gain = float((fresh["adv"][rows, pick] - fresh["adv"][rows, before]).mean())
-            agree = float((pick == _choice(torch, model0, held).numpy()).mean())
+            tuned = _choice(torch, model0, held).numpy()
+            agree = float((pick == tuned).mean())
+            diag = diagnostics(fresh, fresh["base"], tuned)  # of the net that played the hands
         buf = _append(buf, fresh, m)
         state["labelled"] += m
         state["iteration"] = it + 1
         dt = time.time() - t0
         state["seconds"] += dt
         row = (it + 1, round(state["seconds"], 1), state["hands"], state["decisions"], state["labelled"],
-               round(stats[0] / t_label, 1), round(m / t_label, 2), loss, kl, gain, agree)
+               round(stats[0] / t_label, 1), round(m / t_label, 2), loss, kl, gain, agree,
+               *(diag[k] for k in DIAGNOSTICS))
         with open(out / "curve.csv", "a", newline="") as f:
             csv.writer(f).writerow(row)
         np.savez(buf_path.with_suffix(".tmp.npz"), **buf)
@@ -234,13 +313,18 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
                                            "labelled": state["labelled"], "seed": seed})
         log(f"iteration {it + 1}: {stats[0] / t_label:,.0f} learner decisions/s, {m / t_label:.1f} labelled states/s "
             f"({state['labelled']} in all), loss {loss:.3f}, KL {kl:.4f}, held-out gain {gain:+.3f} points, "
-            f"agreement with start {agree:.3f}")
+            f"agreement with start {agree:.3f}; played: agreement with tuned {diag['agree_tuned']:.3f}, with greedy "
+            f"{diag['agree_greedy']:.3f}, shanten-raising discards {diag['shanten_up']:.3f}")
     learned_path = str(out / "learned.npz")
     model.export(learned_path, {"from": "caishen learn", "iteration": state["iteration"], "rules": rules,
                                 "labelled": state["labelled"], "seed": seed})
     summary = evaluate(learned_path, rules, eval_walls, seed + EVAL_SEED, out / "eval", log) if eval_walls else None
+    row = summary["policy_rows"][0] if summary else None
+    if row is not None:
+        log(f"learner in the evaluation: {row['points']:+.3f} points/hand, win rate {row['win']:.3f}, "
+            f"deal-in rate {row['deal_in']:.3f}")
     return {"iterations": state["iteration"], "labelled": state["labelled"], "seconds": state["seconds"],
-            "learned": learned_path, "match": summary}
+            "learned": learned_path, "adv_scale": scale, "match": summary, "eval": row}
 
 
 def evaluate(path, rules: str, walls: int, seed: int, run_dir, log=print) -> dict:
@@ -282,6 +366,8 @@ def add_command(sub) -> None:
     p.add_argument("--tau", type=float, default=1.0, help="softmax temperature of the policy (default 1)")
     p.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (default 3e-4)")
     p.add_argument("--steps", type=int, default=50, help="Adam steps per iteration (default 50)")
+    p.add_argument("--adv-scale", type=float, default=None,
+                   help=f"divisor of the advantages in the loss (default: the rule set's reward_scale over {DEFAULT}'s)")
     p.add_argument("--eval-walls", type=int, default=20_000, help="walls of the final match (default 20000; 0: none)")
     p.set_defaults(func=_run_command)
 
@@ -289,7 +375,7 @@ def add_command(sub) -> None:
 def _run_command(args) -> int:
     res = learn(args.rules, args.out, minutes=args.minutes, seed=args.seed, hands=args.hands, n_det=args.det,
                 frac=args.frac, beta=args.beta, tau=args.tau, lr=args.lr, steps=args.steps,
-                eval_walls=args.eval_walls, log=print)
+                eval_walls=args.eval_walls, adv_scale=args.adv_scale, log=print)
     print(f"wrote {res['learned']}: {res['iterations']} iterations, {res['labelled']} labelled states, "
           f"{res['seconds']:.0f} s")
     return 0
