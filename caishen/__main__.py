@@ -1,11 +1,16 @@
 """``python -m caishen`` is the ``caishen`` command (:mod:`caishen.cli`); Ctrl-C while the command
-line module loads is one line too."""
+line module loads is one line too (and never lost in a native callback: :mod:`caishen.interrupt`)."""
 
 import sys
 
+from caishen import interrupt
+
+interrupt.install()
 try:
     from caishen.cli import main
-except KeyboardInterrupt:
+except BaseException as e:  # a Ctrl-C, or an import it cut short (numpy reports that as an ImportError)
+    if not (isinstance(e, KeyboardInterrupt) or interrupt.seen()):
+        raise
     sys.stderr.write("caishen: interrupted\n")
     raise SystemExit(130) from None
 

@@ -59,6 +59,7 @@ import json
 import sys
 from pathlib import Path
 
+from caishen import interrupt
 from caishen.sim import __version__
 from caishen.sim.rules.base import DEFAULT
 
@@ -1042,6 +1043,7 @@ def main(argv: list[str] | None = None) -> int:
     its summary) returns 130 after one line; never a traceback.
     """
     command = "?"
+    old_handler = interrupt.install()  # a Ctrl-C that lands in a numba/llvmlite callback is not lost
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -1067,6 +1069,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"caishen{'' if command == '?' else ' ' + command}: interrupted\n")
         return 130
+    finally:
+        interrupt.restore(old_handler)
 
 
 if __name__ == "__main__":

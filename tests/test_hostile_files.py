@@ -744,3 +744,32 @@ def test_kind12_sigint_at_start_up_prints_no_traceback():
             assert err.decode().strip().endswith("interrupted") and len(err.decode().strip().splitlines()) == 1
         codes.append(p.returncode)
     assert 130 in codes
+
+
+def test_kind12_a_ctrl_c_inside_llvmlite_is_sent_again_not_lost(monkeypatch):
+    """A SIGINT whose handler runs in a ctypes callback of llvmlite (numba compiling or loading a kernel) would
+    be printed as "Exception ignored" and lost (the command went on and exited 0 after a traceback): the
+    handler of :mod:`caishen.interrupt` sends it again a moment later instead; elsewhere it raises."""
+    import types
+
+    from caishen import interrupt
+
+    sent = []
+    monkeypatch.setattr(interrupt.os, "kill", lambda pid, sig: sent.append((pid, sig)))
+    callback = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename="/x/llvmlite/binding/executionengine.py"),
+                                     f_back=None)
+    caller = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename="/x/caishen/cli.py"), f_back=callback)
+    interrupt._handler(signal.SIGINT, caller)  # an llvmlite frame further up the stack: deferred too
+    deadline = time.monotonic() + 5
+    while not sent and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert sent == [(os.getpid(), signal.SIGINT)] and not interrupt.seen()
+    plain = types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename="/x/caishen/cli.py"), f_back=None)
+    with pytest.raises(KeyboardInterrupt):
+        interrupt._handler(signal.SIGINT, plain)
+    assert interrupt.seen()
+    monkeypatch.setattr(interrupt, "_raised", False)
+    old = interrupt.install()  # over Python's default handler only, and put back
+    assert signal.getsignal(signal.SIGINT) is interrupt._handler and old is signal.default_int_handler
+    interrupt.restore(old)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
