@@ -312,7 +312,9 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
         model.export(out / "learned.npz", {"from": "caishen learn", "iteration": it + 1, "rules": rules,
                                            "labelled": state["labelled"], "seed": seed})
         log(f"iteration {it + 1}: {stats[0] / t_label:,.0f} learner decisions/s, {m / t_label:.1f} labelled states/s "
-            f"({state['labelled']} in all), loss {loss:.3f}, KL {kl:.4f}, held-out gain {gain:+.3f} points, "
+            f"({state['labelled']} in all), "
+            + (f"loss {loss:.3f}, KL {kl:.4f}" if loss == loss else "no update yet (the buffer was empty)")
+            + f", held-out gain {gain:+.3f} points, "
             f"agreement with start {agree:.3f}; played: agreement with tuned {diag['agree_tuned']:.3f}, with greedy "
             f"{diag['agree_greedy']:.3f}, shanten-raising discards {diag['shanten_up']:.3f}")
     learned_path = str(out / "learned.npz")
