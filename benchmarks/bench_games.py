@@ -8,7 +8,8 @@ Side by side in one run, on one core:
 - the same bots through the engine's Python step API (``caishen.sim.engine.Game``
   + ``agents``), one action at a time, as a person or an env would drive it;
 
-printed as hands/s and the ratio batch / step API, both on the same number
+printed as hands/s, turns per hand and turns/s (a turn: one own turn of a seat, the record's
+``turns``), and the ratio batch / step API, both on the same number
 of hands by default.  Targets (issue 11): Kaihua >= 150,000 hands/s per core
 with random bots, >= 20,000 with greedy bots; Jiating >= 0.8x Kaihua's.  CPU
 time (``time.process_time``) of this process is used, so other load on the
@@ -57,8 +58,8 @@ from caishen.sim.selfplay.batch import play_batch
 for line in sys.stdin:
     rules, policies, hands, seed = line.split()
     t = time.process_time()
-    play_batch(int(hands), int(seed), rules=rules, policies=policies)
-    print(int(hands) / (time.process_time() - t), flush=True)
+    rows = play_batch(int(hands), int(seed), rules=rules, policies=policies)
+    print(int(hands) / (time.process_time() - t), float(rows["turns"].mean()), flush=True)
 """
 
 
@@ -77,13 +78,15 @@ class _Worker:
         self.p = subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   text=True, env=env, cwd=self.cwd.name)
 
-    def rate(self, rules: str, policies: str, hands: int, seed: int) -> float:
+    def rate(self, rules: str, policies: str, hands: int, seed: int) -> tuple[float, float]:
+        """``(hands/s, turns per hand)`` of one batch."""
         self.p.stdin.write(f"{rules} {policies} {hands} {seed}\n")
         self.p.stdin.flush()
         line = self.p.stdout.readline()
         if not line:
             raise RuntimeError(f"the benchmark worker died on {rules} {policies}")
-        return float(line)
+        rate, turns = (float(x) for x in line.split())
+        return rate, turns
 
     def close(self) -> None:
         self.p.stdin.close()
@@ -91,15 +94,20 @@ class _Worker:
         self.cwd.cleanup()
 
 
-def batch_rates(workers: dict, rules: str, policies: str, hands: int, seed: int, repeat: int) -> dict:
-    """hands/s of ``repeat`` batch runs per worker, interleaved, each list sorted."""
+def batch_rates(workers: dict, rules: str, policies: str, hands: int, seed: int, repeat: int) -> tuple[dict, float]:
+    """hands/s of ``repeat`` batch runs per worker, interleaved, each list sorted; and the mean turns per
+    hand of this tree's runs."""
     for w in workers.values():
         w.rate(rules, policies, 10, seed)  # compile / load the cache
     rates = {k: [] for k in workers}
+    turns = []
     for r in range(repeat):
         for k, w in workers.items():
-            rates[k].append(w.rate(rules, policies, hands, seed + r))
-    return {k: sorted(v) for k, v in rates.items()}
+            rate, t = w.rate(rules, policies, hands, seed + r)
+            rates[k].append(rate)
+            if k == "this":
+                turns.append(t)
+    return {k: sorted(v) for k, v in rates.items()}, sum(turns) / len(turns)
 
 
 def step_rate(rules: str, policies: str, hands: int, seed: int) -> float:
@@ -162,36 +170,39 @@ def main() -> None:
         rows = []
         try:
             for rules, policies in CASES:
-                b = batch_rates(workers, rules, policies, args.hands, args.seed, args.repeat)
+                b, turns = batch_rates(workers, rules, policies, args.hands, args.seed, args.repeat)
                 s = step_rate(rules, policies, step_hands, args.seed) if step_hands > 0 else float("nan")
-                rows.append((rules, policies, b, s))
+                rows.append((rules, policies, b, s, turns))
         finally:
             for w in workers.values():
                 w.close()
         print(f"self-play, one core (CPU time); batch {args.hands:,} hands x {args.repeat} runs, "
               f"step API {step_hands:,} hands" + (f"; old tree {args.against}" if args.against else ""))
-        head = f"{'rules':<8} {'policies':<28} {'batch hands/s (median)':>23} {'[slowest, fastest]':>20}"
+        head = (f"{'rules':<8} {'policies':<28} {'batch hands/s (median)':>23} {'[slowest, fastest]':>20}"
+                f" {'turns/hand':>10} {'turns/s':>11}")
         head += f" {'step API hands/s':>17} {'ratio':>7}"
         if args.against:
             head += f" {'old hands/s':>12} {'new/old':>8}"
         print(head)
         kaihua = {}
-        for rules, policies, b, s in rows:
+        for rules, policies, b, s, turns in rows:
             med = _med(b["this"])
             if rules == "kaihua":
-                kaihua[policies] = med
+                kaihua[policies] = (med, turns)
             lo, hi = b["this"][0], b["this"][-1]
             span = f"[{lo:,.0f}, {hi:,.0f}]"
-            line = f"{rules:<8} {policies:<28} {med:23,.0f} {span:>20}"
+            line = f"{rules:<8} {policies:<28} {med:23,.0f} {span:>20} {turns:10.1f} {med * turns:11,.0f}"
             line += f" {s:17,.0f} {med / s:6.0f}x" if s == s else f" {'-':>17} {'-':>7}"
             if args.against:
                 old = _med(b["old"])
                 line += f" {old:12,.0f} {med / old:7.2f}x"
             print(line)
         for policies in ("random", "greedy"):
-            j = [_med(b["this"]) for r, p, b, _ in rows if r == "jiating" and p == policies]
+            j = [(_med(b["this"]), t) for r, p, b, _, t in rows if r == "jiating" and p == policies]
             if j and policies in kaihua:
-                print(f"Jiating / Kaihua, {policies}: {j[0] / kaihua[policies]:.2f}x (goal >= 0.8x)")
+                (jh, jt), (kh, kt) = j[0], kaihua[policies]
+                print(f"Jiating / Kaihua, {policies}: {jh / kh:.2f}x per hand, {jh * jt / (kh * kt):.2f}x per turn "
+                      "(goal >= 1.0x per turn: a Jiating turn has no chows and no joker)")
         print("targets (issue 11): Kaihua random >= 150,000 hands/s, greedy >= 20,000 hands/s per core")
     if args.cold:
         secs = cold_run()
