@@ -729,9 +729,12 @@ def test_kind12_sigint_at_start_up_prints_no_traceback():
     runs yet.)"""
     codes = []
     for delay in (0.0, 0.02, 0.1, 0.3, 0.6, 1.2):
+        # SIGINT as in a terminal: a test run in the background (``cmd &`` in a script) ignores SIGINT, and a
+        # child inherits that (Python then never installs its handler, and a Ctrl-C cannot reach the command)
         p = subprocess.Popen([sys.executable, "-m", "caishen", "hand", "123m456p789s11223z"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
+                             env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         if _wait_for_library(p.pid, "multiarray"):
             time.sleep(delay)
             p.send_signal(signal.SIGINT)
@@ -769,7 +772,13 @@ def test_kind12_a_ctrl_c_inside_llvmlite_is_sent_again_not_lost(monkeypatch):
         interrupt._handler(signal.SIGINT, plain)
     assert interrupt.seen()
     monkeypatch.setattr(interrupt, "_raised", False)
-    old = interrupt.install()  # over Python's default handler only, and put back
-    assert signal.getsignal(signal.SIGINT) is interrupt._handler and old is signal.default_int_handler
-    interrupt.restore(old)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (a background run: ignored)
+    try:
+        old = interrupt.install()  # over Python's default handler only, and put back
+        assert signal.getsignal(signal.SIGINT) is interrupt._handler and old is signal.default_int_handler
+        interrupt.restore(old)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # ignored (nohup, a background job): left ignored
+        assert interrupt.install() is None and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
