@@ -7,7 +7,12 @@ The recipe, in its simplest form:
    ``action-mlp`` of :mod:`caishen.sim.bots.learned`) initialised with
    :func:`caishen.sim.bots.learned.from_tuned`: the tuned weights of the rule
    set as its linear part and a zero residual, so step 0 plays exactly as
-   ``tuned:R`` (a test).
+   ``tuned:R`` (a test).  ``--arch conv``: the ``action-conv`` net instead
+   (:class:`caishen.agents.learned_torch.ActionConv`,
+   :func:`~caishen.agents.learned_torch.conv_model_from_tuned`: the tuned
+   weights, small random conv layers and a zero head; it too plays as
+   ``tuned:R`` at step 0), its labels storing its inputs (the ``kinds``
+   planes and each candidate's score index).
 2. **Label its own states.**  Each iteration plays ``--hands`` hands with the
    current net (``learned:DIR/current.npz``) in the learner seats against a
    pool (the tuned bot, greedy and the net itself; the lineup cycles over
@@ -37,8 +42,8 @@ The recipe, in its simplest form:
    ``SeedSequence`` streams; training walls are the wall seeds
    ``seed * 10**9 + k`` of :func:`caishen.sim.engine._seeded_wall`: never the same).
 
-Files in ``DIR``: ``checkpoint.pt`` (the net, its start, the optimiser,
-the counters: a rerun of the same command resumes there), ``buffer.npz``
+Files in ``DIR``: ``checkpoint.pt`` (the net, its architecture and shape, its start, the optimiser,
+the counters: a rerun of the same command resumes there; one of another ``--arch`` is refused), ``buffer.npz``
 (the labelled states), ``current.npz`` (the net the next labels play),
 ``learned.npz``, ``curve.csv`` (one row per iteration: wall seconds,
 hands, learner decisions, labelled states, their rates per second, the
@@ -69,9 +74,13 @@ import numpy as np
 
 from caishen.sim.rules.base import DEFAULT
 
-__all__ = ["LINEUPS", "BUFFER", "EVAL_SEED", "REFERENCE_RULES", "advantage_scale", "greedy_choice", "diagnostics",
-           "initial_model", "learn", "evaluate", "add_command", "main"]
+__all__ = ["LINEUPS", "BUFFER", "EVAL_SEED", "REFERENCE_RULES", "ARCHS", "advantage_scale", "greedy_choice",
+           "diagnostics", "initial_model", "learn", "evaluate", "add_command", "main"]
 
+#: the architectures ``caishen learn`` trains (``--arch``): ``mlp`` is ``action-mlp``, ``conv`` ``action-conv``
+ARCHS = ("mlp", "conv")
+#: the conv's channels when none are given (conv_model_from_tuned's default)
+CONV_CHANNELS = (16, 16)
 #: the lineups of the labelled hands, cycled per iteration (``L``: the current net, ``T``: the tuned bot)
 LINEUPS = ("L,T,greedy,greedy", "L,greedy,T,L", "L,T,L,greedy")
 #: most labelled states kept (the newest)
@@ -147,12 +156,26 @@ def diagnostics(buf: dict, chosen: np.ndarray, tuned: np.ndarray) -> dict:
             "shanten_up": float(up[turns].mean()) if turns.any() else float("nan")}
 
 
-def initial_model(rules: str = DEFAULT, hidden: tuple[int, int] = (32, 16), seed: int = 0):
-    """The start of training: :class:`~caishen.agents.learned_torch.ActionMLP` with the tuned weights of
-    ``rules`` and a zero residual (:func:`caishen.sim.bots.learned.from_tuned`): plays as ``tuned:rules``."""
-    from caishen.agents.learned_torch import ActionMLP
+def _check_arch(arch) -> str:
+    if arch not in ARCHS:
+        raise ValueError(f"arch {arch!r}: must be one of {', '.join(ARCHS)}")
+    return arch
+
+
+def initial_model(rules: str = DEFAULT, hidden: tuple[int, int] = (32, 16), seed: int = 0, arch: str = "mlp",
+                  channels: tuple[int, ...] = CONV_CHANNELS):
+    """The start of training: ``arch`` ``"mlp"``: :class:`~caishen.agents.learned_torch.ActionMLP`
+    (``hidden``) with the tuned weights of ``rules`` and a zero residual
+    (:func:`caishen.sim.bots.learned.from_tuned`); ``"conv"``:
+    :class:`~caishen.agents.learned_torch.ActionConv` (``channels``) with the tuned weights, random conv
+    layers (``seed``) and a zero head (:func:`~caishen.agents.learned_torch.conv_model_from_tuned`).
+    Either plays as ``tuned:rules``.  ``ValueError`` for another ``arch``."""
+    from caishen.agents.learned_torch import ActionMLP, conv_model_from_tuned
     from caishen.sim.bots import learned
     from caishen.sim.bots.registry import load_tuned
+
+    if _check_arch(arch) == "conv":
+        return conv_model_from_tuned(rules, tuple(channels), seed)
 
     w, _ = load_tuned(rules)
     net = learned.from_tuned(w, hidden, seed, rules)
@@ -160,26 +183,34 @@ def initial_model(rules: str = DEFAULT, hidden: tuple[int, int] = (32, 16), seed
 
 
 def _tensors(torch, buf: dict, idx: np.ndarray):
+    """The batch of rows ``idx``: ``(*inputs, adv, valid)``, ``inputs`` the model's: ``(x, ctx)`` (MLP) or,
+    for a buffer with the conv's inputs, ``(x, kinds, cand)`` (the planes back from quarters)."""
+    from caishen.sim.selfplay.labels import KINDS_SCALE
+
     n = buf["n"][idx]
     c = max(2, int(n.max()))
     x = torch.as_tensor(buf["x"][idx, :c], dtype=torch.float64)
-    ctx = torch.as_tensor(buf["ctx"][idx], dtype=torch.float64)
     adv = torch.as_tensor(buf["adv"][idx, :c], dtype=torch.float64)
     valid = torch.as_tensor(np.arange(c)[None, :] < n[:, None])
+    if "kinds" in buf:
+        kinds = torch.as_tensor(buf["kinds"][idx].astype(np.float64) / KINDS_SCALE)
+        cand = torch.as_tensor(buf["cand"][idx, :c].astype(np.int64))
+        return x, kinds, cand, adv, valid
+    ctx = torch.as_tensor(buf["ctx"][idx], dtype=torch.float64)
     return x, ctx, adv, valid
 
 
-def _policy(torch, model, x, ctx, valid, tau):
-    logits = model(x, ctx).masked_fill(~valid, -1e30)
+def _policy(torch, model, inputs, valid, tau):
+    logits = model(*inputs).masked_fill(~valid, -1e30)
     return torch.log_softmax(logits / tau, dim=-1), logits
 
 
 def _loss(torch, model, model0, batch, tau, beta, scale=1.0):
-    x, ctx, adv, valid = batch
+    inputs, adv, valid = batch[:-2], batch[-2], batch[-1]
     adv = adv / scale
-    logp, _ = _policy(torch, model, x, ctx, valid, tau)
+    logp, _ = _policy(torch, model, inputs, valid, tau)
     with torch.no_grad():
-        logp0, _ = _policy(torch, model0, x, ctx, valid, tau)
+        logp0, _ = _policy(torch, model0, inputs, valid, tau)
     p, p0 = logp.exp(), logp0.exp()
     pg = -(p * adv).sum(-1).mean()
     kl = (p0 * (logp0 - logp)).masked_fill(~valid, 0.0).sum(-1).mean()
@@ -188,9 +219,9 @@ def _loss(torch, model, model0, batch, tau, beta, scale=1.0):
 
 def _choice(torch, model, batch):
     """The net's choice per state (the kernel's: largest logit; ties to the later candidate on a turn)."""
-    x, ctx, adv, valid = batch
+    inputs, valid = batch[:-2], batch[-1]
     with torch.no_grad():
-        logits = model(x, ctx).masked_fill(~valid, -1e30)
+        logits = model(*inputs).masked_fill(~valid, -1e30)
     c = logits.shape[1]
     rev = torch.flip(logits, [1])
     return c - 1 - rev.argmax(1)  # the last maximum (claims: 'pass' first, a tie there is rare)
@@ -205,7 +236,8 @@ def _append(buf: dict, new: dict, m: int) -> dict:
 def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: int = 0, hands: int = 200,
           n_det: int = 8, frac: float = 0.2, hidden: tuple[int, int] = (32, 16), lr: float = 3e-4,
           beta: float = 1.0, tau: float = 1.0, steps: int = 50, batch: int = 256, eval_walls: int = 20_000,
-          max_iterations: int | None = None, adv_scale: float | None = None, log=print) -> dict:
+          max_iterations: int | None = None, adv_scale: float | None = None, arch: str = "mlp",
+          channels: tuple[int, ...] = CONV_CHANNELS, log=print) -> dict:
     """Run the recipe (module docstring) into the folder ``out`` for ``minutes`` of wall time (or
     ``max_iterations``), resuming from ``out/checkpoint.pt`` if there is one; then export
     ``out/learned.npz`` and evaluate it (``eval_walls`` walls; 0: no evaluation).
@@ -214,13 +246,14 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     fraction of the learner's decisions labelled; ``steps`` Adam steps of ``batch`` states per
     iteration at learning rate ``lr``; ``beta``: weight of the KL to the start; ``tau``: temperature
     of the policy's softmax; ``adv_scale``: the advantages' divisor in the loss (None: the rule set's,
-    :func:`advantage_scale`).  ``log``: called with each progress line (None: silent).  Returns
+    :func:`advantage_scale`); ``arch``: ``"mlp"`` (``hidden``) or ``"conv"`` (``channels``), the
+    net trained (:func:`initial_model`; a resumed run keeps its checkpoint's shape).  ``log``: called with each progress line (None: silent).  Returns
     ``{"iterations", "labelled", "seconds", "learned": path, "adv_scale", "match": the evaluation's summary
     or None, "eval": the learner's row of its ``policy_rows`` (points, lo, hi, win, deal_in) or None}``.
-    Raises ``ValueError`` for a bad argument (naming it) or a checkpoint of another rule set.
+    Raises ``ValueError`` for a bad argument (naming it) or a checkpoint of another rule set or ``arch``.
     """
     torch = _torch()
-    from caishen.agents.learned_torch import ActionMLP
+    from caishen.agents.learned_torch import ActionConv, ActionMLP
     from caishen.sim.selfplay.labels import label_hands, new_buffer
 
     for name, v, lo in (("minutes", minutes, 0), ("hands", hands, 1), ("steps", steps, 0), ("batch", batch, 1),
@@ -228,14 +261,15 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
                         ("adv_scale", 1.0 if adv_scale is None else adv_scale, 1e-9)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) or v < lo:
             raise ValueError(f"{name} {v!r}: must be a number >= {lo}")
+    _check_arch(arch)
     scale = advantage_scale(rules) if adv_scale is None else float(adv_scale)
     log = log or (lambda s: None)
     torch.set_num_threads(1)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ck_path, buf_path = out / "checkpoint.pt", out / "buffer.npz"
-    model = initial_model(rules, hidden, seed)
-    model0 = initial_model(rules, hidden, seed)
+    model = initial_model(rules, hidden, seed, arch, channels)
+    model0 = initial_model(rules, hidden, seed, arch, channels)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     state = {"iteration": 0, "hands": 0, "decisions": 0, "labelled": 0, "seconds": 0.0, "rules": rules}
     buf = None
@@ -243,9 +277,17 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
         ck = torch.load(ck_path, weights_only=True)
         if ck["state"]["rules"] != rules:
             raise ValueError(f"{ck_path}: a checkpoint of rule set {ck['state']['rules']!r}, not {rules!r}")
-        model = ActionMLP(tuple(ck["hidden"]), rules)
+        ck_arch = ck.get("arch", "mlp")  # checkpoints from before --arch are the MLP's
+        if ck_arch != arch:
+            raise ValueError(f"{ck_path}: a checkpoint of --arch {ck_arch}, not {arch} (resume with --arch "
+                             f"{ck_arch} or use another --out)")
+        if arch == "conv":
+            model = ActionConv(tuple(ck["channels"]), rules)
+            model0 = ActionConv(tuple(ck["channels"]), rules)
+        else:
+            model = ActionMLP(tuple(ck["hidden"]), rules)
+            model0 = ActionMLP(tuple(ck["hidden"]), rules)
         model.load_state_dict(ck["model"])
-        model0 = ActionMLP(tuple(ck["hidden"]), rules)
         model0.load_state_dict(ck["model0"])
         opt = torch.optim.Adam(model.parameters(), lr=lr)
         opt.load_state_dict(ck["opt"])
@@ -268,7 +310,7 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
         lineup = LINEUPS[it % len(LINEUPS)].replace("L", f"learned:{current}").replace("T", f"tuned:{rules}")
         walls = seed * 10**9 + state["hands"] + np.arange(hands)
         new, m, stats = label_hands(lineup, rules, walls, n_det=n_det, frac=frac, cap=max(16, hands * 8),
-                                    seed=seed * 7919 + it, buf=new_buffer(max(16, hands * 8)))
+                                    seed=seed * 7919 + it, buf=new_buffer(max(16, hands * 8), arch == "conv"))
         t_label = time.time() - t0
         state["hands"] += hands
         state["decisions"] += int(stats[0])
@@ -305,9 +347,10 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
             csv.writer(f).writerow(row)
         np.savez(buf_path.with_suffix(".tmp.npz"), **buf)
         os.replace(buf_path.with_suffix(".tmp.npz"), buf_path)
+        shape = ({"channels": list(model.channels)} if arch == "conv"
+                 else {"hidden": [model.fc1.out_features, model.fc2.out_features]})
         torch.save({"model": model.state_dict(), "model0": model0.state_dict(), "opt": opt.state_dict(),
-                    "state": state, "hidden": [model.fc1.out_features, model.fc2.out_features]},
-                   out / "checkpoint.tmp.pt")
+                    "state": state, "arch": arch, **shape}, out / "checkpoint.tmp.pt")
         os.replace(out / "checkpoint.tmp.pt", ck_path)
         model.export(out / "learned.npz", {"from": "caishen learn", "iteration": it + 1, "rules": rules,
                                            "labelled": state["labelled"], "seed": seed})
@@ -358,6 +401,9 @@ def add_command(sub) -> None:
         "checkpoints, and ends with a duplicate-deal match against tuned and greedy.",
     )
     p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
+    p.add_argument("--arch", choices=ARCHS, default="mlp",
+                   help="the net trained: mlp (action-mlp) or conv (action-conv, channels "
+                   f"{','.join(map(str, CONV_CHANNELS))}); default mlp")
     p.add_argument("--out", required=True, help="run directory (created; reused to resume)")
     p.add_argument("--minutes", type=float, default=25.0, help="wall minutes of training (default 25)")
     p.add_argument("--seed", type=int, default=0, help="seed of the walls, labels and batches (default 0)")
@@ -377,7 +423,7 @@ def add_command(sub) -> None:
 def _run_command(args) -> int:
     res = learn(args.rules, args.out, minutes=args.minutes, seed=args.seed, hands=args.hands, n_det=args.det,
                 frac=args.frac, beta=args.beta, tau=args.tau, lr=args.lr, steps=args.steps,
-                eval_walls=args.eval_walls, adv_scale=args.adv_scale, log=print)
+                eval_walls=args.eval_walls, adv_scale=args.adv_scale, arch=args.arch, log=print)
     print(f"wrote {res['learned']}: {res['iterations']} iterations, {res['labelled']} labelled states, "
           f"{res['seconds']:.0f} s")
     return 0

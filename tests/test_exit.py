@@ -3,8 +3,12 @@
 - the labelled states' policy inputs are exactly what the learned bot reads at play time, and a redeal
   of the hidden tiles from the seat's view leaves them unchanged (no hidden information in them);
 - the labels are paired: the base candidate's advantage is 0, the others are not all 0;
+- a conv learner's labels also store its inputs (planes, exactly, in quarters; each candidate's score
+  index), and the torch conv on them takes the kernel's choices; an MLP learner's buffer has neither;
 - step 0 of training plays exactly as the tuned bot (same hands, same records);
-- a tiny run writes its curve, checkpoint and weights file, and resumes where it stopped;
+- a tiny run writes its curve, checkpoint and weights file, and resumes where it stopped; so does a
+  tiny ``--arch conv`` run (its weights play a match; its step 0 plays as tuned), and a resume with
+  another ``--arch`` is refused;
 - the advantages are divided by the rule set's points scale (Kaihua 1), and the curve's per-decision
   diagnostics are fractions; the greedy rule they read from the features is the greedy kernel's choice.
 """
@@ -108,6 +112,86 @@ def test_labels_are_paired_on_the_base_choice(start_file):
     np.testing.assert_array_equal(again["adv"][:count], buf["adv"][:count])
 
 
+@pytest.fixture(scope="module")
+def conv_file(tmp_path_factory):
+    """An ``action-conv`` net of the tuned weights with a random head (it does not play as tuned)."""
+    w, _ = load_tuned(DEFAULT)
+    net = learned.conv_from_tuned(w, (8, 8), 3, DEFAULT)
+    net["head_w"] = np.random.default_rng(4).normal(0.0, 0.5, net["head_w"].shape)
+    return learned.save_learned(tmp_path_factory.mktemp("exit") / "conv.npz", net)
+
+
+def _replay_conv_inputs(path, walls):
+    """Play ``walls`` (dealer wall % 4) with the conv bot ``path`` in every seat, in Python over the kernels;
+    at each decision of two or more candidates return its planes ``lx[7]`` and candidates' scores ``lx[10][:n]``."""
+    from caishen.sim.engine import PH_DONE, SC_PHASE, _legal_mask, _reset, _seeded_wall, _step
+    from caishen.sim.engine import engine_params, load_rules, new_state
+    from caishen.sim.tables import hand_tables
+
+    row, _ = learned.load_learned(path)
+    name, r = load_rules(DEFAULT, None)
+    ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
+    work = np.zeros((4, 34), np.int64)
+    lx = learned.new_scratch()
+    st = new_state()[0]
+    out = []
+    for wall in walls:
+        _seeded_wall(wall, st)
+        _reset(st, ep, rp, tabs, wall % 4)
+        while st["sc"][SC_PHASE] != PH_DONE:
+            _legal_mask(st, ep)
+            n = learned._learned_scores(row, st, ep, tabs, st["mask"], work, lx)
+            if n >= 2:
+                out.append((lx[7].copy(), lx[10][:n].copy()))
+            _step(st, ep, rp, tabs, int(learned._learned_action(row, st, ep, tabs, st["mask"], work, lx)))
+    return out
+
+
+def test_conv_labels_store_its_inputs(conv_file, start_file):
+    from caishen.sim.selfplay.labels import KINDS_SCALE, new_buffer
+
+    buf, count, _ = label_hands(",".join([f"learned:{conv_file}"] * 4), DEFAULT, WALLS, n_det=1, frac=1.0, cap=2000)
+    real = _replay_conv_inputs(conv_file, WALLS)
+    assert count == len(real) > 20
+    assert buf["kinds"].dtype == np.uint8 and buf["cand"].dtype == np.int8
+    for i, (k, c) in enumerate(real):
+        q = k * KINDS_SCALE
+        np.testing.assert_array_equal(q, np.round(q))  # the planes are whole quarters: stored exactly
+        assert q.min() >= 0 and q.max() <= 255
+        np.testing.assert_array_equal(buf["kinds"][i], q)
+        np.testing.assert_array_equal(buf["cand"][i, :len(c)], c)
+        assert (buf["cand"][i, len(c):] == -1).all()
+        assert buf["kinds"][i].any()
+    # an MLP learner's buffer stores exactly what it stored before: no conv inputs
+    mlp, _, _ = label_hands(",".join([f"learned:{start_file}"] * 4), DEFAULT, [1], n_det=1, frac=0.2, cap=50)
+    assert set(mlp) == {"ctx", "x", "n", "actions", "adv", "base", "claim"}
+    with pytest.raises(ValueError, match="both architectures"):
+        label_hands(f"learned:{conv_file},learned:{start_file},greedy,greedy", DEFAULT, [1])
+    with pytest.raises(ValueError, match="lacks the conv's inputs"):
+        label_hands(f"learned:{conv_file},greedy,greedy,greedy", DEFAULT, [1], buf=new_buffer(10))
+    with pytest.raises(ValueError, match="has the conv's inputs"):
+        label_hands(f"learned:{start_file},greedy,greedy,greedy", DEFAULT, [1], buf=new_buffer(10, conv=True))
+
+
+def test_torch_conv_on_the_stored_inputs_takes_the_kernels_choices(conv_file):
+    torch = pytest.importorskip("torch")
+    from caishen.agents.exit import _choice, _tensors
+    from caishen.agents.learned_torch import ActionConv
+
+    buf, count, _ = label_hands(f"learned:{conv_file},tuned:{DEFAULT},greedy,learned:{conv_file}", DEFAULT,
+                                [7, 8, 9], n_det=1, frac=1.0, cap=2000)
+    assert count > 20
+    batch = _tensors(torch, buf, np.arange(count))
+    assert len(batch) == 5  # x, kinds, cand, adv, valid
+    pick = _choice(torch, ActionConv.from_file(conv_file, DEFAULT), batch).numpy()
+    np.testing.assert_array_equal(pick, buf["base"][:count])
+    flat = ActionConv.from_file(conv_file, DEFAULT)
+    with torch.no_grad():
+        flat.head.weight.zero_()
+    # the head matters: without it (the tuned bot's choices) some states go otherwise
+    assert (_choice(torch, flat, batch).numpy() != buf["base"][:count]).any()
+
+
 @pytest.mark.parametrize("kw, word", [({"n_det": 0}, "n_det"), ({"frac": 1.5}, "frac"), ({"n_det": True}, "n_det")])
 def test_label_hands_refuses_bad_arguments(start_file, kw, word):
     with pytest.raises(ValueError, match=word):
@@ -163,6 +247,53 @@ def test_tiny_run_writes_curve_weights_and_resumes(tmp_path):
     with pytest.raises(ValueError, match="rule set"):
         other = next(n for n in __import__("caishen.sim.rules", fromlist=["names"]).names() if n != DEFAULT)
         learn(other, out, max_iterations=4, eval_walls=0, log=None)
+
+
+def test_conv_step0_plays_as_tuned(tmp_path):
+    pytest.importorskip("torch")
+    from caishen.agents.exit import initial_model
+    from caishen.sim.selfplay.batch import play_batch
+
+    model = initial_model(DEFAULT, arch="conv")
+    assert type(model).__name__ == "ActionConv" and model.channels == (16, 16)
+    path = model.export(tmp_path / "step0.npz")
+    a = play_batch(60, 9, DEFAULT, policies=",".join([f"learned:{path}"] * 4))
+    b = play_batch(60, 9, DEFAULT, policies=",".join([f"tuned:{DEFAULT}"] * 4))
+    assert set(a) == set(b)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    with pytest.raises(ValueError, match="arch 'cnn'"):
+        initial_model(DEFAULT, arch="cnn")
+
+
+def test_tiny_conv_run_plays_a_match_and_refuses_another_arch(tmp_path):
+    torch = pytest.importorskip("torch")
+    from caishen.agents.exit import evaluate, learn
+    from caishen.agents.learned_torch import ActionConv
+
+    out = tmp_path / "run"
+    res = learn(DEFAULT, out, hands=12, max_iterations=2, steps=5, eval_walls=0, arch="conv", channels=(4, 4),
+                log=None)
+    assert res["iterations"] == 2 and res["labelled"] > 0
+    net = ActionConv.from_file(out / "learned.npz", DEFAULT)
+    assert net.channels == (4, 4)
+    ck = torch.load(out / "checkpoint.pt", weights_only=True)
+    assert ck["arch"] == "conv" and list(ck["channels"]) == [4, 4]
+    for k, v in ck["model"].items():
+        torch.testing.assert_close(net.state_dict()[k], v)
+    assert not torch.equal(ck["model"]["head.weight"], ck["model0"]["head.weight"])  # it trained
+    with np.load(out / "buffer.npz") as z:
+        assert z["kinds"].dtype == np.uint8 and len(z["kinds"]) == len(z["n"]) == res["labelled"]
+    summary = evaluate(out / "learned.npz", DEFAULT, 2, 5, tmp_path / "match", log=None)
+    assert summary["walls_done"] == 2
+    res = learn(DEFAULT, out, hands=12, max_iterations=3, steps=5, eval_walls=0, arch="conv", log=None)
+    assert res["iterations"] == 3 and ActionConv.from_file(out / "learned.npz").channels == (4, 4)
+    with pytest.raises(ValueError, match="checkpoint of --arch conv, not mlp"):
+        learn(DEFAULT, out, max_iterations=4, eval_walls=0, log=None)
+    mlp = tmp_path / "mlp"
+    learn(DEFAULT, mlp, hands=6, max_iterations=1, steps=1, eval_walls=0, log=None)
+    with pytest.raises(ValueError, match="checkpoint of --arch mlp, not conv"):
+        learn(DEFAULT, mlp, max_iterations=2, eval_walls=0, arch="conv", log=None)
 
 
 def test_shipped_learned_files_load_for_their_rule_set():

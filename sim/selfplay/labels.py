@@ -10,7 +10,12 @@ learner's decisions with two or more candidates, records
 * the policy's inputs, exactly as the learned bot reads them at play time
   (:func:`caishen.sim.bots.learned._learned_scores`): ``x: float64[40, 17]``
   (each candidate's ``action`` v1 features), ``ctx: float64[83]``
-  (``context`` v1), the candidates' actions and their count ``n``.  These
+  (``context`` v1), the candidates' actions and their count ``n``; when
+  the learner is an ``action-conv`` net also its inputs ``kinds`` (the
+  ``kinds`` v1 planes, stored in quarters: ``uint8[15, 34]``, the planes
+  times 4, exact since every plane is a count over 4 or a 0/1 flag) and
+  ``cand`` (the score each candidate reads, ``h * 34 + kind``, -1 none and
+  past ``n``: ``int8[40]``).  These
   come from the real state through the seat's own view only (the learned
   bot's feature kernels); a test checks that a redeal of the hidden tiles
   leaves them unchanged;
@@ -36,7 +41,17 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.bots.policies import POLICY_GREEDY, POLICY_RANDOM
-from caishen.sim.bots.learned import MAX_CANDIDATES, N_ACTION, N_CONTEXT, _R_CTX, _R_LOGIT, _learned_scores
+from caishen.sim.bots.learned import (
+    ARCH_CODES,
+    ARCH_CONV,
+    MAX_CANDIDATES,
+    N_ACTION,
+    N_CONTEXT,
+    N_PLANES,
+    _R_CTX,
+    _R_LOGIT,
+    _learned_scores,
+)
 from caishen.sim.bots.registry import POLICY_LEARNED, SLOTS, _bot_action, bot_table, make_context, parse, split_specs
 from caishen.sim.bots.search import _copy_state, _determinize, _hand_value
 from caishen.sim.bots.tuned import _discard_action
@@ -58,21 +73,31 @@ from caishen.sim.engine import (
 from caishen.sim.rng import _rng_below, _rng_seed
 from caishen.sim.tables import hand_tables
 
-__all__ = ["MAX_DETERMINIZATIONS", "label_hands", "new_buffer"]
+__all__ = ["MAX_DETERMINIZATIONS", "KINDS_SCALE", "label_hands", "new_buffer"]
 
 #: most determinizations per labelled state
 MAX_DETERMINIZATIONS = 256
 _FRAC_ONE = 1 << 20
+#: the stored ``kinds`` planes are the kernel's planes times this (module docstring)
+KINDS_SCALE = 4
+_N_KINDS = 34
 
 
-def new_buffer(cap: int) -> dict:
+def new_buffer(cap: int, conv: bool = False) -> dict:
     """Arrays for ``cap`` labelled states: ``ctx: float64[cap, 83]``, ``x: float64[cap, 40, 17]``,
     ``n: int64[cap]``, ``actions: int64[cap, 40]``, ``adv: float64[cap, 40]`` (points per hand),
-    ``base: int64[cap]`` (index of the bot's own choice), ``claim: bool[cap]``."""
-    return {"ctx": np.zeros((cap, N_CONTEXT)), "x": np.zeros((cap, MAX_CANDIDATES, N_ACTION)),
-            "n": np.zeros(cap, np.int64), "actions": np.zeros((cap, MAX_CANDIDATES), np.int64),
-            "adv": np.zeros((cap, MAX_CANDIDATES)), "base": np.zeros(cap, np.int64),
-            "claim": np.zeros(cap, np.bool_)}
+    ``base: int64[cap]`` (index of the bot's own choice), ``claim: bool[cap]``; with ``conv`` (the
+    learner is an ``action-conv`` net) also ``kinds: uint8[cap, 15, 34]`` (its input planes times
+    :data:`KINDS_SCALE`) and ``cand: int8[cap, 40]`` (the score each candidate reads, -1 none; module
+    docstring): 530 bytes more a state."""
+    buf = {"ctx": np.zeros((cap, N_CONTEXT)), "x": np.zeros((cap, MAX_CANDIDATES, N_ACTION)),
+           "n": np.zeros(cap, np.int64), "actions": np.zeros((cap, MAX_CANDIDATES), np.int64),
+           "adv": np.zeros((cap, MAX_CANDIDATES)), "base": np.zeros(cap, np.int64),
+           "claim": np.zeros(cap, np.bool_)}
+    if conv:
+        buf["kinds"] = np.zeros((cap, N_PLANES, _N_KINDS), np.uint8)
+        buf["cand"] = np.full((cap, MAX_CANDIDATES), -1, np.int8)
+    return buf
 
 
 @njit(cache=True)
@@ -111,12 +136,14 @@ def _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, 
 
 @njit(cache=True)
 def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, roll, ib, rng, work, bx,
-                 ctx, xs, ns, actions, adv, base, claim, count, stats, vals, pol):
+                 ctx, xs, ns, actions, adv, base, claim, kinds, cand, count, stats, vals, pol):
     """Play the hands ``walls[h]`` (dealer ``dealers[h]``) with ``table``'s bots and label a fraction
     ``frac_q / 2**20`` of the learned seats' decisions of two or more candidates into the buffers from
-    row ``count`` on (while rows are left).  ``stats``: ``[learner decisions, all decisions]`` added to.
-    Returns the new ``count``."""
+    row ``count`` on (while rows are left).  ``kinds: uint8[cap, 15, 34]``, ``cand: int8[cap, 40]``: the
+    conv's inputs (:func:`new_buffer`), or zero rows (an MLP learner: not stored).  ``stats``:
+    ``[learner decisions, all decisions]`` added to.  Returns the new ``count``."""
     cap = ns.shape[0]
+    conv = kinds.shape[0] > 0
     lx = bx[SLOTS][0]
     for h in range(walls.shape[0]):
         _seeded_wall(walls[h], st)
@@ -145,6 +172,12 @@ def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, r
                         actions[count, :n] = lx[2][:n]
                         base[count] = b
                         claim[count] = not turn
+                        if conv:
+                            for r in range(kinds.shape[1]):
+                                for k in range(kinds.shape[2]):
+                                    kinds[count, r, k] = np.uint8(np.int64(lx[7][r, k] * KINDS_SCALE + 0.5))
+                            for i in range(n):
+                                cand[count, i] = np.int8(lx[10][i])
                         acts = actions[count]
                         _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, rng, n_det, b,
                                      adv[count], vals, pol)
@@ -161,11 +194,13 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
     bots of ``policies`` (e.g. ``"learned:net.npz,tuned:R,greedy,learned:net.npz"``) and label a
     fraction ``frac`` of the decisions of its ``learned:`` seats that have two or more candidates
     (module docstring) on ``n_det`` determinizations each, into ``buf`` (:func:`new_buffer`, ``cap``
-    rows; made if None) from row ``count`` on; labelling stops when it is full.
+    rows; made if None) from row ``count`` on; labelling stops when it is full.  An ``action-conv``
+    learner's labels also store its inputs (``kinds``, ``cand``: a buffer of ``new_buffer(cap, conv=True)``).
 
     Returns ``(buf, count, stats: int64[2])``: the rows now filled, and the learner's and all seats'
     decisions played.  ``seed`` seeds the sampling and the determinizations.  Raises ``ValueError``
-    for a bad spec (as the commands do), no ``learned:`` seat, ``n_det`` outside
+    for a bad spec (as the commands do), no ``learned:`` seat, learned seats of both architectures,
+    a ``buf`` without (MLP: with) the conv's inputs for a conv (MLP) learner, ``n_det`` outside
     ``1..MAX_DETERMINIZATIONS`` or ``frac`` outside ``0..1``.
     """
     if not isinstance(n_det, int) or isinstance(n_det, bool) or not 1 <= n_det <= MAX_DETERMINIZATIONS:
@@ -179,8 +214,20 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
     ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
     table, weights = bot_table(policies, name, int(ep[EP_JOKER]))
     bx = make_context(name, r, weights, seed, policies)
+    codes = {int(bx[0][s][0]) for s in range(4) if table[s, 0] == POLICY_LEARNED}
+    if len(codes) > 1:
+        raise ValueError(f"policies {policies!r}: learned seats of both architectures; label one at a time")
+    conv = codes == {ARCH_CODES[ARCH_CONV]}
     if buf is None:
-        buf = new_buffer(cap)
+        buf = new_buffer(cap, conv)
+    if ("kinds" in buf) != conv:
+        raise ValueError(f"policies {policies!r}: the learner is {'an action-conv' if conv else 'an action-mlp'} "
+                         f"net but the buffer {'lacks' if conv else 'has'} the conv's inputs "
+                         f"(new_buffer(cap, conv={conv}))")
+    if conv:
+        kinds, cand = buf["kinds"], buf["cand"]
+    else:
+        kinds, cand = np.zeros((0, N_PLANES, _N_KINDS), np.uint8), np.zeros((0, MAX_CANDIDATES), np.int8)
     states = new_state(3)
     rng = np.zeros(4, np.uint64)
     _rng_seed(rng, (int(seed) * 0x2545F491 + 0x1AB) % 2**63)
@@ -191,5 +238,6 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
     count = _label_batch(walls, walls % 4, table, int(round(float(frac) * _FRAC_ONE)), int(n_det), ep, rp, tabs,
                          states[0], states[1], states[2], np.zeros((4, 160), np.int64), rng,
                          np.zeros((4, 34), np.int64), bx, buf["ctx"], buf["x"], buf["n"], buf["actions"],
-                         buf["adv"], buf["base"], buf["claim"], int(count), stats, np.zeros(MAX_CANDIDATES), pol)
+                         buf["adv"], buf["base"], buf["claim"], kinds, cand, int(count), stats,
+                         np.zeros(MAX_CANDIDATES), pol)
     return buf, int(count), stats
