@@ -233,11 +233,45 @@ def _append(buf: dict, new: dict, m: int) -> dict:
     return {k: np.concatenate([buf[k], new[k][:m]])[-BUFFER:] for k in buf}
 
 
+def _part_seed(seed: int, j: int) -> int:
+    """The labels' seed of part ``j`` of an iteration's walls: part 0 keeps the iteration's own seed (one
+    worker labels exactly as before), the others a SeedSequence stream of it."""
+    if j == 0:
+        return int(seed)
+    return int(np.random.SeedSequence([int(seed) % 2**63, j]).generate_state(1, np.uint64)[0] % 2**63)
+
+
+def _label_part(lineup: str, rules: str, walls: np.ndarray, n_det: int, frac: float, seed: int, conv: bool):
+    """Label one part of an iteration's walls (:func:`caishen.sim.selfplay.labels.label_hands`): the filled
+    rows and the decision counts.  Module level: a worker process runs it."""
+    from caishen.sim.selfplay.labels import label_hands, new_buffer
+
+    cap = max(16, len(walls) * 8)
+    new, m, stats = label_hands(lineup, rules, walls, n_det=n_det, frac=frac, cap=cap, seed=seed,
+                                buf=new_buffer(cap, conv))
+    return {k: v[:m] for k, v in new.items()}, m, stats
+
+
+def label_iteration(lineup: str, rules: str, walls: np.ndarray, n_det: int, frac: float, seed: int, conv: bool,
+                    pool=None, workers: int = 1):
+    """An iteration's labels over ``walls``, split in ``workers`` contiguous parts labelled side by side
+    in ``pool`` (a ``concurrent.futures`` executor; None: in this process), part ``j`` with the seed
+    :func:`_part_seed` ``(seed, j)``; the parts' rows concatenated in order.  Returns ``(rows, m,
+    stats: int64[2])``.  The same ``workers`` gives the same labels; ``workers=1`` those of one call of
+    ``label_hands``."""
+    parts = [p for p in np.array_split(np.asarray(walls), max(1, int(workers))) if len(p)]
+    args = [(lineup, rules, p, n_det, frac, _part_seed(seed, j), conv) for j, p in enumerate(parts)]
+    done = [pool.submit(_label_part, *a) for a in args] if pool is not None else None
+    results = [f.result() for f in done] if done is not None else [_label_part(*a) for a in args]
+    rows = {k: np.concatenate([r[0][k] for r in results]) for k in results[0][0]}
+    return rows, sum(r[1] for r in results), np.sum([r[2] for r in results], axis=0)
+
+
 def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: int = 0, hands: int = 200,
           n_det: int = 8, frac: float = 0.2, hidden: tuple[int, int] = (32, 16), lr: float = 3e-4,
           beta: float = 1.0, tau: float = 1.0, steps: int = 50, batch: int = 256, eval_walls: int = 20_000,
           max_iterations: int | None = None, adv_scale: float | None = None, arch: str = "mlp",
-          channels: tuple[int, ...] = CONV_CHANNELS, log=print) -> dict:
+          channels: tuple[int, ...] = CONV_CHANNELS, workers: int = 1, log=print) -> dict:
     """Run the recipe (module docstring) into the folder ``out`` for ``minutes`` of wall time (or
     ``max_iterations``), resuming from ``out/checkpoint.pt`` if there is one; then export
     ``out/learned.npz`` and evaluate it (``eval_walls`` walls; 0: no evaluation).
@@ -247,14 +281,16 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     iteration at learning rate ``lr``; ``beta``: weight of the KL to the start; ``tau``: temperature
     of the policy's softmax; ``adv_scale``: the advantages' divisor in the loss (None: the rule set's,
     :func:`advantage_scale`); ``arch``: ``"mlp"`` (``hidden``) or ``"conv"`` (``channels``), the
-    net trained (:func:`initial_model`; a resumed run keeps its checkpoint's shape).  ``log``: called with each progress line (None: silent).  Returns
+    net trained (:func:`initial_model`; a resumed run keeps its checkpoint's shape); ``workers``: processes
+    labelling each iteration's walls side by side (:func:`label_iteration`; the labels are the rollouts,
+    ~93% of an iteration: the recipe's time scales with the cores; 1 labels in this process, and a run
+    with another count labels other, equally good, states).  ``log``: called with each progress line (None: silent).  Returns
     ``{"iterations", "labelled", "seconds", "learned": path, "adv_scale", "match": the evaluation's summary
     or None, "eval": the learner's row of its ``policy_rows`` (points, lo, hi, win, deal_in) or None}``.
     Raises ``ValueError`` for a bad argument (naming it) or a checkpoint of another rule set or ``arch``.
     """
     torch = _torch()
     from caishen.agents.learned_torch import ActionConv, ActionMLP
-    from caishen.sim.selfplay.labels import label_hands, new_buffer
 
     for name, v, lo in (("minutes", minutes, 0), ("hands", hands, 1), ("steps", steps, 0), ("batch", batch, 1),
                         ("eval_walls", eval_walls, 0), ("lr", lr, 0), ("beta", beta, 0), ("tau", tau, 1e-6),
@@ -262,6 +298,8 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) or v < lo:
             raise ValueError(f"{name} {v!r}: must be a number >= {lo}")
     _check_arch(arch)
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 256:
+        raise ValueError(f"workers {workers!r}: must be an integer in 1..256")
     scale = advantage_scale(rules) if adv_scale is None else float(adv_scale)
     log = log or (lambda s: None)
     torch.set_num_threads(1)
@@ -302,64 +340,74 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     current = out / "current.npz"
     gen = torch.Generator().manual_seed(seed)
     t_end = time.time() + 60.0 * minutes
-    while (max_iterations is None and time.time() < t_end) or (max_iterations is not None
-                                                               and state["iteration"] < max_iterations):
-        it = state["iteration"]
-        t0 = time.time()
-        model.export(current, {"from": "caishen learn", "iteration": it})
-        lineup = LINEUPS[it % len(LINEUPS)].replace("L", f"learned:{current}").replace("T", f"tuned:{rules}")
-        walls = seed * 10**9 + state["hands"] + np.arange(hands)
-        new, m, stats = label_hands(lineup, rules, walls, n_det=n_det, frac=frac, cap=max(16, hands * 8),
-                                    seed=seed * 7919 + it, buf=new_buffer(max(16, hands * 8), arch == "conv"))
-        t_label = time.time() - t0
-        state["hands"] += hands
-        state["decisions"] += int(stats[0])
-        fresh = {k: v[:m] for k, v in new.items()}
-        held = _tensors(torch, fresh, np.arange(m)) if m else None
-        before = _choice(torch, model, held).numpy() if m else None
-        loss = kl = float("nan")
-        if buf is not None and len(buf["n"]) and steps:
-            for _ in range(steps):
-                idx = torch.randint(len(buf["n"]), (min(batch, len(buf["n"])),), generator=gen).numpy()
-                lo, k = _loss(torch, model, model0, _tensors(torch, buf, idx), tau, beta, scale)
-                opt.zero_grad()
-                lo.backward()
-                opt.step()
-                loss, kl = float(lo.detach()), float(k.detach())
-        gain = agree = float("nan")
-        diag = {k: float("nan") for k in DIAGNOSTICS}
-        if m:  # the updated net's choices against the net's before the update, on labels it has not seen
-            pick = _choice(torch, model, held).numpy()
-            rows = np.arange(m)
-            gain = float((fresh["adv"][rows, pick] - fresh["adv"][rows, before]).mean())
-            tuned = _choice(torch, model0, held).numpy()
-            agree = float((pick == tuned).mean())
-            diag = diagnostics(fresh, fresh["base"], tuned)  # of the net that played the hands
-        buf = _append(buf, fresh, m)
-        state["labelled"] += m
-        state["iteration"] = it + 1
-        dt = time.time() - t0
-        state["seconds"] += dt
-        row = (it + 1, round(state["seconds"], 1), state["hands"], state["decisions"], state["labelled"],
-               round(stats[0] / t_label, 1), round(m / t_label, 2), loss, kl, gain, agree,
-               *(diag[k] for k in DIAGNOSTICS))
-        with open(out / "curve.csv", "a", newline="") as f:
-            csv.writer(f).writerow(row)
-        np.savez(buf_path.with_suffix(".tmp.npz"), **buf)
-        os.replace(buf_path.with_suffix(".tmp.npz"), buf_path)
-        shape = ({"channels": list(model.channels)} if arch == "conv"
-                 else {"hidden": [model.fc1.out_features, model.fc2.out_features]})
-        torch.save({"model": model.state_dict(), "model0": model0.state_dict(), "opt": opt.state_dict(),
-                    "state": state, "arch": arch, **shape}, out / "checkpoint.tmp.pt")
-        os.replace(out / "checkpoint.tmp.pt", ck_path)
-        model.export(out / "learned.npz", {"from": "caishen learn", "iteration": it + 1, "rules": rules,
-                                           "labelled": state["labelled"], "seed": seed})
-        log(f"iteration {it + 1}: {stats[0] / t_label:,.0f} learner decisions/s, {m / t_label:.1f} labelled states/s "
-            f"({state['labelled']} in all), "
-            + (f"loss {loss:.3f}, KL {kl:.4f}" if loss == loss else "no update yet (the buffer was empty)")
-            + f", held-out gain {gain:+.3f} points, "
-            f"agreement with start {agree:.3f}; played: agreement with tuned {diag['agree_tuned']:.3f}, with greedy "
-            f"{diag['agree_greedy']:.3f}, shanten-raising discards {diag['shanten_up']:.3f}")
+    pool = None  # the labelling workers (workers > 1), started at the first iteration
+    try:
+        while (max_iterations is None and time.time() < t_end) or (max_iterations is not None
+                                                                   and state["iteration"] < max_iterations):
+            it = state["iteration"]
+            t0 = time.time()
+            model.export(current, {"from": "caishen learn", "iteration": it})
+            lineup = LINEUPS[it % len(LINEUPS)].replace("L", f"learned:{current}").replace("T", f"tuned:{rules}")
+            walls = seed * 10**9 + state["hands"] + np.arange(hands)
+            if workers > 1 and pool is None:
+                import concurrent.futures
+                import multiprocessing
+
+                # spawn: the workers start clean (no torch state forked), load the kernels from the cache once
+                pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+            fresh, m, stats = label_iteration(lineup, rules, walls, n_det, frac, seed * 7919 + it, arch == "conv",
+                                              pool, workers)
+            t_label = time.time() - t0
+            state["hands"] += hands
+            state["decisions"] += int(stats[0])
+            held = _tensors(torch, fresh, np.arange(m)) if m else None
+            before = _choice(torch, model, held).numpy() if m else None
+            loss = kl = float("nan")
+            if buf is not None and len(buf["n"]) and steps:
+                for _ in range(steps):
+                    idx = torch.randint(len(buf["n"]), (min(batch, len(buf["n"])),), generator=gen).numpy()
+                    lo, k = _loss(torch, model, model0, _tensors(torch, buf, idx), tau, beta, scale)
+                    opt.zero_grad()
+                    lo.backward()
+                    opt.step()
+                    loss, kl = float(lo.detach()), float(k.detach())
+            gain = agree = float("nan")
+            diag = {k: float("nan") for k in DIAGNOSTICS}
+            if m:  # the updated net's choices against the net's before the update, on labels it has not seen
+                pick = _choice(torch, model, held).numpy()
+                rows = np.arange(m)
+                gain = float((fresh["adv"][rows, pick] - fresh["adv"][rows, before]).mean())
+                tuned = _choice(torch, model0, held).numpy()
+                agree = float((pick == tuned).mean())
+                diag = diagnostics(fresh, fresh["base"], tuned)  # of the net that played the hands
+            buf = _append(buf, fresh, m)
+            state["labelled"] += m
+            state["iteration"] = it + 1
+            dt = time.time() - t0
+            state["seconds"] += dt
+            row = (it + 1, round(state["seconds"], 1), state["hands"], state["decisions"], state["labelled"],
+                   round(stats[0] / t_label, 1), round(m / t_label, 2), loss, kl, gain, agree,
+                   *(diag[k] for k in DIAGNOSTICS))
+            with open(out / "curve.csv", "a", newline="") as f:
+                csv.writer(f).writerow(row)
+            np.savez(buf_path.with_suffix(".tmp.npz"), **buf)
+            os.replace(buf_path.with_suffix(".tmp.npz"), buf_path)
+            shape = ({"channels": list(model.channels)} if arch == "conv"
+                     else {"hidden": [model.fc1.out_features, model.fc2.out_features]})
+            torch.save({"model": model.state_dict(), "model0": model0.state_dict(), "opt": opt.state_dict(),
+                        "state": state, "arch": arch, **shape}, out / "checkpoint.tmp.pt")
+            os.replace(out / "checkpoint.tmp.pt", ck_path)
+            model.export(out / "learned.npz", {"from": "caishen learn", "iteration": it + 1, "rules": rules,
+                                               "labelled": state["labelled"], "seed": seed})
+            log(f"iteration {it + 1}: {stats[0] / t_label:,.0f} learner decisions/s, {m / t_label:.1f} labelled states/s "
+                f"({state['labelled']} in all), "
+                + (f"loss {loss:.3f}, KL {kl:.4f}" if loss == loss else "no update yet (the buffer was empty)")
+                + f", held-out gain {gain:+.3f} points, "
+                f"agreement with start {agree:.3f}; played: agreement with tuned {diag['agree_tuned']:.3f}, with greedy "
+                f"{diag['agree_greedy']:.3f}, shanten-raising discards {diag['shanten_up']:.3f}")
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
     learned_path = str(out / "learned.npz")
     model.export(learned_path, {"from": "caishen learn", "iteration": state["iteration"], "rules": rules,
                                 "labelled": state["labelled"], "seed": seed})
@@ -416,6 +464,9 @@ def add_command(sub) -> None:
     p.add_argument("--steps", type=int, default=50, help="Adam steps per iteration (default 50)")
     p.add_argument("--adv-scale", type=float, default=None,
                    help=f"divisor of the advantages in the loss (default: the rule set's reward_scale over {DEFAULT}'s)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes labelling each iteration's walls side by side (default 1: this process; the "
+                   "labels are ~93%% of the time, so a many-core machine gives a worker per core)")
     p.add_argument("--eval-walls", type=int, default=20_000, help="walls of the final match (default 20000; 0: none)")
     p.set_defaults(func=_run_command)
 
@@ -423,7 +474,7 @@ def add_command(sub) -> None:
 def _run_command(args) -> int:
     res = learn(args.rules, args.out, minutes=args.minutes, seed=args.seed, hands=args.hands, n_det=args.det,
                 frac=args.frac, beta=args.beta, tau=args.tau, lr=args.lr, steps=args.steps,
-                eval_walls=args.eval_walls, adv_scale=args.adv_scale, arch=args.arch, log=print)
+                eval_walls=args.eval_walls, adv_scale=args.adv_scale, arch=args.arch, workers=args.workers, log=print)
     print(f"wrote {res['learned']}: {res['iterations']} iterations, {res['labelled']} labelled states, "
           f"{res['seconds']:.0f} s")
     return 0

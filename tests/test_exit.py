@@ -413,3 +413,40 @@ def _start(rules):
 
     w, _ = load_tuned(rules)
     return learned.save_learned(tempfile.mkdtemp() + "/start.npz", learned.from_tuned(w, rules=rules))
+
+
+def test_label_iteration_in_parts_is_each_part_labelled_alone(start_file):
+    """``--workers N`` (issue 26, "fast enough to matter"): an iteration's walls in N contiguous parts, each
+    labelled by a worker process with its own seed, give exactly the labels of those parts labelled alone, in
+    order; one part gives the labels of one ``label_hands`` call with the iteration's seed (a one-worker run
+    labels as before)."""
+    import concurrent.futures
+    import multiprocessing
+
+    from caishen.agents.exit import _label_part, _part_seed, label_iteration
+    from caishen.sim.selfplay.labels import new_buffer
+
+    lineup = f"learned:{start_file},tuned:{DEFAULT},greedy,learned:{start_file}"
+    walls = np.arange(6) + 123
+    one, m1, s1 = label_iteration(lineup, DEFAULT, walls, 2, 0.5, 77, False)
+    ref, mr, sr = label_hands(lineup, DEFAULT, walls, n_det=2, frac=0.5, cap=48, seed=77, buf=new_buffer(48))
+    assert m1 == mr > 0 and (s1 == sr).all()
+    assert set(one) == set(ref) and all((one[k] == ref[k][:mr]).all() for k in one)
+    with concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        two, m2, s2 = label_iteration(lineup, DEFAULT, walls, 2, 0.5, 77, False, pool, 2)
+    a, ma, sa = _label_part(lineup, DEFAULT, walls[:3], 2, 0.5, _part_seed(77, 0), False)
+    b, mb, sb = _label_part(lineup, DEFAULT, walls[3:], 2, 0.5, _part_seed(77, 1), False)
+    assert m2 == ma + mb > 0 and (s2 == sa + sb).all() and s2[0] == s1[0]  # the same hands: the same decisions
+    for k in two:
+        assert (two[k] == np.concatenate([a[k], b[k]])).all(), k
+    assert _part_seed(77, 1) != 77 and _part_seed(77, 0) == 77
+
+
+def test_tiny_run_with_two_workers(tmp_path):
+    pytest.importorskip("torch")
+    from caishen.agents.exit import learn
+
+    res = learn(DEFAULT, tmp_path / "w2", hands=8, max_iterations=2, steps=3, eval_walls=0, workers=2, log=None)
+    assert res["iterations"] == 2 and res["labelled"] > 0
+    with pytest.raises(ValueError, match="workers"):
+        learn(DEFAULT, tmp_path / "w0", max_iterations=1, eval_walls=0, workers=0, log=None)
