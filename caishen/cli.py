@@ -360,10 +360,12 @@ def _simulate_config(args):
     return config, args.out
 
 
-def _repair_hint(run_dir) -> str:
+def _repair_hint(run_dir, chunks: bool = True, lines: bool = True) -> str:
+    """The repair line of a run with damaged ``chunks`` and/or damaged manifest ``lines``."""
+    does = (["replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run)"]
+            if chunks else []) + (["drops the manifest's damaged lines"] if lines else [])
     return (f"repair: rerun the same `caishen simulate` command, or `caishen simulate --resume {run_dir}`: it "
-            "replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run) and "
-            "drops the manifest's damaged lines")
+            + " and ".join(does))
 
 
 def _add_executor_args(p, what: str = "") -> None:
@@ -544,7 +546,7 @@ def _report_simulate(args) -> int:
         for line in check.describe():
             print(f"  {line}", file=sys.stderr)
         if check.problems or check.damaged_lines:
-            print(_repair_hint(args.run_dir), file=sys.stderr)
+            print(_repair_hint(args.run_dir, bool(check.problems), bool(check.damaged_lines)), file=sys.stderr)
     if not check.ok:
         raise ValueError(f"no verified chunk in {args.run_dir!r} to summarize"
                          + ("" if check.problems else " (the run has not finished a chunk yet)"))

@@ -336,6 +336,7 @@ def test_kind05_a_garbage_manifest_line_is_named_by_file_and_line_then_dropped_o
     code, o, err = report(capsys, out)
     assert code == 0 and f"{p} line 2: a damaged entry, ignored (not JSON" in err and f"{p} line 3:" in err
     assert "repair: rerun the same `caishen simulate` command" in err
+    assert "drops the manifest's damaged lines" in err and "replays" not in err  # no chunk to replay: not said
     res = run(config(), out)
     assert [n for n, _ in res.damaged_lines] == [2, 3] and res.chunks_run == 0
     assert p.read_bytes() == b"".join(good)

@@ -78,7 +78,7 @@ How to add a bot
    ``learned:NAME|PATH``), ``context(bots, rules_name, rules) -> arrays``:
    ``bots`` is the four seats' :class:`Bot` (None for a seat of another
    kind); it loads each file once (``NAME`` through :func:`data_file`, like
-   ``tuned``: ``data_file(NAME, "learned.safetensors", ".safetensors")`` is
+   ``tuned``: ``data_file(NAME, "learned.npz", ".npz")`` is
    the rule set's shipped file for ``learned:NAME``, else a path) and
    returns the arrays its kernel reads, e.g. the seats' weights stacked,
    indexed by the seat to act (``st.sc[SC_TO_ACT]``).  A file of another
