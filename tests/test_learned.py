@@ -99,10 +99,13 @@ def test_kernel_forward_equals_torch_on_10000_states(tmp_path):
     np.testing.assert_array_equal(learned.load_learned(out)[0], row)
 
 
-def test_learned_bot_reads_nothing_hidden(tmp_path):
-    """The logits of the seat to act are unchanged when only what it cannot see changes."""
-    row, _ = learned.load_learned(_net(tmp_path, residual=True, seed=2))
-    rng = np.random.default_rng(3)
+@pytest.mark.parametrize("arch", ["mlp", "conv"])
+def test_learned_bot_reads_nothing_hidden(tmp_path, arch):
+    """The logits of the seat to act (and the conv bot's planes) are unchanged when only what it cannot see
+    changes; a conv candidate reads its own kind's score (a discard its kind's, a claim the offered tile's)."""
+    path = _net(tmp_path, residual=True, seed=2) if arch == "mlp" else _conv_net(tmp_path, head=True, seed=2)
+    row, _ = learned.load_learned(path)
+    rng = np.random.default_rng(3 if arch == "mlp" else 4)
     joker = rulesets.get("kaihua").facts["joker"]
     twin = Game("kaihua").reset(seed=0)
     lx = learned.new_scratch()
@@ -115,12 +118,17 @@ def test_learned_bot_reads_nothing_hidden(tmp_path):
             game.legal_mask()
             st = game.state
             n = learned._learned_scores(row, st, game._ep, game._tabs, st["mask"], work, lx)
-            logits = lx[1][5, :n].copy()
+            logits, kinds = lx[1][5, :n].copy(), lx[7].copy()
             _hidden_twin(game, twin, seat, rng)
             tw = twin.state
             m = learned._learned_scores(row, tw, twin._ep, twin._tabs, tw["mask"], work, lx)
             assert m == n
             np.testing.assert_array_equal(lx[1][5, :n], logits)
+            if arch == "conv" and n:
+                np.testing.assert_array_equal(lx[7], kinds)
+                pending = int(np.argmax(kinds[FEATURE_SETS["kinds"].first_row["pending"]]))
+                want = [-1] + [34 + pending] * (n - 1) if st["sc"][SC_PHASE] != PH_TURN else list(lx[2][:n] - A_DISCARD)
+                assert list(lx[10][:n]) == want
             n_checked += n > 0
             game.step(int(rng.choice(game.legal_actions())))
     assert n_checked > 100
@@ -352,39 +360,6 @@ def test_conv_kernel_forward_equals_torch_on_10000_states(tmp_path):
     np.testing.assert_array_equal(start.linear.detach().numpy(), load_tuned("kaihua")[0])
     with pytest.raises(ValueError, match="field 'arch' is 'action-conv'"):
         ActionMLP.from_file(path)
-
-
-def test_conv_bot_reads_nothing_hidden(tmp_path):
-    """The conv bot's planes and logits for the seat to act are unchanged when only what it cannot see
-    changes."""
-    row, _ = learned.load_learned(_conv_net(tmp_path, head=True, seed=2))
-    rng = np.random.default_rng(4)
-    joker = rulesets.get("kaihua").facts["joker"]
-    twin = Game("kaihua").reset(seed=0)
-    lx = learned.new_scratch()
-    work = np.zeros((4, 34), np.int64)
-    n_checked = 0
-    for hand in range(6):
-        game = Game("kaihua").reset(wall=_wall_with_quads(rng, joker), dealer=hand % N_SEATS)
-        while not game.done:
-            seat = game.current_player
-            game.legal_mask()
-            st = game.state
-            n = learned._learned_scores(row, st, game._ep, game._tabs, st["mask"], work, lx)
-            logits, kinds = lx[1][5, :n].copy(), lx[7].copy()
-            _hidden_twin(game, twin, seat, rng)
-            tw = twin.state
-            m = learned._learned_scores(row, tw, twin._ep, twin._tabs, tw["mask"], work, lx)
-            assert m == n
-            np.testing.assert_array_equal(lx[1][5, :n], logits)
-            if n:
-                np.testing.assert_array_equal(lx[7], kinds)
-                pending = int(np.argmax(kinds[FEATURE_SETS["kinds"].first_row["pending"]]))
-                want = [-1] + [34 + pending] * (n - 1) if st["sc"][SC_PHASE] != PH_TURN else list(lx[2][:n] - A_DISCARD)
-                assert list(lx[10][:n]) == want  # a discard reads its kind's score, a claim the offered tile's
-            n_checked += n > 0
-            game.step(int(rng.choice(game.legal_actions())))
-    assert n_checked > 100
 
 
 @pytest.mark.parametrize("case, msg", [
