@@ -35,28 +35,20 @@ def start_file(tmp_path_factory):
     return learned.save_learned(tmp_path_factory.mktemp("exit") / "start.npz", learned.from_tuned(w, rules=DEFAULT))
 
 
-def _replay_inputs(path, walls):
-    """Play ``walls`` (dealer wall % 4) with the learned bot in every seat, in Python over the kernels; at
-    each decision of two or more candidates return its inputs, and the same inputs computed on a state whose
-    tiles hidden from the seat are redealt (search._determinize)."""
-    from caishen.sim.bots.search import _determinize
-    from caishen.sim.engine import PH_DONE, SC_PHASE, SC_TO_ACT, _legal_mask, _reset, _seeded_wall, _step
+def _learned_decisions(path, walls):
+    """Play ``walls`` (dealer wall % 4) with the learned bot ``path`` in every seat, in Python over the
+    kernels; yield ``(st, ep, rp, tabs, lx, n)`` at each decision of two or more candidates, its scores in
+    the scratch ``lx`` (the caller may use ``st`` but leaves it as it found it)."""
+    from caishen.sim.engine import PH_DONE, SC_PHASE, _legal_mask, _reset, _seeded_wall, _step
     from caishen.sim.engine import engine_params, load_rules, new_state
-    from caishen.sim.rng import _rng_seed
     from caishen.sim.tables import hand_tables
 
     row, _ = learned.load_learned(path)
     name, r = load_rules(DEFAULT, None)
     ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
     work = np.zeros((4, 34), np.int64)
-    lx, ly = learned.new_scratch(), learned.new_scratch()
-    states = new_state(2)
-    st, root = states[0], states[1]
-    rng = np.zeros(4, np.uint64)
-    _rng_seed(rng, 5)
-    ib = np.zeros((4, 160), np.int64)
-    greedy_like = np.full(4, POLICY_GREEDY, np.int64)  # every opponent redealt with virtual turns
-    real, redealt = [], []
+    lx = learned.new_scratch()
+    st = new_state()[0]
     for wall in walls:
         _seeded_wall(wall, st)
         _reset(st, ep, rp, tabs, wall % 4)
@@ -64,13 +56,33 @@ def _replay_inputs(path, walls):
             _legal_mask(st, ep)
             n = learned._learned_scores(row, st, ep, tabs, st["mask"], work, lx)
             if n >= 2:
-                real.append((lx[1][learned._R_CTX, :learned.N_CONTEXT].copy(), lx[6][:n].copy(), lx[2][:n].copy()))
-                _determinize(root, st, int(st["sc"][SC_TO_ACT]), ep, rp, tabs, rng, ib, greedy_like)
-                _legal_mask(root, ep)
-                m = learned._learned_scores(row, root, ep, tabs, root["mask"], work, ly)
-                redealt.append((ly[1][learned._R_CTX, :learned.N_CONTEXT].copy(), ly[6][:m].copy(), ly[2][:m].copy()))
+                yield st, ep, rp, tabs, lx, n
                 _legal_mask(st, ep)
             _step(st, ep, rp, tabs, int(learned._learned_action(row, st, ep, tabs, st["mask"], work, lx)))
+
+
+def _replay_inputs(path, walls):
+    """At each decision of two or more candidates of :func:`_learned_decisions`, its inputs, and the same
+    inputs computed on a state whose tiles hidden from the seat are redealt (search._determinize)."""
+    from caishen.sim.bots.search import _determinize
+    from caishen.sim.engine import SC_TO_ACT, _legal_mask, new_state
+    from caishen.sim.rng import _rng_seed
+
+    row, _ = learned.load_learned(path)
+    work = np.zeros((4, 34), np.int64)
+    ly = learned.new_scratch()
+    root = new_state()[0]
+    rng = np.zeros(4, np.uint64)
+    _rng_seed(rng, 5)
+    ib = np.zeros((4, 160), np.int64)
+    greedy_like = np.full(4, POLICY_GREEDY, np.int64)  # every opponent redealt with virtual turns
+    real, redealt = [], []
+    for st, ep, rp, tabs, lx, n in _learned_decisions(path, walls):
+        real.append((lx[1][learned._R_CTX, :learned.N_CONTEXT].copy(), lx[6][:n].copy(), lx[2][:n].copy()))
+        _determinize(root, st, int(st["sc"][SC_TO_ACT]), ep, rp, tabs, rng, ib, greedy_like)
+        _legal_mask(root, ep)
+        m = learned._learned_scores(row, root, ep, tabs, root["mask"], work, ly)
+        redealt.append((ly[1][learned._R_CTX, :learned.N_CONTEXT].copy(), ly[6][:m].copy(), ly[2][:m].copy()))
     return real, redealt
 
 
@@ -122,29 +134,9 @@ def conv_file(tmp_path_factory):
 
 
 def _replay_conv_inputs(path, walls):
-    """Play ``walls`` (dealer wall % 4) with the conv bot ``path`` in every seat, in Python over the kernels;
-    at each decision of two or more candidates return its planes ``lx[7]`` and candidates' scores ``lx[10][:n]``."""
-    from caishen.sim.engine import PH_DONE, SC_PHASE, _legal_mask, _reset, _seeded_wall, _step
-    from caishen.sim.engine import engine_params, load_rules, new_state
-    from caishen.sim.tables import hand_tables
-
-    row, _ = learned.load_learned(path)
-    name, r = load_rules(DEFAULT, None)
-    ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
-    work = np.zeros((4, 34), np.int64)
-    lx = learned.new_scratch()
-    st = new_state()[0]
-    out = []
-    for wall in walls:
-        _seeded_wall(wall, st)
-        _reset(st, ep, rp, tabs, wall % 4)
-        while st["sc"][SC_PHASE] != PH_DONE:
-            _legal_mask(st, ep)
-            n = learned._learned_scores(row, st, ep, tabs, st["mask"], work, lx)
-            if n >= 2:
-                out.append((lx[7].copy(), lx[10][:n].copy()))
-            _step(st, ep, rp, tabs, int(learned._learned_action(row, st, ep, tabs, st["mask"], work, lx)))
-    return out
+    """At each decision of two or more candidates of :func:`_learned_decisions` (the conv bot ``path``), its
+    planes ``lx[7]`` and candidates' scores ``lx[10][:n]``."""
+    return [(lx[7].copy(), lx[10][:n].copy()) for _, _, _, _, lx, n in _learned_decisions(path, walls)]
 
 
 def test_conv_labels_store_its_inputs(conv_file, start_file):
