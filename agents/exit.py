@@ -75,7 +75,7 @@ import numpy as np
 from caishen.sim.rules.base import DEFAULT
 
 __all__ = ["LINEUPS", "BUFFER", "EVAL_SEED", "REFERENCE_RULES", "ARCHS", "advantage_scale", "greedy_choice",
-           "diagnostics", "initial_model", "learn", "evaluate", "add_command", "main"]
+           "diagnostics", "device_of", "initial_model", "learn", "evaluate", "add_command", "main"]
 
 #: the architectures ``caishen learn`` trains (``--arch``): ``mlp`` is ``action-mlp``, ``conv`` ``action-conv``
 ARCHS = ("mlp", "conv")
@@ -182,9 +182,30 @@ def initial_model(rules: str = DEFAULT, hidden: tuple[int, int] = (32, 16), seed
     return ActionMLP(hidden, rules).load_arrays(net)
 
 
-def _tensors(torch, buf: dict, idx: np.ndarray):
-    """The batch of rows ``idx``: ``(*inputs, adv, valid)``, ``inputs`` the model's: ``(x, ctx)`` (MLP) or,
-    for a buffer with the conv's inputs, ``(x, kinds, cand)`` (the planes back from quarters)."""
+def device_of(torch, device: str | None = "auto"):
+    """The ``torch.device`` the update runs on (``--device``): ``"auto"`` (or None) a CUDA GPU when torch
+    finds one, else the CPU; ``"cpu"``; ``"cuda"`` or ``"cuda:N"``.  Raises ``ValueError`` naming the value
+    for another one, and for a CUDA device that torch does not find (a CPU build of torch, no GPU, an index
+    past the GPUs)."""
+    if device is None or device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cpu":
+        return torch.device("cpu")
+    if isinstance(device, str) and (device == "cuda" or (device.startswith("cuda:") and device[5:].isdigit())):
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {device!r}: torch finds no CUDA GPU here (a CPU build of torch "
+                             f"{torch.__version__}, or no GPU); use --device cpu or auto")
+        index = int(device[5:]) if ":" in device else 0
+        if index >= torch.cuda.device_count():
+            raise ValueError(f"device {device!r}: torch finds {torch.cuda.device_count()} CUDA GPU(s)")
+        return torch.device(device)
+    raise ValueError(f"device {device!r}: must be auto, cpu, cuda or cuda:N")
+
+
+def _tensors(torch, buf: dict, idx: np.ndarray, device=None):
+    """The batch of rows ``idx`` on ``device`` (None: the CPU): ``(*inputs, adv, valid)``, ``inputs`` the
+    model's: ``(x, ctx)`` (MLP) or, for a buffer with the conv's inputs, ``(x, kinds, cand)`` (the planes
+    back from quarters)."""
     from caishen.sim.selfplay.labels import KINDS_SCALE
 
     n = buf["n"][idx]
@@ -195,9 +216,10 @@ def _tensors(torch, buf: dict, idx: np.ndarray):
     if "kinds" in buf:
         kinds = torch.as_tensor(buf["kinds"][idx].astype(np.float64) / KINDS_SCALE)
         cand = torch.as_tensor(buf["cand"][idx, :c].astype(np.int64))
-        return x, kinds, cand, adv, valid
-    ctx = torch.as_tensor(buf["ctx"][idx], dtype=torch.float64)
-    return x, ctx, adv, valid
+        out = (x, kinds, cand, adv, valid)
+    else:
+        out = (x, torch.as_tensor(buf["ctx"][idx], dtype=torch.float64), adv, valid)
+    return out if device is None else tuple(t.to(device) for t in out)
 
 
 def _policy(torch, model, inputs, valid, tau):
@@ -217,20 +239,48 @@ def _loss(torch, model, model0, batch, tau, beta, scale=1.0):
     return pg + beta * kl, kl
 
 
-def _choice(torch, model, batch):
-    """The net's choice per state (the kernel's: largest logit; ties to the later candidate on a turn)."""
+def _choice(torch, model, batch) -> np.ndarray:
+    """The net's choice per state (the kernel's: largest logit; ties to the later candidate on a turn):
+    ``int64[N]`` candidate indices."""
     inputs, valid = batch[:-2], batch[-1]
     with torch.no_grad():
         logits = model(*inputs).masked_fill(~valid, -1e30)
     c = logits.shape[1]
     rev = torch.flip(logits, [1])
-    return c - 1 - rev.argmax(1)  # the last maximum (claims: 'pass' first, a tie there is rare)
+    return (c - 1 - rev.argmax(1)).cpu().numpy()  # the last maximum (claims: 'pass' first, a tie there is rare)
+
+
+#: the buffer's arrays with a column per candidate, and the value of a column no candidate fills
+_WIDE = {"x": 0.0, "actions": 0, "adv": 0.0, "cand": -1}
+
+
+def _widen(rows: dict, width: int) -> dict:
+    """``rows`` with each per-candidate array (:data:`_WIDE`) cut or padded to ``width`` columns."""
+    out = dict(rows)
+    for k, fill in _WIDE.items():
+        if k in out:
+            a = out[k]
+            if a.shape[1] >= width:
+                out[k] = a[:, :width]
+            else:
+                pad = np.full((a.shape[0], width - a.shape[1]) + a.shape[2:], fill, a.dtype)
+                out[k] = np.concatenate([a, pad], axis=1)
+    return out
 
 
 def _append(buf: dict, new: dict, m: int) -> dict:
+    """The buffer with the first ``m`` rows of ``new`` appended (the newest :data:`BUFFER` kept).  The
+    per-candidate arrays keep only as many columns as the most candidates of a stored state (at least 2;
+    the labels' :data:`~caishen.sim.bots.learned.MAX_CANDIDATES` columns are mostly empty: a turn has at most
+    14 discards), and a conv buffer drops the context (its net does not read it): a third of the memory and
+    of each iteration's write of ``buffer.npz``."""
+    new = {k: v[:m] for k, v in new.items() if not (k == "ctx" and "kinds" in new)}
+    width = max(2, int(new["n"].max()) if m else 0, int(buf["n"].max()) if buf is not None and len(buf["n"]) else 0)
+    new = _widen(new, width)
     if buf is None:
-        return {k: v[:m].copy() for k, v in new.items()}
-    return {k: np.concatenate([buf[k], new[k][:m]])[-BUFFER:] for k in buf}
+        return {k: v.copy() for k, v in new.items()}
+    buf = _widen({k: v for k, v in buf.items() if k in new}, width)
+    return {k: np.concatenate([buf[k], new[k]])[-BUFFER:] for k in new}
 
 
 def _part_seed(seed: int, j: int) -> int:
@@ -271,7 +321,8 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
           n_det: int = 8, frac: float = 0.2, hidden: tuple[int, int] = (32, 16), lr: float = 3e-4,
           beta: float = 1.0, tau: float = 1.0, steps: int = 50, batch: int = 256, eval_walls: int = 20_000,
           max_iterations: int | None = None, adv_scale: float | None = None, arch: str = "mlp",
-          channels: tuple[int, ...] = CONV_CHANNELS, workers: int = 1, log=print) -> dict:
+          channels: tuple[int, ...] = CONV_CHANNELS, workers: int = 1, device: str | None = "auto",
+          log=print) -> dict:
     """Run the recipe (module docstring) into the folder ``out`` for ``minutes`` of wall time (or
     ``max_iterations``), resuming from ``out/checkpoint.pt`` if there is one; then export
     ``out/learned.npz`` and evaluate it (``eval_walls`` walls; 0: no evaluation).
@@ -284,10 +335,13 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     net trained (:func:`initial_model`; a resumed run keeps its checkpoint's shape); ``workers``: processes
     labelling each iteration's walls side by side (:func:`label_iteration`; the labels are the rollouts,
     ~93% of an iteration: the recipe's time scales with the cores; 1 labels in this process, and a run
-    with another count labels other, equally good, states).  ``log``: called with each progress line (None: silent).  Returns
+    with another count labels other, equally good, states); ``device``: where the net's updates run
+    (:func:`device_of`: ``"auto"`` a CUDA GPU when torch finds one; the labels are numba rollouts on the CPU
+    whatever it is, so a GPU speeds up only the update, ~6% of an iteration on 2 cores).  ``log``: called with each progress line (None: silent).  Returns
     ``{"iterations", "labelled", "seconds", "learned": path, "adv_scale", "match": the evaluation's summary
     or None, "eval": the learner's row of its ``policy_rows`` (points, lo, hi, win, deal_in) or None}``.
-    Raises ``ValueError`` for a bad argument (naming it) or a checkpoint of another rule set or ``arch``.
+    Raises ``ValueError`` for a bad argument (naming it), a ``device`` torch does not find, or a
+    checkpoint of another rule set or ``arch``.
     """
     torch = _torch()
     from caishen.agents.learned_torch import ActionConv, ActionMLP
@@ -301,18 +355,19 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 256:
         raise ValueError(f"workers {workers!r}: must be an integer in 1..256")
     scale = advantage_scale(rules) if adv_scale is None else float(adv_scale)
+    dev = device_of(torch, device)
     log = log or (lambda s: None)
     torch.set_num_threads(1)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     ck_path, buf_path = out / "checkpoint.pt", out / "buffer.npz"
-    model = initial_model(rules, hidden, seed, arch, channels)
-    model0 = initial_model(rules, hidden, seed, arch, channels)
+    model = initial_model(rules, hidden, seed, arch, channels).to(dev)
+    model0 = initial_model(rules, hidden, seed, arch, channels).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     state = {"iteration": 0, "hands": 0, "decisions": 0, "labelled": 0, "seconds": 0.0, "rules": rules}
     buf = None
     if ck_path.is_file():
-        ck = torch.load(ck_path, weights_only=True)
+        ck = torch.load(ck_path, weights_only=True, map_location="cpu")  # a run resumes on any device
         if ck["state"]["rules"] != rules:
             raise ValueError(f"{ck_path}: a checkpoint of rule set {ck['state']['rules']!r}, not {rules!r}")
         ck_arch = ck.get("arch", "mlp")  # checkpoints from before --arch are the MLP's
@@ -327,6 +382,7 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
             model0 = ActionMLP(tuple(ck["hidden"]), rules)
         model.load_state_dict(ck["model"])
         model0.load_state_dict(ck["model0"])
+        model, model0 = model.to(dev), model0.to(dev)
         opt = torch.optim.Adam(model.parameters(), lr=lr)
         opt.load_state_dict(ck["opt"])
         state = dict(ck["state"])
@@ -337,6 +393,7 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     else:
         with open(out / "curve.csv", "w", newline="") as f:
             csv.writer(f).writerow(_CURVE)
+    log(f"training on {dev}; labelling on the CPU with {workers} worker(s)")
     current = out / "current.npz"
     gen = torch.Generator().manual_seed(seed)
     t_end = time.time() + 60.0 * minutes
@@ -360,13 +417,13 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
             t_label = time.time() - t0
             state["hands"] += hands
             state["decisions"] += int(stats[0])
-            held = _tensors(torch, fresh, np.arange(m)) if m else None
-            before = _choice(torch, model, held).numpy() if m else None
+            held = _tensors(torch, fresh, np.arange(m), dev) if m else None
+            before = _choice(torch, model, held) if m else None
             loss = kl = float("nan")
             if buf is not None and len(buf["n"]) and steps:
                 for _ in range(steps):
                     idx = torch.randint(len(buf["n"]), (min(batch, len(buf["n"])),), generator=gen).numpy()
-                    lo, k = _loss(torch, model, model0, _tensors(torch, buf, idx), tau, beta, scale)
+                    lo, k = _loss(torch, model, model0, _tensors(torch, buf, idx, dev), tau, beta, scale)
                     opt.zero_grad()
                     lo.backward()
                     opt.step()
@@ -374,10 +431,10 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
             gain = agree = float("nan")
             diag = {k: float("nan") for k in DIAGNOSTICS}
             if m:  # the updated net's choices against the net's before the update, on labels it has not seen
-                pick = _choice(torch, model, held).numpy()
+                pick = _choice(torch, model, held)
                 rows = np.arange(m)
                 gain = float((fresh["adv"][rows, pick] - fresh["adv"][rows, before]).mean())
-                tuned = _choice(torch, model0, held).numpy()
+                tuned = _choice(torch, model0, held)
                 agree = float((pick == tuned).mean())
                 diag = diagnostics(fresh, fresh["base"], tuned)  # of the net that played the hands
             buf = _append(buf, fresh, m)
@@ -467,6 +524,9 @@ def add_command(sub) -> None:
     p.add_argument("--workers", type=int, default=1,
                    help="processes labelling each iteration's walls side by side (default 1: this process; the "
                    "labels are ~93%% of the time, so a many-core machine gives a worker per core)")
+    p.add_argument("--device", default="auto",
+                   help="where the net's updates run: auto (a CUDA GPU when torch finds one, else the CPU), cpu, "
+                   "cuda or cuda:N (default auto; the labels are CPU rollouts whatever it is)")
     p.add_argument("--eval-walls", type=int, default=20_000, help="walls of the final match (default 20000; 0: none)")
     p.set_defaults(func=_run_command)
 
@@ -474,7 +534,8 @@ def add_command(sub) -> None:
 def _run_command(args) -> int:
     res = learn(args.rules, args.out, minutes=args.minutes, seed=args.seed, hands=args.hands, n_det=args.det,
                 frac=args.frac, beta=args.beta, tau=args.tau, lr=args.lr, steps=args.steps,
-                eval_walls=args.eval_walls, adv_scale=args.adv_scale, arch=args.arch, workers=args.workers, log=print)
+                eval_walls=args.eval_walls, adv_scale=args.adv_scale, arch=args.arch, workers=args.workers, device=args.device,
+                log=print)
     print(f"wrote {res['learned']}: {res['iterations']} iterations, {res['labelled']} labelled states, "
           f"{res['seconds']:.0f} s")
     return 0

@@ -175,13 +175,13 @@ def test_torch_conv_on_the_stored_inputs_takes_the_kernels_choices(conv_file):
     assert count > 20
     batch = _tensors(torch, buf, np.arange(count))
     assert len(batch) == 5  # x, kinds, cand, adv, valid
-    pick = _choice(torch, ActionConv.from_file(conv_file, DEFAULT), batch).numpy()
+    pick = _choice(torch, ActionConv.from_file(conv_file, DEFAULT), batch)
     np.testing.assert_array_equal(pick, buf["base"][:count])
     flat = ActionConv.from_file(conv_file, DEFAULT)
     with torch.no_grad():
         flat.head.weight.zero_()
     # the head matters: without it (the tuned bot's choices) some states go otherwise
-    assert (_choice(torch, flat, batch).numpy() != buf["base"][:count]).any()
+    assert (_choice(torch, flat, batch) != buf["base"][:count]).any()
 
 
 @pytest.mark.parametrize("kw, word", [({"n_det": 0}, "n_det"), ({"frac": 1.5}, "frac"), ({"n_det": True}, "n_det")])
@@ -227,6 +227,8 @@ def test_tiny_run_writes_curve_weights_and_resumes(tmp_path):
             assert 0.0 <= float(r[k]) <= 1.0, (k, r[k])
     assert float(rows[0]["agree_tuned"]) == 1.0  # iteration 1 plays the start, which plays as tuned
     assert float(rows[0]["agree_greedy"]) < 1.0  # tuned is not greedy: the column can tell them apart
+    with np.load(out / "buffer.npz") as z:  # the stored states keep as many candidate columns as they fill
+        assert z["x"].shape[1] == z["adv"].shape[1] == max(2, int(z["n"].max())) < 40 and "ctx" in z.files
     # the exported bot is the checkpoint's net
     net = ActionMLP.from_file(out / "learned.npz", DEFAULT)
     ck = torch.load(out / "checkpoint.pt", weights_only=True)
@@ -442,3 +444,71 @@ def test_tiny_run_with_two_workers(tmp_path):
     assert res["iterations"] == 2 and res["labelled"] > 0
     with pytest.raises(ValueError, match="workers"):
         learn(DEFAULT, tmp_path / "w0", max_iterations=1, eval_walls=0, workers=0, log=None)
+
+
+def test_buffer_keeps_the_columns_its_states_fill(monkeypatch):
+    """``buffer.npz`` (issue 26): the per-candidate arrays are cut to the most candidates of a stored state
+    and padded when a newer state has more; the values survive, the newest BUFFER states are kept, and a
+    conv buffer drops the context its net does not read."""
+    from caishen.agents import exit as ex
+
+    def rows(ns, conv=False, start=0):
+        m = len(ns)
+        r = {"n": np.array(ns, np.int64), "x": np.zeros((m, 40, 17)), "adv": np.zeros((m, 40)),
+             "actions": np.zeros((m, 40), np.int64), "ctx": np.ones((m, 83)), "base": np.zeros(m, np.int64),
+             "claim": np.zeros(m, bool)}
+        for i, n in enumerate(ns):
+            r["x"][i, :n] = start + i + 1
+            r["adv"][i, :n] = -(start + i + 1)
+            r["actions"][i, :n] = np.arange(n) + 7
+        if conv:
+            r["kinds"] = np.zeros((m, 15, 34), np.uint8)
+            r["cand"] = np.full((m, 40), -1, np.int8)
+            for i, n in enumerate(ns):
+                r["cand"][i, :n] = np.arange(n)
+        return r
+
+    buf = ex._append(None, rows([3, 2, 5, 9], start=0), 3)  # the fourth row is not one of the m = 3
+    assert buf["x"].shape == (3, 5, 17) and buf["adv"].shape == buf["actions"].shape == (3, 5)
+    buf = ex._append(buf, rows([7, 2], start=10), 2)
+    assert buf["x"].shape == (5, 7, 17) and len(buf["n"]) == 5
+    assert (buf["n"] == [3, 2, 5, 7, 2]).all()
+    for i, (n, v) in enumerate(zip(buf["n"], [1, 2, 3, 11, 12])):
+        assert (buf["x"][i, :n] == v).all() and (buf["x"][i, n:] == 0).all()
+        assert (buf["adv"][i, :n] == -v).all() and (buf["actions"][i, :n] == np.arange(n) + 7).all()
+    conv = ex._append(None, rows([1, 4], conv=True), 2)
+    assert "ctx" not in conv and conv["cand"].shape == (2, 4) and (conv["cand"][0] == [0, -1, -1, -1]).all()
+    conv = ex._append(conv, rows([6], conv=True), 1)
+    assert conv["cand"].shape == (3, 6) and (conv["cand"][1] == [0, 1, 2, 3, -1, -1]).all()
+    monkeypatch.setattr(ex, "BUFFER", 4)
+    kept = ex._append(buf, rows([2, 2], start=20), 2)
+    assert list(kept["x"][:, 0, 0]) == [11, 12, 21, 22] and kept["x"].shape[1] == 7  # the newest 4
+
+
+def test_device_is_checked_before_anything_runs(tmp_path):
+    """``--device`` (issue 26): auto, cpu, cuda[:N]; a device torch does not find is one clear error naming
+    it, before the run folder is made."""
+    torch = pytest.importorskip("torch")
+    from caishen.agents.exit import device_of, learn
+
+    assert device_of(torch, "cpu").type == "cpu"
+    assert device_of(torch, "auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    for bad in ("tpu", "cuda:x", "CUDA", ""):
+        with pytest.raises(ValueError, match=f"device {bad!r}: must be"):
+            device_of(torch, bad)
+    missing = "cuda" if not torch.cuda.is_available() else f"cuda:{torch.cuda.device_count()}"
+    with pytest.raises(ValueError, match=f"device {missing!r}"):
+        learn(DEFAULT, tmp_path / "gpu", max_iterations=1, eval_walls=0, device=missing, log=None)
+    assert not (tmp_path / "gpu").exists()
+    res = learn(DEFAULT, tmp_path / "cpu", hands=6, max_iterations=1, steps=2, eval_walls=0, device="cpu", log=None)
+    assert res["iterations"] == 1
+
+
+def test_learn_command_names_a_bad_device(tmp_path):
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "caishen", "learn", "--out", str(tmp_path / "x"), "--device", "tpu"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "device 'tpu'" in r.stderr and "Traceback" not in r.stderr, r.stderr
