@@ -58,7 +58,7 @@ the hands chose as ``tuned:R`` and as ``greedy`` would have, and
 ``shanten_up``, the fraction of its discards that leave a worse shanten than
 its best discard), and ``eval/`` (the match's run directory, ``match.json``,
 whose table also gives each seat's deal-in rate; :func:`learn` returns the
-learner's in ``"eval"``).
+learner's in ``"eval"``; a resumed run that trains on replaces it).
 
 Needs torch (the ``[rl]`` extra): ``import caishen.agents`` does not import it.
 """
@@ -396,6 +396,7 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
             csv.writer(f).writerow(_CURVE)
     log(f"training on {dev}; labelling on the CPU with {workers} worker(s)")
     current = out / "current.npz"
+    first_iteration = state["iteration"]
     gen = torch.Generator().manual_seed(seed)
     t_end = time.time() + 60.0 * minutes
     pool = None  # the labelling workers (workers > 1), started at the first iteration
@@ -469,7 +470,16 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     learned_path = str(out / "learned.npz")
     model.export(learned_path, {"from": "caishen learn", "iteration": state["iteration"], "rules": rules,
                                 "labelled": state["labelled"], "seed": seed})
-    summary = evaluate(learned_path, rules, eval_walls, seed + EVAL_SEED, out / "eval", log) if eval_walls else None
+    eval_dir = out / "eval"
+    if state["iteration"] > first_iteration and (eval_dir.exists() or eval_dir.is_symlink()):
+        # a resumed run trained on: the evaluation of the earlier learned.npz is stale (one of this same net,
+        # cut short, is kept and resumes)
+        if eval_dir.is_symlink() or not eval_dir.is_dir():
+            raise ValueError(f"{eval_dir}: not a folder (the run's evaluation goes there); move it away")
+        import shutil
+
+        shutil.rmtree(eval_dir)
+    summary = evaluate(learned_path, rules, eval_walls, seed + EVAL_SEED, eval_dir, log) if eval_walls else None
     row = summary["policy_rows"][0] if summary else None
     if row is not None:
         log(f"learner in the evaluation: {row['points']:+.3f} points/hand, win rate {row['win']:.3f}, "

@@ -512,3 +512,20 @@ def test_learn_command_names_a_bad_device(tmp_path):
     r = subprocess.run([sys.executable, "-m", "caishen", "learn", "--out", str(tmp_path / "x"), "--device", "tpu"],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "device 'tpu'" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_resumed_run_evaluates_its_new_net(tmp_path):
+    """A rerun of the same ``caishen learn`` command resumes, trains on and evaluates the new ``learned.npz``
+    (the earlier evaluation in ``eval/`` is of another net: it is replaced, not refused); a rerun that trains
+    nothing more keeps it."""
+    pytest.importorskip("torch")
+    from caishen.agents.exit import learn
+
+    out = tmp_path / "run"
+    first = learn(DEFAULT, out, hands=6, max_iterations=1, steps=2, eval_walls=2, log=None)
+    assert first["match"]["walls_done"] == 2
+    again = learn(DEFAULT, out, hands=6, max_iterations=2, steps=2, eval_walls=2, log=None)
+    assert again["iterations"] == 2 and again["match"]["walls_done"] == 2
+    assert again["match"]["policies"] == first["match"]["policies"]
+    same = learn(DEFAULT, out, hands=6, max_iterations=2, steps=2, eval_walls=2, log=None)
+    assert same["iterations"] == 2 and same["match"] == again["match"]
