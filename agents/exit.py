@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -338,7 +339,8 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     ~93% of an iteration: the recipe's time scales with the cores; 1 labels in this process, and a run
     with another count labels other, equally good, states); ``device``: where the net's updates run
     (:func:`device_of`: ``"auto"`` a CUDA GPU when torch finds one; the labels are numba rollouts on the CPU
-    whatever it is, so a GPU speeds up only the update, ~6% of an iteration on 2 cores).  ``log``: called with each progress line (None: silent).  Returns
+    whatever it is, so a GPU speeds up only the update, ~6% of an iteration on 2 cores).  ``log``: called
+    with each progress line (None: silent).  Returns
     ``{"iterations", "labelled", "seconds", "learned": path, "adv_scale", "match": the evaluation's summary
     or None, "eval": the learner's row of its ``policy_rows`` (points, lo, hi, win, deal_in) or None}``.
     Raises ``ValueError`` for a bad argument (naming it), a ``device`` torch does not find, or a
@@ -476,8 +478,6 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
         # cut short, is kept and resumes)
         if eval_dir.is_symlink() or not eval_dir.is_dir():
             raise ValueError(f"{eval_dir}: not a folder (the run's evaluation goes there); move it away")
-        import shutil
-
         shutil.rmtree(eval_dir)
     summary = evaluate(learned_path, rules, eval_walls, seed + EVAL_SEED, eval_dir, log) if eval_walls else None
     row = summary["policy_rows"][0] if summary else None
@@ -545,8 +545,8 @@ def add_command(sub) -> None:
 def _run_command(args) -> int:
     res = learn(args.rules, args.out, minutes=args.minutes, seed=args.seed, hands=args.hands, n_det=args.det,
                 frac=args.frac, beta=args.beta, tau=args.tau, lr=args.lr, steps=args.steps,
-                eval_walls=args.eval_walls, adv_scale=args.adv_scale, arch=args.arch, workers=args.workers, device=args.device,
-                log=print)
+                eval_walls=args.eval_walls, adv_scale=args.adv_scale, arch=args.arch, workers=args.workers,
+                device=args.device, log=print)
     print(f"wrote {res['learned']}: {res['iterations']} iterations, {res['labelled']} labelled states, "
           f"{res['seconds']:.0f} s")
     return 0

@@ -103,7 +103,7 @@ def config_differences(stored: dict, wanted: dict) -> list[str]:
                 if a.get(o) != b.get(o):
                     out.append(f"option {o}: run has {a.get(o)!r}, requested {b.get(o)!r}")
         elif k == "bot_weights":
-            out.append(f"the bots' weights differ (a tuned weights file changed since the run began): "
+            out.append(f"the bots' weights differ (a bot's weights file, tuned: or learned:, changed since the run began): "
                        f"run has {a!r}, requested {b!r}")
         else:
             out.append(f"{k}: run has {a!r}, requested {b!r}")
