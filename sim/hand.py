@@ -33,8 +33,12 @@ Shanten -1 means complete.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
-from numba import njit
+from llvmlite import ir as llvm_ir
+from numba import njit, types
+from numba.extending import intrinsic, overload
 
 from caishen.sim import tiles as _tiles
 from caishen.sim.tiles import MELD_CHOW, MELD_PONG
@@ -63,6 +67,69 @@ __all__ = [
 
 #: 5**r for r = 0..8 (a constant of the base-5 code, not a rule table)
 _POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
+# masks of the SWAR scan (:func:`_scan`): constants of the byte arithmetic, not rule tables
+_LANES8 = np.uint64(0x00FF00FF00FF00FF)
+_LANES16 = np.uint64(0x0000FFFF0000FFFF)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_ONES = np.uint64(0x0101010101010101)
+_HALF = np.uint64(0x7F7F7F7F7F7F7F7F)
+if sys.byteorder != "little":  # pragma: no cover - numba's hosts are little-endian
+    raise ImportError("caishen's hand kernels read counts as little-endian words (sys.byteorder is big)")
+
+
+def _load8(counts, off):
+    """``counts[off:off + 8]`` as one little-endian ``uint64`` (byte ``off`` lowest); numba only (below)."""
+    raise NotImplementedError("a numba kernel helper")  # pragma: no cover
+
+
+@intrinsic
+def _load8_unaligned(typingctx, arr, off):
+    """One unaligned 8-byte load of ``arr[off:off + 8]`` (C-contiguous ``uint8``) as ``uint64``.
+
+    The caller keeps ``off + 8 <= len(arr)``.  Little-endian hosts only (numba's: x86-64,
+    aarch64, ppc64le; checked at import).
+    """
+    if not (isinstance(arr, types.Array) and arr.dtype == types.uint8 and arr.ndim == 1 and arr.layout == "C"):
+        return None
+
+    def codegen(context, builder, sig, args):
+        a = context.make_array(sig.args[0])(context, builder, args[0])
+        ptr = builder.bitcast(builder.gep(a.data, [args[1]]), llvm_ir.IntType(64).as_pointer())
+        return builder.load(ptr, align=1)
+
+    return types.uint64(arr, off), codegen
+
+
+@overload(_load8, inline="always")
+def _load8_impl(counts, off):
+    """:func:`_load8`: one load for a C-contiguous row, eight byte reads for any other layout."""
+    if isinstance(counts, types.Array) and counts.dtype == types.uint8 and counts.layout == "C":
+        return lambda counts, off: _load8_unaligned(counts, off)
+
+    def strided(counts, off):  # written out: a loop inlined here trips numba's IR scope check
+        return (np.uint64(counts[off]) | (np.uint64(counts[off + 1]) << np.uint64(8))
+                | (np.uint64(counts[off + 2]) << np.uint64(16)) | (np.uint64(counts[off + 3]) << np.uint64(24))
+                | (np.uint64(counts[off + 4]) << np.uint64(32)) | (np.uint64(counts[off + 5]) << np.uint64(40))
+                | (np.uint64(counts[off + 6]) << np.uint64(48)) | (np.uint64(counts[off + 7]) << np.uint64(56)))
+
+    return strided
+
+
+@njit(cache=True, inline="always")
+def _code8(x):
+    """The base-5 code ``sum(c[i] * 5**i)`` of the eight counts (bytes, each 0..4) packed in ``x: uint64``.
+
+    Pairs of bytes are merged into 16-bit lanes, those into 32-bit lanes, then the two halves (SWAR).
+    """
+    y = (x & _LANES8) + ((x >> np.uint64(8)) & _LANES8) * np.uint64(5)
+    z = (y & _LANES16) + ((y >> np.uint64(16)) & _LANES16) * np.uint64(25)
+    return np.int64((z & _LOW32) + (z >> np.uint64(32)) * np.uint64(625))
+
+
+@njit(cache=True, inline="always")
+def _byte_sum(x):
+    """Sum of the eight bytes of ``x: uint64`` (the sum must stay below 256)."""
+    return np.int64((x * _ONES) >> np.uint64(56))
 
 
 @njit(cache=True, inline="always")
@@ -71,34 +138,27 @@ def _scan(counts, joker):
 
     Returns ``(code_m, code_p, code_s, code_z, n_tiles, n_jokers, pairs,
     singles)``; the joker kind is left out of the codes, pairs and singles.
+    Reads the 34 counts as four 8-byte words (kinds 0-7, 9-16, 18-25, 26-33) and the
+    ninth kind of each suit, and sums tiles, pairs (``c >> 1``) and singles (``c & 1``)
+    of all four words at once (bytes of at most 4: no lane overflows).
     """
-    cm = 0
-    cp = 0
-    cs = 0
-    cz = 0
-    n = 0
-    pairs = 0
-    singles = 0
-    mul = 1
-    for i in range(9):
-        a = np.int64(counts[i])
-        b = np.int64(counts[9 + i])
-        c = np.int64(counts[18 + i])
-        cm += a * mul
-        cp += b * mul
-        cs += c * mul
-        n += a + b + c
-        pairs += (a >> 1) + (b >> 1) + (c >> 1)
-        singles += (a & 1) + (b & 1) + (c & 1)
-        mul *= 5
-    mul = 1
-    for i in range(7):
-        z = np.int64(counts[27 + i])
-        cz += z * mul
-        n += z
-        pairs += z >> 1
-        singles += z & 1
-        mul *= 5
+    xm = _load8(counts, 0)
+    xp = _load8(counts, 9)
+    xs = _load8(counts, 18)
+    xz = _load8(counts, 26) >> np.uint64(8)  # the honors, 27..33 (a load from 27 would pass the end)
+    m9 = np.int64(counts[8])
+    p9 = np.int64(counts[17])
+    s9 = np.int64(counts[26])
+    cm = _code8(xm) + m9 * 390625
+    cp = _code8(xp) + p9 * 390625
+    cs = _code8(xs) + s9 * 390625
+    cz = _code8(xz)
+    n = _byte_sum(xm + xp + xs + xz) + m9 + p9 + s9
+    half = _HALF
+    pairs = (_byte_sum(((xm >> np.uint64(1)) & half) + ((xp >> np.uint64(1)) & half)
+                       + ((xs >> np.uint64(1)) & half) + ((xz >> np.uint64(1)) & half))
+             + (m9 >> 1) + (p9 >> 1) + (s9 >> 1))
+    singles = _byte_sum((xm & _ONES) + (xp & _ONES) + (xs & _ONES) + (xz & _ONES)) + (m9 & 1) + (p9 & 1) + (s9 & 1)
     k = 0
     if joker >= 0:
         k = np.int64(counts[joker])

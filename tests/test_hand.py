@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from caishen.sim import hand, readings, tiles
 from caishen.sim.tiles import CAISHEN, parse
@@ -741,3 +742,32 @@ def test_batch_apis_check_rows_inside_the_kernel(rows, where, fault, joker):
         with pytest.raises(ValueError) as e2:  # the numpy path (int64 input) says the same
             call(a.astype(np.int64), joker)
         assert str(e2.value) == str(e.value)
+
+
+def _scan_reference(c, joker):
+    """hand._scan's values the obvious way: base-5 codes of the natural tiles per suit, tiles, jokers,
+    and the natural kinds' pairs (c // 2) and singles (c % 2)."""
+    nat = [0 if t == joker else int(c[t]) for t in range(34)]
+    codes = [sum(nat[9 * s + i] * 5**i for i in range(9)) for s in range(3)]
+    codes.append(sum(nat[27 + i] * 5**i for i in range(7)))
+    k = int(c[joker]) if joker >= 0 else 0
+    return (*codes, int(c.sum()), k, sum(x // 2 for x in nat), sum(x % 2 for x in nat))
+
+
+@njit(cache=True)
+def _scan_kernel(c, joker):
+    return hand._scan(c, joker)
+
+
+@SETTINGS
+@given(hands(fours=True), st.integers(-1, 33))
+def test_scan_reads_words_as_the_counts_say(c, joker):
+    """The word-at-a-time scan (SWAR) equals the obvious per-kind sums, for a C-contiguous row, a row
+    of a 2-D array and a strided view (read byte by byte)."""
+    expected = _scan_reference(c, joker)
+    assert _scan_kernel(c, joker) == expected
+    two = np.stack([c, c[::-1]])
+    assert _scan_kernel(two[0], joker) == expected
+    wide = np.zeros(68, np.uint8)
+    wide[::2] = c
+    assert _scan_kernel(wide[::2], joker) == expected
