@@ -74,6 +74,7 @@ class _Evaluator:
     def __init__(self, rules: str, options: dict | None, pool: list[str]):
         from caishen.sim import engine
         from caishen.sim.analysis.arena import seatings
+        from caishen.sim.bots.policies import new_work
         from caishen.sim.bots.registry import POLICY_TUNED, bot_table
         from caishen.sim.tables import hand_tables
         from caishen.sim.bots.tuned import N_W
@@ -93,7 +94,7 @@ class _Evaluator:
         self.tuned_code = POLICY_TUNED
         self.n_w = N_W
         self.st = engine.new_state()[0]
-        self.work = np.zeros((4, 34), np.int64)
+        self.work = new_work()
 
     def fitness(self, w: np.ndarray, wall_seed: int, n_walls: int, bots_seed: int = 1) -> float:
         """Mean points per hand of weights ``w`` against the pool on ``n_walls`` walls of ``wall_seed``."""

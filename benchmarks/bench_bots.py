@@ -74,7 +74,7 @@ def decision_cost(rules: str, specs: list[str], n_states: int = 4000, seed: int 
     from numba import njit
 
     from caishen.sim import engine as E
-    from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action
+    from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action, new_work
     from caishen.sim.bots.registry import _bot_action, bot_table, make_context
     from caishen.sim.tables import hand_tables
 
@@ -88,7 +88,7 @@ def decision_cost(rules: str, specs: list[str], n_states: int = 4000, seed: int 
 
     name, r = E.load_rules(rules, None)
     ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     rng = np.random.default_rng(seed)
     states = E.new_state(n_states)
     st = E.new_state()[0]
@@ -123,7 +123,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     """µs per rollout and ms per decision of the search bot on states of greedy play."""
     from caishen.sim import engine as E
     from caishen.sim.bots.registry import bot_table, make_context
-    from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action
+    from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action, new_work
     from caishen.sim.bots.search import _copy_state, _determinize, _hand_value, _mc_action, _rollout
     from caishen.sim.tables import hand_tables
 
@@ -131,7 +131,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
     _, w = bot_table([f"mc:{n_det}"] * 4, name, int(ep[E.EP_JOKER]))
     bx = make_context(name, r, w, seed)
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     rng = np.random.default_rng(seed)
     states = E.new_state(n_states)
     st = E.new_state()[0]

@@ -40,6 +40,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 import jiating_reference as REF  # noqa: E402  (the tests' Python scorer)
 
+from caishen.sim.bots.policies import new_work
 from caishen.sim import engine as E
 from caishen.sim.rules.jiating import batch as JB
 from caishen.sim.rules.jiating import records as JR
@@ -56,7 +57,7 @@ def play(policy: str, n: int, seed: int) -> tuple[object, np.ndarray, float]:
     st = E.new_state()[0]
     rec = np.zeros((n, E.N_RECORD), np.int64)
     args = (seed, n, 16, code_table(policy), E.engine_params(name, r), r.params(), hand_tables(), False, st, rec,
-            np.zeros((4, 34), np.int64), np.zeros((n, 4), np.int8))
+            new_work(), np.zeros((n, 4), np.int8))
     t = time.process_time()
     hand, err = selfplay._play_batch(*args)
     dt = time.process_time() - t

@@ -103,7 +103,7 @@ def game_like_batch(rules: str, policies: str, seed: int, observations: bool = T
     step.  Returns the finished :class:`~caishen.sim.engine.Game`.
     """
     from caishen.sim import engine as E
-    from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action
+    from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
     from caishen.sim.bots.registry import code_table
     from caishen.sim.rng import _rng_below, _rng_seed
 
@@ -115,7 +115,7 @@ def game_like_batch(rules: str, policies: str, seed: int, observations: bool = T
     g.reset(wall=st["wall"].copy(), dealer=dealer)
     g.state["rng"][:] = st["rng"]
     table = code_table(policies)
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     while not g.done:
         g.legal_mask()
         code, param = (int(x) for x in table[g.current_player])

@@ -171,7 +171,7 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.bots import registry
-from caishen.sim.bots.policies import POLICY_RANDOM
+from caishen.sim.bots.policies import POLICY_RANDOM, new_work
 from caishen.sim.bots.registry import _bot_action
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed
 from caishen.sim.rules import base as rulesets
@@ -754,10 +754,10 @@ class BatchedGames:
         #: ``int64[n, N_RECORD]``: record rows of the games paused for the Python scorer
         self.records = np.zeros((n, N_RECORD), np.int64)
         self._learner = np.full(n, self.seat, np.int64)
-        self._work = np.zeros((4, N_KINDS), np.int64)
+        self._work = new_work()
         self._x = np.zeros((rows, N_KINDS), np.uint8)
         self._scalar, self._inv_high = _flat_tables(self.history)
-        self._bot_work = np.zeros((4, N_KINDS), np.int64)
+        self._bot_work = new_work()
         self._bx_of: dict = {}  # bot_actions: the bot context of each bot with data asked for
         self._tab = (self._ep, self._rp, self._tabs, self._cfg, self._fcfg, self._bots)
         self._scr = (self._work, self._x, self._scalar, self._inv_high)

@@ -22,8 +22,11 @@ suit and 79 honor classes) whose lenient and strict values sit in two
 blocks of the same layout.  Two suits' classes are combined once more into
 pair tables so that a whole hand needs three class lookups and two row
 reads (see :func:`caishen.sim.hand._distance_codes`); the kernel picks the block by
-``joker < 0``.  The kernels receive everything as one flat ``uint8`` array
-(:func:`pack_tables`, offsets ``OFF_*``, :func:`strict_block`).
+``joker < 0``.  The class rows themselves follow (20 bytes a class: lenient,
+then strict), for the kernels that combine single suits
+(:mod:`caishen.sim.effective`).  The kernels receive everything as one flat
+``uint8`` array (:func:`pack_tables`, offsets ``OFF_*``, :func:`strict_block`,
+:func:`class_rows`).
 
 How a row is computed: with ``U`` the sub-multisets of targets (capped at 4
 copies, a downward-closed set), the distance is
@@ -45,8 +48,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-#: version 5: strict (4-copy) rows for the no-joker path beside the lenient ones
-TABLE_VERSION = 5
+#: version 5: strict (4-copy) rows for the no-joker path beside the lenient ones; 6: the class rows appended
+TABLE_VERSION = 6
 SUIT_ROWS = 5**9
 HONOR_ROWS = 5**7
 
@@ -61,7 +64,8 @@ OFF_SUIT_CLASS = HEADER
 OFF_HONOR_CLASS = OFF_SUIT_CLASS + SUIT_ROWS
 #: then the lenient block: the suit-pair rows (ns * ns * 10 bytes) and the
 #: suit-honor rows (ns * nh * 10); then the strict block, laid out the same
-#: way, :func:`strict_block` bytes further on
+#: way, :func:`strict_block` bytes further on; then, from :func:`class_rows`,
+#: each suit class's row (20 bytes: 10 lenient, 10 strict), then each honor class's
 OFF_PAIRS = OFF_HONOR_CLASS + HONOR_ROWS
 
 _cache: np.ndarray | None = None
@@ -72,6 +76,13 @@ def strict_block(tabs):
     """Bytes from the lenient block to the strict block of the flat table: ``(ns * ns + ns * nh) * 10``."""
     ns = np.int64(tabs[H_NS])
     return (ns * ns + ns * np.int64(tabs[H_NH])) * 10
+
+
+@njit(cache=True)
+def class_rows(tabs):
+    """Offset of the class rows in the flat table: suit class ``c``'s row at ``+ 20 c`` (10 lenient
+    values, then 10 strict: column ``2*j + p``), honor class ``c``'s at ``+ 20 (ns + c)``."""
+    return OFF_PAIRS + 2 * strict_block(tabs)
 
 
 @njit(cache=True)
@@ -262,7 +273,9 @@ def pack_tables(tables: tuple[np.ndarray, ...]) -> np.ndarray:
     Layout: ``H_NS``, ``H_NH`` header bytes, then from ``OFF_SUIT_CLASS`` the
     suit class ids, from ``OFF_HONOR_CLASS`` the honor class ids, from
     ``OFF_PAIRS`` the lenient block (``suit_pair`` rows, then ``suit_honor``
-    rows) and :func:`strict_block` bytes after it the strict block.
+    rows) and :func:`strict_block` bytes after it the strict block; from
+    :func:`class_rows` the suit classes' rows (``suit_table``), then the honor
+    classes' (``honor_table``).
     """
     suit_class, suit_table, honor_class, honor_table, suit_pair, suit_honor = tables
     ns, nh = len(suit_table), len(honor_table)
@@ -272,7 +285,8 @@ def pack_tables(tables: tuple[np.ndarray, ...]) -> np.ndarray:
     header[H_NS] = ns
     header[H_NH] = nh
     blocks = [np.concatenate([suit_pair[v].ravel(), suit_honor[v].ravel()]) for v in (0, 1)]
-    return np.concatenate([header, suit_class, honor_class, *blocks]).astype(np.uint8)
+    rows = [suit_table.ravel(), honor_table.ravel()]
+    return np.concatenate([header, suit_class, honor_class, *blocks, *rows]).astype(np.uint8)
 
 
 class CacheWarning(UserWarning):
@@ -298,7 +312,7 @@ def check_tables(tabs: np.ndarray) -> None:
     if tabs.size < OFF_PAIRS:
         raise ValueError(f"{tabs.size} bytes, shorter than the class ids ({OFF_PAIRS})")
     ns, nh = int(tabs[H_NS]), int(tabs[H_NH])
-    want = OFF_PAIRS + 2 * (ns * ns + ns * nh) * 10
+    want = OFF_PAIRS + 2 * (ns * ns + ns * nh) * 10 + (ns + nh) * 20
     if ns == 0 or nh == 0 or tabs.size != want:
         raise ValueError(f"{tabs.size} bytes, but its header's {ns} suit and {nh} honor classes make {want}")
     if tabs[OFF_SUIT_CLASS:OFF_HONOR_CLASS].max() >= ns or tabs[OFF_HONOR_CLASS:OFF_PAIRS].max() >= nh:

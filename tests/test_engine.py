@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from caishen.sim.bots.policies import new_work
 from caishen.sim import engine as E
 from caishen.sim.selfplay import batch as SP
 from caishen.sim.bots.registry import code_table as policy_table
@@ -304,7 +305,7 @@ def test_game_seed_gives_the_batch_wall(engine_warm):
         name, r = E.load_rules()
         rec = np.zeros((1, E.N_RECORD), np.int64)
         SP._play_batch(seed, 1, 16, policy_table("random"), E.engine_params(name, r), r.params(),
-                       E.hand_tables(), False, st, rec, np.zeros((4, 34), np.int64), np.zeros((1, 4), np.int8))
+                       E.hand_tables(), False, st, rec, new_work(), np.zeros((1, 4), np.int8))
         assert np.array_equal(E.Game().reset(seed=seed).state["wall"], st["wall"])
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from caishen.sim.bots import learned
-from caishen.sim.bots.policies import POLICY_GREEDY
+from caishen.sim.bots.policies import POLICY_GREEDY, new_work
 from caishen.sim.bots.registry import load_tuned
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.selfplay.labels import label_hands
@@ -46,7 +46,7 @@ def _learned_decisions(path, walls):
     row, _ = learned.load_learned(path)
     name, r = load_rules(DEFAULT, None)
     ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     lx = learned.new_scratch()
     st = new_state()[0]
     for wall in walls:
@@ -69,7 +69,7 @@ def _replay_inputs(path, walls):
     from caishen.sim.rng import _rng_seed
 
     row, _ = learned.load_learned(path)
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     ly = learned.new_scratch()
     root = new_state()[0]
     rng = np.zeros(4, np.uint64)
@@ -318,7 +318,7 @@ def _greedy_states(rules, walls):
     row = learned.pack(learned.from_tuned(w, rules=rules))
     name, r = load_rules(rules, None)
     ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
-    work, gwork = np.zeros((4, 34), np.int64), np.zeros((4, 34), np.int64)
+    work, gwork = new_work(), new_work()
     lx = learned.new_scratch()
     st = new_state()[0]
     xs, ns, claims, kernel = [], [], [], []

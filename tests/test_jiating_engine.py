@@ -15,6 +15,7 @@ import functools
 import numpy as np
 import pytest
 
+from caishen.sim.bots.policies import new_work
 from caishen.sim import engine as E
 from caishen.sim.rules.jiating import records as JR
 from caishen.sim.rules import jiating as J
@@ -903,7 +904,7 @@ def _checked_kernel(policy: str, n: int, seed: int):
     name, r = E.load_rules("jiating", None)
     st_ = E.new_state()[0]
     rec = np.zeros((n, E.N_RECORD), np.int64)
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), E.engine_params(name, r), r.params(),
                                      hand_tables(), True, st_, rec, work, np.zeros((n, 4), np.int8))
     assert (hand, err) == (-1, 0), f"hand {hand}: {E.ERR_MESSAGES.get(err, 'illegal bot action')}"

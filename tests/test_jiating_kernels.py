@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from caishen.sim.bots.policies import new_work
 from caishen.sim import engine as E
 from caishen.sim.rules.jiating import batch as JB
 from caishen.sim.rules.jiating import records as JR
@@ -503,7 +504,7 @@ def checked_batch(policy: str, n: int, seed: int) -> tuple[JiatingRules, np.ndar
     st_ = E.new_state()[0]
     rec = np.zeros((n, E.N_RECORD), np.int64)
     hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), E.engine_params(name, r), r.params(),
-                                     hand_tables(), True, st_, rec, np.zeros((4, 34), np.int64),
+                                     hand_tables(), True, st_, rec, new_work(),
                                      np.zeros((n, 4), np.int8))
     assert (hand, err) == (-1, 0), f"hand {hand}: {E.ERR_MESSAGES.get(err, 'illegal bot action')}"
     return r, rec

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
+from caishen.sim.bots.policies import new_work
 from caishen.sim.bots import learned
 from caishen.sim.bots.registry import POLICY_LEARNED, bot_table, load_tuned, parse
 from caishen.sim.bots.features import FEATURE_SETS
@@ -109,7 +110,7 @@ def test_learned_bot_reads_nothing_hidden(tmp_path, arch):
     joker = rulesets.get("kaihua").facts["joker"]
     twin = Game("kaihua").reset(seed=0)
     lx = learned.new_scratch()
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     n_checked = 0
     for hand in range(6):
         game = Game("kaihua").reset(wall=_wall_with_quads(rng, joker), dealer=hand % N_SEATS)

@@ -7,7 +7,7 @@ import pytest
 
 from caishen.sim import engine as E
 from caishen.sim import hand
-from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action
+from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action, new_work
 from caishen.sim.bots.registry import code_table as policy_table
 from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import CAISHEN
@@ -120,7 +120,7 @@ def sampled_states(n_states, seed):
     """Game states reached by greedy play (deep copies), each with its mask filled."""
     name, r = E.load_rules("kaihua", None)
     ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     rng = np.random.default_rng(seed)
     out = E.new_state(n_states)
     n = 0
@@ -182,7 +182,7 @@ def test_never_throws_a_caishen_only_when_forced_K_9_4():
     name, r = E.load_rules("kaihua", None)
     ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
     code, param = policy_table("never")[0]
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     st = E.new_state()[0]
     discards = slice(E.A_DISCARD, E.A_DISCARD + 34)
     forced = declined = 0

@@ -11,7 +11,7 @@ import pytest
 from caishen.sim import engine as E
 from caishen.sim import hand
 from caishen.sim.bots.registry import load_tuned, parse as parse_bot
-from caishen.sim.bots.policies import POLICY_GREEDY, POLICY_SAFE, _choose_action
+from caishen.sim.bots.policies import POLICY_GREEDY, POLICY_SAFE, _choose_action, new_work
 from caishen.sim.tables import hand_tables
 from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
 from test_policies import ref_live
@@ -163,7 +163,7 @@ def states_of(rules, n_states, seed, policy="greedy"):
     """Game states reached by greedy play, masks filled (copies)."""
     name, r = E.load_rules(rules, None)
     ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     rng = np.random.default_rng(seed)
     out = E.new_state(n_states)
     st = E.new_state()[0]

@@ -128,7 +128,7 @@ from caishen.sim.engine import (
 )
 from caishen.sim.hand import _is_baotou, _is_win, _shanten
 from caishen.sim.bots.piao_table import MANY_WAITS, TABLE_BUCKET, TABLE_BUCKETS, _live_left
-from caishen.sim.bots.policies import POLICY_NEVER, _choose_action, _live_counts
+from caishen.sim.bots.policies import POLICY_NEVER, _choose_action, _live_counts, new_work
 from caishen.sim.bots.registry import _bot_action, bot_table, make_context, needs_context
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
 from caishen.sim.rules import base as rulesets
@@ -537,7 +537,7 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
         scores = np.zeros((n_hands, N_SEATS), np.int64)
         n = _study_hands(seed, n_hands, table, ktable, code, int(round(float(explore) * 1_000_000)), bool(per_hand),
                          rollouts, bool(reshuffle), ep, r.params(), hand_tables(), new_state(4),
-                         np.zeros((4, 34), np.int64), np.zeros(34, np.int64), feat, res, rec, scores, bx, kx)
+                         new_work(), np.zeros(34, np.int64), feat, res, rec, scores, bx, kx)
         if n >= 0:
             break
         room *= 2

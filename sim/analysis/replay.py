@@ -274,7 +274,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     row (the engine or a bot changed since).
     """
     from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context, needs_context
-    from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action
+    from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
     from caishen.sim.selfplay.batch import _duplicate_deal, _play_batch_walls
     from caishen.sim.selfplay.rundir import read_run_json
     from caishen.sim.selfplay.runner import chunk_seeds
@@ -311,7 +311,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     # the batch's hands before this one, by the batch kernel: the stream, the bots' state and work arrays
     st = new_state()[0]
     rec = np.zeros((before, N_RECORD), np.int64)
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     hand_err, err = _play_batch_walls(seed, wall_seed, before, RUN_MATCH_LEN, table, ep, rp, tabs, False, st, rec,
                                       work, np.zeros((before, N_SEATS), np.int8), bx)
     if err != 0:

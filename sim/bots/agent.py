@@ -25,7 +25,7 @@ import numpy as np
 from caishen.sim.engine import Game
 from caishen.sim.engine import EP_JOKER
 from caishen.sim.bots import registry
-from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action
+from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "make_agent"]
 
@@ -74,7 +74,7 @@ class PolicyAgent(Agent):
         self.bot = bot
         self.name = bot.spec
         self.code, self.param = bot.code, bot.param
-        self._work = np.zeros((4, 34), np.int64)
+        self._work = new_work()
 
     def act(self, game: Game) -> int:
         """The policy's action for the seat to act; ``ValueError`` where it cannot play the game's rule set
@@ -99,7 +99,7 @@ class BotAgent(Agent):
         self.code, self.param = self.bot.code, self.bot.param
         self.name = self.bot.spec
         self._seed = 0 if seed is None else int(seed)
-        self._work = np.zeros((4, 34), np.int64)
+        self._work = new_work()
         self._ctx = None
         self._ctx_rules = None
 

@@ -120,7 +120,7 @@ from numba import njit
 from caishen.sim import safeio
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.bots.features import FEATURE_SETS, _encode_context, _encode_kinds, check_feature_set, context_tables
-from caishen.sim.bots.policies import _wall_gone
+from caishen.sim.bots.policies import _wall_gone, new_work
 from caishen.sim.bots.tuned import (
     N_W,
     _W_AFTER,
@@ -651,7 +651,7 @@ def _learned_scores(row, st, ep, tabs, mask, work, lx):
     gone = _wall_gone(st) / 70.0
     best = base = pong = kong = c0 = c1 = c2 = 0
     if phase == PH_TURN:
-        kong, best = _turn_context(st, ep, tabs, mask, work)
+        kong, best = _turn_context(st, ep, tabs, mask, work, True)
         if kong >= 0:
             return 0
     else:
@@ -737,7 +737,7 @@ def _learned_action(p, st, ep, tabs, mask, work, lx):
     logit = lx[1][_R_LOGIT]
     if st.sc[SC_PHASE] == PH_TURN:
         if n == 0:  # a kong of the fixed rules
-            kong, _ = _turn_context(st, ep, tabs, mask, work)
+            kong, _ = _turn_context(st, ep, tabs, mask, work, False)
             if kong >= 0:
                 return kong
             return _discard_action(-1, mask)
@@ -772,7 +772,7 @@ def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed:
 
     name, r = load_rules(rules, None)
     ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
-    work = np.zeros((4, N_KINDS), np.int64)
+    work = new_work()
     lx = new_scratch()
     row = np.ascontiguousarray(row, np.float64)
     out = {"ctx": np.zeros((n_rows, N_CONTEXT)), "x": np.zeros((n_rows, MAX_CANDIDATES, N_ACTION)),

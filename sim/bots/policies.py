@@ -76,8 +76,10 @@ discard that leaves a single wait is made as ``declare <k>`` (架听, J-4.1);
 an offered 硬子 is always declared (J-4.2).  The random policy picks among
 the legal actions, declarations included.
 
-Scratch memory (``work: int64[4, 34]``) is allocated once per batch by the
-caller and reused, so a decision allocates nothing.
+Scratch memory (``work = new_work()``: ``int64[N_WORK_ROWS, 34]``) is allocated once per batch by
+the caller and reused, so a decision allocates nothing.  Its rows ``_W_*``: live tiles, shanten after
+each discard, live effective tiles of each discard, threats, then the scratch of
+:mod:`caishen.sim.effective` (:func:`_scratch`).
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ from caishen.sim.engine import (
     SF_N_MELDS,
     _random_action,
 )
+from caishen.sim.effective import N_SCRATCH, _best_effective
 from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.bots.piao_table import _piao_table_says
 from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE
@@ -140,11 +143,29 @@ MAX_THRESHOLD = 136
 _DEALT = 53
 _BIG = 99
 
-# rows of the scratch matrix
+# rows of the scratch matrix (:func:`new_work`)
 _W_LIVE = 0
 _W_AFTER = 1
-_W_DRAW = 2
+_W_EFF = 2  # live effective tiles of each discard (caishen.sim.effective)
 _W_TMP = 3
+_W_SCRATCH = 4  # from here: caishen.sim.effective's scratch, N_SCRATCH words
+#: rows of the bots' scratch matrix
+N_WORK_ROWS = _W_SCRATCH + -(-N_SCRATCH // N_KINDS)
+
+
+def new_work() -> np.ndarray:
+    """The bots' scratch matrix, ``int64[N_WORK_ROWS, 34]`` (module docstring): allocate one per batch or
+    game and pass it to every decision."""
+    return np.zeros((N_WORK_ROWS, N_KINDS), np.int64)
+
+
+@njit(cache=True, inline="always")
+def _scratch(work):
+    """The flat scratch of :mod:`caishen.sim.effective` inside ``work`` (a view).  Raises ``ValueError`` for
+    a ``work`` with fewer than ``N_WORK_ROWS`` rows (one not made by :func:`new_work`)."""
+    if work.shape[0] < N_WORK_ROWS:
+        raise ValueError("the bots' work matrix has too few rows; make it with caishen.sim.bots.policies.new_work()")
+    return work[_W_SCRATCH:].reshape(-1)
 
 
 def parse_threshold(arg: str, spec: str) -> int:
@@ -201,25 +222,15 @@ def _live_counts(st, s, live):
 
 
 @njit(cache=True)
-def _effective_live(h, joker, tabs, base, live, draw):
-    """Live tiles whose draw brings the 3m+1 hand ``h`` below shanten ``base``."""
-    _shanten_each_change(h, joker, tabs, 1, draw)
-    total = 0
-    for t in range(N_KINDS):
-        if draw[t] < base:
-            total += live[t]
-    return total
-
-
-@njit(cache=True)
 def _best_discard(st, s, h, joker, tabs, mask, allow_joker, work):
     """Greedy discard among the legal discards: ``(kind, shanten after it)``.
 
     Minimum shanten, ties broken by live effective tiles, then the later
-    kind (honors come last).  Without ``allow_joker`` a joker is discarded
-    only when nothing else is legal.  Fills ``work[_W_AFTER]`` with the
+    kind (honors come last): :func:`caishen.sim.effective._best_effective`.  Without ``allow_joker``
+    a joker is discarded only when nothing else is legal.  Fills ``work[_W_AFTER]`` with the
     shanten after each discard.
     """
+    scratch = _scratch(work)  # checked on every turn, tie or not
     after = work[_W_AFTER]
     _shanten_each_change(h, joker, tabs, -1, after)
     skip_joker = False
@@ -228,30 +239,23 @@ def _best_discard(st, s, h, joker, tabs, mask, allow_joker, work):
             if mask[A_DISCARD + k] and k != joker:
                 skip_joker = True
     best = _BIG
-    n_tied = 0
+    tied = np.int64(0)  # bit k: discard k reaches the best shanten
     for k in range(N_KINDS):
         if mask[A_DISCARD + k] and not (skip_joker and k == joker):
             if after[k] < best:
                 best = after[k]
-                n_tied = 1
+                tied = np.int64(1) << k
             elif after[k] == best:
-                n_tied += 1
+                tied |= np.int64(1) << k
+    if tied & (tied - 1) == 0:  # one discard (or none): no tie to break
+        pick = -1
+        for k in range(N_KINDS):
+            if (tied >> k) & 1:
+                pick = k
+        return pick, best
     live = work[_W_LIVE]
-    if n_tied > 1:
-        _live_counts(st, s, live)
-    pick = -1
-    pick_eff = -1
-    for k in range(N_KINDS):
-        if not mask[A_DISCARD + k] or (skip_joker and k == joker) or after[k] != best:
-            continue
-        eff = 0
-        if n_tied > 1:
-            h[k] -= 1
-            eff = _effective_live(h, joker, tabs, best, live, work[_W_DRAW])
-            h[k] += 1
-        if eff >= pick_eff:
-            pick = k
-            pick_eff = eff
+    _live_counts(st, s, live)
+    pick, _ = _best_effective(h, joker, tabs, after, tied, live, scratch)
     return pick, best
 
 
@@ -470,7 +474,7 @@ def _choose_action(code, param, st, ep, rp, tabs, mask, work):
     """The action that policy ``code`` (with ``param``) takes for the seat to act.
 
     ``mask: uint8[N_ACTIONS]`` is the legal mask of the state; the returned
-    action is always legal.  ``work: int64[4, 34]`` is scratch.
+    action is always legal.  ``work``: :func:`new_work`, scratch.
     """
     if code == POLICY_RANDOM:
         return _random_action(st)

@@ -133,17 +133,18 @@ from caishen.sim.engine import (
     _step,
 )
 from caishen.sim.engine.claims import _build_claims
+from caishen.sim.effective import _effective_each
 from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.bots.policies import (
     POLICY_GREEDY,
     POLICY_RANDOM,
     _W_AFTER,
-    _W_DRAW,
     _W_LIVE,
     _W_TMP,
     _choose_action,
     _danger,
     _live_counts,
+    _scratch,
     _threats,
 )
 from caishen.sim.rng import _rng_below, _rng_next
@@ -480,17 +481,12 @@ def _turn_candidates(st, ep, tabs, mask, work, base_a, cand, eff):
             best = after[k]
     live = work[_W_LIVE]
     _live_counts(st, s, live)
+    tied = np.int64(0)
     for k in range(N_KINDS):
         eff[k] = -1
         if mask[A_DISCARD + k] and after[k] == best:
-            h[k] -= 1
-            _shanten_each_change(h, joker, tabs, 1, work[_W_DRAW])
-            h[k] += 1
-            e = 0
-            for t in range(N_KINDS):
-                if work[_W_DRAW, t] < best:
-                    e += live[t]
-            eff[k] = e
+            tied |= np.int64(1) << k
+    _effective_each(h, joker, tabs, after, tied, live, _scratch(work), eff)
     for _ in range(MAX_TIED):  # the tied discards, most live effective tiles first
         pick = -1
         for k in range(N_KINDS):

@@ -80,16 +80,17 @@ from caishen.sim.engine import (
     SC_TO_ACT,
     SF_N_MELDS,
 )
+from caishen.sim.effective import _effective_each
 from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.bots.policies import (
     _W_AFTER,
-    _W_DRAW,
+    _W_EFF,
     _W_LIVE,
     _W_TMP,
     _best_after_claim,
     _danger,
-    _effective_live,
     _live_counts,
+    _scratch,
     _threats,
     _wall_gone,
 )
@@ -149,15 +150,14 @@ def _suit_max(h, st, s):
 @njit(cache=True)
 def _discard_features(k, after_k, best, h, joker, tabs, st, s, live, row, gone, mask, work, need_eff, need_shape):
     """The raw discard features of the legal discard ``k``, a tuple of 12 floats: shanten after,
-    live effective tiles (0 unless ``need_eff`` and the shanten is at most ``best + 1``), 10 x danger,
+    live effective tiles (0 unless ``need_eff`` and the shanten is at most ``best + 1``: then
+    ``work[_W_EFF, k]``, which :func:`_turn_context` filled), 10 x danger,
     ``max(best - 1, 0)``, ``gone``, joker, piao_ready, pairs, suit tiles (0 unless ``need_shape``),
     honor, terminal, declare.  :func:`_discard_linear` weighs them; the ``action`` feature set
     (:mod:`caishen.sim.bots.features`) is them scaled as the module docstring says."""
     eff = 0.0
     if after_k <= best + 1 and need_eff:
-        h[k] -= 1
-        eff = float(_effective_live(h, joker, tabs, after_k, live, work[_W_DRAW]))
-        h[k] += 1
+        eff = float(work[_W_EFF, k])
     d = 10.0 * _danger(k, joker, live, row, s)
     far = float(best - 1 if best > 1 else 0)
     pairs = 0.0
@@ -196,9 +196,11 @@ def _discard_linear(w, f):
 
 
 @njit(cache=True)
-def _turn_context(st, ep, tabs, mask, work):
+def _turn_context(st, ep, tabs, mask, work, need_eff):
     """``(kong, best)`` of the own turn: a kong action greedy would make (or -1), and the best shanten
-    after a legal discard; fills ``work``'s after / live / threat rows for :func:`_discard_features`."""
+    after a legal discard; fills ``work``'s after / live / threat rows for :func:`_discard_features`,
+    and with ``need_eff`` its effective-tiles row for the legal discards of shanten at most ``best + 1``
+    (:func:`caishen.sim.effective._effective_each`, all at once)."""
     s = st.sc[SC_TO_ACT]
     h = st.hands[s]
     joker = ep[EP_JOKER]
@@ -220,6 +222,12 @@ def _turn_context(st, ep, tabs, mask, work):
                 return A_KONG_CONCEALED + t, best
     _live_counts(st, s, work[_W_LIVE])
     _threats(st, ep, s, work[_W_TMP])
+    if need_eff:
+        want = np.int64(0)
+        for k in range(N_KINDS):
+            if mask[A_DISCARD + k] and after[k] <= best + 1:
+                want |= np.int64(1) << k
+        _effective_each(h, joker, tabs, after, want, work[_W_LIVE], _scratch(work), work[_W_EFF])
     return -1, best
 
 
@@ -228,7 +236,8 @@ def _tuned_turn(w, st, ep, tabs, mask, work):
     """Own turn of the tuned bot (module docstring)."""
     if mask[A_WIN]:
         return A_WIN
-    kong, best = _turn_context(st, ep, tabs, mask, work)
+    need_eff = w[F_EFF] != 0.0
+    kong, best = _turn_context(st, ep, tabs, mask, work, need_eff)
     if kong >= 0:
         return kong
     s = st.sc[SC_TO_ACT]
@@ -238,7 +247,6 @@ def _tuned_turn(w, st, ep, tabs, mask, work):
     live = work[_W_LIVE]
     row = work[_W_TMP]
     gone = _wall_gone(st) / 70.0
-    need_eff = w[F_EFF] != 0.0
     need_shape = w[F_PAIRS] != 0.0 or w[F_SUIT] != 0.0
     pick = -1
     pick_sc = -1e300
@@ -347,7 +355,7 @@ def _tuned_action(w, st, ep, tabs, mask, work):
     """The tuned bot's action for the seat to act; ``w: float64[N_W]`` its weights.
 
     ``mask``: the legal mask of the state; the action returned is legal.
-    ``work: int64[4, 34]``: scratch (the rows of ``caishen.sim.bots.policies``).
+    ``work``: scratch (:func:`caishen.sim.bots.policies.new_work`).
     """
     if st.sc[SC_PHASE] == PH_HARD:  # J-4.2 declare 硬子 whenever offered (as greedy)
         return A_HARD_DECLARE

@@ -64,7 +64,7 @@ from caishen.sim.engine import (
 )
 from caishen.sim.hand import _shanten
 from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context, needs_context
-from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action
+from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
 from caishen.sim.rng import _rng_below, _rng_seed
 from caishen.sim.tables import hand_tables
 from caishen.sim.validate import check_int
@@ -293,7 +293,7 @@ def play_batch(
     bx = make_context(name, r, weights, seed, policies) if needs_context(policies) else None
     st = new_state()[0]
     rec = np.zeros((int(n_hands), N_RECORD), np.int64)
-    work = np.zeros((4, 34), np.int64)
+    work = new_work()
     chance = np.zeros((int(n_hands), N_SEATS), np.int8)
     hand, err = _play_batch_walls(
         int(seed), int(wall_seed), int(n_hands), int(match_len), table, ep, rp, hand_tables(), bool(check), st, rec,

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caishen.sim.bots.policies import POLICY_GREEDY, POLICY_RANDOM
+from caishen.sim.bots.policies import POLICY_GREEDY, POLICY_RANDOM, new_work
 from caishen.sim.bots.learned import (
     ARCH_CODES,
     ARCH_CONV,
@@ -237,7 +237,7 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
     pol = np.where(table[:, 0] == POLICY_RANDOM, POLICY_RANDOM, POLICY_GREEDY).astype(np.int64)
     count = _label_batch(walls, walls % 4, table, int(round(float(frac) * _FRAC_ONE)), int(n_det), ep, rp, tabs,
                          states[0], states[1], states[2], np.zeros((4, 160), np.int64), rng,
-                         np.zeros((4, 34), np.int64), bx, buf["ctx"], buf["x"], buf["n"], buf["actions"],
+                         new_work(), bx, buf["ctx"], buf["x"], buf["n"], buf["actions"],
                          buf["adv"], buf["base"], buf["claim"], kinds, cand, int(count), stats,
                          np.zeros(MAX_CANDIDATES), pol)
     return buf, int(count), stats

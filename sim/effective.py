@@ -1,0 +1,445 @@
+"""Effective tiles of every discard of a hand at once: the bots' tie-break and feature, exact and fast.
+
+A bot on its turn holds a 3m+2 concealed hand ``h`` and asks, for some of its
+discards ``k``, how many live tiles would lower the shanten of ``h - k``
+(the live effective tiles of :func:`caishen.sim.hand.effective_tiles`).  Asked
+one discard at a time that is 34 shanten evaluations per discard
+(:func:`caishen.sim.hand._shanten_each_change`); greedy asks it of every
+discard tied on shanten, about five a turn, and spent 70% of its time there.
+The kernels here share the work between the discards:
+
+- **Distance rows and their min-plus products.** The standard form's
+  distance ``D`` (:mod:`caishen.sim.hand`) is a min-plus product of the four
+  suits' rows (``row[2j + p]``: tiles to add to the suit for ``j`` sets and
+  ``p`` pairs; :func:`caishen.sim.tables.class_rows`).  Per turn the products
+  of every two suits (``H``) and of every three (``E``) are formed once.
+  Discarding ``k`` changes one suit's row (``A``, the suit of ``k``): the
+  distance of ``h - k`` is one product of the new row with ``E[A]``.
+- **Which splits are optimal.** Drawing ``t`` lowers a suit's row entries by
+  0 or 1 (a bit mask ``delta(t)`` of the entries it lowers).  So ``t`` lowers
+  the distance of ``h - k`` exactly when some split of the sets and the pair
+  among the suits that reaches the distance gives ``t``'s suit an entry in
+  ``delta(t)``: per discard, one 10-bit mask per suit of the entries used by
+  optimal splits (a product of the new row with ``H``), then a bit test per
+  draw.  Draws into ``A`` itself are looked up (the row after both changes).
+- **Seven pairs and jokers** are counts: pairs, singles and jokers after the
+  discard and the draw, as :func:`caishen.sim.hand._seven_pairs_from`.  A
+  drawn joker lowers the standard form's shanten by one, always.
+- **Greedy's choice, by branch and bound** (:func:`_best_effective`): greedy
+  wants the discard with the most live effective tiles (ties: the later
+  kind), not every count.  If ``h - k`` keeps ``h``'s distance, a draw
+  effective for it is effective for ``h`` (removing a tile never lowers the
+  distance), and ``k`` itself is not; that bounds each discard's count, and
+  a discard whose bound cannot beat the best so far is never counted (about
+  half of them, in greedy self-play).
+
+Exactness: ``tests/test_effective.py`` compares both kernels with the
+one-discard-at-a-time count (and that with the pure-Python reference of the
+hand kernels) on random and structured hands of every size, with and
+without a joker, holding kinds four times; the golden runs
+(``tests/test_golden.py``) pin every bot's play.
+
+Scratch: the kernels take ``w: int64[N_SCRATCH]`` from the caller (the bots
+pass rows of their work matrix, :func:`caishen.sim.bots.policies.new_work`), so a
+call allocates nothing.  ``want`` is a bit mask of kinds (bit ``k``: discard ``k``), each
+held in ``h``; ``after[k]`` the shanten of ``h - k``
+(:func:`caishen.sim.hand._shanten_each_change` with ``delta = -1``);
+``live: int64[34]`` the copies of each kind the seat cannot see.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from caishen.sim.hand import _POW5, _load8, _scan, _seven_pairs_from
+from caishen.sim.tables import H_NS, OFF_HONOR_CLASS, OFF_SUIT_CLASS, class_rows
+
+__all__ = ["N_SCRATCH"]
+
+#: an entry no split can reach (the rows' values are at most 14)
+_INF = 100
+#: a bound that is never cut (a discard whose count has no cheap bound)
+_NO_BOUND = 1 << 20
+
+# the scratch layout (int64 offsets into ``w``)
+_R = 0  # 4 x 10: the suits' rows
+_H = 40  # 6 x 10: the product of the two suits other than a pair {a, b} (:func:`_pair_id`)
+_E = 100  # 4 x (10 _INF, then 10): the product of the three suits other than a, read backwards from the end
+_EB = 180  # 10 _INF, then 10: a product of one discard's (scratch)
+_DM = 200  # 34: delta(t) of each draw (0: not drawable, not live, or the joker); bit 20: t lowers D of h
+_KC = 234  # 34: the row offset of suit A after discarding k
+_BM = 268  # 4: the union of delta(t) over the suit's draws
+_MB = 272  # 4: one discard's masks of the entries its optimal splits use
+_CODE = 276  # 4: the suits' base-5 codes
+_RO = 314  # 4: the offsets of the suits' rows in the table
+_LP = 318  # 2: live tiles of the natural kinds h holds an odd / even number of (fewer than four)
+_UB = 280  # 34: first the draws that count (setup), then the discards' bounds as sort keys (branch and bound)
+#: int64 words of scratch the kernels need
+N_SCRATCH = 320
+#: bit of ``w[_DM + t]``: drawing t lowers the distance of h itself
+_IN_T = 20
+
+
+@njit(cache=True, inline="always")
+def _suit(t):
+    """The suit (0..2; honors 3) of kind ``t``."""
+    return t // 9 if t < 27 else 3
+
+
+@njit(cache=True, inline="always")
+def _pair_id(a, b):
+    """0..5: the index of the unordered pair of distinct suits ``{a, b}``."""
+    if a > b:
+        a, b = b, a
+    return (0 if a == 0 else (2 if a == 1 else 3)) + b - 1
+
+
+@njit(cache=True, inline="always")
+def _row(tabs, rows, suit, code, strict):
+    """Offset in ``tabs`` of the row of suit ``suit`` with base-5 code ``code`` (``strict``: the
+    no-joker values); ``rows``: :func:`caishen.sim.tables.class_rows`."""
+    if suit < 3:
+        off = rows + np.int64(tabs[OFF_SUIT_CLASS + code]) * 20
+    else:
+        off = rows + (np.int64(tabs[H_NS]) + np.int64(tabs[OFF_HONOR_CLASS + code])) * 20
+    return off + 10 if strict else off
+
+
+@njit(cache=True, inline="always")
+def _product(x, xo, y, yo, out, oo):
+    """The min-plus product of two rows into ``out[oo:oo + 10]``: entry ``2j + p`` is the least
+    ``x[2ja + pa] + y[2jb + pb]`` over ``ja + jb = j``, ``pa + pb = p`` (``j`` 0..4, ``p`` 0..1).
+    Written out term by term: a loop here was a third slower."""
+    x0 = np.int64(x[xo])
+    x1 = np.int64(x[xo + 1])
+    x2 = np.int64(x[xo + 2])
+    x3 = np.int64(x[xo + 3])
+    x4 = np.int64(x[xo + 4])
+    x5 = np.int64(x[xo + 5])
+    x6 = np.int64(x[xo + 6])
+    x7 = np.int64(x[xo + 7])
+    x8 = np.int64(x[xo + 8])
+    x9 = np.int64(x[xo + 9])
+    y0 = np.int64(y[yo])
+    y1 = np.int64(y[yo + 1])
+    y2 = np.int64(y[yo + 2])
+    y3 = np.int64(y[yo + 3])
+    y4 = np.int64(y[yo + 4])
+    y5 = np.int64(y[yo + 5])
+    y6 = np.int64(y[yo + 6])
+    y7 = np.int64(y[yo + 7])
+    y8 = np.int64(y[yo + 8])
+    y9 = np.int64(y[yo + 9])
+    out[oo] = x0 + y0
+    out[oo + 1] = min(x1 + y0, x0 + y1)
+    out[oo + 2] = min(x0 + y2, x2 + y0)
+    out[oo + 3] = min(min(x1 + y2, x3 + y0), min(x0 + y3, x2 + y1))
+    out[oo + 4] = min(min(x0 + y4, x2 + y2), x4 + y0)
+    out[oo + 5] = min(min(min(x1 + y4, x3 + y2), min(x5 + y0, x0 + y5)), min(x2 + y3, x4 + y1))
+    out[oo + 6] = min(min(x0 + y6, x2 + y4), min(x4 + y2, x6 + y0))
+    out[oo + 7] = min(min(min(x1 + y6, x3 + y4), min(x5 + y2, x7 + y0)),
+                      min(min(x0 + y7, x2 + y5), min(x4 + y3, x6 + y1)))
+    out[oo + 8] = min(min(min(x0 + y8, x2 + y6), min(x4 + y4, x6 + y2)), x8 + y0)
+    out[oo + 9] = min(min(min(min(x1 + y8, x3 + y6), min(x5 + y4, x7 + y2)), x9 + y0),
+                      min(min(min(x0 + y9, x2 + y7), min(x4 + y5, x6 + y3)), x8 + y1))
+
+
+#: gathers bit 0 of each byte of a word into one byte (byte i to bit i)
+_GATHER = np.uint64(0x0102040810204080)
+
+
+@njit(cache=True, inline="always")
+def _lowered(tabs, ao, bo):
+    """Bit mask of the entries ``i`` (0..9) where row ``tabs[bo:]`` is below row ``tabs[ao:]``: the
+    entries a draw lowers.  A draw lowers an entry by at most one and raises none, so the bytes'
+    difference is 0 or 1 with no borrow: two word loads, a subtraction and a gather of the bits."""
+    lo = _load8(tabs, ao) - _load8(tabs, bo)  # entries 0..7
+    hi = (_load8(tabs, ao + 2) - _load8(tabs, bo + 2)) >> np.uint64(48)  # entries 8, 9
+    return np.int64(((lo * _GATHER) >> np.uint64(56)) | (((hi * _GATHER) >> np.uint64(56)) << np.uint64(8)))
+
+
+@njit(cache=True, inline="always")
+def _optimal(x, xo, y, ye, d):
+    """Bit mask of the entries ``i`` with ``x[xo + i] + y[ye - i] == d``: the splits reaching ``d``
+    (``y`` read backwards from ``ye``, the entry that completes ``i`` to the ``m`` sets and the pair)."""
+    mb = 0
+    for i in range(10):
+        mb |= np.int64(np.int64(x[xo + i]) + y[ye - i] == d) << i
+    return mb
+
+
+@njit(cache=True)
+def _setup(h, joker, tabs, want, live, w):
+    """The per-turn part: rows, products, draw masks, the rows after each wanted discard, the base bound.
+
+    Returns ``(D, U, top, sevens, kj, pairs, singles)``: the standard form's distance of ``h``; the
+    live tiles of the draws that lower it (a drawn joker included); the last row entry the ``m``
+    sets and the pair use (``2m + 1``); whether seven pairs counts (13 tiles after a discard); the
+    jokers, pairs and singles of :func:`caishen.sim.hand._scan`.
+    """
+    cm, cp, cs, cz, n, kj, pairs, singles = _scan(h, joker)
+    strict = joker < 0
+    rows = class_rows(tabs)
+    top = 2 * ((n - 1) // 3) + 1
+    w[_CODE] = cm
+    w[_CODE + 1] = cp
+    w[_CODE + 2] = cs
+    w[_CODE + 3] = cz
+    # the class lookups first, independent loads of the large class-id table
+    o0 = _row(tabs, rows, 0, cm, strict)
+    o1 = _row(tabs, rows, 1, cp, strict)
+    o2 = _row(tabs, rows, 2, cs, strict)
+    o3 = _row(tabs, rows, 3, cz, strict)
+    w[_RO] = o0
+    w[_RO + 1] = o1
+    w[_RO + 2] = o2
+    w[_RO + 3] = o3
+    for k in range(34):
+        if (want >> k) & 1 and k != joker:
+            a = _suit(k)
+            w[_KC + k] = _row(tabs, rows, a, w[_CODE + a] - _POW5[k - 9 * a], strict)
+    for t in range(34):  # without branches on the data: a mispredicted branch costs more than a lookup
+        b = _suit(t)
+        ok = np.int64(live[t] > 0) & np.int64(h[t] < 4) & np.int64(t != joker)
+        w[_DM + t] = _row(tabs, rows, b, w[_CODE + b] + ok * _POW5[t - 9 * b], strict)
+        w[_UB + t] = ok
+    for i in range(10):
+        w[_R + i] = tabs[o0 + i]
+        w[_R + 10 + i] = tabs[o1 + i]
+        w[_R + 20 + i] = tabs[o2 + i]
+        w[_R + 30 + i] = tabs[o3 + i]
+    for b in range(4):
+        w[_BM + b] = 0
+    for t in range(34):
+        b = _suit(t)
+        dm = _lowered(tabs, w[_RO + b], w[_DM + t]) * w[_UB + t]
+        w[_BM + b] |= dm
+        w[_DM + t] = dm
+    _product(w, _R + 20, w, _R + 30, w, _H)  # {0, 1}: suits 2 and 3
+    _product(w, _R + 10, w, _R + 30, w, _H + 10)  # {0, 2}: 1 and 3
+    _product(w, _R + 10, w, _R + 20, w, _H + 20)  # {0, 3}: 1 and 2
+    _product(w, _R, w, _R + 30, w, _H + 30)  # {1, 2}: 0 and 3
+    _product(w, _R, w, _R + 20, w, _H + 40)  # {1, 3}: 0 and 2
+    _product(w, _R, w, _R + 10, w, _H + 50)  # {2, 3}: 0 and 1
+    for i in range(10):
+        for a in range(4):
+            w[_E + 20 * a + i] = _INF
+        w[_EB + i] = _INF
+    _product(w, _R + 10, w, _H, w, _E + 10)  # all but 0: 1 times {2, 3}
+    _product(w, _R, w, _H, w, _E + 30)  # all but 1: 0 times {2, 3}
+    _product(w, _R + 30, w, _H + 50, w, _E + 50)  # all but 2: 3 times {0, 1}
+    _product(w, _R + 20, w, _H + 50, w, _E + 70)  # all but 3: 2 times {0, 1}
+    d = _INF
+    for i in range(10):
+        d = min(d, w[_R + i] + w[_E + 10 + top - i])
+    u = 0
+    for b in range(4):
+        mb = _optimal(w, _R + 10 * b, w, _E + 20 * b + 10 + top, d)
+        lo = 9 * b
+        for t in range(lo, lo + (9 if b < 3 else 7)):
+            hit = np.int64((mb & w[_DM + t]) != 0)
+            u += live[t] * hit
+            w[_DM + t] |= hit << _IN_T
+    if joker >= 0 and h[joker] < 4:
+        u += live[joker]
+    odd = 0
+    even = 0
+    for t in range(34):
+        c = np.int64(h[t])
+        use = np.int64(t != joker) & np.int64(c < 4)
+        odd += live[t] * (use & c)
+        even += live[t] * (use & (1 - (c & 1)))
+    w[_LP] = odd
+    w[_LP + 1] = even
+    return d, u, top, n - 1 >= 13, kj, pairs, singles
+
+
+@njit(cache=True, inline="always")
+def _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles):
+    """What the standard form and seven pairs say of ``h - k``: ``(dk, std, kjk, pk, sk, spk)``: its
+    distance and standard shanten, and its jokers, pairs, singles and seven-pairs shanten (99: not 13
+    tiles)."""
+    if k == joker:
+        dk = d
+        kjk = kj - 1
+        pk = pairs
+        sk = singles
+    else:
+        a = _suit(k)
+        dk = _INF
+        off = w[_KC + k]
+        e = _E + 20 * a + 10 + top
+        for i in range(10):
+            dk = min(dk, np.int64(tabs[off + i]) + w[e - i])
+        c = np.int64(h[k])
+        kjk = kj
+        pk = pairs - (c >> 1) + ((c - 1) >> 1)
+        sk = singles - (c & 1) + ((c - 1) & 1)
+    std = dk - kjk
+    if std < 0:
+        std = 0
+    std -= 1
+    spk = _seven_pairs_from(kjk, pk, sk) if sevens else 99
+    return dk, std, kjk, pk, sk, spk
+
+
+@njit(cache=True, inline="always")
+def _seven_pairs_gains(kjk, pk, sk, spk):
+    """Whether a draw lowers the seven-pairs shanten ``spk`` of ``h - k`` (``kjk`` jokers, ``pk`` pairs,
+    ``sk`` singles): ``(even, odd, joker)``, a natural kind ``h - k`` holds an even number of (a new
+    single), an odd number of (a new pair), or a joker.  Nothing else matters to seven pairs."""
+    return (_seven_pairs_from(kjk, pk, sk + 1) < spk, _seven_pairs_from(kjk, pk + 1, sk - 1) < spk,
+            _seven_pairs_from(kjk + 1, pk, sk) < spk)
+
+
+@njit(cache=True, inline="always")
+def _seven_pairs_live(k, h, joker, live, w, kjk, pk, sk, spk):
+    """The live tiles whose draw lowers the seven-pairs shanten ``spk`` of ``h - k``: the sums by parity of
+    :func:`_setup` (``w[_LP]``), with ``k`` moved to its parity in ``h - k``."""
+    even_gain, odd_gain, joker_gain = _seven_pairs_gains(kjk, pk, sk, spk)
+    odd = w[_LP]
+    even = w[_LP + 1]
+    if k != joker:
+        c = np.int64(h[k])
+        if c < 4:  # counted in h's sums: take it out
+            if c & 1:
+                odd -= live[k]
+            else:
+                even -= live[k]
+        if c & 1:  # h - k holds c - 1 of k
+            even += live[k]
+        else:
+            odd += live[k]
+    total = (odd if odd_gain else 0) + (even if even_gain else 0)
+    if joker >= 0 and joker_gain and np.int64(h[joker]) - (joker == k) < 4:
+        total += live[joker]
+    return total
+
+
+@njit(cache=True)
+def _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, singles):
+    """The live effective tiles of ``h - k``: the live copies of the draws that lower its shanten
+    ``after[k]`` (after :func:`_setup`)."""
+    dk, std, kjk, pk, sk, spk = _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles)
+    base = after[k]
+    use_std = std == base
+    use_sp = spk == base
+    a = -1 if k == joker else _suit(k)
+    if use_std and a < 0 and not use_sp:
+        return u  # the natural tiles are h's: the draws that lower h's distance, and a joker
+    total = 0
+    m_a = 0
+    off_a = 0
+    code_a = 0
+    strict = joker < 0
+    rows = class_rows(tabs)
+    if use_std and a >= 0:
+        off_a = w[_KC + k]
+        code_a = w[_CODE + a] - _POW5[k - 9 * a]
+        m_a = _optimal(tabs, off_a, w, _E + 20 * a + 10 + top, dk)
+        for b in range(4):
+            w[_MB + b] = 0
+            if b == a or w[_BM + b] == 0:
+                continue
+            _product(tabs, off_a, w, _H + 10 * _pair_id(a, b), w, _EB + 10)
+            mb = _optimal(w, _R + 10 * b, w, _EB + 10 + top, dk)
+            w[_MB + b] = mb
+            if not use_sp:
+                lo = 9 * b
+                for t in range(lo, lo + (9 if b < 3 else 7)):
+                    total += live[t] * np.int64((mb & w[_DM + t]) != 0)
+    if not use_sp:
+        # only the standard form: the draws into the discard's own suit, then a joker
+        lo = 9 * a
+        for t in range(lo, lo + (9 if a < 3 else 7)):
+            ok = np.int64(t != joker) & np.int64(live[t] > 0) & np.int64(np.int64(h[t]) - (t == k) < 4)
+            row_t = _row(tabs, rows, a, code_a + ok * _POW5[t - lo], strict)
+            total += live[t] * (ok & np.int64((m_a & _lowered(tabs, off_a, row_t)) != 0))
+        if joker >= 0 and live[joker] > 0 and np.int64(h[joker]) - (joker == k) < 4:
+            total += live[joker]
+        return total
+    even_gain, odd_gain, joker_gain = _seven_pairs_gains(kjk, pk, sk, spk)
+    for t in range(34):
+        ct = np.int64(h[t]) - (t == k)
+        if live[t] <= 0 or ct >= 4:
+            continue
+        eff = False
+        if use_std:
+            if t == joker:
+                eff = True
+            elif a < 0:
+                eff = (w[_DM + t] >> _IN_T) & 1 != 0
+            elif _suit(t) != a:
+                eff = (w[_MB + _suit(t)] & w[_DM + t]) != 0
+            else:
+                row_t = _row(tabs, rows, a, code_a + _POW5[t - 9 * a], strict)
+                eff = (m_a & _lowered(tabs, off_a, row_t)) != 0
+        if not eff:
+            eff = joker_gain if t == joker else (odd_gain if ct & 1 else even_gain)
+        if eff:
+            total += live[t]
+    return total
+
+
+@njit(cache=True)
+def _effective_each(h, joker, tabs, after, want, live, w, out):
+    """``out[k]`` for each kind ``k`` of ``want`` (bit mask): the live effective tiles of ``h - k``.
+
+    ``h: uint8[34]`` a 3m+2 concealed hand holding every kind of ``want``; ``after: int64[34]`` the
+    shanten of each ``h - k``; ``live: int64[34]``; ``w: int64[>= N_SCRATCH]`` scratch;
+    ``out: int64[34]`` (other entries untouched).  Equals, for each ``k``, the count one discard
+    at a time: ``live[t]`` summed over the draws ``t`` (fewer than four of ``t`` in ``h - k``) with
+    :func:`caishen.sim.hand._shanten_each_change` of ``h - k`` below ``after[k]``.
+    """
+    d, u, top, sevens, kj, pairs, singles = _setup(h, joker, tabs, want, live, w)
+    for k in range(34):
+        if (want >> k) & 1:
+            out[k] = _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, singles)
+
+
+@njit(cache=True)
+def _best_effective(h, joker, tabs, after, want, live, w):
+    """The kind ``k`` of ``want`` whose ``h - k`` has the most live effective tiles, the later kind on
+    a tie, and that count: ``(k, count)`` (``(-1, -1)`` for an empty ``want``).
+
+    Branch and bound (module docstring): each discard's bound first, then exact counts in the order
+    of the bounds until no bound can beat the best.  Arguments as :func:`_effective_each`.
+    """
+    d, u, top, sevens, kj, pairs, singles = _setup(h, joker, tabs, want, live, w)
+    n = 0
+    for k in range(34):
+        if not (want >> k) & 1:
+            continue
+        dk, std, kjk, pk, sk, spk = _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles)
+        base = after[k]
+        bound = 0
+        if std == base:
+            if k == joker:
+                bound = u
+            elif dk == d:
+                bound = u - (live[k] if (w[_DM + k] >> _IN_T) & 1 else 0)
+            else:
+                bound = _NO_BOUND
+        if spk == base and bound < _NO_BOUND:
+            bound += _seven_pairs_live(k, h, joker, live, w, kjk, pk, sk, spk)
+        w[_UB + n] = bound * 64 + k
+        n += 1
+    best_k = -1
+    best = -1
+    for _ in range(n):
+        j = 0
+        for i in range(1, n):
+            if w[_UB + i] > w[_UB + j]:
+                j = i
+        key = w[_UB + j]
+        w[_UB + j] = -1
+        bound = key >> 6
+        k = key & 63
+        if bound < best or (bound == best and k < best_k):
+            break
+        c = _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, singles)
+        if c > best or (c == best and k > best_k):
+            best = c
+            best_k = k
+    return best_k, best
