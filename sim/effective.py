@@ -74,9 +74,11 @@ _MB = 272  # 4: one discard's masks of the entries its optimal splits use
 _CODE = 276  # 4: the suits' base-5 codes
 _RO = 314  # 4: the offsets of the suits' rows in the table
 _LP = 318  # 2: live tiles of the natural kinds h holds an odd / even number of (fewer than four)
+_M0 = 320  # 4: h's masks of the entries its optimal splits use, per suit
+_U0 = 324  # 4: the live tiles of each suit's draws that lower the distance of h
 _UB = 280  # 34: first the draws that count (setup), then the discards' bounds as sort keys (branch and bound)
 #: int64 words of scratch the kernels need
-N_SCRATCH = 320
+N_SCRATCH = 328
 #: bit of ``w[_DM + t]``: drawing t lowers the distance of h itself
 _IN_T = 20
 
@@ -236,11 +238,15 @@ def _setup(h, joker, tabs, want, live, w):
     u = 0
     for b in range(4):
         mb = _optimal(w, _R + 10 * b, w, _E + 20 * b + 10 + top, d)
+        w[_M0 + b] = mb
         lo = 9 * b
+        ub = 0
         for t in range(lo, lo + (9 if b < 3 else 7)):
             hit = np.int64((mb & w[_DM + t]) != 0)
-            u += live[t] * hit
+            ub += live[t] * hit
             w[_DM + t] |= hit << _IN_T
+        w[_U0 + b] = ub
+        u += ub
     if joker >= 0 and h[joker] < 4:
         u += live[joker]
     odd = 0
@@ -338,9 +344,18 @@ def _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, sing
         off_a = w[_KC + k]
         code_a = w[_CODE + a] - _POW5[k - 9 * a]
         m_a = _optimal(tabs, off_a, w, _E + 20 * a + 10 + top, dk)
+        # discarding k often leaves its suit's row as it was (a tile no split needs): then the other
+        # suits' optimal entries, and their draws that count, are h's own
+        ro = w[_RO + a]
+        same = _load8(tabs, off_a) == _load8(tabs, ro) and _load8(tabs, off_a + 2) == _load8(tabs, ro + 2)
         for b in range(4):
             w[_MB + b] = 0
             if b == a or w[_BM + b] == 0:
+                continue
+            if same:
+                w[_MB + b] = w[_M0 + b]
+                if not use_sp:
+                    total += w[_U0 + b]
                 continue
             _product(tabs, off_a, w, _H + 10 * _pair_id(a, b), w, _EB + 10)
             mb = _optimal(w, _R + 10 * b, w, _EB + 10 + top, dk)
