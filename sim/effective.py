@@ -76,9 +76,10 @@ _RO = 314  # 4: the offsets of the suits' rows in the table
 _LP = 318  # 2: live tiles of the natural kinds h holds an odd / even number of (fewer than four)
 _M0 = 320  # 4: h's masks of the entries its optimal splits use, per suit
 _U0 = 324  # 4: the live tiles of each suit's draws that lower the distance of h
+_HD = 328  # 1: bit p: H of pair p is formed (the others on first use, :func:`_other_two`)
 _UB = 280  # 34: first the draws that count (setup), then the discards' bounds as sort keys (branch and bound)
 #: int64 words of scratch the kernels need
-N_SCRATCH = 328
+N_SCRATCH = 329
 #: bit of ``w[_DM + t]``: drawing t lowers the distance of h itself
 _IN_T = 20
 
@@ -152,6 +153,20 @@ _GATHER = np.uint64(0x0102040810204080)
 
 
 @njit(cache=True, inline="always")
+def _other_two(w, a, b):
+    """Offset of ``H`` of the pair of suits ``{a, b}``: the product of the other two suits' rows, formed
+    on first use."""
+    p = _pair_id(a, b)
+    if not (w[_HD] >> p) & 1:
+        c = 0
+        while c == a or c == b:
+            c += 1
+        _product(w, _R + 10 * c, w, _R + 10 * (6 - a - b - c), w, _H + 10 * p)
+        w[_HD] |= 1 << p
+    return _H + 10 * p
+
+
+@njit(cache=True, inline="always")
 def _lowered(tabs, ao, bo):
     """Bit mask of the entries ``i`` (0..9) where row ``tabs[bo:]`` is below row ``tabs[ao:]``: the
     entries a draw lowers.  A draw lowers an entry by at most one and raises none, so the bytes'
@@ -219,11 +234,8 @@ def _setup(h, joker, tabs, want, live, w):
         w[_BM + b] |= dm
         w[_DM + t] = dm
     _product(w, _R + 20, w, _R + 30, w, _H)  # {0, 1}: suits 2 and 3
-    _product(w, _R + 10, w, _R + 30, w, _H + 10)  # {0, 2}: 1 and 3
-    _product(w, _R + 10, w, _R + 20, w, _H + 20)  # {0, 3}: 1 and 2
-    _product(w, _R, w, _R + 30, w, _H + 30)  # {1, 2}: 0 and 3
-    _product(w, _R, w, _R + 20, w, _H + 40)  # {1, 3}: 0 and 2
     _product(w, _R, w, _R + 10, w, _H + 50)  # {2, 3}: 0 and 1
+    w[_HD] = 1 | (1 << 5)  # the other four when a discard first needs them
     for i in range(10):
         for a in range(4):
             w[_E + 20 * a + i] = _INF
@@ -340,6 +352,9 @@ def _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, sing
     code_a = 0
     strict = joker < 0
     rows = class_rows(tabs)
+    # k keeps h's distance: then only the draws that lower h's own distance can lower h - k's (removing a
+    # tile never lowers a distance), and k itself does not (it gives back h)
+    kept = dk == d
     if use_std and a >= 0:
         off_a = w[_KC + k]
         code_a = w[_CODE + a] - _POW5[k - 9 * a]
@@ -350,14 +365,14 @@ def _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, sing
         same = _load8(tabs, off_a) == _load8(tabs, ro) and _load8(tabs, off_a + 2) == _load8(tabs, ro + 2)
         for b in range(4):
             w[_MB + b] = 0
-            if b == a or w[_BM + b] == 0:
+            if b == a or w[_BM + b] == 0 or (kept and w[_U0 + b] == 0):
                 continue
             if same:
                 w[_MB + b] = w[_M0 + b]
                 if not use_sp:
                     total += w[_U0 + b]
                 continue
-            _product(tabs, off_a, w, _H + 10 * _pair_id(a, b), w, _EB + 10)
+            _product(tabs, off_a, w, _other_two(w, a, b), w, _EB + 10)
             mb = _optimal(w, _R + 10 * b, w, _EB + 10 + top, dk)
             w[_MB + b] = mb
             if not use_sp:
@@ -368,6 +383,8 @@ def _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, sing
         # only the standard form: the draws into the discard's own suit, then a joker
         lo = 9 * a
         for t in range(lo, lo + (9 if a < 3 else 7)):
+            if kept and (w[_DM + t] >> _IN_T) & 1 == 0:
+                continue
             ok = np.int64(t != joker) & np.int64(live[t] > 0) & np.int64(np.int64(h[t]) - (t == k) < 4)
             row_t = _row(tabs, rows, a, code_a + ok * _POW5[t - lo], strict)
             total += live[t] * (ok & np.int64((m_a & _lowered(tabs, off_a, row_t)) != 0))
@@ -387,7 +404,7 @@ def _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, sing
                 eff = (w[_DM + t] >> _IN_T) & 1 != 0
             elif _suit(t) != a:
                 eff = (w[_MB + _suit(t)] & w[_DM + t]) != 0
-            else:
+            elif not kept or (w[_DM + t] >> _IN_T) & 1:
                 row_t = _row(tabs, rows, a, code_a + _POW5[t - 9 * a], strict)
                 eff = (m_a & _lowered(tabs, off_a, row_t)) != 0
         if not eff:
