@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.extending import intrinsic
-from numba.np.arrayobj import populate_array
 
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.engine import (
@@ -65,34 +63,10 @@ from caishen.sim.engine import (
 from caishen.sim.hand import _shanten
 from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context, needs_context
 from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
+from caishen.sim.borrow import borrowed
 from caishen.sim.rng import _rng_below, _rng_seed
 from caishen.sim.tables import hand_tables
 from caishen.sim.validate import check_int
-
-
-@intrinsic
-def _borrowed(typingctx, arr):
-    """The array ``arr`` without its reference count (a borrowed view; numba IR intrinsic).
-
-    Same data, shape and strides, a null meminfo: numba's reference counting
-    of it becomes a null test instead of an atomic (``lock``) add.  The
-    engine's step helpers are inlined into the batch loop at IR level
-    (:data:`caishen.sim.engine.turn._step_inlined`), and every inlined
-    helper took a counted reference to ``ep``, ``rp`` and ``tabs`` and gave
-    it back: perf put 55-60% of random self-play (K-rules) in ``NRT_incref`` /
-    ``NRT_decref``, gdb named the arrays and the caller (issue 11).  Only
-    for arrays that the caller keeps alive for the whole call (the batch
-    loop's arguments), never returned to Python or stored.
-    """
-
-    def codegen(context, builder, sig, args):
-        src = context.make_array(arr)(context, builder, value=args[0])
-        dst = context.make_array(arr)(context, builder)
-        populate_array(dst, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize,
-                       meminfo=None, parent=None)
-        return dst._getvalue()
-
-    return arr(arr), codegen
 
 
 @njit(cache=True)
@@ -107,7 +81,7 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     None when every seat plays a kernel policy (the bots are then not compiled: the first run of
     the main job compiles less).
     """
-    # the arrays are the borrowed views of _play_batch_walls, its only caller (:func:`_borrowed`)
+    # the arrays are the borrowed views of _play_batch_walls, its only caller (:mod:`caishen.sim.borrow`)
     while st.sc[SC_PHASE] != PH_DONE:
         _legal_mask_inlined(st, ep)
         s = st.sc[SC_TO_ACT]
@@ -197,14 +171,16 @@ def _play_batch_walls(seed, wall_seed, n_hands, match_len, policies, ep, rp, tab
     (``match_len`` ignored), the stream seeded by ``seed`` left to the bots.
     ``bx``: the bot context of ``policies`` (:func:`caishen.sim.bots.registry.make_context`).
     """
-    # borrowed views: no atomic reference counting in the inlined deal and steps (_borrowed)
-    ep = _borrowed(ep)
-    rp = _borrowed(rp)
-    tabs = _borrowed(tabs)
-    policies = _borrowed(policies)
-    work = _borrowed(work)
-    chance = _borrowed(chance)
-    rec = _borrowed(rec)
+    # borrowed views: no atomic reference counting in the inlined deal and steps, nor in the bots with data
+    # (caishen.sim.borrow)
+    ep = borrowed(ep)
+    rp = borrowed(rp)
+    tabs = borrowed(tabs)
+    policies = borrowed(policies)
+    work = borrowed(work)
+    chance = borrowed(chance)
+    rec = borrowed(rec)
+    bx = borrowed(bx)
     _rng_seed(st.rng, seed)  # walls, first dealers and random bots draw from it
     saved = np.zeros(4, np.uint64)
     dealer = 0
