@@ -386,14 +386,28 @@ def _check_executor_args(args) -> None:
         raise ValueError("--ray-address needs --backend ray")
 
 
+def _cold_note(config) -> str:
+    """``"; first ..."`` for a run's first line when its self-play kernels are not in this numba cache yet
+    (what a newcomer's first run spends its first minute or two on), else ``""``."""
+    from caishen.sim.bots.registry import has_data
+    from caishen.sim.warmup import COLD_SECONDS, is_marked
+
+    part = "bots" if any(has_data(p) for p in config.policies) else "kernel"  # as the runner marks them
+    if is_marked("selfplay", part):
+        return ""
+    return (f"; first the numba kernels compile (about {COLD_SECONDS['selfplay']} s on one core, once per "
+            "cache; `caishen warmup` does it ahead of time)")
+
+
 def _cmd_simulate(args) -> int:
     from caishen.sim.selfplay import manifest, runner
     from caishen.sim.analysis import summary
 
     _check_executor_args(args)
     config, out = _simulate_config(args)
-    def start() -> None:  # a cold numba cache keeps the bar at 0% for minutes: the runner says so when it compiles
-        print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}", file=sys.stderr)
+    def start() -> None:  # a cold numba cache keeps the bar at 0% for a minute or two: the first line says so
+        print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}{_cold_note(config)}",
+              file=sys.stderr)
 
     try:
         res = runner.run(
@@ -767,7 +781,7 @@ def _cmd_match(args) -> int:
     n = arena.n_policies_of(config)
     def start() -> None:
         print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n))} seatings in {config.n_chunks} "
-              f"chunk(s) to {args.out}", file=sys.stderr)
+              f"chunk(s) to {args.out}{_cold_note(config)}", file=sys.stderr)
 
     try:
         res = runner.run(config, args.out, workers=args.workers, backend=args.backend, ray_address=args.ray_address,

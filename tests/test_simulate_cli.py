@@ -261,3 +261,21 @@ def test_ray_backend_error_when_ray_is_missing(tmp_path, capsys):
 def test_report_on_a_directory_that_is_not_a_run_exits_2(tmp_path, capsys):
     err = cli_error(["report", str(tmp_path)], capsys)
     assert "is not a run directory (no run.json)" in err
+
+
+def test_first_line_says_a_cold_cache_compiles_first(monkeypatch):
+    """Issue 29: a first run spends its first minute or two compiling; the run's first line says so (and
+    how long, about), and says nothing of it once this cache holds the self-play kernels."""
+    from types import SimpleNamespace
+
+    from caishen import cli
+    from caishen.sim import warmup
+
+    config = SimpleNamespace(policies=["greedy", "greedy", "greedy", "tuned:kaihua"])
+    asked = []
+    monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: asked.append((target, part)) or False)
+    note = cli._cold_note(config)
+    assert note.startswith("; first the numba kernels compile") and f"{warmup.COLD_SECONDS['selfplay']} s" in note
+    assert asked == [("selfplay", "bots")]  # a seat with data: the runner's "bots" part
+    monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: True)
+    assert cli._cold_note(config) == ""
