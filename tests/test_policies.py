@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_hand import hands
 
 from caishen.sim import engine as E
 from caishen.sim import hand
@@ -263,3 +266,34 @@ def test_play_batch_rejects_bools_and_non_integers(bad):
     for kw in ({"n_hands": bad, "seed": 1}, {"n_hands": 2, "seed": bad}):
         with pytest.raises(ValueError):
             play_batch(**kw, policies="random")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hands(sizes=(4, 7, 10, 13)), st.integers(0, 33), st.sampled_from([-1, CAISHEN]))
+def test_no_meld_of_a_tile_beats_drawing_it(c, k, joker):
+    """The bound greedy's claim decision passes on: every pong or chow of an offered ``k``, with its best
+    discard, leaves a shanten no lower than the 3m+2 hand ``c + k`` (the meld is one set of a target of
+    ``c + k``; a discard never lowers a shanten).  So a ``k`` that does not lower the shanten of ``c``
+    when drawn lowers it by no meld, and greedy passes without trying them."""
+    if c[k] > 3 or k == joker:  # the offered copy exists; a discarded 财神 is never claimed (K-2.2)
+        return
+    d = c.copy()
+    d[k] += 1
+    bound = hand.shanten(d, joker)
+    melds = []
+    if c[k] >= 2:
+        melds.append([k, k])
+    if k < 27:
+        r = k % 9
+        for low in range(max(r - 2, 0), min(r, 6) + 1):  # the chows through k within its suit
+            others = [k - r + low + i for i in range(3) if low + i != r]
+            if all(c[t] > 0 for t in others):
+                melds.append(others)
+    for used in melds:
+        e = c.copy()
+        for t in used:
+            e[t] -= 1
+        after = [hand.shanten(np.where(np.arange(34) == t, e - 1, e).astype(np.uint8), joker)
+                 for t in range(34) if e[t] > 0]
+        if after:
+            assert min(after) >= bound, (c.tolist(), k, used)

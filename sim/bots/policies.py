@@ -312,6 +312,14 @@ def _greedy_claim(st, ep, tabs, mask, work):
     joker = ep[EP_JOKER]
     k = st.sc[SC_TILE]
     base = _shanten(h, joker, tabs)
+    # no meld of k does better than drawing it: the meld is one set of a target of h + k, and a discard
+    # never lowers a shanten.  So unless k lowers the shanten of h, greedy passes (most offers): one
+    # shanten instead of one per meld and discard
+    h[k] += 1  # at most 3 held: the fourth copy is on offer
+    bound = _shanten(h, joker, tabs)
+    h[k] -= 1
+    if bound >= base:
+        return A_PASS
     choice = A_PASS
     best = base
     if mask[A_PONG]:
