@@ -17,11 +17,11 @@ returned to Python or stored.
 
 from __future__ import annotations
 
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-__all__ = ["borrowed"]
+__all__ = ["borrowed", "flat_rows"]
 
 
 def _borrow(context, builder, typ, value):
@@ -50,3 +50,27 @@ def borrowed(typingctx, value):
         return _borrow(context, builder, sig.args[0], args[0])
 
     return value(value), codegen
+
+
+@intrinsic
+def flat_rows(typingctx, arr, first):
+    """Rows ``first`` on of a C-contiguous 2-D array as one flat 1-D view, borrowed (module docstring): a
+    scratch area inside a caller's work matrix, made without numba's reshape (shape checks and a reference
+    count on every call).  The caller keeps ``0 <= first <= arr.shape[0]``."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 2 and arr.layout == "C"
+            and isinstance(first, types.Integer)):
+        return None
+    flat = types.Array(arr.dtype, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(sig.args[0])(context, builder, value=args[0])
+        rows, cols = cgutils.unpack_tuple(builder, src.shape, 2)
+        start = context.cast(builder, args[1], sig.args[1], types.intp)
+        dst = context.make_array(flat)(context, builder)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(arr.dtype)))
+        populate_array(dst, data=builder.gep(src.data, [builder.mul(start, cols)]),
+                       shape=[builder.mul(builder.sub(rows, start), cols)], strides=[itemsize], itemsize=itemsize,
+                       meminfo=None, parent=None)
+        return dst._getvalue()
+
+    return flat(arr, first), codegen

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caishen.sim.borrow import borrowed
+from caishen.sim.borrow import borrowed, flat_rows
 
 
 @njit(cache=True)
@@ -54,3 +54,16 @@ def test_borrowed_tuple_reaches_every_array_and_keeps_the_rest():
     assert first.tolist() == [0, 11, 2, 3] and inner[0, 0] == 7.5
     assert (n, label, total) == (5, 3, 16 + 7.5)
     assert _none(None)
+
+
+@njit(cache=True)
+def _tail(a, first):
+    v = flat_rows(a, first)
+    v[0] = -1  # lands in row first, column 0
+    return v.shape[0], v.sum()
+
+
+def test_flat_rows_is_the_tail_of_the_matrix():
+    a = np.arange(24, dtype=np.int64).reshape(6, 4)
+    n, total = _tail(a, 2)
+    assert n == 16 and a[2, 0] == -1 and total == int(a[2:].sum())

@@ -13,7 +13,7 @@ from caishen.sim import hand
 from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action, new_work
 from caishen.sim.bots.registry import code_table as policy_table
 from caishen.sim.tables import hand_tables
-from caishen.sim.tiles import CAISHEN
+from caishen.sim.tiles import CAISHEN, parse
 
 
 def test_policy_table_parsing():
@@ -268,32 +268,51 @@ def test_play_batch_rejects_bools_and_non_integers(bad):
             play_batch(**kw, policies="random")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(hands(sizes=(4, 7, 10, 13)), st.integers(0, 33), st.sampled_from([-1, CAISHEN]))
-def test_no_meld_of_a_tile_beats_drawing_it(c, k, joker):
-    """The bound greedy's claim decision passes on: every pong or chow of an offered ``k``, with its best
-    discard, leaves a shanten no lower than the 3m+2 hand ``c + k`` (the meld is one set of a target of
-    ``c + k``; a discard never lowers a shanten).  So a ``k`` that does not lower the shanten of ``c``
-    when drawn lowers it by no meld, and greedy passes without trying them."""
-    if c[k] > 3 or k == joker:  # the offered copy exists; a discarded 财神 is never claimed (K-2.2)
-        return
-    d = c.copy()
-    d[k] += 1
-    bound = hand.shanten(d, joker)
-    melds = []
-    if c[k] >= 2:
-        melds.append([k, k])
+def _best_meld_shanten(c, k, joker):
+    """The least shanten any pong or chow of an offered ``k`` leaves in the concealed ``c`` after its best
+    discard (None: no meld), each hand evaluated as greedy's claim does (the meld's copies not seen)."""
+    melds = [[k, k]] if c[k] >= 2 else []
     if k < 27:
         r = k % 9
         for low in range(max(r - 2, 0), min(r, 6) + 1):  # the chows through k within its suit
             others = [k - r + low + i for i in range(3) if low + i != r]
             if all(c[t] > 0 for t in others):
                 melds.append(others)
+    best = None
     for used in melds:
         e = c.copy()
         for t in used:
             e[t] -= 1
-        after = [hand.shanten(np.where(np.arange(34) == t, e - 1, e).astype(np.uint8), joker)
-                 for t in range(34) if e[t] > 0]
-        if after:
-            assert min(after) >= bound, (c.tolist(), k, used)
+        for t in np.flatnonzero(e):
+            e[t] -= 1
+            v = hand.shanten(e, joker)
+            e[t] += 1
+            best = v if best is None else min(best, v)
+    return best
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hands(sizes=(4, 7, 10, 13)), st.integers(0, 30))
+def test_no_meld_of_a_tile_beats_drawing_it_with_a_joker(c, k):
+    """The bound greedy's claim decision passes on (with a joker): every pong or chow of an offered ``k``,
+    with its best discard, leaves a shanten no lower than the 3m+2 hand ``c + k`` (the meld is one set of
+    a target of ``c + k``; a discard never lowers a shanten).  So a ``k`` that does not lower the shanten
+    of ``c`` when drawn lowers it by no meld, and greedy passes without trying them."""
+    if c[k] > 3:  # the offered copy exists (k < 31: a discarded 财神 is never claimed, K-2.2)
+        return
+    d = c.copy()
+    d[k] += 1
+    best = _best_meld_shanten(c, k, CAISHEN)
+    if best is not None:
+        assert best >= hand.shanten(d, CAISHEN), (c.tolist(), k)
+
+
+def test_without_a_joker_a_meld_can_beat_drawing_it():
+    """Why greedy's claim bound is used only with a joker: without one the shanten of a concealed hand
+    caps each kind at four copies but does not count the meld's, so ponging the fourth 1m of 1m x 3 +
+    5z x 4 leaves shanten 0 (waiting on a 1m that cannot come) while 1m x 4 + 5z x 4 has shanten 1."""
+    c = parse("111m5555z")
+    d = c.copy()
+    d[0] += 1
+    assert hand.shanten(d, -1) == 1 and _best_meld_shanten(c, 0, -1) == 0
+    assert hand.shanten(d, CAISHEN) <= _best_meld_shanten(c, 0, CAISHEN)  # with a joker the bound holds

@@ -121,6 +121,7 @@ from caishen.sim.engine import (
     SF_N_MELDS,
     _random_action,
 )
+from caishen.sim.borrow import flat_rows
 from caishen.sim.effective import N_SCRATCH, _best_effective
 from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.bots.piao_table import _piao_table_says
@@ -165,7 +166,7 @@ def _scratch(work):
     a ``work`` with fewer than ``N_WORK_ROWS`` rows (one not made by :func:`new_work`)."""
     if work.shape[0] < N_WORK_ROWS:
         raise ValueError("the bots' work matrix has too few rows; make it with caishen.sim.bots.policies.new_work()")
-    return work[_W_SCRATCH:].reshape(-1)
+    return flat_rows(work, _W_SCRATCH)
 
 
 def parse_threshold(arg: str, spec: str) -> int:
@@ -233,20 +234,17 @@ def _best_discard(st, s, h, joker, tabs, mask, allow_joker, work):
     scratch = _scratch(work)  # checked on every turn, tie or not
     after = work[_W_AFTER]
     _shanten_each_change(h, joker, tabs, -1, after)
-    skip_joker = False
-    if not allow_joker and joker >= 0:
-        for k in range(N_KINDS):
-            if mask[A_DISCARD + k] and k != joker:
-                skip_joker = True
+    legal = np.int64(0)  # bit k: discard k is legal (counted without branches on the data: faster)
+    for k in range(N_KINDS):
+        legal |= np.int64(mask[A_DISCARD + k] != 0) << k
+    if not allow_joker and joker >= 0 and legal & ~(np.int64(1) << joker) != 0:
+        legal &= ~(np.int64(1) << joker)  # a joker only when nothing else is legal
     best = _BIG
+    for k in range(N_KINDS):
+        best = min(best, after[k] if (legal >> k) & 1 else _BIG)
     tied = np.int64(0)  # bit k: discard k reaches the best shanten
     for k in range(N_KINDS):
-        if mask[A_DISCARD + k] and not (skip_joker and k == joker):
-            if after[k] < best:
-                best = after[k]
-                tied = np.int64(1) << k
-            elif after[k] == best:
-                tied |= np.int64(1) << k
+        tied |= (((legal >> k) & 1) & np.int64(after[k] == best)) << k
     if tied & (tied - 1) == 0:  # one discard (or none): no tie to break
         pick = -1
         for k in range(N_KINDS):
@@ -312,14 +310,17 @@ def _greedy_claim(st, ep, tabs, mask, work):
     joker = ep[EP_JOKER]
     k = st.sc[SC_TILE]
     base = _shanten(h, joker, tabs)
-    # no meld of k does better than drawing it: the meld is one set of a target of h + k, and a discard
-    # never lowers a shanten.  So unless k lowers the shanten of h, greedy passes (most offers): one
-    # shanten instead of one per meld and discard
-    h[k] += 1  # at most 3 held: the fourth copy is on offer
-    bound = _shanten(h, joker, tabs)
-    h[k] -= 1
-    if bound >= base:
-        return A_PASS
+    # with a joker, no meld of k does better than drawing it: the meld is one set of a target of h + k,
+    # and a discard never lowers a shanten.  So unless k lowers the shanten of h, greedy passes (most
+    # offers): one shanten instead of one per meld and discard.  Not without a joker: there the shanten
+    # of a concealed hand caps each kind at four copies but does not see the meld's (the caller's to
+    # count), and a meld can beat the bound (1m x 3 + 5z x 4 pongs the fourth 1m: tests/test_policies.py)
+    if joker >= 0:
+        h[k] += 1  # at most 3 held: the fourth copy is on offer
+        bound = _shanten(h, joker, tabs)
+        h[k] -= 1
+        if bound >= base:
+            return A_PASS
     choice = A_PASS
     best = base
     if mask[A_PONG]:
