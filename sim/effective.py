@@ -274,15 +274,25 @@ def _setup(h, joker, tabs, want, live, w):
 
 
 @njit(cache=True, inline="always")
-def _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles):
-    """What the standard form and seven pairs say of ``h - k``: ``(dk, std, kjk, pk, sk, spk)``: its
-    distance and standard shanten, and its jokers, pairs, singles and seven-pairs shanten (99: not 13
-    tiles)."""
+def _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles, base):
+    """What the standard form and seven pairs say of ``h - k`` (shanten ``base``): ``(dk, std, kjk, pk, sk,
+    spk)``: its distance and standard shanten, and its jokers, pairs, singles and seven-pairs shanten (99:
+    not 13 tiles).  When seven pairs is above ``base`` the standard form is ``base``, which gives the
+    distance (a 3m+1 hand's distance exceeds its jokers): no row is read."""
     if k == joker:
-        dk = d
         kjk = kj - 1
         pk = pairs
         sk = singles
+    else:
+        c = np.int64(h[k])
+        kjk = kj
+        pk = pairs - (c >> 1) + ((c - 1) >> 1)
+        sk = singles - (c & 1) + ((c - 1) & 1)
+    spk = _seven_pairs_from(kjk, pk, sk) if sevens else 99
+    if k == joker:
+        dk = d
+    elif spk > base:
+        dk = base + 1 + kjk
     else:
         a = _suit(k)
         dk = _INF
@@ -290,15 +300,10 @@ def _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles):
         e = _E + 20 * a + 10 + top
         for i in range(10):
             dk = min(dk, np.int64(tabs[off + i]) + w[e - i])
-        c = np.int64(h[k])
-        kjk = kj
-        pk = pairs - (c >> 1) + ((c - 1) >> 1)
-        sk = singles - (c & 1) + ((c - 1) & 1)
     std = dk - kjk
     if std < 0:
         std = 0
     std -= 1
-    spk = _seven_pairs_from(kjk, pk, sk) if sevens else 99
     return dk, std, kjk, pk, sk, spk
 
 
@@ -339,8 +344,8 @@ def _seven_pairs_live(k, h, joker, live, w, kjk, pk, sk, spk):
 def _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, singles):
     """The live effective tiles of ``h - k``: the live copies of the draws that lower its shanten
     ``after[k]`` (after :func:`_setup`)."""
-    dk, std, kjk, pk, sk, spk = _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles)
     base = after[k]
+    dk, std, kjk, pk, sk, spk = _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles, base)
     use_std = std == base
     use_sp = spk == base
     a = -1 if k == joker else _suit(k)
@@ -443,8 +448,8 @@ def _best_effective(h, joker, tabs, after, want, live, w):
     for k in range(34):
         if not (want >> k) & 1:
             continue
-        dk, std, kjk, pk, sk, spk = _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles)
         base = after[k]
+        dk, std, kjk, pk, sk, spk = _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles, base)
         bound = 0
         if std == base:
             if k == joker:
