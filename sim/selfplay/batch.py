@@ -173,14 +173,7 @@ def _play_batch_walls(seed, wall_seed, n_hands, match_len, policies, ep, rp, tab
     """
     # borrowed views: no atomic reference counting in the inlined deal and steps, nor in the bots with data
     # (caishen.sim.borrow)
-    ep = borrowed(ep)
-    rp = borrowed(rp)
-    tabs = borrowed(tabs)
-    policies = borrowed(policies)
-    work = borrowed(work)
-    chance = borrowed(chance)
-    rec = borrowed(rec)
-    bx = borrowed(bx)
+    ep, rp, tabs, policies, work, chance, rec, bx = borrowed((ep, rp, tabs, policies, work, chance, rec, bx))
     _rng_seed(st.rng, seed)  # walls, first dealers and random bots draw from it
     saved = np.zeros(4, np.uint64)
     dealer = 0

@@ -145,16 +145,7 @@ def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, r
     ``[learner decisions, all decisions]`` added to.  Returns the new ``count``."""
     # borrowed views: no atomic reference counting in the millions of bot calls of the rollouts
     # (caishen.sim.borrow; 43% of the labelling's time before)
-    table = borrowed(table)
-    ep = borrowed(ep)
-    rp = borrowed(rp)
-    tabs = borrowed(tabs)
-    ib = borrowed(ib)
-    rng = borrowed(rng)
-    work = borrowed(work)
-    bx = borrowed(bx)
-    vals = borrowed(vals)
-    pol = borrowed(pol)
+    table, ep, rp, tabs, ib, rng, work, bx, vals, pol = borrowed((table, ep, rp, tabs, ib, rng, work, bx, vals, pol))
     cap = ns.shape[0]
     conv = kinds.shape[0] > 0
     lx = bx[SLOTS][0]
