@@ -61,23 +61,25 @@ __all__ = ["N_SCRATCH"]
 _INF = 100
 #: a bound that is never cut (a discard whose count has no cheap bound)
 _NO_BOUND = 1 << 20
+#: gathers bit 0 of each byte of a word into one byte (byte i to bit i)
+_GATHER = np.uint64(0x0102040810204080)
 
 # the scratch layout (int64 offsets into ``w``)
 _R = 0  # 4 x 10: the suits' rows
 _H = 40  # 6 x 10: the product of the two suits other than a pair {a, b} (:func:`_pair_id`)
 _E = 100  # 4 x (10 _INF, then 10): the product of the three suits other than a, read backwards from the end
 _EB = 180  # 10 _INF, then 10: a product of one discard's (scratch)
-_DM = 200  # 34: delta(t) of each draw (0: not drawable, not live, or the joker); bit 20: t lowers D of h
+_DM = 200  # 34: delta(t) of each draw (0: not drawable, not live, or the joker); bit _IN_T: t lowers D of h
 _KC = 234  # 34: the row offset of suit A after discarding k
 _BM = 268  # 4: the union of delta(t) over the suit's draws
 _MB = 272  # 4: one discard's masks of the entries its optimal splits use
 _CODE = 276  # 4: the suits' base-5 codes
+_UB = 280  # 34: first the draws that count (setup), then the discards' bounds as sort keys (branch and bound)
 _RO = 314  # 4: the offsets of the suits' rows in the table
 _LP = 318  # 2: live tiles of the natural kinds h holds an odd / even number of (fewer than four)
 _M0 = 320  # 4: h's masks of the entries its optimal splits use, per suit
 _U0 = 324  # 4: the live tiles of each suit's draws that lower the distance of h
 _HD = 328  # 1: bit p: H of pair p is formed (the others on first use, :func:`_other_two`)
-_UB = 280  # 34: first the draws that count (setup), then the discards' bounds as sort keys (branch and bound)
 #: int64 words of scratch the kernels need
 N_SCRATCH = 329
 #: bit of ``w[_DM + t]``: drawing t lowers the distance of h itself
@@ -146,10 +148,6 @@ def _product(x, xo, y, yo, out, oo):
     out[oo + 8] = min(min(min(x0 + y8, x2 + y6), min(x4 + y4, x6 + y2)), x8 + y0)
     out[oo + 9] = min(min(min(min(x1 + y8, x3 + y6), min(x5 + y4, x7 + y2)), x9 + y0),
                       min(min(min(x0 + y9, x2 + y7), min(x4 + y5, x6 + y3)), x8 + y1))
-
-
-#: gathers bit 0 of each byte of a word into one byte (byte i to bit i)
-_GATHER = np.uint64(0x0102040810204080)
 
 
 @njit(cache=True, inline="always")
