@@ -386,6 +386,15 @@ def _check_executor_args(args) -> None:
         raise ValueError("--ray-address needs --backend ray")
 
 
+def _played(res) -> str:
+    """``"played N chunk(s) now (hands, seconds, hands/s ...), "`` of a run's summary line; a finished run's
+    rerun played nothing and says so (not "0 hands/s")."""
+    if not res.chunks_run:
+        return "played 0 chunk(s) now (nothing left to play), "
+    return (f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s: "
+            f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), ")
+
+
 def _cold_note(config) -> str:
     """``"; first ..."`` for a run's first line when its self-play kernels are not in this numba cache yet
     (what a newcomer's first run spends its first minute or two on), else ``""``."""
@@ -450,9 +459,7 @@ def _cmd_simulate(args) -> int:
     head = (
         f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) of {config.chunk_size}, seed {config.seed}, "
         f"policies {','.join(config.policies)}\n"
-        f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s: "
-        f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), "
-        f"{res.chunks_skipped} already done; run directory {out}"
+        f"{_played(res)}{res.chunks_skipped} already done; run directory {out}"
     )
     print(summary.format_summary(rows, head))
     if defs.get("comparable"):
@@ -798,9 +805,7 @@ def _cmd_match(args) -> int:
     arena.save_summary(args.out, summary)
     head = (f"{config.rules}: {summary['walls_done']} walls x {summary['seatings']} seatings, seed {config.seed}, "
             f"policies {','.join(summary['policies'])}\n"
-            f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s: "
-            f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), "
-            f"{res.chunks_skipped} already done; run directory {args.out}")
+            f"{_played(res)}{res.chunks_skipped} already done; run directory {args.out}")
     print(arena.format_summary(summary, head))
     from caishen.sim.analysis import summary as run_summary
 

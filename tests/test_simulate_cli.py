@@ -279,3 +279,13 @@ def test_first_line_says_a_cold_cache_compiles_first(monkeypatch):
     assert asked == [("selfplay", "bots")]  # a seat with data: the runner's "bots" part
     monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: True)
     assert cli._cold_note(config) == ""
+
+
+def test_a_finished_runs_rerun_says_nothing_was_left_to_play(reference):
+    """A newcomer's second `make run` prints the finished summary; its line says nothing was left to play
+    (not "0 hands in 0.0 s: 0 hands/s of play")."""
+    out, _, _ = reference
+    p = run_cli(simulate_cmd(out, "--workers", "1", "--no-progress"))
+    assert p.returncode == 0, p.stderr
+    assert f"played 0 chunk(s) now (nothing left to play), {N_CHUNKS} already done" in p.stdout
+    assert "0 hands/s" not in p.stdout
