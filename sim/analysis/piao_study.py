@@ -308,12 +308,11 @@ def _study_point(st, sa, sb, ep, rp, tabs, policies, keep, s, decision, a_alt, a
         sa.rng[2] = _rng_next(rr)
         sa.rng[3] = _rng_next(rr)
         _copy_state(sa, sb)
-        _step(sa, ep, rp, tabs, a_alt)
-        _rollout(sa, ep, rp, tabs, policies, keep, s, False, decision, work, bx, kx)
-        _step(sb, ep, rp, tabs, a_base)
-        _rollout(sb, ep, rp, tabs, policies, keep, s, True, decision, work, bx, kx)
         for b in range(2):
             x = sa if b == 0 else sb
+            _step(x, ep, rp, tabs, a_alt if b == 0 else a_base)
+            # base_branch a bool, not the constants False and True: one _rollout compiled, not two
+            _rollout(x, ep, rp, tabs, policies, keep, s, b == 1, decision, work, bx, kx)
             res[n, r, b, R_SCORE] = x.seat[s, SF_SCORE]
             res[n, r, b, R_WON] = x.seat[s, SF_WON]
             res[n, r, b, R_FAILED] = x.seat[s, SF_FAILED_PIAO]
@@ -357,9 +356,10 @@ def _study_hands(seed, n_hands, policies, keep, decision, explore_ppm, per_hand,
     _rng_seed(xr, seed ^ 0x5DEECE66D)
     _rng_seed(rr, seed ^ 0x2545F4914F6CDD1D)
     m = feat.shape[0]
-    n = 0
+    n = np.int64(0)  # not the constant 0: numba would compile _study_point for it too while typing the loop
     joker = ep[EP_JOKER]
-    kmask = np.zeros_like(st.mask)
+    kmask = sa.mask  # sa is scratch until _study_point copies into it; a record's field, as st.mask, so
+    # that _keep_action's bots are the kernels compiled for every other call (one mask type)
     saved = np.zeros(N_FEAT, np.int64)
     for h in range(n_hands):
         st.rng[:] = wall_rng

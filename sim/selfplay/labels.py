@@ -164,7 +164,7 @@ def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, r
                     if n >= 2:
                         fb = lx[1]
                         turn = st.sc[SC_PHASE] == PH_TURN
-                        b = 0
+                        b = np.int64(0)  # not the constant 0: typing the loop would compile _label_state for it
                         best = fb[_R_LOGIT, 0]
                         for i in range(1, n):  # the bot's own choice, ties as it breaks them
                             if fb[_R_LOGIT, i] > best or (turn and fb[_R_LOGIT, i] == best):
