@@ -28,8 +28,7 @@ played once per seat rotation).  Without ``wall_seed`` nothing changes.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.engine import (
@@ -48,13 +47,11 @@ from caishen.sim.engine import (
     SC_WINNERS_MASK,
     SF_TENPAI,
     _check_state,
-    _legal_mask,
     _legal_mask_inlined,
     _next_dealer,
     _next_streak,
     _reset,
     _shuffle_wall,
-    _step,
     _step_inlined,
     _random_action,
     _write_record,
@@ -72,32 +69,6 @@ from caishen.sim.tables import hand_tables
 from caishen.sim.validate import check_int
 
 
-def _hand_mask(st, ep, bx):
-    """The legal mask of ``st`` in :func:`_play_hand` (compiled only through its overload)."""
-
-
-def _hand_step(st, ep, rp, tabs, a, bx):
-    """Action ``a`` applied to ``st`` in :func:`_play_hand` (compiled only through its overload)."""
-
-
-# The engine's mask and step are compiled into _play_hand's loop (numba IR inlining: about a tenth of
-# random self-play) only where every seat plays a kernel policy (bx None).  With bots with data, whose
-# decisions cost microseconds, the loop calls the plain kernels that every other caller shares: chosen
-# here by bx's type, as numba prunes a branch on ``bx is None`` before inlining only when bx is None.
-@overload(_hand_mask, inline="always")
-def _hand_mask_impl(st, ep, bx):
-    if isinstance(bx, types.NoneType):
-        return lambda st, ep, bx: _legal_mask_inlined(st, ep)
-    return lambda st, ep, bx: _legal_mask(st, ep)
-
-
-@overload(_hand_step, inline="always")
-def _hand_step_impl(st, ep, rp, tabs, a, bx):
-    if isinstance(bx, types.NoneType):
-        return lambda st, ep, rp, tabs, a, bx: _step_inlined(st, ep, rp, tabs, a)
-    return lambda st, ep, rp, tabs, a, bx: _step(st, ep, rp, tabs, a)
-
-
 @njit(cache=True)
 def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     """Play the hand dealt in ``st`` (after ``_reset``) to its end; ``ERR_*`` code or 0.
@@ -112,7 +83,7 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     """
     # the arrays are the borrowed views of _play_batch_walls, its only caller (:mod:`caishen.sim.borrow`)
     while st.sc[SC_PHASE] != PH_DONE:
-        _hand_mask(st, ep, bx)
+        _legal_mask_inlined(st, ep)
         s = st.sc[SC_TO_ACT]
         joker = ep[EP_JOKER]
         # the 3m+1 tiles left after the joker are ready only if the 3m+2 are a
@@ -134,7 +105,7 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
             a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
         if check and st.mask[a] == 0:
             return -1
-        _hand_step(st, ep, rp, tabs, a, bx)
+        _step_inlined(st, ep, rp, tabs, a)
         if check:
             err = _check_state(st, ep, rp, tabs)
             if err != 0:
