@@ -42,6 +42,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic, overload
 
 from caishen.sim import tiles as _tiles
+from caishen.sim.borrow import borrowed
 from caishen.sim.tiles import MELD_CHOW, MELD_PONG
 from caishen.sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, OFF_SUIT_CLASS, hand_tables
 
@@ -73,6 +74,8 @@ _LANES8 = np.uint64(0x00FF00FF00FF00FF)
 _LANES16 = np.uint64(0x0000FFFF0000FFFF)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _ONES = np.uint64(0x0101010101010101)
+_ADD123 = np.uint64(0x7B7B7B7B7B7B7B7B)
+_HIGH = np.uint64(0x8080808080808080)
 _HALF = np.uint64(0x7F7F7F7F7F7F7F7F)
 if sys.byteorder != "little":  # pragma: no cover - numba's hosts are little-endian
     raise ImportError("caishen's hand kernels read counts as little-endian words (sys.byteorder is big)")
@@ -424,6 +427,7 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
 @njit(cache=True)
 def _shanten_batch(counts, joker, tabs, out):
     """Fill ``out: int8[n]`` with the shanten of each row of ``counts: uint8[n, 34]``."""
+    counts, tabs, out = borrowed((counts, tabs, out))  # no reference count per row (caishen.sim.borrow)
     for r in range(counts.shape[0]):
         # spelled out rather than via _shanten: measurably faster in numba 0.6x
         cm, cp, cs, cz, n, k, pairs, singles = _scan(counts[r], joker)
@@ -432,6 +436,7 @@ def _shanten_batch(counts, joker, tabs, out):
 
 @njit(cache=True)
 def _shanten_standard_batch(counts, joker, tabs, out):
+    counts, tabs, out = borrowed((counts, tabs, out))
     for r in range(counts.shape[0]):
         out[r] = _shanten_standard(counts[r], joker, tabs)
 
@@ -439,19 +444,19 @@ def _shanten_standard_batch(counts, joker, tabs, out):
 @njit(cache=True)
 def _is_win_batch(counts, joker, tabs, out):
     """Fill ``out: bool[n]`` with the win test of each row of ``counts: uint8[n, 34]``."""
+    counts, tabs, out = borrowed((counts, tabs, out))
     for r in range(counts.shape[0]):
         out[r] = _is_win(counts[r], joker, tabs)
 
 
 @njit(cache=True)
-def _effective_kinds(counts, joker, tabs, out):
+def _effective_kinds(counts, joker, tabs, out, after):
     """Mark in ``out: bool[34]`` the kinds whose draw lowers the shanten of a 3m+1 hand.
 
-    Kinds with four copies in the hand are never marked.  Returns the
+    Kinds with four copies in the hand are never marked.  ``after: int64[34]``: scratch.  Returns the
     current shanten.
     """
     base = _shanten(counts, joker, tabs)
-    after = np.empty(34, np.int64)
     _shanten_each_change(counts, joker, tabs, 1, after)
     for t in range(34):
         out[t] = after[t] < base
@@ -464,8 +469,17 @@ def _effective_batch(counts, joker, tabs, out):
 
     Rows of ``counts`` are modified temporarily and restored.
     """
+    after = np.empty(34, np.int64)
+    counts, tabs, out, after = borrowed((counts, tabs, out, after))
     for r in range(counts.shape[0]):
-        _effective_kinds(counts[r], joker, tabs, out[r])
+        _effective_kinds(counts[r], joker, tabs, out[r], after)
+
+
+@njit(cache=True, inline="always")
+def _over4(x):
+    """Nonzero when a byte of ``x: uint64`` exceeds 4 (SWAR: the low seven bits plus 123 carry into the
+    top bit exactly when they exceed 4, and no byte carries into the next; a byte of 128 or more has it)."""
+    return (((x & _HALF) + _ADD123) | x) & _HIGH
 
 
 @njit(cache=True, inline="always")
@@ -475,17 +489,18 @@ def _row_fault(row, need):
     ``need``: the required tiles mod 3 (1 for 3m+1 rows) or -1 for 3m+1 or
     3m+2.  Faults: 1 a count over 4, 2 a size that is not 3m+1 / 3m+2 (at
     most 14), 3 a size not ``need`` mod 3.  The public batch APIs run this
-    inside the kernel's loop, so checking costs one pass over 34 bytes and
-    no numpy temporaries (issue 11 item 4).
+    inside the kernel's loop, so checking costs four word loads and no numpy
+    temporaries (issue 11 item 4), the words of :func:`_scan`.
     """
-    n = 0
-    over = 0
-    for t in range(34):
-        v = np.int64(row[t])
-        n += v
-        over |= v > 4
-    if over:
+    xm = _load8(row, 0)
+    xp = _load8(row, 9)
+    xs = _load8(row, 18)
+    xz = _load8(row, 26)  # kinds 26..33: kind 26 (9s) is read here
+    m9 = np.int64(row[8])
+    p9 = np.int64(row[17])
+    if (_over4(xm) | _over4(xp) | _over4(xs) | _over4(xz)) != 0 or m9 > 4 or p9 > 4:
         return 1
+    n = _byte_sum(xm + xp + xs + xz) + m9 + p9
     if n > 14 or n % 3 == 0:
         return 2
     if need >= 0 and n % 3 != need:
@@ -496,6 +511,7 @@ def _row_fault(row, need):
 @njit(cache=True)
 def _shanten_batch_checked(counts, joker, tabs, out):
     """:func:`_shanten_batch` that stops at the first bad row: returns its index, or -1 if all are good."""
+    counts, tabs, out = borrowed((counts, tabs, out))  # no reference count per row (caishen.sim.borrow)
     strict = joker < 0
     for r in range(counts.shape[0]):
         if _row_fault(counts[r], -1) != 0:
@@ -508,6 +524,7 @@ def _shanten_batch_checked(counts, joker, tabs, out):
 @njit(cache=True)
 def _is_win_batch_checked(counts, joker, tabs, out):
     """:func:`_is_win_batch` that stops at the first bad row: returns its index, or -1."""
+    counts, tabs, out = borrowed((counts, tabs, out))
     for r in range(counts.shape[0]):
         if _row_fault(counts[r], -1) != 0:
             return r
@@ -518,10 +535,12 @@ def _is_win_batch_checked(counts, joker, tabs, out):
 @njit(cache=True)
 def _effective_batch_checked(counts, joker, tabs, out):
     """:func:`_effective_batch` on 3m+1 rows that stops at the first bad row: returns its index, or -1."""
+    after = np.empty(34, np.int64)
+    counts, tabs, out, after = borrowed((counts, tabs, out, after))
     for r in range(counts.shape[0]):
         if _row_fault(counts[r], 1) != 0:
             return r
-        _effective_kinds(counts[r], joker, tabs, out[r])
+        _effective_kinds(counts[r], joker, tabs, out[r], after)
     return -1
 
 
@@ -649,7 +668,7 @@ def effective_tiles(counts, joker: int = -1, visible=None) -> list[tuple[int, in
     vis = np.zeros(34, np.uint8) if visible is None else _tiles.check_counts(visible)
     _check_seen(c, vis)
     mark = np.zeros(34, np.bool_)
-    _effective_kinds(c, j, hand_tables(), mark)
+    _effective_kinds(c, j, hand_tables(), mark, np.empty(34, np.int64))
     return [(int(t), int(4 - c[t] - vis[t])) for t in np.flatnonzero(mark)]
 
 

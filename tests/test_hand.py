@@ -771,3 +771,38 @@ def test_scan_reads_words_as_the_counts_say(c, joker):
     wide = np.zeros(68, np.uint8)
     wide[::2] = c
     assert _scan_kernel(wide[::2], joker) == expected
+
+
+def _row_fault_reference(row, need):
+    """hand._row_fault the obvious way: 1 a count over 4, 2 a size not 3m+1 / 3m+2 (at most 14), 3 a size
+    not ``need`` mod 3."""
+    if any(int(v) > 4 for v in row):
+        return 1
+    n = int(row.sum())
+    if n > 14 or n % 3 == 0:
+        return 2
+    if need >= 0 and n % 3 != need:
+        return 3
+    return 0
+
+
+@njit(cache=True)
+def _row_fault_kernel(rows, need, out):
+    for r in range(rows.shape[0]):
+        out[r] = hand._row_fault(rows[r], need)
+
+
+@SETTINGS
+@given(st.lists(st.lists(st.one_of(st.integers(0, 4), st.integers(0, 255)), min_size=34, max_size=34),
+                min_size=1, max_size=8),
+       st.lists(st.integers(0, 33), max_size=14), st.sampled_from([-1, 1, 2]))
+def test_row_fault_reads_words_as_the_counts_say(rows, kinds, need):
+    """The batch APIs' in-kernel row check, four word loads (SWAR), equals the per-kind check on rows of
+    any byte values (a count of 5..255 anywhere, the ninth kind of a suit included) and on hands."""
+    a = np.array(rows, np.uint8)
+    a[0] = 0
+    for t in kinds:  # one row a hand of up to 14 tiles, with counts over 4 where kinds repeat
+        a[0, t] += 1
+    out = np.empty(len(a), np.int64)
+    _row_fault_kernel(a, need, out)
+    assert list(out) == [_row_fault_reference(row, need) for row in a]
