@@ -273,8 +273,8 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     own folder (naming its pairs), a hand outside the run, and a replay whose record differs from the stored
     row (the engine or a bot changed since).
     """
-    from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context, needs_context
-    from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
+    from caishen.sim.bots.registry import _seat_action, bot_table, make_context, needs_context
+    from caishen.sim.bots.policies import POLICY_RANDOM, new_work
     from caishen.sim.selfplay.batch import _duplicate_deal, _play_batch_walls
     from caishen.sim.selfplay.rundir import read_run_json
     from caishen.sim.selfplay.runner import chunk_seeds
@@ -345,9 +345,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
         code, param = int(table[s, 0]), int(table[s, 1])
         if code == POLICY_RANDOM:
             return int(_random_action(gs))
-        if code >= POLICY_TUNED:
-            return int(_bot_action(code, param, gs, ep, rp, tabs, gs["mask"], work, bx))
-        return int(_choose_action(code, param, gs, ep, rp, tabs, gs["mask"], work))
+        return int(_seat_action(code, param, gs, ep, rp, tabs, work, bx))
 
     where = f"hand {chunk}:{index} (hand_id {row.get('hand_id')}) of {str(run_dir)!r}"
     source = f"{'match' if is_match else 'run'} {run_dir.name}, chunk {chunk}, hand {index}"

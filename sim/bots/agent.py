@@ -25,7 +25,7 @@ import numpy as np
 from caishen.sim.engine import Game
 from caishen.sim.engine import EP_JOKER
 from caishen.sim.bots import registry
-from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
+from caishen.sim.bots.policies import POLICY_RANDOM, new_work
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "make_agent"]
 
@@ -83,7 +83,8 @@ class PolicyAgent(Agent):
         registry.check_fits(self.bot, game.rules_name, int(game._ep[EP_JOKER]))
         game.legal_mask()  # fills the state's mask and legal list
         st = game.state
-        return int(_choose_action(self.code, self.param, st, game._ep, game._rp, game._tabs, st["mask"], self._work))
+        return int(registry._seat_action(self.code, self.param, st, game._ep, game._rp, game._tabs, self._work,
+                                         None))
 
 
 class BotAgent(Agent):
@@ -115,8 +116,8 @@ class BotAgent(Agent):
             self._ctx_rules = game.rules_name
         game.legal_mask()
         st = game.state
-        return int(registry._bot_action(self.code, self.param, st, game._ep, game._rp, game._tabs, st["mask"],
-                                        self._work, self._ctx))
+        return int(registry._seat_action(self.code, self.param, st, game._ep, game._rp, game._tabs, self._work,
+                                         self._ctx))
 
 
 def make_agent(policy: str = "greedy", seed=None) -> Agent:

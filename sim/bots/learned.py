@@ -757,6 +757,14 @@ def _learned_action(p, st, ep, tabs, mask, work, lx):
     return choice
 
 
+@njit(cache=True)
+def _scores_and_action(row, st, ep, tabs, work, lx):
+    """``(n, action)``: :func:`_learned_scores` and :func:`_learned_action` of the seat to act, with the state's
+    own mask (``st.mask``, as the batch loops pass it: a mask from Python would compile both again)."""
+    n = _learned_scores(row, st, ep, tabs, st.mask, work, lx)
+    return n, _learned_action(row, st, ep, tabs, st.mask, work, lx)
+
+
 def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed: int = 0) -> dict:
     """Play hands (walls ``seed, seed + 1, ...``, dealer drawn from ``seed``) with the learned bot
     ``row`` (a kernel row, :func:`load_learned`) in every seat, and return its first ``n_rows``
@@ -792,8 +800,7 @@ def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed:
         _reset(st, ep, rp, tabs, int(rng.integers(4)))
         while st["sc"][SC_PHASE] != PH_DONE:
             _legal_mask(st, ep)
-            n = _learned_scores(row, st, ep, tabs, st["mask"], work, lx)
-            a = int(_learned_action(row, st, ep, tabs, st["mask"], work, lx))
+            n, a = _scores_and_action(row, st, ep, tabs, work, lx)
             if n and i < n_rows:
                 out["ctx"][i] = lx[1][_R_CTX, :N_CONTEXT]
                 out["x"][i, :n] = lx[6][:n]

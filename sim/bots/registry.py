@@ -612,3 +612,12 @@ def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
         return _mc_action(param, bx[0][st.sc[SC_TO_ACT]], st, ep, rp, tabs, mask, work, bx[1], bx[2], bx[3],
                           bx[4], bx[5], bx[6])
     return _choose_action(code, param, st, ep, rp, tabs, mask, work)
+
+
+@njit(cache=True)
+def _seat_action(code, param, st, ep, rp, tabs, work, bx):
+    """:func:`_bot_action` with the state's own legal mask (``st.mask``): the call of the step API and the
+    replays from Python.  A mask passed from Python is an ``Array``, not the record's field the batch loops
+    pass, and numba would compile every bot once more for it (~25 s); through this kernel the bots are
+    the ones the batch loops use.  Needs ``_legal_mask`` first."""
+    return _bot_action(code, param, st, ep, rp, tabs, st.mask, work, bx)
