@@ -74,12 +74,14 @@ def decision_cost(rules: str, specs: list[str], n_states: int = 4000, seed: int 
     from numba import njit
 
     from caishen.sim import engine as E
+    from caishen.sim.borrow import borrowed
     from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action, new_work
     from caishen.sim.bots.registry import _bot_action, bot_table, make_context
     from caishen.sim.tables import hand_tables
 
     @njit(cache=False)
     def loop(code, param, states, ep, rp, tabs, work, bx):
+        states, ep, rp, tabs, work, bx = borrowed((states, ep, rp, tabs, work, bx))  # as the batch loops
         acc = 0
         for i in range(states.shape[0]):
             st = states[i]
