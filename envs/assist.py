@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from caishen.sim.borrow import borrowed
 from caishen.sim.engine import SC_TILE, Game
 from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.rules import base as _rulesets
@@ -85,6 +86,7 @@ def _assist_one(hand, pending, joker, tabs, tmp, each, out):
 def _assist_games(states, seats, joker, tabs, tmp, each, out):
     """Row ``i`` of ``out: float32[n, >= 36]`` (its first 36 columns) from game ``i`` of
     ``states: STATE_DTYPE[n]`` seen by ``seats[i]``."""
+    states, seats, tabs, tmp, each, out = borrowed((states, seats, tabs, tmp, each, out))  # caishen.sim.borrow
     for i in range(states.shape[0]):
         st = states[i]
         _assist_one(st.hands[seats[i]], st.sc[SC_TILE], joker, tabs, tmp, each, out[i])
