@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from caishen.sim import tiles as _tiles
+from caishen.sim.borrow import borrowed
 from caishen.sim.rules import codes as _codes
 from caishen.sim.rules import records as _E  # the batch matrix and its win contexts
 from caishen.sim.rules import jiating as _J
@@ -122,6 +123,10 @@ def _score_rows(rec, wins, params, tabs, points, doubled, excludes, work, pats, 
     win it stops and sets ``err = [hand, code, j]`` (``code``: an ``ERR_*`` of
     the kernels or of :mod:`caishen.sim.rules.jiating.points`, ``j``: the win's row).
     """
+    rec, wins, params, tabs, points, doubled, excludes, work, pats, hand8, detail, pay, P_out, G_out, pay_out, \
+        score_out, first_pats, win_pats, win_row, err = borrowed(
+            (rec, wins, params, tabs, points, doubled, excludes, work, pats, hand8, detail, pay, P_out, G_out, pay_out,
+             score_out, first_pats, win_pats, win_row, err))  # no reference counts per win (caishen.sim.borrow)
     n = rec.shape[0]
     m = 0
     for h in range(n):
