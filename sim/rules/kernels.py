@@ -68,6 +68,7 @@ from caishen.sim.rules.codes import (  # noqa: F401  (the codes and the shared w
     WIN_ROBBED_KONG,
     WIN_SELF_DRAW,
 )
+from caishen.sim.borrow import borrowed
 from caishen.sim.rules import records as _records
 from caishen.sim.rules.jiating.points import _hand_points as _pattern_points
 from caishen.sim.rules.jiating.turn import _evaluate_win as _shape_win
@@ -124,6 +125,7 @@ def _batch_points(code, rec, wins, pt, out):
     """:func:`_hand_points` of every hand of the batch matrix ``rec: int64[n, N_RECORD]`` (``wins``: its win
     rows, ``int64[n, MAX_WINNERS, N_WX]``) into ``out: int64[n, 4]``; ``(hand, error, j)`` of the first bad
     hand, or ``(-1, 0, 0)``."""
+    rec, wins, pt, out = borrowed((rec, wins, pt, out))  # no reference counts per hand (caishen.sim.borrow)
     for h in range(rec.shape[0]):
         e, j = _hand_points(code, rec[h, _COL_DEALER], rec[h, _COL_STREAK], rec[h, _COL_N_WINNERS], wins[h],
                             rec[h, _COL_SCORE:_COL_SCORE + 4], pt, out[h])
