@@ -142,8 +142,12 @@ def test_make_run_and_make_test_set_up_the_venv_then_run_what_the_readme_says(tm
     Quick start shows both, and ``.ci/run`` runs ``make test``."""
     venv = tmp_path / "venv"
 
+    # not the variables of a `make test PYTEST_ARGS=...` that runs this suite (make passes them down)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
     def dry(target: str) -> list[str]:
-        p = subprocess.run(["make", "-n", "-C", str(ROOT), target, f"VENV={venv}"], capture_output=True, text=True)
+        p = subprocess.run(["make", "-n", "-C", str(ROOT), target, f"VENV={venv}"], capture_output=True, text=True,
+                           env=env)
         assert p.returncode == 0, p.stderr
         return [line.strip() for line in p.stdout.splitlines() if not line.startswith("make")]
 
