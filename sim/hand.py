@@ -469,8 +469,8 @@ def _effective_batch(counts, joker, tabs, out):
 
     Rows of ``counts`` are modified temporarily and restored.
     """
-    after = np.empty(34, np.int64)
-    counts, tabs, out, after = borrowed((counts, tabs, out, after))
+    after = np.empty(34, np.int64)  # not borrowed: the kernel's own array (numba frees it at its last use)
+    counts, tabs, out = borrowed((counts, tabs, out))
     for r in range(counts.shape[0]):
         _effective_kinds(counts[r], joker, tabs, out[r], after)
 
@@ -535,8 +535,8 @@ def _is_win_batch_checked(counts, joker, tabs, out):
 @njit(cache=True)
 def _effective_batch_checked(counts, joker, tabs, out):
     """:func:`_effective_batch` on 3m+1 rows that stops at the first bad row: returns its index, or -1."""
-    after = np.empty(34, np.int64)
-    counts, tabs, out, after = borrowed((counts, tabs, out, after))
+    after = np.empty(34, np.int64)  # not borrowed (as in _effective_batch)
+    counts, tabs, out = borrowed((counts, tabs, out))
     for r in range(counts.shape[0]):
         if _row_fault(counts[r], 1) != 0:
             return r
