@@ -12,7 +12,8 @@ before its loop did too.
 meminfo (for a tuple, every array inside it, nested tuples included): numba's
 reference counting of it becomes a null test.  Only for arrays the caller keeps
 alive for the whole call (a kernel's arguments, borrowed at its top), never
-returned to Python or stored.
+returned to Python or stored.  Never an array the kernel makes itself: numba frees
+it after its last use by name, and a borrowed view of it would outlive it.
 """
 
 from __future__ import annotations
