@@ -20,7 +20,12 @@ Above ``sim/``: :mod:`caishen.envs` (the environments, a peer of the
 analysis), :mod:`caishen.agents` (the step-API face of the bots and the
 trainers) and :mod:`caishen.cli` (the ``caishen`` command).  The package
 map and the numba cache directory (a digest of the kernel sources) are set up
-by :mod:`caishen`, which every ``import caishen.sim...`` imports first.
+by :mod:`caishen`, which every ``import caishen.sim...`` imports first; importing
+``caishen.sim`` installs :mod:`caishen.numba_inline` (numba's inliner without its
+quadratic IR copy) before any kernel compiles.
 """
 
 from caishen import __version__  # noqa: F401  (the package version, e.g. for run.json)
+from caishen.numba_inline import install as _install_inline
+
+_install_inline()
