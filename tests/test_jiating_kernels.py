@@ -604,3 +604,16 @@ def test_score_batch_empty():
     cols = JB.score_batch(None, np.zeros((0, E.N_RECORD), np.int64))
     assert all(len(v) == 0 for v in cols.values())
     assert set(cols) == {n for n, _ in JR.COLUMNS} - set(JR._ENGINE_COPIED)
+
+
+def test_inner_kernels_compile_once_whatever_the_reading():
+    # both forms (standard and seven pairs), a meld: each inner kernel has one compiled (or cached) signature,
+    # no copy for a literal argument (the module docstring's "Compile time")
+    from caishen.sim.rules.jiating.patterns import _view_values
+
+    JK.score_win(parse("112233m445566p7z").astype(np.int64), parse_kinds("7z")[0], win_type="self_draw",
+                 winner=1, dealer=0)
+    JK.score_win(parse("123m456p11z22z").astype(np.int64), 28, melds=[("kong_added", 26)],
+                 win_type="self_draw", winner=1, dealer=0)
+    for k in (_view_values, JK._consider_reading, JK._score_prepared, JK._exclude, JK._key_greater):
+        assert len(k.signatures) == 1, (k.py_func.__name__, k.signatures)

@@ -32,8 +32,8 @@ module          what it owns
 ==============  ===========================================================
 
 Importing this package is cheap: the scoring modules (``patterns``,
-``payments``, ``kernels``, ``scoring``, ``batch``, ``records``; the
-kernels with explicit signatures compile when imported) are imported when first
+``payments``, ``kernels``, ``scoring``, ``batch``, ``records``; their
+kernels compile on first call) are imported when first
 used (their names are still importable from here: ``from
 caishen.sim.rules.jiating import score``).  The slow obvious Python scorer
 the kernels are compared with lives in the tests

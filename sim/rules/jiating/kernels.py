@@ -56,11 +56,14 @@ Public face: :func:`score_win` (one win given as Python values, validated,
 ``ValueError`` naming a bad value) and :func:`check_context_code` /
 :data:`ERR_MESSAGES` for the input checks the kernels share.
 
-Compile time: the inner kernels have one explicit signature each and are
-compiled (or loaded from numba's cache) when the module is imported; none is
-``inline="always"``.  A cold cache costs about 7 s CPU at import and 9 s at
-the first :func:`_score_win` call (5 s of it the wait kernel, shared with the
-engine's compiled copy); a warm one about 0.5 s
+Compile time: the inner kernels compile (or load from numba's cache) on first
+use, not at import (a Kaihua run never compiles them: 4 s of its first run when
+they compiled at import); none is ``inline="always"``.  Each compiles once: no
+caller passes a literal (a constant argument such as ``standard=1`` would
+type as ``Literal[int](1)`` and compile a copy of its own, so the constants
+are passed as ``np.int64``; a test checks one signature each).  A cold cache
+costs about 9 s CPU at the first :func:`score_win` (the wait kernel included,
+shared with the engine's compiled copy); a warm one about 0.5 s
 (``benchmarks/bench_jiating_score.py``).
 """
 
@@ -127,7 +130,7 @@ from caishen.sim.rules.jiating.layout import (
     new_work,
 )
 from caishen.sim.rules.jiating.options import DEFAULT_RULES, JiatingRules
-from caishen.sim.rules.jiating.patterns import _I64_1D, _view_values
+from caishen.sim.rules.jiating.patterns import _view_values
 from caishen.sim.rules.jiating.payments import _payments
 from caishen.sim.rules.jiating.tables import PATTERN_IDS
 from caishen.sim.rules.jiating.turn import _n_waits
@@ -197,13 +200,6 @@ def _tables_of(r: JiatingRules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return r.params(), points, doubled, excludes
 
 
-_SIG_EXCLUDE = f"int64({_I64_1D}, boolean[:, ::1], {_I64_1D})"
-_SIG_KEY = f"boolean(int64, {_I64_1D}, int64, {_I64_1D})"
-_SIG_READING = (f"boolean(int64, int64, int64, {_I64_1D}, {_I64_1D}, boolean[::1], boolean[:, ::1], "
-                "int64[:, ::1], boolean)")
-_SIG_PREPARED = f"UniTuple(int64, 2)({_I64_1D}, {_I64_1D}, boolean[::1], boolean[:, ::1], int64[:, ::1])"
-
-
 @njit(cache=True)
 def _check_context(hand, win_kind, win_type, discarder, winner, dealer, streak, decl, first_turn,
                    replacement, on_first, dealer_ready, visible, n_melds, meld_type, meld_kind):
@@ -270,7 +266,7 @@ def _check_context(hand, win_kind, win_type, discarder, winner, dealer, streak, 
     return ERR_OK
 
 
-@njit(_SIG_EXCLUDE, cache=True)
+@njit(cache=True)
 def _exclude(vals, excludes, removed):
     """J-7 (D5): zero every pattern that a holding pattern excludes; return ``P``, the sum left.
 
@@ -292,7 +288,7 @@ def _exclude(vals, excludes, removed):
     return total
 
 
-@njit(_SIG_KEY, cache=True)
+@njit(cache=True)
 def _key_greater(p_a, a, p_b, b):
     """D6: is ``(p_a, sorted items of a)`` greater than ``(p_b, sorted items of b)``?
 
@@ -320,7 +316,7 @@ def _key_greater(p_a, a, p_b, b):
         j += 1
 
 
-@njit(_SIG_READING, cache=True)
+@njit(cache=True)
 def _consider_reading(standard, ng, n_conc, params, points, doubled, excludes, work, found):
     """Score every view (wait) of the reading in rows ``W_GT/W_GK/W_GS`` and keep the best (J-5.3, D6).
 
@@ -364,7 +360,7 @@ def _consider_reading(standard, ng, n_conc, params, points, doubled, excludes, w
     return found
 
 
-@njit(_SIG_PREPARED, cache=True)
+@njit(cache=True)
 def _score_prepared(params, points, doubled, excludes, work):
     """:func:`_score_win` after its inputs are copied into ``work`` (int64 rows; one compiled copy).
 
@@ -455,7 +451,8 @@ def _score_prepared(params, points, doubled, excludes, work):
                 gk[ng] = melds[4 + i]
                 gs[ng] = melds[i]
                 ng += 1
-            found = _consider_reading(1, ng, n_conc, params, points, doubled, excludes, work, found)
+            found = _consider_reading(np.int64(1), np.int64(ng), np.int64(n_conc), params, points, doubled, excludes, work,
+                                      bool(found))
     # seven pairs (J-5.1): 14 concealed tiles, every count even (four of a kind = two pairs)
     if n == 14:
         even = True
@@ -471,7 +468,8 @@ def _score_prepared(params, points, doubled, excludes, work):
                     gk[ng] = k
                     gs[ng] = SRC_HAND
                     ng += 1
-            found = _consider_reading(0, ng, ng, params, points, doubled, excludes, work, found)
+            found = _consider_reading(np.int64(0), np.int64(ng), np.int64(ng), params, points, doubled, excludes, work,
+                                      bool(found))
     if not found:
         return -1, G
     return work[W_META, M_P], G

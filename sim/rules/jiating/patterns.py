@@ -14,8 +14,7 @@ tables (names, J-8 points, doubling, J-7 exclusions) are
 compared with (one predicate per pattern, with witnesses) is
 ``tests/jiating_reference.py``.
 
-Compiled when this module is imported (one explicit signature, see
-:mod:`caishen.sim.rules.jiating.kernels`).
+Compiled on first use, once (see :mod:`caishen.sim.rules.jiating.kernels`).
 """
 
 from __future__ import annotations
@@ -64,15 +63,7 @@ from caishen.sim.rules.jiating.layout import (
 from caishen.sim.tiles import MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
 
 
-# The inner kernels have one explicit signature each (compiled when the module
-# is imported, or loaded from numba's cache): numba would otherwise compile a
-# copy for every literal argument type met while typing a caller (e.g.
-# ``standard=Literal[int](1)``), which multiplied the cold compile time.
-_I64_1D = "int64[::1]"
-_SIG_VIEW = f"void(int64, int64, int64, {_I64_1D}, {_I64_1D}, boolean[::1], int64[:, ::1])"
-
-
-@njit(_SIG_VIEW, cache=True)
+@njit(cache=True)
 def _view_values(standard, ng, wait, params, points, doubled, work):
     """Fill row ``W_VALS`` of ``work`` with each pattern's points in one view, before J-7.
 
