@@ -118,8 +118,9 @@ class _Evaluator:
                 else:
                     table[s], weights[s] = self.pool_rows[i - 1]
             bx = make_context(self.name, self.r, weights, bots_seed + r)
+            # check None: no checker compiled in (caishen.sim.selfplay.batch._play_hand)
             hand, err = _play_batch_walls(bots_seed + r, wall_seed, n_walls, 1, table, self.ep, self.rp, self.tabs,
-                                          False, self.st, rec, self.work, chance, bx)
+                                          None, self.st, rec, self.work, chance, bx)
             if err != 0:
                 raise RuntimeError(f"hand {hand} of wall seed {wall_seed}: engine error {err}")
             scores = self._scores(rec)

@@ -312,7 +312,8 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     st = new_state()[0]
     rec = np.zeros((before, N_RECORD), np.int64)
     work = new_work()
-    hand_err, err = _play_batch_walls(seed, wall_seed, before, RUN_MATCH_LEN, table, ep, rp, tabs, False, st, rec,
+    # check None: the runs' kernel, no checker compiled in (caishen.sim.selfplay.batch._play_hand)
+    hand_err, err = _play_batch_walls(seed, wall_seed, before, RUN_MATCH_LEN, table, ep, rp, tabs, None, st, rec,
                                       work, np.zeros((before, N_SEATS), np.int8), bx)
     if err != 0:
         raise ValueError(f"{str(run_dir)!r}: re-playing chunk {chunk} failed in hand {hand_err} (error {err})")
