@@ -70,7 +70,7 @@ def _assist_one(hand, pending, joker, tabs, tmp, each, out):
         for k in range(34):
             out[2 + k] = 1.0
         return
-    _shanten_each_change(tmp, joker, tabs, -1, each)
+    _shanten_each_change(tmp, joker, tabs, np.int64(-1), each)
     best = _NOT_HELD
     for k in range(34):
         if each[k] < best:

@@ -233,7 +233,7 @@ def _best_discard(st, s, h, joker, tabs, mask, allow_joker, work):
     """
     scratch = _scratch(work)  # checked on every turn, tie or not
     after = work[_W_AFTER]
-    _shanten_each_change(h, joker, tabs, -1, after)
+    _shanten_each_change(h, joker, tabs, np.int64(-1), after)
     legal = np.int64(0)  # bit k: discard k is legal (counted without branches on the data: faster)
     for k in range(N_KINDS):
         legal |= np.int64(mask[A_DISCARD + k] != 0) << k
@@ -290,7 +290,7 @@ def _best_after_claim(h, joker, tabs, work):
     """Best shanten reachable by one discard from the 3m+2 hand ``h`` (a joker only if
     nothing else is held); fills ``work[_W_TMP]``."""
     after = work[_W_TMP]
-    _shanten_each_change(h, joker, tabs, -1, after)
+    _shanten_each_change(h, joker, tabs, np.int64(-1), after)
     best = _BIG
     for k in range(N_KINDS):
         if k != joker and after[k] < best:

@@ -308,7 +308,7 @@ def _determinize(root, st, me, ep, rp, tabs, rng, ib, pol):
         for _ in range(v):
             j = pos + _rng_below(rng, n - pos)
             hp[pool[j]] += 1
-            _shanten_each_change(hp, joker, tabs, -1, row)
+            _shanten_each_change(hp, joker, tabs, np.int64(-1), row)
             pick = -1
             for k in range(N_KINDS):
                 if hp[k] > 0 and k != joker and (pick < 0 or row[k] <= row[pick]):
@@ -474,7 +474,7 @@ def _turn_candidates(st, ep, tabs, mask, work, base_a, cand, eff):
     joker = ep[EP_JOKER]
     n = _add_cand(cand, 0, base_a)
     after = work[_W_AFTER]
-    _shanten_each_change(h, joker, tabs, -1, after)
+    _shanten_each_change(h, joker, tabs, np.int64(-1), after)
     best = 99
     for k in range(N_KINDS):
         if mask[A_DISCARD + k] and after[k] < best:

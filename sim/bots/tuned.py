@@ -205,7 +205,7 @@ def _turn_context(st, ep, tabs, mask, work, need_eff):
     h = st.hands[s]
     joker = ep[EP_JOKER]
     after = work[_W_AFTER]
-    _shanten_each_change(h, joker, tabs, -1, after)
+    _shanten_each_change(h, joker, tabs, np.int64(-1), after)
     best = _BIG
     for k in range(N_KINDS):
         if mask[A_DISCARD + k] and after[k] < best:

@@ -77,7 +77,7 @@ def _n_waits(hand13, own, tabs, draw):
     scratch ``int64[34]``.  Returns the number of such kinds and leaves in
     ``draw`` the shanten after drawing each kind (-1 = complete).
     """
-    _shanten_each_change(hand13, np.int64(NO_JOKER), tabs, 1, draw)
+    _shanten_each_change(hand13, np.int64(NO_JOKER), tabs, np.int64(1), draw)
     n = 0
     for t in range(N_KINDS):
         if draw[t] == -1 and own[t] < 4:
@@ -101,7 +101,7 @@ def _single_wait_discards(hand, meld_types, meld_kinds, n_melds, tabs, work):
     after = work[0]
     draw = work[1]
     own = work[2]
-    _shanten_each_change(hand, np.int64(NO_JOKER), tabs, -1, after)
+    _shanten_each_change(hand, np.int64(NO_JOKER), tabs, np.int64(-1), after)
     bits = 0
     first = True
     for k in range(N_KINDS):
