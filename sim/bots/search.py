@@ -128,6 +128,7 @@ from caishen.sim.engine import (
     SF_PASSED_PONG,
     SF_PASSED_WIN,
     SF_SCORE,
+    SF_SHANTEN,
     SF_TENPAI,
     _legal_mask,
     _step,
@@ -319,7 +320,9 @@ def _determinize(root, st, me, ep, rp, tabs, rng, ib, pol):
             pool[j] = pick
     for p in range(N_SEATS):
         if p != me:
-            root.seat[p, SF_TENPAI] = 1 if _shanten(root.hands[p], joker, tabs) <= 0 else 0
+            sh = _shanten(root.hands[p], joker, tabs)  # the redealt hand's (engine.deal._update_tenpai)
+            root.seat[p, SF_SHANTEN] = sh
+            root.seat[p, SF_TENPAI] = 1 if sh <= 0 else 0
             root.seat[p, SF_FORCE_PIAO] = 0
             root.seat[p, SF_PASSED_PONG] = 0
             root.seat[p, SF_PASSED_WIN] = 0

@@ -92,6 +92,7 @@ from caishen.sim.engine.layout import (
     SF_PASSED_WIN,
     SF_PIAO_OPEN,
     SF_SCORE,
+    SF_SHANTEN,
     SF_TENPAI,
     SF_WIN_KONG,
     SF_WIN_PIAO,
@@ -132,7 +133,7 @@ ERR_MESSAGES = {
     ERR_SCORES: "scores do not sum to zero (K-8.5)",
     ERR_POINTERS: "wall pointers out of range (reserve touched, K-3.4)",
     ERR_MELDS: "meld table inconsistent",
-    ERR_TENPAI: "a seat's cached ready flag (SF_TENPAI) is stale",
+    ERR_TENPAI: "a seat's cached ready flag or shanten (SF_TENPAI, SF_SHANTEN) is stale",
     ERR_MASK_LIST: "the legal-action list disagrees with the mask",
     ERR_DECL: "a declaration is inconsistent (J-4.1 / J-4.2: rule set, turn, offer, melds after 硬子)",
     ERR_PASSED_WIN: "a seat that passed a win is offered a win before its next draw (J-3.5)",
@@ -376,8 +377,8 @@ def _check_state(st, ep, rp, tabs):
         elif n != base + (1 if acting else 0):
             return ERR_HAND_SIZE
         if ph != PH_DONE and not acting:
-            ready = 1 if _shanten(st.hands[s], joker, tabs) <= 0 else 0
-            if ready != st.seat[s, SF_TENPAI]:
+            sh = _shanten(st.hands[s], joker, tabs)
+            if (1 if sh <= 0 else 0) != st.seat[s, SF_TENPAI] or sh != st.seat[s, SF_SHANTEN]:
                 return ERR_TENPAI
     err = _check_declarations(st, ep, tabs)
     if err != 0:

@@ -82,6 +82,7 @@ from caishen.sim.engine.layout import (
     SF_PASSED_PONG,
     SF_PASSED_WIN,
     SF_PIAO_OPEN,
+    SF_SHANTEN,
     SF_SWAP_FORBID,
     SF_TENPAI,
 )
@@ -150,8 +151,11 @@ def _update_tenpai(st, ep, tabs, s):
     only for ready seats.  Called whenever a seat's concealed tiles become
     3m+1 (deal, discard, kong before its replacement draw); not after
     discarding the tile just drawn, which gives back the hand it was cached for.
+    The shanten itself goes to ``SF_SHANTEN`` (:func:`_declare_options` reads it).
     """
-    st.seat[s, SF_TENPAI] = 1 if _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0 else 0
+    sh = _shanten(st.hands[s], ep[EP_JOKER], tabs)
+    st.seat[s, SF_SHANTEN] = sh
+    st.seat[s, SF_TENPAI] = 1 if sh <= 0 else 0
 
 
 @_inline_kernel
@@ -184,10 +188,18 @@ def _declare_options(st, ep, tabs, s):
     declared already (a declaration stays, J-4.1).
 
     A plain call (not inlined): :func:`_step` calls it once, when a turn
-    begins, which keeps the inlined step small to compile."""
+    begins, which keeps the inlined step small to compile.
+
+    Only a 3m+2 hand of shanten <= 0 has a discard that leaves it ready.  The
+    seat's 3m+1 tiles before this turn's tile (drawn or claimed) had the
+    shanten ``SF_SHANTEN`` (:func:`_update_tenpai`), and one tile lowers a
+    shanten by at most one (a pong sets aside a complete triplet, which
+    lowers it no further): from 2 up nothing is left to test; from a ready
+    hand (``SF_TENPAI``) discarding the new tile is ready again; only at 1 is
+    the shanten of the 3m+2 tiles computed."""
     bits = 0
-    # a 3m+2 hand of shanten > 0 has no discard that leaves it ready (cheap test first)
-    if ep[EP_DECLARE] != 0 and st.seat[s, SF_DECL] == DECL_NONE and _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0:
+    if (ep[EP_DECLARE] != 0 and st.seat[s, SF_DECL] == DECL_NONE and st.seat[s, SF_SHANTEN] <= 1
+            and (st.seat[s, SF_TENPAI] != 0 or _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0)):
         bits = _single_wait_discards(
             st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], tabs, st.work
         )
