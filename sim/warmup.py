@@ -49,9 +49,10 @@ log = logging.getLogger("caishen")
 
 TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score")
 
-#: rough cold compile seconds on one core of a 2-core CI machine (measured with
-#: ``caishen warmup`` and a fresh ``NUMBA_CACHE_DIR``), quoted in the first-use warning
-COLD_SECONDS = {"selfplay": 90, "bots": 120, "game": 60, "envs": 60, "hand": 15, "score": 30}
+#: rough cold compile seconds on one core of a 2-core machine (``caishen warmup TARGET``, each
+#: target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured), quoted in the first-use
+#: warning; the README's main job (Kaihua, greedy) compiles part of ``selfplay``: about 50 s
+COLD_SECONDS = {"selfplay": 60, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20}
 
 
 def cache_dir() -> Path:
