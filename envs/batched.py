@@ -116,13 +116,13 @@ set scored after the hand costs Python work only at the end of a won hand.
 
 Memory (no allocation per step)
 -------------------------------
-Per game: the engine state (``STATE_DTYPE``, 4,096 bytes), the game record
+Per game: the engine state (``STATE_DTYPE``, 4,128 bytes), the game record
 (:data:`GAME_DTYPE`, 160 bytes), one observation (planes 2,584 bytes, 4,216
 with the order-of-play block; flat 3,868 / 10,396 bytes), the final
 observation (the same, 4 of them in self-play), the mask (145), rewards,
 flags and the record row for the Python scorer (1,680 bytes):
-:meth:`BatchedGames.nbytes` sums it.  Versus bots with planes: 11,328
-bytes per game, 4,096 games in about 46 MB; self-play with planes: 19,080
+:meth:`BatchedGames.nbytes` sums it.  Versus bots with planes: 11,360
+bytes per game, 4,096 games in about 47 MB; self-play with planes: 19,112
 bytes per game (78 MB).  :meth:`BatchedGames.step` and :meth:`reset` write
 into these buffers and return them (views, overwritten by the next call:
 copy what you keep).

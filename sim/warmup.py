@@ -51,7 +51,7 @@ TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score")
 
 #: rough cold compile seconds on one core of a 2-core machine (``caishen warmup TARGET``, each
 #: target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured), quoted in the first-use
-#: warning; the README's main job (Kaihua, greedy) compiles part of ``selfplay``: about 50 s
+#: warning; the README's main job (one rule set, greedy) compiles part of ``selfplay``: about 50 s
 COLD_SECONDS = {"selfplay": 60, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20}
 
 

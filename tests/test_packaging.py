@@ -142,8 +142,10 @@ def test_make_run_and_make_test_set_up_the_venv_then_run_what_the_readme_says(tm
     Quick start shows both, and ``.ci/run`` runs ``make test``."""
     venv = tmp_path / "venv"
 
-    # not the variables of a `make test PYTEST_ARGS=...` that runs this suite (make passes them down)
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    # not the variables of a `make test PYTEST_ARGS=...` that runs this suite: make passes them down, in
+    # MAKEFLAGS and as environment variables of their own
+    makefile_vars = ("PYTHON", "VENV", "RUN_ARGS", "PYTEST_ARGS")
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", *makefile_vars)}
 
     def dry(target: str) -> list[str]:
         p = subprocess.run(["make", "-n", "-C", str(ROOT), target, f"VENV={venv}"], capture_output=True, text=True,
