@@ -378,7 +378,8 @@ def _check_state(st, ep, rp, tabs):
             return ERR_HAND_SIZE
         if ph != PH_DONE and not acting:
             sh = _shanten(st.hands[s], joker, tabs)
-            if (1 if sh <= 0 else 0) != st.seat[s, SF_TENPAI] or sh != st.seat[s, SF_SHANTEN]:
+            lb = st.seat[s, SF_SHANTEN]  # the shanten, or a lower bound >= 1 (engine.deal._update_tenpai_discard)
+            if (1 if sh <= 0 else 0) != st.seat[s, SF_TENPAI] or lb > sh or (lb < sh and lb < 1):
                 return ERR_TENPAI
     err = _check_declarations(st, ep, tabs)
     if err != 0:

@@ -9,7 +9,8 @@
   a chow or pong (:func:`_begin_claimed_turn`).
 - :func:`_win_eval`: the one place where the engine calls the rule set's
   win kernel (chosen by ``ep[EP_WIN_KERNEL]``); :func:`_update_tenpai`
-  caches which seats are ready, so only they are asked.
+  (after a discard :func:`_update_tenpai_discard`) caches which seats are
+  ready, so only they are asked.
 - The declarations offered when a turn starts (J-4.1, J-4.2):
   :func:`_declare_options` (架听), :func:`_hard_ready`,
   :func:`_next_hard_candidate`, :func:`_ask_hard` (硬子).
@@ -159,6 +160,26 @@ def _update_tenpai(st, ep, tabs, s):
 
 
 @_inline_kernel
+def _update_tenpai_discard(st, ep, tabs, s):
+    """:func:`_update_tenpai` after seat ``s`` discarded another tile than the one it drew or claimed.
+
+    Its 3m+1 tiles before this turn had a shanten of at least ``SF_SHANTEN``;
+    one tile in (drawn or claimed) lowers a shanten by at most one and one
+    tile out does not lower it, so the new tiles' is at least ``SF_SHANTEN -
+    1``.  From 2 down to 1 the hand is not ready and ``SF_SHANTEN`` keeps that
+    lower bound (random play: most discards); below, the shanten is computed.
+    ``SF_SHANTEN`` is thus the shanten, or a lower bound of at least 1 (the
+    checker's invariant), and ``SF_TENPAI`` always exact.
+    """
+    lb = st.seat[s, SF_SHANTEN] - 1
+    if lb >= 1:
+        st.seat[s, SF_SHANTEN] = lb
+        st.seat[s, SF_TENPAI] = 0
+    else:
+        _update_tenpai(st, ep, tabs, s)
+
+
+@_inline_kernel
 def _add_meld(st, s, mtype, kind):
     n = st.seat[s, SF_N_MELDS]
     st.meld_type[s, n] = mtype
@@ -191,12 +212,12 @@ def _declare_options(st, ep, tabs, s):
     begins, which keeps the inlined step small to compile.
 
     Only a 3m+2 hand of shanten <= 0 has a discard that leaves it ready.  The
-    seat's 3m+1 tiles before this turn's tile (drawn or claimed) had the
-    shanten ``SF_SHANTEN`` (:func:`_update_tenpai`), and one tile lowers a
-    shanten by at most one (a pong sets aside a complete triplet, which
-    lowers it no further): from 2 up nothing is left to test; from a ready
-    hand (``SF_TENPAI``) discarding the new tile is ready again; only at 1 is
-    the shanten of the 3m+2 tiles computed."""
+    seat's 3m+1 tiles before this turn's tile (drawn or claimed) had a
+    shanten of ``SF_SHANTEN`` or more (:func:`_update_tenpai_discard`), and
+    one tile lowers a shanten by at most one (a pong sets aside a complete
+    triplet, which lowers it no further): from 2 up nothing is left to test;
+    from a ready hand (``SF_TENPAI``) discarding the new tile is ready again;
+    only at 1 is the shanten of the 3m+2 tiles computed."""
     bits = 0
     if (ep[EP_DECLARE] != 0 and st.seat[s, SF_DECL] == DECL_NONE and st.seat[s, SF_SHANTEN] <= 1
             and (st.seat[s, SF_TENPAI] != 0 or _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0)):

@@ -174,7 +174,7 @@ SF_WIN_PIAO = 26  #: 飘 links counted in this seat's winning exponent (K-6.5, K
 SF_WIN_KONG = 27  #: kong links counted in this seat's winning exponent
 SF_CLAIM_PIAO = 28  #: 飘 links the pending claim win would count (the win kernel's answer)
 SF_CLAIM_KONG = 29  #: kong links the pending claim win would count
-SF_SHANTEN = 30  #: the shanten of the seat's 3m+1 concealed tiles when SF_TENPAI was set (engine-internal, J-4.1)
+SF_SHANTEN = 30  #: the shanten of the seat's 3m+1 concealed tiles, or a lower bound >= 1 of it (engine-internal)
 N_SF = 31
 
 # scalar slots: sc[SC_*]

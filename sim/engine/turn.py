@@ -41,6 +41,7 @@ from caishen.sim.engine.deal import (
     _next_hard_candidate,
     _set_declaration,
     _update_tenpai,
+    _update_tenpai_discard,
 )
 from caishen.sim.engine.layout import (
     A_CHOW_LOW,
@@ -127,7 +128,7 @@ def _discard(st, ep, rp, tabs, s, k):
     else:
         _chain_reset(st, s)  # K-6.5 a non-财神 discard ends the chain
     if k != st.sc[SC_DRAWN]:  # discarding the drawn tile leaves the hand whose readiness is cached
-        _update_tenpai(st, ep, tabs, s)
+        _update_tenpai_discard(st, ep, tabs, s)
     st.seat[s, SF_SWAP_FORBID] = -1
     st.sc[SC_DRAWN] = -1
     st.sc[SC_JUST_CLAIMED] = 0
