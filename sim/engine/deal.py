@@ -166,8 +166,9 @@ def _update_tenpai_discard(st, ep, tabs, s):
     Its 3m+1 tiles before this turn had a shanten of at least ``SF_SHANTEN``;
     one tile in (drawn or claimed) lowers a shanten by at most one and one
     tile out does not lower it, so the new tiles' is at least ``SF_SHANTEN -
-    1``.  From 2 down to 1 the hand is not ready and ``SF_SHANTEN`` keeps that
-    lower bound (random play: most discards); below, the shanten is computed.
+    1``.  While that bound is 1 or more the hand is not ready and
+    ``SF_SHANTEN`` keeps the bound (random play: most discards); otherwise the
+    shanten is computed.
     ``SF_SHANTEN`` is thus the shanten, or a lower bound of at least 1 (the
     checker's invariant), and ``SF_TENPAI`` always exact.
     """

@@ -78,9 +78,10 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     discarding it: a 飘财 chance (K-9.1), taken or not.  ``check``: True (or
     False) runs (or not) the invariant checker after every step (an illegal bot
     action is reported as ``-1``); None leaves the checker out of the compiled
-    kernel (numba prunes its branches: a run compiles ~4 s less).  ``bx``: the bot context (:func:`caishen.sim.bots.registry.make_context`), or
-    None when every seat plays a kernel policy (the bots are then not compiled: the first run of
-    the main job compiles less).
+    kernel (numba prunes its branches: a run compiles ~4 s less).  ``bx``: the
+    bot context (:func:`caishen.sim.bots.registry.make_context`), or None when
+    every seat plays a kernel policy (the bots are then not compiled: the first
+    run of the main job compiles less).
     """
     # the arrays are the borrowed views of _play_batch_walls, its only caller (:mod:`caishen.sim.borrow`)
     while st.sc[SC_PHASE] != PH_DONE:
@@ -165,7 +166,7 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
 
 
 def _check_arg(check: bool):
-    """The ``check`` argument of the play kernels for a bool: True, or None (no checker compiled; :func:`_play_hand`)."""
+    """The play kernels' ``check`` for a bool: True, or None (no checker compiled in; :func:`_play_hand`)."""
     return True if check else None
 
 
@@ -276,8 +277,8 @@ def play_batch(
     work = new_work()
     chance = np.zeros((int(n_hands), N_SEATS), np.int8)
     hand, err = _play_batch_walls(
-        int(seed), int(wall_seed), int(n_hands), int(match_len), table, ep, rp, hand_tables(), _check_arg(check), st, rec,
-        work, chance, bx
+        int(seed), int(wall_seed), int(n_hands), int(match_len), table, ep, rp, hand_tables(), _check_arg(check), st,
+        rec, work, chance, bx
     )
     if err != 0:
         what = "a bot chose an illegal action" if err < 0 else ERR_MESSAGES[err]

@@ -451,8 +451,8 @@ def _score_prepared(params, points, doubled, excludes, work):
                 gk[ng] = melds[4 + i]
                 gs[ng] = melds[i]
                 ng += 1
-            found = _consider_reading(np.int64(1), np.int64(ng), np.int64(n_conc), params, points, doubled, excludes, work,
-                                      bool(found))
+            found = _consider_reading(np.int64(1), np.int64(ng), np.int64(n_conc), params, points, doubled, excludes,
+                                      work, bool(found))
     # seven pairs (J-5.1): 14 concealed tiles, every count even (four of a kind = two pairs)
     if n == 14:
         even = True
@@ -468,8 +468,8 @@ def _score_prepared(params, points, doubled, excludes, work):
                     gk[ng] = k
                     gs[ng] = SRC_HAND
                     ng += 1
-            found = _consider_reading(np.int64(0), np.int64(ng), np.int64(ng), params, points, doubled, excludes, work,
-                                      bool(found))
+            found = _consider_reading(np.int64(0), np.int64(ng), np.int64(ng), params, points, doubled, excludes,
+                                      work, bool(found))
     if not found:
         return -1, G
     return work[W_META, M_P], G
