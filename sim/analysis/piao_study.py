@@ -285,7 +285,8 @@ def _keep_action(st, ep, rp, tabs, keep, s, work, kx, kmask):
     kmask[A_DISCARD + joker] = False
     a = _bot_action(keep[s, 0], keep[s, 1], st, ep, rp, tabs, kmask, work, kx)
     if not kmask[a]:
-        a = _choose_action(POLICY_NEVER, 0, st, ep, rp, tabs, kmask, work)
+        # np.int64: a literal argument would compile a copy of _choose_action of its own
+        a = _choose_action(np.int64(POLICY_NEVER), np.int64(0), st, ep, rp, tabs, kmask, work)
     return a
 
 

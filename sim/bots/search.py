@@ -364,7 +364,7 @@ def _rollout(roll, me, w, ep, rp, tabs, work, pol):
         if s == me:
             a = _tuned_action(w, roll, ep, tabs, roll.mask, work)
         else:
-            a = _choose_action(pol[s], 0, roll, ep, rp, tabs, roll.mask, work)
+            a = _choose_action(pol[s], np.int64(0), roll, ep, rp, tabs, roll.mask, work)  # not a literal: one compile
         _step(roll, ep, rp, tabs, a)
 
 
