@@ -216,12 +216,10 @@ def _declare_options(st, ep, tabs, s):
     seat's 3m+1 tiles before this turn's tile (drawn or claimed) had a
     shanten of ``SF_SHANTEN`` or more (:func:`_update_tenpai_discard`), and
     one tile lowers a shanten by at most one (a pong sets aside a complete
-    triplet, which lowers it no further): from 2 up nothing is left to test;
-    from a ready hand (``SF_TENPAI``) discarding the new tile is ready again;
-    only at 1 is the shanten of the 3m+2 tiles computed."""
+    triplet, which lowers it no further): from 2 up nothing is left to test,
+    below :func:`_single_wait_discards` tests the 3m+2 tiles' shanten first."""
     bits = 0
-    if (ep[EP_DECLARE] != 0 and st.seat[s, SF_DECL] == DECL_NONE and st.seat[s, SF_SHANTEN] <= 1
-            and (st.seat[s, SF_TENPAI] != 0 or _shanten(st.hands[s], ep[EP_JOKER], tabs) <= 0)):
+    if ep[EP_DECLARE] != 0 and st.seat[s, SF_DECL] == DECL_NONE and st.seat[s, SF_SHANTEN] <= 1:
         bits = _single_wait_discards(
             st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], tabs, st.work
         )
