@@ -25,6 +25,10 @@ The kernels here share the work between the discards:
 - **Seven pairs and jokers** are counts: pairs, singles and jokers after the
   discard and the draw, as :func:`caishen.sim.hand._seven_pairs_from`.  A
   drawn joker lowers the standard form's shanten by one, always.
+- **The shanten of each discard first** (:func:`_shanten_each_discard`): the
+  rows and products are what the shanten of every ``h - k`` needs too (one
+  product entry row per held kind), so a bot asks for those shanten here and
+  the counting kernels reuse the rows: one setup per turn for both.
 - **Greedy's choice, by branch and bound** (:func:`_best_effective`): greedy
   wants the discard with the most live effective tiles (ties: the later
   kind), not every count.  If ``h - k`` keeps ``h``'s distance, a draw
@@ -42,9 +46,10 @@ without a joker, holding kinds four times; the golden runs
 Scratch: the kernels take ``w: int64[N_SCRATCH]`` from the caller (the bots
 pass rows of their work matrix, :func:`caishen.sim.bots.policies.new_work`), so a
 call allocates nothing.  ``want`` is a bit mask of kinds (bit ``k``: discard ``k``), each
-held in ``h``; ``after[k]`` the shanten of ``h - k``
-(:func:`caishen.sim.hand._shanten_each_change` with ``delta = -1``);
-``live: int64[34]`` the copies of each kind the seat cannot see.
+held in ``h``; ``after[k]`` the shanten of ``h - k``, from :func:`_shanten_each_discard`
+(equal to :func:`caishen.sim.hand._shanten_each_change` with ``delta = -1``), which also leaves
+the rows in ``w`` that the counting kernels read; ``live: int64[34]`` the copies of each kind the
+seat cannot see.
 """
 
 from __future__ import annotations
@@ -52,7 +57,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caishen.sim.hand import _POW5, _load8, _scan, _seven_pairs_from
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from caishen.sim.hand import _POW5, _load8, _scan, _seven_pairs_from, _shanten_of_distance
 from caishen.sim.tables import H_NS, OFF_HONOR_CLASS, OFF_SUIT_CLASS, class_rows
 
 __all__ = ["N_SCRATCH"]
@@ -80,8 +87,9 @@ _LP = 318  # 2: live tiles of the natural kinds h holds an odd / even number of 
 _M0 = 320  # 4: h's masks of the entries its optimal splits use, per suit
 _U0 = 324  # 4: the live tiles of each suit's draws that lower the distance of h
 _HD = 328  # 1: bit p: H of pair p is formed (the others on first use, :func:`_other_two`)
+_ST = 329  # 6: h's distance, top, sevens, jokers, pairs, singles (:func:`_shanten_each_discard`)
 #: int64 words of scratch the kernels need
-N_SCRATCH = 329
+N_SCRATCH = 335
 #: bit of ``w[_DM + t]``: drawing t lowers the distance of h itself
 _IN_T = 20
 
@@ -185,18 +193,22 @@ def _optimal(x, xo, y, ye, d):
 
 
 @njit(cache=True)
-def _setup(h, joker, tabs, want, live, w):
-    """The per-turn part: rows, products, draw masks, the rows after each wanted discard, the base bound.
+def _shanten_each_discard(h, joker, tabs, after, w):
+    """The shanten of each ``h - k`` into ``after``, and the per-turn rows the counting kernels reuse.
 
-    Returns ``(D, U, top, sevens, kj, pairs, singles)``: the standard form's distance of ``h``; the
-    live tiles of the draws that lower it (a drawn joker included); the last row entry the ``m``
-    sets and the pair use (``2m + 1``); whether seven pairs counts (13 tiles after a discard); the
-    jokers, pairs and singles of :func:`caishen.sim.hand._scan`.
+    ``h: uint8[34]`` a 3m+2 concealed hand; ``after: int64[34]``: ``after[k]`` the shanten of ``h``
+    less one ``k`` (standard form and seven pairs, as :func:`caishen.sim.hand._shanten_each_change`
+    with ``delta = -1``), 99 for a kind not held; ``w: int64[>= N_SCRATCH]``.  Per turn the suits'
+    rows and the products of every three suits (``E``) are formed once; each held kind then costs
+    one class lookup and one product entry row (the row of its suit after the discard with ``E``).
+    Leaves in ``w`` what :func:`_effective_each` and :func:`_best_effective` read (their callers
+    call this first, on the same ``h``).
     """
     cm, cp, cs, cz, n, kj, pairs, singles = _scan(h, joker)
     strict = joker < 0
     rows = class_rows(tabs)
     top = 2 * ((n - 1) // 3) + 1
+    sevens = n - 1 >= 13
     w[_CODE] = cm
     w[_CODE + 1] = cp
     w[_CODE + 2] = cs
@@ -206,31 +218,26 @@ def _setup(h, joker, tabs, want, live, w):
     o1 = _row(tabs, rows, 1, cp, strict)
     o2 = _row(tabs, rows, 2, cs, strict)
     o3 = _row(tabs, rows, 3, cz, strict)
+    held = np.int64(0)
+    for k in range(34):
+        held |= np.int64(h[k] != 0) << k
+        after[k] = 99
+    todo = held & ~(np.int64(1) << joker) if joker >= 0 else held
+    t = todo
+    while t != 0:  # the discards' rows, more independent lookups
+        k = np.int64(trailing_zeros(t))
+        t &= t - 1
+        a = _suit(k)
+        w[_KC + k] = _row(tabs, rows, a, w[_CODE + a] - _POW5[k - 9 * a], strict)
     w[_RO] = o0
     w[_RO + 1] = o1
     w[_RO + 2] = o2
     w[_RO + 3] = o3
-    for k in range(34):
-        if (want >> k) & 1 and k != joker:
-            a = _suit(k)
-            w[_KC + k] = _row(tabs, rows, a, w[_CODE + a] - _POW5[k - 9 * a], strict)
-    for t in range(34):  # without branches on the data: a mispredicted branch costs more than a lookup
-        b = _suit(t)
-        ok = np.int64(live[t] > 0) & np.int64(h[t] < 4) & np.int64(t != joker)
-        w[_DM + t] = _row(tabs, rows, b, w[_CODE + b] + ok * _POW5[t - 9 * b], strict)
-        w[_UB + t] = ok
     for i in range(10):
         w[_R + i] = tabs[o0 + i]
         w[_R + 10 + i] = tabs[o1 + i]
         w[_R + 20 + i] = tabs[o2 + i]
         w[_R + 30 + i] = tabs[o3 + i]
-    for b in range(4):
-        w[_BM + b] = 0
-    for t in range(34):
-        b = _suit(t)
-        dm = _lowered(tabs, w[_RO + b], w[_DM + t]) * w[_UB + t]
-        w[_BM + b] |= dm
-        w[_DM + t] = dm
     _product(w, _R + 20, w, _R + 30, w, _H)  # {0, 1}: suits 2 and 3
     _product(w, _R, w, _R + 10, w, _H + 50)  # {2, 3}: 0 and 1
     w[_HD] = 1 | (1 << 5)  # the other four when a discard first needs them
@@ -245,6 +252,58 @@ def _setup(h, joker, tabs, want, live, w):
     d = _INF
     for i in range(10):
         d = min(d, w[_R + i] + w[_E + 10 + top - i])
+    w[_ST] = d
+    w[_ST + 1] = top
+    w[_ST + 2] = sevens
+    w[_ST + 3] = kj
+    w[_ST + 4] = pairs
+    w[_ST + 5] = singles
+    while todo != 0:
+        k = np.int64(trailing_zeros(todo))
+        todo &= todo - 1
+        c = np.int64(h[k])
+        a = _suit(k)
+        off = w[_KC + k]
+        e = _E + 20 * a + 10 + top
+        dk = _INF
+        for i in range(10):
+            dk = min(dk, np.int64(tabs[off + i]) + w[e - i])
+        after[k] = _shanten_of_distance(dk, n - 1, kj, pairs - (c >> 1) + ((c - 1) >> 1),
+                                        singles - (c & 1) + ((c - 1) & 1))
+    if joker >= 0 and h[joker] != 0:
+        after[joker] = _shanten_of_distance(d, n - 1, kj - 1, pairs, singles)
+
+
+@njit(cache=True)
+def _setup(h, joker, tabs, live, w):
+    """The per-turn part that needs the live tiles: draw masks, which splits are optimal, the base bound
+    (after :func:`_shanten_each_discard` on the same ``h``).
+
+    Returns ``(D, U, top, sevens, kj, pairs, singles)``: the standard form's distance of ``h``; the
+    live tiles of the draws that lower it (a drawn joker included); the last row entry the ``m``
+    sets and the pair use (``2m + 1``); whether seven pairs counts (13 tiles after a discard); the
+    jokers, pairs and singles of :func:`caishen.sim.hand._scan`.
+    """
+    d = w[_ST]
+    top = w[_ST + 1]
+    sevens = w[_ST + 2] != 0
+    kj = w[_ST + 3]
+    pairs = w[_ST + 4]
+    singles = w[_ST + 5]
+    strict = joker < 0
+    rows = class_rows(tabs)
+    for t in range(34):  # without branches on the data: a mispredicted branch costs more than a lookup
+        b = _suit(t)
+        ok = np.int64(live[t] > 0) & np.int64(h[t] < 4) & np.int64(t != joker)
+        w[_DM + t] = _row(tabs, rows, b, w[_CODE + b] + ok * _POW5[t - 9 * b], strict)
+        w[_UB + t] = ok
+    for b in range(4):
+        w[_BM + b] = 0
+    for t in range(34):
+        b = _suit(t)
+        dm = _lowered(tabs, w[_RO + b], w[_DM + t]) * w[_UB + t]
+        w[_BM + b] |= dm
+        w[_DM + t] = dm
     u = 0
     for b in range(4):
         mb = _optimal(w, _R + 10 * b, w, _E + 20 * b + 10 + top, d)
@@ -268,7 +327,7 @@ def _setup(h, joker, tabs, want, live, w):
         even += live[t] * (use & (1 - (c & 1)))
     w[_LP] = odd
     w[_LP + 1] = even
-    return d, u, top, n - 1 >= 13, kj, pairs, singles
+    return d, u, top, sevens, kj, pairs, singles
 
 
 @njit(cache=True, inline="always")
@@ -425,9 +484,10 @@ def _effective_each(h, joker, tabs, after, want, live, w, out):
     shanten of each ``h - k``; ``live: int64[34]``; ``w: int64[>= N_SCRATCH]`` scratch;
     ``out: int64[34]`` (other entries untouched).  Equals, for each ``k``, the count one discard
     at a time: ``live[t]`` summed over the draws ``t`` (fewer than four of ``t`` in ``h - k``) with
-    :func:`caishen.sim.hand._shanten_each_change` of ``h - k`` below ``after[k]``.
+    :func:`caishen.sim.hand._shanten_each_change` of ``h - k`` below ``after[k]``.  The caller has
+    called :func:`_shanten_each_discard` on ``h`` with these ``after`` and ``w`` (and changed neither).
     """
-    d, u, top, sevens, kj, pairs, singles = _setup(h, joker, tabs, want, live, w)
+    d, u, top, sevens, kj, pairs, singles = _setup(h, joker, tabs, live, w)
     for k in range(34):
         if (want >> k) & 1:
             out[k] = _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, singles)
@@ -439,9 +499,10 @@ def _best_effective(h, joker, tabs, after, want, live, w):
     a tie, and that count: ``(k, count)`` (``(-1, -1)`` for an empty ``want``).
 
     Branch and bound (module docstring): each discard's bound first, then exact counts in the order
-    of the bounds until no bound can beat the best.  Arguments as :func:`_effective_each`.
+    of the bounds until no bound can beat the best.  Arguments and the call before it as
+    :func:`_effective_each`.
     """
-    d, u, top, sevens, kj, pairs, singles = _setup(h, joker, tabs, want, live, w)
+    d, u, top, sevens, kj, pairs, singles = _setup(h, joker, tabs, live, w)
     n = 0
     for k in range(34):
         if not (want >> k) & 1:

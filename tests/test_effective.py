@@ -18,7 +18,7 @@ from test_hand import hands
 
 from caishen.sim import engine as E
 from caishen.sim.bots.policies import N_WORK_ROWS, POLICY_GREEDY, _choose_action, new_work
-from caishen.sim.effective import N_SCRATCH, _best_effective, _effective_each
+from caishen.sim.effective import N_SCRATCH, _best_effective, _effective_each, _shanten_each_discard
 from caishen.sim.hand import _shanten_each_change
 from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import CAISHEN
@@ -42,17 +42,26 @@ def one_at_a_time(h, joker, tabs, after, want, live, draw, out):
 
 @njit(cache=True)
 def _compare(hands_, jokers, lives, wants, tabs, w, bad):
-    """For each row: ``_effective_each`` and ``_best_effective`` against :func:`one_at_a_time`.
-    ``bad[0]``: rows whose counts differ, ``bad[1]``: rows whose choice differs; the first bad row in
-    ``bad[2]``."""
+    """For each row: ``_shanten_each_discard`` against ``_shanten_each_change``, and ``_effective_each``
+    and ``_best_effective`` against :func:`one_at_a_time`.  ``bad[0]``: rows whose counts differ,
+    ``bad[1]``: rows whose choice differs, ``bad[3]``: rows whose shanten after a discard differs; the
+    first bad row in ``bad[2]``."""
     after = np.zeros(34, np.int64)
+    after_ref = np.zeros(34, np.int64)
     draw = np.zeros(34, np.int64)
     want_out = np.zeros(34, np.int64)
     got = np.zeros(34, np.int64)
     for r in range(hands_.shape[0]):
         h = hands_[r]
         joker = jokers[r]
-        _shanten_each_change(h, joker, tabs, -1, after)
+        _shanten_each_change(h, joker, tabs, -1, after_ref)
+        _shanten_each_discard(h, joker, tabs, after, w)
+        for k in range(34):
+            if after[k] != after_ref[k]:
+                bad[3] += 1
+                if bad[2] < 0:
+                    bad[2] = r
+                break
         want_out[:] = 0
         got[:] = 0
         one_at_a_time(h, joker, tabs, after, wants[r], lives[r], draw, want_out)
@@ -115,31 +124,36 @@ def _random_cases(n: int, seed: int):
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_every_discard_at_once_equals_one_at_a_time(seed):
-    """50,000 hands a seed: both kernels equal the one-at-a-time count and its choice (the later kind
-    on a tie), for every joker kind, hand size and live count."""
+    """50,000 hands a seed: the shanten after each discard equal the hand kernels', and both counting
+    kernels equal the one-at-a-time count and its choice (the later kind on a tie), for every joker
+    kind, hand size and live count."""
     hands_, jokers, lives, wants = _random_cases(50_000, seed)
-    bad = np.array([0, 0, -1])
+    bad = np.array([0, 0, -1, 0])
     _compare(hands_, jokers, lives, wants, hand_tables(), np.zeros(N_SCRATCH, np.int64), bad)
-    assert bad[0] == 0 and bad[1] == 0, (f"{bad[0]} counts and {bad[1]} choices differ; first: "
-                                         f"{hands_[bad[2]].tolist()} joker {jokers[bad[2]]}")
+    assert bad[0] == 0 and bad[1] == 0 and bad[3] == 0, (
+        f"{bad[0]} counts, {bad[1]} choices and {bad[3]} shanten rows differ; first: "
+        f"{hands_[bad[2]].tolist()} joker {jokers[bad[2]]}")
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hands(sizes=(2, 5, 8, 11, 14)), st.sampled_from([-1, CAISHEN]), st.integers(0, 2**32 - 1),
        st.booleans())
 def test_every_discard_at_once_matches_the_python_reference(c, joker, seed, fours):
-    """Against hand_reference's pure-Python shanten: the live effective tiles of each ``h - k``."""
+    """Against hand_reference's pure-Python shanten: the shanten (99: not held) and the live effective tiles
+    of each ``h - k``."""
     rng = np.random.default_rng(seed)
     live = np.array([rng.integers(0, 5 - c[t]) for t in range(34)], np.int64)
     if fours:
         live[:] = 4 - c
     after = np.zeros(34, np.int64)
-    _shanten_each_change(c, joker, hand_tables(), -1, after)
+    w = np.zeros(N_SCRATCH, np.int64)
+    _shanten_each_discard(c, joker, hand_tables(), after, w)
+    assert all(after[k] == 99 for k in range(34) if c[k] == 0)
     want = 0
     for k in np.flatnonzero(c):
         want |= 1 << int(k)
     got = np.zeros(34, np.int64)
-    _effective_each(c, joker, hand_tables(), after, want, live, np.zeros(N_SCRATCH, np.int64), got)
+    _effective_each(c, joker, hand_tables(), after, want, live, w, got)
     for k in np.flatnonzero(c):
         h = c.copy()
         h[k] -= 1

@@ -122,8 +122,8 @@ from caishen.sim.engine import (
     _random_action,
 )
 from caishen.sim.borrow import flat_rows
-from caishen.sim.effective import N_SCRATCH, _best_effective
-from caishen.sim.hand import _shanten, _shanten_each_change
+from caishen.sim.effective import N_SCRATCH, _best_effective, _shanten_each_discard
+from caishen.sim.hand import _shanten
 from caishen.sim.bots.piao_table import _piao_table_says
 from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE
 
@@ -233,7 +233,7 @@ def _best_discard(st, s, h, joker, tabs, mask, allow_joker, work):
     """
     scratch = _scratch(work)  # checked on every turn, tie or not
     after = work[_W_AFTER]
-    _shanten_each_change(h, joker, tabs, np.int64(-1), after)
+    _shanten_each_discard(h, joker, tabs, after, scratch)
     legal = np.int64(0)  # bit k: discard k is legal (counted without branches on the data: faster)
     for k in range(N_KINDS):
         legal |= np.int64(mask[A_DISCARD + k] != 0) << k
@@ -290,7 +290,7 @@ def _best_after_claim(h, joker, tabs, work):
     """Best shanten reachable by one discard from the 3m+2 hand ``h`` (a joker only if
     nothing else is held); fills ``work[_W_TMP]``."""
     after = work[_W_TMP]
-    _shanten_each_change(h, joker, tabs, np.int64(-1), after)
+    _shanten_each_discard(h, joker, tabs, after, _scratch(work))
     best = _BIG
     for k in range(N_KINDS):
         if k != joker and after[k] < best:

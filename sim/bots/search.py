@@ -134,7 +134,7 @@ from caishen.sim.engine import (
     _step,
 )
 from caishen.sim.engine.claims import _build_claims
-from caishen.sim.effective import _effective_each
+from caishen.sim.effective import _effective_each, _shanten_each_discard
 from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.bots.policies import (
     POLICY_GREEDY,
@@ -477,7 +477,7 @@ def _turn_candidates(st, ep, tabs, mask, work, base_a, cand, eff):
     joker = ep[EP_JOKER]
     n = _add_cand(cand, 0, base_a)
     after = work[_W_AFTER]
-    _shanten_each_change(h, joker, tabs, np.int64(-1), after)
+    _shanten_each_discard(h, joker, tabs, after, _scratch(work))
     best = 99
     for k in range(N_KINDS):
         if mask[A_DISCARD + k] and after[k] < best:

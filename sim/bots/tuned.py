@@ -80,8 +80,8 @@ from caishen.sim.engine import (
     SC_TO_ACT,
     SF_N_MELDS,
 )
-from caishen.sim.effective import _effective_each
-from caishen.sim.hand import _shanten, _shanten_each_change
+from caishen.sim.effective import _effective_each, _shanten_each_discard
+from caishen.sim.hand import _shanten
 from caishen.sim.bots.policies import (
     _W_AFTER,
     _W_EFF,
@@ -205,7 +205,7 @@ def _turn_context(st, ep, tabs, mask, work, need_eff):
     h = st.hands[s]
     joker = ep[EP_JOKER]
     after = work[_W_AFTER]
-    _shanten_each_change(h, joker, tabs, np.int64(-1), after)
+    _shanten_each_discard(h, joker, tabs, after, _scratch(work))
     best = _BIG
     for k in range(N_KINDS):
         if mask[A_DISCARD + k] and after[k] < best:
