@@ -26,7 +26,8 @@ manifest use the same primitives, :mod:`caishen.sim.selfplay.manifest`):
   ``RecursionError``), and an object.
 - :func:`open_lock` and the :func:`nofollow` / :func:`create_new` openers
   (the run lock, the manifest's appends, the chunk files): never through a
-  link, the lock never truncated.
+  link, the lock never truncated; :class:`DirLock`, the lock a run or a
+  ladder holds on its directory.
 - :func:`find_links` / :func:`refuse_links`: a run directory that holds
   symbolic links is refused by the writers, naming them.
 - :func:`make_dir`: ``mkdir -p`` whose failure (a file on the path, a
@@ -210,6 +211,38 @@ def open_lock(path: str | os.PathLike) -> int:
 # ---------------------------------------------------------------------------
 # reading
 # ---------------------------------------------------------------------------
+class DirLock:
+    """An exclusive OS lock on ``DIR/.lock`` for a run, a ladder or another writer that owns ``DIR``
+    (released when the process dies; never taken through a link, never truncating: :func:`open_lock`).
+    ``what`` names the writer in the error.  Raises ``ValueError`` if another process holds it."""
+
+    NAME = ".lock"
+
+    def __init__(self, run_dir: Path, what: str = "simulation"):
+        self.path = Path(run_dir) / self.NAME
+        self.what = what
+        self.fd = None
+
+    def __enter__(self):
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock
+            return self
+        self.fd = open_lock(self.path)
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self.fd)
+            self.fd = None
+            raise ValueError(f"{str(self.path.parent)!r} is in use by another running {self.what}") from None
+        return self
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
 def open_regular(path: str | os.PathLike, follow: bool = False):
     """``path`` opened for binary reading, refusing anything but a regular file.
 

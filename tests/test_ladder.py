@@ -289,6 +289,14 @@ def test_another_ladder_or_run_in_the_output_dir_is_refused(played, tmp_path, ca
     assert "is not a directory" in _error(capsys, [], f)
 
 
+def test_a_ladder_directory_in_use_is_refused(played, capsys):
+    """A second ladder into a directory a running ladder holds (its lock) stops with one line, not a race."""
+    from caishen.sim import safeio
+
+    with safeio.DirLock(played, "ladder"):
+        assert "is in use by another running ladder" in _error(capsys, [], played)
+
+
 def test_hostile_ladder_directories_are_refused(played, tmp_path, capsys):
     def copy(name):
         d = tmp_path / name

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from caishen.sim import safeio
 from caishen.sim.selfplay import records, runner, stream
 from caishen.sim.analysis import summary
 from caishen.sim.rules.kaihua import FLAG_PIAO, FLAG_PINGHU
@@ -220,7 +221,7 @@ def test_a_different_configuration_in_the_same_run_directory_is_an_error_naming_
 def test_a_second_run_into_a_directory_in_use_is_refused(tmp_path):
     out = tmp_path / "r"
     run(config(games=10, chunk_size=5), out)
-    with runner._RunLock(out):
+    with safeio.DirLock(out):
         with pytest.raises(ValueError, match="in use by another running simulation"):
             run(config(games=10, chunk_size=5), out)
 

@@ -228,7 +228,7 @@ def read_config(out: str | os.PathLike) -> LadderConfig:
 def _leftovers_only(out: Path) -> bool:
     """True if ``out`` holds nothing but the lock and temporary files of an interrupted first ladder.json write."""
     tmp = re.compile(rf"\.{re.escape(LADDER_JSON)}\.[0-9]+\.[0-9a-f]{{8}}\.tmp")
-    return all(e.name == ".lock" or (tmp.fullmatch(e.name) and e.is_file(follow_symlinks=False))
+    return all(e.name == safeio.DirLock.NAME or (tmp.fullmatch(e.name) and e.is_file(follow_symlinks=False))
                for e in os.scandir(out))
 
 
@@ -268,7 +268,7 @@ def run_ladder(config: LadderConfig, out: str | os.PathLike, *, workers: int | N
     if out.exists() and not out.is_dir():
         raise ValueError(f"{str(out)!r} is not a directory; choose a new --out")
     safeio.make_dir(out)
-    with runner._RunLock(out):
+    with safeio.DirLock(out, "ladder"):
         safeio.refuse_links(out)
         prepare_dir(out, config)
         safeio.make_dir(out / PAIRS_DIR)

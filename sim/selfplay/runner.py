@@ -335,7 +335,7 @@ def _first_write_leftovers(out: Path) -> list[Path] | None:
     temporary run.json, an empty ``chunks`` folder), to be cleared; None if ``out`` holds anything else."""
     left = []
     for e in os.scandir(out):
-        if e.name == _RunLock.NAME:
+        if e.name == safeio.DirLock.NAME:
             continue
         if _RUN_JSON_TMP.fullmatch(e.name) and e.is_file(follow_symlinks=False):
             left.append(Path(e.path))
@@ -382,36 +382,6 @@ def prepare_run_dir(out: str | os.PathLike, config: RunConfig) -> dict:
     safeio.write_json(out / RUN_JSON, wanted)
     safeio.make_dir(out / records.CHUNKS_DIR)
     return wanted
-
-
-class _RunLock:
-    """An exclusive OS lock on ``RUN_DIR/.lock`` (released when the process dies; never taken through a
-    link, never truncating: :func:`caishen.sim.safeio.open_lock`)."""
-
-    NAME = ".lock"
-
-    def __init__(self, run_dir: Path):
-        self.path = run_dir / self.NAME
-        self.fd = None
-
-    def __enter__(self):
-        try:
-            import fcntl
-        except ImportError:  # not POSIX: no lock
-            return self
-        self.fd = safeio.open_lock(self.path)
-        try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(self.fd)
-            self.fd = None
-            raise ValueError(f"{str(self.path.parent)!r} is in use by another running simulation") from None
-        return self
-
-    def __exit__(self, *exc):
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
 
 
 # ---------------------------------------------------------------------------
@@ -588,7 +558,7 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
     _check_new_out(out)
     safeio.make_dir(out)
     t0 = time.perf_counter()
-    with _RunLock(out):
+    with safeio.DirLock(out, "simulation"):
         safeio.refuse_links(out)
         stored = prepare_run_dir(out, config)
         records.remove_stale_tmp(out)
