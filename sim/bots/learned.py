@@ -120,14 +120,13 @@ from numba import njit
 from caishen.sim import safeio
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.bots.features import FEATURE_SETS, _encode_context, _encode_kinds, check_feature_set, context_tables
-from caishen.sim.bots.policies import _wall_gone, new_work
+from caishen.sim.bots.policies import _claim_shanten, _wall_gone, new_work
 from caishen.sim.bots.tuned import (
     N_W,
     _W_AFTER,
     _W_LIVE,
     _W_TMP,
     _claim_linear,
-    _claim_shanten,
     _discard_action,
     _discard_features,
     _discard_linear,

@@ -300,6 +300,52 @@ def _best_after_claim(h, joker, tabs, work):
     return best
 
 
+@njit(cache=True, inline="always")
+def _chow_shanten(h, k, j, joker, tabs, mask, work):
+    """The shanten after the chow ``A_CHOW_LOW + j`` of ``k`` and its best discard, ``_BIG`` if not legal."""
+    if not mask[A_CHOW_LOW + j]:
+        return _BIG
+    low = k - j
+    for t in range(low, low + 3):
+        if t != k:
+            h[t] -= 1
+    v = _best_after_claim(h, joker, tabs, work)
+    for t in range(low, low + 3):
+        if t != k:
+            h[t] += 1
+    return v
+
+
+@njit(cache=True)
+def _claim_options(h, joker, k, tabs, mask, work):
+    """``(pong, kong, chow_low, chow_mid, chow_high)``: the shanten of the concealed ``h`` after each legal
+    claim of the tile ``k`` on offer (and, but for the kong, its best discard); ``_BIG`` for a claim that
+    is not legal.  ``h`` is changed and restored."""
+    pong = _BIG
+    kong = _BIG
+    if mask[A_PONG]:
+        h[k] -= 2
+        pong = _best_after_claim(h, joker, tabs, work)
+        h[k] += 2
+    if mask[A_KONG_EXPOSED]:
+        h[k] -= 3
+        kong = _shanten(h, joker, tabs)
+        h[k] += 3
+    return (pong, kong, _chow_shanten(h, k, 0, joker, tabs, mask, work),
+            _chow_shanten(h, k, 1, joker, tabs, mask, work), _chow_shanten(h, k, 2, joker, tabs, mask, work))
+
+
+@njit(cache=True)
+def _claim_shanten(st, ep, tabs, mask, work):
+    """``(base, pong, kong, chow_low, chow_mid, chow_high)``: the seat's shanten now and after each
+    legal claim of the tile on offer (:func:`_claim_options`; the tuned and learned bots' claim inputs)."""
+    h = st.hands[st.sc[SC_TO_ACT]]
+    joker = ep[EP_JOKER]
+    base = _shanten(h, joker, tabs)
+    pong, kong, c0, c1, c2 = _claim_options(h, joker, st.sc[SC_TILE], tabs, mask, work)
+    return base, pong, kong, c0, c1, c2
+
+
 @njit(cache=True)
 def _greedy_claim(st, ep, tabs, mask, work):
     """Claim decision: win if allowed; meld only when it lowers the shanten."""
@@ -321,35 +367,23 @@ def _greedy_claim(st, ep, tabs, mask, work):
         h[k] -= 1
         if bound >= base:
             return A_PASS
+    pong, kong, c0, c1, c2 = _claim_options(h, joker, k, tabs, mask, work)
     choice = A_PASS
     best = base
-    if mask[A_PONG]:
-        h[k] -= 2
-        v = _best_after_claim(h, joker, tabs, work)
-        h[k] += 2
-        if v < best:
-            best = v
-            choice = A_PONG
-    if mask[A_KONG_EXPOSED]:
-        h[k] -= 3
-        v = _shanten(h, joker, tabs)
-        h[k] += 3
-        if v < best:
-            best = v
-            choice = A_KONG_EXPOSED
-    for a in range(A_CHOW_LOW, A_CHOW_HIGH + 1):
-        if mask[a]:
-            low = k - (a - A_CHOW_LOW)
-            for t in range(low, low + 3):
-                if t != k:
-                    h[t] -= 1
-            v = _best_after_claim(h, joker, tabs, work)
-            for t in range(low, low + 3):
-                if t != k:
-                    h[t] += 1
-            if v < best:
-                best = v
-                choice = a
+    if pong < best:
+        best = pong
+        choice = A_PONG
+    if kong < best:
+        best = kong
+        choice = A_KONG_EXPOSED
+    if c0 < best:
+        best = c0
+        choice = A_CHOW_LOW
+    if c1 < best:
+        best = c1
+        choice = A_CHOW_LOW + 1
+    if c2 < best:
+        choice = A_CHOW_LOW + 2
     return choice
 
 

@@ -87,7 +87,7 @@ from caishen.sim.bots.policies import (
     _W_EFF,
     _W_LIVE,
     _W_TMP,
-    _best_after_claim,
+    _claim_shanten,
     _danger,
     _live_counts,
     _scratch,
@@ -272,45 +272,6 @@ def _discard_action(pick, mask):
     if mask[A_DECLARE + pick]:
         return A_DECLARE + pick
     return A_DISCARD + pick
-
-
-@njit(cache=True)
-def _claim_shanten(st, ep, tabs, mask, work):
-    """``(base, pong, kong, chow_low, chow_mid, chow_high)``: the seat's shanten now and after each
-    legal claim of the tile on offer (and its best discard); ``_BIG`` for a claim that is not legal."""
-    s = st.sc[SC_TO_ACT]
-    h = st.hands[s]
-    joker = ep[EP_JOKER]
-    k = st.sc[SC_TILE]
-    base = _shanten(h, joker, tabs)
-    pong = _BIG
-    kong = _BIG
-    if mask[A_PONG]:
-        h[k] -= 2
-        pong = _best_after_claim(h, joker, tabs, work)
-        h[k] += 2
-    if mask[A_KONG_EXPOSED]:
-        h[k] -= 3
-        kong = _shanten(h, joker, tabs)
-        h[k] += 3
-    return (base, pong, kong, _chow_shanten(h, k, 0, joker, tabs, mask, work),
-            _chow_shanten(h, k, 1, joker, tabs, mask, work), _chow_shanten(h, k, 2, joker, tabs, mask, work))
-
-
-@njit(cache=True, inline="always")
-def _chow_shanten(h, k, j, joker, tabs, mask, work):
-    """The shanten after the chow ``A_CHOW_LOW + j`` of ``k`` and its best discard, ``_BIG`` if not legal."""
-    if not mask[A_CHOW_LOW + j]:
-        return _BIG
-    low = k - j
-    for t in range(low, low + 3):
-        if t != k:
-            h[t] -= 1
-    v = _best_after_claim(h, joker, tabs, work)
-    for t in range(low, low + 3):
-        if t != k:
-            h[t] += 1
-    return v
 
 
 @njit(cache=True, inline="always")
