@@ -7,11 +7,11 @@ from caishen import interrupt
 
 interrupt.install()
 try:
-    from caishen.cli import main
+    from caishen.cli import command
 except BaseException as e:  # a Ctrl-C, or an import it cut short (numpy reports that as an ImportError)
     if not (isinstance(e, KeyboardInterrupt) or interrupt.seen()):
         raise
     sys.stderr.write("caishen: interrupted\n")
     raise SystemExit(130) from None
 
-raise SystemExit(main())
+command()

@@ -1094,5 +1094,15 @@ def main(argv: list[str] | None = None) -> int:
         interrupt.restore(old_handler)
 
 
+def command() -> None:
+    """The ``caishen`` console command: :func:`main`, then an exit that a late Ctrl-C cannot turn into a
+    traceback (:func:`caishen.interrupt.quiet_exit`).  Raises ``SystemExit`` with main's status."""
+    try:
+        status = main()
+    finally:
+        interrupt.quiet_exit()
+    raise SystemExit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    command()

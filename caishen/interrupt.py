@@ -8,13 +8,16 @@ callback function ... KeyboardInterrupt" and lost: the command goes on and exits
 the stack: there it sends the signal again :data:`RETRY_S` seconds later, by when the callback has
 returned (and again, until it has).  :func:`seen` tells whether it raised: an import that a Ctrl-C
 cut short can surface as another exception (numpy turns it into an ``ImportError``), which the
-command then reports as the interruption it was.
+command then reports as the interruption it was.  :func:`quiet_exit`, once the command is done: a
+Ctrl-C while the interpreter exits (numba's finalizers run in its atexit callbacks) ends the process
+as SIGINT does, instead of a ``KeyboardInterrupt`` traceback from inside a callback.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 
 #: seconds before a SIGINT that came inside llvmlite is sent again
@@ -65,3 +68,15 @@ def restore(old) -> None:
     """Put back the handler :func:`install` replaced (None: nothing to do)."""
     if old is not None and signal.getsignal(signal.SIGINT) is _handler:
         signal.signal(signal.SIGINT, old)
+
+
+def quiet_exit() -> None:
+    """The command is done: flush what it wrote, then give SIGINT its default action (the process ends,
+    as the signal's own status, with no traceback).  The console command's last step (main thread only)."""
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more can be written to it
+            pass
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -750,6 +750,26 @@ def test_kind12_sigint_at_start_up_prints_no_traceback():
     assert 130 in codes
 
 
+@pytest.mark.parametrize("quiet", [True, False])
+def test_kind12_a_ctrl_c_while_the_command_exits_prints_no_traceback(quiet):
+    """A SIGINT in an atexit callback (numba's finalizers run there; seen once in 120 timed Ctrl-Cs of
+    ``caishen hand``): after :func:`caishen.interrupt.quiet_exit` the process ends as SIGINT does, its
+    output flushed, with no traceback; without it, the handler's ``KeyboardInterrupt`` is printed."""
+    code = ("import atexit, os, signal, sys\n"
+            "from caishen import interrupt\n"
+            "interrupt.install()\n"
+            "atexit.register(lambda: os.kill(os.getpid(), signal.SIGINT))\n"
+            "print('the output')\n"
+            + ("interrupt.quiet_exit()\n" if quiet else ""))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), timeout=120)
+    assert p.stdout == b"the output\n"
+    if quiet:
+        assert p.returncode == -signal.SIGINT and p.stderr == b"", (p.returncode, p.stderr.decode())
+    else:
+        assert b"KeyboardInterrupt" in p.stderr
+
+
 def test_kind12_a_ctrl_c_inside_llvmlite_is_sent_again_not_lost(monkeypatch):
     """A SIGINT whose handler runs in a ctypes callback of llvmlite (numba compiling or loading a kernel) would
     be printed as "Exception ignored" and lost (the command went on and exited 0 after a traceback): the

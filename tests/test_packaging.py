@@ -64,7 +64,7 @@ def test_listed_packages_are_the_package_folders():
                 found.add(".".join((name, *rel)))
     assert set(st["packages"]) == found
     assert not any(p.split(".")[0] in ("sim", "envs", "agents") for p in st["packages"])
-    assert _pyproject()["project"]["scripts"]["caishen"] == "caishen.cli:main"
+    assert _pyproject()["project"]["scripts"]["caishen"] == "caishen.cli:command"
 
 
 def test_nothing_imports_the_bare_names():
