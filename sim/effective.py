@@ -88,8 +88,9 @@ _M0 = 320  # 4: h's masks of the entries its optimal splits use, per suit
 _U0 = 324  # 4: the live tiles of each suit's draws that lower the distance of h
 _HD = 328  # 1: bit p: H of pair p is formed (the others on first use, :func:`_other_two`)
 _ST = 329  # 6: h's distance, top, sevens, jokers, pairs, singles (:func:`_shanten_each_discard`)
+_DK = 335  # 34: the distance of h - k for each held kind k (:func:`_shanten_each_discard`)
 #: int64 words of scratch the kernels need
-N_SCRATCH = 335
+N_SCRATCH = 369
 #: bit of ``w[_DM + t]``: drawing t lowers the distance of h itself
 _IN_T = 20
 
@@ -268,9 +269,11 @@ def _shanten_each_discard(h, joker, tabs, after, w):
         dk = _INF
         for i in range(10):
             dk = min(dk, np.int64(tabs[off + i]) + w[e - i])
+        w[_DK + k] = dk
         after[k] = _shanten_of_distance(dk, n - 1, kj, pairs - (c >> 1) + ((c - 1) >> 1),
                                         singles - (c & 1) + ((c - 1) & 1))
     if joker >= 0 and h[joker] != 0:
+        w[_DK + joker] = d  # the jokers are not in the rows: discarding one leaves the distance
         after[joker] = _shanten_of_distance(d, n - 1, kj - 1, pairs, singles)
 
 
@@ -331,11 +334,10 @@ def _setup(h, joker, tabs, live, w):
 
 
 @njit(cache=True, inline="always")
-def _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles, base):
-    """What the standard form and seven pairs say of ``h - k`` (shanten ``base``): ``(dk, std, kjk, pk, sk,
-    spk)``: its distance and standard shanten, and its jokers, pairs, singles and seven-pairs shanten (99:
-    not 13 tiles).  When seven pairs is above ``base`` the standard form is ``base``, which gives the
-    distance (a 3m+1 hand's distance exceeds its jokers): no row is read."""
+def _discard(k, h, joker, w, kj, pairs, singles, sevens):
+    """What the standard form and seven pairs say of ``h - k``: ``(dk, std, kjk, pk, sk, spk)``: its
+    distance (kept by :func:`_shanten_each_discard`) and standard shanten, and its jokers, pairs, singles
+    and seven-pairs shanten (99: not 13 tiles)."""
     if k == joker:
         kjk = kj - 1
         pk = pairs
@@ -346,17 +348,7 @@ def _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles, base):
         pk = pairs - (c >> 1) + ((c - 1) >> 1)
         sk = singles - (c & 1) + ((c - 1) & 1)
     spk = _seven_pairs_from(kjk, pk, sk) if sevens else 99
-    if k == joker:
-        dk = d
-    elif spk > base:
-        dk = base + 1 + kjk
-    else:
-        a = _suit(k)
-        dk = _INF
-        off = w[_KC + k]
-        e = _E + 20 * a + 10 + top
-        for i in range(10):
-            dk = min(dk, np.int64(tabs[off + i]) + w[e - i])
+    dk = w[_DK + k]
     std = dk - kjk
     if std < 0:
         std = 0
@@ -402,7 +394,7 @@ def _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, sing
     """The live effective tiles of ``h - k``: the live copies of the draws that lower its shanten
     ``after[k]`` (after :func:`_setup`)."""
     base = after[k]
-    dk, std, kjk, pk, sk, spk = _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles, base)
+    dk, std, kjk, pk, sk, spk = _discard(k, h, joker, w, kj, pairs, singles, sevens)
     use_std = std == base
     use_sp = spk == base
     a = -1 if k == joker else _suit(k)
@@ -508,7 +500,7 @@ def _best_effective(h, joker, tabs, after, want, live, w):
         if not (want >> k) & 1:
             continue
         base = after[k]
-        dk, std, kjk, pk, sk, spk = _discard(k, h, joker, tabs, w, d, top, sevens, kj, pairs, singles, base)
+        dk, std, kjk, pk, sk, spk = _discard(k, h, joker, w, kj, pairs, singles, sevens)
         bound = 0
         if std == base:
             if k == joker:
