@@ -480,9 +480,11 @@ def _effective_each(h, joker, tabs, after, want, live, w, out):
     called :func:`_shanten_each_discard` on ``h`` with these ``after`` and ``w`` (and changed neither).
     """
     d, u, top, sevens, kj, pairs, singles = _setup(h, joker, tabs, live, w)
-    for k in range(34):
-        if (want >> k) & 1:
-            out[k] = _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, singles)
+    todo = np.int64(want)
+    while todo != 0:  # the kinds of want, lowest first
+        k = np.int64(trailing_zeros(todo))
+        todo &= todo - 1
+        out[k] = _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, singles)
 
 
 @njit(cache=True)
@@ -496,9 +498,10 @@ def _best_effective(h, joker, tabs, after, want, live, w):
     """
     d, u, top, sevens, kj, pairs, singles = _setup(h, joker, tabs, live, w)
     n = 0
-    for k in range(34):
-        if not (want >> k) & 1:
-            continue
+    todo = np.int64(want)
+    while todo != 0:  # the kinds of want, lowest first (no branch per kind on the mask)
+        k = np.int64(trailing_zeros(todo))
+        todo &= todo - 1
         base = after[k]
         dk, std, kjk, pk, sk, spk = _discard(k, h, joker, w, kj, pairs, singles, sevens)
         bound = 0

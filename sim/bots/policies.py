@@ -201,9 +201,8 @@ def _live_counts(st, s, live):
     for k in range(N_KINDS):
         live[k] = 4 - np.int64(st.hands[s, k])
     for p in range(N_SEATS):
-        for i in range(st.seat[p, SF_N_DISCARDS]):
-            if not (st.dflags[p, i] & DF_CLAIMED):
-                live[st.discards[p, i]] -= 1
+        for i in range(st.seat[p, SF_N_DISCARDS]):  # a claimed discard is counted in its meld
+            live[st.discards[p, i]] -= 1 - np.int64((st.dflags[p, i] & DF_CLAIMED) != 0)
         for i in range(st.seat[p, SF_N_MELDS]):
             t = st.meld_type[p, i]
             k = st.meld_kind[p, i]
@@ -218,8 +217,7 @@ def _live_counts(st, s, live):
             else:
                 live[k] -= 4
     for k in range(N_KINDS):
-        if live[k] < 0:
-            live[k] = 0
+        live[k] = max(live[k], 0)
 
 
 @njit(cache=True)
