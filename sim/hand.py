@@ -426,6 +426,62 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
         out[t] = v
 
 
+#: bits of the suited kinds (0..26), of each suit's first kind and of its last
+_SUITED = (1 << 27) - 1
+_FIRST = (1 << 0) | (1 << 9) | (1 << 18)
+_LAST = (1 << 8) | (1 << 17) | (1 << 26)
+
+
+@njit(cache=True, inline="always")
+def _near(held):
+    """Bit mask of the kinds that can join the kinds of bit mask ``held`` in a set or a pair: those kinds,
+    and the suited kinds one or two away from one of them in its suit.  A kind outside it cannot complete
+    a hand (standard form or seven pairs) that holds none of it and no joker, but for a joker kind (wild:
+    add it; a held joker can join any kind)."""
+    s = held & _SUITED
+    up1 = (s << 1) & _SUITED & ~_FIRST
+    up2 = (s << 2) & _SUITED & ~(_FIRST | (_FIRST << 1))
+    dn1 = (s >> 1) & ~_LAST
+    dn2 = (s >> 2) & ~(_LAST | (_LAST >> 1))
+    return held | up1 | up2 | dn1 | dn2
+
+
+@njit(cache=True)
+def _completing_draws(counts, joker, tabs, todo, limit):
+    """How many kinds of the bit mask ``todo`` complete the 3m+1 ``counts`` when drawn (shanten -1
+    after it), counted up to ``limit`` (the count stops there).
+
+    ``todo`` holds kinds of fewer than four copies in ``counts``.  The same incremental evaluation as
+    :func:`_shanten_each_change` with ``delta = 1``, over the kinds of ``todo`` only, lowest first; pass
+    ``todo`` through :func:`_near` of the held kinds to skip kinds that cannot complete the hand.
+    """
+    cm, cp, cs, cz, n, k, pairs, singles = _scan(counts, joker)
+    strict = joker < 0
+    km, kp, ks, kz = _class_ids(cm, cp, cs, cz, tabs)
+    n2 = n + 1
+    found = 0
+    while todo != 0 and found < limit:
+        t = np.int64(trailing_zeros(todo))
+        todo &= todo - 1
+        if t == joker:
+            v = _shanten_classes(km, kp, ks, kz, n2, k + 1, pairs, singles, strict, tabs)
+        else:
+            c = np.int64(counts[t])
+            p2 = pairs - (c >> 1) + ((c + 1) >> 1)
+            s2 = singles - (c & 1) + ((c + 1) & 1)
+            if t < 9:
+                v = _shanten_classes(_suit_class(tabs, cm + _POW5[t]), kp, ks, kz, n2, k, p2, s2, strict, tabs)
+            elif t < 18:
+                v = _shanten_classes(km, _suit_class(tabs, cp + _POW5[t - 9]), ks, kz, n2, k, p2, s2, strict, tabs)
+            elif t < 27:
+                v = _shanten_classes(km, kp, _suit_class(tabs, cs + _POW5[t - 18]), kz, n2, k, p2, s2, strict, tabs)
+            else:
+                v = _shanten_classes(km, kp, ks, np.int64(tabs[OFF_HONOR_CLASS + cz + _POW5[t - 27]]), n2, k, p2,
+                                     s2, strict, tabs)
+        found += np.int64(v < 0)
+    return found
+
+
 @njit(cache=True)
 def _shanten_batch(counts, joker, tabs, out):
     """Fill ``out: int8[n]`` with the shanten of each row of ``counts: uint8[n, 34]``."""

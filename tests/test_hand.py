@@ -488,6 +488,44 @@ def test_effective_batch_matches_scalar(rows, joker):
 
 
 @SETTINGS
+@given(hands(sizes=(1, 4, 7, 10, 13), fours=True), st.sampled_from([-1, CAISHEN]), st.sampled_from([1, 2, 34]))
+def test_completing_draws_counts_the_draws_that_complete_among_the_near_kinds(c, joker, limit):
+    """``_completing_draws`` equals the count of draws of shanten -1 by ``_shanten_each_change`` (capped at
+    ``limit``), and ``_near`` of the held kinds (and the joker kind) loses none of them when no joker is
+    held: every other kind that completes a hand holding none of it sits next to a held kind in its suit."""
+    from caishen.sim.hand import _completing_draws, _near, _shanten_each_change
+    from caishen.sim.tables import hand_tables
+
+    tabs = hand_tables()
+    draw = np.zeros(34, np.int64)
+    _shanten_each_change(c, np.int64(joker), tabs, np.int64(1), draw)
+    completing = [t for t in range(34) if draw[t] == -1]
+    drawable = sum(1 << t for t in range(34) if c[t] < 4)
+    held = sum(1 << t for t in range(34) if c[t] > 0)
+    near = _near(np.int64(held)) | ((1 << joker) if joker >= 0 else 0)  # a drawn joker completes on its own
+    if joker >= 0 and c[joker] > 0:
+        near = (1 << 34) - 1  # a held joker joins any kind: near says nothing
+    assert all((near >> t) & 1 for t in completing)
+    for todo in (drawable, near & drawable):
+        assert _completing_draws(c, np.int64(joker), tabs, np.int64(todo), np.int64(limit)) == min(len(completing), limit)
+
+
+def test_near_is_the_kinds_next_to_a_held_one_within_its_suit():
+    """``_near`` by hand: 1m gives 1m-3m; 9p gives 7p-9p (not 1s); an honor only itself."""
+    from caishen.sim.hand import _near
+
+    def kinds(mask):
+        return [t for t in range(34) if (mask >> t) & 1]
+
+    assert kinds(_near(np.int64(1 << 0))) == [0, 1, 2]
+    assert kinds(_near(np.int64(1 << 17))) == [15, 16, 17]
+    assert kinds(_near(np.int64(1 << 18))) == [18, 19, 20]
+    assert kinds(_near(np.int64(1 << 26))) == [24, 25, 26]
+    assert kinds(_near(np.int64(1 << 27))) == [27]
+    assert kinds(_near(np.int64((1 << 4) | (1 << 33)))) == [2, 3, 4, 5, 6, 33]
+
+
+@SETTINGS
 @given(hands(sizes=(1, 4, 7, 10, 13, 2, 5, 8, 11, 14)), st.sampled_from([-1, CAISHEN]))
 def test_shanten_after_each_change(c, joker):
     """The incremental kernel equals a full evaluation of every changed hand."""
