@@ -379,6 +379,28 @@ def _shanten_classes(km, kp, ks, kz, n, k, pairs, singles, strict, tabs):
                                 singles)
 
 
+@njit(cache=True, inline="always")
+def _changed(t, delta, counts, joker, cm, cp, cs, cz, km, kp, ks, kz, k, pairs, singles, tabs):
+    """What :func:`_scan` and :func:`_class_ids` say after adding ``delta`` (+-1) tiles of kind ``t``:
+    ``(km, kp, ks, kz, jokers, pairs, singles)``, from those values of ``counts`` (codes ``cm..cz``, class ids
+    ``km..kz``, ``k`` jokers): one class lookup for a natural kind, none for the joker.  The caller evaluates
+    the result at one call site (each inlined copy of the distance costs ~0.5 s of compile), at the price of
+    recomputing both suit-pair rows per kind: for kernels that are compiled everywhere and run rarely."""
+    if t == joker:
+        return km, kp, ks, kz, k + delta, pairs, singles
+    c = np.int64(counts[t])
+    c2 = c + delta
+    p2 = pairs - (c >> 1) + (c2 >> 1)
+    s2 = singles - (c & 1) + (c2 & 1)
+    if t < 9:
+        return _suit_class(tabs, cm + delta * _POW5[t]), kp, ks, kz, k, p2, s2
+    if t < 18:
+        return km, _suit_class(tabs, cp + delta * _POW5[t - 9]), ks, kz, k, p2, s2
+    if t < 27:
+        return km, kp, _suit_class(tabs, cs + delta * _POW5[t - 18]), kz, k, p2, s2
+    return km, kp, ks, np.int64(tabs[OFF_HONOR_CLASS + cz + delta * _POW5[t - 27]]), k, p2, s2
+
+
 @njit(cache=True)
 def _shanten_each_change(counts, joker, tabs, delta, out):
     """Shanten after adding (``delta = 1``) or removing (``delta = -1``) one tile of each kind.
@@ -408,6 +430,7 @@ def _shanten_each_change(counts, joker, tabs, delta, out):
         if t == joker:
             out[t] = _shanten_classes(km, kp, ks, kz, n2, k + delta, pairs, singles, strict, tabs)
             continue
+        # a call site per suit (not one through _changed): the other suits' pair row stays loop-invariant
         c = np.int64(counts[t])
         c2 = c + delta
         p2 = pairs - (c >> 1) + (c2 >> 1)
@@ -463,22 +486,9 @@ def _completing_draws(counts, joker, tabs, todo, limit):
     while todo != 0 and found < limit:
         t = np.int64(trailing_zeros(todo))
         todo &= todo - 1
-        if t == joker:
-            v = _shanten_classes(km, kp, ks, kz, n2, k + 1, pairs, singles, strict, tabs)
-        else:
-            c = np.int64(counts[t])
-            p2 = pairs - (c >> 1) + ((c + 1) >> 1)
-            s2 = singles - (c & 1) + ((c + 1) & 1)
-            if t < 9:
-                v = _shanten_classes(_suit_class(tabs, cm + _POW5[t]), kp, ks, kz, n2, k, p2, s2, strict, tabs)
-            elif t < 18:
-                v = _shanten_classes(km, _suit_class(tabs, cp + _POW5[t - 9]), ks, kz, n2, k, p2, s2, strict, tabs)
-            elif t < 27:
-                v = _shanten_classes(km, kp, _suit_class(tabs, cs + _POW5[t - 18]), kz, n2, k, p2, s2, strict, tabs)
-            else:
-                v = _shanten_classes(km, kp, ks, np.int64(tabs[OFF_HONOR_CLASS + cz + _POW5[t - 27]]), n2, k, p2,
-                                     s2, strict, tabs)
-        found += np.int64(v < 0)
+        a, b, e, z, k2, p2, s2 = _changed(t, np.int64(1), counts, joker, cm, cp, cs, cz, km, kp, ks, kz, k, pairs,
+                                          singles, tabs)
+        found += np.int64(_shanten_classes(a, b, e, z, n2, k2, p2, s2, strict, tabs) < 0)
     return found
 
 
