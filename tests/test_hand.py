@@ -488,26 +488,35 @@ def test_effective_batch_matches_scalar(rows, joker):
 
 
 @SETTINGS
-@given(hands(sizes=(1, 4, 7, 10, 13), fours=True), st.sampled_from([-1, CAISHEN]), st.sampled_from([1, 2, 34]))
-def test_completing_draws_counts_the_draws_that_complete_among_the_near_kinds(c, joker, limit):
-    """``_completing_draws`` equals the count of draws of shanten -1 by ``_shanten_each_change`` (capped at
-    ``limit``), and ``_near`` of the held kinds (and the joker kind) loses none of them when no joker is
-    held: every other kind that completes a hand holding none of it sits next to a held kind in its suit."""
-    from caishen.sim.hand import _completing_draws, _near, _shanten_each_change
+@given(hands(sizes=(1, 2, 4, 5, 7, 8, 10, 11, 13, 14), fours=True), st.sampled_from([-1, CAISHEN]),
+       st.sampled_from([1, 2, 35]))
+def test_changes_compact_equals_shanten_each_change_and_near_loses_no_wait(c, joker, limit):
+    """``_changes_compact`` gives ``_shanten_each_change``'s shanten for each kind it reaches (all of them
+    with a limit of 35) and counts the complete ones up to ``limit``; ``_near`` of the held kinds (and the
+    joker kind) loses no completing draw when no joker is held: every other kind that completes a hand
+    holding none of it sits next to a held kind in its suit."""
+    from caishen.sim.hand import _changes_compact, _near, _shanten_each_change
     from caishen.sim.tables import hand_tables
 
     tabs = hand_tables()
-    draw = np.zeros(34, np.int64)
-    _shanten_each_change(c, np.int64(joker), tabs, np.int64(1), draw)
-    completing = [t for t in range(34) if draw[t] == -1]
-    drawable = sum(1 << t for t in range(34) if c[t] < 4)
+    delta = 1 if int(c.sum()) % 3 == 1 else -1
+    ref_out = np.zeros(34, np.int64)
+    _shanten_each_change(c, np.int64(joker), tabs, np.int64(delta), ref_out)
+    changeable = sum(1 << t for t in range(34) if (c[t] < 4 if delta > 0 else c[t] > 0))
+    complete = [t for t in range(34) if ref_out[t] == -1]
     held = sum(1 << t for t in range(34) if c[t] > 0)
     near = _near(np.int64(held)) | ((1 << joker) if joker >= 0 else 0)  # a drawn joker completes on its own
     if joker >= 0 and c[joker] > 0:
         near = (1 << 34) - 1  # a held joker joins any kind: near says nothing
-    assert all((near >> t) & 1 for t in completing)
-    for todo in (drawable, near & drawable):
-        assert _completing_draws(c, np.int64(joker), tabs, np.int64(todo), np.int64(limit)) == min(len(completing), limit)
+    assert all((near >> t) & 1 for t in complete)
+    for todo in (changeable, near & changeable):
+        out = np.full(34, 77, np.int64)
+        n = _changes_compact(c, np.int64(joker), tabs, np.int64(delta), np.int64(todo), np.int64(limit), out)
+        assert n == min(len([t for t in complete if (todo >> t) & 1]), limit)
+        reached = [t for t in range(34) if out[t] != 77]
+        assert all((todo >> t) & 1 and out[t] == ref_out[t] for t in reached)
+        if limit == 35:
+            assert reached == [t for t in range(34) if (todo >> t) & 1]
 
 
 def test_near_is_the_kinds_next_to_a_held_one_within_its_suit():
@@ -632,16 +641,26 @@ def _jiating_n_waits(c):
     return int(_n_waits(c, own, hand_tables(), np.empty(34, np.int64)))
 
 
+def _jiating_is_hard_ready(c):
+    """J-4.2's test of the engine: a kind completes the 3m+1 hand of which fewer than 4 are held."""
+    from caishen.sim.rules.jiating.turn import _is_hard_ready
+    from caishen.sim.tables import hand_tables
+
+    return bool(_is_hard_ready(c, c.astype(np.int64), hand_tables(), np.empty(34, np.int64)))
+
+
 @SETTINGS
 @given(hands(sizes=(1, 4, 7, 10, 13), fours=True), st.sampled_from([-1, CAISHEN]))
 def test_D3_waits_and_effective_tiles_with_fours_match_reference(c, joker):
     """Waits and effective tiles equal the reference; shanten 0 exactly when a wait exists,
-    and without a joker exactly when Jiating's readiness count (D3, no melds) is positive."""
+    and without a joker exactly when Jiating's readiness count (D3, no melds) is positive and its
+    J-4.2 test says ready."""
     w = hand.waits(c, joker)
     assert w == ref.waits(c, joker)
     assert (hand.shanten(c, joker) == 0) == bool(w)
     if joker < 0:
         assert _jiating_n_waits(c) == len(w)
+        assert _jiating_is_hard_ready(c) == bool(w)
     base = ref.shanten(c, joker)
     expected = []
     for t in range(34):

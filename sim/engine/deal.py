@@ -89,7 +89,7 @@ from caishen.sim.engine.layout import (
 )
 from caishen.sim.hand import _shanten
 from caishen.sim.rng import _rng_seed, _rng_shuffle
-from caishen.sim.rules.kernels import _is_baotou_wait, _n_waits, _own_copies, _single_wait_discards, _win_kernel
+from caishen.sim.rules.kernels import _is_baotou_wait, _is_hard_ready, _own_copies, _single_wait_discards, _win_kernel
 from caishen.sim.tiles import MELD_NONE
 
 
@@ -234,7 +234,7 @@ def _hard_ready(st, tabs, s):
         return False
     own = st.work[2]
     _own_copies(st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], own)
-    return _n_waits(st.hands[s], own, tabs, st.work[1]) > 0
+    return _is_hard_ready(st.hands[s], own, tabs, st.work[1])
 
 
 @njit(cache=True)

@@ -72,7 +72,7 @@ from caishen.sim.borrow import borrowed
 from caishen.sim.rules import records as _records
 from caishen.sim.rules.jiating.points import _hand_points as _pattern_points
 from caishen.sim.rules.jiating.turn import _evaluate_win as _shape_win
-from caishen.sim.rules.jiating.turn import _n_waits, _own_copies, _single_wait_discards  # noqa: F401
+from caishen.sim.rules.jiating.turn import _is_hard_ready, _own_copies, _single_wait_discards  # noqa: F401
 from caishen.sim.rules.kaihua.kernels import _evaluate_win as _joker_win
 from caishen.sim.rules.kaihua.kernels import _is_baotou_wait  # noqa: F401
 from caishen.sim.rules.kaihua.kernels import _payments as _exponent_payments

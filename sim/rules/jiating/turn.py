@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caishen.sim.hand import _add_meld_tiles, _completing_draws, _is_win, _near, _shanten, _shanten_each_change
+from caishen.sim.hand import _add_meld_tiles, _changes_compact, _is_win, _near, _shanten, _shanten_each_change
 from caishen.sim.tiles import MELD_NONE
 
 N_KINDS = 34
@@ -86,26 +86,43 @@ def _n_waits(hand13, own, tabs, draw):
 
 
 @njit(cache=True)
+def _is_hard_ready(hand13, own, tabs, draw):
+    """J-4.2 (D3): does some kind complete the 3m+1 ``hand13`` of which the player holds fewer than 4
+    (``own``: :func:`_own_copies`)?  :func:`_n_waits` ``> 0``, stopping at the first such kind and trying
+    only the kinds near a held one; ``draw``: scratch ``int64[34]``."""
+    held = np.int64(0)
+    drawable = np.int64(0)
+    for t in range(N_KINDS):
+        held |= np.int64(hand13[t] != 0) << t
+        drawable |= np.int64(own[t] < 4) << t
+    return _changes_compact(hand13, np.int64(NO_JOKER), tabs, np.int64(1), _near(held) & drawable, np.int64(1),
+                            draw) > 0
+
+
+@njit(cache=True)
 def _single_wait_discards(hand, meld_types, meld_kinds, n_melds, tabs, work):
     """J-4.1: bitmask over kinds ``k`` held in the 3m+2 ``hand`` such that after
     discarding one ``k`` the hand waits on exactly one kind (D3).
 
-    ``work``: scratch ``int64[3, 34]`` (rows 0 and 2: shanten after each
-    discard, own copies).  A hand of shanten > 0 has no such discard (the
+    ``work``: scratch ``int64[3, 34]`` (rows: shanten after each discard,
+    shanten after each draw, own copies).  A hand of shanten > 0 has no such discard (the
     shanten of 3m+2 tiles is the least shanten after one discard), so the
     usual cost is one shanten; otherwise only the discards that leave the
     hand ready (shanten 0) are examined further, their waits counted up to
-    two among the kinds near a held one (:func:`caishen.sim.hand._completing_draws`).
+    two among the kinds near a held one (:func:`caishen.sim.hand._changes_compact`).
     """
     if _shanten(hand, np.int64(NO_JOKER), tabs) > 0:
         return 0
     after = work[0]
+    draw = work[1]
     own = work[2]
-    _shanten_each_change(hand, np.int64(NO_JOKER), tabs, np.int64(-1), after)
+    held = np.int64(0)
+    for t in range(N_KINDS):
+        held |= np.int64(hand[t] != 0) << t
+    _changes_compact(hand, np.int64(NO_JOKER), tabs, np.int64(-1), held, np.int64(N_KINDS + 1), after)
     bits = 0
     first = True
     drawable = np.int64(0)  # bit t: fewer than four of t in hand and melds
-    held = np.int64(0)
     for k in range(N_KINDS):
         if hand[k] == 0 or after[k] != 0:
             continue
@@ -113,13 +130,13 @@ def _single_wait_discards(hand, meld_types, meld_kinds, n_melds, tabs, work):
             _own_copies(hand, meld_types, meld_kinds, n_melds, own)
             for t in range(N_KINDS):
                 drawable |= np.int64(own[t] < 4) << t
-                held |= np.int64(hand[t] != 0) << t
             first = False
         # the waits after discarding k, counted up to two (one is what J-4.1 asks), among the kinds
         # that can join a held one; k itself becomes drawable (its fourth copy left the hand)
         hand[k] -= 1
         near = _near(held if hand[k] != 0 else held & ~(np.int64(1) << k))
-        n = _completing_draws(hand, np.int64(NO_JOKER), tabs, near & (drawable | (np.int64(1) << k)), 2)
+        n = _changes_compact(hand, np.int64(NO_JOKER), tabs, np.int64(1), near & (drawable | (np.int64(1) << k)),
+                             np.int64(2), draw)
         hand[k] += 1
         if n == 1:
             bits |= 1 << k
