@@ -38,8 +38,10 @@ How one win is scored (:func:`_score_win`)
    Python scorer's key), so the answer does not depend on enumeration order.
 6. The waits before the win (D3: kinds completing the 13 - 3m concealed
    tiles, minus kinds whose four copies the winner holds in hand and melds;
-   P02, P27, P28) are :func:`caishen.sim.rules.jiating.turn._n_waits`, the kernel
-   the engine's 架听 test uses, so a hand that may declare 架听 is exactly a
+   P02, P27, P28) are :func:`caishen.sim.rules.jiating.turn._n_waits`; the
+   engine's 架听 test counts the same waits (D3) up to two among the kinds near
+   a held one (:func:`caishen.sim.rules.jiating.turn._single_wait_discards`;
+   tests hold the two equal), so a hand that may declare 架听 is exactly a
    hand scored as a single wait.
 
 ``G`` (J-6.1) is the winner's kong points; payments (J-6.2, J-6.4, J-6.5)
@@ -520,8 +522,7 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
         melds[4 + i] = meld_kind[i] if i < n_melds else 0
         if i < n_melds:
             own[meld_kind[i]] += 3 if meld_type[i] == MELD_PONG else 4
-    # D3: the waits before the win as the engine's 架听 test counts them (caishen.sim.rules.jiating.turn;
-    # a uint8 hand shares the engine's compiled copy of it)
+    # D3: the waits before the win, the kinds the engine's 架听 test counts (caishen.sim.rules.jiating.turn)
     draw = work[W_DRAW]
     n_waits = _n_waits(hand, own, tabs, draw)
     wait_kind = -1
