@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caishen.sim.hand import _add_meld_tiles, _changes_compact, _is_win, _near, _shanten, _shanten_each_change
+from caishen.sim.hand import _add_meld_tiles, _changes_compact, _is_win, _near, _shanten
 from caishen.sim.tiles import MELD_NONE
 
 N_KINDS = 34
@@ -70,33 +70,36 @@ def _own_copies(hand, meld_types, meld_kinds, n_melds, own):
 
 
 @njit(cache=True)
-def _n_waits(hand13, own, tabs, draw):
-    """Kinds that complete the 3m+1 ``hand13`` and of which the player holds fewer than 4 (D3).
+def _waits(hand13, own, tabs, draw, limit):
+    """Kinds that complete the 3m+1 ``hand13`` and of which the player holds fewer than 4 (D3), counted up
+    to ``limit``.
 
-    ``own``: copies held in hand and melds (:func:`_own_copies`); ``draw``:
-    scratch ``int64[34]``.  Returns the number of such kinds and leaves in
-    ``draw`` the shanten after drawing each kind (-1 = complete).
+    ``own``: copies held in hand and melds (:func:`_own_copies`); ``draw``: scratch ``int64[34]``, left
+    with the shanten after drawing each kind tried (-1 = complete), 99 for the others.  Only kinds next
+    to a held one are tried (:func:`caishen.sim.hand._near`; no joker in Jiating), the count stops at
+    ``limit`` (:func:`caishen.sim.hand._changes_compact`).
     """
-    _shanten_each_change(hand13, np.int64(NO_JOKER), tabs, np.int64(1), draw)
-    n = 0
-    for t in range(N_KINDS):
-        if draw[t] == -1 and own[t] < 4:
-            n += 1
-    return n
-
-
-@njit(cache=True)
-def _is_hard_ready(hand13, own, tabs, draw):
-    """J-4.2 (D3): does some kind complete the 3m+1 ``hand13`` of which the player holds fewer than 4
-    (``own``: :func:`_own_copies`)?  :func:`_n_waits` ``> 0``, stopping at the first such kind and trying
-    only the kinds near a held one; ``draw``: scratch ``int64[34]``."""
     held = np.int64(0)
     drawable = np.int64(0)
     for t in range(N_KINDS):
         held |= np.int64(hand13[t] != 0) << t
         drawable |= np.int64(own[t] < 4) << t
-    return _changes_compact(hand13, np.int64(NO_JOKER), tabs, np.int64(1), _near(held) & drawable, np.int64(1),
-                            draw) > 0
+        draw[t] = 99
+    return _changes_compact(hand13, np.int64(NO_JOKER), tabs, np.int64(1), _near(held) & drawable, limit, draw)
+
+
+@njit(cache=True)
+def _n_waits(hand13, own, tabs, draw):
+    """The number of kinds that complete the 3m+1 ``hand13`` and of which the player holds fewer than 4
+    (D3, the scorer's P02 / P27 / P28); ``draw`` as :func:`_waits` (-1: a wait)."""
+    return _waits(hand13, own, tabs, draw, np.int64(N_KINDS))
+
+
+@njit(cache=True)
+def _is_hard_ready(hand13, own, tabs, draw):
+    """J-4.2 (D3): does some kind complete the 3m+1 ``hand13`` of which the player holds fewer than 4?
+    :func:`_waits` up to the first one."""
+    return _waits(hand13, own, tabs, draw, np.int64(1)) > 0
 
 
 @njit(cache=True)
@@ -109,7 +112,7 @@ def _single_wait_discards(hand, meld_types, meld_kinds, n_melds, tabs, work):
     shanten of 3m+2 tiles is the least shanten after one discard), so the
     usual cost is one shanten; otherwise only the discards that leave the
     hand ready (shanten 0) are examined further, their waits counted up to
-    two among the kinds near a held one (:func:`caishen.sim.hand._changes_compact`).
+    two (:func:`_waits`).
     """
     if _shanten(hand, np.int64(NO_JOKER), tabs) > 0:
         return 0
@@ -119,24 +122,19 @@ def _single_wait_discards(hand, meld_types, meld_kinds, n_melds, tabs, work):
     held = np.int64(0)
     for t in range(N_KINDS):
         held |= np.int64(hand[t] != 0) << t
-    _changes_compact(hand, np.int64(NO_JOKER), tabs, np.int64(-1), held, np.int64(N_KINDS + 1), after)
+    _changes_compact(hand, np.int64(NO_JOKER), tabs, np.int64(-1), held, np.int64(N_KINDS), after)
     bits = 0
     first = True
-    drawable = np.int64(0)  # bit t: fewer than four of t in hand and melds
     for k in range(N_KINDS):
         if hand[k] == 0 or after[k] != 0:
             continue
         if first:
             _own_copies(hand, meld_types, meld_kinds, n_melds, own)
-            for t in range(N_KINDS):
-                drawable |= np.int64(own[t] < 4) << t
             first = False
-        # the waits after discarding k, counted up to two (one is what J-4.1 asks), among the kinds
-        # that can join a held one; k itself becomes drawable (its fourth copy left the hand)
         hand[k] -= 1
-        near = _near(held if hand[k] != 0 else held & ~(np.int64(1) << k))
-        n = _changes_compact(hand, np.int64(NO_JOKER), tabs, np.int64(1), near & (drawable | (np.int64(1) << k)),
-                             np.int64(2), draw)
+        own[k] -= 1
+        n = _waits(hand, own, tabs, draw, np.int64(2))  # up to two: one is what J-4.1 asks
+        own[k] += 1
         hand[k] += 1
         if n == 1:
             bits |= 1 << k
