@@ -38,11 +38,10 @@ How one win is scored (:func:`_score_win`)
    Python scorer's key), so the answer does not depend on enumeration order.
 6. The waits before the win (D3: kinds completing the 13 - 3m concealed
    tiles, minus kinds whose four copies the winner holds in hand and melds;
-   P02, P27, P28) are :func:`caishen.sim.rules.jiating.turn._n_waits`; the
-   engine's 架听 test counts the same waits (D3) up to two among the kinds near
-   a held one (:func:`caishen.sim.rules.jiating.turn._single_wait_discards`;
-   tests hold the two equal), so a hand that may declare 架听 is exactly a
-   hand scored as a single wait.
+   P02, P27, P28) are :func:`caishen.sim.rules.jiating.turn._n_waits`, the
+   count (:func:`caishen.sim.rules.jiating.turn._waits`) the engine's 架听
+   test uses, so a hand that may declare 架听 is exactly a hand scored as a
+   single wait.
 
 ``G`` (J-6.1) is the winner's kong points; payments (J-6.2, J-6.4, J-6.5)
 are :func:`caishen.sim.rules.jiating.payments._payments`, called by the caller per winner.
