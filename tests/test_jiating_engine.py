@@ -228,6 +228,32 @@ def test_J_3_1_no_chow(engine_warm):
         g2.step("chow_low")
 
 
+def test_J_3_2_discard_at_once_after_a_pong_no_kong_no_win(engine_warm):
+    """J-3.2 (engine J3): after a pong the player discards at once: no kong and no win
+    before that discard, though the hand holds four 7p and is complete with the pong
+    (777p 789p 123s 99s); the concealed kong is offered on the seat's next drawn turn."""
+    hands = ["3m1889p19s1234z67z", "2468m22p66p9s1234z", "33m7777p89p123s99s", "12m44p45s6788s467z"]
+    g = deal(hands, draws="5s" + "6z6z7z7z")
+    pass_claims(g)
+    act(g, "discard 3m")
+    pass_claims_until(g, "pong")
+    left = g.tiles_left
+    act(g, "pong")
+    assert {n.split()[0] for n in legal(g)} == {"discard", "declare"}  # declare = discard + 架听 (J-4.1)
+    assert g.tiles_left == left and g.state["sc"][E.SC_DRAWN] == -1
+    act(g, "discard 9s")
+    pass_claims(g)
+    while g.current_player != 2:
+        tsumogiri(g)
+    assert "kong_concealed 7p" in legal(g)
+
+
+def pass_claims_until(g: E.Game, name: str) -> None:
+    """Decline 硬子 questions until ``name`` is legal for the seat to act."""
+    while g.phase == "hard" and name not in legal(g):
+        act(g, "hard_decline")
+
+
 def _rob_hands():
     # seat 1 holds 5p5p5p... no: seat 1 pongs 5p from the dealer, later adds the 4th 5p;
     # seat 2 waits on 5p / 8p (67p)

@@ -370,6 +370,33 @@ def test_K_4_1_no_draw_no_kong_right_after_a_pong(engine_warm):
     assert all(n.startswith("discard") for n in legal(g))
 
 
+#: seat 2 / seat 1 hold 7777p and, beside the claimed pair or partners, 11 tiles that are complete
+#: (777p 789p 123s 99s) once the claimed 3m is in a meld: a concealed kong and a win would both be there
+_K41 = ["3m1889p19s1234z67z", "24m7777p89p123s99s", "33m7777p89p123s99s", "12m44p45s6788s467z"]
+
+
+@pytest.mark.parametrize("claim", ["pong", "chow_mid"])
+def test_K_4_1_discard_at_once_after_a_chow_or_pong_no_kong_no_win(engine_warm, claim):
+    """K-4.1 (engine E2): after a chow or pong the player discards at once: no draw, no
+    kong, no win before that discard, though the hand holds four 7p and is complete.  The
+    concealed kong is offered on the seat's next drawn turn."""
+    hands = list(_K41)
+    claimer = 2 if claim == "pong" else 1
+    hands[3 - claimer] = "2468m22p66p9s1234z"  # the other seat: neither 24m nor 33m
+    g = deal(hands, draws="5s" + "6z6z7z7z")
+    act(g, "discard 3m")
+    assert g.current_player == claimer and claim in legal(g)
+    left = g.tiles_left
+    act(g, claim)
+    assert legal(g) == {f"discard {t}" for t in ("7p", "8p", "9p", "1s", "2s", "3s", "9s")}
+    assert g.tiles_left == left and g.state["sc"][E.SC_DRAWN] == -1  # no draw
+    act(g, "discard 9s")
+    pass_claims(g)
+    while g.current_player != claimer:
+        tsumogiri(g)
+    assert "kong_concealed 7p" in legal(g)
+
+
 def test_K_5_2_added_kong_on_a_later_turn_then_replacement(engine_warm):
     """K-5.2: the kept fourth tile is added to the pong on a later turn, with an
     unrelated draw; K-5.4: the replacement comes from the tail; K-6.5: a link."""

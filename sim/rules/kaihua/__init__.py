@@ -59,7 +59,8 @@ The rules in brief
 
 Decisions on ambiguous points (each is the default of this implementation)
 -------------------------------------------------------------------------
-- D1 (K-6.3 豪华): only a *natural* four of a kind (four identical non-财神
+- D1 (K-6.3 豪华, whose sentence "a 财神 never completes a four for 豪华" states it
+  since round 4): only a *natural* four of a kind (four identical non-财神
   tiles) counts as 豪华; a 财神 never completes a 豪华 four.  The seed says
   "手中有四张一样的牌" (four identical tiles), 去不去 asks for a natural four,
   and otherwise every seven pairs with two 财神 would be 豪华 (the 财神 pair
