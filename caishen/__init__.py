@@ -47,6 +47,7 @@ import os
 import sys
 from pathlib import Path
 
+#: the package version, its one source: pyproject.toml reads it ([tool.setuptools.dynamic]); `caishen --version`
 __version__ = "0.1.0"
 
 #: the subpackages whose kernel sources the numba cache digest covers
