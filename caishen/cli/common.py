@@ -1,0 +1,89 @@
+"""What the ``caishen`` subcommands share: the integer bounds, the help formatter with the bot list,
+the executor flags (``--workers``, ``--backend``, ``--ray-address``), and the lines a run prints
+(its play rate, the cold-cache note, the example hands, the repair hint)."""
+
+from __future__ import annotations
+
+import argparse
+
+#: bounds of the integer arguments of ``caishen simulate``
+MAX_GAMES = 10**10
+MAX_CHUNK_SIZE = 10**6
+MAX_WORKERS = 1024
+#: bounds of ``caishen match``
+MAX_WALLS = 10**9
+MAX_CHUNK_WALLS = 10**6
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but a text of several lines (the bot list of an epilog) is wrapped line by line."""
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        return "\n".join(textwrap.fill(" ".join(line.split()), width, initial_indent=indent + "  " * (line[:1] == " "),
+                                        subsequent_indent=indent + "      " * (line[:1] == " "))
+                         for line in text.splitlines())
+
+
+def bots_epilog() -> str:
+    from caishen.sim.bots.registry import help_lines
+
+    return "bots (one spec grammar everywhere, caishen.sim.bots.registry):\n" + "\n".join(
+        f" {line}" for line in help_lines(kernel=True))  # the bots these commands play; an epilog is not %-formatted
+
+
+def add_executor_args(p, what: str = "") -> None:
+    """``--workers``, ``--backend``, ``--ray-address``: how a runner command spreads its chunks."""
+    p.add_argument("--workers", type=int, default=None,
+                   help=f"worker processes / Ray tasks{what} (default: all cores; 1 = in-process)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local", help="local process pool (default) or Ray")
+    p.add_argument("--ray-address", default=None, help="Ray cluster address for ray.init (default: start local Ray)")
+
+
+def check_executor_args(args) -> None:
+    """``ValueError`` naming a bad ``--workers`` (1..MAX_WORKERS) or a ``--ray-address`` without Ray."""
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers {args.workers}: must be a positive integer")
+    if args.workers is not None and args.workers > MAX_WORKERS:
+        raise ValueError(f"--workers {args.workers}: at most {MAX_WORKERS}")
+    if args.ray_address and args.backend != "ray":
+        raise ValueError("--ray-address needs --backend ray")
+
+
+def played(res) -> str:
+    """``"played N chunk(s) now (hands, seconds, hands/s ...), "`` of a run's summary line; a finished run's
+    rerun played nothing and says so (not "0 hands/s")."""
+    if not res.chunks_run:
+        return "played 0 chunk(s) now (nothing left to play), "
+    return (f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s: "
+            f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), ")
+
+
+def cold_note(config) -> str:
+    """``"; first ..."`` for a run's first line when its self-play kernels are not in this numba cache yet
+    (what a newcomer's first run spends its first minute or two on), else ``""``."""
+    from caishen.sim.bots.registry import has_data
+    from caishen.sim.warmup import COLD_SECONDS, is_marked
+
+    part = "bots" if any(has_data(p) for p in config.policies) else "kernel"  # as the runner marks them
+    if is_marked("selfplay", part):
+        return ""
+    return (f"; first the numba kernels compile (about {COLD_SECONDS['selfplay']} s on one core, once per "
+            "cache; `caishen warmup` does it ahead of time)")
+
+
+def print_examples(lines: list[str]) -> None:
+    """The summary's example hands of a simulate run or a match (summary.example_hands), each a command to
+    open it."""
+    print("example hands (each line: the command that replays it):")
+    for line in lines:
+        print(f"  {line}")
+
+
+def repair_hint(run_dir, chunks: bool = True, lines: bool = True) -> str:
+    """The repair line of a run with damaged ``chunks`` and/or damaged manifest ``lines``."""
+    does = (["replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run)"]
+            if chunks else []) + (["drops the manifest's damaged lines"] if lines else [])
+    return (f"repair: rerun the same `caishen simulate` command, or `caishen simulate --resume {run_dir}`: it "
+            + " and ".join(does))
