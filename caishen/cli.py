@@ -165,6 +165,9 @@ def _cmd_hand(args) -> int:
                 vectors.gated_waits(args.rules, counts - (np.arange(34) == k), [tiles.kind_name(k)])
                 for k in np.flatnonzero(counts)
             ) if info["win"] else False
+            best = vectors.best_self_draw(args.rules, counts) if info["win"] else None
+            if best is not None:  # the score explained (the rule set's words hook)
+                info["score"] = {"tile": best[0], "lines": best[1].lines(), "breakdown": best[1].to_json()}
     if args.json:
         print(json.dumps(info, ensure_ascii=False))
         return 0
@@ -173,6 +176,12 @@ def _cmd_hand(args) -> int:
     print(f"shanten:   {info['shanten']}  (standard {info['shanten_standard']}, seven pairs {info['shanten_seven_pairs']})")
     if n % 3 == 2:
         print(f"complete:  {'yes' if info['win'] else 'no'}  ({shows})")
+        if info["win"] and args.rules is None:
+            print("           (give --rules R to see what it scores under rule set R)")
+        if info.get("score"):
+            print(f"score:     as a self-draw on {info['score']['tile']} by seat 1, the dealer seat 0 "
+                  "(no melds, no chain, no declaration):")
+            print("\n".join(f"  {line}" for line in info["score"]["lines"]))
         for d in info.get("discards", []):
             eff = " ".join(f"{k}({c})" for k, c in d["effective"])
             print(f"discard {d['discard']}: shanten {d['shanten']}, {d['live']} live tiles: {eff}")
@@ -216,6 +225,9 @@ def _add_score(sub) -> None:
     p.add_argument("file", nargs="?", default="-", help="JSON-lines file, or - for stdin (default)")
     p.add_argument("--check", action="store_true",
                    help="compare each line's expect fields with the scored result; print the mismatches")
+    p.add_argument("--explain", action="store_true",
+                   help="explain each case's score as text instead of JSON: every hand type or pattern by name "
+                   "(rule ID, pinyin, Chinese) with its exponent or points, the caps applied, who pays whom what")
     p.add_argument(
         "--rules-option",
         action="append",
@@ -260,6 +272,14 @@ def _cmd_score(args) -> int:
     from caishen.sim.rules.options import parse_option_strings
 
     options = parse_option_strings(args.rules_option)
+    if args.explain and args.check:
+        raise ValueError("--explain and --check: give one of them")
+    if args.explain:
+        with _score_input(args.file) as stream:
+            n, failed = vectors.explain_file(stream, sys.stdout, options)
+        if failed:
+            print(f"caishen score: {failed} of {n} case(s) could not be scored", file=sys.stderr)
+        return 1 if failed else 0
     if args.check:
         with _score_input(args.file) as stream:
             c = vectors.check_file(stream, sys.stdout, options)

@@ -88,7 +88,7 @@ def test_hand_log_replay_and_damaged_log(tmp_path):
     log = tmp_path / "hand.jsonl"
     g.write_log(log)
     trace = replay.load(log)
-    assert trace.result == g.result
+    assert trace.result == g.record
     assert len(trace.frames) == sum(e["event"] == "action" for e in g.events) + 1
     lines = log.read_text().splitlines()
     bad = tmp_path / "bad.jsonl"
@@ -109,7 +109,7 @@ def test_hand_log_replay_and_damaged_log(tmp_path):
     for key in ("seed", "match_hand", "streak"):  # keys the engine's replay takes as optional
         del reset[key]
     bad.write_text("\n".join([json.dumps(reset), *lines[1:]]) + "\n")
-    assert replay.load(bad).result == g.result
+    assert replay.load(bad).result == g.record
     link = tmp_path / "link.jsonl"
     link.symlink_to(log)
     with pytest.raises(ValueError, match="symbolic link"):

@@ -159,7 +159,7 @@ def trace_game(game: Game, choose: Callable[[Game], int], source: str = "a game"
         game.step(a)
         frames[-1]["action"] = {"seat": seat, "name": action_name(a)}
         frames.append(snapshot(game, len(frames)))
-    result = game.result
+    result = game.record
     for p, s in enumerate(frames[-1]["seats"]):  # a rule set scored after the hand pays in the record
         s["score"] = int(result[f"score_{p}"])
     return Trace(game.rules_name, game.rules.to_dict(), int(game._ep[EP_JOKER]), frames, result, source)
