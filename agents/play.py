@@ -92,7 +92,8 @@ def action_label(game: Game, a: int) -> str:
     tile, src, drawn = int(sc[SC_TILE]), int(sc[SC_SRC]), int(sc[SC_DRAWN])
     if A_CHOW_LOW <= a <= A_CHOW_HIGH:
         low = tile - (a - A_CHOW_LOW)
-        return "chow " + "".join(f"[{_name(k, joker)}]" if k == tile else _name(k, joker) for k in (low, low + 1, low + 2))
+        return "chow " + "".join(f"[{_name(k, joker)}]" if k == tile else _name(k, joker)
+                                 for k in (low, low + 1, low + 2))
     if a == A_PONG:
         return f"pong {_name(tile, joker) * 2}[{_name(tile, joker)}]"
     if a == A_KONG_EXPOSED:

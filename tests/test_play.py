@@ -47,7 +47,8 @@ def test_help_and_question_mark_list_the_commands(engine_warm):
 
 
 def test_claims_show_their_tiles_and_the_joker_is_marked(engine_warm):
-    claims = re.compile(r"\[\d+\] (chow (\d[mps]|\[\d[mps]\]){3}|pong (\d[mpsz])\3\[\3\]|kong (\d[mpsz]){3}\[\d[mpsz]\])")
+    claims = re.compile(r"\[\d+\] (chow (\d[mps]|\[\d[mps]\]){3}|pong (\d[mpsz])\3\[\3\]"
+                        r"|kong (\d[mpsz]){3}\[\d[mpsz]\])")
     seen_claim = seen_joker = False
     for seed in range(1, 12):
         g = Game("kaihua").reset(seed=seed)
@@ -150,7 +151,7 @@ def test_digit_lookalikes_and_odd_text_are_not_actions(engine_warm):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.text(max_size=30).filter(lambda s: "\n" not in s and "\r" not in s), max_size=4))
 def test_any_text_is_an_action_or_asked_again(engine_warm, answers):
-    trace, text = _play("".join(f"{x}\n" for x in answers) + ZEROS, seed=5)
+    trace, _ = _play("".join(f"{x}\n" for x in answers) + ZEROS, seed=5)
     assert trace.frames[-1]["phase"] == "done"
 
 

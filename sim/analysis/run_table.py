@@ -59,8 +59,6 @@ RUN_DOCS: dict[str, str] = {
 }
 #: decoders of the columns the play layer adds (a match's ``policy_s`` is decoded per run, :func:`decoders`)
 RUN_DECODERS: dict[str, Any] = {f"piao_chance_{s}": _words.Flag() for s in range(N_SEATS)}
-#: the chunk function of self-play runs, which adds ``piao_chance_s`` for a rule set with a joker
-ENGINE_CHUNK_FN = "caishen.sim.selfplay.runner:engine_chunk"
 
 
 def doc_key(column: str) -> str:
@@ -231,7 +229,7 @@ def schema_markdown() -> str:
     policy = _words.Text(str, "category: the bot's spec ('greedy', 'tuned:NAME', ...)")
     parts += ["## A match (`caishen match`, a ladder's pairs)", "", *_HEAD,
               *_rows(match, {f"policy_{s}": policy for s in range(N_SEATS)}, every, seen), ""]
-    sweep = [cols for cols in records.CHUNK_FN_COLUMNS.values() if any(c == "hero" for c, _ in cols)][0]
+    sweep = next(cols for cols in records.CHUNK_FN_COLUMNS.values() if any(c == "hero" for c, _ in cols))
     parts += ["## A sweep (`caishen sweep`)", "", *_HEAD, *_rows(sweep, {}, every, seen), ""]
     return "\n".join(parts)
 

@@ -433,7 +433,7 @@ def explain_file(stream: IO[str], out: IO[str], options: dict[str, Any] | None =
             failed += 1
             write(f"line {i}: error: {_error_text(e)}\n\n")
             continue
-        write("\n".join([f"line {i}, case {short_text(str(case.get('id')), MAX_ID)} ({case['rules']}):",
+        write("\n".join([f"line {i}, case {short_text(str(case.get('id', f'line {i}')), MAX_ID)} ({case['rules']}):",
                           *b.lines()]) + "\n\n")
         out.flush()
     return n, failed

@@ -110,8 +110,10 @@ class Codes:
         codes = np.where(ok, self._lut[np.clip(idx, 0, len(self._lut) - 1)], -2)
         bad = np.flatnonzero(codes == -2)
         if len(bad):
-            raise ValueError(f"column {name!r} holds {int(a[bad[0]])} in row {int(bad[0])}: not a code "
-                             f"({', '.join(str(c) for c in self.words)})")
+            known = sorted(self.words)
+            shown = (f"{known[0]}..{known[-1]}" if known == list(range(known[0], known[-1] + 1)) and len(known) > 4
+                     else ", ".join(map(str, known)))
+            raise ValueError(f"column {name!r} holds {int(a[bad[0]])} in row {int(bad[0])}: not a code ({shown})")
         return {name: Categories(codes, self.categories)}
 
 
@@ -302,7 +304,8 @@ class HandBreakdown:
         """The explanation as text lines (module docstring)."""
         out = []
         if self.drawn:
-            out.append(f"a drawn hand (liuju 流局): nobody wins, nobody pays (K-8.4, J-6.5); dealer seat {self.dealer}")
+            out.append(f"a drawn hand (liuju 流局): nobody wins, nobody pays (K-8.4, J-6.5); "
+                       f"dealer seat {self.dealer}")
         for w in self.wins:
             how = f"{w.win_type} ({WIN_TYPE_CHINESE.get(w.win_type, w.win_type)})"
             if w.discarder >= 0:

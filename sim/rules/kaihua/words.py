@@ -154,7 +154,8 @@ def _payments(rules: KaihuaRules, dealer: int, winner: int, win_type: int, disca
             parts.append(f"{'its own' if p == discarder else f'seat {p}'} {share} = {formula}")
         if circle[p]:
             if rules.failed_piao_points is not None:
-                extra, why = rules.failed_piao_points, f"the fixed {rules.failed_piao_points} points (failed_piao_points)"
+                extra = rules.failed_piao_points
+                why = f"the fixed {extra} points (failed_piao_points)"
             else:
                 extra = (rules.failed_piao_factor - 1) * share
                 times = "once more" if rules.failed_piao_factor == 2 else f"{rules.failed_piao_factor - 1} more times"
