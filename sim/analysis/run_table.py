@@ -3,10 +3,10 @@
 The Parquet files keep integer codes (``win_type`` 1, ``hand_flags`` 6,
 ``win_tile`` 10): they are compact, the runs' resume checks and the golden
 digests (``tests/test_golden.py``) are taken over them, and the analysis
-counts them.  :func:`read_run` reads a run's verified chunks
-(:func:`caishen.sim.selfplay.stream.read_run`: only the chunks the manifest
-records as finished, whatever else sits in the folder) and turns every coded
-column into words with the decoders of :mod:`caishen.sim.rules.words` (the
+counts them.  :func:`read_run` reads a run's verified chunks (those
+:func:`caishen.sim.selfplay.stream.verified_chunk_files` finds recorded as
+finished by the manifest and intact, whatever else sits in the folder) and
+turns every coded column into words with the decoders of :mod:`caishen.sim.rules.words` (the
 same words as :attr:`caishen.sim.engine.Game.result`): categories
 (``win_type``: ``self_draw`` / ``discard_win`` / ``robbed_kong`` /
 ``draw``; tiles in mpsz; declarations; a match's ``policy_s`` as the bot
@@ -31,11 +31,14 @@ from __future__ import annotations
 import os
 import re
 import sys
+import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from caishen.sim.rules import base as _rulesets
 from caishen.sim.rules import records as _contract
@@ -125,25 +128,41 @@ def read_run(run_dir: str | os.PathLike, columns: list[str] | None = None, *, co
     """A run's table, one row per hand in ``hand_id`` order, read as words (module docstring).
 
     ``run_dir``: a ``caishen simulate``, ``match`` or ``sweep`` run directory (a ladder's pairs are
-    matches).  Only the chunks its manifest records as finished and whose files verify are read: a stray
-    file in ``RUN/chunks/`` is ignored, a run still going is read as far as it got.  ``columns``: read only
-    these stored columns (``hand_id`` is always read).  ``codes=True``: the stored integer codes, as in the
-    Parquet files.  Column meanings: ``docs/schema.md``.
+    matches).  Only the chunks its manifest records as finished and whose files verify
+    (:func:`caishen.sim.selfplay.stream.verified_chunk_files`) are read: a stray file in ``RUN/chunks/`` is
+    ignored, a chunk file without its manifest line (a run stopped between the two) is left out with a
+    warning, a run still going is read as far as it got.  ``columns``: read only these stored columns
+    (``hand_id`` is always read).  ``codes=True``: the stored integer codes, as in the Parquet files.
+    Column meanings: ``docs/schema.md``.
 
     Raises ``ValueError`` (or :class:`caishen.sim.safeio.FileError`) naming the folder: not a run
-    directory, no finished chunk, a damaged chunk (rerun its command to replay it), a column it lacks.
+    directory, no finished chunk, a damaged chunk (named; rerun the run's command to replay it), a
+    column the chunks lack.
     """
     meta = rundir.read_run_json(run_dir)
     if columns is not None:
         if isinstance(columns, str) or not all(isinstance(c, str) for c in columns):
             raise ValueError(f"columns must be a list of column names, got {columns!r}")
-        columns = list(columns)
-    try:
-        df = stream.read_run(run_dir, columns)
-    except pa.ArrowInvalid as e:  # a column the chunks lack: pyarrow's message lists the whole schema
-        m = re.search(r"FieldRef\.Name\((.{0,100}?)\)", str(e))
-        what = f"no column {m.group(1)!r}" if m else str(e).splitlines()[0][:200]
-        raise ValueError(f"{str(run_dir)!r} has {what} (the columns: docs/schema.md)") from None
+        columns = [*columns, *(["hand_id"] if "hand_id" not in columns else [])]
+    files, check = stream.verified_chunk_files(run_dir, meta)
+    unrecorded = check.by_state("unrecorded")
+    if len(unrecorded) < len(check.problems):
+        raise ValueError(f"{str(run_dir)!r} has damaged chunks: " + "; ".join(check.describe(5))
+                         + "; rerun its command (caishen simulate --resume RUN) to replay them")
+    if unrecorded:
+        warnings.warn(f"{str(run_dir)!r}: left out chunk(s) {', '.join(map(str, unrecorded[:10]))} without a "
+                      "manifest line (the run stopped before recording them; --resume replays them)", stacklevel=2)
+    if not files:
+        raise ValueError(f"no finished chunk in {str(run_dir)!r} (expected "
+                         f"{str(Path(run_dir) / records.CHUNKS_DIR)}/chunk-*.parquet with a manifest line)")
+    names = stream.column_names(files)
+    missing = [c for c in (columns or ()) if c not in names]
+    if missing:
+        raise ValueError(f"{str(run_dir)!r} has no column(s) {', '.join(map(repr, missing))} "
+                         "(the columns: docs/schema.md)")
+    batches = list(stream.record_batches(files, columns or names))
+    table = pa.Table.from_batches(batches) if batches else pq.read_schema(files[0]).empty_table()
+    df = table.to_pandas().sort_values("hand_id", kind="stable").reset_index(drop=True)
     return df if codes else words_frame(df, meta)
 
 
@@ -195,7 +214,8 @@ raw = caishen.read_run("runs/r1", codes=True)  # the stored integer codes
 ```
 
 `caishen.read_run` reads only the chunks the run's manifest records as finished (a stray file in
-`RUN/chunks/` is ignored; a damaged chunk is named, and `caishen simulate --resume RUN` replays it).
+`RUN/chunks/` is ignored, a chunk file without its manifest line is left out with a warning; a damaged
+chunk is named, and `caishen simulate --resume RUN` replays it).
 The files keep integer codes, which are compact and what the resume checks and the golden digests
 are taken over; the words are made on reading, the same words as `Game.result` (`Game.record` holds
 the codes).  A seat's columns are written once as `name_<s>` (seats 0..3); `pay_<p>_<w>` is one
