@@ -166,12 +166,13 @@ class Text:
 
     def decode(self, name: str, values) -> dict[str, np.ndarray]:
         a = np.asarray(values, dtype=object)
-        uniques, inverse = np.unique(a.astype(str), return_inverse=True)
+        seen: dict[str, int] = {}  # distinct values (a few hundred in a run) -> index, in order of appearance
+        inverse = np.fromiter((seen.setdefault(str(v), len(seen)) for v in a), np.int64, len(a))
         try:
-            mapped = np.array([self.words(str(u)) for u in uniques] or [""], dtype=object)
+            mapped = np.array([self.words(u) for u in seen] + [""], dtype=object)
         except ValueError as e:
             raise ValueError(f"column {name!r}: {e}") from None
-        return {name: mapped[inverse.reshape(-1)] if len(a) else np.array([], dtype=object)}
+        return {name: mapped[inverse]}
 
 
 #: a tile kind index read as its mpsz name (``'5z'``); -1 is missing (no tile: a drawn hand)
