@@ -29,7 +29,9 @@ Layers (arrows point one way): ``caishen.sim.tiles`` -> ``caishen.sim.tables``
 ``caishen.envs``, ``caishen.agents`` and the CLI import ``caishen.sim``.  Importing
 ``caishen`` is cheap: tables are built (or read from the disk cache) on first
 use, kernels compiled (or loaded) on first call.  ``python -m caishen`` is the
-``caishen`` command.
+``caishen`` command; ``caishen.read_run(RUN)`` reads a run's table as words
+(:func:`caishen.sim.analysis.run_table.read_run`, imported on first use;
+the columns: ``docs/schema.md``).
 
 numba's on-disk cache (``cache=True``) does not notice when a kernel that a
 cached kernel calls changes in *another* module, and would keep running the
@@ -104,3 +106,12 @@ def _set_numba_cache_dir() -> None:
 
 
 _set_numba_cache_dir()
+
+
+def __getattr__(name: str):
+    """``caishen.read_run``: imported on first use, so that ``import caishen`` stays cheap (no pandas)."""
+    if name == "read_run":
+        from caishen.sim.analysis.run_table import read_run
+
+        return read_run
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

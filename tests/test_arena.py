@@ -18,7 +18,7 @@ def _replay(rules, wall, dealer, specs):
     bots = [make_agent(p) for p in specs]
     while not game.done:
         game.step(bots[game.current_player].act(game))
-    return game.result
+    return game.record
 
 
 @pytest.mark.parametrize("rules,specs", [

@@ -63,7 +63,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                "walls"),
     "replay": ("caishen.cli.replay:add", "show one hand of a run (or a hand log) move by move; --html writes a "
                "replay page"),
-    "play": ("caishen.cli.play:add", "play one seat against bots in the terminal, then see the replay"),
+    "play": ("caishen.cli.play:add", "play one seat against bots in the terminal, then see the score explained"),
     "train": ("caishen.agents.tune:add_command", "fit the tuned bot's weights by CMA-ES on duplicate deals "
               "(caishen.agents.tune; [tune] extra)"),
     "learn": ("caishen.agents.exit:add_command", "train a learned bot from the tuned bot by expert iteration "

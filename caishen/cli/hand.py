@@ -79,6 +79,9 @@ def run(args) -> int:
                 vectors.gated_waits(args.rules, counts - (np.arange(34) == k), [tiles.kind_name(k)])
                 for k in np.flatnonzero(counts)
             ) if info["win"] else False
+            best = vectors.best_self_draw(args.rules, counts) if info["win"] else None
+            if best is not None:  # the score explained (the rule set's words hook)
+                info["score"] = {"tile": best[0], "lines": best[1].lines(), "breakdown": best[1].to_json()}
     if args.json:
         print(json.dumps(info, ensure_ascii=False))
         return 0
@@ -87,6 +90,12 @@ def run(args) -> int:
     print(f"shanten:   {info['shanten']}  (standard {info['shanten_standard']}, seven pairs {info['shanten_seven_pairs']})")
     if n % 3 == 2:
         print(f"complete:  {'yes' if info['win'] else 'no'}  ({shows})")
+        if info["win"] and args.rules is None:
+            print("           (give --rules R to see what it scores under rule set R)")
+        if info.get("score"):
+            print(f"score:     as a self-draw on {info['score']['tile']} by seat 1, the dealer seat 0 "
+                  "(no melds, no chain, no declaration):")
+            print("\n".join(f"  {line}" for line in info["score"]["lines"]))
         for d in info.get("discards", []):
             eff = " ".join(f"{k}({c})" for k, c in d["effective"])
             print(f"discard {d['discard']}: shanten {d['shanten']}, {d['live']} live tiles: {eff}")

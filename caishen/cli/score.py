@@ -38,6 +38,9 @@ def add(sub) -> None:
     p.add_argument("file", nargs="?", default="-", help="JSON-lines file, or - for stdin (default)")
     p.add_argument("--check", action="store_true",
                    help="compare each line's expect fields with the scored result; print the mismatches")
+    p.add_argument("--explain", action="store_true",
+                   help="explain each case's score as text instead of JSON: every hand type or pattern by name "
+                   "(rule ID, pinyin, Chinese) with its exponent or points, the caps applied, who pays whom what")
     p.add_argument(
         "--rules-option",
         action="append",
@@ -82,6 +85,14 @@ def run(args) -> int:
     from caishen.sim.rules.options import parse_option_strings
 
     options = parse_option_strings(args.rules_option)
+    if args.explain and args.check:
+        raise ValueError("--explain and --check: give one of them")
+    if args.explain:
+        with _score_input(args.file) as stream:
+            n, failed = vectors.explain_file(stream, sys.stdout, options)
+        if failed:
+            print(f"caishen score: {failed} of {n} case(s) could not be scored", file=sys.stderr)
+        return 1 if failed else 0
     if args.check:
         with _score_input(args.file) as stream:
             c = vectors.check_file(stream, sys.stdout, options)

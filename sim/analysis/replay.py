@@ -81,7 +81,6 @@ MATCH_CHUNK_PREFIX = "caishen.sim.analysis.arena:chunk_"
 #: hands per match in a run (``engine_chunk`` plays ``play_batch``'s default)
 RUN_MATCH_LEN = 16
 DECL_NAMES = {0: "", 1: "架听 (declared ready)", 2: "硬子 (declared hard)"}
-WIN_TYPE_NAMES = {-1: "draw (流局)", 0: "self_draw", 1: "discard_win", 2: "robbed_kong"}
 
 
 @dataclasses.dataclass
@@ -159,7 +158,7 @@ def trace_game(game: Game, choose: Callable[[Game], int], source: str = "a game"
         game.step(a)
         frames[-1]["action"] = {"seat": seat, "name": action_name(a)}
         frames.append(snapshot(game, len(frames)))
-    result = game.result
+    result = game.record
     for p, s in enumerate(frames[-1]["seats"]):  # a rule set scored after the hand pays in the record
         s["score"] = int(result[f"score_{p}"])
     return Trace(game.rules_name, game.rules.to_dict(), int(game._ep[EP_JOKER]), frames, result, source)
@@ -383,21 +382,27 @@ def load(source: str | os.PathLike, hand: str | int | None = None) -> Trace:
 # ---------------------------------------------------------------------------
 # text
 # ---------------------------------------------------------------------------
-def _tiles(kinds) -> str:
-    return " ".join(kind_name(k) for k in kinds) or "-"
+def _tiles(kinds, joker: int = -1) -> str:
+    """Tile names, a joker marked ``*`` (``5z*``)."""
+    return " ".join(kind_name(k) + ("*" if k == joker else "") for k in kinds) or "-"
 
 
 def _meld_text(meld, hidden: bool) -> str:
+    """A meld with its tiles: ``chow 3m4m5m``, ``pong 7z7z7z``, ``kong_exposed 2p2p2p2p``; a concealed kong
+    another seat made is ``kong_concealed ??`` (K-5.3)."""
     kind_, k = meld
     if hidden and kind_ == MELD_TYPE_NAMES[MELD_KONG_CONCEALED]:
         return f"{kind_} ??"
-    return f"{kind_} {kind_name(k)}"
+    if kind_ == "chow":
+        return f"{kind_} {kind_name(k)}{kind_name(k + 1)}{kind_name(k + 2)}"
+    return f"{kind_} {kind_name(k) * (3 if kind_ == 'pong' else 4)}"
 
 
-def frame_lines(frame: dict, seat: int | None = None, offers: bool = True) -> list[str]:
+def frame_lines(frame: dict, seat: int | None = None, offers: bool = True, joker: int = -1) -> list[str]:
     """The table of one frame (:func:`snapshot`) as lines: a header, one line per seat (``seat``'s view
     hides the other seats' concealed tiles and concealed kong kinds, K-5.3), with ``offers`` the actions
-    the seat to act is offered (its claims in a claim phase), and the action taken."""
+    the seat to act is offered (its claims in a claim phase), and the action taken; ``joker``: the joker
+    kind, marked ``*`` in hands and discards (-1: none)."""
     head = f"step {frame['step']}: {frame['phase']}, {frame['tiles_left']} tiles left"
     if frame["pending"]:
         head += f", on offer {kind_name(frame['pending'][0])} from seat {frame['pending'][1]}"
@@ -408,12 +413,12 @@ def frame_lines(frame: dict, seat: int | None = None, offers: bool = True) -> li
         extra = "".join([f" {DECL_NAMES[s['decl']]}" if s["decl"] else "",
                          " 飘-circle" if s["piao_open"] else "",
                          f" 飘x{s['piao_count']}" if s["piao_count"] else ""])
-        hand = _tiles(s["hand"]) if own else f"[{len(s['hand'])} tiles]"
+        hand = _tiles(s["hand"], joker) if own else f"[{len(s['hand'])} tiles]"
         if own and frame["drawn"] >= 0 and frame["to_act"] == p:
             hand += f"  (drew {kind_name(frame['drawn'])})"
         melds = ", ".join(_meld_text(m, not own) for m in s["melds"])
         lines.append(f"{marks}seat {p}{extra}: {hand}" + (f" | {melds}" if melds else "")
-                     + f" | discards: {_tiles(k for k, _ in s['discards'])}")
+                     + f" | discards: {_tiles((k for k, _ in s['discards']), joker)}")
     if offers and frame["to_act"] >= 0 and (seat is None or seat == frame["to_act"]):
         lines.append(f"   seat {frame['to_act']} may: " + ", ".join(frame["legal"]))
     if frame["action"]:
@@ -422,40 +427,21 @@ def frame_lines(frame: dict, seat: int | None = None, offers: bool = True) -> li
 
 
 def breakdown(trace: Trace) -> dict:
-    """The score breakdown of the record: ``{"hand": [(name, value)], "seats": {column: [4 values]},
-    "payments": [(payer, winner, amount)], "patterns": [(seat, text)]}`` (non-zero entries)."""
-    r = trace.result
-    seats, hand, pays, pats = {}, [], [], []
-    for k, v in r.items():
-        base, _, tail = k.rpartition("_")
-        if k.startswith("pay_"):
-            _, p, w = k.split("_")
-            if v:
-                pays.append((int(p), int(w), int(v)))
-        elif k.startswith("patterns_"):
-            if v:
-                pats.append((int(tail), str(v)))
-        elif len(k) == 3 and k[0] == "P" and k[1:].isdigit():
-            continue  # the first winner's points per pattern, shown as patterns_s
-        elif tail.isdigit() and base and len(tail) == 1:
-            seats.setdefault(base, [0] * N_SEATS)[int(tail)] = v
-        elif k == "win_type":
-            hand.append((k, WIN_TYPE_NAMES.get(int(v), str(v))))
-        else:
-            hand.append((k, v))
-    seats = {k: v for k, v in seats.items() if any(v) or k == "score"}
-    return {"hand": hand, "seats": seats, "payments": pays, "patterns": pats}
+    """The hand's score explained (the rule set's ``words`` hook,
+    :class:`caishen.sim.rules.words.HandBreakdown`, from the record and the winners' tiles at the end):
+    ``{"lines": [text], "scores": [4 ints], "breakdown": the HandBreakdown as JSON}``."""
+    from caishen.sim.engine.params import load_rules
+    from caishen.sim.rules import base
+
+    name, rules = load_rules(trace.rules, trace.options)
+    hands = [np.bincount(np.asarray(s["hand"], np.int64), minlength=34) for s in trace.frames[-1]["seats"]]
+    b = base.get(name).words_hooks().explain_record(trace.result, rules, hands)
+    return {"lines": b.lines(), "scores": list(b.scores), "breakdown": b.to_json()}
 
 
 def result_lines(trace: Trace) -> list[str]:
-    """The score breakdown as lines (:func:`breakdown`)."""
-    b = breakdown(trace)
-    out = ["result: " + ", ".join(f"{k} {v}" for k, v in b["hand"])]
-    for k, v in b["seats"].items():
-        out.append(f"  {k:>12}: " + " ".join(f"{x:>+6}" if isinstance(x, int) else f"{x!s:>6}" for x in v))
-    out += [f"  seat {s} patterns: {t}" for s, t in b["patterns"]]
-    out += [f"  seat {p} pays seat {w}: {a}" for p, w, a in b["payments"]]
-    return out
+    """The score breakdown as lines (:func:`breakdown`), after a ``result:`` line."""
+    return ["result:", *(f"  {line}" for line in breakdown(trace)["lines"])]
 
 
 def render_text(trace: Trace, seat: int | None = None) -> str:
@@ -466,9 +452,9 @@ def render_text(trace: Trace, seat: int | None = None) -> str:
     if seat is not None and (isinstance(seat, bool) or seat not in range(N_SEATS)):
         raise ValueError(f"--seat {seat!r}: a seat is 0..3")
     out = io.StringIO()
-    joker = f", 财神 {kind_name(trace.joker)}" if trace.joker >= 0 else ""
+    joker = f", 财神 (joker) {kind_name(trace.joker)}, marked *" if trace.joker >= 0 else ""
     out.write(f"{trace.rules} hand ({trace.source}{joker}); {len(trace.frames) - 1} moves\n")
     for f in trace.frames:
-        out.write("\n".join(frame_lines(f, seat)) + "\n\n")
+        out.write("\n".join(frame_lines(f, seat, joker=trace.joker)) + "\n\n")
     out.write("\n".join(result_lines(trace)) + "\n")
     return out.getvalue()

@@ -22,8 +22,11 @@ File layout of a run directory (see :mod:`caishen.sim.selfplay.runner`)::
     RUN_DIR/chunks/chunk-00012.parquet   one file per finished chunk
     RUN_DIR/summary.json, summary.csv    the summary table (caishen.sim.analysis.summary)
 
-``pandas.read_parquet(RUN_DIR / "chunks")`` (or DuckDB's
-``read_parquet('RUN_DIR/chunks/*.parquet')``) reads the chunks as one table;
+``caishen.read_run(RUN_DIR)`` reads the run's finished chunks as one table, the
+coded columns read as words (:mod:`caishen.sim.analysis.run_table`; the
+columns: ``docs/schema.md``).  ``pandas.read_parquet(RUN_DIR / "chunks")`` (or
+DuckDB's ``read_parquet('RUN_DIR/chunks/*.parquet')``) reads the stored codes
+of every file in the folder, and fails on a file there that is no chunk;
 temporary files start with a dot, which pyarrow's dataset reader skips.
 """
 

@@ -29,6 +29,8 @@ module          what it owns
                 ``POINTS_PATTERNS``
 ``batch``       every recorded win of a self-play batch in one numba call
 ``records``     the J-9 record columns from the engine's batch matrix
+``words``       its records read as words (patterns by ID, pinyin and
+                Chinese) and a win's score explained (points, caps, payments)
 ==============  ===========================================================
 
 Importing this package is cheap: the scoring modules (``patterns``,
@@ -277,6 +279,7 @@ RULESET = register(RuleSet(
     score="caishen.sim.rules.jiating.scoring:score",
     plain_case={"streak": 0, "declaration": "none", "first_turn": False, "visible": ""},
     analysis="caishen.sim.rules.jiating.analysis:ANALYSIS",
+    words="caishen.sim.rules.jiating.words:WORDS",
     doc="jiating.md",
 ))
 

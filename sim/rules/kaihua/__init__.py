@@ -19,6 +19,8 @@ module         what it owns
                it (:data:`IMPOSSIBLE_CASES`), then the very same kernels, so
                ``caishen score`` and the simulator can never disagree
 ``records``    the records contract of a Kaihua hand (K-10)
+``words``      its records read as words (hand types by name) and a win's
+               score explained (exponents, caps, payments)
 =============  ============================================================
 
 The engine reaches the kernels through :mod:`caishen.sim.rules.kernels`
@@ -199,5 +201,6 @@ RULESET = register(RuleSet(
     score="caishen.sim.rules.kaihua.scoring:score",
     plain_case={"chain": [], "piao_circle": []},
     analysis="caishen.sim.rules.kaihua.analysis:ANALYSIS",
+    words="caishen.sim.rules.kaihua.words:WORDS",
     doc="kaihua.md",
 ))
