@@ -67,7 +67,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("caishen.agents.tune:add_command", "fit the tuned bot's weights by CMA-ES on duplicate deals "
               "(caishen.agents.tune; [tune] extra)"),
     "learn": ("caishen.agents.exit:add_command", "train a learned bot from the tuned bot by expert iteration "
-              "on rollout labels (caishen.agents.exit; [rl] extra)"),
+              "on rollout labels ([rl] extra)"),
     "piao": ("caishen.cli.piao:add", "the counterfactual 飘财 study: EV of 飘 minus keep by situation, heatmap, "
              "check on duplicate deals"),
     "power": ("caishen.cli.power:add", "walls needed for a target CI half-width, or the half-width a number of "
