@@ -58,7 +58,6 @@ from caishen.sim.hand.kernels import (  # noqa: F401  (the kernels other modules
     _distance_codes,
     _effective_batch,
     _effective_batch_checked,
-    _effective_kinds,
     _is_baotou,
     _is_seven_pairs,
     _is_win,
@@ -78,8 +77,6 @@ from caishen.sim.hand.kernels import (  # noqa: F401  (the kernels other modules
     _shanten_each_change,
     _shanten_from,
     _shanten_of_distance,
-    _shanten_seven_pairs,
-    _shanten_standard,
     _shanten_standard_batch,
 )
 from caishen.sim.tables import hand_tables
