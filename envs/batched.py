@@ -411,7 +411,7 @@ def _advance(i, states, games, tab, scr, out):
         _legal_mask(st, ep)
         s = st.sc[SC_TO_ACT]
         if versus and s != gi[GI_LEARNER]:
-            if bots[0][s, 0] == POLICY_RANDOM:  # bots: (table, bot context or None), BatchedGames._bot_table
+            if bots[0][s, 0] == POLICY_RANDOM:  # bots: (table, bot context), BatchedGames._bot_table
                 a = _random_action(st)
             else:
                 a = _bot_action(bots[0][s, 0], bots[0][s, 1], st, ep, rp, tabs, st.mask, work, bots[1])
@@ -548,7 +548,7 @@ def _observe_games(seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_
 @njit(cache=True)
 def _bot_actions(code, param, states, ep, rp, tabs, work, out, bx):
     """``out[i]``: the action of bot ``code`` (a row of :func:`caishen.sim.bots.registry.bot_table`; ``bx``
-    its bot context or None) for the seat to act in game ``i``.
+    its bot context) for the seat to act in game ``i``.
 
     Needs the games' legal masks (set by every step).  The random policy
     draws from each game's own stream."""
@@ -777,7 +777,7 @@ class BatchedGames:
 
     # -- setup -------------------------------------------------------------------------------
     def _bot_table(self, opponents) -> tuple:
-        """``(table: int64[4, 2], bot context or None)`` of the opponents: any specs of the bot registry
+        """``(table: int64[4, 2], bot context)`` of the opponents: any specs of the bot registry
         (:func:`caishen.sim.bots.registry.bot_table`; the bots with data search from one stream seeded 0)."""
         if isinstance(opponents, str):
             specs = registry.split_specs(opponents)
@@ -792,9 +792,7 @@ class BatchedGames:
                                  "seat='random')")
             specs.insert(self.seat, "greedy")  # the learning seat's row is never read
         table, weights = registry.bot_table(specs, self.rules_name, int(self._ep[EP_JOKER]))
-        bx = registry.make_context(self.rules_name, self.rules, weights, 0, specs) if registry.needs_context(specs) \
-            else None
-        return table, bx
+        return table, registry.make_context(self.rules_name, self.rules, weights, 0, specs)
 
     def _args(self):
         """``(states, games, tab, scr, out)``: what every batch kernel takes (:func:`_advance`)."""
@@ -903,7 +901,7 @@ class BatchedGames:
         if not self._started:
             raise ValueError("call reset() first")
         table, weights = registry.bot_table(policy, self.rules_name, int(self._ep[EP_JOKER]))
-        if self._bx_of.get(policy) is None and registry.needs_context(policy):
+        if self._bx_of.get(policy) is None:
             self._bx_of[policy] = registry.make_context(self.rules_name, self.rules, weights, 0, policy)
         if out is None:
             out = np.zeros(self.n, np.int64)

@@ -70,7 +70,7 @@ def is_marked(target: str, part: str | None = None) -> bool:
     """True if a previous process compiled ``target``'s kernels into this cache directory.
 
     With ``part`` (e.g. the runner's ``"bots"``: the self-play kernels of the
-    bots with data, which a batch of kernel policies does not compile): true
+    search bot, which a batch without an ``mc:N`` seat does not compile): true
     if that part was marked, or the whole target (:func:`warmup` compiles
     every part), or the target of that name (``caishen warmup bots``).
     """

@@ -63,10 +63,10 @@ def played(res) -> str:
 def cold_note(config) -> str:
     """``"; first ..."`` for a run's first line when its self-play kernels are not in this numba cache yet
     (what a newcomer's first run spends its first minute or two on), else ``""``."""
-    from caishen.sim.bots.registry import has_data
+    from caishen.sim.bots.registry import needs_search
     from caishen.sim.warmup import COLD_SECONDS, is_marked
 
-    part = "bots" if any(has_data(p) for p in config.policies) else "kernel"  # as the runner marks them
+    part = "bots" if needs_search(config.policies) else "kernel"  # as the runner marks them
     if is_marked("selfplay", part):
         return ""
     return (f"; first the numba kernels compile (about {COLD_SECONDS['selfplay']} s on one core, once per "

@@ -129,7 +129,7 @@ from caishen.sim.engine import (
 from caishen.sim.hand import _is_baotou, _is_win, _shanten
 from caishen.sim.bots.piao_table import MANY_WAITS, TABLE_BUCKET, TABLE_BUCKETS, _live_left
 from caishen.sim.bots.policies import POLICY_NEVER, _choose_action, _live_counts, new_work
-from caishen.sim.bots.registry import _bot_action, bot_table, make_context, needs_context
+from caishen.sim.bots.registry import _bot_action, bot_table, make_context
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.codes import POINTS_ENGINE
@@ -254,7 +254,7 @@ def _piao_features(st, ep, tabs, s, live, row):
 @njit(cache=True)
 def _rollout(st, ep, rp, tabs, policies, keep, s, base_branch, decision, work, bx, kx):
     """Play the state ``st`` to the end of the hand, in place, with ``policies: int64[4, 2]`` (a
-    :func:`caishen.sim.bots.registry.bot_table`; ``bx`` its bot context, or None).
+    :func:`caishen.sim.bots.registry.bot_table`; ``bx`` its bot context).
 
     In the base branch (``base_branch``) seat ``s`` plays the keep branch's bot ``keep[s]`` (``int64[4, 2]``,
     ``kx`` its context, or None) at a 飘 decision, and never takes the alternative kind of action at a 架听
@@ -340,8 +340,7 @@ def _study_hands(seed, n_hands, policies, keep, decision, explore_ppm, per_hand,
     ``rec: int64[m * R * 2, N_RECORD]`` (the rollouts' records, for rule
     sets scored after the hand) and ``hand_scores: int64[n_hands, 4]`` (the
     real hands' score changes).  ``bx``/``kx``: the bot contexts of
-    ``policies``/``keep`` (:func:`caishen.sim.bots.registry.make_context`),
-    None when no seat plays with data.  Without ``reshuffle`` the rollouts
+    ``policies``/``keep`` (:func:`caishen.sim.bots.registry.make_context`).  Without ``reshuffle`` the rollouts
     keep the real wall's order (a check: a branch that takes the real hand's
     action then replays it).  Returns the number of points, or -1 when more
     than ``m`` were found (the caller retries with more room).
@@ -444,7 +443,7 @@ def _check_int(name, value, lo, hi) -> int:
 
 
 def study_bots(decision: str, policies, options=None, seed: int = 0) -> tuple:
-    """``(rule set name, rules, engine params, table: int64[4, 2], bot context or None)`` of a study of
+    """``(rule set name, rules, engine params, table: int64[4, 2], bot context)`` of a study of
     ``decision`` with ``policies`` (one spec or four, any bot of :mod:`caishen.sim.bots.registry` that can
     play the decision's rule set; the bots with data search from their own stream, seeded by ``seed``).
 
@@ -456,7 +455,7 @@ def study_bots(decision: str, policies, options=None, seed: int = 0) -> tuple:
     name, r = load_rules(known[decision][1], options)
     ep = engine_params(name, r)
     table, weights = bot_table(policies, name, int(ep[EP_JOKER]))
-    bx = make_context(name, r, weights, seed, policies) if needs_context(policies) else None
+    bx = make_context(name, r, weights, seed, policies)
     return name, r, ep, table, bx
 
 
@@ -525,7 +524,7 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
     name, r, ep, table, bx = study_bots(decision, policies, options, seed)
     keep = keep_specs(policies, keep_then)
     ktable, kweights = bot_table(keep, name, int(ep[EP_JOKER]), "the keep branch's bot")
-    kx = make_context(name, r, kweights, seed + 1, keep) if needs_context(keep) else None
+    kx = make_context(name, r, kweights, seed + 1, keep)
     code = known[decision][0]
     if per_hand and code != DECISION_PIAO:
         raise ValueError(f"per_hand: only the 飘 decision studies one chance per hand, not {decision!r}")

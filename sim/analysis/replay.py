@@ -272,7 +272,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     own folder (naming its pairs), a hand outside the run, and a replay whose record differs from the stored
     row (the engine or a bot changed since).
     """
-    from caishen.sim.bots.registry import _seat_action, bot_table, make_context, needs_context
+    from caishen.sim.bots.registry import _seat_action, bot_table, make_context
     from caishen.sim.bots.policies import POLICY_RANDOM, new_work
     from caishen.sim.selfplay.batch import _duplicate_deal, _play_batch_walls
     from caishen.sim.selfplay.rundir import read_run_json
@@ -306,7 +306,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     game = Game(meta["rules"], meta["options"])
     ep, rp, tabs = game._ep, game._rp, game._tabs
     table, weights = bot_table(policies, game.rules_name, int(ep[EP_JOKER]))
-    bx = make_context(game.rules_name, game.rules, weights, seed, policies) if needs_context(policies) else None
+    bx = make_context(game.rules_name, game.rules, weights, seed, policies)
     # the batch's hands before this one, by the batch kernel: the stream, the bots' state and work arrays
     st = new_state()[0]
     rec = np.zeros((before, N_RECORD), np.int64)

@@ -23,9 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.sim.engine import Game
-from caishen.sim.engine import EP_JOKER
+from caishen.sim.engine import EP_JOKER, N_SEATS
 from caishen.sim.bots import registry
 from caishen.sim.bots.policies import POLICY_RANDOM, new_work
+from caishen.sim.bots.tuned import N_W
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "make_agent"]
 
@@ -75,6 +76,8 @@ class PolicyAgent(Agent):
         self.name = bot.spec
         self.code, self.param = bot.code, bot.param
         self._work = new_work()
+        self._ctx = None
+        self._ctx_rules = None
 
     def act(self, game: Game) -> int:
         """The policy's action for the seat to act; ``ValueError`` where it cannot play the game's rule set
@@ -83,8 +86,11 @@ class PolicyAgent(Agent):
         registry.check_fits(self.bot, game.rules_name, int(game._ep[EP_JOKER]))
         game.legal_mask()  # fills the state's mask and legal list
         st = game.state
+        if self._ctx is None or self._ctx_rules != game.rules_name:  # the bot context every kernel seat passes
+            self._ctx = registry.make_context(game.rules_name, game.rules, np.zeros((N_SEATS, N_W)), 0)
+            self._ctx_rules = game.rules_name
         return int(registry._seat_action(self.code, self.param, st, game._ep, game._rp, game._tabs, self._work,
-                                         None))
+                                         self._ctx))
 
 
 class BotAgent(Agent):

@@ -99,9 +99,9 @@ cut).  The conv body: ``n_planes, C1, C2 (0: one layer), heads``, then
 one input value's weights to every output channel are contiguous, and a zero
 input (most of the planes) is skipped; the layers' outputs are kind-major
 ``[34, C]``.  The rows of the four seats travel as the bot context's weights
-(``bx[0]``, padded to the longest row; the tuned bot reads the first 17 values
+(``bx.weights``, padded to the longest row; the tuned bot reads the first 17 values
 of its row, a learned bot all of it) and the scratch of :func:`new_scratch` as
-its slot of the bot context (``bx[SLOTS][0]``, :mod:`caishen.sim.bots.registry`).
+its slot of the bot context (``bx.slots[0]``, :mod:`caishen.sim.bots.registry`).
 The conv score map is computed once per decision, into the scratch (the
 first layer at every kind, the second layer and the head only at the kinds
 the candidates read: the discardable kinds, or the tile on offer): no
@@ -437,7 +437,7 @@ def load_learned(path, rules: str | None = None) -> tuple[np.ndarray, dict]:
 
 
 def new_scratch():
-    """The learned bots' scratch (its slot of the bot context, ``bx[SLOTS][0]``): ``(planes: uint8[76, 34], fb:
+    """The learned bots' scratch (its slot of the bot context, ``bx.slots[0]``): ``(planes: uint8[76, 34], fb:
     float64[6, 256], acts: int64[40], rows, cols, scale, xs: float64[40, 17], kinds: float64[15, 34], conv:
     float64[2, 34, 64], score: float64[2, 34], cand: int64[40], need: uint8[34])`` with the ``context`` tables
     (``xs[i]``: candidate ``i``'s action features; ``kinds``, ``conv``, ``score``: the conv's input planes,

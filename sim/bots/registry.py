@@ -57,16 +57,24 @@ and the bad value.  A file tuned for one rule set refuses to play another
 (``rules``).  ``NAME`` resolves through the rule set's own folder
 (:meth:`caishen.sim.rules.base.RuleSet.data_path`, :func:`data_file`).
 
-The data travels into the kernels as one tuple, the *bot context*
-(:func:`make_context`): the weights of each seat, two scratch game states
-for the rollouts, scratch rows, the search bot's random stream (seeded from
-the batch seed, apart from the stream of the walls and the random bots), the
-rule set's points context the rollouts score a finished hand with
-(:func:`caishen.sim.rules.kernels.points_context`) and its scratch, and last
-the *slots*: one
-entry per registered bot kind that declares a ``context`` function (today
-``learned``'s: its scratch, :func:`caishen.sim.bots.learned.new_scratch`),
-built from the four seats' bots.
+The data travels into the kernels as one named tuple, the *bot context*
+(:class:`BotContext`, built by :func:`make_context`): ``weights``, the
+weights of each seat; ``search``, the search bot's :class:`SearchContext`
+(two scratch game states for the rollouts, scratch rows, its random stream
+seeded from the batch seed apart from the stream of the walls and the random
+bots, the rule set's points context the rollouts score a finished hand with,
+:func:`caishen.sim.rules.kernels.points_context`, and its scratch), or None
+when no seat searches; and ``slots``, one entry per registered bot kind that
+declares a ``context`` function (today ``learned``'s: its scratch,
+:func:`caishen.sim.bots.learned.new_scratch`), built from the four seats' bots.
+
+Every batch, match, replay, env and agent passes a context, with the kernel
+policies too, so they all run one compiled copy of the play loop and of
+:func:`_bot_action` with the tuned and learned bots in it: a ``caishen match``
+with ``tuned:`` after a ``caishen simulate`` with ``greedy`` compiles nothing
+new.  Only the search bot, whose rollouts score hands of every rule set
+(a minute of compiling on its own), compiles apart: with ``search`` None,
+:func:`_search_action` is a stub at compile time and the search is left out.
 
 How to add a bot
 ----------------
@@ -92,7 +100,7 @@ How to add a bot
    it through every command).
 3. A bot with a kernel of its own also needs its one branch in
    :func:`_bot_action` (``if code == POLICY_<NAME>: return
-   _<name>_action(param, bx[SLOTS][i], ...)``, ``i`` its slot's index among
+   _<name>_action(param, bx.slots[i], ...)``, ``i`` its slot's index among
    the kinds with a ``context``).  This line is unavoidable: the dispatch is
    one compiled numba function with ``cache=True``, and numba calls no
    function picked at run time from a Python table without giving up the
@@ -107,9 +115,11 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from caishen.sim import safeio
 from caishen.sim.bots.piao_table import DEFAULT_PIAO_TABLE, parse_piao_table, policy_bits_int64
@@ -126,7 +136,7 @@ from caishen.sim.bots.policies import (
     _choose_action,
     parse_threshold,
 )
-from caishen.sim.bots.search import MAX_DETERMINIZATIONS, _mc_action
+from caishen.sim.bots.search import MAX_DETERMINIZATIONS, SearchContext, _mc_action
 from caishen.sim.bots.learned import _learned_action, load_learned, new_scratch
 from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
 from caishen.sim.engine import N_SEATS, SC_TO_ACT, new_state
@@ -146,8 +156,6 @@ TUNED_FILE = "tuned.json"
 MAX_WEIGHTS_FILE = 4 << 20
 #: the scratch width of the search bot's rows (>= 136 tiles, >= its candidates)
 _SCRATCH = 160
-#: index of the slots (one per kind with a ``context``) in the bot context tuple
-SLOTS = 7
 
 
 def _short(x) -> str:
@@ -439,8 +447,8 @@ def code_table(policies) -> np.ndarray:
 
 
 def has_data(spec) -> bool:
-    """True for a spec of a bot with data (``tuned:...``, ``mc:...``): it needs the bot context of
-    :func:`make_context` and compiles apart from the kernel policies (:mod:`caishen.sim.selfplay.batch`)."""
+    """True for a spec of a bot with data (``tuned:...``, ``mc:...``): it reads the bot context
+    (:func:`make_context`): its weights row."""
     kind = BOTS.get(str(spec).partition(":")[0].strip())
     return kind is not None and kind.code >= POLICY_TUNED
 
@@ -565,32 +573,62 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
 # ---------------------------------------------------------------------------
 # the kernels' side
 # ---------------------------------------------------------------------------
-def needs_context(policies) -> bool:
-    """True if some seat's spec plays with data (:func:`has_data`): the caller builds a bot context."""
-    return any(has_data(p) for p in split_specs(policies))
+class BotContext(NamedTuple):
+    """What the bots with data read inside the kernels (module docstring, "Bots with data")."""
+
+    weights: np.ndarray  #: float64[4, W]: each seat's weights row (tuned, mc's base, learned's network)
+    search: Any  #: :class:`SearchContext`, or None when no seat searches (then no search bot is compiled)
+    slots: tuple  #: one entry per bot kind with a ``context`` function (learned's scratch)
 
 
-def make_context(name: str, rules, weights: np.ndarray, seed: int, policies=None):
-    """The bot context tuple of the kernels (module docstring).
+def needs_search(policies) -> bool:
+    """True if some seat's spec is the search bot (``mc:N``): its context carries a :class:`SearchContext`."""
+    return any(parse(p).code == POLICY_MC for p in split_specs(policies))
+
+
+def make_context(name: str, rules, weights: np.ndarray, seed: int, policies=None, search: bool | None = None):
+    """The bot context of the kernels (:class:`BotContext`, module docstring).
 
     ``name``/``rules``: the rule set and its options object (its points
     context, :func:`caishen.sim.rules.kernels.points_context`: the search
-    bot's rollouts score a hand with it); ``weights: float64[4, N_W]``; ``seed``: int, seeds the
+    bot's rollouts score a hand with it); ``weights: float64[4, W]``; ``seed``: int, seeds the
     search bot's stream; ``policies``: the seats' specs, for the slots of the
-    kinds with a ``context`` (None: every seat without one).
+    kinds with a ``context`` (None: every seat without one); ``search``: build
+    the :class:`SearchContext` (default: when a seat of ``policies`` is ``mc:N``).
     """
     from caishen.sim.rules import base as rulesets
     from caishen.sim.rules.kernels import points_context
 
-    pt = points_context(rulesets.get(name), rules)
-    pay = np.zeros(N_SEATS, np.int64)
-    rng = np.zeros(4, np.uint64)
-    _rng_seed(rng, (int(seed) * 0x9E3779B1 + 0x5EED) % 2**63)
     bots = [parse(p) for p in split_specs(policies)] if policies is not None else [None] * N_SEATS
+    if search is None:
+        search = any(b is not None and b.code == POLICY_MC for b in bots)
+    sx = None
+    if search:
+        rng = np.zeros(4, np.uint64)
+        _rng_seed(rng, (int(seed) * 0x9E3779B1 + 0x5EED) % 2**63)
+        sx = SearchContext(new_state(2), np.zeros((4, _SCRATCH)), np.zeros((4, _SCRATCH), np.int64), rng,
+                           points_context(rulesets.get(name), rules), np.zeros(N_SEATS, np.int64))
     slots = tuple(k.context([b if b is not None and b.kind == k.name else None for b in bots], name, rules)
                   for k in BOTS.values() if k.context is not None)
-    return (np.ascontiguousarray(weights, dtype=np.float64), new_state(2), np.zeros((4, _SCRATCH)),
-            np.zeros((4, _SCRATCH), np.int64), rng, pt, pay, slots)
+    return BotContext(np.ascontiguousarray(weights, dtype=np.float64), sx, slots)
+
+
+def _search_action(param, w, st, ep, rp, tabs, mask, work, sx):
+    """The search bot's action with its context ``sx`` (:class:`SearchContext`); only called from kernels,
+    where it is resolved at compile time: with ``sx`` None it is a stub returning -1 and the search bot is
+    not compiled (no context without a search seat is built, :func:`make_context`)."""
+    raise NotImplementedError("_search_action runs inside the numba kernels only")
+
+
+@overload(_search_action)
+def _search_action_kernel(param, w, st, ep, rp, tabs, mask, work, sx):
+    if isinstance(sx, types.NoneType):
+        return lambda param, w, st, ep, rp, tabs, mask, work, sx: -1
+
+    def search(param, w, st, ep, rp, tabs, mask, work, sx):
+        return _mc_action(param, w, st, ep, rp, tabs, mask, work, sx)
+
+    return search
 
 
 @njit(cache=True)
@@ -598,19 +636,16 @@ def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
     """The action of bot ``code`` (with ``param``, a row of :func:`bot_table`) for the seat to act: a
     kernel policy (:func:`caishen.sim.bots.policies._choose_action`), the tuned bot or the search bot.
 
-    ``bx``: the bot context (:func:`make_context`), or None when no seat plays with data (numba prunes the
-    bots with data then: they are not compiled).  The action is legal.  One branch per kernel of its own
+    ``bx``: the bot context (:class:`BotContext`, :func:`make_context`); the search bot is compiled only
+    for a context whose ``search`` is not None.  The action is legal.  One branch per kernel of its own
     (module docstring, "How to add a bot").
     """
-    if bx is None:
-        return _choose_action(code, param, st, ep, rp, tabs, mask, work)
     if code == POLICY_TUNED:
-        return _tuned_action(bx[0][st.sc[SC_TO_ACT]], st, ep, tabs, mask, work)
+        return _tuned_action(bx.weights[st.sc[SC_TO_ACT]], st, ep, tabs, mask, work)
     if code == POLICY_LEARNED:
-        return _learned_action(bx[0][st.sc[SC_TO_ACT]], st, ep, tabs, mask, work, bx[SLOTS][0])  # its slot
+        return _learned_action(bx.weights[st.sc[SC_TO_ACT]], st, ep, tabs, mask, work, bx.slots[0])  # its slot
     if code == POLICY_MC:
-        return _mc_action(param, bx[0][st.sc[SC_TO_ACT]], st, ep, rp, tabs, mask, work, bx[1], bx[2], bx[3],
-                          bx[4], bx[5], bx[6])
+        return _search_action(param, bx.weights[st.sc[SC_TO_ACT]], st, ep, rp, tabs, mask, work, bx.search)
     return _choose_action(code, param, st, ep, rp, tabs, mask, work)
 
 

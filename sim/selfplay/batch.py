@@ -61,7 +61,7 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.hand import _shanten
-from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context, needs_context
+from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context
 from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
 from caishen.sim.borrow import borrowed
 from caishen.sim.rng import _rng_below, _rng_seed
@@ -79,9 +79,9 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     False) runs (or not) the invariant checker after every step (an illegal bot
     action is reported as ``-1``); None leaves the checker out of the compiled
     kernel (numba prunes its branches: a run compiles ~4 s less).  ``bx``: the
-    bot context (:func:`caishen.sim.bots.registry.make_context`), or None when
-    every seat plays a kernel policy (the bots are then not compiled: the first
-    run of the main job compiles less).
+    bot context (:func:`caishen.sim.bots.registry.make_context`), given with the kernel policies too:
+    every run, match and study plays this one compiled loop (the search bot apart, whose context
+    is None unless a seat searches).
     """
     # the arrays are the borrowed views of _play_batch_walls, its only caller (:mod:`caishen.sim.borrow`)
     while st.sc[SC_PHASE] != PH_DONE:
@@ -100,8 +100,6 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
         if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call
             a = _random_action(st)
         elif policies[s, 0] >= POLICY_TUNED:  # the bots with data (caishen.sim.bots.registry)
-            if bx is None:  # no bot context: numba prunes this branch at compile time, so a batch of
-                return -1   # kernel policies never compiles the bots (play_batch passes a context when needed)
             a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
         else:
             a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
@@ -271,7 +269,7 @@ def play_batch(
     ep = engine_params(name, r)
     rp = r.params()
     table, weights = bot_table(policies, name, int(ep[EP_JOKER]))  # no 飘 policy without a 财神
-    bx = make_context(name, r, weights, seed, policies) if needs_context(policies) else None
+    bx = make_context(name, r, weights, seed, policies)
     st = new_state()[0]
     rec = np.zeros((int(n_hands), N_RECORD), np.int64)
     work = new_work()

@@ -642,10 +642,10 @@ def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool) -> 
     """
     import sys
 
-    from caishen.sim.bots.registry import has_data
+    from caishen.sim.bots.registry import needs_search
     from caishen.sim.warmup import CompileWatch, inside_compile_line, mark
 
-    part = "bots" if any(has_data(p) for p in config.policies) else "kernel"  # they compile apart
+    part = "bots" if needs_search(config.policies) else "kernel"  # the search bot compiles apart
 
     def start() -> None:
         print("numba kernels: compiling (not in the cache yet: a few minutes, once) ...", file=sys.stderr, flush=True)
