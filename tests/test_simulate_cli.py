@@ -271,12 +271,14 @@ def test_first_line_says_a_cold_cache_compiles_first(monkeypatch):
     from caishen.cli import common
     from caishen.sim import warmup
 
-    config = SimpleNamespace(policies=["greedy", "greedy", "greedy", "tuned:kaihua"])
+    config = SimpleNamespace(policies=["greedy", "greedy", "greedy", "mc:2"])
     asked = []
     monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: asked.append((target, part)) or False)
     note = common.cold_note(config)
     assert note.startswith("; first the numba kernels compile") and f"{warmup.COLD_SECONDS['selfplay']} s" in note
-    assert asked == [("selfplay", "bots")]  # a seat with data: the runner's "bots" part
+    assert asked == [("selfplay", "bots")]  # a search seat: the runner's "bots" part, compiled apart
+    common.cold_note(SimpleNamespace(policies=["greedy", "tuned:kaihua", "learned:kaihua", "random"]))
+    assert asked[-1] == ("selfplay", "kernel")  # tuned and learned play in the one kernel of every run
     monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: True)
     assert common.cold_note(config) == ""
 
