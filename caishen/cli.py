@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -364,7 +365,7 @@ def _repair_hint(run_dir, chunks: bool = True, lines: bool = True) -> str:
     """The repair line of a run with damaged ``chunks`` and/or damaged manifest ``lines``."""
     does = (["replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run)"]
             if chunks else []) + (["drops the manifest's damaged lines"] if lines else [])
-    return (f"repair: rerun the same `caishen simulate` command, or `caishen simulate --resume {run_dir}`: it "
+    return (f"repair: rerun the same `caishen simulate` command, or `caishen simulate --resume {shlex.quote(str(run_dir))}`: it "
             + " and ".join(does))
 
 
@@ -887,15 +888,24 @@ def _add_replay(sub) -> None:
     p.set_defaults(func=_cmd_replay)
 
 
+def _check_html(path: str) -> None:
+    """``ValueError`` naming ``--html FILE`` when the page cannot go there: no such folder, or something
+    other than a regular file at FILE (a device, a FIFO, a link: :func:`caishen.sim.safeio.check_target`)."""
+    from caishen.sim import safeio
+
+    folder = Path(path).expanduser().parent
+    if not folder.is_dir():
+        raise ValueError(f"--html {path}: no such folder {str(folder)!r} to write the page in")
+    safeio.check_target(Path(path).expanduser(), "the replay page")
+
+
 def _cmd_replay(args) -> int:
     from caishen.sim.analysis import replay
 
     if args.seat is not None and not 0 <= args.seat < 4:
         raise ValueError(f"--seat {args.seat}: a seat is 0..3")
     if args.html:  # before the replay is played and printed: a page that cannot be written is named first
-        folder = Path(args.html).expanduser().parent
-        if not folder.is_dir():
-            raise ValueError(f"--html {args.html}: no such folder {str(folder)!r} to write the page in")
+        _check_html(args.html)
     trace = replay.load(args.run, args.hand)
     if not args.quiet:
         print(replay.render_text(trace, args.seat), end="")
@@ -929,6 +939,8 @@ def _cmd_play(args) -> int:
     from caishen.agents.play import play
     from caishen.sim.rules.options import parse_option_strings
 
+    if args.html:  # named before the hand is played, not after
+        _check_html(args.html)
     play(args.rules, parse_option_strings(args.option), seat=args.seat, policy=args.policy, seed=args.seed,
          hint=args.hint, html=args.html)
     return 0
