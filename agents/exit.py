@@ -43,8 +43,9 @@ The recipe, in its simplest form:
    ``seed * 10**9 + k`` of :func:`caishen.sim.engine._seeded_wall`: never the same).
 
 Files in ``DIR``: ``checkpoint.pt`` (the net, its architecture and shape, its start, the optimiser,
-the counters: a rerun of the same command resumes there; one of another ``--arch`` is refused), ``buffer.npz``
-(the labelled states), ``current.npz`` (the net the next labels play),
+the counters, the curve's rows and the batch stream: a rerun of the same command resumes there; one of
+another ``--arch`` is refused), ``buffer.npz`` (the labelled states, tagged with their iteration), ``current.npz``
+(the net the next labels play),
 ``learned.npz``, ``curve.csv`` (one row per iteration: wall seconds,
 hands, learner decisions, labelled states, their rates per second, the
 loss, the KL to the start, ``heldout_gain``: on the iteration's newest labelled
@@ -59,6 +60,17 @@ the hands chose as ``tuned:R`` and as ``greedy`` would have, and
 its best discard), and ``eval/`` (the match's run directory, ``match.json``,
 whose table also gives each seat's deal-in rate; :func:`learn` returns the
 learner's in ``"eval"``; a resumed run that trains on replaces it).
+
+The folder is the run's alone: :func:`learn` holds its lock (``DIR/.lock``, :class:`caishen.sim.safeio.DirLock`:
+a second learn there is refused) and refuses a folder that holds a symbolic link; every file is written
+atomically through :mod:`caishen.sim.safeio`.  An iteration commits as one unit (:func:`_commit`): its labels
+go to ``buffer.next.npz``, then the checkpoint -- the commit point, holding the curve's rows -- replaces the
+last one, then the labels become ``buffer.npz`` and ``curve.csv`` is rewritten from the checkpoint.  So a
+crash or a full disk at any write resumes to exactly the rows of an uninterrupted run, never an iteration
+twice (``tests/test_crash_consistency.py`` kills it at every rename and fsync).  A checkpoint or a buffer is
+checked field by field before it is used (sizes, shapes, finite values, the run's iteration): a damaged one
+is a one-line error naming the file and the field.  The settings are checked before anything is trained
+(:func:`_check_settings`: the evaluation's walls included).
 
 Needs torch (the ``[rl]`` extra): ``import caishen.agents`` does not import it.
 """
@@ -640,8 +652,11 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     with each progress line (None: silent).  Returns
     ``{"iterations", "labelled", "seconds", "learned": path, "adv_scale", "match": the evaluation's summary
     or None, "eval": the learner's row of its ``policy_rows`` (points, lo, hi, win, deal_in) or None}``.
-    Raises ``ValueError`` for a bad argument (naming it), a ``device`` torch does not find, or a
-    checkpoint of another rule set or ``arch``.
+    Raises ``ValueError`` for a bad argument (naming it; :func:`_check_settings`, before anything is
+    trained), a ``device`` torch does not find, a checkpoint of another rule set or ``arch``, a folder in
+    use by another learn or holding a symbolic link; :class:`caishen.sim.safeio.FileError` (a
+    ``ValueError``) naming the file and field for a damaged checkpoint or buffer, or a file that cannot be
+    written (a full disk: the last committed iteration stays, and a rerun resumes there).
     """
     torch = _torch()
     _check_settings(rules, minutes=minutes, hands=hands, steps=steps, batch=batch, eval_walls=eval_walls, lr=lr,

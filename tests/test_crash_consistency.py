@@ -343,9 +343,7 @@ def assert_killed_learn_is_whole(out: Path) -> None:
         if (out / "checkpoint.pt").exists():
             import torch
 
-            from caishen.agents import exit as ex
-
-            _, _, _, state, _ = ex._read_checkpoint(torch, out, "kaihua", "mlp", 3e-4, torch.device("cpu"), 0)
+            state = torch.load(out / "checkpoint.pt", weights_only=True)["state"]
             assert state["iteration"] in (len(its), len(its) + 1)
 
 
@@ -355,7 +353,7 @@ def test_learn_a_kill_at_every_rename_and_fsync_then_a_rerun_gives_exactly_the_u
     ref = learn_rows(tmp_path / "ref")
     assert len(ref[0]) == LEARN["max_iterations"] and len(ref[1]["n"]) > 0
     n_events = count_events(lambda: _learn(tmp_path / "count"))
-    assert n_events >= 2 * 10  # per iteration: the net it plays, its labels, the checkpoint, the curve, the export
+    assert n_events >= 10  # per iteration: the net it plays, its labels, the checkpoint, the curve, the export
     tried = 0
     for n in range(1, n_events + 1):
         for when in ("before", "after"):
@@ -370,10 +368,12 @@ def test_learn_a_kill_at_every_rename_and_fsync_then_a_rerun_gives_exactly_the_u
     print(f"learn: kills at every rename/fsync ({n_events} calls, before and after each): {tried} tried, {tried} held")
 
 
-def test_learn_a_full_disk_at_every_write_is_named_then_a_rerun_gives_exactly_the_uninterrupted_rows(
+def test_learn_a_full_disk_at_every_rename_and_fsync_is_named_then_a_rerun_gives_exactly_the_uninterrupted_rows(
         tmp_path, monkeypatch):
-    """ENOSPC at each fsync of a learn (every file it writes): a one-line error naming the file, never a
-    repeated iteration; the rerun on a disk with room gives the uninterrupted rows."""
+    """ENOSPC from each rename and fsync of a learn (rename(2) and fsync(2) both fail so on a full disk):
+    either a one-line error naming the file (the temporary file removed) or, where the fault is harmless (a
+    directory's fsync), no error; never a repeated iteration: the rerun on a disk with room gives the
+    uninterrupted rows."""
     import errno
 
     pytest.importorskip("torch")
@@ -381,29 +381,36 @@ def test_learn_a_full_disk_at_every_write_is_named_then_a_rerun_gives_exactly_th
 
     _learn(tmp_path / "ref")
     ref = learn_rows(tmp_path / "ref")
-    real = safeio.sync
-    calls = [0, 0]  # seen, fail at
-
-    def full(f):
-        calls[0] += 1
-        if calls[0] == calls[1]:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real(f)
-
-    monkeypatch.setattr(safeio, "sync", full)
-    _learn(tmp_path / "count")
-    n_writes = calls[0]
-    assert n_writes >= 2 * 5
-    for n in range(1, n_writes + 1):
+    n_events = count_events(lambda: _learn(tmp_path / "count"))
+    real = {name: getattr(os, name) for name in _HOOKED}
+    failed = 0
+    for n in range(1, n_events + 1):
         out = tmp_path / f"f{n}"
-        calls[:] = [0, n]
-        with pytest.raises(safeio.FileError, match="No space left on device") as e:
+        seen = [0]
+
+        def wrap(f):
+            def full(*a, **kw):
+                seen[0] += 1
+                if seen[0] == n:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                return f(*a, **kw)
+            return full
+
+        for name, f in real.items():
+            monkeypatch.setattr(os, name, wrap(f))
+        try:
             _learn(out)
-        assert "\n" not in str(e.value) and str(out) in str(e.value)
+        except safeio.FileError as e:
+            failed += 1
+            assert "No space left on device" in str(e) and "\n" not in str(e) and str(out) in str(e)
+        finally:
+            for name, f in real.items():
+                monkeypatch.setattr(os, name, f)
         assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
         assert_killed_learn_is_whole(out)
-        calls[:] = [0, 0]
         _learn(out)
         assert_same_learn(out, ref)
         shutil.rmtree(out)
-    print(f"learn: ENOSPC at each of {n_writes} writes: every rerun gave the uninterrupted rows")
+    assert failed >= n_events // 3  # most faults stop the learn (the rest hit a directory's fsync)
+    print(f"learn: ENOSPC at each of {n_events} renames and fsyncs: {failed} named, every rerun gave the "
+          "uninterrupted rows")
