@@ -190,15 +190,16 @@ def _check_tensor_table(path: str, header: dict, n: int, size: int, cfg: dict) -
     have = {k: v for k, v in header.items() if k != "__metadata__"}
     if set(have) != set(want):
         missing, extra = sorted(set(want) - set(have)), sorted(set(have) - set(want))
-        raise ValueError(f"{path!r}: field 'net_arch' {json.dumps(cfg['net_arch'])[:80]} makes a network whose "
-                         f"tensors the file does not hold (missing {missing[:3]}, unexpected {extra[:3]})")
+        raise ValueError(f"{path!r}: its tensors do not fit the network of its config: field 'net_arch' "
+                         f"{json.dumps(cfg['net_arch'])[:80]} makes tensors the file does not hold (missing "
+                         f"{missing[:3]}, unexpected {extra[:3]})")
     for k, shape in want.items():
         t = have[k]
         ok = isinstance(t, dict) and t.get("dtype") in _DTYPE_BYTES and isinstance(t.get("shape"), list)
         if not ok or tuple(t["shape"]) != shape:
             got = f"{t.get('dtype')}{t.get('shape')}" if isinstance(t, dict) else type(t).__name__
-            raise ValueError(f"{path!r}: tensor {k!r} is {str(got)[:60]}, the network of its config has a float "
-                             f"tensor {list(shape)}")
+            raise ValueError(f"{path!r}: its tensors do not fit the network of its config: tensor {k!r} is "
+                             f"{str(got)[:60]}, the network has a float tensor {list(shape)}")
         off = t.get("data_offsets")
         need = math.prod(shape) * _DTYPE_BYTES[t["dtype"]]
         if not (isinstance(off, list) and len(off) == 2 and all(isinstance(o, int) and not isinstance(o, bool)

@@ -16,7 +16,10 @@ manifest use the same primitives, :mod:`caishen.sim.selfplay.manifest`):
   absent, in a directory (:func:`check_target`, checked before the bytes are
   written and again just before the rename): a device (``/dev/null``,
   ``/dev/full``), a FIFO, a socket, a directory or a symbolic link there is
-  refused with a :class:`FileError` naming it, never replaced.  A crash
+  refused with a :class:`FileError` naming it, never replaced (in a folder
+  the caller owns and holds -- a run directory under its lock, the
+  hand-table cache: ``owned`` -- such an entry is damage to one of its own
+  files and is removed, the device itself untouched).  A crash
   leaves the old file or the new one, never a part, and the temporary files
   of writers that died (their pid is gone) are removed by the next write of
   the same file (:func:`clean_temps`) or by the next run that locks the
@@ -148,12 +151,16 @@ def clean_temps(folder: str | os.PathLike, name: str | None = None) -> int:
     return n
 
 
-def check_target(path: str | os.PathLike, what: str = "") -> Path:
+def check_target(path: str | os.PathLike, what: str = "", owned: bool = False) -> Path:
     """``path`` if a writer may put a file there: absent or a regular file (never a link), in a directory.
 
     Raises :class:`FileError` naming ``path`` for a device (``/dev/null``), a FIFO, a socket, a directory
     or a symbolic link at ``path`` -- the tools replace only their own regular files -- and for a parent
-    that is no directory.  ``what`` names the file in the message (``"the replay page"``).
+    that is no directory.  ``what`` names the file in the message (``"the replay page"``).  ``owned``: the
+    caller owns the folder and holds it (a run directory under its lock, the hand-table cache), so a FIFO,
+    socket or device entry at ``path`` is damage to one of its own files: the entry is removed (the device
+    itself is untouched) and the file is written in its place, as a damaged chunk is replayed; a link or a
+    directory is still refused.
     """
     p = Path(path)
     label = f" ({what})" if what else ""
@@ -163,6 +170,12 @@ def check_target(path: str | os.PathLike, what: str = "") -> Path:
         mode = None
     except OSError as e:
         raise os_error(p, e, "write") from None
+    if mode is not None and owned and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+        try:
+            os.unlink(p)
+        except OSError as e:
+            raise os_error(p, e, "remove the damaged entry") from None
+        mode = None
     if mode is not None and not stat.S_ISREG(mode):
         raise FileError(p, f"is {file_kind(mode)}{label}; the tools write only regular files and never replace "
                            "anything else: give another file name")
@@ -202,10 +215,11 @@ def fsync_dir(path: str | os.PathLike) -> None:
         os.close(fd)
 
 
-def commit(tmp: str | os.PathLike, path: str | os.PathLike) -> None:
+def commit(tmp: str | os.PathLike, path: str | os.PathLike, owned: bool = False) -> None:
     """Rename the fsynced temporary file ``tmp`` onto ``path`` and fsync the directory; :class:`FileError`
-    (nothing renamed) when ``path`` is no longer a place for a regular file (:func:`check_target`)."""
-    check_target(path)
+    (nothing renamed) when ``path`` is no longer a place for a regular file (:func:`check_target`, with
+    ``owned``)."""
+    check_target(path, owned=owned)
     os.replace(tmp, path)
     fsync_dir(Path(path).parent)
 
@@ -218,28 +232,29 @@ def discard(tmp: str | os.PathLike) -> None:
         pass
 
 
-def atomic_write(path: str | os.PathLike, data: bytes | str) -> None:
+def atomic_write(path: str | os.PathLike, data: bytes | str, owned: bool = False) -> None:
     """Write ``data`` (``str``: UTF-8) to ``path`` atomically (module docstring).
 
     Raises :class:`FileError` naming ``path`` when it cannot be written, or when something other than a
-    regular file is there (a device, a FIFO, a socket, a directory, a link: :func:`check_target`).
+    regular file is there (a device, a FIFO, a socket, a directory, a link: :func:`check_target`; with
+    ``owned``, a folder the caller holds, a FIFO, socket or device entry is replaced).
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
-    atomic_write_with(path, lambda f: f.write(data))
+    atomic_write_with(path, lambda f: f.write(data), owned)
 
 
-def atomic_write_with(path: str | os.PathLike, write: Callable) -> None:
+def atomic_write_with(path: str | os.PathLike, write: Callable, owned: bool = False) -> None:
     """:func:`atomic_write` of what ``write(f)`` writes into the open binary file ``f`` (``np.savez``,
     ``torch.save``: a large file is streamed, never held in memory twice).  Errors as :func:`atomic_write`."""
-    path = check_target(path)
+    path = check_target(path, owned=owned)
     clean_temps(path.parent, path.name)
     tmp = temp_path(path)
     try:
         with open(tmp, "wb", opener=create_new) as f:
             write(f)
             sync(f)
-        commit(tmp, path)
+        commit(tmp, path, owned)
     except OSError as e:
         raise os_error(path, e, "write") from None
     finally:

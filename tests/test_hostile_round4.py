@@ -139,20 +139,20 @@ def test_kind01_play_html_onto_a_fifo_is_refused_before_the_hand(tmp_path, capsy
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
 
 
-@pytest.mark.parametrize("writer", ["atomic_write", "write_log", "commit_chunk"])
+@pytest.mark.parametrize("writer", ["atomic_write", "write_log", "summary"])
 def test_kind01_every_writer_refuses_a_fifo_and_never_blocks(tmp_path, writer, alarm):
     """The one safe-write path (:func:`safeio.atomic_write`, its :func:`safeio.commit`) under every writer: a
     FIFO at the target is named, never opened (which would block) nor replaced."""
+    from caishen.sim.analysis import summary
     from caishen.sim.engine import Game
 
-    if writer == "commit_chunk":
+    if writer == "summary":
         out = plain_run(tmp_path / "r", games=100)
-        target = records.chunk_path(out, 0)
-        target.unlink()
+        rows, defs, meta, _ = summary.summarize_run(out)
+        target = out / "summary.json"
         os.mkfifo(target)
-        table = pa.table({"x": [1]})
-        with pytest.raises(safeio.FileError, match="is a FIFO"):
-            manifest.commit_chunk(out, 0, table)
+        with pytest.raises(safeio.FileError, match="summary.json.*is a FIFO"):
+            summary.save_summary(out, rows, defs, meta)
     else:
         target = tmp_path / "x.json"
         os.mkfifo(target)
@@ -163,6 +163,20 @@ def test_kind01_every_writer_refuses_a_fifo_and_never_blocks(tmp_path, writer, a
                 Game(RULES).reset(seed=1).write_log(target)
     assert stat.S_ISFIFO(os.lstat(target).st_mode)
     assert not [q for q in target.parent.iterdir() if q.name.endswith(".tmp")]
+
+
+def test_kind01_in_a_run_it_holds_the_runner_replaces_a_fifo_at_a_chunks_name_never_writing_into_it(tmp_path, alarm):
+    """Under the run's lock a FIFO at a chunk's name is damage to the run's own file (verify: corrupt): the
+    rerun removes the entry and replays the chunk (``owned``); outside it, the same FIFO is refused."""
+    out = plain_run(tmp_path / "r", games=300)
+    want = pd.read_parquet(records.chunk_path(out, 1))
+    records.chunk_path(out, 1).unlink()
+    os.mkfifo(records.chunk_path(out, 1))
+    with pytest.raises(safeio.FileError, match="is a FIFO"):
+        safeio.atomic_write(records.chunk_path(out, 1), b"x")
+    plain_run(out, games=300)
+    assert stat.S_ISREG(os.lstat(records.chunk_path(out, 1)).st_mode)
+    pd.testing.assert_frame_equal(pd.read_parquet(records.chunk_path(out, 1)), want)
 
 
 def test_kind01_temporary_files_left_by_a_killed_writer_are_cleaned_by_the_next_one(tmp_path):

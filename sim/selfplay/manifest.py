@@ -134,7 +134,7 @@ def commit_chunk(run_dir: str | os.PathLike, chunk: int, table: pa.Table, layout
         with open(tmp, "wb", opener=safeio.create_new) as f:
             f.write(data)
             safeio.sync(f)
-        safeio.commit(tmp, path)
+        safeio.commit(tmp, path, owned=True)  # the run's lock is held: a FIFO left at a chunk's name is replaced
     finally:
         safeio.discard(tmp)
     append_entry(run_dir, entry)
