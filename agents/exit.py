@@ -430,7 +430,9 @@ def _commit(torch, out: Path, model, model0, opt, state: dict, buf: dict, gen, a
              else {"hidden": [model.fc1.out_features, model.fc2.out_features]})
     ck = {"model": model.state_dict(), "model0": model0.state_dict(), "opt": opt.state_dict(), "state": state,
           "arch": arch, "gen": gen.get_state(), **shape}
-    safeio.atomic_write_with(out / CHECKPOINT, lambda f: torch.save(ck, f))
+    data = io.BytesIO()  # a few MB; torch.save into the file itself would turn a full disk into a RuntimeError
+    torch.save(ck, data)
+    safeio.atomic_write(out / CHECKPOINT, data.getvalue())
     try:
         safeio.commit(out / BUFFER_NEXT, out / BUFFER_FILE)
     except OSError as e:
@@ -461,8 +463,8 @@ def _check_zip(path, data: bytes) -> None:
 def _check_tensors(path, field: str, got, want: dict) -> None:
     """``got`` must be a state dict of exactly ``want``'s names and shapes, floating point and finite."""
     if not isinstance(got, dict) or set(got) != set(want):
-        raise _bad(path, field, f"holds the tensors {sorted(got)[:6] if isinstance(got, dict) else type(got).__name__}, "
-                                f"the net of its shape has {sorted(want)[:6]}")
+        held = sorted(map(str, got))[:6] if isinstance(got, dict) else type(got).__name__
+        raise _bad(path, field, f"holds the tensors {held}, the net of its shape has {sorted(want)[:6]}")
     for k, t in got.items():
         if not (hasattr(t, "shape") and tuple(t.shape) == tuple(want[k].shape) and t.is_floating_point()):
             raise _bad(path, f"{field}.{k}", f"is {getattr(t, 'dtype', type(t).__name__)}"
@@ -587,8 +589,11 @@ def _read_buffer(out: Path, state: dict, conv: bool) -> dict | None:
     nxt, main = out / BUFFER_NEXT, out / BUFFER_FILE
     if nxt.exists():
         it, arrays = load(nxt)
-        if it == k:
-            safeio.commit(nxt, main)
+        if it == k:  # the checkpoint committed these labels; their rename was cut short
+            try:
+                safeio.commit(nxt, main)
+            except OSError as e:
+                raise safeio.os_error(main, e, "write") from None
             return _checked_buffer(main, arrays, state, conv)
         safeio.discard(nxt)
     if not main.exists():

@@ -365,7 +365,8 @@ def _repair_hint(run_dir, chunks: bool = True, lines: bool = True) -> str:
     """The repair line of a run with damaged ``chunks`` and/or damaged manifest ``lines``."""
     does = (["replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run)"]
             if chunks else []) + (["drops the manifest's damaged lines"] if lines else [])
-    return (f"repair: rerun the same `caishen simulate` command, or `caishen simulate --resume {shlex.quote(str(run_dir))}`: it "
+    again = f"caishen simulate --resume {shlex.quote(str(run_dir))}"  # as a shell runs it, whatever the name
+    return (f"repair: rerun the same `caishen simulate` command, or `{again}`: it "
             + " and ".join(does))
 
 

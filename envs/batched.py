@@ -651,7 +651,8 @@ class BatchedGames:
     reward_scale=None, illegal_action="raise", illegal_reward=None,
     final_obs=True)``:
 
-    - ``n``: games (1..:data:`MAX_GAMES`, checked before anything is allocated); ``rules`` / ``options``: as :class:`caishen.sim.engine.Game`;
+    - ``n``: games (1..:data:`MAX_GAMES`, checked before anything is allocated); ``rules`` /
+      ``options``: as :class:`caishen.sim.engine.Game`;
     - ``mode``: ``"selfplay"`` (the caller acts for every seat) or
       ``"versus"`` (the caller acts for the learning seat ``seat``: 0..3 or
       ``"random"``, drawn per episode; ``opponents``: a bot spec of

@@ -265,6 +265,26 @@ def test_kind03_learn_refuses_a_folder_with_a_link_and_leaves_its_target_alone(t
     assert victim.read_text() == "precious\n" and not (out / "checkpoint.pt").exists()
 
 
+def test_kind03_train_refuses_a_folder_with_a_link_and_one_in_use(tmp_path):
+    """``caishen train`` (PPO) holds the same lock and no-links rule on its folder, before anything is built."""
+    pytest.importorskip("sb3_contrib")
+    from caishen.agents.train_ppo import train
+
+    out = tmp_path / "ppo"
+    out.mkdir()
+    victim = tmp_path / "victim.csv"
+    victim.write_text("precious\n")
+    (out / "curve.csv").symlink_to(victim)
+    with pytest.raises(safeio.FileError, match="symbolic link.*curve.csv"):
+        train(str(out), timesteps=1)
+    assert victim.read_text() == "precious\n"
+    (out / "curve.csv").unlink()
+    with safeio.DirLock(out, "caishen train"):
+        with pytest.raises(ValueError, match="in use by another running caishen train"):
+            train(str(out), timesteps=1)
+    assert not (out / "untrained.safetensors").exists()
+
+
 def test_kind03_two_learns_on_one_folder_the_second_is_refused(tmp_path, capsys):
     pytest.importorskip("torch")
     from caishen.agents.exit import learn
