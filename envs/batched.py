@@ -188,10 +188,14 @@ __all__ = [
     "EPISODES",
     "MODES",
     "SIGN_ILLEGAL_REWARD",
+    "MAX_GAMES",
 ]
 
 #: reward modes (module docstring, "Rewards")
 REWARDS = ("points", "scaled", "sign")
+#: games of one batch at most (~30 KB each with their observations: 65,536 take about 2 GB); num_envs above it
+#: is a ValueError, not a MemoryError
+MAX_GAMES = 1 << 16
 #: default illegal-action reward of ``reward="sign"`` (outside its range -1..1)
 SIGN_ILLEGAL_REWARD = -2.0
 #: episode kinds
@@ -647,7 +651,8 @@ class BatchedGames:
     reward_scale=None, illegal_action="raise", illegal_reward=None,
     final_obs=True)``:
 
-    - ``n``: games (>= 1); ``rules`` / ``options``: as :class:`caishen.sim.engine.Game`;
+    - ``n``: games (1..:data:`MAX_GAMES`, checked before anything is allocated); ``rules`` /
+      ``options``: as :class:`caishen.sim.engine.Game`;
     - ``mode``: ``"selfplay"`` (the caller acts for every seat) or
       ``"versus"`` (the caller acts for the learning seat ``seat``: 0..3 or
       ``"random"``, drawn per episode; ``opponents``: a bot spec of
@@ -669,8 +674,8 @@ class BatchedGames:
                  dealer=None, episode: str = "hand", match_len: int = 16, observation: str = "planes",
                  history: bool = False, reward: str = "points", reward_scale=None, illegal_action: str = "raise",
                  illegal_reward=None, final_obs: bool = True):
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"the number of games (num_envs) must be an integer >= 1, got {n!r}")
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_GAMES:
+            raise ValueError(f"the number of games (num_envs) must be an integer in 1..{MAX_GAMES}, got {n!r}")
         self.n = n = int(n)
         self.rules_name, self.rules = load_rules(rules, options)
         self._ep = engine_params(self.rules_name, self.rules)

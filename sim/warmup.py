@@ -104,10 +104,12 @@ def announce(target: str) -> None:
 def set_mark(target: str) -> None:
     """Mark ``target`` compiled in this cache directory (a failed write only lets the warning repeat)."""
     path = _mark(target)
+    from caishen.sim import safeio
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
-    except OSError:  # a read-only cache directory: only the warning repeats
+        safeio.atomic_write(path, time.strftime("%Y-%m-%dT%H:%M:%S\n"))  # never through a planted link
+    except (OSError, ValueError):  # a read-only cache directory: only the warning repeats
         pass
 
 

@@ -5,6 +5,7 @@ the executor flags (``--workers``, ``--backend``, ``--ray-address``), and the li
 from __future__ import annotations
 
 import argparse
+import shlex
 
 #: bounds of the integer arguments of ``caishen simulate``
 MAX_GAMES = 10**10
@@ -85,5 +86,19 @@ def repair_hint(run_dir, chunks: bool = True, lines: bool = True) -> str:
     """The repair line of a run with damaged ``chunks`` and/or damaged manifest ``lines``."""
     does = (["replays exactly these chunks from their seeds (the rows come out as in an uninterrupted run)"]
             if chunks else []) + (["drops the manifest's damaged lines"] if lines else [])
-    return (f"repair: rerun the same `caishen simulate` command, or `caishen simulate --resume {run_dir}`: it "
+    again = f"caishen simulate --resume {shlex.quote(str(run_dir))}"  # as a shell runs it, whatever the name
+    return (f"repair: rerun the same `caishen simulate` command, or `{again}`: it "
             + " and ".join(does))
+
+
+def check_html(path: str) -> None:
+    """``ValueError`` naming ``--html FILE`` when the page cannot go there: no such folder, or something
+    other than a regular file at FILE (a device, a FIFO, a link: :func:`caishen.sim.safeio.check_target`)."""
+    from pathlib import Path
+
+    from caishen.sim import safeio
+
+    folder = Path(path).expanduser().parent
+    if not folder.is_dir():
+        raise ValueError(f"--html {path}: no such folder {str(folder)!r} to write the page in")
+    safeio.check_target(Path(path).expanduser(), "the replay page")

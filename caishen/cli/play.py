@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from caishen.cli import common
 from caishen.sim.rules.base import DEFAULT
 
 
@@ -31,6 +32,8 @@ def run(args) -> int:
     from caishen.agents.play import play
     from caishen.sim.rules.options import parse_option_strings
 
+    if args.html:  # named before the hand is played, not after
+        common.check_html(args.html)
     play(args.rules, parse_option_strings(args.option), seat=args.seat, policy=args.policy, seed=args.seed,
          hint=args.hint, html=args.html, show_replay=args.replay)
     return 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from caishen.cli import common
 
 
 def add(sub) -> None:
@@ -31,9 +31,7 @@ def run(args) -> int:
     if args.seat is not None and not 0 <= args.seat < 4:
         raise ValueError(f"--seat {args.seat}: a seat is 0..3")
     if args.html:  # before the replay is played and printed: a page that cannot be written is named first
-        folder = Path(args.html).expanduser().parent
-        if not folder.is_dir():
-            raise ValueError(f"--html {args.html}: no such folder {str(folder)!r} to write the page in")
+        common.check_html(args.html)
     trace = replay.load(args.run, args.hand)
     if not args.quiet:
         print(replay.render_text(trace, args.seat), end="")

@@ -62,10 +62,10 @@ def half_width(sd: float, walls: int, confidence: float = CONFIDENCE) -> float:
     (``walls >= 2``) with per-wall spread ``sd >= 0``.  Raises ``ValueError`` naming a bad value."""
     if isinstance(sd, bool) or not isinstance(sd, (int, float)) or not math.isfinite(sd) or sd < 0:
         raise ValueError(f"sd {sd!r}: must be a finite number >= 0")
-    if isinstance(walls, bool) or not isinstance(walls, int) or walls < 2:
-        raise ValueError(f"walls {walls!r}: must be an integer >= 2")
+    if isinstance(walls, bool) or not isinstance(walls, int) or not 2 <= walls <= MAX_WALLS:
+        raise ValueError(f"walls {walls!r}: must be an integer in 2..{MAX_WALLS:.0e}")
     c = _check_confidence(confidence)
-    return _t(walls, c) * float(sd) / math.sqrt(walls)
+    return _t(walls, c) * (float(sd) / math.sqrt(walls))  # sd / sqrt first: no overflow before it must
 
 
 def walls_for(sd: float, target: float, confidence: float = CONFIDENCE) -> int:
@@ -80,11 +80,20 @@ def walls_for(sd: float, target: float, confidence: float = CONFIDENCE) -> int:
     if sd == 0:
         return 2
     z = _t(10**9, c)  # the normal quantile
-    n = max(2, math.ceil((z * sd / target) ** 2))
-    if n > MAX_WALLS:
-        raise ValueError(f"a half-width of {target:g} with sd {sd:g} needs about {n:.3g} walls (over {MAX_WALLS:g})")
+    log_n = 2 * (math.log(z) + math.log(sd) - math.log(target))  # in logs: sd / target may overflow a float
+
+    def too_many(log_n: float) -> ValueError:
+        e10 = log_n / math.log(10)
+        return ValueError(f"a half-width of {target:g} with sd {sd:g} needs about {10 ** (e10 % 1):.3g}e+{int(e10)} "
+                          f"walls (over {MAX_WALLS:g})")
+
+    if log_n > math.log(MAX_WALLS):
+        raise too_many(log_n)
+    n = max(2, math.ceil(math.exp(log_n)))
     while half_width(sd, n, c) > target:  # t > z: a few more walls
         n += max(1, n // 1000)
+        if n > MAX_WALLS:
+            raise too_many(math.log(n))
     while n > 2 and half_width(sd, n - 1, c) <= target:
         n -= 1
     return n

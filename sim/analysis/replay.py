@@ -18,7 +18,11 @@ actions taken, and the hand's record (``result``).  It comes from
   earlier walls, :mod:`caishen.sim.analysis.arena`), and the hand itself is dealt
   and stepped through :class:`~caishen.sim.engine.Game` with the same kernel
   bots.  The replayed record must equal the stored row, column by column, or
-  the replay is refused (``ValueError`` naming the column);
+  the replay is refused (``ValueError`` naming the column).  Before
+  anything is played, the options, the engine and bot sources and the
+  bots' weights must still be those the run recorded in run.json
+  (:func:`check_recorded`): a changed ``tuned:`` file can give the stored
+  record with other moves;
 - :func:`trace_game`: any :class:`Game` driven by a chooser (``caishen play``).
 
 :func:`render_text` prints a trace as a table per move (every seat's tiles,
@@ -261,6 +265,46 @@ def _match_hand(meta: dict, seed_entropy: int, chunk: int, index: int) -> tuple[
     return seat_policies, arena._bots_seed(seed_entropy, r), int(seed_entropy), wall, r, where
 
 
+def check_recorded(run_dir: str | os.PathLike, meta: dict) -> None:
+    """Refuse (``ValueError`` naming what changed) to re-play a run whose hands this code and these files
+    would not play again: the rule options it recorded (resolved by this version: an option added or a
+    default changed), the engine and bot sources (run.json's ``source_digest``: the rows depend on them),
+    and the digest of the bots' weights (``bot_weights``: a ``tuned:``/``learned:`` file changed since, or a
+    ``mc:`` bot's base).  Checked before anything is played: a changed file could still give the stored
+    record with other moves."""
+    from caishen.sim.bots.registry import has_data, split_specs, weights_digest
+    from caishen.sim.selfplay.rundir import _json_norm
+    from caishen.sim.selfplay.runner import resolve_options, source_digest
+
+    where = repr(str(run_dir))
+    try:
+        now = _json_norm(resolve_options(meta["rules"], meta.get("options", {})))
+    except ValueError as e:
+        raise ValueError(f"{where}: the run's rule options do not load in this version ({e})") from None
+    stored = _json_norm(meta.get("options", {}))
+    changed = sorted(k for k in set(now) | set(stored) if now.get(k) != stored.get(k))
+    if changed:
+        k = changed[0]
+        raise ValueError(f"{where}: rule option {k} was {stored.get(k)!r} when the run was written, this version "
+                         f"plays {now.get(k)!r}: refusing a replay that would not be the run's hands")
+    if meta.get("source_digest") not in (None, source_digest()):
+        raise ValueError(f"{where}: the engine or bot code changed since the run was written (source digest "
+                         f"{meta['source_digest']}, now {source_digest()}; the run was written by caishen "
+                         f"{meta.get('version', '?')}): refusing a replay that might not be the run's hands")
+    recorded = meta.get("bot_weights")
+    if recorded is not None:
+        specs = list(dict.fromkeys(split_specs(meta["policies"])))
+        try:
+            digest = weights_digest(meta["policies"], meta["rules"])
+        except ValueError as e:
+            raise ValueError(f"{where}: a bot of the run cannot be loaded now ({e})") from None
+        if digest != recorded:
+            data = [p for p in specs if has_data(p)]
+            raise ValueError(f"{where}: the bots' weights changed since the run was written (bot_weights {recorded}, "
+                             f"now {digest}): the weights of {' or '.join(data) or 'a bot'} are not the run's; "
+                             "refusing a replay that would not be the run's hands")
+
+
 def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     """Hand ``hand`` (``hand_id`` or ``"CHUNK:INDEX"``, :func:`locate`) of a ``caishen simulate`` run or of a
     ``caishen match`` (a ladder's pair ``OUT/pairs/II-JJ`` included), re-played and checked against its
@@ -269,8 +313,9 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
 
     Raises ``ValueError`` (one line, naming the run, hand or file) for a directory that is no run, holds
     symbolic links or a damaged chunk, a run of another chunk function (a sweep point, a 飘 study), a ladder's
-    own folder (naming its pairs), a hand outside the run, and a replay whose record differs from the stored
-    row (the engine or a bot changed since).
+    own folder (naming its pairs), a hand outside the run, a run whose options, code or bots' weights changed
+    since it was written (:func:`check_recorded`, before anything is played), and a replay whose record
+    differs from the stored row.
     """
     from caishen.sim.bots.registry import _seat_action, bot_table, make_context
     from caishen.sim.bots.policies import POLICY_RANDOM, new_work
@@ -295,6 +340,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
         raise ValueError(f"{str(run_dir)!r} is {what}; replay re-plays the hands of `caishen simulate` and "
                          "`caishen match` runs (a ladder's pairs included), a `Game` and hand logs only")
     chunk, index = locate(meta, hand)
+    check_recorded(run_dir, meta)
     row = _stored_row(run_dir, meta, chunk, index)
     seed = int(chunk_seeds(int(meta["seed"]), int(meta["n_chunks"]))[chunk])
     if is_match:  # the seating's batch: its bots' seed, the wall seed, the walls before this one

@@ -229,13 +229,10 @@ def page_html(trace: Trace) -> str:
 def write_html(trace: Trace, path: str | os.PathLike) -> Path:
     """Write the replay page of ``trace`` to ``path`` atomically (:func:`caishen.sim.safeio.atomic_write`).
 
-    Raises :class:`caishen.sim.safeio.FileError` naming ``path`` if it is a symbolic link or a directory
-    (a page is never written through a link) or cannot be written.
+    Raises :class:`caishen.sim.safeio.FileError` naming ``path`` if anything but a regular file is there --
+    a device (``/dev/null``), a FIFO, a socket, a directory or a symbolic link, never replaced nor written
+    through (:func:`caishen.sim.safeio.check_target`) -- or it cannot be written.
     """
-    p = Path(path)
-    if p.is_symlink():
-        raise safeio.FileError(p, "is a symbolic link; the replay page is never written through a link")
-    if p.is_dir():
-        raise safeio.FileError(p, "is a directory; give a file name for the replay page")
+    p = safeio.check_target(path, "the replay page")
     safeio.atomic_write(p, page_html(trace))
     return p

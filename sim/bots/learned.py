@@ -410,12 +410,11 @@ def load_learned(path, rules: str | None = None) -> tuple[np.ndarray, dict]:
     if sum(i.file_size for i in infos) > MAX_FILE:
         raise ValueError(f"{where}: its members unpack to more than {MAX_FILE:,} bytes")
 
-    def read(m):
+    def read(m):  # the .npy header checked before anything is allocated (a huge claimed shape is refused)
         try:
-            with zf.open(m + ".npy") as f:
-                return np.lib.format.read_array(f, allow_pickle=False)
-        except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as e:
-            raise ValueError(f"{where}: member {m!r} is damaged ({str(e)[:60]})") from None
+            return safeio.read_npy_member(zf, m + ".npy", MAX_FILE)
+        except (ValueError, KeyError) as e:
+            raise ValueError(f"{where}: member {m!r}: {str(e)[:160]}") from None
 
     if "header.npy" not in names:
         raise ValueError(f"{where}: its members are {sorted(names)[:10]}, with no 'header.npy'")

@@ -378,10 +378,12 @@ class Game:
         return [json.dumps(e, ensure_ascii=False) for e in self.events]
 
     def write_log(self, path) -> None:
-        """Write :meth:`log_lines` to ``path`` (one JSON object per line)."""
-        with open(path, "w", encoding="utf-8") as f:
-            for line in self.log_lines():
-                f.write(line + "\n")
+        """Write :meth:`log_lines` to ``path`` (one JSON object per line) atomically
+        (:func:`caishen.sim.safeio.atomic_write`: never through a link nor onto a device or FIFO; a
+        :class:`caishen.sim.safeio.FileError` naming ``path`` when it cannot be written)."""
+        from caishen.sim import safeio
+
+        safeio.atomic_write(path, "".join(line + "\n" for line in self.log_lines()))
 
 
 def replay(lines) -> Game:

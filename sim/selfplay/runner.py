@@ -489,8 +489,19 @@ def _named_failure(future: cf.Future, chunk: int, seed_entropy: int, errors) -> 
     return out
 
 
-class ChunkWriteError(RuntimeError):
-    """A chunk file could not be written (an ``OSError`` such as ``ENOSPC``); earlier chunks stay valid."""
+class ChunkWriteError(OSError, RuntimeError):
+    """A chunk file could not be written (an ``OSError`` such as ``ENOSPC``); earlier chunks stay valid.
+
+    An ``OSError`` (``errno`` the cause's; its text the whole one-line message), so every command that
+    runs chunks -- ``simulate``, ``match``, ``sweep``, ``ladder``, ``learn``'s evaluation -- ends on it with
+    the command line's one line and a nonzero exit, never a traceback; a ``RuntimeError`` for callers
+    that caught it as one."""
+
+    def __init__(self, errno_: int | None, message: str):
+        super().__init__(errno_, message)
+
+    def __str__(self) -> str:
+        return self.strerror
 
 
 @dataclasses.dataclass
@@ -593,9 +604,9 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
             except OSError as e:
                 what = os.strerror(e.errno) if e.errno else str(e)
                 raise ChunkWriteError(
-                    f"cannot write chunk {i} into {str(out)!r}: {what}; the {len(check.ok) + len(finished)} "
+                    e.errno, f"cannot write chunk {i} into {str(out)!r}: {what}; the {len(check.ok) + len(finished)} "
                     "chunk(s) written before are safe: free the space (or fix the cause) and rerun the same "
-                    "command to resume") from e
+                    "command to resume") from None
             finished.add(i)
             hands_run += table.num_rows
             bar.update(table.num_rows)
