@@ -711,7 +711,7 @@ class BatchedGames:
         versus = self.mode == "versus"
         self.seat = _seat_or("seat", seat, "random") if versus else -1
         self.opponents = opponents
-        self._bots = self._bot_table(opponents) if versus else (np.zeros((N_SEATS, 2), np.int64), None)
+        self._bots = self._bot_table(opponents if versus else "greedy")  # self-play: a table no seat reads
         self.final_obs_enabled = bool(final_obs)
 
         self._cfg = np.zeros(N_C, np.int64)
