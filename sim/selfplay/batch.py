@@ -307,13 +307,13 @@ def warm_bots() -> None:
     it, each in self-play and in the step API (``caishen warmup bots``)."""
     from caishen.sim import rules
     from caishen.sim.bots import registry
-    from caishen.sim.bots.agent import make_agent
+    from caishen.sim.bots.agent import kernel_agent
     from caishen.sim.engine import Game
 
     for name in rules.names():
         for spec in _fitting(name, [s for s in registry.examples(name) if registry.has_data(s)]):
             play_batch(2, 1, rules=name, policies=f"{spec},greedy,greedy,greedy", wall_seed=1)
-            game, bot = Game(name).reset(seed=1), make_agent(spec)
+            game, bot = Game(name).reset(seed=1), kernel_agent(spec)
             game.step(bot.act(game))
 
 
