@@ -41,6 +41,9 @@ Subcommands:
   (:mod:`caishen.sim.analysis.replay`); ``--html`` writes the replay page.
 - ``caishen play [--rules R] [--seat S] [--hint]``: play one seat against bots in the terminal
   (:mod:`caishen.agents.play`), then see the replay.
+- ``caishen balance --rules NAME --out DIR``: is the rule set balanced? one report (Markdown, HTML,
+  figures: :mod:`caishen.sim.analysis.balance_report`) of sessions played by each bot and the rule options
+  checked on duplicate walls.
 - ``caishen --version``: the package version.
 
 Each subcommand is registered by one ``_add_<name>`` function below and runs
@@ -70,7 +73,7 @@ MAX_WORKERS = 1024
 
 
 #: the subcommands that take bot specs: their help ends with the bot registry's list, one line per bot
-BOT_COMMANDS = ("simulate", "sweep", "match", "train", "piao")
+BOT_COMMANDS = ("simulate", "sweep", "match", "train", "piao", "balance")
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -597,7 +600,8 @@ def _add_sweep(sub) -> None:
         description="Play every point of a grid -- each --option KEY=V1,V2,... is an axis, --policy P1,P2,... "
         "the hero's policies (one seat; the others play --field) -- on the same walls, each wall its own "
         "one-hand match, through the runner (resumable). Prints and writes OUT/sweep.csv: one row per point "
-        "and metric with its 95% CI over walls and the paired difference to the baseline point.",
+        "and metric with its 95% CI over walls and the paired difference to the baseline point. With two or "
+        "more axes (a factorial): also the main effects and interactions with their CIs (OUT/factorial.csv).",
     )
     p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
     p.add_argument("--option", action="append", default=[], metavar="KEY=V1,V2",
@@ -636,8 +640,18 @@ def _cmd_sweep(args) -> int:
         print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130
     print(f"sweep {args.rules}: {args.walls} walls per point, seed {args.seed}; table {args.out}/sweep.csv")
-    print(study.describe(study.read_sweep_json(args.out)["grid"]))
+    doc = study.read_sweep_json(args.out)
+    print(study.describe(doc["grid"]))
     print(study.format_table(table))
+    from caishen.sim.analysis import factorial
+
+    if factorial.is_factorial(doc):  # two or more axes: main effects and interactions (OUT/factorial.csv)
+        from caishen.sim import safeio
+
+        effects = factorial.factorial_table(args.out)
+        safeio.atomic_write(Path(args.out) / "factorial.csv", effects.to_csv(index=False))
+        print(factorial.format_effects(effects))
+        print(f"(every effect and metric: {args.out}/factorial.csv)")
     return 0
 
 
@@ -957,9 +971,16 @@ def _add_piao(sub) -> None:
                    help=f"hands of the study (default {piao_answer.DEFAULT_HANDS:,})")
     p.add_argument("--rollouts", type=int, default=piao_study.DEFAULT_ROLLOUTS,
                    help=f"rollouts per branch at a chance (default {piao_study.DEFAULT_ROLLOUTS})")
-    p.add_argument("--check-walls", type=int, default=piao_answer.DEFAULT_CHECK_WALLS,
-                   help=f"walls per policy of the duplicate-deal check (default {piao_answer.DEFAULT_CHECK_WALLS:,}; "
+    p.add_argument("--check-walls", type=int, default=None,
+                   help=f"walls per policy of the duplicate-deal check (default: {piao_answer.CHECK_WALLS_PER_HAND:g} "
+                   f"per hand of the study, {piao_answer.MIN_CHECK_WALLS:,}..{piao_answer.DEFAULT_CHECK_WALLS:,}; "
                    "0 skips it)")
+    p.add_argument("--option", action="append", default=[], metavar="K=V",
+                   help="a rule option for the study and the check (repeatable), e.g. failed_piao_factor=1")
+    p.add_argument("--adaptive", type=int, default=None, metavar="ROUNDS",
+                   help="the adaptive study instead: every seat plays the table estimated against the current field "
+                   "(on --policy's base), re-estimated until it settles, at most ROUNDS rounds of --hands hands, "
+                   "each checked on --check-walls walls against the previous field (OUT/adaptive.md)")
     p.add_argument("--seed", type=int, default=0, help="seed of the study's walls (the check plays seed + 1)")
     p.add_argument("--out", required=True, help="directory (created; reused to resume)")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores; 1 = in-process)")
@@ -972,10 +993,25 @@ def _cmd_piao(args) -> int:
 
     if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
         raise ValueError(f"--workers {args.workers}: must be in 1..{MAX_WORKERS}")
+    if args.adaptive is not None:
+        from caishen.sim.analysis import piao_adaptive
+
+        try:
+            doc = piao_adaptive.run_adaptive(
+                args.rules, args.out, base=args.policy, hands=args.hands, rollouts=args.rollouts,
+                check_walls=piao_adaptive.DEFAULT_CHECK_WALLS if args.check_walls is None else args.check_walls,
+                max_rounds=args.adaptive, seed=args.seed, workers=args.workers, progress=not args.no_progress,
+                options=args.option)
+        except KeyboardInterrupt:
+            print(f"caishen piao: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
+            return 130
+        print(piao_adaptive.format_summary(doc))
+        print(f"files: {args.out}/adaptive.md, {args.out}/adaptive.csv, {args.out}/adaptive.json")
+        return 0
     try:
         ans = piao_answer.run(args.rules, args.out, policy=args.policy, keep_then=args.keep_then, hands=args.hands,
                               seed=args.seed, rollouts=args.rollouts, check_walls=args.check_walls,
-                              workers=args.workers, progress=not args.no_progress)
+                              workers=args.workers, progress=not args.no_progress, options=args.option)
     except KeyboardInterrupt:
         print(f"caishen piao: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130
@@ -1018,6 +1054,57 @@ def _cmd_power(args) -> int:
     return 0
 
 
+def _add_balance(sub) -> None:
+    from caishen.sim.analysis import balance_report
+
+    p = sub.add_parser(
+        "balance",
+        help="is this rule set balanced? one reproducible report (Markdown, HTML, figures) with CIs",
+        description="Play sessions of 16 hands with each bot at every seat and each rule option at other values on "
+        "duplicate walls; write OUT/balance.md and OUT/report.html: the dealer edge, placement and mean placement "
+        "by starting seat, session totals and their tails, hand types' value against frequency, the bots side by "
+        "side, and the options that move the dealer edge most, each with its 95% CI and the half-width against "
+        "its target. Resumable: rerun the same command.",
+    )
+    p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
+    p.add_argument("--hands", type=int, default=balance_report.DEFAULT_HANDS,
+                   help=f"hands per bot, in sessions of 16 (default {balance_report.DEFAULT_HANDS:,})")
+    p.add_argument("--bots", default=None, help="comma-separated bot specs, each at every seat of its own run "
+                   "(default: greedy and the rule set's shipped tuned and learned bots)")
+    p.add_argument("--option-walls", type=int, default=balance_report.DEFAULT_OPTION_WALLS,
+                   help=f"duplicate walls per option value (default {balance_report.DEFAULT_OPTION_WALLS:,}; 0 skips "
+                   "the option checks)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the runs (the option checks play seed + 1)")
+    p.add_argument("--out", required=True, help="report directory (created; reused to resume)")
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_balance)
+
+
+def _cmd_balance(args) -> int:
+    from caishen.sim.analysis import balance_report
+
+    if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+        raise ValueError(f"--workers {args.workers}: must be in 1..{MAX_WORKERS}")
+    if not 0 <= args.seed < 2**63:
+        raise ValueError(f"--seed {args.seed}: must be in 0..2**63-1")
+    try:
+        res = balance_report.run_balance(args.rules, args.out, hands=args.hands, seed=args.seed, bots=args.bots,
+                                         option_walls=args.option_walls, workers=args.workers,
+                                         progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"caishen balance: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
+        return 130
+    print(f"caishen balance {args.rules}: {res['hands']:,} hands per bot, seed {res['seed']}, {res['seconds']:.0f} s")
+    for b, (e, lo, hi) in res["dealer_edge"].items():
+        print(f"  dealer edge, {b} at every seat: {e:+.3f} [{lo:+.3f}, {hi:+.3f}] points per hand")
+    for o in res["top_options"][:3]:
+        print(f"  option {o['option']}={o['value']}: dealer edge {o['dealer_edge_diff']:+.3f} "
+              f"[{o['dealer_edge_low']:+.3f}, {o['dealer_edge_high']:+.3f}]")
+    print(f"report: {args.out}/balance.md, {args.out}/report.html")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from caishen.agents import exit as expert_iteration
     from caishen.agents import tune
@@ -1031,7 +1118,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (_add_hand, _add_score, _add_simulate, _add_report, _add_rules, _add_warmup, _add_sweep, _add_match,
                 _add_ladder, _add_replay, _add_play, tune.add_command, expert_iteration.add_command, _add_piao,
-                _add_power):
+                _add_power, _add_balance):
         add(sub)
     for name in BOT_COMMANDS:
         sub.choices[name].epilog = _bots_epilog()
