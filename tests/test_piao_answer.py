@@ -297,3 +297,32 @@ def test_caishen_piao_option_reaches_the_study_and_the_check(engine_warm, tmp_pa
     with pytest.raises(SystemExit):
         main(["piao", "--out", str(tmp_path / "x"), "--option", "failed_piao_factor=99"])
     assert "failed_piao_factor" in capsys.readouterr().err
+
+
+def test_adaptive_study_plays_each_round_against_the_last_table(engine_warm, tmp_path, capsys):
+    """caishen piao --adaptive: round k's field is round k-1's table on the base, each round checked against
+    the previous field, the summary written; a rerun resumes to the same rounds."""
+    from caishen.sim.analysis import piao_adaptive
+
+    out = tmp_path / "a"
+    argv = ["piao", "--policy", "greedy", "--adaptive", "2", "--hands", "300", "--rollouts", "1", "--check-walls",
+            "24", "--seed", "5", "--workers", "1", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    doc = json.loads((out / "adaptive.json").read_text())
+    rounds = doc["rounds"]
+    assert 1 <= len(rounds) <= 2 and rounds[0]["field"] == "greedy" and "round 0: field greedy" in text
+    assert doc["status"].split(" ")[0] in ("converged", "settled", "cycle", "max_rounds")
+    if len(rounds) == 2:
+        assert rounds[1]["field"] == piao_answer.table_spec(rounds[0]["bits"], "greedy")
+        assert rounds[1]["changed_cells"] == piao_adaptive.table_diff(rounds[0]["bits"], rounds[1]["bits"])
+    for r in rounds:
+        if r["table"] != r["field"]:
+            assert len(r["value_vs_previous_field"]) == 3 and r["check_walls"] == 24
+    assert (out / "adaptive.md").read_text().count("\n| ") == len(rounds) + 1
+    assert main(argv) == 0
+    again = json.loads((out / "adaptive.json").read_text())
+    assert [r["bits"] for r in again["rounds"]] == [r["bits"] for r in rounds]
+    with pytest.raises(SystemExit):
+        main(["piao", "--adaptive", "0", "--out", str(tmp_path / "x")])
+    assert "max_rounds 0" in capsys.readouterr().err
