@@ -108,14 +108,11 @@ def satterthwaite_df(s2: float, s4: float, g: int) -> float:
     return float(min(g - 1, max(1.0, 2 * s2 * s2 / den)))
 
 
-def _df(df: str, g: int, e: np.ndarray | None = None, s2: float = 0.0, s4: float = 0.0) -> float:
+def _df(df: str, g: int, e: np.ndarray) -> float:
+    """The degrees of freedom of rule ``df`` for the cluster residuals ``e: float64[g]``."""
     if df == "clusters":
         return float(g - 1)
-    if df != "satterthwaite":
-        raise ValueError(f"df {df!r}: must be one of {', '.join(DF_RULES)}")
-    if e is not None:
-        s2, s4 = float(np.sum(e * e)), float(np.sum(e ** 4))
-    return satterthwaite_df(s2, s4, g)
+    return satterthwaite_df(float(np.sum(e * e)), float(np.sum(e ** 4)), g)
 
 
 def _t_df(df: float, confidence: float) -> float:

@@ -82,11 +82,11 @@ chance: weighted by ``chances``) with 95% intervals over **independent
 units**: the points of one hand share its wall and are correlated, so the
 interval is cluster-robust with the hand as the cluster
 (:func:`caishen.sim.analysis.intervals.cluster_mean_ci`, or its weighted form
-:func:`weighted_mean_ci`; checked for coverage by
-``tests/test_study.py``).  :func:`piao_table_bits` turns the estimate
+:func:`weighted_mean_ci`; checked for coverage on replicates by
+``tests/test_interval_coverage.py``).  :func:`piao_table_bits` turns the estimate
 by (tiles-left bucket, many waits, chain, dealer) into the 64-bit table of the
-``piao_table`` policy (:func:`caishen.sim.bots.piao_table._piao_table_says`), which throws a 财神 at a
-point exactly where the estimated EV of 飘 is positive.
+``piao_table`` policy (:func:`caishen.sim.bots.piao_table._piao_table_says`), which throws a 财神
+at a point exactly where the estimated EV of 飘 is positive.
 
 Cost: a point costs ``2 R`` rest-of-hand rollouts.  The variance of a
 point's difference splits into between points (~52 points^2) and within its
