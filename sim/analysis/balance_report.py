@@ -57,7 +57,7 @@ from caishen.sim import safeio
 from caishen.sim.analysis.balance_sections import TARGETS  # noqa: F401  (the report's targets: public here too)
 
 #: default size: hands per bot (sessions of 16; measured in docs/studies.md), walls per option value
-DEFAULT_HANDS = 192_000
+DEFAULT_HANDS = 320_000
 DEFAULT_OPTION_WALLS = 20_000
 SESSION_HANDS = 16
 BALANCE_JSON, BALANCE_MD = "balance.json", "balance.md"

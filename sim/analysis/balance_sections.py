@@ -371,7 +371,9 @@ def write(out, rules, bots, run_dirs, sweeps, config, *, command, machine, secon
                  f"walls (`{bots[0]}` at every seat), sorted by the change of the dealer edge."
                  + (" No change at all (an option about the dealer's rotation or streak cannot act on one-hand "
                     "walls, or one the bots' play never reaches): " + ", ".join(zero) + "." if zero else ""))
-        doc.figure(options_figure(plt, eff, note), "options", "Change of the dealer edge per option value (paired "
+        onote = (f"{rules}, {config['option_walls']:,} duplicate one-hand walls per option value, {bots[0]} at every "
+                 f"seat, seed {config['seed'] + 1}")
+        doc.figure(options_figure(plt, eff, onote), "options", "Change of the dealer edge per option value (paired "
                    "95% CI over walls).")
         doc.table(eff, ".3g")
     else:
