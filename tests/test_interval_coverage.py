@@ -26,7 +26,7 @@ def test_each_interval_covers_95_percent_of_replicates(scenario):
 
 
 def test_the_bonferroni_matrix_covers_every_pair_together():
-    r = coverage.coverage("pairwise", 600, seed=47)
+    r = coverage.coverage("pairwise", 300, seed=47)
     assert r["coverage"] >= 0.94, r
 
 
