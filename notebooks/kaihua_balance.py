@@ -48,7 +48,8 @@ def kaihua_study(hands: int = 200_000, seed: int = 21, policies: str = "greedy",
     opts = balance.compare_options(settings or SETTINGS, option_hands or hands // 4, seed, "kaihua", policies,
                                    tables=(KA.balance,))
     if figures is not None:
-        _figures(types, Path(figures), f"kaihua, {policies} at every seat, {hands:,} hands in 16-hand matches, seed {seed}")
+        _figures(types, Path(figures),
+                 f"kaihua, {policies} at every seat, {hands:,} hands in 16-hand matches, seed {seed}")
     return {"types": types, "balance": bal, "options": opts, "seconds": time.perf_counter() - t0}
 
 

@@ -36,9 +36,10 @@ def sweep_study(out, walls: int = 50_000, seed: int = 0, factors: str = "1,2,3",
     return {"table": table, "seconds": time.perf_counter() - t0}
 
 
-def within_factor(out, confidence: float = 0.95) -> "pd.DataFrame":
+def within_factor(out, confidence: float = 0.95):
     """Every pair of hero policies at each factor, on the same walls (the per-wall points of the sweep in
-    ``out``): :func:`caishen.sim.analysis.piao_answer.pairwise`, Bonferroni over the pairs of one factor."""
+    ``out``): :func:`caishen.sim.analysis.piao_answer.pairwise`, Bonferroni over the pairs of one factor; a
+    DataFrame with a first column ``failed_piao_factor``."""
     import pandas as pd
 
     from caishen.sim.analysis.piao_answer import pairwise

@@ -472,7 +472,8 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
         "chances": int(n_chances), "studied": int(len(pts)),
         "exploration_rate": float(len(pts) / n_chances),
         "exploration": "one chance per hand with a chance, drawn uniformly among its chances; the real hand is "
-                       f"played by {policy} at every chance (the study never makes it throw or keep: the field is {policy}'s own)",
+                       f"played by {policy} at every chance (the study never makes it throw or keep: the field is "
+                       f"{policy}'s own)",
         "ev": {k: float(first[k]) for k in ("diff", "ci_low", "ci_high")},
         "own_choice": own, "own_worth": float(first["own_worth"]),
         "parts": {p: triple(first, p, f"{p}_low", f"{p}_high") for p in ("doubling", "penalty", "rest")},

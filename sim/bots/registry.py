@@ -146,7 +146,7 @@ from caishen.sim.rng import _rng_seed
 POLICY_TUNED = 10
 POLICY_MC = 11
 POLICY_LEARNED = 12
-#: ``piao_table:BASE``: the table decides at a 飘 chance, the base bot (its slot of the bot context) plays the rest
+#: ``piao_table:BASE``: the table decides at a 飘 chance, the base bot (the bot context's ``BASES`` row) plays the rest
 POLICY_PIAO_BASE = 13
 #: the file name of a rule set's shipped learned bot, in its package folder (``learned:<rule set>``)
 LEARNED_FILE = "learned.npz"
