@@ -15,7 +15,8 @@ def add(sub) -> None:
         description="Play every point of a grid -- each --option KEY=V1,V2,... is an axis, --policy P1,P2,... "
         "the hero's policies (one seat; the others play --field) -- on the same walls, each wall its own "
         "one-hand match, through the runner (resumable). Prints and writes OUT/sweep.csv: one row per point "
-        "and metric with its 95% CI over walls and the paired difference to the baseline point.",
+        "and metric with its 95% CI over walls and the paired difference to the baseline point. With two or "
+        "more axes (a factorial): also the main effects and interactions with their CIs (OUT/factorial.csv).",
     )
     p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
     p.add_argument("--option", action="append", default=[], metavar="KEY=V1,V2",
@@ -54,6 +55,18 @@ def run(args) -> int:
         print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130
     print(f"sweep {args.rules}: {args.walls} walls per point, seed {args.seed}; table {args.out}/sweep.csv")
-    print(study.describe(study.read_sweep_json(args.out)["grid"]))
+    doc = study.read_sweep_json(args.out)
+    print(study.describe(doc["grid"]))
     print(study.format_table(table))
+    from caishen.sim.analysis import factorial
+
+    if factorial.is_factorial(doc):  # two or more axes: main effects and interactions (OUT/factorial.csv)
+        from pathlib import Path
+
+        from caishen.sim import safeio
+
+        effects = factorial.factorial_table(args.out)
+        safeio.atomic_write(Path(args.out) / "factorial.csv", effects.to_csv(index=False))
+        print(factorial.format_effects(effects))
+        print(f"(every effect and metric: {args.out}/factorial.csv)")
     return 0

@@ -24,7 +24,9 @@ spec                    bot
 ``never``               greedy that never throws a 财神 unless forced (飘 policy)
 ``always``              greedy that throws a surplus 财神 whenever still ready (飘 policy)
 ``threshold:N``         ``always`` while at most N live-wall tiles are gone, then ``never``
-``piao_table[:BITS]``   飘 where a 64-cell table says it pays (:mod:`.piao_table`)
+``piao_table[:BITS][:BASE]``  飘 where a 64-cell table says it pays (:mod:`.piao_table`); on
+                        ``BASE`` (default greedy: never outside the table), the bot that plays
+                        every other move (``piao_table:tuned:NAME``)
 ``tuned:NAME|PATH``     the parametric bot (:mod:`.tuned`) with the weights of rule set
                         NAME (``sim/rules/NAME/tuned.json``) or of a JSON file
 ``mc:N[:BASE]``         the search bot (:mod:`.search`): up to N rollouts per candidate action
@@ -66,7 +68,10 @@ bots, the rule set's points context the rollouts score a finished hand with,
 :func:`caishen.sim.rules.kernels.points_context`, and its scratch), or None
 when no seat searches; and ``slots``, one entry per registered bot kind that
 declares a ``context`` function (today ``learned``'s: its scratch,
-:func:`caishen.sim.bots.learned.new_scratch`), built from the four seats' bots.
+:func:`caishen.sim.bots.learned.new_scratch`), built from the four seats' bots;
+``bases``, the seats' base bots (:func:`base_table`: the bot a
+``piao_table:BASE`` seat plays outside its table's chances; its weights are
+the seat's weights row).
 
 Every batch, match, replay, env and agent passes a context, with the kernel
 policies too, so they all run one compiled copy of the play loop and of
@@ -122,7 +127,14 @@ from numba import njit, types
 from numba.extending import overload
 
 from caishen.sim import safeio
-from caishen.sim.bots.piao_table import DEFAULT_PIAO_TABLE, parse_piao_table, policy_bits_int64
+from caishen.sim.bots.piao_table import (
+    DEFAULT_PIAO_TABLE,
+    _piao_chance,
+    _piao_table_says,
+    parse_piao_table,
+    policy_bits_int64,
+    split_piao_arg,
+)
 from caishen.sim.bots.policies import (
     MAX_THRESHOLD,
     PIAO_POLICIES,
@@ -139,12 +151,14 @@ from caishen.sim.bots.policies import (
 from caishen.sim.bots.search import MAX_DETERMINIZATIONS, SearchContext, _mc_action
 from caishen.sim.bots.learned import _learned_action, load_learned, new_scratch
 from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
-from caishen.sim.engine import N_SEATS, SC_TO_ACT, new_state
+from caishen.sim.engine import A_DISCARD, EP_JOKER, N_SEATS, SC_TO_ACT, new_state
 from caishen.sim.rng import _rng_seed
 
 POLICY_TUNED = 10
 POLICY_MC = 11
 POLICY_LEARNED = 12
+#: ``piao_table:BASE``: the table decides at a 飘 chance, the base bot (the bot context's ``bases`` row) plays the rest
+POLICY_PIAO_BASE = 13
 #: the file name of a rule set's shipped learned bot, in its package folder (``learned:<rule set>``)
 LEARNED_FILE = "learned.npz"
 #: the code of a bot without a kernel (``ppo:PATH``: torch, one decision at a time): no kernel table takes it
@@ -171,7 +185,8 @@ def _short(x) -> str:
 class Bot:
     """One parsed spec (:func:`parse`): ``kind`` (a :data:`BOTS` name), ``code`` and ``param`` (the
     ``int64`` pair a kernel table row holds), ``arg`` (the argument in normal form, ``""`` for none) and
-    ``spec`` (the normal form of the whole spec: ``"mc:2"`` for ``" mc:02 "``)."""
+    ``spec`` (the normal form of the whole spec: ``"mc:2"`` for ``" mc:02 "``).  ``code`` is the kind's, or
+    the one its argument chose (``piao_table:tuned:NAME`` plays :data:`POLICY_PIAO_BASE`)."""
 
     kind: str
     code: int
@@ -198,7 +213,10 @@ class BotKind:
     ``name``: the spec's head; ``code``: its kernel code (:func:`_bot_action`); ``usage``: the spec
     as help shows it; ``about``: one line; ``arg``: ``(arg, spec) -> (param, normal arg)`` (``arg`` is
     ``""`` when the spec has none: the parser raises or gives the default), None for a bot that takes
-    no argument; ``piao``: decides when to throw a 财神 (needs a rule set with a joker); ``weights``:
+    no argument; it may return ``(param, normal arg, code)`` for an argument that picks another kernel
+    (``piao_table:BASE``); ``base``: its argument may name a base bot, which makes it a bot with data
+    (:func:`has_data` parses such a spec); ``piao``: decides when to throw a 财神 (needs a rule set with a
+    joker); ``weights``:
     :meth:`Bot.weights` of a bot with a weight vector; ``context``: builds its slot of the bot context
     (module docstring); ``example``: a spec that the registry's tests and warmup play.
     """
@@ -207,8 +225,9 @@ class BotKind:
     code: int
     usage: str
     about: str
-    arg: Callable[[str, str], tuple[int, str]] | None = None
+    arg: Callable[[str, str], tuple] | None = None
     piao: bool = False
+    base: bool = False
     weights: Callable[[Bot, str], tuple[np.ndarray | None, str | None]] | None = None
     context: Callable | None = None
     example: str = ""
@@ -219,10 +238,46 @@ def _threshold_arg(arg: str, spec: str) -> tuple[int, str]:
     return n, str(n)
 
 
-def _piao_table_arg(arg: str, spec: str) -> tuple[int, str]:
-    bits = parse_piao_table(arg)
-    unsigned = int(bits) % 2**64
-    return bits, ("" if bits == policy_bits_int64(DEFAULT_PIAO_TABLE) else str(unsigned))
+def _piao_table_arg(arg: str, spec: str) -> tuple:
+    text, base = split_piao_arg(arg)
+    bits = parse_piao_table(text)
+    norm = "" if bits == policy_bits_int64(DEFAULT_PIAO_TABLE) else str(int(bits) % 2**64)
+    if not base:
+        return bits, norm
+    try:
+        b = parse(base)
+    except ValueError as e:
+        raise ValueError(f"policy {_short(spec)}: its base bot: {e}") from None
+    if b.kind == "greedy":  # the greedy table bot itself
+        return bits, norm
+    if BOTS[b.kind].piao or BOTS[b.kind].base or b.code in PIAO_POLICIES or b.code == POLICY_STEP_ONLY:
+        raise ValueError(f"policy {_short(spec)}: the base bot {b.spec!r} cannot carry a 飘 table (it decides 飘 by "
+                         "a rule of its own, or has no kernel); a base is a bot such as greedy_safe, tuned:NAME, "
+                         "learned:NAME or mc:N")
+    return bits, f"{norm}:{b.spec}" if norm else b.spec, POLICY_PIAO_BASE
+
+
+def _piao_base(bot: Bot) -> Bot | None:
+    """The base bot of a ``piao_table:[BITS:]BASE`` (None for the greedy table bot)."""
+    if bot.code != POLICY_PIAO_BASE:
+        return None
+    return parse(split_piao_arg(bot.arg)[1])
+
+
+def _piao_weights(bot: Bot, rules: str):
+    base = _piao_base(bot)
+    return (None, None) if base is None else base.weights(rules)
+
+
+def base_table(bots) -> np.ndarray:
+    """``int64[4, 2]``: each seat's base bot (code, param) of a ``piao_table:BASE`` seat, zeros for the others
+    (``bots``: the four seats' :class:`Bot`, or None); the bot context's field ``bases``."""
+    table = np.zeros((N_SEATS, 2), np.int64)
+    for s, b in enumerate(bots):
+        base = None if b is None else _piao_base(b)
+        if base is not None:
+            table[s] = base.code, base.param
+    return table
 
 
 def _tuned_arg(arg: str, spec: str) -> tuple[int, str]:
@@ -309,9 +364,10 @@ BOTS: dict[str, BotKind] = {k.name: k for k in (
             "stays ready (飘 policy)", piao=True, example="always"),
     BotKind("threshold", POLICY_THRESHOLD, "threshold:N", f"always while at most N (0..{MAX_THRESHOLD}) "
             "live-wall tiles are gone, then never (飘 policy)", _threshold_arg, piao=True, example="threshold:30"),
-    BotKind("piao_table", POLICY_PIAO_TABLE, "piao_table[:BITS]", "飘 where a 64-cell table (default: the "
-            "study's) says it pays, else never (飘 policy)", _piao_table_arg, piao=True,
-            example="piao_table"),
+    BotKind("piao_table", POLICY_PIAO_TABLE, "piao_table[:BITS][:BASE]", "飘 where a 64-cell table (default: "
+            "the greedy study's) says it pays; BASE (default greedy, then never outside the table; e.g. "
+            "tuned:NAME) plays every other move (飘 policy)", _piao_table_arg, piao=True, base=True,
+            weights=_piao_weights, example="piao_table"),
     BotKind("tuned", POLICY_TUNED, "tuned:NAME|PATH", "the parametric bot with the weights of rule set NAME "
             "(sim/rules/NAME/tuned.json) or of a .json file", _tuned_arg, weights=_tuned_weights,
             example="tuned:{rules}"),
@@ -388,8 +444,10 @@ def parse(spec) -> Bot:
         if colon:
             raise ValueError(f"policy {_short(spec)}: {name} takes no parameter")
         return Bot(name, kind.code, 0, "", name)
-    param, norm = kind.arg(arg, spec)  # "" without a colon: the kind's parser says what is missing
-    return Bot(name, kind.code, int(param), norm, f"{name}:{norm}" if norm else name)
+    got = kind.arg(arg, spec)  # "" without a colon: the kind's parser says what is missing
+    param, norm = got[0], got[1]
+    code = got[2] if len(got) > 2 else kind.code
+    return Bot(name, code, int(param), norm, f"{name}:{norm}" if norm else name)
 
 
 def normalize(spec) -> str:
@@ -450,6 +508,11 @@ def has_data(spec) -> bool:
     """True for a spec of a bot with data (``tuned:...``, ``mc:...``): it reads the bot context
     (:func:`make_context`): its weights row."""
     kind = BOTS.get(str(spec).partition(":")[0].strip())
+    if kind is not None and kind.base and kind.code < POLICY_TUNED:  # piao_table:BASE: the base decides
+        try:
+            return parse(spec).has_data
+        except ValueError:
+            return False
     return kind is not None and kind.code >= POLICY_TUNED
 
 
@@ -579,6 +642,7 @@ class BotContext(NamedTuple):
     weights: np.ndarray  #: float64[4, W]: each seat's weights row (tuned, mc's base, learned's network)
     search: Any  #: :class:`SearchContext`, or None when no seat searches (then no search bot is compiled)
     slots: tuple  #: one entry per bot kind with a ``context`` function (learned's scratch)
+    bases: np.ndarray  #: int64[4, 2]: each ``piao_table:BASE`` seat's base bot (code, param; :func:`base_table`)
 
 
 def needs_search(policies) -> bool:
@@ -610,7 +674,7 @@ def make_context(name: str, rules, weights: np.ndarray, seed: int, policies=None
                            points_context(rulesets.get(name), rules), np.zeros(N_SEATS, np.int64))
     slots = tuple(k.context([b if b is not None and b.kind == k.name else None for b in bots], name, rules)
                   for k in BOTS.values() if k.context is not None)
-    return BotContext(np.ascontiguousarray(weights, dtype=np.float64), sx, slots)
+    return BotContext(np.ascontiguousarray(weights, dtype=np.float64), sx, slots, base_table(bots))
 
 
 def _search_action(param, w, st, ep, rp, tabs, mask, work, sx):
@@ -640,6 +704,25 @@ def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
     for a context whose ``search`` is not None.  The action is legal.  One branch per kernel of its own
     (module docstring, "How to add a bot").
     """
+    if code == POLICY_PIAO_BASE:  # the table at a 飘 chance, else the seat's base bot (bx.bases)
+        s = st.sc[SC_TO_ACT]
+        base = bx.bases
+        if _piao_chance(st, ep, tabs, mask, s):
+            j = A_DISCARD + ep[EP_JOKER]
+            if _piao_table_says(st, ep, tabs, param):
+                return j
+            mask[j] = 0  # keep: the base bot's move without the 财神 discard
+            a = _base_action(base[s, 0], base[s, 1], st, ep, rp, tabs, mask, work, bx)
+            mask[j] = 1
+            return a
+        return _base_action(base[s, 0], base[s, 1], st, ep, rp, tabs, mask, work, bx)
+    return _base_action(code, param, st, ep, rp, tabs, mask, work, bx)
+
+
+@njit(cache=True)
+def _base_action(code, param, st, ep, rp, tabs, mask, work, bx):
+    """:func:`_bot_action` of a bot that is not ``piao_table:BASE``: the tuned, learned or search bot, or a
+    kernel policy."""
     if code == POLICY_TUNED:
         return _tuned_action(bx.weights[st.sc[SC_TO_ACT]], st, ep, tabs, mask, work)
     if code == POLICY_LEARNED:
