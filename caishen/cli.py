@@ -84,11 +84,44 @@ class _HelpFormatter(argparse.HelpFormatter):
                          for line in text.splitlines())
 
 
-def _bots_epilog() -> str:
+#: the bot commands that also seat open seats (python:, exec:; caishen.envs.seats)
+OPEN_SEAT_COMMANDS = ("simulate", "sweep", "match")
+
+
+def _bots_epilog(hosted: bool = False) -> str:
     from caishen.sim.bots.registry import help_lines
 
     return "bots (one spec grammar everywhere, caishen.sim.bots.registry):\n" + "\n".join(
-        f" {line}" for line in help_lines(kernel=True))  # the bots these commands play; an epilog is not %-formatted
+        f" {line}" for line in help_lines(kernel=True, hosted=hosted))  # the bots these commands play; not %-formatted
+
+
+def _add_seat_args(p) -> None:
+    """``--time-limit``: the seconds an ``exec:`` seat may take per decision."""
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="seconds an exec: seat may take per decision (default 5; docs/protocol.md)")
+
+
+def _open_seats(specs, args) -> bool:
+    """True if a spec of ``specs`` is an open seat (python:, exec:): then the arena host is registered
+    (caishen.envs.seats) with ``--time-limit``.  A bad spec is left to the command's own check."""
+    from caishen.sim.bots.registry import is_open
+
+    found = False
+    for spec in specs:
+        try:
+            found = found or is_open(spec)
+        except ValueError:
+            continue
+    if found:
+        from caishen.envs import arena_host, seats  # noqa: F401  (arena_host registers the host)
+
+        if getattr(args, "time_limit", None) is not None:
+            seats.set_time_limit(args.time_limit)
+    return found
+
+
+def _specs(text) -> list[str]:
+    return [p.strip() for p in str(text).split(",")] if text else []
 
 
 def _add_hand(sub) -> None:
@@ -307,6 +340,7 @@ def _add_simulate(sub) -> None:
         help="rule option, e.g. discard_win=false (repeatable)",
     )
     _add_executor_args(p)
+    _add_seat_args(p)
     p.add_argument("--chunk-size", type=int, default=None, help="hands per chunk (default 10000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_simulate)
@@ -413,7 +447,15 @@ def _cmd_simulate(args) -> int:
     from caishen.sim.analysis import summary
 
     _check_executor_args(args)
+    if args.resume is not None:
+        from caishen.sim.selfplay import rundir
+
+        _open_seats(rundir.read_run_json(args.resume).get("policies", []), args)
+    else:
+        _open_seats(_specs(args.policy), args)
     config, out = _simulate_config(args)
+    from caishen.sim.bots.registry import seat_workers
+
     def start() -> None:  # a cold numba cache keeps the bar at 0% for a minute or two: the first line says so
         print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}{_cold_note(config)}",
               file=sys.stderr)
@@ -422,7 +464,7 @@ def _cmd_simulate(args) -> int:
         res = runner.run(
             config,
             out,
-            workers=args.workers,
+            workers=seat_workers(config.policies, args.workers),  # open seats play in this process
             backend=args.backend,
             ray_address=args.ray_address,
             progress=not args.no_progress,
@@ -613,6 +655,7 @@ def _add_sweep(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="root seed of the walls, 0..2**63-1 (default 0)")
     p.add_argument("--out", required=True, help="sweep directory (created; reused to resume)")
     _add_executor_args(p)
+    _add_seat_args(p)
     p.add_argument("--chunk-size", type=int, default=None, help="walls per chunk (default 10000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_sweep)
@@ -627,10 +670,11 @@ def _cmd_sweep(args) -> int:
     _check_executor_args(args)
     if args.chunk_size is not None and not 1 <= args.chunk_size <= MAX_CHUNK_SIZE:
         raise ValueError(f"--chunk-size {args.chunk_size}: must be in 1..{MAX_CHUNK_SIZE}")
+    workers = 1 if _open_seats([*_specs(args.policy), *_specs(args.field)], args) else args.workers
     try:
         table = study.sweep(args.rules, args.out, options=args.option, policies=args.policy, field=args.field,
                             walls=args.walls, seed=args.seed, baseline=args.baseline,
-                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE, workers=args.workers,
+                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE, workers=workers,
                             backend=args.backend, ray_address=args.ray_address, progress=not args.no_progress)
     except KeyboardInterrupt:
         print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
@@ -750,8 +794,9 @@ def _add_match(sub) -> None:
     p = sub.add_parser(
         "match",
         help="two to four policies on duplicate deals: points per hand with CIs over walls",
-        description="Play every wall once per seat rotation (2 policies: A B A B and B A B A; 3: A B C A "
-        "rotated; 4: A B C D rotated), so each policy sits in every seat on the same tiles, through the "
+        description="Play every wall once per seating of --schedule (default all: every order of the policies, "
+        "each rotated to every seat; 2 policies: A B A B and B A B A; 3 or 4: 24 seatings), so each policy "
+        "sits in every seat after every other on the same tiles, through the "
         "runner (chunks, workers, Ray, resume, Parquet in OUT/chunks). Prints per policy the mean points per "
         "hand with its 95% CI over walls (the independent unit), win rate, deal-in rate (paid for a discard "
         "win or a robbed kong), 飘 rate, and the pairwise differences with paired CIs; also saved as "
@@ -767,8 +812,19 @@ def _add_match(sub) -> None:
                    help="rule option, e.g. discard_win=false (repeatable)")
     _add_executor_args(p)
     p.add_argument("--chunk-walls", type=int, default=None, help="walls per chunk (default 1000)")
+    p.add_argument("--schedule", default=None, choices=tuple(_arena().SCHEDULES),
+                   help="the seatings of each wall: "
+                   + "; ".join(f"{k}: {v}" for k, v in _arena().SCHEDULE_ABOUT.items())
+                   + f" (default {_arena().DEFAULT_SCHEDULE}; docs/arena.md)")
+    _add_seat_args(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_match)
+
+
+def _arena():
+    from caishen.sim.analysis import arena
+
+    return arena
 
 
 def _cmd_match(args) -> int:
@@ -783,16 +839,19 @@ def _cmd_match(args) -> int:
             raise ValueError(f"{name} {v}: at most {hi}")
     _check_executor_args(args)
     options = parse_option_strings(args.option)
+    hosted = _open_seats(_specs(args.policies), args)
+    workers = 1 if hosted else args.workers  # open seats play in this process
     config = arena.make_config(args.rules, args.policies, args.walls, args.seed, options,
-                               args.chunk_walls or arena.DEFAULT_CHUNK_WALLS)
-    n = arena.n_policies_of(config)
+                               args.chunk_walls or arena.DEFAULT_CHUNK_WALLS, args.schedule or arena.DEFAULT_SCHEDULE)
+    sched, n = arena.schedule_of(config)
+
     def start() -> None:
-        print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n))} seatings in {config.n_chunks} "
+        print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n, sched))} seatings in {config.n_chunks} "
               f"chunk(s) to {args.out}{_cold_note(config)}", file=sys.stderr)
 
     try:
-        res = runner.run(config, args.out, workers=args.workers, backend=args.backend, ray_address=args.ray_address,
-                         progress=not args.no_progress, chunk_fn=arena.CHUNK_FNS[n],
+        res = runner.run(config, args.out, workers=workers, backend=args.backend, ray_address=args.ray_address,
+                         progress=not args.no_progress, chunk_fn=arena.CHUNKS[(sched, n)],
                          on_start=None if args.no_progress else start)  # a refused --out prints its error alone
     except KeyboardInterrupt:
         from caishen.sim.selfplay import records
@@ -807,6 +866,10 @@ def _cmd_match(args) -> int:
             f"policies {','.join(summary['policies'])}\n"
             f"{_played(res)}{res.chunks_skipped} already done; run directory {args.out}")
     print(arena.format_summary(summary, head))
+    if hosted:
+        print("example hands: none (a hand with a python: or exec: seat is not re-played by `caishen replay`: "
+              "their moves are not stored)")
+        return 0
     from caishen.sim.analysis import summary as run_summary
 
     _print_examples(run_summary.example_hands(args.out))  # a match's hands replay as a simulate run's
@@ -829,9 +892,14 @@ def _add_ladder(sub) -> None:
     p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
     p.add_argument("--bots", default=None,
                    help=f"{ladder.MIN_BOTS} to {ladder.MAX_BOTS} comma-separated bot specs (those of `caishen match "
-                   "--policies`; a spec may appear twice); default: the built-in bots random, greedy, "
+                   "--policies`, python: and exec: seats included; a spec may appear twice); default: the built-in "
+                   "bots random, greedy, "
                    f"greedy_safe, tuned:RULES, mc:{ladder.BUILTIN_MC}")
-    p.add_argument("--walls", type=int, required=True, help="walls per pair (each in both seatings)")
+    p.add_argument("--walls", type=int, default=None, help="walls per pair (each in both seatings); required "
+                   "unless --add")
+    p.add_argument("--add", default=None, metavar="SPEC",
+                   help="append one bot to the ladder in --out and play only its pairs (the pairs played keep their "
+                   "walls and are not played again); the rest of the configuration comes from OUT/ladder.json")
     p.add_argument("--seed", type=int, default=0, help="root seed, 0..2**63-1 (default 0)")
     p.add_argument("--out", required=True, help="ladder directory (created; reused to resume)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -840,6 +908,7 @@ def _add_ladder(sub) -> None:
                    help=f"bootstrap resamples of the walls for the rating CIs (default {ladder.DEFAULT_BOOTSTRAP})")
     _add_executor_args(p, " per pair")
     p.add_argument("--chunk-walls", type=int, default=None, help="walls per chunk (default 1000)")
+    _add_seat_args(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_ladder)
 
@@ -849,10 +918,22 @@ def _cmd_ladder(args) -> int:
     from caishen.sim.rules.options import parse_option_strings
 
     _check_executor_args(args)
-    options = parse_option_strings(args.option)
-    bots = ladder.builtin_bots(args.rules) if args.bots is None else args.bots
-    config = ladder.make_config(args.rules, bots, args.walls, args.seed, options,
-                                args.chunk_walls or arena.DEFAULT_CHUNK_WALLS, args.bootstrap)
+    if args.add is not None:
+        given = [f for f, v in (("--bots", args.bots), ("--walls", args.walls), ("--option", args.option or None),
+                                ("--chunk-walls", args.chunk_walls)) if v is not None]
+        if given:
+            raise ValueError(f"--add takes the ladder's configuration from {args.out}/ladder.json; drop "
+                             + ", ".join(given))
+        _open_seats([*ladder.read_config(args.out).bots, args.add], args)
+        config = ladder.add_bot(args.out, args.add)
+    else:
+        if args.walls is None:
+            raise ValueError("ladder needs --walls (or --add SPEC to extend the ladder in --out)")
+        options = parse_option_strings(args.option)
+        bots = ladder.builtin_bots(args.rules) if args.bots is None else args.bots
+        _open_seats(_specs(bots) if isinstance(bots, str) else bots, args)
+        config = ladder.make_config(args.rules, bots, args.walls, args.seed, options,
+                                    args.chunk_walls or arena.DEFAULT_CHUNK_WALLS, args.bootstrap)
     log = None if args.no_progress else (lambda line: print(line, file=sys.stderr))
     if log:
         log(f"{config.rules}: {len(config.bots)} bots, {len(ladder.pairs_of(len(config.bots)))} pairs x "
@@ -1034,7 +1115,7 @@ def build_parser() -> argparse.ArgumentParser:
                 _add_power):
         add(sub)
     for name in BOT_COMMANDS:
-        sub.choices[name].epilog = _bots_epilog()
+        sub.choices[name].epilog = _bots_epilog(name in OPEN_SEAT_COMMANDS)
         sub.choices[name].formatter_class = _HelpFormatter
     return parser
 
