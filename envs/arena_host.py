@@ -39,6 +39,7 @@ from caishen.envs import seats as open_seats
 from caishen.envs.exec_seat import ExecSeat
 from caishen.sim.borrow import borrowed
 from caishen.sim.bots import registry
+from caishen.sim.bots.agent import Agent
 from caishen.sim.bots.policies import POLICY_RANDOM, new_work
 from caishen.sim.bots.registry import _bot_action
 from caishen.sim.engine import (
@@ -78,7 +79,7 @@ from caishen.sim.selfplay.batch import _duplicate_deal, _wall_key
 from caishen.sim.tables import hand_tables
 from caishen.sim.validate import check_int
 
-__all__ = ["MAX_SLOTS", "Table", "play_batch"]
+__all__ = ["MAX_SLOTS", "SeatAgent", "Table", "play_batch"]
 
 #: games in play at once at most (a table of more hands plays them as slots free up)
 MAX_SLOTS = 4096
@@ -453,5 +454,93 @@ def play_batch(n_hands: int, seed: int, rules=DEFAULT, options=None, policies="g
     return table.columns()
 
 
+# ---------------------------------------------------------------------------
+# one decision at a time: an open seat as a step-API agent (an env's opponent)
+# ---------------------------------------------------------------------------
+class _OneGame:
+    """The table face of one :class:`caishen.sim.engine.Game` for an open seat's ``decide``."""
+
+    def __init__(self, game, number: int):
+        self.states = np.array([game.state])  # a copy: the seat reads, never writes
+        self.seat = int(game.current_player)
+        self.number = number
+
+    def waiting(self, idx):
+        return np.full(len(idx), self.seat, np.int64)
+
+    def game_of(self, i):
+        return self.number
+
+    def where(self, i):
+        phase = PHASE_NAMES.get(int(self.states[0]["sc"][SC_PHASE]), "?")
+        return f"game {self.number} of the step API (seat {self.seat}, phase {phase})"
+
+
+class SeatAgent(Agent):
+    """An open seat (``python:``, ``exec:``) as a step-API agent: ``act(game) -> action`` for
+    ``game.current_player`` (:func:`caishen.sim.bots.agent.make_agent` makes it, so an env takes it as an
+    opponent: ``MahjongEnv(opponents=make_agent("python:..."))``).  A ``python:`` seat gets a batch of one
+    decision; an ``exec:`` program, one per seat it is asked for, gets the game's events (from
+    ``game.events``) before each request, and ``close()`` (or the end of the process) stops it.  Raises
+    :class:`caishen.envs.seats.SeatError` as the table does."""
+
+    def __init__(self, spec: str):
+        self.bot = registry.parse(spec)
+        self.name = self.bot.spec
+        self._seats: dict = {}  # (rules, seat) -> open seat
+        self._game, self._first, self._number, self._sent = None, None, -1, {}
+
+    def act(self, game) -> int:
+        self._check(game)
+        if game is not self._game or game.events[0] is not self._first:  # a new game or a new hand: a new number
+            self._flush()
+            self._game, self._number, self._sent = game, self._number + 1, {}
+            self._first = game.events[0]
+        game.legal_mask()  # sets the state's mask
+        view = _OneGame(game, self._number)
+        seat = self._seat(game, view.seat)
+        if hasattr(seat, "start_hand"):
+            self._events(seat, view.seat)
+        return int(seat.decide(np.zeros(1, np.int64), view)[0])
+
+    def _seat(self, game, s: int):
+        key = (game.rules_name, s if self.bot.kind == "exec" else -1)
+        if key not in self._seats:
+            joker = int(engine_params(game.rules_name, game.rules)[EP_JOKER])
+            seat = _open_seats([self.name] * N_SEATS, game.rules_name, game.rules.to_dict(), joker)[
+                s if self.bot.kind == "exec" else 0]
+            seat.begin()
+            self._seats[key] = seat
+        return self._seats[key]
+
+    def _events(self, seat, s: int, final: bool = False) -> None:
+        """Queue the events of the current game that ``seat`` (an exec: seat in seat ``s``) has not had."""
+        events = self._game.events
+        for e in events[self._sent.get(s, 0):]:
+            if e["event"] == "reset":
+                seat.start_hand(self._number, e["dealer"])
+            elif e["event"] == "action":
+                seat.action(self._number, e["seat"], e["action"])
+            elif e["event"] == "result" and final:
+                seat.end_hand(self._number, [e[f"score_{p}"] for p in range(N_SEATS)],
+                              [p for p in range(N_SEATS) if (e["winners_mask"] >> p) & 1])
+        self._sent[s] = len(events) if final or not events or events[-1]["event"] != "result" else len(events) - 1
+
+    def _flush(self) -> None:
+        if self._game is None:
+            return
+        for (_, s), seat in self._seats.items():
+            if hasattr(seat, "start_hand") and s in self._sent:
+                self._events(seat, s, final=True)
+
+    def close(self) -> None:
+        """Stop the open seats' programs (after the last game's end)."""
+        self._flush()
+        for seat in self._seats.values():
+            seat.close()
+        self._seats = {}
+
+
 #: the open seats' host of this process (the bot registry hands it every table with a python: or exec: seat)
-registry.register_host(registry.Host(play_batch=play_batch, check=open_seats.check, digest=open_seats.digest))
+registry.register_host(registry.Host(play_batch=play_batch, check=open_seats.check, digest=open_seats.digest,
+                                     agent=SeatAgent))

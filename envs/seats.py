@@ -96,6 +96,7 @@ _RNG = np.random.default_rng(0)
 # python: seats -- loading
 # ---------------------------------------------------------------------------
 _MODULES: dict[str, tuple[tuple, object]] = {}  # a .py path -> (its stamp, the module)
+_INSTANCES: dict[tuple, object] = {}  # (spec, id of its module) -> the instance of a class target
 
 
 def _module_of(target: str, spec: str):
@@ -143,16 +144,20 @@ def load_python(spec: str) -> tuple:
     if bot.kind != "python":
         raise ValueError(f"policy {bot.spec!r} is not a python: seat")
     target, _, name = bot.arg.rpartition(":")
-    obj = _module_of(target, bot.spec)
+    module = _module_of(target, bot.spec)
+    obj = module
     for part in name.split("."):
         if not hasattr(obj, part):
             raise ValueError(f"policy {bot.spec!r}: {target!r} has no {name!r}")
         obj = getattr(obj, part)
     if isinstance(obj, type):
-        try:
-            obj = obj()
-        except Exception as e:
-            raise ValueError(f"policy {bot.spec!r}: {name}() raised {type(e).__name__}: {e}") from None
+        key = (bot.spec, id(module))
+        if key not in _INSTANCES:  # a class is made once per process (and again when its file changes)
+            try:
+                _INSTANCES[key] = obj()
+            except Exception as e:
+                raise ValueError(f"policy {bot.spec!r}: {name}() raised {type(e).__name__}: {e}") from None
+        obj = _INSTANCES[key]
     act = getattr(obj, "act", None)
     if not callable(act):
         act = obj if callable(obj) else None

@@ -449,3 +449,30 @@ def test_observe_states_is_observe_on_any_engine_states(batched_warm):
         g.observe_states(g.states[:2], [0, 4])
     with pytest.raises(ValueError, match="engine states"):
         g.observe_states(np.zeros(2), [0, 1])
+
+
+def test_open_seats_are_step_api_agents_and_env_opponents(tmp_path, engine_warm):
+    """make_agent of an open seat is the host's agent: it plays a Game one decision at a time (a python: seat
+    with a batch of one; an exec: program with the game's events), and MahjongEnv takes it as an opponent."""
+    from caishen.agents import make_agent
+    from caishen.envs.gym_env import MahjongEnv
+    from caishen.sim.engine import Game
+
+    spec, log = _exec_bot(tmp_path, "first")
+    agents = [make_agent(RANDOM), make_agent(spec), make_agent("greedy"), make_agent(RANDOM)]
+    for seed in (1, 2):
+        game = Game("kaihua").reset(seed=seed)
+        while not game.done:
+            a = agents[game.current_player].act(game)
+            assert game.legal_mask()[a]
+            game.step(a)
+    agents[1].close()
+    msgs = [json.loads(x) for x in Path(log).read_text().splitlines()]
+    assert [m["type"] for m in msgs].count("start_hand") == 2 and [m["game"] for m in msgs
+                                                                    if m["type"] == "end_hand"] == [0, 1]
+    assert msgs[-1]["type"] == "bye"
+    env = MahjongEnv("kaihua", opponents=[make_agent(RANDOM), "greedy", make_agent(RANDOM)])
+    obs, _ = env.reset(seed=3)
+    done = False
+    while not done:
+        obs, reward, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))

@@ -493,12 +493,15 @@ class Host:
     ``check(bot, rules)``: loads / finds an open seat's code for rule set
     ``rules`` and raises ``ValueError`` naming the spec if it cannot play;
     ``digest(bot)``: hex digest of its code (a run records it: a bot edited
-    between a run and its resume would mix two bots under one name).
+    between a run and its resume would mix two bots under one name);
+    ``agent(spec)``: the seat as a step-API agent (``act(game) -> action``,
+    :func:`caishen.sim.bots.agent.make_agent`: an env's opponent).
     """
 
     play_batch: Callable
     check: Callable[[Bot, str], None]
     digest: Callable[[Bot], str]
+    agent: Callable[[str], object]
 
 
 _HOST: list[Host] = []
