@@ -103,9 +103,12 @@ def _add_seat_args(p) -> None:
 
 def _open_seats(specs, args) -> bool:
     """True if a spec of ``specs`` is an open seat (python:, exec:): then the arena host is registered
-    (caishen.envs.seats) with ``--time-limit``.  A bad spec is left to the command's own check."""
+    (caishen.envs.arena_host) with ``--time-limit`` (checked whatever the seats).  A bad spec is left to the command's own check."""
     from caishen.sim.bots.registry import is_open
 
+    limit = getattr(args, "time_limit", None)
+    if limit is not None and not 0 < limit <= 3600:
+        raise ValueError(f"--time-limit {limit}: must be a number of seconds in (0, 3600]")
     found = False
     for spec in specs:
         try:
@@ -115,8 +118,8 @@ def _open_seats(specs, args) -> bool:
     if found:
         from caishen.envs import arena_host, seats  # noqa: F401  (arena_host registers the host)
 
-        if getattr(args, "time_limit", None) is not None:
-            seats.set_time_limit(args.time_limit)
+        if limit is not None:
+            seats.set_time_limit(limit)
     return found
 
 

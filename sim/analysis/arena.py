@@ -35,7 +35,7 @@ shows why each is fair):
 A schedule is a *base order* (:func:`fill_seats`, the policy index of each of
 the four slots) and its seatings.  The match runs through
 :mod:`caishen.sim.selfplay.runner` (chunks, worker processes or Ray, resume,
-Parquet): its chunk function (:func:`chunk_fn`) names the schedule and the
+Parquet): its chunk function (:func:`chunk_name`, :data:`CHUNKS`) names the schedule and the
 number of policies (``chunk_2``, ``chunk_all_3``, ``chunk_1v3_2``,
 ``chunk_interleaved_3``, ...; ``chunk_3`` / ``chunk_4`` are the rotations
 of the runs made before the schedules, read as such); one chunk =
