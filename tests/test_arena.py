@@ -449,3 +449,20 @@ def test_null_identical_bots_in_a_random_and_a_greedy_field_K_4_2(tmp_path, rule
         _, old = _match(tmp_path, "rot", NULL, 2000, rules=rules, chunk_walls=1000, seed=20261301, schedule="rotate")
         p = {(q["ia"], q["ib"]): q for q in old["pairs"]}[(2, 3)]
         assert p["lo"] > 0.0, p
+
+
+def test_every_schedules_chunk_function_is_a_known_chunk_function_of_the_records():
+    """Each (schedule, count) has a chunk function, the runner's files know its columns, and schedule_of reads
+    the schedule back from the run's configuration (chunk_2 as ``all``: two policies have one pair of seatings)."""
+    from caishen.sim.analysis import arena
+    from caishen.sim.selfplay import records
+
+    for (sched, n), fn in arena.CHUNKS.items():
+        name = f"{fn.__module__}:{fn.__qualname__}"
+        assert name in records.CHUNK_FN_COLUMNS, name
+        got = arena.schedule_of({"chunk_fn": name})
+        assert got == (("all" if sched == "rotate" and n == 2 else sched), n)
+        assert getattr(arena, fn.__name__) is fn  # worker processes find it by name
+    assert arena.CHUNK_FNS == {n: arena.CHUNKS[("all", n)] for n in (2, 3, 4)}
+    with pytest.raises(ValueError, match="not a match's chunk function"):
+        arena.schedule_of({"chunk_fn": "caishen.sim.selfplay.runner:engine_chunk"})

@@ -628,11 +628,12 @@ def weights_digest(policies, rules: str) -> str:
     """
     h = hashlib.sha256()
     for spec in split_specs(policies):
-        bot = parse(spec)
-        if bot.code == POLICY_HOST:  # an open seat: the digest of its code (Host.digest)
+        kind = BOTS.get(str(spec).partition(":")[0].strip())
+        if kind is not None and kind.code == POLICY_HOST:  # an open seat: the digest of its code (Host.digest)
+            bot = parse(spec)
             h.update(require_host(bot.spec).digest(bot).encode())
             continue
-        w = bot.weights(rules)[0] if has_data(spec) else None
+        w = parse(spec).weights(rules)[0] if has_data(spec) else None
         h.update(np.zeros(N_W) if w is None else np.ascontiguousarray(w, dtype=np.float64))
     return h.hexdigest()[:16]
 
