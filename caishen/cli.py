@@ -103,7 +103,8 @@ def _add_seat_args(p) -> None:
 
 def _open_seats(specs, args) -> bool:
     """True if a spec of ``specs`` is an open seat (python:, exec:): then the arena host is registered
-    (caishen.envs.arena_host) with ``--time-limit`` (checked whatever the seats).  A bad spec is left to the command's own check."""
+    (caishen.envs.arena_host) with ``--time-limit`` (checked whatever the seats).  A bad spec is left to the
+    command's own check."""
     from caishen.sim.bots.registry import is_open
 
     limit = getattr(args, "time_limit", None)
