@@ -109,7 +109,7 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     from caishen.cli import common
 
     for name in full & set(BOT_COMMANDS):
-        sub.choices[name].epilog = common.bots_epilog()
+        sub.choices[name].epilog = common.bots_epilog(name in common.OPEN_SEAT_COMMANDS)
         sub.choices[name].formatter_class = common.HelpFormatter
     return parser
 

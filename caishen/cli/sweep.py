@@ -32,6 +32,7 @@ def add(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="root seed of the walls, 0..2**63-1 (default 0)")
     p.add_argument("--out", required=True, help="sweep directory (created; reused to resume)")
     common.add_executor_args(p)
+    common.add_seat_args(p)
     p.add_argument("--chunk-size", type=int, default=None, help="walls per chunk (default 10000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -46,10 +47,11 @@ def run(args) -> int:
     common.check_executor_args(args)
     if args.chunk_size is not None and not 1 <= args.chunk_size <= common.MAX_CHUNK_SIZE:
         raise ValueError(f"--chunk-size {args.chunk_size}: must be in 1..{common.MAX_CHUNK_SIZE}")
+    workers = 1 if common.open_seats([*common.specs(args.policy), *common.specs(args.field)], args) else args.workers
     try:
         table = study.sweep(args.rules, args.out, options=args.option, policies=args.policy, field=args.field,
                             walls=args.walls, seed=args.seed, baseline=args.baseline,
-                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE, workers=args.workers,
+                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE, workers=workers,
                             backend=args.backend, ray_address=args.ray_address, progress=not args.no_progress)
     except KeyboardInterrupt:
         print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)

@@ -166,14 +166,14 @@ def parse_grid(rules: str, options=(), policies=None, field: str = "greedy") -> 
     _, r = load_rules(rules)
     joker = int(engine_params(rules, r)[EP_JOKER])
     field = registry.normalize(field)
-    registry.bot_table(field, rules, joker, label="the field policy")
+    registry.check_seats(field, rules, joker, label="the field policy")  # open seats too (python:, exec:)
     if policies is not None:
         pol = _split_values(policies, "policy") if isinstance(policies, str) else [str(p).strip() for p in policies]
         if not pol or any(p == "" for p in pol):
             raise ValueError("policy: no policies (an empty grid)")
         pol = [registry.normalize(p) for p in pol]
         for p in pol:
-            registry.bot_table(p, rules, joker, label="hero policy")
+            registry.check_seats(p, rules, joker, label="hero policy")
         axes[POLICY_AXIS] = pol
     if not axes:
         raise ValueError("an empty grid: give --option KEY=V1,V2,... and/or --policy P1,P2,...")

@@ -131,10 +131,13 @@ def kernel_agent(policy: str = "greedy", seed=None) -> Agent:
     (with ``seed``), ``'greedy'``, ``'threshold:30'``, ..., ``'tuned:NAME'``, ``'mc:32'`` (with ``seed``,
     :class:`BotAgent`).  Raises ``ValueError`` as the registry's parser does (the same text as every
     command).  Users call :func:`caishen.agents.make_agent`, the one factory of every bot (it adds the
-    torch ones); this is its kernel half, for the layers below ``agents`` (the envs' opponents)."""
+    torch ones); this is its kernel half, for the layers below ``agents`` (the envs' opponents).  An open
+    seat (``python:``, ``exec:``) is the arena host's agent (``import caishen.envs``)."""
     bot = registry.parse(policy)
     if bot.code == registry.POLICY_STEP_ONLY:
         raise ValueError(f"policy {bot.spec!r} needs torch: use caishen.agents.make_agent")
+    if bot.code == registry.POLICY_HOST:  # an open seat (python:, exec:): the registered host's agent
+        return registry.require_host(bot.spec).agent(bot.spec)
     if bot.has_data:
         return BotAgent(bot.spec, seed)
     return RandomAgent(seed) if bot.code == POLICY_RANDOM else PolicyAgent(bot.spec)

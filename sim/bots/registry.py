@@ -38,7 +38,29 @@ spec                    bot
 ``ppo:PATH``            a trained torch policy (:mod:`caishen.agents.ppo`): it has no kernel,
                         so it plays only in the step API (``caishen.agents.make_agent``);
                         every kernel seat refuses it (:func:`check_fits`)
+``python:MODULE:FN``    an open seat: your Python policy, ``FN(obs, mask) -> int[n]`` on a
+                        batch of decisions (or ``python:PATH.py:FN``; an object with
+                        ``act(obs, mask)``); played by the arena host (below)
+``exec:CMD``            an open seat: an external program in any language speaking the
+                        JSON-lines seat protocol (``docs/protocol.md``); the arena host
 ======================  ================================================================
+
+Open seats (``python:``, ``exec:``)
+-----------------------------------
+The registry owns their grammar (:func:`parse`: ``python:TARGET:FN`` where
+``TARGET`` is a dotted module name or a path ending in ``.py`` and ``FN`` a
+name in it; ``exec:CMD`` split by :func:`shlex.split`, never a shell; normal
+form ``shlex.join``).  They have no kernel (code :data:`POLICY_HOST`): a host
+above the kernels plays them, batching their decisions across many hands
+(:mod:`caishen.envs.arena_host`, which registers itself here with
+:func:`register_host` when imported; ``import caishen.envs`` and the
+``caishen`` command do that).  So ``sim/`` never imports ``envs/``:
+:func:`caishen.sim.selfplay.batch.play_batch` hands a table with an open seat
+to the registered host (:func:`host_player`), and every command that plays
+through it (``simulate``, ``match``, ``ladder``, ``sweep``) takes open seats,
+checked by :func:`check_seats`.  A kernel table (:func:`bot_table`) refuses
+them (:func:`check_fits`).  Open seats play in the process that registered the
+host (:func:`seat_workers`: one worker).
 
 :func:`parse` is the one parser: it returns a :class:`Bot` whose ``spec`` is
 the normal form (``mc:02`` and ``mc:2`` are one bot, ``threshold:007`` is
@@ -163,6 +185,9 @@ POLICY_PIAO_BASE = 13
 LEARNED_FILE = "learned.npz"
 #: the code of a bot without a kernel (``ppo:PATH``: torch, one decision at a time): no kernel table takes it
 POLICY_STEP_ONLY = -1
+#: the code of an open seat (``python:``, ``exec:``) played by the registered host (:func:`register_host`):
+#: no kernel table takes it
+POLICY_HOST = -2
 
 #: the file name of a rule set's shipped tuned weights, in its package folder (``tuned:<rule set>``)
 TUNED_FILE = "tuned.json"
@@ -330,6 +355,34 @@ def _learned_arg(arg: str, spec: str) -> tuple[int, str]:
     return 0, name
 
 
+_DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+
+
+def _python_arg(arg: str, spec: str) -> tuple[int, str]:
+    """``TARGET:FN`` of ``python:TARGET:FN``: a dotted module name or a ``.py`` path, then a (dotted) name."""
+    target, colon, fn = arg.strip().rpartition(":")
+    target, fn = target.strip(), fn.strip()
+    if not colon or not target or not re.fullmatch(_DOTTED, fn):
+        raise ValueError(f"policy {_short(spec)}: give python:MODULE:FN or python:PATH.py:FN, e.g. "
+                         "python:mybots.torch_seat:act or python:bots/seat.py:Policy")
+    if not (target.endswith(".py") or re.fullmatch(_DOTTED, target)):
+        raise ValueError(f"policy {_short(spec)}: {target!r} is neither a module name (a.b.c) nor a path ending in .py")
+    return 0, f"{target}:{fn}"
+
+
+def _exec_arg(arg: str, spec: str) -> tuple[int, str]:
+    """``CMD`` of ``exec:CMD`` as its argument list (:func:`shlex.split`; no shell), in ``shlex.join`` form."""
+    import shlex
+
+    try:
+        argv = shlex.split(arg)
+    except ValueError as e:
+        raise ValueError(f"policy {_short(spec)}: the command does not parse ({e})") from None
+    if not argv:
+        raise ValueError(f"policy {_short(spec)}: give the program to run, e.g. exec:python3 examples/bots/seat_bot.py")
+    return 0, shlex.join(argv)
+
+
 def _learned_weights(bot: Bot, rules: str):
     row, hdr = load_learned(learned_path(bot.arg))
     return row, hdr["rules"]
@@ -380,6 +433,10 @@ BOTS: dict[str, BotKind] = {k.name: k for k in (
             weights=_learned_weights, context=_learned_context),
     BotKind("ppo", POLICY_STEP_ONLY, "ppo:PATH", "a trained PPO checkpoint (torch, the [rl] extra; step API "
             "only: caishen.agents.make_agent, an env's opponent given as that agent)", _path_arg),
+    BotKind("python", POLICY_HOST, "python:MODULE:FN|PATH.py:FN", "your Python policy: FN(obs, mask) -> int[n] "
+            "legal actions for a batch of decisions, or an object with act(obs, mask) (docs/arena.md)", _python_arg),
+    BotKind("exec", POLICY_HOST, "exec:CMD", "an external program in any language on the JSON-lines seat protocol, "
+            "a time limit per decision (docs/protocol.md)", _exec_arg),
 )}
 
 
@@ -412,11 +469,14 @@ def usages() -> str:
     return ", ".join(k.usage for k in BOTS.values())
 
 
-def help_lines(kernel: bool = False) -> list[str]:
+def help_lines(kernel: bool = False, hosted: bool = False) -> list[str]:
     """One line per bot, ``"usage: description"``.  ``kernel``: only the bots that play in the kernels, the
     specs every command's seats accept (``caishen simulate``, ``match``, ``sweep``, ``train``, ``piao``:
-    their help), not one without a kernel (``ppo:PATH``: the step API only, :func:`check_fits`)."""
-    return [f"{k.usage}: {k.about}" for k in BOTS.values() if not kernel or k.code != POLICY_STEP_ONLY]
+    their help), not one without a kernel (``ppo:PATH``: the step API only, :func:`check_fits`); with
+    ``hosted`` also the open seats (``python:``, ``exec:``) of the commands that play through
+    :func:`host_player` (``simulate``, ``match``, ``ladder``, ``sweep``)."""
+    return [f"{k.usage}: {k.about}" for k in BOTS.values()
+            if not kernel or k.code >= 0 or (hosted and k.code == POLICY_HOST)]
 
 
 def examples(rules: str | None = None) -> list[str]:
@@ -468,6 +528,9 @@ def check_fits(bot: Bot, rules: str, joker: int, where: str = "") -> np.ndarray 
     if bot.code == POLICY_STEP_ONLY:
         raise ValueError(f"policy {bot.spec!r}{where} plays through torch in the step API only "
                          "(caishen.agents.make_agent; an env's opponent given as that agent), not in a kernel")
+    if bot.code == POLICY_HOST:
+        raise ValueError(f"policy {bot.spec!r}{where} is an open seat played by the arena host, not inside a kernel: "
+                         "it plays in caishen simulate, match, ladder and sweep (caishen.envs.arena_host)")
     if joker < 0 and (BOTS[bot.kind].piao or bot.code in PIAO_POLICIES):
         raise ValueError(
             f"policy {bot.spec!r}{where} decides when to throw a 财神 (飘财), but rule set {rules!r} has no 财神 "
@@ -481,6 +544,93 @@ def check_fits(bot: Bot, rules: str, joker: int, where: str = "") -> np.ndarray 
     if made_for is not None and made_for != rules:
         raise ValueError(f"policy {bot.spec!r}{where} was tuned for {made_for!r}, not {rules!r}")
     return w
+
+
+# ---------------------------------------------------------------------------
+# open seats: the host that plays them (module docstring, "Open seats")
+# ---------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Host:
+    """What plays the open seats, registered from above ``sim`` (:mod:`caishen.envs.arena_host`).
+
+    ``play_batch``: a function with the signature and the return value of
+    :func:`caishen.sim.selfplay.batch.play_batch` (the same record columns, the
+    same duplicate deals) for a table with at least one open seat;
+    ``check(bot, rules)``: loads / finds an open seat's code for rule set
+    ``rules`` and raises ``ValueError`` naming the spec if it cannot play;
+    ``digest(bot)``: hex digest of its code (a run records it: a bot edited
+    between a run and its resume would mix two bots under one name);
+    ``agent(spec)``: the seat as a step-API agent (``act(game) -> action``,
+    :func:`caishen.sim.bots.agent.make_agent`: an env's opponent).
+    """
+
+    play_batch: Callable
+    check: Callable[[Bot, str], None]
+    digest: Callable[[Bot], str]
+    agent: Callable[[str], object]
+
+
+_HOST: list[Host] = []
+
+
+def register_host(host: Host) -> None:
+    """Register ``host`` as the player of the open seats in this process (the last registration wins)."""
+    if not isinstance(host, Host):
+        raise ValueError(f"register_host needs a registry.Host, got {type(host).__name__}")
+    _HOST[:] = [host]
+
+
+def _bots(policies) -> list[Bot]:
+    return [parse(p) for p in split_specs(policies)]
+
+
+def is_open(spec) -> bool:
+    """True if ``spec`` parses to an open seat (``python:``, ``exec:``); a bad spec raises as :func:`parse`."""
+    return parse(spec).code == POLICY_HOST
+
+
+def require_host(spec: str) -> Host:
+    """The registered :class:`Host`; ``ValueError`` naming ``spec`` when none is (``sim`` alone cannot play it)."""
+    if not _HOST:
+        raise ValueError(f"policy {_short(spec)} is an open seat: import caishen.envs (it registers the arena host "
+                         "that plays python: and exec: seats; the caishen command does this)")
+    return _HOST[0]
+
+
+def host_player(policies) -> Callable | None:
+    """The host's ``play_batch`` when a seat of ``policies`` (1 or 4 specs) is an open seat, else None.
+    Raises ``ValueError`` as :func:`parse`, or :func:`require_host` when no host is registered."""
+    open_specs = [b.spec for b in _bots(policies) if b.code == POLICY_HOST]
+    return require_host(open_specs[0]).play_batch if open_specs else None
+
+
+def seat_workers(policies, workers: int | None) -> int | None:
+    """``workers`` for a run of ``policies`` (any number of specs): 1 when one is an open seat (the host plays
+    in the process that registered it: one torch model, one program per seat), else ``workers``."""
+    specs = [p.strip() for p in policies.split(",")] if isinstance(policies, str) else list(policies)
+    return 1 if any(is_open(p) for p in specs) else workers
+
+
+def check_seats(policies, rules: str, joker: int, label: str | None = None) -> list[Bot]:
+    """The seats' bots (1 or 4 specs) checked for rule set ``rules``, open seats included: a kernel bot by
+    :func:`check_fits`, an open seat by the registered host's ``check`` (its module or program is found).
+    What a command that plays through :func:`host_player` checks before it starts; ``label`` as
+    :func:`bot_table`.  Raises ``ValueError`` naming the spec."""
+    out = []
+    for s, spec in enumerate(split_specs(policies)):
+        bot = parse(spec)
+        where = f" ({'seat ' + str(s) if label is None else label})"
+        if bot.code == POLICY_HOST:
+            try:
+                require_host(bot.spec).check(bot, rules)
+            except ValueError as e:
+                msg = str(e)
+                head = f"policy {bot.spec!r}"
+                raise ValueError(f"{head}{where}{msg[len(head):]}" if msg.startswith(head) else msg) from None
+        else:
+            check_fits(bot, rules, joker, where)
+        out.append(bot)
+    return out
 
 
 def split_specs(policies) -> list[str]:
@@ -541,13 +691,19 @@ def weights_digest(policies, rules: str) -> str:
     """sha256 (16 hex digits) of the weights each seat's bot plays with in rule set ``rules``.
 
     Zeros stand for a bot without weights; ``mc:N`` counts with its base
-    policy's weights.  A run records it (``caishen.sim.selfplay.runner``)
+    policy's weights, an open seat with the digest of its code
+    (:class:`Host`).  A run records it (``caishen.sim.selfplay.runner``)
     because a ``tuned:PATH.json`` file is read when the run starts, not part
     of the source digest: a resume after the file changed would mix two bots
     under one name.  Raises ``ValueError`` as :func:`parse` does.
     """
     h = hashlib.sha256()
     for spec in split_specs(policies):
+        kind = BOTS.get(str(spec).partition(":")[0].strip())
+        if kind is not None and kind.code == POLICY_HOST:  # an open seat: the digest of its code (Host.digest)
+            bot = parse(spec)
+            h.update(require_host(bot.spec).digest(bot).encode())
+            continue
         w = parse(spec).weights(rules)[0] if has_data(spec) else None
         h.update(np.zeros(N_W) if w is None else np.ascontiguousarray(w, dtype=np.float64))
     return h.hexdigest()[:16]

@@ -61,7 +61,7 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.hand import _shanten
-from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context
+from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, host_player, make_context
 from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
 from caishen.sim.borrow import borrowed
 from caishen.sim.rng import _rng_below, _rng_seed
@@ -259,12 +259,17 @@ def play_batch(
     arguments (also a 飘 policy on a rule set without a 财神,
     :func:`caishen.sim.bots.registry.check_fits`, and weights tuned for another
     rule set) and ``RuntimeError`` if the
-    checker finds a violation.
+    checker finds a violation.  A table with an open seat (``python:``, ``exec:``) is played by the host
+    registered above ``sim`` (:func:`caishen.sim.bots.registry.host_player`), same columns, same deals.
     """
     n_hands = check_int("n_hands", n_hands, 0, 10**10)
     seed = check_int("seed", seed, 0, 2**32 - 1)
     match_len = check_int("match_len", match_len, 1, 2**31 - 1)
     wall_seed = -1 if wall_seed is None else check_int("wall_seed", wall_seed, 0, 2**32 - 1)
+    host = host_player(policies)  # an open seat (python:, exec:): the host registered above sim plays the table
+    if host is not None:
+        return host(n_hands, seed, rules=rules, options=options, policies=policies, match_len=match_len, check=check,
+                    wall_seed=None if wall_seed < 0 else wall_seed)
     name, r = load_rules(rules, options)
     ep = engine_params(name, r)
     rp = r.params()
