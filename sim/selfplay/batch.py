@@ -147,7 +147,7 @@ def _duplicate_deal(st, wall_seed, h, saved):
     return dealer
 
 
-def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance):
+def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance, rules=None):
     """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
 
     ``policies: int64[4, 2]`` (code, param) per seat, kernel policies only
@@ -156,11 +156,14 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     With ``check`` (a bool) the invariant checker runs after the deal and after every
     step.  Returns ``(hand, error)``: ``(-1, 0)`` when all is well, else the
     hand and the ``ERR_*`` code of the first violation (an illegal bot
-    action is reported as ``-1``).  A Python wrapper of
-    :func:`_play_batch_walls` with an empty bot context.
+    action is reported as ``-1``).  ``rules``: ``(name, options)`` of the rule set,
+    for the bot context (:func:`caishen.sim.bots.registry.make_context`; default the
+    default rule set).  A Python wrapper of :func:`_play_batch_walls`.
     """
+    name, r = rules if rules is not None else load_rules(DEFAULT, None)
+    bx = make_context(name, r, np.zeros((N_SEATS, 1)), seed, None)
     return _play_batch_walls(seed, -1, n_hands, match_len, policies, ep, rp, tabs, _check_arg(check), st, rec, work,
-                             chance, None)
+                             chance, bx)
 
 
 def _check_arg(check: bool):
