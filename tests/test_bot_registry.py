@@ -157,7 +157,7 @@ def test_every_bot_command_help_lists_every_bot_on_its_own_line(capsys):
             listed = any(line.startswith(f"{kind.usage}: {kind.about[:20]}") for line in lines)
             # the kernel bots these commands play; a step-API-only bot (ppo:PATH) is not theirs to list, the open
             # seats (python:, exec:) only where the command plays through the arena host
-            want = kind.code >= 0 or (kind.code == registry.POLICY_HOST and command in cli.OPEN_SEAT_COMMANDS)
+            want = kind.code >= 0 or (kind.code == registry.POLICY_HOST and command in cli.common.OPEN_SEAT_COMMANDS)
             assert listed == want, (command, kind.name)
 
 

@@ -782,7 +782,7 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
     feats = meta.get("features")
     if feats is not None and (not isinstance(feats, list) or feats != list(FEATURES)):
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r} lists the features {_short(feats)}, "
-                         f"this version needs {list(FEATURES)}")
+                         f"this version needs the list of its {len(FEATURES)} (caishen.sim.bots.tuned.FEATURES)")
     w = meta["weights"]
     if not isinstance(w, list) or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in w):
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r}: 'weights' must be a list of {N_W} numbers")
