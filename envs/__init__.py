@@ -13,7 +13,11 @@
   over :mod:`caishen.envs.batched` (:class:`BatchedGames`: thousands of games
   stepped, observed and masked in one numba call).
 - :mod:`caishen.envs.observation`: the observation layouts every env shares
-  (planes, the flat vector, the order-of-play block).
+  (planes, the flat vector, the suit grid, the candidates; the order-of-play
+  and assist blocks); :mod:`caishen.envs.extras` builds the batch's layouts
+  beyond planes and flat vectors after each step.
+- :mod:`caishen.envs.oracle`: training labels from the hidden state
+  (``oracle=True``: ``info["oracle"]``), never in an observation.
 
 >>> import gymnasium
 >>> from caishen.envs import env_id

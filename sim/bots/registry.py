@@ -499,7 +499,14 @@ def data_file(name: str, filename: str, suffix: str = ".json") -> Path:
 
 
 def learned_path(name: str) -> Path:
-    """The weights file of ``learned:NAME`` (:func:`data_file` with ``learned.npz``)."""
+    """The weights file of ``learned:NAME`` (:func:`data_file` with ``learned.npz``); ``learned:<rule set>-<v>``
+    (a word ``v``) is that rule set's shipped ``learned-<v>.npz`` (``learned:<rule set>-env``: the env trainer's)."""
+    head, dash, variant = name.partition("-")
+    if dash and re.fullmatch(r"[A-Za-z0-9_]+", head) and re.fullmatch(r"[A-Za-z0-9_]+", variant):
+        from caishen.sim import rules
+
+        if head in rules.names():
+            return rules.get(head).data_path(f"learned-{variant}.npz")
     return data_file(name, LEARNED_FILE, ".npz")
 
 
