@@ -43,8 +43,9 @@ The recipe, in its simplest form:
    ``seed * 10**9 + k`` of :func:`caishen.sim.engine._seeded_wall`: never the same).
 
 Files in ``DIR``: ``checkpoint.pt`` (the net, its architecture and shape, its start, the optimiser,
-the counters: a rerun of the same command resumes there; one of another ``--arch`` is refused), ``buffer.npz``
-(the labelled states), ``current.npz`` (the net the next labels play),
+the counters, the curve's rows and the batch stream: a rerun of the same command resumes there; one of
+another ``--arch`` is refused), ``buffer.npz`` (the labelled states, tagged with their iteration), ``current.npz``
+(the net the next labels play),
 ``learned.npz``, ``curve.csv`` (one row per iteration: wall seconds,
 hands, learner decisions, labelled states, their rates per second, the
 loss, the KL to the start, ``heldout_gain``: on the iteration's newest labelled
@@ -60,19 +61,32 @@ its best discard), and ``eval/`` (the match's run directory, ``match.json``,
 whose table also gives each seat's deal-in rate; :func:`learn` returns the
 learner's in ``"eval"``; a resumed run that trains on replaces it).
 
+The folder is the run's alone: :func:`learn` holds its lock (``DIR/.lock``, :class:`caishen.sim.safeio.DirLock`:
+a second learn there is refused) and refuses a folder that holds a symbolic link; every file is written
+atomically through :mod:`caishen.sim.safeio`.  An iteration commits as one unit (:func:`_commit`): its labels
+go to ``buffer.next.npz``, then the checkpoint -- the commit point, holding the curve's rows -- replaces the
+last one, then the labels become ``buffer.npz`` and ``curve.csv`` is rewritten from the checkpoint.  So a
+crash or a full disk at any write resumes to exactly the rows of an uninterrupted run, never an iteration
+twice (``tests/test_crash_consistency.py`` kills it at every rename and fsync).  A checkpoint or a buffer is
+checked field by field before it is used (sizes, shapes, finite values, the run's iteration): a damaged one
+is a one-line error naming the file and the field.  The settings are checked before anything is trained
+(:func:`_check_settings`: the evaluation's walls included).
+
 Needs torch (the ``[rl]`` extra): ``import caishen.agents`` does not import it.
 """
 
 from __future__ import annotations
 
 import csv
-import os
+import io
+import math
 import shutil
 import time
 from pathlib import Path
 
 import numpy as np
 
+from caishen.sim import safeio
 from caishen.sim.rules.base import DEFAULT
 
 __all__ = ["LINEUPS", "BUFFER", "EVAL_SEED", "REFERENCE_RULES", "ARCHS", "advantage_scale", "greedy_choice",
@@ -319,6 +333,306 @@ def label_iteration(lineup: str, rules: str, walls: np.ndarray, n_det: int, frac
     return rows, sum(r[1] for r in results), np.sum([r[2] for r in results], axis=0)
 
 
+#: the files of a run folder (module docstring, "Files"): the checkpoint, the labels buffer and the next
+#: iteration's buffer before its checkpoint commits it
+CHECKPOINT, BUFFER_FILE, BUFFER_NEXT = "checkpoint.pt", "buffer.npz", "buffer.next.npz"
+#: bytes of a checkpoint at most (a net of the largest shapes with its Adam state and curve: a few MB) and of a
+#: labels buffer (BUFFER states of the widest rows)
+MAX_CHECKPOINT = 64 << 20
+MAX_BUFFER_FILE = 8 << 30
+#: bounds of the settings, checked before anything is trained: hands per iteration (each labels up to 8
+#: states per hand, ~5.4 KB each), Adam steps and batch, the evaluation's walls (as ``caishen match``), the seed
+MAX_HANDS = 50_000
+MAX_STEPS = 10**6
+MAX_BATCH = 1 << 16
+MAX_EVAL_WALLS = 10**9
+MAX_SEED = 10**9
+#: the state fields of a checkpoint that count (iterations, hands, decisions, labelled states)
+_COUNTS = ("iteration", "hands", "decisions", "labelled")
+_REPAIR = "move it aside to start again, or restore it from a backup"
+
+
+def _check_settings(rules: str, **kw) -> None:
+    """``ValueError`` naming the first bad setting of :func:`learn` (its bounds above), before anything is
+    trained: the evaluation match's configuration too (``eval_walls`` walls in every seating)."""
+    from caishen.sim.bots.search import MAX_DETERMINIZATIONS
+
+    ints = {"hands": (1, MAX_HANDS), "steps": (0, MAX_STEPS), "batch": (1, MAX_BATCH),
+            "eval_walls": (0, MAX_EVAL_WALLS), "seed": (0, MAX_SEED), "n_det": (1, MAX_DETERMINIZATIONS)}
+    for name, (lo, hi) in ints.items():
+        v = kw[name]
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+            raise ValueError(f"{name} {str(v)[:40]}: must be an integer in {lo}..{hi:,}")
+    for name, lo, hi in (("minutes", 0, math.inf), ("lr", 0, math.inf), ("beta", 0, math.inf),
+                         ("tau", 1e-6, math.inf), ("adv_scale", 1e-9, math.inf), ("frac", 0, 1)):
+        v = kw[name]
+        if name == "adv_scale" and v is None:
+            continue
+        ok = not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating))
+        if not ok or not math.isfinite(float(v)) or not lo <= float(v) <= hi:
+            raise ValueError(f"{name} {str(v)[:40]}: must be a finite number in {lo:g}..{hi:g}")
+    if kw["eval_walls"]:
+        from caishen.sim.analysis import arena
+
+        try:  # the evaluation's own bounds (walls x seatings in a run), checked now rather than after training
+            arena.make_config(rules, f"tuned:{rules},tuned:{rules},greedy,greedy", int(kw["eval_walls"]),
+                              int(kw["seed"]) + EVAL_SEED, {})
+        except ValueError as e:
+            raise ValueError(f"eval_walls {kw['eval_walls']}: the evaluation match cannot be run ({e})") from None
+
+
+def _curve_text(rows: list) -> str:
+    """``curve.csv``: the header :data:`_CURVE` and one row per iteration."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(_CURVE)
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def _new_model(torch, arch: str, shape, rules: str):
+    from caishen.agents.learned_torch import ActionConv, ActionMLP
+
+    return ActionConv(tuple(shape), rules) if arch == "conv" else ActionMLP(tuple(shape), rules)
+
+
+def _start(torch, out: Path, rules: str, arch: str, hidden, channels, seed: int, lr: float, dev, log):
+    """``(model, model0, opt, state, buf, gen)``: a fresh start in ``out`` (the net of :func:`initial_model`,
+    an empty curve), or the committed iteration of its checkpoint (:func:`_read_checkpoint`,
+    :func:`_read_buffer`), ``curve.csv`` rewritten from it (a crash after the commit may have left the
+    previous one)."""
+    if not (out / CHECKPOINT).exists():
+        safeio.discard(out / BUFFER_NEXT)  # labels of a first iteration killed before its commit
+        model = initial_model(rules, hidden, seed, arch, channels).to(dev)
+        model0 = initial_model(rules, hidden, seed, arch, channels).to(dev)
+        state = {"iteration": 0, "hands": 0, "decisions": 0, "labelled": 0, "seconds": 0.0, "rules": rules,
+                 "curve": []}
+        safeio.atomic_write(out / "curve.csv", _curve_text([]))
+        return (model, model0, torch.optim.Adam(model.parameters(), lr=lr), state, None,
+                torch.Generator().manual_seed(seed))
+    model, model0, opt, state, gen = _read_checkpoint(torch, out, rules, arch, lr, dev, seed)
+    buf = _read_buffer(out, state, arch == "conv")
+    safeio.atomic_write(out / "curve.csv", _curve_text(state["curve"]))
+    log(f"resumed at iteration {state['iteration']} ({state['labelled']} labelled states)")
+    return model, model0, opt, state, buf, gen
+
+
+def _commit(torch, out: Path, model, model0, opt, state: dict, buf: dict, gen, arch: str) -> None:
+    """Commit an iteration as one unit: the labels go to ``buffer.next.npz`` (tagged with the iteration),
+    then the checkpoint (net, start, optimiser, counters, the curve's rows, the batch stream) replaces the
+    old one -- the commit point -- then the labels become ``buffer.npz`` and ``curve.csv`` is rewritten
+    from the checkpoint.  Every file is written atomically (:func:`caishen.sim.safeio.atomic_write_with`):
+    a crash or a full disk at any write leaves the last committed iteration, which the rerun resumes to the
+    same rows (:func:`_read_buffer` finishes or drops an uncommitted buffer)."""
+    tagged = {**buf, "iteration": np.int64(state["iteration"])}
+    safeio.atomic_write_with(out / BUFFER_NEXT, lambda f: np.savez(f, **tagged))
+    shape = ({"channels": list(model.channels)} if arch == "conv"
+             else {"hidden": [model.fc1.out_features, model.fc2.out_features]})
+    ck = {"model": model.state_dict(), "model0": model0.state_dict(), "opt": opt.state_dict(), "state": state,
+          "arch": arch, "gen": gen.get_state(), **shape}
+    data = io.BytesIO()  # a few MB; torch.save into the file itself would turn a full disk into a RuntimeError
+    torch.save(ck, data)
+    safeio.atomic_write(out / CHECKPOINT, data.getvalue())
+    try:
+        safeio.commit(out / BUFFER_NEXT, out / BUFFER_FILE)
+    except OSError as e:
+        raise safeio.os_error(out / BUFFER_FILE, e, "write") from None
+    safeio.atomic_write(out / "curve.csv", _curve_text(state["curve"]))
+
+
+def _bad(path, field: str, why: str) -> safeio.FileError:
+    return safeio.FileError(path, f"field {field!r} {why}: not a checkpoint caishen learn wrote; {_REPAIR}")
+
+
+def _check_zip(path, data: bytes) -> None:
+    """A torch checkpoint is a zip of stored records: refuse another file, compressed records (a small file
+    that would unpack to gigabytes) or records larger than the file, before torch reads any of it."""
+    import zipfile
+
+    try:
+        infos = zipfile.ZipFile(io.BytesIO(data)).infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+        raise safeio.FileError(path, f"is not a checkpoint caishen learn wrote (not a torch zip: {str(e)[:60]}); "
+                                     f"{_REPAIR}") from None
+    for i in infos:
+        if i.compress_type != zipfile.ZIP_STORED or i.file_size > len(data):
+            raise safeio.FileError(path, f"record {i.filename[:60]!r} is compressed or larger than the file: not a "
+                                         f"checkpoint caishen learn wrote; {_REPAIR}")
+
+
+def _check_tensors(path, field: str, got, want: dict) -> None:
+    """``got`` must be a state dict of exactly ``want``'s names and shapes, floating point and finite."""
+    if not isinstance(got, dict) or set(got) != set(want):
+        held = sorted(map(str, got))[:6] if isinstance(got, dict) else type(got).__name__
+        raise _bad(path, field, f"holds the tensors {held}, the net of its shape has {sorted(want)[:6]}")
+    for k, t in got.items():
+        if not (hasattr(t, "shape") and tuple(t.shape) == tuple(want[k].shape) and t.is_floating_point()):
+            raise _bad(path, f"{field}.{k}", f"is {getattr(t, 'dtype', type(t).__name__)}"
+                                             f"{list(getattr(t, 'shape', []))}, expected {list(want[k].shape)}")
+        if not bool(t.isfinite().all()):
+            raise _bad(path, f"{field}.{k}", "holds a NaN or an infinity")
+
+
+def _read_checkpoint(torch, out: Path, rules: str, arch: str, lr: float, dev, seed: int):
+    """``(model, model0, opt, state, gen)`` of ``out/checkpoint.pt``, every field checked before it is used:
+    the file's size and records (:func:`_check_zip`), then torch's tensor-only loader, the counters, the rule
+    set and ``arch`` (a ``ValueError`` naming another), the net's shape (its bounds), every tensor's name,
+    shape and finiteness, the optimiser's state, the curve's rows and the batch stream.  A damaged or
+    foreign checkpoint is a :class:`caishen.sim.safeio.FileError` naming the file and the field."""
+    from caishen.sim.bots import learned
+
+    path = out / CHECKPOINT
+    data = safeio.read_bytes(path, MAX_CHECKPOINT, what="a caishen learn checkpoint")
+    _check_zip(path, data)
+    try:
+        ck = torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")  # a run resumes on any device
+    except Exception as e:  # noqa: BLE001 - torch raises many types for a damaged file
+        why = str(e).strip().splitlines()[0][:80] if str(e).strip() else type(e).__name__
+        raise safeio.FileError(path, f"is not a checkpoint caishen learn wrote ({why}); {_REPAIR}") from None
+    if not isinstance(ck, dict) or not isinstance(ck.get("state"), dict):
+        raise _bad(path, "state", "is missing")
+    st = dict(ck["state"])
+    for k in _COUNTS:
+        if isinstance(st.get(k), bool) or not isinstance(st.get(k), int) or not 0 <= st[k] <= 10**15:
+            raise _bad(path, f"state.{k}", f"is {str(st.get(k))[:40]}, not a count")
+    sec = st.get("seconds")
+    if isinstance(sec, bool) or not isinstance(sec, (int, float)) or not math.isfinite(sec) or sec < 0:
+        raise _bad(path, "state.seconds", f"is {str(sec)[:40]}, not a number of seconds")
+    if not isinstance(st.get("rules"), str):
+        raise _bad(path, "state.rules", "is not a rule set's name")
+    if st["rules"] != rules:
+        raise ValueError(f"{path}: a checkpoint of rule set {st['rules'][:40]!r}, not {rules!r}")
+    ck_arch = ck.get("arch", "mlp")  # checkpoints from before --arch are the MLP's
+    if ck_arch not in ARCHS:
+        raise _bad(path, "arch", f"is {str(ck_arch)[:40]!r}, not one of {', '.join(ARCHS)}")
+    if ck_arch != arch:
+        raise ValueError(f"{path}: a checkpoint of --arch {ck_arch}, not {arch} (resume with --arch "
+                         f"{ck_arch} or use another --out)")
+    key, n_max, lengths = (("channels", learned.MAX_CHANNELS, (1, 2)) if arch == "conv"
+                           else ("hidden", learned.MAX_HIDDEN, (2,)))
+    shape = ck.get(key)
+    if not (isinstance(shape, (list, tuple)) and len(shape) in lengths
+            and all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= n_max for h in shape)):
+        raise _bad(path, key, f"is {str(shape)[:40]}, not {' or '.join(map(str, lengths))} sizes in 1..{n_max}")
+    model, model0 = _new_model(torch, arch, shape, rules), _new_model(torch, arch, shape, rules)
+    for field, net in (("model", model), ("model0", model0)):
+        _check_tensors(path, field, ck.get(field), net.state_dict())
+        net.load_state_dict(ck[field])
+    model, model0 = model.to(dev), model0.to(dev)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    try:
+        opt.load_state_dict(ck["opt"])
+    except (KeyError, ValueError, TypeError, RuntimeError, IndexError, AttributeError) as e:
+        raise _bad(path, "opt", f"is not this net's Adam state ({str(e)[:60]})") from None
+    for p_state in opt.state.values():
+        if not all(bool(v.isfinite().all()) for v in p_state.values() if hasattr(v, "isfinite")):
+            raise _bad(path, "opt", "holds a NaN or an infinity")
+    curve = st.get("curve")
+    if curve is None:  # a checkpoint from before the curve was committed with it: the rows of curve.csv
+        curve = _legacy_curve(out, st["iteration"])
+    elif not (isinstance(curve, list) and len(curve) == st["iteration"]
+              and all(isinstance(r, list) and len(r) == len(_CURVE) and r[0] == i + 1
+                      and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r)
+                      for i, r in enumerate(curve))):
+        raise _bad(path, "state.curve", f"is not {st['iteration']} rows of the curve's {len(_CURVE)} columns")
+    st["curve"] = curve
+    gen = torch.Generator()
+    if ck.get("gen") is None:  # from before the batch stream was kept: a new one (the run stays valid)
+        gen.manual_seed(seed)
+    else:
+        try:
+            gen.set_state(ck["gen"])
+        except (TypeError, RuntimeError, ValueError) as e:
+            raise _bad(path, "gen", f"is not a torch generator's state ({str(e)[:60]})") from None
+    return model, model0, opt, st, gen
+
+
+def _legacy_curve(out: Path, iterations: int) -> list:
+    """The curve rows 1..``iterations`` of an older run's ``curve.csv`` (its first row of each; an iteration
+    that a crash repeated there appears once), as numbers."""
+    try:
+        text = safeio.read_text(out / "curve.csv", 64 << 20, what="a curve")
+    except (FileNotFoundError, ValueError):
+        return []
+    rows: dict[int, list] = {}
+    for r in list(csv.reader(io.StringIO(text)))[1:]:
+        try:
+            vals = [int(v) if v.lstrip("-").isdigit() else float(v) for v in r]
+        except ValueError:
+            continue
+        if len(vals) == len(_CURVE) and isinstance(vals[0], int) and 1 <= vals[0] <= iterations:
+            rows.setdefault(vals[0], vals)
+    return [rows[i] for i in range(1, iterations + 1) if i in rows]
+
+
+#: a buffer's arrays: (dtype, trailing shape; None: the per-candidate width) for every learner, then the
+#: MLP's and the conv's own
+_BUFFER_ARRAYS = {"n": (np.int64, ()), "x": (np.float64, (None, 17)), "adv": (np.float64, (None,)),
+                  "actions": (np.int64, (None,)), "base": (np.int64, ()), "claim": (np.bool_, ())}
+_BUFFER_MLP = {"ctx": (np.float64, (83,))}
+_BUFFER_CONV = {"kinds": (np.uint8, (15, 34)), "cand": (np.int8, (None,))}
+
+
+def _read_buffer(out: Path, state: dict, conv: bool) -> dict | None:
+    """The labels of the checkpoint's iteration: ``buffer.next.npz`` when the checkpoint committed it (the
+    rename was cut short; finished now), else ``buffer.npz`` (an uncommitted ``buffer.next.npz`` is
+    dropped).  Read with every member's header, dtype, shape and values checked
+    (:func:`caishen.sim.safeio.read_npz`), and its rows the checkpoint's count; a buffer of another
+    iteration, or none where the checkpoint has labels, is a :class:`caishen.sim.safeio.FileError`."""
+    k = state["iteration"]
+
+    def load(path):
+        arrays = safeio.read_npz(path, MAX_BUFFER_FILE, what="a labels buffer", finite=True)
+        it = arrays.pop("iteration", None)
+        return (None if it is None or it.shape != () else int(it)), arrays
+
+    nxt, main = out / BUFFER_NEXT, out / BUFFER_FILE
+    if nxt.exists():
+        it, arrays = load(nxt)
+        if it == k:  # the checkpoint committed these labels; their rename was cut short
+            try:
+                safeio.commit(nxt, main)
+            except OSError as e:
+                raise safeio.os_error(main, e, "write") from None
+            return _checked_buffer(main, arrays, state, conv)
+        safeio.discard(nxt)
+    if not main.exists():
+        if k == 0:
+            return None
+        raise safeio.FileError(main, f"is missing: the checkpoint is at iteration {k} and its labels are gone; "
+                                     "restore it, or start again with a new --out")
+    it, arrays = load(main)
+    if it is not None and it != k:
+        raise safeio.FileError(main, f"holds the labels of iteration {it}, the checkpoint is at iteration {k}: "
+                                     f"not this run's buffer; {_REPAIR}")
+    return _checked_buffer(main, arrays, state, conv)
+
+
+def _checked_buffer(path, arrays: dict, state: dict, conv: bool) -> dict:
+    """``arrays`` if they are a labels buffer of the run (:data:`_BUFFER_ARRAYS`, the learner's own, rows
+    ``min(labelled, BUFFER)``, one width), else a :class:`caishen.sim.safeio.FileError` naming the member."""
+    from caishen.sim.bots.learned import MAX_CANDIDATES
+
+    want = {**_BUFFER_ARRAYS, **(_BUFFER_CONV if conv else _BUFFER_MLP)}
+    if set(arrays) != set(want):
+        raise safeio.FileError(path, f"holds the members {sorted(arrays)[:10]}, a labels buffer of this learner "
+                                     f"{sorted(want)}; {_REPAIR}")
+    rows = min(state["labelled"], BUFFER)
+    width = arrays["adv"].shape[1] if arrays["adv"].ndim == 2 else -1
+    if not 0 <= width <= MAX_CANDIDATES:
+        raise safeio.FileError(path, f"member 'adv' has shape {list(arrays['adv'].shape)}; {_REPAIR}")
+    for k, (dtype, tail) in want.items():
+        shape = (rows, *(width if d is None else d for d in tail))
+        if arrays[k].dtype != dtype or arrays[k].shape != shape:
+            raise safeio.FileError(path, f"member {k!r} is {arrays[k].dtype}{list(arrays[k].shape)}, expected "
+                                         f"{np.dtype(dtype)}{list(shape)} (the checkpoint's {rows} labelled "
+                                         f"states); {_REPAIR}")
+    n, base = arrays["n"], arrays["base"]
+    if rows and not ((n >= 0).all() and (n <= width).all() and (base >= 0).all() and (base < np.maximum(n, 1)).all()):
+        raise safeio.FileError(path, f"member 'n' or 'base' holds a count outside 0..{width}; {_REPAIR}")
+    return arrays
+
+
 def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: int = 0, hands: int = 200,
           n_det: int = 8, frac: float = 0.2, hidden: tuple[int, int] = (32, 16), lr: float = 3e-4,
           beta: float = 1.0, tau: float = 1.0, steps: int = 50, batch: int = 256, eval_walls: int = 20_000,
@@ -343,17 +657,15 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     with each progress line (None: silent).  Returns
     ``{"iterations", "labelled", "seconds", "learned": path, "adv_scale", "match": the evaluation's summary
     or None, "eval": the learner's row of its ``policy_rows`` (points, lo, hi, win, deal_in) or None}``.
-    Raises ``ValueError`` for a bad argument (naming it), a ``device`` torch does not find, or a
-    checkpoint of another rule set or ``arch``.
+    Raises ``ValueError`` for a bad argument (naming it; :func:`_check_settings`, before anything is
+    trained), a ``device`` torch does not find, a checkpoint of another rule set or ``arch``, a folder in
+    use by another learn or holding a symbolic link; :class:`caishen.sim.safeio.FileError` (a
+    ``ValueError``) naming the file and field for a damaged checkpoint or buffer, or a file that cannot be
+    written (a full disk: the last committed iteration stays, and a rerun resumes there).
     """
     torch = _torch()
-    from caishen.agents.learned_torch import ActionConv, ActionMLP
-
-    for name, v, lo in (("minutes", minutes, 0), ("hands", hands, 1), ("steps", steps, 0), ("batch", batch, 1),
-                        ("eval_walls", eval_walls, 0), ("lr", lr, 0), ("beta", beta, 0), ("tau", tau, 1e-6),
-                        ("adv_scale", 1.0 if adv_scale is None else adv_scale, 1e-9)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) or v < lo:
-            raise ValueError(f"{name} {v!r}: must be a number >= {lo}")
+    _check_settings(rules, minutes=minutes, hands=hands, steps=steps, batch=batch, eval_walls=eval_walls, lr=lr,
+                    beta=beta, tau=tau, adv_scale=adv_scale, seed=seed, n_det=n_det, frac=frac)
     _check_arch(arch)
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 256:
         raise ValueError(f"workers {workers!r}: must be an integer in 1..256")
@@ -361,125 +673,88 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     dev = device_of(torch, device)
     log = log or (lambda s: None)
     torch.set_num_threads(1)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    ck_path, buf_path = out / "checkpoint.pt", out / "buffer.npz"
-    model = initial_model(rules, hidden, seed, arch, channels).to(dev)
-    model0 = initial_model(rules, hidden, seed, arch, channels).to(dev)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-    state = {"iteration": 0, "hands": 0, "decisions": 0, "labelled": 0, "seconds": 0.0, "rules": rules}
-    buf = None
-    if ck_path.is_file():
-        ck = torch.load(ck_path, weights_only=True, map_location="cpu")  # a run resumes on any device
-        if ck["state"]["rules"] != rules:
-            raise ValueError(f"{ck_path}: a checkpoint of rule set {ck['state']['rules']!r}, not {rules!r}")
-        ck_arch = ck.get("arch", "mlp")  # checkpoints from before --arch are the MLP's
-        if ck_arch != arch:
-            raise ValueError(f"{ck_path}: a checkpoint of --arch {ck_arch}, not {arch} (resume with --arch "
-                             f"{ck_arch} or use another --out)")
-        if arch == "conv":
-            model = ActionConv(tuple(ck["channels"]), rules)
-            model0 = ActionConv(tuple(ck["channels"]), rules)
-        else:
-            model = ActionMLP(tuple(ck["hidden"]), rules)
-            model0 = ActionMLP(tuple(ck["hidden"]), rules)
-        model.load_state_dict(ck["model"])
-        model0.load_state_dict(ck["model0"])
-        model, model0 = model.to(dev), model0.to(dev)
-        opt = torch.optim.Adam(model.parameters(), lr=lr)
-        opt.load_state_dict(ck["opt"])
-        state = dict(ck["state"])
-        if buf_path.is_file():
-            with np.load(buf_path, allow_pickle=False) as z:
-                buf = {k: z[k] for k in z.files}
-        log(f"resumed at iteration {state['iteration']} ({state['labelled']} labelled states)")
-    else:
-        with open(out / "curve.csv", "w", newline="") as f:
-            csv.writer(f).writerow(_CURVE)
-    log(f"training on {dev}; labelling on the CPU with {workers} worker(s)")
-    current = out / "current.npz"
-    first_iteration = state["iteration"]
-    gen = torch.Generator().manual_seed(seed)
-    t_end = time.time() + 60.0 * minutes
-    pool = None  # the labelling workers (workers > 1), started at the first iteration
-    try:
-        while (max_iterations is None and time.time() < t_end) or (max_iterations is not None
-                                                                   and state["iteration"] < max_iterations):
-            it = state["iteration"]
-            t0 = time.time()
-            model.export(current, {"from": "caishen learn", "iteration": it})
-            lineup = LINEUPS[it % len(LINEUPS)].replace("L", f"learned:{current}").replace("T", f"tuned:{rules}")
-            walls = seed * 10**9 + state["hands"] + np.arange(hands)
-            if workers > 1 and pool is None:
-                import concurrent.futures
-                import multiprocessing
+    out = safeio.make_dir(out)
+    with safeio.DirLock(out, "caishen learn"):  # one learn per folder; never a write through a link in it
+        safeio.refuse_links(out)
+        model, model0, opt, state, buf, gen = _start(torch, out, rules, arch, hidden, channels, seed, lr, dev, log)
+        log(f"training on {dev}; labelling on the CPU with {workers} worker(s)")
+        current = out / "current.npz"
+        first_iteration = state["iteration"]
+        t_end = time.time() + 60.0 * minutes
+        pool = None  # the labelling workers (workers > 1), started at the first iteration
+        try:
+            while (max_iterations is None and time.time() < t_end) or (max_iterations is not None
+                                                                       and state["iteration"] < max_iterations):
+                it = state["iteration"]
+                t0 = time.time()
+                model.export(current, {"from": "caishen learn", "iteration": it})
+                lineup = LINEUPS[it % len(LINEUPS)].replace("L", f"learned:{current}").replace("T", f"tuned:{rules}")
+                walls = seed * 10**9 + state["hands"] + np.arange(hands)
+                if workers > 1 and pool is None:
+                    import concurrent.futures
+                    import multiprocessing
 
-                # spawn: the workers start clean (no torch state forked), load the kernels from the cache once
-                pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-            fresh, m, stats = label_iteration(lineup, rules, walls, n_det, frac, seed * 7919 + it, arch == "conv",
-                                              pool, workers)
-            t_label = time.time() - t0
-            state["hands"] += hands
-            state["decisions"] += int(stats[0])
-            held = _tensors(torch, fresh, np.arange(m), dev) if m else None
-            before = _choice(torch, model, held) if m else None
-            loss = kl = float("nan")
-            if buf is not None and len(buf["n"]) and steps:
-                for _ in range(steps):
-                    idx = torch.randint(len(buf["n"]), (min(batch, len(buf["n"])),), generator=gen).numpy()
-                    lo, k = _loss(torch, model, model0, _tensors(torch, buf, idx, dev), tau, beta, scale)
-                    opt.zero_grad()
-                    lo.backward()
-                    opt.step()
-                    loss, kl = float(lo.detach()), float(k.detach())
-            gain = agree = float("nan")
-            diag = {k: float("nan") for k in DIAGNOSTICS}
-            if m:  # the updated net's choices against the net's before the update, on labels it has not seen
-                pick = _choice(torch, model, held)
-                rows = np.arange(m)
-                gain = float((fresh["adv"][rows, pick] - fresh["adv"][rows, before]).mean())
-                tuned = _choice(torch, model0, held)
-                agree = float((pick == tuned).mean())
-                diag = diagnostics(fresh, fresh["base"], tuned)  # of the net that played the hands
-            buf = _append(buf, fresh, m)
-            state["labelled"] += m
-            state["iteration"] = it + 1
-            dt = time.time() - t0
-            state["seconds"] += dt
-            row = (it + 1, round(state["seconds"], 1), state["hands"], state["decisions"], state["labelled"],
-                   round(stats[0] / t_label, 1), round(m / t_label, 2), loss, kl, gain, agree,
-                   *(diag[k] for k in DIAGNOSTICS))
-            with open(out / "curve.csv", "a", newline="") as f:
-                csv.writer(f).writerow(row)
-            np.savez(buf_path.with_suffix(".tmp.npz"), **buf)
-            os.replace(buf_path.with_suffix(".tmp.npz"), buf_path)
-            shape = ({"channels": list(model.channels)} if arch == "conv"
-                     else {"hidden": [model.fc1.out_features, model.fc2.out_features]})
-            torch.save({"model": model.state_dict(), "model0": model0.state_dict(), "opt": opt.state_dict(),
-                        "state": state, "arch": arch, **shape}, out / "checkpoint.tmp.pt")
-            os.replace(out / "checkpoint.tmp.pt", ck_path)
-            model.export(out / "learned.npz", {"from": "caishen learn", "iteration": it + 1, "rules": rules,
-                                               "labelled": state["labelled"], "seed": seed})
-            log(f"iteration {it + 1}: {stats[0] / t_label:,.0f} learner decisions/s, {m / t_label:.1f} labelled states/s "
-                f"({state['labelled']} in all), "
-                + (f"loss {loss:.3f}, KL {kl:.4f}" if loss == loss else "no update yet (the buffer was empty)")
-                + f", held-out gain {gain:+.3f} points, "
-                f"agreement with start {agree:.3f}; played: agreement with tuned {diag['agree_tuned']:.3f}, with greedy "
-                f"{diag['agree_greedy']:.3f}, shanten-raising discards {diag['shanten_up']:.3f}")
-    finally:
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
-    learned_path = str(out / "learned.npz")
-    model.export(learned_path, {"from": "caishen learn", "iteration": state["iteration"], "rules": rules,
-                                "labelled": state["labelled"], "seed": seed})
-    eval_dir = out / "eval"
-    if state["iteration"] > first_iteration and (eval_dir.exists() or eval_dir.is_symlink()):
-        # a resumed run trained on: the evaluation of the earlier learned.npz is stale (one of this same net,
-        # cut short, is kept and resumes)
-        if eval_dir.is_symlink() or not eval_dir.is_dir():
-            raise ValueError(f"{eval_dir}: not a folder (the run's evaluation goes there); move it away")
-        shutil.rmtree(eval_dir)
-    summary = evaluate(learned_path, rules, eval_walls, seed + EVAL_SEED, eval_dir, log) if eval_walls else None
+                    # spawn: the workers start clean (no torch state forked), load the kernels from the cache once
+                    pool = concurrent.futures.ProcessPoolExecutor(workers,
+                                                                  mp_context=multiprocessing.get_context("spawn"))
+                fresh, m, stats = label_iteration(lineup, rules, walls, n_det, frac, seed * 7919 + it,
+                                                  arch == "conv", pool, workers)
+                t_label = time.time() - t0
+                state["hands"] += hands
+                state["decisions"] += int(stats[0])
+                held = _tensors(torch, fresh, np.arange(m), dev) if m else None
+                before = _choice(torch, model, held) if m else None
+                loss = kl = float("nan")
+                if buf is not None and len(buf["n"]) and steps:
+                    for _ in range(steps):
+                        idx = torch.randint(len(buf["n"]), (min(batch, len(buf["n"])),), generator=gen).numpy()
+                        lo, k = _loss(torch, model, model0, _tensors(torch, buf, idx, dev), tau, beta, scale)
+                        opt.zero_grad()
+                        lo.backward()
+                        opt.step()
+                        loss, kl = float(lo.detach()), float(k.detach())
+                gain = agree = float("nan")
+                diag = {k: float("nan") for k in DIAGNOSTICS}
+                if m:  # the updated net's choices against the net's before the update, on labels it has not seen
+                    pick = _choice(torch, model, held)
+                    rows = np.arange(m)
+                    gain = float((fresh["adv"][rows, pick] - fresh["adv"][rows, before]).mean())
+                    tuned = _choice(torch, model0, held)
+                    agree = float((pick == tuned).mean())
+                    diag = diagnostics(fresh, fresh["base"], tuned)  # of the net that played the hands
+                buf = _append(buf, fresh, m)
+                state["labelled"] += m
+                state["iteration"] = it + 1
+                dt = time.time() - t0
+                state["seconds"] += dt
+                row = [it + 1, round(state["seconds"], 1), state["hands"], state["decisions"], state["labelled"],
+                       round(stats[0] / t_label, 1), round(m / t_label, 2), loss, kl, gain, agree,
+                       *(diag[k] for k in DIAGNOSTICS)]
+                state["curve"] = [*state["curve"], [int(v) if isinstance(v, (int, np.integer)) else float(v)
+                                                    for v in row]]
+                _commit(torch, out, model, model0, opt, state, buf, gen, arch)
+                model.export(out / "learned.npz", {"from": "caishen learn", "iteration": it + 1, "rules": rules,
+                                                   "labelled": state["labelled"], "seed": seed})
+                log(f"iteration {it + 1}: {stats[0] / t_label:,.0f} learner decisions/s, {m / t_label:.1f} labelled "
+                    f"states/s ({state['labelled']} in all), "
+                    + (f"loss {loss:.3f}, KL {kl:.4f}" if loss == loss else "no update yet (the buffer was empty)")
+                    + f", held-out gain {gain:+.3f} points, "
+                    f"agreement with start {agree:.3f}; played: agreement with tuned {diag['agree_tuned']:.3f}, "
+                    f"with greedy {diag['agree_greedy']:.3f}, shanten-raising discards {diag['shanten_up']:.3f}")
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        learned_path = str(out / "learned.npz")
+        model.export(learned_path, {"from": "caishen learn", "iteration": state["iteration"], "rules": rules,
+                                    "labelled": state["labelled"], "seed": seed})
+        eval_dir = out / "eval"
+        if state["iteration"] > first_iteration and eval_dir.exists():
+            # a resumed run trained on: the evaluation of the earlier learned.npz is stale (one of this same net,
+            # cut short, is kept and resumes)
+            if not eval_dir.is_dir():
+                raise ValueError(f"{eval_dir}: not a folder (the run's evaluation goes there); move it away")
+            shutil.rmtree(eval_dir)
+        summary = evaluate(learned_path, rules, eval_walls, seed + EVAL_SEED, eval_dir, log) if eval_walls else None
     row = summary["policy_rows"][0] if summary else None
     if row is not None:
         log(f"learner in the evaluation: {row['points']:+.3f} points/hand, win rate {row['win']:.3f}, "

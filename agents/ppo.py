@@ -31,9 +31,12 @@ import this module (``caishen.agents.make_agent("ppo:PATH")`` imports it when as
   shape and its feature set ``{"name", "version"}``
   (:mod:`caishen.sim.bots.features`: a checkpoint of another set or version,
   or of none, is refused naming the file and the field), the action count, the network's layer sizes and activation, the
-  training settings).  Loading parses the JSON (strict, bounded), builds
-  the network from it (``MaskableActorCriticPolicy``) and copies the
-  tensors in; nothing in the file is unpickled or imported.  An SB3
+  training settings).  Loading parses the JSON (strict, bounded), checks
+  the header's tensor table against the network the config makes (names,
+  shapes, float dtypes, byte ranges inside the file: a config never builds
+  a network larger than the tensors the file holds), builds the network
+  (``MaskableActorCriticPolicy``) and copies the tensors in, refusing a NaN
+  or infinite one; nothing in the file is unpickled or imported.  An SB3
   ``.zip`` (``MaskablePPO.save``) unpickles objects on load, so a shared
   one can run code: ``ppo:PATH`` refuses it (:func:`load_policy`);
   :func:`convert_zip` turns a zip *you trust* (your own) into a
@@ -137,8 +140,9 @@ def save_policy(model, path: str | os.PathLike, meta: dict | None = None) -> str
     return path
 
 
-def _read_config(path: str, data: bytes) -> dict:
-    """The JSON config in a safetensors file's header; ``ValueError`` naming ``path`` when there is none."""
+def _header(path: str, data: bytes) -> tuple[dict, int]:
+    """``(header, n)``: a safetensors file's JSON header (its ``n`` bytes follow the 8-byte length);
+    ``ValueError`` naming ``path`` for a file that has none."""
     from caishen.sim import safeio
 
     if len(data) < 8:
@@ -148,6 +152,69 @@ def _read_config(path: str, data: bytes) -> dict:
         raise ValueError(f"{path!r} is not a safetensors file (a header of {n:,} bytes in a file of {len(data):,})")
     try:
         header = safeio.parse_json(data[8:8 + n])
+    except ValueError as e:
+        raise ValueError(f"{path!r} is not a safetensors file (its header: {e})") from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{path!r} is not a safetensors file (its header is no JSON object)")
+    return header, n
+
+
+#: bytes per value of the tensor dtypes a checkpoint may hold
+_DTYPE_BYTES = {"F32": 4, "F64": 8, "F16": 2, "BF16": 2}
+
+
+def _expected_tensors(cfg: dict) -> dict[str, tuple[int, ...]]:
+    """The tensor names and shapes of the ``MaskableActorCriticPolicy`` a config builds (flattened
+    observations into the ``pi`` and ``vf`` layers, then the action and value heads)."""
+    out: dict[str, tuple[int, ...]] = {}
+    n_in = math.prod(cfg["observation_shape"])
+    last = {}
+    for net in ("policy", "value"):
+        prev = n_in
+        for j, h in enumerate(cfg["net_arch"]["pi" if net == "policy" else "vf"]):
+            out[f"mlp_extractor.{net}_net.{2 * j}.weight"] = (h, prev)
+            out[f"mlp_extractor.{net}_net.{2 * j}.bias"] = (h,)
+            prev = h
+        last[net] = prev
+    out["action_net.weight"], out["action_net.bias"] = (cfg["n_actions"], last["policy"]), (cfg["n_actions"],)
+    out["value_net.weight"], out["value_net.bias"] = (1, last["value"]), (1,)
+    return out
+
+
+def _check_tensor_table(path: str, header: dict, n: int, size: int, cfg: dict) -> None:
+    """Before the network is built: the header's tensors must be exactly those the config's network has
+    (:func:`_expected_tensors`), each of a float dtype and its shape, its bytes inside the file and as many as
+    the shape makes -- so a config that declares a huge network without the tensors to fill it is refused
+    here, having allocated nothing.  ``ValueError`` naming the file and the field or tensor."""
+    want = _expected_tensors(cfg)
+    have = {k: v for k, v in header.items() if k != "__metadata__"}
+    if set(have) != set(want):
+        missing, extra = sorted(set(want) - set(have)), sorted(set(have) - set(want))
+        raise ValueError(f"{path!r}: its tensors do not fit the network of its config: field 'net_arch' "
+                         f"{json.dumps(cfg['net_arch'])[:80]} makes tensors the file does not hold (missing "
+                         f"{missing[:3]}, unexpected {extra[:3]})")
+    for k, shape in want.items():
+        t = have[k]
+        ok = isinstance(t, dict) and t.get("dtype") in _DTYPE_BYTES and isinstance(t.get("shape"), list)
+        if not ok or tuple(t["shape"]) != shape:
+            got = f"{t.get('dtype')}{t.get('shape')}" if isinstance(t, dict) else type(t).__name__
+            raise ValueError(f"{path!r}: its tensors do not fit the network of its config: tensor {k!r} is "
+                             f"{str(got)[:60]}, the network has a float tensor {list(shape)}")
+        off = t.get("data_offsets")
+        need = math.prod(shape) * _DTYPE_BYTES[t["dtype"]]
+        if not (isinstance(off, list) and len(off) == 2 and all(isinstance(o, int) and not isinstance(o, bool)
+                                                                 for o in off)
+                and 0 <= off[0] <= off[1] <= size - 8 - n and off[1] - off[0] == need):
+            raise ValueError(f"{path!r}: tensor {k!r} claims bytes {str(off)[:40]} of a file with {size - 8 - n:,} "
+                             f"bytes of tensors; its shape {list(shape)} needs {need:,}")
+
+
+def _read_config(path: str, data: bytes) -> dict:
+    """The JSON config in a safetensors file's header; ``ValueError`` naming ``path`` when there is none."""
+    from caishen.sim import safeio
+
+    header, n = _header(path, data)
+    try:
         cfg = safeio.parse_json(header["__metadata__"][CONFIG_KEY])
     except (ValueError, KeyError, TypeError) as e:
         raise ValueError(f"{path!r} is not a caishen PPO checkpoint (no {CONFIG_KEY!r} config in its header: "
@@ -164,6 +231,7 @@ def _read_config(path: str, data: bytes) -> dict:
         raise ValueError(f"{path!r}: its config is not a {CHECKPOINT_FORMAT} config "
                          f"({json.dumps(cfg)[:120] if isinstance(cfg, dict) else type(cfg).__name__})")
     _check_features(path, cfg)
+    _check_tensor_table(path, header, n, len(data), cfg)
     return cfg
 
 
@@ -187,7 +255,10 @@ def load_policy(path: str | os.PathLike):
     Raises ``ValueError`` naming the file if it is missing, not a regular
     file, larger than :data:`MAX_CHECKPOINT`, an SB3 ``.zip`` (pickles:
     refused), or not a checkpoint of this format (config, tensor names or
-    shapes); ``ImportError`` without the ``[rl]`` extra.
+    shapes, checked from the header before the network is built: a config
+    cannot make a network larger than the file's tensors), or holds a NaN or
+    an infinite weight (naming the tensor); ``ImportError`` without the
+    ``[rl]`` extra.
     """
     from caishen.sim import safeio
 
@@ -214,6 +285,12 @@ def load_policy(path: str | os.PathLike):
         tensors = load(data)
     except Exception as e:  # safetensors raises its own error type for a damaged file
         raise ValueError(f"{p!r}: damaged tensors ({str(e)[:80]})") from None
+    for k, t in tensors.items():  # a NaN or an infinity would load, then fail (or play nonsense) at the first move
+        bad = torch.nonzero(~torch.isfinite(t.reshape(-1)))
+        if len(bad):
+            i = int(bad[0, 0])
+            raise ValueError(f"{p!r}: tensor {k!r} holds {float(t.reshape(-1)[i])!r} at flat index {i}; every "
+                             "weight must be finite")
     shape = tuple(cfg["observation_shape"])
     policy = MaskableActorCriticPolicy(
         spaces.Box(0.0, 1.0, shape, np.float32), spaces.Discrete(cfg["n_actions"]), lambda _: 0.0,

@@ -126,9 +126,7 @@ def _curve_callback(path: str, t0: float):
 
         def _on_training_start(self) -> None:
             self._pts: list[int] = []
-            self._f = open(path, "w", newline="", opener=safeio.nofollow)  # never through a link
-            self._w = csv.writer(self._f)
-            self._w.writerow(["timesteps", "seconds", "hands", "mean_points", "se_points", "steps_per_s"])
+            self._rows: list[dict] = []  # the whole curve, rewritten atomically per rollout (safeio.atomic_write)
             self._last = (0, time.time())
 
         def _on_step(self) -> bool:
@@ -144,16 +142,13 @@ def _curve_callback(path: str, t0: float):
             self._last = (self.num_timesteps, now)
             mean = float(x.mean()) if x.size else float("nan")
             se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else float("nan")
-            self._w.writerow([self.num_timesteps, round(now - t0, 1), x.size, round(mean, 4), round(se, 4),
-                              round(sps)])
-            self._f.flush()
+            self._rows.append({"timesteps": self.num_timesteps, "seconds": round(now - t0, 1), "hands": x.size,
+                               "mean_points": round(mean, 4), "se_points": round(se, 4), "steps_per_s": round(sps)})
+            safeio.atomic_write(path, _csv_text(self._rows))
             if self.verbose:
                 print(f"{self.num_timesteps:>10,d} steps {now - t0:7.1f}s  points/hand {mean:+.3f} ± {se:.3f} "
                       f"({x.size} hands, {sps:,.0f} steps/s)", flush=True)
             self._pts = []
-
-        def _on_training_end(self) -> None:
-            self._f.close()
 
     return CurveCallback(verbose=1)
 
@@ -235,14 +230,23 @@ def train(out: str, **kw) -> str:
         raise ValueError(f"unknown training settings: {sorted(unknown)}")
     cfg = {**DEFAULTS, **kw}
     import torch
+
+    if cfg["threads"] > 0:
+        torch.set_num_threads(int(cfg["threads"]))
+    safeio.make_dir(out)
+    with safeio.DirLock(out, "caishen train"):  # one training per folder, never writing through a link in it
+        safeio.refuse_links(out)
+        return _train(out, cfg)
+
+
+def _train(out: str, cfg: dict) -> str:
+    """:func:`train`'s work, holding the lock on ``out``."""
+    import torch
     from sb3_contrib import MaskablePPO
 
     from caishen.agents.ppo import save_policy
     from caishen.envs.sb3_vec import BatchedVecEnv
 
-    if cfg["threads"] > 0:
-        torch.set_num_threads(int(cfg["threads"]))
-    safeio.make_dir(out)
     t0 = time.time()
     env = BatchedVecEnv(cfg["n_envs"], rules=cfg["rules"], seed=cfg["seed"], seat=cfg["seat"],
                         opponents=cfg["opponents"], observation=cfg["observation"], history=cfg["history"],

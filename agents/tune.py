@@ -99,7 +99,7 @@ class _Evaluator:
     def fitness(self, w: np.ndarray, wall_seed: int, n_walls: int, bots_seed: int = 1) -> float:
         """Mean points per hand of weights ``w`` against the pool on ``n_walls`` walls of ``wall_seed``."""
         from caishen.sim import engine
-        from caishen.sim.bots.registry import make_context
+        from caishen.sim.bots.registry import POLICY_MC, make_context
         from caishen.sim.selfplay.batch import _play_batch_walls
 
         total = 0.0
@@ -117,7 +117,7 @@ class _Evaluator:
                     mine.append(s)
                 else:
                     table[s], weights[s] = self.pool_rows[i - 1]
-            bx = make_context(self.name, self.r, weights, bots_seed + r)
+            bx = make_context(self.name, self.r, weights, bots_seed + r, search=bool((table[:, 0] == POLICY_MC).any()))
             # check None: no checker compiled in (caishen.sim.selfplay.batch._play_hand)
             hand, err = _play_batch_walls(bots_seed + r, wall_seed, n_walls, 1, table, self.ep, self.rp, self.tabs,
                                           None, self.st, rec, self.work, chance, bx)

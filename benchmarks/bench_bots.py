@@ -48,14 +48,15 @@ def arena_vs_simulate(rules: str, policies: str, hands: int, seed: int = 1) -> t
     walls = hands // n_s
     filled = ",".join(specs[i] for i in arena.fill_seats(len(specs)))
     with tempfile.TemporaryDirectory() as d:
-        arena.play_match(rules, specs, 4, seed, f"{d}/warm", workers=1, progress=False)
+        arena.play_match(rules, specs, 4, seed, f"{d}/warm", workers=1, progress=False, schedule="rotate")
         sim_cfg = runner.make_config(rules, walls * n_s, seed, policies=filled, chunk_size=walls * n_s // 4)
         runner.run(sim_cfg, f"{d}/warm_sim", workers=1, progress=False)
         t = time.process_time()
         runner.run(sim_cfg, f"{d}/sim", workers=1, progress=False)
         t_sim = time.process_time() - t
         t = time.process_time()
-        arena.play_match(rules, specs, walls, seed, f"{d}/arena", chunk_walls=walls // 4, workers=1, progress=False)
+        arena.play_match(rules, specs, walls, seed, f"{d}/arena", chunk_walls=walls // 4, workers=1, progress=False,
+                         schedule="rotate")  # the seatings of arena.seatings(n) above
         t_arena = time.process_time() - t
     return walls * n_s / t_arena, walls * n_s / t_sim
 
@@ -108,7 +109,7 @@ def decision_cost(rules: str, specs: list[str], n_states: int = 4000, seed: int 
     out = {}
     for spec in specs:
         table, w = bot_table([spec] * 4, name, int(ep[E.EP_JOKER]))
-        bx = make_context(name, r, w, seed)
+        bx = make_context(name, r, w, seed, search=True)
         code, param = int(table[0, 0]), int(table[0, 1])
         loop(code, param, states[:2].copy(), ep, rp, tabs, work, bx)  # compile
         best = float("inf")
@@ -132,7 +133,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     name, r = E.load_rules(rules, None)
     ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
     _, w = bot_table([f"mc:{n_det}"] * 4, name, int(ep[E.EP_JOKER]))
-    bx = make_context(name, r, w, seed)
+    bx = make_context(name, r, w, seed, search=True)
     work = new_work()
     rng = np.random.default_rng(seed)
     states = E.new_state(n_states)
@@ -148,7 +149,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
                 states[n] = st
                 n += 1
             E._step(st, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], work))
-    sims, fb, ib, brng, jt, bf = bx[1:7]
+    sims, fb, ib, brng, jt, bf = bx.search
     root, sim = sims[0], sims[1]
     pol = np.full(4, POLICY_GREEDY, np.int64)  # every opponent played as greedy
     # warm up the kernels (compile or load them) on a first state
@@ -159,7 +160,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     E._step(sim, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, s0, ep, rp, tabs, s0["mask"], work))
     _rollout(sim, me, w[0], ep, rp, tabs, work, pol)
     _hand_value(sim, me, ep, jt, bf)
-    _mc_action(2, w[0], s0, ep, rp, tabs, s0["mask"], work, *bx[1:7])
+    _mc_action(2, w[0], s0, ep, rp, tabs, s0["mask"], work, bx.search)
     # rollouts: root -> copy -> first action (greedy's) -> rollout -> value
     t = time.process_time()
     n_roll = 0
@@ -179,7 +180,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     t = time.process_time()
     for i in range(n_states):
         s = states[i]
-        _mc_action(n_det, w[0], s, ep, rp, tabs, s["mask"], work, *bx[1:7])
+        _mc_action(n_det, w[0], s, ep, rp, tabs, s["mask"], work, bx.search)
     per_decision = (time.process_time() - t) / n_states
     return {"us_per_rollout": per_rollout * 1e6, "rollouts_per_s": 1.0 / per_rollout,
             "ms_per_decision": per_decision * 1e3}

@@ -31,6 +31,13 @@ compiles every kernel, minutes).
     python benchmarks/bench_games.py [--hands 5000] [--step-hands N] [--repeat 9]   # about 5 minutes
     python benchmarks/bench_games.py --against /path/to/old/tree --step-hands 0
     python benchmarks/bench_games.py --cold --hands 0
+    python benchmarks/bench_games.py --floor --hands 20000 --repeat 9   # engine / floor per turn
+
+``--floor``: only Kaihua random self-play and the floor kernel of
+``benchmarks/floor_selfplay.py`` (the work no engine can skip: draws, legal
+discards, claims, readiness, win tests), their runs interleaved in one
+worker process: hands/s, turns per hand, ns per turn and engine / floor per
+turn (issue 48: <= 1.7x).
 """
 
 from __future__ import annotations
@@ -51,15 +58,22 @@ CASES = (
     ("jiating", "greedy"),
 )
 
-#: a worker process that times play_batch for each request line "rules policies hands seed"
+#: a worker process that times play_batch for each request line "rules policies hands seed", or the floor
+#: kernel (benchmarks/floor_selfplay.py, found through the BENCH_DIR variable) for the line "floor - hands seed"
 _WORKER = r"""
-import sys, time
+import os, sys, time
 from caishen.sim.selfplay.batch import play_batch
 for line in sys.stdin:
     rules, policies, hands, seed = line.split()
     t = time.process_time()
-    rows = play_batch(int(hands), int(seed), rules=rules, policies=policies)
-    print(int(hands) / (time.process_time() - t), float(rows["turns"].mean()), flush=True)
+    if rules == "floor":
+        sys.path.insert(0, os.environ["BENCH_DIR"])
+        from floor_selfplay import play_floor
+        t = time.process_time()
+        turns = play_floor(int(hands), int(seed))[:, 0]
+    else:
+        turns = play_batch(int(hands), int(seed), rules=rules, policies=policies)["turns"]
+    print(int(hands) / (time.process_time() - t), float(turns.mean()), flush=True)
 """
 
 
@@ -67,7 +81,7 @@ class _Worker:
     """A Python process with ``tree`` (or this checkout, if None) first on its path, timing batches."""
 
     def __init__(self, tree: str | None):
-        env = dict(os.environ)
+        env = dict(os.environ, BENCH_DIR=os.path.dirname(os.path.abspath(__file__)))
         if tree:
             env["PYTHONPATH"] = tree
         else:
@@ -108,6 +122,22 @@ def batch_rates(workers: dict, rules: str, policies: str, hands: int, seed: int,
             if k == "this":
                 turns.append(t)
     return {k: sorted(v) for k, v in rates.items()}, sum(turns) / len(turns)
+
+
+def floor_rates(worker: _Worker, hands: int, seed: int, repeat: int) -> tuple[list, list, float, float]:
+    """Kaihua random self-play and the floor kernel (benchmarks/floor_selfplay.py) in one worker, their runs
+    interleaved (engine, floor, engine, floor ...): the sorted hands/s of each and their mean turns per hand."""
+    for rules in ("kaihua", "floor"):
+        worker.rate(rules, "random", 10, seed)  # compile / load the cache
+    eng, flo, te, tf = [], [], [], []
+    for r in range(repeat):
+        rate, t = worker.rate("kaihua", "random", hands, seed + r)
+        eng.append(rate)
+        te.append(t)
+        rate, t = worker.rate("floor", "-", hands, seed + r)
+        flo.append(rate)
+        tf.append(t)
+    return sorted(eng), sorted(flo), sum(te) / repeat, sum(tf) / repeat
 
 
 def step_rate(rules: str, policies: str, hands: int, seed: int) -> float:
@@ -160,6 +190,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--against", metavar="TREE", default=None,
                     help="a folder with another checkout's caishen package: before / after in the same run")
+    ap.add_argument("--floor", action="store_true",
+                    help="only Kaihua random self-play beside the floor kernel (benchmarks/floor_selfplay.py)")
     ap.add_argument("--cold", action="store_true",
                     help="also time the README main job on empty numba and table caches (minutes)")
     args = ap.parse_args()
@@ -170,6 +202,21 @@ def main() -> None:
         ap.error(f"--step-hands must be >= 0, got {step_hands}")
     if args.against is not None and not os.path.isdir(os.path.join(args.against, "caishen")):
         ap.error(f"--against {args.against!r}: no caishen package folder in it")
+    if args.floor and args.hands > 0:
+        w = _Worker(None)
+        try:
+            eng, flo, te, tf = floor_rates(w, args.hands, args.seed, args.repeat)
+        finally:
+            w.close()
+        print(f"Kaihua random self-play beside its floor, one core (CPU time); {args.hands:,} hands x {args.repeat} "
+              "runs each, interleaved; median [slowest, fastest]")
+        for name, v, t in (("engine (play_batch, random)", eng, te), ("floor (floor_selfplay.py)", flo, tf)):
+            print(f"{name:<28} {_med(v):11,.0f} hands/s [{v[0]:,.0f}, {v[-1]:,.0f}]  {t:5.1f} turns/hand  "
+                  f"{1e9 / (_med(v) * t):6.1f} ns/turn")
+        ratio = (_med(flo) * tf) / (_med(eng) * te)
+        print(f"engine / floor per turn: {ratio:.2f}x (goal <= 1.7x); Kaihua random: {_med(eng):,.0f} hands/s "
+              "(goal >= 150,000)")
+        return
     if args.hands > 0:
         workers = {"this": _Worker(None)}
         if args.against:

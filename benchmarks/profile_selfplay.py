@@ -45,7 +45,7 @@ import time
 
 
 def qualified(symbol: str) -> str:
-    """``caishen.sim.hand._shanten`` from numba's mangled ``_ZN7caishen3sim4hand8_shantenB3v46B40...E...``."""
+    """``caishen.sim.hand.kernels._shanten`` from numba's mangled ``_ZN7caishen3sim4hand7kernels8_shantenB3v46B40...E...``."""
     if not symbol.startswith("_ZN"):
         return symbol
     parts, i = [], 3

@@ -138,7 +138,7 @@ def check_replay(rules: str, policies: str, seed: int) -> list[str]:
     except (ValueError, RuntimeError) as e:
         return [f"step API: {e}"]
     batch = play_batch(1, seed, rules=rules, policies=policies, check=True)
-    got = g.result
+    got = g.record
     out = []
     for col, v in batch.items():
         if col == "hand" or col.startswith("piao_chance"):
@@ -151,7 +151,7 @@ def check_replay(rules: str, policies: str, seed: int) -> list[str]:
         again = E.replay(g.log_lines())
     except ValueError as e:
         return out + [f"replay: {e}"]
-    if again.result != got:
+    if again.record != got:
         out.append("replay: the event log replays to another record")
     return out
 

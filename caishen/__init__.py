@@ -29,7 +29,9 @@ Layers (arrows point one way): ``caishen.sim.tiles`` -> ``caishen.sim.tables``
 ``caishen.envs``, ``caishen.agents`` and the CLI import ``caishen.sim``.  Importing
 ``caishen`` is cheap: tables are built (or read from the disk cache) on first
 use, kernels compiled (or loaded) on first call.  ``python -m caishen`` is the
-``caishen`` command.
+``caishen`` command; ``caishen.read_run(RUN)`` reads a run's table as words
+(:func:`caishen.sim.analysis.run_table.read_run`, imported on first use;
+the columns: ``docs/schema.md``).
 
 numba's on-disk cache (``cache=True``) does not notice when a kernel that a
 cached kernel calls changes in *another* module, and would keep running the
@@ -47,6 +49,7 @@ import os
 import sys
 from pathlib import Path
 
+#: the package version, its one source: pyproject.toml reads it ([tool.setuptools.dynamic]); `caishen --version`
 __version__ = "0.1.0"
 
 #: the subpackages whose kernel sources the numba cache digest covers
@@ -103,3 +106,12 @@ def _set_numba_cache_dir() -> None:
 
 
 _set_numba_cache_dir()
+
+
+def __getattr__(name: str):
+    """``caishen.read_run``: imported on first use, so that ``import caishen`` stays cheap (no pandas)."""
+    if name == "read_run":
+        from caishen.sim.analysis.run_table import read_run
+
+        return read_run
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,6 +18,9 @@
   beyond planes and flat vectors after each step.
 - :mod:`caishen.envs.oracle`: training labels from the hidden state
   (``oracle=True``: ``info["oracle"]``), never in an observation.
+- :mod:`caishen.envs.seats`: open seats, ``python:MODULE:FN`` and ``exec:CMD``
+  (:mod:`caishen.envs.exec_seat`), played beside the numba bots by the arena
+  host (:mod:`caishen.envs.arena_host`); importing this package registers it.
 
 >>> import gymnasium
 >>> from caishen.envs import env_id
@@ -32,6 +35,7 @@ from caishen.envs.batched import BatchedGames
 from caishen.envs.gym_env import ENV_IDS, MahjongEnv, env_id, register_envs  # registers the Gymnasium ids
 from caishen.envs.observation import N_PLANES, PLANES, encode
 from caishen.envs.pettingzoo_env import env, raw_env
+from caishen.envs import arena_host  # noqa: F401  (registers the host of the open seats, python: and exec:)
 from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, SingleGameEnv
 
 __all__ = [

@@ -190,10 +190,14 @@ __all__ = [
     "EPISODES",
     "MODES",
     "SIGN_ILLEGAL_REWARD",
+    "MAX_GAMES",
 ]
 
 #: reward modes (module docstring, "Rewards")
 REWARDS = ("points", "scaled", "sign")
+#: games of one batch at most (~30 KB each with their observations: 65,536 take about 2 GB); num_envs above it
+#: is a ValueError, not a MemoryError
+MAX_GAMES = 1 << 16
 #: default illegal-action reward of ``reward="sign"`` (outside its range -1..1)
 SIGN_ILLEGAL_REWARD = -2.0
 #: episode kinds
@@ -413,7 +417,7 @@ def _advance(i, states, games, tab, scr, out):
         _legal_mask(st, ep)
         s = st.sc[SC_TO_ACT]
         if versus and s != gi[GI_LEARNER]:
-            if bots[0][s, 0] == POLICY_RANDOM:  # bots: (table, bot context or None), BatchedGames._bot_table
+            if bots[0][s, 0] == POLICY_RANDOM:  # bots: (table, bot context), BatchedGames._bot_table
                 a = _random_action(st)
             else:
                 a = _bot_action(bots[0][s, 0], bots[0][s, 1], st, ep, rp, tabs, st.mask, work, bots[1])
@@ -550,7 +554,7 @@ def _observe_games(seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_
 @njit(cache=True)
 def _bot_actions(code, param, states, ep, rp, tabs, work, out, bx):
     """``out[i]``: the action of bot ``code`` (a row of :func:`caishen.sim.bots.registry.bot_table`; ``bx``
-    its bot context or None) for the seat to act in game ``i``.
+    its bot context) for the seat to act in game ``i``.
 
     Needs the games' legal masks (set by every step).  The random policy
     draws from each game's own stream."""
@@ -649,7 +653,8 @@ class BatchedGames:
     reward_scale=None, illegal_action="raise", illegal_reward=None,
     final_obs=True, assist=False, oracle=False)``:
 
-    - ``n``: games (>= 1); ``rules`` / ``options``: as :class:`caishen.sim.engine.Game`;
+    - ``n``: games (1..:data:`MAX_GAMES`, checked before anything is allocated); ``rules`` /
+      ``options``: as :class:`caishen.sim.engine.Game`;
     - ``mode``: ``"selfplay"`` (the caller acts for every seat) or
       ``"versus"`` (the caller acts for the learning seat ``seat``: 0..3 or
       ``"random"``, drawn per episode; ``opponents``: a bot spec of
@@ -675,8 +680,8 @@ class BatchedGames:
                  dealer=None, episode: str = "hand", match_len: int = 16, observation: str = "planes",
                  history: bool = False, reward: str = "points", reward_scale=None, illegal_action: str = "raise",
                  illegal_reward=None, final_obs: bool = True, assist: bool = False, oracle: bool = False):
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"the number of games (num_envs) must be an integer >= 1, got {n!r}")
+        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_GAMES:
+            raise ValueError(f"the number of games (num_envs) must be an integer in 1..{MAX_GAMES}, got {n!r}")
         self.n = n = int(n)
         self.rules_name, self.rules = load_rules(rules, options)
         self._ep = engine_params(self.rules_name, self.rules)
@@ -712,7 +717,7 @@ class BatchedGames:
         versus = self.mode == "versus"
         self.seat = _seat_or("seat", seat, "random") if versus else -1
         self.opponents = opponents
-        self._bots = self._bot_table(opponents) if versus else (np.zeros((N_SEATS, 2), np.int64), None)
+        self._bots = self._bot_table(opponents if versus else "greedy")  # self-play: a table no seat reads
         self.final_obs_enabled = bool(final_obs)
 
         self._cfg = np.zeros(N_C, np.int64)
@@ -792,7 +797,7 @@ class BatchedGames:
 
     # -- setup -------------------------------------------------------------------------------
     def _bot_table(self, opponents) -> tuple:
-        """``(table: int64[4, 2], bot context or None)`` of the opponents: any specs of the bot registry
+        """``(table: int64[4, 2], bot context)`` of the opponents: any specs of the bot registry
         (:func:`caishen.sim.bots.registry.bot_table`; the bots with data search from one stream seeded 0)."""
         if isinstance(opponents, str):
             specs = registry.split_specs(opponents)
@@ -807,9 +812,7 @@ class BatchedGames:
                                  "seat='random')")
             specs.insert(self.seat, "greedy")  # the learning seat's row is never read
         table, weights = registry.bot_table(specs, self.rules_name, int(self._ep[EP_JOKER]))
-        bx = registry.make_context(self.rules_name, self.rules, weights, 0, specs) if registry.needs_context(specs) \
-            else None
-        return table, bx
+        return table, registry.make_context(self.rules_name, self.rules, weights, 0, specs)
 
     def _args(self):
         """``(states, games, tab, scr, out)``: what every batch kernel takes (:func:`_advance`)."""
@@ -929,6 +932,30 @@ class BatchedGames:
                        out if planes else empty_p, empty_f if planes else out)
         return out
 
+    def observe_states(self, states, seats, out=None) -> np.ndarray:
+        """The observation of seat ``seats[i]`` in ``states[i]``, any engine states (``STATE_DTYPE[k]``: an
+        arena's games, :mod:`caishen.envs.seats`), in this batch's layout and options, as :meth:`observe`
+        (the same kernel): ``uint8[k, R, 34]`` or ``float32[k, F]`` (into ``out`` if given).  Needs no
+        :meth:`reset`.  Raises ``ValueError`` for states of another dtype or seats that are not ``k`` seats
+        0..3."""
+        if not isinstance(states, np.ndarray) or states.dtype != self.states.dtype or states.ndim != 1:
+            raise ValueError("states must be a one-dimensional array of engine states (caishen.sim.engine.new_state)")
+        k = len(states)
+        s = np.asarray(seats)
+        if s.shape != (k,) or s.dtype.kind not in "iu" or ((s < 0) | (s >= N_SEATS)).any():
+            raise ValueError(f"seats must be {k} seats 0..3, got {short_repr(seats)}")
+        shape = (k, *self.obs_shape)
+        if out is None:
+            out = np.zeros(shape, self.obs_dtype)
+        elif not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != self.obs_dtype:
+            raise ValueError(f"out must be a {self.obs_dtype}{list(shape)} array")
+        planes = self.layout == "planes"
+        empty_p = np.zeros((0, *self._x.shape), np.uint8)
+        empty_f = np.zeros((0, flat_size(self.history)), np.float32)
+        _observe_games(s.astype(np.int64), states, self._ep, self._cfg, self._x, self._scalar, self._inv_high,
+                       out if planes else empty_p, empty_f if planes else out)
+        return out
+
     def bot_actions(self, policy: str = "greedy", out=None) -> np.ndarray:
         """``int64[n]``: the action that the built-in bot ``policy`` (a spec of :mod:`caishen.sim.bots.registry`) would
         play for the seat to act in each game.  Mix it with a trained policy's actions by seat to
@@ -939,7 +966,7 @@ class BatchedGames:
         if not self._started:
             raise ValueError("call reset() first")
         table, weights = registry.bot_table(policy, self.rules_name, int(self._ep[EP_JOKER]))
-        if self._bx_of.get(policy) is None and registry.needs_context(policy):
+        if self._bx_of.get(policy) is None:
             self._bx_of[policy] = registry.make_context(self.rules_name, self.rules, weights, 0, policy)
         if out is None:
             out = np.zeros(self.n, np.int64)

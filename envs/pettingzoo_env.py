@@ -129,6 +129,8 @@ What this env simplifies
 
 from __future__ import annotations
 
+import math
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -196,8 +198,13 @@ def env(rules=DEFAULT, options=None, dealer=None, illegal_reward=DEFAULT_ILLEGAL
     """The wrapped AEC env: ``OrderEnforcing(AssertOutOfBounds(TerminateIllegal(raw_env)))``.
 
     ``illegal_reward=None`` leaves out ``TerminateIllegalWrapper``, so an
-    illegal action raises ``ValueError``.  Other arguments as :class:`raw_env`.
+    illegal action raises ``ValueError``; another value must be a finite number (``ValueError`` for NaN,
+    an infinity or a non-number).  Other arguments as :class:`raw_env`.
     """
+    if illegal_reward is not None and (isinstance(illegal_reward, (bool, np.bool_))
+                                       or not isinstance(illegal_reward, (int, float, np.integer, np.floating))
+                                       or not math.isfinite(float(illegal_reward))):
+        raise ValueError(f"illegal_reward must be a finite number or None, got {short_repr(illegal_reward)}")
     e = raw_env(rules=rules, options=options, dealer=dealer, render_mode=render_mode, observation=observation,
                 history=history, assist=assist, oracle=oracle)
     if illegal_reward is not None:

@@ -1,7 +1,7 @@
 """Borrowed views for the kernels' long loops: arrays, and tuples of them, without reference counts.
 
 numba counts references to every array a kernel holds: a view (``work[0]``), an
-array taken from a tuple (``bx[0]``) or one passed on to another kernel takes a
+array taken from a tuple (``bx.weights``) or one passed on to another kernel takes a
 reference and gives it back, each an atomic add on the array's shared counter.
 In a loop of millions of small calls that is most of the time: perf put 55-60%
 of random self-play in ``NRT_incref`` / ``NRT_decref`` before the batch loop

@@ -362,8 +362,9 @@ def _save_cached(path: Path, tabs: np.ndarray) -> None:
     data = buf.getvalue()
     try:
         safeio.make_dir(path.parent)
-        safeio.atomic_write(path, data)
-        safeio.atomic_write(path.with_name(path.name + ".sha256"), hashlib.sha256(data).hexdigest() + "\n")
+        safeio.atomic_write(path, data, owned=True)  # the cache is ours: a FIFO or socket there is damage
+        safeio.atomic_write(path.with_name(path.name + ".sha256"), hashlib.sha256(data).hexdigest() + "\n",
+                            owned=True)
     except ValueError:
         pass  # a read-only or missing cache directory: the tables live in memory only
 

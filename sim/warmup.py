@@ -70,7 +70,7 @@ def is_marked(target: str, part: str | None = None) -> bool:
     """True if a previous process compiled ``target``'s kernels into this cache directory.
 
     With ``part`` (e.g. the runner's ``"bots"``: the self-play kernels of the
-    bots with data, which a batch of kernel policies does not compile): true
+    search bot, which a batch without an ``mc:N`` seat does not compile): true
     if that part was marked, or the whole target (:func:`warmup` compiles
     every part), or the target of that name (``caishen warmup bots``).
     """
@@ -104,10 +104,12 @@ def announce(target: str) -> None:
 def set_mark(target: str) -> None:
     """Mark ``target`` compiled in this cache directory (a failed write only lets the warning repeat)."""
     path = _mark(target)
+    from caishen.sim import safeio
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
-    except OSError:  # a read-only cache directory: only the warning repeats
+        safeio.atomic_write(path, time.strftime("%Y-%m-%dT%H:%M:%S\n"))  # never through a planted link
+    except (OSError, ValueError):  # a read-only cache directory: only the warning repeats
         pass
 
 
@@ -126,11 +128,13 @@ class CompileWatch:
     included), ``seconds`` (wall seconds inside the outermost compilations)
     and ``announced`` (``on_start`` was called).  ``on_start()`` is called
     once, when the first compilation begins, unless an enclosing watch has an
-    ``on_start`` of its own (it speaks for both: one banner, not two).
+    ``on_start`` of its own (it speaks for both: one banner, not two);
+    ``on_kernel()`` after each kernel compiled (a progress bar).
     """
 
-    def __init__(self, on_start=None):
+    def __init__(self, on_start=None, on_kernel=None):
         self.on_start = on_start
+        self.on_kernel = on_kernel
         self.kernels = 0
         self.seconds = 0.0
         self.announced = False
@@ -172,37 +176,119 @@ class CompileWatch:
             self.on_start()
 
     def _ended(self) -> None:
+        if self.on_kernel is not None:
+            self.on_kernel()
         self._depth -= 1
         if self._depth == 0:
             self.seconds += time.perf_counter() - self._t0
 
 
+#: kernels a command compiles on an empty cache (``caishen warmup`` and the commands measure and keep their
+#: own counts in :func:`estimates`; these are for a machine that has measured nothing yet)
+DEFAULT_KERNELS = {"caishen simulate": 89, "caishen match": 89, "caishen sweep": 89, "caishen ladder": 130,
+                   "caishen piao": 120, "caishen play": 70, "caishen hand": 17, "caishen score": 25,
+                   "caishen replay": 95, "caishen report": 1}
+#: the file of the measured compiles, in the cache directory (and in its siblings: earlier digests)
+ESTIMATES = "estimates.json"
+
+
+def estimates(prefix: str) -> tuple[int | None, float | None]:
+    """``(kernels, seconds)`` a cold compile of ``prefix`` (e.g. ``"caishen simulate"``) took on this machine:
+    the latest measurement in this cache directory, else in an older one beside it (earlier sources), else
+    :data:`DEFAULT_KERNELS` and no seconds; ``(None, None)`` when nothing is known."""
+    from caishen.sim import safeio
+
+    here = cache_dir() / "caishen-warm" / ESTIMATES
+    places = [here] + sorted(cache_dir().parent.glob(f"*/caishen-warm/{ESTIMATES}"),
+                             key=lambda q: q.stat().st_mtime, reverse=True)
+    for path in places:
+        try:
+            got = safeio.parse_json(safeio.read_text(path, 1 << 16)).get(prefix)
+            kernels, seconds = int(got["kernels"]), float(got["seconds"])
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            continue
+        if 0 < kernels < 10**5 and 0 <= seconds < 10**6:
+            return kernels, seconds
+    return DEFAULT_KERNELS.get(prefix), None
+
+
+def _record_estimate(prefix: str, kernels: int, seconds: float) -> None:
+    """Keep a finished cold compile's size and time for :func:`estimates` (best effort: a read-only cache
+    directory keeps nothing)."""
+    from caishen.sim import safeio
+
+    path = cache_dir() / "caishen-warm" / ESTIMATES
+    try:
+        doc = safeio.parse_json(safeio.read_text(path, 1 << 16)) if path.is_file() else {}
+        doc = doc if isinstance(doc, dict) else {}
+        doc[prefix] = {"kernels": int(kernels), "seconds": round(float(seconds), 1)}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        safeio.atomic_write(path, safeio.json_text(doc))
+    except (OSError, ValueError):
+        pass
+
+
+class _KernelBar:
+    """``kernel 12 of 89`` on a terminal while numba compiles (tqdm); nothing on a file or a pipe."""
+
+    def __init__(self, prefix: str, out):
+        self.bar = None
+        if not getattr(out, "isatty", lambda: False)():
+            return
+        from tqdm import tqdm
+
+        total, seconds = estimates(prefix)
+        about = f" (about {seconds:.0f} s here last time)" if seconds else ""
+        # drawn at every kernel (a compile is slow enough), never skipped for tqdm's minimum interval
+        self.bar = tqdm(total=total, file=out, unit="kernel", leave=False, dynamic_ncols=True, mininterval=0,
+                        miniters=1,
+                        desc=f"{prefix}: compiling{about}", bar_format="{desc}: kernel {n_fmt} of {total_fmt} "
+                        "{bar} [{elapsed}<{remaining}]" if total else "{desc}: kernel {n_fmt} [{elapsed}]")
+
+    def step(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
 @contextlib.contextmanager
 def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
-    """Say on ``stream`` (stderr) when numba compiles inside the block, and how long it took.
+    """Say on ``stream`` (stderr) when numba compiles inside the block, how far it got, and how long it took.
 
     When the first kernel starts compiling: ``PREFIX: compiling numba kernels (not in the cache DIR yet;
-    once per cache, minutes on a cold machine; `caishen warmup` compiles ahead of time) ...``; when the
-    block ends (also on an error or Ctrl-C): ``PREFIX: compiled N numba kernel(s) in T s``.  Nothing when
-    every kernel came from the cache.  Yields the :class:`CompileWatch`.
+    once per cache, minutes on a cold machine; `caishen warmup` compiles ahead of time) ...``; on a
+    terminal then a progress bar by kernel (``kernel 12 of 89``, the count and time this machine measured
+    last, :func:`estimates`); when the block ends (also on an error or Ctrl-C): ``PREFIX: compiled N numba
+    kernel(s) in T s``, and the count and time are kept for the next estimate.  Nothing when every kernel
+    came from the cache.  Yields the :class:`CompileWatch`.
     """
     import sys
 
     out = stream if stream is not None else sys.stderr
+    bar = None
 
     def start() -> None:
+        nonlocal bar
         print(f"{prefix}: compiling numba kernels (not in the cache {cache_dir()} yet; once per cache, minutes on "
               "a cold machine; `caishen warmup` compiles ahead of time) ...", file=out, flush=True)
+        bar = _KernelBar(prefix, out)
 
     _lines.append(prefix)
     try:
-        with CompileWatch(start) as w:
+        with CompileWatch(start, on_kernel=lambda: bar is not None and bar.step()) as w:
             try:
                 yield w
             finally:
+                if bar is not None:
+                    bar.close()
                 if w.announced:
                     print(f"{prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s", file=out,
                           flush=True)
+                    _record_estimate(prefix, w.kernels, w.seconds)
     finally:
         _lines.pop()
 

@@ -23,7 +23,7 @@ def test_step_api_agent_equals_batch_kernel(policy):
         batch = play_batch(1, seed, policies=policy)
         for column, values in batch.items():
             if column != "hand" and not column.startswith("piao_chance"):  # self-play study columns
-                assert game.result[column] == int(values[0]), (seed, column)
+                assert game.record[column] == int(values[0]), (seed, column)
 
 
 @pytest.mark.parametrize("policy", ["greedy", "always"])

@@ -164,3 +164,30 @@ def test_an_option_given_twice_is_an_error_not_the_last_one(tmp_path, capsys):
     err = capsys.readouterr().err
     assert e.value.code == 2 and "given twice" in err and "Traceback" not in err
     assert not (tmp_path / "r").exists()
+
+
+def test_every_command_stub_has_its_full_parsers_help_line():
+    """`caishen --help` lists the commands from stubs (nothing imported); each stub's help line is the one its
+    full parser declares, so the two cannot drift."""
+    from caishen import cli
+
+    full = cli.build_parser()
+    stubs = cli.build_parser([])
+    actions = {p: next(a for a in p._actions if a.dest == "command") for p in (full, stubs)}
+    helps = {p: {c.dest: c.help for c in a._choices_actions} for p, a in actions.items()}
+    assert helps[full] == helps[stubs] and set(helps[full]) == set(cli.COMMANDS)
+
+
+def test_rules_and_help_import_no_numba_pandas_or_kernels():
+    """Issue 45: `caishen rules` and `caishen --help` start fast: the parser of one command, no pandas, no
+    run machinery (a fresh interpreter, so earlier tests' imports do not count)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from caishen.cli import main\n"
+            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "bad = [m for m in ('pandas', 'pyarrow', 'caishen.sim.engine', 'caishen.sim.selfplay', 'matplotlib') "
+            "if m in sys.modules]\nprint('LOADED', bad, file=sys.stderr)")
+    for argv in (["rules", "K-2.5"], ["--help"]):
+        r = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
+        assert "LOADED []" in r.stderr, (argv, r.stderr[-500:])

@@ -293,3 +293,124 @@ def test_strace_kills_at_every_rename_and_fsync_syscall_then_a_rerun_gives_the_u
     assert tried == counts["fsync"] + counts["rename"]
     print(f"strace: kills at every rename ({counts['rename']}) and fsync ({counts['fsync']}) syscall: "
           f"{tried} tried, {tried} held")
+
+
+# ---------------------------------------------------------------------------
+# caishen learn (issue 42 kind 4): an iteration commits as one unit
+# ---------------------------------------------------------------------------
+LEARN = dict(hands=4, max_iterations=2, steps=2, eval_walls=0, n_det=1, frac=0.5, log=None)
+#: the curve's columns that are wall-clock measurements (never equal between two runs)
+TIMINGS = ["seconds", "decisions_per_s", "labelled_per_s"]
+
+
+def _learn(out) -> int:
+    from caishen.agents.exit import learn
+
+    learn("kaihua", out, **LEARN)
+    return 0
+
+
+def learn_rows(out: Path) -> tuple:
+    """What a learn folder offers: the curve (its timings aside), the labels buffer and the learned weights."""
+    import numpy as np
+
+    curve = pd.read_csv(out / "curve.csv").drop(columns=TIMINGS)
+    with np.load(out / "buffer.npz") as z:
+        buf = {k: z[k] for k in z.files}
+    with np.load(out / "learned.npz") as z:
+        net = {k: z[k] for k in z.files}
+    return curve, buf, net
+
+
+def assert_same_learn(out: Path, ref: tuple) -> None:
+    import numpy as np
+
+    curve, buf, net = learn_rows(out)
+    pd.testing.assert_frame_equal(curve, ref[0])
+    assert set(buf) == set(ref[1]) and set(net) == set(ref[2])
+    for k in buf:
+        np.testing.assert_array_equal(buf[k], ref[1][k], err_msg=k)
+    for k in net:
+        np.testing.assert_array_equal(net[k], ref[2][k], err_msg=k)
+
+
+def assert_killed_learn_is_whole(out: Path) -> None:
+    """A killed learn folder never offers a repeated or half iteration: curve.csv counts 1..k once each, and a
+    checkpoint (when there is one) loads and is at k or k + 1 (its curve rewrite still to come)."""
+    if (out / "curve.csv").exists():
+        its = pd.read_csv(out / "curve.csv")["iteration"].tolist()
+        assert its == list(range(1, len(its) + 1)), its
+        if (out / "checkpoint.pt").exists():
+            import torch
+
+            state = torch.load(out / "checkpoint.pt", weights_only=True)["state"]
+            assert state["iteration"] in (len(its), len(its) + 1)
+
+
+def test_learn_a_kill_at_every_rename_and_fsync_then_a_rerun_gives_exactly_the_uninterrupted_rows(tmp_path):
+    pytest.importorskip("torch")
+    _learn(tmp_path / "ref")
+    ref = learn_rows(tmp_path / "ref")
+    assert len(ref[0]) == LEARN["max_iterations"] and len(ref[1]["n"]) > 0
+    n_events = count_events(lambda: _learn(tmp_path / "count"))
+    assert n_events >= 10  # per iteration: the net it plays, its labels, the checkpoint, the curve, the export
+    tried = 0
+    for n in range(1, n_events + 1):
+        for when in ("before", "after"):
+            out = tmp_path / f"k{n}{when[0]}"
+            assert killed_at(lambda: _learn(out), n, when)
+            tried += 1
+            assert_killed_learn_is_whole(out)
+            _learn(out)
+            assert_same_learn(out, ref)
+            shutil.rmtree(out)
+    assert tried == 2 * n_events
+    print(f"learn: kills at every rename/fsync ({n_events} calls, before and after each): {tried} tried, {tried} held")
+
+
+def test_learn_a_full_disk_at_every_rename_and_fsync_is_named_then_a_rerun_gives_exactly_the_uninterrupted_rows(
+        tmp_path, monkeypatch):
+    """ENOSPC from each rename and fsync of a learn (rename(2) and fsync(2) both fail so on a full disk):
+    either a one-line error naming the file (the temporary file removed) or, where the fault is harmless (a
+    directory's fsync), no error; never a repeated iteration: the rerun on a disk with room gives the
+    uninterrupted rows."""
+    import errno
+
+    pytest.importorskip("torch")
+    from caishen.sim import safeio
+
+    _learn(tmp_path / "ref")
+    ref = learn_rows(tmp_path / "ref")
+    n_events = count_events(lambda: _learn(tmp_path / "count"))
+    real = {name: getattr(os, name) for name in _HOOKED}
+    failed = 0
+    for n in range(1, n_events + 1):
+        out = tmp_path / f"f{n}"
+        seen = [0]
+
+        def wrap(f):
+            def full(*a, **kw):
+                seen[0] += 1
+                if seen[0] == n:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                return f(*a, **kw)
+            return full
+
+        for name, f in real.items():
+            monkeypatch.setattr(os, name, wrap(f))
+        try:
+            _learn(out)
+        except safeio.FileError as e:
+            failed += 1
+            assert "No space left on device" in str(e) and "\n" not in str(e) and str(out) in str(e)
+        finally:
+            for name, f in real.items():
+                monkeypatch.setattr(os, name, f)
+        assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+        assert_killed_learn_is_whole(out)
+        _learn(out)
+        assert_same_learn(out, ref)
+        shutil.rmtree(out)
+    assert failed >= n_events // 3  # most faults stop the learn (the rest hit a directory's fsync)
+    print(f"learn: ENOSPC at each of {n_events} renames and fsyncs: {failed} named, every rerun gave the "
+          "uninterrupted rows")

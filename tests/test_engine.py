@@ -135,7 +135,7 @@ def test_engine_integers_accept_numpy_and_reject_floats_and_overflow(engine_warm
     """numpy integers are integers (bots and envs pass them); floats, strings and
     values beyond the record's columns are not (a ValueError, never an OverflowError)."""
     g = E.Game().reset(seed=np.int64(3), dealer=np.int8(1), match_hand=np.uint16(2), streak=np.int32(1))
-    assert (g.current_player, g.result) == (1, None)
+    assert (g.current_player, g.record) == (1, None)
     g.step(np.int16(g.legal_actions()[0]))
     assert g.observation(np.uint8(2))["seat"] == 2
     for kwargs in ({"seed": 3.0}, {"dealer": 1.0}, {"match_hand": -1}, {"match_hand": 2**31},
@@ -305,7 +305,7 @@ def test_game_seed_gives_the_batch_wall(engine_warm):
         name, r = E.load_rules()
         rec = np.zeros((1, E.N_RECORD), np.int64)
         SP._play_batch(seed, 1, 16, policy_table("random"), E.engine_params(name, r), r.params(),
-                       E.hand_tables(), False, st, rec, new_work(), np.zeros((1, 4), np.int8))
+                       E.hand_tables(), False, st, rec, new_work(), np.zeros((1, 4), np.int8), (name, r))
         assert np.array_equal(E.Game().reset(seed=seed).state["wall"], st["wall"])
 
 
@@ -360,7 +360,7 @@ def test_replay_round_trip(engine_warm, tmp_path):
         a, b = _game_state(g), _game_state(g2)
         for f in a:
             assert np.array_equal(a[f], b[f]), f
-        assert g2.result == g.result
+        assert g2.record == g.record
         path = tmp_path / f"hand{seed}.jsonl"
         g.write_log(path)
         g3 = E.replay(path.read_text(encoding="utf-8").splitlines())
@@ -474,7 +474,7 @@ def test_engine_matches_python_reference(engine_warm, options):
             ref.step(a)
             n_steps += 1
         assert ref.done and ref.legal() == set()
-        r = g.result
+        r = g.record
         assert [r[f"score_{s}"] for s in range(4)] == ref.scores
         assert r["winners_mask"] == sum(1 << w for w in ref.winners)
         assert r["win_type"] == ref.win_type and r["discarder"] == ref.discarder

@@ -467,6 +467,106 @@ def test_readings_example():
     assert readings.Group("pair", 19, ()) in pairs  # 22s, with 财神 completing 34s
 
 
+# ------------------------------------------------------------ one call: the fast path and its inputs (issue 48)
+
+
+def _input_forms(c: np.ndarray) -> dict:
+    """The hand ``c`` in each form the fast path reads (a ``uint8`` / ``int64`` row of any layout, a list or
+    tuple of ``int``) and in two it leaves to the slow path (an ``int32`` row, a list of numpy ints)."""
+    strided = np.zeros(68, np.uint8)
+    strided[::2] = c
+    return {"uint8": c, "int64": c.astype(np.int64), "strided": strided[::2], "list": [int(x) for x in c],
+            "tuple": tuple(int(x) for x in c), "int32": c.astype(np.int32), "numpy ints": [np.int64(x) for x in c]}
+
+
+def _one_hand_calls(n: int) -> list:
+    """The one-hand functions that take a hand of ``n`` tiles, as ``(name, call(counts, joker))``."""
+    calls = [("shanten", hand.shanten), ("shanten_standard", hand.shanten_standard)]
+    if n >= 13:
+        calls.append(("shanten_seven_pairs", hand.shanten_seven_pairs))
+    if n % 3 == 2:
+        calls += [("is_win", hand.is_win), ("is_win_standard", hand.is_win_standard),
+                  ("is_seven_pairs", hand.is_seven_pairs)]
+    else:
+        calls += [("is_baotou", hand.is_baotou), ("waits", hand.waits), ("effective_tiles", hand.effective_tiles)]
+    return calls
+
+
+@SETTINGS
+@given(hands(), st.sampled_from([-1, CAISHEN]))
+def test_every_input_form_gives_the_same_answer(c, joker):
+    """The fast path's readers (marshal for a list or tuple, a copy for a row of any layout) and the slow
+    path answer alike; the ``uint8`` answers are checked against the reference above."""
+    for name, call in _one_hand_calls(int(c.sum())):
+        want = call(c, joker)
+        assert type(want) is type(call(c, np.int64(joker)))  # a numpy joker: the slow path
+        for form, x in _input_forms(c).items():
+            got = call(x, joker)
+            assert got == want and type(got) is type(want), (name, form, got, want)
+        assert call(c, np.int64(joker)) == want
+
+
+def test_fast_path_is_taken_for_its_inputs(monkeypatch):
+    """Every one-hand function answers a ``uint8`` / ``int64`` row, a list and a tuple of ``int`` with an
+    ``int`` joker without the slow path's checks (so marshal's format is the one the kernel reads)."""
+    def slow(*args):
+        raise AssertionError("the slow path ran")
+
+    monkeypatch.setattr(hand, "_check_hand", slow)
+    for s in (H13, H14, "123m456m789p234s5z", "1m"):
+        c = parse(s)
+        for name, call in _one_hand_calls(int(c.sum())):
+            for form, x in _input_forms(c).items():
+                if form not in ("int32", "numpy ints"):
+                    call(x, CAISHEN)
+                    call(x, -1)
+    with pytest.raises(AssertionError, match="slow path"):
+        hand.shanten(parse(H13).astype(np.int32))
+
+
+def _bad_counts():
+    """(form, counts, message): hands the fast path refuses, with the slow path's words for them."""
+    base = [int(x) for x in parse(H13)]
+    out = []
+    for form in ("list", "tuple", "uint8", "int64"):
+        def make(i, v, form=form):
+            x = list(base)
+            x[i] = v
+            if form == "list":
+                return x
+            if form == "tuple":
+                return tuple(x)
+            return np.array(x, dtype=np.uint8 if form == "uint8" else np.int64)
+
+        out += [(form, make(7, 5), "counts[7] (8m) = 5 is outside 0..4"),
+                (form, make(4, 4), "3m+1 or 3m+2 tiles (at most 14); got 17 tiles"),
+                (form, make(0, 0)[:33], "shape (34,), got (33,)")]
+        if form != "uint8":
+            out += [(form, make(3, -1), "counts[3] (4m) = -1 is outside 0..4"),
+                    (form, make(3, 256), "counts[3] (4m) = 256 is outside 0..4"),  # 0 as a byte
+                    (form, make(3, 2**40), f"counts[3] (4m) = {2**40} is outside 0..4")]
+        if form in ("list", "tuple"):
+            out += [(form, make(5, True), "counts[5] must be an integer, got True"),
+                    (form, make(33, False), "counts[33] must be an integer, got False"),
+                    (form, make(2, 1.0), "counts must be integers, got dtype float64"),
+                    (form, make(2, None), "counts[2] must be an integer, got None")]
+    return out
+
+
+@pytest.mark.parametrize("form, counts, message", _bad_counts(), ids=lambda x: x if isinstance(x, str) else "")
+def test_fast_path_refusals_name_what_is_wrong(form, counts, message):
+    for name, call in _one_hand_calls(13):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            call(counts, -1)
+    for bad in (34, -2, 2**70, True):
+        with pytest.raises(ValueError, match=f"joker.*{re.escape(repr(bad))}"):
+            hand.shanten([int(x) for x in parse(H13)], bad)
+    with pytest.raises(ValueError, match="3m\\+2"):
+        hand.is_win([int(x) for x in parse(H13)])
+    with pytest.raises(ValueError, match="13 or 14 tile"):
+        hand.shanten_seven_pairs([int(x) for x in parse("123m45p")])
+
+
 # ------------------------------------------------------------ batch and distribution
 
 

@@ -501,8 +501,14 @@ def test_kind08_report_never_writes_through_a_summary_link_nor_reads_a_linked_ch
     victim = tmp_path / "victim.json"
     victim.write_text("precious\n")
     (out / "summary.json").symlink_to(victim)
+    with pytest.raises(SystemExit) as e:  # summary.json is never replaced nor written through (issue 42 kind 1)
+        cli.main(["report", str(out)])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "summary.json" in err and "is a symbolic link" in err, err
+    one_line_error(err)
+    assert victim.read_text() == "precious\n" and (out / "summary.json").is_symlink()
+    (out / "summary.json").unlink()
     assert cli.main(["report", str(out)]) == 0  # writes summary.json, figures and report.html
-    assert victim.read_text() == "precious\n" and not (out / "summary.json").is_symlink()
     json.loads((out / "summary.json").read_text())
     records.chunk_path(out, 1).rename(tmp_path / "c1.parquet")
     records.chunk_path(out, 1).symlink_to(tmp_path / "c1.parquet")

@@ -53,11 +53,11 @@ def decl(g: E.Game) -> list[int]:
 
 
 def scores(g: E.Game) -> list[int]:
-    return [g.result[f"score_{s}"] for s in range(4)]
+    return [g.record[f"score_{s}"] for s in range(4)]
 
 
 def patterns(g: E.Game, seat: int) -> dict[str, int]:
-    return JR.parse_patterns(g.result[f"patterns_{seat}"])
+    return JR.parse_patterns(g.record[f"patterns_{seat}"])
 
 
 def rescore(g: E.Game) -> list[dict]:
@@ -93,9 +93,9 @@ def test_J_1_2_no_reserve_every_tile_is_drawn(engine_warm):
                 act(g, "hard_decline")
             else:
                 pass_claims(g)
-        assert g.result["winner"] == -1 and g.result["win_type"] == -1
-        assert g.tiles_left == left and g.result["tiles_left"] == left
-        assert g.result["turns"] == 83 - left + 1
+        assert g.record["winner"] == -1 and g.record["win_type"] == -1
+        assert g.tiles_left == left and g.record["tiles_left"] == left
+        assert g.record["turns"] == 83 - left + 1
         assert scores(g) == [0, 0, 0, 0]
 
 
@@ -148,7 +148,7 @@ def test_J_2_3_dealer_keeps_the_deal_after_a_draw(engine_warm):
             tsumogiri(g)
         else:
             pass_claims(g)
-    assert g.result["winner"] == -1 and g.result["next_dealer"] == 2
+    assert g.record["winner"] == -1 and g.record["next_dealer"] == 2
 
 
 def test_J_2_3_deal_passes_when_a_non_dealer_wins(engine_warm):
@@ -158,7 +158,7 @@ def test_J_2_3_deal_passes_when_a_non_dealer_wins(engine_warm):
     act(g, "hard_decline", "discard 3p")
     assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"win", "pass"}
     act(g, "win")
-    assert g.result["winner"] == 1 and g.result["next_dealer"] == 1
+    assert g.record["winner"] == 1 and g.record["next_dealer"] == 1
 
 
 def test_J_2_3_dealer_among_the_winners_keeps_the_deal(engine_warm):
@@ -177,7 +177,7 @@ def test_J_2_3_dealer_among_the_winners_keeps_the_deal(engine_warm):
     act(g, "win")
     assert g.current_player == 0 and legal(g) == {"win", "pass"}  # J-3.4: the other winner is asked too
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["winners_mask"] == 0b1001 and r["winner"] == 3 and r["next_dealer"] == 0
 
 
@@ -205,11 +205,11 @@ def test_J_2_4_streak_enters_the_payments(engine_warm):
     for k in (0, 3):
         g = deal(["123m456m789m12p5z5z", JUNK_A, JUNK_B, JUNK_C], draws="3p", streak=k)
         act(g, "win")  # 天胡 on the dealer's 14th tile
-        assert g.result["streak"] == k
+        assert g.record["streak"] == k
         case = rescore(g)[0]
         assert case["streak"] == k
         assert scores(g) == J.score(case)["scores"]
-        paid[k] = [g.result[f"pay_{p}_0"] for p in (1, 2, 3)]
+        paid[k] = [g.record[f"pay_{p}_0"] for p in (1, 2, 3)]
     assert [a - b for a, b in zip(paid[3], paid[0])] == [2 * 3] * 3
 
 
@@ -226,6 +226,32 @@ def test_J_3_1_no_chow(engine_warm):
     assert g2.phase == "claim" and legal(g2) == {"pong", "pass"}
     with pytest.raises(ValueError, match="illegal action 'chow_low'"):
         g2.step("chow_low")
+
+
+def test_J_3_2_discard_at_once_after_a_pong_no_kong_no_win(engine_warm):
+    """J-3.2 (engine J3): after a pong the player discards at once: no kong and no win
+    before that discard, though the hand holds four 7p and is complete with the pong
+    (777p 789p 123s 99s); the concealed kong is offered on the seat's next drawn turn."""
+    hands = ["3m1889p19s1234z67z", "2468m22p66p9s1234z", "33m7777p89p123s99s", "12m44p45s6788s467z"]
+    g = deal(hands, draws="5s" + "6z6z7z7z")
+    pass_claims(g)
+    act(g, "discard 3m")
+    pass_claims_until(g, "pong")
+    left = g.tiles_left
+    act(g, "pong")
+    assert {n.split()[0] for n in legal(g)} == {"discard", "declare"}  # declare = discard + 架听 (J-4.1)
+    assert g.tiles_left == left and g.state["sc"][E.SC_DRAWN] == -1
+    act(g, "discard 9s")
+    pass_claims(g)
+    while g.current_player != 2:
+        tsumogiri(g)
+    assert "kong_concealed 7p" in legal(g)
+
+
+def pass_claims_until(g: E.Game, name: str) -> None:
+    """Decline 硬子 questions until ``name`` is legal for the seat to act."""
+    while g.phase == "hard" and name not in legal(g):
+        act(g, "hard_decline")
 
 
 def _rob_hands():
@@ -258,7 +284,7 @@ def test_J_3_3_added_kong_is_robbed(engine_warm):
     act(g, "kong_added 5p")
     assert g.phase == "rob" and g.current_player == 2 and legal(g) == {"win", "pass"}
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["win_type"] == E.WIN_ROBBED_KONG and r["winner"] == 2 and r["discarder"] == 1
     assert "P19" in patterns(g, 2)
     mt = g.state["meld_type"][1]
@@ -305,7 +331,7 @@ def test_J_3_4_several_winners_on_one_discard(engine_warm):
     act(g, "win")
     assert g.current_player == 3 and legal(g) == {"win", "pass"}
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["winners_mask"] == 0b1010 and r["winner"] == 1 and r["discarder"] == 0
     cases = rescore(g)
     assert [c["winner"] for c in cases] == [1, 3]
@@ -326,7 +352,7 @@ def test_J_3_4_second_winner_may_pass(engine_warm):
     while g.phase == "hard":
         act(g, "hard_decline")
     act(g, "discard 3p", "win", "pass")
-    r = g.result
+    r = g.record
     assert r["winners_mask"] == 0b0010 and r["passed_win_3"] == 1
     assert sum(scores(g)) == 0 and scores(g)[3] == 0
 
@@ -357,7 +383,7 @@ def test_J_3_5_passed_win_bans_discard_wins_until_the_own_next_draw(engine_warm)
     act(g, "discard 8p")
     assert g.phase == "claim" and g.current_player == 2 and legal(g) == {"win", "pass"}
     act(g, "win")
-    assert g.result["winner"] == 2 and g.result["passed_win_2"] == 1
+    assert g.record["winner"] == 2 and g.record["passed_win_2"] == 1
 
 
 def test_J_3_5_self_draw_is_not_restricted(engine_warm):
@@ -369,7 +395,7 @@ def test_J_3_5_self_draw_is_not_restricted(engine_warm):
     tsumogiri(g)  # seat 1
     assert g.current_player == 2 and drawn(g) == "8p" and "win" in legal(g)
     act(g, "win")
-    assert g.result["win_type"] == E.WIN_SELF_DRAW and g.result["winner"] == 2
+    assert g.record["win_type"] == E.WIN_SELF_DRAW and g.record["winner"] == 2
 
 
 def test_J_3_5_passed_robbery_counts_as_a_passed_win(engine_warm):
@@ -475,7 +501,7 @@ def test_J_4_1_jiating_win_scores_P02(engine_warm):
     act(g, "discard 3p")
     assert g.current_player == 0 and legal(g) == {"win", "pass"}
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["decl_0"] == E.DECL_JIATING and r["decl_turn_0"] == 1
     pats = patterns(g, 0)
     assert pats["P02"] == 2 and "P24" not in pats
@@ -506,7 +532,7 @@ def test_J_4_2_hard_declaration_at_the_deal(engine_warm):
     tsumogiri(g)  # dealer: 6z
     assert g.current_player == 1 and drawn(g) == "4p" and legal(g) == {"win", "discard 4p"}
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["decl_1"] == E.DECL_HARD and r["hard_offer_1"] == 1 and r["decl_turn_1"] == 0
     assert r["hard_offer_0"] == 0 and r["hard_offer_2"] == 0 and r["hard_offer_3"] == 0
     assert "P24" in patterns(g, 1)
@@ -536,7 +562,7 @@ def test_J_4_2_declining_is_final(engine_warm):
     assert g.current_player == 1 and legal(g) == {"pong", "pass"}
     act(g, "pong")
     assert g.phase == "turn" and g.current_player == 1
-    assert g.result is None and g.state["seat"][1, E.SF_HARD_OFFER] == 1
+    assert g.record is None and g.state["seat"][1, E.SF_HARD_OFFER] == 1
 
 
 def test_J_4_2_only_ready_non_dealers_are_asked(engine_warm):
@@ -612,7 +638,7 @@ def test_J_5_4_tianhu_on_the_dealers_fourteenth_tile(engine_warm):
     g = deal(["123m456m789m12p5z5z", JUNK_A, JUNK_B, JUNK_C], draws="3p")
     assert "win" in legal(g)
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["first_turn"] == 1 and r["win_type"] == E.WIN_SELF_DRAW and r["win_tile"] == K("3p")
     pats = patterns(g, 0)
     assert pats["P46"] == 200 and pats["P04"] == 4
@@ -630,7 +656,7 @@ def test_P46_not_after_the_first_turn(engine_warm):
     for _ in range(3):
         tsumogiri(g)
     act(g, "win")
-    assert g.result["first_turn"] == 0 and "P46" not in patterns(g, 0)
+    assert g.record["first_turn"] == 0 and "P46" not in patterns(g, 0)
 
 
 def test_P47_dihu_dealer_ready_after_first_discard_declares_hard_and_wins(engine_warm):
@@ -876,7 +902,7 @@ def test_replay_and_observations_of_jiating_hands(engine_warm):
             if g.state["sc"][E.SC_STEPS] % 17 == 0:
                 E.check_state(g, observations=True)
         again = E.replay(g.log_lines())
-        assert again.result == g.result
+        assert again.record == g.record
         assert g.observation(1)["declarations"].tolist() == decl(g)
 
 
@@ -906,7 +932,7 @@ def _checked_kernel(policy: str, n: int, seed: int):
     rec = np.zeros((n, E.N_RECORD), np.int64)
     work = new_work()
     hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), E.engine_params(name, r), r.params(),
-                                     hand_tables(), True, st_, rec, work, np.zeros((n, 4), np.int8))
+                                     hand_tables(), True, st_, rec, work, np.zeros((n, 4), np.int8), (name, r))
     assert (hand, err) == (-1, 0), f"hand {hand}: {E.ERR_MESSAGES.get(err, 'illegal bot action')}"
     return r, rec
 

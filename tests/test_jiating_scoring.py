@@ -244,6 +244,24 @@ def test_P16_zimei_fu_identical_runs_each_pair():
     assert pats("112233m445566p1z", "1z")["P16"] == 40
 
 
+#: with the default points the triplet reading of 111222333m (J-5.3: the highest P) wins;
+#: switching off the triplet patterns (Jiating D5) makes the run reading the chosen one
+_RUNS_READING = JiatingRules(pattern_points="P06:0,P07:0,P11:0,P20:0,P32:0,P34:0,P42:0")
+
+
+def test_P16_zimei_fu_three_identical_runs_count_once():
+    """P16: n identical runs count n // 2 times: three 123m make one pair (20 concealed),
+    not three pairs."""
+    for win_type in ("discard", "self_draw"):
+        assert evaluate(case("111222333m456p1z", "1z", win_type=win_type), _RUNS_READING).patterns["P16"] == 20
+
+
+def test_P16_zimei_fu_four_identical_runs_count_twice():
+    """P16: four 123m make two disjoint pairs (2 x 20 concealed), not six."""
+    for win_type in ("discard", "self_draw"):
+        assert evaluate(case("111122223333m1z", "1z", win_type=win_type), _RUNS_READING).patterns["P16"] == 40
+
+
 def test_P16_zimei_fu_not_different_runs():
     assert "P16" not in pats("123m234m456p11z22z", "2z")
 

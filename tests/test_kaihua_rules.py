@@ -42,7 +42,7 @@ def tsumogiri(g: E.Game) -> None:
 
 
 def scores(g: E.Game) -> list[int]:
-    return [g.result[f"score_{s}"] for s in range(4)]
+    return [g.record[f"score_{s}"] for s in range(4)]
 
 
 # ------------------------------------------------------------------ K-2 财神
@@ -71,7 +71,7 @@ def test_K_2_4_three_caishen_cannot_win_and_must_discard_one(engine_warm):
     assert legal(g) == {"discard 5z"}
     act(g, "discard 5z")
     pass_claims(g)
-    assert g.result is None and g.state["hands"][0, CAISHEN] == 2
+    assert g.record is None and g.state["hands"][0, CAISHEN] == 2
 
 
 def test_K_2_5_baotou_hand_drawing_caishen_must_discard_it(engine_warm):
@@ -83,7 +83,7 @@ def test_K_2_5_baotou_hand_drawing_caishen_must_discard_it(engine_warm):
     g = deal(hands, draws="9s")
     assert "win" in legal(g)
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["winner"] == 0 and r["win_type"] == 0 and r["exponent"] == 1  # 爆头 x2
     assert scores(g) == [24, -8, -8, -8]  # dealer self-draw 4 x 2**1 from each (K-8.1)
 
@@ -95,7 +95,7 @@ def test_K_2_6_two_caishen_need_an_exponent(engine_warm):
     g = deal(hands, draws="1p", two_caishen_min_exponent=0)
     assert "win" in legal(g)
     act(g, "win")
-    assert g.result["exponent"] == 0 and scores(g) == [12, -4, -4, -4]
+    assert g.record["exponent"] == 0 and scores(g) == [12, -4, -4, -4]
 
 
 # ------------------------------------------------------------------ K-3 deal, dealer, wall end
@@ -117,21 +117,21 @@ def _tenhou(dealer: int, **options) -> E.Game:
 def test_K_3_3_dealer_rotation(engine_warm):
     """K-3.3: after a win the deal passes to the next seat, whoever won; after a
     流局 the dealer stays; option winner_stays keeps a winning dealer."""
-    assert _tenhou(2).result["next_dealer"] == 3
-    assert _tenhou(2, dealer_rotation="winner_stays").result["next_dealer"] == 2
+    assert _tenhou(2).record["next_dealer"] == 3
+    assert _tenhou(2, dealer_rotation="winner_stays").record["next_dealer"] == 2
     # a non-dealer wins on the dealer's discard: the deal moves on in both modes
     hands = ["4s19m19p19s1234z67z", "123m456m789m11p56s", "37m37p37s1234z67z4m", "456m456p456s1234z"]
     hands[3] = "2468m2468p13579s"
     for rotation in ("next_after_win", "winner_stays"):
         g = deal(hands, draws="6z", dealer_rotation=rotation)
         act(g, "discard 4s", "win")
-        assert g.result["winner"] == 1 and g.result["next_dealer"] == 1
+        assert g.record["winner"] == 1 and g.record["next_dealer"] == 1
     # a drawn hand keeps the dealer
     g = deal(hands, draws="6z", dealer=0)
     act(g, "discard 4s", "pass")
     while not g.done:
         tsumogiri(g)
-    assert g.result["winner"] == -1 and g.result["next_dealer"] == 0
+    assert g.record["winner"] == -1 and g.record["next_dealer"] == 0
 
 
 def test_K_3_4_reserve_liuju_and_no_kong_into_the_reserve(engine_warm):
@@ -147,7 +147,7 @@ def test_K_3_4_reserve_liuju_and_no_kong_into_the_reserve(engine_warm):
         tsumogiri(g)
     assert seen[20] is False  # the last draw left 20: no kong
     assert all(v for left, v in seen.items() if left > 20) and len(seen) > 10
-    r = g.result
+    r = g.record
     assert r["winner"] == -1 and r["win_type"] == -1 and r["tiles_left"] == 20
     assert scores(g) == [0, 0, 0, 0]  # K-8.4
     assert r["turns"] == 64  # the dealer's first discard + 63 draws
@@ -158,7 +158,7 @@ def test_K_3_4_reserved_tiles_option(engine_warm):
     g = deal(hands, draws="5m", reserved_tiles=0)
     while not g.done:
         tsumogiri(g)
-    assert g.result["tiles_left"] == 0 and g.result["winner"] == -1
+    assert g.record["tiles_left"] == 0 and g.record["winner"] == -1
 
 
 # ------------------------------------------------------------------ K-4 claims
@@ -225,7 +225,7 @@ def test_K_4_3_head_bump_and_multiple_ron(engine_warm):
     act(g, "discard 4s")
     assert g.current_player == 1 and legal(g) == {"win", "pass"}
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["winner"] == 1 and r["winners_mask"] == 0b0010 and r["win_type"] == 1 and r["discarder"] == 0
     assert scores(g) == [-8, 8, 0, 0]  # K-8.3: the discarder pays the three shares 4 + 2 + 2
     assert 3 not in [e.get("seat") for e in g.events[1:]]
@@ -234,13 +234,13 @@ def test_K_4_3_head_bump_and_multiple_ron(engine_warm):
     act(g, "discard 4s", "pass")
     assert g.current_player == 3
     act(g, "win")
-    assert g.result["winner"] == 3 and scores(g) == [-8, 0, 0, 8]
+    assert g.record["winner"] == 3 and scores(g) == [-8, 0, 0, 8]
 
     g = deal(hands, draws="7z", multiple_ron=True)
     act(g, "discard 4s", "win")
     assert not g.done and g.current_player == 3 and legal(g) == {"win", "pass"}
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["winner"] == 1 and r["winners_mask"] == 0b1010
     assert scores(g) == [-16, 8, 0, 8]
     assert g.state["hands"][1].sum() == 14 and g.state["hands"][3].sum() == 13  # one tile, one hand
@@ -370,6 +370,33 @@ def test_K_4_1_no_draw_no_kong_right_after_a_pong(engine_warm):
     assert all(n.startswith("discard") for n in legal(g))
 
 
+#: seat 2 / seat 1 hold 7777p and, beside the claimed pair or partners, 11 tiles that are complete
+#: (777p 789p 123s 99s) once the claimed 3m is in a meld: a concealed kong and a win would both be there
+_K41 = ["3m1889p19s1234z67z", "24m7777p89p123s99s", "33m7777p89p123s99s", "12m44p45s6788s467z"]
+
+
+@pytest.mark.parametrize("claim", ["pong", "chow_mid"])
+def test_K_4_1_discard_at_once_after_a_chow_or_pong_no_kong_no_win(engine_warm, claim):
+    """K-4.1 (engine E2): after a chow or pong the player discards at once: no draw, no
+    kong, no win before that discard, though the hand holds four 7p and is complete.  The
+    concealed kong is offered on the seat's next drawn turn."""
+    hands = list(_K41)
+    claimer = 2 if claim == "pong" else 1
+    hands[3 - claimer] = "2468m22p66p9s1234z"  # the other seat: neither 24m nor 33m
+    g = deal(hands, draws="5s" + "6z6z7z7z")
+    act(g, "discard 3m")
+    assert g.current_player == claimer and claim in legal(g)
+    left = g.tiles_left
+    act(g, claim)
+    assert legal(g) == {f"discard {t}" for t in ("7p", "8p", "9p", "1s", "2s", "3s", "9s")}
+    assert g.tiles_left == left and g.state["sc"][E.SC_DRAWN] == -1  # no draw
+    act(g, "discard 9s")
+    pass_claims(g)
+    while g.current_player != claimer:
+        tsumogiri(g)
+    assert "kong_concealed 7p" in legal(g)
+
+
 def test_K_5_2_added_kong_on_a_later_turn_then_replacement(engine_warm):
     """K-5.2: the kept fourth tile is added to the pong on a later turn, with an
     unrelated draw; K-5.4: the replacement comes from the tail; K-6.5: a link."""
@@ -408,7 +435,7 @@ def test_K_5_3_concealed_kong_and_win_on_the_replacement(engine_warm):
     assert st["sc"][E.SC_DRAWN] == K("9s") and st["sc"][E.SC_REPLACEMENT] == 1
     assert "win" in legal(g)
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["win_type"] == 0 and r["exponent"] == 1 and r["chain_kong"] == 1 and r["chain_len"] == 1
     assert scores(g) == [24, -8, -8, -8]
 
@@ -422,7 +449,7 @@ def test_K_6_2_gangbao_baotou_on_a_replacement_draw(engine_warm):
     act(g, "kong_concealed 1m")
     assert "win" in legal(g)
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["exponent"] == 2 and r["chain_kong"] == 1
     from caishen.sim.rules.kaihua import FLAG_BAOTOU
 
@@ -438,7 +465,7 @@ def test_K_8_2_non_dealer_self_draw_payments(engine_warm):
     pass_claims(g)
     assert g.current_player == 1 and "win" in legal(g)
     act(g, "win")
-    assert g.result["win_type"] == 0 and scores(g) == [-4, 8, -2, -2]
+    assert g.record["win_type"] == 0 and scores(g) == [-4, 8, -2, -2]
 
 
 _ROB = ["5p19m19p19s1234z67z", "555p28m28s1234z2p7z", "123m456m789m99s46p", "37m37p37s1234z67z4m"]
@@ -461,7 +488,7 @@ def test_K_5_5_robbing_an_added_kong(engine_warm):
     act(g, "kong_added 5p")
     assert g.phase == "rob" and g.current_player == 2 and legal(g) == {"win", "pass"}
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["winner"] == 2 and r["win_type"] == 2 and r["discarder"] == 1
     assert scores(g) == [0, -8, 8, 0]  # shares 4 (dealer) + 2 + 2, all paid by seat 1
     st = g.state
@@ -517,7 +544,7 @@ def test_K_6_5_piao_chain_counts_on_self_draw(engine_warm):
         tsumogiri(g)
     assert g.current_player == 0 and "win" in legal(g)
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["exponent"] == 1 and r["chain_piao"] == 1 and r["chain_len"] == 1
     assert r["piao_0"] == 1 and scores(g) == [24, -8, -8, -8]
 
@@ -532,7 +559,7 @@ def test_K_6_5_non_caishen_discard_ends_the_chain(engine_warm):
     for _ in range(3):
         tsumogiri(g)
     act(g, "win")
-    assert g.result["exponent"] == 0 and g.result["chain_len"] == 0 and scores(g) == [12, -4, -4, -4]
+    assert g.record["exponent"] == 0 and g.record["chain_len"] == 0 and scores(g) == [12, -4, -4, -4]
 
 
 def test_K_7_1_discard_win_conditions(engine_warm):
@@ -589,7 +616,7 @@ def test_K_9_3_failed_piao_pays_extra(engine_warm):
     act(g, "discard 5z", "discard 9s")
     assert g.current_player == 2 and legal(g) == {"win", "pass"}  # no chow 789s inside the circle (K-9.2)
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["winner"] == 2 and r["failed_piao_0"] == 1 and r["piao_0"] == 1
     assert scores(g) == [-4, -8, 12, 0]
     g = deal(hands, draws="6z" + "1s", failed_piao_factor=1)
@@ -632,7 +659,7 @@ def test_K_2_5_force_survives_a_concealed_kong(engine_warm):
     assert g.current_player == 1 and "win" in legal(g)
     assert any(n.startswith("discard") and n != "discard 5z" for n in legal(g))  # discards are free again
     act(g, "win")
-    r = g.result
+    r = g.record
     assert (r["winner"], r["win_type"], r["exponent"]) == (1, 0, 2)  # kong + 飘 links (K-6.5)
     assert (r["chain_len"], r["chain_piao"], r["chain_kong"]) == (2, 1, 1)
     assert scores(g) == [-16, 32, -8, -8]
@@ -679,7 +706,7 @@ def test_K_2_5_force_survives_an_added_kong_and_its_rob_phase(engine_warm):
         assert g.phase == "rob" and g.current_player == 2 and force(g, 1) == 1
         if rob:
             act(g, "win")
-            assert g.result["win_type"] == 2 and force(g, 1) == 0  # the hand's end lifts it
+            assert g.record["win_type"] == 2 and force(g, 1) == 0  # the hand's end lifts it
             continue
         act(g, "pass")
         assert g.current_player == 1 and g.state["sc"][E.SC_DRAWN] == K("9m")
@@ -760,7 +787,7 @@ def test_K_10_record_shows_no_links_on_a_discard_win(engine_warm):
     act(g, "discard 9s")
     assert g.current_player == 0 and legal(g) == {"win", "pass"}
     act(g, "win")
-    r = g.result
+    r = g.record
     assert (r["winner"], r["win_type"], r["discarder"], r["exponent"]) == (0, 1, 1, 0)
     assert (r["chain_len"], r["chain_piao"], r["chain_kong"]) == (0, 0, 0)
     assert r["hand_flags"] == kaihua_flag("pinghu")
@@ -778,7 +805,7 @@ def test_K_9_4_record_hides_piao_links_that_did_not_count(engine_warm):
         for _ in range(3):
             tsumogiri(g)
         act(g, "win")
-        r = g.result
+        r = g.record
         assert (r["exponent"], r["chain_len"], r["chain_piao"], r["chain_kong"]) == want, option
         assert bool(r["hand_flags"] & kaihua_flag("piao")) == (want[2] > 0)
 
@@ -804,7 +831,7 @@ def test_K_7_1_baotou_discard_win_option_through_the_engine(engine_warm):
     act(g, "discard 9s")
     assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"win", "pass"}
     act(g, "win")
-    r = g.result
+    r = g.record
     assert (r["winner"], r["win_type"], r["exponent"], r["hand_flags"]) == (1, 1, 0, kaihua_flag("pinghu"))
     assert scores(g) == [-8, 8, 0, 0]
 
@@ -821,7 +848,7 @@ def test_K_7_1_discard_win_max_caishen_through_the_engine(engine_warm):
     act(g, "discard 9s")
     assert g.phase == "claim" and g.current_player == 1 and legal(g) == {"win", "pass"}
     act(g, "win")
-    r = g.result
+    r = g.record
     assert (r["winner"], r["win_type"], r["exponent"], r["hand_flags"]) == (1, 1, 1, kaihua_flag("qidui"))
     assert scores(g) == [-16, 16, 0, 0]
 
@@ -847,7 +874,7 @@ def test_K_7_1_baotou_discard_win_option_on_a_robbed_kong(engine_warm):
             continue
         assert g.phase == "rob" and g.current_player == 2 and legal(g) == {"win", "pass"}
         act(g, "win")
-        r = g.result
+        r = g.record
         assert (r["winner"], r["win_type"], r["discarder"], r["exponent"]) == (2, 2, 1, 0)
         assert scores(g) == [0, -8, 8, 0]
 
@@ -930,7 +957,7 @@ def test_K_10_every_win_of_play_is_a_case_that_score_accepts_and_agrees_with(eng
                 c = _case_of_the_win(g, links)
                 got = kaihua.score(c, g.rules)  # raises if the case were "impossible"
                 g.step(a)
-                r = g.result
+                r = g.record
                 assert got["win"], c
                 assert got["exponent"] == r["exponent"] and got["flags"] == kaihua.flag_names(r["hand_flags"]), c
                 assert got["scores"] == [r[f"score_{p}"] for p in range(4)], c

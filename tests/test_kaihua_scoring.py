@@ -409,6 +409,24 @@ def test_K_6_3_seven_pairs_family():
     assert ev("11m22m33p44p55s66s5z", "7z", win_type="discard") == NOT_A_WIN
 
 
+def test_K_6_3_haohua_only_a_natural_four_a_caishen_beside_a_triple_is_not():
+    """K-6.3 豪华: four natural tiles of one kind; a 财神 beside a natural triple never
+    completes a four for 豪华 (it is one more pair), on a discard or a self-draw."""
+    for wt in ("discard", "self_draw"):
+        assert ev("111m22m33p44p55s6s5z", "6s", win_type=wt) == (True, 1, {"qidui"})
+        assert ev("111m22m33p44p55s66s", "1m", win_type=wt)[1:] == (3, {"qidui", "qidui_pure", "haohua"})
+
+
+def test_K_6_3_qubuqu_completed_by_a_drawn_caishen_is_x8():
+    """K-6.3 去不去 (ambiguity 4): the 13 tiles hold no 财神 and a natural four; a drawn
+    财神 completes seven pairs with 七对 + 豪华 = 2, and the 去不去 floor makes it 3: x8
+    ("三倍" read as x2^3, not the seed's x2N = x6)."""
+    win, e, flags = ev("1111m22m33p44p55s6s", "5z", win_type="self_draw")
+    assert win and e == 3 and 2**e == 8 and flags == {"haohua", "qidui", "qubuqu"}
+    # without the natural four it is plain seven pairs with a 财神: x2
+    assert ev("11m22m33p44p55s66s7z", "5z", win_type="self_draw") == (True, 1, {"qidui"})
+
+
 def test_K_6_4_qingyise():
     assert ev("123m456m789m234m5z", "5m", dealer=0, winner=0) == (True, 2, {"baotou", "qingyise"})  # K04
     assert ev("234p567p88p99p", "9p", melds=[("pong", "111p")], win_type="discard") == (True, 1, {"qingyise"})

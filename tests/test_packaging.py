@@ -10,7 +10,11 @@
   envs): importing ``caishen.envs``, ``caishen.agents`` and the user's two
   gives each the right one, the bare name of our engine folder finds
   nothing, and the installed ``caishen rules`` reads the rule reference
-  shipped as package data.
+  shipped as package data;
+- a wheel built offline with ``python -m build`` (issue 45 item 3) installs
+  into a fresh venv, and its ``caishen --version`` and ``caishen rules
+  K-2.5`` run; its version is ``caishen.__version__``, the one version
+  source, and it carries the LICENSE.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import subprocess
 import sys
 import sysconfig
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -32,6 +37,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _pyproject() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _copy_sources(dest: Path) -> Path:
+    """The files a build reads, copied (setuptools builds inside the source tree: a stale build/ there
+    could leak removed modules into the wheel)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".venv", "build", "*.egg-info")
+    for name in ("caishen", "sim", "envs", "agents", "docs"):
+        shutil.copytree(ROOT / name, dest / name, ignore=ignore)
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, dest / name)
+    return dest
 
 
 def test_license_is_an_spdx_expression_and_the_build_backend_reads_it():
@@ -86,14 +102,7 @@ def test_pip_install_next_to_a_users_own_agents_and_envs(tmp_path):
                           capture_output=True, text=True, check=True).stdout.strip()
     # the test environment's dependencies (numpy, numba, gymnasium, ...) without its editable caishen
     (Path(site) / "test_env.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    # install from a copy of the sources (setuptools builds inside the source tree: a stale build/
-    # there could leak removed modules into the wheel)
-    src = tmp_path / "src"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".venv", "build", "*.egg-info")
-    for name in ("caishen", "sim", "envs", "agents", "docs"):
-        shutil.copytree(ROOT / name, src / name, ignore=ignore)
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, src / name)
+    src = _copy_sources(tmp_path / "src")  # install from a copy of the sources
     r = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "-v", str(src)],  # -v: the backend's warnings
                        capture_output=True, text=True)
     if r.returncode != 0 and "Could not find a version that satisfies the requirement setuptools" in r.stderr:
@@ -170,3 +179,75 @@ def test_make_run_and_make_test_set_up_the_venv_then_run_what_the_readme_says(tm
     assert "caishen simulate --rules kaihua --games 100000 --seed 7 --out runs/k1" in quick  # the long form
     assert "pip install -e \".[dev]\"" in quick and "python -m pytest" in quick
     assert re.search(r"^make test$", (ROOT / ".ci" / "run").read_text(), re.M)
+
+
+def _build_backend_missing() -> str | None:
+    """Why this environment cannot build a wheel without downloading anything, or None."""
+    import importlib.metadata as md
+
+    for dist, least in (("build", (1, 2)), ("setuptools", (77,)), ("wheel", (0,))):
+        try:
+            version = md.version(dist)
+        except md.PackageNotFoundError:
+            return f"{dist} is not installed (the [dev] extra has it)"
+        if tuple(int(x) for x in re.findall(r"\d+", version)[:len(least)]) < least:
+            return f"{dist} {version} is older than {'.'.join(map(str, least))}"
+    return None
+
+
+@pytest.mark.wheel
+def test_a_wheel_built_offline_installs_into_a_fresh_venv_and_runs(tmp_path):
+    """``python -m build --wheel --no-isolation`` (the build backend of this environment: nothing is
+    downloaded), then ``pip install --no-deps --no-index`` into a fresh venv whose dependencies come from
+    this environment's site-packages (a .pth line), not from its editable caishen."""
+    import caishen
+
+    missing = _build_backend_missing()
+    if missing:
+        pytest.skip(f"cannot build a wheel offline here: {missing}")
+    src = _copy_sources(tmp_path / "src")
+    dist = tmp_path / "dist"
+    r = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(src)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    (wheel,) = dist.glob("caishen-*.whl")
+    assert wheel.name.startswith(f"caishen-{caishen.__version__}-py3-none-any"), wheel.name
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        info = f"caishen-{caishen.__version__}.dist-info"
+        assert f"{info}/licenses/LICENSE" in names, sorted(n for n in names if ".dist-info/" in n)
+        metadata = z.read(f"{info}/METADATA").decode()
+    assert re.search(rf"^Version: {re.escape(caishen.__version__)}$", metadata, re.M)
+    assert re.search(r"^License-Expression: MIT$", metadata, re.M)
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (Path(site) / "test_env.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # numpy, numba, ...
+    r = subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--no-index", "--disable-pip-version-check",
+                        str(wheel)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+    env = dict(os.environ, CAISHEN_CACHE=str(tmp_path / "cache"))
+    for name in ("PYTHONPATH", "NUMBA_CACHE_DIR"):
+        env.pop(name, None)
+    caishen_bin = str(venv / "bin" / "caishen")
+    r = subprocess.run([caishen_bin, "--version"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == f"caishen {caishen.__version__}", r.stdout + r.stderr[-2000:]
+    r = subprocess.run([caishen_bin, "rules", "K-2.5"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout.startswith("- **K-2.5**"), (r.stdout, r.stderr[-2000:])
+    assert "财神" in r.stdout
+    r = subprocess.run([str(py), "-c", "import caishen; print(caishen.__file__)"], cwd=tmp_path, capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 0 and r.stdout.strip().startswith(site), r.stdout + r.stderr  # the wheel's copy
+
+
+def test_one_version_source():
+    """The version is written once, in ``caishen/__init__.py``; pyproject.toml reads it (dynamic)."""
+    project = _pyproject()["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    assert _pyproject()["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "caishen.__version__"}
+    text = (ROOT / "caishen" / "__init__.py").read_text(encoding="utf-8")
+    assert len(re.findall(r"^__version__ = \"\d+\.\d+\.\d+\"$", text, re.M)) == 1

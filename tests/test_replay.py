@@ -88,7 +88,7 @@ def test_hand_log_replay_and_damaged_log(tmp_path):
     log = tmp_path / "hand.jsonl"
     g.write_log(log)
     trace = replay.load(log)
-    assert trace.result == g.result
+    assert trace.result == g.record
     assert len(trace.frames) == sum(e["event"] == "action" for e in g.events) + 1
     lines = log.read_text().splitlines()
     bad = tmp_path / "bad.jsonl"
@@ -109,7 +109,7 @@ def test_hand_log_replay_and_damaged_log(tmp_path):
     for key in ("seed", "match_hand", "streak"):  # keys the engine's replay takes as optional
         del reset[key]
     bad.write_text("\n".join([json.dumps(reset), *lines[1:]]) + "\n")
-    assert replay.load(bad).result == g.result
+    assert replay.load(bad).result == g.record
     link = tmp_path / "link.jsonl"
     link.symlink_to(log)
     with pytest.raises(ValueError, match="symbolic link"):
@@ -125,7 +125,7 @@ def test_K_5_3_seat_view_hides_other_seats_tiles(runs):
         if p != 2:
             assert f"seat {p}: [{len(f0['seats'][p]['hand'])} tiles]" in view
             assert f"seat {p}: [" not in full
-    assert "result:" in view and "score:" in view
+    assert "result:" in view and "scores: seat 0" in view
 
 
 def _cli_error(capsys, *argv):
@@ -183,7 +183,8 @@ def test_play_scripted_stdin_to_the_end(rules, tmp_path):
     assert trace.result is not None and trace.frames[-1]["phase"] == "done"
     assert "not an action: 'x'" in text and "not an action: '99'" in text and "hint: shanten" in text
     assert text.count("not an action") == 3
-    assert "[0] " in text and "the replay:" in text and "result:" in text
+    assert "[0] " in text and "the hand is over" in text and "result:" in text
+    assert "the replay:" not in text  # the whole hand only on request (caishen play --replay, or typed replay)
     mine = [f for f in trace.frames if f["action"] and f["action"]["seat"] == 1]
     assert mine and all(f["action"]["name"] == f["legal"][0] for f in mine)
     assert (tmp_path / "p.html").exists()
@@ -271,7 +272,7 @@ def test_match_wall_replayed_equals_stored_row(rules, tmp_path, capsys):
     assert named and named[0][0] == str(out), printed
     assert replay.from_run(out, named[0][1]).frames[-1]["to_act"] == -1
     df = stream.read_run(out)
-    n_s = 4  # three policies: A B C A in four rotations
+    n_s = 24  # three policies, the default schedule: every order of A B C A in four rotations
     assert len(df) == 6 * n_s
     starts = []
     for hid in range(5 * n_s, 6 * n_s):  # the last wall, in each seating
@@ -282,8 +283,8 @@ def test_match_wall_replayed_equals_stored_row(rules, tmp_path, capsys):
         starts.append([s["hand"] for s in trace.frames[0]["seats"]])
         assert [_tiles_conserved(f) for f in trace.frames] == [136] * len(trace.frames)
     assert all(s == starts[0] for s in starts)  # duplicate deal: the same tiles in every seating
-    again = replay.from_run(out, f"1:{2 * n_s + 1}")  # hand_id 21 addressed by chunk and index
-    assert again.frames == replay.from_run(out, "21").frames
+    again = replay.from_run(out, f"1:{2 * n_s + 1}")  # hand_id 5 * n_s + 1 addressed by chunk and index
+    assert again.frames == replay.from_run(out, str(5 * n_s + 1)).frames
 
 
 def test_ladder_pair_hand_replays_and_the_ladder_folder_names_its_pairs(tmp_path, capsys):

@@ -63,7 +63,7 @@ def tsumogiri(g: E.Game) -> None:
 
 
 def scores(g: E.Game) -> list[int]:
-    return [g.result[f"score_{s}"] for s in range(4)]
+    return [g.record[f"score_{s}"] for s in range(4)]
 
 
 # ------------------------------------------------------------------ K-7.2
@@ -125,7 +125,7 @@ def test_K_8_4_liuju_nobody_pays_even_inside_an_open_piao_circle(engine_warm, fa
         tsumogiri(g)
     assert last == (3, tiles.CAISHEN)  # the last discard was seat 3's 财神
     assert g.state["seat"][3, E.SF_PIAO_OPEN] == 1  # ... and its circle is open
-    r = g.result
+    r = g.record
     assert r["winner"] == -1 and r["win_type"] == -1 and r["tiles_left"] == 20
     assert scores(g) == [0, 0, 0, 0]
     assert r["piao_3"] == 1 and [r[f"failed_piao_{s}"] for s in range(4)] == [0, 0, 0, 0]
@@ -153,7 +153,7 @@ def test_K_9_4_forced_piao_is_a_piao(engine_warm, dealer_hand, first_draw):
         tsumogiri(g)
     assert g.current_player == 0 and "win" in legal(g)
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["exponent"] == 2 and r["chain_piao"] == 1 and r["chain_len"] == 1 and r["piao_0"] == 1
     assert set(kaihua.flag_names(r["hand_flags"])) == {"baotou", "chain", "piao"}
     assert scores(g) == [48, -16, -16, -16]  # dealer self-draw: 4 x 2**2 from each (K-8.1)
@@ -186,7 +186,7 @@ def test_K_9_4_record_shows_no_uncounted_chain_links(engine_warm):
     act(g, "discard 4s")  # seat 2
     assert g.current_player == 1 and legal(g) == {"win", "pass"}
     act(g, "win")
-    r = g.result
+    r = g.record
     assert r["win_type"] == 1 and r["exponent"] == 0 and kaihua.flag_names(r["hand_flags"]) == ["pinghu"]
     assert r["piao_1"] == 1  # the 飘 attempt itself is recorded (K-10)
     assert (r["chain_len"], r["chain_piao"], r["chain_kong"]) == (0, 0, 0)

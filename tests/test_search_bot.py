@@ -49,7 +49,7 @@ def _redeal(st, me, rng):
 def _context(rules, spec="mc:4:greedy", seed=0):
     name, r = E.load_rules(rules, None)
     table, w = bot_table([spec] * 4, name, int(E.engine_params(name, r)[E.EP_JOKER]))
-    return make_context(name, r, w, seed), w[0], int(table[0, 1])
+    return make_context(name, r, w, seed, search=True), w[0], int(table[0, 1])
 
 
 @pytest.mark.parametrize("rules", ["kaihua", "jiating"])
@@ -59,7 +59,7 @@ def test_determinize_keeps_the_view_and_the_unseen_tiles(rules):
     multiset (other hands + other concealed kongs + the wall left), only placed anew."""
     states, ep, rp, tabs, work = states_of(rules, 120, seed=31)
     bx, w, _ = _context(rules)
-    sims, ib, rng = bx[1], bx[3], bx[4]
+    sims, ib, rng = bx.search.states, bx.search.scratch_i, bx.search.rng
     moved = 0
     for i in range(len(states)):
         st = states[i]
@@ -106,8 +106,8 @@ def test_search_bot_never_reads_hidden_tiles(rules):
         picks = []
         for s in (st, twin):
             rng = start.copy()
-            picks.append(int(_mc_action(n_det, w, s, ep, rp, tabs, s["mask"], work, bx[1], bx[2], bx[3], rng,
-                                        bx[5], bx[6])))
+            picks.append(int(_mc_action(n_det, w, s, ep, rp, tabs, s["mask"], work,
+                                        bx.search._replace(rng=rng))))
             searched += int(not np.array_equal(rng, start))  # the bot drew determinizations
         assert picks[0] == picks[1], (i, E.action_name(picks[0]), E.action_name(picks[1]))
         assert st["mask"][picks[0]] == 1
@@ -127,7 +127,7 @@ def test_rollout_value_is_the_records_score(rules):
         while not game.done:
             game.step(bots[game.current_player].act(game))
         for s in range(4):
-            assert _hand_value(game.state, s, game._ep, bx[5], bx[6]) == game.result[f"score_{s}"]
+            assert _hand_value(game.state, s, game._ep, bx.search.points, bx.search.pay) == game.result[f"score_{s}"]
 
 
 @pytest.mark.parametrize("rules", ["kaihua", "jiating"])

@@ -268,17 +268,19 @@ def test_first_line_says_a_cold_cache_compiles_first(monkeypatch):
     how long, about), and says nothing of it once this cache holds the self-play kernels."""
     from types import SimpleNamespace
 
-    from caishen import cli
+    from caishen.cli import common
     from caishen.sim import warmup
 
-    config = SimpleNamespace(policies=["greedy", "greedy", "greedy", "tuned:kaihua"])
+    config = SimpleNamespace(policies=["greedy", "greedy", "greedy", "mc:2"])
     asked = []
     monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: asked.append((target, part)) or False)
-    note = cli._cold_note(config)
+    note = common.cold_note(config)
     assert note.startswith("; first the numba kernels compile") and f"{warmup.COLD_SECONDS['selfplay']} s" in note
-    assert asked == [("selfplay", "bots")]  # a seat with data: the runner's "bots" part
+    assert asked == [("selfplay", "bots")]  # a search seat: the runner's "bots" part, compiled apart
+    common.cold_note(SimpleNamespace(policies=["greedy", "tuned:kaihua", "learned:kaihua", "random"]))
+    assert asked[-1] == ("selfplay", "kernel")  # tuned and learned play in the one kernel of every run
     monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: True)
-    assert cli._cold_note(config) == ""
+    assert common.cold_note(config) == ""
 
 
 def test_a_finished_runs_rerun_says_nothing_was_left_to_play(reference):

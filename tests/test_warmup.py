@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from caishen.cli import warmup
+from caishen.cli.warmup import warmup
 from caishen.sim import warmup as W
 
 
@@ -200,3 +200,73 @@ def test_runner_compiles_in_the_parent_and_says_what_happened(cold, tmp_path, ca
 def test_warmup_marks_every_part_of_selfplay(cold):
     W.mark("selfplay")
     assert W.is_marked("selfplay", "bots") and W.is_marked("selfplay", "kernel")
+
+
+class _Tty:
+    """A terminal-like text stream (the progress bar is drawn only on a terminal)."""
+
+    def __init__(self):
+        import io
+
+        self.buf = io.StringIO()
+
+    def write(self, text):
+        return self.buf.write(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+def test_compile_line_draws_kernel_progress_on_a_terminal_and_keeps_the_estimate(cold):
+    """Issue 45: a cold compile shows "kernel N of M" on a terminal, M from this machine's last compile of
+    the same command (or the shipped count), and records what it measured for the next time."""
+    assert W.estimates("caishen simulate") == (W.DEFAULT_KERNELS["caishen simulate"], None)
+    assert W.estimates("caishen nothing") == (None, None)
+    tty = _Tty()
+    with W.compile_line("caishen simulate", tty) as w:
+        fresh_kernel()(1)
+        fresh_kernel()(2)
+    text = tty.buf.getvalue()
+    assert f"kernel 1 of {W.DEFAULT_KERNELS['caishen simulate']}" in text
+    assert text.rstrip().splitlines()[-1].startswith("caishen simulate: compiled 2 numba kernel(s) in ")
+    kernels, seconds = W.estimates("caishen simulate")
+    assert kernels == w.kernels == 2 and seconds is not None and seconds >= 0
+    tty = _Tty()
+    with W.compile_line("caishen simulate", tty):
+        fresh_kernel()(1)
+    assert "kernel 1 of 2" in tty.buf.getvalue()  # the estimate this machine measured
+
+
+def test_estimates_read_an_older_cache_beside_this_one_and_ignore_a_damaged_file(tmp_path, monkeypatch):
+    """A new cache (changed sources) starts from the estimate an earlier cache of this machine measured; a
+    damaged or hostile estimates file is ignored, never an error."""
+    old, new = tmp_path / "numba-old", tmp_path / "numba-new"
+    (old / "caishen-warm").mkdir(parents=True)
+    (old / "caishen-warm" / W.ESTIMATES).write_text('{"caishen match": {"kernels": 101, "seconds": 42.0}}')
+    monkeypatch.setattr(W, "cache_dir", lambda: new)
+    assert W.estimates("caishen match") == (101, 42.0)
+    (new / "caishen-warm").mkdir(parents=True)
+    for bad in ("{not json", '{"caishen match": {"kernels": -3, "seconds": 1}}', '["x"]', "x" * 100_000):
+        (new / "caishen-warm" / W.ESTIMATES).write_text(bad)
+        assert W.estimates("caishen match") == (101, 42.0)
+
+
+def test_cli_warmup_workers_compiles_targets_in_parallel_processes(cold, monkeypatch, capsys):
+    """`caishen warmup --workers 2` runs each target in its own process (into the shared cache) and says
+    when each is ready; a bad --workers is named."""
+    from caishen.cli import main
+    from caishen.cli import warmup as cli_warmup
+
+    seen = []
+    monkeypatch.setattr(cli_warmup, "warmup_parallel",
+                        lambda targets, workers, progress=None: seen.append((targets, workers)) or {"hand": 1.0})
+    assert main(["warmup", "hand", "score", "--workers", "2"]) == 0
+    assert seen == [(["hand", "score"], 2)] and "ready in" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        main(["warmup", "--workers", "0"])
+    assert e.value.code == 2 and "--workers 0" in capsys.readouterr().err
+    took = cli_warmup.warmup_parallel(["hand"], 2)
+    assert set(took) == {"hand"}

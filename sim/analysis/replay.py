@@ -18,7 +18,11 @@ actions taken, and the hand's record (``result``).  It comes from
   earlier walls, :mod:`caishen.sim.analysis.arena`), and the hand itself is dealt
   and stepped through :class:`~caishen.sim.engine.Game` with the same kernel
   bots.  The replayed record must equal the stored row, column by column, or
-  the replay is refused (``ValueError`` naming the column);
+  the replay is refused (``ValueError`` naming the column).  Before
+  anything is played, the options, the engine and bot sources and the
+  bots' weights must still be those the run recorded in run.json
+  (:func:`check_recorded`): a changed ``tuned:`` file can give the stored
+  record with other moves;
 - :func:`trace_game`: any :class:`Game` driven by a chooser (``caishen play``).
 
 :func:`render_text` prints a trace as a table per move (every seat's tiles,
@@ -81,7 +85,6 @@ MATCH_CHUNK_PREFIX = "caishen.sim.analysis.arena:chunk_"
 #: hands per match in a run (``engine_chunk`` plays ``play_batch``'s default)
 RUN_MATCH_LEN = 16
 DECL_NAMES = {0: "", 1: "架听 (declared ready)", 2: "硬子 (declared hard)"}
-WIN_TYPE_NAMES = {-1: "draw (流局)", 0: "self_draw", 1: "discard_win", 2: "robbed_kong"}
 
 
 @dataclasses.dataclass
@@ -159,7 +162,7 @@ def trace_game(game: Game, choose: Callable[[Game], int], source: str = "a game"
         game.step(a)
         frames[-1]["action"] = {"seat": seat, "name": action_name(a)}
         frames.append(snapshot(game, len(frames)))
-    result = game.result
+    result = game.record
     for p, s in enumerate(frames[-1]["seats"]):  # a rule set scored after the hand pays in the record
         s["score"] = int(result[f"score_{p}"])
     return Trace(game.rules_name, game.rules.to_dict(), int(game._ep[EP_JOKER]), frames, result, source)
@@ -249,17 +252,55 @@ def _match_hand(meta: dict, seed_entropy: int, chunk: int, index: int) -> tuple[
     ``index % n_seatings`` (the arena's wall-major rows)."""
     from caishen.sim.analysis import arena
 
-    n_p = arena.n_policies_of(meta)
-    seats = arena.seatings(n_p)
-    names = [None] * n_p
-    for i, p in zip(arena.fill_seats(n_p), meta["policies"]):
-        names[i] = p
+    sched, n_p = arena.schedule_of(meta)
+    seats = arena.seatings(n_p, sched)
+    names = arena.policy_names(meta["policies"], n_p, sched)
     wall, r = divmod(index, len(seats))
     seat_policies = [names[i] for i in seats[r]]
     hand_id = chunk * int(meta["chunk_size"]) + index
     where = (f"wall {hand_id // len(seats)} of the match, seating {r}: "
              + ", ".join(f"seat {s} {p}" for s, p in enumerate(seat_policies)))
     return seat_policies, arena._bots_seed(seed_entropy, r), int(seed_entropy), wall, r, where
+
+
+def check_recorded(run_dir: str | os.PathLike, meta: dict) -> None:
+    """Refuse (``ValueError`` naming what changed) to re-play a run whose hands this code and these files
+    would not play again: the rule options it recorded (resolved by this version: an option added or a
+    default changed), the engine and bot sources (run.json's ``source_digest``: the rows depend on them),
+    and the digest of the bots' weights (``bot_weights``: a ``tuned:``/``learned:`` file changed since, or a
+    ``mc:`` bot's base).  Checked before anything is played: a changed file could still give the stored
+    record with other moves."""
+    from caishen.sim.bots.registry import has_data, split_specs, weights_digest
+    from caishen.sim.selfplay.rundir import _json_norm
+    from caishen.sim.selfplay.runner import resolve_options, source_digest
+
+    where = repr(str(run_dir))
+    try:
+        now = _json_norm(resolve_options(meta["rules"], meta.get("options", {})))
+    except ValueError as e:
+        raise ValueError(f"{where}: the run's rule options do not load in this version ({e})") from None
+    stored = _json_norm(meta.get("options", {}))
+    changed = sorted(k for k in set(now) | set(stored) if now.get(k) != stored.get(k))
+    if changed:
+        k = changed[0]
+        raise ValueError(f"{where}: rule option {k} was {stored.get(k)!r} when the run was written, this version "
+                         f"plays {now.get(k)!r}: refusing a replay that would not be the run's hands")
+    if meta.get("source_digest") not in (None, source_digest()):
+        raise ValueError(f"{where}: the engine or bot code changed since the run was written (source digest "
+                         f"{meta['source_digest']}, now {source_digest()}; the run was written by caishen "
+                         f"{meta.get('version', '?')}): refusing a replay that might not be the run's hands")
+    recorded = meta.get("bot_weights")
+    if recorded is not None:
+        specs = list(dict.fromkeys(split_specs(meta["policies"])))
+        try:
+            digest = weights_digest(meta["policies"], meta["rules"])
+        except ValueError as e:
+            raise ValueError(f"{where}: a bot of the run cannot be loaded now ({e})") from None
+        if digest != recorded:
+            data = [p for p in specs if has_data(p)]
+            raise ValueError(f"{where}: the bots' weights changed since the run was written (bot_weights {recorded}, "
+                             f"now {digest}): the weights of {' or '.join(data) or 'a bot'} are not the run's; "
+                             "refusing a replay that would not be the run's hands")
 
 
 def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
@@ -270,10 +311,11 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
 
     Raises ``ValueError`` (one line, naming the run, hand or file) for a directory that is no run, holds
     symbolic links or a damaged chunk, a run of another chunk function (a sweep point, a 飘 study), a ladder's
-    own folder (naming its pairs), a hand outside the run, and a replay whose record differs from the stored
-    row (the engine or a bot changed since).
+    own folder (naming its pairs), a hand outside the run, a run whose options, code or bots' weights changed
+    since it was written (:func:`check_recorded`, before anything is played), and a replay whose record
+    differs from the stored row.
     """
-    from caishen.sim.bots.registry import _seat_action, bot_table, make_context, needs_context
+    from caishen.sim.bots.registry import _seat_action, bot_table, make_context
     from caishen.sim.bots.policies import POLICY_RANDOM, new_work
     from caishen.sim.selfplay.batch import _duplicate_deal, _play_batch_walls
     from caishen.sim.selfplay.rundir import read_run_json
@@ -296,6 +338,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
         raise ValueError(f"{str(run_dir)!r} is {what}; replay re-plays the hands of `caishen simulate` and "
                          "`caishen match` runs (a ladder's pairs included), a `Game` and hand logs only")
     chunk, index = locate(meta, hand)
+    check_recorded(run_dir, meta)
     row = _stored_row(run_dir, meta, chunk, index)
     seed = int(chunk_seeds(int(meta["seed"]), int(meta["n_chunks"]))[chunk])
     if is_match:  # the seating's batch: its bots' seed, the wall seed, the walls before this one
@@ -307,7 +350,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     game = Game(meta["rules"], meta["options"])
     ep, rp, tabs = game._ep, game._rp, game._tabs
     table, weights = bot_table(policies, game.rules_name, int(ep[EP_JOKER]))
-    bx = make_context(game.rules_name, game.rules, weights, seed, policies) if needs_context(policies) else None
+    bx = make_context(game.rules_name, game.rules, weights, seed, policies)
     # the batch's hands before this one, by the batch kernel: the stream, the bots' state and work arrays
     st = new_state()[0]
     rec = np.zeros((before, N_RECORD), np.int64)
@@ -383,21 +426,27 @@ def load(source: str | os.PathLike, hand: str | int | None = None) -> Trace:
 # ---------------------------------------------------------------------------
 # text
 # ---------------------------------------------------------------------------
-def _tiles(kinds) -> str:
-    return " ".join(kind_name(k) for k in kinds) or "-"
+def _tiles(kinds, joker: int = -1) -> str:
+    """Tile names, a joker marked ``*`` (``5z*``)."""
+    return " ".join(kind_name(k) + ("*" if k == joker else "") for k in kinds) or "-"
 
 
 def _meld_text(meld, hidden: bool) -> str:
+    """A meld with its tiles: ``chow 3m4m5m``, ``pong 7z7z7z``, ``kong_exposed 2p2p2p2p``; a concealed kong
+    another seat made is ``kong_concealed ??`` (K-5.3)."""
     kind_, k = meld
     if hidden and kind_ == MELD_TYPE_NAMES[MELD_KONG_CONCEALED]:
         return f"{kind_} ??"
-    return f"{kind_} {kind_name(k)}"
+    if kind_ == "chow":
+        return f"{kind_} {kind_name(k)}{kind_name(k + 1)}{kind_name(k + 2)}"
+    return f"{kind_} {kind_name(k) * (3 if kind_ == 'pong' else 4)}"
 
 
-def frame_lines(frame: dict, seat: int | None = None, offers: bool = True) -> list[str]:
+def frame_lines(frame: dict, seat: int | None = None, offers: bool = True, joker: int = -1) -> list[str]:
     """The table of one frame (:func:`snapshot`) as lines: a header, one line per seat (``seat``'s view
     hides the other seats' concealed tiles and concealed kong kinds, K-5.3), with ``offers`` the actions
-    the seat to act is offered (its claims in a claim phase), and the action taken."""
+    the seat to act is offered (its claims in a claim phase), and the action taken; ``joker``: the joker
+    kind, marked ``*`` in hands and discards (-1: none)."""
     head = f"step {frame['step']}: {frame['phase']}, {frame['tiles_left']} tiles left"
     if frame["pending"]:
         head += f", on offer {kind_name(frame['pending'][0])} from seat {frame['pending'][1]}"
@@ -408,12 +457,12 @@ def frame_lines(frame: dict, seat: int | None = None, offers: bool = True) -> li
         extra = "".join([f" {DECL_NAMES[s['decl']]}" if s["decl"] else "",
                          " 飘-circle" if s["piao_open"] else "",
                          f" 飘x{s['piao_count']}" if s["piao_count"] else ""])
-        hand = _tiles(s["hand"]) if own else f"[{len(s['hand'])} tiles]"
+        hand = _tiles(s["hand"], joker) if own else f"[{len(s['hand'])} tiles]"
         if own and frame["drawn"] >= 0 and frame["to_act"] == p:
             hand += f"  (drew {kind_name(frame['drawn'])})"
         melds = ", ".join(_meld_text(m, not own) for m in s["melds"])
         lines.append(f"{marks}seat {p}{extra}: {hand}" + (f" | {melds}" if melds else "")
-                     + f" | discards: {_tiles(k for k, _ in s['discards'])}")
+                     + f" | discards: {_tiles((k for k, _ in s['discards']), joker)}")
     if offers and frame["to_act"] >= 0 and (seat is None or seat == frame["to_act"]):
         lines.append(f"   seat {frame['to_act']} may: " + ", ".join(frame["legal"]))
     if frame["action"]:
@@ -422,40 +471,21 @@ def frame_lines(frame: dict, seat: int | None = None, offers: bool = True) -> li
 
 
 def breakdown(trace: Trace) -> dict:
-    """The score breakdown of the record: ``{"hand": [(name, value)], "seats": {column: [4 values]},
-    "payments": [(payer, winner, amount)], "patterns": [(seat, text)]}`` (non-zero entries)."""
-    r = trace.result
-    seats, hand, pays, pats = {}, [], [], []
-    for k, v in r.items():
-        base, _, tail = k.rpartition("_")
-        if k.startswith("pay_"):
-            _, p, w = k.split("_")
-            if v:
-                pays.append((int(p), int(w), int(v)))
-        elif k.startswith("patterns_"):
-            if v:
-                pats.append((int(tail), str(v)))
-        elif len(k) == 3 and k[0] == "P" and k[1:].isdigit():
-            continue  # the first winner's points per pattern, shown as patterns_s
-        elif tail.isdigit() and base and len(tail) == 1:
-            seats.setdefault(base, [0] * N_SEATS)[int(tail)] = v
-        elif k == "win_type":
-            hand.append((k, WIN_TYPE_NAMES.get(int(v), str(v))))
-        else:
-            hand.append((k, v))
-    seats = {k: v for k, v in seats.items() if any(v) or k == "score"}
-    return {"hand": hand, "seats": seats, "payments": pays, "patterns": pats}
+    """The hand's score explained (the rule set's ``words`` hook,
+    :class:`caishen.sim.rules.words.HandBreakdown`, from the record and the winners' tiles at the end):
+    ``{"lines": [text], "scores": [4 ints], "breakdown": the HandBreakdown as JSON}``."""
+    from caishen.sim.engine.params import load_rules
+    from caishen.sim.rules import base
+
+    name, rules = load_rules(trace.rules, trace.options)
+    hands = [np.bincount(np.asarray(s["hand"], np.int64), minlength=34) for s in trace.frames[-1]["seats"]]
+    b = base.get(name).words_hooks().explain_record(trace.result, rules, hands)
+    return {"lines": b.lines(), "scores": list(b.scores), "breakdown": b.to_json()}
 
 
 def result_lines(trace: Trace) -> list[str]:
-    """The score breakdown as lines (:func:`breakdown`)."""
-    b = breakdown(trace)
-    out = ["result: " + ", ".join(f"{k} {v}" for k, v in b["hand"])]
-    for k, v in b["seats"].items():
-        out.append(f"  {k:>12}: " + " ".join(f"{x:>+6}" if isinstance(x, int) else f"{x!s:>6}" for x in v))
-    out += [f"  seat {s} patterns: {t}" for s, t in b["patterns"]]
-    out += [f"  seat {p} pays seat {w}: {a}" for p, w, a in b["payments"]]
-    return out
+    """The score breakdown as lines (:func:`breakdown`), after a ``result:`` line."""
+    return ["result:", *(f"  {line}" for line in breakdown(trace)["lines"])]
 
 
 def render_text(trace: Trace, seat: int | None = None) -> str:
@@ -466,9 +496,9 @@ def render_text(trace: Trace, seat: int | None = None) -> str:
     if seat is not None and (isinstance(seat, bool) or seat not in range(N_SEATS)):
         raise ValueError(f"--seat {seat!r}: a seat is 0..3")
     out = io.StringIO()
-    joker = f", 财神 {kind_name(trace.joker)}" if trace.joker >= 0 else ""
+    joker = f", 财神 (joker) {kind_name(trace.joker)}, marked *" if trace.joker >= 0 else ""
     out.write(f"{trace.rules} hand ({trace.source}{joker}); {len(trace.frames) - 1} moves\n")
     for f in trace.frames:
-        out.write("\n".join(frame_lines(f, seat)) + "\n\n")
+        out.write("\n".join(frame_lines(f, seat, joker=trace.joker)) + "\n\n")
     out.write("\n".join(result_lines(trace)) + "\n")
     return out.getvalue()

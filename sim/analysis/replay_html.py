@@ -38,6 +38,7 @@ body { font-family: sans-serif, "Noto Sans CJK SC", "Microsoft YaHei", "PingFang
 .sub { font-size: .8em; color: #666; }
 #claims { margin: .4em 0; } #claims .taken { font-weight: bold; color: #c60; }
 table.breakdown { border-collapse: collapse; margin: .5em 0; }
+pre.explain { white-space: pre-wrap; margin: .3em 0; }
 table.breakdown td, table.breakdown th { border: 1px solid #bbb; padding: 2px 6px; text-align: right; }
 """
 
@@ -171,24 +172,19 @@ function render() {
 function breakdown() {
   const B = T.breakdown, box = h("div", "");
   box.appendChild(h("h3", "", "score breakdown"));
-  box.appendChild(h("div", "", B.hand.map(([k, v]) => `${k} ${v}`).join(", ")));
-  const t = h("table", "breakdown"), head = h("tr", "");
+  box.appendChild(h("pre", "explain", B.lines.join("\n")));
+  const t = h("table", "breakdown"), head = h("tr", ""), row = h("tr", "");
   head.appendChild(h("th", "", ""));
-  for (let p = 0; p < 4; p++) head.appendChild(h("th", "", "seat " + p));
+  row.appendChild(h("th", "", "score"));
+  B.scores.forEach((v, p) => {
+    head.appendChild(h("th", "", "seat " + p));
+    const td = h("td", "final-score", v);
+    td.dataset.seat = p;
+    row.appendChild(td);
+  });
   t.appendChild(head);
-  for (const k in B.seats) {
-    const tr = h("tr", "");
-    tr.appendChild(h("th", "", k));
-    B.seats[k].forEach((v, p) => {
-      const td = h("td", k === "score" ? "final-score" : "", v);
-      if (k === "score") td.dataset.seat = p;
-      tr.appendChild(td);
-    });
-    t.appendChild(tr);
-  }
+  t.appendChild(row);
   box.appendChild(t);
-  B.patterns.forEach(([s, txt]) => box.appendChild(h("div", "", `seat ${s} patterns: ${txt}`)));
-  B.payments.forEach(([p, w, a]) => box.appendChild(h("div", "", `seat ${p} pays seat ${w}: ${a}`)));
   return box;
 }
 function fromHash() {
@@ -233,13 +229,10 @@ def page_html(trace: Trace) -> str:
 def write_html(trace: Trace, path: str | os.PathLike) -> Path:
     """Write the replay page of ``trace`` to ``path`` atomically (:func:`caishen.sim.safeio.atomic_write`).
 
-    Raises :class:`caishen.sim.safeio.FileError` naming ``path`` if it is a symbolic link or a directory
-    (a page is never written through a link) or cannot be written.
+    Raises :class:`caishen.sim.safeio.FileError` naming ``path`` if anything but a regular file is there --
+    a device (``/dev/null``), a FIFO, a socket, a directory or a symbolic link, never replaced nor written
+    through (:func:`caishen.sim.safeio.check_target`) -- or it cannot be written.
     """
-    p = Path(path)
-    if p.is_symlink():
-        raise safeio.FileError(p, "is a symbolic link; the replay page is never written through a link")
-    if p.is_dir():
-        raise safeio.FileError(p, "is a directory; give a file name for the replay page")
+    p = safeio.check_target(path, "the replay page")
     safeio.atomic_write(p, page_html(trace))
     return p

@@ -114,6 +114,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import unicodedata
 from pathlib import Path
 
@@ -263,7 +264,8 @@ def save_summary(run_dir: str | os.PathLike, rows: pd.DataFrame, definitions: di
 
 def example_hands(run_dir: str | os.PathLike, verification=None, batch_size: int | None = None) -> list[str]:
     """Lines naming example hands of a simulate run, each as the command that opens it, e.g.
-    ``the largest win (seat 2, +384 points): caishen replay RUN --hand 3:117``.
+    ``the largest win (seat 2, +384 points): caishen replay RUN --hand 3:117`` (``RUN`` shell-quoted,
+    :func:`shlex.quote`: a folder named ``a b;rm x`` is printed ``'a b;rm x'``).
 
     The examples: the largest win (the first hand with the largest score of a seat), and the first hand
     of each of the rule set's own (``Analysis.example_hands``: a failed 飘 and a capped win, a 硬子
@@ -302,7 +304,7 @@ def example_hands(run_dir: str | os.PathLike, verification=None, batch_size: int
             elif label not in found and mask.any():
                 j = int(np.flatnonzero(mask)[0])
                 found[label] = (int(df["chunk"].iat[j]), int(df["hand"].iat[j]))
-    where = str(run_dir)
+    where = shlex.quote(str(run_dir))  # a command a shell runs as printed, whatever the folder's name holds
     lines = []
     if best is not None and best[0] > 0:
         lines.append(f"the largest win (seat {best[1]}, +{best[0]} points): "

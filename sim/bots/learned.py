@@ -109,9 +109,9 @@ cut).  The conv body: ``n_planes, C1, C2 (0: one layer), heads``, then
 one input value's weights to every output channel are contiguous, and a zero
 input (most of the planes) is skipped; the layers' outputs are kind-major
 ``[34, C]``.  The rows of the four seats travel as the bot context's weights
-(``bx[0]``, padded to the longest row; the tuned bot reads the first 17 values
+(``bx.weights``, padded to the longest row; the tuned bot reads the first 17 values
 of its row, a learned bot all of it) and the scratch of :func:`new_scratch` as
-its slot of the bot context (``bx[SLOTS][0]``, :mod:`caishen.sim.bots.registry`).
+its slot of the bot context (``bx.slots[0]``, :mod:`caishen.sim.bots.registry`).
 The conv score map is computed once per decision, into the scratch (the
 first layer at every kind, the second layer and the head only at the kinds
 the candidates read: the discardable kinds, or the tile on offer): no
@@ -457,12 +457,11 @@ def load_learned(path, rules: str | None = None) -> tuple[np.ndarray, dict]:
     if sum(i.file_size for i in infos) > MAX_FILE:
         raise ValueError(f"{where}: its members unpack to more than {MAX_FILE:,} bytes")
 
-    def read(m):
+    def read(m):  # the .npy header checked before anything is allocated (a huge claimed shape is refused)
         try:
-            with zf.open(m + ".npy") as f:
-                return np.lib.format.read_array(f, allow_pickle=False)
-        except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError) as e:
-            raise ValueError(f"{where}: member {m!r} is damaged ({str(e)[:60]})") from None
+            return safeio.read_npy_member(zf, m + ".npy", MAX_FILE)
+        except (ValueError, KeyError) as e:
+            raise ValueError(f"{where}: member {m!r}: {str(e)[:160]}") from None
 
     if "header.npy" not in names:
         raise ValueError(f"{where}: its members are {sorted(names)[:10]}, with no 'header.npy'")
@@ -484,7 +483,7 @@ def load_learned(path, rules: str | None = None) -> tuple[np.ndarray, dict]:
 
 
 def new_scratch():
-    """The learned bots' scratch (its slot of the bot context, ``bx[SLOTS][0]``): ``(planes: uint8[76, 34], fb:
+    """The learned bots' scratch (its slot of the bot context, ``bx.slots[0]``): ``(planes: uint8[76, 34], fb:
     float64[6, 256], acts: int64[40], rows, cols, scale, xs: float64[40, 17], kinds: float64[15, 34], conv:
     float64[2, 34, 64], score: float64[2, 34], cand: int64[40], need: uint8[34], cx: float64[40, 36])`` with the
     ``context`` tables (``xs[i]``: candidate ``i``'s action features; ``kinds``, ``conv``, ``score``: the conv's

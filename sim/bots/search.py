@@ -87,6 +87,8 @@ milliseconds per decision, one core).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 from scipy.special import stdtrit
@@ -206,6 +208,18 @@ _F_GAIN = 0  #: per candidate: sum of its paired differences to the base choice
 _F_GAIN2 = 1  #: ... of their squares
 _F_COUNT = 2  #: per candidate: its paired rollouts; then the opponents' posteriors
 _F_ACTIVE = 3  #: per candidate: 1 while still in the race
+
+
+class SearchContext(NamedTuple):
+    """The search bot's scratch and stream (:func:`_mc_action`), the ``search`` field of the bot context
+    (:class:`caishen.sim.bots.registry.BotContext`, built by :func:`caishen.sim.bots.registry.make_context`)."""
+
+    states: np.ndarray  #: two scratch game states (:func:`caishen.sim.engine.new_state`): the root copy and a rollout
+    scratch_f: np.ndarray  #: float64[4, 160]: rows for the candidates' values
+    scratch_i: np.ndarray  #: int64[4, 160]: rows for the determinized tiles and candidates
+    rng: np.ndarray  #: uint64[4]: the determinizations' random stream (:mod:`caishen.sim.rng`)
+    points: tuple  #: the rule set's points context (:func:`caishen.sim.rules.kernels.points_context`)
+    pay: np.ndarray  #: int64[4]: the scratch of a rollout's scores, points per seat
 
 
 @njit(cache=True)
@@ -522,18 +536,18 @@ def _turn_candidates(st, ep, tabs, mask, work, base_a, cand, eff):
 
 
 @njit(cache=True)
-def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sims, fb, ib, rng, pt, pay):
+def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sx):
     """The search bot's action for the seat to act (module docstring).
 
     ``n_det``: ``N`` of ``mc:N``, rollouts per candidate (the race's budget); ``w: float64[N_W]``: the
     weights of its base policy (:mod:`caishen.sim.bots.tuned`; ``GREEDY_WEIGHTS`` play as
     greedy); ``mask``: the legal mask of ``st``; ``work: int64[4, 34]``:
-    scratch of the policy kernels; ``sims: STATE_DTYPE[2]``: scratch states
-    (the determinized root and the rollout); ``fb: float64[4, 160]``, ``ib:
-    int64[4, 160]``: scratch; ``rng: uint64[4]``: the bot's stream (the
-    determinizations, the opponents' types, the rollouts' random bots); ``pt``, ``pay``: :func:`_hand_value`'s points context
-    and scratch.  ``st`` is not changed.
+    scratch of the policy kernels; ``sx``: its :class:`SearchContext` (scratch states, the
+    determinized root and the rollout; scratch rows; the bot's stream for the determinizations, the
+    opponents' types and the rollouts' random bots; :func:`_hand_value`'s points context and scratch).
+    ``st`` is not changed.
     """
+    sims, fb, ib, rng, pt, pay = sx.states, sx.scratch_f, sx.scratch_i, sx.rng, sx.points, sx.pay
     ph = st.sc[SC_PHASE]
     if mask[A_WIN] and (ph != PH_CLAIM or st.sc[SC_N_RON] > 0):
         return A_WIN  # self-draws, robbed kongs, a further winner of one discard

@@ -330,6 +330,11 @@ def check_weights(weights, where: str = "weights") -> np.ndarray:
     a non-number or a NaN / infinite entry (and which one)."""
     try:
         w = np.asarray(weights, dtype=np.float64)
+    except OverflowError:  # an integer of hundreds of digits: no float holds it
+        i = next((i for i, v in enumerate(weights) if isinstance(v, int) and abs(v) > 2**1023), None)
+        name = f"weight {i} ({FEATURES[i]})" if i is not None and i < N_W else "a weight"
+        raise ValueError(f"{where}: {name} is an integer too large for a float; every weight must be a finite "
+                         "number") from None
     except (TypeError, ValueError):
         raise ValueError(f"{where}: the weights must be {N_W} numbers") from None
     if w.ndim != 1 or w.size != N_W:

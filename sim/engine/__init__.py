@@ -26,7 +26,7 @@ Using it::
     g = Game(DEFAULT, {"multiple_ron": True}).reset(seed=7)   # DEFAULT: caishen.sim.rules
     while not g.done:
         g.step(g.legal_actions()[0])      # or an index / 'discard 3m' / 'pong'
-    g.result                              # the hand's record (records.md)
+    g.result                              # the hand's record in words (g.record: its codes)
     lines = g.log_lines()                 # JSON lines; replay(lines) rebuilds it
 
 Whole hands with bots in one numba call are :func:`caishen.sim.selfplay.batch.play_batch`

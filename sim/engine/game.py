@@ -3,8 +3,11 @@
 :class:`Game` holds one ``STATE_DTYPE`` record and drives the kernels:
 :meth:`Game.reset` deals (a seeded wall, or a fixed one from
 :func:`build_wall`), :meth:`Game.step` checks and applies one action,
-:attr:`Game.result` is the hand's record (the rule set's columns), and every
-hand is logged as events that :func:`replay` turns back into the same game.
+:attr:`Game.record` is the hand's record (the rule set's columns, as
+integer codes) and :attr:`Game.result` the same read as words
+(:mod:`caishen.sim.rules.words`: ``win_type`` ``'self_draw'``, tiles as
+``'5z'``, flags as named booleans), and every hand is logged as events
+that :func:`replay` turns back into the same game.
 :meth:`Game.observation` is what one seat may see (the other seats'
 concealed tiles and concealed kong kinds hidden, K-5.3);
 :func:`check_state` runs the invariant checker and, with
@@ -131,7 +134,7 @@ class Game:
     options object, ``options`` a dict of rule options (validated; unknown
     names raise ``ValueError``).  Then :meth:`reset`, and :meth:`step` with
     actions from :meth:`legal_actions` until :attr:`done`; :attr:`result` is
-    the hand's record (records.md).  Every hand is logged as events
+    the hand's record read as words, :attr:`record` the same as codes (records.md).  Every hand is logged as events
     (:attr:`events`, :meth:`log_lines`) that :func:`replay` turns back into
     the same game.  :attr:`state` is the live ``STATE_DTYPE`` record.
     """
@@ -257,15 +260,31 @@ class Game:
         _step(self.state, self._ep, self._rp, self._tabs, a)
         self.events.append({"event": "action", "seat": seat, "action": a, "name": action_name(a)})
         if self.done:
-            self.events.append({"event": "result", **self.result})
+            self.events.append({"event": "result", **self.record})
         return self
 
     @property
     def result(self) -> dict | None:
+        """The finished hand's record read as words (:func:`caishen.sim.rules.words.record_words`, the
+        same words as :func:`caishen.read_run`'s table): ``win_type`` ``'self_draw'`` / ``'discard_win'`` /
+        ``'robbed_kong'`` / ``'draw'``, ``won_0 .. won_3`` for ``winners_mask``, tiles in mpsz (``win_tile``
+        ``'5z'``, None on a draw), the rule set's flags as named booleans (``hand_baotou``, ``first_turn``),
+        declarations as words, patterns with their names (the rule set's ``words`` hook); seats, counts
+        and points as ints, and ``next_dealer``.  None while the hand is running.  The integer
+        codes are :attr:`record`."""
+        record = self.record
+        if record is None:
+            return None
+        from caishen.sim.rules.words import record_words
+
+        return record_words(self.rules_name, record)
+
+    @property
+    def record(self) -> dict | None:
         """The finished hand's record (the rule set's record columns as Python
-        ints / str, see :func:`batch_columns`) plus ``next_dealer`` (K-3.3,
-        J-2.3); None while the hand is running.  Wins scored after the hand are scored here
-        by the rule set's record finisher (J-9 columns)."""
+        ints / str, see :func:`batch_columns`: the codes of the Parquet files) plus ``next_dealer``
+        (K-3.3, J-2.3); None while the hand is running.  Wins scored after the hand are scored here
+        by the rule set's record finisher (J-9 columns).  :attr:`result` reads it as words."""
         if not self.done:
             return None
         row = np.zeros((1, N_RECORD), np.int64)
@@ -359,10 +378,12 @@ class Game:
         return [json.dumps(e, ensure_ascii=False) for e in self.events]
 
     def write_log(self, path) -> None:
-        """Write :meth:`log_lines` to ``path`` (one JSON object per line)."""
-        with open(path, "w", encoding="utf-8") as f:
-            for line in self.log_lines():
-                f.write(line + "\n")
+        """Write :meth:`log_lines` to ``path`` (one JSON object per line) atomically
+        (:func:`caishen.sim.safeio.atomic_write`: never through a link nor onto a device or FIFO; a
+        :class:`caishen.sim.safeio.FileError` naming ``path`` when it cannot be written)."""
+        from caishen.sim import safeio
+
+        safeio.atomic_write(path, "".join(line + "\n" for line in self.log_lines()))
 
 
 def replay(lines) -> Game:
@@ -385,7 +406,7 @@ def replay(lines) -> Game:
                 raise ValueError(f"event {i}: seat {e['seat']} acts but seat {g.current_player} is to act")
             g.step(e["action"])
         elif e.get("event") == "result":
-            got = g.result
+            got = g.record
             want = {k: v for k, v in e.items() if k != "event"}
             if got != want:
                 raise ValueError(f"event {i}: replayed result {got} differs from the recorded {want}")

@@ -11,7 +11,8 @@ rules independently and compares.
 
 Decisions (engine side; each cites its rule)
 --------------------------------------------
-- E2 (K-4.1, K-5.2): right after a chow or pong the player must discard: no
+- E2 (K-4.1, K-5.2): K-4.1 "after a chow or pong the player discards at once:
+  no draw, no kong, no win" (the spec's words since round 4): no
   kong (and no win) in that turn; an added kong waits for a later turn
   (``EP_KONG_AFTER_CLAIM`` = 0).  After an exposed kong the replacement draw
   starts a normal turn.
@@ -31,8 +32,8 @@ Decisions (engine side; each cites its rule)
 - E7 (K-4.5): on a banned swap call only the other end of the two held
   tiles is banned (claiming 6s with 4s5s bans 3s; a middle chow bans
   nothing); if the ban left no legal discard it would yield.
-- J3 (silent): after a pong the seat must discard (no kong in that turn),
-  as engine E2; a kong needs a tile left in the wall (J-1.2, above
+- J3 (J-3.2): after a pong the seat must discard (no kong and no win in that
+  turn: J-3.2's words since round 4), as engine E2; a kong needs a tile left in the wall (J-1.2, above
   ``reserved_tiles``).
 - J4 (J-4.1): ``declare <k>`` = discard ``k`` and declare 架听, legal iff
   after that discard the hand waits on exactly one kind (D3 of J-5, the scorer's

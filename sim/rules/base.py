@@ -28,6 +28,9 @@ rule sets up here by name and never branch on a name).  What a rule set gives:
   hand (the envs' ``reward="scaled"``);
 - ``analysis``: ``"module:attribute"`` of its :class:`Analysis` (balance
   tables, report figures, sweep metrics, studied decisions; None: none);
+- ``words``: ``"module:attribute"`` of its :class:`Words`:
+  its record columns read as words and documented, its scores explained
+  (None: the common columns only, no explanation);
 - ``finish``: ``"module:function"`` of ``function(rules, rec) -> columns``
   that turns the engine's batch matrix into the rule set's record columns
   (None: the engine's ``RECORD_COLUMNS``), and ``columns``:
@@ -133,6 +136,34 @@ class Analysis:
         return {}
 
 
+class Words:
+    """A rule set's records as words (the ``words`` hook of :class:`RuleSet`; the machinery is
+    :mod:`caishen.sim.rules.words`).  This base class adds nothing: a rule set with coded columns of its
+    own subclasses it (``sim/rules/<name>/words.py``) and gives
+
+    - ``decoders``: ``{column: decoder}`` of its own coded columns (the common ones are
+      :data:`caishen.sim.rules.words.COMMON_DECODERS`);
+    - ``docs``: ``{column: meaning}`` of its own columns (a seat's column as ``name_<s>``, a pair's as
+      ``name_<p>_<w>``), which the schema page ``docs/schema.md`` shows;
+    - :meth:`explain_case`: a scoring-vector case's score explained (``caishen score --explain``,
+      ``caishen hand``), :meth:`explain_record`: a finished hand's record explained (``caishen play``,
+      ``caishen replay``), each a :class:`caishen.sim.rules.words.HandBreakdown`.
+    """
+
+    decoders: Mapping[str, Any] = {}
+    docs: Mapping[str, str] = {}
+
+    def explain_case(self, case: dict, rules=None):
+        """``ValueError``: the base rule set explains no scoring cases."""
+        raise ValueError("this rule set explains no scoring cases")
+
+    def explain_record(self, record: Mapping[str, Any], rules=None, hands=None):
+        """``record``: the hand's record columns (codes, ``Game.record``); ``hands``: each seat's concealed
+        counts at the end (the winners' tiles, where the record does not say all), or None.
+        ``ValueError``: the base rule set explains no records."""
+        raise ValueError("this rule set explains no records")
+
+
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 _REF = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
@@ -162,6 +193,7 @@ class RuleSet:
     points_tables: str | None = None
     reward_scale: float = 1.0
     analysis: str | None = None
+    words: str | None = None
 
     def __post_init__(self) -> None:
         from caishen.sim.rules import codes as kernels
@@ -192,7 +224,7 @@ class RuleSet:
             raise ValueError(f"rule set {self.name!r}: reward_scale must be a positive number, "
                              f"got {short_repr(self.reward_scale)}")
         object.__setattr__(self, "reward_scale", float(self.reward_scale))
-        for field in ("finish", "columns", "score", "points_tables", "analysis"):
+        for field in ("finish", "columns", "score", "points_tables", "analysis", "words"):
             ref = getattr(self, field)
             if ref is not None and not (isinstance(ref, str) and _REF.fullmatch(ref)):
                 raise ValueError(f"rule set {self.name!r}: {field} must be 'module:name' or None, "
@@ -229,6 +261,16 @@ class RuleSet:
         hooks = self._resolve("analysis")
         if not isinstance(hooks, Analysis):
             raise ValueError(f"rule set {self.name!r}: analysis {self.analysis!r} is not an Analysis")
+        return hooks
+
+    def words_hooks(self):
+        """Its records as words (``words``): a :class:`Words`, the base one (the common columns only,
+        nothing explained) when the rule set has none."""
+        if self.words is None:
+            return Words()
+        hooks = self._resolve("words")
+        if not isinstance(hooks, Words):
+            raise ValueError(f"rule set {self.name!r}: words {self.words!r} is not a Words")
         return hooks
 
     def data_path(self, filename: str):

@@ -202,6 +202,14 @@ class Scorer:
         # the README: the ``expect`` key is ignored on input
         return _score_function(name)(with_defaults({k: v for k, v in case.items() if k != "expect"}, line), rules)
 
+    def explain(self, case: Any, line: int | None = None):
+        """The score of one decoded case explained (a :class:`caishen.sim.rules.words.HandBreakdown`, the
+        rule set's ``words`` hook); checked as :meth:`score`, ``ValueError`` naming the bad key or value."""
+        self.score(case, line)  # every check of a scored case, and a rule set that scores at all
+        name = case["rules"]
+        body = with_defaults({k: v for k, v in case.items() if k != "expect"}, line)
+        return _rulesets.get(name).words_hooks().explain_case(body, self._rules_for(name))
+
 
 def _error_text(e: BaseException) -> str:
     """The message of a per-line failure, cut to ``MAX_MESSAGE`` characters.
@@ -395,6 +403,60 @@ def check_file(stream: IO[str], out: IO[str], options: dict[str, Any] | None = N
             out.write(json_line(obj, ascii_only))
         out.flush()
     return counts
+
+
+def explain_file(stream: IO[str], out: IO[str], options: dict[str, Any] | None = None) -> tuple[int, int]:
+    """``caishen score --explain``: each case of a JSON-lines stream explained as text
+    (:meth:`Scorer.explain`, :meth:`caishen.sim.rules.words.HandBreakdown.lines`), a blank line between
+    cases; a line that cannot be scored gets one ``line N: error: ...`` line.  Returns ``(n_cases, n_failed)``."""
+    scorer = Scorer(options)
+    ascii_only = _ascii_only(out)
+
+    def write(text: str) -> None:
+        text = _strict(text)
+        out.write(text.encode("ascii", "backslashreplace").decode("ascii") if ascii_only else text)
+
+    n = failed = 0
+    for i, text in enumerate(bounded_lines(stream), start=1):
+        if text is not None and not text.strip():
+            continue
+        n += 1
+        try:
+            if text is None:
+                raise ValueError(f"bad JSON: a line of more than {MAX_LINE:,} characters")
+            try:
+                case = json.loads(text)
+            except RecursionError:
+                raise ValueError("bad JSON: nested too deeply") from None
+            b = scorer.explain(case, i)
+        except Exception as e:  # noqa: BLE001 - one bad line must not stop the others
+            failed += 1
+            write(f"line {i}: error: {_error_text(e)}\n\n")
+            continue
+        write("\n".join([f"line {i}, case {short_text(str(case.get('id', f'line {i}')), MAX_ID)} ({case['rules']}):",
+                          *b.lines()]) + "\n\n")
+        out.flush()
+    return n, failed
+
+
+def best_self_draw(rules: str, counts) -> tuple[str, Any] | None:
+    """``(tile, breakdown)``: the complete 14 concealed tiles ``counts`` (``uint8[34]``) read as a plain
+    self-draw by a non-dealer (:func:`plain_case`) on the tile of them that pays the winner most, with
+    its score explained (the rule set's ``words`` hook); None when no tile of them wins under ``rules``."""
+    import numpy as np
+
+    scorer = Scorer()
+    best = None
+    for k in np.flatnonzero(counts):
+        rest = np.array(counts, np.int64)
+        rest[k] -= 1
+        case = plain_case(rules, tiles.to_str(rest), tiles.kind_name(int(k)))
+        if not scorer.score(case)["win"]:
+            continue
+        b = scorer.explain(case)
+        if best is None or b.scores[1] > best[1].scores[1]:
+            best = (tiles.kind_name(int(k)), b)
+    return best
 
 
 def plain_case(rules: str, concealed: str, win_tile: str) -> dict:

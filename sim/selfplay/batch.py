@@ -61,7 +61,7 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.hand import _shanten
-from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context, needs_context
+from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, host_player, make_context
 from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
 from caishen.sim.borrow import borrowed
 from caishen.sim.rng import _rng_below, _rng_seed
@@ -79,9 +79,9 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     False) runs (or not) the invariant checker after every step (an illegal bot
     action is reported as ``-1``); None leaves the checker out of the compiled
     kernel (numba prunes its branches: a run compiles ~4 s less).  ``bx``: the
-    bot context (:func:`caishen.sim.bots.registry.make_context`), or None when
-    every seat plays a kernel policy (the bots are then not compiled: the first
-    run of the main job compiles less).
+    bot context (:func:`caishen.sim.bots.registry.make_context`), given with the kernel policies too:
+    every run, match and study plays this one compiled loop (the search bot apart, whose context
+    is None unless a seat searches).
     """
     # the arrays are the borrowed views of _play_batch_walls, its only caller (:mod:`caishen.sim.borrow`)
     while st.sc[SC_PHASE] != PH_DONE:
@@ -100,8 +100,6 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
         if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call
             a = _random_action(st)
         elif policies[s, 0] >= POLICY_TUNED:  # the bots with data (caishen.sim.bots.registry)
-            if bx is None:  # no bot context: numba prunes this branch at compile time, so a batch of
-                return -1   # kernel policies never compiles the bots (play_batch passes a context when needed)
             a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
         else:
             a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
@@ -149,7 +147,7 @@ def _duplicate_deal(st, wall_seed, h, saved):
     return dealer
 
 
-def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance):
+def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance, rules=None):
     """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
 
     ``policies: int64[4, 2]`` (code, param) per seat, kernel policies only
@@ -158,11 +156,14 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     With ``check`` (a bool) the invariant checker runs after the deal and after every
     step.  Returns ``(hand, error)``: ``(-1, 0)`` when all is well, else the
     hand and the ``ERR_*`` code of the first violation (an illegal bot
-    action is reported as ``-1``).  A Python wrapper of
-    :func:`_play_batch_walls` with an empty bot context.
+    action is reported as ``-1``).  ``rules``: ``(name, options)`` of the rule set,
+    for the bot context (:func:`caishen.sim.bots.registry.make_context`; default the
+    default rule set).  A Python wrapper of :func:`_play_batch_walls`.
     """
+    name, r = rules if rules is not None else load_rules(DEFAULT, None)
+    bx = make_context(name, r, np.zeros((N_SEATS, 1)), seed, None)
     return _play_batch_walls(seed, -1, n_hands, match_len, policies, ep, rp, tabs, _check_arg(check), st, rec, work,
-                             chance, None)
+                             chance, bx)
 
 
 def _check_arg(check: bool):
@@ -261,17 +262,22 @@ def play_batch(
     arguments (also a 飘 policy on a rule set without a 财神,
     :func:`caishen.sim.bots.registry.check_fits`, and weights tuned for another
     rule set) and ``RuntimeError`` if the
-    checker finds a violation.
+    checker finds a violation.  A table with an open seat (``python:``, ``exec:``) is played by the host
+    registered above ``sim`` (:func:`caishen.sim.bots.registry.host_player`), same columns, same deals.
     """
     n_hands = check_int("n_hands", n_hands, 0, 10**10)
     seed = check_int("seed", seed, 0, 2**32 - 1)
     match_len = check_int("match_len", match_len, 1, 2**31 - 1)
     wall_seed = -1 if wall_seed is None else check_int("wall_seed", wall_seed, 0, 2**32 - 1)
+    host = host_player(policies)  # an open seat (python:, exec:): the host registered above sim plays the table
+    if host is not None:
+        return host(n_hands, seed, rules=rules, options=options, policies=policies, match_len=match_len, check=check,
+                    wall_seed=None if wall_seed < 0 else wall_seed)
     name, r = load_rules(rules, options)
     ep = engine_params(name, r)
     rp = r.params()
     table, weights = bot_table(policies, name, int(ep[EP_JOKER]))  # no 飘 policy without a 财神
-    bx = make_context(name, r, weights, seed, policies) if needs_context(policies) else None
+    bx = make_context(name, r, weights, seed, policies)
     st = new_state()[0]
     rec = np.zeros((int(n_hands), N_RECORD), np.int64)
     work = new_work()
@@ -309,13 +315,13 @@ def warm_bots() -> None:
     it, each in self-play and in the step API (``caishen warmup bots``)."""
     from caishen.sim import rules
     from caishen.sim.bots import registry
-    from caishen.sim.bots.agent import make_agent
+    from caishen.sim.bots.agent import kernel_agent
     from caishen.sim.engine import Game
 
     for name in rules.names():
         for spec in _fitting(name, [s for s in registry.examples(name) if registry.has_data(s)]):
             play_batch(2, 1, rules=name, policies=f"{spec},greedy,greedy,greedy", wall_seed=1)
-            game, bot = Game(name).reset(seed=1), make_agent(spec)
+            game, bot = Game(name).reset(seed=1), kernel_agent(spec)
             game.step(bot.act(game))
 
 

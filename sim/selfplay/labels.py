@@ -53,7 +53,7 @@ from caishen.sim.bots.learned import (
     _R_LOGIT,
     _learned_scores,
 )
-from caishen.sim.bots.registry import POLICY_LEARNED, SLOTS, _bot_action, bot_table, make_context, parse, split_specs
+from caishen.sim.bots.registry import POLICY_LEARNED, _bot_action, bot_table, make_context, parse, split_specs
 from caishen.sim.bots.search import _copy_state, _determinize, _hand_value
 from caishen.sim.bots.tuned import _discard_action
 from caishen.sim.engine import (
@@ -130,7 +130,7 @@ def _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, 
                 a = _discard_action(a - A_DISCARD, roll.mask)
             _step(roll, ep, rp, tabs, a)
             _rollout_all(roll, table, ep, rp, tabs, work, bx)
-            vals[i] = _hand_value(roll, s, ep, bx[5], bx[6])
+            vals[i] = _hand_value(roll, s, ep, bx.search.points, bx.search.pay)
         for i in range(n):
             adv[i] += (vals[i] - vals[base]) / n_det
 
@@ -148,7 +148,7 @@ def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, r
     table, ep, rp, tabs, ib, rng, work, bx, vals, pol = borrowed((table, ep, rp, tabs, ib, rng, work, bx, vals, pol))
     cap = ns.shape[0]
     conv = kinds.shape[0] > 0
-    lx = bx[SLOTS][0]
+    lx = bx.slots[0]
     for h in range(walls.shape[0]):
         _seeded_wall(walls[h], st)
         _reset(st, ep, rp, tabs, dealers[h])
@@ -159,7 +159,7 @@ def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, r
             if table[s, 0] == POLICY_LEARNED:
                 stats[0] += 1
                 if count < cap and _rng_below(rng, _FRAC_ONE) < frac_q:
-                    p = bx[0][s]
+                    p = bx.weights[s]
                     n = _learned_scores(p, st, ep, tabs, st.mask, work, lx)
                     if n >= 2:
                         fb = lx[1]
@@ -217,8 +217,8 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
     name, r = load_rules(rules, None)
     ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
     table, weights = bot_table(policies, name, int(ep[EP_JOKER]))
-    bx = make_context(name, r, weights, seed, policies)
-    codes = {int(bx[0][s][0]) for s in range(4) if table[s, 0] == POLICY_LEARNED}
+    bx = make_context(name, r, weights, seed, policies, search=True)  # its points context scores the rollouts
+    codes = {int(bx.weights[s][0]) for s in range(4) if table[s, 0] == POLICY_LEARNED}
     if len(codes) > 1:
         raise ValueError(f"policies {policies!r}: learned seats of both architectures; label one at a time")
     conv = codes == {ARCH_CODES[ARCH_CONV]}

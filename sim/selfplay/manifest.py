@@ -39,7 +39,11 @@ it into one of
 - ``foreign``: a readable Parquet file that is not this run's chunk: rows
   of another run (its identity or its ``seed`` / ``chunk`` columns say
   which), another number of rows, columns that break the records
-  contract, or other contents (checksum differs);
+  contract, values that break its invariants (a full verification of a
+  run's hand records: zero-sum scores, win-type codes, seats,
+  :func:`caishen.sim.selfplay.records.value_problem` -- so a crafted file
+  with a matching manifest line and identity is still named and
+  replayed), or other contents (checksum differs);
 - ``unrecorded``: a file without a manifest line (the run stopped between
   the rename and the manifest line, or the file was put there by hand);
 - ``not_played``: neither a file nor a line (the run has not got there).
@@ -130,7 +134,7 @@ def commit_chunk(run_dir: str | os.PathLike, chunk: int, table: pa.Table, layout
         with open(tmp, "wb", opener=safeio.create_new) as f:
             f.write(data)
             safeio.sync(f)
-        safeio.commit(tmp, path)
+        safeio.commit(tmp, path, owned=True)  # the run's lock is held: a FIFO left at a chunk's name is replaced
     finally:
         safeio.discard(tmp)
     append_entry(run_dir, entry)
@@ -454,7 +458,34 @@ def _check_file(p: Path, layout: Layout, i: int, entry: dict | None, checksums: 
             meta = read_footer(f, size)
         except ValueError as e:
             return "corrupt", f"not a readable Parquet file: {e}"
-        return footer_problem(meta, layout, i, None if entry is None else entry["rows"])
+        bad = footer_problem(meta, layout, i, None if entry is None else entry["rows"])
+        if bad is None and checksums and layout.values:
+            bad = _value_problem(f, meta)
+        return bad
+
+
+#: rows per batch of the value check (:func:`_value_problem`)
+VALUE_BATCH = 1 << 16
+
+
+def _value_problem(f, meta: pq.FileMetaData) -> tuple[str, str] | None:
+    """``("foreign", why)`` when the rows of the open chunk file ``f`` (its footer ``meta`` already checked)
+    break the records contract's invariants (:func:`caishen.sim.selfplay.records.value_problem`), read
+    batch by batch in bounded memory; else None."""
+    names = [c for c in records.VALUE_COLUMNS if c in meta.schema.names]
+    if not names or not meta.num_rows:
+        return None
+    f.seek(0)
+    try:
+        start = 0
+        for batch in pq.ParquetFile(f, metadata=meta).iter_batches(VALUE_BATCH, columns=names, use_threads=False):
+            why = records.value_problem(batch, start)
+            if why is not None:
+                return "foreign", f"{why}: not a chunk written by caishen"
+            start += batch.num_rows
+    except Exception as e:  # noqa: BLE001 - pyarrow raises several types for damaged pages
+        return "corrupt", f"not a readable Parquet file: {str(e).splitlines()[0][:80] if str(e) else type(e).__name__}"
+    return None
 
 
 def chunk_files(run_dir: str | os.PathLike, n_chunks: int) -> tuple[dict[int, Path], list[str]]:

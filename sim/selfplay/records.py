@@ -22,8 +22,11 @@ File layout of a run directory (see :mod:`caishen.sim.selfplay.runner`)::
     RUN_DIR/chunks/chunk-00012.parquet   one file per finished chunk
     RUN_DIR/summary.json, summary.csv    the summary table (caishen.sim.analysis.summary)
 
-``pandas.read_parquet(RUN_DIR / "chunks")`` (or DuckDB's
-``read_parquet('RUN_DIR/chunks/*.parquet')``) reads the chunks as one table;
+``caishen.read_run(RUN_DIR)`` reads the run's finished chunks as one table, the
+coded columns read as words (:mod:`caishen.sim.analysis.run_table`; the
+columns: ``docs/schema.md``).  ``pandas.read_parquet(RUN_DIR / "chunks")`` (or
+DuckDB's ``read_parquet('RUN_DIR/chunks/*.parquet')``) reads the stored codes
+of every file in the folder, and fails on a file there that is no chunk;
 temporary files start with a dot, which pyarrow's dataset reader skips.
 """
 
@@ -61,7 +64,8 @@ _ARENA_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     *((f"policy_{s}", np.dtype(np.int8)) for s in SEATS),
 )
 CHUNK_FN_COLUMNS: dict[str, tuple[tuple[str, np.dtype], ...]] = {
-    **{f"caishen.sim.analysis.arena:chunk_{n}": _ARENA_COLUMNS for n in (2, 3, 4)},
+    **{f"caishen.sim.analysis.arena:chunk_{s}": _ARENA_COLUMNS  # the match schedules (arena.CHUNKS)
+       for s in ("2", "3", "4", "all_3", "all_4", "1v3_2", "1v3_3", "1v3_4", "interleaved_3")},
     "caishen.sim.analysis.study:sweep_chunk": (("hero", np.dtype(np.int8)),),
 }
 
@@ -93,6 +97,54 @@ def chunk_table(cols: dict[str, np.ndarray], rules: str, *, seed: int, chunk: in
     }
     data.update((c, np.asarray(cols[c])) for c in names)
     return pa.table(data)
+
+
+#: the columns whose values :func:`value_problem` checks (those of them that a file's layout has)
+VALUE_COLUMNS = ("hand", "dealer", "winner", "winners_mask", "win_type", "discarder",
+                 *(f"score_{s}" for s in SEATS))
+#: the win-type codes of the records contract (-1 draw, 0 self_draw, 1 discard_win, 2 robbed_kong)
+WIN_TYPES = (-1, 0, 1, 2)
+
+
+def value_problem(batch: pa.RecordBatch, first_row: int = 0) -> str | None:
+    """Why the rows of ``batch`` (a chunk file's rows from ``first_row`` on, some of :data:`VALUE_COLUMNS`)
+    break the records contract's invariants, or None: ``hand`` counts the rows (0..n-1), ``dealer`` is a seat,
+    ``win_type`` a code of :data:`WIN_TYPES`, ``winner`` a seat or -1 exactly on a draw, ``winners_mask`` the
+    winners' bits (the first winner's among them, none on a draw), ``discarder`` a seat or -1, and the scores
+    sum to zero (K-8.5).  A chunk file that breaks them was not written by caishen (its manifest line and
+    identity may still match): :func:`caishen.sim.selfplay.manifest.verify` calls it foreign, so no summary
+    reads it and a rerun replays it."""
+    cols = {name: batch.column(name).to_numpy(zero_copy_only=False).astype(np.int64)
+            for name in VALUE_COLUMNS if name in batch.schema.names}
+    seat = np.arange(len(SEATS))
+    scores = [f"score_{s}" for s in SEATS]
+    checks = []  # (the columns involved, bad rows, why)
+    if "hand" in cols:
+        checks.append((["hand"], cols["hand"] != first_row + np.arange(batch.num_rows), "is not the row's index"))
+    if "dealer" in cols:
+        checks.append((["dealer"], ~np.isin(cols["dealer"], seat), "is no seat 0..3"))
+    if "win_type" in cols:
+        checks.append((["win_type"], ~np.isin(cols["win_type"], WIN_TYPES), f"is no win-type code {WIN_TYPES}"))
+    if "winner" in cols:
+        checks.append((["winner"], ~np.isin(cols["winner"], [-1, *seat]), "is no seat 0..3 nor -1 (a draw)"))
+        if "win_type" in cols:
+            checks.append((["winner", "win_type"], (cols["winner"] == -1) != (cols["win_type"] == -1),
+                           "disagree on whether the hand was drawn"))
+        if "winners_mask" in cols:
+            mask, w = cols["winners_mask"], cols["winner"]
+            won = (mask >> np.maximum(w, 0)) & 1
+            checks.append((["winners_mask", "winner"], (mask > 15) | np.where(w >= 0, won == 0, mask != 0),
+                           "disagree: the mask must hold the winners' bits, none on a draw"))
+    if "discarder" in cols:
+        checks.append((["discarder"], ~np.isin(cols["discarder"], [-1, *seat]), "is no seat 0..3 nor -1"))
+    if all(c in cols for c in scores):
+        checks.append((scores, sum(cols[c] for c in scores) != 0, "do not sum to zero (K-8.5)"))
+    for names, bad, why in checks:
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            shown = ", ".join(f"{c} {int(cols[c][j])}" for c in names)
+            return f"impossible values in row {first_row + j}: {shown}: {why}"
+    return None
 
 
 def chunk_path(run_dir: str | os.PathLike, chunk: int) -> Path:

@@ -63,7 +63,10 @@ class Layout:
     configuration digest each file's identity must carry (None: files of a
     format without identity); ``columns``: ``((name, pyarrow type), ...)``
     every chunk must hold, with that exact type and no nulls; ``manifest``:
-    False for a legacy run without one.
+    False for a legacy run without one; ``values``: the rows are hand
+    records, whose values must keep the records contract's invariants
+    (:func:`caishen.sim.selfplay.records.value_problem`, checked on a full
+    verification).
     """
 
     n_chunks: int
@@ -73,6 +76,7 @@ class Layout:
     digest: str | None
     columns: tuple
     manifest: bool = True
+    values: bool = False
 
     def rows(self, i: int) -> int | None:
         """The rows chunk ``i`` must hold (None: any number)."""
@@ -126,7 +130,7 @@ def layout(run_json: dict) -> Layout:
     return Layout(
         n_chunks=int(run_json["n_chunks"]), seed=int(run_json["seed"]), chunk_size=int(run_json["chunk_size"]),
         games=int(run_json["games"]), digest=config_digest(run_json) if fmt >= 3 else None,
-        columns=records.file_columns(run_json["rules"], run_json.get("chunk_fn")), manifest=fmt >= 2)
+        columns=records.file_columns(run_json["rules"], run_json.get("chunk_fn")), manifest=fmt >= 2, values=True)
 
 
 #: run.json's fields: (required, check, what it must be)

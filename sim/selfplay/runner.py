@@ -264,10 +264,10 @@ def make_config(rules: str, games: int, seed: int, policies="random", options: d
     opts = resolve_options(rules, options)
     pol = parse_policies(policies)
     from caishen.sim import engine
-    from caishen.sim.bots.registry import bot_table
+    from caishen.sim.bots.registry import check_seats
 
     name, r = engine.load_rules(rules, options)
-    bot_table(pol, name, int(engine.engine_params(name, r)[engine.EP_JOKER]))  # 飘 policies, weights' rule set
+    check_seats(pol, name, int(engine.engine_params(name, r)[engine.EP_JOKER]))  # 飘 policies, weights, open seats
     return RunConfig(rules, opts, pol, seed, games, chunk_size, _fn_name(chunk_fn))
 
 
@@ -489,8 +489,19 @@ def _named_failure(future: cf.Future, chunk: int, seed_entropy: int, errors) -> 
     return out
 
 
-class ChunkWriteError(RuntimeError):
-    """A chunk file could not be written (an ``OSError`` such as ``ENOSPC``); earlier chunks stay valid."""
+class ChunkWriteError(OSError, RuntimeError):
+    """A chunk file could not be written (an ``OSError`` such as ``ENOSPC``); earlier chunks stay valid.
+
+    An ``OSError`` (``errno`` the cause's; its text the whole one-line message), so every command that
+    runs chunks -- ``simulate``, ``match``, ``sweep``, ``ladder``, ``learn``'s evaluation -- ends on it with
+    the command line's one line and a nonzero exit, never a traceback; a ``RuntimeError`` for callers
+    that caught it as one."""
+
+    def __init__(self, errno_: int | None, message: str):
+        super().__init__(errno_, message)
+
+    def __str__(self) -> str:
+        return self.strerror
 
 
 @dataclasses.dataclass
@@ -593,9 +604,9 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
             except OSError as e:
                 what = os.strerror(e.errno) if e.errno else str(e)
                 raise ChunkWriteError(
-                    f"cannot write chunk {i} into {str(out)!r}: {what}; the {len(check.ok) + len(finished)} "
+                    e.errno, f"cannot write chunk {i} into {str(out)!r}: {what}; the {len(check.ok) + len(finished)} "
                     "chunk(s) written before are safe: free the space (or fix the cause) and rerun the same "
-                    "command to resume") from e
+                    "command to resume") from None
             finished.add(i)
             hands_run += table.num_rows
             bar.update(table.num_rows)
@@ -621,8 +632,9 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
                      dict(check.problems), restarts, compile_seconds, list(check.damaged_lines))
 
 
-#: hands of the warm-up chunk :func:`_compile_in_parent` plays: whole walls of every seating count (1..4)
-COMPILE_HANDS = 12
+#: hands of the warm-up chunk :func:`_compile_in_parent` plays: whole walls of every seating count of the
+#: match schedules (1, 2, 4, 8, 12, 24: caishen.sim.analysis.arena)
+COMPILE_HANDS = 24
 
 
 def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool) -> float:
@@ -642,10 +654,10 @@ def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool) -> 
     """
     import sys
 
-    from caishen.sim.bots.registry import has_data
+    from caishen.sim.bots.registry import needs_search
     from caishen.sim.warmup import CompileWatch, inside_compile_line, mark
 
-    part = "bots" if any(has_data(p) for p in config.policies) else "kernel"  # they compile apart
+    part = "bots" if needs_search(config.policies) else "kernel"  # the search bot compiles apart
 
     def start() -> None:
         print("numba kernels: compiling (not in the cache yet: a few minutes, once) ...", file=sys.stderr, flush=True)

@@ -29,6 +29,8 @@ module          what it owns
                 ``POINTS_PATTERNS``
 ``batch``       every recorded win of a self-play batch in one numba call
 ``records``     the J-9 record columns from the engine's batch matrix
+``words``       its records read as words (patterns by ID, pinyin and
+                Chinese) and a win's score explained (points, caps, payments)
 ==============  ===========================================================
 
 Importing this package is cheap: the scoring modules (``patterns``,
@@ -70,7 +72,7 @@ Decisions on ambiguous points (each is the default of this implementation)
   P42 P43 P44) use every group; P27 绝张子 uses the winning tile's group, so it
   is doubled exactly when self-drawn (the seed's 暗绝张子).
 - D2 (P11/P16 "each"): P11 counts every own triplet; P16 pairs identical runs
-  disjointly (``n`` equal runs give ``n // 2`` 姊妹付).  Every other pattern
+  disjointly (``n`` equal runs give ``n // 2`` 姊妹付), as P16's row states since round 4.  Every other pattern
   counts at most once per hand (e.g. two 半龙 in two suits count once).
 - D3 (P02, P27, P28 "single wait"): the waits of the 13 tiles before the win
   (:func:`caishen.sim.hand.waits`, standard and seven pairs), without kinds whose
@@ -277,6 +279,7 @@ RULESET = register(RuleSet(
     score="caishen.sim.rules.jiating.scoring:score",
     plain_case={"streak": 0, "declaration": "none", "first_turn": False, "visible": ""},
     analysis="caishen.sim.rules.jiating.analysis:ANALYSIS",
+    words="caishen.sim.rules.jiating.words:WORDS",
     doc="jiating.md",
 ))
 

@@ -66,6 +66,20 @@ PATTERN_NAMES: dict[str, str] = {
     "P49": "坎坎胡",
     "P50": "大四喜",
 }
+#: J-8 pattern ID -> its name in pinyin (the explanations and the schema page show both)
+PATTERN_PINYIN: dict[str, str] = {
+    "P01": "putong hupai", "P02": "jiating hupai", "P03": "zimo", "P04": "bian san qi", "P05": "zhongxin wu",
+    "P06": "que yi men", "P07": "menqing", "P08": "ban long", "P09": "lao shao fu", "P10": "qing san fu",
+    "P11": "lao zige", "P12": "qing si fu", "P13": "san fu wu", "P14": "menqing zimo hu", "P15": "san fu tong",
+    "P16": "zimei fu", "P17": "fufu jian", "P18": "gang hou kaihua", "P19": "qiang gang hu", "P20": "si he yi",
+    "P21": "tian di peng", "P22": "qing san dui", "P23": "hun yi se", "P24": "yingzi", "P25": "qi duizi",
+    "P26": "si fu wu", "P27": "jue zhangzi", "P28": "wanshi ruyi", "P29": "quan qiu ren", "P30": "duidui hu",
+    "P31": "yi tiao long", "P32": "an san kan", "P33": "si he er", "P34": "san qing san lian",
+    "P35": "qing si dui", "P36": "fufu yao", "P37": "an si kan", "P38": "qi dui jue zhang", "P39": "san dui tong",
+    "P40": "duidui hu jin shi peng", "P41": "san da yuan", "P42": "qing yi se", "P43": "fufu quan",
+    "P44": "yaoyao hu", "P45": "xiao si xi", "P46": "tian hu", "P47": "di hu", "P48": "feng hu",
+    "P49": "kankan hu", "P50": "da si xi",
+}
 #: every J-8 pattern ID in order (P01 .. P50)
 PATTERN_IDS: tuple[str, ...] = tuple(PATTERN_NAMES)
 

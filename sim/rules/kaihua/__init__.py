@@ -19,6 +19,8 @@ module         what it owns
                it (:data:`IMPOSSIBLE_CASES`), then the very same kernels, so
                ``caishen score`` and the simulator can never disagree
 ``records``    the records contract of a Kaihua hand (K-10)
+``words``      its records read as words (hand types by name) and a win's
+               score explained (exponents, caps, payments)
 =============  ============================================================
 
 The engine reaches the kernels through :mod:`caishen.sim.rules.kernels`
@@ -59,7 +61,8 @@ The rules in brief
 
 Decisions on ambiguous points (each is the default of this implementation)
 -------------------------------------------------------------------------
-- D1 (K-6.3 豪华): only a *natural* four of a kind (four identical non-财神
+- D1 (K-6.3 豪华, whose sentence "a 财神 never completes a four for 豪华" states it
+  since round 4): only a *natural* four of a kind (four identical non-财神
   tiles) counts as 豪华; a 财神 never completes a 豪华 four.  The seed says
   "手中有四张一样的牌" (four identical tiles), 去不去 asks for a natural four,
   and otherwise every seven pairs with two 财神 would be 豪华 (the 财神 pair
@@ -198,5 +201,6 @@ RULESET = register(RuleSet(
     score="caishen.sim.rules.kaihua.scoring:score",
     plain_case={"chain": [], "piao_circle": []},
     analysis="caishen.sim.rules.kaihua.analysis:ANALYSIS",
+    words="caishen.sim.rules.kaihua.words:WORDS",
     doc="kaihua.md",
 ))

@@ -277,6 +277,34 @@ def _parse_case(case: dict) -> dict:
     )
 
 
+def evaluate(case: dict, rules: KaihuaRules | None = None) -> dict:
+    """Parse, check and score one Kaihua vector case: what :func:`score` reports and what it is made of.
+
+    Returns the parsed case (:func:`_parse_case`'s keys) with ``legal``,
+    ``exponent``, ``flags`` (``FLAG_*`` bits), ``piao_links`` and
+    ``kong_links`` (the chain links the counted reading counted) of
+    :func:`_evaluate_win` and ``scores`` (``int64[4]``, :func:`_payments`; zero
+    when not legal).  Raises ``ValueError`` as :func:`score`.
+    """
+    if rules is None:
+        rules = KaihuaRules()
+    if not isinstance(rules, KaihuaRules):
+        raise ValueError(f"rules must be a KaihuaRules, got {type(rules).__name__}")
+    c = _parse_case(case)
+    params = rules.params()
+    legal, exponent, flags, piao_links, kong_links = _evaluate_win(
+        c["concealed"], c["win_tile"], c["meld_types"], c["meld_kinds"], c["n_melds"],
+        c["win_type"] == WIN_SELF_DRAW, c["replacement_draw"], c["chain_piao"], c["chain_kong"],
+        params, hand_tables(),
+    )
+    scores = np.zeros(4, np.int64)
+    if legal:
+        _payments(c["dealer"], c["winner"], c["win_type"], c["discarder"], exponent, c["piao_circle"],
+                  params, scores)
+    return {**c, "legal": bool(legal), "exponent": int(exponent), "flags": int(flags),
+            "piao_links": int(piao_links), "kong_links": int(kong_links), "scores": scores}
+
+
 def score(case: dict, rules: KaihuaRules | None = None) -> dict:
     """Score one Kaihua vector case (format: ``shared/vectors/README.md``).
 
@@ -284,7 +312,7 @@ def score(case: dict, rules: KaihuaRules | None = None) -> dict:
     discarder, concealed, melds, win_tile, replacement_draw, chain,
     piao_circle`` (``expect`` is ignored); ``rules`` defaults to
     ``KaihuaRules()``.  Runs the engine's kernels :func:`_evaluate_win` and
-    :func:`_payments` (K-2 .. K-9).
+    :func:`_payments` (K-2 .. K-9), through :func:`evaluate`.
 
     Returns ``{"id", "win": bool, "exponent": int | None, "flags": [names],
     "scores": [int] * 4}`` (points; ``exponent`` None, ``flags`` empty and
@@ -297,25 +325,12 @@ def score(case: dict, rules: KaihuaRules | None = None) -> dict:
     cannot produce (:data:`IMPOSSIBLE_CASES`: chain, replacement draw, 飘
     circles, 财神 count, robbed kong).
     """
-    if rules is None:
-        rules = KaihuaRules()
-    if not isinstance(rules, KaihuaRules):
-        raise ValueError(f"rules must be a KaihuaRules, got {type(rules).__name__}")
-    c = _parse_case(case)
-    params = rules.params()
-    legal, exponent, flags, _, _ = _evaluate_win(
-        c["concealed"], c["win_tile"], c["meld_types"], c["meld_kinds"], c["n_melds"],
-        c["win_type"] == WIN_SELF_DRAW, c["replacement_draw"], c["chain_piao"], c["chain_kong"],
-        params, hand_tables(),
-    )
-    scores = np.zeros(4, np.int64)
-    if legal:
-        _payments(c["dealer"], c["winner"], c["win_type"], c["discarder"], exponent, c["piao_circle"],
-                  params, scores)
+    e = evaluate(case, rules)
+    legal = e["legal"]
     return {
-        "id": c["id"],
-        "win": bool(legal),
-        "exponent": int(exponent) if legal else None,
-        "flags": flag_names(flags) if legal else [],
-        "scores": [int(x) for x in scores],
+        "id": e["id"],
+        "win": legal,
+        "exponent": e["exponent"] if legal else None,
+        "flags": flag_names(e["flags"]) if legal else [],
+        "scores": [int(x) for x in e["scores"]],
     }

@@ -1,25 +1,17 @@
-"""Hand kernels: shanten, win test, waits, effective tiles, 爆头 (the readings of a complete hand: :mod:`caishen.sim.readings`).
+"""The numba kernels behind :mod:`caishen.sim.hand`: shanten, win test, waits, effective tiles, 爆头.
 
-All functions take ``counts: uint8[34]`` of the *concealed* tiles (declared
-melds removed, so 3m+1 or 3m+2 tiles, at most 14) and ``joker``: the kind
-index of the wildcard (31 = 白 for the 财神, K-2.1) or -1 for none.  A
-joker stands for any kind inside a set or pair, also for a fifth copy; so
-with a joker kind given, the sets and pair a hand aims at may hold a fifth
-copy of a kind (a held or drawn joker fills it).  Without a joker
-(``joker == -1``, J-1.1) they hold at most four copies: a kind held
-four times is neither waited on nor counted a fifth time (the kernels read
-the strict rows of the tables, :mod:`caishen.sim.tables`).  Only concealed tiles are
-seen here: copies in the player's own melds are the caller's to count
-(D3 of J-5, the 架听 single wait of the rule set's turn hooks).
-
-Public functions validate their input and raise ``ValueError`` naming the
-bad value; the ``_underscore`` numba kernels do no validation and are what
-the engine, the rule sets and the bots call from compiled code, with
-``tabs = caishen.sim.tables.hand_tables()`` passed through as an argument.  Only
-the innermost helpers (``_scan``, ``_distance_codes``, ``_shanten_from``)
-are inlined at numba level (``inline="always"``); the kernels other modules
-call are not, because numba-level inlining at every call site multiplies
-compile time.
+The hand conventions (``counts: uint8[34]`` of the concealed tiles, ``joker``
+-1 or a kind, a fifth copy only with a joker) are those of
+:mod:`caishen.sim.hand`, whose public functions check their input and call
+these.  The ``_underscore`` kernels do no validation and are what the engine,
+the rule sets and the bots call from compiled code, with ``tabs =
+caishen.sim.tables.hand_tables()`` passed through as an argument.  Only the
+innermost helpers (``_scan``, ``_distance_codes``, ``_shanten_from``) are
+inlined at numba level (``inline="always"``); the kernels other modules call
+are not, because numba-level inlining at every call site multiplies compile
+time.  The checked batch kernels (``_*_batch_checked``) and the one-hand
+query (:func:`_query` and its two readers) check each hand inside the same
+numba call and report a bad one, for the public functions to name.
 
 How: the natural (non-joker) tiles have a *distance* ``D``: the fewest tiles
 to add so that they are part of ``m`` sets and a pair (per-suit tables,
@@ -41,31 +33,9 @@ from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic, overload
 
-from caishen.sim import tiles as _tiles
 from caishen.sim.borrow import borrowed
 from caishen.sim.tiles import MELD_CHOW, MELD_PONG
-from caishen.sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, OFF_SUIT_CLASS, hand_tables
-
-__all__ = [
-    "shanten",
-    "shanten_standard",
-    "shanten_seven_pairs",
-    "is_win",
-    "is_win_standard",
-    "is_seven_pairs",
-    "is_baotou",
-    "waits",
-    "effective_tiles",
-    "shanten_batch",
-    "is_win_batch",
-    "effective_tiles_batch",
-    "shanten_after_draws",
-    "shanten_after_discards",
-    "describe",
-]
-
-
-# ---------------------------------------------------------------- kernels
+from caishen.sim.tables import H_NH, H_NS, OFF_HONOR_CLASS, OFF_PAIRS, OFF_SUIT_CLASS
 
 #: 5**r for r = 0..8 (a constant of the base-5 code, not a rule table)
 _POW5 = (1, 5, 25, 125, 625, 3125, 15625, 78125, 390625)
@@ -618,305 +588,95 @@ def _effective_batch_checked(counts, joker, tabs, out):
     return -1
 
 
-# ---------------------------------------------------------------- validation
+# ---------------------------------------------------------------- the one-hand query
+
+#: what :func:`_query` answers (its ``op``): shanten, standard-form shanten, seven-pairs shanten, the win test,
+#: the standard-form win test, seven pairs, 爆头, the waits (bit mask), the effective kinds (bit mask)
+Q_SHANTEN, Q_STANDARD, Q_SEVEN_PAIRS, Q_WIN, Q_WIN_STANDARD, Q_IS_SEVEN_PAIRS, Q_BAOTOU, Q_WAITS, Q_EFFECTIVE = range(9)
+#: :func:`_query`'s answer for a hand or joker it refuses; every answer to a good one is -1 or more
+FAULT = -1000
+#: the size of ``marshal.dumps(x, 2)`` of a list or tuple ``x`` of 34 ints in -2**31..2**31-1: a type byte
+#: (``[`` or ``(``), the length (int32), then per element the byte ``i`` and an int32 (all little-endian)
+MARSHAL_34 = 5 + 34 * 5
 
 
-def _check_hand(counts, joker, sizes: str = "any") -> tuple[np.ndarray, int, int]:
-    c = _tiles.check_counts(counts)
-    j = _tiles.check_joker(joker)
-    n = int(c.sum())
-    if n > 14 or n % 3 == 0:
-        raise ValueError(
-            f"a concealed hand has 3m+1 or 3m+2 tiles (at most 14); got {n} tiles: {_tiles.to_str(c) or '(empty)'}"
-        )
-    if sizes == "complete" and n % 3 != 2:
-        raise ValueError(f"expected a 3m+2 tile hand (e.g. 14 tiles), got {n} tiles: {_tiles.to_str(c)}")
-    if sizes == "ready" and n % 3 != 1:
-        raise ValueError(f"expected a 3m+1 tile hand (e.g. 13 tiles), got {n} tiles: {_tiles.to_str(c)}")
-    return c, j, n
+@njit(cache=True)
+def _query(c, joker, op, tabs):
+    """One answer about the hand ``c: uint8[34]`` (C-contiguous) for the public functions of
+    :mod:`caishen.sim.hand`: ``op`` one of ``Q_*`` -> ``int64``: a shanten, 0/1 for a test, or a bit
+    mask of kinds (``Q_WAITS``: the kinds whose draw completes the 3m+1 hand; ``Q_EFFECTIVE``: those whose
+    draw lowers its shanten; a kind held four times is in neither).
 
-
-# ---------------------------------------------------------------- public API
-
-
-def shanten_standard(counts, joker: int = -1) -> int:
-    """Standard-form shanten (m sets + a pair) of ``counts: uint8[34]``; -1 = complete.
-
-    Raises ``ValueError`` for bad counts, a bad joker or a tile count that is
-    not 3m+1 / 3m+2 (at most 14).
+    Returns :data:`FAULT` for a joker outside -1..33, a count over 4, a size that is not 3m+1 / 3m+2 (at
+    most 14), and a size the question does not take (3m+2 for the win tests, 3m+1 for 爆头, waits and
+    effective tiles, 13 or 14 tiles for the seven-pairs shanten): the caller then names what is wrong.
+    Allocates a 34-entry scratch for ``Q_WAITS`` / ``Q_EFFECTIVE`` only.
     """
-    c, j, _ = _check_hand(counts, joker)
-    return int(_shanten_standard(c, j, hand_tables()))
-
-
-def shanten_seven_pairs(counts, joker: int = -1) -> int:
-    """Seven-pairs shanten (four of a kind = two pairs, jokers wild) of 13 or 14 tiles.
-
-    Raises ``ValueError`` for other sizes.
-    """
-    c, j, n = _check_hand(counts, joker)
-    if n not in (13, 14):
-        raise ValueError(f"seven pairs needs a 13 or 14 tile hand, got {n} tiles")
-    return int(_shanten_seven_pairs(c, j))
-
-
-def shanten(counts, joker: int = -1) -> int:
-    """Shanten of ``counts: uint8[34]``: min of standard and (13/14 tiles) seven pairs.
-
-    -1 means complete, 0 ready (tenpai).  ``joker``: wildcard kind or -1.
-    Raises ``ValueError`` for bad counts or tile count.
-    """
-    c, j, _ = _check_hand(counts, joker)
-    return int(_shanten(c, j, hand_tables()))
-
-
-def is_win_standard(counts, joker: int = -1) -> bool:
-    """True if the 3m+2 tiles are m sets + a pair (jokers wild)."""
-    c, j, _ = _check_hand(counts, joker, "complete")
-    return bool(_is_win_standard(c, j, hand_tables()))
-
-
-def is_seven_pairs(counts, joker: int = -1) -> bool:
-    """True if the 14 tiles are seven pairs (four of a kind = two pairs, jokers wild)."""
-    c, j, _ = _check_hand(counts, joker, "complete")
-    return bool(_is_seven_pairs(c, j))
-
-
-def is_win(counts, joker: int = -1) -> bool:
-    """True if the 3m+2 concealed tiles are complete: standard or (14 tiles) seven pairs.
-
-    Hand shape only; rule-set restrictions (e.g. K-2.4) are applied
-    by :mod:`caishen.sim.rules`.  Raises ``ValueError`` for a 3m+1 hand or bad counts.
-    """
-    c, j, _ = _check_hand(counts, joker, "complete")
-    return bool(_is_win(c, j, hand_tables()))
-
-
-def is_baotou(counts13, joker: int) -> bool:
-    """爆头 (敲响) shape, K-6.2: the 3m+1 tiles minus one joker form complete sets.
-
-    ``counts13: uint8[34]`` is the concealed hand before the draw.  Returns
-    False when it holds no joker.  Raises ``ValueError`` for a 3m+2 hand.
-    """
-    c, j, _ = _check_hand(counts13, joker, "ready")
-    return bool(_is_baotou(c, j, hand_tables()))
-
-
-def waits(counts, joker: int = -1) -> list[int]:
-    """Kinds that complete the 3m+1 hand ``counts: uint8[34]`` (sorted kind indices).
-
-    A kind already held four times is not a wait.  When the hand is ready
-    and a joker kind is given, drawing a joker completes it too, so the joker
-    kind is listed.  Raises ``ValueError`` for a 3m+2 hand.
-    """
-    c, j, _ = _check_hand(counts, joker, "ready")
-    tabs = hand_tables()
-    out = []
+    need = -1
+    if op == Q_WIN or op == Q_WIN_STANDARD or op == Q_IS_SEVEN_PAIRS:
+        need = 2
+    elif op == Q_BAOTOU or op == Q_WAITS or op == Q_EFFECTIVE:
+        need = 1
+    if joker < -1 or joker > 33 or _row_fault(c, need) != 0:
+        return FAULT
+    if op == Q_SHANTEN:
+        return _shanten(c, joker, tabs)
+    if op == Q_STANDARD:
+        return _shanten_standard(c, joker, tabs)
+    if op == Q_SEVEN_PAIRS:
+        cm, cp, cs, cz, n, k, pairs, singles = _scan(c, joker)
+        return _seven_pairs_from(k, pairs, singles) if n >= 13 else FAULT
+    if op == Q_WIN:
+        return np.int64(_is_win(c, joker, tabs))
+    if op == Q_WIN_STANDARD:
+        return np.int64(_is_win_standard(c, joker, tabs))
+    if op == Q_IS_SEVEN_PAIRS:
+        return np.int64(_is_seven_pairs(c, joker))
+    if op == Q_BAOTOU:
+        return np.int64(_is_baotou(c, joker, tabs))
+    if op != Q_WAITS and op != Q_EFFECTIVE:
+        return FAULT
+    after = np.empty(34, np.int64)
+    _shanten_each_change(c, joker, tabs, np.int64(1), after)
+    below = np.int64(0) if op == Q_WAITS else _shanten(c, joker, tabs)  # a wait leaves shanten -1
+    mask = np.int64(0)
     for t in range(34):
-        if c[t] >= 4:
-            continue
-        c[t] += 1
-        if _is_win(c, j, tabs):
-            out.append(t)
-        c[t] -= 1
-    return out
+        mask |= np.int64(after[t] < below) << t
+    return mask
 
 
-def _check_seen(c: np.ndarray, vis: np.ndarray) -> None:
-    """Raise ``ValueError`` naming the first kind of which ``c`` (held) and ``vis`` (visible) make more than 4."""
-    over = np.flatnonzero(c.astype(int) + vis > 4)
-    if over.size:
-        k = int(over[0])
-        raise ValueError(f"{_tiles.kind_name(k)}: {int(c[k])} held + {int(vis[k])} visible is more than 4")
+@njit(cache=True)
+def _query_array(src, joker, op, tabs):
+    """:func:`_query` of a hand given as a 1-d integer array ``src`` of any layout (the public functions
+    compile it for ``uint8`` and ``int64`` rows): :data:`FAULT` unless it holds 34 counts in 0..4."""
+    if src.shape[0] != 34:
+        return FAULT
+    c = np.empty(34, np.uint8)
+    bad = False
+    for t in range(34):
+        x = src[t]
+        bad |= (x < 0) | (x > 4)
+        c[t] = x
+    if bad:
+        return FAULT
+    return _query(c, joker, op, tabs)
 
 
-def effective_tiles(counts, joker: int = -1, visible=None) -> list[tuple[int, int]]:
-    """Effective tiles (ukeire) of a 3m+1 hand: ``[(kind, live copies), ...]``.
-
-    A kind is effective if drawing it lowers the shanten.  Live copies are
-    ``4 - held - visible`` (``visible: uint8[34]``, tiles seen elsewhere:
-    discards, exposed melds).  Raises ``ValueError`` for a 3m+2 hand or when
-    held + visible exceeds 4 for a kind.
+@njit(cache=True)
+def _query_marshal(data, joker, op, tabs):
+    """:func:`_query` of a hand given as ``marshal.dumps(counts, 2)`` of a list or tuple: ``data: bytes``
+    (:data:`MARSHAL_34`).  :data:`FAULT` unless it is 34 elements that are all exact ``int`` in 0..4: a bool
+    (``T``, ``F``), a float, ``None`` or any other object has another type byte, and a negative or large
+    int nonzero high bytes, so only such lists pass, with one C-level pass in ``marshal`` to read them.
     """
-    c, j, _ = _check_hand(counts, joker, "ready")
-    vis = np.zeros(34, np.uint8) if visible is None else _tiles.check_counts(visible)
-    _check_seen(c, vis)
-    mark = np.zeros(34, np.bool_)
-    _effective_kinds(c, j, hand_tables(), mark, np.empty(34, np.int64))
-    return [(int(t), int(4 - c[t] - vis[t])) for t in np.flatnonzero(mark)]
-
-
-def _check_batch(counts) -> np.ndarray:
-    """Validate ``counts: uint8[n, 34]`` of 3m+1 / 3m+2 rows (at most 14 tiles); returns it C-contiguous.
-
-    Raises ``ValueError`` naming the bad value (bools, ``None`` and floats
-    are not counts, :func:`caishen.sim.tiles.int_array`).
-    """
-    a = counts if isinstance(counts, np.ndarray) and counts.dtype == np.uint8 else _tiles.int_array(counts)
-    if a.ndim != 2 or a.shape[1] != 34:
-        raise ValueError(f"counts must have shape (n, 34), got {a.shape}")
-    if (a > 4).any() or (a < 0).any():
-        r, k = np.argwhere((a > 4) | (a < 0))[0]
-        raise ValueError(f"counts[{r}, {k}] ({_tiles.kind_name(k)}) = {a[r, k]} is outside 0..4")
-    a = a.astype(np.uint8, copy=False)
-    n = a.sum(axis=1, dtype=np.int64)
-    bad = np.flatnonzero((n > 14) | (n % 3 == 0))
-    if bad.size:
-        raise ValueError(f"row {int(bad[0])} has {int(n[bad[0]])} tiles; rows need 3m+1 or 3m+2 tiles (at most 14)")
-    return np.ascontiguousarray(a)
-
-
-def _batch_input(counts) -> np.ndarray:
-    """``counts`` as a C-contiguous ``uint8[n, 34]`` for the checked kernels.
-
-    A ``uint8[n, 34]`` array is passed through (its rows are checked inside
-    the kernel); anything else goes through :func:`_check_batch` first.
-    """
-    if isinstance(counts, np.ndarray) and counts.dtype == np.uint8 and counts.ndim == 2 and counts.shape[1] == 34:
-        return np.ascontiguousarray(counts)
-    return _check_batch(counts)
-
-
-def _raise_bad_row(a: np.ndarray, r: int, need_ready: bool = False) -> None:
-    """Raise the ``ValueError`` for row ``r`` of ``a``, which a checked kernel refused."""
-    _check_batch(a[r : r + 1])  # raises for a count over 4 or a bad size (its message says row 0)
-    n = int(a[r].sum())
-    if need_ready:
-        raise ValueError(f"row {r} has {n} tiles; effective tiles need 3m+1 tiles")
-    raise ValueError(f"row {r} is not a valid hand: {_tiles.to_str(a[r])}")  # pragma: no cover
-
-
-def _rerow(err: ValueError, r: int) -> ValueError:
-    """``err`` from checking one row, its message naming row ``r`` of the caller's batch."""
-    return ValueError(str(err).replace("row 0 ", f"row {r} ", 1).replace("counts[0, ", f"counts[{r}, ", 1))
-
-
-def _run_checked(kernel, a: np.ndarray, joker: int, out: np.ndarray, need_ready: bool = False) -> np.ndarray:
-    j = _tiles.check_joker(joker)
-    r = int(kernel(a, j, hand_tables(), out))
-    if r >= 0:
-        try:
-            _raise_bad_row(a, r, need_ready)
-        except ValueError as e:
-            raise _rerow(e, r) from None
-    return out
-
-
-def shanten_batch(counts, joker: int = -1) -> np.ndarray:
-    """Shanten of every row of ``counts: uint8[n, 34]`` -> ``int8[n]`` (numba loop).
-
-    Rows may have different sizes (3m+1 / 3m+2).  Raises ``ValueError`` for a
-    bad shape, a count over 4 or a bad row size, naming the row.  The rows of
-    a ``uint8`` array are checked inside the same numba call.
-    """
-    a = _batch_input(counts)
-    return _run_checked(_shanten_batch_checked, a, joker, np.empty(a.shape[0], np.int8))
-
-
-def is_win_batch(counts, joker: int = -1) -> np.ndarray:
-    """Win test (standard or seven pairs) of every row of ``counts: uint8[n, 34]`` -> ``bool[n]``.
-
-    Raises ``ValueError`` like :func:`shanten_batch`.
-    """
-    a = _batch_input(counts)
-    return _run_checked(_is_win_batch_checked, a, joker, np.empty(a.shape[0], np.bool_))
-
-
-def effective_tiles_batch(counts, joker: int = -1) -> np.ndarray:
-    """Effective kinds of every 3m+1 row of ``counts: uint8[n, 34]`` -> ``bool[n, 34]``.
-
-    Raises ``ValueError`` for a bad shape or a row that is not 3m+1 tiles.
-    The input is not modified (the kernel works on a copy).
-    """
-    a = _batch_input(counts).copy()
-    return _run_checked(_effective_batch_checked, a, joker, np.zeros((a.shape[0], 34), np.bool_), True)
-
-
-def shanten_after_draws(counts, joker: int = -1) -> np.ndarray:
-    """``int64[34]``: shanten of the hand after drawing one tile of each kind (99: four held).
-
-    ``counts: uint8[34]`` of a 3m+1 hand.  Raises ``ValueError`` otherwise.
-    """
-    c, j, _ = _check_hand(counts, joker, "ready")
-    out = np.empty(34, np.int64)
-    _shanten_each_change(c, j, hand_tables(), 1, out)
-    return out
-
-
-def shanten_after_discards(counts, joker: int = -1) -> np.ndarray:
-    """``int64[34]``: shanten of the hand after discarding one tile of each kind (99: none held).
-
-    ``counts: uint8[34]`` of a 3m+2 hand.  Raises ``ValueError`` otherwise.
-    """
-    c, j, _ = _check_hand(counts, joker, "complete")
-    out = np.empty(34, np.int64)
-    _shanten_each_change(c, j, hand_tables(), -1, out)
-    return out
-
-
-# ---------------------------------------------------------------- report
-
-
-def describe(counts, joker: int = -1, visible=None) -> dict:
-    """Everything ``caishen hand`` prints, as a JSON-ready dict.
-
-    3m+1 hands: shanten, waits, effective tiles with live counts.  3m+2
-    hands: shanten, whether complete, and for each discard that keeps the
-    lowest shanten its effective tiles (best first by live tiles); the
-    discarded tile counts as seen (it lies in the discards), so it is not
-    live.  ``visible: uint8[34]``: tiles seen elsewhere.  Raises
-    ``ValueError`` for bad counts or joker, and when held + visible exceeds
-    4 for a kind (naming the kind), whatever the hand's size.
-    """
-    c, j, n = _check_hand(counts, joker)
-    vis = np.zeros(34, np.uint8) if visible is None else _tiles.check_counts(visible)
-    _check_seen(c, vis)
-    name = _tiles.kind_name
-    info: dict = {
-        "hand": _tiles.to_str(c),
-        "joker": name(j) if j >= 0 else None,
-        "tiles": n,
-        "shanten": shanten(c, j),
-        "shanten_standard": shanten_standard(c, j),
-        "shanten_seven_pairs": shanten_seven_pairs(c, j) if n >= 13 else None,
-    }
-    if n % 3 == 1:
-        eff = effective_tiles(c, j, vis)
-        info["waits"] = [name(t) for t in waits(c, j)] if info["shanten"] == 0 else []
-        info["effective"] = [(name(t), live) for t, live in eff]
-        info["live"] = sum(live for _, live in eff)
-    else:
-        info["win"] = is_win(c, j)
-        options = []
-        for t in np.flatnonzero(c):
-            c2 = c.copy()
-            c2[t] -= 1
-            seen = vis.copy()
-            seen[t] += 1  # the discarded copy
-            s = shanten(c2, j)
-            eff = effective_tiles(c2, j, seen)
-            options.append(
-                {
-                    "discard": name(t),
-                    "shanten": s,
-                    "live": sum(x for _, x in eff),
-                    "effective": [(name(k), x) for k, x in eff],
-                }
-            )
-        best = min(o["shanten"] for o in options)
-        info["discards"] = sorted(
-            (o for o in options if o["shanten"] == best), key=lambda o: (-o["live"], o["discard"])
-        )
-    return info
-
-
-def warm() -> None:
-    """Call every public hand function once with and without a joker (``caishen warmup hand``)."""
-    c, c13 = _tiles.parse("123456789m1234p"), _tiles.parse("123456789m123p4s")
-    for j in (-1, _tiles.CAISHEN):
-        shanten(c, j)
-        waits(c13, j)
-        effective_tiles(c13, j)
-        shanten_batch(np.stack([c]), j)
-        is_win_batch(np.stack([c]), j)
-        effective_tiles_batch(np.stack([c13]), j)
+    if len(data) != MARSHAL_34 or (data[0] != 0x5B and data[0] != 0x28) or data[1] != 34:  # '[' / '(', 34
+        return FAULT
+    bad = np.int64(data[2] | data[3] | data[4])
+    c = np.empty(34, np.uint8)
+    for t in range(34):
+        p = 5 + 5 * t
+        bad |= np.int64(data[p] ^ 0x69) | np.int64(data[p + 2] | data[p + 3] | data[p + 4])  # 'i', high bytes 0
+        c[t] = data[p + 1]
+    if bad != 0:
+        return FAULT
+    return _query(c, joker, op, tabs)
