@@ -231,7 +231,7 @@ def oracle_labels(game: Game) -> dict[str, np.ndarray]:
           np.zeros((N_KINDS, N_RECORD), np.int64), np.zeros(N_KINDS, np.int64), ruleset, game.rules,
           np.array([max(seat, 0)]))
     if game.done:
-        res = game.result
+        res = game.record
         lab["final_points"][0] = [res[f"score_{p}"] for p in range(N_SEATS)]
         lab["hand_ended"][0] = True
     return {k: v[0] for k, v in lab.items()}

@@ -413,7 +413,7 @@ def _oracle_reference(game: Game) -> dict:
             acts = g2.legal_actions()
             g2.step(next(x for x in (A_WIN, A_PASS, A_HARD_DECLINE) if x in acts) if
                     {A_WIN, A_PASS, A_HARD_DECLINE} & set(acts) else acts[0])
-        res = g2.result
+        res = g2.record  # the codes (result reads them as words)
         if res is not None and res["win_type"] == WIN_DISCARD and res["discarder"] == s:
             out["deal_in"][k] = True
             for r in range(1, 4):
