@@ -56,6 +56,8 @@ def warm() -> None:
         for _ in range(8):
             b.observe()
             b.step(b.bot_actions("random"))
+        x = BatchedGames(2, name, mode="selfplay", observation="candidates", assist=True, oracle=True).reset(0)
+        x.step(x.bot_actions("random"))  # the layouts built after the kernel, and the oracle (caishen.envs.extras)
         e = MahjongEnv(name)
         e.reset(seed=1)
         e.step(int(np.flatnonzero(e.action_masks())[0]))

@@ -74,3 +74,13 @@ def test_command_line_errors_are_one_line(capsys, tmp_path):
     assert "--envs 0" in capsys.readouterr().err
     assert main(["--out", str(tmp_path / "y"), "--expert", "nobot", "--max-updates", "1"]) == 2
     assert "unknown policy 'nobot'" in capsys.readouterr().err
+
+
+def test_shipped_kaihua_env_bot_plays_as_its_torch_source():
+    """``learned:kaihua-env`` is the env trainer's export, shipped with the rule set; it records how it was
+    trained and plays exactly as the torch network it was exported from."""
+    path = registry.learned_path("kaihua-env")
+    assert path.is_file() and path.name == "learned-env.npz"
+    hdr = _plays_as_torch(path, n_rows=300, seed=11)
+    assert hdr["meta"]["trainer"] == "caishen.agents.train_env" and hdr["meta"]["mode"] == "dmc"
+    assert registry.parse("learned:kaihua-env").spec == "learned:kaihua-env"
