@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One bounded GPU job (under 10 minutes on 16 cores + 1 GPU; issue 46 item 5):
-#   1. `caishen learn --workers 16 --device cuda` on a label budget (--labels when this checkout has it,
-#      else a wall-minutes budget), with its evaluation match;
+#   1. `caishen learn --workers 16 --device cuda` on a label budget (--labels, capped by --minutes), with its
+#      evaluation match;
 #   2. the env trainer (python -m caishen.agents.train_env) with batched inference and updates on the GPU.
 # Everything it writes lies under $OUT: both run directories (checkpoints, curves, learned.npz), the numba
 # cache ($OUT/numba_cache: a later job on the same sources starts warm), gpu_job.log with the timings.
@@ -30,11 +30,7 @@ fi
   "$PY" -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"
 } | tee "$LOG"
 
-if "$PY" -m caishen learn --help | grep -q -- "--labels"; then
-  BUDGET=(--labels "$LABELS")
-else
-  BUDGET=(--minutes "$LEARN_MIN")  # this checkout's caishen learn has no label budget yet (issue 46 item 4)
-fi
+BUDGET=(--labels "$LABELS" --minutes "$LEARN_MIN")  # the first spent ends it (a slow machine stops on time)
 t0=$(date +%s)
 timeout --signal=INT "$LIMIT" "$PY" -m caishen learn --rules kaihua --out "$OUT/learn" --workers "$WORKERS" \
   --device "$DEVICE" "${BUDGET[@]}" --eval-walls "$LEARN_EVAL" 2>&1 | tail -n 40 | tee -a "$LOG" || true
