@@ -364,7 +364,7 @@ def test_conv_kernel_forward_equals_torch_on_10000_states(tmp_path):
 
 
 @pytest.mark.parametrize("case, msg", [
-    ("arch", "field 'arch' is 'action-rnn', expected one of ['action-mlp', 'action-conv']"),
+    ("arch", "field 'arch' is 'action-rnn', expected one of ['action-mlp', 'action-conv', 'cand-mlp']"),
     ("channels_zero", "field 'layers' must be"),
     ("channels_three", "field 'layers' must be"),
     ("channels_too_many", "field 'layers' must be"),
