@@ -168,7 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     except RecursionError:
         sys.stderr.write(_one_line(command, "an input nested too deeply"))
         raise SystemExit(2) from None
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, ImportError) as e:
+        # a Ctrl-C inside a command's lazy import of numpy reaches us as numpy's ImportError
+        if isinstance(e, ImportError) and not interrupt.seen():
+            raise
         sys.stderr.write(f"caishen{'' if command == '?' else ' ' + command}: interrupted\n")
         return 130
     finally:
