@@ -228,26 +228,46 @@ def _record_estimate(prefix: str, kernels: int, seconds: float) -> None:
         pass
 
 
+#: on a file or a pipe (a log, CI), a line ``kernel N of M`` at most this often while numba compiles (seconds)
+LOG_EVERY_S = 20.0
+
+
 class _KernelBar:
-    """``kernel 12 of 89`` on a terminal while numba compiles (tqdm); nothing on a file or a pipe."""
+    """``kernel 12 of 89`` while numba compiles: a bar on a terminal (tqdm); on a file or a pipe a line at
+    most every :data:`LOG_EVERY_S` seconds, so a log shows the compile moving."""
 
     def __init__(self, prefix: str, out):
         self.bar = None
+        self.out = out
+        self.prefix = prefix
+        self.n = 0
+        self.t_last = time.perf_counter()
+        total, seconds = estimates(prefix)
+        self.total = total
         if not getattr(out, "isatty", lambda: False)():
             return
         from tqdm import tqdm
 
-        total, seconds = estimates(prefix)
         about = f" (about {seconds:.0f} s here last time)" if seconds else ""
+        try:  # a terminal that reports no size (0 x 0: a pty without one) draws 100 columns (tqdm draws nothing)
+            sized = min(os.get_terminal_size(out.fileno())) > 0
+        except (AttributeError, OSError, ValueError):
+            sized = False
         # drawn at every kernel (a compile is slow enough), never skipped for tqdm's minimum interval
-        self.bar = tqdm(total=total, file=out, unit="kernel", leave=False, dynamic_ncols=True, mininterval=0,
+        self.bar = tqdm(total=total, file=out, unit="kernel", leave=False, dynamic_ncols=sized,
+                        ncols=None if sized else 100, nrows=None if sized else 24, mininterval=0,
                         miniters=1,
                         desc=f"{prefix}: compiling{about}", bar_format="{desc}: kernel {n_fmt} of {total_fmt} "
                         "{bar} [{elapsed}<{remaining}]" if total else "{desc}: kernel {n_fmt} [{elapsed}]")
 
     def step(self) -> None:
+        self.n += 1
         if self.bar is not None:
             self.bar.update(1)
+        elif time.perf_counter() - self.t_last >= LOG_EVERY_S:
+            self.t_last = time.perf_counter()
+            of = f" of {self.total}" if self.total else ""
+            print(f"{self.prefix}: compiling, kernel {self.n}{of}", file=self.out, flush=True)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -240,6 +240,41 @@ def test_compile_line_draws_kernel_progress_on_a_terminal_and_keeps_the_estimate
     assert "kernel 1 of 2" in tty.buf.getvalue()  # the estimate this machine measured
 
 
+def test_compile_line_on_a_pipe_logs_the_kernel_count_now_and_then(cold, monkeypatch):
+    """Issue 45: on a file or a pipe (a log, CI) there is no bar, but a line ``kernel N of M`` at most every
+    LOG_EVERY_S seconds, so a long compile never sits silent."""
+    import io
+
+    monkeypatch.setattr(W, "LOG_EVERY_S", 0.0)
+    log = io.StringIO()
+    want = W.estimates("caishen simulate")[0]
+    with W.compile_line("caishen simulate", log):
+        fresh_kernel()(1)
+        fresh_kernel()(2)
+    lines = log.getvalue().splitlines()
+    assert lines[1:3] == [f"caishen simulate: compiling, kernel 1 of {want}",
+                          f"caishen simulate: compiling, kernel 2 of {want}"], lines
+    assert "\r" not in log.getvalue() and lines[-1].startswith("caishen simulate: compiled 2 numba kernel(s)")
+
+
+def test_the_bar_draws_on_a_terminal_that_reports_no_size(cold):
+    """A pty without a size (0 x 0, as under ``script`` or some CI runners) still gets the bar (tqdm alone
+    draws nothing there)."""
+    import os
+    import pty
+
+    main_fd, child_fd = pty.openpty()
+    try:
+        with open(child_fd, "w", closefd=False) as tty:
+            with W.compile_line("caishen simulate", tty):
+                fresh_kernel()(1)
+        out = os.read(main_fd, 1 << 16).decode("utf-8", "replace")
+    finally:
+        os.close(main_fd)
+        os.close(child_fd)
+    assert "kernel 1 of" in out
+
+
 def test_estimates_read_an_older_cache_beside_this_one_and_ignore_a_damaged_file(tmp_path, monkeypatch):
     """A new cache (changed sources) starts from the estimate an earlier cache of this machine measured; a
     damaged or hostile estimates file is ignored, never an error."""
