@@ -46,6 +46,7 @@ from caishen.sim.engine import (
     A_KONG_EXPOSED,
     A_PONG,
     A_WIN,
+    EP_CHOW,
     EP_JOKER,
     N_KINDS,
     N_SEATS,
@@ -73,10 +74,18 @@ _TILE = re.compile(r"[1-9][mpsz]")
 HELP = """commands:
   a number             the action of that number
   4z                   discard that tile (a bare tile)
-  an action            as listed (chow 3m4m[5m], pong 5m5m[5m]) or by name (chow_mid, discard 3m, win, pass)
+  an action            as listed ({listed}) or by name ({named}, discard 3m, win, pass)
   hint                 your shanten and the discards ranked by shanten, then by live effective tiles
   help, ?              this list
 tiles: 1m..9m characters 万, 1p..9p dots 筒, 1s..9s bamboo 条, 1z..7z 东 南 西 北 白 发 中"""
+
+
+def help_text(game: Game) -> str:
+    """The ``help`` command's list for ``game``'s rule set: its examples name only the claims it has (a chow
+    only where the next seat may chow, ``EP_CHOW``)."""
+    if int(game._ep[EP_CHOW]):
+        return HELP.format(listed="chow 3m4m[5m], pong 5m5m[5m]", named="chow_mid")
+    return HELP.format(listed="pong 5m5m[5m], kong 5m5m5m[5m]", named="pong")
 
 
 def _name(k: int, joker: int) -> str:
@@ -212,7 +221,7 @@ def _ask(game: Game, seat: int, answers, out: TextIO) -> int:
             raise ValueError("the input ended before the hand did")
         text = line.strip()
         if text.lower() in ("help", "?", "h"):
-            out.write(HELP + "\n")
+            out.write(help_text(game) + "\n")
             continue
         if text.lower() == "hint":
             out.write("\n".join(hint_lines(game, seat)) + "\n")

@@ -93,7 +93,8 @@ def rule_text(rule_id: str) -> str:
     ``rule_id``: ``"K-2.5"``, ``"k_2_5"``, ``"P27"``, ``"J-7"`` (a whole
     section), ``"Kaihua D3"``, ``"engine E3"`` (case and ``_`` / ``-`` / ``.``
     are forgiven).  Returns the definition's lines (a list item with its
-    continuation lines, a table row, or a heading with its section).
+    continuation lines, a table row under its table's header row and
+    separator, or a heading with its section).
     Raises ``ValueError`` naming an ID that the pages do not define.
     """
     if not isinstance(rule_id, str):
@@ -106,6 +107,12 @@ def rule_text(rule_id: str) -> str:
     d = hits[0]
     lines = pages()[d.doc].splitlines()
     out = [lines[d.line - 1]]
+    if not d.level and out[0].startswith("|"):  # a table row: its table's header and separator above it
+        top = d.line - 1
+        while top > 0 and lines[top - 1].startswith("|"):
+            top -= 1
+        if top + 2 <= d.line - 1:
+            out = lines[top:top + 2] + out
     for line in lines[d.line:]:
         if d.level:  # a section: up to the next heading of the same or a higher level
             h = re.match(r"#+", line)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -334,26 +335,81 @@ def test_check_bots_stores_the_registry_normal_form():
 # ---------------------------------------------------------------------------
 # adding a bot; open seats (issue 43)
 # ---------------------------------------------------------------------------
-def test_adding_a_bot_plays_only_its_pairs_and_gives_the_full_ladders_tables(played, tmp_path, capsys):
+@pytest.fixture(scope="module")
+def played_rrg(tmp_path_factory, engine_warm):
+    """A finished ladder of random, random, greedy played at once (the reference of the --add tests)."""
+    out = tmp_path_factory.mktemp("ladder") / "rrg"
+    assert _ladder_of(out, "random,random,greedy") == 0
+    return out
+
+
+def _ladder_of(out, bots, *argv):
+    from caishen.cli import main
+
+    return main(["ladder", *[a if a != BOTS else bots for a in ARGV], "--out", str(out), *argv])
+
+
+def _add(out, spec):
+    from caishen.cli import main
+
+    return main(["ladder", "--add", spec, "--out", str(out), "--workers", "1", "--no-progress"])
+
+
+def test_adding_a_bot_plays_only_its_pairs_and_gives_the_full_ladders_tables(played_rrg, tmp_path, capsys):
     """``caishen ladder --add SPEC --out OUT``: the pairs already played keep their files untouched (not played
     again), the new bot's pairs are played on the same walls, and the tables equal those of the ladder of all
     the bots played at once."""
-    from caishen.cli import main
-
     two = tmp_path / "two"
-    argv = [a if a != BOTS else "random,greedy" for a in ARGV]
-    assert main(["ladder", *argv, "--out", str(two)]) == 0
+    assert _ladder_of(two, "random,random") == 0
     before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (two / ladder.PAIRS_DIR).rglob("*.parquet")}
     assert before
     capsys.readouterr()
-    assert main(["ladder", "--add", "random", "--out", str(two), "--workers", "1", "--no-progress"]) == 0
-    assert "2:`random`" in capsys.readouterr().out
+    assert _add(two, "greedy") == 0
+    assert "2:`greedy`" in capsys.readouterr().out
     for p, (mtime, data) in before.items():
         assert p.stat().st_mtime_ns == mtime and p.read_bytes() == data, p
     assert sorted(d.name for d in (two / ladder.PAIRS_DIR).iterdir()) == ["00-01", "00-02", "01-02"]
-    assert ladder.read_config(two).bots == tuple(BOTS.split(","))
+    assert ladder.read_config(two).bots == ("random", "random", "greedy")
     for name in TABLES:
-        assert (two / name).read_bytes() == (played / name).read_bytes(), name
+        assert (two / name).read_bytes() == (played_rrg / name).read_bytes(), name
+
+
+def test_an_interrupted_add_run_again_resumes_without_adding_the_bot_twice(played_rrg, tmp_path, capsys,
+                                                                          monkeypatch):
+    """``--add SPEC`` interrupted in its last pair, then the same command again: SPEC is in the ladder already,
+    so nothing is added (one bot, not two) and the ladder resumes, keeping the pairs done (not replayed), to
+    the tables of the ladder played at once.  A spelling of the same spec resumes too (the normal form)."""
+    from caishen.sim.selfplay import runner
+
+    two = tmp_path / "two"
+    assert _ladder_of(two, "random,random") == 0
+    real = runner.run
+
+    def interrupted(config, out, **kw):
+        if Path(out).name == "01-02":  # the last pair
+            raise KeyboardInterrupt
+        return real(config, out, **kw)
+
+    monkeypatch.setattr(ladder.runner, "run", interrupted)
+    assert _add(two, "greedy") == 130
+    monkeypatch.setattr(ladder.runner, "run", real)
+    assert ladder.read_config(two).bots == ("random", "random", "greedy")
+    assert ladder.pair_done(ladder.pair_dir(two, 0, 2)) and not ladder.pair_done(ladder.pair_dir(two, 1, 2))
+    capsys.readouterr()
+    from caishen.cli import main
+
+    assert main(["ladder", "--add", " greedy ", "--out", str(two), "--workers", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "greedy is bot 3 of the ladder" in err and "resuming" in err, err
+    assert ladder.read_config(two).bots == ("random", "random", "greedy")
+    assert "pair 1/3: random vs random: done, kept (not replayed)" in err, err
+    assert "pair 2/3: random vs greedy: done, kept (not replayed)" in err, err
+    assert "pair 3/3: random vs greedy -> " in err, err
+    assert sorted(d.name for d in (two / ladder.PAIRS_DIR).iterdir()) == ["00-01", "00-02", "01-02"]
+    for name in TABLES:
+        assert (two / name).read_bytes() == (played_rrg / name).read_bytes(), name
+    assert _add(two, "greedy") == 0  # once more: every pair kept, nothing added
+    assert ladder.read_config(two).bots == ("random", "random", "greedy")
 
 
 def test_add_is_refused_without_a_ladder_or_with_configuration_flags(tmp_path, capsys):

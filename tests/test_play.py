@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from caishen import cli
-from caishen.agents.play import MAX_INPUT, action_label, hint_lines, play
+from caishen.agents.play import MAX_INPUT, action_label, help_text, hint_lines, play
 from caishen.sim import hand
 from caishen.sim.engine import EP_JOKER, Game, build_wall
 from caishen.sim.tiles import CAISHEN, kind_name, parse_kinds
@@ -44,6 +44,16 @@ def test_a_bare_tile_discards_it(engine_warm):
 def test_help_and_question_mark_list_the_commands(engine_warm):
     _, text = _play(f"help\n?\nhint\n{ZEROS}")
     assert text.count("commands:") == 2 and "a bare tile" in text and text.count("hint: shanten") == 1
+
+
+def test_help_lists_only_the_claims_the_rule_set_has(engine_warm):
+    """A rule set without chows (Jiating, J-3.1) is helped without a chow example; one with them (K-4.2) with."""
+    for rules, chow in (("kaihua", True), ("jiating", False)):
+        text = help_text(Game(rules).reset(seed=0))
+        assert ("chow" in text) is chow and "pong 5m5m[5m]" in text, (rules, text)
+    _, text = _play(f"help\n{ZEROS}", rules="jiating")
+    commands = text[text.index("commands:"):text.index("tiles: 1m")]
+    assert "pong 5m5m[5m]" in commands and "chow" not in commands, commands
 
 
 def test_claims_show_their_tiles_and_the_joker_is_marked(engine_warm):

@@ -259,6 +259,30 @@ def test_page_opens_with_its_headline_and_figures_carry_bots_size_seed(engine_wa
     assert ax.get_xlim()[1] <= report.GAIN_EDGES[31] + 1  # the axis ends at the last bin used
 
 
+def test_the_figure_stamp_overlaps_no_axes_labels(tmp_path):
+    """Issue 45: the stamp (rules, bots, size, seed) sits under every axes with its tick and axis labels (a bar
+    figure with rotated long labels, like fig-piao.png), and the saved PNG holds it whole."""
+    import numpy as np
+    from PIL import Image
+
+    plt = report._plt()
+    labels = ["attempt rate (per seat-hand, K-9.1)", "failed rate (per attempt, K-9.3)", "success rate"]
+    fig = report._bars(plt, labels, [0.2, 0.5, 0.1], [0.1, 0.4, 0.05], [0.3, 0.6, 0.15], "piao", "share")
+    page = report._Page(tmp_path, "t")
+    page.label = "kaihua, greedy,greedy,always,never, 200,000 hands, seed 7"
+    page.figure(fig, "piao", "caption")
+    stamp = fig.texts[-1]
+    assert stamp.get_text() == page.label
+    box = stamp.get_window_extent()
+    axes = [ax.get_tightbbox() for ax in fig.axes]  # each with its tick labels and axis labels
+    assert axes and all(not box.overlaps(a) and box.y1 <= a.y0 for a in axes), (box, axes)
+    w, h = Image.open(tmp_path / "fig-piao.png").size
+    tight = fig.get_tightbbox()  # inches: what bbox_inches="tight" saved (plus its padding), stamp included
+    assert tight.y0 <= box.y0 / fig.dpi and w >= tight.width * 110 and h >= tight.height * 110
+    png = np.asarray(Image.open(tmp_path / "fig-piao.png").convert("L"))
+    assert png[-25:, w // 2:].min() < 128  # drawn: dark pixels in the bottom right, under every label
+
+
 def test_report_of_a_ladder_and_of_a_piao_folder(engine_warm, tmp_path, capsys):
     """Issue 45: `caishen report` reads a ladder folder and a `caishen piao` folder: their summaries, and a
     page with their figures and tables."""

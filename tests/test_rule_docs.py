@@ -443,7 +443,9 @@ def test_rule_text_prints_one_rule():
     assert k25.startswith("- **K-2.5**") and "财神" in k25 and "kong" in k25
     assert "K-2.6" not in k25.split("\n", 1)[0] and "**K-2.6**" not in k25
     assert rule_text("k_2_5") == k25
-    assert "绝张子" in rule_text("p27") and rule_text("P27").count("\n") == 1
+    p27 = rule_text("p27").splitlines()  # a table row under its table's header and separator
+    assert len(p27) == 3 and p27[2].startswith("| **P27** | 绝张子 | 20 暗x2 |"), p27
+    assert p27[0].startswith("| ID | name | points") and set(p27[1]) <= set("|-: "), p27
     assert rule_text("Kaihua D3") != rule_text("Jiating D3")
     assert "**engine E3**" in rule_text("engine e3")
     section = rule_text("J-7")

@@ -281,6 +281,7 @@ def test_K_9_observational_piao_comparison_is_labelled_and_last(engine_warm):
     assert set(rows[obs]["metric"]) >= {"飘 minus comparable", "score per 飘 seat-hand"}
     assert not ((rows["section"] == "飘财") & rows["metric"].str.contains("minus")).any()
     assert "selection effect" in defs["observational"]
+    assert "the command caishen piao gives the counterfactual" in defs["observational"]  # a command, not a module
 
 
 # --------------------------------------------------------------- the factorial (issue 47 item 3)

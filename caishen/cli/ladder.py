@@ -31,7 +31,8 @@ def add(sub) -> None:
                    "unless --add")
     p.add_argument("--add", default=None, metavar="SPEC",
                    help="append one bot to the ladder in --out and play only its pairs (the pairs played keep their "
-                   "walls and are not played again); the rest of the configuration comes from OUT/ladder.json")
+                   "walls and are not played again); the rest of the configuration comes from OUT/ladder.json. "
+                   "A SPEC the ladder holds already adds nothing: the same command again resumes its pairs")
     p.add_argument("--seed", type=int, default=0, help="root seed, 0..2**63-1 (default 0)")
     p.add_argument("--out", required=True, help="ladder directory (created; reused to resume)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -56,7 +57,12 @@ def run(args) -> int:
         if given:
             raise ValueError(f"--add takes the ladder's configuration from {args.out}/ladder.json; drop "
                              + ", ".join(given))
-        common.open_seats([*ladder.read_config(args.out).bots, args.add], args)
+        stored = ladder.read_config(args.out)
+        k = ladder.bot_index(stored, args.add)
+        common.open_seats([*stored.bots] if k is not None else [*stored.bots, args.add], args)
+        if k is not None:
+            print(f"caishen ladder: {stored.bots[k]} is bot {k + 1} of the ladder in {args.out} already; resuming "
+                  "its unfinished pairs (no bot added)", file=sys.stderr)
         config = ladder.add_bot(args.out, args.add)
     else:
         if args.walls is None:

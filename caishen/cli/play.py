@@ -11,8 +11,9 @@ def add(sub) -> None:
         "play",
         help="play one seat against bots in the terminal, then see the score explained",
         description="Play one hand as one seat against three bots: the table is drawn from your seat's view "
-        "(the joker marked *), your legal actions numbered with their tiles (chow 3m4m[5m]); type a number, "
-        "a tile to discard it (4z), an action (pong, discard 3m), hint, or help.  At the end the score is "
+        "(the joker marked *), your legal actions numbered with their tiles (pong 5m5m[5m], the claimed tile in "
+        "brackets); type a number, a tile to discard it (4z), an action (pong, discard 3m), hint, or help (the "
+        "commands of the rule set played).  At the end the score is "
         "explained; the whole hand move by move with --replay (or type replay at the end).",
     )
     p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")

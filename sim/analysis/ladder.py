@@ -24,6 +24,8 @@ process).  :func:`add_bot` (``caishen ladder --add SPEC --out OUT``) appends
 one bot to a ladder: the pairs already played keep their directories and are
 not played again (the new bot takes the next index, so no pair is
 renumbered); only its pairs with every other bot are played, on the same walls.
+Adding a bot the ladder holds already (an interrupted ``--add`` run again)
+adds nothing and resumes the ladder.
 
 The numbers (:func:`summarize_ladder`), all over the walls that every pair
 has finished (the wall is the independent unit):
@@ -264,8 +266,12 @@ def add_bot(out: str | os.PathLike, spec: str) -> LadderConfig:
     bot list one longer and nothing else changed; the pairs played so far
     keep their directories, so :func:`run_ladder` with the returned
     configuration plays only the new bot's pairs (and finishes any pair left
-    unfinished).  Raises ``ValueError`` if ``out`` holds no ladder, the ladder
-    is full (:data:`MAX_BOTS`), or ``spec`` cannot play its rule set.
+    unfinished).  A ``spec`` whose normal form (:func:`caishen.sim.bots.registry.normalize`)
+    is one of the ladder's bots already adds nothing: the stored configuration
+    is returned unchanged, so rerunning an interrupted ``--add`` resumes it
+    (:func:`bot_index` tells the two apart).  Raises ``ValueError`` if ``out``
+    holds no ladder, the ladder is full (:data:`MAX_BOTS`), or ``spec`` cannot
+    play its rule set.
     """
     out = Path(out)
     if not out.is_dir():
@@ -273,6 +279,8 @@ def add_bot(out: str | os.PathLike, spec: str) -> LadderConfig:
     with safeio.DirLock(out, "ladder"):
         safeio.refuse_links(out)
         config = read_config(out)
+        if bot_index(config, spec) is not None:
+            return config
         if len(config.bots) >= MAX_BOTS:
             raise ValueError(f"the ladder in {str(out)!r} holds {len(config.bots)} bots already; at most {MAX_BOTS}")
         specs = check_bots([*config.bots, spec], config.rules, config.options)
@@ -281,9 +289,30 @@ def add_bot(out: str | os.PathLike, spec: str) -> LadderConfig:
     return new
 
 
+def bot_index(config: LadderConfig, spec: str) -> int | None:
+    """The index of bot ``spec`` (compared in the registry's normal form) in ``config.bots``, the first if it
+    is there twice; None if it is not there.  Raises ``ValueError`` for a spec the registry cannot parse."""
+    from caishen.sim.bots.registry import normalize
+
+    spec = normalize(spec)
+    return config.bots.index(spec) if spec in config.bots else None
+
+
 # ---------------------------------------------------------------------------
 # playing
 # ---------------------------------------------------------------------------
+def pair_done(run_dir: str | os.PathLike) -> bool:
+    """True if the match in ``run_dir`` has every chunk written and recorded (a quick look: sizes and
+    footers, no checksums; :func:`caishen.sim.selfplay.runner.run` still verifies it in full)."""
+    from caishen.sim.selfplay import manifest, rundir
+
+    if not (Path(run_dir) / rundir.RUN_JSON).is_file():
+        return False
+    try:
+        check = manifest.verify(run_dir, checksums=False)
+    except (ValueError, OSError):
+        return False
+    return len(check.ok) == check.n_chunks
 def run_ladder(config: LadderConfig, out: str | os.PathLike, *, workers: int | None = None, backend: str = "local",
                ray_address: str | None = None, progress: bool = True, log=None) -> dict:
     """Play (or resume) every pair of ``config`` into ``out``, then write and return :func:`summarize_ladder`.
@@ -307,11 +336,13 @@ def run_ladder(config: LadderConfig, out: str | os.PathLike, *, workers: int | N
         todo = pairs_of(len(config.bots))
         for k, (i, j) in enumerate(todo):
             d = pair_dir(out, i, j)
+            done = pair_done(d)
             if log is not None:
-                log(f"pair {k + 1}/{len(todo)}: {config.bots[i]} vs {config.bots[j]} -> {d}")
+                head = f"pair {k + 1}/{len(todo)}: {config.bots[i]} vs {config.bots[j]}"
+                log(f"{head}: done, kept (not replayed)" if done else f"{head} -> {d}")
             pair = config.pair_config(i, j)
             runner.run(pair, d, workers=seat_workers(pair.policies, workers), backend=backend,
-                       ray_address=ray_address, progress=progress, chunk_fn=arena.CHUNK_FNS[2])
+                       ray_address=ray_address, progress=progress and not done, chunk_fn=arena.CHUNK_FNS[2])
         summary = summarize_ladder(out, config)
         save_tables(out, summary)
     return summary

@@ -124,6 +124,15 @@ def run_kind(run_dir) -> str:
                      "study (no study.json), a ladder (no ladder.json) or a 飘 answer (no piao_answer.json)")
 
 
+def stamp(fig, label: str):
+    """Write ``label`` under everything ``fig`` draws, flush with its right edge: below the lowest tick label
+    and axis label, so it overlaps nothing (the PNG, saved with ``bbox_inches="tight"``, grows to hold it).
+    Returns the text artist."""
+    box = fig.get_tightbbox()  # inches, every artist drawn so far
+    w, h = fig.get_size_inches()  # in figure fractions: savefig's tight box moves those, not inches
+    return fig.text(box.x1 / w, (box.y0 - 2 / 72) / h, label, ha="right", va="top", fontsize=6.5, color="#666")
+
+
 class _Page:
     """Figures and tables collected for one HTML page; PNG files written beside it."""
 
@@ -158,7 +167,7 @@ class _Page:
 
     def figure(self, fig, name: str, caption: str):
         if self.label:  # bots, size and seed on every figure (it may travel without the page)
-            fig.text(0.995, 0.005, ascii_label(self.label), ha="right", va="bottom", fontsize=6.5, color="#666")
+            stamp(fig, ascii_label(self.label))
         path = self.dir / f"fig-{name}.png"
         data = save_figure(fig, path, dpi=110, bbox_inches="tight")
         self.files.append(path.name)

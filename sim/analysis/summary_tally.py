@@ -42,7 +42,7 @@ SUMMARY_COLUMNS = ["section", "metric", "group", "n", "value", "ci_low", "ci_hig
 OBSERVATIONAL = "飘财 observational"
 #: what the summary says of that section (``definitions["observational"]``)
 OBSERVATIONAL_NOTE = ("飘 minus comparable compares seat-hands that did and did not 飘: a selection effect, not the "
-                      "value of 飘 (caishen.sim.analysis.piao_study gives the counterfactual answer; caishen sweep compares "
+                      "value of 飘 (the command caishen piao gives the counterfactual answer; caishen sweep compares "
                       "policies on the same walls)")
 #: what each 飘 rate of the summary counts (``definitions["飘 rates"]``, printed under the table)
 PIAO_RATE_DEFINITIONS = (
