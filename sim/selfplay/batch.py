@@ -157,10 +157,12 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     step.  Returns ``(hand, error)``: ``(-1, 0)`` when all is well, else the
     hand and the ``ERR_*`` code of the first violation (an illegal bot
     action is reported as ``-1``).  A Python wrapper of
-    :func:`_play_batch_walls` with an empty bot context.
+    :func:`_play_batch_walls` with an empty bot context (no search; every kernel takes a
+    :class:`~caishen.sim.bots.registry.BotContext`, even for kernel policies only).
     """
+    bx = make_context(None, None, np.zeros((N_SEATS, 1)), seed, search=False)
     return _play_batch_walls(seed, -1, n_hands, match_len, policies, ep, rp, tabs, _check_arg(check), st, rec, work,
-                             chance, None)
+                             chance, bx)
 
 
 def _check_arg(check: bool):
