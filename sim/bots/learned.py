@@ -113,6 +113,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -152,7 +153,8 @@ from caishen.sim.engine import (
 
 __all__ = ["FORMAT", "ARCH", "ARCH_CONV", "ARCHS", "ARCH_CODES", "MAX_FILE", "MAX_HIDDEN", "MAX_CHANNELS", "N_ACTION",
            "N_CONTEXT", "N_PLANES", "N_HEADS", "KERNEL", "MEMBERS", "CONV_MEMBERS", "load_learned", "save_learned", "from_tuned",
-           "conv_from_tuned", "header", "conv_header", "pack", "unpack", "new_scratch", "conv_forward", "decisions"]
+           "conv_from_tuned", "header", "conv_header", "pack", "unpack", "new_scratch", "conv_forward", "decisions",
+           "LearnedScratch"]
 
 #: the ``format`` of a weights file's header
 FORMAT = "caishen-learned-1"
@@ -435,18 +437,33 @@ def load_learned(path, rules: str | None = None) -> tuple[np.ndarray, dict]:
     return pack(arrays, hdr["arch"]), hdr
 
 
-def new_scratch():
-    """The learned bots' scratch (its slot of the bot context, ``bx.slots[0]``): ``(planes: uint8[76, 34], fb:
-    float64[6, 256], acts: int64[40], rows, cols, scale, xs: float64[40, 17], kinds: float64[15, 34], conv:
-    float64[2, 34, 64], score: float64[2, 34], cand: int64[40], need: uint8[34])`` with the ``context`` tables
-    (``xs[i]``: candidate ``i``'s action features; ``kinds``, ``conv``, ``score``: the conv's input planes,
-    layer outputs and score map; ``cand[i]``: the conv score candidate ``i`` reads, ``h * 34 + kind``, -1
-    none; ``need``: the kinds whose scores the decision reads)."""
+class LearnedScratch(NamedTuple):
+    """The learned bots' scratch (:func:`new_scratch`): their slot of the bot context (``bx.slots[0]``,
+    :mod:`caishen.sim.bots.registry`), filled by :func:`_learned_scores` at each decision."""
+
+    planes: np.ndarray  #: uint8[76, 34]: the ``planes`` feature set of the seat's view (the MLP's context input)
+    vectors: np.ndarray  #: float64[6, 256]: rows ``_R_*``: the context, the hidden units, a candidate, the logits
+    actions: np.ndarray  #: int64[40]: the candidates' actions, the first ``n``
+    ctx_rows: np.ndarray  #: int64[83]: context input ``j`` is ``planes[ctx_rows[j], ctx_cols[j]] * ctx_scale[j]``
+    ctx_cols: np.ndarray  #: int64[83]: (:func:`caishen.sim.bots.features.context_tables`)
+    ctx_scale: np.ndarray  #: float64[83]
+    features: np.ndarray  #: float64[40, 17]: each candidate's ``action`` features
+    kinds: np.ndarray  #: float64[15, 34]: the conv's input planes (the ``kinds`` feature set)
+    conv: np.ndarray  #: float64[2, 34, 64]: the conv's layer outputs, kind-major
+    score: np.ndarray  #: float64[2, 34]: the conv's score map (row 0 discard, row 1 claim)
+    cand: np.ndarray  #: int64[40]: the score candidate ``i`` reads, ``h * 34 + kind``, -1 none
+    need: np.ndarray  #: uint8[34]: the kinds whose scores the decision reads
+
+
+def new_scratch() -> LearnedScratch:
+    """A zeroed :class:`LearnedScratch` with the ``context`` tables
+    (:func:`caishen.sim.bots.features.context_tables`)."""
     rows, cols, scale = context_tables()
-    return (np.zeros((FEATURE_SETS["planes"].rows, N_KINDS), np.uint8), np.zeros((6, MAX_HIDDEN)),
-            np.zeros(MAX_CANDIDATES, np.int64), rows, cols, scale, np.zeros((MAX_CANDIDATES, N_ACTION)),
-            np.zeros((N_PLANES, N_KINDS)), np.zeros((2, N_KINDS, MAX_CHANNELS)), np.zeros((N_HEADS, N_KINDS)),
-            np.full(MAX_CANDIDATES, -1, np.int64), np.zeros(N_KINDS, np.uint8))
+    return LearnedScratch(np.zeros((FEATURE_SETS["planes"].rows, N_KINDS), np.uint8), np.zeros((6, MAX_HIDDEN)),
+                          np.zeros(MAX_CANDIDATES, np.int64), rows, cols, scale, np.zeros((MAX_CANDIDATES, N_ACTION)),
+                          np.zeros((N_PLANES, N_KINDS)), np.zeros((2, N_KINDS, MAX_CHANNELS)),
+                          np.zeros((N_HEADS, N_KINDS)), np.full(MAX_CANDIDATES, -1, np.int64),
+                          np.zeros(N_KINDS, np.uint8))
 
 
 def conv_forward(row: np.ndarray, kinds: np.ndarray) -> np.ndarray:
@@ -461,9 +478,9 @@ def conv_forward(row: np.ndarray, kinds: np.ndarray) -> np.ndarray:
     if kinds.shape != (N_PLANES, N_KINDS):
         raise ValueError(f"conv_forward: kinds must be float[{N_PLANES}, {N_KINDS}], got {list(kinds.shape)}")
     lx = new_scratch()
-    lx[11][:] = 1
-    _conv_map(row[1:], kinds, lx[8], lx[9], lx[11])
-    return lx[9].copy()
+    lx.need[:] = 1
+    _conv_map(row[1:], kinds, lx.conv, lx.score, lx.need)
+    return lx.score.copy()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -613,18 +630,18 @@ def _conv_map(q, kinds, cb, score, need):
 def _claim_candidate(p, lx, n, act, base, after, is_pong, opens, gone, conv, tile):
     """Candidate ``n`` of a claim of ``tile``: ``act`` leaving shanten ``after``; returns ``n + 1``.  ``conv``:
     the conv's claim score of the tile is added (else the MLP residual)."""
-    x = lx[6][n]
+    x = lx.features[n]
     x[:] = 0.0
     x[12] = 1.0
     x[13] = base - after
     x[14] = opens
     x[15] = 1.0 if is_pong else 0.0
     x[16] = gone
-    fb = lx[1]
-    lx[2][n] = act
+    fb = lx.vectors
+    lx.actions[n] = act
     if conv:
-        lx[10][n] = N_KINDS + tile
-        fb[_R_LOGIT, n] = _claim_linear(p[_HDR:_HDR + N_ACTION], base, after, is_pong, opens, gone) + lx[9][1, tile]
+        lx.cand[n] = N_KINDS + tile
+        fb[_R_LOGIT, n] = _claim_linear(p[_HDR:_HDR + N_ACTION], base, after, is_pong, opens, gone) + lx.score[1, tile]
     else:
         fb[_R_LOGIT, n] = (_claim_linear(p[_HDR:_HDR + N_ACTION], base, after, is_pong, opens, gone)
                            + _residual(p, x, fb[_R_HC], fb[_R_H1], fb[_R_H2]))
@@ -633,12 +650,13 @@ def _claim_candidate(p, lx, n, act, base, after, is_pong, opens, gone, conv, til
 
 @njit(cache=True)
 def _learned_scores(row, st, ep, tabs, mask, work, lx):
-    """Fill the candidates of the decision (``lx[2][:n]`` actions, ``lx[1][5, :n]`` logits,
-    ``lx[6][:n]`` their action features; MLP: ``lx[1][0]`` the context; conv: ``lx[7]`` the planes,
-    ``lx[9]`` the score map, ``lx[10][:n]`` the score each candidate reads) and return ``n``; 0 for a
+    """Fill the candidates of the decision (``lx.actions[:n]``, ``lx.vectors[_R_LOGIT, :n]`` their logits,
+    ``lx.features[:n]`` their action features; MLP: ``lx.vectors[_R_CTX]`` the context; conv: ``lx.kinds``
+    the planes, ``lx.score`` the score map, ``lx.cand[:n]`` the score each candidate reads) and return
+    ``n``; 0 for a
     decision the fixed rules make (win, kong, 硬子).  ``row``: the kernel row (its arch code, then the
-    body); ``lx``: :func:`new_scratch`."""
-    planes, fb, acts, rows, cols, scale, xs = lx[0], lx[1], lx[2], lx[3], lx[4], lx[5], lx[6]
+    body); ``lx``: the :class:`LearnedScratch`."""
+    planes, fb, acts, xs = lx.planes, lx.vectors, lx.actions, lx.features
     conv = row[0] == _CODE_CONV
     p = row[1:]
     phase = st.sc[SC_PHASE]
@@ -655,18 +673,18 @@ def _learned_scores(row, st, ep, tabs, mask, work, lx):
     else:
         base, pong, kong, c0, c1, c2 = _claim_shanten(st, ep, tabs, mask, work)
     if conv:
-        need = lx[11]
+        need = lx.need
         for k in range(N_KINDS):
             need[k] = 1 if phase == PH_TURN and mask[A_DISCARD + k] else 0
         if phase != PH_TURN:
             need[st.sc[SC_TILE]] = 1
-        _encode_kinds(st, s, joker, planes, lx[7])
-        _conv_map(p, lx[7], lx[8], lx[9], need)
+        _encode_kinds(st, s, joker, planes, lx.kinds)
+        _conv_map(p, lx.kinds, lx.conv, lx.score, need)
     else:
-        _encode_context(st, s, joker, planes, rows, cols, scale, fb[_R_CTX])
+        _encode_context(st, s, joker, planes, lx.ctx_rows, lx.ctx_cols, lx.ctx_scale, fb[_R_CTX])
         _context_hidden(p, fb[_R_CTX], fb[_R_HC])
-    score = lx[9]
-    cand = lx[10]
+    score = lx.score
+    cand = lx.cand
     lin = p[_HDR:_HDR + N_ACTION]
     n = 0
     if phase == PH_TURN:
@@ -731,8 +749,8 @@ def _learned_action(p, st, ep, tabs, mask, work, lx):
     if mask[A_WIN]:
         return A_WIN
     n = _learned_scores(p, st, ep, tabs, mask, work, lx)
-    acts = lx[2]
-    logit = lx[1][_R_LOGIT]
+    acts = lx.actions
+    logit = lx.vectors[_R_LOGIT]
     if st.sc[SC_PHASE] == PH_TURN:
         if n == 0:  # a kong of the fixed rules
             kong, _ = _turn_context(st, ep, tabs, mask, work, False)
@@ -800,16 +818,16 @@ def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed:
             _legal_mask(st, ep)
             n, a = _scores_and_action(row, st, ep, tabs, work, lx)
             if n and i < n_rows:
-                out["ctx"][i] = lx[1][_R_CTX, :N_CONTEXT]
-                out["x"][i, :n] = lx[6][:n]
+                out["ctx"][i] = lx.vectors[_R_CTX, :N_CONTEXT]
+                out["x"][i, :n] = lx.features[:n]
                 out["n"][i] = n
-                out["logits"][i, :n] = lx[1][_R_LOGIT, :n]
-                out["actions"][i, :n] = lx[2][:n]
+                out["logits"][i, :n] = lx.vectors[_R_LOGIT, :n]
+                out["actions"][i, :n] = lx.actions[:n]
                 out["chosen"][i] = a
                 out["claim"][i] = st["sc"][SC_PHASE] != PH_TURN
                 if conv:
-                    out["kinds"][i] = lx[7]
-                    out["cand"][i, :n] = lx[10][:n]
+                    out["kinds"][i] = lx.kinds
+                    out["cand"][i, :n] = lx.cand[:n]
                 i += 1
             _step(st, ep, rp, tabs, a)
     return out

@@ -162,7 +162,7 @@ def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, r
                     p = bx.weights[s]
                     n = _learned_scores(p, st, ep, tabs, st.mask, work, lx)
                     if n >= 2:
-                        fb = lx[1]
+                        fb = lx.vectors
                         turn = st.sc[SC_PHASE] == PH_TURN
                         b = np.int64(0)  # not the constant 0: typing the loop would compile _label_state for it
                         best = fb[_R_LOGIT, 0]
@@ -171,17 +171,17 @@ def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, r
                                 best = fb[_R_LOGIT, i]
                                 b = i
                         ctx[count, :] = fb[_R_CTX, :N_CONTEXT]
-                        xs[count, :n, :] = lx[6][:n]
+                        xs[count, :n, :] = lx.features[:n]
                         ns[count] = n
-                        actions[count, :n] = lx[2][:n]
+                        actions[count, :n] = lx.actions[:n]
                         base[count] = b
                         claim[count] = not turn
                         if conv:
                             for r in range(kinds.shape[1]):
                                 for k in range(kinds.shape[2]):
-                                    kinds[count, r, k] = np.uint8(np.int64(lx[7][r, k] * KINDS_SCALE + 0.5))
+                                    kinds[count, r, k] = np.uint8(np.int64(lx.kinds[r, k] * KINDS_SCALE + 0.5))
                             for i in range(n):
-                                cand[count, i] = np.int8(lx[10][i])
+                                cand[count, i] = np.int8(lx.cand[i])
                         acts = actions[count]
                         _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, rng, n_det, b,
                                      adv[count], vals, pol)
