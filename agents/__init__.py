@@ -1,7 +1,7 @@
 """Bots for the Python step API (:class:`caishen.sim.engine.Game`) and the environments, and the trainers.
 
 Every kernel bot's step-API face is :mod:`caishen.sim.bots.agent`
-(re-exported here: :class:`Agent`, :func:`make_agent`, ...):
+(its classes re-exported here: :class:`Agent`, ...); :func:`make_agent` is the one factory of every bot:
 
 >>> from caishen.sim.engine import Game
 >>> from caishen.sim.rules import DEFAULT
@@ -33,7 +33,7 @@ __all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "make_agent"]
 
 def make_agent(policy: str = "greedy", seed=None) -> Agent:
     """An agent for every spec of the bot registry (:mod:`caishen.sim.bots.registry`): a kernel bot's
-    (:func:`caishen.sim.bots.agent.make_agent`), or ``'ppo:PATH'`` (a trained checkpoint,
+    (:func:`caishen.sim.bots.agent.kernel_agent`), or ``'ppo:PATH'`` (a trained checkpoint,
     :class:`caishen.agents.ppo.PPOAgent`; ``ValueError`` if ``PATH`` is no checkpoint, ``ImportError``
     without the ``[rl]`` extra).  A bad spec raises the registry's ``ValueError``."""
     from caishen.sim.bots import registry
@@ -43,4 +43,4 @@ def make_agent(policy: str = "greedy", seed=None) -> Agent:
         from caishen.agents.ppo import PPOAgent  # lazy: torch only when a PPO agent is asked for
 
         return PPOAgent(bot.arg)
-    return _agent.make_agent(bot.spec, seed)
+    return _agent.kernel_agent(bot.spec, seed)

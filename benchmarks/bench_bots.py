@@ -48,14 +48,15 @@ def arena_vs_simulate(rules: str, policies: str, hands: int, seed: int = 1) -> t
     walls = hands // n_s
     filled = ",".join(specs[i] for i in arena.fill_seats(len(specs)))
     with tempfile.TemporaryDirectory() as d:
-        arena.play_match(rules, specs, 4, seed, f"{d}/warm", workers=1, progress=False)
+        arena.play_match(rules, specs, 4, seed, f"{d}/warm", workers=1, progress=False, schedule="rotate")
         sim_cfg = runner.make_config(rules, walls * n_s, seed, policies=filled, chunk_size=walls * n_s // 4)
         runner.run(sim_cfg, f"{d}/warm_sim", workers=1, progress=False)
         t = time.process_time()
         runner.run(sim_cfg, f"{d}/sim", workers=1, progress=False)
         t_sim = time.process_time() - t
         t = time.process_time()
-        arena.play_match(rules, specs, walls, seed, f"{d}/arena", chunk_walls=walls // 4, workers=1, progress=False)
+        arena.play_match(rules, specs, walls, seed, f"{d}/arena", chunk_walls=walls // 4, workers=1, progress=False,
+                         schedule="rotate")  # the seatings of arena.seatings(n) above
         t_arena = time.process_time() - t
     return walls * n_s / t_arena, walls * n_s / t_sim
 

@@ -14,6 +14,9 @@
   stepped, observed and masked in one numba call).
 - :mod:`caishen.envs.observation`: the observation layouts every env shares
   (planes, the flat vector, the order-of-play block).
+- :mod:`caishen.envs.seats`: open seats, ``python:MODULE:FN`` and ``exec:CMD``
+  (:mod:`caishen.envs.exec_seat`), played beside the numba bots by the arena
+  host (:mod:`caishen.envs.arena_host`); importing this package registers it.
 
 >>> import gymnasium
 >>> from caishen.envs import env_id
@@ -28,6 +31,7 @@ from caishen.envs.batched import BatchedGames
 from caishen.envs.gym_env import ENV_IDS, MahjongEnv, env_id, register_envs  # registers the Gymnasium ids
 from caishen.envs.observation import N_PLANES, PLANES, encode
 from caishen.envs.pettingzoo_env import env, raw_env
+from caishen.envs import arena_host  # noqa: F401  (registers the host of the open seats, python: and exec:)
 from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, SingleGameEnv
 
 __all__ = [

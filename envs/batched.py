@@ -711,7 +711,7 @@ class BatchedGames:
         versus = self.mode == "versus"
         self.seat = _seat_or("seat", seat, "random") if versus else -1
         self.opponents = opponents
-        self._bots = self._bot_table(opponents) if versus else (np.zeros((N_SEATS, 2), np.int64), None)
+        self._bots = self._bot_table(opponents if versus else "greedy")  # self-play: a table no seat reads
         self.final_obs_enabled = bool(final_obs)
 
         self._cfg = np.zeros(N_C, np.int64)
@@ -893,6 +893,30 @@ class BatchedGames:
         empty_p = np.zeros((0, *self._x.shape), np.uint8)
         empty_f = np.zeros((0, flat_size(self.history)), np.float32)
         _observe_games(s.astype(np.int64), self.states, self._ep, self._cfg, self._x, self._scalar, self._inv_high,
+                       out if planes else empty_p, empty_f if planes else out)
+        return out
+
+    def observe_states(self, states, seats, out=None) -> np.ndarray:
+        """The observation of seat ``seats[i]`` in ``states[i]``, any engine states (``STATE_DTYPE[k]``: an
+        arena's games, :mod:`caishen.envs.seats`), in this batch's layout and options, as :meth:`observe`
+        (the same kernel): ``uint8[k, R, 34]`` or ``float32[k, F]`` (into ``out`` if given).  Needs no
+        :meth:`reset`.  Raises ``ValueError`` for states of another dtype or seats that are not ``k`` seats
+        0..3."""
+        if not isinstance(states, np.ndarray) or states.dtype != self.states.dtype or states.ndim != 1:
+            raise ValueError("states must be a one-dimensional array of engine states (caishen.sim.engine.new_state)")
+        k = len(states)
+        s = np.asarray(seats)
+        if s.shape != (k,) or s.dtype.kind not in "iu" or ((s < 0) | (s >= N_SEATS)).any():
+            raise ValueError(f"seats must be {k} seats 0..3, got {short_repr(seats)}")
+        shape = (k, *self.obs_shape)
+        if out is None:
+            out = np.zeros(shape, self.obs_dtype)
+        elif not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != self.obs_dtype:
+            raise ValueError(f"out must be a {self.obs_dtype}{list(shape)} array")
+        planes = self.layout == "planes"
+        empty_p = np.zeros((0, *self._x.shape), np.uint8)
+        empty_f = np.zeros((0, flat_size(self.history)), np.float32)
+        _observe_games(s.astype(np.int64), states, self._ep, self._cfg, self._x, self._scalar, self._inv_high,
                        out if planes else empty_p, empty_f if planes else out)
         return out
 

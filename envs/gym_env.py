@@ -135,7 +135,7 @@ from gymnasium import spaces
 
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.base import DEFAULT
-from caishen.sim.bots.agent import Agent, make_agent
+from caishen.sim.bots.agent import Agent, kernel_agent
 from caishen.envs.observation import N_PLANES, PLANE_HIGH, encode
 from caishen.envs.render import render_text
 from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
@@ -228,9 +228,9 @@ class MahjongEnv(gymnasium.Env):
             if isinstance(spec, Agent):
                 self._bots[p] = spec
             elif registry.parse(spec).code == POLICY_RANDOM or registry.has_data(spec):  # their own streams
-                self._bots[p] = make_agent(spec, seed=int(self.np_random.integers(2**63)))
+                self._bots[p] = kernel_agent(spec, seed=int(self.np_random.integers(2**63)))
             else:
-                self._bots[p] = make_agent(spec)
+                self._bots[p] = kernel_agent(spec)
 
     def _play_bots(self) -> None:
         """Let the bots act until the learning seat must decide or the hand is over."""

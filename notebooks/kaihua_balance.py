@@ -21,7 +21,7 @@ import pandas as pd
 from caishen.sim.analysis import balance
 from caishen.sim.rules.kaihua import analysis as KA
 from caishen.sim import safeio
-from caishen.sim.analysis.report import ascii_label, save_figure
+from caishen.sim.analysis.report import save_figure
 from caishen.sim.selfplay.batch import play_batch
 
 #: the option settings compared on the same walls
@@ -48,29 +48,20 @@ def kaihua_study(hands: int = 200_000, seed: int = 21, policies: str = "greedy",
     opts = balance.compare_options(settings or SETTINGS, option_hands or hands // 4, seed, "kaihua", policies,
                                    tables=(KA.balance,))
     if figures is not None:
-        _figures(types, Path(figures))
+        _figures(types, Path(figures),
+                 f"kaihua, {policies} at every seat, {hands:,} hands in 16-hand matches, seed {seed}")
     return {"types": types, "balance": bal, "options": opts, "seconds": time.perf_counter() - t0}
 
 
-def _figures(types: pd.DataFrame, out: Path) -> None:
-    import matplotlib
+def _figures(types: pd.DataFrame, out: Path, note: str = "") -> None:
+    """The hand types' points when they fire against their frequency, log-log, with 95% intervals (the figure of
+    `caishen balance`, `caishen.sim.analysis.balance_sections.value_figure`); ``note``: bots, size and seed."""
+    from caishen.sim.analysis.balance_sections import value_figure, value_frequency
+    from caishen.sim.analysis.report import _plt
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _plt()
     safeio.make_dir(out)
-    f = types[(types["metric"] == "frequency") & (types["value"] > 0)]
-    p = types[types["metric"] == "points when it fires"].set_index("group").loc[f["group"]]
-    fig, ax = plt.subplots(figsize=(7, 5))
-    ax.scatter(f["value"], p["value"])
-    for g, x, y in zip(f["group"], f["value"], p["value"]):
-        ax.annotate(ascii_label(g.split(" (")[0]), (x, y), fontsize=7, xytext=(3, 2), textcoords="offset points")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("frequency (share of won hands)")
-    ax.set_ylabel("points when it fires")
-    ax.set_title("Kaihua hand types and exponents")
-    fig.tight_layout()
+    fig = value_figure(plt, value_frequency({"hand_types": types}), note)
     save_figure(fig, out / "kaihua_balance.png", dpi=100)
     plt.close(fig)
 

@@ -4,8 +4,11 @@
 # A jupytext percent script (`python notebooks/option_sweep.py`), the same as
 #
 #     caishen sweep --rules kaihua --option failed_piao_factor=1,2,3 \
-#         --policy threshold:0,threshold:20,threshold:40,never --walls 50000 --out runs/s1
+#         --policy never,threshold:20,threshold:40,always,piao_table --walls 50000 --out runs/s1
 #
+# (the first form of this study had only `threshold:0,20,40` and `never` on its policy axis, and so said
+# "threshold:40 is best at every factor"; with `always` and `piao_table` on the axis that no longer holds at
+# factor 2: `within_factor` compares every pair of policies at each factor, Bonferroni-adjusted).
 # Each policy is one seat's (the *hero*, at every seat in turn); the other
 # three play greedy; every grid point plays the same 50,000 walls, each its
 # own one-hand match, so the differences are paired wall by wall
@@ -21,7 +24,7 @@ from pathlib import Path
 
 from caishen.sim.analysis import study
 
-POLICIES = "threshold:0,threshold:20,threshold:40,never"
+POLICIES = "never,threshold:20,threshold:40,always,piao_table"
 
 
 def sweep_study(out, walls: int = 50_000, seed: int = 0, factors: str = "1,2,3", policies: str = POLICIES,
@@ -31,6 +34,26 @@ def sweep_study(out, walls: int = 50_000, seed: int = 0, factors: str = "1,2,3",
     table = study.sweep("kaihua", out, options=[f"failed_piao_factor={factors}"], policies=policies, walls=walls,
                         seed=seed, baseline="policy=never", workers=workers, progress=progress)
     return {"table": table, "seconds": time.perf_counter() - t0}
+
+
+def within_factor(out, confidence: float = 0.95):
+    """Every pair of hero policies at each factor, on the same walls (the per-wall points of the sweep in
+    ``out``): :func:`caishen.sim.analysis.piao_answer.pairwise`, Bonferroni over the pairs of one factor; a
+    DataFrame with a first column ``failed_piao_factor``."""
+    import pandas as pd
+
+    from caishen.sim.analysis.piao_answer import pairwise
+    from caishen.sim.analysis.power import _sweep_wall_values
+
+    doc = study.read_sweep_json(out)
+    vals = _sweep_wall_values(Path(out), doc, "score")
+    out_rows = []
+    for f in doc["grid"]["axes"]["failed_piao_factor"]:
+        v = {p: vals[f"failed_piao_factor={f} policy={p}"] for p in doc["grid"]["axes"]["policy"]}
+        t = pairwise(v, confidence)
+        t.insert(0, "failed_piao_factor", str(f))
+        out_rows.append(t)
+    return pd.concat(out_rows, ignore_index=True)
 
 
 def answer(r: dict) -> str:
@@ -58,3 +81,6 @@ if __name__ == "__main__":
     r = sweep_study(Path(args.out), args.walls, args.seed, workers=args.workers)
     print(study.format_table(r["table"], metrics=("score", "piao", "failed_piao", "win")))
     print(f"\n({r['seconds']:.0f} s) " + answer(r))
+    w = within_factor(Path(args.out))
+    print(w[["failed_piao_factor", "a", "b", "walls_differ", "diff", "ci_low", "ci_high", "p_holm"]].round(4)
+          .to_string(index=False))

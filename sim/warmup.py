@@ -239,7 +239,9 @@ class _KernelBar:
 
         total, seconds = estimates(prefix)
         about = f" (about {seconds:.0f} s here last time)" if seconds else ""
-        self.bar = tqdm(total=total, file=out, unit="kernel", leave=False, dynamic_ncols=True,
+        # drawn at every kernel (a compile is slow enough), never skipped for tqdm's minimum interval
+        self.bar = tqdm(total=total, file=out, unit="kernel", leave=False, dynamic_ncols=True, mininterval=0,
+                        miniters=1,
                         desc=f"{prefix}: compiling{about}", bar_format="{desc}: kernel {n_fmt} of {total_fmt} "
                         "{bar} [{elapsed}<{remaining}]" if total else "{desc}: kernel {n_fmt} [{elapsed}]")
 

@@ -284,3 +284,99 @@ def test_cluster_totals_are_int64_for_small_integer_columns():
     assert b.total(np.tile(x, 4), inv=b.inv4).tolist() == [6400] * 4
     shuffled = balance._Batch(df.iloc[np.r_[0:8, 32:40, 8:32, 40:64]])  # matches not in consecutive rows
     assert shuffled.starts is None and shuffled.total(x).tolist() == [1600] * 4
+
+
+# --------------------------------------------------------------- sessions and the balance report (issue 47 item 2)
+def ref_placement(totals):
+    """Places by total, ties shared, slowly: a seat tied with e others gets 1/(e+1) of each place they span."""
+    out = np.zeros((4, 4))
+    for i in range(4):
+        above = sum(1 for j in range(4) if totals[j] > totals[i])
+        tied = sum(1 for j in range(4) if totals[j] == totals[i])
+        for p in range(above, above + tied):
+            out[i, p] = 1 / tied
+    return out
+
+
+def test_placements_share_ties_as_the_reference():
+    from caishen.sim.analysis.sessions import placements
+
+    rng = np.random.default_rng(4)
+    t = rng.integers(-3, 4, (500, 4))  # many ties
+    got = placements(t)
+    for g in range(len(t)):
+        np.testing.assert_allclose(got[g], ref_placement(t[g].tolist()))
+    assert np.allclose(got.sum(axis=2), 1) and np.allclose(got.sum(axis=1), 1)
+
+
+def test_sessions_by_starting_seat_match_pandas(kaihua_df):
+    from caishen.sim.analysis.sessions import STARTING_SEATS, Sessions, placements
+
+    ses = Sessions(kaihua_df.columns, 16)
+    half = len(kaihua_df) // 32 * 16  # two batches of whole matches
+    ses.add(kaihua_df.iloc[:half]).add(kaihua_df.iloc[half:].reset_index(drop=True))
+    df = kaihua_df
+    mid = df["hand_id"] - df["match_hand"]
+    first = df[df["match_hand"] == 0].set_index(mid[df["match_hand"] == 0])["dealer"]
+    tot = df.groupby(mid)[[f"score_{s}" for s in range(4)]].sum()
+    n = df.groupby(mid).size()
+    tot, first = tot[n == 16], first[n[n == 16].index]
+    by_start = np.stack([tot.to_numpy()[np.arange(len(tot)), (first.to_numpy() + k) % 4] for k in range(4)], axis=1)
+    np.testing.assert_array_equal(ses.totals_by_start(), by_start)
+    pl = ses.placement().set_index(["starting_seat", "metric"])
+    cred = placements(by_start)
+    for k in range(4):
+        assert pl.loc[(STARTING_SEATS[k], "place 1"), "value"] == pytest.approx(cred[:, k, 0].mean())
+        assert pl.loc[(STARTING_SEATS[k], "mean placement"), "value"] == pytest.approx(
+            (cred[:, k, :] @ np.arange(1, 5)).mean())
+    means = pl.xs("mean placement", level="metric")["value"]
+    assert means.mean() == pytest.approx(2.5)
+    tt = ses.totals().set_index("starting_seat")
+    assert tt.loc["east (first dealer)", "q50"] == pytest.approx(np.quantile(by_start[:, 0], 0.5))
+    assert tt.loc["every seat", "mean"] == pytest.approx(0.0, abs=1e-9)  # zero-sum sessions
+
+
+def test_option_values_are_the_declared_options():
+    from caishen.sim.analysis.balance_report import option_values
+
+    v = option_values("kaihua")
+    assert v["discard_win"] == [True, False] and v["failed_piao_factor"] == [2, 1, 3]
+    assert v["discard_win_payment"][0] == "all_three" and "max_exponent" not in v  # default None: not varied
+    assert v["reserved_tiles"] == [20, 10, 30]
+    j = option_values("jiating")
+    assert j["cap"] == [200, 100, 300] and "pattern_points" not in j
+
+
+def test_caishen_balance_writes_one_report_and_resumes(engine_warm, tmp_path, capsys):
+    from caishen.cli import main
+
+    out = tmp_path / "b"
+    argv = ["balance", "--rules", "kaihua", "--hands", "480", "--bots", "greedy,never", "--option-walls", "24",
+            "--workers", "1", "--out", str(out), "--no-progress"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "dealer edge, greedy at every seat" in text and "balance.md" in text
+    md = (out / "balance.md").read_text()
+    for part in ("Command: `caishen balance --rules kaihua --hands 480", "Seed 0", "Readings", "## Answers",
+                 "Seat fairness over 16-hand sessions", "east", "Hand types: value against frequency",
+                 "options that move it most", "`failed_piao_factor=2`"):
+        assert part.lower() in md.lower(), part
+    assert (out / "report.html").stat().st_size > 10_000
+    for f in ("fig-placement.png", "fig-totals.png", "fig-value-frequency.png", "fig-options.png",
+              "fig-dealer-edge.png", "balance_options.csv", "balance_placement.csv"):
+        assert (out / f).stat().st_size > 0, f
+    opts = pd.read_csv(out / "balance_options.csv")
+    from caishen.sim.analysis.balance_report import option_values
+
+    assert set(opts["option"]) <= set(option_values("kaihua"))
+    assert (opts["walls"] == 24).all()
+    # discard_win=false is the largest mover of the dealer edge in greedy play (README: -0.83 of +1.11)
+    assert opts["dealer_edge_diff"].abs().max() > 0
+    ans = pd.read_csv(out / "balance_answers.csv")
+    assert set(ans["bot"]) == {"greedy", "never"} and ans["question"].str.startswith("dealer edge").sum() == 2
+    # resume: the same command plays nothing new and writes the same answers
+    assert main(argv) == 0
+    pd.testing.assert_frame_equal(pd.read_csv(out / "balance_answers.csv"), ans)
+    with pytest.raises(SystemExit):
+        main([*argv[:-3], "--seed", "1", "--out", str(out), "--no-progress"])
+    assert "holds another balance report" in capsys.readouterr().err

@@ -20,6 +20,9 @@ from caishen.sim.bots import registry
 RULES = ("kaihua", "jiating")
 #: a spec that parses but has no kernel (its file is only read when the agent is made)
 PPO = "ppo:no/such/model.safetensors"
+#: the open seats (python:, exec:): played by the arena host, not by every command; tests/test_seats.py plays them
+#: through each command that takes them, and the kernel seats refuse them with one reason
+OPEN = {k for k, v in registry.BOTS.items() if v.code == registry.POLICY_HOST}
 #: bad specs, each refused by every command with the parser's own message
 BAD = ("nope", "mc:0", "mc:4:random", "threshold:x", "threshold", "greedy:1", "tuned:/no/such/weights.json",
        "piao_table:0x1" + "0" * 16)
@@ -72,7 +75,7 @@ def test_every_command_accepts_every_spec_or_refuses_it_with_one_reason_K_9_1_J_
 
     net = learned.from_tuned(registry.load_tuned(rules)[0], rules=rules)  # a learned bot of this rule set
     specs = [*registry.examples(rules), PPO, f"learned:{learned.save_learned(tmp_path / 'net.npz', net)}"]
-    assert {s.partition(":")[0] for s in specs} == set(registry.BOTS)  # every bot of the registry
+    assert {s.partition(":")[0] for s in specs} == set(registry.BOTS) - OPEN  # every kernel bot of the registry
     for spec in specs:
         want = _expected(spec, rules)
         reasons = {}
@@ -152,8 +155,10 @@ def test_every_bot_command_help_lists_every_bot_on_its_own_line(capsys):
         lines = [line.strip() for line in out.splitlines()]
         for kind in registry.BOTS.values():
             listed = any(line.startswith(f"{kind.usage}: {kind.about[:20]}") for line in lines)
-            # the kernel bots these commands play; a step-API-only bot (ppo:PATH) is not theirs to list
-            assert listed == (kind.code != registry.POLICY_STEP_ONLY), (command, kind.name)
+            # the kernel bots these commands play; a step-API-only bot (ppo:PATH) is not theirs to list, the open
+            # seats (python:, exec:) only where the command plays through the arena host
+            want = kind.code >= 0 or (kind.code == registry.POLICY_HOST and command in cli.OPEN_SEAT_COMMANDS)
+            assert listed == want, (command, kind.name)
 
 
 def test_simulate_help_lists_exactly_the_specs_simulate_accepts(tmp_path, capsys):
@@ -176,7 +181,7 @@ def test_simulate_help_lists_exactly_the_specs_simulate_accepts(tmp_path, capsys
             except ValueError:
                 continue
             accepted.add(spec.partition(":")[0])
-    assert listed == accepted and "ppo" not in listed and "learned" in listed
+    assert listed - OPEN == accepted and "ppo" not in listed and "learned" in listed and OPEN <= listed
 
 
 def _without_learned(monkeypatch, tmp_path, rules: str) -> None:

@@ -114,10 +114,10 @@ def test_api_source_tree_follows_the_package_dir(tmp_path):
     for name, folder in mapping.items():
         if name != "caishen":  # caishen/ itself is a folder of links to caishen/'s entries
             assert dest.joinpath(*name.split(".")).resolve() == (ROOT / folder).resolve(), name
-    assert (dest / "caishen" / "sim" / "hand.py").resolve() == ROOT / "sim" / "hand.py"
+    assert (dest / "caishen" / "sim" / "hand").resolve() == ROOT / "sim" / "hand"
     assert (dest / "caishen" / "cli.py").exists() or (dest / "caishen" / "cli" / "__init__.py").exists()
     hooks.api_source_tree(ROOT, tmp_path / "api")  # laid out again over the old tree
-    assert (dest / "caishen" / "sim" / "hand.py").is_file()
+    assert (dest / "caishen" / "sim" / "hand" / "kernels.py").is_file()
 
 
 def test_rst_habits_become_markdown():

@@ -329,3 +329,53 @@ def test_check_bots_stores_the_registry_normal_form():
     """A ladder stores its bots as every command does (mc:02 is mc:2), so a rerun in either spelling resumes."""
     assert ladder.check_bots("greedy, mc:02", "kaihua", None) == ["greedy", "mc:2"]
     assert ladder.check_bots(["greedy", "mc:2"], "kaihua", None) == ["greedy", "mc:2"]
+
+
+# ---------------------------------------------------------------------------
+# adding a bot; open seats (issue 43)
+# ---------------------------------------------------------------------------
+def test_adding_a_bot_plays_only_its_pairs_and_gives_the_full_ladders_tables(played, tmp_path, capsys):
+    """``caishen ladder --add SPEC --out OUT``: the pairs already played keep their files untouched (not played
+    again), the new bot's pairs are played on the same walls, and the tables equal those of the ladder of all
+    the bots played at once."""
+    from caishen.cli import main
+
+    two = tmp_path / "two"
+    argv = [a if a != BOTS else "random,greedy" for a in ARGV]
+    assert main(["ladder", *argv, "--out", str(two)]) == 0
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in (two / ladder.PAIRS_DIR).rglob("*.parquet")}
+    assert before
+    capsys.readouterr()
+    assert main(["ladder", "--add", "random", "--out", str(two), "--workers", "1", "--no-progress"]) == 0
+    assert "2:`random`" in capsys.readouterr().out
+    for p, (mtime, data) in before.items():
+        assert p.stat().st_mtime_ns == mtime and p.read_bytes() == data, p
+    assert sorted(d.name for d in (two / ladder.PAIRS_DIR).iterdir()) == ["00-01", "00-02", "01-02"]
+    assert ladder.read_config(two).bots == tuple(BOTS.split(","))
+    for name in TABLES:
+        assert (two / name).read_bytes() == (played / name).read_bytes(), name
+
+
+def test_add_is_refused_without_a_ladder_or_with_configuration_flags(tmp_path, capsys):
+    from caishen.cli import main
+
+    for argv, msg in ((["--add", "greedy", "--out", str(tmp_path / "none")], "is not a ladder directory"),
+                      (["--add", "greedy", "--walls", "3", "--out", str(tmp_path)], "drop --walls"),
+                      (["--out", str(tmp_path / "x")], "ladder needs --walls")):
+        with pytest.raises(SystemExit) as e:
+            main(["ladder", *argv])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and msg in err, err
+
+
+def test_an_open_seat_joins_a_ladder(played, tmp_path):
+    """A python: seat added to a ladder plays its pairs through the arena host (in this process): its pair with
+    random is that of the numba random bot's in distribution only, but every pair is complete and rated."""
+    import caishen.envs  # noqa: F401  (the arena host)
+
+    out = tmp_path / "l"
+    shutil.copytree(played, out)
+    config = ladder.add_bot(out, "python:caishen.envs.seats:uniform_random")
+    summary = ladder.run_ladder(config, out, workers=2, progress=False)
+    assert summary["walls_done"] == WALLS and len(summary["bots_rows"]) == 4
+    assert summary["bots"][3] == "python:caishen.envs.seats:uniform_random"

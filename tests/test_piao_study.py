@@ -256,7 +256,8 @@ def test_piao_table_spec_parsing():
     assert parse(full.spec) == full  # the normal form round-trips (two's complement)
     assert parse("piao_table").code == POLICY_PIAO_TABLE
     assert parse(f"piao_table:{DEFAULT_PIAO_TABLE}").spec == "piao_table"  # the default table is one bot
-    for bad, msg in (("piao_table:x", "must be an integer"), ("piao_table:0x1" + "0" * 16, "0..2\\*\\*64-1"),
+    for bad, msg in (("piao_table:x", "its base bot: unknown policy 'x'"), ("piao_table:12x", "must be an integer"),
+                     ("piao_table:0x1" + "0" * 16, "0..2\\*\\*64-1"),
                      ("piao_table:" + "9" * 30, "64-bit")):
         with pytest.raises(ValueError, match=msg):
             parse(bad)
@@ -296,3 +297,139 @@ def test_J_4_declaration_points_are_studied(engine_warm, decision, hands):
     # the base branch never declares, the alternative does: the branches differ somewhere
     assert (df["alt_score"] != df["base_score"]).any()
     assert np.allclose(df["diff"], df["alt_score"] - df["base_score"])
+
+
+# --------------------------------------------------------------- issue 47: parts, own choice, tables on a base
+def ref_parts(st, s, factor=2):
+    """The 飘 parts of seat s in a finished Kaihua hand, from the record (K-6.5, K-8.1, K-9.3), slowly:
+    its own win's 飘 links doubled what it received (received x (1 - 2**-links)); another seat's win inside its
+    open circle cost it ``factor - 1`` times its own self-draw share."""
+    from caishen.sim.engine import SF_EXPONENT, SF_FAILED_PIAO, SF_PIAO_OPEN, SF_SCORE, SF_WIN_PIAO, SF_WON
+
+    seat = st["seat"]
+    dealer = int(st["sc"][SC_DEALER])
+    double = penalty = 0
+    for w in range(4):
+        if not seat[w, SF_WON]:
+            continue
+        if w == s:
+            links = int(seat[s, SF_WIN_PIAO])
+            double += int(seat[s, SF_SCORE]) - int(seat[s, SF_SCORE]) // 2 ** links
+        elif seat[s, SF_FAILED_PIAO] and seat[s, SF_PIAO_OPEN]:
+            base = 4 if dealer in (s, w) else 2
+            penalty -= (factor - 1) * base * 2 ** int(seat[w, SF_EXPONENT])
+    return double, penalty
+
+
+def test_K_9_3_K_6_5_piao_parts_match_the_record_reference(engine_warm):
+    from caishen.sim.analysis.piao_kernels import _piao_parts
+
+    seen = {"double": 0, "penalty": 0}
+    rng = np.random.default_rng(47)
+    from caishen.agents import make_agent
+
+    for _ in range(120):
+        g = Game("kaihua").reset(seed=int(rng.integers(2**32)), dealer=int(rng.integers(4)))
+        bots = [make_agent("always") for _ in range(4)]
+        while not g.done:
+            g.step(bots[int(g.state["sc"][SC_TO_ACT])].act(g))
+        for s in range(4):
+            got = _piao_parts(g.state, g._ep, g._rp, s)
+            ref = ref_parts(g.state, s)
+            assert tuple(int(x) for x in got) == ref, (s, got, ref)
+            seen["double"] += ref[0] != 0
+            seen["penalty"] += ref[1] != 0
+    assert seen["double"] > 0 and seen["penalty"] > 0  # both parts occur in these hands
+
+
+def test_K_9_3_the_penalty_part_is_what_the_failed_piao_factor_costs(engine_warm):
+    """A payment-only option leaves the play alone: factor 2 minus factor 1 is the penalty part, point by point."""
+    a = study_chunk(23, 250, rollouts=2, policies="greedy", per_hand=True)
+    b = study_chunk(23, 250, rollouts=2, policies="greedy", per_hand=True, options={"failed_piao_factor": 1})
+    assert len(a) == len(b) > 10 and (b["alt_penalty"] == 0).all()
+    np.testing.assert_allclose(a["alt_score"] - b["alt_score"], a["alt_penalty"])
+    np.testing.assert_allclose(a["base_score"] - b["base_score"], a["base_penalty"])
+    assert (a["alt_penalty"] <= 0).all() and (a["alt_double"] >= 0).all() and (a["alt_penalty"] < 0).any()
+    assert ((a["alt_double"] > 0) <= (a["alt_won"] > 0)).all()  # a doubling needs a win
+    assert ((a["alt_loss"] >= 0) & (a["alt_loss"] <= 1)).all()
+    first_loss = (a["alt_first"] <= -24).mean()
+    assert abs(first_loss - a["alt_loss"].mean()) < 0.1
+
+
+@pytest.mark.parametrize("policy,own", [("always", 1), ("never", 0)])
+def test_K_9_1_own_choice_is_the_policys_own_move(engine_warm, policy, own):
+    df = study_chunk(5, 120, rollouts=1, policies=policy, explore=0.5)
+    assert len(df) > 5 and (df["own_choice"] == own).all()
+    one = study_chunk(5, 200, rollouts=1, policies=policy, per_hand=True)
+    assert (one["own_choice"] == one["taken"]).all() and (one["own_choice"] == own).all()
+
+
+@pytest.mark.parametrize("base", ["tuned:kaihua", "greedy_safe"])
+def test_K_9_1_a_table_on_a_base_decides_exactly_at_the_chances(engine_warm, base):
+    """piao_table:BITS:BASE throws at a chance exactly where its table's cell is set, and the study's chances
+    are the table's (per hand: the policy's own choice at the studied chance)."""
+    bits = 0x5555_AAAA_0F0F_F0F0
+    df = study_chunk(9, 300, rollouts=1, policies=f"piao_table:{bits}:{base}", per_hand=True)
+    assert len(df) > 10
+    cells = [cell_of(t, w, c, d) for t, w, c, d in zip(df["tiles_left"], df["waits"], df["chain"], df["dealer"])]
+    assert df["own_choice"].tolist() == [(bits >> c) & 1 for c in cells]
+
+
+def test_piao_table_on_a_base_spec():
+    from caishen.sim.bots import registry
+
+    b = registry.parse(" piao_table : tuned:kaihua ")
+    assert b.spec == "piao_table:tuned:kaihua" and b.code == registry.POLICY_PIAO_BASE and b.has_data
+    assert registry.parse("piao_table:0x10:learned:kaihua").spec == "piao_table:16:learned:kaihua"
+    assert registry.parse("piao_table:16:greedy").spec == "piao_table:16"  # the greedy table bot itself
+    assert registry.has_data("piao_table:greedy_safe") and not registry.has_data("piao_table:7")
+    w, made_for = registry.parse("piao_table:tuned:kaihua").weights("kaihua")
+    assert made_for == "kaihua" and np.array_equal(w, registry.load_tuned("kaihua")[0])
+    for bad, msg in (("piao_table:always", "cannot carry a 飘 table"), ("piao_table:3:piao_table", "cannot carry"),
+                     ("piao_table:bogus", "its base bot: unknown policy 'bogus'")):
+        with pytest.raises(ValueError, match=msg):
+            registry.parse(bad)
+    with pytest.raises(ValueError, match="has no 财神"):
+        registry.bot_table("piao_table:tuned:kaihua", "jiating", -1)
+
+
+def test_estimate_split_by_own_choice_and_parts_add_up():
+    rng = np.random.default_rng(3)
+    n = 3000
+    pts = pd.DataFrame({"hand_id": np.arange(n), "tiles_left": rng.integers(0, 70, n), "waits": rng.integers(1, 9, n),
+                        "caishen": 2, "live_waits": rng.integers(0, 12, n), "chain": rng.integers(0, 2, n),
+                        "dealer": rng.integers(0, 2, n), "baotou": rng.integers(0, 2, n),
+                        "own_choice": rng.integers(0, 2, n), "taken": 0, "chances": rng.integers(1, 4, n)})
+    pts["alt_double"] = rng.exponential(1, n)
+    pts["base_double"] = 0.0
+    pts["alt_penalty"] = -rng.exponential(1, n)
+    pts["base_penalty"] = 0.0
+    pts["diff"] = rng.normal(1, 5, n) + pts["alt_double"] + pts["alt_penalty"]
+    for c in ("alt_won", "base_won", "alt_failed", "alt_score", "base_score"):
+        pts[c] = rng.random(n)
+    est = estimate(pts, split="own_choice")
+    assert list(dict.fromkeys(est["own_choice"])) == ["all", "keeps", "throws"]
+    top = est.iloc[0]
+    assert top["doubling"] + top["penalty"] + top["rest"] == pytest.approx(top["diff"])
+    w = pts["chances"].to_numpy(float)
+    assert top["doubling"] == pytest.approx(np.average(pts["alt_double"], weights=w))
+    sign = np.where(pts["own_choice"] > 0, 1.0, -1.0)
+    assert top["own_worth"] == pytest.approx(np.average(sign * pts["diff"], weights=w))
+    th = est[(est["own_choice"] == "throws") & (est["feature"] == "all")].iloc[0]
+    m = pts["own_choice"] == 1
+    assert th["diff"] == pytest.approx(np.average(pts["diff"][m], weights=w[m]))
+    assert th["points"] == m.sum()
+    cells = table_estimate(pts, split="own_choice")
+    assert len(cells) == 3 * 64 and cells.groupby("own_choice")["points"].sum()["all"] == n
+
+
+def test_weighted_quantiles_match_repeated_values():
+    from caishen.sim.analysis.piao_estimate import weighted_quantiles
+
+    rng = np.random.default_rng(0)
+    v = rng.integers(-50, 50, 200).astype(float)
+    w = rng.integers(1, 4, 200)
+    rep = np.repeat(v, w)
+    q = weighted_quantiles(v, w, (0.01, 0.5, 0.99))
+    ref = [np.sort(rep)[int(np.ceil(x * len(rep))) - 1] for x in (0.01, 0.5, 0.99)]
+    assert q.tolist() == ref

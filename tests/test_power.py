@@ -93,3 +93,42 @@ def test_caishen_power_from_an_sd_and_bad_input(capsys):
             main(argv)
         err = capsys.readouterr().err
         assert e.value.code == 2 and msg in err and len(err.strip().splitlines()) == 1
+
+
+def ref_bonett(x, z=1.959963984540054):
+    """Bonett (2006), written out slowly from the paper's formulas."""
+    from scipy import stats
+
+    n = len(x)
+    m = stats.trim_mean(x, 1 / (2 * math.sqrt(n - 4)))
+    mean = sum(x) / n
+    s2 = sum((v - mean) ** 2 for v in x) / (n - 1)
+    g4 = n * sum((v - m) ** 4 for v in x) / sum((v - mean) ** 2 for v in x) ** 2
+    c = n / (n - z)
+    se = c * math.sqrt((g4 - (n - 3) / n) / (n - 1))
+    return math.sqrt(s2), math.sqrt(math.exp(math.log(c * s2) - z * se)), math.sqrt(math.exp(math.log(c * s2) + z * se))
+
+
+def test_sd_interval_is_bonetts_and_widens_with_sparse_values():
+    rng = np.random.default_rng(2)
+    x = rng.normal(0, 3, 500)
+    assert power.sd_interval(x) == pytest.approx(ref_bonett(x.tolist()), rel=1e-9)
+    sparse = np.where(rng.random(2000) < 0.005, rng.normal(0, 30, 2000), 0.0)
+    sd, lo, hi = power.sd_interval(sparse)
+    assert lo < sd < hi and hi / sd > 1.5  # a few walls carry the spread: a wide interval
+    sd, lo, hi = power.sd_interval(np.zeros(100))
+    assert sd == 0 and math.isnan(hi)  # a pilot where nothing differed says nothing
+
+
+def test_plan_sizes_on_the_upper_bound(capsys, engine_warm, tmp_path):
+    sds = power.pd.DataFrame({"quantity": ["q"], "sd": [2.0], "sd_low": [1.5], "sd_high": [3.0]})
+    p = power.plan(sds, target=0.1, walls=1000)
+    assert p["walls_for_target"].iloc[0] == power.walls_for(3.0, 0.1)
+    assert p["walls_at_estimate"].iloc[0] == power.walls_for(2.0, 0.1)
+    assert p["half_width_at_high"].iloc[0] == pytest.approx(power.half_width(3.0, 1000))
+    out = tmp_path / "s"
+    study.sweep("kaihua", out, policies="always,never", walls=200, seed=3, chunk_size=100, workers=1,
+                progress=False)
+    assert main(["power", "--from", str(out), "--half-width", "0.5"]) == 0
+    text = capsys.readouterr().out
+    assert "sizes on sd_high" in text and "walls_at_estimate" in text and "sd_low" in text

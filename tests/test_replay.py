@@ -272,7 +272,7 @@ def test_match_wall_replayed_equals_stored_row(rules, tmp_path, capsys):
     assert named and named[0][0] == str(out), printed
     assert replay.from_run(out, named[0][1]).frames[-1]["to_act"] == -1
     df = stream.read_run(out)
-    n_s = 4  # three policies: A B C A in four rotations
+    n_s = 24  # three policies, the default schedule: every order of A B C A in four rotations
     assert len(df) == 6 * n_s
     starts = []
     for hid in range(5 * n_s, 6 * n_s):  # the last wall, in each seating
@@ -283,8 +283,8 @@ def test_match_wall_replayed_equals_stored_row(rules, tmp_path, capsys):
         starts.append([s["hand"] for s in trace.frames[0]["seats"]])
         assert [_tiles_conserved(f) for f in trace.frames] == [136] * len(trace.frames)
     assert all(s == starts[0] for s in starts)  # duplicate deal: the same tiles in every seating
-    again = replay.from_run(out, f"1:{2 * n_s + 1}")  # hand_id 21 addressed by chunk and index
-    assert again.frames == replay.from_run(out, "21").frames
+    again = replay.from_run(out, f"1:{2 * n_s + 1}")  # hand_id 5 * n_s + 1 addressed by chunk and index
+    assert again.frames == replay.from_run(out, str(5 * n_s + 1)).frames
 
 
 def test_ladder_pair_hand_replays_and_the_ladder_folder_names_its_pairs(tmp_path, capsys):

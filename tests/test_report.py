@@ -231,3 +231,55 @@ def test_figures_gain_without_a_negative_half_hand_type_titles_and_no_overlappin
     page = Page()
     KA._type_figures(page, plt, types)
     assert all(a.get_title() for a in page.figs[0].axes)
+
+
+def test_numbers_read_for_people():
+    """Issue 45: tables never print 1e+05; integers are grouped, small values keep four digits."""
+    assert report.number(100000.0) == "100,000" and report.number(1234567) == "1,234,567"
+    assert report.number(0.0123456) == "0.01235" and report.number(1.4712) == "1.471" and report.number(3.0) == "3"
+    assert report.number(float("nan")) == "" and "e+" not in report.number(2.5e7)
+    assert report.options_text({}) == "the defaults" and report.options_text({"cap": None}) == "cap=None"
+
+
+def test_page_opens_with_its_headline_and_figures_carry_bots_size_seed(engine_warm, tmp_path):
+    """Issue 45: the headline (bots, size, seed, the dealer's edge with its CI) comes first, the font note
+    last, the options read as K=V, and each figure carries the run's bots, size and seed."""
+    out = _simulate(tmp_path / "r")
+    text = report.write_report(out).read_text(encoding="utf-8")
+    body = text.split("<body>", 1)[1]
+    assert body.index("class='headline'") < body.index("<figure>") < body.index("class='fonts'")
+    assert "greedy,greedy,greedy,greedy at the seats, 320 hands (seed 1): the dealer scores" in html.unescape(text)
+    assert "rule options the defaults" in html.unescape(text) and "{}" not in html.unescape(text)
+    tables = [t.split("</table>", 1)[0] for t in text.split("<table")[1:]]
+    assert tables and not any("e+0" in t for t in tables)
+    plt = report._plt()
+    counts = __import__("numpy").zeros(len(report.GAIN_EDGES) - 1, "int64")
+    counts[[2, 5, 30]] = [10, 4, 1]
+    ax = report._gain_figure(plt, counts).axes[0]
+    assert ax.get_xlim()[1] <= report.GAIN_EDGES[31] + 1  # the axis ends at the last bin used
+
+
+def test_report_of_a_ladder_and_of_a_piao_folder(engine_warm, tmp_path, capsys):
+    """Issue 45: `caishen report` reads a ladder folder and a `caishen piao` folder: their summaries, and a
+    page with their figures and tables."""
+    from caishen.cli import main
+
+    lad = tmp_path / "ladder"
+    assert main(["ladder", "--rules", "kaihua", "--bots", "random,greedy", "--walls", "6", "--chunk-walls", "6",
+                 "--workers", "1", "--bootstrap", "50", "--out", str(lad), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(lad)]) == 0
+    out = capsys.readouterr().out
+    assert "# Ladder: kaihua, 2 bots" in out and "report:" in out
+    page = html.unescape((lad / "report.html").read_text(encoding="utf-8"))
+    assert "a ladder of 2 bots (random, greedy: the field every rating is against)" in page
+    assert page.count("data:image/png;base64,") == 1
+    pi = tmp_path / "piao"
+    assert main(["piao", "--rules", "kaihua", "--hands", "60", "--rollouts", "1", "--check-walls", "0",
+                 "--workers", "1", "--out", str(pi), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(pi)]) == 0
+    out = capsys.readouterr().out
+    assert "EV of 飘 minus keep per chance" in out
+    page = html.unescape((pi / "report.html").read_text(encoding="utf-8"))
+    assert "飘 now minus keep now is" in page and "By situation" in page

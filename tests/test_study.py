@@ -281,3 +281,48 @@ def test_K_9_observational_piao_comparison_is_labelled_and_last(engine_warm):
     assert set(rows[obs]["metric"]) >= {"飘 minus comparable", "score per 飘 seat-hand"}
     assert not ((rows["section"] == "飘财") & rows["metric"].str.contains("minus")).any()
     assert "selection effect" in defs["observational"]
+
+
+# --------------------------------------------------------------- the factorial (issue 47 item 3)
+def test_factorial_effects_match_the_per_wall_reference(engine_warm, tmp_path, capsys):
+    """Two option axes on the same walls: each main effect and the interaction against a slow computation from
+    every point's per-wall values, and caishen sweep prints them and writes factorial.csv."""
+    from caishen.cli import main
+    from caishen.sim.analysis import factorial
+    from caishen.sim.analysis.intervals import cluster_mean_ci
+
+    out = tmp_path / "f"
+    assert main(["sweep", "--rules", "kaihua", "--option", "failed_piao_factor=2,1", "--option",
+                 "discard_win_max_caishen=1,0,2", "--policy", "always", "--walls", "160", "--seed", "4",
+                 "--chunk-size", "80", "--workers", "1", "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "factorial effects" in text and "interaction" in text
+    eff = pd.read_csv(out / "factorial.csv")
+    doc = study.read_sweep_json(out)
+    assert factorial.factors(doc) == {"failed_piao_factor": ["2", "1"], "discard_win_max_caishen": ["1", "0", "2"]}
+    from caishen.sim.analysis.power import _sweep_wall_values
+
+    vals = _sweep_wall_values(out, doc, "dealer_score")
+
+    def y(f, c):
+        return vals[f"failed_piao_factor={f} discard_win_max_caishen={c} policy=always"]
+
+    main_f = sum(y("1", c) - y("2", c) for c in "102") / 3
+    main_c0 = sum(y(f, "0") - y(f, "1") for f in "21") / 2
+    inter = y("1", "2") - y("2", "2") - y("1", "1") + y("2", "1")
+    t = eff[eff["metric"] == "dealer_score"].set_index("effect")
+    for name, ref in (("failed_piao_factor=1", main_f), ("discard_win_max_caishen=0", main_c0),
+                      ("failed_piao_factor=1 x discard_win_max_caishen=2", inter)):
+        m, lo, hi = cluster_mean_ci(ref, df="satterthwaite")
+        assert (t.loc[name, "estimate"], t.loc[name, "ci_low"], t.loc[name, "ci_high"]) == pytest.approx(
+            (m, lo, hi), rel=1e-6, abs=1e-9), name
+    assert set(t["order"]) == {1, 2} and len(t) == 1 + 2 + 2  # 1 + 2 main effects, 1 x 2 interactions
+
+
+def test_factorial_needs_two_axes(engine_warm, tmp_path):
+    from caishen.sim.analysis import factorial
+
+    study.sweep("kaihua", tmp_path / "one", options=["failed_piao_factor=2,1"], walls=20, workers=1, progress=False)
+    assert not factorial.is_factorial(study.read_sweep_json(tmp_path / "one"))
+    with pytest.raises(ValueError, match="two or more axes"):
+        factorial.factorial_table(tmp_path / "one")

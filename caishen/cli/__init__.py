@@ -11,6 +11,7 @@ command         what it does (module)
 ``ladder``      a round robin of bots on duplicate deals: a rating table with CIs
 ``piao``        the counterfactual 飘财 study: EV of 飘 minus keep by situation
 ``power``       walls needed for a target CI half-width
+``balance``     is a rule set balanced? one report: dealer edge, seats over sessions, tails, hand types
 ``score``       score finished hands given as JSON lines (the shared vector format)
 ``hand``        shanten, waits and effective tiles of a hand
 ``replay``      one hand of a run (or a hand log) move by move; ``--html`` writes a replay page
@@ -72,10 +73,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
              "check on duplicate deals"),
     "power": ("caishen.cli.power:add", "walls needed for a target CI half-width, or the half-width a number of "
               "walls buys"),
+    "balance": ("caishen.cli.balance:add", "is this rule set balanced? one reproducible report (Markdown, HTML, "
+                "figures) with CIs"),
 }
 
 #: the subcommands that take bot specs: their help ends with the bot registry's list, one line per bot
-BOT_COMMANDS = ("simulate", "sweep", "match", "train", "piao")
+BOT_COMMANDS = ("simulate", "sweep", "match", "train", "piao", "balance")
 
 #: commands that never call a numba kernel (rules) or say what they compile themselves (warmup): no compile line
 NO_KERNELS = ("rules", "warmup")
@@ -106,7 +109,7 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     from caishen.cli import common
 
     for name in full & set(BOT_COMMANDS):
-        sub.choices[name].epilog = common.bots_epilog()
+        sub.choices[name].epilog = common.bots_epilog(name in common.OPEN_SEAT_COMMANDS)
         sub.choices[name].formatter_class = common.HelpFormatter
     return parser
 

@@ -27,11 +27,49 @@ class HelpFormatter(argparse.HelpFormatter):
                          for line in text.splitlines())
 
 
-def bots_epilog() -> str:
+#: the bot commands that also seat open seats (python:, exec:; caishen.envs.seats)
+OPEN_SEAT_COMMANDS = ("simulate", "sweep", "match")
+
+
+def bots_epilog(hosted: bool = False) -> str:
     from caishen.sim.bots.registry import help_lines
 
     return "bots (one spec grammar everywhere, caishen.sim.bots.registry):\n" + "\n".join(
-        f" {line}" for line in help_lines(kernel=True))  # the bots these commands play; an epilog is not %-formatted
+        f" {line}" for line in help_lines(kernel=True, hosted=hosted))  # the bots these commands play; not %-formatted
+
+
+def add_seat_args(p) -> None:
+    """``--time-limit``: the seconds an ``exec:`` seat may take per decision."""
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="seconds an exec: seat may take per decision (default 5; docs/protocol.md)")
+
+
+def open_seats(specs, args) -> bool:
+    """True if a spec of ``specs`` is an open seat (python:, exec:): then the arena host is registered
+    (caishen.envs.arena_host) with ``--time-limit`` (checked whatever the seats).  A bad spec is left to the
+    command's own check."""
+    from caishen.sim.bots.registry import is_open
+
+    limit = getattr(args, "time_limit", None)
+    if limit is not None and not 0 < limit <= 3600:
+        raise ValueError(f"--time-limit {limit}: must be a number of seconds in (0, 3600]")
+    found = False
+    for spec in specs:
+        try:
+            found = found or is_open(spec)
+        except ValueError:
+            continue
+    if found:
+        from caishen.envs import arena_host, seats  # noqa: F401  (arena_host registers the host)
+
+        if limit is not None:
+            seats.set_time_limit(limit)
+    return found
+
+
+def specs(text) -> list[str]:
+    """The comma-separated specs of a ``--policy`` / ``--policies`` / ``--field`` value."""
+    return [p.strip() for p in str(text).split(",")] if text else []
 
 
 def add_executor_args(p, what: str = "") -> None:

@@ -9,11 +9,14 @@ from caishen.sim.rules.base import DEFAULT
 
 
 def add(sub) -> None:
+    from caishen.sim.analysis import arena
+
     p = sub.add_parser(
         "match",
         help="two to four policies on duplicate deals: points per hand with CIs over walls",
-        description="Play every wall once per seat rotation (2 policies: A B A B and B A B A; 3: A B C A "
-        "rotated; 4: A B C D rotated), so each policy sits in every seat on the same tiles, through the "
+        description="Play every wall once per seating of --schedule (default all: every order of the policies, "
+        "each rotated to every seat; 2 policies: A B A B and B A B A; 3 or 4: 24 seatings), so each policy "
+        "sits in every seat after every other on the same tiles, through the "
         "runner (chunks, workers, Ray, resume, Parquet in OUT/chunks). Prints per policy the mean points per "
         "hand with its 95% CI over walls (the independent unit), win rate, deal-in rate (paid for a discard "
         "win or a robbed kong), 飘 rate, and the pairwise differences with paired CIs; also saved as "
@@ -29,6 +32,11 @@ def add(sub) -> None:
                    help="rule option, e.g. discard_win=false (repeatable)")
     common.add_executor_args(p)
     p.add_argument("--chunk-walls", type=int, default=None, help="walls per chunk (default 1000)")
+    p.add_argument("--schedule", default=None, choices=tuple(arena.SCHEDULES),
+                   help="the seatings of each wall: "
+                   + "; ".join(f"{k}: {v}" for k, v in arena.SCHEDULE_ABOUT.items())
+                   + f" (default {arena.DEFAULT_SCHEDULE}; docs/arena.md)")
+    common.add_seat_args(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -45,16 +53,19 @@ def run(args) -> int:
             raise ValueError(f"{name} {v}: at most {hi}")
     common.check_executor_args(args)
     options = parse_option_strings(args.option)
+    hosted = common.open_seats(common.specs(args.policies), args)
+    workers = 1 if hosted else args.workers  # open seats play in this process
     config = arena.make_config(args.rules, args.policies, args.walls, args.seed, options,
-                               args.chunk_walls or arena.DEFAULT_CHUNK_WALLS)
-    n = arena.n_policies_of(config)
+                               args.chunk_walls or arena.DEFAULT_CHUNK_WALLS, args.schedule or arena.DEFAULT_SCHEDULE)
+    sched, n = arena.schedule_of(config)
+
     def start() -> None:
-        print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n))} seatings in {config.n_chunks} "
+        print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n, sched))} seatings in {config.n_chunks} "
               f"chunk(s) to {args.out}{common.cold_note(config)}", file=sys.stderr)
 
     try:
-        res = runner.run(config, args.out, workers=args.workers, backend=args.backend, ray_address=args.ray_address,
-                         progress=not args.no_progress, chunk_fn=arena.CHUNK_FNS[n],
+        res = runner.run(config, args.out, workers=workers, backend=args.backend, ray_address=args.ray_address,
+                         progress=not args.no_progress, chunk_fn=arena.CHUNKS[(sched, n)],
                          on_start=None if args.no_progress else start)  # a refused --out prints its error alone
     except KeyboardInterrupt:
         from caishen.sim.selfplay import records
@@ -69,6 +80,10 @@ def run(args) -> int:
             f"policies {','.join(summary['policies'])}\n"
             f"{common.played(res)}{res.chunks_skipped} already done; run directory {args.out}")
     print(arena.format_summary(summary, head))
+    if hosted:
+        print("example hands: none (a hand with a python: or exec: seat is not re-played by `caishen replay`: "
+              "their moves are not stored)")
+        return 0
     from caishen.sim.analysis import summary as run_summary
 
     common.print_examples(run_summary.example_hands(args.out))  # a match's hands replay as a simulate run's

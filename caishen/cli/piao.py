@@ -30,9 +30,16 @@ def add(sub) -> None:
                    help=f"hands of the study (default {piao_answer.DEFAULT_HANDS:,})")
     p.add_argument("--rollouts", type=int, default=piao_study.DEFAULT_ROLLOUTS,
                    help=f"rollouts per branch at a chance (default {piao_study.DEFAULT_ROLLOUTS})")
-    p.add_argument("--check-walls", type=int, default=piao_answer.DEFAULT_CHECK_WALLS,
-                   help=f"walls per policy of the duplicate-deal check (default {piao_answer.DEFAULT_CHECK_WALLS:,}; "
+    p.add_argument("--check-walls", type=int, default=None,
+                   help=f"walls per policy of the duplicate-deal check (default: {piao_answer.CHECK_WALLS_PER_HAND:g} "
+                   f"per hand of the study, {piao_answer.MIN_CHECK_WALLS:,}..{piao_answer.DEFAULT_CHECK_WALLS:,}; "
                    "0 skips it)")
+    p.add_argument("--option", action="append", default=[], metavar="K=V",
+                   help="a rule option for the study and the check (repeatable), e.g. failed_piao_factor=1")
+    p.add_argument("--adaptive", type=int, default=None, metavar="ROUNDS",
+                   help="the adaptive study instead: every seat plays the table estimated against the current field "
+                   "(on --policy's base), re-estimated until it settles, at most ROUNDS rounds of --hands hands, "
+                   "each checked on --check-walls walls against the previous field (OUT/adaptive.md)")
     p.add_argument("--seed", type=int, default=0, help="seed of the study's walls (the check plays seed + 1)")
     p.add_argument("--out", required=True, help="directory (created; reused to resume)")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores; 1 = in-process)")
@@ -45,10 +52,25 @@ def run(args) -> int:
 
     if args.workers is not None and not 1 <= args.workers <= common.MAX_WORKERS:
         raise ValueError(f"--workers {args.workers}: must be in 1..{common.MAX_WORKERS}")
+    if args.adaptive is not None:
+        from caishen.sim.analysis import piao_adaptive
+
+        try:
+            doc = piao_adaptive.run_adaptive(
+                args.rules, args.out, base=args.policy, hands=args.hands, rollouts=args.rollouts,
+                check_walls=piao_adaptive.DEFAULT_CHECK_WALLS if args.check_walls is None else args.check_walls,
+                max_rounds=args.adaptive, seed=args.seed, workers=args.workers, progress=not args.no_progress,
+                options=args.option)
+        except KeyboardInterrupt:
+            print(f"caishen piao: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
+            return 130
+        print(piao_adaptive.format_summary(doc))
+        print(f"files: {args.out}/adaptive.md, {args.out}/adaptive.csv, {args.out}/adaptive.json")
+        return 0
     try:
         ans = piao_answer.run(args.rules, args.out, policy=args.policy, keep_then=args.keep_then, hands=args.hands,
                               seed=args.seed, rollouts=args.rollouts, check_walls=args.check_walls,
-                              workers=args.workers, progress=not args.no_progress)
+                              workers=args.workers, progress=not args.no_progress, options=args.option)
     except KeyboardInterrupt:
         print(f"caishen piao: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130

@@ -8,8 +8,9 @@ def add(sub) -> None:
         "power",
         help="walls needed for a target CI half-width, or the half-width a number of walls buys",
         description="Plan a sweep or match: from a finished pilot (--from DIR: a sweep's or a match's directory, "
-        "every per-wall sd it measured) or a stated per-wall sd (--sd), print the walls a 95% interval of the "
-        "given half-width needs (--half-width) and/or the half-width --walls walls buy (Student t over walls).",
+        "every per-wall sd it measured, each with its own 95% interval; the plan sizes on the interval's upper "
+        "bound) or a stated per-wall sd (--sd), print the walls a 95% interval of the given half-width needs "
+        "(--half-width) and/or the half-width --walls walls buy (Student t over walls).",
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--from", dest="pilot", metavar="DIR", help="a finished sweep or match directory (the pilot)")

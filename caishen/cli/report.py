@@ -13,11 +13,11 @@ def add(sub) -> None:
         help="the summary of a run directory, with figures (PNG) and a self-contained HTML page",
         description="Re-read RUN_DIR and print its summary table (a simulate or match run: the same as at the "
         "end of caishen simulate, a partial run summarized as far as it got; a sweep: its table; a study: "
-        "its estimates), then write beside summary.csv the figures RUN_DIR/fig-*.png and RUN_DIR/report.html "
+        "its estimates; a ladder: its ratings; a caishen piao folder: its answer), then write beside summary.csv the figures RUN_DIR/fig-*.png and RUN_DIR/report.html "
         "(one page embedding them; matplotlib). A simulate run's chunks are first "
         "verified against its manifest: damaged ones are named with the repair command (exit status 1).",
     )
-    p.add_argument("run_dir", help="a directory written by caishen simulate, match or sweep, or a study")
+    p.add_argument("run_dir", help="a directory written by caishen simulate, match, sweep, ladder or piao, or a study")
     p.add_argument("--no-figures", action="store_true", help="print the summary only")
     p.add_argument("--section", default=None, metavar="NAME",
                    help="print only this section of a simulate run's summary (its name as in the table's first "
@@ -32,13 +32,32 @@ def run(args) -> int:
     if args.section is not None and kind != "simulate":
         raise ValueError(f"--section applies to a simulate run's summary; {args.run_dir!r} is a {kind} run")
     status = {"simulate": _report_simulate, "match": _report_match, "sweep": _report_sweep,
-              "study": _report_study}[kind](args)
+              "study": _report_study, "ladder": _report_ladder, "piao": _report_piao}[kind](args)
     if status != 0:  # the figures read every chunk: only from a run whose chunks all verified
         print("report: no figures until the damaged chunks are repaired (see above)", file=sys.stderr)
     elif not args.no_figures and args.section is None:
         page = report.write_report(args.run_dir)
         print(f"report: {page}")
     return status
+
+
+def _report_ladder(args) -> int:
+    from caishen.sim.analysis import ladder
+
+    print(ladder.format_markdown(ladder.summarize_ladder(args.run_dir)))
+    return 0
+
+
+def _report_piao(args) -> int:
+    from pathlib import Path
+
+    from caishen.sim import safeio
+    from caishen.sim.analysis import piao_answer
+
+    answer = safeio.read_json(Path(args.run_dir) / piao_answer.ANSWER_JSON, 16 << 20, what="a piao_answer.json",
+                             constants=True)  # a cell without chances is NaN
+    print(piao_answer.format_answer(answer, args.run_dir))
+    return 0
 
 
 def _report_sweep(args) -> int:

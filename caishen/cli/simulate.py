@@ -40,6 +40,7 @@ def add(sub) -> None:
         help="rule option, e.g. discard_win=false (repeatable)",
     )
     common.add_executor_args(p)
+    common.add_seat_args(p)
     p.add_argument("--chunk-size", type=int, default=None, help="hands per chunk (default 10000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -97,7 +98,15 @@ def run(args) -> int:
     from caishen.sim.analysis import summary
 
     common.check_executor_args(args)
+    if args.resume is not None:
+        from caishen.sim.selfplay import rundir
+
+        common.open_seats(rundir.read_run_json(args.resume).get("policies", []), args)
+    else:
+        common.open_seats(common.specs(args.policy), args)
     config, out = _simulate_config(args)
+    from caishen.sim.bots.registry import seat_workers
+
     def start() -> None:  # a cold numba cache keeps the bar at 0% for a minute or two: the first line says so
         print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}{common.cold_note(config)}",
               file=sys.stderr)
@@ -106,7 +115,7 @@ def run(args) -> int:
         res = runner.run(
             config,
             out,
-            workers=args.workers,
+            workers=seat_workers(config.policies, args.workers),  # open seats play in this process
             backend=args.backend,
             ray_address=args.ray_address,
             progress=not args.no_progress,

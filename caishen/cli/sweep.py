@@ -15,7 +15,8 @@ def add(sub) -> None:
         description="Play every point of a grid -- each --option KEY=V1,V2,... is an axis, --policy P1,P2,... "
         "the hero's policies (one seat; the others play --field) -- on the same walls, each wall its own "
         "one-hand match, through the runner (resumable). Prints and writes OUT/sweep.csv: one row per point "
-        "and metric with its 95% CI over walls and the paired difference to the baseline point.",
+        "and metric with its 95% CI over walls and the paired difference to the baseline point. With two or "
+        "more axes (a factorial): also the main effects and interactions with their CIs (OUT/factorial.csv).",
     )
     p.add_argument("--rules", default=DEFAULT, help=f"rule set (default {DEFAULT})")
     p.add_argument("--option", action="append", default=[], metavar="KEY=V1,V2",
@@ -31,6 +32,7 @@ def add(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="root seed of the walls, 0..2**63-1 (default 0)")
     p.add_argument("--out", required=True, help="sweep directory (created; reused to resume)")
     common.add_executor_args(p)
+    common.add_seat_args(p)
     p.add_argument("--chunk-size", type=int, default=None, help="walls per chunk (default 10000)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -45,15 +47,28 @@ def run(args) -> int:
     common.check_executor_args(args)
     if args.chunk_size is not None and not 1 <= args.chunk_size <= common.MAX_CHUNK_SIZE:
         raise ValueError(f"--chunk-size {args.chunk_size}: must be in 1..{common.MAX_CHUNK_SIZE}")
+    workers = 1 if common.open_seats([*common.specs(args.policy), *common.specs(args.field)], args) else args.workers
     try:
         table = study.sweep(args.rules, args.out, options=args.option, policies=args.policy, field=args.field,
                             walls=args.walls, seed=args.seed, baseline=args.baseline,
-                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE, workers=args.workers,
+                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE, workers=workers,
                             backend=args.backend, ray_address=args.ray_address, progress=not args.no_progress)
     except KeyboardInterrupt:
         print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130
     print(f"sweep {args.rules}: {args.walls} walls per point, seed {args.seed}; table {args.out}/sweep.csv")
-    print(study.describe(study.read_sweep_json(args.out)["grid"]))
+    doc = study.read_sweep_json(args.out)
+    print(study.describe(doc["grid"]))
     print(study.format_table(table))
+    from caishen.sim.analysis import factorial
+
+    if factorial.is_factorial(doc):  # two or more axes: main effects and interactions (OUT/factorial.csv)
+        from pathlib import Path
+
+        from caishen.sim import safeio
+
+        effects = factorial.factorial_table(args.out)
+        safeio.atomic_write(Path(args.out) / "factorial.csv", effects.to_csv(index=False))
+        print(factorial.format_effects(effects))
+        print(f"(every effect and metric: {args.out}/factorial.csv)")
     return 0

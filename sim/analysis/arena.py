@@ -1,27 +1,54 @@
-"""Duplicate-deal matches between two to four policies (``caishen match``).
+"""Duplicate-deal matches between two to four policies (``caishen match``): the fair arena.
 
-Every wall is played once per distinct *seating*: the policies fill the
-four seats by rotation (two policies ``A B A B``, three ``A B C A``, four
-``A B C D``) and each seating is a rotation of that order by 0..3 seats.
-Rotations that give the same seating are played once (``A B A B`` has two:
-``A B A B`` and ``B A B A``).  So on every wall each *slot* of the filled
-order sits in every seat exactly once, and a policy sits in every seat as
-often as it has slots (once each with two or four policies; with three the
-first policy twice, the others once).  The same wall means the same tiles
-and the same dealer in every seating (``caishen.sim.selfplay.batch.play_batch(wall_seed=...)``):
-what differs between the seatings is only who plays which seat.
+Every wall is played once per *seating* of a **schedule**; a seating says
+which policy sits in each seat, and the same wall means the same tiles and
+the same dealer in every seating (``caishen.sim.selfplay.batch.play_batch(wall_seed=...)``):
+what differs between the seatings is only who plays which seat.  Why the
+schedule matters: where a seat chows only from its 上家 (K-4.2), the seat
+after a weak bot gains; with three or four policies, the rotations of one
+order leave each policy always after the same neighbour, and two bots that
+play identically differ (+0.48 points/hand on 5,000 walls, issue 43).
 
-The match runs through :mod:`caishen.sim.selfplay.runner` (chunks, worker processes or Ray,
-resume, Parquet): chunk function ``caishen.sim.analysis.arena:chunk_P`` for ``P`` policies,
-one chunk = ``chunk_walls`` walls x the seatings, rows wall-major (row
-``w * n_seatings + r`` of a chunk is wall ``w`` in seating ``r``, so the
-global wall of a row is ``hand_id // n_seatings``).  The chunk's
-``seed_entropy`` (from ``SeedSequence(seed)``, as every run) is the wall
-seed of its walls; the bots' streams get other seeds derived from it.
-Columns added to the engine's: ``wall`` (index in the chunk), ``seating``,
-``wall_seed`` and ``policy_0..3`` (the index in the policy list of the
-policy in each seat).  The policies are recorded in run.json as the filled
-four-seat order (``policies``) and the chunk function names ``P``.
+Schedules (:data:`SCHEDULES`; :func:`seatings` lists them, ``docs/arena.md``
+shows why each is fair):
+
+=================  ==========================================================
+``all`` (default)  every order of the policies, each rotated to every seat:
+                   2 policies ``A B A B`` and ``B A B A``; 3 policies the six
+                   orders of ``P Q R P`` x 4 rotations (24 seatings, each
+                   policy holds two slots in a third of them); 4 policies the
+                   24 orders.  Any relabelling of the policies maps the set
+                   of seatings onto itself, so no policy has a place the
+                   others lack (identical bots differ by 0 in expectation,
+                   and by exactly 0 on every wall when all play deterministically)
+``1v3``            the last policy is the *field*; each other policy (a
+                   challenger) sits alone against three copies of it, in each
+                   of the four seats (Mortal's habit): 4 seatings per
+                   challenger; the challengers meet only the field
+``interleaved``    three policies ``A,B,F``: ``A F B F`` rotated (4 seatings):
+                   each challenger has the field before and after it
+``rotate``         the rotations of one order (``A B C A`` / ``A B C D``): the
+                   old schedule, unfair with 3-4 policies (kept to read and
+                   repeat old runs)
+=================  ==========================================================
+
+A schedule is a *base order* (:func:`fill_seats`, the policy index of each of
+the four slots) and its seatings.  The match runs through
+:mod:`caishen.sim.selfplay.runner` (chunks, worker processes or Ray, resume,
+Parquet): its chunk function (:func:`chunk_name`, :data:`CHUNKS`) names the schedule and the
+number of policies (``chunk_2``, ``chunk_all_3``, ``chunk_1v3_2``,
+``chunk_interleaved_3``, ...; ``chunk_3`` / ``chunk_4`` are the rotations
+of the runs made before the schedules, read as such); one chunk =
+``chunk_walls`` walls x the seatings, rows wall-major (row ``w * n_seatings
++ r`` of a chunk is wall ``w`` in seating ``r``, so the global wall of a row
+is ``hand_id // n_seatings``).  The chunk's ``seed_entropy`` (from
+``SeedSequence(seed)``, as every run) is the wall seed of its walls; the
+bots' streams get other seeds derived from it.  Columns added to the
+engine's: ``wall`` (index in the chunk), ``seating``, ``wall_seed`` and
+``policy_0..3`` (the index in the policy list of the policy in each seat).
+The policies are recorded in run.json as the base order (``policies``).
+Open seats (``python:``, ``exec:``; :mod:`caishen.sim.bots.registry`) play
+like any bot, in one process (:func:`caishen.sim.bots.registry.seat_workers`).
 
 Results (:func:`summarize_match`): per policy, points per hand averaged
 over its seats of each wall first (one value per wall: the independent
@@ -31,7 +58,8 @@ win rate (the seat won, several winners of one discard included), deal-in
 rate (the seat was the discarder of a discard win or the robbed seat of a
 robbed kong: it paid, K-8.3 / J-6.5), 飘 rate (the seat discarded a 财神
 at least once, K-9.1; with a joker only); and every pairwise difference with its
-paired CI over walls (the t interval of the per-wall differences).
+paired CI over walls (the t interval of the per-wall differences).  The
+schedule and its seatings are printed and stored in ``match.json``.
 """
 
 from __future__ import annotations
@@ -48,6 +76,17 @@ DEFAULT_CHUNK_WALLS = 1000
 MIN_POLICIES = 2
 MAX_POLICIES = 4
 N_SEATS = 4
+#: the schedules (module docstring) and the numbers of policies each takes
+SCHEDULES = {"all": (2, 3, 4), "1v3": (2, 3, 4), "interleaved": (3,), "rotate": (2, 3, 4)}
+DEFAULT_SCHEDULE = "all"
+#: one line per schedule, for messages and ``caishen match --help``
+SCHEDULE_ABOUT = {
+    "all": "every order of the policies, each rotated to every seat; fair",
+    "1v3": "each policy but the last alone against three copies of the last (the field), in every seat; "
+           "fair between the challengers",
+    "interleaved": "A,B,F as A F B F rotated: each challenger between two field seats; fair between A and B",
+    "rotate": "the rotations of one order only (the old schedule): biased with 3 or 4 policies",
+}
 #: the match summary files
 SUMMARY_JSON = "match.json"
 SUMMARY_CSV = "match.csv"
@@ -56,26 +95,70 @@ SUMMARY_CSV = "match.csv"
 # ---------------------------------------------------------------------------
 # the schedule
 # ---------------------------------------------------------------------------
-def fill_seats(n_policies: int) -> tuple[int, int, int, int]:
-    """The policy index of each of the four slots: ``(0, 1, 0, 1)``, ``(0, 1, 2, 0)``, ``(0, 1, 2, 3)``."""
+def check_schedule(schedule: str, n_policies: int) -> str:
+    """``schedule`` if it plays ``n_policies`` policies, else ``ValueError`` naming both."""
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule {schedule!r}: choose one of {', '.join(SCHEDULES)}")
+    if n_policies not in SCHEDULES[schedule]:
+        want = " or ".join(map(str, SCHEDULES[schedule]))
+        raise ValueError(f"schedule {schedule!r} plays {want} policies, got {n_policies}")
+    return schedule
+
+
+def fill_seats(n_policies: int, schedule: str = "rotate") -> tuple[int, int, int, int]:
+    """The base order of ``schedule``: the policy index of each of the four slots.
+
+    ``rotate`` / ``all``: ``(0, 1, 0, 1)``, ``(0, 1, 2, 0)``, ``(0, 1, 2, 3)``; ``1v3``: the last policy
+    fills the slots the others leave, ``(0, 1, 1, 1)``, ``(0, 1, 2, 2)``, ``(0, 1, 2, 3)``;
+    ``interleaved``: ``(0, 2, 1, 2)``.  Raises ``ValueError`` for a count the schedule does not play.
+    """
     if not MIN_POLICIES <= n_policies <= MAX_POLICIES:
         raise ValueError(f"a match needs {MIN_POLICIES} to {MAX_POLICIES} policies, got {n_policies}")
+    check_schedule(schedule, n_policies)
+    if schedule == "1v3":
+        return tuple(min(i, n_policies - 1) for i in range(N_SEATS))
+    if schedule == "interleaved":
+        return (0, 2, 1, 2)
     return tuple(i % n_policies for i in range(N_SEATS))
 
 
-def seatings(n_policies: int) -> list[tuple[int, ...]]:
-    """The distinct seatings of ``n_policies`` policies: ``seating[s]`` is the policy in seat ``s``.
+def _rotations(order: tuple) -> list[tuple[int, ...]]:
+    """Rotation ``r`` puts slot ``(s - r) % 4`` of ``order`` in seat ``s``; r = 0..3."""
+    return [tuple(order[(s - r) % N_SEATS] for s in range(N_SEATS)) for r in range(N_SEATS)]
 
-    Rotation ``r`` puts slot ``(s - r) % 4`` of :func:`fill_seats` in seat
-    ``s``; rotations giving the same seating are listed once, in order of ``r``.
+
+def seatings(n_policies: int, schedule: str = "rotate") -> list[tuple[int, ...]]:
+    """The distinct seatings of ``schedule`` for ``n_policies`` policies: ``seating[s]`` is the policy in seat ``s``.
+
+    ``rotate``: the rotations of :func:`fill_seats`, in order of the rotation;
+    ``all``: those of every relabelling of the base order, relabellings in
+    lexicographic order (2 policies: the same two as ``rotate``);
+    ``1v3``: challenger ``c`` in seat ``s`` (``c`` major), the field elsewhere;
+    ``interleaved``: the rotations of ``A F B F``.  A seating met twice is listed once.
     """
-    slots = fill_seats(n_policies)
+    import itertools
+
+    base = fill_seats(n_policies, schedule)
+    if schedule == "all":
+        cands = [s for perm in itertools.permutations(range(n_policies))
+                 for s in _rotations(tuple(perm[i] for i in base))]
+    elif schedule == "1v3":
+        cands = [tuple(c if t == s else n_policies - 1 for t in range(N_SEATS))
+                 for c in range(n_policies - 1) for s in range(N_SEATS)]
+    else:
+        cands = _rotations(base)
     out: list[tuple[int, ...]] = []
-    for r in range(N_SEATS):
-        seat = tuple(slots[(s - r) % N_SEATS] for s in range(N_SEATS))
+    for seat in cands:
         if seat not in out:
             out.append(seat)
     return out
+
+
+def describe_schedule(schedule: str, n_policies: int) -> str:
+    """``"all: 24 seatings per wall (every order ...); seats 0-3: 0120 1201 ..."``: the schedule in one line."""
+    seats = seatings(n_policies, schedule)
+    return (f"{schedule}: {len(seats)} seatings per wall ({SCHEDULE_ABOUT[schedule]}); policy in seats 0-3: "
+            + " ".join("".join(map(str, seat)) for seat in seats))
 
 
 def check_policies(policies, rules: str, options: dict | None) -> list[str]:
@@ -83,10 +166,11 @@ def check_policies(policies, rules: str, options: dict | None) -> list[str]:
 
     ``policies``: ``"greedy,mc:16"`` or a sequence.  Raises ``ValueError``
     naming fewer than two or more than four policies, an unknown spec, a bad
-    parameter, a bad weights file or a 飘 policy on a rule set without a 财神.
+    parameter, a bad weights file, a 飘 policy on a rule set without a 财神
+    or an open seat that cannot play (:func:`caishen.sim.bots.registry.check_seats`).
     """
     from caishen.sim import engine
-    from caishen.sim.bots.registry import bot_table, normalize
+    from caishen.sim.bots.registry import check_seats, normalize
     from caishen.sim.rules.options import short_repr
 
     if isinstance(policies, str):
@@ -102,32 +186,29 @@ def check_policies(policies, rules: str, options: dict | None) -> list[str]:
     name, r = engine.load_rules(rules, options)
     joker = int(engine.engine_params(name, r)[engine.EP_JOKER])
     for i, p in enumerate(specs):
-        bot_table([p] * N_SEATS, name, joker, label=f"policy {i + 1} of the match")  # ValueError naming the spec
+        check_seats(p, name, joker, label=f"policy {i + 1} of the match")  # ValueError naming the spec
     return [normalize(p) for p in specs]
 
 
 # ---------------------------------------------------------------------------
-# the chunk functions (one per policy count: the runner's config names it)
+# the chunk functions (one per schedule and policy count: the runner's config names it)
 # ---------------------------------------------------------------------------
 def _bots_seed(seed_entropy: int, r: int) -> int:
     return int(np.random.SeedSequence([int(seed_entropy), 7919, r]).generate_state(1, np.uint32)[0])
 
 
 def duplicate_chunk(n_policies: int, rules: str, options: dict, policies: tuple, seed_entropy: int,
-                    n_hands: int) -> dict[str, np.ndarray]:
-    """Play one chunk of a match: ``n_hands // n_seatings`` walls, each in every seating.
+                    n_hands: int, schedule: str = "rotate") -> dict[str, np.ndarray]:
+    """Play one chunk of a match: ``n_hands // n_seatings`` walls, each in every seating of ``schedule``.
 
-    ``policies``: the filled four-seat order (:func:`fill_seats`) as specs;
+    ``policies``: the base order (:func:`fill_seats`) as specs;
     ``seed_entropy``: the wall seed.  Returns the record columns, wall-major
     (module docstring), with the arena's columns added.
     """
     from caishen.sim.selfplay.batch import play_batch
 
-    seats = seatings(n_policies)
-    slots = fill_seats(n_policies)
-    names = [None] * n_policies
-    for i, p in zip(slots, policies):
-        names[i] = p
+    seats = seatings(n_policies, schedule)
+    names = policy_names(policies, n_policies, schedule)
     n_s = len(seats)
     if n_hands % n_s:
         raise ValueError(f"a chunk of {n_hands} hands is not a whole number of walls x {n_s} seatings")
@@ -150,68 +231,96 @@ def duplicate_chunk(n_policies: int, rules: str, options: dict, policies: tuple,
     return out
 
 
-def chunk_2(rules, options, policies, seed_entropy, n_hands):
-    """:func:`duplicate_chunk` of a two-policy match."""
-    return duplicate_chunk(2, rules, options, policies, seed_entropy, n_hands)
+def chunk_name(schedule: str, n_policies: int) -> str:
+    """The name of the chunk function of ``schedule`` with ``n_policies`` policies (module docstring)."""
+    check_schedule(schedule, n_policies)
+    if schedule == "rotate" or (schedule == "all" and n_policies == 2):  # two policies: one pair of seatings
+        return f"chunk_{n_policies}"
+    return f"chunk_{schedule}_{n_policies}"
 
 
-def chunk_3(rules, options, policies, seed_entropy, n_hands):
-    """:func:`duplicate_chunk` of a three-policy match."""
-    return duplicate_chunk(3, rules, options, policies, seed_entropy, n_hands)
+def _make_chunk_fn(schedule: str, n: int):
+    def chunk(rules, options, policies, seed_entropy, n_hands):
+        return duplicate_chunk(n, rules, options, policies, seed_entropy, n_hands, schedule)
+
+    chunk.__name__ = chunk.__qualname__ = chunk_name(schedule, n)
+    chunk.__module__ = __name__
+    chunk.__doc__ = f":func:`duplicate_chunk` of a {n}-policy match, schedule {schedule!r}."
+    globals()[chunk.__name__] = chunk  # the runner's workers find it by its name (and pickle it by reference)
+    return chunk
 
 
-def chunk_4(rules, options, policies, seed_entropy, n_hands):
-    """:func:`duplicate_chunk` of a four-policy match."""
-    return duplicate_chunk(4, rules, options, policies, seed_entropy, n_hands)
+def _chunk_fns() -> dict:
+    out = {}
+    for sched, counts in SCHEDULES.items():
+        for n in counts:
+            name = chunk_name(sched, n)  # chunk_2 plays the rotations, which are every order of two policies
+            out[(sched, n)] = globals().get(name) or _make_chunk_fn("rotate" if name[6:].isdigit() else sched, n)
+    return out
 
 
-CHUNK_FNS = {2: chunk_2, 3: chunk_3, 4: chunk_4}
+#: every chunk function by ``(schedule, number of policies)``
+CHUNKS = _chunk_fns()
+#: the chunk function of the default schedule by number of policies (what :func:`make_config` picks by default)
+CHUNK_FNS = {n: CHUNKS[(DEFAULT_SCHEDULE, n)] for n in SCHEDULES[DEFAULT_SCHEDULE]}
 
 
 # ---------------------------------------------------------------------------
 # running a match
 # ---------------------------------------------------------------------------
 def make_config(rules: str, policies, walls: int, seed: int, options: dict | None = None,
-                chunk_walls: int = DEFAULT_CHUNK_WALLS) -> runner.RunConfig:
-    """The runner configuration of a match (``games`` = walls x seatings).
+                chunk_walls: int = DEFAULT_CHUNK_WALLS, schedule: str = DEFAULT_SCHEDULE) -> runner.RunConfig:
+    """The runner configuration of a match (``games`` = walls x seatings of ``schedule``).
 
     Raises ``ValueError`` naming a bad rule set, option, policy list, wall
-    count, chunk size or seed.
+    count, chunk size, seed, or a schedule that does not play this many policies.
     """
     specs = check_policies(policies, rules, options)
+    check_schedule(schedule, len(specs))
     for name, v, lo in (("walls", walls, 1), ("chunk_walls", chunk_walls, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
             raise ValueError(f"{name} {v!r}: must be a positive integer")
     opts = runner.resolve_options(rules, options)
-    n_s = len(seatings(len(specs)))
-    filled = tuple(specs[i] for i in fill_seats(len(specs)))
-    fn = CHUNK_FNS[len(specs)]
+    n_s = len(seatings(len(specs), schedule))
+    filled = tuple(specs[i] for i in fill_seats(len(specs), schedule))
+    fn = CHUNKS[(schedule, len(specs))]
     return runner.RunConfig(rules, opts, filled, seed, int(walls) * n_s, int(chunk_walls) * n_s,
                             f"{fn.__module__}:{fn.__qualname__}")
 
 
-def n_policies_of(config: runner.RunConfig | dict) -> int:
-    """How many policies a match configuration (or its run.json) plays: from its chunk function."""
+def schedule_of(config: runner.RunConfig | dict) -> tuple[str, int]:
+    """``(schedule, number of policies)`` of a match configuration (or its run.json), from its chunk function
+    (``chunk_2`` is ``all``: two policies have one pair of seatings; ``chunk_3``/``chunk_4`` ``rotate``)."""
     fn = config.chunk_fn if isinstance(config, runner.RunConfig) else config.get("chunk_fn", "")
     mod, _, name = str(fn).partition(":")
-    if mod != __name__ or not name.startswith("chunk_") or name[6:] not in ("2", "3", "4"):
-        raise ValueError(f"{fn!r} is not a match's chunk function (caishen.sim.analysis.arena:chunk_2/3/4)")
-    return int(name[6:])
+    for (sched, n), f in CHUNKS.items():  # ("all", 2) comes before ("rotate", 2): chunk_2 reads as "all"
+        if mod == __name__ and name == f.__name__:
+            return sched, n
+    raise ValueError(f"{fn!r} is not a match's chunk function ({__name__}:chunk_2, chunk_all_3, ...)")
+
+
+def n_policies_of(config: runner.RunConfig | dict) -> int:
+    """How many policies a match configuration (or its run.json) plays: from its chunk function."""
+    return schedule_of(config)[1]
 
 
 def play_match(rules: str, policies, walls: int, seed: int, out: str | os.PathLike, *,
                options: dict | None = None, chunk_walls: int = DEFAULT_CHUNK_WALLS, workers: int | None = None,
-               backend: str = "local", ray_address: str | None = None, progress: bool = True):
+               backend: str = "local", ray_address: str | None = None, progress: bool = True,
+               schedule: str = DEFAULT_SCHEDULE):
     """Play (or resume) a match into ``out`` and return ``(RunResult, summary)``.
 
     The summary is :func:`summarize_match` of the finished run, also written
-    to ``out/match.json`` and ``out/match.csv``.  Raises ``ValueError`` for
-    bad arguments or another run in ``out``.
+    to ``out/match.json`` and ``out/match.csv``.  With an open seat the match
+    plays in this process (``workers`` 1).  Raises ``ValueError`` for bad
+    arguments or another run in ``out``.
     """
-    config = make_config(rules, policies, walls, seed, options, chunk_walls)
-    fn = CHUNK_FNS[n_policies_of(config)]
-    res = runner.run(config, out, workers=workers, backend=backend, ray_address=ray_address, progress=progress,
-                     chunk_fn=fn)
+    from caishen.sim.bots.registry import seat_workers
+
+    config = make_config(rules, policies, walls, seed, options, chunk_walls, schedule)
+    fn = CHUNKS[schedule_of(config)]
+    res = runner.run(config, out, workers=seat_workers(config.policies, workers), backend=backend,
+                     ray_address=ray_address, progress=progress, chunk_fn=fn)
     summary = summarize_match(out)
     save_summary(out, summary)
     return res, summary
@@ -220,9 +329,10 @@ def play_match(rules: str, policies, walls: int, seed: int, out: str | os.PathLi
 # ---------------------------------------------------------------------------
 # results
 # ---------------------------------------------------------------------------
-def _policy_names(filled: list[str], n: int) -> list[str]:
+def policy_names(filled, n: int, schedule: str = "rotate") -> list[str]:
+    """The policy list of a match from its base order ``filled`` (4 specs, run.json's ``policies``)."""
     names = [None] * n
-    for i, p in zip(fill_seats(n), filled):
+    for i, p in zip(fill_seats(n, schedule), filled):
         names[i] = p
     return names
 
@@ -299,8 +409,8 @@ def iter_wall_values(run_dir: str | os.PathLike, meta: dict | None = None, batch
     from caishen.sim.selfplay import stream
 
     meta = rundir.read_run_json(run_dir) if meta is None else meta
-    n = n_policies_of(meta)
-    n_s = len(seatings(n))
+    sched, n = schedule_of(meta)
+    n_s = len(seatings(n, sched))
     files, _ = stream.verified_chunk_files(run_dir, meta)
     if not files:
         raise ValueError(f"{str(run_dir)!r} has no complete wall yet")
@@ -315,8 +425,9 @@ def iter_wall_values(run_dir: str | os.PathLike, meta: dict | None = None, batch
 def summarize_match(run_dir: str | os.PathLike, batch_size: int | None = None) -> dict:
     """The match table of a run directory (module docstring), as a JSON-ready dict.
 
-    ``{"rules", "policies", "seed", "walls", "walls_done", "seatings",
-    "policy_rows": [...], "pairs": [...]}``; each policy row has ``policy``,
+    ``{"rules", "policies", "seed", "walls", "walls_done", "schedule", "seatings", "seating_order",
+    "policy_rows": [...], "pairs": [...]}`` (``seatings``: their number; ``seating_order``: the policy index
+    in seats 0..3 of each, :func:`seatings`); each policy row has ``policy``,
     ``index``, ``points`` with ``lo``/``hi`` (95% CI over walls), ``win``,
     ``deal_in``, ``piao`` (None without 飘); each pair row ``a``, ``b``,
     ``diff``, ``lo``, ``hi`` (paired 95% CI of a - b over walls).  Streamed
@@ -329,9 +440,10 @@ def summarize_match(run_dir: str | os.PathLike, batch_size: int | None = None) -
     from caishen.sim.analysis.intervals import ClusterSums
 
     meta = rundir.read_run_json(run_dir)
-    n = n_policies_of(meta)
-    n_s = len(seatings(n))
-    names = _policy_names(list(meta["policies"]), n)
+    sched, n = schedule_of(meta)
+    seats = seatings(n, sched)
+    n_s = len(seats)
+    names = policy_names(list(meta["policies"]), n, sched)
     has_piao = False
     pairs_ij = [(i, j) for i in range(n) for j in range(i + 1, n)]
     points, diffs = ClusterSums(n), ClusterSums(max(1, len(pairs_ij)))  # one cluster per wall
@@ -359,8 +471,8 @@ def summarize_match(run_dir: str | os.PathLike, batch_size: int | None = None) -
              for (i, j), (d, lo, hi) in zip(pairs_ij, diffs.ci())]
     return {
         "rules": meta["rules"], "options": meta.get("options", {}), "policies": names, "seed": meta["seed"],
-        "walls": meta["games"] // n_s, "walls_done": n_walls, "seatings": n_s,
-        "policy_rows": rows, "pairs": pairs,
+        "walls": meta["games"] // n_s, "walls_done": n_walls, "schedule": sched, "seatings": n_s,
+        "seating_order": [list(seat) for seat in seats], "policy_rows": rows, "pairs": pairs,
     }
 
 
@@ -376,6 +488,8 @@ def format_summary(summary: dict, head: str = "") -> str:
     n = int(summary.get("walls_done", 0))
     w = max(8, *(len(f"{r['index']}:{r['policy']}") for r in rows))
     lines = [head] if head else []
+    if summary.get("schedule") in SCHEDULES:
+        lines.append("schedule " + describe_schedule(summary["schedule"], len(rows)))
     lines.append(f"{'policy':<{w}}  {'points/hand':>11}  {'95% CI (walls)':>19}  {'win':>6}  {'deal-in':>7}  "
                  f"{'飘':>6}  {'sd/wall':>7}")
     for r in rows:

@@ -18,7 +18,12 @@ crash safety of :mod:`caishen.sim.selfplay.runner`)::
 Rerunning the same command resumes every pair where it stopped (a
 ``kill -9`` included: each pair is a resumable run); another configuration
 into the same ``OUT`` is an error naming what differs.  Any bot spec of
-:mod:`caishen.sim.bots.registry` plays (:func:`check_bots` asks the registry).
+:mod:`caishen.sim.bots.registry` plays (:func:`check_bots` asks the registry),
+open seats included (``python:``, ``exec:``: a pair with one plays in this
+process).  :func:`add_bot` (``caishen ladder --add SPEC --out OUT``) appends
+one bot to a ladder: the pairs already played keep their directories and are
+not played again (the new bot takes the next index, so no pair is
+renumbered); only its pairs with every other bot are played, on the same walls.
 
 The numbers (:func:`summarize_ladder`), all over the walls that every pair
 has finished (the wall is the independent unit):
@@ -109,7 +114,7 @@ def check_bots(bots, rules: str, options: dict | None) -> list[str]:
     bad weights file, a 飘 bot on a rule set without a 财神).
     """
     from caishen.sim import engine
-    from caishen.sim.bots.registry import bot_table, parse
+    from caishen.sim.bots.registry import check_seats, parse
     from caishen.sim.rules.options import short_repr
 
     if isinstance(bots, str):
@@ -126,7 +131,7 @@ def check_bots(bots, rules: str, options: dict | None) -> list[str]:
     for i, p in enumerate(specs):
         if not isinstance(p, str) or not p or len(p) > MAX_SPEC:
             raise ValueError(f"bot {i + 1} of the ladder: {short_repr(p)} is not a bot spec")
-        bot_table([p] * arena.N_SEATS, name, joker, label=f"bot {i + 1} of the ladder")
+        check_seats(p, name, joker, label=f"bot {i + 1} of the ladder")  # open seats too (python:, exec:)
     specs = [parse(p).spec for p in specs]  # the registry's normal form, as every command stores it (mc:02 is mc:2)
     return specs
 
@@ -252,6 +257,30 @@ def prepare_dir(out: str | os.PathLike, config: LadderConfig) -> None:
     safeio.write_json(out / LADDER_JSON, wanted)
 
 
+def add_bot(out: str | os.PathLike, spec: str) -> LadderConfig:
+    """Append bot ``spec`` to the ladder stored in ``out`` and return the new configuration (module docstring).
+
+    Rewrites ``ladder.json`` (atomically, under the ladder's lock) with the
+    bot list one longer and nothing else changed; the pairs played so far
+    keep their directories, so :func:`run_ladder` with the returned
+    configuration plays only the new bot's pairs (and finishes any pair left
+    unfinished).  Raises ``ValueError`` if ``out`` holds no ladder, the ladder
+    is full (:data:`MAX_BOTS`), or ``spec`` cannot play its rule set.
+    """
+    out = Path(out)
+    if not out.is_dir():
+        raise ValueError(f"{str(out)!r} is not a ladder directory; play a ladder first (caishen ladder --bots ...)")
+    with safeio.DirLock(out, "ladder"):
+        safeio.refuse_links(out)
+        config = read_config(out)
+        if len(config.bots) >= MAX_BOTS:
+            raise ValueError(f"the ladder in {str(out)!r} holds {len(config.bots)} bots already; at most {MAX_BOTS}")
+        specs = check_bots([*config.bots, spec], config.rules, config.options)
+        new = dataclasses.replace(config, bots=tuple(specs))
+        safeio.write_json(out / LADDER_JSON, new.to_json())
+    return new
+
+
 # ---------------------------------------------------------------------------
 # playing
 # ---------------------------------------------------------------------------
@@ -260,10 +289,13 @@ def run_ladder(config: LadderConfig, out: str | os.PathLike, *, workers: int | N
     """Play (or resume) every pair of ``config`` into ``out``, then write and return :func:`summarize_ladder`.
 
     ``workers``/``backend``/``ray_address``: as :func:`caishen.sim.selfplay.runner.run`, for each pair in
-    turn; ``log``: a function taking one line per pair (e.g. ``print``).  Writes ladder.csv, pairs.csv,
+    turn (a pair with an open seat in this process); ``log``: a function taking one line per pair (e.g.
+    ``print``).  A pair already finished is verified, not played again.  Writes ladder.csv, pairs.csv,
     ladder.md and ladder.png (:func:`save_tables`).  Raises ``ValueError`` for another ladder or anything
     else in ``out``, a link in it, or a ladder running there now; what the runner raises for a pair.
     """
+    from caishen.sim.bots.registry import seat_workers
+
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"{str(out)!r} is not a directory; choose a new --out")
@@ -277,8 +309,9 @@ def run_ladder(config: LadderConfig, out: str | os.PathLike, *, workers: int | N
             d = pair_dir(out, i, j)
             if log is not None:
                 log(f"pair {k + 1}/{len(todo)}: {config.bots[i]} vs {config.bots[j]} -> {d}")
-            runner.run(config.pair_config(i, j), d, workers=workers, backend=backend, ray_address=ray_address,
-                       progress=progress, chunk_fn=arena.CHUNK_FNS[2])
+            pair = config.pair_config(i, j)
+            runner.run(pair, d, workers=seat_workers(pair.policies, workers), backend=backend,
+                       ray_address=ray_address, progress=progress, chunk_fn=arena.CHUNK_FNS[2])
         summary = summarize_ladder(out, config)
         save_tables(out, summary)
     return summary

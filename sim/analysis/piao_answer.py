@@ -16,29 +16,51 @@ keeping it, and where?" for a given bot, in a directory ``OUT``:
    command resumes.
 2. **The table** ``OUT/piao_table.csv``: the EV of 飘 minus keep per chance
    overall and by situation (tiles left, 财神 held, waits, live waiting
-   tiles, chain length, dealer, 爆头 shape), every cell with its chances,
-   hands and a 95% interval clustered by hand (the project's intervals,
-   :func:`caishen.sim.analysis.piao_study.weighted_mean_ci`); and
-   ``OUT/piao_cells.csv``, the 64 cells of the ``piao_table`` policy.
-3. **The heatmap** ``OUT/piao_heatmap.png``: the EV by tiles left x waits.
+   tiles, chain length, dealer, 爆头 shape, the policy's own choice), every
+   cell with its chances, hands and a 95% interval clustered by hand (the
+   project's intervals, :func:`caishen.sim.analysis.piao_estimate.weighted_mean_ci`)
+   and the EV's parts (doubling, failure penalty, the rest: the win 飘
+   unlocks and every other change of play; :mod:`caishen.sim.analysis.piao_estimate`);
+   the whole table first over every chance, then again where the policy
+   throws by itself and where it keeps (column ``own_choice``: ``all``,
+   ``throws``, ``keeps``).  ``OUT/piao_cells.csv``: the 64 cells of the
+   ``piao_table`` policy, split the same way.  ``OUT/piao_risk.csv``: each
+   branch's outcome distribution per chance (quantiles of the score, the
+   probability of losing 24 points or more, of a failed 飘, of a win), by
+   own choice and tiles left.
+3. **The heatmap** ``OUT/piao_heatmap.png``: the EV by tiles left x waits,
+   one panel over every chance and one each where the policy throws and
+   keeps by itself.
 4. **The check on duplicate deals** (``OUT/check/``, a ``caishen sweep``
-   with ``P`` as the field): the implied policy ``piao_table:<bits>`` and
-   the other 飘 policies (:data:`CHECK_POLICIES`, and ``P``) each play one
-   seat on the same walls; ``OUT/piao_pairwise.csv`` is every pair's paired
-   difference of points per hand (row minus column) with intervals
-   adjusted for the ``m`` comparisons by Bonferroni (each at ``1 - 0.05 /
-   m``, so all hold together with at least 95%) and Holm-adjusted p-values
-   (:func:`pairwise`).
+   with ``P`` as the field): the implied table **on P itself**
+   (``piao_table:<bits>:P``, :mod:`caishen.sim.bots.piao_table`: P plays
+   every move but the 飘 decision), P, and the other 飘 decisions on the same
+   base (:func:`check_policies`: the shipped table, never, always; with
+   greedy also ``threshold:20``, ``threshold:40``) each play one seat on the
+   same walls, so no comparison mixes two bots' strength;
+   ``OUT/piao_pairwise.csv`` is every pair's paired difference of points per
+   hand (row minus column) with intervals adjusted for the ``m``
+   comparisons by Bonferroni (each at ``1 - 0.05 / m``, so all hold together
+   with at least 95%) and Holm-adjusted p-values (:func:`pairwise`), under
+   readable labels (``implied``, ``shipped``, ``never``, ``always``, ``own``:
+   :func:`check_labels`; the specs beside them); ``OUT/piao_pairwise.md``
+   the square matrix (too wide for a terminal: the printout lists the pairs).
+   Its size follows the study's (:func:`default_check_walls`).
 5. ``OUT/piao_answer.json`` and the printed answer: the comparison in
-   words, the exploration rate (chances studied / all chances), the widest
+   words, the exploration rate (chances studied / all chances), the EV where
+   the policy throws and where it keeps, the parts, the risk, the widest
    tiles-left half-width and, when it is above the target (0.5 points),
    how many hands would bring it there (:func:`hands_for`).
+
+Rule options (``options``, ``caishen piao --option K=V``) apply to the
+study and the check alike and are stated in every output.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import textwrap
 import time
 from pathlib import Path
 
@@ -47,19 +69,28 @@ import pandas as pd
 
 from caishen.sim import safeio
 from caishen.sim.analysis import piao_study
+from caishen.sim.analysis.intervals import holm  # noqa: F401  (public here too: the check's p-values)
 
-#: default size: hands of the study and walls of the check (measured in :func:`run`'s docstring)
+#: default size: hands of the study; the check's walls: :func:`default_check_walls` (at most this many)
 DEFAULT_HANDS = 1_000_000
 DEFAULT_CHECK_WALLS = 20_000
-#: the 飘 policies the implied one is checked against (with the study's policy)
-CHECK_POLICIES = ("piao_table", "always", "never", "threshold:20", "threshold:40")
+#: the check's walls per hand of the study by default (1,000,000 hands -> 20,000 walls), and its floor
+CHECK_WALLS_PER_HAND = 0.02
+MIN_CHECK_WALLS = 1_000
+#: the greedy 飘 policies checked beside the tables when the base is greedy
+GREEDY_CHECK = ("threshold:20", "threshold:40")
+#: all 64 cells of a table: 飘 at every chance (``always`` on a base)
+ALL_CELLS = 2**64 - 1
 #: the widest tiles-left half-width the default size aims at (points)
 TARGET_HALF_WIDTH = 0.5
 #: cells with fewer chances are shown grey in the heatmap and left out of the implied table
 MIN_POINTS = 30
 STUDY_DIR, CHECK_DIR = "study", "check"
 TABLE_CSV, CELLS_CSV, PAIRWISE_CSV = "piao_table.csv", "piao_cells.csv", "piao_pairwise.csv"
+RISK_CSV, PAIRWISE_MD = "piao_risk.csv", "piao_pairwise.md"
 HEATMAP_PNG, ANSWER_JSON = "piao_heatmap.png", "piao_answer.json"
+#: the printed answer's width: longer lines wrap (the square matrix goes to :data:`PAIRWISE_MD`)
+WIDTH = 120
 
 
 def piao_rules() -> str:
@@ -92,34 +123,24 @@ def hands_for(hands: int, half_width: float, target: float = TARGET_HALF_WIDTH) 
     return int(math.ceil(hands * (half_width / target) ** 2))
 
 
-def holm(p) -> np.ndarray:
-    """Holm's step-down adjusted p-values of ``p: float[m]`` (each at most 1, monotone in the order of p)."""
-    p = np.asarray(p, np.float64)
-    m = len(p)
-    order = np.argsort(p, kind="stable")
-    adj = np.empty(m)
-    run = 0.0
-    for k, i in enumerate(order):
-        run = max(run, min(1.0, (m - k) * p[i]))
-        adj[i] = run
-    return adj
-
-
 def pairwise(values: dict, confidence: float = 0.95) -> pd.DataFrame:
     """Every pair's paired difference of per-wall values, with the multiple-comparison adjustment stated.
 
     ``values``: ``{policy: float[W]}``, the same ``W`` walls in the same
     order for every policy (duplicate deals; each wall an independent unit).
     One row per pair ``a`` before ``b`` (the dict's order): ``a, b, walls,
-    diff`` (mean of ``a - b``), ``ci_low, ci_high`` (Bonferroni: the
-    Student-t interval at ``1 - (1 - confidence) / m`` for ``m`` pairs),
-    ``p`` (two-sided t-test of no difference), ``p_holm`` (Holm-adjusted),
+    walls_differ`` (walls where the two scored differently), ``diff`` (mean
+    of ``a - b``), ``ci_low, ci_high`` (Bonferroni: the Student-t interval
+    at ``1 - (1 - confidence) / m`` for ``m`` pairs, on the Satterthwaite
+    degrees of freedom: wide when few walls differ,
+    :mod:`caishen.sim.analysis.intervals`), ``p`` (two-sided t-test of no
+    difference, the same degrees of freedom), ``p_holm`` (Holm-adjusted),
     ``m``.  Raises ``ValueError`` for fewer than two policies or arrays of
     different lengths.
     """
     from scipy import stats
 
-    from caishen.sim.analysis.intervals import cluster_mean_ci
+    from caishen.sim.analysis.intervals import cluster_mean_ci, satterthwaite_df
 
     names = list(values)
     if len(names) < 2:
@@ -133,14 +154,16 @@ def pairwise(values: dict, confidence: float = 0.95) -> pd.DataFrame:
     rows = []
     for a, b in pairs:
         d = np.asarray(values[a], np.float64) - np.asarray(values[b], np.float64)
-        mean, lo, hi = cluster_mean_ci(d, None, level)
+        mean, lo, hi = cluster_mean_ci(d, None, level, df="satterthwaite")
         sd = float(d.std(ddof=1)) if len(d) > 1 else float("nan")
+        e = d - mean
+        dof = satterthwaite_df(float(e @ e), float(np.sum(e ** 4)), len(d)) if len(d) > 1 else float("nan")
         if len(d) > 1 and sd > 0:
-            p = float(2 * stats.t.sf(abs(mean) / (sd / math.sqrt(len(d))), len(d) - 1))
+            p = float(2 * stats.t.sf(abs(mean) / (sd / math.sqrt(len(d))), dof))
         else:
             p = 1.0 if mean == 0 else 0.0
-        rows.append((a, b, len(d), mean, lo, hi, p))
-    t = pd.DataFrame(rows, columns=["a", "b", "walls", "diff", "ci_low", "ci_high", "p"])
+        rows.append((a, b, len(d), int(np.count_nonzero(d)), mean, lo, hi, p))
+    t = pd.DataFrame(rows, columns=["a", "b", "walls", "walls_differ", "diff", "ci_low", "ci_high", "p"])
     t["p_holm"] = holm(t["p"].to_numpy())
     t["m"] = m
     return t
@@ -161,85 +184,163 @@ def pairwise_matrix(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def joint_table(points: pd.DataFrame, rows: str = "tiles_left", cols: str = "waits",
-                confidence: float = 0.95) -> pd.DataFrame:
-    """The EV per chance by two features' groups (:data:`caishen.sim.analysis.piao_study.GROUPS`): one row per
-    (row group, column group) with ``points, hands, diff, ci_low, ci_high`` (weighted, clustered by hand)."""
+                confidence: float = 0.95, split: str | None = None) -> pd.DataFrame:
+    """The EV per chance by two features' groups (:data:`caishen.sim.analysis.piao_estimate.GROUPS`): one row per
+    (row group, column group) with ``points, hands, diff, ci_low, ci_high`` (weighted, clustered by hand);
+    ``split``: a feature (``"own_choice"``) whose groups each get the table again after the one over every
+    point, in a first column named after it (``"all"`` for every point)."""
+    from caishen.sim.analysis import piao_estimate as pe
+
     cl = points["hand_id" if "hand_id" in points else "hand"].to_numpy()
-    w = piao_study.point_weights(points)
+    w = pe.point_weights(points)
     d = points["diff"].to_numpy(np.float64)
-    lr = piao_study.group_labels(rows, points[rows].to_numpy())
-    lc = piao_study.group_labels(cols, points[cols].to_numpy())
+    lr = pe.group_labels(rows, points[rows].to_numpy())
+    lc = pe.group_labels(cols, points[cols].to_numpy())
+    splits = [("all", np.ones(len(points), bool))]
+    if split is not None:
+        ls = pe.group_labels(split, points[split].to_numpy())
+        splits += [(g, ls == g) for g in dict.fromkeys(pe.group_labels(split, pe.GROUPS[split]))]
     out = []
-    for gr in dict.fromkeys(piao_study.group_labels(rows, piao_study.GROUPS[rows])):
-        for gc in dict.fromkeys(piao_study.group_labels(cols, piao_study.GROUPS[cols])):
-            m = (lr == gr) & (lc == gc)
-            est = piao_study.weighted_mean_ci(d[m], w[m], cl[m], confidence)
-            out.append((gr, gc, int(m.sum()), int(len(np.unique(cl[m]))), *est))
-    return pd.DataFrame(out, columns=[rows, cols, "points", "hands", "diff", "ci_low", "ci_high"])
+    for sname, smask in splits:
+        for gr in dict.fromkeys(pe.group_labels(rows, pe.GROUPS[rows])):
+            for gc in dict.fromkeys(pe.group_labels(cols, pe.GROUPS[cols])):
+                m = smask & (lr == gr) & (lc == gc)
+                est = pe.weighted_mean_ci(d[m], w[m], cl[m], confidence)
+                out.append(((sname,) if split else ()) + (gr, gc, int(m.sum()), int(len(np.unique(cl[m]))), *est))
+    return pd.DataFrame(out, columns=[*([split] if split else []), rows, cols, "points", "hands", "diff", "ci_low",
+                                      "ci_high"])
 
 
 # ---------------------------------------------------------------------------
 # the figure
 # ---------------------------------------------------------------------------
-def heatmap(joint: pd.DataFrame, path, comparison: str, rows: str = "tiles_left", cols: str = "waits") -> None:
+def heatmap(joint: pd.DataFrame, path, comparison: str, rows: str = "tiles_left", cols: str = "waits",
+            split: str | None = None, note: str = "") -> None:
     """Write the heatmap of :func:`joint_table` to ``path`` (PNG): colour = EV of 飘 minus keep (points,
     centred at 0), each cell annotated with the EV, its 95% interval and its chances; cells with fewer than
-    :data:`MIN_POINTS` chances grey."""
+    :data:`MIN_POINTS` chances grey.  ``split``: the table's split column: one panel per group, side by side
+    (one colour scale); ``note``: a line under the title (bots, size, seed)."""
     import textwrap
 
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib import font_manager
 
     from caishen.sim.analysis.report import save_figure
 
+    panels = list(dict.fromkeys(joint[split])) if split else [None]
     rl = list(dict.fromkeys(joint[rows]))
     cll = list(dict.fromkeys(joint[cols]))
-    v = np.full((len(rl), len(cll)), np.nan)
-    for r in joint.itertuples(index=False):
-        i, j = rl.index(getattr(r, rows)), cll.index(getattr(r, cols))
-        if r.points >= MIN_POINTS:
-            v[i, j] = r.diff
-    lim = float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 1.0
-    cjk = [f.name for f in font_manager.fontManager.ttflist if "CJK" in f.name or "Noto Sans SC" in f.name]
-    if cjk:
-        plt.rcParams["font.family"] = [cjk[0], "DejaVu Sans"]
-    fig, ax = plt.subplots(figsize=(1.5 * len(cll) + 2.5, 0.9 * len(rl) + 2.4))
+    vals = {}
+    for pn in panels:
+        t = joint if pn is None else joint[joint[split] == pn]
+        v = np.full((len(rl), len(cll)), np.nan)
+        for r in t.itertuples(index=False):
+            if r.points >= MIN_POINTS:
+                v[rl.index(getattr(r, rows)), cll.index(getattr(r, cols))] = r.diff
+        vals[pn] = v
+    finite = [np.abs(v[np.isfinite(v)]) for v in vals.values() if np.isfinite(v).any()]
+    lim = float(max(x.max() for x in finite)) if finite else 1.0
+    fig, axes = plt.subplots(1, len(panels), figsize=(len(panels) * (1.5 * len(cll) + 1.2) + 1.5,
+                                                       0.9 * len(rl) + 2.8), squeeze=False)
     cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")
-    im = ax.imshow(np.ma.masked_invalid(v), cmap=cmap, vmin=-lim, vmax=lim, aspect="auto")
-    for r in joint.itertuples(index=False):
-        i, j = rl.index(getattr(r, rows)), cll.index(getattr(r, cols))
-        if r.points == 0:
-            txt = "n=0"
-        elif r.points < MIN_POINTS or not np.isfinite(r.ci_low):
-            txt = f"n={r.points}"
-        else:
-            txt = f"{r.diff:+.2f}\n[{r.ci_low:+.2f}, {r.ci_high:+.2f}]\nn={r.points:,}"
-        dark = np.isfinite(v[i, j]) and abs(v[i, j]) > 0.6 * lim
-        ax.text(j, i, txt, ha="center", va="center", fontsize=7, color="white" if dark else "black")
-    ax.set_xticks(range(len(cll)), cll)
-    ax.set_yticks(range(len(rl)), rl)
-    ax.set_xlabel("waits after the throw (kinds)")
-    ax.set_ylabel("live wall tiles left")
-    fig.colorbar(im, ax=ax, label="EV of piao minus keep (points per chance)")
+    im = None
+    for ax, pn in zip(axes[0], panels):
+        t = joint if pn is None else joint[joint[split] == pn]
+        v = vals[pn]
+        im = ax.imshow(np.ma.masked_invalid(v), cmap=cmap, vmin=-lim, vmax=lim, aspect="auto")
+        for r in t.itertuples(index=False):
+            i, j = rl.index(getattr(r, rows)), cll.index(getattr(r, cols))
+            if r.points == 0:
+                txt = "n=0"
+            elif r.points < MIN_POINTS or not np.isfinite(r.ci_low):
+                txt = f"n={r.points}"
+            else:
+                txt = f"{r.diff:+.2f}\n[{r.ci_low:+.2f}, {r.ci_high:+.2f}]\nn={r.points:,}"
+            dark = np.isfinite(v[i, j]) and abs(v[i, j]) > 0.6 * lim
+            ax.text(j, i, txt, ha="center", va="center", fontsize=6.5, color="white" if dark else "black")
+        ax.set_xticks(range(len(cll)), cll)
+        ax.set_yticks(range(len(rl)), rl)
+        ax.set_xlabel("waits after the throw (kinds)")
+        if pn is not None:
+            n = int(t["points"].sum())
+            ax.set_title({"all": "every chance", "throws": "where the policy throws by itself",
+                          "keeps": "where the policy keeps by itself"}.get(pn, f"{split} = {pn}")
+                         + f" (n={n:,})", fontsize=8)
+    axes[0][0].set_ylabel("live wall tiles left")
+    fig.colorbar(im, ax=list(axes[0]), label="EV of piao minus keep (points per chance)")
     plain = comparison.replace("飘", "piao").replace("财神", "caishen")
-    ax.set_title("\n".join(textwrap.wrap(plain, 90)), fontsize=7, loc="left")
-    fig.tight_layout()
-    save_figure(fig, path, dpi=110)
+    title = "\n".join(textwrap.wrap(plain, 60 * len(panels) + 30))
+    fig.suptitle(title + (f"\n{note}" if note else ""), fontsize=7, x=0.01, ha="left")
+    save_figure(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
 
 # ---------------------------------------------------------------------------
 # the check on duplicate deals
 # ---------------------------------------------------------------------------
-def check_policies(policy: str, implied: str) -> list[str]:
-    """The policies of the check: the implied one, :data:`CHECK_POLICIES` and ``policy``, in normal form, once
-    each."""
+def piao_base(policy: str) -> str:
+    """The bot a table sits on for ``policy`` (normal form): ``policy`` itself, its base for a
+    ``piao_table:...:BASE``, ``"greedy"`` for greedy and the greedy 飘 policies (never, always, threshold:N,
+    piao_table[:BITS])."""
+    from caishen.sim.bots import registry
+    from caishen.sim.bots.policies import PIAO_POLICIES
+
+    b = registry.parse(policy)
+    base = registry._piao_base(b)
+    if base is not None:
+        return base.spec
+    if b.kind == "greedy" or registry.BOTS[b.kind].piao or b.code in PIAO_POLICIES:
+        return "greedy"
+    return b.spec
+
+
+def table_spec(bits: int, base: str) -> str:
+    """The normal form of the table ``bits`` on ``base`` (``piao_table:BITS[:BASE]``)."""
     from caishen.sim.bots.registry import normalize
 
-    return list(dict.fromkeys(normalize(p) for p in (implied, *CHECK_POLICIES, policy)))
+    return normalize(f"piao_table:{int(bits)}" + ("" if base == "greedy" else f":{base}"))
+
+
+def check_labels(policy: str, bits: int) -> dict[str, str]:
+    """``{label: spec}`` of the check's policies, every one on ``policy``'s base (:func:`piao_base`):
+    ``implied`` (the study's table ``bits``), ``shipped`` (the default table), ``never`` and ``always`` (tables
+    with no cell and every cell: on greedy, the ``never`` and ``always`` bots themselves), with greedy also
+    :data:`GREEDY_CHECK`, and ``policy`` itself (under its spec); a spec already listed keeps its first
+    label."""
+    from caishen.sim.bots.piao_table import DEFAULT_PIAO_TABLE
+    from caishen.sim.bots.registry import normalize
+
+    base = piao_base(policy)
+    labels = {"implied": table_spec(bits, base), "shipped": table_spec(DEFAULT_PIAO_TABLE, base)}
+    if base == "greedy":
+        labels.update({"never": "never", "always": "always", **{g: normalize(g) for g in GREEDY_CHECK}})
+    else:
+        labels.update({"never": table_spec(0, base), "always": table_spec(ALL_CELLS, base)})
+    labels[normalize(policy)] = normalize(policy)
+    out: dict[str, str] = {}
+    for k, v in labels.items():
+        if v not in out.values():
+            out[k] = v
+    return out
+
+
+def check_policies(policy: str, implied) -> list[str]:
+    """The specs of the check (:func:`check_labels`; ``implied``: the table's bits, or its spec
+    ``piao_table:BITS[:BASE]``)."""
+    from caishen.sim.bots.piao_table import parse_piao_table, split_piao_arg
+
+    if isinstance(implied, str):
+        implied = int(parse_piao_table(split_piao_arg(implied.partition(":")[2])[0])) % 2**64
+    return list(check_labels(policy, int(implied)).values())
+
+
+def default_check_walls(hands: int) -> int:
+    """The check's walls for a study of ``hands`` hands: :data:`CHECK_WALLS_PER_HAND` of them, between
+    :data:`MIN_CHECK_WALLS` and :data:`DEFAULT_CHECK_WALLS` (the check then costs a few per cent of the
+    study: ~7 policies x walls one-hand deals against 2 R rollouts per studied chance)."""
+    return int(min(DEFAULT_CHECK_WALLS, max(MIN_CHECK_WALLS, round(hands * CHECK_WALLS_PER_HAND))))
 
 
 def sweep_wall_scores(out) -> dict[str, np.ndarray]:
@@ -264,9 +365,38 @@ def sweep_wall_scores(out) -> dict[str, np.ndarray]:
 # ---------------------------------------------------------------------------
 # the command
 # ---------------------------------------------------------------------------
+def _option_dict(rules: str, options) -> dict:
+    """``options`` (``["K=V", ...]``, a dict or None) as a dict of the options given, each at its resolved value
+    (``ValueError`` naming a bad option or value)."""
+    from caishen.sim.selfplay import runner
+
+    if not options:
+        return {}
+    if isinstance(options, dict):
+        return {k: v for k, v in runner.resolve_options(rules, options).items() if k in options}
+    raw = {}
+    for item in options:
+        if not isinstance(item, str) or "=" not in item:
+            raise ValueError(f"--option {item!r}: expected KEY=VALUE")
+        k, v = (x.strip() for x in item.split("=", 1))
+        if k in raw:
+            raise ValueError(f"--option {k!r} given twice")
+        raw[k] = v
+    from caishen.sim.engine import load_rules
+
+    for k, v in raw.items():  # one value each: names the bad option or value
+        load_rules(rules, {k: v})
+    return {k: v for k, v in runner.resolve_options(rules, raw).items() if k in raw}
+
+
+def _estimate_row(est: pd.DataFrame, own: str, feature: str = "all") -> dict | None:
+    t = est[(est["own_choice"] == own) & (est["feature"] == feature)]
+    return None if t.empty else t.iloc[0].to_dict()
+
+
 def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None, hands: int = DEFAULT_HANDS,
-        seed: int = 0, rollouts: int = piao_study.DEFAULT_ROLLOUTS, check_walls: int = DEFAULT_CHECK_WALLS,
-        workers: int | None = None, progress: bool = True) -> dict:
+        seed: int = 0, rollouts: int = piao_study.DEFAULT_ROLLOUTS, check_walls: int | None = None,
+        workers: int | None = None, progress: bool = True, options=None) -> dict:
     """Run (or resume) the 飘 study and its check into ``out``; return the answer (also ``OUT/piao_answer.json``).
 
     ``rules``: the rule set with the 飘 decision; ``policy``: one bot spec
@@ -274,13 +404,15 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
     ``keep_then``: the keep branch's bot after the chance (default: ``policy``
     itself, decided again at later chances); ``hands``: hands of the study;
     ``rollouts``: R per branch; ``check_walls``: walls per policy of the
-    check (0 skips it); ``seed``: the study's walls (the check plays
-    ``seed + 1``).  Raises ``ValueError`` for a bad argument (the registry's
-    message for a bad spec), before anything is written.
+    check (0 skips it; None: :func:`default_check_walls`); ``seed``: the
+    study's walls (the check plays ``seed + 1``); ``options``: rule options
+    (``["K=V", ...]`` or a dict) for the study and the check.  Raises
+    ``ValueError`` for a bad argument (the registry's message for a bad
+    spec), before anything is written.
 
-    Measured: see the README (Studies) for the default size's wall time.
+    Measured: see ``docs/studies.md`` for the default size's wall time.
     """
-    from caishen.sim.analysis import study
+    from caishen.sim.analysis import markdown, piao_estimate, study
     from caishen.sim.bots.registry import normalize
 
     check_rules(rules)
@@ -288,52 +420,92 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
     keep = None if keep_then is None else normalize(keep_then)
     if "," in policy:
         raise ValueError(f"--policy {policy!r}: give one bot (it plays every seat)")
-    check_walls = piao_study._check_int("check_walls", check_walls, 0, 10**9)
+    hands = piao_study._check_int("hands", hands, 1, 10**9)
+    check_walls = default_check_walls(hands) if check_walls is None else \
+        piao_study._check_int("check_walls", check_walls, 0, 10**9)
+    opts = _option_dict(rules, options)
     words = piao_study.comparison(policy, keep, per_hand=True)
+    if opts:
+        words += "; rule options " + ", ".join(f"{k}={v}" for k, v in opts.items())
     out = Path(out)
     t0 = time.perf_counter()
-    pts = piao_study.run_study(hands, seed, rollouts, "piao", policy, None, workers=workers,
+    pts = piao_study.run_study(hands, seed, rollouts, "piao", policy, opts or None, workers=workers,
                                out=out / STUDY_DIR, progress=progress, keep_then=keep, per_hand=True)
     study_s = time.perf_counter() - t0
     if len(pts) == 0:
         raise ValueError(f"no 飘 chance in {hands} hands of {policy}: play more hands")
-    est = piao_study.estimate(pts)
+    est = piao_study.estimate(pts, split="own_choice")
     est.insert(0, "comparison", words)
-    cells = piao_study.table_estimate(pts)
+    cells = piao_study.table_estimate(pts, split="own_choice")
     cells.insert(0, "comparison", words)
-    joint = joint_table(pts)
+    rk = piao_estimate.risk(pts)
+    rk.insert(0, "comparison", words)
+    joint = joint_table(pts, split="own_choice")
     safeio.atomic_write(out / TABLE_CSV, est.to_csv(index=False))
     safeio.atomic_write(out / CELLS_CSV, cells.to_csv(index=False))
-    heatmap(joint, out / HEATMAP_PNG, words)
+    safeio.atomic_write(out / RISK_CSV, rk.to_csv(index=False))
+    heatmap(joint, out / HEATMAP_PNG, words, split="own_choice",
+            note=f"{hands:,} hands, R = {rollouts}, seed {seed}; every seat {policy}; "
+                 f"{len(pts):,} chances studied; 95% CI clustered by hand")
     bits = piao_study.piao_table_bits(pts, MIN_POINTS)
-    implied = f"piao_table:{bits}"
-    tl = est[est["feature"] == "tiles_left"]
+    base = piao_base(policy)
+    implied = table_spec(bits, base)
+    allrows = est[est["own_choice"] == "all"]
+    tl = allrows[allrows["feature"] == "tiles_left"]
     widest = float(((tl["ci_high"] - tl["ci_low"]) / 2).max())
     n_chances = float(pts["chances"].sum())
+    first = allrows.iloc[0]
+
+    def triple(row, k="diff", lo="ci_low", hi="ci_high"):
+        return [float(row[k]), float(row[lo]), float(row[hi])]
+
+    own = {}
+    for g in ("throws", "keeps"):
+        r = _estimate_row(est, g)
+        if r is not None:
+            own[g] = {"ev": triple(r), "chances": int(r["points"]),
+                      "share": float(pts.loc[pts["own_choice"] == (g == "throws"), "chances"].sum() / n_chances)}
+    risk_all = rk[(rk["own_choice"] == "all") & (rk["group"] == "all")].set_index("branch")
     answer = {
-        "comparison": words, "rules": rules, "policy": policy, "keep_then": keep or policy,
+        "comparison": words, "rules": rules, "options": opts, "policy": policy, "keep_then": keep or policy,
         "hands": int(hands), "seed": int(seed), "rollouts": int(rollouts), "study_seconds": round(study_s, 1),
         "chances": int(n_chances), "studied": int(len(pts)),
         "exploration_rate": float(len(pts) / n_chances),
         "exploration": "one chance per hand with a chance, drawn uniformly among its chances; the real hand is "
-                       f"played by {policy} at every chance (the study never makes it throw or keep: the field is {policy}'s own)",
-        "ev": {k: float(est.iloc[0][k]) for k in ("diff", "ci_low", "ci_high")},
+                       f"played by {policy} at every chance (the study never makes it throw or keep: the field is "
+                       f"{policy}'s own)",
+        "ev": {k: float(first[k]) for k in ("diff", "ci_low", "ci_high")},
+        "own_choice": own, "own_worth": float(first["own_worth"]),
+        "parts": {p: triple(first, p, f"{p}_low", f"{p}_high") for p in ("doubling", "penalty", "rest")},
+        "risk": {b: {k: float(risk_all.loc[b, k]) for k in ("mean", "sd", "q01", "q50", "q99", "p_loss",
+                                                            "p_failed", "p_won")}
+                 for b in ("piao", "keep") if b in risk_all.index},
         "tiles_left": {g: [float(d), float(lo), float(hi), int(n)] for g, d, lo, hi, n in
                        zip(tl["group"], tl["diff"], tl["ci_low"], tl["ci_high"], tl["points"])},
         "widest_tiles_left_half_width": widest, "target_half_width": TARGET_HALF_WIDTH,
-        "hands_for_target": hands_for(hands, widest), "implied_policy": implied,
+        "hands_for_target": hands_for(hands, widest), "implied_policy": implied, "implied_bits": int(bits),
+        "base": base,
     }
     if check_walls:
-        pols = check_policies(policy, implied)
-        study.sweep(rules, out / CHECK_DIR, policies=",".join(pols), field=policy, walls=check_walls, seed=seed + 1,
-                    workers=workers, progress=progress)
+        labels = check_labels(policy, bits)
+        pols = list(labels.values())
+        t1 = time.perf_counter()
+        study.sweep(rules, out / CHECK_DIR, options=[f"{k}={v}" for k, v in opts.items()], policies=",".join(pols),
+                    field=policy, walls=check_walls, seed=seed + 1, workers=workers, progress=progress)
         scores = sweep_wall_scores(out / CHECK_DIR)
-        pw = pairwise({p: scores[p] for p in pols})
+        pw = pairwise({lab: scores[spec] for lab, spec in labels.items()})
+        pw.insert(2, "a_spec", pw["a"].map(labels))
+        pw.insert(3, "b_spec", pw["b"].map(labels))
         pw.insert(0, "comparison", f"points per hand of policy a minus policy b at one seat, the other three seats "
                                    f"{policy}, on the same {check_walls} walls (duplicate deals)")
         safeio.atomic_write(out / PAIRWISE_CSV, pw.to_csv(index=False))
-        means = {p: float(np.mean(v)) for p, v in scores.items()}
-        answer["check"] = {"walls": check_walls, "field": policy, "mean_points": means,
+        legend = "\n".join(f"- `{lab}`: `{spec}`" for lab, spec in labels.items())
+        safeio.atomic_write(out / PAIRWISE_MD, f"# 飘 check: {pw['comparison'].iloc[0]}\n\n"
+                            "Row minus column, points per hand, Bonferroni-adjusted interval; * = Holm p < 0.05.\n\n"
+                            + markdown.table(pairwise_matrix(pw), index=True) + "\n\n" + legend + "\n")
+        means = {lab: float(np.mean(scores[spec])) for lab, spec in labels.items()}
+        answer["check"] = {"walls": check_walls, "field": policy, "labels": labels, "mean_points": means,
+                           "seconds": round(time.perf_counter() - t1, 1),
                            "adjustment": f"Bonferroni over m = {int(pw['m'].iloc[0])} pairs (each interval at "
                                          f"{100 * (1 - 0.05 / pw['m'].iloc[0]):.2f}%), Holm-adjusted p-values",
                            "best": max(means, key=means.get)}
@@ -342,17 +514,37 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
 
 
 def format_answer(answer: dict, out) -> str:
-    """The printed answer of :func:`run` (comparison, estimate, rate, sizes, the check's matrix)."""
+    """The printed answer of :func:`run` (comparison, estimate by own choice, parts, risk, sizes, the check's
+    pairs one per line; the square matrix is in ``OUT/piao_pairwise.md``)."""
     out = Path(out)
     a = answer
     e = a["ev"]
+
+    def ci(v):
+        return f"{v[0]:+.2f} [{v[1]:+.2f}, {v[2]:+.2f}]"
+
     lines = [f"comparison: {a['comparison']}",
              f"EV of 飘 minus keep per chance: {e['diff']:+.2f} points [95% CI {e['ci_low']:+.2f}, {e['ci_high']:+.2f}]"
              f" ({a['studied']:,} chances studied of {a['chances']:,} in {a['hands']:,} hands, R = {a['rollouts']}, "
-             f"{a['study_seconds']:.0f} s)",
-             f"exploration rate: {a['exploration_rate']:.1%} of chances studied ({a['exploration']})",
-             "by live wall tiles left: " + ", ".join(f"{g} {v[0]:+.2f} [{v[1]:+.2f}, {v[2]:+.2f}] n={v[3]:,}"
-                                                    for g, v in a["tiles_left"].items())]
+             f"seed {a['seed']}, {a['study_seconds']:.0f} s)",
+             f"exploration rate: {a['exploration_rate']:.1%} of chances studied ({a['exploration']})"]
+    for g, words in (("throws", "where it throws by itself"), ("keeps", "where it keeps by itself")):
+        if g in a.get("own_choice", {}):
+            o = a["own_choice"][g]
+            lines.append(f"  {words} ({o['share']:.1%} of chances): {ci(o['ev'])}")
+    if "own_worth" in a:
+        lines.append(f"  its own choices are worth {a['own_worth']:+.2f} per chance over the other branch "
+                     "(throw where it throws, keep where it keeps)")
+    if "parts" in a:
+        p = a["parts"]
+        lines.append(f"parts of the EV: doubling (飘 links in its own win) {ci(p['doubling'])}, failure penalty "
+                     f"(K-9.3) {ci(p['penalty'])}, the rest (the win it unlocks, other play) {ci(p['rest'])}")
+    for b, r in a.get("risk", {}).items():
+        lines.append(f"risk, {b} branch: mean {r['mean']:+.2f}, sd {r['sd']:.1f}, 1%/50%/99% {r['q01']:+.0f} / "
+                     f"{r['q50']:+.0f} / {r['q99']:+.0f}, P(lose >= {piao_study.LOSS_POINTS}) {r['p_loss']:.2%}, "
+                     f"P(failed 飘) {r['p_failed']:.2%}, P(win) {r['p_won']:.1%}")
+    lines.append("by live wall tiles left: " + ", ".join(f"{g} {v[0]:+.2f} [{v[1]:+.2f}, {v[2]:+.2f}] n={v[3]:,}"
+                                                        for g, v in a["tiles_left"].items()))
     w = a["widest_tiles_left_half_width"]
     if w <= a["target_half_width"]:
         lines.append(f"widest tiles-left half-width {w:.2f} points <= {a['target_half_width']}")
@@ -360,18 +552,19 @@ def format_answer(answer: dict, out) -> str:
         lines.append(f"widest tiles-left half-width {w:.2f} points > {a['target_half_width']}: about "
                      f"{a['hands_for_target']:,} hands would bring it to {a['target_half_width']}")
     lines.append(f"implied policy: {a['implied_policy']} (飘 in the piao_table cells where the EV is positive over "
-                 f">= {MIN_POINTS} chances, "
-                 "greedy's play otherwise: the 飘 policies are greedy bots, whatever the study's policy)")
+                 f">= {MIN_POINTS} chances; {a.get('base', 'greedy')} plays every other move)")
     if "check" in a:
         c = a["check"]
         pw = pd.read_csv(out / PAIRWISE_CSV)
-        lines.append(f"check on {c['walls']:,} duplicate walls, field {c['field']}: points per hand of the row's "
-                     f"policy minus the column's; {c['adjustment']}; * = Holm p < 0.05")
-        with pd.option_context("display.width", 250, "display.max_colwidth", 40):
-            lines.append(pairwise_matrix(pw).to_string())
+        lines.append(f"check on {c['walls']:,} duplicate walls ({c.get('seconds', 0):.0f} s), field {c['field']}; "
+                     f"{c['adjustment']}; * = Holm p < 0.05; policies: "
+                     + ", ".join(f"{k} = {v}" if k != v else k for k, v in c.get("labels", {}).items()))
+        for r in pw.itertuples(index=False):
+            star = " *" if r.p_holm < 0.05 else ""
+            lines.append(f"  {r.a} minus {r.b}: {r.diff:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]{star}")
         lines.append("mean points per hand: " + ", ".join(f"{p} {v:+.3f}" for p, v in c["mean_points"].items())
                      + f"; best: {c['best']}")
-    lines.append(f"files: {out / TABLE_CSV}, {out / CELLS_CSV}, {out / HEATMAP_PNG}"
-                 + (f", {out / PAIRWISE_CSV}" if "check" in a else "") + f", {out / ANSWER_JSON}")
-    return "\n".join(lines)
-
+    lines.append(f"files: {out / TABLE_CSV}, {out / CELLS_CSV}, {out / RISK_CSV}, {out / HEATMAP_PNG}"
+                 + (f", {out / PAIRWISE_CSV}, {out / PAIRWISE_MD}" if "check" in a else "") + f", {out / ANSWER_JSON}")
+    return "\n".join(textwrap.fill(line, WIDTH, subsequent_indent="    ", break_on_hyphens=False)
+                     if len(line) > WIDTH else line for line in lines)

@@ -59,18 +59,34 @@ kinds that complete the hand after the 飘 discard, by shape), ``live_waits``
 exposed meld), ``chain`` (the seat's chain links so far, K-6.5), ``dealer``,
 ``baotou`` (the hand after the 飘 is in 爆头 shape, K-6.2), ``taken``
 (the real hand took the alternative), ``turns`` (discards so far),
-``chances`` (the hand's 飘 chances with ``per_hand``, else 1).
+``chances`` (the hand's 飘 chances with ``per_hand``, else 1) and
+``own_choice`` (the seat's policy takes the alternative there by itself:
+where it throws, 飘 minus keep is what its choice is worth over the other
+branch; where it keeps, its negative is).
+
+Per point and branch, averaged over the ``R`` rollouts (:func:`study_chunk`):
+the score, won, failed 飘 (K-9.3), the 飘 *doubling* and the *failure
+penalty* (:mod:`caishen.sim.analysis.piao_kernels`: the parts of the score
+only 飘 makes), the share of rollouts that lost at least
+:data:`LOSS_POINTS` points, and the first rollout's score (one draw from
+the branch's outcome distribution per point: its quantiles are the
+branch's).
+
+The module has three parts: the kernels (:mod:`caishen.sim.analysis.piao_kernels`),
+this module (the Python face, the runs in chunks and their files), and the
+estimates (:mod:`caishen.sim.analysis.piao_estimate`, whose public names are
+also this module's).
 
 Estimates (:func:`estimate`) are means of the per-point difference (per
 chance: weighted by ``chances``) with 95% intervals over **independent
 units**: the points of one hand share its wall and are correlated, so the
 interval is cluster-robust with the hand as the cluster
 (:func:`caishen.sim.analysis.intervals.cluster_mean_ci`, or its weighted form
-:func:`weighted_mean_ci`; checked for coverage by
-``tests/test_study.py``).  :func:`piao_table_bits` turns the estimate
+:func:`weighted_mean_ci`; checked for coverage on replicates by
+``tests/test_interval_coverage.py``).  :func:`piao_table_bits` turns the estimate
 by (tiles-left bucket, many waits, chain, dealer) into the 64-bit table of the
-``piao_table`` policy (:func:`_piao_table_says`), which throws a 财神 at a
-point exactly where the estimated EV of 飘 is positive.
+``piao_table`` policy (:func:`caishen.sim.bots.piao_table._piao_table_says`), which throws a 财神
+at a point exactly where the estimated EV of 飘 is positive.
 
 Cost: a point costs ``2 R`` rest-of-hand rollouts.  The variance of a
 point's difference splits into between points (~52 points^2) and within its
@@ -91,55 +107,55 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
-from caishen.sim.engine import (
-    A_DECLARE,
-    A_DISCARD,
-    A_HARD_DECLARE,
-    A_HARD_DECLINE,
-    A_KONG_CONCEALED,
-    A_WIN,
-    EP_JOKER,
-    N_KINDS,
-    N_RECORD,
-    N_SEATS,
-    PH_DONE,
-    PH_HARD,
-    PH_TURN,
-    SC_DEALER,
-    SC_HEAD,
-    SC_PHASE,
-    SC_TAIL,
-    SC_TO_ACT,
-    SC_TURNS,
-    SF_CHAIN_LEN,
-    SF_FAILED_PIAO,
-    SF_SCORE,
-    SF_WON,
-    _legal_mask,
-    _reset,
-    _shuffle_wall,
-    _step,
-    _write_record,
-    engine_params,
-    load_rules,
-    new_state,
-)
-from caishen.sim.hand import _is_baotou, _is_win, _shanten
-from caishen.sim.bots.piao_table import MANY_WAITS, TABLE_BUCKET, TABLE_BUCKETS, _live_left
-from caishen.sim.bots.policies import POLICY_NEVER, _choose_action, _live_counts, new_work
-from caishen.sim.bots.registry import _bot_action, bot_table, make_context
-from caishen.sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
+from caishen.sim.engine import EP_JOKER, N_RECORD, N_SEATS, engine_params, load_rules, new_state
+from caishen.sim.bots.policies import new_work
+from caishen.sim.bots.registry import bot_table, make_context
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.codes import POINTS_ENGINE
 from caishen.sim.rules.kernels import hand_points
 from caishen.sim.tables import hand_tables
-
-#: decision kinds (see the module docstring)
-DECISION_PIAO = 0
-DECISION_DECLARE = 1
-DECISION_HARD = 2
+from caishen.sim.analysis.piao_kernels import (  # noqa: F401  (the kernels' names: public here too)
+    DECISION_DECLARE,
+    DECISION_HARD,
+    DECISION_PIAO,
+    F_BAOTOU,
+    F_CAISHEN,
+    F_CHAIN,
+    F_CHANCES,
+    F_DEALER,
+    F_HAND,
+    F_LIVE,
+    F_OWN,
+    F_SEAT,
+    F_TAKEN,
+    F_TILES_LEFT,
+    F_TURNS,
+    F_WAITS,
+    FEATURES,
+    N_FEAT,
+    N_RES,
+    R_DOUBLE,
+    R_FAILED,
+    R_PENALTY,
+    R_SCORE,
+    R_WON,
+    _piao_features,
+    _piao_point,
+    _study_hands,
+)
+from caishen.sim.analysis.piao_estimate import (  # noqa: F401  (the estimates: public here too)
+    GROUPS,
+    LOSS_POINTS,
+    PIAO_FEATURES,
+    estimate,
+    group_labels,
+    piao_table_bits,
+    point_weights,
+    table_cells,
+    table_estimate,
+    weighted_mean_ci,
+)
 
 
 def decisions() -> dict[str, tuple[int, str]]:
@@ -150,287 +166,15 @@ def decisions() -> dict[str, tuple[int, str]]:
             out[decision] = (code, name)
     return out
 
-#: columns of the feature matrix, one row per decision point
-FEATURES = ("hand", "seat", "dealer", "tiles_left", "caishen", "waits", "live_waits", "chain", "baotou", "turns",
-            "taken", "chances")
-(F_HAND, F_SEAT, F_DEALER, F_TILES_LEFT, F_CAISHEN, F_WAITS, F_LIVE, F_CHAIN, F_BAOTOU, F_TURNS, F_TAKEN,
- F_CHANCES) = range(12)
-N_FEAT = len(FEATURES)
-#: the features a 飘 estimate is broken down by
-PIAO_FEATURES = ("tiles_left", "caishen", "waits", "live_waits", "chain", "dealer", "baotou")
-#: per rollout and branch: the deciding seat's score, won, failed 飘 (K-9.3)
-R_SCORE, R_WON, R_FAILED = 0, 1, 2
-N_RES = 3
 
 #: default size of :func:`run_study` (hands, rollouts per branch); see its docstring for the numbers
 DEFAULT_HANDS = 500_000
 DEFAULT_ROLLOUTS = 4
 DEFAULT_CHUNK = 500
-
-
-# ---------------------------------------------------------------------------
-# kernels
-# ---------------------------------------------------------------------------
-@njit(cache=True)
-def _copy_state(src, dst):
-    """Copy the game state record ``src`` into ``dst`` (every field, scratch included)."""
-    dst.wall[:] = src.wall
-    dst.hands[:, :] = src.hands
-    dst.meld_type[:, :] = src.meld_type
-    dst.meld_kind[:, :] = src.meld_kind
-    dst.discards[:, :] = src.discards
-    dst.dflags[:, :] = src.dflags
-    dst.circle[:] = src.circle
-    dst.mask[:] = src.mask
-    dst.legal[:] = src.legal
-    dst.seat[:, :] = src.seat
-    dst.sc[:] = src.sc
-    dst.queue[:, :] = src.queue
-    dst.tmp[:] = src.tmp
-    dst.counts[:] = src.counts
-    dst.wins[:, :] = src.wins
-    dst.work[:, :] = src.work
-    dst.rng[:] = src.rng
-
-
-@njit(cache=True)
-def _piao_point(st, ep, tabs, s):
-    """True if seat ``s`` (to act, ``st.mask`` filled) is at a 飘 decision point (module docstring)."""
-    joker = ep[EP_JOKER]
-    if joker < 0 or st.sc[SC_PHASE] != PH_TURN or st.hands[s, joker] == 0:
-        return False
-    if st.mask[A_WIN] or not st.mask[A_DISCARD + joker]:
-        return False
-    other = False
-    for k in range(N_KINDS):
-        if k != joker and st.mask[A_DISCARD + k]:
-            other = True
-            break
-    if not other:  # forced 飘 (K-2.4, K-2.5): no decision
-        return False
-    st.hands[s, joker] -= 1
-    ready = _shanten(st.hands[s], joker, tabs) <= 0
-    st.hands[s, joker] += 1
-    return ready
-
-
-@njit(cache=True, inline="always")
-def _situation(st, ep, h, s, row):
-    """Fill the situation columns of a study row (``row: int64[N_FEAT]``, zeroed first): the hand, the seat,
-    dealer or not, the live tiles left and the turn; the decision's own columns are the caller's."""
-    row[:] = 0
-    row[F_HAND] = h
-    row[F_SEAT] = s
-    row[F_DEALER] = 1 if st.sc[SC_DEALER] == s else 0
-    row[F_TILES_LEFT] = _live_left(st, ep)
-    row[F_TURNS] = st.sc[SC_TURNS]
-
-
-@njit(cache=True)
-def _piao_features(st, ep, tabs, s, live, row):
-    """Fill ``row[F_CAISHEN .. F_BAOTOU]`` for a 飘 point of seat ``s`` (``live: int64[34]`` scratch)."""
-    joker = ep[EP_JOKER]
-    h = st.hands[s]
-    row[F_CAISHEN] = h[joker]
-    row[F_CHAIN] = st.seat[s, SF_CHAIN_LEN]
-    h[joker] -= 1
-    _live_counts(st, s, live)
-    n_waits = 0
-    n_live = 0
-    for t in range(N_KINDS):
-        if t == joker or h[t] >= 4:  # a fifth copy cannot be drawn
-            continue
-        h[t] += 1
-        if _is_win(h, joker, tabs):
-            n_waits += 1
-            n_live += live[t]
-        h[t] -= 1
-    row[F_WAITS] = n_waits
-    row[F_LIVE] = n_live
-    row[F_BAOTOU] = 1 if (h[joker] > 0 and _is_baotou(h, joker, tabs)) else 0
-    h[joker] += 1
-
-
-@njit(cache=True)
-def _rollout(st, ep, rp, tabs, policies, keep, s, base_branch, decision, work, bx, kx):
-    """Play the state ``st`` to the end of the hand, in place, with ``policies: int64[4, 2]`` (a
-    :func:`caishen.sim.bots.registry.bot_table`; ``bx`` its bot context).
-
-    In the base branch (``base_branch``) seat ``s`` plays the keep branch's bot ``keep[s]`` (``int64[4, 2]``,
-    ``kx`` its context, or None) at a 飘 decision, and never takes the alternative kind of action at a 架听
-    or 硬子 decision (module docstring).
-    """
-    while st.sc[SC_PHASE] != PH_DONE:
-        _legal_mask(st, ep)
-        p = st.sc[SC_TO_ACT]
-        if base_branch and p == s and decision == DECISION_PIAO:
-            a = _bot_action(keep[p, 0], keep[p, 1], st, ep, rp, tabs, st.mask, work, kx)
-        else:
-            a = _bot_action(policies[p, 0], policies[p, 1], st, ep, rp, tabs, st.mask, work, bx)
-        if base_branch and p == s:
-            if decision == DECISION_DECLARE and A_DECLARE <= a < A_KONG_CONCEALED:
-                a = a - A_DECLARE
-            elif decision == DECISION_HARD and a == A_HARD_DECLARE:
-                a = A_HARD_DECLINE
-        _step(st, ep, rp, tabs, a)
-
-
-@njit(cache=True)
-def _keep_action(st, ep, rp, tabs, keep, s, work, kx, kmask):
-    """The keep move at a 飘 chance of seat ``s``: the keep bot ``keep[s]``'s move with the 财神 discard
-    taken out of the legal actions (``kmask``: scratch like ``st.mask``); ``never``'s move if the bot
-    still names it (a bot that does not read its mask)."""
-    joker = ep[EP_JOKER]
-    kmask[:] = st.mask
-    kmask[A_DISCARD + joker] = False
-    a = _bot_action(keep[s, 0], keep[s, 1], st, ep, rp, tabs, kmask, work, kx)
-    if not kmask[a]:
-        # np.int64: a literal argument would compile a copy of _choose_action of its own
-        a = _choose_action(np.int64(POLICY_NEVER), np.int64(0), st, ep, rp, tabs, kmask, work)
-    return a
-
-
-@njit(cache=True)
-def _study_point(st, sa, sb, ep, rp, tabs, policies, keep, s, decision, a_alt, a_base, rollouts, reshuffle, rr,
-                 n, h, res, rec, work, bx, kx):
-    """Play the decision point ``st`` (seat ``s`` to act) on both ways ``rollouts`` times into ``res[n]``
-    (and ``rec``'s rows of point ``n`` when it has rows; ``h``: the hand's index in the records), each time
-    with the same fresh order of the undrawn tiles for both branches (stream ``rr``)."""
-    keep_rec = rec.shape[0] > 0
-    head = st.sc[SC_HEAD]
-    tail = st.sc[SC_TAIL]
-    for r in range(rollouts):
-        _copy_state(st, sa)
-        # a fresh order of the tiles not yet drawn, the same for both branches
-        if reshuffle:
-            _rng_shuffle(rr, sa.wall[head:tail + 1])
-        sa.rng[0] = _rng_next(rr)
-        sa.rng[1] = _rng_next(rr)
-        sa.rng[2] = _rng_next(rr)
-        sa.rng[3] = _rng_next(rr)
-        _copy_state(sa, sb)
-        for b in range(2):
-            x = sa if b == 0 else sb
-            _step(x, ep, rp, tabs, a_alt if b == 0 else a_base)
-            # base_branch a bool, not the constants False and True: one _rollout compiled, not two
-            _rollout(x, ep, rp, tabs, policies, keep, s, b == 1, decision, work, bx, kx)
-            res[n, r, b, R_SCORE] = x.seat[s, SF_SCORE]
-            res[n, r, b, R_WON] = x.seat[s, SF_WON]
-            res[n, r, b, R_FAILED] = x.seat[s, SF_FAILED_PIAO]
-            if keep_rec:
-                _write_record(x, ep, h, rec[(n * rollouts + r) * 2 + b])
-
-
-@njit(cache=True)
-def _study_hands(seed, n_hands, policies, keep, decision, explore_ppm, per_hand, rollouts, reshuffle, ep, rp, tabs,
-                 states, work, live, feat, res, rec, hand_scores, bx, kx):
-    """Play ``n_hands`` one-hand matches and study the decision points of kind ``decision``.
-
-    ``states: STATE_DTYPE[4]`` (the real hand, the two branches, a saved
-    chance); ``policies: int64[4, 2]`` (every seat's bot), ``keep: int64[4,
-    2]`` (the keep branch's bot of the deciding seat after a 飘 chance);
-    ``per_hand`` (飘 only): study one chance per hand, drawn uniformly
-    among the hand's chances (reservoir sampling, stream ``explore``), while
-    the real hand is played by ``policies`` throughout; otherwise every
-    point is studied and the real hand takes the alternative there with
-    probability ``explore_ppm`` (parts per million), else the base.
-    ``rollouts``: R.  Fills ``feat: int64[m, N_FEAT]`` (``chances``: the
-    hand's 飘 chances with ``per_hand``, else 1), ``res: int64[m, R, 2,
-    N_RES]`` (branch 0 alternative, 1 base) and, when ``rec`` has rows,
-    ``rec: int64[m * R * 2, N_RECORD]`` (the rollouts' records, for rule
-    sets scored after the hand) and ``hand_scores: int64[n_hands, 4]`` (the
-    real hands' score changes).  ``bx``/``kx``: the bot contexts of
-    ``policies``/``keep`` (:func:`caishen.sim.bots.registry.make_context`).  Without ``reshuffle`` the rollouts
-    keep the real wall's order (a check: a branch that takes the real hand's
-    action then replays it).  Returns the number of points, or -1 when more
-    than ``m`` were found (the caller retries with more room).
-    """
-    st = states[0]
-    sa = states[1]
-    sb = states[2]
-    sv = states[3]
-    _rng_seed(st.rng, seed)
-    wall_rng = st.rng.copy()
-    xr = np.zeros(4, np.uint64)  # exploration
-    rr = np.zeros(4, np.uint64)  # rollout orders
-    _rng_seed(xr, seed ^ 0x5DEECE66D)
-    _rng_seed(rr, seed ^ 0x2545F4914F6CDD1D)
-    m = feat.shape[0]
-    n = np.int64(0)  # not the constant 0: numba would compile _study_point for it too while typing the loop
-    joker = ep[EP_JOKER]
-    kmask = sa.mask  # sa is scratch until _study_point copies into it; a record's field, as st.mask, so
-    # that _keep_action's bots are the kernels compiled for every other call (one mask type)
-    saved = np.zeros(N_FEAT, np.int64)
-    for h in range(n_hands):
-        st.rng[:] = wall_rng
-        dealer = _rng_below(st.rng, N_SEATS)
-        _shuffle_wall(st)
-        wall_rng[:] = st.rng
-        _reset(st, ep, rp, tabs, dealer)
-        n_chances = 0
-        while st.sc[SC_PHASE] != PH_DONE:
-            _legal_mask(st, ep)
-            s = st.sc[SC_TO_ACT]
-            if per_hand and decision == DECISION_PIAO:
-                chance = _piao_point(st, ep, tabs, s)
-                pick = False
-                if chance:
-                    n_chances += 1
-                    pick = _rng_below(xr, n_chances) == 0  # reservoir: each chance kept with chance 1/k
-                    if pick:
-                        _copy_state(st, sv)
-                a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
-                if pick:
-                    _situation(st, ep, h, s, saved)
-                    _piao_features(st, ep, tabs, s, live, saved)
-                    saved[F_TAKEN] = 1 if a == A_DISCARD + joker else 0
-                _step(st, ep, rp, tabs, a)
-                continue
-            a_alt = -1
-            a_base = -1
-            if decision == DECISION_PIAO:
-                if _piao_point(st, ep, tabs, s):
-                    a_alt = A_DISCARD + joker
-                    a_base = _keep_action(st, ep, rp, tabs, keep, s, work, kx, kmask)
-            elif decision == DECISION_DECLARE:
-                if st.sc[SC_PHASE] == PH_TURN:
-                    a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
-                    if A_DECLARE <= a < A_KONG_CONCEALED:
-                        a_alt = a
-                        a_base = a - A_DECLARE
-            elif st.sc[SC_PHASE] == PH_HARD:
-                a_alt = A_HARD_DECLARE
-                a_base = A_HARD_DECLINE
-            if a_alt < 0:
-                a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
-                _step(st, ep, rp, tabs, a)
-                continue
-            if n >= m:
-                return -1
-            row = feat[n]
-            _situation(st, ep, h, s, row)
-            row[F_CHANCES] = 1
-            if decision == DECISION_PIAO:
-                _piao_features(st, ep, tabs, s, live, row)
-            _study_point(st, sa, sb, ep, rp, tabs, policies, keep, s, decision, a_alt, a_base, rollouts, reshuffle,
-                         rr, n, h, res, rec, work, bx, kx)
-            take = _rng_below(xr, 1_000_000) < explore_ppm
-            row[F_TAKEN] = 1 if take else 0
-            n += 1
-            _step(st, ep, rp, tabs, a_alt if take else a_base)
-        if n_chances > 0:
-            if n >= m:
-                return -1
-            feat[n, :] = saved
-            feat[n, F_CHANCES] = n_chances
-            s = saved[F_SEAT]
-            a_base = _keep_action(sv, ep, rp, tabs, keep, s, work, kx, kmask)
-            _study_point(sv, sa, sb, ep, rp, tabs, policies, keep, s, decision, A_DISCARD + joker, a_base, rollouts,
-                         reshuffle, rr, n, h, res, rec, work, bx, kx)
-            n += 1
-        for q in range(N_SEATS):
-            hand_scores[h, q] = st.seat[q, SF_SCORE]
-    return n
+#: the per-point columns :func:`study_chunk` adds to :data:`FEATURES` (float64; ``diff_sd`` apart: NaN at R = 1)
+RESULT_COLUMNS = ("alt_score", "base_score", "diff", "alt_won", "base_won", "alt_failed", "base_failed",
+                  "alt_double", "base_double", "alt_penalty", "base_penalty", "alt_loss", "base_loss",
+                  "alt_first", "base_first")
 
 
 # ---------------------------------------------------------------------------
@@ -508,8 +252,11 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
     Returns a DataFrame with :data:`FEATURES` (``hand`` local to this call)
     and, averaged over the R rollouts, ``alt_score``, ``base_score``,
     ``diff`` (points of the deciding seat: alternative minus base),
-    ``alt_won``, ``base_won``, ``alt_failed`` (K-9.3 failed 飘 rate in the
-    alternative branch) and ``diff_sd`` (the spread of the R differences).
+    ``diff_sd`` (the spread of the R differences) and, per branch
+    (``alt_``/``base_``), ``won``, ``failed`` (K-9.3 failed 飘),
+    ``double`` (the 飘 doubling of its win), ``penalty`` (the failed-飘
+    extra it paid, <= 0), ``loss`` (share of rollouts with a score <=
+    -:data:`LOSS_POINTS`) and ``first`` (the first rollout's score).
     Raises ``ValueError`` for a bad argument (named).
     """
     seed = _check_int("seed", seed, 0, 2**32 - 1)
@@ -553,10 +300,14 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
     df["base_score"] = res[:n, :, 1, R_SCORE].mean(axis=1)
     df["diff"] = d.mean(axis=1)
     df["diff_sd"] = d.std(axis=1, ddof=1) if rollouts > 1 else np.nan
-    df["alt_won"] = res[:n, :, 0, R_WON].mean(axis=1)
-    df["base_won"] = res[:n, :, 1, R_WON].mean(axis=1)
-    df["alt_failed"] = res[:n, :, 0, R_FAILED].mean(axis=1)
-    return df
+    for b, br in ((0, "alt"), (1, "base")):
+        df[f"{br}_won"] = res[:n, :, b, R_WON].mean(axis=1)
+        df[f"{br}_failed"] = res[:n, :, b, R_FAILED].mean(axis=1)
+        df[f"{br}_double"] = res[:n, :, b, R_DOUBLE].mean(axis=1)
+        df[f"{br}_penalty"] = res[:n, :, b, R_PENALTY].mean(axis=1)
+        df[f"{br}_loss"] = (res[:n, :, b, R_SCORE] <= -LOSS_POINTS).mean(axis=1)
+        df[f"{br}_first"] = res[:n, 0, b, R_SCORE].astype(np.float64)
+    return df[[*FEATURES, "alt_score", "base_score", "diff", "diff_sd", *RESULT_COLUMNS[3:]]]
 
 
 # ---------------------------------------------------------------------------
@@ -666,8 +417,7 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
 
 #: the columns every chunk file of a study holds (checked on read; ``diff_sd`` is NaN with one rollout)
 STUDY_COLUMNS = (("chunk", np.int32), ("hand_id", np.int64), *((f, np.int64) for f in FEATURES),
-                 *((c, np.float64) for c in ("alt_score", "base_score", "diff", "alt_won", "base_won",
-                                               "alt_failed")))
+                 *((c, np.float64) for c in RESULT_COLUMNS))
 #: bytes of a study.json at most
 MAX_STUDY_JSON = 1 << 20
 
@@ -782,147 +532,4 @@ def _prepare_dir(out: Path, config: dict) -> None:
     safeio.make_dir(out)
     safeio.write_json(p, {**config, "created": time.strftime("%Y-%m-%dT%H:%M:%S")})
     safeio.make_dir(out / records.CHUNKS_DIR)
-
-
-# ---------------------------------------------------------------------------
-# estimates and the piao_table policy
-# ---------------------------------------------------------------------------
-#: how each feature is grouped in :func:`estimate`: (lower bounds of the groups) -- the last group is open
-GROUPS = {
-    "tiles_left": (0, 16, 24, 32, 40, 48),  # the policy's 8-tile buckets, the thin ends merged
-    "caishen": (1, 2),
-    "waits": (0, 1, 2, 3, 5, 9),
-    "live_waits": (0, 1, 3, 5, 8, 12),
-    "chain": (0, 1, 2),
-    "dealer": (0, 1),
-    "baotou": (0, 1),
-    "taken": (0, 1),
-}
-
-
-def group_labels(feature: str, values) -> np.ndarray:
-    """The group label of each value of ``feature`` (``"8-15"``, ``"56+"``, ``"2"``)."""
-    if feature not in GROUPS:
-        raise ValueError(f"unknown feature {feature!r}; known: {', '.join(GROUPS)}")
-    lows = GROUPS[feature]
-    v = np.asarray(values, dtype=np.int64)
-    idx = np.searchsorted(np.asarray(lows), v, side="right") - 1
-    idx = np.clip(idx, 0, len(lows) - 1)
-    names = []
-    for i, lo in enumerate(lows):
-        if i == len(lows) - 1:
-            names.append(f"{lo}+" if feature not in ("dealer", "baotou", "taken", "caishen") else f"{lo}")
-        elif lows[i + 1] - lo == 1:
-            names.append(f"{lo}")
-        else:
-            names.append(f"{lo}-{lows[i + 1] - 1}")
-    return np.asarray(names, dtype=object)[idx]
-
-
-def point_weights(points: pd.DataFrame) -> np.ndarray:
-    """``float64[n]``: each point's weight in the estimates: its hand's number of 飘 chances where one chance
-    per hand was studied (``chances``: the inverse of the chance to be the one studied), else 1."""
-    if "chances" in points:
-        return points["chances"].to_numpy(np.float64)
-    return np.ones(len(points))
-
-
-def weighted_mean_ci(values, weights, clusters, confidence: float = 0.95) -> tuple[float, float, float]:
-    """``(mean, low, high)``: the mean of ``values`` weighted by ``weights`` (the ratio of the totals of
-    ``weights * values`` and ``weights``), with the cluster-robust interval of
-    :func:`caishen.sim.analysis.intervals.cluster_ratio_ci` (clusters: hands); with weights 1 it is
-    :func:`caishen.sim.analysis.intervals.cluster_mean_ci`'s.  NaN for no rows."""
-    from caishen.sim.analysis.intervals import cluster_ratio_ci, cluster_mean_ci
-
-    v = np.asarray(values, np.float64)
-    w = np.asarray(weights, np.float64)
-    if len(v) == 0:
-        return (np.nan, np.nan, np.nan)
-    if np.all(w == 1):
-        return cluster_mean_ci(v, clusters, confidence)
-    m, lo, hi = cluster_ratio_ci(w * v, w, clusters, confidence)
-    if lo == 0.0 and v.min() >= 0:  # cluster_ratio_ci clips a share at 0; a mean of values >= 0 keeps its bound
-        h = hi - m
-        lo = m - h
-    return m, lo, hi
-
-
-def estimate(points: pd.DataFrame, by=PIAO_FEATURES, confidence: float = 0.95) -> pd.DataFrame:
-    """The EV of the alternative minus the base, overall and by each feature, with intervals.
-
-    ``points``: rows of :func:`run_study` (needs ``hand_id``, or ``hand``
-    for one chunk).  One row per (feature, group): ``feature, group,
-    points, hands, diff, ci_low, ci_high, alt_won, base_won, alt_failed,
-    alt_score, base_score``; the first row is ``("all", "all")``.  Every
-    mean is per chance (weighted by :func:`point_weights`); the interval is
-    over hands (:func:`weighted_mean_ci`, clusters = ``hand_id``): the
-    points of one hand share its wall.
-    """
-    if len(points) == 0:
-        raise ValueError("no decision points to estimate from")
-    cl = points["hand_id" if "hand_id" in points else "hand"].to_numpy()
-    w_all = point_weights(points)
-    rows = []
-
-    def add(feature, group, mask):
-        sub = points[mask]
-        w = w_all[mask]
-        d, lo, hi = weighted_mean_ci(sub["diff"].to_numpy(), w, cl[mask], confidence)
-        rows.append((feature, group, int(mask.sum()), int(len(np.unique(cl[mask]))), d, lo, hi,
-                     *(float(np.average(sub[c].to_numpy(np.float64), weights=w))
-                       for c in ("alt_won", "base_won", "alt_failed", "alt_score", "base_score"))))
-
-    add("all", "all", np.ones(len(points), bool))
-    for f in by:
-        labels = group_labels(f, points[f].to_numpy())
-        for lab in dict.fromkeys(group_labels(f, GROUPS[f])):
-            mask = labels == lab
-            if mask.any():
-                add(f, lab, mask)
-    return pd.DataFrame(rows, columns=["feature", "group", "points", "hands", "diff", "ci_low", "ci_high",
-                                       "alt_won", "base_won", "alt_failed", "alt_score", "base_score"])
-
-
-def table_cells(points: pd.DataFrame) -> np.ndarray:
-    """``int64[n]``: the ``piao_table`` cell of each 飘 point (:func:`_piao_table_says`)."""
-    b = np.minimum(points["tiles_left"].to_numpy(np.int64) // TABLE_BUCKET, TABLE_BUCKETS - 1)
-    mw = (points["waits"].to_numpy(np.int64) >= MANY_WAITS).astype(np.int64)
-    ch = (points["chain"].to_numpy(np.int64) > 0).astype(np.int64)
-    d = points["dealer"].to_numpy(np.int64)
-    return ((b * 2 + mw) * 2 + ch) * 2 + d
-
-
-def table_estimate(points: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """The estimate for each of the 64 ``piao_table`` cells: ``cell, tiles_left, waits, chain, dealer,
-    points, hands, diff, ci_low, ci_high`` (NaN where no point fell; weighted as :func:`estimate`)."""
-    cells = table_cells(points)
-    w = point_weights(points)
-    cl = points["hand_id" if "hand_id" in points else "hand"].to_numpy()
-    d = points["diff"].to_numpy()
-    rows = []
-    for cell in range(64):
-        m = cells == cell
-        b, rest = divmod(cell, 8)
-        mw, rest = divmod(rest, 4)
-        ch, dl = divmod(rest, 2)
-        lo_t = b * TABLE_BUCKET
-        tl = f"{lo_t}+" if b == TABLE_BUCKETS - 1 else f"{lo_t}-{lo_t + TABLE_BUCKET - 1}"
-        est = weighted_mean_ci(d[m], w[m], cl[m], confidence)
-        rows.append((cell, tl, f"{MANY_WAITS}+" if mw else f"<{MANY_WAITS}", "1+" if ch else "0", dl,
-                     int(m.sum()), int(len(np.unique(cl[m]))), *est))
-    return pd.DataFrame(rows, columns=["cell", "tiles_left", "waits", "chain", "dealer", "points", "hands",
-                                       "diff", "ci_low", "ci_high"])
-
-
-def piao_table_bits(points: pd.DataFrame, min_points: int = 30) -> int:
-    """The ``piao_table`` policy's 64-bit table from studied 飘 points: a cell is set (飘) where the
-    mean EV difference is positive over at least ``min_points`` points; returned as a non-negative int
-    (``piao_table:<int>``)."""
-    t = table_estimate(points)
-    bits = 0
-    for row in t.itertuples(index=False):
-        if row.points >= min_points and row.diff > 0:
-            bits |= 1 << int(row.cell)
-    return bits
-
 

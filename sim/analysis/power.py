@@ -17,10 +17,16 @@ difference to the baseline) or match (``match.json``: each policy's points
 and each pair's difference).  ``caishen sweep`` and ``caishen match`` print
 the same sds.
 
-The planning assumes the pilot's ``sd`` holds at the planned size (it is an
-estimate: a pilot of a few thousand walls gives it within a few per cent);
-a difference of policies that play alike has a far smaller sd than either
-policy's points, which is why paired walls need fewer walls.
+The pilot's ``sd`` is itself an estimate, and for the difference of two
+policies that play alike on most walls a poor one: it rests on the few walls
+where they differ.  So a pilot's sds come with their own 95% interval
+(:func:`sd_interval`: Bonett's (2006) interval for a standard deviation,
+which takes the values' kurtosis into account and so widens when a few walls
+carry the whole spread), read from the pilot's per-wall values, and
+:func:`plan` sizes on the interval's **upper bound** (``walls_for_target``;
+``walls_at_estimate`` is what the point estimate alone would say).  A pilot
+in which no wall differed says nothing about the sd: its bound is NaN and the
+plan says so.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import math
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from caishen.sim.analysis.intervals import sd_from_ci  # noqa: F401  (re-exported: the inverse of half_width)
@@ -99,73 +106,146 @@ def walls_for(sd: float, target: float, confidence: float = CONFIDENCE) -> int:
     return n
 
 
-def pilot_sds(run_dir: str | os.PathLike, metric: str = "score") -> pd.DataFrame:
-    """The per-wall sds of a finished pilot: ``quantity, walls, value, sd`` (one row per quantity).
+def sd_interval(values, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """``(sd, low, high)``: the sample sd (ddof 1) of ``values`` with Bonett's (2006) interval for a standard
+    deviation (log scale, kurtosis-adjusted, trimmed-mean centre for the kurtosis).  NaN bounds for fewer than
+    5 values or values without spread (then no pilot knows the sd).  Raises ``ValueError`` for a non-finite
+    value."""
+    from scipy import stats
+
+    x = np.asarray(values, np.float64)
+    if not np.all(np.isfinite(x)):
+        raise ValueError("the pilot's per-wall values hold a NaN or infinite value")
+    n = len(x)
+    if n < 2:
+        return float("nan"), float("nan"), float("nan")
+    s2 = float(x.var(ddof=1))
+    if n < 5 or s2 <= 0:
+        return math.sqrt(s2), float("nan"), float("nan")
+    c = _check_confidence(confidence)
+    z = float(stats.norm.ppf(0.5 + c / 2))
+    m = float(stats.trim_mean(x, 1 / (2 * math.sqrt(n - 4))))
+    d = x - x.mean()
+    kurt = n * float(np.sum((x - m) ** 4)) / float(d @ d) ** 2
+    cc = n / (n - z)
+    se = cc * math.sqrt(max(kurt - (n - 3) / n, 0.0) / (n - 1))
+    centre = math.log(cc * s2)
+    return math.sqrt(s2), math.sqrt(math.exp(centre - z * se)), math.sqrt(math.exp(centre + z * se))
+
+
+def _sweep_wall_values(d: Path, doc: dict, metric: str) -> dict[str, np.ndarray]:
+    """``{point label: float64[W]}``: the sweep's per-wall ``metric`` at each point (the same walls, in order)."""
+    import pyarrow.parquet as pq
+
+    from caishen.sim.analysis import study
+    from caishen.sim.selfplay import stream
+
+    rules = doc["grid"]["rules"]
+    axes = list(doc["grid"]["axes"])
+    out = {}
+    for p in doc["points"]:
+        files = stream.verified_chunk_files(d / p["dir"])[0]
+        cols = study._metric_columns(rules, stream.column_names(files))
+        parts = [study.wall_metrics(pq.read_table(f, columns=cols).to_pandas(), rules) for f in files]
+        if parts and metric not in parts[0]:
+            raise ValueError(f"{str(d)!r}: the sweep has no metric {metric!r}; it has {', '.join(parts[0].columns)}")
+        out[" ".join(f"{a}={p[a]}" for a in axes)] = np.concatenate([x[metric].to_numpy() for x in parts]) \
+            if parts else np.zeros(0)
+    return out
+
+
+def _sd_row(quantity: str, x: np.ndarray, confidence: float) -> tuple:
+    sd, lo, hi = sd_interval(x, confidence)
+    return (quantity, len(x), float(x.mean()) if len(x) else float("nan"), sd, lo, hi, int(np.count_nonzero(x)))
+
+
+def pilot_sds(run_dir: str | os.PathLike, metric: str = "score", confidence: float = CONFIDENCE) -> pd.DataFrame:
+    """The per-wall sds of a finished pilot with their own intervals: ``quantity, walls, value, sd, sd_low,
+    sd_high, walls_nonzero`` (one row per quantity; :func:`sd_interval` on the pilot's per-wall values).
 
     A sweep directory (``sweep.json``): for each grid point the ``metric``'s
-    value and its difference to the baseline point; a match directory
-    (``run.json`` of a match): each policy's points per hand and each pair's
-    difference.  Raises ``ValueError`` for a directory that is neither, or a
-    sweep without ``metric``.
+    per-wall value and its difference to the baseline point; a match
+    directory (``run.json`` of a match): each policy's points per hand and
+    each pair's difference.  Raises ``ValueError`` for a directory that is
+    neither, or a sweep without ``metric``.
     """
     d = Path(run_dir)
     rows = []
     if (d / "sweep.json").exists():
         from caishen.sim.analysis import study
 
-        doc, table = study.read_sweep(d)
+        doc, _ = study.read_sweep(d)
         axes = list(doc["grid"]["axes"])
-        t = table[table["metric"] == metric]
-        if len(t) == 0:
-            raise ValueError(f"{str(d)!r}: the sweep has no metric {metric!r}; it has "
-                             f"{', '.join(dict.fromkeys(table['metric']))}")
-        for r in t.to_dict("records"):
-            where = " ".join(f"{a}={r[a]}" for a in axes) or "all"
-            rows.append((f"{metric} at {where}", int(r["walls"]), r["value"],
-                         sd_from_ci(r["ci_low"], r["ci_high"], int(r["walls"]))))
-            if r["baseline"] != where:
-                rows.append((f"{metric} at {where} minus {r['baseline']}", int(r["walls"]), r["diff"],
-                             sd_from_ci(r["diff_low"], r["diff_high"], int(r["walls"]))))
+        vals = _sweep_wall_values(d, doc, metric)
+        base = {a: doc["baseline"].get(a) for a in axes}
+        for p in doc["points"]:
+            where = " ".join(f"{a}={p[a]}" for a in axes)
+            bwhere = " ".join(f"{a}={base[a] if base[a] is not None else p[a]}" for a in axes)
+            x = vals[where]
+            rows.append(_sd_row(f"{metric} at {where}", x, confidence))
+            if bwhere != where:
+                y = vals[bwhere]
+                k = min(len(x), len(y))
+                rows.append(_sd_row(f"{metric} at {where} minus {bwhere}", x[:k] - y[:k], confidence))
     elif (d / "run.json").exists():
         from caishen.sim.analysis import arena
 
         s = arena.summarize_match(d)
-        n = int(s["walls_done"])
+        pts = np.concatenate([v["points"] for v, _ in arena.iter_wall_values(d)])
         for r in s["policy_rows"]:
-            rows.append((f"points of {r['index']}:{r['policy']}", n, r["points"], sd_from_ci(r["lo"], r["hi"], n)))
+            rows.append(_sd_row(f"points of {r['index']}:{r['policy']}", pts[:, r["index"]], confidence))
         for p in s["pairs"]:
-            rows.append((f"points of {p['ia']}:{p['a']} minus {p['ib']}:{p['b']}", n, p["diff"],
-                         sd_from_ci(p["lo"], p["hi"], n)))
+            rows.append(_sd_row(f"points of {p['ia']}:{p['a']} minus {p['ib']}:{p['b']}",
+                                pts[:, p["ia"]] - pts[:, p["ib"]], confidence))
     else:
         raise ValueError(f"{str(d)!r} is neither a sweep (no sweep.json) nor a match directory (no run.json)")
-    return pd.DataFrame(rows, columns=["quantity", "walls", "value", "sd"])
+    return pd.DataFrame(rows, columns=["quantity", "walls", "value", "sd", "sd_low", "sd_high", "walls_nonzero"])
 
 
 def plan(sds: pd.DataFrame, target: float | None = None, walls: int | None = None,
          confidence: float = CONFIDENCE) -> pd.DataFrame:
-    """``sds`` (``quantity, sd`` and maybe more) with ``walls_for_target`` (walls for a half-width of
-    ``target``) and/or ``half_width_at`` (the half-width ``walls`` walls buy).  ``ValueError`` when neither is
-    given or one is bad."""
+    """``sds`` (``quantity, sd`` and maybe ``sd_high``) with ``walls_for_target`` (walls for a half-width of
+    ``target`` at the sd's upper bound ``sd_high`` where there is one; -1 where the bound is unknown) and
+    ``walls_at_estimate`` (at the sd itself), and/or ``half_width_at`` (the half-width ``walls`` walls buy at
+    the sd) and ``half_width_at_high`` (at its upper bound).  ``ValueError`` when neither is given or one is
+    bad."""
     if target is None and walls is None:
         raise ValueError("give a target half-width (--half-width) or a number of walls (--walls), or both")
     out = sds.copy()
+    high = out["sd_high"] if "sd_high" in out else out["sd"]
     if target is not None:
         _check("half-width", target)
-        out["walls_for_target"] = [walls_for(s, target, confidence) if math.isfinite(s) else -1 for s in out["sd"]]
+        out["walls_for_target"] = [walls_for(s, target, confidence) if math.isfinite(s) else -1 for s in high]
+        if "sd_high" in out:
+            out["walls_at_estimate"] = [walls_for(s, target, confidence) if math.isfinite(s) else -1
+                                        for s in out["sd"]]
     if walls is not None:
         half_width(0.0, walls, confidence)  # validates walls
         out["half_width_at"] = [half_width(s, walls, confidence) if math.isfinite(s) else float("nan")
                                 for s in out["sd"]]
+        if "sd_high" in out:
+            out["half_width_at_high"] = [half_width(s, walls, confidence) if math.isfinite(s) else float("nan")
+                                         for s in high]
     return out
 
 
 def format_plan(p: pd.DataFrame, target: float | None, walls: int | None, confidence: float = CONFIDENCE) -> str:
     """The plan as text, with what it assumes."""
-    head = [f"{100 * confidence:g}% intervals over walls (Student t; each wall an independent unit); the pilot's "
-            "per-wall sd assumed to hold at the planned size"]
+    if "sd_high" in p:
+        head = [f"{100 * confidence:g}% intervals over walls (Student t; each wall an independent unit); the pilot's "
+                f"per-wall sd with its own {100 * confidence:g}% interval [sd_low, sd_high] (Bonett; walls_nonzero: "
+                "walls whose value is not 0, for a difference the walls that differ); the plan sizes on sd_high"]
+        if (~np.isfinite(p["sd_high"].to_numpy(float))).any():
+            head.append("sd_high NaN: the pilot's values have no spread (or under 5 walls), so the pilot says nothing "
+                        "about the sd: walls_for_target -1; plan on a stated --sd")
+    else:
+        head = [f"{100 * confidence:g}% intervals over walls (Student t; each wall an independent unit); the stated "
+                "per-wall sd assumed to hold at the planned size"]
     if target is not None:
-        head.append(f"walls_for_target: walls for a half-width of {target:g}")
+        head.append(f"walls_for_target: walls for a half-width of {target:g}"
+                    + (" at sd_high (walls_at_estimate: at the sd itself)" if "sd_high" in p else ""))
     if walls is not None:
-        head.append(f"half_width_at: the half-width {walls:,} walls buy")
+        head.append(f"half_width_at: the half-width {walls:,} walls buy"
+                    + (" (half_width_at_high: at sd_high)" if "sd_high" in p else ""))
     with pd.option_context("display.width", 200, "display.max_colwidth", 70):
         return "\n".join(head) + "\n" + p.to_string(index=False, float_format=lambda v: f"{v:.4g}")

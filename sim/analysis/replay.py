@@ -252,11 +252,9 @@ def _match_hand(meta: dict, seed_entropy: int, chunk: int, index: int) -> tuple[
     ``index % n_seatings`` (the arena's wall-major rows)."""
     from caishen.sim.analysis import arena
 
-    n_p = arena.n_policies_of(meta)
-    seats = arena.seatings(n_p)
-    names = [None] * n_p
-    for i, p in zip(arena.fill_seats(n_p), meta["policies"]):
-        names[i] = p
+    sched, n_p = arena.schedule_of(meta)
+    seats = arena.seatings(n_p, sched)
+    names = arena.policy_names(meta["policies"], n_p, sched)
     wall, r = divmod(index, len(seats))
     seat_policies = [names[i] for i in seats[r]]
     hand_id = chunk * int(meta["chunk_size"]) + index

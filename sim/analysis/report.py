@@ -24,7 +24,17 @@ sweep       ``sweep.json``   every metric by grid point with its 95% CI, and
                              the difference to the baseline (:mod:`caishen.sim.analysis.study`)
 study       ``study.json``   the EV of the alternative minus the base by each
                              feature (:mod:`caishen.sim.analysis.piao_study`)
+ladder      ``ladder.json``  the ratings and the matrix of paired differences
+                             (:mod:`caishen.sim.analysis.ladder`), the field named
+piao        ``piao_answer``  the 飘 answer of ``caishen piao``: its heatmap, the
+            ``.json``        EV by the bot's own choice, the check
+                             (:mod:`caishen.sim.analysis.piao_answer`)
 ==========  ===============  ================================================
+
+Every page opens with its headline (what was played, with which bots, how
+many hands or walls and which seed, and the main number with its
+interval), tables print numbers for people (``100,000``, never ``1e+05``),
+and each figure carries the same bots, size and seed in a corner line.
 
 A simulate run's page covers every hand of its verified chunks, in memory
 that does not grow with the hands: the summary streams them
@@ -45,7 +55,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 from pathlib import Path
 
 import numpy as np
@@ -88,14 +97,44 @@ def _labels(values) -> list[str]:
     return [ascii_label(v) for v in values]
 
 
+def number(v) -> str:
+    """A number for people: ``100,000`` (thousands grouped, no exponent), ``0.0123``, ``+1.47`` stays
+    ``1.47``; NaN is empty."""
+    if v is None or (isinstance(v, float) and not np.isfinite(v)):
+        return ""
+    v = float(v)
+    if abs(v) >= 1000 or (v == round(v) and abs(v) < 1e15):
+        return f"{v:,.0f}"
+    if abs(v) >= 1e-4:
+        return f"{v:.4g}"
+    return f"{v:.2e}"
+
+
+def options_text(options, rules: str | None = None) -> str:
+    """A run's rule options as ``K=V, K=V``: with ``rules``, only those that differ from the rule set's
+    defaults (a run stores every option); ``the defaults`` when none does."""
+    options = dict(options or {})
+    if rules in rulesets.names():
+        defaults = rulesets.get(rules).options().to_dict()
+        options = {k: v for k, v in options.items() if defaults.get(k, object()) != v}
+    if not options:
+        return "the defaults"
+    return ", ".join(f"{k}={v}" for k, v in options.items())
+
+
 def run_kind(run_dir) -> str:
-    """``"sweep"``, ``"study"``, ``"match"`` or ``"simulate"`` by the marker file (a match is a run whose
-    run.json names an arena chunk function, :mod:`caishen.sim.analysis.arena`); ``ValueError`` for anything else."""
+    """``"sweep"``, ``"study"``, ``"ladder"``, ``"piao"``, ``"match"`` or ``"simulate"`` by the marker file (a
+    match is a run whose run.json names an arena chunk function, :mod:`caishen.sim.analysis.arena`);
+    ``ValueError`` for anything else."""
     d = Path(run_dir)
     if not d.is_dir():
         raise ValueError(f"{str(run_dir)!r} is not a directory")
     if (d / "sweep.json").exists():
         return "sweep"
+    if (d / "ladder.json").exists():
+        return "ladder"
+    if (d / "piao_answer.json").exists():
+        return "piao"
     if (d / "study.json").exists():
         return "study"
     if (d / "run.json").exists():
@@ -106,8 +145,8 @@ def run_kind(run_dir) -> str:
         except (OSError, ValueError):
             fn = ""  # the runner names what is wrong with run.json
         return "match" if str(fn).startswith("caishen.sim.analysis.arena:") else "simulate"
-    raise ValueError(f"{str(run_dir)!r} is not a run directory (no run.json), nor a sweep (no sweep.json) or a "
-                     "study (no study.json)")
+    raise ValueError(f"{str(run_dir)!r} is not a run directory (no run.json), nor a sweep (no sweep.json), a "
+                     "study (no study.json), a ladder (no ladder.json) or a 飘 answer (no piao_answer.json)")
 
 
 def save_figure(fig, path, **savefig_kw) -> bytes:
@@ -126,6 +165,8 @@ class _Page:
     def __init__(self, run_dir: Path, title: str):
         self.dir = run_dir
         self.title = title
+        #: the line every figure carries in its corner: rules, bots, size, seed (set by the kind's writer)
+        self.label = ""
         self.parts: list[str] = []
         self.files: list[str] = []
         #: Chinese terms of the page with their pinyin, named in the font note (a rule set adds its own)
@@ -137,11 +178,22 @@ class _Page:
     def heading(self, s: str):
         self.parts.append(f"<h2>{html.escape(s)}</h2>")
 
-    def table(self, df: pd.DataFrame, floatfmt="{:.4g}"):
-        self.parts.append(df.to_html(index=False, float_format=lambda v: floatfmt.format(v), na_rep="",
-                                     border=0, classes="t"))
+    def headline(self, s: str):
+        """The page's first paragraph: what was played and the main number (bold)."""
+        self.parts.insert(0, f"<p class='headline'>{html.escape(s)}</p>")
+
+    def table(self, df: pd.DataFrame):
+        self.parts.append(df.to_html(index=False, float_format=number, na_rep="", border=0, classes="t"))
+
+    def image(self, path: Path, caption: str):
+        """Embed a PNG another writer made (the ladder's, the 飘 heatmap) with its caption."""
+        b64 = base64.b64encode(safeio.read_bytes(path, 64 << 20, what="a figure")).decode("ascii")
+        self.parts.append(f'<figure><img alt="{html.escape(path.name)}" src="data:image/png;base64,{b64}"/>'
+                          f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
     def figure(self, fig, name: str, caption: str):
+        if self.label:  # bots, size and seed on every figure (it may travel without the page)
+            fig.text(0.995, 0.005, ascii_label(self.label), ha="right", va="bottom", fontsize=6.5, color="#666")
         path = self.dir / f"fig-{name}.png"
         data = save_figure(fig, path, dpi=110, bbox_inches="tight")
         self.files.append(path.name)
@@ -156,14 +208,15 @@ class _Page:
         style = (f"body{{font-family:{CJK_FONTS};max-width:1100px;margin:2em auto;padding:0 1em}}"
                  "table.t{border-collapse:collapse;font-size:13px}table.t td,table.t th{padding:2px 8px;"
                  "border-bottom:1px solid #ddd;text-align:right}img{max-width:100%}"
-                 "figcaption{color:#555;font-size:13px}")
+                 "figcaption{color:#555;font-size:13px}p.headline{font-size:17px}"
+                 "p.fonts{color:#777;font-size:12px;margin-top:3em}")
         note = ("<p class='fonts'>Chinese text is shown in the first of these fonts installed: "
                 f"{html.escape(CJK_FONTS)}; without a CJK font it shows as boxes, and the figures' labels carry "
                 "pinyin or English instead (" + html.escape(", ".join(f"{k} {v}" for k, v in self.glossary.items()))
                 + ").</p>")
         doc = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(self.title)}</title>"
-               f"<style>{style}</style></head><body><h1>{html.escape(self.title)}</h1>{note}"
-               + "\n".join(self.parts) + "</body></html>\n")
+               f"<style>{style}</style></head><body><h1>{html.escape(self.title)}</h1>"
+               + "\n".join(self.parts) + note + "</body></html>\n")
         path = self.dir / REPORT_HTML
         safeio.atomic_write(path, doc)
         return path
@@ -226,7 +279,7 @@ def _gain_figure(plt, counts: np.ndarray):
     ax.hist((edges[:-1] + edges[1:]) / 2, bins=edges, weights=counts[:last], color="#4c72b0")
     ax.set_yscale("log")
     ax.set_xscale("symlog")
-    ax.set_xlim(left=-0.5)  # a gain is never negative: no empty negative half (issue 28)
+    ax.set_xlim(-0.5, edges[-1])  # a gain is never negative, and the axis ends at the largest bin used
     ax.set_xlabel("points paid in a won hand")
     ax.set_ylabel("hands")
     ax.set_title("the winner's gain")
@@ -241,10 +294,18 @@ def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
     rows, defs, meta, done = summary.summarize_run(run_dir, verification=check)
     summary.save_summary(run_dir, rows, defs, meta)
     rules = meta.get("rules")
-    page.text(f"{rules}: {meta.get('games')} hands, seed {meta.get('seed')}, policies "
-              f"{','.join(meta.get('policies', []))}, options {json.dumps(meta.get('options', {}), ensure_ascii=False)}"
-              f"; finished chunks {done} of {meta.get('n_chunks')}")
+    policies = ",".join(meta.get("policies", []))
+    page.label = f"{rules}, {policies}, {number(meta.get('games'))} hands, seed {meta.get('seed')}"
     pts = rows[(rows["section"] == "points") & (rows["metric"] == "score")]
+    page.text(f"{rules}: {number(meta.get('games'))} hands, seed {meta.get('seed')}, policies {policies}, rule "
+              f"options {options_text(meta.get('options'), rules)}; finished chunks {done} of {meta.get('n_chunks')}")
+    dealer = pts[pts["group"].astype(str).str.contains("dealer") & ~pts["group"].astype(str).str.contains("non")]
+    head = f"{rules}, {policies} at the seats, {number(meta.get('games'))} hands (seed {meta.get('seed')})"
+    if len(dealer):
+        d = dealer.iloc[0]
+        head += (f": the dealer scores {d['value']:+.2f} points per hand [95% CI {d['ci_low']:+.2f}, "
+                 f"{d['ci_high']:+.2f}]")
+    page.headline(head + ".")
     page.heading("Points")
     page.figure(_bars(plt, pts["group"], pts["value"], pts["ci_low"], pts["ci_high"],
                       "score per seat-hand (95% CI over matches)", "points"), "score", "Mean score change by seat "
@@ -279,8 +340,10 @@ def _report_sweep(page: _Page, run_dir: Path, plt) -> None:
     doc, table = study.read_sweep(run_dir)
     axes = list(doc["grid"]["axes"])
     units = study.metric_units(doc["grid"]["rules"])
-    page.text(f"{doc['grid']['rules']}: {doc['walls']} walls per point, seed {doc['seed']}, field "
-              f"{doc['grid']['field']}, baseline {json.dumps(doc['baseline'], ensure_ascii=False)}")
+    page.label = f"{doc['grid']['rules']}, field {doc['grid']['field']}, {number(doc['walls'])} walls, seed {doc['seed']}"
+    page.headline(f"{doc['grid']['rules']}: {number(len(table) // max(1, table['metric'].nunique()))} grid points on "
+                  f"the same {number(doc['walls'])} walls each (seed {doc['seed']}), field {doc['grid']['field']}, "
+                  "each compared with the baseline " + options_text(doc["baseline"]) + ".")
     label = pd.Series([" ".join(f"{a}={v}" for a, v in zip(axes, row)) for row in table[axes].astype(str).values],
                       index=table.index)
     for metric in dict.fromkeys(table["metric"]):
@@ -310,8 +373,11 @@ def _report_study(page: _Page, run_dir: Path, plt) -> None:
     doc, pts, _ = piao_study.read_points(run_dir)  # verified chunks only
     by = piao_study.PIAO_FEATURES if doc.get("decision") == "piao" else ()
     est = piao_study.estimate(pts, by=by)
-    page.text(f"decision {doc.get('decision')}: {doc.get('hands')} hands, {doc.get('rollouts')} rollouts per "
-              f"branch, seed {doc.get('seed')}, policies {','.join(doc.get('policies', []))}; {len(pts)} points")
+    page.label = (f"decision {doc.get('decision')}, {','.join(doc.get('policies', []))}, {number(doc.get('hands'))} "
+                  f"hands, seed {doc.get('seed')}")
+    page.headline(f"decision {doc.get('decision')}: {number(doc.get('hands'))} hands, {doc.get('rollouts')} rollouts "
+                  f"per branch, seed {doc.get('seed')}, policies {','.join(doc.get('policies', []))}; "
+                  f"{number(len(pts))} decision points.")
     for feature in dict.fromkeys(est["feature"]):
         t = est[est["feature"] == feature]
         page.figure(_bars(plt, t["group"], t["diff"], t["ci_low"], t["ci_high"],
@@ -328,8 +394,13 @@ def _report_match(page: _Page, run_dir: Path, plt) -> None:
     arena.save_summary(run_dir, summ)
     rows = pd.DataFrame(summ["policy_rows"])
     pairs = pd.DataFrame(summ["pairs"])
-    page.text(f"{summ['rules']}: {summ['walls_done']} of {summ['walls']} walls, each played in {summ['seatings']} "
-              f"seatings, seed {summ['seed']}, policies {', '.join(summ['policies'])}")
+    page.label = f"{summ['rules']}, {', '.join(summ['policies'])}, {number(summ['walls_done'])} walls, seed {summ['seed']}"
+    head = (f"{summ['rules']}: {', '.join(summ['policies'])} on {number(summ['walls_done'])} of {number(summ['walls'])} "
+            f"walls, each played in {summ['seatings']} seatings (seed {summ['seed']})")
+    if len(pairs):
+        p0 = pairs.iloc[0]
+        head += f": {p0['a']} minus {p0['b']} {p0['diff']:+.3f} points per hand [95% CI {p0['lo']:+.3f}, {p0['hi']:+.3f}]"
+    page.headline(head + ".")
     page.figure(_bars(plt, rows["policy"], rows["points"], rows["lo"], rows["hi"], "points per hand",
                       "points per hand"), "match-points",
                 "Mean points per hand of each policy (95% CI over walls: a wall's seat-hands are averaged first).")
@@ -340,6 +411,48 @@ def _report_match(page: _Page, run_dir: Path, plt) -> None:
     page.heading("Table")
     page.table(rows)
     page.table(pairs)
+
+
+def _report_ladder(page: _Page, run_dir: Path, plt) -> None:
+    from caishen.sim.analysis import ladder
+
+    summ = ladder.summarize_ladder(run_dir)
+    ladder.save_tables(run_dir, summ)  # ladder.csv, pairs.csv, ladder.md, ladder.png, as the command writes them
+    top = summ["bots_rows"][0]
+    page.headline(f"{summ['rules']}: a ladder of {len(summ['bots'])} bots ({', '.join(summ['bots'])}: the field every "
+                  f"rating is against), {number(summ['walls_done'])} walls per pair, seed {summ['seed']}; first "
+                  f"{top['bot']} at {top['points']:+.3f} points per hand against the field [95% CI {top['lo']:+.3f}, "
+                  f"{top['hi']:+.3f}].")
+    page.image(run_dir / ladder.LADDER_PNG, "The ratings (Bradley-Terry, Elo scale, against this field) with their "
+               "bootstrap CIs, and the paired differences of every pair (row minus column).")
+    page.heading("Ratings")
+    page.table(pd.DataFrame(summ["bots_rows"]))
+    page.heading("Pairs")
+    page.table(pd.DataFrame(summ["pairs"]))
+
+
+def _report_piao(page: _Page, run_dir: Path, plt) -> None:
+    from caishen.sim.analysis import piao_answer
+
+    a = safeio.read_json(run_dir / piao_answer.ANSWER_JSON, 16 << 20, what="a piao_answer.json", constants=True)
+    e = a["ev"]
+    page.headline(f"{a.get('comparison', '')}: 飘 now minus keep now is {e['diff']:+.2f} points per chance [95% CI "
+                  f"{e['ci_low']:+.2f}, {e['ci_high']:+.2f}] over {number(a['studied'])} chances of "
+                  f"{number(a['hands'])} hands (seed {a['seed']}).")
+    for g, words in (("throws", "where the bot throws by itself"), ("keeps", "where it keeps by itself")):
+        o = a.get("own_choice", {}).get(g)
+        if o:
+            page.text(f"{words} ({o['share']:.1%} of chances): {o['ev'][0]:+.2f} [{o['ev'][1]:+.2f}, "
+                      f"{o['ev'][2]:+.2f}]")
+    heat = run_dir / piao_answer.HEATMAP_PNG
+    if heat.is_file():
+        page.image(heat, "EV of 飘 minus keep per chance by live tiles left and waits (every chance, where the bot "
+                   "throws, where it keeps).")
+    for name, title in ((piao_answer.TABLE_CSV, "By situation"), (piao_answer.PAIRWISE_CSV, "The check")):
+        path = run_dir / name
+        if path.is_file():
+            page.heading(title)
+            page.table(pd.read_csv(path))
 
 
 def write_report(run_dir) -> Path:
@@ -355,6 +468,10 @@ def write_report(run_dir) -> Path:
     page = _Page(d, f"caishen report: {d.name} ({kind})")
     if kind == "sweep":
         _report_sweep(page, d, plt)
+    elif kind == "ladder":
+        _report_ladder(page, d, plt)
+    elif kind == "piao":
+        _report_piao(page, d, plt)
     elif kind == "study":
         _report_study(page, d, plt)
     elif kind == "match":

@@ -39,7 +39,13 @@ Design
   (``baseline="policy=never"``: every point against ``never`` at the same
   option values; ``"failed_piao_factor=2"``: against factor 2 with the same
   policy; both: against one point).  The default is the first value of
-  every axis.
+  every axis.  The paired difference's interval takes the Satterthwaite
+  degrees of freedom (:mod:`caishen.sim.analysis.intervals`): two points
+  that differ on a few walls only get an honest, wider interval.
+- **Factorial.**  With two or more axes the sweep is a factorial design:
+  :mod:`caishen.sim.analysis.factorial` gives the main effects and
+  interactions with their intervals (``caishen sweep`` prints them and
+  writes ``OUT/factorial.csv``).
 
 Run directory::
 
@@ -160,14 +166,14 @@ def parse_grid(rules: str, options=(), policies=None, field: str = "greedy") -> 
     _, r = load_rules(rules)
     joker = int(engine_params(rules, r)[EP_JOKER])
     field = registry.normalize(field)
-    registry.bot_table(field, rules, joker, label="the field policy")
+    registry.check_seats(field, rules, joker, label="the field policy")  # open seats too (python:, exec:)
     if policies is not None:
         pol = _split_values(policies, "policy") if isinstance(policies, str) else [str(p).strip() for p in policies]
         if not pol or any(p == "" for p in pol):
             raise ValueError("policy: no policies (an empty grid)")
         pol = [registry.normalize(p) for p in pol]
         for p in pol:
-            registry.bot_table(p, rules, joker, label="hero policy")
+            registry.check_seats(p, rules, joker, label="hero policy")
         axes[POLICY_AXIS] = pol
     if not axes:
         raise ValueError("an empty grid: give --option KEY=V1,V2,... and/or --policy P1,P2,...")
@@ -303,7 +309,7 @@ def metric_table(grid: dict, per_point: list[pd.DataFrame], baseline: dict) -> p
             if j == i:
                 d = (0.0, 0.0, 0.0)
             else:
-                d = cluster_mean_ci(x[:n] - b_m[metric].to_numpy()[:n])
+                d = cluster_mean_ci(x[:n] - b_m[metric].to_numpy()[:n], df="satterthwaite")
             rows.append({**{k: str(val) for k, val in p.items()}, "metric": metric, "walls": len(x), "value": v,
                          "ci_low": lo, "ci_high": hi, "baseline": point_label(b), "diff": d[0],
                          "diff_low": d[1], "diff_high": d[2]})
@@ -361,7 +367,7 @@ def streamed_metric_table(grid: dict, point_dirs: list, baseline: dict) -> pd.Da
     rows = []
     for i, p in enumerate(points):
         b = {**p, **baseline}
-        vals, ds = values[i].ci(), diffs[i].ci()
+        vals, ds = values[i].ci(), diffs[i].ci(df="satterthwaite")
         for q, metric in enumerate(names):
             v, lo, hi = vals[q]
             d = (0.0, 0.0, 0.0) if base[i] == i else ds[q]
@@ -569,7 +575,8 @@ def describe(grid: dict) -> str:
 def format_table(table: pd.DataFrame, metrics=None) -> str:
     """The tidy table as text: value [CI] and difference [CI] per point and metric; ``metrics``: the ones
     to show (default: every metric of the table, as written to ``sweep.csv``); each row also gives the
-    per-wall sd (:func:`caishen.sim.analysis.intervals.sd_from_ci`: what ``caishen power`` plans with)."""
+    per-wall sd (:func:`caishen.sim.analysis.intervals.sd_from_ci`; of a difference whose interval took few
+    degrees of freedom, an upper estimate; ``caishen power --from`` reads the walls themselves)."""
     from caishen.sim.analysis.intervals import sd_from_ci
 
     t = table if metrics is None else table[table["metric"].isin(metrics)]

@@ -17,7 +17,7 @@ module                what it is
                       the check of where a bot can play (``check_fits``), the bots' data
                       (weights, the bot context) and the one numba dispatch that plays them
                       all (``_bot_action``); its docstring says how to add a bot
-``agent``             the step-API face of every kernel bot (``make_agent``)
+``agent``             the step-API face of every kernel bot (``kernel_agent``; users: ``caishen.agents.make_agent``)
 ====================  ======================================================================
 
 Imports go down this list, never up: a module imports only modules above it

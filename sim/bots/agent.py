@@ -9,9 +9,9 @@ trained policies that need torch.
 
 >>> from caishen.sim.engine import Game
 >>> from caishen.sim.rules import DEFAULT
->>> from caishen.sim.bots.agent import make_agent
+>>> from caishen.sim.bots.agent import kernel_agent
 >>> game = Game(DEFAULT).reset(seed=7)
->>> bots = [make_agent("greedy")] * 4
+>>> bots = [kernel_agent("greedy")] * 4
 >>> while not game.done:
 ...     game.step(bots[game.current_player].act(game))
 
@@ -28,7 +28,7 @@ from caishen.sim.bots import registry
 from caishen.sim.bots.policies import POLICY_RANDOM, new_work
 from caishen.sim.bots.tuned import N_W
 
-__all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "make_agent"]
+__all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "kernel_agent"]
 
 
 class Agent:
@@ -71,7 +71,7 @@ class PolicyAgent(Agent):
         if bot.code == POLICY_RANDOM:
             raise ValueError("use RandomAgent for the random policy")
         if bot.has_data:
-            raise ValueError(f"policy {bot.spec!r} plays with data: use BotAgent (make_agent)")
+            raise ValueError(f"policy {bot.spec!r} plays with data: use BotAgent (caishen.agents.make_agent)")
         self.bot = bot
         self.name = bot.spec
         self.code, self.param = bot.code, bot.param
@@ -126,14 +126,18 @@ class BotAgent(Agent):
                                          self._ctx))
 
 
-def make_agent(policy: str = "greedy", seed=None) -> Agent:
-    """An agent for any spec of the bot registry (:func:`caishen.sim.bots.registry.parse`): ``'random'``
+def kernel_agent(policy: str = "greedy", seed=None) -> Agent:
+    """The agent of a kernel bot of the registry (:func:`caishen.sim.bots.registry.parse`): ``'random'``
     (with ``seed``), ``'greedy'``, ``'threshold:30'``, ..., ``'tuned:NAME'``, ``'mc:32'`` (with ``seed``,
     :class:`BotAgent`).  Raises ``ValueError`` as the registry's parser does (the same text as every
-    command)."""
+    command).  Users call :func:`caishen.agents.make_agent`, the one factory of every bot (it adds the
+    torch ones); this is its kernel half, for the layers below ``agents`` (the envs' opponents).  An open
+    seat (``python:``, ``exec:``) is the arena host's agent (``import caishen.envs``)."""
     bot = registry.parse(policy)
     if bot.code == registry.POLICY_STEP_ONLY:
         raise ValueError(f"policy {bot.spec!r} needs torch: use caishen.agents.make_agent")
+    if bot.code == registry.POLICY_HOST:  # an open seat (python:, exec:): the registered host's agent
+        return registry.require_host(bot.spec).agent(bot.spec)
     if bot.has_data:
         return BotAgent(bot.spec, seed)
     return RandomAgent(seed) if bot.code == POLICY_RANDOM else PolicyAgent(bot.spec)

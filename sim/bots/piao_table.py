@@ -12,6 +12,16 @@ on at least :data:`MANY_WAITS` non-财神 kinds; the seat's chain links so far
 (The number of 财神 held is no axis: at a 飘 chance it is nearly always two,
 since with one the hand would be complete and win, K-2.6 aside.)
 
+**On a base bot** (``piao_table:BASE``, ``piao_table:BITS:BASE``): any bot of the
+registry that does not itself decide 飘 by rule (``tuned:NAME``,
+``learned:NAME``, ``greedy_safe``, ``mc:N``, ...) plays every move, except
+at a 飘 chance (:func:`_piao_chance`: its own turn, a 财神 in hand, no win
+now, a 财神 and another tile may be discarded and the hand stays ready
+without the 财神): there the table decides, and "keep" is the base bot's
+move with the 财神 discard taken out of the legal actions.  The dispatch is
+:func:`caishen.sim.bots.registry._bot_action`'s (it calls the base bot);
+``piao_table:BITS:greedy`` is ``piao_table:BITS`` (the greedy kernel below).
+
 The table comes from the counterfactual study (:mod:`caishen.sim.analysis.piao_study`:
 :func:`caishen.sim.analysis.piao_study.piao_table_bits` sets a cell where the estimated EV of
 飘 minus keep is positive).  The policy spec is ``piao_table`` (the default
@@ -28,8 +38,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from caishen.sim.engine import EP_JOKER, EP_RESERVE, N_KINDS, SC_DEALER, SC_HEAD, SC_TAIL, SC_TO_ACT, SF_CHAIN_LEN
-from caishen.sim.hand import _is_win
+from caishen.sim.engine import (
+    A_DISCARD,
+    A_WIN,
+    EP_JOKER,
+    EP_RESERVE,
+    N_KINDS,
+    PH_TURN,
+    SC_DEALER,
+    SC_HEAD,
+    SC_PHASE,
+    SC_TAIL,
+    SC_TO_ACT,
+    SF_CHAIN_LEN,
+)
+from caishen.sim.hand import _is_win, _shanten
 
 #: live-wall tiles per bucket of the table, and the number of buckets (the last is open)
 TABLE_BUCKET = 8
@@ -44,6 +67,30 @@ def _live_left(st, ep):
     """Live wall tiles left for normal draws: the wall minus the reserved tiles (K-3.4), at least 0."""
     n = st.sc[SC_TAIL] - st.sc[SC_HEAD] + 1 - ep[EP_RESERVE]
     return n if n > 0 else 0
+
+
+@njit(cache=True)
+def _piao_chance(st, ep, tabs, mask, s):
+    """True if seat ``s`` (to act; ``mask`` its legal actions) is at a 飘 chance: its own turn with a 财神,
+    no win now, a 财神 discard and another discard legal (not a forced 飘, K-2.4 / K-2.5), and the hand
+    ready (shanten <= 0) without the 财神 (K-9.1).  The decision point of the 飘 study
+    (:mod:`caishen.sim.analysis.piao_study`) and of ``piao_table:BASE``."""
+    joker = ep[EP_JOKER]
+    if joker < 0 or st.sc[SC_PHASE] != PH_TURN or st.hands[s, joker] == 0:
+        return False
+    if mask[A_WIN] or not mask[A_DISCARD + joker]:
+        return False
+    other = False
+    for k in range(N_KINDS):
+        if k != joker and mask[A_DISCARD + k]:
+            other = True
+            break
+    if not other:  # forced 飘 (K-2.4, K-2.5): no decision
+        return False
+    st.hands[s, joker] -= 1
+    ready = _shanten(st.hands[s], joker, tabs) <= 0
+    st.hands[s, joker] += 1
+    return ready
 
 
 @njit(cache=True)
@@ -97,6 +144,18 @@ def policy_bits_int64(bits: int) -> int:
         raise ValueError(f"piao_table {bits!r}: must be an integer in 0..2**64-1 (64 cells)")
     bits = int(bits)
     return bits - 2**64 if bits >= 2**63 else bits
+
+
+def split_piao_arg(arg: str) -> tuple[str, str]:
+    """``(BITS, BASE)`` of the argument of ``piao_table[:BITS][:BASE]``: the first part is the table when it
+    starts with a digit or a sign (an integer, decimal or ``0x`` hex: :func:`parse_piao_table` says what is
+    wrong with it), else the whole argument is the base bot's spec, whose name starts with a letter
+    (``"tuned:NAME"`` -> ``("", "tuned:NAME")``)."""
+    head, colon, rest = arg.partition(":")
+    h = head.strip()
+    if h[:1] and h[:1] in "0123456789+-":
+        return h, rest.strip() if colon else ""
+    return "", arg.strip()
 
 
 def parse_piao_table(arg: str) -> int:

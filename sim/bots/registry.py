@@ -24,7 +24,9 @@ spec                    bot
 ``never``               greedy that never throws a 财神 unless forced (飘 policy)
 ``always``              greedy that throws a surplus 财神 whenever still ready (飘 policy)
 ``threshold:N``         ``always`` while at most N live-wall tiles are gone, then ``never``
-``piao_table[:BITS]``   飘 where a 64-cell table says it pays (:mod:`.piao_table`)
+``piao_table[:BITS][:BASE]``  飘 where a 64-cell table says it pays (:mod:`.piao_table`); on
+                        ``BASE`` (default greedy: never outside the table), the bot that plays
+                        every other move (``piao_table:tuned:NAME``)
 ``tuned:NAME|PATH``     the parametric bot (:mod:`.tuned`) with the weights of rule set
                         NAME (``sim/rules/NAME/tuned.json``) or of a JSON file
 ``mc:N[:BASE]``         the search bot (:mod:`.search`): up to N rollouts per candidate action
@@ -36,7 +38,29 @@ spec                    bot
 ``ppo:PATH``            a trained torch policy (:mod:`caishen.agents.ppo`): it has no kernel,
                         so it plays only in the step API (``caishen.agents.make_agent``);
                         every kernel seat refuses it (:func:`check_fits`)
+``python:MODULE:FN``    an open seat: your Python policy, ``FN(obs, mask) -> int[n]`` on a
+                        batch of decisions (or ``python:PATH.py:FN``; an object with
+                        ``act(obs, mask)``); played by the arena host (below)
+``exec:CMD``            an open seat: an external program in any language speaking the
+                        JSON-lines seat protocol (``docs/protocol.md``); the arena host
 ======================  ================================================================
+
+Open seats (``python:``, ``exec:``)
+-----------------------------------
+The registry owns their grammar (:func:`parse`: ``python:TARGET:FN`` where
+``TARGET`` is a dotted module name or a path ending in ``.py`` and ``FN`` a
+name in it; ``exec:CMD`` split by :func:`shlex.split`, never a shell; normal
+form ``shlex.join``).  They have no kernel (code :data:`POLICY_HOST`): a host
+above the kernels plays them, batching their decisions across many hands
+(:mod:`caishen.envs.arena_host`, which registers itself here with
+:func:`register_host` when imported; ``import caishen.envs`` and the
+``caishen`` command do that).  So ``sim/`` never imports ``envs/``:
+:func:`caishen.sim.selfplay.batch.play_batch` hands a table with an open seat
+to the registered host (:func:`host_player`), and every command that plays
+through it (``simulate``, ``match``, ``ladder``, ``sweep``) takes open seats,
+checked by :func:`check_seats`.  A kernel table (:func:`bot_table`) refuses
+them (:func:`check_fits`).  Open seats play in the process that registered the
+host (:func:`seat_workers`: one worker).
 
 :func:`parse` is the one parser: it returns a :class:`Bot` whose ``spec`` is
 the normal form (``mc:02`` and ``mc:2`` are one bot, ``threshold:007`` is
@@ -66,7 +90,10 @@ bots, the rule set's points context the rollouts score a finished hand with,
 :func:`caishen.sim.rules.kernels.points_context`, and its scratch), or None
 when no seat searches; and ``slots``, one entry per registered bot kind that
 declares a ``context`` function (today ``learned``'s: its scratch,
-:func:`caishen.sim.bots.learned.new_scratch`), built from the four seats' bots.
+:func:`caishen.sim.bots.learned.new_scratch`), built from the four seats' bots;
+``bases``, the seats' base bots (:func:`base_table`: the bot a
+``piao_table:BASE`` seat plays outside its table's chances; its weights are
+the seat's weights row).
 
 Every batch, match, replay, env and agent passes a context, with the kernel
 policies too, so they all run one compiled copy of the play loop and of
@@ -122,7 +149,14 @@ from numba import njit, types
 from numba.extending import overload
 
 from caishen.sim import safeio
-from caishen.sim.bots.piao_table import DEFAULT_PIAO_TABLE, parse_piao_table, policy_bits_int64
+from caishen.sim.bots.piao_table import (
+    DEFAULT_PIAO_TABLE,
+    _piao_chance,
+    _piao_table_says,
+    parse_piao_table,
+    policy_bits_int64,
+    split_piao_arg,
+)
 from caishen.sim.bots.policies import (
     MAX_THRESHOLD,
     PIAO_POLICIES,
@@ -139,16 +173,21 @@ from caishen.sim.bots.policies import (
 from caishen.sim.bots.search import MAX_DETERMINIZATIONS, SearchContext, _mc_action
 from caishen.sim.bots.learned import _learned_action, load_learned, new_scratch
 from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, _tuned_action, check_weights
-from caishen.sim.engine import N_SEATS, SC_TO_ACT, new_state
+from caishen.sim.engine import A_DISCARD, EP_JOKER, N_SEATS, SC_TO_ACT, new_state
 from caishen.sim.rng import _rng_seed
 
 POLICY_TUNED = 10
 POLICY_MC = 11
 POLICY_LEARNED = 12
+#: ``piao_table:BASE``: the table decides at a 飘 chance, the base bot (the bot context's ``bases`` row) plays the rest
+POLICY_PIAO_BASE = 13
 #: the file name of a rule set's shipped learned bot, in its package folder (``learned:<rule set>``)
 LEARNED_FILE = "learned.npz"
 #: the code of a bot without a kernel (``ppo:PATH``: torch, one decision at a time): no kernel table takes it
 POLICY_STEP_ONLY = -1
+#: the code of an open seat (``python:``, ``exec:``) played by the registered host (:func:`register_host`):
+#: no kernel table takes it
+POLICY_HOST = -2
 
 #: the file name of a rule set's shipped tuned weights, in its package folder (``tuned:<rule set>``)
 TUNED_FILE = "tuned.json"
@@ -171,7 +210,8 @@ def _short(x) -> str:
 class Bot:
     """One parsed spec (:func:`parse`): ``kind`` (a :data:`BOTS` name), ``code`` and ``param`` (the
     ``int64`` pair a kernel table row holds), ``arg`` (the argument in normal form, ``""`` for none) and
-    ``spec`` (the normal form of the whole spec: ``"mc:2"`` for ``" mc:02 "``)."""
+    ``spec`` (the normal form of the whole spec: ``"mc:2"`` for ``" mc:02 "``).  ``code`` is the kind's, or
+    the one its argument chose (``piao_table:tuned:NAME`` plays :data:`POLICY_PIAO_BASE`)."""
 
     kind: str
     code: int
@@ -198,7 +238,10 @@ class BotKind:
     ``name``: the spec's head; ``code``: its kernel code (:func:`_bot_action`); ``usage``: the spec
     as help shows it; ``about``: one line; ``arg``: ``(arg, spec) -> (param, normal arg)`` (``arg`` is
     ``""`` when the spec has none: the parser raises or gives the default), None for a bot that takes
-    no argument; ``piao``: decides when to throw a 财神 (needs a rule set with a joker); ``weights``:
+    no argument; it may return ``(param, normal arg, code)`` for an argument that picks another kernel
+    (``piao_table:BASE``); ``base``: its argument may name a base bot, which makes it a bot with data
+    (:func:`has_data` parses such a spec); ``piao``: decides when to throw a 财神 (needs a rule set with a
+    joker); ``weights``:
     :meth:`Bot.weights` of a bot with a weight vector; ``context``: builds its slot of the bot context
     (module docstring); ``example``: a spec that the registry's tests and warmup play.
     """
@@ -207,8 +250,9 @@ class BotKind:
     code: int
     usage: str
     about: str
-    arg: Callable[[str, str], tuple[int, str]] | None = None
+    arg: Callable[[str, str], tuple] | None = None
     piao: bool = False
+    base: bool = False
     weights: Callable[[Bot, str], tuple[np.ndarray | None, str | None]] | None = None
     context: Callable | None = None
     example: str = ""
@@ -219,10 +263,46 @@ def _threshold_arg(arg: str, spec: str) -> tuple[int, str]:
     return n, str(n)
 
 
-def _piao_table_arg(arg: str, spec: str) -> tuple[int, str]:
-    bits = parse_piao_table(arg)
-    unsigned = int(bits) % 2**64
-    return bits, ("" if bits == policy_bits_int64(DEFAULT_PIAO_TABLE) else str(unsigned))
+def _piao_table_arg(arg: str, spec: str) -> tuple:
+    text, base = split_piao_arg(arg)
+    bits = parse_piao_table(text)
+    norm = "" if bits == policy_bits_int64(DEFAULT_PIAO_TABLE) else str(int(bits) % 2**64)
+    if not base:
+        return bits, norm
+    try:
+        b = parse(base)
+    except ValueError as e:
+        raise ValueError(f"policy {_short(spec)}: its base bot: {e}") from None
+    if b.kind == "greedy":  # the greedy table bot itself
+        return bits, norm
+    if BOTS[b.kind].piao or BOTS[b.kind].base or b.code in PIAO_POLICIES or b.code == POLICY_STEP_ONLY:
+        raise ValueError(f"policy {_short(spec)}: the base bot {b.spec!r} cannot carry a 飘 table (it decides 飘 by "
+                         "a rule of its own, or has no kernel); a base is a bot such as greedy_safe, tuned:NAME, "
+                         "learned:NAME or mc:N")
+    return bits, f"{norm}:{b.spec}" if norm else b.spec, POLICY_PIAO_BASE
+
+
+def _piao_base(bot: Bot) -> Bot | None:
+    """The base bot of a ``piao_table:[BITS:]BASE`` (None for the greedy table bot)."""
+    if bot.code != POLICY_PIAO_BASE:
+        return None
+    return parse(split_piao_arg(bot.arg)[1])
+
+
+def _piao_weights(bot: Bot, rules: str):
+    base = _piao_base(bot)
+    return (None, None) if base is None else base.weights(rules)
+
+
+def base_table(bots) -> np.ndarray:
+    """``int64[4, 2]``: each seat's base bot (code, param) of a ``piao_table:BASE`` seat, zeros for the others
+    (``bots``: the four seats' :class:`Bot`, or None); the bot context's field ``bases``."""
+    table = np.zeros((N_SEATS, 2), np.int64)
+    for s, b in enumerate(bots):
+        base = None if b is None else _piao_base(b)
+        if base is not None:
+            table[s] = base.code, base.param
+    return table
 
 
 def _tuned_arg(arg: str, spec: str) -> tuple[int, str]:
@@ -275,6 +355,34 @@ def _learned_arg(arg: str, spec: str) -> tuple[int, str]:
     return 0, name
 
 
+_DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+
+
+def _python_arg(arg: str, spec: str) -> tuple[int, str]:
+    """``TARGET:FN`` of ``python:TARGET:FN``: a dotted module name or a ``.py`` path, then a (dotted) name."""
+    target, colon, fn = arg.strip().rpartition(":")
+    target, fn = target.strip(), fn.strip()
+    if not colon or not target or not re.fullmatch(_DOTTED, fn):
+        raise ValueError(f"policy {_short(spec)}: give python:MODULE:FN or python:PATH.py:FN, e.g. "
+                         "python:mybots.torch_seat:act or python:bots/seat.py:Policy")
+    if not (target.endswith(".py") or re.fullmatch(_DOTTED, target)):
+        raise ValueError(f"policy {_short(spec)}: {target!r} is neither a module name (a.b.c) nor a path ending in .py")
+    return 0, f"{target}:{fn}"
+
+
+def _exec_arg(arg: str, spec: str) -> tuple[int, str]:
+    """``CMD`` of ``exec:CMD`` as its argument list (:func:`shlex.split`; no shell), in ``shlex.join`` form."""
+    import shlex
+
+    try:
+        argv = shlex.split(arg)
+    except ValueError as e:
+        raise ValueError(f"policy {_short(spec)}: the command does not parse ({e})") from None
+    if not argv:
+        raise ValueError(f"policy {_short(spec)}: give the program to run, e.g. exec:python3 examples/bots/seat_bot.py")
+    return 0, shlex.join(argv)
+
+
 def _learned_weights(bot: Bot, rules: str):
     row, hdr = load_learned(learned_path(bot.arg))
     return row, hdr["rules"]
@@ -309,9 +417,10 @@ BOTS: dict[str, BotKind] = {k.name: k for k in (
             "stays ready (飘 policy)", piao=True, example="always"),
     BotKind("threshold", POLICY_THRESHOLD, "threshold:N", f"always while at most N (0..{MAX_THRESHOLD}) "
             "live-wall tiles are gone, then never (飘 policy)", _threshold_arg, piao=True, example="threshold:30"),
-    BotKind("piao_table", POLICY_PIAO_TABLE, "piao_table[:BITS]", "飘 where a 64-cell table (default: the "
-            "study's) says it pays, else never (飘 policy)", _piao_table_arg, piao=True,
-            example="piao_table"),
+    BotKind("piao_table", POLICY_PIAO_TABLE, "piao_table[:BITS][:BASE]", "飘 where a 64-cell table (default: "
+            "the greedy study's) says it pays; BASE (default greedy, then never outside the table; e.g. "
+            "tuned:NAME) plays every other move (飘 policy)", _piao_table_arg, piao=True, base=True,
+            weights=_piao_weights, example="piao_table"),
     BotKind("tuned", POLICY_TUNED, "tuned:NAME|PATH", "the parametric bot with the weights of rule set NAME "
             "(sim/rules/NAME/tuned.json) or of a .json file", _tuned_arg, weights=_tuned_weights,
             example="tuned:{rules}"),
@@ -324,6 +433,10 @@ BOTS: dict[str, BotKind] = {k.name: k for k in (
             weights=_learned_weights, context=_learned_context),
     BotKind("ppo", POLICY_STEP_ONLY, "ppo:PATH", "a trained PPO checkpoint (torch, the [rl] extra; step API "
             "only: caishen.agents.make_agent, an env's opponent given as that agent)", _path_arg),
+    BotKind("python", POLICY_HOST, "python:MODULE:FN|PATH.py:FN", "your Python policy: FN(obs, mask) -> int[n] "
+            "legal actions for a batch of decisions, or an object with act(obs, mask) (docs/arena.md)", _python_arg),
+    BotKind("exec", POLICY_HOST, "exec:CMD", "an external program in any language on the JSON-lines seat protocol, "
+            "a time limit per decision (docs/protocol.md)", _exec_arg),
 )}
 
 
@@ -356,11 +469,14 @@ def usages() -> str:
     return ", ".join(k.usage for k in BOTS.values())
 
 
-def help_lines(kernel: bool = False) -> list[str]:
+def help_lines(kernel: bool = False, hosted: bool = False) -> list[str]:
     """One line per bot, ``"usage: description"``.  ``kernel``: only the bots that play in the kernels, the
     specs every command's seats accept (``caishen simulate``, ``match``, ``sweep``, ``train``, ``piao``:
-    their help), not one without a kernel (``ppo:PATH``: the step API only, :func:`check_fits`)."""
-    return [f"{k.usage}: {k.about}" for k in BOTS.values() if not kernel or k.code != POLICY_STEP_ONLY]
+    their help), not one without a kernel (``ppo:PATH``: the step API only, :func:`check_fits`); with
+    ``hosted`` also the open seats (``python:``, ``exec:``) of the commands that play through
+    :func:`host_player` (``simulate``, ``match``, ``ladder``, ``sweep``)."""
+    return [f"{k.usage}: {k.about}" for k in BOTS.values()
+            if not kernel or k.code >= 0 or (hosted and k.code == POLICY_HOST)]
 
 
 def examples(rules: str | None = None) -> list[str]:
@@ -388,8 +504,10 @@ def parse(spec) -> Bot:
         if colon:
             raise ValueError(f"policy {_short(spec)}: {name} takes no parameter")
         return Bot(name, kind.code, 0, "", name)
-    param, norm = kind.arg(arg, spec)  # "" without a colon: the kind's parser says what is missing
-    return Bot(name, kind.code, int(param), norm, f"{name}:{norm}" if norm else name)
+    got = kind.arg(arg, spec)  # "" without a colon: the kind's parser says what is missing
+    param, norm = got[0], got[1]
+    code = got[2] if len(got) > 2 else kind.code
+    return Bot(name, code, int(param), norm, f"{name}:{norm}" if norm else name)
 
 
 def normalize(spec) -> str:
@@ -410,6 +528,9 @@ def check_fits(bot: Bot, rules: str, joker: int, where: str = "") -> np.ndarray 
     if bot.code == POLICY_STEP_ONLY:
         raise ValueError(f"policy {bot.spec!r}{where} plays through torch in the step API only "
                          "(caishen.agents.make_agent; an env's opponent given as that agent), not in a kernel")
+    if bot.code == POLICY_HOST:
+        raise ValueError(f"policy {bot.spec!r}{where} is an open seat played by the arena host, not inside a kernel: "
+                         "it plays in caishen simulate, match, ladder and sweep (caishen.envs.arena_host)")
     if joker < 0 and (BOTS[bot.kind].piao or bot.code in PIAO_POLICIES):
         raise ValueError(
             f"policy {bot.spec!r}{where} decides when to throw a 财神 (飘财), but rule set {rules!r} has no 财神 "
@@ -423,6 +544,93 @@ def check_fits(bot: Bot, rules: str, joker: int, where: str = "") -> np.ndarray 
     if made_for is not None and made_for != rules:
         raise ValueError(f"policy {bot.spec!r}{where} was tuned for {made_for!r}, not {rules!r}")
     return w
+
+
+# ---------------------------------------------------------------------------
+# open seats: the host that plays them (module docstring, "Open seats")
+# ---------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Host:
+    """What plays the open seats, registered from above ``sim`` (:mod:`caishen.envs.arena_host`).
+
+    ``play_batch``: a function with the signature and the return value of
+    :func:`caishen.sim.selfplay.batch.play_batch` (the same record columns, the
+    same duplicate deals) for a table with at least one open seat;
+    ``check(bot, rules)``: loads / finds an open seat's code for rule set
+    ``rules`` and raises ``ValueError`` naming the spec if it cannot play;
+    ``digest(bot)``: hex digest of its code (a run records it: a bot edited
+    between a run and its resume would mix two bots under one name);
+    ``agent(spec)``: the seat as a step-API agent (``act(game) -> action``,
+    :func:`caishen.sim.bots.agent.make_agent`: an env's opponent).
+    """
+
+    play_batch: Callable
+    check: Callable[[Bot, str], None]
+    digest: Callable[[Bot], str]
+    agent: Callable[[str], object]
+
+
+_HOST: list[Host] = []
+
+
+def register_host(host: Host) -> None:
+    """Register ``host`` as the player of the open seats in this process (the last registration wins)."""
+    if not isinstance(host, Host):
+        raise ValueError(f"register_host needs a registry.Host, got {type(host).__name__}")
+    _HOST[:] = [host]
+
+
+def _bots(policies) -> list[Bot]:
+    return [parse(p) for p in split_specs(policies)]
+
+
+def is_open(spec) -> bool:
+    """True if ``spec`` parses to an open seat (``python:``, ``exec:``); a bad spec raises as :func:`parse`."""
+    return parse(spec).code == POLICY_HOST
+
+
+def require_host(spec: str) -> Host:
+    """The registered :class:`Host`; ``ValueError`` naming ``spec`` when none is (``sim`` alone cannot play it)."""
+    if not _HOST:
+        raise ValueError(f"policy {_short(spec)} is an open seat: import caishen.envs (it registers the arena host "
+                         "that plays python: and exec: seats; the caishen command does this)")
+    return _HOST[0]
+
+
+def host_player(policies) -> Callable | None:
+    """The host's ``play_batch`` when a seat of ``policies`` (1 or 4 specs) is an open seat, else None.
+    Raises ``ValueError`` as :func:`parse`, or :func:`require_host` when no host is registered."""
+    open_specs = [b.spec for b in _bots(policies) if b.code == POLICY_HOST]
+    return require_host(open_specs[0]).play_batch if open_specs else None
+
+
+def seat_workers(policies, workers: int | None) -> int | None:
+    """``workers`` for a run of ``policies`` (any number of specs): 1 when one is an open seat (the host plays
+    in the process that registered it: one torch model, one program per seat), else ``workers``."""
+    specs = [p.strip() for p in policies.split(",")] if isinstance(policies, str) else list(policies)
+    return 1 if any(is_open(p) for p in specs) else workers
+
+
+def check_seats(policies, rules: str, joker: int, label: str | None = None) -> list[Bot]:
+    """The seats' bots (1 or 4 specs) checked for rule set ``rules``, open seats included: a kernel bot by
+    :func:`check_fits`, an open seat by the registered host's ``check`` (its module or program is found).
+    What a command that plays through :func:`host_player` checks before it starts; ``label`` as
+    :func:`bot_table`.  Raises ``ValueError`` naming the spec."""
+    out = []
+    for s, spec in enumerate(split_specs(policies)):
+        bot = parse(spec)
+        where = f" ({'seat ' + str(s) if label is None else label})"
+        if bot.code == POLICY_HOST:
+            try:
+                require_host(bot.spec).check(bot, rules)
+            except ValueError as e:
+                msg = str(e)
+                head = f"policy {bot.spec!r}"
+                raise ValueError(f"{head}{where}{msg[len(head):]}" if msg.startswith(head) else msg) from None
+        else:
+            check_fits(bot, rules, joker, where)
+        out.append(bot)
+    return out
 
 
 def split_specs(policies) -> list[str]:
@@ -450,6 +658,11 @@ def has_data(spec) -> bool:
     """True for a spec of a bot with data (``tuned:...``, ``mc:...``): it reads the bot context
     (:func:`make_context`): its weights row."""
     kind = BOTS.get(str(spec).partition(":")[0].strip())
+    if kind is not None and kind.base and kind.code < POLICY_TUNED:  # piao_table:BASE: the base decides
+        try:
+            return parse(spec).has_data
+        except ValueError:
+            return False
     return kind is not None and kind.code >= POLICY_TUNED
 
 
@@ -478,13 +691,19 @@ def weights_digest(policies, rules: str) -> str:
     """sha256 (16 hex digits) of the weights each seat's bot plays with in rule set ``rules``.
 
     Zeros stand for a bot without weights; ``mc:N`` counts with its base
-    policy's weights.  A run records it (``caishen.sim.selfplay.runner``)
+    policy's weights, an open seat with the digest of its code
+    (:class:`Host`).  A run records it (``caishen.sim.selfplay.runner``)
     because a ``tuned:PATH.json`` file is read when the run starts, not part
     of the source digest: a resume after the file changed would mix two bots
     under one name.  Raises ``ValueError`` as :func:`parse` does.
     """
     h = hashlib.sha256()
     for spec in split_specs(policies):
+        kind = BOTS.get(str(spec).partition(":")[0].strip())
+        if kind is not None and kind.code == POLICY_HOST:  # an open seat: the digest of its code (Host.digest)
+            bot = parse(spec)
+            h.update(require_host(bot.spec).digest(bot).encode())
+            continue
         w = parse(spec).weights(rules)[0] if has_data(spec) else None
         h.update(np.zeros(N_W) if w is None else np.ascontiguousarray(w, dtype=np.float64))
     return h.hexdigest()[:16]
@@ -579,6 +798,7 @@ class BotContext(NamedTuple):
     weights: np.ndarray  #: float64[4, W]: each seat's weights row (tuned, mc's base, learned's network)
     search: Any  #: :class:`SearchContext`, or None when no seat searches (then no search bot is compiled)
     slots: tuple  #: one entry per bot kind with a ``context`` function (learned's scratch)
+    bases: np.ndarray  #: int64[4, 2]: each ``piao_table:BASE`` seat's base bot (code, param; :func:`base_table`)
 
 
 def needs_search(policies) -> bool:
@@ -610,7 +830,7 @@ def make_context(name: str, rules, weights: np.ndarray, seed: int, policies=None
                            points_context(rulesets.get(name), rules), np.zeros(N_SEATS, np.int64))
     slots = tuple(k.context([b if b is not None and b.kind == k.name else None for b in bots], name, rules)
                   for k in BOTS.values() if k.context is not None)
-    return BotContext(np.ascontiguousarray(weights, dtype=np.float64), sx, slots)
+    return BotContext(np.ascontiguousarray(weights, dtype=np.float64), sx, slots, base_table(bots))
 
 
 def _search_action(param, w, st, ep, rp, tabs, mask, work, sx):
@@ -640,6 +860,25 @@ def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
     for a context whose ``search`` is not None.  The action is legal.  One branch per kernel of its own
     (module docstring, "How to add a bot").
     """
+    if code == POLICY_PIAO_BASE:  # the table at a 飘 chance, else the seat's base bot (bx.bases)
+        s = st.sc[SC_TO_ACT]
+        base = bx.bases
+        if _piao_chance(st, ep, tabs, mask, s):
+            j = A_DISCARD + ep[EP_JOKER]
+            if _piao_table_says(st, ep, tabs, param):
+                return j
+            mask[j] = 0  # keep: the base bot's move without the 财神 discard
+            a = _base_action(base[s, 0], base[s, 1], st, ep, rp, tabs, mask, work, bx)
+            mask[j] = 1
+            return a
+        return _base_action(base[s, 0], base[s, 1], st, ep, rp, tabs, mask, work, bx)
+    return _base_action(code, param, st, ep, rp, tabs, mask, work, bx)
+
+
+@njit(cache=True)
+def _base_action(code, param, st, ep, rp, tabs, mask, work, bx):
+    """:func:`_bot_action` of a bot that is not ``piao_table:BASE``: the tuned, learned or search bot, or a
+    kernel policy."""
     if code == POLICY_TUNED:
         return _tuned_action(bx.weights[st.sc[SC_TO_ACT]], st, ep, tabs, mask, work)
     if code == POLICY_LEARNED:

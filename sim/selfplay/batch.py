@@ -61,7 +61,7 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.hand import _shanten
-from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, make_context
+from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, host_player, make_context
 from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
 from caishen.sim.borrow import borrowed
 from caishen.sim.rng import _rng_below, _rng_seed
@@ -147,7 +147,7 @@ def _duplicate_deal(st, wall_seed, h, saved):
     return dealer
 
 
-def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance):
+def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance, rules=None):
     """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
 
     ``policies: int64[4, 2]`` (code, param) per seat, kernel policies only
@@ -156,11 +156,12 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     With ``check`` (a bool) the invariant checker runs after the deal and after every
     step.  Returns ``(hand, error)``: ``(-1, 0)`` when all is well, else the
     hand and the ``ERR_*`` code of the first violation (an illegal bot
-    action is reported as ``-1``).  A Python wrapper of
-    :func:`_play_batch_walls` with an empty bot context (no search; every kernel takes a
-    :class:`~caishen.sim.bots.registry.BotContext`, even for kernel policies only).
+    action is reported as ``-1``).  ``rules``: ``(name, options)`` of the rule set,
+    for the bot context (:func:`caishen.sim.bots.registry.make_context`; default the
+    default rule set).  A Python wrapper of :func:`_play_batch_walls`.
     """
-    bx = make_context(None, None, np.zeros((N_SEATS, 1)), seed, search=False)
+    name, r = rules if rules is not None else load_rules(DEFAULT, None)
+    bx = make_context(name, r, np.zeros((N_SEATS, 1)), seed, None)
     return _play_batch_walls(seed, -1, n_hands, match_len, policies, ep, rp, tabs, _check_arg(check), st, rec, work,
                              chance, bx)
 
@@ -261,12 +262,17 @@ def play_batch(
     arguments (also a 飘 policy on a rule set without a 财神,
     :func:`caishen.sim.bots.registry.check_fits`, and weights tuned for another
     rule set) and ``RuntimeError`` if the
-    checker finds a violation.
+    checker finds a violation.  A table with an open seat (``python:``, ``exec:``) is played by the host
+    registered above ``sim`` (:func:`caishen.sim.bots.registry.host_player`), same columns, same deals.
     """
     n_hands = check_int("n_hands", n_hands, 0, 10**10)
     seed = check_int("seed", seed, 0, 2**32 - 1)
     match_len = check_int("match_len", match_len, 1, 2**31 - 1)
     wall_seed = -1 if wall_seed is None else check_int("wall_seed", wall_seed, 0, 2**32 - 1)
+    host = host_player(policies)  # an open seat (python:, exec:): the host registered above sim plays the table
+    if host is not None:
+        return host(n_hands, seed, rules=rules, options=options, policies=policies, match_len=match_len, check=check,
+                    wall_seed=None if wall_seed < 0 else wall_seed)
     name, r = load_rules(rules, options)
     ep = engine_params(name, r)
     rp = r.params()
@@ -309,13 +315,13 @@ def warm_bots() -> None:
     it, each in self-play and in the step API (``caishen warmup bots``)."""
     from caishen.sim import rules
     from caishen.sim.bots import registry
-    from caishen.sim.bots.agent import make_agent
+    from caishen.sim.bots.agent import kernel_agent
     from caishen.sim.engine import Game
 
     for name in rules.names():
         for spec in _fitting(name, [s for s in registry.examples(name) if registry.has_data(s)]):
             play_batch(2, 1, rules=name, policies=f"{spec},greedy,greedy,greedy", wall_seed=1)
-            game, bot = Game(name).reset(seed=1), make_agent(spec)
+            game, bot = Game(name).reset(seed=1), kernel_agent(spec)
             game.step(bot.act(game))
 
 

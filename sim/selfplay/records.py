@@ -64,7 +64,8 @@ _ARENA_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     *((f"policy_{s}", np.dtype(np.int8)) for s in SEATS),
 )
 CHUNK_FN_COLUMNS: dict[str, tuple[tuple[str, np.dtype], ...]] = {
-    **{f"caishen.sim.analysis.arena:chunk_{n}": _ARENA_COLUMNS for n in (2, 3, 4)},
+    **{f"caishen.sim.analysis.arena:chunk_{s}": _ARENA_COLUMNS  # the match schedules (arena.CHUNKS)
+       for s in ("2", "3", "4", "all_3", "all_4", "1v3_2", "1v3_3", "1v3_4", "interleaved_3")},
     "caishen.sim.analysis.study:sweep_chunk": (("hero", np.dtype(np.int8)),),
 }
 

@@ -264,10 +264,10 @@ def make_config(rules: str, games: int, seed: int, policies="random", options: d
     opts = resolve_options(rules, options)
     pol = parse_policies(policies)
     from caishen.sim import engine
-    from caishen.sim.bots.registry import bot_table
+    from caishen.sim.bots.registry import check_seats
 
     name, r = engine.load_rules(rules, options)
-    bot_table(pol, name, int(engine.engine_params(name, r)[engine.EP_JOKER]))  # 飘 policies, weights' rule set
+    check_seats(pol, name, int(engine.engine_params(name, r)[engine.EP_JOKER]))  # 飘 policies, weights, open seats
     return RunConfig(rules, opts, pol, seed, games, chunk_size, _fn_name(chunk_fn))
 
 
@@ -632,8 +632,9 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
                      dict(check.problems), restarts, compile_seconds, list(check.damaged_lines))
 
 
-#: hands of the warm-up chunk :func:`_compile_in_parent` plays: whole walls of every seating count (1..4)
-COMPILE_HANDS = 12
+#: hands of the warm-up chunk :func:`_compile_in_parent` plays: whole walls of every seating count of the
+#: match schedules (1, 2, 4, 8, 12, 24: caishen.sim.analysis.arena)
+COMPILE_HANDS = 24
 
 
 def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool) -> float:
