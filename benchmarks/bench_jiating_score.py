@@ -57,7 +57,7 @@ def play(policy: str, n: int, seed: int) -> tuple[object, np.ndarray, float]:
     st = E.new_state()[0]
     rec = np.zeros((n, E.N_RECORD), np.int64)
     args = (seed, n, 16, code_table(policy), E.engine_params(name, r), r.params(), hand_tables(), False, st, rec,
-            new_work(), np.zeros((n, 4), np.int8))
+            new_work(), np.zeros((n, 4), np.int8), (name, r))
     t = time.process_time()
     hand, err = selfplay._play_batch(*args)
     dt = time.process_time() - t
