@@ -94,8 +94,9 @@ def per_call_args(rec: np.ndarray) -> list[tuple]:
             out.append((x[E.WX_HAND:E.WX_HAND + 34].copy(), int(x[E.WX_TILE]), dict(
                 melds=melds, win_type=wt, winner=int(x[E.WX_SEAT]), dealer=dealer,
                 discarder=None if wt == "self_draw" else int(x[E.WX_DISCARDER]), streak=streak,
-                declaration=decl[int(x[E.WX_DECL])], first_turn=bool(x[E.WX_FIRST_TURN]),
-                replacement_draw=bool(x[E.WX_REPLACEMENT]), on_dealers_first_discard=bool(x[E.WX_ON_FIRST]),
+                declaration=decl[int(x[E.WX_DECL])],
+                timing=JK.WinTiming(bool(x[E.WX_FIRST_TURN]), bool(x[E.WX_REPLACEMENT]), bool(x[E.WX_ON_FIRST]),
+                                    bool(x[E.WX_DEALER_READY])),
                 visible=int(x[E.WX_VISIBLE]))))
     return out
 

@@ -51,10 +51,8 @@ def kernel(case: dict, rules: JiatingRules | None = None) -> dict:
         melds=[(m["type"], parse_kinds(m["tiles"])[0]) for m in case.get("melds") or []],
         win_type=case["win_type"], winner=case["winner"], dealer=case["dealer"],
         discarder=case.get("discarder"), streak=case.get("streak", 0),
-        declaration=case.get("declaration", "none"), first_turn=case.get("first_turn", False),
-        replacement_draw=case.get("replacement_draw", False),
-        on_dealers_first_discard=case.get("on_dealers_first_discard", False),
-        dealer_ready_after_first_discard=case.get("dealer_ready_after_first_discard", False),
+        declaration=case.get("declaration", "none"),
+        timing=JK.WinTiming(**{k: case.get(k, False) for k in JK.WinTiming._fields}),
         visible=parse_kinds(case.get("visible") or "").count(wk), rules=rules,
     )
     return {"win": res.win, "patterns": res.patterns, "P": res.P, "G": res.G, "scores": res.scores}
@@ -325,8 +323,17 @@ def test_score_win_bad_input_names_the_value(change, match):
     args = dict(concealed=parse("123m456p789s11z22z").astype(np.int64), win_kind=28, win_type="discard",
                 winner=1, dealer=0, discarder=2)
     args.update(change)
+    timing = {k: args.pop(k) for k in JK.WinTiming._fields if k in args}
+    if timing:
+        args["timing"] = JK.WinTiming(**timing)
     with pytest.raises(ValueError, match=match):
         JK.score_win(args.pop("concealed"), args.pop("win_kind"), **args)
+
+
+def test_score_win_timing_must_be_a_win_timing():
+    with pytest.raises(ValueError, match="timing must be a WinTiming, got tuple"):
+        JK.score_win(parse("123m456p789s11z22z").astype(np.int64), 28, win_type="discard", winner=1, dealer=0,
+                     discarder=2, timing=(True, False, False, False))
 
 
 def test_score_win_rejects_rules_of_another_rule_set():

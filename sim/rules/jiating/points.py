@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.rules import records as _E
-from caishen.sim.rules.jiating.kernels import _check_context, _score_win, kernel_tables, new_work
+from caishen.sim.rules.jiating.kernels import WinContext, _check_context, _score_win, kernel_tables, new_work
 from caishen.sim.rules.jiating.layout import N_PATTERN_SLOTS, WIN_SELF_DRAW
 from caishen.sim.rules.jiating.payments import _payments
 
@@ -119,17 +119,17 @@ def _hand_points(dealer, streak, n_wins, wins, params, tabs, pp, out):
         nm = x[_WX_N_MELDS]
         mt = x[_WX_MELD_TYPE:_WX_MELD_TYPE + 4]
         mk = x[_WX_MELD_KIND:_WX_MELD_KIND + 4]
-        code = _check_context(hand, x[_WX_TILE], wt, disc, w, dealer, streak, x[_WX_DECL], x[_WX_FIRST_TURN],
-                              x[_WX_REPLACEMENT], x[_WX_ON_FIRST], x[_WX_DEALER_READY], x[_WX_VISIBLE], nm, mt, mk)
+        wc = WinContext(x[_WX_TILE], wt, x[_WX_DECL], x[_WX_FIRST_TURN], x[_WX_REPLACEMENT], x[_WX_ON_FIRST],
+                       x[_WX_DEALER_READY], x[_WX_VISIBLE], nm, mt, mk)
+        code = _check_context(hand, wc, disc, w, dealer, streak)
         if code == 0 and n_wins > 1 and (wt == WIN_SELF_DRAW or wt != first_type or disc != first_disc):
             code = ERR_MULTI
         if code != 0:
             return code, j
         for k in range(34):
             hand8[k] = hand[k]
-        P, G = _score_win(hand8, x[_WX_TILE], wt, x[_WX_DECL], x[_WX_FIRST_TURN], x[_WX_REPLACEMENT],
-                          x[_WX_ON_FIRST], x[_WX_DEALER_READY], x[_WX_VISIBLE], 1 if w == dealer else 0, nm, mt, mk,
-                          params, pp.points, pp.doubled, pp.excludes, tabs, pp.work, pats)
+        P, G = _score_win(hand8, wc, 1 if w == dealer else 0, params, pp.points, pp.doubled, pp.excludes, tabs,
+                          pp.work, pats)
         if P < 0:
             return ERR_NOT_WIN, j
         for p in range(N_SEATS):
