@@ -124,7 +124,6 @@ from caishen.sim.bots.features import FEATURE_SETS, _encode_context, _encode_kin
 from caishen.sim.bots.policies import _claim_shanten, _wall_gone, new_work
 from caishen.sim.bots.tuned import (
     N_W,
-    _W_AFTER,
     _W_LIVE,
     _W_TMP,
     _claim_linear,
@@ -688,13 +687,10 @@ def _learned_scores(row, st, ep, tabs, mask, work, lx):
     lin = p[_HDR:_HDR + N_ACTION]
     n = 0
     if phase == PH_TURN:
-        h = st.hands[s]
-        after = work[_W_AFTER]
         for k in range(N_KINDS):
             if not mask[A_DISCARD + k]:
                 continue
-            f = _discard_features(k, after[k], best, h, joker, tabs, st, s, work[_W_LIVE], work[_W_TMP], gone, mask,
-                                  work, True, True)
+            f = _discard_features(k, best, joker, tabs, st, work[_W_LIVE], work[_W_TMP], gone, mask, work, True, True)
             x = xs[n]
             x[0] = f[0]
             x[1] = 0.1 * f[1]
