@@ -47,7 +47,6 @@ from caishen.sim.rules.jiating import records as JR
 from caishen.sim.selfplay import batch as selfplay
 from caishen.sim.bots.registry import code_table
 from caishen.sim.rules.jiating import kernels as JK
-from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import MELD_TYPE_NAMES
 
 
@@ -56,8 +55,7 @@ def play(policy: str, n: int, seed: int) -> tuple[object, np.ndarray, float]:
     name, r = E.load_rules("jiating", None)
     st = E.new_state()[0]
     rec = np.zeros((n, E.N_RECORD), np.int64)
-    args = (seed, n, 16, code_table(policy), E.engine_params(name, r), r.params(), hand_tables(), False, st, rec,
-            new_work(), np.zeros((n, 4), np.int8), (name, r))
+    args = (seed, n, 16, code_table(policy), False, st, rec, new_work(), np.zeros((n, 4), np.int8), (name, r))
     t = time.process_time()
     hand, err = selfplay._play_batch(*args)
     dt = time.process_time() - t

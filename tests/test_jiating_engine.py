@@ -931,8 +931,8 @@ def _checked_kernel(policy: str, n: int, seed: int):
     st_ = E.new_state()[0]
     rec = np.zeros((n, E.N_RECORD), np.int64)
     work = new_work()
-    hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), E.engine_params(name, r), r.params(),
-                                     hand_tables(), True, st_, rec, work, np.zeros((n, 4), np.int8), (name, r))
+    hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), True, st_, rec, work,
+                                     np.zeros((n, 4), np.int8), (name, r))
     assert (hand, err) == (-1, 0), f"hand {hand}: {E.ERR_MESSAGES.get(err, 'illegal bot action')}"
     return r, rec
 

@@ -29,7 +29,6 @@ from caishen.sim.rules import jiating as J
 from caishen.sim.rules.jiating import kernels as JK
 from caishen.sim.rules.jiating import JiatingRules
 from caishen.sim.hand import is_win
-from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import kind_name, parse, parse_kinds
 
 VECTORS = shared_data.path("vectors", "jiating.jsonl")  # $CAISHEN_SHARED or ../shared
@@ -510,8 +509,7 @@ def checked_batch(policy: str, n: int, seed: int) -> tuple[JiatingRules, np.ndar
     name, r = E.load_rules("jiating", None)
     st_ = E.new_state()[0]
     rec = np.zeros((n, E.N_RECORD), np.int64)
-    hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), E.engine_params(name, r), r.params(),
-                                     hand_tables(), True, st_, rec, new_work(),
+    hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), True, st_, rec, new_work(),
                                      np.zeros((n, 4), np.int8), (name, r))
     assert (hand, err) == (-1, 0), f"hand {hand}: {E.ERR_MESSAGES.get(err, 'illegal bot action')}"
     return r, rec
