@@ -76,7 +76,6 @@ from caishen.sim.engine import (
     PH_HARD,
     PH_TURN,
     SC_PHASE,
-    SC_TILE,
     SC_TO_ACT,
     SF_N_MELDS,
 )
