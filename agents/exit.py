@@ -42,6 +42,9 @@ The recipe, in its simplest form:
    ``SeedSequence`` streams; training walls are the wall seeds
    ``seed * 10**9 + k`` of :func:`caishen.sim.engine._seeded_wall`: never the same).
 
+Budgets (:func:`learn`; the first spent ends the run, each iteration's line gives its ETA): ``--minutes``
+of wall time, ``--labels`` labelled states, ``--cpu-minutes`` of CPU time of the process and its workers.
+
 Files in ``DIR``: ``checkpoint.pt`` (the net, its architecture and shape, its start, the optimiser,
 the counters, the curve's rows and the batch stream: a rerun of the same command resumes there; one of
 another ``--arch`` is refused), ``buffer.npz`` (the labelled states, tagged with their iteration), ``current.npz``
@@ -309,13 +312,14 @@ def _part_seed(seed: int, j: int) -> int:
 
 def _label_part(lineup: str, rules: str, walls: np.ndarray, n_det: int, frac: float, seed: int, conv: bool):
     """Label one part of an iteration's walls (:func:`caishen.sim.selfplay.labels.label_hands`): the filled
-    rows and the decision counts.  Module level: a worker process runs it."""
+    rows, the decision counts and the CPU seconds spent (by this process).  Module level: a worker runs it."""
     from caishen.sim.selfplay.labels import label_hands, new_buffer
 
+    c0 = time.process_time()
     cap = max(16, len(walls) * 8)
     new, m, stats = label_hands(lineup, rules, walls, n_det=n_det, frac=frac, cap=cap, seed=seed,
                                 buf=new_buffer(cap, conv))
-    return {k: v[:m] for k, v in new.items()}, m, stats
+    return {k: v[:m] for k, v in new.items()}, m, stats, time.process_time() - c0
 
 
 def label_iteration(lineup: str, rules: str, walls: np.ndarray, n_det: int, frac: float, seed: int, conv: bool,
@@ -323,14 +327,14 @@ def label_iteration(lineup: str, rules: str, walls: np.ndarray, n_det: int, frac
     """An iteration's labels over ``walls``, split in ``workers`` contiguous parts labelled side by side
     in ``pool`` (a ``concurrent.futures`` executor; None: in this process), part ``j`` with the seed
     :func:`_part_seed` ``(seed, j)``; the parts' rows concatenated in order.  Returns ``(rows, m,
-    stats: int64[2])``.  The same ``workers`` gives the same labels; ``workers=1`` those of one call of
-    ``label_hands``."""
+    stats: int64[2], cpu_s)``, ``cpu_s`` the parts' CPU seconds summed (in this process or the workers').
+    The same ``workers`` gives the same labels; ``workers=1`` those of one call of ``label_hands``."""
     parts = [p for p in np.array_split(np.asarray(walls), max(1, int(workers))) if len(p)]
     args = [(lineup, rules, p, n_det, frac, _part_seed(seed, j), conv) for j, p in enumerate(parts)]
     done = [pool.submit(_label_part, *a) for a in args] if pool is not None else None
     results = [f.result() for f in done] if done is not None else [_label_part(*a) for a in args]
     rows = {k: np.concatenate([r[0][k] for r in results]) for k in results[0][0]}
-    return rows, sum(r[1] for r in results), np.sum([r[2] for r in results], axis=0)
+    return rows, sum(r[1] for r in results), np.sum([r[2] for r in results], axis=0), sum(r[3] for r in results)
 
 
 #: the files of a run folder (module docstring, "Files"): the checkpoint, the labels buffer and the next
@@ -347,6 +351,8 @@ MAX_STEPS = 10**6
 MAX_BATCH = 1 << 16
 MAX_EVAL_WALLS = 10**9
 MAX_SEED = 10**9
+#: the most labelled states ``--labels`` may ask for; the wall minutes of a run given no budget (:func:`learn`)
+MAX_LABELS, DEFAULT_MINUTES = 10**12, 25.0
 #: the state fields of a checkpoint that count (iterations, hands, decisions, labelled states)
 _COUNTS = ("iteration", "hands", "decisions", "labelled")
 _REPAIR = "move it aside to start again, or restore it from a backup"
@@ -358,15 +364,21 @@ def _check_settings(rules: str, **kw) -> None:
     from caishen.sim.bots.search import MAX_DETERMINIZATIONS
 
     ints = {"hands": (1, MAX_HANDS), "steps": (0, MAX_STEPS), "batch": (1, MAX_BATCH),
-            "eval_walls": (0, MAX_EVAL_WALLS), "seed": (0, MAX_SEED), "n_det": (1, MAX_DETERMINIZATIONS)}
+            "eval_walls": (0, MAX_EVAL_WALLS), "seed": (0, MAX_SEED), "n_det": (1, MAX_DETERMINIZATIONS),
+            "labels": (1, MAX_LABELS)}
     for name, (lo, hi) in ints.items():
         v = kw[name]
+        if v is None and name == "labels":  # no label budget
+            continue
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
             raise ValueError(f"{name} {str(v)[:40]}: must be an integer in {lo}..{hi:,}")
-    for name, lo, hi in (("minutes", 0, math.inf), ("lr", 0, math.inf), ("beta", 0, math.inf),
-                         ("tau", 1e-6, math.inf), ("adv_scale", 1e-9, math.inf), ("frac", 0, 1)):
+    if kw["labels"] is not None and not kw["frac"]:
+        raise ValueError("labels: a label budget needs frac > 0 (no state is labelled at frac 0)")
+    for name, lo, hi in (("minutes", 0, math.inf), ("cpu_minutes", 1e-9, math.inf), ("lr", 0, math.inf),
+                         ("beta", 0, math.inf), ("tau", 1e-6, math.inf), ("adv_scale", 1e-9, math.inf),
+                         ("frac", 0, 1)):
         v = kw[name]
-        if name == "adv_scale" and v is None:
+        if name in ("adv_scale", "minutes", "cpu_minutes") and v is None:
             continue
         ok = not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating))
         if not ok or not math.isfinite(float(v)) or not lo <= float(v) <= hi:
@@ -405,8 +417,8 @@ def _start(torch, out: Path, rules: str, arch: str, hidden, channels, seed: int,
         safeio.discard(out / BUFFER_NEXT)  # labels of a first iteration killed before its commit
         model = initial_model(rules, hidden, seed, arch, channels).to(dev)
         model0 = initial_model(rules, hidden, seed, arch, channels).to(dev)
-        state = {"iteration": 0, "hands": 0, "decisions": 0, "labelled": 0, "seconds": 0.0, "rules": rules,
-                 "curve": []}
+        state = {"iteration": 0, "hands": 0, "decisions": 0, "labelled": 0, "seconds": 0.0, "cpu_seconds": 0.0,
+                 "rules": rules, "curve": []}
         safeio.atomic_write(out / "curve.csv", _curve_text([]))
         return (model, model0, torch.optim.Adam(model.parameters(), lr=lr), state, None,
                 torch.Generator().manual_seed(seed))
@@ -495,9 +507,10 @@ def _read_checkpoint(torch, out: Path, rules: str, arch: str, lr: float, dev, se
     for k in _COUNTS:
         if isinstance(st.get(k), bool) or not isinstance(st.get(k), int) or not 0 <= st[k] <= 10**15:
             raise _bad(path, f"state.{k}", f"is {str(st.get(k))[:40]}, not a count")
-    sec = st.get("seconds")
-    if isinstance(sec, bool) or not isinstance(sec, (int, float)) or not math.isfinite(sec) or sec < 0:
-        raise _bad(path, "state.seconds", f"is {str(sec)[:40]}, not a number of seconds")
+    for f in ("seconds", "cpu_seconds"):  # CPU seconds: 0 in a checkpoint from before the CPU budget
+        sec = st.setdefault(f, 0.0) if f == "cpu_seconds" else st.get(f)
+        if isinstance(sec, bool) or not isinstance(sec, (int, float)) or not math.isfinite(sec) or sec < 0:
+            raise _bad(path, f"state.{f}", f"is {str(sec)[:40]}, not a number of seconds")
     if not isinstance(st.get("rules"), str):
         raise _bad(path, "state.rules", "is not a rule set's name")
     if st["rules"] != rules:
@@ -633,15 +646,45 @@ def _checked_buffer(path, arrays: dict, state: dict, conv: bool) -> dict:
     return arrays
 
 
-def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: int = 0, hands: int = 200,
+def _budget(minutes, labels, cpu_minutes) -> dict:
+    """The budgets given (:func:`learn`) by name, or ``{"minutes": DEFAULT_MINUTES}`` when none is."""
+    given = {"minutes": minutes, "labels": labels, "cpu_minutes": cpu_minutes}
+    return {k: v for k, v in given.items() if v is not None} or {"minutes": DEFAULT_MINUTES}
+
+
+def _left(budget: dict, state: dict, t_end: float) -> bool:
+    """Whether every budget still has some left (the run stops at the first one spent)."""
+    return (("minutes" not in budget or time.time() < t_end)
+            and ("labels" not in budget or state["labelled"] < budget["labels"])
+            and ("cpu_minutes" not in budget or state["cpu_seconds"] < 60.0 * budget["cpu_minutes"]))
+
+
+def _eta(budget: dict, state: dict, t_end: float, dt: float, m: int, cpu: float) -> str:
+    """``"ETA N s (the B budget)"``: wall seconds until the first budget is spent, at the rates of the last
+    iteration (``dt`` wall seconds, ``m`` labelled states, ``cpu`` CPU seconds)."""
+    etas = {"wall minutes": t_end - time.time()} if "minutes" in budget else {}
+    if "labels" in budget and m:
+        etas["labels"] = (budget["labels"] - state["labelled"]) * dt / m
+    if "cpu_minutes" in budget and cpu > 0:
+        etas["CPU minutes"] = (60.0 * budget["cpu_minutes"] - state["cpu_seconds"]) * dt / cpu
+    name = min(etas, key=etas.get, default="")
+    return f"ETA {max(0.0, etas[name]):,.0f} s (the {name} budget)" if name else "ETA unknown (no label yet)"
+
+
+def learn(rules: str = DEFAULT, out="runs/learn", minutes: float | None = None, seed: int = 0, hands: int = 200,
           n_det: int = 8, frac: float = 0.2, hidden: tuple[int, int] = (32, 16), lr: float = 3e-4,
           beta: float = 1.0, tau: float = 1.0, steps: int = 50, batch: int = 256, eval_walls: int = 20_000,
           max_iterations: int | None = None, adv_scale: float | None = None, arch: str = "mlp",
           channels: tuple[int, ...] = CONV_CHANNELS, workers: int = 1, device: str | None = "auto",
-          log=print) -> dict:
-    """Run the recipe (module docstring) into the folder ``out`` for ``minutes`` of wall time (or
-    ``max_iterations``), resuming from ``out/checkpoint.pt`` if there is one; then export
-    ``out/learned.npz`` and evaluate it (``eval_walls`` walls; 0: no evaluation).
+          labels: int | None = None, cpu_minutes: float | None = None, log=print) -> dict:
+    """Run the recipe (module docstring) into the folder ``out`` until a budget is spent (or for
+    ``max_iterations``, whatever the budgets), resuming from ``out/checkpoint.pt`` if there is one; then
+    export ``out/learned.npz`` and evaluate it (``eval_walls`` walls; 0: no evaluation).
+
+    Budgets, the first one spent ends the run (none given: :data:`DEFAULT_MINUTES` wall minutes):
+    ``minutes`` of wall time of this call; ``labels``: labelled states of the run (a resumed run counts
+    on); ``cpu_minutes``: CPU minutes of the run, this process's and its labelling workers' (resumed
+    runs count on; the evaluation apart).  Each iteration's line ends with the ETA of the first budget.
 
     ``hands``: hands played per iteration; ``n_det``: determinizations per labelled state; ``frac``:
     fraction of the learner's decisions labelled; ``steps`` Adam steps of ``batch`` states per
@@ -654,9 +697,9 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     with another count labels other, equally good, states); ``device``: where the net's updates run
     (:func:`device_of`: ``"auto"`` a CUDA GPU when torch finds one; the labels are numba rollouts on the CPU
     whatever it is, so a GPU speeds up only the update, ~6% of an iteration on 2 cores).  ``log``: called
-    with each progress line (None: silent).  Returns
-    ``{"iterations", "labelled", "seconds", "learned": path, "adv_scale", "match": the evaluation's summary
-    or None, "eval": the learner's row of its ``policy_rows`` (points, lo, hi, win, deal_in) or None}``.
+    with each progress line (None: silent).  Returns ``{"iterations", "labelled", "seconds", "cpu_seconds",
+    "learned": path, "adv_scale", "match": the evaluation's summary or None, "eval": the learner's row of its
+    ``policy_rows`` (points, lo, hi, win, deal_in) or None}``.
     Raises ``ValueError`` for a bad argument (naming it; :func:`_check_settings`, before anything is
     trained), a ``device`` torch does not find, a checkpoint of another rule set or ``arch``, a folder in
     use by another learn or holding a symbolic link; :class:`caishen.sim.safeio.FileError` (a
@@ -665,7 +708,9 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     """
     torch = _torch()
     _check_settings(rules, minutes=minutes, hands=hands, steps=steps, batch=batch, eval_walls=eval_walls, lr=lr,
-                    beta=beta, tau=tau, adv_scale=adv_scale, seed=seed, n_det=n_det, frac=frac)
+                    beta=beta, tau=tau, adv_scale=adv_scale, seed=seed, n_det=n_det, frac=frac, labels=labels,
+                    cpu_minutes=cpu_minutes)
+    budget = _budget(minutes, labels, cpu_minutes)
     _check_arch(arch)
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 256:
         raise ValueError(f"workers {workers!r}: must be an integer in 1..256")
@@ -677,16 +722,17 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
     with safeio.DirLock(out, "caishen learn"):  # one learn per folder; never a write through a link in it
         safeio.refuse_links(out)
         model, model0, opt, state, buf, gen = _start(torch, out, rules, arch, hidden, channels, seed, lr, dev, log)
-        log(f"training on {dev}; labelling on the CPU with {workers} worker(s)")
+        log(f"training on {dev}; labelling on the CPU with {workers} worker(s); budget "
+            + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in budget.items()))
         current = out / "current.npz"
         first_iteration = state["iteration"]
-        t_end = time.time() + 60.0 * minutes
+        t_end = time.time() + 60.0 * budget.get("minutes", 0.0)
         pool = None  # the labelling workers (workers > 1), started at the first iteration
         try:
-            while (max_iterations is None and time.time() < t_end) or (max_iterations is not None
-                                                                       and state["iteration"] < max_iterations):
+            while (max_iterations is None and _left(budget, state, t_end)) or (
+                    max_iterations is not None and state["iteration"] < max_iterations):
                 it = state["iteration"]
-                t0 = time.time()
+                t0, c0 = time.time(), time.process_time()
                 model.export(current, {"from": "caishen learn", "iteration": it})
                 lineup = LINEUPS[it % len(LINEUPS)].replace("L", f"learned:{current}").replace("T", f"tuned:{rules}")
                 walls = seed * 10**9 + state["hands"] + np.arange(hands)
@@ -697,8 +743,8 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
                     # spawn: the workers start clean (no torch state forked), load the kernels from the cache once
                     pool = concurrent.futures.ProcessPoolExecutor(workers,
                                                                   mp_context=multiprocessing.get_context("spawn"))
-                fresh, m, stats = label_iteration(lineup, rules, walls, n_det, frac, seed * 7919 + it,
-                                                  arch == "conv", pool, workers)
+                fresh, m, stats, cpu_workers = label_iteration(lineup, rules, walls, n_det, frac, seed * 7919 + it,
+                                                               arch == "conv", pool, workers)
                 t_label = time.time() - t0
                 state["hands"] += hands
                 state["decisions"] += int(stats[0])
@@ -726,7 +772,9 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
                 state["labelled"] += m
                 state["iteration"] = it + 1
                 dt = time.time() - t0
+                cpu = time.process_time() - c0 + (cpu_workers if pool is not None else 0.0)
                 state["seconds"] += dt
+                state["cpu_seconds"] += cpu
                 row = [it + 1, round(state["seconds"], 1), state["hands"], state["decisions"], state["labelled"],
                        round(stats[0] / t_label, 1), round(m / t_label, 2), loss, kl, gain, agree,
                        *(diag[k] for k in DIAGNOSTICS)]
@@ -740,7 +788,8 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
                     + (f"loss {loss:.3f}, KL {kl:.4f}" if loss == loss else "no update yet (the buffer was empty)")
                     + f", held-out gain {gain:+.3f} points, "
                     f"agreement with start {agree:.3f}; played: agreement with tuned {diag['agree_tuned']:.3f}, "
-                    f"with greedy {diag['agree_greedy']:.3f}, shanten-raising discards {diag['shanten_up']:.3f}")
+                    f"with greedy {diag['agree_greedy']:.3f}, shanten-raising discards {diag['shanten_up']:.3f}; "
+                    f"{state['cpu_seconds']:,.0f} CPU s; " + _eta(budget, state, t_end, dt, m, cpu))
         finally:
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
@@ -760,7 +809,8 @@ def learn(rules: str = DEFAULT, out="runs/learn", minutes: float = 25.0, seed: i
         log(f"learner in the evaluation: {row['points']:+.3f} points/hand, win rate {row['win']:.3f}, "
             f"deal-in rate {row['deal_in']:.3f}")
     return {"iterations": state["iteration"], "labelled": state["labelled"], "seconds": state["seconds"],
-            "learned": learned_path, "adv_scale": scale, "match": summary, "eval": row}
+            "cpu_seconds": state["cpu_seconds"], "learned": learned_path, "adv_scale": scale,
+            "match": summary, "eval": row}
 
 
 def evaluate(path, rules: str, walls: int, seed: int, run_dir, log=print) -> dict:
@@ -796,7 +846,14 @@ def add_command(sub) -> None:
                    help="the net trained: mlp (action-mlp) or conv (action-conv, channels "
                    f"{','.join(map(str, CONV_CHANNELS))}); default mlp")
     p.add_argument("--out", required=True, help="run directory (created; reused to resume)")
-    p.add_argument("--minutes", type=float, default=25.0, help="wall minutes of training (default 25)")
+    p.add_argument("--minutes", type=float, default=None,
+                   help=f"wall minutes of training in this call (default {DEFAULT_MINUTES:g} when neither --labels "
+                   "nor --cpu-minutes is given); the first budget spent ends the run, and each iteration's line "
+                   "gives its ETA")
+    p.add_argument("--labels", type=int, default=None,
+                   help="labelled states of the run (a rerun resumes and counts on), e.g. 50000")
+    p.add_argument("--cpu-minutes", type=float, default=None,
+                   help="CPU minutes of the run, this process's and its --workers' (the evaluation apart)")
     p.add_argument("--seed", type=int, default=0, help="seed of the walls, labels and batches (default 0)")
     p.add_argument("--hands", type=int, default=200, help="hands played per iteration (default 200)")
     p.add_argument("--det", type=int, default=8, help="determinizations per labelled state (default 8)")
@@ -821,9 +878,9 @@ def _run_command(args) -> int:
     res = learn(args.rules, args.out, minutes=args.minutes, seed=args.seed, hands=args.hands, n_det=args.det,
                 frac=args.frac, beta=args.beta, tau=args.tau, lr=args.lr, steps=args.steps,
                 eval_walls=args.eval_walls, adv_scale=args.adv_scale, arch=args.arch, workers=args.workers,
-                device=args.device, log=print)
+                device=args.device, labels=args.labels, cpu_minutes=args.cpu_minutes, log=print)
     print(f"wrote {res['learned']}: {res['iterations']} iterations, {res['labelled']} labelled states, "
-          f"{res['seconds']:.0f} s")
+          f"{res['seconds']:.0f} s, {res['cpu_seconds']:.0f} CPU s")
     return 0
 
 

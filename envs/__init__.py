@@ -13,7 +13,11 @@
   over :mod:`caishen.envs.batched` (:class:`BatchedGames`: thousands of games
   stepped, observed and masked in one numba call).
 - :mod:`caishen.envs.observation`: the observation layouts every env shares
-  (planes, the flat vector, the order-of-play block).
+  (planes, the flat vector, the suit grid, the candidates; the order-of-play
+  and assist blocks); :mod:`caishen.envs.extras` builds the batch's layouts
+  beyond planes and flat vectors after each step.
+- :mod:`caishen.envs.oracle`: training labels from the hidden state
+  (``oracle=True``: ``info["oracle"]``), never in an observation.
 - :mod:`caishen.envs.seats`: open seats, ``python:MODULE:FN`` and ``exec:CMD``
   (:mod:`caishen.envs.exec_seat`), played beside the numba bots by the arena
   host (:mod:`caishen.envs.arena_host`); importing this package registers it.
@@ -52,6 +56,8 @@ def warm() -> None:
         for _ in range(8):
             b.observe()
             b.step(b.bot_actions("random"))
+        x = BatchedGames(2, name, mode="selfplay", observation="candidates", assist=True, oracle=True).reset(0)
+        x.step(x.bot_actions("random"))  # the layouts built after the kernel, and the oracle (caishen.envs.extras)
         e = MahjongEnv(name)
         e.reset(seed=1)
         e.step(int(np.flatnonzero(e.action_masks())[0]))

@@ -1,4 +1,4 @@
-"""Hand-reading features for a learner: shanten now, with the tile on offer, and after each discard.
+"""Hand-reading features for a learner: shanten now, with the tile on offer, after each discard, and live effective tiles.
 
 An MLP given only tile counts must learn by itself which discard brings a
 hand closer to a win (what :mod:`caishen.sim.bots.policies`' greedy bot computes
@@ -29,6 +29,17 @@ The flat layout with this block appended (``float32[967 + 36]``, or
 ``[2599 + 36]`` with the order-of-play block) is what
 :class:`caishen.envs.sb3_vec.BatchedVecEnv` returns with ``assist=True`` and what
 :class:`caishen.agents.ppo.PPOAgent` feeds a policy trained that way.
+
+The envs' ``assist=True`` (every layout: :mod:`caishen.envs.observation`) shows
+the feature set ``assist`` v1 (:data:`caishen.sim.bots.features.ASSIST_V1`):
+the three groups above as plane rows (values ``min(shanten + 1, 8)`` and
+``min(shanten(h' - k) - best, 3)``, their ``high`` 8, 8 and 3), and a fourth
+row, ``assist_effective``: for each held kind ``k`` of the 3m+2 hand ``h'``,
+the live effective tiles of ``h' - k`` (copies the seat cannot see of the
+kinds whose draw lowers the shanten: :func:`caishen.sim.effective._effective_each`,
+the tuned bot's count, here for every held kind).  Flat, they are 70 inputs,
+each row divided by its ``high``; the first 36 are the block above.
+:func:`_assist_rows` fills them.
 """
 
 from __future__ import annotations
@@ -37,12 +48,15 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.borrow import borrowed
+from caishen.sim.bots.features import ASSIST_V1
+from caishen.sim.bots.policies import _W_AFTER, _W_EFF, _W_LIVE, _live_counts, _scratch
+from caishen.sim.effective import _effective_each, _shanten_each_discard
 from caishen.sim.engine import SC_TILE, Game
 from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.rules import base as _rulesets
 from caishen.sim.tables import hand_tables
 
-__all__ = ["N_ASSIST", "assist_features", "assist_batch"]
+__all__ = ["N_ASSIST", "N_ASSIST_ROWS", "N_ASSIST_INPUTS", "assist_features", "assist_batch"]
 
 #: length of the assist block
 N_ASSIST = 36
@@ -119,3 +133,59 @@ def assist_features(game: Game, seat: int) -> np.ndarray:
     if isinstance(seat, bool) or seat not in range(4):
         raise ValueError(f"seat must be 0..3, got {seat!r}")
     return assist_batch(game._buf, np.array([seat]), game.rules_name)[0]
+
+
+#: rows of the assist block in the planes and the grid (feature set ``assist`` v1,
+#: :data:`caishen.sim.bots.features.ASSIST_V1`) and its inputs in a flat vector
+N_ASSIST_ROWS = len(ASSIST_V1)
+N_ASSIST_INPUTS = sum(1 if g.scalar else 34 for g in ASSIST_V1)
+_HIGH_EFFECTIVE = ASSIST_V1[3].high
+
+
+@njit(cache=True)
+def _assist_rows(st, seat, joker, tabs, work, tmp, x, r0):
+    """Fill rows ``r0 .. r0 + 3`` of the planes ``x: uint8[R, 34]`` with the assist block v1 of ``seat``
+    (:data:`caishen.sim.bots.features.ASSIST_V1`): its shanten, with the tile on offer, after each
+    discard, and the live effective tiles after each discard.  ``work``: the bots' scratch
+    (:func:`caishen.sim.bots.policies.new_work`), ``tmp: uint8[34]``.  Reads only the seat's own tiles,
+    the tile on offer and what the seat sees (its live counts).  The first three rows, divided by their
+    ``high``, are :func:`_assist_one`'s 36 values."""
+    hand = st.hands[seat]
+    pending = st.sc[SC_TILE]
+    n = 0
+    for k in range(34):
+        n += hand[k]
+        tmp[k] = hand[k]
+    s0 = _shanten(hand, joker, tabs)
+    v0 = min(s0 + 1, 8)
+    if n % 3 == 1 and pending >= 0 and tmp[pending] < 4:
+        tmp[pending] += 1
+        n += 1
+        s1 = _shanten(tmp, joker, tabs)
+    else:
+        s1 = s0
+    v1 = min(s1 + 1, 8)
+    for k in range(34):
+        x[r0, k] = v0
+        x[r0 + 1, k] = v1
+        x[r0 + 2, k] = 3
+        x[r0 + 3, k] = 0
+    if n % 3 != 2:
+        return
+    after = work[_W_AFTER]
+    _shanten_each_discard(tmp, joker, tabs, after, _scratch(work))
+    best = _NOT_HELD
+    want = np.int64(0)
+    for k in range(34):
+        if tmp[k] > 0:
+            want |= np.int64(1) << k
+            if after[k] < best:
+                best = after[k]
+    live = work[_W_LIVE]
+    _live_counts(st, seat, live)
+    eff = work[_W_EFF]
+    _effective_each(tmp, joker, tabs, after, want, live, _scratch(work), eff)
+    for k in range(34):
+        if tmp[k] > 0:
+            x[r0 + 2, k] = min(after[k] - best, 3)
+            x[r0 + 3, k] = min(eff[k], _HIGH_EFFECTIVE)

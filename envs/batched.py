@@ -138,7 +138,9 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.rules.base import DEFAULT
-from caishen.envs.observation import LAYOUTS, _flat_tables, flat_size, n_planes
+from caishen.envs.extras import Extras, needs_extras
+from caishen.envs.observation import LAYOUTS, _flat_tables, check_layout, flat_size, n_planes
+from caishen.envs.oracle import Oracle
 from caishen.sim.bots.features import _encode, _encode_history, _flatten
 from caishen.sim.warmup import first_use
 from caishen.sim.engine import (
@@ -649,7 +651,7 @@ class BatchedGames:
     seat=0, opponents="greedy", dealer=None, episode="hand", match_len=16,
     observation="planes", history=False, reward="points",
     reward_scale=None, illegal_action="raise", illegal_reward=None,
-    final_obs=True)``:
+    final_obs=True, assist=False, oracle=False)``:
 
     - ``n``: games (1..:data:`MAX_GAMES`, checked before anything is allocated); ``rules`` /
       ``options``: as :class:`caishen.sim.engine.Game`;
@@ -660,9 +662,13 @@ class BatchedGames:
       fixed ``seat``);
     - ``dealer``: a fixed dealer 0..3 or None (drawn; module docstring);
     - ``episode``: ``"hand"`` or ``"match"`` (``match_len`` hands);
-    - ``observation``: ``"planes"`` (``uint8[76, 34]``) or ``"flat"``
-      (``float32[967]``), ``history``: add the order-of-play block
-      (:mod:`caishen.envs.observation`);
+    - ``observation``: ``"planes"`` (``uint8[76, 34]``), ``"flat"``
+      (``float32[967]``), ``"grid"`` (``uint8[76, 4, 9]``) or ``"candidates"``
+      (a dict), ``history``: add the order-of-play block, ``assist``: the
+      assist block (:mod:`caishen.envs.observation`; all but planes and flat
+      are built after the step kernel, :mod:`caishen.envs.extras`);
+    - ``oracle``: training labels from the hidden state in
+      :attr:`oracle_labels` (:mod:`caishen.envs.oracle`; never in an observation);
     - ``reward``: ``"points"``, ``"scaled"`` (``reward_scale``) or ``"sign"``;
     - ``illegal_action``: ``"raise"`` or ``"penalty"`` (``illegal_reward``);
     - ``final_obs``: keep the final observations of ended episodes.
@@ -673,7 +679,7 @@ class BatchedGames:
     def __init__(self, n: int, rules=DEFAULT, options=None, *, mode: str = "selfplay", seat=0, opponents="greedy",
                  dealer=None, episode: str = "hand", match_len: int = 16, observation: str = "planes",
                  history: bool = False, reward: str = "points", reward_scale=None, illegal_action: str = "raise",
-                 illegal_reward=None, final_obs: bool = True):
+                 illegal_reward=None, final_obs: bool = True, assist: bool = False, oracle: bool = False):
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_GAMES:
             raise ValueError(f"the number of games (num_envs) must be an integer in 1..{MAX_GAMES}, got {n!r}")
         self.n = n = int(n)
@@ -686,9 +692,9 @@ class BatchedGames:
         if isinstance(match_len, (bool, np.bool_)) or not isinstance(match_len, (int, np.integer)) or match_len < 1:
             raise ValueError(f"match_len must be an integer >= 1, got {match_len!r}")
         self.layout = _choice("observation", observation, LAYOUTS)
-        if not isinstance(history, (bool, np.bool_)):
-            raise ValueError(f"history must be True or False, got {history!r}")
-        self.history = bool(history)
+        _, self.history, self.assist = check_layout(self.layout, history, assist)
+        if not isinstance(oracle, (bool, np.bool_)):
+            raise ValueError(f"oracle must be True or False, got {oracle!r}")
         self.reward_mode = _choice("reward", reward, REWARDS)
         if reward_scale is None:
             reward_scale = rulesets.get(self.rules_name).reward_scale
@@ -721,7 +727,8 @@ class BatchedGames:
         self.match_len = int(match_len)
         self._cfg[C_DEALER] = self.dealer
         self._cfg[C_SEAT] = self.seat
-        self._cfg[C_FLAT] = self.layout == "flat"
+        extras = needs_extras(self.layout, self.assist)  # built from the kernel's planes (caishen.envs.extras)
+        self._cfg[C_FLAT] = self.layout == "flat" and not extras
         self._cfg[C_HISTORY] = self.history
         self._cfg[C_REWARD] = REWARDS.index(self.reward_mode)
         self._cfg[C_PENALTY] = self.illegal_action == "penalty"
@@ -735,7 +742,7 @@ class BatchedGames:
         self.states = new_state(n)
         self.games = np.zeros(n, GAME_DTYPE)
         k = 1 if versus else N_SEATS
-        planes = self.layout == "planes"
+        planes = self.layout == "planes" or extras
         self._obs_planes = np.zeros((n if planes else 0, rows, N_KINDS), np.uint8)
         self._obs_flat = np.zeros((0 if planes else n, flat_size(self.history)), np.float32)
         nf = n if self.final_obs_enabled else 0
@@ -768,6 +775,14 @@ class BatchedGames:
         #: ``int64[n, N_RECORD]``: record rows of the games paused for the Python scorer
         self.records = np.zeros((n, N_RECORD), np.int64)
         self._learner = np.full(n, self.seat, np.int64)
+        #: grid / candidates / assist: their buffers, filled after every step (None otherwise)
+        self._extras = Extras(n, k, self.layout, self.history, self.assist, self.final_obs_enabled) if extras else None
+        if extras:
+            self.obs, self.final_obs = self._extras.obs, self._extras.final_obs
+            self.obs_shape, self.obs_dtype = self._extras.shape, self._extras.dtype
+        #: ``oracle=True``: the labels of the last step (:mod:`caishen.envs.oracle`), else None
+        self._oracle = Oracle(self) if oracle else None
+        self.oracle_labels = self._oracle.labels if oracle else None
         self._work = new_work()
         self._x = np.zeros((rows, N_KINDS), np.uint8)
         self._scalar, self._inv_high = _flat_tables(self.history)
@@ -823,6 +838,7 @@ class BatchedGames:
         self.points[:] = 0
         self.hands_ended[:] = 0
         self._started = True
+        self._after_step()
         return self
 
     # -- stepping ------------------------------------------------------------------------------
@@ -863,7 +879,17 @@ class BatchedGames:
         a = self.check_actions(actions)
         n_wait = _step_games(a, *self._args())
         self._settle(n_wait)
+        self._after_step()
         return self
+
+    def _after_step(self) -> None:
+        """The layouts built after the kernel (:mod:`caishen.envs.extras`) and the oracle's labels."""
+        if self._extras is not None:
+            ended = self.terminated | self.truncated
+            self._extras.update(self.states, self.player, self._ep, self._tabs, self._obs_planes, self._fin_planes,
+                                ended)
+        if self._oracle is not None:
+            self._oracle.update()
 
     def _settle(self, n_wait: int) -> None:
         """Score the games paused at a hand's end (wins scored after the hand) and resume them, until none waits."""
@@ -884,6 +910,16 @@ class BatchedGames:
         s = self.player if seats is None else np.asarray(seats)
         if s.shape != (self.n,) or s.dtype.kind not in "iu" or ((s < 0) | (s >= N_SEATS)).any():
             raise ValueError(f"seats must be {self.n} seats 0..3, got {seats!r}")
+        if self._extras is not None:  # grid, candidates, assist: from the planes (caishen.envs.extras)
+            planes = np.zeros((self.n, *self._x.shape), np.uint8)
+            _observe_games(s.astype(np.int64), self.states, self._ep, self._cfg, self._x, self._scalar,
+                           self._inv_high, planes, np.zeros((0, flat_size(self.history)), np.float32))
+            if out is not None and self.layout == "candidates":
+                raise ValueError("observe(out=...) is not taken with observation='candidates' (a dict)")
+            if out is not None and (not isinstance(out, np.ndarray) or out.shape != (self.n, *self.obs_shape)
+                                    or out.dtype != self.obs_dtype):
+                raise ValueError(f"out must be a {self.obs_dtype}{[self.n, *self.obs_shape]} array")
+            return self._extras.observe(self.states, s.astype(np.int64), self._ep, self._tabs, planes, out)
         shape = (self.n, *self.obs_shape)
         if out is None:
             out = np.zeros(shape, self.obs_dtype)
@@ -955,4 +991,5 @@ class BatchedGames:
         arrays = [self.states, self.games, self._obs_planes, self._obs_flat, self._fin_planes, self._fin_flat,
                   self.masks, self.player, self.rewards, self.reward, self.terminated, self.truncated, self.illegal,
                   self.points, self.hands_ended, self.records, self._learner]
+        arrays += self._extras.buffers() if self._extras is not None else []
         return int(sum(a.nbytes for a in arrays))

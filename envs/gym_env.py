@@ -100,7 +100,12 @@ action 1.
 Arguments and seeding
 ---------------------
 ``MahjongEnv(rules=DEFAULT, options=None, seat=0, opponents="greedy",
-dealer=None, illegal_reward=-500.0, render_mode=None)``: ``options`` a dict
+dealer=None, illegal_reward=-500.0, render_mode=None, observation="planes",
+history=False, assist=False, oracle=False)``: ``observation`` / ``history`` /
+``assist`` the layout (:mod:`caishen.envs.observation`: ``"planes"``,
+``"flat"``, ``"grid"``, ``"candidates"``); ``oracle=True`` adds the learning
+seat's training labels as ``info["oracle"]`` (:mod:`caishen.envs.oracle`;
+never in an observation); ``options`` a dict
 of rule options; ``seat`` the learning seat 0..3; ``opponents`` one policy
 spec for the three bots (any spec of the bot registry, :mod:`caishen.sim.bots.registry`:
 ``"greedy"``, ``"random"``, ``"tuned:NAME"``, ``"mc:8"``, ...) or a sequence of three
@@ -136,9 +141,10 @@ from gymnasium import spaces
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.bots.agent import Agent, kernel_agent
-from caishen.envs.observation import N_PLANES, PLANE_HIGH, encode
+from caishen.envs.observation import check_layout, encode, observation_space
+from caishen.envs.oracle import oracle_labels
 from caishen.envs.render import render_text
-from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
+from caishen.sim.engine import N_ACTIONS, N_SEATS, Game
 from caishen.sim.engine import EP_JOKER
 from caishen.sim.bots import registry
 from caishen.sim.bots.policies import POLICY_RANDOM
@@ -183,8 +189,16 @@ class MahjongEnv(gymnasium.Env):
         dealer=None,
         illegal_reward=DEFAULT_ILLEGAL_REWARD,
         render_mode=None,
+        observation="planes",
+        history=False,
+        assist=False,
+        oracle=False,
     ):
         self.game = Game(rules, options)
+        self.layout, self.history, self.assist = check_layout(observation, history, assist)
+        if not isinstance(oracle, (bool, np.bool_)):
+            raise ValueError(f"oracle must be True or False, got {oracle!r}")
+        self.oracle = bool(oracle)
         if isinstance(seat, bool) or seat not in range(N_SEATS):
             raise ValueError(f"seat must be 0..3, got {seat!r}")
         if dealer is not None and (isinstance(dealer, bool) or dealer not in range(N_SEATS)):
@@ -203,7 +217,7 @@ class MahjongEnv(gymnasium.Env):
                 registry.check_fits(registry.parse(spec), self.game.rules_name, int(self.game._ep[EP_JOKER]),
                                     " (an opponent)")
         self._bots: dict[int, Agent] = {}
-        self.observation_space = spaces.Box(0, PLANE_HIGH, (N_PLANES, N_KINDS), np.uint8)
+        self.observation_space = observation_space(self.layout, self.history, self.assist)
         self.action_space = spaces.Discrete(N_ACTIONS)
         self._over = True  # no episode running yet
 
@@ -300,12 +314,14 @@ class MahjongEnv(gymnasium.Env):
 
     # -- helpers -------------------------------------------------------------------
     def _obs(self) -> np.ndarray:
-        return encode(self.game, self.seat)
+        return encode(self.game, self.seat, layout=self.layout, history=self.history, assist=self.assist)
 
     def _info(self) -> dict:
         info = {"action_mask": self.action_masks(), "seat": self.seat}
         if self.game.done:
             info["result"] = self.game.result
+        if self.oracle:
+            info["oracle"] = oracle_labels(self.game)
         return info
 
 

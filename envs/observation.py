@@ -1,4 +1,4 @@
-"""What one seat sees, as fixed-shape numeric planes: the observation of both envs.
+"""What one seat sees, as fixed-shape arrays: the observation layouts of every env (planes, flat, grid, candidates).
 
 :func:`encode` turns a :class:`caishen.sim.engine.Game` and a seat into
 ``uint8[N_PLANES, 34]``: one row ("plane") per feature, one column per tile
@@ -122,31 +122,83 @@ a *scalar* row (marked scalar in :data:`PLANES`) gives its value once
 ``passed_win`` 965, ``streak`` 966), and the order-of-play rows (all tile
 rows) follow as inputs ``967 .. 2598``.  :data:`FLAT_INDEX` gives the first
 input of each group; :func:`flat_size` the length.
+
+Suit grid (``layout="grid"``, feature set ``grid`` / ``grid+history``, for convolutions)
+--------------------------------------------------------------------------------------
+``uint8[R, 4, 9]``: each plane of the planes layout on a grid whose rows are
+the suits (row 0 ``1m..9m``, 1 ``1p..9p``, 2 ``1s..9s``) and row 3 the
+honours ``1z..7z`` with two padding cells, 0 in a tile plane and the plane's
+value in a scalar plane (so a scalar plane stays constant).  In the 34-kind
+rows ``9m`` sits next to ``1p``; on the grid a 3-wide convolution sees
+only a suit's neighbours.
+
+Assist (``assist=True``, any layout; feature sets ``<layout>+assist``)
+------------------------------------------------------------------------
+The hand-reading block ``assist`` v1 (:mod:`caishen.envs.assist`, table in
+:data:`caishen.sim.bots.features.ASSIST_V1`): the shanten now and with the
+tile on offer (scalar rows), and per kind the shanten after its discard and
+the live effective tiles after it, from the seat's own tiles and what it
+sees.  Planes and grid: 4 rows after the last row (``uint8[80, 34]``,
+``[128, 34]`` with the order-of-play block); flat: 70 inputs after the
+last (``float32[1037]`` / ``[2669]``); candidates: 70 inputs after the
+context.  It is what a seat reads at its decision: in the final
+observation of an ended hand (``final_obs``) the block is 0.
+
+Candidates (``layout="candidates"``, feature sets ``candidates`` and ``candidates-context``)
+-------------------------------------------------------------------------------------------
+A dict of fixed shapes, one row per legal action of the seat to act (in the
+engine's action order, :mod:`caishen.sim.bots.candidates`):
+
+================  =================  ==========================================
+key               dtype[shape]       meaning
+================  =================  ==========================================
+``candidates``    float32[40, 36]    per candidate: its type (one-hot) and the
+                                     features the tuned and learned bots score
+                                     (``candidates`` v1); zero rows past ``n``
+``context``       float32[84]        the seat's context (``candidates-context``
+                                     v1; ``[154]`` with ``assist=True``)
+``actions``       int64[40]          the action of each candidate (the engine's
+                                     layout), -1 past ``n``: the candidate-to-
+                                     action map
+``valid``         int8[40]           1 for the ``n`` candidates
+================  =================  ==========================================
+
+A seat that is not to act (and the final observation of an ended hand) has
+no candidates: ``valid`` all 0, only the context.  The order-of-play block
+is not offered with candidates (``history=True`` raises).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from gymnasium import spaces
 
+from caishen.envs.assist import _assist_rows
+from caishen.sim.bots.candidates import N_CANDIDATE, _context_from_planes, _encode_candidates, new_candidate_scratch
 from caishen.sim.bots.features import (
+    ASSIST_V1,
     FEATURE_SETS,
     HISTORY_DISCARDS,
     HISTORY_V1,
+    MAX_CANDIDATES,
     PLANES_V1,
     FeatureSet,
     _encode,
     _encode_history,
     _flatten,
+    _to_grid,
+    candidate_sets,
     flat_tables,
     observation_set,
 )
-from caishen.sim.engine import N_KINDS, N_SEATS, Game
+from caishen.sim.bots.policies import new_work
+from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game, _legal_mask
 from caishen.sim.rules import base as _rulesets
 
 __all__ = [
     "PLANES", "N_PLANES", "PLANE", "PLANE_HIGH", "HISTORY_PLANES", "N_HISTORY_PLANES", "HISTORY_DISCARDS",
     "FLAT_INDEX", "LAYOUTS", "encode", "feature_set", "flat_size", "n_planes", "plane_groups", "plane_high",
-    "relative_seats",
+    "relative_seats", "candidate_shapes", "check_layout", "observation_space", "grid_high",
 ]
 
 #: (name, rows, high, scalar) of each plane group of ``planes`` v1, in order (the table of
@@ -154,8 +206,11 @@ __all__ = [
 PLANES: tuple[tuple[str, int, int, bool], ...] = tuple((g.name, g.rows, g.high, g.scalar) for g in PLANES_V1)
 #: the order-of-play block (``history=True``), appended after :data:`PLANES`
 HISTORY_PLANES: tuple[tuple[str, int, int, bool], ...] = tuple((g.name, g.rows, g.high, g.scalar) for g in HISTORY_V1)
-#: observation layouts: planes ``uint8[R, 34]`` or the flat ``float32[F]`` vector
-LAYOUTS = ("planes", "flat")
+#: the assist block (``assist=True``), appended last
+ASSIST_PLANES: tuple[tuple[str, int, int, bool], ...] = tuple((g.name, g.rows, g.high, g.scalar) for g in ASSIST_V1)
+#: observation layouts: planes ``uint8[R, 34]``, the flat ``float32[F]`` vector, the suit grid
+#: ``uint8[R, 4, 9]``, or the candidates (a dict, module docstring)
+LAYOUTS = ("planes", "flat", "grid", "candidates")
 #: first row of each plane group, by name (the order-of-play groups included)
 PLANE: dict[str, int] = FEATURE_SETS["planes+history"].first_row
 N_PLANES = FEATURE_SETS["planes"].rows
@@ -164,34 +219,67 @@ N_HISTORY_PLANES = FEATURE_SETS["planes+history"].rows - N_PLANES
 FLAT_INDEX: dict[str, int] = FEATURE_SETS["flat+history"].first_input
 
 
-def feature_set(layout: str = "planes", history: bool = False) -> FeatureSet:
-    """The named, versioned feature set of a layout (:func:`caishen.sim.bots.features.observation_set`)."""
-    return observation_set(layout, bool(history))
+def check_layout(layout, history=False, assist=False) -> tuple[str, bool, bool]:
+    """``(layout, history, assist)`` checked: ``ValueError`` naming a bad layout, a non-bool flag, or the
+    order-of-play block asked with ``"candidates"``."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    for name, v in (("history", history), ("assist", assist)):
+        if not isinstance(v, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False, got {v!r}")
+    if layout == "candidates" and history:
+        raise ValueError("the order-of-play block (history=True) is not offered with observation='candidates'")
+    return layout, bool(history), bool(assist)
 
 
-def plane_groups(history: bool = False) -> tuple[tuple[str, int, int, bool], ...]:
+def feature_set(layout: str = "planes", history: bool = False, assist: bool = False) -> FeatureSet:
+    """The named, versioned feature set of a layout (:func:`caishen.sim.bots.features.observation_set`);
+    for ``"candidates"`` the per-candidate set (its context: :func:`caishen.sim.bots.features.candidate_sets`)."""
+    if layout == "candidates":
+        return candidate_sets(bool(assist))[0]
+    return observation_set(layout, bool(history), bool(assist))
+
+
+def plane_groups(history: bool = False, assist: bool = False) -> tuple[tuple[str, int, int, bool], ...]:
     """The plane groups ``(name, rows, high, scalar)`` of a layout, in row order."""
-    return PLANES + HISTORY_PLANES if history else PLANES
+    return PLANES + (HISTORY_PLANES if history else ()) + (ASSIST_PLANES if assist else ())
 
 
-def n_planes(history: bool = False) -> int:
-    """Rows of the planes: 76, or 124 with the order-of-play block."""
-    return feature_set("planes", history).rows
+def n_planes(history: bool = False, assist: bool = False) -> int:
+    """Rows of the planes: 76, 124 with the order-of-play block, 4 more with the assist block."""
+    return feature_set("planes", history, assist).rows
 
 
-def plane_high(history: bool = False) -> np.ndarray:
-    """``uint8[n_planes(history), 34]``: the largest value of each row (the Box space's ``high``)."""
-    return np.concatenate([np.full((n, N_KINDS), high, np.uint8) for _, n, high, _ in plane_groups(history)])
+def plane_high(history: bool = False, assist: bool = False) -> np.ndarray:
+    """``uint8[n_planes(history, assist), 34]``: the largest value of each row (the Box space's ``high``)."""
+    return np.concatenate([np.full((n, N_KINDS), high, np.uint8) for _, n, high, _ in plane_groups(history, assist)])
 
 
-def flat_size(history: bool = False) -> int:
-    """Length of the flat vector: 967, or 2599 with the order-of-play block."""
-    return feature_set("flat", history).shape[0]
+def grid_high(history: bool = False, assist: bool = False) -> np.ndarray:
+    """``uint8[R, 4, 9]``: the largest value of each cell of the grid layout."""
+    high = plane_high(history, assist)
+    out = np.zeros((high.shape[0], 4, 9), np.uint8)
+    _to_grid(high, flat_tables(feature_set("planes", history, assist))[0], out)
+    return out
 
 
-def _flat_tables(history: bool) -> tuple[np.ndarray, np.ndarray]:
+def flat_size(history: bool = False, assist: bool = False) -> int:
+    """Length of the flat vector: 967, or 2599 with the order-of-play block (70 more with the assist block)."""
+    return feature_set("flat", history, assist).shape[0]
+
+
+def candidate_shapes(assist: bool = False) -> dict[str, tuple[tuple[int, ...], np.dtype]]:
+    """The keys of a candidates observation: ``{key: (shape, dtype)}`` (module docstring)."""
+    ctx = candidate_sets(bool(assist))[1].rows
+    return {"candidates": ((MAX_CANDIDATES, N_CANDIDATE), np.dtype(np.float32)),
+            "context": ((ctx,), np.dtype(np.float32)),
+            "actions": ((MAX_CANDIDATES,), np.dtype(np.int64)),
+            "valid": ((MAX_CANDIDATES,), np.dtype(np.int8))}
+
+
+def _flat_tables(history: bool, assist: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(scalar: uint8[R], inv_high: float32[R])`` per row, the arguments of ``_flatten``."""
-    return flat_tables(feature_set("flat", history))
+    return flat_tables(feature_set("flat", history, assist))
 
 
 #: ``uint8[N_PLANES, 34]``: the largest value of each row (the Box space's ``high``)
@@ -204,35 +292,86 @@ def relative_seats(seat: int) -> list[int]:
 
 
 def encode(game: Game, seat: int, out: np.ndarray | None = None, *, layout: str = "planes",
-           history: bool = False) -> np.ndarray:
+           history: bool = False, assist: bool = False):
     """The observation of ``seat`` (layouts in the module docstring).
 
-    ``layout="planes"``: ``uint8[R, 34]`` with ``R = n_planes(history)`` (76,
-    or 124 with the order-of-play block); ``layout="flat"``: ``float32[F]``
-    with ``F = flat_size(history)`` (967 or 2599), every value in ``[0, 1]``.
-    ``game``: a started :class:`caishen.sim.engine.Game`; ``seat``: 0..3; ``out``: an
-    optional buffer of that shape and dtype to fill (returned).  Depends only
-    on what ``seat`` may see.  Raises ``ValueError`` for a bad seat, layout,
-    an unstarted game or a wrong ``out`` buffer.
+    ``layout="planes"``: ``uint8[R, 34]`` with ``R = n_planes(history, assist)``
+    (76, or 124 with the order-of-play block, 4 more with the assist block);
+    ``layout="flat"``: ``float32[F]`` with ``F = flat_size(history, assist)``
+    (967 or 2599, 70 more with assist), every value in ``[0, 1]``;
+    ``layout="grid"``: ``uint8[R, 4, 9]``; ``layout="candidates"``: a dict
+    (:func:`candidate_shapes`), no ``out``.  ``game``: a started
+    :class:`caishen.sim.engine.Game`; ``seat``: 0..3; ``out``: an optional
+    buffer of that shape and dtype to fill (returned).  Depends only on what
+    ``seat`` may see.  Raises ``ValueError`` for a bad seat, layout, flag, an
+    unstarted game or a wrong ``out`` buffer.
     """
     if not isinstance(game, Game):
         raise ValueError(f"encode expects a caishen.sim.engine.Game, got {type(game).__name__}")
     game.current_player  # raises ValueError if the game was never reset
     if isinstance(seat, bool) or seat not in range(N_SEATS):
         raise ValueError(f"seat must be 0..3, got {seat!r}")
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
-    fs = feature_set(layout, history)
-    rows = n_planes(bool(history))
-    shape, dtype = (fs.shape, np.uint8) if layout == "planes" else (fs.shape, np.float32)
-    if out is None:
-        out = np.empty(shape, dtype)
-    elif not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != dtype:
-        raise ValueError(f"out must be a {np.dtype(dtype).name}{list(shape)} array")
-    x = out if layout == "planes" else np.empty((rows, N_KINDS), np.uint8)
-    _encode(game.state, int(seat), _rulesets.get(game.rules_name).facts["joker"], x)
+    layout, history, assist = check_layout(layout, history, assist)
+    joker = int(_rulesets.get(game.rules_name).facts["joker"])
+    rows = n_planes(history)
+    x = np.zeros((rows + (4 if assist else 0), N_KINDS), np.uint8)
+    _encode(game.state, int(seat), joker, x)
     if history:
         _encode_history(game.state, int(seat), x)
-    if layout == "flat":
-        _flatten(x, *_flat_tables(bool(history)), out)
+    work = new_work()
+    if assist:
+        _assist_rows(game.state, int(seat), joker, game._tabs, work, np.zeros(N_KINDS, np.uint8), x, rows)
+    if layout == "candidates":
+        if out is not None:
+            raise ValueError("encode(layout='candidates') returns a new dict; out is not taken")
+        return _candidates(game, int(seat), joker, x, assist, work)
+    fs = feature_set(layout, history, assist)
+    dtype = np.float32 if layout == "flat" else np.uint8
+    if out is None:
+        out = np.empty(fs.shape, dtype)
+    elif not isinstance(out, np.ndarray) or out.shape != fs.shape or out.dtype != dtype:
+        raise ValueError(f"out must be a {np.dtype(dtype).name}{list(fs.shape)} array")
+    if layout == "planes":
+        out[...] = x
+    elif layout == "flat":
+        _flatten(x, *_flat_tables(history, assist), out)
+    else:
+        _to_grid(x, _flat_tables(history, assist)[0], out)
     return out
+
+
+def _candidates(game: Game, seat: int, joker: int, x: np.ndarray, assist: bool, work) -> dict:
+    """The candidates observation of ``seat`` from its planes ``x`` (with the assist rows if ``assist``)."""
+    shapes = candidate_shapes(assist)
+    obs = {k: np.zeros(shape, dtype) for k, (shape, dtype) in shapes.items()}
+    cs = new_candidate_scratch()
+    _context_from_planes(x, joker, game._tabs, cs[1], cs[2], cs[3], obs["context"])
+    if assist:
+        n0 = candidate_sets(False)[1].rows
+        _flatten(x[N_PLANES:], *flat_tables(FeatureSet("assist", 1, "flat", ASSIST_V1)), obs["context"][n0:])
+    obs["actions"][:] = -1
+    if not game.done and game.current_player == seat:
+        _legal_mask(game.state, game._ep)
+        n = _encode_candidates(game.state, game._ep, game._tabs, work, obs["candidates"], obs["actions"])
+        obs["valid"][:n] = 1
+    return obs
+
+
+def observation_space(layout: str, history: bool = False, assist: bool = False) -> spaces.Space:
+    """The observation space of one seat in a layout (:mod:`caishen.envs.observation`): a ``Box``, or for
+    ``"candidates"`` a ``Dict`` of ``candidates`` (``Box(-inf, inf)``: real features), ``context`` (in
+    ``[0, 1]``), ``actions`` (``-1 .. 144``) and ``valid`` (0 or 1)."""
+    if layout == "candidates":
+        sh = candidate_shapes(assist)
+        return spaces.Dict({
+            "candidates": spaces.Box(-np.inf, np.inf, sh["candidates"][0], np.float32),
+            "context": spaces.Box(0.0, 1.0, sh["context"][0], np.float32),
+            "actions": spaces.Box(-1, N_ACTIONS - 1, sh["actions"][0], np.int64),
+            "valid": spaces.Box(0, 1, sh["valid"][0], np.int8)})
+    if layout == "planes":
+        high = plane_high(history, assist)
+        return spaces.Box(0, high, high.shape, np.uint8)
+    if layout == "grid":
+        high = grid_high(history, assist)
+        return spaces.Box(0, high, high.shape, np.uint8)
+    return spaces.Box(0.0, 1.0, (flat_size(history, assist),), np.float32)

@@ -6,8 +6,9 @@ Creation           ``from caishen.envs.pettingzoo_env import env; env(rules=NAME
 Actions            Discrete(145)
 Parallel API       No (claims are asked one seat at a time)
 Agents             ``player_0``, ``player_1``, ``player_2``, ``player_3`` (seats 0..3)
-Observation        dict: ``observation`` uint8[76, 34] planes, ``action_mask``
-                   int8[145]
+Observation        dict: ``observation`` uint8[76, 34] planes (or any layout of
+                   :mod:`caishen.envs.observation`: ``observation=``, ``history=``,
+                   ``assist=``), ``action_mask`` int8[145]
 Observation values 0 .. the plane's ``high`` (in caishen.envs.observation)
 ================== ==========================================================
 
@@ -103,7 +104,12 @@ with ``caishen.agents.make_agent("greedy").act(env.unwrapped.game)``.
 Arguments
 ---------
 ``env(rules=DEFAULT, options=None, dealer=None, illegal_reward=-500.0,
-render_mode=None)``: ``rules`` a registered rule set's name (or a rule
+render_mode=None, observation="planes", history=False, assist=False,
+oracle=False)``: ``observation`` / ``history`` / ``assist`` the layout of
+``observe(agent)["observation"]`` (``"planes"``, ``"flat"``, ``"grid"`` or
+``"candidates"``, :mod:`caishen.envs.observation`); ``oracle=True`` puts
+the training labels of the agent to act in ``infos[agent]["oracle"]``
+(:mod:`caishen.envs.oracle`; never in an observation); ``rules`` a registered rule set's name (or a rule
 options object); ``options`` a dict of rule options; ``dealer`` a seat 0..3,
 or None for a dealer drawn per hand; ``render_mode`` ``"ansi"`` (``render()``
 returns the whole table as text) or ``"human"`` (prints it after every step).
@@ -133,9 +139,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from caishen.envs.gym_env import RenderModeError
-from caishen.envs.observation import N_PLANES, PLANE_HIGH, encode
+from caishen.envs.observation import check_layout, encode, observation_space
+from caishen.envs.oracle import oracle_labels
 from caishen.envs.render import render_text
-from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game
+from caishen.sim.engine import N_ACTIONS, N_SEATS, Game
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.rules.options import short_repr
 
@@ -186,7 +193,8 @@ class _RejectBoolActions(wrappers.BaseWrapper):
         super().step(action)
 
 
-def env(rules=DEFAULT, options=None, dealer=None, illegal_reward=DEFAULT_ILLEGAL_REWARD, render_mode=None):
+def env(rules=DEFAULT, options=None, dealer=None, illegal_reward=DEFAULT_ILLEGAL_REWARD, render_mode=None,
+        observation="planes", history=False, assist=False, oracle=False):
     """The wrapped AEC env: ``OrderEnforcing(AssertOutOfBounds(TerminateIllegal(raw_env)))``.
 
     ``illegal_reward=None`` leaves out ``TerminateIllegalWrapper``, so an
@@ -197,7 +205,8 @@ def env(rules=DEFAULT, options=None, dealer=None, illegal_reward=DEFAULT_ILLEGAL
                                        or not isinstance(illegal_reward, (int, float, np.integer, np.floating))
                                        or not math.isfinite(float(illegal_reward))):
         raise ValueError(f"illegal_reward must be a finite number or None, got {short_repr(illegal_reward)}")
-    e = raw_env(rules=rules, options=options, dealer=dealer, render_mode=render_mode)
+    e = raw_env(rules=rules, options=options, dealer=dealer, render_mode=render_mode, observation=observation,
+                history=history, assist=assist, oracle=oracle)
     if illegal_reward is not None:
         e = wrappers.TerminateIllegalWrapper(e, illegal_reward=float(illegal_reward))
     e = wrappers.AssertOutOfBoundsWrapper(e)
@@ -213,8 +222,9 @@ class raw_env(AECEnv, EzPickle):
 
     metadata = {"render_modes": list(_RENDER_MODES), "name": "caishen_v0", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, rules=DEFAULT, options=None, dealer=None, render_mode=None):
-        EzPickle.__init__(self, rules, options, dealer, render_mode)
+    def __init__(self, rules=DEFAULT, options=None, dealer=None, render_mode=None, observation="planes",
+                 history=False, assist=False, oracle=False):
+        EzPickle.__init__(self, rules, options, dealer, render_mode, observation, history, assist, oracle)
         super().__init__()
         self.game = Game(rules, options)
         self.metadata = {**type(self).metadata, "name": f"caishen_{self.game.rules_name}_v0"}
@@ -222,9 +232,13 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = _check_render_mode(render_mode)
         self.possible_agents = list(AGENTS)
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.layout, self.history, self.assist = check_layout(observation, history, assist)
+        if not isinstance(oracle, (bool, np.bool_)):
+            raise ValueError(f"oracle must be True or False, got {oracle!r}")
+        self.oracle = bool(oracle)
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0, PLANE_HIGH, (N_PLANES, N_KINDS), np.uint8),
+                "observation": observation_space(self.layout, self.history, self.assist),
                 "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8),
             }
         )
@@ -255,15 +269,24 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_player]
+        self._add_oracle()
         if self.render_mode == "human":
             self.render()
+
+    def _add_oracle(self) -> None:
+        """``oracle=True``: the labels of the agent to act in its infos (only its: the others' are cleared)."""
+        if self.oracle:
+            for a in self.agents:
+                self.infos[a].pop("oracle", None)
+            self.infos[self.agent_selection]["oracle"] = oracle_labels(self.game)
 
     def observe(self, agent):
         seat = self.agent_name_mapping[agent]
         mask = np.zeros(N_ACTIONS, np.int8)
         if not self.game.done and self.game.current_player == seat:
             mask[:] = self.game.legal_mask()
-        return {"observation": encode(self.game, seat), "action_mask": mask}
+        obs = encode(self.game, seat, layout=self.layout, history=self.history, assist=self.assist)
+        return {"observation": obs, "action_mask": mask}
 
     def step(self, action):
         """Apply ``action`` of :attr:`agent_selection` (``None`` for an agent whose hand is over).
@@ -283,11 +306,16 @@ class raw_env(AECEnv, EzPickle):
             for p, a in enumerate(self.possible_agents):
                 self.rewards[a] = float(result[f"score_{p}"])
                 self.infos[a] = {"result": result}
+            if self.oracle:
+                labels = oracle_labels(self.game)  # the hand's final points
+                for a in self.possible_agents:
+                    self.infos[a]["oracle"] = labels
             self.terminations = dict.fromkeys(self.agents, True)
             self._accumulate_rewards()
             self._deads_step_first()
         else:
             self.agent_selection = self.possible_agents[self.game.current_player]
+            self._add_oracle()
         if self.render_mode == "human":
             self.render()
 

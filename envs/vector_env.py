@@ -14,8 +14,13 @@ Action space       ``MultiDiscrete([145] * n)``; ``single_action_space``
                    ``Discrete(145)`` (the engine's layout, :mod:`caishen.sim.engine`)
 Observation space  ``single_observation_space``: ``Box(0, high, (76, 34),
                    uint8)`` planes (default), ``Box(0, 1, (967,), float32)``
-                   with ``observation="flat"``; 124 rows / 2599 inputs with
-                   ``history=True`` (tables: :mod:`caishen.envs.observation`)
+                   with ``observation="flat"``, ``Box(0, high, (76, 4, 9),
+                   uint8)`` with ``"grid"``, a ``Dict`` with ``"candidates"``;
+                   124 rows / 2599 inputs with ``history=True``, 4 rows / 70
+                   inputs more with ``assist=True`` (tables:
+                   :mod:`caishen.envs.observation`)
+Oracle labels      ``oracle=True``: ``info["oracle"]`` (:mod:`caishen.envs.oracle`;
+                   training targets, never in an observation)
 Action masking     ``env.action_masks()`` -> ``bool[num_envs, 145]``
 Autoreset          ``metadata["autoreset_mode"]``: ``AutoresetMode.SAME_STEP``
 ================== =============================================================
@@ -86,19 +91,22 @@ from gymnasium.vector.utils import batch_space
 
 from caishen.sim.rules.base import DEFAULT
 from caishen.envs.batched import BatchedGames, check_seeds
-from caishen.envs.observation import plane_high
+from caishen.envs.observation import observation_space
 from caishen.sim.engine import N_ACTIONS
 
-__all__ = ["CaishenVectorEnv", "SelfPlayVectorEnv", "SingleGameEnv", "single_spaces"]
+__all__ = ["CaishenVectorEnv", "SelfPlayVectorEnv", "SingleGameEnv", "single_spaces", "observation_space", "index_obs"]
 
 
 def single_spaces(games: BatchedGames) -> tuple[spaces.Space, spaces.Space]:
     """``(observation_space, action_space)`` of one game of ``games``."""
-    if games.layout == "planes":
-        obs = spaces.Box(0, plane_high(games.history), games.obs_shape, np.uint8)
-    else:
-        obs = spaces.Box(0.0, 1.0, games.obs_shape, np.float32)
-    return obs, spaces.Discrete(N_ACTIONS)
+    return observation_space(games.layout, games.history, games.assist), spaces.Discrete(N_ACTIONS)
+
+
+def index_obs(obs, i):
+    """Game ``i``'s observation of a batch (a copy; the candidates dict key by key)."""
+    if isinstance(obs, dict):
+        return {k: v[i].copy() for k, v in obs.items()}
+    return obs[i].copy()
 
 
 def _check_render_mode(render_mode):
@@ -128,6 +136,8 @@ class _BatchedVectorBase:
         self._ended = np.zeros(self.num_envs, np.bool_)
 
     def _out(self, x):
+        if isinstance(x, dict):
+            return {k: self._out(v) for k, v in x.items()}
         return x.copy() if self.copy else x
 
     def _info(self) -> dict:
@@ -135,10 +145,15 @@ class _BatchedVectorBase:
         np.logical_or(g.terminated, g.truncated, out=self._ended)
         info = {"hand_points": self._out(g.points), "hands_ended": self._out(g.hands_ended)}
         if g.final_obs is not None:
-            info["final_obs"] = self._out(g.final_obs[:, 0] if g.mode == "versus" else g.final_obs)
+            fin = g.final_obs
+            if g.mode == "versus":
+                fin = {k: v[:, 0] for k, v in fin.items()} if isinstance(fin, dict) else fin[:, 0]
+            info["final_obs"] = self._out(fin)
             info["_final_obs"] = self._out(self._ended)
         if g.illegal_action == "penalty":
             info["illegal"] = self._out(g.illegal)
+        if g.oracle_labels is not None:
+            info["oracle"] = self._out(g.oracle_labels)
         return info
 
     def action_masks(self) -> np.ndarray:
@@ -160,7 +175,7 @@ class CaishenVectorEnv(_BatchedVectorBase, VectorEnv):
     opponents="greedy", dealer=None, observation="planes", history=False,
     reward="points", reward_scale=None, illegal_action="raise",
     illegal_reward=None, episode="hand", match_len=16, final_obs=True,
-    copy=False, render_mode=None)``.  Raises ``ValueError`` for a bad
+    copy=False, render_mode=None, assist=False, oracle=False)``.  Raises ``ValueError`` for a bad
     argument (``num_envs < 1`` included; an unsupported ``render_mode``
     raises an error that is both ``ValueError`` and ``TypeError``).
     """
@@ -169,11 +184,12 @@ class CaishenVectorEnv(_BatchedVectorBase, VectorEnv):
 
     def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, seat=0, opponents="greedy", dealer=None,
                  observation="planes", history=False, reward="points", reward_scale=None, illegal_action="raise",
-                 illegal_reward=None, episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None):
+                 illegal_reward=None, episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None,
+                 assist=False, oracle=False):
         self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="versus", seat=seat,
                     opponents=opponents, dealer=dealer, observation=observation, history=history, reward=reward,
                     reward_scale=reward_scale, illegal_action=illegal_action, illegal_reward=illegal_reward,
-                    episode=episode, match_len=match_len, final_obs=final_obs)
+                    episode=episode, match_len=match_len, final_obs=final_obs, assist=assist, oracle=oracle)
 
     def reset(self, *, seed=None, options=None):
         """Deal every game's first episode: ``(obs, info)``.  ``seed``: an int (game ``i`` gets
@@ -210,11 +226,12 @@ class SelfPlayVectorEnv(_BatchedVectorBase):
 
     def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, dealer=None, observation="planes",
                  history=False, reward="points", reward_scale=None, illegal_action="raise", illegal_reward=None,
-                 episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None):
+                 episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None, assist=False,
+                 oracle=False):
         self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="selfplay", dealer=dealer,
                     observation=observation, history=history, reward=reward, reward_scale=reward_scale,
                     illegal_action=illegal_action, illegal_reward=illegal_reward, episode=episode,
-                    match_len=match_len, final_obs=final_obs)
+                    match_len=match_len, final_obs=final_obs, assist=assist, oracle=oracle)
 
     def reset(self, *, seed=None, options=None):
         """Deal every game's first episode: ``(obs, info)`` with ``info["current_player"]``."""
@@ -263,7 +280,7 @@ class SingleGameEnv(gymnasium.Env):
             self.vec.reset(seed=s)
         # else: the game was already dealt again in place (same-step autoreset) after the last episode
         self._over = False
-        return g.obs[0].copy(), self._single_info()
+        return index_obs(g.obs, 0), self._single_info()
 
     def step(self, action):
         if self._over:
@@ -283,10 +300,10 @@ class SingleGameEnv(gymnasium.Env):
         if done:
             self._over = True
             self._next_obs = True
-            obs = g.final_obs[0, 0].copy()
+            obs = index_obs(index_obs(g.final_obs, 0), 0)
             info["action_mask"] = np.zeros(N_ACTIONS, bool)
         else:
-            obs = g.obs[0].copy()
+            obs = index_obs(g.obs, 0)
         return obs, float(g.reward[0]), bool(g.terminated[0]), bool(g.truncated[0]), info
 
     def _single_info(self) -> dict:

@@ -144,6 +144,7 @@ def test_spec_normal_form_is_one_bot_everywhere():
 
 def test_every_bot_command_help_lists_every_bot_on_its_own_line(capsys):
     from caishen import cli
+    from caishen.cli.common import OPEN_SEAT_COMMANDS
 
     for command in (*cli.BOT_COMMANDS, "warmup"):
         with pytest.raises(SystemExit):
@@ -157,7 +158,7 @@ def test_every_bot_command_help_lists_every_bot_on_its_own_line(capsys):
             listed = any(line.startswith(f"{kind.usage}: {kind.about[:20]}") for line in lines)
             # the kernel bots these commands play; a step-API-only bot (ppo:PATH) is not theirs to list, the open
             # seats (python:, exec:) only where the command plays through the arena host
-            want = kind.code >= 0 or (kind.code == registry.POLICY_HOST and command in cli.OPEN_SEAT_COMMANDS)
+            want = kind.code >= 0 or (kind.code == registry.POLICY_HOST and command in OPEN_SEAT_COMMANDS)
             assert listed == want, (command, kind.name)
 
 

@@ -432,15 +432,16 @@ def test_label_iteration_in_parts_is_each_part_labelled_alone(start_file):
 
     lineup = f"learned:{start_file},tuned:{DEFAULT},greedy,learned:{start_file}"
     walls = np.arange(6) + 123
-    one, m1, s1 = label_iteration(lineup, DEFAULT, walls, 2, 0.5, 77, False)
+    one, m1, s1, c1 = label_iteration(lineup, DEFAULT, walls, 2, 0.5, 77, False)
     ref, mr, sr = label_hands(lineup, DEFAULT, walls, n_det=2, frac=0.5, cap=48, seed=77, buf=new_buffer(48))
     assert m1 == mr > 0 and (s1 == sr).all()
     assert set(one) == set(ref) and all((one[k] == ref[k][:mr]).all() for k in one)
     with concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
-        two, m2, s2 = label_iteration(lineup, DEFAULT, walls, 2, 0.5, 77, False, pool, 2)
-    a, ma, sa = _label_part(lineup, DEFAULT, walls[:3], 2, 0.5, _part_seed(77, 0), False)
-    b, mb, sb = _label_part(lineup, DEFAULT, walls[3:], 2, 0.5, _part_seed(77, 1), False)
+        two, m2, s2, c2 = label_iteration(lineup, DEFAULT, walls, 2, 0.5, 77, False, pool, 2)
+    a, ma, sa, ca = _label_part(lineup, DEFAULT, walls[:3], 2, 0.5, _part_seed(77, 0), False)
+    b, mb, sb, cb = _label_part(lineup, DEFAULT, walls[3:], 2, 0.5, _part_seed(77, 1), False)
     assert m2 == ma + mb > 0 and (s2 == sa + sb).all() and s2[0] == s1[0]  # the same hands: the same decisions
+    assert min(c1, c2, ca, cb) > 0  # each part's CPU seconds (the --cpu-minutes budget counts the workers')
     for k in two:
         assert (two[k] == np.concatenate([a[k], b[k]])).all(), k
     assert _part_seed(77, 1) != 77 and _part_seed(77, 0) == 77
@@ -454,6 +455,32 @@ def test_tiny_run_with_two_workers(tmp_path):
     assert res["iterations"] == 2 and res["labelled"] > 0
     with pytest.raises(ValueError, match="workers"):
         learn(DEFAULT, tmp_path / "w0", max_iterations=1, eval_walls=0, workers=0, log=None)
+
+
+def test_label_and_cpu_budgets_end_the_run_and_a_rerun_counts_on(tmp_path):
+    """``--labels N`` ends the run at the first iteration whose labelled states reach N, and a rerun of it
+    resumes with the budget spent (no new iteration); ``--cpu-minutes`` counts the run's CPU seconds (the
+    workers' too); each iteration's line gives the ETA of the first budget; bad budgets are named before
+    anything runs."""
+    pytest.importorskip("torch")
+    from caishen.agents.exit import learn
+
+    lines = []
+    out = tmp_path / "labels"
+    res = learn(DEFAULT, out, hands=8, labels=4, steps=2, eval_walls=0, log=lines.append)
+    with open(out / "curve.csv") as f:
+        done = [int(r["labelled"]) for r in csv.DictReader(f)]
+    assert res["labelled"] == done[-1] >= 4 and all(n < 4 for n in done[:-1]) and res["iterations"] == len(done)
+    assert any("budget labels 4" in x for x in lines) and sum("ETA" in x and "labels budget" in x for x in lines)
+    again = learn(DEFAULT, out, hands=8, labels=4, steps=2, eval_walls=0, log=None)
+    assert again["iterations"] == res["iterations"] and again["cpu_seconds"] == res["cpu_seconds"] > 0
+    res = learn(DEFAULT, tmp_path / "cpu", hands=4, cpu_minutes=1e-6, steps=1, eval_walls=0, workers=2, log=None)
+    assert res["iterations"] == 1 and res["cpu_seconds"] > 0
+    for kw, word in (({"labels": 0}, "labels 0"), ({"labels": 5, "frac": 0.0}, "frac > 0"),
+                     ({"cpu_minutes": -1.0}, "cpu_minutes -1"), ({"cpu_minutes": float("nan")}, "cpu_minutes")):
+        with pytest.raises(ValueError, match=word):
+            learn(DEFAULT, tmp_path / "bad", eval_walls=0, log=None, **kw)
+    assert not (tmp_path / "bad").exists()
 
 
 def test_buffer_keeps_the_columns_its_states_fill(monkeypatch):

@@ -79,12 +79,13 @@ def one_line_error(err: str) -> None:
 
 @pytest.fixture
 def alarm():
-    """Fail a test that blocks (a FIFO opened, a read that never ends) after 20 s instead of hanging."""
+    """Fail a test that blocks (a FIFO opened, a read that never ends) after 120 s instead of hanging (a
+    rebuild of the hand tables takes 20 s and more on a loaded machine)."""
     def boom(*_):
-        raise TimeoutError("blocked for 20 s")
+        raise TimeoutError("blocked for 120 s")
 
     old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(20)
+    signal.alarm(120)
     yield
     signal.alarm(0)
     signal.signal(signal.SIGALRM, old)

@@ -148,7 +148,8 @@ def test_the_scratch_is_named_as_documented():
             "ctx_cols": ((learned.N_CONTEXT,), np.int64), "ctx_scale": ((learned.N_CONTEXT,), np.float64),
             "features": ((40, learned.N_ACTION), np.float64), "kinds": ((learned.N_PLANES, 34), np.float64),
             "conv": ((2, 34, learned.MAX_CHANNELS), np.float64), "score": ((learned.N_HEADS, 34), np.float64),
-            "cand": ((40,), np.int64), "need": ((34,), np.uint8)}
+            "cand": ((40,), np.int64), "need": ((34,), np.uint8),
+            "cand_x": ((40, learned.N_CANDIDATE), np.float64)}
     assert list(want) == list(lx._fields)
     for name, (shape, dtype) in want.items():
         a = getattr(lx, name)
@@ -387,7 +388,7 @@ def test_conv_kernel_forward_equals_torch_on_10000_states(tmp_path):
 
 
 @pytest.mark.parametrize("case, msg", [
-    ("arch", "field 'arch' is 'action-rnn', expected one of ['action-mlp', 'action-conv']"),
+    ("arch", "field 'arch' is 'action-rnn', expected one of ['action-mlp', 'action-conv', 'cand-mlp']"),
     ("channels_zero", "field 'layers' must be"),
     ("channels_three", "field 'layers' must be"),
     ("channels_too_many", "field 'layers' must be"),

@@ -84,7 +84,9 @@ class _KernelSeat:
         self.seats = (seat,)
         name, r = engine.load_rules(rules)
         self.args = (engine.engine_params(name, r), r.params(), hand_tables(), new_work())
-        self.row = registry.bot_table(spec, name, int(self.args[0][engine.EP_JOKER]))[0][0]
+        table, weights = registry.bot_table(spec, name, int(self.args[0][engine.EP_JOKER]))
+        self.row = table[0]
+        self.bx = registry.make_context(name, r, weights, 0, spec)
         self.batches = []
 
     def begin(self):
@@ -96,7 +98,7 @@ class _KernelSeat:
     def decide(self, idx, host):
         self.batches.append(len(idx))
         ep, rp, tabs, work = self.args
-        return np.array([registry._seat_action(self.row[0], self.row[1], host.states[i], ep, rp, tabs, work, None)
+        return np.array([registry._seat_action(self.row[0], self.row[1], host.states[i], ep, rp, tabs, work, self.bx)
                          for i in idx], np.int64)
 
 

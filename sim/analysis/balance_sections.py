@@ -43,7 +43,7 @@ class _Doc:
         self.lines += [s, ""]
 
     def table(self, df, floatfmt=".4g"):
-        self.page.table(df, "{:" + floatfmt + "}")
+        self.page.table(df)
         self.lines += [md.table(df, floatfmt), ""]
 
     def figure(self, fig, name, caption):

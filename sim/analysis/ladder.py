@@ -521,9 +521,9 @@ def format_markdown(summary: dict) -> str:
 
 def plot(out: str | os.PathLike, summary: dict) -> None:
     """Write ``out/ladder.png``: the ratings with their bootstrap CIs, and the matrix of differences."""
-    from caishen.sim.analysis import report
+    from caishen.sim.analysis import figures
 
-    plt = report._plt()
+    plt = figures._plt()
     n = len(summary["bots"])
     rows = summary["bots_rows"]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(6 + 0.9 * n, 0.5 * n + 3))
@@ -549,7 +549,7 @@ def plot(out: str | os.PathLike, summary: dict) -> None:
     fig.colorbar(im, ax=bx, label="row minus column, points/hand")
     fig.suptitle(f"{summary['rules']}: {summary['walls_done']:,} walls per pair")
     fig.tight_layout()
-    report.save_figure(fig, Path(out) / LADDER_PNG, dpi=110)
+    figures.save_figure(fig, Path(out) / LADDER_PNG, dpi=110)
     plt.close(fig)
 
 

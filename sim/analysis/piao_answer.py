@@ -227,7 +227,7 @@ def heatmap(joint: pd.DataFrame, path, comparison: str, rows: str = "tiles_left"
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from caishen.sim.analysis.report import save_figure
+    from caishen.sim.analysis.figures import save_figure
 
     panels = list(dict.fromkeys(joint[split])) if split else [None]
     rl = list(dict.fromkeys(joint[rows]))

@@ -54,13 +54,13 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from caishen.sim import safeio
+from caishen.sim.analysis.figures import _labels, _plt, ascii_label, save_figure  # noqa: F401 (the page's and its callers')
 from caishen.sim.rules import base as rulesets
 
 REPORT_HTML = "report.html"
@@ -70,31 +70,6 @@ CJK_FONTS = ('"Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Zen Hei", "Pi
              '"SimHei", sans-serif')
 #: Chinese terms every report may show, with pinyin (a rule set's own: ``Analysis.glossary``)
 GLOSSARY = {"流局": "liuju (a drawn hand)", "庄": "zhuang (the dealer)"}
-
-
-def _plt():
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ValueError("caishen draws figures with matplotlib, which is not installed: pip install matplotlib "
-                         "(or, for caishen report, --no-figures)") from None
-    plt.rcParams["font.sans-serif"] = ["Noto Sans CJK SC", "WenQuanYi Zen Hei", "SimHei", "DejaVu Sans"]
-    plt.rcParams["axes.unicode_minus"] = False
-    return plt
-
-
-def ascii_label(text) -> str:
-    """A figure label without CJK characters (matplotlib's default fonts lack them): ``"爆头 baotou (K-6.2)"``
-    -> ``"baotou (K-6.2)"``; a label that is all CJK keeps its characters."""
-    t = " ".join("".join(c if ord(c) < 0x2E80 else " " for c in str(text)).split())
-    return t or str(text)
-
-
-def _labels(values) -> list[str]:
-    return [ascii_label(v) for v in values]
 
 
 def number(v) -> str:
@@ -147,16 +122,6 @@ def run_kind(run_dir) -> str:
         return "match" if str(fn).startswith("caishen.sim.analysis.arena:") else "simulate"
     raise ValueError(f"{str(run_dir)!r} is not a run directory (no run.json), nor a sweep (no sweep.json), a "
                      "study (no study.json), a ladder (no ladder.json) or a 飘 answer (no piao_answer.json)")
-
-
-def save_figure(fig, path, **savefig_kw) -> bytes:
-    """Save a matplotlib figure as PNG to ``path`` atomically (:func:`caishen.sim.safeio.atomic_write`: never
-    a half-written file, never through a link at ``path``); returns the PNG bytes."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", **savefig_kw)
-    data = buf.getvalue()
-    safeio.atomic_write(path, data)
-    return data
 
 
 class _Page:

@@ -32,6 +32,20 @@ feature set       ver.   what it is
 ``kinds``         1      ``float64[15, 34]``: per-kind planes of public tiles and
                          own hand, each / ``high`` (:data:`KINDS_V1`; the
                          ``action-conv`` learned bot's input)
+``grid``          1      ``uint8[76, 4, 9]``: the planes on a suit grid for
+                         convolutions (:data:`GRID_ROWS`; ``grid+history``
+                         ``[124, 4, 9]``)
+``assist``        1      the hand-reading block (:data:`ASSIST_V1`): 4 rows after
+                         the planes or the grid, 70 inputs after the flat
+                         vector (``planes+assist``, ``flat+history+assist``,
+                         ``grid+assist``, ...: every layout, with or without
+                         the order-of-play block, is a set of its own)
+``candidates``    1      ``float[40, 36]``: one row per legal action of the seat
+                         to act, the features the tuned and learned bots score
+                         (:data:`CANDIDATE_V1`, :mod:`caishen.sim.bots.candidates`)
+``candidates-``   1      ``float[84]``: ``context`` and the own shanten
+``context``              (:data:`CANDIDATE_CONTEXT_V1`); ``candidates-context+assist``
+                         ``float[154]`` with the assist block
 ================  =====  ========================================================
 
 What a seat sees and what it never sees (the other seats' concealed tiles,
@@ -78,7 +92,8 @@ from caishen.sim.tiles import MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, M
 
 __all__ = [
     "FeatureGroup", "FeatureSet", "FEATURE_SETS", "PLANES_V1", "HISTORY_V1", "ACTION_V1", "KINDS_V1", "HISTORY_DISCARDS",
-    "observation_set", "check_feature_set", "doc_table", "context_tables", "flat_tables",
+    "ASSIST_V1", "CANDIDATE_V1", "CANDIDATE_CONTEXT_V1", "CANDIDATE_TYPES", "MAX_CANDIDATES", "GRID_ROWS", "LAYOUTS",
+    "observation_set", "candidate_sets", "check_feature_set", "doc_table", "context_tables", "flat_tables",
 ]
 
 
@@ -98,8 +113,9 @@ class FeatureGroup:
 @dataclass(frozen=True)
 class FeatureSet:
     """A named, versioned feature set: ``groups`` in row order, ``kind`` ``"planes"`` (``uint8[R, 34]``),
-    ``"flat"`` (``float32[F]``), ``"vector"`` (``float64[F]``) or ``"kinds"`` (``float64[R, 34]``, each
-    row's counts divided by its ``high``)."""
+    ``"grid"`` (``uint8[R, 4, 9]``), ``"flat"`` (``float32[F]``), ``"vector"`` (``float64[F]``),
+    ``"candidates"`` (``float[MAX_CANDIDATES, F]``: one row per candidate) or ``"kinds"``
+    (``float64[R, 34]``, each row's counts divided by its ``high``)."""
 
     name: str
     version: int
@@ -116,6 +132,10 @@ class FeatureSet:
         """The array shape of one observation of this set."""
         if self.kind in ("planes", "kinds"):
             return (self.rows, N_KINDS)
+        if self.kind == "grid":
+            return (self.rows, 4, 9)
+        if self.kind == "candidates":
+            return (MAX_CANDIDATES, self.rows)
         if self.kind == "flat":
             return (sum(g.rows * (1 if g.scalar else N_KINDS) for g in self.groups),)
         return (self.rows,)
@@ -135,7 +155,7 @@ class FeatureSet:
         out, i = {}, 0
         for g in self.groups:
             out[g.name] = i
-            i += g.rows * (1 if (g.scalar or self.kind == "vector") else N_KINDS)
+            i += g.rows * (1 if (g.scalar or self.kind in ("vector", "candidates")) else N_KINDS)
         return out
 
     def header(self) -> dict:
@@ -240,28 +260,103 @@ KINDS_V1: tuple[FeatureGroup, ...] = (
 
 _SCALARS_V1 = tuple(g for g in PLANES_V1 if g.scalar)
 
+#: the hand-reading block, version 1 (:mod:`caishen.envs.assist`; ``assist=True`` on any layout): from the
+#: seat's own concealed tiles (and the tile on offer) and the copies it can see, nothing hidden.  ``h'``:
+#: the concealed tiles, plus the tile on offer while the seat is asked to claim it
+ASSIST_V1: tuple[FeatureGroup, ...] = (
+    _g("assist_shanten", 1, 8, True, "scalar: min(shanten + 1, 8) of the own concealed tiles (0 complete, "
+                                     "1 ready; jokers wild, seven pairs included)"),
+    _g("assist_shanten_offer", 1, 8, True, "scalar: the same with the tile on offer added (a 3m+1 hand asked "
+                                           "to claim); equal to ``assist_shanten`` otherwise"),
+    _g("assist_after_discard", 1, 3, False, "per kind k held in the 3m+2 hand h': min(shanten(h' - k) - best, "
+                                            "3), best the lowest over the held kinds; 3 for kinds not held and "
+                                            "for every kind when h' has no discard to make"),
+    _g("assist_effective", 1, 136, False, "per kind k held in the 3m+2 hand h': the live effective tiles of "
+                                          "h' - k (copies the seat cannot see of the kinds whose draw lowers "
+                                          "its shanten, K-2.1 jokers wild); 0 for kinds not held"),
+)
+
+#: the candidate types (``type`` one-hot of :data:`CANDIDATE_V1`), in the engine's action order
+CANDIDATE_TYPES = ("discard", "declare", "kong_concealed", "kong_added", "chow_low", "chow_mid", "chow_high",
+                   "pong", "kong_exposed", "win", "pass", "hard_declare", "hard_decline")
+#: candidates per decision at most: the legal actions of one decision (a turn: at most 14 kinds to discard,
+#: as many to declare, 3 concealed and 4 added kongs and the win; a claim: 7; :mod:`caishen.sim.bots.candidates`)
+MAX_CANDIDATES = 40
+
+#: one candidate's features, version 1 (:mod:`caishen.sim.bots.candidates`): every legal action of the seat
+#: to act is a candidate; its type, the ``action`` v1 features of the tuned and learned bots (a discard or
+#: a declare: its discard's; a chow, pong or exposed kong: the claim's), and the facts below
+CANDIDATE_V1: tuple[FeatureGroup, ...] = (
+    _g("type", len(CANDIDATE_TYPES), 1, True, "one-hot: " + ", ".join(CANDIDATE_TYPES)),
+    _g("shanten", 1, 0, True, "discard, declare: shanten of the hand left (0 = ready); a kong: of the hand "
+                              "left by the kong (before its replacement draw)"),
+) + ACTION_V1[1:] + (
+    _g("shanten_gap", 1, 0, True, "discard, declare, kong: its ``shanten`` minus the best over the legal "
+                                  "discards"),
+    _g("held", 1, 1, True, "copies of the candidate's kind in the own concealed tiles / 4 (a claim: of the "
+                           "tile on offer)"),
+    _g("seen", 1, 1, True, "copies of that kind the seat can see (own tiles, discards, exposed melds) / 4"),
+    _g("danger_seat", 3, 0, True, "discard, declare: 10 x ready(p) x unsafe(k, p) for the opponents +1, +2, "
+                                  "+3 (their sum is ``danger``; caishen.sim.bots.policies, \"Defence\")"),
+)
+
+#: the context beside the candidates, version 1: the ``context`` set and the own shanten
+CANDIDATE_CONTEXT_V1: tuple[FeatureGroup, ...] = (
+    FeatureGroup("hand", N_KINDS, 4, False, "own concealed tiles / 4, per kind"),) + _SCALARS_V1 + (
+    _g("own_shanten", 1, 8, True, "min(shanten + 1, 8) / 8 of the own concealed tiles"),
+)
+
+#: the layouts of the env observations (:func:`observation_set`)
+LAYOUTS = ("planes", "flat", "grid", "candidates")
+#: the grid's rows and columns: row ``s`` of the three suits holds kinds ``9 s .. 9 s + 8``, row 3 the honours
+#: ``1z .. 7z`` and two padding cells (0 in a tile plane, the value in a scalar plane)
+GRID_ROWS = 4
+
+
+def _inputs(groups):
+    """``groups`` as inputs of a vector set: a tile group of ``r`` rows is ``34 r`` inputs."""
+    return tuple(g if g.scalar else FeatureGroup(g.name, g.rows * N_KINDS, g.high, False, g.meaning)
+                 for g in groups)
+
+
+def _layout_sets():
+    for layout, kind in (("planes", "planes"), ("flat", "flat"), ("grid", "grid")):
+        for history in (False, True):
+            for assist in (False, True):
+                name = layout + ("+history" if history else "") + ("+assist" if assist else "")
+                groups = PLANES_V1 + (HISTORY_V1 if history else ()) + (ASSIST_V1 if assist else ())
+                yield FeatureSet(name, 1, kind, groups)
+
+
 #: every feature set by name (module docstring); a set's version goes up whenever its table changes
 FEATURE_SETS: dict[str, FeatureSet] = {
     fs.name: fs
     for fs in (
-        FeatureSet("planes", 1, "planes", PLANES_V1),
-        FeatureSet("planes+history", 1, "planes", PLANES_V1 + HISTORY_V1),
-        FeatureSet("flat", 1, "flat", PLANES_V1),
-        FeatureSet("flat+history", 1, "flat", PLANES_V1 + HISTORY_V1),
+        *_layout_sets(),
         FeatureSet("action", 1, "vector", ACTION_V1),
         FeatureSet("context", 1, "vector",
                    (FeatureGroup("hand", N_KINDS, 4, False, "own concealed tiles / 4, per kind"),) + _SCALARS_V1),
         FeatureSet("kinds", 1, "kinds", KINDS_V1),
+        FeatureSet("candidates", 1, "candidates", CANDIDATE_V1),
+        FeatureSet("candidates-context", 1, "vector", CANDIDATE_CONTEXT_V1),
+        FeatureSet("candidates-context+assist", 1, "vector", CANDIDATE_CONTEXT_V1 + _inputs(ASSIST_V1)),
     )
 }
 
 
-def observation_set(layout: str, history: bool) -> FeatureSet:
-    """The feature set of an env observation: ``layout`` ``"planes"`` or ``"flat"``, with or without
-    the order-of-play block.  Raises ``ValueError`` for another layout."""
-    if layout not in ("planes", "flat"):
-        raise ValueError(f"layout must be one of ('planes', 'flat'), got {layout!r}")
-    return FEATURE_SETS[layout + ("+history" if history else "")]
+def observation_set(layout: str, history: bool, assist: bool = False) -> FeatureSet:
+    """The feature set of an env observation: ``layout`` ``"planes"``, ``"flat"`` or ``"grid"``, with or
+    without the order-of-play block and the assist block (``"candidates"``: :func:`candidate_sets`).  Raises
+    ``ValueError`` for another layout."""
+    if layout not in ("planes", "flat", "grid"):
+        raise ValueError(f"layout must be one of ('planes', 'flat', 'grid'), got {layout!r}")
+    return FEATURE_SETS[layout + ("+history" if history else "") + ("+assist" if assist else "")]
+
+
+def candidate_sets(assist: bool = False) -> tuple[FeatureSet, FeatureSet]:
+    """``(candidates, context)``: the two feature sets of ``observation="candidates"`` (the context with the
+    assist block when ``assist``)."""
+    return FEATURE_SETS["candidates"], FEATURE_SETS["candidates-context" + ("+assist" if assist else "")]
 
 
 def check_feature_set(recorded, expected: FeatureSet | None, where: str, field: str = "feature_set") -> FeatureSet:
@@ -525,3 +620,20 @@ def _encode_kinds(st, seat, joker, x, out):
                 out[K_SEEN, st.discards[p, i]] += 1.0
     for k in range(N_KINDS):
         out[K_SEEN, k] *= 0.25
+
+
+@njit(cache=True)
+def _to_grid(x, scalar, out):
+    """Fill ``out: uint8[R, 4, 9]`` (the ``grid`` layout) from the planes ``x: uint8[R, 34]``: row ``s`` < 3
+    of a plane holds the suit's kinds ``9 s .. 9 s + 8``, row 3 the honours ``1z .. 7z`` and two padding
+    cells, 0 in a tile plane and the plane's value in a scalar plane (``scalar: uint8[R]``,
+    :func:`flat_tables`), so that a scalar plane stays constant.  Writes ``out`` only."""
+    for r in range(x.shape[0]):
+        for s in range(3):
+            for j in range(9):
+                out[r, s, j] = x[r, 9 * s + j]
+        for j in range(7):
+            out[r, 3, j] = x[r, 27 + j]
+        pad = x[r, 0] if scalar[r] != 0 else 0
+        out[r, 3, 7] = pad
+        out[r, 3, 8] = pad

@@ -4,8 +4,8 @@
 inside the self-play kernels, so it sits in every seat of ``simulate``,
 ``match``, the sweeps, the studies and the envs' opponents without torch.
 
-Two architectures, chosen by the header's ``arch``; both are *action-scoring
-heads* on top of the tuned bot's linear score.  Their fixed rules are the
+Three architectures, chosen by the header's ``arch``; the first two are
+*action-scoring heads* on top of the tuned bot's linear score.  Their fixed rules are the
 tuned bot's (:mod:`caishen.sim.bots.tuned`): a win is always taken, greedy's
 kongs stand, 硬子 is always declared (J-4.2), a discard is made as
 ``declare <k>`` when that is legal (J-4.1).  Every other decision is a
@@ -39,7 +39,13 @@ middle tap of the same weights; the ``honor`` and ``terminal`` planes of
 ``kinds`` let the filters tell those kinds apart.  A pong, an exposed kong
 and a chow of the tile on offer share ``S[1, t]`` (their linear parts differ).
 
-In both, the linear part ``lin . f(a)`` is computed exactly as the tuned bot
+``cand-mlp`` (:mod:`caishen.agents.train_env`'s export): no fixed rules, no linear part; every legal
+action is a candidate with the env's ``observation="candidates"`` features (one encoder,
+:mod:`caishen.sim.bots.candidates`): ``q(a) = w3 . relu(W2 relu(W1 [x(a), c] + b1) + b2) + b3``
+with ``x(a): float64[36]`` (``candidates`` v1), ``c: float64[84]`` (``candidates-context`` v1); it
+plays the first candidate of the largest ``q`` (as ``torch.argmax``), by the ``action-mlp`` kernels.
+
+In the first two, the linear part ``lin . f(a)`` is computed exactly as the tuned bot
 scores (same terms, same order: :func:`caishen.sim.bots.tuned._discard_linear`),
 so a network whose last layer is zero (MLP: ``w3 = 0``, ``b3 = 0``,
 :func:`from_tuned`; conv: ``hw = 0``, ``hb = 0``, :func:`conv_from_tuned`)
@@ -55,6 +61,7 @@ the arrays of its architecture (float32 or float64, every value finite):
 
 * ``action-mlp``: ``linear`` ``[17]``, ``w1`` ``[H1, 100]``, ``b1`` ``[H1]``,
   ``w2`` ``[H2, H1]``, ``b2`` ``[H2]``, ``w3`` ``[H2]``, ``b3`` ``[1]``;
+* ``cand-mlp``: the same without ``linear``, ``w1`` ``[H1, 120]``;
 * ``action-conv``: ``linear`` ``[17]``, ``conv1_w`` ``[C1, 15, 3]``,
   ``conv1_b`` ``[C1]``, with a second layer ``conv2_w`` ``[C2, C1, 3]``,
   ``conv2_b`` ``[C2]``, then ``head_w`` ``[2, C]`` (``C`` the last layer's
@@ -67,18 +74,21 @@ The header:
 field              value
 =================  =============================================================
 ``format``         :data:`FORMAT` (``"caishen-learned-1"``)
-``arch``           ``"action-mlp"`` or ``"action-conv"`` (:data:`ARCHS`)
+``arch``           ``"action-mlp"``, ``"action-conv"`` or ``"cand-mlp"`` (:data:`ARCHS`)
 ``rules``          the rule set it plays (another one is refused)
 ``feature_sets``   ``{"action": {"name": "action", "version": 1}, "context":
                    {"name": "context", "version": 1}}`` (MLP) or ``{"action":
-                   ..., "kinds": {"name": "kinds", "version": 1}}`` (conv);
+                   ..., "kinds": {"name": "kinds", "version": 1}}`` (conv),
+                   ``{"candidates": ..., "context": {"name":
+                   "candidates-context", "version": 1}}`` (cand-mlp);
                    another set or version is refused
                    (:func:`caishen.sim.bots.features.check_feature_set`)
 ``layers``         MLP: ``{"n_action": 17, "n_context": 83, "hidden": [H1,
                    H2]}`` (``1 <= H <= 256``); conv: ``{"n_action": 17,
                    "n_planes": 15, "channels": [C1] or [C1, C2], "kernel": 3,
-                   "heads": 2}`` (``1 <= C <= 64``); every member's shape must
-                   follow
+                   "heads": 2}`` (``1 <= C <= 64``); cand-mlp: ``{"n_candidate":
+                   36, "n_context": 84, "hidden": [H1, H2]}``; every member's
+                   shape must follow
 ``meta``           free JSON (how it was trained)
 =================  =============================================================
 
@@ -87,8 +97,8 @@ non-regular file, a foreign zip member, an unknown ``arch``, a wrong shape or
 dtype, a NaN or infinite weight: one ``ValueError`` naming the file and the field.
 
 Kernel layout: a file becomes one ``float64`` row (:func:`pack`): its
-architecture's code (:data:`ARCH_CODES`: 0 MLP, 1 conv), then its body.  The
-MLP body: the four sizes ``n_action, n_context, H1, H2``, then ``linear, w1.T,
+architecture's code (:data:`ARCH_CODES`: 0 MLP, 1 conv, 2 cand-mlp: the MLP body, ``linear`` 0),
+then its body.  The MLP body: the four sizes ``n_action, n_context, H1, H2``, then ``linear, w1.T,
 b1, w2.T, b2, w3, b3`` flattened row-major: the weight matrices transposed, so
 that the forward pass adds one input's column of weights to all the units of a
 layer at once (contiguous, vectorized by LLVM) and skips an input that is 0
@@ -120,7 +130,8 @@ from numba import njit
 
 from caishen.sim import safeio
 from caishen.sim.rules.base import DEFAULT
-from caishen.sim.bots.features import FEATURE_SETS, _encode_context, _encode_kinds, check_feature_set, context_tables
+from caishen.sim.bots.candidates import N_CANDIDATE, N_CONTEXT as N_CAND_CONTEXT, _context_from_planes, _encode_candidates
+from caishen.sim.bots.features import FEATURE_SETS, _encode, _encode_context, _encode_kinds, check_feature_set, context_tables
 from caishen.sim.bots.policies import _claim_shanten, _wall_gone, new_work
 from caishen.sim.bots.tuned import (
     N_W,
@@ -150,7 +161,7 @@ from caishen.sim.engine import (
     SF_N_MELDS,
 )
 
-__all__ = ["FORMAT", "ARCH", "ARCH_CONV", "ARCHS", "ARCH_CODES", "MAX_FILE", "MAX_HIDDEN", "MAX_CHANNELS", "N_ACTION",
+__all__ = ["FORMAT", "ARCH", "ARCH_CONV", "ARCH_CAND", "ARCHS", "CAND_MEMBERS", "cand_header", "ARCH_CODES", "MAX_FILE", "MAX_HIDDEN", "MAX_CHANNELS", "N_ACTION",
            "N_CONTEXT", "N_PLANES", "N_HEADS", "KERNEL", "MEMBERS", "CONV_MEMBERS", "load_learned", "save_learned", "from_tuned",
            "conv_from_tuned", "header", "conv_header", "pack", "unpack", "new_scratch", "conv_forward", "decisions",
            "LearnedScratch"]
@@ -161,11 +172,16 @@ FORMAT = "caishen-learned-1"
 ARCH = "action-mlp"
 #: the 1-D convolution over the 34 kinds
 ARCH_CONV = "action-conv"
+#: the MLP over every candidate of the env's ``observation="candidates"`` (no fixed rules)
+ARCH_CAND = "cand-mlp"
 #: the architectures of this format
-ARCHS = (ARCH, ARCH_CONV)
+ARCHS = (ARCH, ARCH_CONV, ARCH_CAND)
 #: the code of each architecture, ``row[0]`` of a kernel row (module docstring, "Kernel layout")
-ARCH_CODES = {ARCH: 0, ARCH_CONV: 1}
+ARCH_CODES = {ARCH: 0, ARCH_CONV: 1, ARCH_CAND: 2}
 _CODE_CONV = 1  # ARCH_CODES[ARCH_CONV] as a plain int: a compile-time constant of the kernels
+_CODE_CAND = 2
+#: the zip members of a cand-mlp weights file, in packing order
+CAND_MEMBERS = ("w1", "b1", "w2", "b2", "w3", "b3")
 #: bytes of a weights file at most (the default network is ~40 KB)
 MAX_FILE = 32 << 20
 #: the largest hidden layer (MLP)
@@ -209,8 +225,23 @@ def _conv_shapes(channels) -> dict[str, tuple[int, ...]]:
     return out
 
 
+def _cand_shapes(h1: int, h2: int) -> dict[str, tuple[int, ...]]:
+    return {m: v for m, v in _shapes(h1, h2).items() if m != "linear"} | {"w1": (h1, N_CANDIDATE + N_CAND_CONTEXT)}
+
+
+def cand_header(rules: str, h1: int, h2: int, meta: dict | None = None) -> dict:
+    """The JSON header of a ``cand-mlp`` weights file (module docstring)."""
+    return {"format": FORMAT, "arch": ARCH_CAND, "rules": rules,
+            "feature_sets": {"candidates": FEATURE_SETS["candidates"].header(),
+                             "context": FEATURE_SETS["candidates-context"].header()},
+            "layers": {"n_candidate": N_CANDIDATE, "n_context": N_CAND_CONTEXT, "hidden": [int(h1), int(h2)]},
+            "meta": dict(meta or {})}
+
+
 def _arch_shapes(hdr: dict) -> dict[str, tuple[int, ...]]:
     """The members and shapes a checked header asks for."""
+    if hdr["arch"] == ARCH_CAND:
+        return _cand_shapes(*hdr["layers"]["hidden"])
     if hdr["arch"] == ARCH_CONV:
         return _conv_shapes(hdr["layers"]["channels"])
     return _shapes(*hdr["layers"]["hidden"])
@@ -250,7 +281,11 @@ def pack(arrays: dict[str, np.ndarray], arch: str = ARCH) -> np.ndarray:
         parts += [_stored(m, arrays[m]) for m in CONV_MEMBERS if m in arrays]
         return np.concatenate(parts)
     h1, h2 = arrays["w1"].shape[0], arrays["w2"].shape[0]
-    parts = [np.array([ARCH_CODES[arch], N_ACTION, N_CONTEXT, h1, h2], np.float64)]
+    if arch == ARCH_CAND:  # the MLP body with the candidates' sizes and a zero linear part
+        arrays = {**arrays, "linear": np.zeros(N_CANDIDATE)}
+        parts = [np.array([ARCH_CODES[arch], N_CANDIDATE, N_CAND_CONTEXT, h1, h2], np.float64)]
+    else:
+        parts = [np.array([ARCH_CODES[arch], N_ACTION, N_CONTEXT, h1, h2], np.float64)]
     parts += [_stored(m, arrays[m]) for m in MEMBERS]
     return np.concatenate(parts)
 
@@ -260,6 +295,8 @@ def unpack(row: np.ndarray) -> dict[str, np.ndarray]:
     if int(row[0]) == ARCH_CODES[ARCH_CONV]:
         c1, c2 = int(row[2]), int(row[3])
         shapes = _conv_shapes([c1] + ([c2] if c2 else []))
+    elif int(row[0]) == _CODE_CAND:
+        shapes = {"linear": (N_CANDIDATE,), **_cand_shapes(int(row[3]), int(row[4]))}
     else:
         shapes = _shapes(int(row[3]), int(row[4]))
     out, i = {}, 1 + _HDR
@@ -273,6 +310,8 @@ def unpack(row: np.ndarray) -> dict[str, np.ndarray]:
         else:
             out[m] = flat.reshape(shape).copy()
         i += n
+    if int(row[0]) == _CODE_CAND:
+        del out["linear"]
     return out
 
 
@@ -347,14 +386,22 @@ def _check_header(where: str, hdr, rules: str | None) -> None:
         raise ValueError(f"{where}: field 'rules' must name the rule set the network plays")
     if rules is not None and hdr["rules"] != rules:
         raise ValueError(f"{where}: field 'rules' is {hdr['rules'][:40]!r}, not {rules!r}")
-    wanted = ("action", "context") if arch == ARCH else ("action", "kinds")
+    wanted = {ARCH: ("action", "context"), ARCH_CONV: ("action", "kinds"), ARCH_CAND: ("candidates", "context")}[arch]
+    expect = {"candidates": FEATURE_SETS["candidates"], "context": FEATURE_SETS["candidates-context"]} \
+        if arch == ARCH_CAND else FEATURE_SETS
     sets = hdr.get("feature_sets")
     if not isinstance(sets, dict) or set(sets) != set(wanted):
         raise ValueError(f"{where}: field 'feature_sets' must hold {' and '.join(map(repr, wanted))} ({arch})")
     for k in wanted:
-        check_feature_set(sets[k], FEATURE_SETS[k], where, f"feature_sets.{k}")
+        check_feature_set(sets[k], expect[k], where, f"feature_sets.{k}")
     layers = hdr.get("layers")
-    if arch == ARCH:
+    if arch == ARCH_CAND:
+        want = {"n_candidate": N_CANDIDATE, "n_context": N_CAND_CONTEXT}
+        if not (isinstance(layers, dict) and set(layers) == {*want, "hidden"} and all(layers[k] == v for k, v in
+                want.items()) and _size_list(layers.get("hidden"), MAX_HIDDEN, (2,))):
+            raise ValueError(f"{where}: field 'layers' must be {json.dumps(want)[:-1]}, \"hidden\": [H1, H2]}} with "
+                             f"1 <= H <= {MAX_HIDDEN}, got {str(layers)[:80]}")
+    elif arch == ARCH:
         hid = layers.get("hidden") if isinstance(layers, dict) else None
         if not (isinstance(layers, dict) and layers.get("n_action") == N_ACTION
                 and layers.get("n_context") == N_CONTEXT and _size_list(hid, MAX_HIDDEN, (2,))):
@@ -452,6 +499,7 @@ class LearnedScratch(NamedTuple):
     score: np.ndarray  #: float64[2, 34]: the conv's score map (row 0 discard, row 1 claim)
     cand: np.ndarray  #: int64[40]: the score candidate ``i`` reads, ``h * 34 + kind``, -1 none
     need: np.ndarray  #: uint8[34]: the kinds whose scores the decision reads
+    cand_x: np.ndarray  #: float64[40, 36]: cand-mlp's candidates, their ``candidates`` v1 features
 
 
 def new_scratch() -> LearnedScratch:
@@ -462,7 +510,7 @@ def new_scratch() -> LearnedScratch:
                           np.zeros(MAX_CANDIDATES, np.int64), rows, cols, scale, np.zeros((MAX_CANDIDATES, N_ACTION)),
                           np.zeros((N_PLANES, N_KINDS)), np.zeros((2, N_KINDS, MAX_CHANNELS)),
                           np.zeros((N_HEADS, N_KINDS)), np.full(MAX_CANDIDATES, -1, np.int64),
-                          np.zeros(N_KINDS, np.uint8))
+                          np.zeros(N_KINDS, np.uint8), np.zeros((MAX_CANDIDATES, N_CANDIDATE)))
 
 
 def conv_forward(row: np.ndarray, kinds: np.ndarray) -> np.ndarray:
@@ -738,8 +786,38 @@ def _learned_scores(row, st, ep, tabs, mask, work, lx):
 
 
 @njit(cache=True)
+def _cand_scores(row, st, ep, tabs, work, lx):
+    """cand-mlp: the seat to act's candidates (``lx.cand_x[:n]``, actions ``lx.actions[:n]``, context
+    ``lx.vectors[_R_CTX]``) and their ``q`` (``lx.vectors[_R_LOGIT, :n]``); returns ``n``.  ``lx``: the
+    :class:`LearnedScratch`.  Needs ``st.mask``."""
+    p = row[1:]
+    fb = lx.vectors
+    joker = ep[EP_JOKER]
+    n = _encode_candidates(st, ep, tabs, work, lx.cand_x, lx.actions)
+    _encode(st, st.sc[SC_TO_ACT], joker, lx.planes)
+    _context_from_planes(lx.planes, joker, tabs, lx.ctx_rows, lx.ctx_cols, lx.ctx_scale, fb[_R_CTX])
+    _context_hidden(p, fb[_R_CTX], fb[_R_HC])
+    for i in range(n):
+        fb[_R_LOGIT, i] = _residual(p, lx.cand_x[i], fb[_R_HC], fb[_R_H1], fb[_R_H2])
+    return n
+
+
+@njit(cache=True, inline="always")
+def _cand_pick(n, lx):
+    """The action of the first candidate of the largest ``q`` (as ``torch.argmax``)."""
+    q = lx.vectors[_R_LOGIT]
+    pick = 0
+    for i in range(1, n):
+        if q[i] > q[pick]:
+            pick = i
+    return lx.actions[pick]
+
+
+@njit(cache=True)
 def _learned_action(p, st, ep, tabs, mask, work, lx):
     """The learned bot's action for the seat to act (module docstring); ``p``: its kernel row.  Legal."""
+    if p[0] == _CODE_CAND:  # every decision is the net's (module docstring)
+        return _cand_pick(_cand_scores(p, st, ep, tabs, work, lx), lx)
     if st.sc[SC_PHASE] == PH_HARD:
         return A_HARD_DECLARE
     if mask[A_WIN]:
@@ -773,6 +851,9 @@ def _learned_action(p, st, ep, tabs, mask, work, lx):
 def _scores_and_action(row, st, ep, tabs, work, lx):
     """``(n, action)``: :func:`_learned_scores` and :func:`_learned_action` of the seat to act, with the state's
     own mask (``st.mask``, as the batch loops pass it: a mask from Python would compile both again)."""
+    if row[0] == _CODE_CAND:
+        n = _cand_scores(row, st, ep, tabs, work, lx)
+        return n, _cand_pick(n, lx)
     n = _learned_scores(row, st, ep, tabs, st.mask, work, lx)
     return n, _learned_action(row, st, ep, tabs, st.mask, work, lx)
 
@@ -785,7 +866,9 @@ def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed:
     float64[N, 40]`` (the kernel's), ``actions: int64[N, 40]``, ``chosen: int64[N]`` (the bot's action)
     and ``claim: bool[N]``; for a conv row also ``kinds: float64[N, 15, 34]`` (its input planes) and
     ``cand: int64[N, 40]`` (the score each candidate reads, ``h * 34 + kind``, -1 none and past ``n``).
-    For tests (the torch model equals the kernel) and for training data (issue 26)."""
+    A cand-mlp row: ``ctx: float64[N, 84]``, ``x: float64[N, 40, 36]`` (``candidates-context`` and
+    ``candidates`` v1), its every decision.  For tests (the torch model equals the kernel) and for
+    training data (issue 26)."""
     from caishen.sim.engine import PH_DONE, _legal_mask, _reset, _seeded_wall, _step, engine_params, load_rules
     from caishen.sim.engine import new_state
     from caishen.sim.tables import hand_tables
@@ -795,7 +878,9 @@ def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed:
     work = new_work()
     lx = new_scratch()
     row = np.ascontiguousarray(row, np.float64)
-    out = {"ctx": np.zeros((n_rows, N_CONTEXT)), "x": np.zeros((n_rows, MAX_CANDIDATES, N_ACTION)),
+    cand_mlp = int(row[0]) == _CODE_CAND
+    nx, nc, xs = (N_CANDIDATE, N_CAND_CONTEXT, lx.cand_x) if cand_mlp else (N_ACTION, N_CONTEXT, lx.features)
+    out = {"ctx": np.zeros((n_rows, nc)), "x": np.zeros((n_rows, MAX_CANDIDATES, nx)),
            "n": np.zeros(n_rows, np.int64), "logits": np.zeros((n_rows, MAX_CANDIDATES)),
            "actions": np.zeros((n_rows, MAX_CANDIDATES), np.int64), "chosen": np.zeros(n_rows, np.int64),
            "claim": np.zeros(n_rows, np.bool_)}
@@ -814,8 +899,8 @@ def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed:
             _legal_mask(st, ep)
             n, a = _scores_and_action(row, st, ep, tabs, work, lx)
             if n and i < n_rows:
-                out["ctx"][i] = lx.vectors[_R_CTX, :N_CONTEXT]
-                out["x"][i, :n] = lx.features[:n]
+                out["ctx"][i] = lx.vectors[_R_CTX, :nc]
+                out["x"][i, :n] = xs[:n]
                 out["n"][i] = n
                 out["logits"][i, :n] = lx.vectors[_R_LOGIT, :n]
                 out["actions"][i, :n] = lx.actions[:n]

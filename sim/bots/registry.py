@@ -33,8 +33,9 @@ spec                    bot
                         (1..4096) around its base, ``greedy`` or ``tuned:NAME|PATH``
                         (default: the tuned bot of the rule set played)
 ``learned:NAME|PATH``   a learned policy (:mod:`.learned`): an action-scoring network read
-                        from an ``.npz`` weights file (``sim/rules/NAME/learned.npz`` or
-                        PATH), played by a numba forward pass in the kernels
+                        from an ``.npz`` weights file (``sim/rules/NAME/learned.npz``;
+                        ``learned:NAME-V`` its ``learned-V.npz``, the env trainer's
+                        ``-env``; or PATH), played by a numba forward pass in the kernels
 ``ppo:PATH``            a trained torch policy (:mod:`caishen.agents.ppo`): it has no kernel,
                         so it plays only in the step API (``caishen.agents.make_agent``);
                         every kernel seat refuses it (:func:`check_fits`)
@@ -429,7 +430,8 @@ BOTS: dict[str, BotKind] = {k.name: k for k in (
             "N < 4 plays as BASE)",
             _mc_arg, weights=_mc_weights, example="mc:2"),
     BotKind("learned", POLICY_LEARNED, "learned:NAME|PATH", "a learned policy: the action-scoring network of "
-            "an .npz weights file (sim/rules/NAME/learned.npz or PATH), played in the kernels", _learned_arg,
+            "an .npz weights file (sim/rules/NAME/learned.npz; learned:NAME-V its learned-V.npz, the env "
+            "trainer's -env; or PATH), played in the kernels", _learned_arg,
             weights=_learned_weights, context=_learned_context),
     BotKind("ppo", POLICY_STEP_ONLY, "ppo:PATH", "a trained PPO checkpoint (torch, the [rl] extra; step API "
             "only: caishen.agents.make_agent, an env's opponent given as that agent)", _path_arg),
@@ -726,7 +728,14 @@ def data_file(name: str, filename: str, suffix: str = ".json") -> Path:
 
 
 def learned_path(name: str) -> Path:
-    """The weights file of ``learned:NAME`` (:func:`data_file` with ``learned.npz``)."""
+    """The weights file of ``learned:NAME`` (:func:`data_file` with ``learned.npz``); ``learned:<rule set>-<v>``
+    (a word ``v``) is that rule set's shipped ``learned-<v>.npz`` (``learned:<rule set>-env``: the env trainer's)."""
+    head, dash, variant = name.partition("-")
+    if dash and re.fullmatch(r"[A-Za-z0-9_]+", head) and re.fullmatch(r"[A-Za-z0-9_]+", variant):
+        from caishen.sim import rules
+
+        if head in rules.names():
+            return rules.get(head).data_path(f"learned-{variant}.npz")
     return data_file(name, LEARNED_FILE, ".npz")
 
 
@@ -744,8 +753,14 @@ def shipped_learned() -> list[str]:
 
 
 def _builtin_learned() -> str:
-    """``"learned:NAME, ..."``: the built-in learned bots' specs, comma-separated (``"none"`` for none)."""
-    return ", ".join(f"learned:{n}" for n in shipped_learned()) or "none"
+    """``"learned:NAME, ..."``: the built-in learned bots' specs, comma-separated (``"none"`` for none): each
+    rule set's ``learned:<rule set>``, then its variants ``learned:<rule set>-<v>`` (``learned-<v>.npz``)."""
+    from caishen.sim import rules
+
+    variants = [f"{n}-{p.stem[len('learned-'):]}" for n in rules.names()
+                for p in sorted(rules.get(n).data_path(LEARNED_FILE).parent.glob("learned-*.npz"))
+                if re.fullmatch(r"[A-Za-z0-9_]+", p.stem[len("learned-"):])]
+    return ", ".join(f"learned:{n}" for n in shipped_learned() + variants) or "none"
 
 
 def shipped_tuned() -> list[str]:
@@ -782,7 +797,7 @@ def load_tuned(name: str) -> tuple[np.ndarray, dict]:
     feats = meta.get("features")
     if feats is not None and (not isinstance(feats, list) or feats != list(FEATURES)):
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r} lists the features {_short(feats)}, "
-                         f"this version needs {list(FEATURES)}")
+                         f"this version needs the list of its {len(FEATURES)} (caishen.sim.bots.tuned.FEATURES)")
     w = meta["weights"]
     if not isinstance(w, list) or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in w):
         raise ValueError(f"tuned:{_short(name)}: {str(path)!r}: 'weights' must be a list of {N_W} numbers")

@@ -1,0 +1,237 @@
+"""Oracle labels for training: what the hidden state says about the seat to act's decision, never an observation.
+
+A learner may use the simulator's exact hidden state as *training targets*
+(auxiliary heads, an oracle critic) but never as an input at play time.
+``oracle=True`` (:class:`caishen.envs.batched.BatchedGames`, the vector envs'
+``info["oracle"]``, the PettingZoo env's ``infos[agent]["oracle"]``) adds these
+labels, per game, for the seat to act after the step (opponents seat-relative:
+``+1`` next, ``+2`` opposite, ``+3`` previous):
+
+==================  ===============  ===================================================
+key                 dtype[shape]     meaning
+==================  ===============  ===================================================
+``deal_in``         bool[n, 34]      on its own turn, discarding kind ``k`` now lets an
+                                     opponent win on it (K-7.1, J-3.1); False for a kind
+                                     it cannot discard and outside its turn
+``deal_in_to``      bool[n, 34, 3]   which opponents win on it (several where one
+                                     discard may have several winners, J-3.4)
+``deal_in_points``  float32[n, 34]   the points the seat pays for it (minus its score
+                                     change of the hand that win ends: K-8 / J-6)
+``ready``           bool[n, 3]       the opponent is ready: some kind completes its
+                                     concealed tiles
+``waits``           bool[n, 3, 34]   the kinds that complete them (a kind it holds four
+                                     times is none; a joker completes a ready hand,
+                                     K-2.1): :func:`caishen.sim.hand.waits`
+``final_points``    int64[n, 4]      the points of the hands that ended in the step, by
+                                     absolute seat (``info["hand_points"]``)
+``hand_ended``      bool[n]          a hand ended in the step
+==================  ===============  ===================================================
+
+How ``deal_in`` is decided: exactly as the engine would.  A win needs a
+complete hand, so only the kinds some opponent waits on are tried: the state
+is copied, the discard stepped (``discard <k>``, or ``declare <k>`` where
+only that is legal), and while that discard is on offer every opponent
+offered the win takes it and the others pass (a 硬子 offer is declined,
+J-4.2).  It deals in when the hand then ends with a win on that discard; its
+points are the engine's payments, or for a rule set scored after the hand
+(J-6) its points kernel on the hand's record
+(:func:`caishen.sim.rules.kernels.hand_points`).  The tests compare every
+label with a slow pure-Python reference on random states.
+
+These labels read the other seats' concealed tiles: they go to ``info`` only.
+No observation of any layout changes with ``oracle=True``, and no
+observation depends on what they read (``tests/test_learning_env.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from caishen.sim.borrow import borrowed
+from caishen.sim.bots.search import _copy_state
+from caishen.sim.engine import (
+    A_DECLARE,
+    A_DISCARD,
+    A_HARD_DECLINE,
+    A_PASS,
+    A_WIN,
+    EP_JOKER,
+    EP_POINTS,
+    N_KINDS,
+    N_RECORD,
+    N_SEATS,
+    PH_DONE,
+    PH_TURN,
+    SC_DISCARDER,
+    SC_PHASE,
+    SC_SRC,
+    SC_TO_ACT,
+    SC_WIN_TYPE,
+    SC_WINNERS_MASK,
+    SF_SCORE,
+    Game,
+    _legal_mask,
+    _step,
+    _write_record,
+    new_state,
+)
+from caishen.sim.hand import _is_win, _shanten
+from caishen.sim.rules import base as rulesets
+from caishen.sim.rules.codes import POINTS_ENGINE, WIN_DISCARD
+from caishen.sim.rules.kernels import hand_points
+
+__all__ = ["KEYS", "Oracle", "oracle_labels"]
+
+#: the label keys, in the module docstring's order
+KEYS = ("deal_in", "deal_in_to", "deal_in_points", "ready", "waits", "final_points", "hand_ended")
+_MAX_CLAIM_STEPS = 16  # claim decisions on one discard at most (three seats asked, a 硬子 offer)
+
+
+def _new_labels(n: int) -> dict[str, np.ndarray]:
+    return {"deal_in": np.zeros((n, N_KINDS), np.bool_), "deal_in_to": np.zeros((n, N_KINDS, 3), np.bool_),
+            "deal_in_points": np.zeros((n, N_KINDS), np.float32), "ready": np.zeros((n, 3), np.bool_),
+            "waits": np.zeros((n, 3, N_KINDS), np.bool_), "final_points": np.zeros((n, N_SEATS), np.int64),
+            "hand_ended": np.zeros(n, np.bool_)}
+
+
+@njit(cache=True)
+def _oracle_games(states, ep, rp, tabs, tmp, hb, deal_in, deal_to, deal_pts, ready, waits, rec, rec_at):
+    """Fill the labels of every game of ``states`` (module docstring) for its seat to act; ``tmp``: a
+    scratch state record, ``hb: uint8[34]``.  Wins to be scored after the hand (``ep[EP_POINTS]`` not the
+    engine's) leave their record row in ``rec[j]`` and ``rec_at[j] = 34 * game + kind``; returns how many.
+    Reads ``states`` (and their legal masks) only."""
+    states, deal_in, deal_to, deal_pts, ready, waits, rec, rec_at = borrowed(
+        (states, deal_in, deal_to, deal_pts, ready, waits, rec, rec_at))
+    joker = ep[EP_JOKER]
+    n_rec = 0
+    for i in range(states.shape[0]):
+        st = states[i]
+        for k in range(N_KINDS):
+            deal_in[i, k] = False
+            deal_pts[i, k] = 0.0
+            for r in range(3):
+                deal_to[i, k, r] = False
+                waits[i, r, k] = False
+        for r in range(3):
+            ready[i, r] = False
+        phase = st.sc[SC_PHASE]
+        if phase == PH_DONE:
+            continue
+        s = st.sc[SC_TO_ACT]
+        union = np.int64(0)
+        for r in range(1, N_SEATS):
+            p = (s + r) % N_SEATS
+            n = 0
+            for t in range(N_KINDS):
+                hb[t] = st.hands[p, t]
+                n += hb[t]
+            if n % 3 != 1 or _shanten(hb, joker, tabs) > 0:  # not ready: no wait (shanten agrees with the waits)
+                continue
+            for t in range(N_KINDS):
+                if hb[t] >= 4:
+                    continue
+                hb[t] += 1
+                if _is_win(hb, joker, tabs):
+                    waits[i, r - 1, t] = True
+                    ready[i, r - 1] = True
+                    union |= np.int64(1) << t
+                hb[t] -= 1
+        if phase != PH_TURN or union == 0:
+            continue
+        for k in range(N_KINDS):
+            if not (union >> k) & 1:
+                continue
+            if st.mask[A_DISCARD + k]:
+                a = A_DISCARD + k
+            elif st.mask[A_DECLARE + k]:
+                a = A_DECLARE + k
+            else:
+                continue
+            _copy_state(tmp, st)
+            _step(tmp, ep, rp, tabs, a)
+            for _ in range(_MAX_CLAIM_STEPS):
+                ph = tmp.sc[SC_PHASE]
+                if ph == PH_DONE or ph == PH_TURN or tmp.sc[SC_SRC] != s:
+                    break
+                _legal_mask(tmp, ep)
+                m = tmp.mask
+                if m[A_WIN]:
+                    b = A_WIN
+                elif m[A_PASS]:
+                    b = A_PASS
+                elif m[A_HARD_DECLINE]:
+                    b = A_HARD_DECLINE
+                else:
+                    b = tmp.legal[0]
+                _step(tmp, ep, rp, tabs, b)
+            sc = tmp.sc
+            if sc[SC_PHASE] != PH_DONE or sc[SC_WIN_TYPE] != WIN_DISCARD or sc[SC_DISCARDER] != s:
+                continue
+            deal_in[i, k] = True
+            for r in range(1, N_SEATS):
+                if (sc[SC_WINNERS_MASK] >> ((s + r) % N_SEATS)) & 1:
+                    deal_to[i, k, r - 1] = True
+            if ep[EP_POINTS] == POINTS_ENGINE:
+                deal_pts[i, k] = -tmp.seat[s, SF_SCORE]
+            elif n_rec < rec.shape[0]:
+                _write_record(tmp, ep, 0, rec[n_rec])
+                rec_at[n_rec] = N_KINDS * i + k
+                n_rec += 1
+    return n_rec
+
+
+class Oracle:
+    """The labels of one batch (:class:`caishen.envs.batched.BatchedGames`), recomputed after every step:
+    :attr:`labels` (module docstring; arrays overwritten in place)."""
+
+    def __init__(self, games):
+        self.games = games
+        n = games.n
+        self.labels = _new_labels(n)
+        self._tmp = new_state(1)[0]
+        self._hb = np.zeros(N_KINDS, np.uint8)
+        self._ruleset = rulesets.get(games.rules_name)
+        after = int(games._ep[EP_POINTS]) != POINTS_ENGINE  # wins scored after the hand (J-6)
+        self._rec = np.zeros((n * N_KINDS if after else 0, N_RECORD), np.int64)
+        self._rec_at = np.zeros(self._rec.shape[0], np.int64)
+
+    def update(self) -> None:
+        """Recompute the labels from the batch's states (after a reset or a step)."""
+        g = self.games
+        lab = self.labels
+        _fill(lab, g.states, g._ep, g._rp, g._tabs, self._tmp, self._hb, self._rec, self._rec_at, self._ruleset,
+              g.rules, g.player)
+        lab["final_points"][:] = g.points
+        np.greater(g.hands_ended, 0, out=lab["hand_ended"])
+
+
+def _fill(lab, states, ep, rp, tabs, tmp, hb, rec, rec_at, ruleset, rules, player) -> None:
+    """Run the kernel and score the wins it left for the rule set's points kernel."""
+    m = _oracle_games(states, ep, rp, tabs, tmp, hb, lab["deal_in"], lab["deal_in_to"], lab["deal_in_points"],
+                      lab["ready"], lab["waits"], rec, rec_at)
+    if m:
+        pts = hand_points(ruleset, rules, rec[:m])
+        game, kind = np.divmod(rec_at[:m], N_KINDS)
+        lab["deal_in_points"][game, kind] = -pts[np.arange(m), player[game]]
+
+
+def oracle_labels(game: Game) -> dict[str, np.ndarray]:
+    """The labels of one :class:`caishen.sim.engine.Game` for its seat to act (the keys of the module
+    docstring, without the batch axis; ``final_points`` the hand's points once it is over, else 0).
+    Raises ``ValueError`` for an unstarted game."""
+    if not isinstance(game, Game):
+        raise ValueError(f"oracle_labels expects a caishen.sim.engine.Game, got {type(game).__name__}")
+    seat = game.current_player  # raises ValueError if the game was never reset
+    lab = _new_labels(1)
+    ruleset = rulesets.get(game.rules_name)
+    if not game.done:
+        _legal_mask(game.state, game._ep)
+    _fill(lab, game._buf, game._ep, game._rp, game._tabs, new_state(1)[0], np.zeros(N_KINDS, np.uint8),
+          np.zeros((N_KINDS, N_RECORD), np.int64), np.zeros(N_KINDS, np.int64), ruleset, game.rules,
+          np.array([max(seat, 0)]))
+    if game.done:
+        res = game.record
+        lab["final_points"][0] = [res[f"score_{p}"] for p in range(N_SEATS)]
+        lab["hand_ended"][0] = True
+    return {k: v[0] for k, v in lab.items()}
