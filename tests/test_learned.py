@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from caishen.sim.bots.policies import new_work
-from caishen.sim.bots import learned
+from caishen.sim.bots import learned, learned_file
 from caishen.sim.bots.registry import POLICY_LEARNED, bot_table, load_tuned, parse
 from caishen.sim.bots.features import FEATURE_SETS
 from caishen.sim.engine import A_DISCARD, N_SEATS, PH_TURN, SC_PHASE, Game
@@ -229,7 +229,7 @@ def test_bad_weights_files_are_named(tmp_path, monkeypatch, case, msg):
     elif case == "not_zip":
         path.write_bytes(b"\x93NUMPY not a zip")
     elif case == "oversized":
-        monkeypatch.setattr(learned, "MAX_FILE", 1000)
+        monkeypatch.setattr(learned_file, "MAX_FILE", 1000)  # read by load_learned where it lives
     elif case == "symlink":
         link = tmp_path / "link.npz"
         os.symlink(path, link)
