@@ -1,6 +1,7 @@
 # Two commands on a fresh machine (README, Quick start):
 #   make run    the main job: caishen simulate $(RUN_ARGS) (rerun: it resumes, or prints the finished summary)
 #   make test   the tests: python -m pytest $(PYTEST_ARGS)
+#   make lint   ruff check . (pyproject.toml's [tool.ruff]; .ci/run runs it before the tests)
 # and the documentation site (mkdocs.yml), built strictly into $(SITE_DIR) (offline; .ci/run builds it):
 #   make docs   mkdocs build --strict, after installing the [dev] and [docs] extras
 # Each creates $(VENV) with $(PYTHON) -m venv when it is missing and installs the package into it (editable:
@@ -14,13 +15,16 @@ PYTEST_ARGS ?=
 SITE_DIR ?= site
 BIN := $(VENV)/bin
 
-.PHONY: run test docs
+.PHONY: run test lint docs
 
 run: $(VENV)/.installed
 	$(BIN)/caishen simulate $(RUN_ARGS)
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/python -m ruff check .
 
 docs: $(VENV)/.installed-docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict --site-dir $(SITE_DIR)

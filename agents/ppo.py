@@ -460,7 +460,6 @@ def evaluate_vs_greedy(policies: dict, rules: str = DEFAULT, *, hands: int = 20_
         pts = np.zeros((n_games, k), np.int64)
         wall = np.zeros((n_games, k), np.int64)
         count = np.zeros(n_games, np.int64)
-        rows = np.arange(n_games)
         current = g.hand_seed.copy()
         while (count < k).any():
             obs, _, _, _, info = vec.step(fn(obs, vec.action_masks()))

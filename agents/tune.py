@@ -100,7 +100,7 @@ class _Evaluator:
         """Mean points per hand of weights ``w`` against the pool on ``n_walls`` walls of ``wall_seed``."""
         from caishen.sim import engine
         from caishen.sim.bots.registry import POLICY_MC, make_context
-        from caishen.sim.selfplay.batch import _play_batch_walls
+        from caishen.sim.selfplay.batch import Bots, _play_batch_walls
 
         total = 0.0
         count = 0
@@ -119,8 +119,8 @@ class _Evaluator:
                     table[s], weights[s] = self.pool_rows[i - 1]
             bx = make_context(self.name, self.r, weights, bots_seed + r, search=bool((table[:, 0] == POLICY_MC).any()))
             # check None: no checker compiled in (caishen.sim.selfplay.batch._play_hand)
-            hand, err = _play_batch_walls(bots_seed + r, wall_seed, n_walls, 1, table, self.ep, self.rp, self.tabs,
-                                          None, self.st, rec, self.work, chance, bx)
+            hand, err = _play_batch_walls(bots_seed + r, wall_seed, n_walls, 1, Bots(table, bx, self.work), self.ep,
+                                          self.rp, self.tabs, None, self.st, rec, chance)
             if err != 0:
                 raise RuntimeError(f"hand {hand} of wall seed {wall_seed}: engine error {err}")
             scores = self._scores(rec)

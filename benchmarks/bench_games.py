@@ -20,8 +20,10 @@ from run to run), with the slowest and fastest beside it.
 ``--against TREE``: also time another checkout (a folder holding a
 ``caishen`` package, e.g. ``git archive`` of main laid out by
 ``pyproject.toml``'s package-dir) in a second process, its runs interleaved
-with this tree's (A B A B ...), and print the ratio new / old of the medians:
-a before / after comparison made in the same minutes on the same machine.
+with this tree's in alternating order (A B B A A B ...: on a loaded machine the
+first run of a pair was seen 3% slower than the second), and print the ratio
+new / old of the medians: a before / after comparison made in the same
+minutes on the same machine.
 
 ``--cold``: the first-run time of the README's main job, ``caishen simulate
 --rules kaihua --games 100000 --workers 2 --out DIR``, with ``NUMBA_CACHE_DIR``
@@ -109,14 +111,15 @@ class _Worker:
 
 
 def batch_rates(workers: dict, rules: str, policies: str, hands: int, seed: int, repeat: int) -> tuple[dict, float]:
-    """hands/s of ``repeat`` batch runs per worker, interleaved, each list sorted; and the mean turns per
-    hand of this tree's runs."""
+    """hands/s of ``repeat`` batch runs per worker, interleaved in alternating order (A B, B A, ...), each
+    list sorted; and the mean turns per hand of this tree's runs."""
     for w in workers.values():
         w.rate(rules, policies, 10, seed)  # compile / load the cache
     rates = {k: [] for k in workers}
     turns = []
     for r in range(repeat):
-        for k, w in workers.items():
+        order = list(workers.items())
+        for k, w in (order[::-1] if r % 2 else order):
             rate, t = w.rate(rules, policies, hands, seed + r)
             rates[k].append(rate)
             if k == "this":

@@ -47,7 +47,6 @@ from caishen.sim.rules.jiating import records as JR
 from caishen.sim.selfplay import batch as selfplay
 from caishen.sim.bots.registry import code_table
 from caishen.sim.rules.jiating import kernels as JK
-from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import MELD_TYPE_NAMES
 
 
@@ -56,8 +55,7 @@ def play(policy: str, n: int, seed: int) -> tuple[object, np.ndarray, float]:
     name, r = E.load_rules("jiating", None)
     st = E.new_state()[0]
     rec = np.zeros((n, E.N_RECORD), np.int64)
-    args = (seed, n, 16, code_table(policy), E.engine_params(name, r), r.params(), hand_tables(), False, st, rec,
-            new_work(), np.zeros((n, 4), np.int8))
+    args = (seed, n, 16, code_table(policy), False, st, rec, new_work(), np.zeros((n, 4), np.int8), (name, r))
     t = time.process_time()
     hand, err = selfplay._play_batch(*args)
     dt = time.process_time() - t
@@ -94,8 +92,9 @@ def per_call_args(rec: np.ndarray) -> list[tuple]:
             out.append((x[E.WX_HAND:E.WX_HAND + 34].copy(), int(x[E.WX_TILE]), dict(
                 melds=melds, win_type=wt, winner=int(x[E.WX_SEAT]), dealer=dealer,
                 discarder=None if wt == "self_draw" else int(x[E.WX_DISCARDER]), streak=streak,
-                declaration=decl[int(x[E.WX_DECL])], first_turn=bool(x[E.WX_FIRST_TURN]),
-                replacement_draw=bool(x[E.WX_REPLACEMENT]), on_dealers_first_discard=bool(x[E.WX_ON_FIRST]),
+                declaration=decl[int(x[E.WX_DECL])],
+                timing=JK.WinTiming(bool(x[E.WX_FIRST_TURN]), bool(x[E.WX_REPLACEMENT]), bool(x[E.WX_ON_FIRST]),
+                                    bool(x[E.WX_DEALER_READY])),
                 visible=int(x[E.WX_VISIBLE]))))
     return out
 

@@ -59,7 +59,7 @@ def repeated_run(work: Path, base: Path, cfg, games: int) -> Path:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from caishen.sim.selfplay import manifest, records, rundir, runner
+    from caishen.sim.selfplay import manifest, records, rundir
     from caishen.sim import safeio
 
     out = work / f"run-{games}"

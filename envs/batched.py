@@ -105,14 +105,15 @@ Scoring a finished hand: the one seam
 -------------------------------------
 A rule set that pays inside the engine (``seat[:, SF_SCORE]``, its points
 kernel ``POINTS_ENGINE``) costs no per-game Python work at all.  Where a
-finished hand's points come from is one kernel, :func:`_hand_points`: it
-returns them when the engine has them (and on every 流局) and otherwise
-returns False; the game then pauses at that hand's end with its record row
-(``caishen.sim.engine._write_record``) in :attr:`BatchedGames.records`, the Python
-side scores the paused games' rows at once with the rule set's points
+finished hand's points come from is one kernel,
+:func:`caishen.envs.batched_kernels._hand_points`: it returns them when the
+engine has them (and on every 流局) and otherwise returns False; the game then
+pauses at that hand's end with its record row
+(``caishen.sim.engine._write_record``) in :attr:`BatchedGames.records`, the
+Python side scores the paused games' rows at once with the rule set's points
 kernel (:func:`caishen.sim.rules.kernels.hand_points`, the kernel the search
-bot, the records and the tuner use) and resumes them in numba.  So a rule
-set scored after the hand costs Python work only at the end of a won hand.
+bot, the records and the tuner use) and resumes them in numba.  So a rule set
+scored after the hand costs Python work only at the end of a won hand.
 
 Memory (no allocation per step)
 -------------------------------
@@ -127,61 +128,63 @@ bytes per game (78 MB).  :meth:`BatchedGames.step` and :meth:`reset` write
 into these buffers and return them (views, overwritten by the next call:
 copy what you keep).
 
-numba's cache does not notice when a kernel of :mod:`caishen.sim.bots.features`
-changes (it checks each file's own time stamp only): after editing those
-kernels, also touch this file.
+The layouts (:data:`GAME_DTYPE`, the configuration slots) and the kernels
+live in :mod:`caishen.envs.batched_kernels`; this module is their Python face.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from caishen.sim.rules.base import DEFAULT
 from caishen.envs.extras import Extras, needs_extras
 from caishen.envs.observation import LAYOUTS, _flat_tables, check_layout, flat_size, n_planes
 from caishen.envs.oracle import Oracle
-from caishen.sim.bots.features import _encode, _encode_history, _flatten
 from caishen.sim.warmup import first_use
 from caishen.sim.engine import (
-    EP_POINTS,
-    EP_FIRST_DEALER_RANDOM,
     EP_JOKER,
     N_ACTIONS,
     N_KINDS,
     N_RECORD,
     N_SEATS,
-    PH_DONE,
-    SC_DEALER,
-    SC_MATCH_HAND,
-    SC_PHASE,
-    SC_STREAK,
-    SC_TO_ACT,
-    SC_WINNERS_MASK,
-    SF_SCORE,
-    _legal_mask,
-    _next_dealer,
-    _next_streak,
-    _reset,
-    _seeded_wall,
-    _random_action,
-    _step,
-    _write_record,
     action_name,
     engine_params,
     load_rules,
     new_state,
 )
-from caishen.sim.borrow import borrowed
 from caishen.sim.bots import registry
-from caishen.sim.bots.policies import POLICY_RANDOM, new_work
-from caishen.sim.bots.registry import _bot_action
-from caishen.sim.rng import _rng_below, _rng_next, _rng_seed
+from caishen.sim.bots.policies import new_work
 from caishen.sim.rules import base as rulesets
-from caishen.sim.rules.codes import POINTS_ENGINE
 from caishen.sim.rules.kernels import hand_points
 from caishen.sim.rules.options import short_repr
 from caishen.sim.tables import hand_tables
+
+from caishen.envs.batched_kernels import (  # the layouts and kernels under BatchedGames
+    C_DEALER,
+    C_EPISODE,
+    C_FINAL_OBS,
+    C_FLAT,
+    C_HISTORY,
+    C_MATCH_LEN,
+    C_MODE,
+    C_PENALTY,
+    C_REWARD,
+    C_SEAT,
+    GAME_DTYPE,
+    GI_HAND_SEED,
+    GI_LEARNER,
+    GI_WAIT,
+    MODE_SELFPLAY,
+    MODE_VERSUS,
+    N_C,
+    _bot_actions,
+    _first_bad_action,
+    _init_games,
+    _observe_games,
+    _resume_games,
+    _sample_legal,
+    _step_games,
+)
 
 __all__ = [
     "BatchedGames",
@@ -205,368 +208,10 @@ EPISODES = ("hand", "match")
 #: who plays: every seat is an agent (``selfplay``) or one learning seat per game (``versus``)
 MODES = ("selfplay", "versus")
 
-# ---------------------------------------------------------------------------
-# the per-game record: GAME_DTYPE, scalar slots gi[GI_*]
-# ---------------------------------------------------------------------------
-GI_HAND_SEED = 0  #: wall seed of the current hand (caishen.sim.engine.Game().reset(seed=...))
-GI_HANDS = 1  #: hands dealt in this game (redeals included)
-GI_EPISODES = 2  #: episodes started
-GI_LEARNER = 3  #: versus: the learning seat of the current episode
-GI_DECIDED = 4  #: versus: the learning seat has decided in the current hand
-GI_WAIT = 5  #: paused at a hand's end until its points arrive (the scoring seam)
-GI_READY = 6  #: the points of the paused hand are in ``points``
-GI_ENDED = 7  #: an episode ended in the current step
-N_GI = 8
-
-#: one game's side record (besides its STATE_DTYPE state)
-GAME_DTYPE = np.dtype(
-    [
-        ("stream", np.uint64, (4,)),  # the game's seed stream (caishen.sim.rng state)
-        ("gi", np.int64, (N_GI,)),  # GI_* slots
-        ("points", np.int64, (N_SEATS,)),  # the finished hand's points (the scoring seam)
-        ("acc", np.float64, (N_SEATS,)),  # rewards earned and not yet returned
-    ],
-    align=True,
-)
 
 # ---------------------------------------------------------------------------
-# configuration: cfg[C_*] (int64) and fcfg[F_*] (float64)
+# Python API
 # ---------------------------------------------------------------------------
-C_MODE = 0  #: MODE_SELFPLAY / MODE_VERSUS
-C_EPISODE = 1  #: EPISODE_HAND / EPISODE_MATCH
-C_MATCH_LEN = 2
-C_DEALER = 3  #: -1 drawn, else the fixed dealer
-C_SEAT = 4  #: versus: -1 drawn per episode, else the fixed learning seat
-C_FLAT = 5  #: 1: flat float observations, 0: planes
-C_HISTORY = 6  #: 1: the order-of-play block
-C_REWARD = 7  #: REWARD_*
-C_PENALTY = 8  #: 1: illegal actions end the episode with a penalty; 0: the caller raised already
-C_FINAL_OBS = 9  #: 1: write the final observations of ended episodes
-N_C = 10
-F_SCALE = 0  #: reward_scale
-F_ILLEGAL = 1  #: illegal_reward
-N_F = 2
-
-MODE_SELFPLAY = 0
-MODE_VERSUS = 1
-EPISODE_HAND = 0
-EPISODE_MATCH = 1
-REWARD_POINTS = 0
-REWARD_SCALED = 1
-REWARD_SIGN = 2
-
-
-# ---------------------------------------------------------------------------
-# kernels
-# ---------------------------------------------------------------------------
-@njit(cache=True)
-def _hand_points(st, ep, rp, out):
-    """THE seam where a finished hand's points come from: fill ``out: int64[4]``, return True.
-
-    The engine's payments (``seat[:, SF_SCORE]``, K-8) when they are the
-    rule set's points (``ep[EP_POINTS]`` is ``POINTS_ENGINE``), and 0 for
-    everybody on a 流局.  Otherwise (wins scored after the hand, J-6)
-    returns False and the caller pauses the game until the rule set's points
-    kernel has filled ``out`` (:meth:`BatchedGames._score_paused`).
-    """
-    if ep[EP_POINTS] == POINTS_ENGINE or st.sc[SC_WINNERS_MASK] == 0:
-        for s in range(N_SEATS):
-            out[s] = st.seat[s, SF_SCORE]
-        return True
-    return False
-
-
-@njit(cache=True, inline="always")
-def _reward_of(points, cfg, fcfg):
-    """The reward of ``points`` under ``cfg[C_REWARD]`` (module docstring, "Rewards")."""
-    if cfg[C_REWARD] == REWARD_SCALED:
-        return points / fcfg[F_SCALE]
-    if cfg[C_REWARD] == REWARD_SIGN:
-        return 1.0 if points > 0 else (-1.0 if points < 0 else 0.0)
-    return float(points)
-
-
-@njit(cache=True, inline="always")
-def _observe_one(st, seat, joker, cfg, x, dst_planes, dst_flat, scalar, inv_high):
-    """Encode ``seat``'s observation of ``st`` into ``dst_planes: uint8[R, 34]`` (planes) or, through
-    the scratch ``x: uint8[R, 34]``, into ``dst_flat: float32[F]`` (``cfg[C_FLAT]``)."""
-    y = x if cfg[C_FLAT] != 0 else dst_planes
-    _encode(st, seat, joker, y)
-    if cfg[C_HISTORY] != 0:
-        _encode_history(st, seat, y)
-    if cfg[C_FLAT] != 0:
-        _flatten(y, scalar, inv_high, dst_flat)
-
-
-@njit(cache=True)
-def _deal(st, g, new_episode, ep, rp, tabs, cfg):
-    """Deal the game's next hand in place, drawing from its stream ``g.stream`` (module docstring).
-
-    ``new_episode``: a new hand episode or match starts (a drawn learning seat,
-    a first dealer); else the next hand of the match (K-3.3 / J-2.3 rotation,
-    J-2.4 streak) or, in hand episodes, a redeal.
-    """
-    gi = g.gi
-    if new_episode:
-        gi[GI_EPISODES] += 1
-        if cfg[C_MODE] == MODE_VERSUS and cfg[C_SEAT] < 0:
-            gi[GI_LEARNER] = _rng_below(g.stream, N_SEATS)
-    if new_episode or cfg[C_EPISODE] == EPISODE_HAND:
-        if cfg[C_DEALER] >= 0:
-            dealer = cfg[C_DEALER]
-        elif cfg[C_EPISODE] == EPISODE_MATCH and ep[EP_FIRST_DEALER_RANDOM] == 0:
-            dealer = 0  # K-3.2 (E10): a match's first dealer is seat 0
-        else:
-            dealer = _rng_below(g.stream, N_SEATS)
-        streak = 0
-        match_hand = 0
-    else:
-        old = st.sc[SC_DEALER]
-        dealer = _next_dealer(ep, old, st.sc[SC_WINNERS_MASK])
-        streak = _next_streak(old, dealer, st.sc[SC_STREAK])
-        match_hand = st.sc[SC_MATCH_HAND] + 1
-    seed = np.int64(_rng_next(g.stream) >> np.uint64(32))
-    gi[GI_HAND_SEED] = seed
-    _seeded_wall(seed, st)
-    _reset(st, ep, rp, tabs, dealer)
-    st.sc[SC_MATCH_HAND] = match_hand
-    st.sc[SC_STREAK] = streak
-    gi[GI_HANDS] += 1
-    gi[GI_DECIDED] = 0
-
-
-@njit(cache=True)
-def _end_episode(i, st, g, truncate, tab, scr, out):
-    """Close game ``i``'s episode: flags, final observations, the rewards earned so far."""
-    ep, rp, tabs, cfg, fcfg, bots = tab
-    work, x, scalar, inv_high = scr
-    obs_planes, obs_flat, fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, illegal, \
-        points, hands_ended, rec = out
-    joker = ep[EP_JOKER]
-    gi = g.gi
-    if truncate:
-        truncated[i] = True
-    else:
-        terminated[i] = True
-    gi[GI_ENDED] = 1
-    versus = cfg[C_MODE] == MODE_VERSUS
-    if cfg[C_FINAL_OBS] != 0:
-        for k in range(1 if versus else N_SEATS):
-            s = gi[GI_LEARNER] if versus else k
-            if cfg[C_FLAT] != 0:
-                _observe_one(st, s, joker, cfg, x, x, fin_flat[i, k], scalar, inv_high)
-            else:
-                _observe_one(st, s, joker, cfg, x, fin_planes[i, k], inv_high, scalar, inv_high)
-    for s in range(N_SEATS):
-        rewards[i, s] += g.acc[s]
-        g.acc[s] = 0.0
-    if versus:
-        reward1[i] = rewards[i, gi[GI_LEARNER]]
-
-
-@njit(cache=True)
-def _advance(i, states, games, tab, scr, out):
-    """Run game ``i`` from its current state to the next agent decision; True if it paused.
-
-    ``states``: the engine's state records (``STATE_DTYPE[n]``), ``games``:
-    the game records (:data:`GAME_DTYPE`), ``tab``: the batch's tables
-    ``(ep, rp, tabs, cfg, fcfg, bots)``, ``scr``: scratch and the flat
-    tables ``(work, x, scalar, inv_high)``, ``out``: the output buffers
-    (:meth:`BatchedGames._buffers`).  Hands that end are scored
-    (:func:`_hand_points`; a False pauses the game with its record row in
-    ``rec[i]``, to be resumed once ``games[i].points`` is filled),
-    rewarded, and dealt again; in ``versus`` mode the bots play every seat
-    but the learning one.  At the decision: the legal mask, the seat and its
-    observation are written to the outputs, and the rewards earned in this
-    step (unless the episode ended in it: those of the new episode wait for
-    the next step).
-    """
-    ep, rp, tabs, cfg, fcfg, bots = tab
-    work, x, scalar, inv_high = scr
-    obs_planes, obs_flat, fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, illegal, \
-        points, hands_ended, rec = out
-    st = states[i]
-    g = games[i]
-    gi = g.gi
-    versus = cfg[C_MODE] == MODE_VERSUS
-    joker = ep[EP_JOKER]
-    while True:
-        if st.sc[SC_PHASE] == PH_DONE:
-            if versus and cfg[C_EPISODE] == EPISODE_HAND and gi[GI_DECIDED] == 0:
-                _deal(st, g, False, ep, rp, tabs, cfg)  # no learner decision: dealt again, counts for nobody
-                continue
-            if gi[GI_READY] == 0:
-                if not _hand_points(st, ep, rp, g.points):
-                    _write_record(st, ep, gi[GI_HANDS] - 1, rec[i])
-                    gi[GI_WAIT] = 1
-                    return True
-            gi[GI_READY] = 0
-            hands_ended[i] += 1
-            for s in range(N_SEATS):
-                points[i, s] += g.points[s]
-                g.acc[s] += _reward_of(g.points[s], cfg, fcfg)
-            if cfg[C_EPISODE] == EPISODE_HAND:
-                _end_episode(i, st, g, False, tab, scr, out)
-                _deal(st, g, True, ep, rp, tabs, cfg)
-            elif st.sc[SC_MATCH_HAND] + 1 >= cfg[C_MATCH_LEN]:
-                _end_episode(i, st, g, True, tab, scr, out)
-                _deal(st, g, True, ep, rp, tabs, cfg)
-            else:
-                _deal(st, g, False, ep, rp, tabs, cfg)
-            continue
-        _legal_mask(st, ep)
-        s = st.sc[SC_TO_ACT]
-        if versus and s != gi[GI_LEARNER]:
-            if bots[0][s, 0] == POLICY_RANDOM:  # bots: (table, bot context), BatchedGames._bot_table
-                a = _random_action(st)
-            else:
-                a = _bot_action(bots[0][s, 0], bots[0][s, 1], st, ep, rp, tabs, st.mask, work, bots[1])
-            _step(st, ep, rp, tabs, a)
-            continue
-        break
-    player[i] = s
-    for a in range(N_ACTIONS):
-        masks[i, a] = st.mask[a] != 0
-    if cfg[C_FLAT] != 0:
-        _observe_one(st, s, joker, cfg, x, x, obs_flat[i], scalar, inv_high)
-    else:
-        _observe_one(st, s, joker, cfg, x, obs_planes[i], inv_high, scalar, inv_high)
-    if gi[GI_ENDED] == 0:
-        for p in range(N_SEATS):
-            rewards[i, p] += g.acc[p]
-            g.acc[p] = 0.0
-        if versus:
-            reward1[i] = rewards[i, gi[GI_LEARNER]]
-    return False
-
-
-#: :func:`_advance` compiled into :func:`_step_games` (numba IR inlining), as before the buffers
-#: travelled as tuples: the call's argument handling costs about as much as the observation
-_advance_inlined = njit(cache=True, inline="always")(_advance.py_func)
-
-
-@njit(cache=True, inline="always")
-def _clear_outputs(i, games, out):
-    rewards, reward1, terminated, truncated, illegal, points, hands_ended = out[6], out[7], out[8], out[9], \
-        out[10], out[11], out[12]
-    for s in range(N_SEATS):
-        rewards[i, s] = 0.0
-        points[i, s] = 0
-    reward1[i] = 0.0
-    terminated[i] = False
-    truncated[i] = False
-    illegal[i] = False
-    hands_ended[i] = 0
-    games[i].gi[GI_ENDED] = 0
-
-
-@njit(cache=True)
-def _init_games(seeds, learner, states, games, tab, scr, out):
-    """Seed game ``i``'s stream with ``seeds[i]`` (``learner[i]``: its fixed learning seat in versus
-    mode, or -1 drawn) and deal its first episode, up to the first decision.  Returns the number of
-    games paused for scoring (:func:`_advance`)."""
-    states, games, tab, scr, out = borrowed((states, games, tab, scr, out))  # as _step_games
-    ep, rp, tabs, cfg = tab[0], tab[1], tab[2], tab[3]
-    n_wait = 0
-    for i in range(seeds.shape[0]):
-        g = games[i]
-        g.gi[:] = 0
-        g.acc[:] = 0.0
-        g.points[:] = 0
-        g.gi[GI_LEARNER] = learner[i]
-        _rng_seed(g.stream, seeds[i])
-        _clear_outputs(i, games, out)
-        _deal(states[i], g, True, ep, rp, tabs, cfg)
-        if _advance(i, states, games, tab, scr, out):
-            n_wait += 1
-    return n_wait
-
-
-@njit(cache=True)
-def _first_bad_action(states, actions, check_legal):
-    """The first game whose action is outside ``0..144`` (or, with ``check_legal``, not in its
-    legal mask), or -1.  Reads only."""
-    for i in range(actions.shape[0]):
-        a = actions[i]
-        if a < 0 or a >= N_ACTIONS:
-            return i
-        if check_legal and states[i].mask[a] == 0:
-            return i
-    return -1
-
-
-@njit(cache=True)
-def _step_games(actions, states, games, tab, scr, out):
-    """Apply ``actions[i]`` (``int64[n]``, validated) for the seat to act in every game, then
-    :func:`_advance` each to its next decision.  With ``cfg[C_PENALTY]`` an illegal action ends
-    its episode with ``fcfg[F_ILLEGAL]`` for the offender.  Returns the number of paused games."""
-    # borrowed views (caishen.sim.borrow): without them the reference counts of the tables, buffers and
-    # bot context passed down at every bot call were ~30% of a step against greedy bots (perf)
-    actions, states, games, tab, scr, out = borrowed((actions, states, games, tab, scr, out))
-    ep, rp, tabs, cfg, fcfg = tab[0], tab[1], tab[2], tab[3], tab[4]
-    illegal = out[10]
-    n_wait = 0
-    for i in range(actions.shape[0]):
-        st = states[i]
-        g = games[i]
-        _clear_outputs(i, games, out)
-        a = actions[i]
-        if st.mask[a] == 0:  # only reachable with C_PENALTY (else the caller raised)
-            illegal[i] = True
-            g.acc[st.sc[SC_TO_ACT]] += fcfg[F_ILLEGAL]
-            _end_episode(i, st, g, False, tab, scr, out)
-            _deal(st, g, True, ep, rp, tabs, cfg)
-        else:
-            g.gi[GI_DECIDED] = 1
-            _step(st, ep, rp, tabs, a)
-        if _advance_inlined(i, states, games, tab, scr, out):
-            n_wait += 1
-    return n_wait
-
-
-@njit(cache=True)
-def _resume_games(idx, states, games, tab, scr, out):
-    """Resume the paused games ``idx: int64[m]`` whose points are in ``games[i].points``."""
-    idx, states, games, tab, scr, out = borrowed((idx, states, games, tab, scr, out))  # as _step_games
-    n_wait = 0
-    for j in range(idx.shape[0]):
-        i = idx[j]
-        games[i].gi[GI_WAIT] = 0
-        games[i].gi[GI_READY] = 1
-        if _advance(i, states, games, tab, scr, out):
-            n_wait += 1
-    return n_wait
-
-
-@njit(cache=True)
-def _observe_games(seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_flat):
-    """Encode seat ``seats[i]``'s observation of game ``i`` into ``out_planes[i]`` / ``out_flat[i]``."""
-    seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_flat = borrowed(
-        (seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_flat))  # as _step_games
-    joker = ep[EP_JOKER]
-    for i in range(seats.shape[0]):
-        if cfg[C_FLAT] != 0:
-            _observe_one(states[i], seats[i], joker, cfg, x, x, out_flat[i], scalar, inv_high)
-        else:
-            _observe_one(states[i], seats[i], joker, cfg, x, out_planes[i], inv_high, scalar, inv_high)
-
-
-@njit(cache=True)
-def _bot_actions(code, param, states, ep, rp, tabs, work, out, bx):
-    """``out[i]``: the action of bot ``code`` (a row of :func:`caishen.sim.bots.registry.bot_table`; ``bx``
-    its bot context) for the seat to act in game ``i``.
-
-    Needs the games' legal masks (set by every step).  The random policy
-    draws from each game's own stream."""
-    states, ep, rp, tabs, work, out, bx = borrowed((states, ep, rp, tabs, work, out, bx))  # as _step_games
-    for i in range(out.shape[0]):
-        st = states[i]
-        if code == POLICY_RANDOM:
-            out[i] = _random_action(st)
-        else:
-            out[i] = _bot_action(code, param, st, ep, rp, tabs, st.mask, work, bx)
-
-
 def sample_legal(masks: np.ndarray, rng_state: np.ndarray, out: np.ndarray) -> np.ndarray:
     """``out[i]``: a uniformly random legal action of ``masks: bool[n, 145]``; -1 for a row
     without a legal action.  ``rng_state: uint64[4]`` is a ``caishen.sim.rng`` stream (seed it with
@@ -587,29 +232,7 @@ def sample_legal(masks: np.ndarray, rng_state: np.ndarray, out: np.ndarray) -> n
     return out
 
 
-@njit(cache=True)
-def _sample_legal(masks, rng_state, out):
-    """The kernel of :func:`sample_legal`."""
-    for i in range(masks.shape[0]):
-        n = 0
-        for a in range(N_ACTIONS):
-            if masks[i, a]:
-                n += 1
-        if n == 0:
-            out[i] = -1
-            continue
-        k = _rng_below(rng_state, n)
-        for a in range(N_ACTIONS):
-            if masks[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
 
-
-# ---------------------------------------------------------------------------
-# Python API
-# ---------------------------------------------------------------------------
 def _choice(name, value, allowed):
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
@@ -815,7 +438,8 @@ class BatchedGames:
         return table, registry.make_context(self.rules_name, self.rules, weights, 0, specs)
 
     def _args(self):
-        """``(states, games, tab, scr, out)``: what every batch kernel takes (:func:`_advance`)."""
+        """``(states, games, tab, scr, out)``: what every batch kernel takes
+        (:func:`caishen.envs.batched_kernels._advance`)."""
         return self.states, self.games, self._tab, self._scr, self._out
 
     def reset(self, seeds=None) -> "BatchedGames":

@@ -45,6 +45,8 @@ observation depends on what they read (``tests/test_learning_env.py``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -95,14 +97,24 @@ def _new_labels(n: int) -> dict[str, np.ndarray]:
             "hand_ended": np.zeros(n, np.bool_)}
 
 
+class KernelLabels(NamedTuple):
+    """The labels :func:`_oracle_games` fills for ``n`` games (the module docstring's keys)."""
+
+    deal_in: np.ndarray  #: bool[n, 34]: ``deal_in``
+    deal_to: np.ndarray  #: bool[n, 34, 3]: ``deal_in_to``
+    deal_pts: np.ndarray  #: float32[n, 34]: ``deal_in_points`` (the engine's points; others by the caller)
+    ready: np.ndarray  #: bool[n, 3]: ``ready``
+    waits: np.ndarray  #: bool[n, 3, 34]: ``waits``
+
+
 @njit(cache=True)
-def _oracle_games(states, ep, rp, tabs, tmp, hb, deal_in, deal_to, deal_pts, ready, waits, rec, rec_at):
-    """Fill the labels of every game of ``states`` (module docstring) for its seat to act; ``tmp``: a
-    scratch state record, ``hb: uint8[34]``.  Wins to be scored after the hand (``ep[EP_POINTS]`` not the
-    engine's) leave their record row in ``rec[j]`` and ``rec_at[j] = 34 * game + kind``; returns how many.
-    Reads ``states`` (and their legal masks) only."""
-    states, deal_in, deal_to, deal_pts, ready, waits, rec, rec_at = borrowed(
-        (states, deal_in, deal_to, deal_pts, ready, waits, rec, rec_at))
+def _oracle_games(states, ep, rp, tabs, tmp, hb, labels, rec, rec_at):
+    """Fill ``labels`` (:class:`KernelLabels`) of every game of ``states`` (module docstring) for its seat to
+    act; ``tmp``: a scratch state record, ``hb: uint8[34]``.  Wins to be scored after the hand
+    (``ep[EP_POINTS]`` not the engine's) leave their record row in ``rec[j]`` and ``rec_at[j] = 34 * game +
+    kind``; returns how many.  Reads ``states`` (and their legal masks) only."""
+    states, labels, rec, rec_at = borrowed((states, labels, rec, rec_at))
+    deal_in, deal_to, deal_pts, ready, waits = labels
     joker = ep[EP_JOKER]
     n_rec = 0
     for i in range(states.shape[0]):
@@ -208,8 +220,8 @@ class Oracle:
 
 def _fill(lab, states, ep, rp, tabs, tmp, hb, rec, rec_at, ruleset, rules, player) -> None:
     """Run the kernel and score the wins it left for the rule set's points kernel."""
-    m = _oracle_games(states, ep, rp, tabs, tmp, hb, lab["deal_in"], lab["deal_in_to"], lab["deal_in_points"],
-                      lab["ready"], lab["waits"], rec, rec_at)
+    labels = KernelLabels(lab["deal_in"], lab["deal_in_to"], lab["deal_in_points"], lab["ready"], lab["waits"])
+    m = _oracle_games(states, ep, rp, tabs, tmp, hb, labels, rec, rec_at)
     if m:
         pts = hand_points(ruleset, rules, rec[:m])
         game, kind = np.divmod(rec_at[:m], N_KINDS)

@@ -54,6 +54,8 @@ seat cannot see.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -276,15 +278,22 @@ def _shanten_each_discard(h, joker, tabs, after, w):
         after[joker] = _shanten_of_distance(d, n - 1, kj - 1, pairs, singles)
 
 
+class Setup(NamedTuple):
+    """What :func:`_setup` says of a 3m+2 hand ``h``, read by each discard's count (:func:`_count`)."""
+
+    d: int  #: the standard form's distance of ``h``
+    u: int  #: the live tiles of the draws that lower it (a drawn joker included)
+    top: int  #: the last row entry the ``m`` sets and the pair use (``2m + 1``)
+    sevens: bool  #: seven pairs counts (13 tiles after a discard)
+    kj: int  #: the jokers of :func:`caishen.sim.hand._scan`
+    pairs: int  #: its pairs
+    singles: int  #: its singles
+
+
 @njit(cache=True)
 def _setup(h, joker, tabs, live, w):
     """The per-turn part that needs the live tiles: draw masks, which splits are optimal, the base bound
-    (after :func:`_shanten_each_discard` on the same ``h``).
-
-    Returns ``(D, U, top, sevens, kj, pairs, singles)``: the standard form's distance of ``h``; the
-    live tiles of the draws that lower it (a drawn joker included); the last row entry the ``m``
-    sets and the pair use (``2m + 1``); whether seven pairs counts (13 tiles after a discard); the
-    jokers, pairs and singles of :func:`caishen.sim.hand._scan`.
+    (after :func:`_shanten_each_discard` on the same ``h``).  Returns the :class:`Setup`.
     """
     d = w[_ST]
     top = w[_ST + 1]
@@ -329,7 +338,7 @@ def _setup(h, joker, tabs, live, w):
         even += live[t] * (use & (1 - (c & 1)))
     w[_LP] = odd
     w[_LP + 1] = even
-    return d, u, top, sevens, kj, pairs, singles
+    return Setup(d, u, top, sevens, kj, pairs, singles)
 
 
 @njit(cache=True, inline="always")
@@ -389,9 +398,10 @@ def _seven_pairs_live(k, h, joker, live, w, kjk, pk, sk, spk):
 
 
 @njit(cache=True)
-def _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, singles):
+def _count(k, h, joker, tabs, after, live, w, su):
     """The live effective tiles of ``h - k``: the live copies of the draws that lower its shanten
-    ``after[k]`` (after :func:`_setup`)."""
+    ``after[k]`` (``su``: the :class:`Setup` of :func:`_setup`)."""
+    d, u, top, sevens, kj, pairs, singles = su
     base = after[k]
     dk, std, kjk, pk, sk, spk = _discard(k, h, joker, w, kj, pairs, singles, sevens)
     use_std = std == base
@@ -478,12 +488,12 @@ def _effective_each(h, joker, tabs, after, want, live, w, out):
     :func:`caishen.sim.hand._shanten_each_change` of ``h - k`` below ``after[k]``.  The caller has
     called :func:`_shanten_each_discard` on ``h`` with these ``after`` and ``w`` (and changed neither).
     """
-    d, u, top, sevens, kj, pairs, singles = _setup(h, joker, tabs, live, w)
+    su = _setup(h, joker, tabs, live, w)
     todo = np.int64(want)
     while todo != 0:  # the kinds of want, lowest first
         k = np.int64(trailing_zeros(todo))
         todo &= todo - 1
-        out[k] = _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, singles)
+        out[k] = _count(k, h, joker, tabs, after, live, w, su)
 
 
 @njit(cache=True)
@@ -495,7 +505,8 @@ def _best_effective(h, joker, tabs, after, want, live, w):
     of the bounds until no bound can beat the best.  Arguments and the call before it as
     :func:`_effective_each`.
     """
-    d, u, top, sevens, kj, pairs, singles = _setup(h, joker, tabs, live, w)
+    su = _setup(h, joker, tabs, live, w)
+    d, u, sevens, kj, pairs, singles = su.d, su.u, su.sevens, su.kj, su.pairs, su.singles
     n = 0
     todo = np.int64(want)
     while todo != 0:  # the kinds of want, lowest first (no branch per kind on the mask)
@@ -528,7 +539,7 @@ def _best_effective(h, joker, tabs, after, want, live, w):
         k = key & 63
         if bound < best or (bound == best and k < best_k):
             break
-        c = _count(k, h, joker, tabs, after, live, w, d, u, top, sevens, kj, pairs, singles)
+        c = _count(k, h, joker, tabs, after, live, w, su)
         if c > best or (c == best and k > best_k):
             best = c
             best_k = k

@@ -177,7 +177,7 @@ _TABLES = {"kaihua": (("hand_types", KA.hand_types), ("balance", KA.balance)),
 @pytest.fixture(scope="module")
 def runs(engine_warm, tmp_path_factory):
     """Runs of 640 hands of each rule set in chunks of one 16-hand match and of ten matches."""
-    from caishen.sim.selfplay import rundir, runner
+    from caishen.sim.selfplay import runner
 
     out = {}
     for rules in ("kaihua", "jiating"):
@@ -191,7 +191,7 @@ def runs(engine_warm, tmp_path_factory):
 
 
 def _in_memory(run_dir, rules):
-    from caishen.sim.selfplay import rundir, runner, stream
+    from caishen.sim.selfplay import rundir, stream
 
     df = stream.read_run(run_dir)
     opts = rundir.read_run_json(run_dir).get("options")

@@ -304,8 +304,8 @@ def test_game_seed_gives_the_batch_wall(engine_warm):
         st = E.new_state()[0]
         name, r = E.load_rules()
         rec = np.zeros((1, E.N_RECORD), np.int64)
-        SP._play_batch(seed, 1, 16, policy_table("random"), E.engine_params(name, r), r.params(),
-                       E.hand_tables(), False, st, rec, new_work(), np.zeros((1, 4), np.int8), (name, r))
+        SP._play_batch(seed, 1, 16, policy_table("random"), False, st, rec, new_work(), np.zeros((1, 4), np.int8),
+                       (name, r))
         assert np.array_equal(E.Game().reset(seed=seed).state["wall"], st["wall"])
 
 

@@ -195,6 +195,16 @@ def test_label_hands_needs_a_learned_seat():
         label_hands("greedy,greedy,greedy,greedy", DEFAULT, [1])
 
 
+def test_the_label_rows_are_the_buffers_arrays():
+    """The kernel's named rows (``LabelRows``) are the buffer's arrays, field for key, with the conv's inputs."""
+    from caishen.sim.selfplay.labels import LabelRows, new_buffer
+
+    buf = new_buffer(3, conv=True)
+    assert list(LabelRows._fields) == list(buf)
+    rows = LabelRows(**buf)
+    assert all(getattr(rows, k) is buf[k] for k in buf)
+
+
 def test_step0_plays_as_tuned(tmp_path):
     pytest.importorskip("torch")
     from caishen.agents.exit import initial_model

@@ -10,7 +10,6 @@ kind is about them, at tiny sizes.
 from __future__ import annotations
 
 import errno
-import io
 import json
 import os
 import shlex

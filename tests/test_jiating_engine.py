@@ -931,14 +931,14 @@ def _checked_kernel(policy: str, n: int, seed: int):
     st_ = E.new_state()[0]
     rec = np.zeros((n, E.N_RECORD), np.int64)
     work = new_work()
-    hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), E.engine_params(name, r), r.params(),
-                                     hand_tables(), True, st_, rec, work, np.zeros((n, 4), np.int8), (name, r))
+    hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), True, st_, rec, work,
+                                     np.zeros((n, 4), np.int8), (name, r))
     assert (hand, err) == (-1, 0), f"hand {hand}: {E.ERR_MESSAGES.get(err, 'illegal bot action')}"
     return r, rec
 
 
 def _check_batch_records(r, rec, policy):
-    from caishen.sim.selfplay import records, stream
+    from caishen.sim.selfplay import records
 
     n = len(rec)
     cols = JR.finish_records(r, rec)
@@ -980,7 +980,7 @@ def test_batch_100k_checked_hands(engine_warm, policy):
 def test_selfplay_records_match_the_contract_and_a_rescoring(engine_warm):
     """caishen.sim.selfplay.batch.play_batch returns the J-9 columns; each hand's scores are
     the scorer's for the recorded cases."""
-    from caishen.sim.selfplay import batch as selfplay, records, stream
+    from caishen.sim.selfplay import batch as selfplay, records
 
     cols = selfplay.play_batch(300, seed=9, rules="jiating", policies="greedy,random,greedy,greedy")
     assert list(cols) == [c for c, _ in records.record_columns("jiating")]

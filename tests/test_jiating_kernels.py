@@ -29,7 +29,6 @@ from caishen.sim.rules import jiating as J
 from caishen.sim.rules.jiating import kernels as JK
 from caishen.sim.rules.jiating import JiatingRules
 from caishen.sim.hand import is_win
-from caishen.sim.tables import hand_tables
 from caishen.sim.tiles import kind_name, parse, parse_kinds
 
 VECTORS = shared_data.path("vectors", "jiating.jsonl")  # $CAISHEN_SHARED or ../shared
@@ -51,10 +50,8 @@ def kernel(case: dict, rules: JiatingRules | None = None) -> dict:
         melds=[(m["type"], parse_kinds(m["tiles"])[0]) for m in case.get("melds") or []],
         win_type=case["win_type"], winner=case["winner"], dealer=case["dealer"],
         discarder=case.get("discarder"), streak=case.get("streak", 0),
-        declaration=case.get("declaration", "none"), first_turn=case.get("first_turn", False),
-        replacement_draw=case.get("replacement_draw", False),
-        on_dealers_first_discard=case.get("on_dealers_first_discard", False),
-        dealer_ready_after_first_discard=case.get("dealer_ready_after_first_discard", False),
+        declaration=case.get("declaration", "none"),
+        timing=JK.WinTiming(**{k: case.get(k, False) for k in JK.WinTiming._fields}),
         visible=parse_kinds(case.get("visible") or "").count(wk), rules=rules,
     )
     return {"win": res.win, "patterns": res.patterns, "P": res.P, "G": res.G, "scores": res.scores}
@@ -325,8 +322,17 @@ def test_score_win_bad_input_names_the_value(change, match):
     args = dict(concealed=parse("123m456p789s11z22z").astype(np.int64), win_kind=28, win_type="discard",
                 winner=1, dealer=0, discarder=2)
     args.update(change)
+    timing = {k: args.pop(k) for k in JK.WinTiming._fields if k in args}
+    if timing:
+        args["timing"] = JK.WinTiming(**timing)
     with pytest.raises(ValueError, match=match):
         JK.score_win(args.pop("concealed"), args.pop("win_kind"), **args)
+
+
+def test_score_win_timing_must_be_a_win_timing():
+    with pytest.raises(ValueError, match="timing must be a WinTiming, got tuple"):
+        JK.score_win(parse("123m456p789s11z22z").astype(np.int64), 28, win_type="discard", winner=1, dealer=0,
+                     discarder=2, timing=(True, False, False, False))
 
 
 def test_score_win_rejects_rules_of_another_rule_set():
@@ -503,8 +509,7 @@ def checked_batch(policy: str, n: int, seed: int) -> tuple[JiatingRules, np.ndar
     name, r = E.load_rules("jiating", None)
     st_ = E.new_state()[0]
     rec = np.zeros((n, E.N_RECORD), np.int64)
-    hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), E.engine_params(name, r), r.params(),
-                                     hand_tables(), True, st_, rec, new_work(),
+    hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), True, st_, rec, new_work(),
                                      np.zeros((n, 4), np.int8), (name, r))
     assert (hand, err) == (-1, 0), f"hand {hand}: {E.ERR_MESSAGES.get(err, 'illegal bot action')}"
     return r, rec

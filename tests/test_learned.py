@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from caishen.sim.bots.policies import new_work
-from caishen.sim.bots import learned
+from caishen.sim.bots import learned, learned_file
 from caishen.sim.bots.registry import POLICY_LEARNED, bot_table, load_tuned, parse
 from caishen.sim.bots.features import FEATURE_SETS
 from caishen.sim.engine import A_DISCARD, N_SEATS, PH_TURN, SC_PHASE, Game
@@ -119,20 +119,44 @@ def test_learned_bot_reads_nothing_hidden(tmp_path, arch):
             game.legal_mask()
             st = game.state
             n = learned._learned_scores(row, st, game._ep, game._tabs, st["mask"], work, lx)
-            logits, kinds = lx[1][5, :n].copy(), lx[7].copy()
+            logits, kinds = lx.vectors[learned._R_LOGIT, :n].copy(), lx.kinds.copy()
             _hidden_twin(game, twin, seat, rng)
             tw = twin.state
             m = learned._learned_scores(row, tw, twin._ep, twin._tabs, tw["mask"], work, lx)
             assert m == n
-            np.testing.assert_array_equal(lx[1][5, :n], logits)
+            np.testing.assert_array_equal(lx.vectors[learned._R_LOGIT, :n], logits)
             if arch == "conv" and n:
-                np.testing.assert_array_equal(lx[7], kinds)
+                np.testing.assert_array_equal(lx.kinds, kinds)
                 pending = int(np.argmax(kinds[FEATURE_SETS["kinds"].first_row["pending"]]))
-                want = [-1] + [34 + pending] * (n - 1) if st["sc"][SC_PHASE] != PH_TURN else list(lx[2][:n] - A_DISCARD)
-                assert list(lx[10][:n]) == want
+                claim = st["sc"][SC_PHASE] != PH_TURN
+                want = [-1] + [34 + pending] * (n - 1) if claim else list(lx.actions[:n] - A_DISCARD)
+                assert list(lx.cand[:n]) == want
             n_checked += n > 0
             game.step(int(rng.choice(game.legal_actions())))
     assert n_checked > 100
+
+
+def test_the_scratch_is_named_as_documented():
+    """The learned scratch's fields have the shapes and dtypes its class documents, and the context tables
+    (:func:`caishen.sim.bots.features.context_tables`) in its ``ctx_*`` fields."""
+    from caishen.sim.bots.features import context_tables
+
+    lx = learned.new_scratch()
+    assert isinstance(lx, learned.LearnedScratch) and lx._fields[:3] == ("planes", "vectors", "actions")
+    want = {"planes": ((76, 34), np.uint8), "vectors": ((6, learned.MAX_HIDDEN), np.float64),
+            "actions": ((40,), np.int64), "ctx_rows": ((learned.N_CONTEXT,), np.int64),
+            "ctx_cols": ((learned.N_CONTEXT,), np.int64), "ctx_scale": ((learned.N_CONTEXT,), np.float64),
+            "features": ((40, learned.N_ACTION), np.float64), "kinds": ((learned.N_PLANES, 34), np.float64),
+            "conv": ((2, 34, learned.MAX_CHANNELS), np.float64), "score": ((learned.N_HEADS, 34), np.float64),
+            "cand": ((40,), np.int64), "need": ((34,), np.uint8),
+            "cand_x": ((40, learned.N_CANDIDATE), np.float64)}
+    assert list(want) == list(lx._fields)
+    for name, (shape, dtype) in want.items():
+        a = getattr(lx, name)
+        assert a.shape == shape and a.dtype == dtype, name
+    for a, b in zip(context_tables(), (lx.ctx_rows, lx.ctx_cols, lx.ctx_scale)):
+        np.testing.assert_array_equal(a, b)
+    assert (lx.cand == -1).all()
 
 
 def _rewrite(path, **change):
@@ -205,7 +229,7 @@ def test_bad_weights_files_are_named(tmp_path, monkeypatch, case, msg):
     elif case == "not_zip":
         path.write_bytes(b"\x93NUMPY not a zip")
     elif case == "oversized":
-        monkeypatch.setattr(learned, "MAX_FILE", 1000)
+        monkeypatch.setattr(learned_file, "MAX_FILE", 1000)  # read by load_learned where it lives
     elif case == "symlink":
         link = tmp_path / "link.npz"
         os.symlink(path, link)

@@ -144,19 +144,45 @@ def test_runner_plays_the_toy_in_process(plain, engine_warm, tmp_path):
 
 
 def test_a_rule_set_without_hooks_gets_the_defaults(plain):
-    from caishen.sim.rules.kernels import points_context
+    from caishen.sim.rules.jiating.points import PatternPoints, points_tables
+    from caishen.sim.rules.kernels import PointsContext, points_context
 
     assert plain.points == kernels.POINTS_ENGINE and plain.reward_scale == 1.0
     assert type(plain.analysis_hooks()) is rulesets.Analysis and plain.analysis_hooks().balance_tables([]) == {}
     pt = points_context(plain, PlainRules())
-    assert len(pt) == 9 and np.array_equal(pt[0], PlainRules().params())
+    assert type(pt) is PointsContext and np.array_equal(pt.params, PlainRules().params())
+    assert type(pt.patterns) is PatternPoints and pt.patterns.points.shape == (1,)  # the empty one: no tables
     bad = make_ruleset(name="plainbad", points_tables=f"{__name__}:_bad_tables")
-    with pytest.raises(ValueError, match="'plainbad': points tables must be 7 arrays"):
+    with pytest.raises(ValueError, match="'plainbad': its points kernel .* reads no tables, but points_tables gives"):
         points_context(bad, PlainRules())
+    worse = make_ruleset(name="plainworse", points=kernels.POINTS_PATTERNS, points_tables=f"{__name__}:_bad_tables")
+    with pytest.raises(ValueError, match="'plainworse': points_tables must give a PatternPoints .*got tuple"):
+        points_context(worse, PlainRules())
+    wrong = make_ruleset(name="plainwrong", points=kernels.POINTS_PATTERNS, points_tables=f"{__name__}:_int_tables")
+    with pytest.raises(ValueError, match="'plainwrong': points_tables must give a PatternPoints"):
+        points_context(wrong, PlainRules())
+    same = make_ruleset(name="plainsame", points=kernels.POINTS_PATTERNS, points_tables=f"{__name__}:_good_tables")
+    assert np.array_equal(points_context(same, PlainRules()).patterns.points, points_tables(None).points)
+    # the Jiating tables: the rule set's own type, its options' tables (J-8)
+    jiating = rulesets.get("jiating")
+    pt = points_context(jiating, jiating.options())
+    assert type(pt.patterns) is PatternPoints and pt.patterns.points.shape == (51,)
 
 
 def _bad_tables(rules):
     return (np.zeros(3),)
+
+
+def _int_tables(rules):
+    from caishen.sim.rules.jiating.points import points_tables
+
+    return points_tables(None)._replace(doubled=np.zeros(51, np.int64))  # bool[51] expected
+
+
+def _good_tables(rules):
+    from caishen.sim.rules.jiating.points import points_tables
+
+    return points_tables(None)
 
 
 def test_scoring_vectors_reach_the_toys_score_function(plain):

@@ -122,8 +122,11 @@ def test_report_reprints_the_summary_from_the_parquet_files(reference):
     r = run_cli([sys.executable, "-m", "caishen", "report", str(out)])
     assert r.returncode == 0, r.stderr
     assert "finished chunks: 80 of 80" in r.stdout
-    table = lambda text: [ln for ln in text.splitlines() if ln.startswith(("section", "hands", "outcome", "win type",
-                                                                         "points", "飘财"))]
+
+    def table(text):
+        return [ln for ln in text.splitlines() if ln.startswith(("section", "hands", "outcome", "win type", "points",
+                                                                  "飘财"))]
+
     assert table(r.stdout) == table(p.stdout) and len(table(r.stdout)) > 20
 
 

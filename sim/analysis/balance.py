@@ -126,7 +126,7 @@ def run_tables(run_dir, files=None, options=None, batch_size: int | None = None,
     the concatenated rows (up to float rounding).  Raises ``ValueError`` for
     no verified chunk, or as those functions do.
     """
-    from caishen.sim.selfplay import rundir, runner, stream
+    from caishen.sim.selfplay import rundir, stream
 
     meta = rundir.read_run_json(run_dir)
     if files is None:

@@ -62,6 +62,7 @@ large runs, engine replicates included, are in ``docs/studies.md``.
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 
@@ -462,10 +463,8 @@ class ClusterRatioSums:
 Sums = tuple
 
 
-def _resid(s: Sums) -> "fractions.Fraction":
+def _resid(s: Sums) -> Fraction:
     """``sum_g (y_g - m n_g)**2`` with ``m = sum y / sum n``, exactly (a Fraction)."""
-    from fractions import Fraction
-
     _, sy, sn, syy, syn, snn = s
     return Fraction(sn * sn * syy - 2 * sy * sn * syn + sy * sy * snn, sn * sn)
 
@@ -521,8 +520,6 @@ def diff_ci_from_sums(g: int, a: Sums, b: Sums, cross: tuple, confidence: float 
     clusters holding a row of either side.  NaN for an empty side, NaN
     bounds with fewer than two clusters.
     """
-    from fractions import Fraction
-
     na, nb = a[2], b[2]
     if na == 0 or nb == 0:
         return _NAN3

@@ -21,6 +21,8 @@ exponent); a rule set scored after the hand (J-9) has neither (zeros).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -57,11 +59,12 @@ from caishen.sim.engine import (
     _shuffle_wall,
     _step,
     _write_record,
+    new_state,
 )
 from caishen.sim.hand import _is_baotou, _is_win
 from caishen.sim.bots.piao_table import _live_left, _piao_chance
-from caishen.sim.bots.policies import POLICY_NEVER, _choose_action, _live_counts
-from caishen.sim.bots.registry import _bot_action
+from caishen.sim.bots.policies import POLICY_NEVER, _choose_action, _live_counts, new_work
+from caishen.sim.bots.registry import BotContext, _bot_action
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed, _rng_shuffle
 from caishen.sim.rules.kernels import _pay
 
@@ -227,19 +230,62 @@ def _keep_action(st, ep, rp, tabs, keep, s, work, kx, kmask):
     return a
 
 
+class StudyPlan(NamedTuple):
+    """What :func:`_study_hands` plays and how it studies the points (its docstring)."""
+
+    policies: np.ndarray  #: int64[4, 2]: every seat's bot (:func:`caishen.sim.bots.registry.bot_table`)
+    keep: np.ndarray  #: int64[4, 2]: the keep branch's bot of the deciding seat after a 飘 chance
+    bx: BotContext  #: the bot context of ``policies`` (:func:`caishen.sim.bots.registry.make_context`)
+    kx: BotContext  #: the bot context of ``keep``
+    decision: int  #: the kind of decision point (DECISION_*)
+    explore_ppm: int  #: the real hand takes the alternative at a point with this chance (parts per million)
+    per_hand: bool  #: (飘 only) one chance per hand, drawn uniformly among the hand's chances
+    rollouts: int  #: R, the rollouts per point and branch
+    reshuffle: bool  #: a fresh order of the undrawn tiles per rollout (False: the real wall's order, a check)
+
+
+class StudyOut(NamedTuple):
+    """What :func:`_study_hands` fills, ``m`` points at most (rows beyond the points found are left)."""
+
+    feat: np.ndarray  #: int64[m, N_FEAT]: each point's features (FEATURES)
+    res: np.ndarray  #: int64[m, R, 2, N_RES]: each rollout's results, branch 0 the alternative, 1 the base
+    rec: np.ndarray  #: int64[m * R * 2, N_RECORD] or [0, N_RECORD]: the rollouts' records (none: zero rows)
+    hand_scores: np.ndarray  #: int64[n_hands, 4]: the real hands' score changes
+
+
+class StudyScratch(NamedTuple):
+    """The scratch of :func:`_study_hands`."""
+
+    states: np.ndarray  #: STATE_DTYPE[4]: the real hand, the two branches, a saved chance
+    work: np.ndarray  #: int64[4, 34]: the bots' scratch (:func:`caishen.sim.bots.policies.new_work`)
+    live: np.ndarray  #: int64[34]: the live counts of a 飘 point's features
+    rr: np.ndarray  #: uint64[4]: the stream of the rollouts' orders (seeded by :func:`_study_hands`)
+
+
+def new_scratch() -> StudyScratch:
+    """A fresh :class:`StudyScratch`."""
+    return StudyScratch(new_state(4), new_work(), np.zeros(N_KINDS, np.int64), np.zeros(4, np.uint64))
+
+
 @njit(cache=True)
-def _study_point(st, sa, sb, ep, rp, tabs, policies, keep, s, decision, a_alt, a_base, rollouts, reshuffle, rr,
-                 n, h, res, rec, work, bx, kx):
-    """Play the decision point ``st`` (seat ``s`` to act) on both ways ``rollouts`` times into ``res[n]``
-    (and ``rec``'s rows of point ``n`` when it has rows; ``h``: the hand's index in the records), each time
-    with the same fresh order of the undrawn tiles for both branches (stream ``rr``)."""
+def _study_point(st, ep, rp, tabs, plan, out, scr, s, a_alt, a_base, n, h):
+    """Play the decision point ``st`` (seat ``s`` to act, alternative ``a_alt``, base ``a_base``) on both ways
+    ``plan.rollouts`` times into ``out.res[n]`` (and ``out.rec``'s rows of point ``n`` when it has rows; ``h``:
+    the hand's index in the records), each time with the same fresh order of the undrawn tiles for both branches
+    (stream ``scr.rr``; branches ``scr.states[1]``, ``scr.states[2]``)."""
+    sa = scr.states[1]
+    sb = scr.states[2]
+    rr = scr.rr
+    res = out.res
+    rec = out.rec
+    rollouts = plan.rollouts
     keep_rec = rec.shape[0] > 0
     head = st.sc[SC_HEAD]
     tail = st.sc[SC_TAIL]
     for r in range(rollouts):
         _copy_state(st, sa)
         # a fresh order of the tiles not yet drawn, the same for both branches
-        if reshuffle:
+        if plan.reshuffle:
             _rng_shuffle(rr, sa.wall[head:tail + 1])
         sa.rng[0] = _rng_next(rr)
         sa.rng[1] = _rng_next(rr)
@@ -250,7 +296,7 @@ def _study_point(st, sa, sb, ep, rp, tabs, policies, keep, s, decision, a_alt, a
             x = sa if b == 0 else sb
             _step(x, ep, rp, tabs, a_alt if b == 0 else a_base)
             # base_branch a bool, not the constants False and True: one _rollout compiled, not two
-            _rollout(x, ep, rp, tabs, policies, keep, s, b == 1, decision, work, bx, kx)
+            _rollout(x, ep, rp, tabs, plan.policies, plan.keep, s, b == 1, plan.decision, scr.work, plan.bx, plan.kx)
             res[n, r, b, R_SCORE] = x.seat[s, SF_SCORE]
             res[n, r, b, R_WON] = x.seat[s, SF_WON]
             res[n, r, b, R_FAILED] = x.seat[s, SF_FAILED_PIAO]
@@ -262,39 +308,33 @@ def _study_point(st, sa, sb, ep, rp, tabs, policies, keep, s, decision, a_alt, a
 
 
 @njit(cache=True)
-def _study_hands(seed, n_hands, policies, keep, decision, explore_ppm, per_hand, rollouts, reshuffle, ep, rp, tabs,
-                 states, work, live, feat, res, rec, hand_scores, bx, kx):
-    """Play ``n_hands`` one-hand matches and study the decision points of kind ``decision``.
+def _study_hands(seed, n_hands, ep, rp, tabs, plan, out, scr):
+    """Play ``n_hands`` one-hand matches and study the decision points of kind ``plan.decision``
+    (:class:`StudyPlan`, :class:`StudyOut`, :class:`StudyScratch`).
 
-    ``states: STATE_DTYPE[4]`` (the real hand, the two branches, a saved
-    chance); ``policies: int64[4, 2]`` (every seat's bot), ``keep: int64[4,
-    2]`` (the keep branch's bot of the deciding seat after a 飘 chance);
-    ``per_hand`` (飘 only): study one chance per hand, drawn uniformly
+    With ``plan.per_hand`` (飘 only) study one chance per hand, drawn uniformly
     among the hand's chances (reservoir sampling, stream ``explore``), while
-    the real hand is played by ``policies`` throughout; otherwise every
+    the real hand is played by ``plan.policies`` throughout; otherwise every
     point is studied and the real hand takes the alternative there with
-    probability ``explore_ppm`` (parts per million), else the base.
-    ``rollouts``: R.  Fills ``feat: int64[m, N_FEAT]`` (``chances``: the
-    hand's 飘 chances with ``per_hand``, else 1), ``res: int64[m, R, 2,
-    N_RES]`` (branch 0 alternative, 1 base) and, when ``rec`` has rows,
-    ``rec: int64[m * R * 2, N_RECORD]`` (the rollouts' records, for rule
-    sets scored after the hand) and ``hand_scores: int64[n_hands, 4]`` (the
-    real hands' score changes).  ``bx``/``kx``: the bot contexts of
-    ``policies``/``keep`` (:func:`caishen.sim.bots.registry.make_context`).  Without ``reshuffle`` the rollouts
+    probability ``plan.explore_ppm`` (parts per million), else the base.
+    Fills ``out.feat`` (``chances``: the hand's 飘 chances with ``per_hand``, else 1),
+    ``out.res``, ``out.rec`` when it has rows (the rollouts' records, for rule
+    sets scored after the hand) and ``out.hand_scores``.  Without ``plan.reshuffle`` the rollouts
     keep the real wall's order (a check: a branch that takes the real hand's
     action then replays it).  Returns the number of points, or -1 when more
     than ``m`` were found (the caller retries with more room).
     """
-    st = states[0]
-    sa = states[1]
-    sb = states[2]
-    sv = states[3]
+    policies, keep, bx, kx = plan.policies, plan.keep, plan.bx, plan.kx
+    decision = plan.decision
+    work, live, feat = scr.work, scr.live, out.feat
+    st = scr.states[0]
+    sa = scr.states[1]
+    sv = scr.states[3]
     _rng_seed(st.rng, seed)
     wall_rng = st.rng.copy()
     xr = np.zeros(4, np.uint64)  # exploration
-    rr = np.zeros(4, np.uint64)  # rollout orders
     _rng_seed(xr, seed ^ 0x5DEECE66D)
-    _rng_seed(rr, seed ^ 0x2545F4914F6CDD1D)
+    _rng_seed(scr.rr, seed ^ 0x2545F4914F6CDD1D)
     m = feat.shape[0]
     n = np.int64(0)  # not the constant 0: numba would compile _study_point for it too while typing the loop
     joker = ep[EP_JOKER]
@@ -311,7 +351,7 @@ def _study_hands(seed, n_hands, policies, keep, decision, explore_ppm, per_hand,
         while st.sc[SC_PHASE] != PH_DONE:
             _legal_mask(st, ep)
             s = st.sc[SC_TO_ACT]
-            if per_hand and decision == DECISION_PIAO:
+            if plan.per_hand and decision == DECISION_PIAO:
                 chance = _piao_point(st, ep, tabs, s)
                 pick = False
                 if chance:
@@ -358,9 +398,8 @@ def _study_hands(seed, n_hands, policies, keep, decision, explore_ppm, per_hand,
             else:
                 own = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
                 row[F_OWN] = 1 if own == a_alt else 0
-            _study_point(st, sa, sb, ep, rp, tabs, policies, keep, s, decision, a_alt, a_base, rollouts, reshuffle,
-                         rr, n, h, res, rec, work, bx, kx)
-            take = _rng_below(xr, 1_000_000) < explore_ppm
+            _study_point(st, ep, rp, tabs, plan, out, scr, s, a_alt, a_base, n, h)
+            take = _rng_below(xr, 1_000_000) < plan.explore_ppm
             row[F_TAKEN] = 1 if take else 0
             n += 1
             _step(st, ep, rp, tabs, a_alt if take else a_base)
@@ -371,10 +410,9 @@ def _study_hands(seed, n_hands, policies, keep, decision, explore_ppm, per_hand,
             feat[n, F_CHANCES] = n_chances
             s = saved[F_SEAT]
             a_base = _keep_action(sv, ep, rp, tabs, keep, s, work, kx, kmask)
-            _study_point(sv, sa, sb, ep, rp, tabs, policies, keep, s, decision, A_DISCARD + joker, a_base, rollouts,
-                         reshuffle, rr, n, h, res, rec, work, bx, kx)
+            _study_point(sv, ep, rp, tabs, plan, out, scr, s, A_DISCARD + joker, a_base, n, h)
             n += 1
         for q in range(N_SEATS):
-            hand_scores[h, q] = st.seat[q, SF_SCORE]
+            out.hand_scores[h, q] = st.seat[q, SF_SCORE]
     return n
 

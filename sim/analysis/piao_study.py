@@ -108,8 +108,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from caishen.sim.engine import EP_JOKER, N_RECORD, N_SEATS, engine_params, load_rules, new_state
-from caishen.sim.bots.policies import new_work
+from caishen.sim.engine import EP_JOKER, N_RECORD, N_SEATS, engine_params, load_rules
 from caishen.sim.bots.registry import bot_table, make_context
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.codes import POINTS_ENGINE
@@ -142,7 +141,10 @@ from caishen.sim.analysis.piao_kernels import (  # noqa: F401  (the kernels' nam
     R_WON,
     _piao_features,
     _piao_point,
+    StudyOut,
+    StudyPlan,
     _study_hands,
+    new_scratch,
 )
 from caishen.sim.analysis.piao_estimate import (  # noqa: F401  (the estimates: public here too)
     GROUPS,
@@ -282,9 +284,10 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
         res = np.zeros((room, rollouts, 2, N_RES), np.int64)
         rec = np.zeros((room * rollouts * 2 if keep_rec else 0, N_RECORD), np.int64)
         scores = np.zeros((n_hands, N_SEATS), np.int64)
-        n = _study_hands(seed, n_hands, table, ktable, code, int(round(float(explore) * 1_000_000)), bool(per_hand),
-                         rollouts, bool(reshuffle), ep, r.params(), hand_tables(), new_state(4),
-                         new_work(), np.zeros(34, np.int64), feat, res, rec, scores, bx, kx)
+        plan = StudyPlan(table, ktable, bx, kx, code, int(round(float(explore) * 1_000_000)), bool(per_hand), rollouts,
+                         bool(reshuffle))
+        n = _study_hands(seed, n_hands, ep, r.params(), hand_tables(), plan, StudyOut(feat, res, rec, scores),
+                         new_scratch())
         if n >= 0:
             break
         room *= 2

@@ -317,7 +317,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     """
     from caishen.sim.bots.registry import _seat_action, bot_table, make_context
     from caishen.sim.bots.policies import POLICY_RANDOM, new_work
-    from caishen.sim.selfplay.batch import _duplicate_deal, _play_batch_walls
+    from caishen.sim.selfplay.batch import Bots, _duplicate_deal, _play_batch_walls
     from caishen.sim.selfplay.rundir import read_run_json
     from caishen.sim.selfplay.runner import chunk_seeds
 
@@ -356,8 +356,8 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     rec = np.zeros((before, N_RECORD), np.int64)
     work = new_work()
     # check None: the runs' kernel, no checker compiled in (caishen.sim.selfplay.batch._play_hand)
-    hand_err, err = _play_batch_walls(seed, wall_seed, before, RUN_MATCH_LEN, table, ep, rp, tabs, None, st, rec,
-                                      work, np.zeros((before, N_SEATS), np.int8), bx)
+    hand_err, err = _play_batch_walls(seed, wall_seed, before, RUN_MATCH_LEN, Bots(table, bx, work), ep, rp, tabs,
+                                      None, st, rec, np.zeros((before, N_SEATS), np.int8))
     if err != 0:
         raise ValueError(f"{str(run_dir)!r}: re-playing chunk {chunk} failed in hand {hand_err} (error {err})")
     if wall_seed >= 0:  # a duplicate deal (caishen.sim.selfplay.batch._play_batch_walls): a one-hand match

@@ -113,7 +113,7 @@ def run_kind(run_dir) -> str:
     if (d / "study.json").exists():
         return "study"
     if (d / "run.json").exists():
-        from caishen.sim.selfplay import rundir, runner
+        from caishen.sim.selfplay import rundir
 
         try:
             fn = safeio.read_json(d / "run.json", rundir.MAX_RUN_JSON).get("chunk_fn", "")
@@ -262,7 +262,7 @@ def _gain_figure(plt, counts: np.ndarray):
 
 def _report_simulate(page: _Page, run_dir: Path, plt) -> None:
     from caishen.sim.analysis import balance, summary
-    from caishen.sim.selfplay import rundir, runner, stream
+    from caishen.sim.selfplay import rundir, stream
 
     files, check = stream.verified_chunk_files(run_dir, rundir.read_run_json(run_dir))
     rows, defs, meta, done = summary.summarize_run(run_dir, verification=check)

@@ -121,7 +121,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from caishen.sim.analysis.intervals import (  # the textbook intervals (unit=None) and their value-count forms
+from caishen.sim.analysis.intervals import (  # noqa: F401  (re-exported: the textbook intervals and their counts forms)
     diff_ci,
     diff_ci_counts,
     mean_ci,
@@ -129,7 +129,7 @@ from caishen.sim.analysis.intervals import (  # the textbook intervals (unit=Non
     percentile_counts,
     wilson,
 )
-from caishen.sim.analysis.summary_tally import (  # the streaming reduction; re-exported: the summary's API
+from caishen.sim.analysis.summary_tally import (  # noqa: F401  (re-exported: the summary's API)
     COMPARABLE_DEFINITIONS,
     CONFIDENCE,
     INTERVALS_TEXT,
@@ -339,7 +339,7 @@ def summarize_run(run_dir: str | os.PathLike, batch_size: int | None = None,
     verified_chunks)``.  Raises ``ValueError`` if ``run_dir`` is not a run or
     has no verified chunk.
     """
-    from caishen.sim.selfplay import records, rundir, runner, stream
+    from caishen.sim.selfplay import records, rundir, stream
 
     meta = rundir.read_run_json(run_dir)
     if verification is None:

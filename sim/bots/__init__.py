@@ -10,9 +10,13 @@ module                what it is
 ``piao_table``        the ``piao_table`` policy: 飘 where a measured table says it pays
 ``tuned``             the parametric bot (a linear score over features its seat can see)
 ``search``            the search bot ``mc:N`` (determinized rollouts)
+``learned_file``      the learned bots' weights file (npz + JSON header, validated) and the
+                      kernel row it becomes
 ``learned``           learned policies ``learned:PATH``: an action-scoring network's numba
-                      forward pass (an MLP, or a 1-D conv over the 34 kinds) and its weights
-                      file (npz + JSON header, validated)
+                      forward pass (an MLP, or a 1-D conv over the 34 kinds); re-exports
+                      ``learned_file``'s names
+``botdata``           the bots' data files: where ``tuned:NAME`` / ``learned:NAME`` read their
+                      weights, which rule sets ship them, the tuned weights read and checked
 ``registry``          the one bot registry (``BOTS``): one spec grammar, one parser (``parse``),
                       the check of where a bot can play (``check_fits``), the bots' data
                       (weights, the bot context) and the one numba dispatch that plays them

@@ -203,7 +203,7 @@ def _encode_candidates(st, ep, tabs, work, cand, acts):
         if a < A_KONG_CONCEALED:  # a discard or a declare of k
             k = a % N_KINDS
             kind = k
-            f = _discard_features(k, after[k], best, h, joker, tabs, st, s, live, row, gone, mask, work, True, True)
+            f = _discard_features(k, best, joker, tabs, st, live, row, gone, mask, work, True, True)
             o = X_ACTION
             x[o] = f[0]
             x[o + 1] = 0.1 * f[1]

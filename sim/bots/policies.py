@@ -90,9 +90,7 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.engine import (
-    A_CHOW_HIGH,
     A_CHOW_LOW,
-    A_CHOW_MID,
     A_DECLARE,
     A_DISCARD,
     A_HARD_DECLARE,

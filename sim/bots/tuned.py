@@ -76,7 +76,6 @@ from caishen.sim.engine import (
     PH_HARD,
     PH_TURN,
     SC_PHASE,
-    SC_TILE,
     SC_TO_ACT,
     SF_N_MELDS,
 )
@@ -148,13 +147,16 @@ def _suit_max(h, st, s):
 
 
 @njit(cache=True)
-def _discard_features(k, after_k, best, h, joker, tabs, st, s, live, row, gone, mask, work, need_eff, need_shape):
-    """The raw discard features of the legal discard ``k``, a tuple of 12 floats: shanten after,
+def _discard_features(k, best, joker, tabs, st, live, row, gone, mask, work, need_eff, need_shape):
+    """The raw discard features of the legal discard ``k`` of the seat to act in ``st``, a tuple of 12
+    floats: shanten after (``work[_W_AFTER, k]``, which :func:`_turn_context` filled),
     live effective tiles (0 unless ``need_eff`` and the shanten is at most ``best + 1``: then
-    ``work[_W_EFF, k]``, which :func:`_turn_context` filled), 10 x danger,
+    ``work[_W_EFF, k]``, filled there too), 10 x danger (``live``, ``row``: scratch rows of ``work``),
     ``max(best - 1, 0)``, ``gone``, joker, piao_ready, pairs, suit tiles (0 unless ``need_shape``),
     honor, terminal, declare.  :func:`_discard_linear` weighs them; the ``action`` feature set
     (:mod:`caishen.sim.bots.features`) is them scaled as the module docstring says."""
+    s = st.sc[SC_TO_ACT]
+    after_k = work[_W_AFTER, k]
     eff = 0.0
     if after_k <= best + 1 and need_eff:
         eff = float(work[_W_EFF, k])
@@ -163,6 +165,7 @@ def _discard_features(k, after_k, best, h, joker, tabs, st, s, live, row, gone, 
     pairs = 0.0
     suit = 0.0
     if need_shape:
+        h = st.hands[s]
         h[k] -= 1
         n = 0
         for t in range(N_KINDS):
@@ -240,10 +243,7 @@ def _tuned_turn(w, st, ep, tabs, mask, work):
     kong, best = _turn_context(st, ep, tabs, mask, work, need_eff)
     if kong >= 0:
         return kong
-    s = st.sc[SC_TO_ACT]
-    h = st.hands[s]
     joker = ep[EP_JOKER]
-    after = work[_W_AFTER]
     live = work[_W_LIVE]
     row = work[_W_TMP]
     gone = _wall_gone(st) / 70.0
@@ -253,8 +253,7 @@ def _tuned_turn(w, st, ep, tabs, mask, work):
     for k in range(N_KINDS):
         if not mask[A_DISCARD + k]:
             continue
-        f = _discard_features(k, after[k], best, h, joker, tabs, st, s, live, row, gone, mask, work, need_eff,
-                              need_shape)
+        f = _discard_features(k, best, joker, tabs, st, live, row, gone, mask, work, need_eff, need_shape)
         sc = _discard_linear(w, f)
         if sc >= pick_sc:
             pick = k

@@ -350,12 +350,15 @@ def _shanten_classes(km, kp, ks, kz, n, k, pairs, singles, strict, tabs):
 
 
 @njit(cache=True, inline="always")
-def _changed(t, delta, counts, joker, cm, cp, cs, cz, km, kp, ks, kz, k, pairs, singles, tabs):
+def _changed(t, delta, counts, joker, codes, ids, k, pairs, singles, tabs):
     """What :func:`_scan` and :func:`_class_ids` say after adding ``delta`` (+-1) tiles of kind ``t``:
-    ``(km, kp, ks, kz, jokers, pairs, singles)``, from those values of ``counts`` (codes ``cm..cz``, class ids
-    ``km..kz``, ``k`` jokers): one class lookup for a natural kind, none for the joker.  The caller evaluates
-    the result at one call site (each inlined copy of the distance costs ~0.5 s of compile), at the price of
-    recomputing both suit-pair rows per kind: for kernels that are compiled everywhere and run rarely."""
+    ``(km, kp, ks, kz, jokers, pairs, singles)``, from those values of ``counts`` (``codes``: the suits' codes
+    ``(cm, cp, cs, cz)``, ``ids``: their class ids ``(km, kp, ks, kz)``, ``k`` jokers): one class lookup for a
+    natural kind, none for the joker.  The caller evaluates the result at one call site (each inlined copy of
+    the distance costs ~0.5 s of compile), at the price of recomputing both suit-pair rows per kind: for
+    kernels that are compiled everywhere and run rarely."""
+    cm, cp, cs, cz = codes
+    km, kp, ks, kz = ids
     if t == joker:
         return km, kp, ks, kz, k + delta, pairs, singles
     c = np.int64(counts[t])
@@ -460,7 +463,7 @@ def _changes_compact(counts, joker, tabs, delta, todo, limit, out):
     while todo != 0 and found < limit:
         t = np.int64(trailing_zeros(todo))
         todo &= todo - 1
-        a, b, e, z, k2, p2, s2 = _changed(t, delta, counts, joker, cm, cp, cs, cz, km, kp, ks, kz, k, pairs,
+        a, b, e, z, k2, p2, s2 = _changed(t, delta, counts, joker, (cm, cp, cs, cz), (km, kp, ks, kz), k, pairs,
                                           singles, tabs)
         v = _shanten_classes(a, b, e, z, n2, k2, p2, s2, strict, tabs)
         out[t] = v

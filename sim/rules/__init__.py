@@ -54,9 +54,11 @@ defined in the test.
    ``@njit(cache=True)`` ``_evaluate_win`` of the shared signature (and
    ``_payments``, or a points kernel of the signature of
    :func:`caishen.sim.rules.kernels._hand_points` with its
-   ``points_tables(rules)``) and add its code to ``codes`` and **one branch**
-   to ``_win_kernel`` (``_pay``, ``_hand_points``) in
-   :mod:`caishen.sim.rules.kernels`.  That one-line edit outside the rule
+   ``points_tables(rules)`` giving a named tuple of its own: its tables and
+   scratch, as Jiating's ``PatternPoints``) and add its code to ``codes`` and
+   **one branch** to ``_win_kernel`` (``_pay``, ``_hand_points``) in
+   :mod:`caishen.sim.rules.kernels` (a points kernel with data: also its
+   field of ``PointsContext`` and its line of ``_POINTS_DATA`` there).  That one-line edit outside the rule
    set's folder is forced by numba: a compiled engine step can only call a
    kernel it knows when it is compiled, and a dispatch on an integer code
    (not a function passed in) keeps one compiled engine for every rule set.

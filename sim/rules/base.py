@@ -23,7 +23,9 @@ rule sets up here by name and never branch on a name).  What a rule set gives:
   ``POINTS_PATTERNS``, the recorded wins scored after the hand), dispatched by
   :func:`caishen.sim.rules.kernels._hand_points` for the search bot, the
   batched env, the records and the tuner, and ``"module:function"`` of
-  ``tables(rules) -> tuple`` its tables (None: none needed);
+  ``tables(rules)``, the context of its points kernel, a value of that
+  kernel's own type (:class:`caishen.sim.rules.kernels.PointsContext`;
+  None: none needed);
 - ``reward_scale``: about one standard deviation of a seat's points per
   hand (the envs' ``reward="scaled"``);
 - ``analysis``: ``"module:attribute"`` of its :class:`Analysis` (balance
@@ -248,10 +250,10 @@ class RuleSet:
         """The records contract's ``(name, dtype)`` pairs (``columns``), or None."""
         return None if self.columns is None else tuple(self._resolve("columns"))
 
-    def points_tables_of(self, rules) -> tuple | None:
+    def points_tables_of(self, rules):
         """The tables and scratch of its points kernel (``points_tables``) for options ``rules``, or None
-        (a rule set whose points need none); :func:`caishen.sim.rules.kernels.points_context` packs them."""
-        return None if self.points_tables is None else tuple(self._resolve("points_tables")(rules))
+        (a rule set whose points need none); :func:`caishen.sim.rules.kernels.points_context` checks them."""
+        return None if self.points_tables is None else self._resolve("points_tables")(rules)
 
     def analysis_hooks(self):
         """Its rule-specific analysis (``analysis``): an :class:`Analysis`, the base one (nothing

@@ -21,13 +21,21 @@ code                kernel                            rule sets
 :func:`_hand_points` is the one "points of a finished hand": the search
 bot's rollouts, the batched env, the records (the J-9 finisher) and the
 tuner call it (:func:`hand_points` from Python on a batch matrix); its
-rule-set data travel as the *points context* (:func:`points_context`, one
-numba type for every rule set).
+rule-set data travel as the *points context* (:class:`PointsContext`, built
+by :func:`points_context`): the rule set's options and the hand tables, and
+one field per points kernel with data, of that kernel's own type, supplied
+by its rule set (``patterns``: Jiating's
+:class:`~caishen.sim.rules.jiating.points.PatternPoints`, its
+``points_tables`` hook), empty under a rule set that plays another kernel.
+So the context is one numba type for every rule set, and a kernel that
+scores hands (the search bot, the labels) compiles once for all of them.
 
 The codes are in :mod:`caishen.sim.rules.codes` (which a rule set imports to
 name its kernels without importing this module).  A rule set with a kernel
 of its own adds a code there and **one branch** here to
-:func:`_win_kernel` (or :func:`_pay`, :func:`_hand_points`), nothing else in
+:func:`_win_kernel` (or :func:`_pay`, :func:`_hand_points`; a points kernel
+with data also its field of :class:`PointsContext` and its line of
+:data:`_POINTS_DATA`), nothing else in
 the engine (numba forces that one line: the compiled engine step calls only
 kernels it knows when it is compiled).  A win
 kernel has the signature of :func:`caishen.sim.rules.kaihua.kernels._evaluate_win`:
@@ -48,6 +56,8 @@ The win types (``WIN_*``) are shared by every rule set's kernels and records.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -70,6 +80,7 @@ from caishen.sim.rules.codes import (  # noqa: F401  (the codes and the shared w
 )
 from caishen.sim.borrow import borrowed
 from caishen.sim.rules import records as _records
+from caishen.sim.rules.jiating.points import PatternPoints, no_points
 from caishen.sim.rules.jiating.points import _hand_points as _pattern_points
 from caishen.sim.rules.jiating.turn import _evaluate_win as _shape_win
 from caishen.sim.rules.jiating.turn import _is_hard_ready, _own_copies, _single_wait_discards  # noqa: F401
@@ -101,6 +112,19 @@ def _pay(code, dealer, winner, win_type, discarder, exponent, piao_circle, param
         _exponent_payments(dealer, winner, win_type, discarder, exponent, piao_circle, params, out)
 
 
+class PointsContext(NamedTuple):
+    """The points context of :func:`_hand_points` (:func:`points_context`; module docstring): one numba type
+    for every rule set."""
+
+    params: np.ndarray  #: int64[:]: the rule set's options as its kernels read them (``rules.params()``)
+    tabs: tuple  #: the hand tables (:func:`caishen.sim.tables.hand_tables`)
+    patterns: PatternPoints  #: ``POINTS_PATTERNS``'s tables and scratch (Jiating's); empty under another kernel
+
+
+#: each points kernel with data: its code -> (its field of :class:`PointsContext`, the empty value of its type)
+_POINTS_DATA = {POINTS_PATTERNS: ("patterns", no_points)}
+
+
 @njit(cache=True)
 def _hand_points(code, dealer, streak, n_wins, wins, scores, pt, out):
     """The points of a finished hand by kernel ``code`` (``POINTS_*``) into ``out: int64[4]``: ``(error, j)``.
@@ -109,12 +133,11 @@ def _hand_points(code, dealer, streak, n_wins, wins, scores, pt, out):
     N_WX]`` of its ``n_wins`` recorded wins (``WX_*`` of
     :mod:`caishen.sim.rules.records`); ``scores``: int array ``[4]``, the
     engine's payments (``POINTS_ENGINE`` copies them); ``pt``: the points
-    context (:func:`points_context`).  Returns ``(0, 0)``, or a rule set's
+    context (:class:`PointsContext`).  Returns ``(0, 0)``, or a rule set's
     error code and the bad win's row (the engine and the scorer disagree).
     """
     if code == POINTS_PATTERNS:
-        params, tabs, i1, b1, b2, w2, s1, u1, detail = pt
-        return _pattern_points(dealer, streak, n_wins, wins, params, tabs, i1, b1, b2, w2, s1, u1, detail, out)
+        return _pattern_points(dealer, streak, n_wins, wins, pt.params, pt.tabs, pt.patterns, out)
     for s in range(4):
         out[s] = scores[s]
     return 0, 0
@@ -141,30 +164,36 @@ _COL_SCORE = _records.RECORD_INDEX["score_0"]
 assert [_records.RECORD_INDEX[f"score_{s}"] for s in range(4)] == list(range(_COL_SCORE, _COL_SCORE + 4))
 
 
-def points_context(ruleset, rules) -> tuple:
-    """The points context ``pt`` of :func:`_hand_points` for the :class:`~caishen.sim.rules.base.RuleSet`
-    ``ruleset`` and its options ``rules``: one numba type for every rule set.
+def points_context(ruleset, rules) -> PointsContext:
+    """The :class:`PointsContext` of :func:`_hand_points` for the :class:`~caishen.sim.rules.base.RuleSet`
+    ``ruleset`` and its options ``rules``.
 
-    ``(params: int64[:], tabs, ints: int64[:], bools: bool[:], table: bool[:, :],
-    work: int64[:, :], scratch: int64[:], hand8: uint8[:], detail: int64[:, :])``:
-    ``params`` the rule set's options (``rules.params()``), ``tabs``
-    :func:`caishen.sim.tables.hand_tables`, the other seven the rule set's
-    ``points_tables(rules)`` (its tables, scratch and per-win detail); a rule
-    set without tables gets empty ones.  Raises ``ValueError`` when its
-    tables are not seven arrays of these dtypes.
+    Its points kernel's field is what the rule set's ``points_tables(rules)``
+    gives (a value of that kernel's type, e.g.
+    :class:`~caishen.sim.rules.jiating.points.PatternPoints` for
+    ``POINTS_PATTERNS``); every other field is its kernel's empty value.
+    Raises ``ValueError`` naming the rule set when a kernel with data gets
+    no tables or a value of another type (or arrays of other dtypes or
+    dimensions), or a kernel without data gets tables.
     """
     from caishen.sim.tables import hand_tables
 
     tables = ruleset.points_tables_of(rules)
-    kinds = ((np.int64, 1), (np.bool_, 1), (np.bool_, 2), (np.int64, 2), (np.int64, 1), (np.uint8, 1), (np.int64, 2))
-    if tables is None:
-        tables = tuple(np.zeros((1,) * nd, dt) for dt, nd in kinds)
-    tables = tuple(tables)
-    if len(tables) != len(kinds) or any(not isinstance(t, np.ndarray) or t.dtype != dt or t.ndim != nd
-                                        for t, (dt, nd) in zip(tables, kinds)):
-        raise ValueError(f"rule set {ruleset.name!r}: points tables must be 7 arrays: int64[:], bool[:], "
-                         "bool[:, :], int64[:, :], int64[:], uint8[:], int64[:, :]")
-    return (np.ascontiguousarray(rules.params(), np.int64), hand_tables(), *(np.ascontiguousarray(t) for t in tables))
+    data = {field: empty() for field, empty in _POINTS_DATA.values()}
+    if ruleset.points in _POINTS_DATA:
+        field, empty = _POINTS_DATA[ruleset.points]
+        want = data[field]
+        if (type(tables) is not type(want)
+                or any(not isinstance(a, np.ndarray) or a.dtype != b.dtype or a.ndim != b.ndim
+                       for a, b in zip(tables, want))):
+            raise ValueError(f"rule set {ruleset.name!r}: points_tables must give a {type(want).__name__} "
+                             f"({', '.join(f'{f}: {b.dtype}[{b.ndim}d]' for f, b in zip(want._fields, want))}), "
+                             f"got {type(tables).__name__}")
+        data[field] = type(want)(*(np.ascontiguousarray(a) for a in tables))
+    elif tables is not None:
+        raise ValueError(f"rule set {ruleset.name!r}: its points kernel ({ruleset.points}) reads no tables, "
+                         f"but points_tables gives a {type(tables).__name__}")
+    return PointsContext(np.ascontiguousarray(rules.params(), np.int64), hand_tables(), **data)
 
 
 def hand_points(ruleset, rules, rec: np.ndarray) -> np.ndarray:

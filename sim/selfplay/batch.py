@@ -27,6 +27,8 @@ played once per seat rotation).  Without ``wall_seed`` nothing changes.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -61,7 +63,7 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.hand import _shanten
-from caishen.sim.bots.registry import POLICY_TUNED, _bot_action, bot_table, host_player, make_context
+from caishen.sim.bots.registry import POLICY_TUNED, BotContext, _bot_action, bot_table, host_player, make_context
 from caishen.sim.bots.policies import POLICY_RANDOM, _choose_action, new_work
 from caishen.sim.borrow import borrowed
 from caishen.sim.rng import _rng_below, _rng_seed
@@ -147,7 +149,15 @@ def _duplicate_deal(st, wall_seed, h, saved):
     return dealer
 
 
-def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance, rules=None):
+class Bots(NamedTuple):
+    """The four seats' bots as the play kernels take them (:func:`_play_batch_walls`)."""
+
+    table: np.ndarray  #: int64[4, 2]: each seat's (code, param) (:func:`caishen.sim.bots.registry.bot_table`)
+    context: BotContext  #: their context (:func:`caishen.sim.bots.registry.make_context`)
+    work: np.ndarray  #: int64[N_WORK_ROWS, 34]: their scratch (:func:`caishen.sim.bots.policies.new_work`)
+
+
+def _play_batch(seed, n_hands, match_len, policies, check, st, rec, work, chance, rules=None):
     """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
 
     ``policies: int64[4, 2]`` (code, param) per seat, kernel policies only
@@ -156,14 +166,14 @@ def _play_batch(seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec
     With ``check`` (a bool) the invariant checker runs after the deal and after every
     step.  Returns ``(hand, error)``: ``(-1, 0)`` when all is well, else the
     hand and the ``ERR_*`` code of the first violation (an illegal bot
-    action is reported as ``-1``).  ``rules``: ``(name, options)`` of the rule set,
-    for the bot context (:func:`caishen.sim.bots.registry.make_context`; default the
-    default rule set).  A Python wrapper of :func:`_play_batch_walls`.
+    action is reported as ``-1``).  ``rules``: ``(name, options)`` of the rule set
+    (:func:`caishen.sim.engine.load_rules`; default the default rule set): its engine
+    params, its rule params and the bot context.  A Python wrapper of :func:`_play_batch_walls`.
     """
     name, r = rules if rules is not None else load_rules(DEFAULT, None)
-    bx = make_context(name, r, np.zeros((N_SEATS, 1)), seed, None)
-    return _play_batch_walls(seed, -1, n_hands, match_len, policies, ep, rp, tabs, _check_arg(check), st, rec, work,
-                             chance, bx)
+    bots = Bots(policies, make_context(name, r, np.zeros((N_SEATS, 1)), seed, None), work)
+    return _play_batch_walls(seed, -1, n_hands, match_len, bots, engine_params(name, r), r.params(), hand_tables(),
+                             _check_arg(check), st, rec, chance)
 
 
 def _check_arg(check: bool):
@@ -172,20 +182,20 @@ def _check_arg(check: bool):
 
 
 @njit(cache=True)
-def _play_batch_walls(seed, wall_seed, n_hands, match_len, policies, ep, rp, tabs, check, st, rec, work, chance,
-                      bx):
+def _play_batch_walls(seed, wall_seed, n_hands, match_len, bots, ep, rp, tabs, check, st, rec, chance):
     """:func:`_play_batch`, with duplicate deals when ``wall_seed >= 0`` (module docstring).
 
     ``wall_seed`` -1: walls and first dealers from the stream seeded by
     ``seed`` (the classic batch); ``0 .. 2**32-1``: hand ``h``'s wall and
     dealer from :func:`_duplicate_deal`, every hand a one-hand match
     (``match_len`` ignored), the stream seeded by ``seed`` left to the bots.
-    ``bx``: the bot context of ``policies`` (:func:`caishen.sim.bots.registry.make_context`).
+    ``bots``: the seats' :class:`Bots` (their table, context and scratch).
     ``check``: True, False or None (:func:`_play_hand`; :func:`_check_arg` of a bool).
     """
     # borrowed views: no atomic reference counting in the inlined deal and steps, nor in the bots with data
     # (caishen.sim.borrow)
-    ep, rp, tabs, policies, work, chance, rec, bx = borrowed((ep, rp, tabs, policies, work, chance, rec, bx))
+    ep, rp, tabs, chance, rec, bots = borrowed((ep, rp, tabs, chance, rec, bots))
+    policies, work, bx = bots.table, bots.work, bots.context
     _rng_seed(st.rng, seed)  # walls, first dealers and random bots draw from it
     saved = np.zeros(4, np.uint64)
     dealer = 0
@@ -282,10 +292,8 @@ def play_batch(
     rec = np.zeros((int(n_hands), N_RECORD), np.int64)
     work = new_work()
     chance = np.zeros((int(n_hands), N_SEATS), np.int8)
-    hand, err = _play_batch_walls(
-        int(seed), int(wall_seed), int(n_hands), int(match_len), table, ep, rp, hand_tables(), _check_arg(check), st,
-        rec, work, chance, bx
-    )
+    hand, err = _play_batch_walls(int(seed), int(wall_seed), int(n_hands), int(match_len), Bots(table, bx, work), ep,
+                                  rp, hand_tables(), _check_arg(check), st, rec, chance)
     if err != 0:
         what = "a bot chose an illegal action" if err < 0 else ERR_MESSAGES[err]
         where = f"seed {seed}" + (f", wall_seed {wall_seed}" if wall_seed >= 0 else "")

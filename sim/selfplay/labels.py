@@ -37,6 +37,8 @@ or streak value beyond the hand.  Cost: ``n * N`` rollouts per labelled state.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -74,7 +76,7 @@ from caishen.sim.engine import (
 from caishen.sim.rng import _rng_below, _rng_seed
 from caishen.sim.tables import hand_tables
 
-__all__ = ["MAX_DETERMINIZATIONS", "KINDS_SCALE", "label_hands", "new_buffer"]
+__all__ = ["MAX_DETERMINIZATIONS", "KINDS_SCALE", "LabelRows", "Labelling", "label_hands", "new_buffer"]
 
 #: most determinizations per labelled state
 MAX_DETERMINIZATIONS = 256
@@ -101,6 +103,34 @@ def new_buffer(cap: int, conv: bool = False) -> dict:
     return buf
 
 
+class LabelRows(NamedTuple):
+    """The labelled states' rows that :func:`_label_batch` fills: the arrays of :func:`new_buffer` (module
+    docstring), ``cap`` rows each."""
+
+    ctx: np.ndarray  #: float64[cap, 83]: the learner's ``context`` v1 input (zeros for a conv learner)
+    x: np.ndarray  #: float64[cap, 40, 17]: each candidate's ``action`` v1 features
+    n: np.ndarray  #: int64[cap]: the number of candidates (2..40)
+    actions: np.ndarray  #: int64[cap, 40]: the candidates' actions
+    adv: np.ndarray  #: float64[cap, 40]: each candidate's mean paired advantage over ``base`` (points per hand)
+    base: np.ndarray  #: int64[cap]: the index of the bot's own choice among the candidates
+    claim: np.ndarray  #: bool[cap]: a claim decision (else the own turn)
+    kinds: np.ndarray  #: uint8[cap, 15, 34]: a conv learner's input planes times KINDS_SCALE (MLP: zero rows)
+    cand: np.ndarray  #: int8[cap, 40]: the score each candidate reads, -1 none (MLP: zero rows)
+
+
+class Labelling(NamedTuple):
+    """How :func:`_label_batch` plays and samples, and the scratch and stream of its rollouts (:func:`_label_state`)."""
+
+    table: np.ndarray  #: int64[4, 2]: each seat's bot (code, param), in the hands and in the rollouts
+    frac_q: int  #: a learner's decision of two or more candidates is labelled with probability frac_q / 2**20
+    n_det: int  #: the determinizations of the hidden tiles per labelled state (1..MAX_DETERMINIZATIONS)
+    pol: np.ndarray  #: int64[4]: each seat's kind for the redeal (:func:`caishen.sim.bots.search._determinize`)
+    states: np.ndarray  #: three game states (:func:`caishen.sim.engine.new_state`): the hand, a root, a rollout
+    scratch_i: np.ndarray  #: int64[4, 160]: the determinizations' rows
+    rng: np.ndarray  #: uint64[4]: the stream of the sampling and the determinizations (:mod:`caishen.sim.rng`)
+    vals: np.ndarray  #: float64[40]: scratch, each candidate's points in one determinization
+
+
 @njit(cache=True)
 def _rollout_all(roll, table, ep, rp, tabs, work, bx):
     """Play ``roll`` to the end of the hand, every seat with its bot of ``table``."""
@@ -112,16 +142,21 @@ def _rollout_all(roll, table, ep, rp, tabs, work, bx):
 
 
 @njit(cache=True)
-def _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, rng, n_det, base, adv, vals, pol):
-    """``adv[:n]``: the paired advantage over candidate ``base`` of each candidate ``acts[:n]`` of seat
-    ``s`` in ``st`` on ``n_det`` shared determinizations (module docstring); ``vals``: scratch; ``pol:
-    int64[4]``: each seat's kind for the redeal (:func:`caishen.sim.bots.search._determinize`: a random
-    bot keeps its uniform redeal, any other seat gets the virtual turns of a greedy-like player)."""
+def _label_state(st, n, acts, base, adv, ep, rp, tabs, work, bx, lab):
+    """``adv[:n]``: the paired advantage over candidate ``base`` of each candidate ``acts[:n]`` of the seat to
+    act in ``st`` on ``lab.n_det`` shared determinizations (module docstring), rolled out with the bots of
+    ``lab.table`` and scored by the points context of ``bx.search``; ``lab``: the :class:`Labelling` (a
+    random bot keeps its uniform redeal, any other seat gets the virtual turns of a greedy-like player:
+    ``lab.pol``)."""
+    s = st.sc[SC_TO_ACT]
+    root = lab.states[1]
+    roll = lab.states[2]
+    vals = lab.vals
     turn = st.sc[SC_PHASE] == PH_TURN
     for i in range(n):
         adv[i] = 0.0
-    for j in range(n_det):
-        _determinize(root, st, s, ep, rp, tabs, rng, ib, pol)
+    for j in range(lab.n_det):
+        _determinize(root, st, s, ep, rp, tabs, lab.rng, lab.scratch_i, lab.pol)
         for i in range(n):
             _copy_state(roll, root)
             _legal_mask(roll, ep)
@@ -129,24 +164,25 @@ def _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, 
             if turn:
                 a = _discard_action(a - A_DISCARD, roll.mask)
             _step(roll, ep, rp, tabs, a)
-            _rollout_all(roll, table, ep, rp, tabs, work, bx)
+            _rollout_all(roll, lab.table, ep, rp, tabs, work, bx)
             vals[i] = _hand_value(roll, s, ep, bx.search.points, bx.search.pay)
         for i in range(n):
-            adv[i] += (vals[i] - vals[base]) / n_det
+            adv[i] += (vals[i] - vals[base]) / lab.n_det
 
 
 @njit(cache=True)
-def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, roll, ib, rng, work, bx,
-                 ctx, xs, ns, actions, adv, base, claim, kinds, cand, count, stats, vals, pol):
-    """Play the hands ``walls[h]`` (dealer ``dealers[h]``) with ``table``'s bots and label a fraction
-    ``frac_q / 2**20`` of the learned seats' decisions of two or more candidates into the buffers from
-    row ``count`` on (while rows are left).  ``kinds: uint8[cap, 15, 34]``, ``cand: int8[cap, 40]``: the
-    conv's inputs (:func:`new_buffer`), or zero rows (an MLP learner: not stored).  ``stats``:
-    ``[learner decisions, all decisions]`` added to.  Returns the new ``count``."""
+def _label_batch(walls, dealers, ep, rp, tabs, work, bx, lab, rows, count, stats):
+    """Play the hands ``walls[h]`` (dealer ``dealers[h]``) with the bots of ``lab.table`` (:class:`Labelling`)
+    and label a fraction ``lab.frac_q / 2**20`` of the learned seats' decisions of two or more candidates
+    into ``rows`` (:class:`LabelRows`) from row ``count`` on (while rows are left); ``rows.kinds`` and
+    ``rows.cand`` are zero rows for an MLP learner (not stored).  ``stats``: ``[learner decisions, all
+    decisions]`` added to.  Returns the new ``count``."""
     # borrowed views: no atomic reference counting in the millions of bot calls of the rollouts
     # (caishen.sim.borrow; 43% of the labelling's time before)
-    table, ep, rp, tabs, ib, rng, work, bx, vals, pol = borrowed((table, ep, rp, tabs, ib, rng, work, bx, vals, pol))
-    cap = ns.shape[0]
+    ep, rp, tabs, work, bx, lab = borrowed((ep, rp, tabs, work, bx, lab))
+    table, rng, kinds, cand = lab.table, lab.rng, rows.kinds, rows.cand
+    st = lab.states[0]
+    cap = rows.n.shape[0]
     conv = kinds.shape[0] > 0
     lx = bx.slots[0]
     for h in range(walls.shape[0]):
@@ -158,11 +194,11 @@ def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, r
             stats[1] += 1
             if table[s, 0] == POLICY_LEARNED:
                 stats[0] += 1
-                if count < cap and _rng_below(rng, _FRAC_ONE) < frac_q:
+                if count < cap and _rng_below(rng, _FRAC_ONE) < lab.frac_q:
                     p = bx.weights[s]
                     n = _learned_scores(p, st, ep, tabs, st.mask, work, lx)
                     if n >= 2:
-                        fb = lx[1]
+                        fb = lx.vectors
                         turn = st.sc[SC_PHASE] == PH_TURN
                         b = np.int64(0)  # not the constant 0: typing the loop would compile _label_state for it
                         best = fb[_R_LOGIT, 0]
@@ -170,21 +206,19 @@ def _label_batch(walls, dealers, table, frac_q, n_det, ep, rp, tabs, st, root, r
                             if fb[_R_LOGIT, i] > best or (turn and fb[_R_LOGIT, i] == best):
                                 best = fb[_R_LOGIT, i]
                                 b = i
-                        ctx[count, :] = fb[_R_CTX, :N_CONTEXT]
-                        xs[count, :n, :] = lx[6][:n]
-                        ns[count] = n
-                        actions[count, :n] = lx[2][:n]
-                        base[count] = b
-                        claim[count] = not turn
+                        rows.ctx[count, :] = fb[_R_CTX, :N_CONTEXT]
+                        rows.x[count, :n, :] = lx.features[:n]
+                        rows.n[count] = n
+                        rows.actions[count, :n] = lx.actions[:n]
+                        rows.base[count] = b
+                        rows.claim[count] = not turn
                         if conv:
                             for r in range(kinds.shape[1]):
                                 for k in range(kinds.shape[2]):
-                                    kinds[count, r, k] = np.uint8(np.int64(lx[7][r, k] * KINDS_SCALE + 0.5))
+                                    kinds[count, r, k] = np.uint8(np.int64(lx.kinds[r, k] * KINDS_SCALE + 0.5))
                             for i in range(n):
-                                cand[count, i] = np.int8(lx[10][i])
-                        acts = actions[count]
-                        _label_state(st, s, n, acts, table, ep, rp, tabs, work, bx, root, roll, ib, rng, n_det, b,
-                                     adv[count], vals, pol)
+                                cand[count, i] = np.int8(lx.cand[i])
+                        _label_state(st, n, rows.actions[count], b, rows.adv[count], ep, rp, tabs, work, bx, lab)
                         count += 1
                         _legal_mask(st, ep)
             a = _bot_action(table[s, 0], table[s, 1], st, ep, rp, tabs, st.mask, work, bx)
@@ -232,16 +266,14 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
         kinds, cand = buf["kinds"], buf["cand"]
     else:
         kinds, cand = np.zeros((0, N_PLANES, _N_KINDS), np.uint8), np.zeros((0, MAX_CANDIDATES), np.int8)
-    states = new_state(3)
     rng = np.zeros(4, np.uint64)
     _rng_seed(rng, (int(seed) * 0x2545F491 + 0x1AB) % 2**63)
     walls = np.asarray(walls, np.int64)
     stats = np.zeros(2, np.int64)
     # the redeal's kind of each seat: the random bot as random, every other bot greedy-like
     pol = np.where(table[:, 0] == POLICY_RANDOM, POLICY_RANDOM, POLICY_GREEDY).astype(np.int64)
-    count = _label_batch(walls, walls % 4, table, int(round(float(frac) * _FRAC_ONE)), int(n_det), ep, rp, tabs,
-                         states[0], states[1], states[2], np.zeros((4, 160), np.int64), rng,
-                         new_work(), bx, buf["ctx"], buf["x"], buf["n"], buf["actions"],
-                         buf["adv"], buf["base"], buf["claim"], kinds, cand, int(count), stats,
-                         np.zeros(MAX_CANDIDATES), pol)
+    lab = Labelling(table, int(round(float(frac) * _FRAC_ONE)), int(n_det), pol, new_state(3),
+                    np.zeros((4, 160), np.int64), rng, np.zeros(MAX_CANDIDATES))
+    rows = LabelRows(buf["ctx"], buf["x"], buf["n"], buf["actions"], buf["adv"], buf["base"], buf["claim"], kinds, cand)
+    count = _label_batch(walls, walls % 4, ep, rp, tabs, new_work(), bx, lab, rows, int(count), stats)
     return buf, int(count), stats

@@ -37,7 +37,6 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from caishen.sim.rules.records import SEATS, check_chunk, record_columns  # noqa: F401  (the records contract)
 

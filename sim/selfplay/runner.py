@@ -80,7 +80,6 @@ import concurrent.futures as cf
 import dataclasses
 import datetime
 import hashlib
-import json
 import multiprocessing
 import os
 import re

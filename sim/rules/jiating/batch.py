@@ -27,6 +27,8 @@ and the scorer must agree on every win.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -106,35 +108,44 @@ def win_cases(row: np.ndarray) -> list[dict]:
     return [_win_case(row, j, dealer, streak) for j in range(n)]
 
 
-@njit(cache=True)
-def _score_rows(rec, wins, params, tabs, points, doubled, excludes, work, pats, hand8, detail, pay, P_out, G_out,
-                pay_out, score_out, first_pats, win_pats, win_row, err):
-    """Score every recorded win of the batch matrix ``rec: int64[n, N_RECORD]`` (``wins``: its win rows as
-    ``int64[n, MAX_WINNERS, N_WX]``) with the hand kernel :func:`caishen.sim.rules.jiating.points._hand_points`.
+class ScoredRows(NamedTuple):
+    """What :func:`_score_rows` fills for ``n`` hands and their ``n_wins`` wins (the caller zeroes them, ``err``
+    -1s)."""
 
-    Fills (zeroed by the caller) ``P_out``, ``G_out``: ``int32[n, 4]``;
-    ``pay_out: int32[n, 4, 4]`` (``[h, p, w]``: ``p`` paid ``w``);
-    ``score_out: int64[n, 4]``; ``first_pats: int16[50, n]`` (the first
-    winner's pattern points, pattern-major so that each column is
-    contiguous); ``win_pats: int16[n_wins, 50]`` and ``win_row:
-    int64[n_wins, 2]`` (hand, seat) of every win in order.  ``points`` ..
-    ``detail``: :func:`caishen.sim.rules.jiating.points.points_tables`; ``pay:
-    int64[4]``: scratch.  Returns the number of wins scored; on the first bad
-    win it stops and sets ``err = [hand, code, j]`` (``code``: an ``ERR_*`` of
+    P: np.ndarray  #: int32[n, 4]: each winner's P (J-6.1)
+    G: np.ndarray  #: int32[n, 4]: each winner's G (J-6.1)
+    pay: np.ndarray  #: int32[n, 4, 4]: ``[h, p, w]``: what ``p`` paid ``w``
+    score: np.ndarray  #: int64[n, 4]: each seat's score change
+    first_pats: np.ndarray  #: int16[50, n]: the first winner's pattern points (pattern-major: contiguous columns)
+    win_pats: np.ndarray  #: int16[n_wins, 50]: every win's pattern points, in order
+    win_row: np.ndarray  #: int64[n_wins, 2]: every win's (hand, seat), in order
+    err: np.ndarray  #: int64[3]: ``[hand, code, j]`` of the first win the scorer rejects (-1s: none)
+
+
+@njit(cache=True)
+def _score_rows(rec, wins, params, tabs, pp, pay, out):
+    """Score every recorded win of the batch matrix ``rec: int64[n, N_RECORD]`` (``wins``: its win rows as
+    ``int64[n, MAX_WINNERS, N_WX]``) with the hand kernel :func:`caishen.sim.rules.jiating.points._hand_points`
+    into ``out`` (:class:`ScoredRows`).
+
+    ``pp``: the :class:`~caishen.sim.rules.jiating.points.PatternPoints` of
+    :func:`caishen.sim.rules.jiating.points.points_tables`; ``pay: int64[4]``:
+    scratch.  Returns the number of wins scored; on the first bad
+    win it stops and sets ``out.err = [hand, code, j]`` (``code``: an ``ERR_*`` of
     the kernels or of :mod:`caishen.sim.rules.jiating.points`, ``j``: the win's row).
     """
-    rec, wins, params, tabs, points, doubled, excludes, work, pats, hand8, detail, pay, P_out, G_out, pay_out, \
-        score_out, first_pats, win_pats, win_row, err = borrowed(
-            (rec, wins, params, tabs, points, doubled, excludes, work, pats, hand8, detail, pay, P_out, G_out, pay_out,
-             score_out, first_pats, win_pats, win_row, err))  # no reference counts per win (caishen.sim.borrow)
+    rec, wins, params, tabs, pp, pay, out = borrowed((rec, wins, params, tabs, pp, pay, out))
+    # no reference counts per win (caishen.sim.borrow)
+    P_out, G_out, pay_out, score_out = out.P, out.G, out.pay, out.score
+    first_pats, win_pats, win_row, err = out.first_pats, out.win_pats, out.win_row, out.err
+    detail = pp.detail
     n = rec.shape[0]
     m = 0
     for h in range(n):
         nw = rec[h, _COL_N_WINNERS]
         if nw == 0:
             continue
-        code, j = _hand_points(rec[h, _COL_DEALER], rec[h, _COL_STREAK], nw, wins[h], params, tabs, points, doubled,
-                               excludes, work, pats, hand8, detail, pay)
+        code, j = _hand_points(rec[h, _COL_DEALER], rec[h, _COL_STREAK], nw, wins[h], params, tabs, pp, pay)
         if code != 0:
             err[0] = h
             err[1] = code
@@ -203,8 +214,8 @@ def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.
     win_row = np.zeros((n_wins, 2), np.int64)
     err = np.full(3, -1, np.int64)
     wins = rec[:, _WINS_OFFSET:].reshape(n, _MAX_WINNERS, _N_WX)
-    m = _score_rows(rec, wins, params, hand_tables(), *_points.points_tables(rules), np.zeros(N_SEATS, np.int64),
-                    P_out, G_out, pay_out, score_out, first_pats, win_pats, win_row, err)
+    m = _score_rows(rec, wins, params, hand_tables(), _points.points_tables(rules), np.zeros(N_SEATS, np.int64),
+                    ScoredRows(P_out, G_out, pay_out, score_out, first_pats, win_pats, win_row, err))
     if err[0] >= 0:
         h, code, j = (int(v) for v in err)
         what = _BATCH_MESSAGES.get(code) or _K.ERR_MESSAGES.get(code, f"code {code}")

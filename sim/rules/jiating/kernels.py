@@ -201,16 +201,33 @@ def _tables_of(r: JiatingRules) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return r.params(), points, doubled, excludes
 
 
+class WinContext(NamedTuple):
+    """One win as the scorer reads it (:func:`_check_context`, :func:`_score_win`); flags are 0/1."""
+
+    win_kind: int  #: the winning tile's kind, 0..33
+    win_type: int  #: ``WIN_*`` of :mod:`caishen.sim.rules.jiating`: self-draw, discard, robbed kong
+    decl: int  #: the winner's declaration, ``DECL_*``
+    first_turn: int  #: won on the dealer's first draw (天胡)
+    replacement: int  #: won on a kong's replacement draw
+    on_first: int  #: won on the dealer's first discard
+    dealer_ready: int  #: the dealer was ready right after its first discard (P47)
+    visible: int  #: copies of the winning kind seen outside the winner's hand and melds (P27), 0..3
+    n_melds: int  #: the winner's melds, 0..4
+    meld_type: np.ndarray  #: int[4]: the melds' types (``caishen.sim.tiles.MELD_*``), the first ``n_melds`` read
+    meld_kind: np.ndarray  #: int[4]: the melds' kinds
+
+
 @njit(cache=True)
-def _check_context(hand, win_kind, win_type, discarder, winner, dealer, streak, decl, first_turn,
-                   replacement, on_first, dealer_ready, visible, n_melds, meld_type, meld_kind):
+def _check_context(hand, wc, discarder, winner, dealer, streak):
     """``ERR_*`` code of one win context (0 = consistent); the case checks of ``caishen.sim.rules.jiating``.
 
-    ``hand``: int array[34], concealed tiles before the win; ``visible``:
-    copies of the winning kind seen outside the winner's hand and melds;
-    ``dealer_ready``: the dealer was ready right after its first discard
-    (P47).  Legality of the win itself (J-5.1) is not checked here.
+    ``hand``: int array[34], concealed tiles before the win; ``wc``: the :class:`WinContext`;
+    ``discarder`` (-1 on a self-draw), ``winner``, ``dealer``: seats; ``streak``: the dealer's streak.
+    Legality of the win itself (J-5.1) is not checked here.
     """
+    win_kind, win_type, decl, visible, n_melds = wc.win_kind, wc.win_type, wc.decl, wc.visible, wc.n_melds
+    first_turn, replacement, on_first, dealer_ready = wc.first_turn, wc.replacement, wc.on_first, wc.dealer_ready
+    meld_type, meld_kind = wc.meld_type, wc.meld_kind
     if winner < 0 or winner > 3 or dealer < 0 or dealer > 3:
         return ERR_SEAT
     if win_type != WIN_SELF_DRAW and win_type != WIN_DISCARD and win_type != WIN_ROBBED_KONG:
@@ -477,20 +494,13 @@ def _score_prepared(params, points, doubled, excludes, work):
 
 
 @njit(cache=True)
-def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first, dealer_ready, visible,
-               winner_is_dealer, n_melds, meld_type, meld_kind, params, points, doubled, excludes, tabs, work, pats):
+def _score_win(hand, wc, winner_is_dealer, params, points, doubled, excludes, tabs, work, pats):
     """Score one Jiating win (J-5.1, J-5.3, J-6.1, J-6.3, J-7, J-8): ``(P, G)``, ``P = -1`` if no win.
 
     ``hand``: ``uint8[34]`` (any int array works; uint8 shares the engine's
     compiled wait kernel), the winner's concealed tiles *before* the
-    winning tile (``13 - 3 * n_melds``); ``win_kind`` 0..33; ``win_type``:
-    ``WIN_*`` of :mod:`caishen.sim.rules.jiating`; ``decl``: ``DECL_*``;
-    ``first_turn`` (天胡), ``replacement`` (won on a kong replacement draw),
-    ``on_first`` (won on the dealer's first discard), ``dealer_ready`` (the
-    dealer was ready right after its first discard, P47): 0/1; ``visible``:
-    copies of the winning kind seen outside the winner's hand and melds
-    (P27); ``winner_is_dealer``: 0/1; ``meld_type``/``meld_kind``: int arrays
-    (``caishen.sim.tiles.MELD_*``, kind) of the winner's ``n_melds`` melds.  Rule
+    winning tile (``13 - 3 * wc.n_melds``); ``wc``: the :class:`WinContext`;
+    ``winner_is_dealer``: 0/1.  Rule
     tables: ``params``, ``points``, ``doubled``, ``excludes`` (module
     docstring); ``tabs``: :func:`caishen.sim.tables.hand_tables`; ``work``:
     :func:`new_work`.  Fills ``pats: int64[51]`` with each pattern's points
@@ -498,6 +508,7 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
     context is assumed to pass :func:`_check_context`.  Payments are
     :func:`caishen.sim.rules.jiating._payments` with ``P + G``.
     """
+    win_kind, win_type, n_melds, meld_type, meld_kind = wc.win_kind, wc.win_type, wc.n_melds, wc.meld_type, wc.meld_kind
     wh = work[W_HAND]
     for k in range(N_KINDS):
         wh[k] = hand[k]
@@ -505,12 +516,12 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
     ctx[C_WIN_KIND] = win_kind
     ctx[C_SELF_DRAW] = 1 if win_type == WIN_SELF_DRAW else 0
     ctx[C_WIN_TYPE] = win_type
-    ctx[C_DECL] = decl
-    ctx[C_FIRST_TURN] = first_turn
+    ctx[C_DECL] = wc.decl
+    ctx[C_FIRST_TURN] = wc.first_turn
     ctx[C_DEALER_WINS] = winner_is_dealer
-    ctx[C_ON_FIRST] = on_first
-    ctx[C_DEALER_READY] = dealer_ready
-    ctx[C_REPLACEMENT] = replacement
+    ctx[C_ON_FIRST] = wc.on_first
+    ctx[C_DEALER_READY] = wc.dealer_ready
+    ctx[C_REPLACEMENT] = wc.replacement
     ctx[C_N_MELDS] = n_melds
     melds = work[W_MELDS]
     own = work[W_OWN]
@@ -531,7 +542,7 @@ def _score_win(hand, win_kind, win_type, decl, first_turn, replacement, on_first
                 wait_kind = k
     ctx[C_N_WAITS] = n_waits
     ctx[C_WAIT_KIND] = wait_kind
-    ctx[C_SEEN] = visible + own[win_kind]  # P27: copies seen elsewhere and held
+    ctx[C_SEEN] = wc.visible + own[win_kind]  # P27: copies seen elsewhere and held
     P, G = _score_prepared(params, points, doubled, excludes, work)
     best = work[W_BEST]
     for p in range(N_PATTERN_SLOTS):
@@ -589,6 +600,18 @@ def check_context_code(code: int) -> None:
         raise ValueError(ERR_MESSAGES.get(int(code), f"bad win context (code {code})"))
 
 
+class WinTiming(NamedTuple):
+    """When a win came, for :func:`score_win`: the flags of 天胡, 地胡 and a kong's replacement draw (each
+    named as the scoring-vector case key of the same meaning; default: none of them)."""
+
+    first_turn: bool = False  #: the dealer won on its first draw, before any discard (天胡, P46, J-5.4)
+    replacement_draw: bool = False  #: won on a kong's replacement draw
+    on_dealers_first_discard: bool = False  #: won on the dealer's first discard (P47, dihu="win_on_dealers_...")
+    #: the dealer was ready right after its first discard (下叫, P47 under ``dihu="dealer_ready_undeclared"``;
+    #: a dealer's hard declaration implies it)
+    dealer_ready_after_first_discard: bool = False
+
+
 def score_win(
     concealed,
     win_kind: int,
@@ -600,10 +623,7 @@ def score_win(
     discarder: int | None = None,
     streak: int = 0,
     declaration: str = "none",
-    first_turn: bool = False,
-    replacement_draw: bool = False,
-    on_dealers_first_discard: bool = False,
-    dealer_ready_after_first_discard: bool = False,
+    timing: WinTiming = WinTiming(),
     visible: int = 0,
     rules: JiatingRules | None = None,
 ) -> KernelWin:
@@ -615,14 +635,14 @@ def score_win(
     ``"kong_exposed"``, ``"kong_added"``, ``"kong_concealed"``);
     ``win_type``: ``"self_draw"`` | ``"discard"`` | ``"robbed_kong"``;
     ``discarder``: the paying seat (None on a self-draw); ``declaration``:
-    ``"none"`` | ``"jiating"`` | ``"hard"``;
-    ``dealer_ready_after_first_discard``: the dealer was ready right after
-    its first discard (下叫, P47 under ``dihu="dealer_ready_undeclared"``;
-    a dealer's hard declaration implies it); ``visible``: copies of the
+    ``"none"`` | ``"jiating"`` | ``"hard"``; ``timing``: the :class:`WinTiming`
+    flags (天胡, 地胡, a replacement draw); ``visible``: copies of the
     winning kind seen outside the winner's hand and melds (P27).  A hand
     that is not complete gives ``win=False``, no patterns, zero scores.
     Raises ``ValueError`` naming a bad or contradictory value.
     """
+    if not isinstance(timing, WinTiming):
+        raise ValueError(f"timing must be a WinTiming, got {type(timing).__name__}")
     r = rules or DEFAULT_RULES
     params, points, doubled, excludes = kernel_tables(r)
     hand = np.asarray(concealed)
@@ -653,16 +673,13 @@ def score_win(
             raise ValueError(f"meld {m!r}: expected (pong | kong_exposed | kong_added | kong_concealed, kind)")
         mt[i] = MELD_TYPES[m[0]]
         mk[i] = check_int("meld kind", m[1], 0, N_KINDS - 1)
-    ft = _flag("first_turn", first_turn)
-    rd = _flag("replacement_draw", replacement_draw)
-    of = _flag("on_dealers_first_discard", on_dealers_first_discard)
-    dr = _flag("dealer_ready_after_first_discard", dealer_ready_after_first_discard)
+    ft, rd, of, dr = (_flag(name, v) for name, v in zip(WinTiming._fields, timing))
     dc = DECLARATION_CODES[declaration]
-    check_context_code(_check_context(hand, wk, wt, disc, w, d, k, dc, ft, rd, of, dr, vis, len(melds), mt, mk))
+    wc = WinContext(wk, wt, dc, ft, rd, of, dr, vis, len(melds), mt, mk)
+    check_context_code(_check_context(hand, wc, disc, w, d, k))
     work = new_work()
     pats = np.zeros(N_PATTERN_SLOTS, np.int64)
-    P, G = _score_win(hand, wk, wt, dc, ft, rd, of, dr, vis, int(w == d), len(melds), mt, mk,
-                      params, points, doubled, excludes, hand_tables(), work, pats)
+    P, G = _score_win(hand, wc, int(w == d), params, points, doubled, excludes, hand_tables(), work, pats)
     if P < 0:
         return KernelWin(False, {}, 0, 0, [0, 0, 0, 0], None, (), -1)
     out = np.zeros(4, np.int64)

@@ -12,17 +12,22 @@ scored (:func:`~caishen.sim.rules.jiating.kernels._score_win`) and paid
 what each seat paid it and its pattern points go to the row ``j`` of
 ``detail: int64[MAX_WINNERS, N_DETAIL]`` (columns ``D_*``).
 
-:func:`points_tables` gives the kernel's tables for the rule set's options
-(the ``points_tables`` hook of :class:`caishen.sim.rules.base.RuleSet`).
+Its tables and scratch are Jiating's own named tuple, :class:`PatternPoints`
+(:func:`points_tables` builds it for the rule set's options: the
+``points_tables`` hook of :class:`caishen.sim.rules.base.RuleSet`); it
+travels as the ``patterns`` field of the shared points context
+(:class:`caishen.sim.rules.kernels.PointsContext`).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from caishen.sim.rules import records as _E
-from caishen.sim.rules.jiating.kernels import _check_context, _score_win, kernel_tables, new_work
+from caishen.sim.rules.jiating.kernels import WinContext, _check_context, _score_win, kernel_tables, new_work
 from caishen.sim.rules.jiating.layout import N_PATTERN_SLOTS, WIN_SELF_DRAW
 from caishen.sim.rules.jiating.payments import _payments
 
@@ -54,29 +59,51 @@ _WX_N_MELDS, _WX_MELD_TYPE, _WX_MELD_KIND, _WX_HAND = _E.WX_N_MELDS, _E.WX_MELD_
 _MAX_WINNERS = _E.MAX_WINNERS
 
 
-def points_tables(rules) -> tuple:
-    """The tables and scratch of :func:`_hand_points` for ``rules`` (a ``JiatingRules``), in the order of
-    :func:`caishen.sim.rules.kernels.points_context`: ``(points: int64[51], doubled: bool[51],
-    excludes: bool[51, 51], work, pats: int64[51], hand8: uint8[34], detail: int64[MAX_WINNERS, N_DETAIL])``."""
+class PatternPoints(NamedTuple):
+    """The tables and scratch of :func:`_hand_points` (:func:`points_tables`): Jiating's points context,
+    the ``patterns`` field of :class:`caishen.sim.rules.kernels.PointsContext`.  Index = pattern number
+    (1..50, 0 unused) in the 51-long arrays."""
+
+    points: np.ndarray  #: int64[51]: each pattern's points (J-8; 0: the pattern is off, D5)
+    doubled: np.ndarray  #: bool[51]: the pattern doubles when one of its witnesses is the winner's own (J-6.3)
+    excludes: np.ndarray  #: bool[51, 51]: ``[a, b]``: pattern a, when it holds, excludes pattern b (J-7)
+    work: np.ndarray  #: int64[N_WORK_ROWS, WORK_WIDTH]: the scorer's rows (:func:`~.kernels.new_work`)
+    pats: np.ndarray  #: int64[51]: scratch, one win's pattern points after doubling and exclusions
+    hand8: np.ndarray  #: uint8[34]: scratch, the winner's concealed tiles as the wait kernel reads them
+    detail: np.ndarray  #: int64[MAX_WINNERS, N_DETAIL]: each win's P, G, payments and pattern points (``D_*``)
+
+
+def points_tables(rules) -> PatternPoints:
+    """The :class:`PatternPoints` of :func:`_hand_points` for ``rules`` (a ``JiatingRules``; None: the spec's).
+    Raises ``ValueError`` if ``rules`` is not a ``JiatingRules``."""
     _, points, doubled, excludes = kernel_tables(rules)
-    return (points, doubled, excludes, new_work(), np.zeros(N_PATTERN_SLOTS, np.int64), np.zeros(34, np.uint8),
-            np.zeros((_MAX_WINNERS, N_DETAIL), np.int64))
+    return PatternPoints(points, doubled, excludes, new_work(), np.zeros(N_PATTERN_SLOTS, np.int64),
+                         np.zeros(34, np.uint8), np.zeros((_MAX_WINNERS, N_DETAIL), np.int64))
+
+
+def no_points() -> PatternPoints:
+    """An empty :class:`PatternPoints` (one-element arrays of its dtypes): the ``patterns`` field of the points
+    context of a rule set whose points kernel is another (its numba type is the same, so one compiled
+    copy of a kernel that scores hands serves every rule set)."""
+    return PatternPoints(np.zeros(1, np.int64), np.zeros(1, np.bool_), np.zeros((1, 1), np.bool_),
+                         np.zeros((1, 1), np.int64), np.zeros(1, np.int64), np.zeros(1, np.uint8),
+                         np.zeros((1, 1), np.int64))
 
 
 @njit(cache=True)
-def _hand_points(dealer, streak, n_wins, wins, params, tabs, points, doubled, excludes, work, pats, hand8, detail,
-                 out):
+def _hand_points(dealer, streak, n_wins, wins, params, tabs, pp, out):
     """Fill ``out: int64[4]`` with the score changes of a finished hand's ``n_wins`` recorded wins.
 
     ``wins``: int array ``[MAX_WINNERS, N_WX]`` (``WX_*``), first winner
-    first; ``params``: ``JiatingRules.params()``; ``points``, ``doubled``,
-    ``excludes``, ``work``: :func:`points_tables`; ``pats``, ``hand8``:
-    scratch; ``detail``: each win's P, G, payments and pattern points (module
-    docstring).  Returns ``(error, j)``: ``(0, 0)``, or the first bad win
-    ``j`` and its ``ERR_*`` (a context check of
+    first; ``params``: ``JiatingRules.params()``; ``tabs``:
+    :func:`caishen.sim.tables.hand_tables`; ``pp``: the :class:`PatternPoints`
+    of :func:`points_tables` (its ``detail`` filled: each win's P, G, payments
+    and pattern points, module docstring).  Returns ``(error, j)``: ``(0, 0)``,
+    or the first bad win ``j`` and its ``ERR_*`` (a context check of
     :func:`~caishen.sim.rules.jiating.kernels._check_context` or this module's),
     with ``out`` then incomplete.
     """
+    hand8, pats, detail = pp.hand8, pp.pats, pp.detail
     for p in range(N_SEATS):
         out[p] = 0
     if n_wins < 0 or n_wins > _MAX_WINNERS:
@@ -92,17 +119,17 @@ def _hand_points(dealer, streak, n_wins, wins, params, tabs, points, doubled, ex
         nm = x[_WX_N_MELDS]
         mt = x[_WX_MELD_TYPE:_WX_MELD_TYPE + 4]
         mk = x[_WX_MELD_KIND:_WX_MELD_KIND + 4]
-        code = _check_context(hand, x[_WX_TILE], wt, disc, w, dealer, streak, x[_WX_DECL], x[_WX_FIRST_TURN],
-                              x[_WX_REPLACEMENT], x[_WX_ON_FIRST], x[_WX_DEALER_READY], x[_WX_VISIBLE], nm, mt, mk)
+        wc = WinContext(x[_WX_TILE], wt, x[_WX_DECL], x[_WX_FIRST_TURN], x[_WX_REPLACEMENT], x[_WX_ON_FIRST],
+                       x[_WX_DEALER_READY], x[_WX_VISIBLE], nm, mt, mk)
+        code = _check_context(hand, wc, disc, w, dealer, streak)
         if code == 0 and n_wins > 1 and (wt == WIN_SELF_DRAW or wt != first_type or disc != first_disc):
             code = ERR_MULTI
         if code != 0:
             return code, j
         for k in range(34):
             hand8[k] = hand[k]
-        P, G = _score_win(hand8, x[_WX_TILE], wt, x[_WX_DECL], x[_WX_FIRST_TURN], x[_WX_REPLACEMENT],
-                          x[_WX_ON_FIRST], x[_WX_DEALER_READY], x[_WX_VISIBLE], 1 if w == dealer else 0, nm, mt, mk,
-                          params, points, doubled, excludes, tabs, work, pats)
+        P, G = _score_win(hand8, wc, 1 if w == dealer else 0, params, pp.points, pp.doubled, pp.excludes, tabs,
+                          pp.work, pats)
         if P < 0:
             return ERR_NOT_WIN, j
         for p in range(N_SEATS):

@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from caishen.sim import tiles as _tiles
-from caishen.sim.rules.jiating.kernels import JiatingWin, score_win
+from caishen.sim.rules.jiating.kernels import JiatingWin, WinTiming, score_win
 from caishen.sim.rules.jiating.layout import WIN_TYPES
 from caishen.sim.rules.jiating.options import DEFAULT_RULES, JiatingRules
 from caishen.sim.rules.jiating.payments import _check_seat, _check_streak, settle_discard
@@ -246,9 +246,9 @@ def evaluate(case: dict, rules: JiatingRules | None = None) -> JiatingWin:
     wk = c["win_kind"]
     return score_win(
         c["concealed"], wk, melds=c["melds"], win_type=c["win_type"], winner=c["winner"], dealer=c["dealer"],
-        discarder=c["discarder"], streak=c["streak"], declaration=c["declaration"], first_turn=c["first_turn"],
-        replacement_draw=c["replacement"], on_dealers_first_discard=c["on_first"],
-        dealer_ready_after_first_discard=c["dealer_ready"], visible=int(c["visible"][wk]), rules=r,
+        discarder=c["discarder"], streak=c["streak"], declaration=c["declaration"],
+        timing=WinTiming(c["first_turn"], c["replacement"], c["on_first"], c["dealer_ready"]),
+        visible=int(c["visible"][wk]), rules=r,
     )
 
 
