@@ -288,7 +288,7 @@ _LAZY = {
     "evaluate": "scoring", "score": "scoring", "score_discard_winners": "scoring", "kong_points": "scoring",
     "_parse_case": "scoring", "_parse_discard_winners": "scoring", "_check_playable": "scoring",
     "payment": "payments", "settle_self_draw": "payments", "settle_discard": "payments", "_payments": "payments",
-    "score_win": "kernels", "JiatingWin": "kernels", "ScoredGroup": "kernels", "kernel_tables": "kernels",
+    "score_win": "kernels", "WinTiming": "kernels", "JiatingWin": "kernels", "ScoredGroup": "kernels", "kernel_tables": "kernels",
 }
 
 __all__ = ["RULESET", "FACTS", "JiatingRules", "DEFAULT_RULES", "PATTERN_IDS", "PATTERN_NAMES",
