@@ -14,6 +14,8 @@ is over and the state is already dealt again (module docstring of
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -42,15 +44,28 @@ def needs_extras(layout: str, assist: bool) -> bool:
     return layout in ("grid", "candidates") or bool(assist)
 
 
+class ExtraOut(NamedTuple):
+    """The output buffers of :func:`_extras` (the layout's own is sized, the others have 0 rows)."""
+
+    planes: np.ndarray  #: uint8[m, R (+ assist rows), 34]: the planes layout
+    flat: np.ndarray  #: float32[m, F]: the flat layout
+    grid: np.ndarray  #: uint8[m, R (+ assist rows), 4, 9]: the suit-grid layout
+    cand: tuple  #: the candidates layout: (context float32[m, C], candidates float32[m, 40, 36],
+    #: actions int64[m, 40], valid int8[m, 40])
+
+
 @njit(cache=True)
-def _extras(idx, games_of, seats, live, states, planes, ep, tabs, cfg, scr, out_planes, out_flat, out_grid, cand):
+def _extras(idx, games_of, seats, live, states, planes, ep, tabs, cfg, scr, out):
     """Row ``idx[j]`` of the outputs from row ``idx[j]`` of ``planes: uint8[m, R, 34]``, seen by ``seats[j]``
     in game ``games_of[j]`` of ``states``: the planes with the assist rows (``cfg[1]``; computed from the
     state where ``live[j]``, else 0), then per ``cfg[0]`` the planes, the flat vector, the grid, or the
     candidates ``(ctx: float32[m, C], x: float32[m, 40, 36], acts: int64[m, 40], valid: int8[m, 40])``
     (candidates only where ``live[j]`` and the seat is to act).  ``scr``: ``(xa: uint8[R + 4, 34], scalar,
-    inv_high, work, tmp, rows, cols, scale)``.  Writes the outputs' rows ``idx`` only."""
-    idx, games_of, seats, live, states, planes, cand = borrowed((idx, games_of, seats, live, states, planes, cand))
+    inv_high, work, tmp, rows, cols, scale)``; ``out``: the :class:`ExtraOut`.  Writes the outputs' rows
+    ``idx`` only."""
+    out_planes, out_flat, out_grid = out.planes, out.flat, out.grid
+    idx, games_of, seats, live, states, planes, cand = borrowed((idx, games_of, seats, live, states, planes,
+                                                                 out.cand))
     mode, assist, n_rows = cfg[0], cfg[1], cfg[2]
     xa, scalar, inv_high, work, tmp, rows, cols, scale = scr
     ctx, xs, acts, valid = cand
@@ -131,7 +146,7 @@ class Extras:
         return None if self.layout == "candidates" else self.obs.dtype
 
     def _buffers(self, m: int, rows: int):
-        """``(obs, out)``: the buffers of ``m`` observations and the kernel's output tuple over them."""
+        """``(obs, out)``: the buffers of ``m`` observations and the kernel's :class:`ExtraOut` over them."""
         ra = rows + (N_ASSIST_ROWS if self.assist else 0)
         planes = np.zeros((m if self.layout == "planes" else 0, ra, N_KINDS), np.uint8)
         flat = np.zeros((m if self.layout == "flat" else 0, flat_size(self.history, self.assist)), np.float32)
@@ -140,7 +155,7 @@ class Extras:
         cand = {key: np.zeros((mc, *shape), dtype) for key, (shape, dtype) in candidate_shapes(self.assist).items()}
         cand["actions"][:] = -1
         obs = {"planes": planes, "flat": flat, "grid": grid, "candidates": cand}[self.layout]
-        return obs, (planes, flat, grid, (cand["context"], cand["candidates"], cand["actions"], cand["valid"]))
+        return obs, ExtraOut(planes, flat, grid, (cand["context"], cand["candidates"], cand["actions"], cand["valid"]))
 
     def _shape_final(self, fin):
         """The final buffers as ``[n, k, ...]`` views."""
@@ -149,7 +164,7 @@ class Extras:
         return fin.reshape(self.n, self.k, *fin.shape[1:])
 
     def _run(self, idx, games_of, seats, live, states, planes, ep, tabs, out) -> None:
-        _extras(idx, games_of, seats, live, states, planes, ep, tabs, self._cfg, self._scr, *out)
+        _extras(idx, games_of, seats, live, states, planes, ep, tabs, self._cfg, self._scr, out)
 
     def update(self, states, player, ep, tabs, planes, fin_planes, ended) -> None:
         """The observations of the seats to act (``player: int64[n]``) from the step's ``planes: uint8[n, R,
@@ -179,18 +194,18 @@ class Extras:
         """Every array held (for :meth:`caishen.envs.batched.BatchedGames.nbytes`)."""
         out = []
         for o in (self._out, self._fin_out):
-            out += [o[0], o[1], o[2], *o[3]]
+            out += [o.planes, o.flat, o.grid, *o.cand]
         return out
 
 
-def _as_out(obs, layout: str) -> tuple:
-    """The kernel's output tuple writing into ``obs`` (a buffer of :attr:`Extras.obs`'s shape)."""
+def _as_out(obs, layout: str) -> ExtraOut:
+    """The kernel's outputs (:class:`ExtraOut`) writing into ``obs`` (a buffer of :attr:`Extras.obs`'s shape)."""
     empty = (np.zeros((0, 1, N_KINDS), np.uint8), np.zeros((0, 1), np.float32), np.zeros((0, 1, 4, 9), np.uint8))
     if layout == "candidates":
-        return (*empty, (obs["context"], obs["candidates"], obs["actions"], obs["valid"]))
+        return ExtraOut(*empty, (obs["context"], obs["candidates"], obs["actions"], obs["valid"]))
     z = candidate_shapes(False)
     cand = tuple(np.zeros((0, *shape), dtype) for shape, dtype in z.values())
     cand = (cand[1], cand[0], cand[2], cand[3])
     parts = list(empty)
     parts[{"planes": 0, "flat": 1, "grid": 2}[layout]] = obs
-    return (*parts, cand)
+    return ExtraOut(*parts, cand)
