@@ -429,7 +429,7 @@ def test_oracle_labels_equal_a_slow_reference_and_the_batch(rules):
     hand's."""
     b = BatchedGames(8, rules, mode="selfplay", oracle=True).reset(seeds=41)
     deal_ins = ready = 0
-    for g in _play(b, 160, seed=13, random_share=0.1):
+    for g in _play(b, 96, seed=13, random_share=0.1):
         lab = b.oracle_labels
         for i in range(b.n):
             game = _game_of(b, i)
