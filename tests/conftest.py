@@ -61,3 +61,19 @@ def batched_warm(engine_warm):
         g.observe()
         g.bot_actions("greedy")
     return engine_warm
+
+
+@pytest.fixture
+def alarm():
+    """Fail a test that blocks (a FIFO opened, a read that never ends) after 120 s instead of hanging (a
+    rebuild of the hand tables takes 20 s and more on a loaded machine)."""
+    import signal
+
+    def boom(*_):
+        raise TimeoutError("blocked for 120 s")
+
+    old = signal.signal(signal.SIGALRM, boom)
+    signal.alarm(120)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)

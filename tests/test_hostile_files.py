@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fault_chunks import plain_chunk
+from hostile import one_line_error
 from caishen import cli
 from caishen.sim.selfplay import manifest, records, runner, stream
 
@@ -71,24 +72,6 @@ def report(capsys, run_dir) -> tuple[int, str, str]:
         code = e.code
     got = capsys.readouterr()
     return code, got.out, got.err
-
-
-def one_line_error(err: str) -> None:
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-
-
-@pytest.fixture
-def alarm():
-    """Fail a test that blocks (a FIFO opened, a read that never ends) after 120 s instead of hanging (a
-    rebuild of the hand tables takes 20 s and more on a loaded machine)."""
-    def boom(*_):
-        raise TimeoutError("blocked for 120 s")
-
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(120)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
 
 
 # ---------------------------------------------------------------------------

@@ -14,7 +14,6 @@ import json
 import os
 import shlex
 import shutil
-import signal
 import socket
 import stat
 import struct
@@ -31,6 +30,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fault_chunks import plain_chunk
+from hostile import one_line_error
 from caishen import cli
 from caishen.sim import safeio
 from caishen.sim.selfplay import manifest, records, runner, stream
@@ -46,23 +46,6 @@ def cli_run(capsys, argv) -> tuple[int, str, str]:
         code = e.code
     got = capsys.readouterr()
     return code, got.out, got.err
-
-
-def one_line_error(err: str) -> None:
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-
-
-@pytest.fixture
-def alarm():
-    """Fail a test that blocks (a FIFO opened for writing) after 30 s instead of hanging."""
-    def boom(*_):
-        raise TimeoutError("blocked for 30 s")
-
-    old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(30)
-    yield
-    signal.alarm(0)
-    signal.signal(signal.SIGALRM, old)
 
 
 def dead_pid() -> int:
