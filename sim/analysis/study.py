@@ -572,6 +572,49 @@ def describe(grid: dict) -> str:
     return "\n".join(lines)
 
 
+def format_grid(table: pd.DataFrame, width: int = 100) -> str:
+    """The tidy table as two compact grids, a row per point (its axis values) and a column per metric (what
+    ``caishen sweep`` and ``caishen report`` print; every figure is in ``sweep.csv``, and :func:`format_table`
+    gives it line by line with the per-wall sds):
+
+    - **mean per wall** ``value ±h``, ``h`` half the 95% CI over walls (Student-t, symmetric);
+    - **vs baseline**: the paired difference to the point's baseline ``diff ±h``, ``*`` where its interval
+      excludes 0; the baseline points themselves are left out (their difference is 0 by definition).
+
+    A cell that is exactly 0 with a 0-wide interval prints as ``0``.  ``width``: characters per line; wider
+    grids wrap into blocks of columns (pandas' ``line_width``)."""
+    axes = [c for c in table.columns if c not in TABLE_COLUMNS]
+    t = table.assign(point=[point_label({a: r[a] for a in axes}) for _, r in table[axes].iterrows()])
+    order = list(dict.fromkeys(t["point"]))
+    metrics = list(dict.fromkeys(t["metric"]))
+
+    def cells(v, lo, hi, mark: bool) -> pd.Series:
+        h = (hi - lo) / 2
+        star = np.where(mark & ((lo > 0) | (hi < 0)), "*", "")
+        text = v.map("{:+.3f}".format) + " ±" + h.map("{:.3f}".format) + star
+        return text.where((v != 0) | (h != 0), "0")
+
+    def grid(cell: pd.Series, rows: list) -> str:
+        g = t.assign(cell=cell).pivot(index=axes, columns="metric", values="cell")
+        keys = [tuple(first.loc[p, axes]) if len(axes) > 1 else first.loc[p, axes[0]] for p in rows]
+        g = g.loc[keys, metrics]  # the points in the sweep's order, the metrics in the table's
+        g.columns.name = None
+        return g.to_string(line_width=width, justify="right")
+
+    t[axes] = t[axes].astype(str)
+    first = t.drop_duplicates("point").set_index("point")
+    base_of = dict(zip(t["point"], t["baseline"]))
+    others = [p for p in order if base_of[p] != p]
+    lines = [f"mean per wall, ±: half the 95% CI over walls ({int(t['walls'].iloc[0]):,} walls per point):",
+             grid(cells(t["value"], t["ci_low"], t["ci_high"], False), order)]
+    if others:
+        bases = sorted({base_of[p] for p in others})
+        vs = bases[0] if len(bases) == 1 else "each point's own (sweep.csv's baseline column)"
+        lines += ["", f"vs baseline {vs}: the paired difference, ±: half its 95% CI over walls, * excludes 0:",
+                  grid(cells(t["diff"], t["diff_low"], t["diff_high"], True), others)]
+    return "\n".join(lines)
+
+
 def format_table(table: pd.DataFrame, metrics=None) -> str:
     """The tidy table as text: value [CI] and difference [CI] per point and metric; ``metrics``: the ones
     to show (default: every metric of the table, as written to ``sweep.csv``); each row also gives the
