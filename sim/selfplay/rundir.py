@@ -159,7 +159,7 @@ def prepare(out: str | os.PathLike, kind: Kind, wanted: dict) -> dict:
             for name in kind.stale:
                 safeio.discard(out / name)
             stored = {**stored, **{k: wanted[k] for k in kind.analysis_keys}}
-            safeio.write_json(out / kind.marker, stored)
+            rewrite(out, kind, stored)
     else:
         check_new(out, kind)
         safeio.make_dir(out)
@@ -170,6 +170,12 @@ def prepare(out: str | os.PathLike, kind: Kind, wanted: dict) -> dict:
     for d in kind.subdirs:
         safeio.make_dir(out / d)
     return stored
+
+
+def rewrite(out: str | os.PathLike, kind: Kind, doc: dict) -> None:
+    """Replace ``out``'s marker by ``doc`` (atomically; the caller holds the directory: :func:`workspace`),
+    e.g. a ladder with one more bot."""
+    safeio.write_json(Path(out) / kind.marker, doc)
 
 
 @contextmanager
