@@ -186,7 +186,8 @@ def run_balance(rules: str, out, *, hands: int = DEFAULT_HANDS, seed: int = 0, b
     for name, values in opt_values.items():
         d = out / OPTIONS_DIR / name
         sweeps[name] = study.sweep(rules, d, options=[f"{name}={','.join(map(str, values))}"], field=bots[0],
-                                   walls=option_walls, seed=seed + 1, workers=workers, progress=progress)
+                                   walls=option_walls, seed=seed + 1,
+                                   execution=runner.Execution(workers, progress=progress))
     from caishen.sim.analysis import balance_sections
 
     result = balance_sections.write(out, rules, bots, run_dirs, sweeps, config, command=command,

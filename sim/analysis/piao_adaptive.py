@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from caishen.sim import safeio
-from caishen.sim.selfplay import rundir
+from caishen.sim.selfplay import rundir, runner
 
 #: default size of a round: hands of its study, walls of its check; the most rounds
 DEFAULT_HANDS = 200_000
@@ -64,6 +64,7 @@ def run_adaptive(rules: str, out, *, base: str = "greedy", hands: int = DEFAULT_
     hands = piao_study._check_int("hands", hands, 1, 10**9)
     check_walls = piao_study._check_int("check_walls", check_walls, 0, 10**9)
     opts = piao_answer._option_dict(rules, options)
+    ex = runner.Execution(workers=workers, progress=progress)
     out = Path(out)
     with rundir.workspace(out, "adaptive 飘 study"):  # one writer, no links inside
         rounds = []
@@ -74,8 +75,8 @@ def run_adaptive(rules: str, out, *, base: str = "greedy", hands: int = DEFAULT_
         for k in range(max_rounds):
             t0 = time.perf_counter()
             d = out / f"round-{k}"
-            pts = piao_study.run_study(hands, seed + 2 * k, rollouts, "piao", field, opts or None, workers=workers,
-                                       out=d / "study", progress=progress, per_hand=True)
+            pts = piao_study.run_study(hands, seed + 2 * k, rollouts, "piao", field, opts or None, out=d / "study",
+                                       per_hand=True, execution=ex)
             if len(pts) == 0:
                 raise ValueError(f"no 飘 chance in {hands} hands of {field}: play more hands")
             est = piao_study.estimate(pts, by=(), split="own_choice")
@@ -97,7 +98,7 @@ def run_adaptive(rules: str, out, *, base: str = "greedy", hands: int = DEFAULT_
             if check_walls and new != field:
                 sw = study.sweep(rules, d / "check", options=[f"{a}={v}" for a, v in opts.items()],
                                  policies=f"{new},{field}", field=field, walls=check_walls, seed=seed + 2 * k + 1,
-                                 baseline=f"policy={field}", workers=workers, progress=progress)
+                                 baseline=f"policy={field}", execution=ex)
                 s = sw[(sw["metric"] == "score") & (sw["policy"] == new)].iloc[0]
                 row["value_vs_previous_field"] = [float(s["diff"]), float(s["diff_low"]), float(s["diff_high"])]
                 row["check_walls"] = int(check_walls)

@@ -69,7 +69,7 @@ import pandas as pd
 
 from caishen.sim import safeio
 from caishen.sim.analysis import piao_study
-from caishen.sim.selfplay import rundir
+from caishen.sim.selfplay import rundir, runner
 from caishen.sim.analysis.intervals import holm  # noqa: F401  (public here too: the check's p-values)
 
 #: default size: hands of the study; the check's walls: :func:`default_check_walls` (at most this many)
@@ -427,14 +427,15 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
     check_walls = default_check_walls(hands) if check_walls is None else \
         piao_study._check_int("check_walls", check_walls, 0, 10**9)
     opts = _option_dict(rules, options)
+    ex = runner.Execution(workers=workers, progress=progress)
     words = piao_study.comparison(policy, keep, per_hand=True)
     if opts:
         words += "; rule options " + ", ".join(f"{k}={v}" for k, v in opts.items())
     out = Path(out)
     with rundir.workspace(out, "飘 answer"):  # one writer, no links inside
         t0 = time.perf_counter()
-        pts = piao_study.run_study(hands, seed, rollouts, "piao", policy, opts or None, workers=workers,
-                                   out=out / STUDY_DIR, progress=progress, keep_then=keep, per_hand=True)
+        pts = piao_study.run_study(hands, seed, rollouts, "piao", policy, opts or None, out=out / STUDY_DIR,
+                                   keep_then=keep, per_hand=True, execution=ex)
         study_s = time.perf_counter() - t0
         if len(pts) == 0:
             raise ValueError(f"no 飘 chance in {hands} hands of {policy}: play more hands")
@@ -495,7 +496,7 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
             pols = list(labels.values())
             t1 = time.perf_counter()
             study.sweep(rules, out / CHECK_DIR, options=[f"{k}={v}" for k, v in opts.items()], policies=",".join(pols),
-                        field=policy, walls=check_walls, seed=seed + 1, workers=workers, progress=progress)
+                        field=policy, walls=check_walls, seed=seed + 1, execution=ex)
             scores = sweep_wall_scores(out / CHECK_DIR)
             pw = pairwise({lab: scores[spec] for lab, spec in labels.items()})
             pw.insert(2, "a_spec", pw["a"].map(labels))

@@ -327,9 +327,9 @@ def _chunk_job(args: dict) -> pd.DataFrame:
 
 
 def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT_ROLLOUTS, decision: str = "piao",
-              policies="never", options=None, explore: float = 0.5, *, workers: int | None = None,
-              chunk_size: int = DEFAULT_CHUNK, out: str | os.PathLike | None = None,
-              progress: bool = True, keep_then=None, per_hand: bool = False) -> pd.DataFrame:
+              policies="never", options=None, explore: float = 0.5, *, chunk_size: int = DEFAULT_CHUNK,
+              out: str | os.PathLike | None = None, keep_then=None, per_hand: bool = False,
+              execution=None) -> pd.DataFrame:
     """Study the decision points of ``hands`` hands, in chunks on worker processes; one row per point.
 
     Chunk ``i`` (``chunk_size`` hands) gets the 32-bit seed of
@@ -345,7 +345,10 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     (:func:`study_layout`) and replaying the others; another configuration
     is a ``ValueError`` naming what differs.  The returned rows carry
     ``chunk`` and ``hand_id`` (global hand index: the cluster of
-    :func:`estimate`'s intervals).  Other arguments as :func:`study_chunk`.
+    :func:`estimate`'s intervals).  ``execution``: how the chunks run
+    (:class:`caishen.sim.selfplay.runner.Execution`: ``workers`` local
+    processes, ``progress``; backend ``local`` only; None: its defaults).
+    Other arguments as :func:`study_chunk`.
 
     Measured here (2 cores shared with other jobs; ``python
     notebooks/piao_decision.py --workers 2``): the default size, 500,000
@@ -356,8 +359,9 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
 
     hands = _check_int("hands", hands, 1, 10**9)
     chunk_size = _check_int("chunk_size", chunk_size, 1, 10**6)
-    if workers is not None:
-        workers = _check_int("workers", workers, 1, 1024)
+    ex = (runner.Execution() if execution is None else execution).local_only("a counterfactual study")
+    if ex.workers is not None:
+        _check_int("workers", ex.workers, 1, 1024)
     known = decisions()
     if decision not in known:
         raise ValueError(f"unknown decision {decision!r}; known: {', '.join(known)}")
@@ -375,13 +379,13 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
               "source_digest": runner.source_digest()}
     lay = study_layout(config)
     if out is None:
-        return _run_chunks(config, lay, None, workers, progress)
+        return _run_chunks(config, lay, None, ex)
     out = Path(out)
     with rundir.claim(out, STUDY, {**config, "created": time.strftime("%Y-%m-%dT%H:%M:%S")}):
-        return _run_chunks(config, lay, out, workers, progress)
+        return _run_chunks(config, lay, out, ex)
 
 
-def _run_chunks(config: dict, lay, out: Path | None, workers: int | None, progress: bool) -> pd.DataFrame:
+def _run_chunks(config: dict, lay, out: Path | None, ex) -> pd.DataFrame:
     """:func:`run_study`'s chunks: those ``out`` holds verified are read, the others played (and committed
     into ``out``, which :func:`run_study` holds; None: kept in memory only)."""
     from tqdm import tqdm
@@ -406,7 +410,7 @@ def _run_chunks(config: dict, lay, out: Path | None, workers: int | None, progre
                 "policies": pol, "options": opts, "explore": explore, "keep_then": keep, "per_hand": per_hand}
 
     bar = tqdm(total=hands, initial=sum(min(chunk_size, hands - i * chunk_size) for i in done), unit="hand",
-               desc=f"{decision} study", disable=not progress, dynamic_ncols=True)
+               desc=f"{decision} study", disable=not ex.progress, dynamic_ncols=True)
 
     def finish(i, df):
         df = df.copy()
@@ -419,7 +423,7 @@ def _run_chunks(config: dict, lay, out: Path | None, workers: int | None, progre
         done[i] = df
         bar.update(min(chunk_size, hands - i * chunk_size))
 
-    n_workers = min(workers or runner.default_workers(), len(todo))
+    n_workers = min(ex.workers or runner.default_workers(), len(todo))
     try:
         if n_workers <= 1:
             for i in todo:

@@ -391,18 +391,21 @@ def _point_config(grid: dict, point: dict, walls: int, seed: int, chunk_size: in
 
 
 def sweep(rules: str, out, *, options=(), policies=None, field: str = "greedy", walls: int = 10_000,
-          seed: int = 0, baseline=None, chunk_size: int = 10_000, workers: int | None = None,
-          backend: str = "local", ray_address: str | None = None, progress: bool = True) -> pd.DataFrame:
+          seed: int = 0, baseline=None, chunk_size: int = 10_000, execution=None) -> pd.DataFrame:
     """Run (or resume) a sweep into ``out`` and return the tidy table (also ``OUT/sweep.csv``).
 
     Arguments as :func:`parse_grid` and :func:`parse_baseline`; ``walls``:
-    hands per point (1..10**9); ``seed``: the walls' root seed; the others
-    as :func:`caishen.sim.selfplay.runner.run`.  Everything is validated before ``out`` is
-    touched; ``ValueError`` names a bad value, a repeated run into ``out``
-    with another grid, or an ``out`` that holds something else.
+    hands per point (1..10**9); ``seed``: the walls' root seed;
+    ``chunk_size``: hands per chunk; ``execution``: how the points' runs
+    are played (:class:`caishen.sim.selfplay.runner.Execution`: workers,
+    backend, Ray address, progress; None: its defaults).  Everything is
+    validated before ``out`` is touched; ``ValueError`` names a bad value,
+    a repeated run into ``out`` with another grid, or an ``out`` that holds
+    something else.
     """
     from caishen.sim.selfplay import runner
 
+    ex = runner.Execution() if execution is None else execution
     grid = parse_grid(rules, options, policies, field)
     base = parse_baseline(grid, baseline)
     points = grid_points(grid)
@@ -416,12 +419,12 @@ def sweep(rules: str, out, *, options=(), policies=None, field: str = "greedy", 
         dirs = []
         for i, (p, config) in enumerate(zip(points, configs)):
             d = out / POINTS_DIR / f"p{i:03d}"
-            if progress:
+            if ex.progress:
                 import sys
 
                 print(f"sweep point {i + 1}/{len(points)}: {point_label(p)}", file=sys.stderr)
-            runner.run(config, d, workers=workers, backend=backend, ray_address=ray_address, progress=progress,
-                       chunk_fn=sweep_chunk)
+            runner.run(config, d, workers=ex.workers, backend=ex.backend, ray_address=ex.ray_address,
+                       progress=ex.progress, chunk_fn=sweep_chunk)
             dirs.append(d)
         table = streamed_metric_table(grid, dirs, base)  # memory of one chunk per point, whatever the walls
         safeio.atomic_write(out / SWEEP_CSV, table.to_csv(index=False))

@@ -340,6 +340,48 @@ def prepare_run_dir(out: str | os.PathLike, config: RunConfig) -> dict:
 # ---------------------------------------------------------------------------
 # executing chunks
 # ---------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Execution:
+    """How a job runs, not what it computes: one argument for the sweeps, studies and tuning that spread work.
+
+    ``workers``: processes (local; None: :func:`default_workers`; 1: in this
+    process) or concurrent Ray tasks (None: the cluster's CPUs);
+    ``backend``: ``"local"`` (a process pool) or ``"ray"``;
+    ``ray_address``: the Ray cluster (``backend="ray"`` only; None: a local
+    Ray); ``progress``: a tqdm bar on stderr.  The command line's
+    ``--workers``, ``--backend``, ``--ray-address`` and ``--no-progress``
+    (:meth:`from_args`).  Raises ``ValueError`` naming a bad value.
+    """
+
+    workers: int | None = None
+    backend: str = "local"
+    ray_address: str | None = None
+    progress: bool = True
+
+    def __post_init__(self):
+        if self.backend not in ("local", "ray"):
+            raise ValueError(f"backend {self.backend!r}: must be 'local' or 'ray'")
+        w = self.workers
+        if w is not None and (isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1):
+            raise ValueError(f"workers {w!r}: must be a positive integer")
+        if self.ray_address is not None and self.backend != "ray":
+            raise ValueError("a Ray address needs --backend ray")
+
+    @classmethod
+    def from_args(cls, args, workers: int | None = None) -> "Execution":
+        """The execution an ``argparse`` namespace asks for (``workers``: instead of ``args.workers``, e.g. 1
+        for a command with an open seat)."""
+        return cls(workers if workers is not None else getattr(args, "workers", None),
+                   getattr(args, "backend", "local"), getattr(args, "ray_address", None),
+                   not getattr(args, "no_progress", False))
+
+    def local_only(self, what: str) -> "Execution":
+        """``self`` if it runs on local processes, else ``ValueError``: ``what`` has no Ray backend."""
+        if self.backend != "local":
+            raise ValueError(f"{what} runs on local worker processes only (backend 'local', not {self.backend!r})")
+        return self
+
+
 def default_workers() -> int:
     """The cores this process may use (``os.sched_getaffinity`` where available, else ``os.cpu_count()``)."""
     try:
@@ -507,12 +549,7 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
     """
     from tqdm import tqdm
 
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend {backend!r}: must be 'local' or 'ray'")
-    if workers is not None and (isinstance(workers, bool) or int(workers) != workers or workers < 1):
-        raise ValueError(f"workers {workers!r}: must be a positive integer")
-    if ray_address is not None and backend != "ray":
-        raise ValueError("a Ray address needs --backend ray")
+    Execution(workers, backend, ray_address, progress)  # validates them
     if _fn_name(chunk_fn) != config.chunk_fn:
         raise ValueError(f"chunk function {_fn_name(chunk_fn)} is not the configured {config.chunk_fn}")
     if backend == "ray":
