@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from caishen.sim.analysis.intervals import cluster_diff_ci, cluster_mean_ci, cluster_rate_ci
+from caishen.sim.selfplay.runner import Execution
 
 REPS = 1000
 
@@ -140,7 +141,7 @@ def test_sweep_bad_input_leaves_nothing(tmp_path):
 def test_sweep_duplicate_deals_resume_and_table(engine_warm, tmp_path):
     out = tmp_path / "s"
     kw = dict(options=["failed_piao_factor=1,2"], policies="always,never", walls=96, seed=3, chunk_size=48,
-              workers=1, progress=False, baseline="policy=never")
+              execution=Execution(1, progress=False), baseline="policy=never")
     t = study.sweep("kaihua", out, **kw)
     assert (out / "sweep.csv").exists() and json.loads((out / "sweep.json").read_text())["kind"] == "sweep"
     assert len(t) == 4 * len(set(t["metric"])) and {"score", "win", "piao", "draw"} <= set(t["metric"])
@@ -171,7 +172,7 @@ def test_sweep_table_streamed_over_chunks_equals_the_in_memory_table(engine_warm
 
     out = tmp_path / "s"
     kw = dict(options=["failed_piao_factor=1,3"], policies="always,threshold:20", walls=150, seed=5, chunk_size=40,
-              workers=1, progress=False, baseline="policy=always")
+              execution=Execution(1, progress=False), baseline="policy=always")
     t = study.sweep("kaihua", out, **kw)
     doc = json.loads((out / "sweep.json").read_text())
     dirs = [out / p["dir"] for p in doc["points"]]
@@ -348,7 +349,8 @@ def test_format_grid_cells_and_baseline_rows():
 def test_factorial_needs_two_axes(engine_warm, tmp_path):
     from caishen.sim.analysis import factorial
 
-    study.sweep("kaihua", tmp_path / "one", options=["failed_piao_factor=2,1"], walls=20, workers=1, progress=False)
+    study.sweep("kaihua", tmp_path / "one", options=["failed_piao_factor=2,1"], walls=20,
+                execution=Execution(1, progress=False))
     assert not factorial.is_factorial(study.read_sweep_json(tmp_path / "one"))
     with pytest.raises(ValueError, match="two or more axes"):
         factorial.factorial_table(tmp_path / "one")

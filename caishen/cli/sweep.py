@@ -51,8 +51,8 @@ def run(args) -> int:
     try:
         table = study.sweep(args.rules, args.out, options=args.option, policies=args.policy, field=args.field,
                             walls=args.walls, seed=args.seed, baseline=args.baseline,
-                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE, workers=workers,
-                            backend=args.backend, ray_address=args.ray_address, progress=not args.no_progress)
+                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE,
+                            execution=runner.Execution.from_args(args, workers))
     except KeyboardInterrupt:
         print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130
