@@ -119,7 +119,8 @@ if __name__ == "__main__":
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--out", default=None, help="a directory for the study's chunks (resumable)")
     ap.add_argument("--sweep-walls", type=int, default=20_000)
-    ap.add_argument("--figures", default=str(Path(__file__).resolve().parent / "figures"))
+    ap.add_argument("--figures", default="runs/figures",
+                    help="where the figures go (default runs/figures; the docs' figures in notebooks/figures/ were made at the default sizes with --figures notebooks/figures)")
     args = ap.parse_args()
     r = decision_study(args.hands, args.rollouts, args.seed, args.workers, args.out, args.sweep_walls, args.figures)
     pd.set_option("display.width", 160)
