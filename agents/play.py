@@ -165,8 +165,7 @@ def hint_lines(game: Game, seat: int) -> list[str]:
         ranked.sort()
         lines.append("hint: discards, best first (shanten, then live effective tiles):")
         for s, minus_live, k, eff in ranked[:HINT_DISCARDS]:
-            tiles = " ".join(f"{_name(t, joker)}({x})" for t, x in eff)
-            lines.append(f"  discard {_name(k, joker)}: shanten {s}, {-minus_live} live tiles: {tiles or '-'}")
+            lines.append(f"  discard {_name(k, joker)}: shanten {s}, {-minus_live} live tiles: {_effective(eff, joker)}")
     elif n % 3 == 1:
         eff = _hand.effective_tiles(counts, joker, seen)
         if _hand.shanten(counts, joker) == 0:
@@ -175,8 +174,15 @@ def hint_lines(game: Game, seat: int) -> list[str]:
                                                    for t in _hand.waits(counts, joker)))
         else:
             lines.append(f"hint: {sum(x for _, x in eff)} live tiles would lower the shanten: "
-                         + " ".join(f"{_name(t, joker)}({x})" for t, x in eff))
+                         + _effective(eff, joker))
     return lines
+
+
+def _effective(eff: list, joker: int) -> str:
+    """``"3m(2) 6p(4)"``: the effective tiles with live copies (count in brackets), then those all seen."""
+    live = " ".join(f"{_name(t, joker)}({x})" for t, x in eff if x > 0) or "-"
+    dead = " ".join(_name(t, joker) for t, x in eff if x == 0)
+    return live + (f" (all copies seen: {dead})" if dead else "")
 
 
 def _pick(text: str, legal: list[int], labels: dict[int, str]) -> int | None:

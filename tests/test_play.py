@@ -131,6 +131,14 @@ def test_hint_ranks_discards_by_shanten_then_live_tiles(rules, engine_warm):
         assert got == sorted(want)[:len(got)] and len(got) == min(6, len(want))
 
 
+def test_hint_lists_live_effective_tiles_and_names_the_dead_ones():
+    """A newcomer read '2p(0)' as a live tile: the hint lists kinds with copies left, then the all-seen ones."""
+    from caishen.agents.play import _effective
+
+    assert _effective([(2, 3), (10, 0), (27, 1)], -1) == "3m(3) 1z(1) (all copies seen: 2p)"
+    assert _effective([(10, 0)], -1) == "- (all copies seen: 2p)" and _effective([], -1) == "-"
+
+
 def test_the_summary_then_the_replay_on_request(engine_warm, capsys, monkeypatch):
     _, short = _play(ZEROS)
     assert "the hand is over" in short and "your score (seat 0):" in short and "scores: seat 0" in short
