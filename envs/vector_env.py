@@ -31,8 +31,11 @@ One seat per game learns (``seat``: 0..3, default 0, or ``"random"`` per
 episode); the other three are played inside the numba kernel by
 ``opponents`` (``"greedy"`` default, or any spec of the bot registry,
 :mod:`caishen.sim.bots.registry`: ``"random"``, ``"tuned:NAME"``, ``"mc:8"``, ...;
-or three specs, the other seats in seat order).  ``step(actions)`` applies each game's learning
-seat's action, then the bots play until that seat must decide again.
+or three specs, the other seats in seat order, as a list or ``"a,b,c"``).  ``step(actions)`` applies
+each game's learning seat's action, then the bots play until that seat must decide again.  Open seats
+(``"python:mybot.py:Policy"``, ``"exec:./mybot"``) are opponents too, alone or beside numba bots: each
+is asked once per round for all the games waiting for it (:mod:`caishen.envs.open_opponents`);
+``close()`` stops the ``exec:`` programs.
 Returns ``(obs, rewards: float32[n], terminated, truncated, info)``.
 
 Autoreset is *same-step* (Gymnasium's ``AutoresetMode.SAME_STEP``, and
@@ -69,9 +72,10 @@ in some seats next to a trained policy:
 
 Putting a bot or a trained policy in a seat
 -------------------------------------------
-- Versus bots: ``opponents`` sets the numba bot of every other seat; for a
-  trained policy in those seats use :class:`SelfPlayVectorEnv` and route
-  actions by ``info["current_player"]``.
+- Versus bots: ``opponents`` sets the bot of every other seat: a numba bot,
+  or a trained policy as ``"python:MODULE:FN"`` (called with a batch of
+  observations and masks, :mod:`caishen.envs.open_opponents`); or use
+  :class:`SelfPlayVectorEnv` and route actions by ``info["current_player"]``.
 - :class:`caishen.envs.gym_env.MahjongEnv`: ``seat`` is the learning seat;
   ``opponents`` takes specs or :class:`caishen.sim.bots.agent.Agent` objects, so a trained
   policy plays a seat through a subclass of ``Agent`` whose ``act(game)``
@@ -165,7 +169,8 @@ class _BatchedVectorBase:
         return self.games.bot_actions(policy)
 
     def close_extras(self, **kwargs):
-        pass
+        """Stop the ``exec:`` opponents' programs, if any (``env.close()``; :mod:`caishen.envs.open_opponents`)."""
+        self.games.close()
 
 
 class CaishenVectorEnv(_BatchedVectorBase, VectorEnv):
