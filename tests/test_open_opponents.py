@@ -2,7 +2,8 @@
 
 An open opponent must leave the games exactly as the numba bot it imitates would (same deals, rewards,
 episode ends), see only its own seat's information, be named in one line when it fails, and an exec:
-program must hear the hands it plays in order.
+program must hear the hands it plays in order.  Also: the commands that take bot specs and refuse open
+seats (caishen piao) say why in one line.
 """
 
 from __future__ import annotations
@@ -173,3 +174,27 @@ def test_the_example_seat_bot_plays_a_few_steps_of_make_vec(batched_warm):
     env.close()
     assert all(x.proc is None for x in seats)
 
+
+def test_caishen_piao_refuses_an_open_seat_and_says_why_in_one_line(tmp_path, capsys):
+    from caishen import cli
+
+    for flags in (["--policy", REPLAY], ["--keep-then", "exec:./my bot"]):
+        with pytest.raises(SystemExit) as e:
+            cli.main(["piao", *flags, "--hands", "4", "--out", str(tmp_path / "p")])
+        assert e.value.code == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "counterfactual rollouts inside the numba kernel" in err
+        assert "caishen match --policies" in err
+    assert not (tmp_path / "p").exists()
+
+
+def test_caishen_balance_seats_an_open_bot(tmp_path, capsys, engine_warm):
+    """caishen balance --bots with a python: bot: the command registers the arena host and plays it in its own
+    process (before: 'import caishen.envs'); the report names the bot."""
+    from caishen import cli
+
+    spec = f"python:{EXAMPLES / 'python_seat.py'}:Policy"
+    assert cli.main(["balance", "--bots", spec, "--hands", "32", "--option-walls", "0", "--out",
+                     str(tmp_path / "b"), "--no-progress"]) == 0
+    assert f"dealer edge, {spec} at every seat" in capsys.readouterr().out
+    assert spec in (tmp_path / "b" / "balance.md").read_text()
