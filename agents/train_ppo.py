@@ -84,6 +84,7 @@ import numpy as np
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim import safeio
+from caishen.sim.selfplay import rundir
 
 __all__ = ["train", "evaluate_checkpoints", "main", "DEFAULTS"]
 
@@ -233,9 +234,7 @@ def train(out: str, **kw) -> str:
 
     if cfg["threads"] > 0:
         torch.set_num_threads(int(cfg["threads"]))
-    safeio.make_dir(out)
-    with safeio.DirLock(out, "caishen train"):  # one training per folder, never writing through a link in it
-        safeio.refuse_links(out)
+    with rundir.workspace(out, "caishen train"):  # one training per folder, never writing through a link in it
         return _train(out, cfg)
 
 

@@ -4,9 +4,14 @@ The parametric bot (:mod:`caishen.sim.bots.tuned`) scores discards and claims wi
 weight vector over features its seat can see.  This script fits the
 weights with CMA-ES (the ``cma`` package, ``pip install 'caishen[tune]'``):
 
-- a candidate plays a duplicate-deal match (:mod:`caishen.sim.analysis.arena`'s seatings:
-  the candidate and the pool fill the seats by rotation, every seating of
-  every wall) against a fixed *pool* of opponents (``greedy`` by default);
+- a candidate plays a duplicate-deal match against a fixed *pool* of 1 to 3
+  opponents (``greedy`` by default), every wall once per seating of the
+  arena's fair schedule (:mod:`caishen.sim.analysis.arena`'s ``all``,
+  :data:`SCHEDULE`): every order of the candidate and the pool, each
+  rotated to every seat -- 2 seatings with one opponent (``A B A B``), 24
+  with two or three -- so no pool member always sits before or after
+  the candidate (a rotation of one order would keep that seat-order bias,
+  issue 43); a seating where the candidate fills two seats counts both;
 - its fitness is its mean points per hand over those hands;
 - all candidates of a generation play the same walls (a wall seed per
   generation: common random numbers, so the ranking inside a generation is
@@ -42,6 +47,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import sys
@@ -53,7 +59,7 @@ import numpy as np
 from caishen.sim import __version__, safeio
 from caishen.sim.rules.base import DEFAULT
 
-__all__ = ["tune", "evaluate", "add_command", "main"]
+__all__ = ["Search", "tune", "evaluate", "add_command", "main"]
 
 
 def _require_cma():
@@ -62,6 +68,45 @@ def _require_cma():
     except ImportError:
         raise ValueError("tuning needs the optional dependency cma: pip install 'caishen[tune]'") from None
     return cma
+
+
+#: the arena schedule of a candidate's seatings (module docstring): every order of the policies, every seat
+SCHEDULE = "all"
+
+
+@dataclasses.dataclass(frozen=True)
+class Search:
+    """What a tuning run computes (:func:`tune`; the command line's flags of the same names).
+
+    ``generations``: CMA-ES generations (1..10,000); ``popsize``:
+    candidates per generation (4..1000); ``walls``: walls per candidate
+    and generation, each played in every seating (10..10**7); ``sigma``:
+    the initial step size, in (0, 100); ``seed``: CMA-ES's and the walls'
+    seed (0..2**32-1); ``validation_walls``: walls of the final check on
+    unseen walls (1..10**7); ``scan_walls``: > 0 runs
+    :func:`coordinate_scan` on that many walls first (0..10**7);
+    ``start``: a weights file (``tuned:`` name or path) to start from
+    instead of :data:`caishen.sim.bots.tuned.GREEDY_WEIGHTS` (a second,
+    finer run).  Raises ``ValueError`` naming a value out of its range.
+    """
+
+    generations: int = 30
+    popsize: int = 12
+    walls: int = 1500
+    sigma: float = 1.0
+    seed: int = 0
+    validation_walls: int = 4000
+    scan_walls: int = 0
+    start: str | None = None
+
+    def __post_init__(self):
+        for name, lo, hi in (("generations", 1, 10_000), ("popsize", 4, 1000), ("walls", 10, 10**7),
+                             ("seed", 0, 2**32 - 1), ("validation_walls", 1, 10**7), ("scan_walls", 0, 10**7)):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+                raise ValueError(f"{name} {v!r}: must be an integer in {lo}..{hi}")
+        if isinstance(self.sigma, bool) or not isinstance(self.sigma, (int, float)) or not 0 < self.sigma < 100:
+            raise ValueError(f"sigma {self.sigma!r}: must be a number in (0, 100)")
 
 
 def _wall_seed(seed: int, g: int) -> int:
@@ -90,7 +135,7 @@ class _Evaluator:
             self.pool_rows.append((t[0].copy(), w[0].copy()))
         if not 1 <= len(pool) <= 3:
             raise ValueError(f"the pool holds 1 to 3 opponents, got {len(pool)}: {','.join(pool)}")
-        self.seats = seatings(1 + len(pool))
+        self.seats = seatings(1 + len(pool), SCHEDULE)
         self.tuned_code = POLICY_TUNED
         self.n_w = N_W
         self.st = engine.new_state()[0]
@@ -182,27 +227,22 @@ def coordinate_scan(ev: "_Evaluator", x0: np.ndarray, walls: int, seed: int, log
     return x, best
 
 
-def tune(rules: str, out, pool="greedy", generations: int = 30, popsize: int = 12, walls: int = 1500,
-         sigma: float = 1.0, seed: int = 0, options: dict | None = None, validation_walls: int = 4000,
-         start: str | None = None, scan_walls: int = 0, log=print) -> dict:
+def tune(rules: str, out, pool="greedy", search: Search | None = None, options: dict | None = None,
+         log=print) -> dict:
     """Run CMA-ES (module docstring) and write the weights file ``out``; returns its content.
 
-    ``start``: a weights file (``tuned:`` name or path) to start from instead
-    of :data:`caishen.sim.bots.tuned.GREEDY_WEIGHTS` (a second, finer run).
-    ``scan_walls``: > 0 runs :func:`coordinate_scan` on that many walls first
-    and starts CMA-ES from its result.  Raises ``ValueError`` for bad
-    arguments (naming them) or a missing ``cma``.
+    ``pool``: 1 to 3 bot specs (a comma-separated string or a list);
+    ``search``: what to compute (:class:`Search`; None: its defaults);
+    ``options``: rule options; ``log``: a function taking one line per
+    generation (None: quiet).  Raises ``ValueError`` for bad arguments
+    (naming them) or a missing ``cma``, before any tuning.
     """
     cma = _require_cma()
     from caishen.sim.bots.tuned import FEATURES, GREEDY_WEIGHTS, N_W, check_weights
 
-    for name, v, lo, hi in (("generations", generations, 1, 10_000), ("popsize", popsize, 4, 1000),
-                            ("walls", walls, 10, 10**7), ("seed", seed, 0, 2**32 - 1),
-                            ("validation_walls", validation_walls, 1, 10**7), ("scan_walls", scan_walls, 0, 10**7)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
-            raise ValueError(f"{name} {v!r}: must be an integer in {lo}..{hi}")
-    if isinstance(sigma, bool) or not isinstance(sigma, (int, float)) or not 0 < sigma < 100:
-        raise ValueError(f"sigma {sigma!r}: must be a number in (0, 100)")
+    sr = Search() if search is None else search
+    generations, popsize, walls, sigma, seed = sr.generations, sr.popsize, sr.walls, sr.sigma, sr.seed
+    validation_walls, scan_walls, start = sr.validation_walls, sr.scan_walls, sr.start
     out = Path(out)
     if out.suffix != ".json":
         raise ValueError(f"out {str(out)!r}: the weights file must end in .json")
@@ -292,7 +332,8 @@ def add_command(sub) -> None:
         "train",
         help="fit the tuned bot's weights by CMA-ES on duplicate deals (caishen.agents.tune; [tune] extra)",
         description="Fit the weights of the parametric bot (caishen.sim.bots.tuned) with CMA-ES: each candidate plays "
-        "duplicate deals (both seatings of A B A B) against a fixed pool of opponents, fitness = its mean "
+        "duplicate deals (every order of it and the pool, each rotated to every seat: the arena's 'all' schedule) "
+        "against a fixed pool of opponents, fitness = its mean "
         "points per hand; the walls are fixed per generation (common random numbers). Writes the weights "
         "as JSON (loadable as tuned:PATH, or tuned:NAME from sim/rules/NAME/tuned.json) with the command that "
         "reproduces them.",
@@ -320,10 +361,11 @@ def add_command(sub) -> None:
 def _run_command(args) -> int:
     from caishen.sim.rules.options import parse_option_strings
 
-    res = tune(args.rules, args.out, pool=args.pool, generations=args.generations, popsize=args.popsize,
-                    walls=args.walls, sigma=args.sigma, seed=args.seed, options=parse_option_strings(args.option),
-                    validation_walls=args.validation_walls, start=args.start, scan_walls=args.scan_walls,
-                    log=None if args.quiet else print)
+    search = Search(generations=args.generations, popsize=args.popsize, walls=args.walls, sigma=args.sigma,
+                    seed=args.seed, validation_walls=args.validation_walls, scan_walls=args.scan_walls,
+                    start=args.start)
+    res = tune(args.rules, args.out, pool=args.pool, search=search, options=parse_option_strings(args.option),
+               log=None if args.quiet else print)
     print(f"wrote {args.out}: fitness {res['fitness']:.3f} points/hand against {args.pool} "
           f"({res['evaluations']} evaluations, {res['seconds']:.0f} s)")
     return 0

@@ -57,6 +57,7 @@ from pathlib import Path
 import pandas as pd
 
 from caishen.sim.analysis import study
+from caishen.sim.selfplay.runner import Execution
 
 #: the costs swept (None: the specification's doubling, K-9.3)
 COSTS = "None,16,64,256"
@@ -68,7 +69,8 @@ def option_study(out, walls: int = 20_000, seed: int = 51, costs: str = COSTS, w
     cost, the hero's points per hand with ``always`` minus with ``never`` (paired 95% CI over walls)."""
     t0 = time.perf_counter()
     table = study.sweep("kaihua", out, options=[f"failed_piao_points={costs}"], policies="always,never",
-                        walls=walls, seed=seed, baseline="policy=never", workers=workers, progress=progress)
+                        walls=walls, seed=seed, baseline="policy=never",
+                        execution=Execution(workers, progress=progress))
     s = table[(table["metric"] == "score") & (table["policy"] == "always")]
     value = pd.DataFrame({"cost": s["failed_piao_points"].astype(str), "diff": s["diff"],
                           "diff_low": s["diff_low"], "diff_high": s["diff_high"]}).reset_index(drop=True)

@@ -101,7 +101,8 @@ if __name__ == "__main__":
     ap.add_argument("--hard-hands", type=int, default=200_000, help="hands for the 硬子 study (offered in ~0.1%%)")
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--workers", type=int, default=None)
-    ap.add_argument("--figures", default=str(Path(__file__).resolve().parent / "figures"))
+    ap.add_argument("--figures", default="runs/figures",
+                    help="where the figures go (default runs/figures; the docs' figures in notebooks/figures/ were made at the default sizes with --figures notebooks/figures)")
     args = ap.parse_args()
     r = jiating_study(args.hands, args.seed, args.decl_hands, workers=args.workers, figures=args.figures,
                       hard_hands=args.hard_hands)

@@ -85,9 +85,10 @@ def answer(r: dict) -> str:
 # %%
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description="Kaihua scoring balance")
-    ap.add_argument("--hands", type=int, default=200_000)
-    ap.add_argument("--seed", type=int, default=21)
-    ap.add_argument("--figures", default=str(Path(__file__).resolve().parent / "figures"))
+    ap.add_argument("--hands", type=int, default=200_000, help="self-play hands of the study (default 200,000)")
+    ap.add_argument("--seed", type=int, default=21, help="seed of the walls (default 21)")
+    ap.add_argument("--figures", default="runs/figures",
+                    help="where the figures go (default runs/figures; the docs' figures in notebooks/figures/ were made at the default sizes with --figures notebooks/figures)")
     args = ap.parse_args()
     r = kaihua_study(args.hands, args.seed, figures=args.figures)
     pd.set_option("display.width", 160)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 
 from caishen.sim.analysis import study
+from caishen.sim.selfplay.runner import Execution
 
 POLICIES = "never,threshold:20,threshold:40,always,piao_table"
 
@@ -32,7 +33,8 @@ def sweep_study(out, walls: int = 50_000, seed: int = 0, factors: str = "1,2,3",
     """The sweep (resumable in ``out``) and its time; ``{"table", "seconds"}``."""
     t0 = time.perf_counter()
     table = study.sweep("kaihua", out, options=[f"failed_piao_factor={factors}"], policies=policies, walls=walls,
-                        seed=seed, baseline="policy=never", workers=workers, progress=progress)
+                        seed=seed, baseline="policy=never",
+                        execution=Execution(workers, progress=progress))
     return {"table": table, "seconds": time.perf_counter() - t0}
 
 

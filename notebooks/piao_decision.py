@@ -33,6 +33,7 @@ import pandas as pd
 from caishen.sim.analysis import piao_study, study
 from caishen.sim import safeio
 from caishen.sim.bots.piao_table import MANY_WAITS
+from caishen.sim.selfplay.runner import Execution
 
 
 def decision_study(hands: int = piao_study.DEFAULT_HANDS, rollouts: int = piao_study.DEFAULT_ROLLOUTS,
@@ -46,7 +47,7 @@ def decision_study(hands: int = piao_study.DEFAULT_HANDS, rollouts: int = piao_s
     (``sweep_walls`` walls each; 0 skips it).  ``figures``: a directory for the PNG figures.
     """
     t0 = time.perf_counter()
-    pts = piao_study.run_study(hands, seed, rollouts, workers=workers, out=out, progress=progress)
+    pts = piao_study.run_study(hands, seed, rollouts, out=out, execution=Execution(workers, progress=progress))
     seconds = time.perf_counter() - t0
     est = piao_study.estimate(pts)
     table = piao_study.table_estimate(pts)
@@ -58,7 +59,7 @@ def decision_study(hands: int = piao_study.DEFAULT_HANDS, rollouts: int = piao_s
         with tempfile.TemporaryDirectory() as tmp:
             check = study.sweep("kaihua", Path(tmp) / "check", walls=sweep_walls, seed=seed + 1,
                                 policies=f"piao_table:{bits},threshold:20,threshold:0,always,never",
-                                baseline="policy=never", workers=workers, progress=progress)
+                                baseline="policy=never", execution=Execution(workers, progress=progress))
     if figures is not None:
         _figures(est, Path(figures))
     return {"points": pts, "seconds": seconds, "estimate": est, "table": table, "bits": bits, "check": check}
@@ -118,7 +119,8 @@ if __name__ == "__main__":
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--out", default=None, help="a directory for the study's chunks (resumable)")
     ap.add_argument("--sweep-walls", type=int, default=20_000)
-    ap.add_argument("--figures", default=str(Path(__file__).resolve().parent / "figures"))
+    ap.add_argument("--figures", default="runs/figures",
+                    help="where the figures go (default runs/figures; the docs' figures in notebooks/figures/ were made at the default sizes with --figures notebooks/figures)")
     args = ap.parse_args()
     r = decision_study(args.hands, args.rollouts, args.seed, args.workers, args.out, args.sweep_walls, args.figures)
     pd.set_option("display.width", 160)

@@ -35,6 +35,7 @@ import pandas as pd
 from caishen.sim import safeio
 from caishen.sim.analysis import study
 from caishen.sim.analysis.report import save_figure
+from caishen.sim.selfplay.runner import Execution
 
 #: per rule set: (option, its readings -- the default first --, the rule and what the reading is about)
 READINGS = {
@@ -74,7 +75,7 @@ def readings_study(rules: str, out, walls: int = 20_000, seed: int = 41, workers
     rows = []
     for option, values, what in readings or READINGS[rules]:
         t = study.sweep(rules, Path(out) / rules / option, options=[f"{option}={values}"], walls=walls, seed=seed,
-                        workers=workers, progress=progress)
+                        execution=Execution(workers, progress=progress))
         t = t[t["metric"].isin(METRICS[rules])].rename(columns={option: "reading"})
         t.insert(0, "option", option)
         t.insert(2, "about", what)

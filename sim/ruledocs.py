@@ -122,3 +122,33 @@ def rule_text(rule_id: str) -> str:
             break  # a list item or a row ends at a blank line or the next item
         out.append(line)
     return "\n".join(out).rstrip() + "\n"
+
+
+def plain_text(markdown: str) -> str:
+    """A reference excerpt (:func:`rule_text`'s Markdown) for a terminal: ``**bold**``, ``*italic*`` and
+    ``code`` marks dropped, a heading's ``#`` marks dropped, and a table as one block per row (its first
+    cell, then ``column: cell`` lines) instead of pipes."""
+    out: list[str] = []
+    lines = markdown.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("|") and i + 1 < len(lines) and re.fullmatch(r"\|[-:| ]+\|", lines[i + 1].strip()):
+            header = _cells(line)
+            i += 2
+            while i < len(lines) and lines[i].startswith("|"):
+                row = _cells(lines[i])
+                out.append(row[0])
+                out += [f"  {h}: {c}" for h, c in zip(header[1:], row[1:])]
+                i += 1
+            continue
+        out.append(re.sub(r"^#+ ", "", line))
+        i += 1
+    text = "\n".join(out)
+    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
+    text = re.sub(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])", r"\1", text, flags=re.S)
+    return re.sub(r"`([^`]+)`", r"\1", text)
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip() for c in row.strip().strip("|").split("|")]

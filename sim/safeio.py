@@ -37,8 +37,10 @@ manifest use the same primitives, :mod:`caishen.sim.selfplay.manifest`):
   ``RecursionError``), and an object.
 - :func:`open_lock` and the :func:`nofollow` / :func:`create_new` openers
   (the run lock, the manifest's appends, the chunk files): never through a
-  link, the lock never truncated; :class:`DirLock`, the lock a run, a
-  ladder or ``caishen learn`` holds on its directory.
+  link, the lock never truncated; :class:`DirLock`, the lock a writer
+  holds on its directory (every tool's directory is claimed with it, and
+  with :func:`refuse_links`, by :mod:`caishen.sim.selfplay.rundir`, the one
+  module that creates and resumes run directories).
 - :func:`read_npz`: the arrays of an ``.npz`` file from elsewhere (a
   learned bot, a training buffer), each member's ``.npy`` header checked
   before anything is allocated: a plain numeric dtype, a shape whose bytes
@@ -46,7 +48,8 @@ manifest use the same primitives, :mod:`caishen.sim.selfplay.manifest`):
   bound, and (``finite``) no NaN or infinity; a refusal names the file and
   the member.
 - :func:`find_links` / :func:`refuse_links`: a run directory that holds
-  symbolic links is refused by the writers, naming them.
+  symbolic links is refused by the writers (:mod:`caishen.sim.selfplay.rundir`),
+  naming them.
 - :func:`make_dir`: ``mkdir -p`` whose failure (a file on the path, a
   read-only disk, ``/proc``) is a :class:`FileError` naming the directory.
 

@@ -379,4 +379,4 @@ def test_caishen_balance_writes_one_report_and_resumes(engine_warm, tmp_path, ca
     pd.testing.assert_frame_equal(pd.read_csv(out / "balance_answers.csv"), ans)
     with pytest.raises(SystemExit):
         main([*argv[:-3], "--seed", "1", "--out", str(out), "--no-progress"])
-    assert "holds another balance report" in capsys.readouterr().err
+    assert "holds a different balance report" in capsys.readouterr().err

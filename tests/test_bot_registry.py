@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from caishen.sim.bots import registry
+from caishen.sim.selfplay.runner import Execution
 
 RULES = ("kaihua", "jiating")
 #: a spec that parses but has no kernel (its file is only read when the agent is made)
@@ -283,8 +284,8 @@ def test_a_toy_bot_plays_through_every_command(toy, tmp_path, engine_warm):
     mconf = arena.make_config("kaihua", f"greedy,{toy}", 2, 0, None, 2)
     runner.run(mconf, tmp_path / "match", workers=1, progress=False, chunk_fn=arena.CHUNK_FNS[2])
     assert arena.summarize_match(tmp_path / "match")["policies"] == ["greedy", "toy:7"]
-    table = study.sweep("kaihua", tmp_path / "sweep", policies=[toy, "greedy"], walls=8, chunk_size=8, workers=1,
-                        progress=False)
+    table = study.sweep("kaihua", tmp_path / "sweep", policies=[toy, "greedy"], walls=8, chunk_size=8,
+                        execution=Execution(1, progress=False))
     assert set(table["policy"]) == {"toy:7", "greedy"}
     assert len(piao_study.study_chunk(3, 4, 1, "piao", f"never,{toy},{toy},{toy}")) >= 0
     env = MahjongEnv("kaihua", opponents=toy)

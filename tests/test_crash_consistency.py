@@ -36,6 +36,7 @@ import pytest
 
 from caishen import cli
 from caishen.sim.selfplay import manifest, records, stream
+from caishen.sim.selfplay.runner import Execution
 
 HERE = Path(__file__).resolve().parent
 _HOOKED = ("replace", "rename", "fsync")
@@ -199,7 +200,7 @@ def test_a_kill_at_every_rename_and_fsync_then_a_rerun_gives_exactly_the_uninter
 def test_a_kill_at_every_rename_and_fsync_of_the_piao_study_then_a_rerun_gives_its_points(tmp_path, engine_warm):
     from caishen.sim.analysis import piao_study
 
-    kw = dict(hands=120, seed=3, rollouts=1, chunk_size=40, workers=1, progress=False)
+    kw = dict(hands=120, seed=3, rollouts=1, chunk_size=40, execution=Execution(1, progress=False))
     ref = piao_study.run_study(**kw)
 
     def study(out):

@@ -34,6 +34,7 @@ from fault_chunks import plain_chunk
 from hostile import one_line_error
 from caishen import cli
 from caishen.sim.selfplay import manifest, records, runner, stream
+from caishen.sim.selfplay.runner import Execution
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -385,8 +386,8 @@ def test_kind06_a_kill_during_the_first_sweep_json_write_is_recognised(tmp_path,
     out = tmp_path / "s"
     out.mkdir()
     (out / f".sweep.json.{os.getpid()}.0123abcd.tmp").write_text('{"kind": "swe')
-    table = study.sweep("kaihua", out, options=["failed_piao_factor=1,2"], walls=40, chunk_size=20, workers=1,
-                        progress=False)
+    table = study.sweep("kaihua", out, options=["failed_piao_factor=1,2"], walls=40, chunk_size=20,
+                        execution=Execution(1, progress=False))
     assert len(table) and (out / "sweep.csv").exists()
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
 

@@ -35,6 +35,7 @@ from caishen.sim.analysis.piao_study import (
 )
 from caishen.sim.bots.piao_table import DEFAULT_PIAO_TABLE, _piao_table_says, cell_of, parse_piao_table, policy_bits_int64
 from caishen.sim.tiles import CAISHEN
+from caishen.sim.selfplay.runner import Execution
 
 JOKER = CAISHEN
 
@@ -175,18 +176,18 @@ def test_K_9_3_failed_piao_only_in_the_piao_branch(engine_warm):
 
 def test_run_study_chunks_resume_and_match_one_call(engine_warm, tmp_path):
     out = tmp_path / "study"
-    a = run_study(120, seed=4, rollouts=2, chunk_size=50, workers=1, out=out, progress=False)
+    a = run_study(120, seed=4, rollouts=2, chunk_size=50, out=out, execution=Execution(1, progress=False))
     assert sorted(p.name for p in (out / "chunks").iterdir()) == [f"chunk-0000{i}.parquet" for i in range(3)]
     (out / "chunks" / "chunk-00001.parquet").unlink()  # an interrupted run
-    b = run_study(120, seed=4, rollouts=2, chunk_size=50, workers=1, out=out, progress=False)
+    b = run_study(120, seed=4, rollouts=2, chunk_size=50, out=out, execution=Execution(1, progress=False))
     pd.testing.assert_frame_equal(a, b)
     assert a["hand_id"].max() < 120 and (a["hand_id"] == a["chunk"] * 50 + a["hand"]).all()
     with pytest.raises(ValueError, match="rollouts"):
-        run_study(120, seed=4, rollouts=3, chunk_size=50, workers=1, out=out, progress=False)
+        run_study(120, seed=4, rollouts=3, chunk_size=50, out=out, execution=Execution(1, progress=False))
 
 
 def test_estimate_groups_and_cluster_intervals(engine_warm):
-    df = run_study(600, seed=2, rollouts=2, chunk_size=300, workers=1, progress=False)
+    df = run_study(600, seed=2, rollouts=2, chunk_size=300, execution=Execution(1, progress=False))
     e = estimate(df)
     assert e.iloc[0]["feature"] == "all" and e.iloc[0]["points"] == len(df)
     assert e.iloc[0]["diff"] == pytest.approx(df["diff"].mean())

@@ -19,6 +19,7 @@ from caishen.cli import main
 from caishen.sim.analysis import arena, power, study
 from caishen.sim.analysis.intervals import cluster_mean_ci
 from caishen.sim.analysis.piao_answer import sweep_wall_scores
+from caishen.sim.selfplay.runner import Execution
 
 
 def ref_walls_for(sd, target, confidence=0.95):
@@ -60,8 +61,8 @@ def test_bad_values_are_named(call, msg):
 
 def test_pilot_sds_of_a_sweep_are_its_per_wall_sds(engine_warm, tmp_path):
     out = tmp_path / "s"
-    study.sweep("kaihua", out, policies="always,never", walls=300, seed=3, chunk_size=100, workers=1,
-                progress=False)
+    study.sweep("kaihua", out, policies="always,never", walls=300, seed=3, chunk_size=100,
+                execution=Execution(1, progress=False))
     sds = power.pilot_sds(out).set_index("quantity")
     scores = sweep_wall_scores(out)
     assert sds.loc["score at policy=always", "sd"] == pytest.approx(scores["always"].std(ddof=1), rel=1e-6)
@@ -127,8 +128,8 @@ def test_plan_sizes_on_the_upper_bound(capsys, engine_warm, tmp_path):
     assert p["walls_at_estimate"].iloc[0] == power.walls_for(2.0, 0.1)
     assert p["half_width_at_high"].iloc[0] == pytest.approx(power.half_width(3.0, 1000))
     out = tmp_path / "s"
-    study.sweep("kaihua", out, policies="always,never", walls=200, seed=3, chunk_size=100, workers=1,
-                progress=False)
+    study.sweep("kaihua", out, policies="always,never", walls=200, seed=3, chunk_size=100,
+                execution=Execution(1, progress=False))
     assert main(["power", "--from", str(out), "--half-width", "0.5"]) == 0
     text = capsys.readouterr().out
     assert "sizes on sd_high" in text and "walls_at_estimate" in text and "sd_low" in text

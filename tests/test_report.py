@@ -8,6 +8,7 @@ import pytest
 
 from caishen.sim.analysis import report
 from caishen.sim.selfplay import runner
+from caishen.sim.selfplay.runner import Execution
 
 
 def _simulate(out, rules="kaihua", games=320):
@@ -79,13 +80,14 @@ def test_report_of_a_sweep_and_of_a_study(engine_warm, tmp_path):
     from caishen.sim.analysis import piao_study, study
 
     s = tmp_path / "s"
-    study.sweep("kaihua", s, policies="always,never", walls=40, chunk_size=40, workers=1, progress=False)
+    study.sweep("kaihua", s, policies="always,never", walls=40, chunk_size=40,
+                execution=Execution(1, progress=False))
     text = report.write_report(s).read_text(encoding="utf-8")
     assert 'alt="sweep-score"' in text and (s / "fig-sweep-score.png").exists()
     for metric, unit in study.metric_units("kaihua").items():  # every sweep figure with its metric's unit
         assert html.escape(f"{metric} ({unit}) by grid point") in text, metric
     p = tmp_path / "p"
-    piao_study.run_study(200, 1, 1, workers=1, out=p, progress=False)
+    piao_study.run_study(200, 1, 1, out=p, execution=Execution(1, progress=False))
     assert report.run_kind(p) == "study"
     report.write_report(p)
     assert (p / "fig-study-tiles_left.png").exists() and (p / "report.html").exists()

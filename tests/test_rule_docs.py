@@ -45,7 +45,7 @@ from pathlib import Path
 import pytest
 
 import shared_data
-from caishen.sim.ruledocs import DEF_RE, Definition, definitions, defined_ids, pages, rule_text  # noqa: F401
+from caishen.sim.ruledocs import DEF_RE, Definition, definitions, defined_ids, pages, plain_text, rule_text  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "rules"
@@ -518,7 +518,7 @@ def test_K_7_1_P47_options_of_issue_22_are_in_the_rules_command(capsys):
     every value of dihu (the options tables list them too)."""
     from caishen.cli import main
 
-    assert main(["rules", "K-7.1", "P47"]) == 0
+    assert main(["rules", "K-7.1", "P47", "--markdown"]) == 0
     out = capsys.readouterr().out
     assert "`discard_win_max_caishen`" in out and "**1**" in out
     for value in ("dealer_ready_first_discard", "win_on_dealers_first_discard", "dealer_ready_undeclared"):
@@ -536,9 +536,15 @@ def test_caishen_rules_command_prints_definitions(capsys):
     """(c) ``caishen rules ID ...`` prints each definition; an unknown ID exits 2 naming it; no ID: the index."""
     from caishen.cli import main
 
-    assert main(["rules", "K-2.5", "p27"]) == 0
+    assert main(["rules", "K-2.5", "p27", "--markdown"]) == 0
     out = capsys.readouterr().out
     assert out == rule_text("K-2.5") + "\n" + rule_text("P27")
+    # issue 45: by default plain text for a terminal: no emphasis marks, a table row as "column: cell" lines
+    assert main(["rules", "K-2.5", "p27"]) == 0
+    out = capsys.readouterr().out
+    assert out == plain_text(rule_text("K-2.5") + "\n" + rule_text("P27"))
+    assert "**" not in out and "|" not in out and out.startswith("- K-2.5 A player")
+    assert "\nP27\n  name: 绝张子\n" in out and "  predicate: juezhang" in out
     assert main(["rules"]) == 0 and "where each ID is defined" in capsys.readouterr().out
     with pytest.raises(SystemExit) as e:
         main(["rules", "K-99.1"])
@@ -569,3 +575,9 @@ def test_rules_command_prints_the_options_declarations(capsys):
     with pytest.raises(SystemExit) as e:
         main(["rules", "--options", "nope"])
     assert e.value.code == 2 and "unknown rule set 'nope'" in capsys.readouterr().err
+
+
+def test_plain_text_drops_markdown_marks_and_unfolds_tables():
+    """plain_text (``caishen rules`` on a terminal): emphasis and code marks dropped, a table row unfolded."""
+    md = "## K-1 Title\n**bold** and *italic* and `code`, 2*3*4 stays\n| ID | name |\n|---|---|\n| **P1** | `x` |\nend"
+    assert plain_text(md) == "K-1 Title\nbold and italic and code, 2*3*4 stays\nP1\n  name: x\nend"

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from caishen.sim.analysis.intervals import cluster_diff_ci, cluster_mean_ci, cluster_rate_ci
+from caishen.sim.selfplay.runner import Execution
 
 REPS = 1000
 
@@ -140,7 +141,7 @@ def test_sweep_bad_input_leaves_nothing(tmp_path):
 def test_sweep_duplicate_deals_resume_and_table(engine_warm, tmp_path):
     out = tmp_path / "s"
     kw = dict(options=["failed_piao_factor=1,2"], policies="always,never", walls=96, seed=3, chunk_size=48,
-              workers=1, progress=False, baseline="policy=never")
+              execution=Execution(1, progress=False), baseline="policy=never")
     t = study.sweep("kaihua", out, **kw)
     assert (out / "sweep.csv").exists() and json.loads((out / "sweep.json").read_text())["kind"] == "sweep"
     assert len(t) == 4 * len(set(t["metric"])) and {"score", "win", "piao", "draw"} <= set(t["metric"])
@@ -171,7 +172,7 @@ def test_sweep_table_streamed_over_chunks_equals_the_in_memory_table(engine_warm
 
     out = tmp_path / "s"
     kw = dict(options=["failed_piao_factor=1,3"], policies="always,threshold:20", walls=150, seed=5, chunk_size=40,
-              workers=1, progress=False, baseline="policy=always")
+              execution=Execution(1, progress=False), baseline="policy=always")
     t = study.sweep("kaihua", out, **kw)
     doc = json.loads((out / "sweep.json").read_text())
     dirs = [out / p["dir"] for p in doc["points"]]
@@ -208,8 +209,13 @@ def test_sweep_cli(engine_warm, tmp_path, capsys):
     t = pd.read_csv(out / "sweep.csv")
     metrics = list(dict.fromkeys(t["metric"]))
     assert len(metrics) == 9 and set(metrics) == set(study.metric_units("kaihua"))
-    rows = [line.split() for line in text.splitlines() if line.startswith("failed_piao_factor=")]
-    assert len(rows) == len(t) and [r[2] for r in rows] == list(t["metric"])
+    # issue 45: a compact grid, a row per point and a column per metric (every figure in sweep.csv)
+    assert all(m in text.split("mean per wall")[1] for m in metrics)
+    grid = study.format_grid(t, width=10_000).splitlines()
+    assert grid[1].split() == metrics and grid[2].split() == ["failed_piao_factor", "policy"]
+    row = grid[3].split()  # the first point: failed_piao_factor=1 policy=always
+    s = t[(t["failed_piao_factor"] == 1) & (t["policy"] == "always") & (t["metric"] == "score")].iloc[0]
+    assert row[:4] == ["1", "always", f"{s['value']:+.3f}", f"±{(s['ci_high'] - s['ci_low']) / 2:.3f}"]
     assert "hero: one seat playing the policy of the point (always, never)" in text and "field policy greedy" in text
     for m in metrics:
         assert f"  {m:<13} {study.metric_units('kaihua')[m]}" in text, m
@@ -240,7 +246,8 @@ def test_K_7_1_P47_new_options_are_sweep_axes(engine_warm, tmp_path, capsys, rul
     out = tmp_path / "s"
     rc = main(["sweep", "--rules", rules, "--option", f"{axis}={','.join(values)}", "--walls", "40",
                "--chunk-size", "40", "--workers", "1", "--out", str(out), "--no-progress"])
-    assert rc == 0 and f"{axis}={values[1]}" in capsys.readouterr().out
+    text = capsys.readouterr().out  # the grid: the axis names its rows, each value starts one
+    assert rc == 0 and f"\n{axis} " in text and f"\n{values[1]} " in text
     t = pd.read_csv(out / "sweep.csv")
     assert sorted(set(t[axis].astype(str))) == sorted(values) and (t["walls"] == 40).all()
     bad = {"discard_win_max_caishen": "3", "dihu": "dealer_ready"}[axis]
@@ -318,12 +325,32 @@ def test_factorial_effects_match_the_per_wall_reference(engine_warm, tmp_path, c
         assert (t.loc[name, "estimate"], t.loc[name, "ci_low"], t.loc[name, "ci_high"]) == pytest.approx(
             (m, lo, hi), rel=1e-6, abs=1e-9), name
     assert set(t["order"]) == {1, 2} and len(t) == 1 + 2 + 2  # 1 + 2 main effects, 1 x 2 interactions
+    # an effect that is 0 on every wall (up to the rounding of sums of thirds) is no evidence: p = 1, no star
+    zero = eff[(eff["estimate"].abs() <= factorial.TINY) & (eff["sd_per_wall"] <= factorial.TINY)]
+    assert len(zero) and (zero["p"] == 1.0).all() and (zero["p_holm"] == 1.0).all()
+
+
+def test_format_grid_cells_and_baseline_rows():
+    """The compact grid (issue 45): value ±half-CI per point and metric, 0 for an exact zero, * on a difference
+    whose CI excludes 0, and the baseline point left out of the difference grid."""
+    rows = []
+    for pol, v, d in (("never", 1.0, 0.0), ("always", 2.0, 0.5)):
+        for m in ("score", "win"):
+            rows.append({"policy": pol, "metric": m, "walls": 100, "value": v, "ci_low": v - 0.25, "ci_high": v + 0.25,
+                         "baseline": "policy=never", "diff": d, "diff_low": d - 0.1 if d else 0.0,
+                         "diff_high": d + 0.1 if d else 0.0})
+    text = study.format_grid(pd.DataFrame(rows), width=200).splitlines()
+    assert text[1].split() == ["score", "win"] and text[2].split() == ["policy"]
+    assert text[3].split() == ["never", "+1.000", "±0.250", "+1.000", "±0.250"]
+    assert "vs baseline policy=never" in text[6]
+    assert [r.split() for r in text[9:]] == [["always", "+0.500", "±0.100*", "+0.500", "±0.100*"]]
 
 
 def test_factorial_needs_two_axes(engine_warm, tmp_path):
     from caishen.sim.analysis import factorial
 
-    study.sweep("kaihua", tmp_path / "one", options=["failed_piao_factor=2,1"], walls=20, workers=1, progress=False)
+    study.sweep("kaihua", tmp_path / "one", options=["failed_piao_factor=2,1"], walls=20,
+                execution=Execution(1, progress=False))
     assert not factorial.is_factorial(study.read_sweep_json(tmp_path / "one"))
     with pytest.raises(ValueError, match="two or more axes"):
         factorial.factorial_table(tmp_path / "one")

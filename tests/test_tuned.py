@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 
@@ -310,15 +311,15 @@ def test_bad_tuned_specs_are_named(tmp_path):
 def test_tune_improves_on_greedy_weights(tmp_path):
     """A tiny CMA-ES run writes a loadable weights file with the reproducing command."""
     pytest.importorskip("cma")
-    from caishen.agents.tune import tune
+    from caishen.agents.tune import Search, tune
 
     out = tmp_path / "k.json"
-    res = tune("kaihua", out, generations=2, popsize=4, walls=20, validation_walls=20, log=None)
+    res = tune("kaihua", out, search=Search(generations=2, popsize=4, walls=20, validation_walls=20), log=None)
     w, meta = load_tuned(str(out))
     assert meta["command"].startswith("caishen train --rules kaihua")
     assert len(res["history"]) == 2 and w.shape == (N_W,)
     with pytest.raises(ValueError, match="walls 0"):
-        tune("kaihua", out, walls=0, log=None)
+        tune("kaihua", out, search=Search(walls=0), log=None)
     with pytest.raises(ValueError, match="json"):
         tune("kaihua", tmp_path / "k.txt", log=None)
     assert "--validation-walls 20" in meta["command"]  # the command reproduces the file's fitness too
@@ -331,13 +332,65 @@ def test_tune_improves_on_greedy_weights(tmp_path):
 ])
 def test_tune_bad_arguments_are_named_before_any_tuning(tmp_path, kw, msg):
     pytest.importorskip("cma")
-    from caishen.agents.tune import tune
+    from caishen.agents.tune import Search, tune
 
+    small = dict(generations=1, popsize=4, walls=10)
+    pool = kw.pop("pool", "greedy")
     with pytest.raises(ValueError, match=msg):
-        tune("kaihua", tmp_path / "k.json", generations=1, popsize=4, walls=10, log=None, **kw)
+        tune("kaihua", tmp_path / "k.json", pool=pool, search=Search(**small, **kw), log=None)
     (tmp_path / "d.json").mkdir()
     with pytest.raises(ValueError, match="is a directory"):
-        tune("kaihua", tmp_path / "d.json", generations=1, popsize=4, walls=10, log=None)
+        tune("kaihua", tmp_path / "d.json", search=Search(**small), log=None)
     (tmp_path / "file").write_text("")
     with pytest.raises(ValueError, match="cannot create its directory"):
-        tune("kaihua", tmp_path / "file" / "k.json", generations=1, popsize=4, walls=10, log=None)
+        tune("kaihua", tmp_path / "file" / "k.json", search=Search(**small), log=None)
+
+
+def _every_order(n: int) -> set:
+    """Every seating of ``n`` policies in the 4 seats in which each plays, one doubled (n = 3) in two
+    neighbouring seats, two alternating (n = 2): written out here, independently of the arena's schedule."""
+    if n == 2:
+        return {(0, 1, 0, 1), (1, 0, 1, 0)}
+    out = set()
+    for s in itertools.product(range(n), repeat=4):
+        if set(s) != set(range(n)):
+            continue
+        if n == 3:
+            twice = next(p for p in range(n) if s.count(p) == 2)
+            if not any(s[i] == s[(i + 1) % 4] == twice for i in range(4)):
+                continue
+        out.add(s)
+    return out
+
+
+def _neighbours(seats) -> dict:
+    """``(a, b) -> how often b sits in the seat after a`` over all seatings (the seat-order balance)."""
+    count: dict = {}
+    for s in seats:
+        for i in range(4):
+            if s[i] != s[(i + 1) % 4]:
+                count[s[i], s[(i + 1) % 4]] = count.get((s[i], s[(i + 1) % 4]), 0) + 1
+    return count
+
+
+@pytest.mark.parametrize("pool", ["greedy", "greedy,never", "greedy,never,random"])
+def test_tune_seats_the_candidate_and_its_pool_in_every_order(pool):
+    """Issue 43: with 2+ distinct pool bots a rotation of one order keeps the same bot after the candidate;
+    the tuner plays every order (the arena's fair ``all`` schedule), each policy as often in each seat and
+    after each other policy."""
+    pytest.importorskip("cma")
+    from caishen.agents.tune import _Evaluator
+    from caishen.sim.analysis.arena import seatings
+
+    specs = pool.split(",")
+    n = 1 + len(specs)
+    seats = _Evaluator("kaihua", None, specs).seats
+    assert len(seats) == len(set(seats)) and set(seats) == _every_order(n)
+    for who in range(n):
+        per_seat = [sum(s[seat] == who for s in seats) for seat in range(4)]
+        assert len(set(per_seat)) == 1 and per_seat[0] > 0
+    pairs = _neighbours(seats)
+    assert len(pairs) == n * (n - 1) and len(set(pairs.values())) == 1
+    if n >= 3:  # the check fails on the old schedule: a rotation of one order is not balanced
+        old = _neighbours(seatings(n, "rotate"))
+        assert len(old) < n * (n - 1) or len(set(old.values())) > 1

@@ -31,6 +31,13 @@ class HelpFormatter(argparse.HelpFormatter):
 OPEN_SEAT_COMMANDS = ("simulate", "sweep", "match")
 
 
+def width() -> int:
+    """Characters per line of a printed table: the terminal's (``COLUMNS`` first), 100 on a pipe, at least 60."""
+    import shutil
+
+    return max(60, shutil.get_terminal_size((100, 24)).columns)
+
+
 def bots_epilog(hosted: bool = False) -> str:
     from caishen.sim.bots.registry import help_lines
 

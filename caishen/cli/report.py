@@ -66,7 +66,7 @@ def _report_sweep(args) -> int:
     doc, table = study.read_sweep(args.run_dir)
     print(f"sweep {doc['grid']['rules']}: {doc['walls']} walls per point, seed {doc['seed']}")
     print(study.describe(doc["grid"]))
-    print(study.format_table(table))
+    print(study.format_grid(table, width=common.width()))
     return 0
 
 

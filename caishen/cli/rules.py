@@ -18,6 +18,8 @@ def add(sub) -> None:
                    help="print the options of rule set RULES instead: name, rule, default, bounds or choices and "
                    "doc line of each, from their one declaration (also the --option KEY=VALUE of simulate, match "
                    "and sweep)")
+    p.add_argument("--markdown", action="store_true",
+                   help="print the reference's Markdown as written (default: plain text, tables as one block per row)")
     p.set_defaults(func=run)
 
 
@@ -30,9 +32,10 @@ def run(args) -> int:
 
         print(options_table(base.get(args.options).options), end="")  # ValueError (exit 2) names an unknown one
         return 0
+    show = (lambda md: md) if args.markdown else ruledocs.plain_text
     if not args.ids:
-        print(ruledocs.pages()["README.md"], end="")
+        print(show(ruledocs.pages()["README.md"]), end="")
         return 0
     texts = [ruledocs.rule_text(i) for i in args.ids]  # ValueError (exit 2) names an unknown ID
-    print("\n".join(texts), end="")
+    print(show("\n".join(texts)), end="")
     return 0

@@ -51,15 +51,16 @@ def run(args) -> int:
     try:
         table = study.sweep(args.rules, args.out, options=args.option, policies=args.policy, field=args.field,
                             walls=args.walls, seed=args.seed, baseline=args.baseline,
-                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE, workers=workers,
-                            backend=args.backend, ray_address=args.ray_address, progress=not args.no_progress)
+                            chunk_size=args.chunk_size or runner.DEFAULT_CHUNK_SIZE,
+                            execution=runner.Execution.from_args(args, workers))
     except KeyboardInterrupt:
         print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130
-    print(f"sweep {args.rules}: {args.walls} walls per point, seed {args.seed}; table {args.out}/sweep.csv")
+    print(f"sweep {args.rules}: {args.walls:,} walls per point, seed {args.seed}; every figure: {args.out}/sweep.csv")
     doc = study.read_sweep_json(args.out)
     print(study.describe(doc["grid"]))
-    print(study.format_table(table))
+    print()
+    print(study.format_grid(table, width=common.width()))
     from caishen.sim.analysis import factorial
 
     if factorial.is_factorial(doc):  # two or more axes: main effects and interactions (OUT/factorial.csv)
@@ -69,6 +70,7 @@ def run(args) -> int:
 
         effects = factorial.factorial_table(args.out)
         safeio.atomic_write(Path(args.out) / "factorial.csv", effects.to_csv(index=False))
+        print()
         print(factorial.format_effects(effects))
         print(f"(every effect and metric: {args.out}/factorial.csv)")
     return 0

@@ -54,6 +54,7 @@ from pathlib import Path
 
 
 from caishen.sim import safeio
+from caishen.sim.selfplay import rundir
 from caishen.sim.analysis.balance_sections import TARGETS  # noqa: F401  (the report's targets: public here too)
 
 #: default size: hands per bot (sessions of 16; measured in docs/studies.md), walls per option value
@@ -120,19 +121,15 @@ def _config(rules, hands, seed, bots, option_walls, options) -> dict:
             "version": __version__, "source_digest": runner.source_digest()}
 
 
-def _prepare(out: Path, config: dict) -> None:
-    p = out / BALANCE_JSON
-    if p.exists():
-        stored = safeio.read_json(p, 1 << 20, what="a balance.json")
-        diffs = [f"{k}: directory has {stored.get(k)!r}, requested {v!r}" for k, v in config.items()
-                 if stored.get(k) != v]
-        if diffs:
-            raise ValueError(f"{str(out)!r} holds another balance report: " + "; ".join(diffs))
-        return
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ValueError(f"{str(out)!r} is not empty and holds no {BALANCE_JSON}; choose a new --out")
-    safeio.make_dir(out)
-    safeio.write_json(p, config)
+def read_balance_json(out) -> dict:
+    """The stored ``balance.json`` of ``out`` (``ValueError`` when there is none; a link, a file that is not
+    regular, too large or not a JSON object is a :class:`caishen.sim.safeio.FileError` naming it)."""
+    return rundir.read_marker(out, "balance report", BALANCE_JSON, 1 << 20)[0]
+
+
+#: a balance report's directory (:mod:`caishen.sim.selfplay.rundir`): balance.json, then a run per bot and a
+#: sweep per option
+BALANCE = rundir.Kind("balance report", BALANCE_JSON, read_balance_json, writer="balance report")
 
 
 def run_balance(rules: str, out, *, hands: int = DEFAULT_HANDS, seed: int = 0, bots=None,
@@ -170,27 +167,28 @@ def run_balance(rules: str, out, *, hands: int = DEFAULT_HANDS, seed: int = 0, b
     out = Path(out)
     command = (f"caishen balance --rules {rules} --hands {hands} --seed {seed} --bots {','.join(bots)} "
                f"--option-walls {option_walls} --out {shlex.quote(str(out))}")
-    _prepare(out, config)
-    t0 = time.perf_counter()
-    machine_start = _machine()
-    run_dirs = []
-    for b, cfg in zip(bots, configs):
-        d = out / RUNS_DIR / _slug(b)
-        if progress:
-            import sys
+    with rundir.claim(out, BALANCE, config):  # checked, locked, no links; the same config resumes
+        t0 = time.perf_counter()
+        machine_start = _machine()
+        run_dirs = []
+        for b, cfg in zip(bots, configs):
+            d = out / RUNS_DIR / _slug(b)
+            if progress:
+                import sys
 
-            print(f"caishen balance: {hands:,} hands of {b} at every seat -> {d}", file=sys.stderr)
-        runner.run(cfg, d, workers=workers, progress=progress)
-        run_dirs.append(d)
-    sweeps = {}
-    for name, values in opt_values.items():
-        d = out / OPTIONS_DIR / name
-        sweeps[name] = study.sweep(rules, d, options=[f"{name}={','.join(map(str, values))}"], field=bots[0],
-                                   walls=option_walls, seed=seed + 1, workers=workers, progress=progress)
-    from caishen.sim.analysis import balance_sections
+                print(f"caishen balance: {hands:,} hands of {b} at every seat -> {d}", file=sys.stderr)
+            runner.run(cfg, d, workers=workers, progress=progress)
+            run_dirs.append(d)
+        sweeps = {}
+        for name, values in opt_values.items():
+            d = out / OPTIONS_DIR / name
+            sweeps[name] = study.sweep(rules, d, options=[f"{name}={','.join(map(str, values))}"], field=bots[0],
+                                       walls=option_walls, seed=seed + 1,
+                                       execution=runner.Execution(workers, progress=progress))
+        from caishen.sim.analysis import balance_sections
 
-    result = balance_sections.write(out, rules, bots, run_dirs, sweeps, config, command=command,
-                                    machine=f"{machine_start} at the start, {_machine()} at the end",
-                                    seconds=time.perf_counter() - t0)
-    safeio.atomic_write(out / "answers.json", json.dumps(result, indent=1, ensure_ascii=False) + "\n")
-    return result
+        result = balance_sections.write(out, rules, bots, run_dirs, sweeps, config, command=command,
+                                        machine=f"{machine_start} at the start, {_machine()} at the end",
+                                        seconds=time.perf_counter() - t0)
+        safeio.atomic_write(out / "answers.json", json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+        return result

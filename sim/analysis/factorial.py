@@ -39,6 +39,9 @@ import pandas as pd
 
 #: columns of :func:`factorial_table`
 COLUMNS = ["metric", "effect", "order", "walls", "estimate", "ci_low", "ci_high", "sd_per_wall", "p", "p_holm"]
+#: a per-wall sd or an estimate this small is 0 up to floating rounding (the contrasts average over thirds;
+#: points are whole numbers and rates multiples of 1/walls, far above it)
+TINY = 1e-9
 #: the metrics :func:`format_effects` shows by default (those of the table that exist)
 SHOWN = ("score", "dealer_score", "points_moved", "draw", "piao", "failed_piao")
 
@@ -135,26 +138,35 @@ def factorial_table(out, metrics=None, max_order: int = 2, confidence: float = 0
         for j, (est, lo, hi) in enumerate(cis):
             sd = float(np.sqrt(s._ss(j, est) / (s.g - 1))) if s.g > 1 else float("nan")
             sds.append(sd)
-            if s.g > 1 and sd > 0:
+            if s.g > 1 and sd > TINY:
                 ps.append(float(2 * stats.t.sf(abs(est) / (sd / np.sqrt(s.g)), dfs[j])))
-            else:
-                ps.append(1.0 if est == 0 else 0.0)
+            else:  # the same on every wall: no evidence when it is 0 up to rounding (sums of thirds), proof when not
+                ps.append(1.0 if abs(est) <= TINY else 0.0)
         adj = holm(ps) if ps else []
         for j, (est, lo, hi) in enumerate(cis):
             rows.append((m, names[j], orders[j], s.g, est, lo, hi, sds[j], ps[j], float(adj[j])))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def format_effects(table: pd.DataFrame, metrics=None) -> str:
-    """The effects as text, one line each (``*``: Holm-adjusted p < 0.05 within its metric)."""
+def format_effects(table: pd.DataFrame, metrics=None, full=("score",)) -> str:
+    """The effects as text, one line each (``*``: Holm-adjusted p < 0.05 within its metric): every effect of
+    the ``full`` metrics, and of the other shown metrics (``metrics``, default :data:`SHOWN`) only the starred
+    ones (the rest are in ``factorial.csv``)."""
     shown = [m for m in (metrics or SHOWN) if m in set(table["metric"])] or list(dict.fromkeys(table["metric"]))
     lines = ["factorial effects on the same walls (95% CI over walls; main = averaged over the other axes' values; "
              "interaction = difference of differences; * = Holm p < 0.05 within the metric):"]
     for m in shown:
         t = table[table["metric"] == m]
-        lines.append(f"  {m}:")
+        if m not in full:
+            t = t[t["p_holm"] < 0.05]
+        if t.empty:
+            continue
+        lines.append(f"  {m}:" if m in full else f"  {m} (the starred effects only):")
         for r in t.itertuples(index=False):
             kind = "main" if r.order == 1 else f"interaction ({r.order})"
             star = " *" if r.p_holm < 0.05 else ""
             lines.append(f"    {kind:<16} {r.effect:<48} {r.estimate:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]{star}")
+    quiet = [m for m in shown if m not in full and not (table[table["metric"] == m]["p_holm"] < 0.05).any()]
+    if quiet:
+        lines.append(f"  no starred effect on {', '.join(quiet)}")
     return "\n".join(lines)

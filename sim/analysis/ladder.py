@@ -56,14 +56,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import re
 from pathlib import Path
 
 import numpy as np
 
 from caishen.sim import safeio
 from caishen.sim.analysis import arena
-from caishen.sim.selfplay import runner
+from caishen.sim.selfplay import rundir, runner
 
 LADDER_JSON = "ladder.json"
 PAIRS_DIR = "pairs"
@@ -216,11 +215,7 @@ def read_config(out: str | os.PathLike) -> LadderConfig:
     """
     from caishen.sim.rules.options import short_repr
 
-    p = Path(out) / LADDER_JSON
-    try:
-        meta = safeio.read_json(p, MAX_LADDER_JSON, what="a ladder.json")
-    except FileNotFoundError:
-        raise ValueError(f"{str(out)!r} is not a ladder directory (no {LADDER_JSON})") from None
+    meta, p = rundir.read_marker(out, "ladder", LADDER_JSON, MAX_LADDER_JSON)
     if not isinstance(meta, dict):
         raise safeio.FileError(p, "is not a JSON object: not a ladder.json caishen wrote")
     for key, ok in _FIELDS.items():
@@ -232,31 +227,23 @@ def read_config(out: str | os.PathLike) -> LadderConfig:
                         meta["chunk_walls"], meta["bootstrap"])
 
 
-def _leftovers_only(out: Path) -> bool:
-    """True if ``out`` holds nothing but the lock and temporary files of an interrupted first ladder.json write."""
-    tmp = re.compile(rf"\.{re.escape(LADDER_JSON)}\.[0-9]+\.[0-9a-f]{{8}}\.tmp")
-    return all(e.name == safeio.DirLock.NAME or (tmp.fullmatch(e.name) and e.is_file(follow_symlinks=False))
-               for e in os.scandir(out))
+def _differences(stored: dict, wanted: dict) -> list[str]:
+    return [f"{k}: stored {stored[k]!r}, now {wanted[k]!r}" for k in wanted if stored[k] != wanted[k]]
+
+
+#: a ladder's directory (:mod:`caishen.sim.selfplay.rundir`): ladder.json, then ``pairs/``, one match per pair
+LADDER = rundir.Kind("ladder", LADDER_JSON, lambda out: read_config(out).to_json(), differences=_differences,
+                     new_out="choose a new --out", subdirs=(PAIRS_DIR,))
 
 
 def prepare_dir(out: str | os.PathLike, config: LadderConfig) -> None:
-    """Write ``out/ladder.json`` for a new ladder, or check that the stored one is ``config``.
+    """Write ``out/ladder.json`` for a new ladder, or check that the stored one is ``config``
+    (:func:`caishen.sim.selfplay.rundir.prepare`; :func:`run_ladder` claims the directory, lock included).
 
     Raises ``ValueError`` naming every difference from a stored ladder, and
     for an ``out`` that is a file or a non-empty directory holding no ladder.
     """
-    out = Path(out)
-    wanted = config.to_json()
-    if (out / LADDER_JSON).exists() or os.path.islink(out / LADDER_JSON):
-        stored = read_config(out).to_json()
-        diffs = [f"{k}: stored {stored[k]!r}, now {wanted[k]!r}" for k in wanted if stored[k] != wanted[k]]
-        if diffs:
-            raise ValueError(f"{str(out)!r} holds a different ladder: " + "; ".join(diffs)
-                             + "; choose a new --out")
-        return
-    if not _leftovers_only(out):
-        raise ValueError(f"{str(out)!r} is a non-empty directory without {LADDER_JSON}; choose a new --out")
-    safeio.write_json(out / LADDER_JSON, wanted)
+    rundir.prepare(out, LADDER, config.to_json())
 
 
 def add_bot(out: str | os.PathLike, spec: str) -> LadderConfig:
@@ -276,8 +263,7 @@ def add_bot(out: str | os.PathLike, spec: str) -> LadderConfig:
     out = Path(out)
     if not out.is_dir():
         raise ValueError(f"{str(out)!r} is not a ladder directory; play a ladder first (caishen ladder --bots ...)")
-    with safeio.DirLock(out, "ladder"):
-        safeio.refuse_links(out)
+    with rundir.workspace(out, LADDER.noun):
         config = read_config(out)
         if bot_index(config, spec) is not None:
             return config
@@ -285,7 +271,7 @@ def add_bot(out: str | os.PathLike, spec: str) -> LadderConfig:
             raise ValueError(f"the ladder in {str(out)!r} holds {len(config.bots)} bots already; at most {MAX_BOTS}")
         specs = check_bots([*config.bots, spec], config.rules, config.options)
         new = dataclasses.replace(config, bots=tuple(specs))
-        safeio.write_json(out / LADDER_JSON, new.to_json())
+        rundir.rewrite(out, LADDER, new.to_json())
     return new
 
 
@@ -326,13 +312,7 @@ def run_ladder(config: LadderConfig, out: str | os.PathLike, *, workers: int | N
     from caishen.sim.bots.registry import seat_workers
 
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"{str(out)!r} is not a directory; choose a new --out")
-    safeio.make_dir(out)
-    with safeio.DirLock(out, "ladder"):
-        safeio.refuse_links(out)
-        prepare_dir(out, config)
-        safeio.make_dir(out / PAIRS_DIR)
+    with rundir.claim(out, LADDER, config.to_json()):
         todo = pairs_of(len(config.bots))
         for k, (i, j) in enumerate(todo):
             d = pair_dir(out, i, j)

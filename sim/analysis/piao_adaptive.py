@@ -30,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from caishen.sim import safeio
+from caishen.sim.selfplay import rundir, runner
 
 #: default size of a round: hands of its study, walls of its check; the most rounds
 DEFAULT_HANDS = 200_000
@@ -51,7 +52,8 @@ def run_adaptive(rules: str, out, *, base: str = "greedy", hands: int = DEFAULT_
     ``rollouts``: each round's study; ``check_walls``: each round's check
     (0 skips it); ``seed``: round ``k`` studies seed ``seed + 2 k`` and
     checks on ``seed + 2 k + 1`` (fresh walls each round); ``options``: rule
-    options.  Raises ``ValueError`` for a bad argument before anything runs.
+    options.  ``out`` is held while it runs (:func:`caishen.sim.selfplay.rundir.workspace`:
+    its lock, no link inside).  Raises ``ValueError`` for a bad argument before anything runs.
     """
     from caishen.sim.analysis import piao_answer, piao_study, study
 
@@ -62,61 +64,62 @@ def run_adaptive(rules: str, out, *, base: str = "greedy", hands: int = DEFAULT_
     hands = piao_study._check_int("hands", hands, 1, 10**9)
     check_walls = piao_study._check_int("check_walls", check_walls, 0, 10**9)
     opts = piao_answer._option_dict(rules, options)
+    ex = runner.Execution(workers=workers, progress=progress)
     out = Path(out)
-    safeio.make_dir(out)
-    rounds = []
-    field = base
-    seen: dict[int, int] = {}
-    status = "max_rounds"
-    t_all = time.perf_counter()
-    for k in range(max_rounds):
-        t0 = time.perf_counter()
-        d = out / f"round-{k}"
-        pts = piao_study.run_study(hands, seed + 2 * k, rollouts, "piao", field, opts or None, workers=workers,
-                                   out=d / "study", progress=progress, per_hand=True)
-        if len(pts) == 0:
-            raise ValueError(f"no 飘 chance in {hands} hands of {field}: play more hands")
-        est = piao_study.estimate(pts, by=(), split="own_choice")
-        cells = piao_study.table_estimate(pts)
-        bits = piao_study.piao_table_bits(pts, piao_answer.MIN_POINTS)
-        prev_bits = rounds[-1]["bits"] if rounds else None
-        changed = sorted(_cells(bits) ^ _cells(prev_bits)) if prev_bits is not None else sorted(_cells(bits))
-        cell_t = cells.set_index("cell")
-        noisy = all(not (cell_t.loc[c, "ci_low"] > 0 or cell_t.loc[c, "ci_high"] < 0) for c in changed)
-        new = piao_answer.table_spec(bits, base)
-        row = {"round": k, "field": field, "bits": int(bits), "table": new, "hex": f"0x{int(bits):016x}",
-               "cells_set": len(_cells(bits)), "changed_cells": changed, "changes_are_noise": bool(noisy),
-               "chances": int(pts["chances"].sum()), "studied": int(len(pts))}
-        for g in ("all", "throws", "keeps"):
-            r = est[(est["own_choice"] == g) & (est["feature"] == "all")]
-            if len(r):
-                row[f"ev_{g}"] = [float(r.iloc[0][c]) for c in ("diff", "ci_low", "ci_high")]
-                row[f"points_{g}"] = int(r.iloc[0]["points"])
-        if check_walls and new != field:
-            sw = study.sweep(rules, d / "check", options=[f"{a}={v}" for a, v in opts.items()],
-                             policies=f"{new},{field}", field=field, walls=check_walls, seed=seed + 2 * k + 1,
-                             baseline=f"policy={field}", workers=workers, progress=progress)
-            s = sw[(sw["metric"] == "score") & (sw["policy"] == new)].iloc[0]
-            row["value_vs_previous_field"] = [float(s["diff"]), float(s["diff_low"]), float(s["diff_high"])]
-            row["check_walls"] = int(check_walls)
-        row["seconds"] = round(time.perf_counter() - t0, 1)
-        rounds.append(row)
-        _write(out, rules, base, rounds, status="running", seconds=time.perf_counter() - t_all, hands=hands,
-               check_walls=check_walls, seed=seed, options=opts)
-        if prev_bits is not None and bits == prev_bits:
-            status = "converged"
-            break
-        if bits in seen:
-            status = f"cycle (round {k} repeats round {seen[bits]})"
-            break
-        if k > 0 and noisy:
-            status = "settled (every changed cell's interval covers 0)"
-            break
-        seen[bits] = k
-        field = new
-    summary = _write(out, rules, base, rounds, status=status, seconds=time.perf_counter() - t_all, hands=hands,
-                     check_walls=check_walls, seed=seed, options=opts)
-    return summary
+    with rundir.workspace(out, "adaptive 飘 study"):  # one writer, no links inside
+        rounds = []
+        field = base
+        seen: dict[int, int] = {}
+        status = "max_rounds"
+        t_all = time.perf_counter()
+        for k in range(max_rounds):
+            t0 = time.perf_counter()
+            d = out / f"round-{k}"
+            pts = piao_study.run_study(hands, seed + 2 * k, rollouts, "piao", field, opts or None, out=d / "study",
+                                       per_hand=True, execution=ex)
+            if len(pts) == 0:
+                raise ValueError(f"no 飘 chance in {hands} hands of {field}: play more hands")
+            est = piao_study.estimate(pts, by=(), split="own_choice")
+            cells = piao_study.table_estimate(pts)
+            bits = piao_study.piao_table_bits(pts, piao_answer.MIN_POINTS)
+            prev_bits = rounds[-1]["bits"] if rounds else None
+            changed = sorted(_cells(bits) ^ _cells(prev_bits)) if prev_bits is not None else sorted(_cells(bits))
+            cell_t = cells.set_index("cell")
+            noisy = all(not (cell_t.loc[c, "ci_low"] > 0 or cell_t.loc[c, "ci_high"] < 0) for c in changed)
+            new = piao_answer.table_spec(bits, base)
+            row = {"round": k, "field": field, "bits": int(bits), "table": new, "hex": f"0x{int(bits):016x}",
+                   "cells_set": len(_cells(bits)), "changed_cells": changed, "changes_are_noise": bool(noisy),
+                   "chances": int(pts["chances"].sum()), "studied": int(len(pts))}
+            for g in ("all", "throws", "keeps"):
+                r = est[(est["own_choice"] == g) & (est["feature"] == "all")]
+                if len(r):
+                    row[f"ev_{g}"] = [float(r.iloc[0][c]) for c in ("diff", "ci_low", "ci_high")]
+                    row[f"points_{g}"] = int(r.iloc[0]["points"])
+            if check_walls and new != field:
+                sw = study.sweep(rules, d / "check", options=[f"{a}={v}" for a, v in opts.items()],
+                                 policies=f"{new},{field}", field=field, walls=check_walls, seed=seed + 2 * k + 1,
+                                 baseline=f"policy={field}", execution=ex)
+                s = sw[(sw["metric"] == "score") & (sw["policy"] == new)].iloc[0]
+                row["value_vs_previous_field"] = [float(s["diff"]), float(s["diff_low"]), float(s["diff_high"])]
+                row["check_walls"] = int(check_walls)
+            row["seconds"] = round(time.perf_counter() - t0, 1)
+            rounds.append(row)
+            _write(out, rules, base, rounds, status="running", seconds=time.perf_counter() - t_all, hands=hands,
+                   check_walls=check_walls, seed=seed, options=opts)
+            if prev_bits is not None and bits == prev_bits:
+                status = "converged"
+                break
+            if bits in seen:
+                status = f"cycle (round {k} repeats round {seen[bits]})"
+                break
+            if k > 0 and noisy:
+                status = "settled (every changed cell's interval covers 0)"
+                break
+            seen[bits] = k
+            field = new
+        summary = _write(out, rules, base, rounds, status=status, seconds=time.perf_counter() - t_all, hands=hands,
+                         check_walls=check_walls, seed=seed, options=opts)
+        return summary
 
 
 def _fmt(v) -> str:

@@ -69,6 +69,7 @@ import pandas as pd
 
 from caishen.sim import safeio
 from caishen.sim.analysis import piao_study
+from caishen.sim.selfplay import rundir, runner
 from caishen.sim.analysis.intervals import holm  # noqa: F401  (public here too: the check's p-values)
 
 #: default size: hands of the study; the check's walls: :func:`default_check_walls` (at most this many)
@@ -406,7 +407,9 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
     ``rollouts``: R per branch; ``check_walls``: walls per policy of the
     check (0 skips it; None: :func:`default_check_walls`); ``seed``: the
     study's walls (the check plays ``seed + 1``); ``options``: rule options
-    (``["K=V", ...]`` or a dict) for the study and the check.  Raises
+    (``["K=V", ...]`` or a dict) for the study and the check.  ``out`` is
+    held while it runs (:func:`caishen.sim.selfplay.rundir.workspace`: its
+    lock, no link inside).  Raises
     ``ValueError`` for a bad argument (the registry's message for a bad
     spec), before anything is written.
 
@@ -424,93 +427,96 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
     check_walls = default_check_walls(hands) if check_walls is None else \
         piao_study._check_int("check_walls", check_walls, 0, 10**9)
     opts = _option_dict(rules, options)
+    ex = runner.Execution(workers=workers, progress=progress)
     words = piao_study.comparison(policy, keep, per_hand=True)
     if opts:
         words += "; rule options " + ", ".join(f"{k}={v}" for k, v in opts.items())
     out = Path(out)
-    t0 = time.perf_counter()
-    pts = piao_study.run_study(hands, seed, rollouts, "piao", policy, opts or None, workers=workers,
-                               out=out / STUDY_DIR, progress=progress, keep_then=keep, per_hand=True)
-    study_s = time.perf_counter() - t0
-    if len(pts) == 0:
-        raise ValueError(f"no 飘 chance in {hands} hands of {policy}: play more hands")
-    est = piao_study.estimate(pts, split="own_choice")
-    est.insert(0, "comparison", words)
-    cells = piao_study.table_estimate(pts, split="own_choice")
-    cells.insert(0, "comparison", words)
-    rk = piao_estimate.risk(pts)
-    rk.insert(0, "comparison", words)
-    joint = joint_table(pts, split="own_choice")
-    safeio.atomic_write(out / TABLE_CSV, est.to_csv(index=False))
-    safeio.atomic_write(out / CELLS_CSV, cells.to_csv(index=False))
-    safeio.atomic_write(out / RISK_CSV, rk.to_csv(index=False))
-    heatmap(joint, out / HEATMAP_PNG, words, split="own_choice",
-            note=f"{hands:,} hands, R = {rollouts}, seed {seed}; every seat {policy}; "
-                 f"{len(pts):,} chances studied; 95% CI clustered by hand")
-    bits = piao_study.piao_table_bits(pts, MIN_POINTS)
-    base = piao_base(policy)
-    implied = table_spec(bits, base)
-    allrows = est[est["own_choice"] == "all"]
-    tl = allrows[allrows["feature"] == "tiles_left"]
-    widest = float(((tl["ci_high"] - tl["ci_low"]) / 2).max())
-    n_chances = float(pts["chances"].sum())
-    first = allrows.iloc[0]
+    with rundir.workspace(out, "飘 answer"):  # one writer, no links inside
+        t0 = time.perf_counter()
+        pts = piao_study.run_study(hands, seed, rollouts, "piao", policy, opts or None, out=out / STUDY_DIR,
+                                   keep_then=keep, per_hand=True, execution=ex)
+        study_s = time.perf_counter() - t0
+        if len(pts) == 0:
+            raise ValueError(f"no 飘 chance in {hands} hands of {policy}: play more hands")
+        est = piao_study.estimate(pts, split="own_choice")
+        est.insert(0, "comparison", words)
+        cells = piao_study.table_estimate(pts, split="own_choice")
+        cells.insert(0, "comparison", words)
+        rk = piao_estimate.risk(pts)
+        rk.insert(0, "comparison", words)
+        joint = joint_table(pts, split="own_choice")
+        safeio.atomic_write(out / TABLE_CSV, est.to_csv(index=False))
+        safeio.atomic_write(out / CELLS_CSV, cells.to_csv(index=False))
+        safeio.atomic_write(out / RISK_CSV, rk.to_csv(index=False))
+        heatmap(joint, out / HEATMAP_PNG, words, split="own_choice",
+                note=f"{hands:,} hands, R = {rollouts}, seed {seed}; every seat {policy}; "
+                     f"{len(pts):,} chances studied; 95% CI clustered by hand")
+        bits = piao_study.piao_table_bits(pts, MIN_POINTS)
+        base = piao_base(policy)
+        implied = table_spec(bits, base)
+        allrows = est[est["own_choice"] == "all"]
+        tl = allrows[allrows["feature"] == "tiles_left"]
+        widest = float(((tl["ci_high"] - tl["ci_low"]) / 2).max())
+        n_chances = float(pts["chances"].sum())
+        first = allrows.iloc[0]
 
-    def triple(row, k="diff", lo="ci_low", hi="ci_high"):
-        return [float(row[k]), float(row[lo]), float(row[hi])]
+        def triple(row, k="diff", lo="ci_low", hi="ci_high"):
+            return [float(row[k]), float(row[lo]), float(row[hi])]
 
-    own = {}
-    for g in ("throws", "keeps"):
-        r = _estimate_row(est, g)
-        if r is not None:
-            own[g] = {"ev": triple(r), "chances": int(r["points"]),
-                      "share": float(pts.loc[pts["own_choice"] == (g == "throws"), "chances"].sum() / n_chances)}
-    risk_all = rk[(rk["own_choice"] == "all") & (rk["group"] == "all")].set_index("branch")
-    answer = {
-        "comparison": words, "rules": rules, "options": opts, "policy": policy, "keep_then": keep or policy,
-        "hands": int(hands), "seed": int(seed), "rollouts": int(rollouts), "study_seconds": round(study_s, 1),
-        "chances": int(n_chances), "studied": int(len(pts)),
-        "exploration_rate": float(len(pts) / n_chances),
-        "exploration": "one chance per hand with a chance, drawn uniformly among its chances; the real hand is "
-                       f"played by {policy} at every chance (the study never makes it throw or keep: the field is "
-                       f"{policy}'s own)",
-        "ev": {k: float(first[k]) for k in ("diff", "ci_low", "ci_high")},
-        "own_choice": own, "own_worth": float(first["own_worth"]),
-        "parts": {p: triple(first, p, f"{p}_low", f"{p}_high") for p in ("doubling", "penalty", "rest")},
-        "risk": {b: {k: float(risk_all.loc[b, k]) for k in ("mean", "sd", "q01", "q50", "q99", "p_loss",
-                                                            "p_failed", "p_won")}
-                 for b in ("piao", "keep") if b in risk_all.index},
-        "tiles_left": {g: [float(d), float(lo), float(hi), int(n)] for g, d, lo, hi, n in
-                       zip(tl["group"], tl["diff"], tl["ci_low"], tl["ci_high"], tl["points"])},
-        "widest_tiles_left_half_width": widest, "target_half_width": TARGET_HALF_WIDTH,
-        "hands_for_target": hands_for(hands, widest), "implied_policy": implied, "implied_bits": int(bits),
-        "base": base,
-    }
-    if check_walls:
-        labels = check_labels(policy, bits)
-        pols = list(labels.values())
-        t1 = time.perf_counter()
-        study.sweep(rules, out / CHECK_DIR, options=[f"{k}={v}" for k, v in opts.items()], policies=",".join(pols),
-                    field=policy, walls=check_walls, seed=seed + 1, workers=workers, progress=progress)
-        scores = sweep_wall_scores(out / CHECK_DIR)
-        pw = pairwise({lab: scores[spec] for lab, spec in labels.items()})
-        pw.insert(2, "a_spec", pw["a"].map(labels))
-        pw.insert(3, "b_spec", pw["b"].map(labels))
-        pw.insert(0, "comparison", f"points per hand of policy a minus policy b at one seat, the other three seats "
-                                   f"{policy}, on the same {check_walls} walls (duplicate deals)")
-        safeio.atomic_write(out / PAIRWISE_CSV, pw.to_csv(index=False))
-        legend = "\n".join(f"- `{lab}`: `{spec}`" for lab, spec in labels.items())
-        safeio.atomic_write(out / PAIRWISE_MD, f"# 飘 check: {pw['comparison'].iloc[0]}\n\n"
-                            "Row minus column, points per hand, Bonferroni-adjusted interval; * = Holm p < 0.05.\n\n"
-                            + markdown.table(pairwise_matrix(pw), index=True) + "\n\n" + legend + "\n")
-        means = {lab: float(np.mean(scores[spec])) for lab, spec in labels.items()}
-        answer["check"] = {"walls": check_walls, "field": policy, "labels": labels, "mean_points": means,
-                           "seconds": round(time.perf_counter() - t1, 1),
-                           "adjustment": f"Bonferroni over m = {int(pw['m'].iloc[0])} pairs (each interval at "
-                                         f"{100 * (1 - 0.05 / pw['m'].iloc[0]):.2f}%), Holm-adjusted p-values",
-                           "best": max(means, key=means.get)}
-    safeio.atomic_write(out / ANSWER_JSON, json.dumps(answer, indent=1, ensure_ascii=False) + "\n")
-    return answer
+        own = {}
+        for g in ("throws", "keeps"):
+            r = _estimate_row(est, g)
+            if r is not None:
+                own[g] = {"ev": triple(r), "chances": int(r["points"]),
+                          "share": float(pts.loc[pts["own_choice"] == (g == "throws"), "chances"].sum() / n_chances)}
+        risk_all = rk[(rk["own_choice"] == "all") & (rk["group"] == "all")].set_index("branch")
+        answer = {
+            "comparison": words, "rules": rules, "options": opts, "policy": policy, "keep_then": keep or policy,
+            "hands": int(hands), "seed": int(seed), "rollouts": int(rollouts), "study_seconds": round(study_s, 1),
+            "chances": int(n_chances), "studied": int(len(pts)),
+            "exploration_rate": float(len(pts) / n_chances),
+            "exploration": "one chance per hand with a chance, drawn uniformly among its chances; the real hand is "
+                           f"played by {policy} at every chance (the study never makes it throw or keep: the field is "
+                           f"{policy}'s own)",
+            "ev": {k: float(first[k]) for k in ("diff", "ci_low", "ci_high")},
+            "own_choice": own, "own_worth": float(first["own_worth"]),
+            "parts": {p: triple(first, p, f"{p}_low", f"{p}_high") for p in ("doubling", "penalty", "rest")},
+            "risk": {b: {k: float(risk_all.loc[b, k]) for k in ("mean", "sd", "q01", "q50", "q99", "p_loss",
+                                                                "p_failed", "p_won")}
+                     for b in ("piao", "keep") if b in risk_all.index},
+            "tiles_left": {g: [float(d), float(lo), float(hi), int(n)] for g, d, lo, hi, n in
+                           zip(tl["group"], tl["diff"], tl["ci_low"], tl["ci_high"], tl["points"])},
+            "widest_tiles_left_half_width": widest, "target_half_width": TARGET_HALF_WIDTH,
+            "hands_for_target": hands_for(hands, widest), "implied_policy": implied, "implied_bits": int(bits),
+            "base": base,
+        }
+        if check_walls:
+            labels = check_labels(policy, bits)
+            pols = list(labels.values())
+            t1 = time.perf_counter()
+            study.sweep(rules, out / CHECK_DIR, options=[f"{k}={v}" for k, v in opts.items()], policies=",".join(pols),
+                        field=policy, walls=check_walls, seed=seed + 1, execution=ex)
+            scores = sweep_wall_scores(out / CHECK_DIR)
+            pw = pairwise({lab: scores[spec] for lab, spec in labels.items()})
+            pw.insert(2, "a_spec", pw["a"].map(labels))
+            pw.insert(3, "b_spec", pw["b"].map(labels))
+            pw.insert(0, "comparison", f"points per hand of policy a minus policy b at one seat, the other three seats "
+                                       f"{policy}, on the same {check_walls} walls (duplicate deals)")
+            safeio.atomic_write(out / PAIRWISE_CSV, pw.to_csv(index=False))
+            legend = "\n".join(f"- `{lab}`: `{spec}`" for lab, spec in labels.items())
+            safeio.atomic_write(out / PAIRWISE_MD, f"# 飘 check: {pw['comparison'].iloc[0]}\n\n"
+                                "Row minus column, points per hand, Bonferroni-adjusted interval; "
+                                "* = Holm p < 0.05.\n\n"
+                                + markdown.table(pairwise_matrix(pw), index=True) + "\n\n" + legend + "\n")
+            means = {lab: float(np.mean(scores[spec])) for lab, spec in labels.items()}
+            answer["check"] = {"walls": check_walls, "field": policy, "labels": labels, "mean_points": means,
+                               "seconds": round(time.perf_counter() - t1, 1),
+                               "adjustment": f"Bonferroni over m = {int(pw['m'].iloc[0])} pairs (each interval at "
+                                             f"{100 * (1 - 0.05 / pw['m'].iloc[0]):.2f}%), Holm-adjusted p-values",
+                               "best": max(means, key=means.get)}
+        safeio.atomic_write(out / ANSWER_JSON, json.dumps(answer, indent=1, ensure_ascii=False) + "\n")
+        return answer
 
 
 def format_answer(answer: dict, out) -> str:

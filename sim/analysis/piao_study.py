@@ -101,7 +101,6 @@ import concurrent.futures as cf
 import json
 import multiprocessing
 import os
-import re
 import time
 from pathlib import Path
 
@@ -113,6 +112,7 @@ from caishen.sim.bots.registry import bot_table, make_context
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.codes import POINTS_ENGINE
 from caishen.sim.rules.kernels import hand_points
+from caishen.sim.selfplay import records, rundir
 from caishen.sim.tables import hand_tables
 from caishen.sim.analysis.piao_kernels import (  # noqa: F401  (the kernels' names: public here too)
     DECISION_DECLARE,
@@ -327,14 +327,16 @@ def _chunk_job(args: dict) -> pd.DataFrame:
 
 
 def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT_ROLLOUTS, decision: str = "piao",
-              policies="never", options=None, explore: float = 0.5, *, workers: int | None = None,
-              chunk_size: int = DEFAULT_CHUNK, out: str | os.PathLike | None = None,
-              progress: bool = True, keep_then=None, per_hand: bool = False) -> pd.DataFrame:
+              policies="never", options=None, explore: float = 0.5, *, chunk_size: int = DEFAULT_CHUNK,
+              out: str | os.PathLike | None = None, keep_then=None, per_hand: bool = False,
+              execution=None) -> pd.DataFrame:
     """Study the decision points of ``hands`` hands, in chunks on worker processes; one row per point.
 
     Chunk ``i`` (``chunk_size`` hands) gets the 32-bit seed of
     ``SeedSequence(seed).spawn(n)[i]`` (:func:`caishen.sim.selfplay.runner.chunk_seeds`), so
-    the rows do not depend on ``workers``.  ``out``: a directory for
+    the rows do not depend on ``workers``.  ``out``: a directory (:data:`STUDY`,
+    claimed by :func:`caishen.sim.selfplay.rundir.claim`: locked while the
+    study runs, no links inside) for
     ``study.json`` (the configuration, written first, atomically) and one
     Parquet file per finished chunk, committed with its identity and
     recorded in a manifest as a run's chunks are
@@ -343,21 +345,23 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     (:func:`study_layout`) and replaying the others; another configuration
     is a ``ValueError`` naming what differs.  The returned rows carry
     ``chunk`` and ``hand_id`` (global hand index: the cluster of
-    :func:`estimate`'s intervals).  Other arguments as :func:`study_chunk`.
+    :func:`estimate`'s intervals).  ``execution``: how the chunks run
+    (:class:`caishen.sim.selfplay.runner.Execution`: ``workers`` local
+    processes, ``progress``; backend ``local`` only; None: its defaults).
+    Other arguments as :func:`study_chunk`.
 
     Measured here (2 cores shared with other jobs; ``python
     notebooks/piao_decision.py --workers 2``): the default size, 500,000
     hands with R = 4, took 450 s (compile included) for 87,516 飘 points;
     the widest 95% half-width over the tiles-left groups was 0.37 points.
     """
-    from tqdm import tqdm
-
-    from caishen.sim.selfplay import manifest, records, runner
+    from caishen.sim.selfplay import runner
 
     hands = _check_int("hands", hands, 1, 10**9)
     chunk_size = _check_int("chunk_size", chunk_size, 1, 10**6)
-    if workers is not None:
-        workers = _check_int("workers", workers, 1, 1024)
+    ex = (runner.Execution() if execution is None else execution).local_only("a counterfactual study")
+    if ex.workers is not None:
+        _check_int("workers", ex.workers, 1, 1024)
     known = decisions()
     if decision not in known:
         raise ValueError(f"unknown decision {decision!r}; known: {', '.join(known)}")
@@ -368,17 +372,33 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
     study_chunk(0, 0, rollouts, decision, pol, opts, explore, keep_then=keep,
                 per_hand=per_hand)  # validates everything, compiles once
     n_chunks = -(-hands // chunk_size)
-    seeds = runner.chunk_seeds(seed, n_chunks)
     config = {"kind": "counterfactual", "decision": decision, "rules": rules, "options": opts,
               "policies": list(pol), "seed": int(seed), "hands": hands, "rollouts": int(rollouts),
               "explore": float(explore), "keep_then": keep, "per_hand": bool(per_hand),
               "chunk_size": chunk_size, "n_chunks": n_chunks,
               "source_digest": runner.source_digest()}
-    done: dict[int, pd.DataFrame] = {}
     lay = study_layout(config)
+    if out is None:
+        return _run_chunks(config, lay, None, ex)
+    out = Path(out)
+    with rundir.claim(out, STUDY, {**config, "created": time.strftime("%Y-%m-%dT%H:%M:%S")}):
+        return _run_chunks(config, lay, out, ex)
+
+
+def _run_chunks(config: dict, lay, out: Path | None, ex) -> pd.DataFrame:
+    """:func:`run_study`'s chunks: those ``out`` holds verified are read, the others played (and committed
+    into ``out``, which :func:`run_study` holds; None: kept in memory only)."""
+    from tqdm import tqdm
+
+    from caishen.sim.selfplay import manifest, runner
+
+    hands, chunk_size, n_chunks = config["hands"], config["chunk_size"], config["n_chunks"]
+    decision, rollouts, per_hand, explore = config["decision"], config["rollouts"], config["per_hand"], \
+        config["explore"]
+    keep = config["keep_then"]
+    pol, opts, seeds = tuple(config["policies"]), config["options"], runner.chunk_seeds(config["seed"], n_chunks)
+    done: dict[int, pd.DataFrame] = {}
     if out is not None:
-        out = Path(out)
-        _prepare_dir(out, config)
         records.remove_stale_tmp(out)
         for i in manifest.verify(out, layout=lay).ok:
             done[i] = pd.read_parquet(records.chunk_path(out, i))
@@ -390,7 +410,7 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
                 "policies": pol, "options": opts, "explore": explore, "keep_then": keep, "per_hand": per_hand}
 
     bar = tqdm(total=hands, initial=sum(min(chunk_size, hands - i * chunk_size) for i in done), unit="hand",
-               desc=f"{decision} study", disable=not progress, dynamic_ncols=True)
+               desc=f"{decision} study", disable=not ex.progress, dynamic_ncols=True)
 
     def finish(i, df):
         df = df.copy()
@@ -403,7 +423,7 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
         done[i] = df
         bar.update(min(chunk_size, hands - i * chunk_size))
 
-    n_workers = min(workers or runner.default_workers(), len(todo))
+    n_workers = min(ex.workers or runner.default_workers(), len(todo))
     try:
         if n_workers <= 1:
             for i in todo:
@@ -478,20 +498,18 @@ def _check_study_json(doc: dict, where) -> dict:
 def read_study_json(out) -> dict:
     """The validated ``study.json`` of ``out`` (:func:`_check_study_json`; ``ValueError`` when there is none,
     :class:`caishen.sim.safeio.FileError` for a link, a file that is not regular, too large or not JSON)."""
-    from caishen.sim import safeio
+    return _check_study_json(*rundir.read_marker(out, "study", STUDY_JSON, MAX_STUDY_JSON))
 
-    p = Path(out) / STUDY_JSON
-    try:
-        doc = safeio.read_json(p, MAX_STUDY_JSON, what="a study.json")
-    except FileNotFoundError:
-        raise ValueError(f"{str(out)!r} is not a study directory (no {STUDY_JSON})") from None
-    return _check_study_json(doc, p)
+
+#: a study's directory (:mod:`caishen.sim.selfplay.rundir`): study.json written first, then ``chunks/``
+STUDY = rundir.Kind("study", STUDY_JSON, read_study_json, subdirs=(records.CHUNKS_DIR,),
+                    new_out="choose a new directory")
 
 
 def read_points(out) -> tuple[dict, pd.DataFrame, "object"]:
     """``(study.json, the decision points of its verified chunks, the verification)`` of a study directory
     (:func:`run_study` with ``out``).  Raises ``ValueError`` when it has no verified chunk."""
-    from caishen.sim.selfplay import manifest, records
+    from caishen.sim.selfplay import manifest
 
     doc = read_study_json(out)
     check = manifest.verify(out, layout=study_layout(doc))
@@ -500,39 +518,3 @@ def read_points(out) -> tuple[dict, pd.DataFrame, "object"]:
                                                                  if check.problems else ""))
     pts = pd.concat([pd.read_parquet(records.chunk_path(out, i)) for i in check.ok], ignore_index=True)
     return doc, pts, check
-
-
-#: temporary names of an interrupted first write of study.json (this version's and earlier ones')
-_STUDY_JSON_TMP = re.compile(r"\.study\.json(\.[0-9]+\.[0-9a-f]{8})?\.tmp")
-
-
-def _prepare_dir(out: Path, config: dict) -> None:
-    """Create ``out`` with ``study.json`` (written first, atomically; a directory holding only the temporary
-    file of an interrupted first write is cleared) or check that it holds the same study (``ValueError``
-    otherwise); links inside ``out`` are refused, naming them."""
-    from caishen.sim.selfplay import records
-    from caishen.sim import safeio
-
-    p = out / STUDY_JSON
-    if out.is_dir():
-        safeio.refuse_links(out)
-    if p.exists() or p.is_symlink():
-        stored = read_study_json(out)
-        diffs = [f"{k}: directory has {stored.get(k)!r}, requested {v!r}" for k, v in
-                 json.loads(json.dumps(config)).items() if stored.get(k) != v]
-        if diffs:
-            raise ValueError(f"{str(out)!r} holds a different study: " + "; ".join(diffs))
-        safeio.make_dir(out / records.CHUNKS_DIR)
-        return
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"{str(out)!r} is not a directory; choose a new directory")
-    if out.is_dir():
-        names = [e.name for e in os.scandir(out)]
-        if any(not _STUDY_JSON_TMP.fullmatch(n) for n in names):
-            raise ValueError(f"{str(out)!r} is a non-empty directory without {STUDY_JSON}; choose a new directory")
-        for n in names:
-            safeio.discard(out / n)
-    safeio.make_dir(out)
-    safeio.write_json(p, {**config, "created": time.strftime("%Y-%m-%dT%H:%M:%S")})
-    safeio.make_dir(out / records.CHUNKS_DIR)
-

@@ -60,8 +60,11 @@ same walls, into per-point cluster sums: memory of one chunk per point,
 whatever the number of walls (:func:`metric_table` is the same table from
 per-wall metrics held in memory).
 
-Rerunning the same command resumes (finished chunks are skipped); another
-grid into the same OUT is an error naming what differs.  Bad input -- an
+The directory is claimed through :mod:`caishen.sim.selfplay.rundir` (its
+lock held for the whole sweep, no links inside; :data:`SWEEP`).  Rerunning
+the same command resumes (finished chunks are skipped); another grid into
+the same OUT is an error naming what differs; another baseline rewrites
+sweep.json and the table.  Bad input -- an
 unknown option, a value outside its range, an unknown policy, an empty grid
 -- is a ``ValueError`` naming the value, raised before anything is written.
 
@@ -75,9 +78,6 @@ path.  The sweep's spawned workers cost a few seconds per point.
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import re
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +85,7 @@ import pandas as pd
 
 from caishen.sim import safeio
 from caishen.sim.rules import base as rulesets
+from caishen.sim.selfplay import rundir
 
 N_SEATS = 4
 SWEEP_JSON = "sweep.json"
@@ -390,18 +391,21 @@ def _point_config(grid: dict, point: dict, walls: int, seed: int, chunk_size: in
 
 
 def sweep(rules: str, out, *, options=(), policies=None, field: str = "greedy", walls: int = 10_000,
-          seed: int = 0, baseline=None, chunk_size: int = 10_000, workers: int | None = None,
-          backend: str = "local", ray_address: str | None = None, progress: bool = True) -> pd.DataFrame:
+          seed: int = 0, baseline=None, chunk_size: int = 10_000, execution=None) -> pd.DataFrame:
     """Run (or resume) a sweep into ``out`` and return the tidy table (also ``OUT/sweep.csv``).
 
     Arguments as :func:`parse_grid` and :func:`parse_baseline`; ``walls``:
-    hands per point (1..10**9); ``seed``: the walls' root seed; the others
-    as :func:`caishen.sim.selfplay.runner.run`.  Everything is validated before ``out`` is
-    touched; ``ValueError`` names a bad value, a repeated run into ``out``
-    with another grid, or an ``out`` that holds something else.
+    hands per point (1..10**9); ``seed``: the walls' root seed;
+    ``chunk_size``: hands per chunk; ``execution``: how the points' runs
+    are played (:class:`caishen.sim.selfplay.runner.Execution`: workers,
+    backend, Ray address, progress; None: its defaults).  Everything is
+    validated before ``out`` is touched; ``ValueError`` names a bad value,
+    a repeated run into ``out`` with another grid, or an ``out`` that holds
+    something else.
     """
     from caishen.sim.selfplay import runner
 
+    ex = runner.Execution() if execution is None else execution
     grid = parse_grid(rules, options, policies, field)
     base = parse_baseline(grid, baseline)
     points = grid_points(grid)
@@ -411,19 +415,19 @@ def sweep(rules: str, out, *, options=(), policies=None, field: str = "greedy", 
            "points": [{"dir": f"{POINTS_DIR}/p{i:03d}", **{k: str(v) for k, v in p.items()}}
                       for i, p in enumerate(points)]}
     out = Path(out)
-    _prepare_sweep_dir(out, doc)
-    dirs = []
-    for i, (p, config) in enumerate(zip(points, configs)):
-        d = out / POINTS_DIR / f"p{i:03d}"
-        if progress:
-            import sys
+    with rundir.claim(out, SWEEP, doc):
+        dirs = []
+        for i, (p, config) in enumerate(zip(points, configs)):
+            d = out / POINTS_DIR / f"p{i:03d}"
+            if ex.progress:
+                import sys
 
-            print(f"sweep point {i + 1}/{len(points)}: {point_label(p)}", file=sys.stderr)
-        runner.run(config, d, workers=workers, backend=backend, ray_address=ray_address, progress=progress,
-                   chunk_fn=sweep_chunk)
-        dirs.append(d)
-    table = streamed_metric_table(grid, dirs, base)  # memory of one chunk per point, whatever the walls
-    safeio.atomic_write(out / SWEEP_CSV, table.to_csv(index=False))
+                print(f"sweep point {i + 1}/{len(points)}: {point_label(p)}", file=sys.stderr)
+            runner.run(config, d, workers=ex.workers, backend=ex.backend, ray_address=ex.ray_address,
+                       progress=ex.progress, chunk_fn=sweep_chunk)
+            dirs.append(d)
+        table = streamed_metric_table(grid, dirs, base)  # memory of one chunk per point, whatever the walls
+        safeio.atomic_write(out / SWEEP_CSV, table.to_csv(index=False))
     return table
 
 
@@ -434,46 +438,9 @@ def _metric_columns(rules: str, available) -> list[str]:
     return [c for c in want if c in set(available)]
 
 
-#: temporary names of an interrupted first write of sweep.json (this version's and earlier ones')
-_SWEEP_JSON_TMP = re.compile(r"\.sweep\.json(\.[0-9]+\.[0-9a-f]{8})?\.tmp")
 #: bytes of a sweep.json / sweep.csv at most
 MAX_SWEEP_JSON = 1 << 20
 MAX_SWEEP_CSV = 64 << 20
-
-
-def _prepare_sweep_dir(out: Path, doc: dict) -> None:
-    """Create ``out`` with ``sweep.json`` (written first, atomically), or check that it holds the same sweep.
-
-    The baseline is an analysis choice, not part of the runs: another
-    baseline rewrites ``sweep.json`` and removes the old table (a new one
-    is written when the sweep ends).  A directory that holds only the
-    temporary file of an interrupted first write is cleared and written
-    again; links inside ``out`` are refused (naming them).
-    """
-    p = out / SWEEP_JSON
-    if p.exists() or p.is_symlink():
-        safeio.refuse_links(out)
-        stored = read_sweep_json(out)
-        want = json.loads(json.dumps(doc))
-        diffs = [f"{k}: directory has {_short(stored.get(k))}, requested {_short(want[k])}" for k in want
-                 if k != "baseline" and stored.get(k) != want[k]]
-        if diffs:
-            raise ValueError(f"{str(out)!r} holds a different sweep: " + "; ".join(diffs))
-        if stored.get("baseline") != want["baseline"]:
-            safeio.discard(out / SWEEP_CSV)
-            safeio.write_json(p, doc)
-        return
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"{str(out)!r} is not a directory; choose a new --out")
-    if out.is_dir():
-        names = [e.name for e in os.scandir(out)]
-        if any(not _SWEEP_JSON_TMP.fullmatch(n) for n in names):
-            raise ValueError(f"{str(out)!r} is a non-empty directory without {SWEEP_JSON}; choose a new --out")
-        safeio.refuse_links(out)
-        for n in names:  # an interrupted first write of sweep.json
-            safeio.discard(out / n)
-    safeio.make_dir(out)
-    safeio.write_json(p, doc)
 
 
 def _short(v) -> str:
@@ -516,12 +483,13 @@ def _check_sweep_json(doc: dict, where) -> dict:
 def read_sweep_json(out) -> dict:
     """The validated ``sweep.json`` of ``out`` (:func:`_check_sweep_json`; a link, a file that is not a
     regular one, or larger than :data:`MAX_SWEEP_JSON` is a :class:`caishen.sim.safeio.FileError`)."""
-    p = Path(out) / SWEEP_JSON
-    try:
-        doc = safeio.read_json(p, MAX_SWEEP_JSON, what="a sweep.json")
-    except FileNotFoundError:
-        raise ValueError(f"{str(out)!r} is not a sweep directory (no {SWEEP_JSON})") from None
-    return _check_sweep_json(doc, p)
+    return _check_sweep_json(*rundir.read_marker(out, "sweep", SWEEP_JSON, MAX_SWEEP_JSON))
+
+
+#: a sweep's directory (:mod:`caishen.sim.selfplay.rundir`): sweep.json written first; the baseline is an
+#: analysis choice, not part of the runs: another baseline rewrites sweep.json and removes the old table
+#: (a new one is written when the sweep ends)
+SWEEP = rundir.Kind("sweep", SWEEP_JSON, read_sweep_json, analysis_keys=("baseline",), stale=(SWEEP_CSV,))
 
 
 def read_sweep(out) -> tuple[dict, pd.DataFrame]:
@@ -569,6 +537,49 @@ def describe(grid: dict) -> str:
              "the records), so its numbers average over the seats"]
     lines.append("metrics (mean per wall, 95% CI over walls; 'vs baseline': the paired difference):")
     lines += [f"  {m:<13} {text}" for m, text in metric_units(grid["rules"]).items()]
+    return "\n".join(lines)
+
+
+def format_grid(table: pd.DataFrame, width: int = 100) -> str:
+    """The tidy table as two compact grids, a row per point (its axis values) and a column per metric (what
+    ``caishen sweep`` and ``caishen report`` print; every figure is in ``sweep.csv``, and :func:`format_table`
+    gives it line by line with the per-wall sds):
+
+    - **mean per wall** ``value ±h``, ``h`` half the 95% CI over walls (Student-t, symmetric);
+    - **vs baseline**: the paired difference to the point's baseline ``diff ±h``, ``*`` where its interval
+      excludes 0; the baseline points themselves are left out (their difference is 0 by definition).
+
+    A cell that is exactly 0 with a 0-wide interval prints as ``0``.  ``width``: characters per line; wider
+    grids wrap into blocks of columns (pandas' ``line_width``)."""
+    axes = [c for c in table.columns if c not in TABLE_COLUMNS]
+    t = table.assign(point=[point_label({a: r[a] for a in axes}) for _, r in table[axes].iterrows()])
+    order = list(dict.fromkeys(t["point"]))
+    metrics = list(dict.fromkeys(t["metric"]))
+
+    def cells(v, lo, hi, mark: bool) -> pd.Series:
+        h = (hi - lo) / 2
+        star = np.where(mark & ((lo > 0) | (hi < 0)), "*", "")
+        text = v.map("{:+.3f}".format) + " ±" + h.map("{:.3f}".format) + star
+        return text.where((v != 0) | (h != 0), "0")
+
+    def grid(cell: pd.Series, rows: list) -> str:
+        g = t.assign(cell=cell).pivot(index=axes, columns="metric", values="cell")
+        keys = [tuple(first.loc[p, axes]) if len(axes) > 1 else first.loc[p, axes[0]] for p in rows]
+        g = g.loc[keys, metrics]  # the points in the sweep's order, the metrics in the table's
+        g.columns.name = None
+        return g.to_string(line_width=width, justify="right")
+
+    t[axes] = t[axes].astype(str)
+    first = t.drop_duplicates("point").set_index("point")
+    base_of = dict(zip(t["point"], t["baseline"]))
+    others = [p for p in order if base_of[p] != p]
+    lines = [f"mean per wall, ±: half the 95% CI over walls ({int(t['walls'].iloc[0]):,} walls per point):",
+             grid(cells(t["value"], t["ci_low"], t["ci_high"], False), order)]
+    if others:
+        bases = sorted({base_of[p] for p in others})
+        vs = bases[0] if len(bases) == 1 else "each point's own (sweep.csv's baseline column)"
+        lines += ["", f"vs baseline {vs}: the paired difference, ±: half its 95% CI over walls, * excludes 0:",
+                  grid(cells(t["diff"], t["diff_low"], t["diff_high"], True), others)]
     return "\n".join(lines)
 
 

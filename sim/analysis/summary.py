@@ -42,8 +42,8 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   seat-hands that won / 3H.
 - ``dealer share``: hands dealt by seat ``s`` / H (a 流局 keeps the dealer,
   K-3.3, so seats do not deal equally often; compare seats with this in mind).
-- ``share of wins``: won hands by ``win_type`` (self_draw, discard,
-  robbed_kong) / won hands.
+- ``share of wins``: won hands by ``win_type`` (self_draw, discard_win,
+  robbed_kong, the words of :func:`caishen.read_run`'s table) / won hands.
 - ``winner's gain``: the score change of the (first) winner in a won hand;
   mean and percentiles (numpy's linear interpolation).
 - ``score``: mean score change per seat-hand, by seat, for the dealer and

@@ -21,6 +21,7 @@ from caishen.sim.analysis.intervals import (  # the textbook intervals (unit=Non
     percentile_counts,
     wilson,
 )
+from caishen.sim.rules.words import WIN_TYPE_WORDS
 
 N_SEATS = 4
 
@@ -36,7 +37,9 @@ def pattern_names() -> dict[str, str]:
     return out
 CONFIDENCE = 0.95
 PERCENTILES = (1, 5, 25, 50, 75, 95, 99)
-WIN_TYPE_NAMES = {0: "self_draw", 1: "discard", 2: "robbed_kong"}
+#: the win types of the summary's "share of wins" rows, in :data:`caishen.sim.rules.words.WIN_TYPE_WORDS`' words
+#: (the same as :func:`caishen.read_run`'s ``win_type`` column)
+WIN_TYPE_NAMES = {code: word for code, word in WIN_TYPE_WORDS.items() if code >= 0}
 SUMMARY_COLUMNS = ["section", "metric", "group", "n", "value", "ci_low", "ci_high"]
 #: the section of the observational 飘 comparison (kept out of the headline rows, after them)
 OBSERVATIONAL = "飘财 observational"

@@ -27,6 +27,7 @@ from caishen.sim.engine import EP_JOKER, N_SEATS
 from caishen.sim.bots import registry
 from caishen.sim.bots.policies import POLICY_RANDOM, new_work
 from caishen.sim.bots.tuned import N_W
+from caishen.sim.warmup import first_use
 
 __all__ = ["Agent", "RandomAgent", "PolicyAgent", "BotAgent", "kernel_agent"]
 
@@ -89,8 +90,9 @@ class PolicyAgent(Agent):
         if self._ctx is None or self._ctx_rules != game.rules_name:  # the bot context every kernel seat passes
             self._ctx = registry.make_context(game.rules_name, game.rules, np.zeros((N_SEATS, N_W)), 0)
             self._ctx_rules = game.rules_name
-        return int(registry._seat_action(self.code, self.param, st, game._ep, game._rp, game._tabs, self._work,
-                                         self._ctx))
+        with first_use("bots"):  # a cold numba cache compiles the bot kernels here: say so, as self-play does
+            return int(registry._seat_action(self.code, self.param, st, game._ep, game._rp, game._tabs, self._work,
+                                             self._ctx))
 
 
 class BotAgent(Agent):
@@ -122,8 +124,9 @@ class BotAgent(Agent):
             self._ctx_rules = game.rules_name
         game.legal_mask()
         st = game.state
-        return int(registry._seat_action(self.code, self.param, st, game._ep, game._rp, game._tabs, self._work,
-                                         self._ctx))
+        with first_use("bots"):  # a cold numba cache compiles the bot kernels here: say so, as self-play does
+            return int(registry._seat_action(self.code, self.param, st, game._ep, game._rp, game._tabs, self._work,
+                                             self._ctx))
 
 
 def kernel_agent(policy: str = "greedy", seed=None) -> Agent:

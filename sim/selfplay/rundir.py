@@ -1,11 +1,39 @@
-"""A run directory's configuration: run.json, its validation with bounds, and the chunk layout it implies.
+"""The run directory: the one module that creates, reuses and resumes the directories of the tools.
 
-``RUN_DIR/run.json`` is written first by :mod:`caishen.sim.selfplay.runner` and
-read back, field by field against :data:`_RUN_FIELDS` with bounds, by every
-command that resumes, reports or verifies a run (:func:`read_run_json`).  A
-run's :class:`Layout` (what each of its chunk files must be: rows, identity,
-columns) is derived from it (:func:`layout`) and checked by
-:mod:`caishen.sim.selfplay.manifest`.
+Runs (``caishen simulate``), matches, ladders, sweeps and studies each keep
+their work in a directory named by a *marker* file -- ``run.json``,
+``ladder.json``, ``sweep.json``, ``study.json`` -- that is written first
+(atomically, :func:`caishen.sim.safeio.write_json`) and says what the
+directory holds.  A :class:`Kind` declares one such directory once (its
+marker, how the marker is read and validated, how two of them differ, the
+folders made after it); :func:`claim` is the one way in:
+
+- ``out`` a file: ``ValueError`` (``... is not a directory; choose a new --out``);
+- ``out`` a non-empty directory without the marker: ``ValueError``
+  (``... is a non-empty directory without ladder.json; ...``), unless it
+  holds only what a writer killed during its first marker write leaves (the
+  lock, a temporary marker, empty folders of :attr:`Kind.subdirs`), which
+  is cleared and written again (:func:`leftovers`);
+- the OS lock ``OUT/.lock`` is taken (:class:`caishen.sim.safeio.DirLock`:
+  a second writer is refused, ``... is in use by another running ...``)
+  and ``out`` must hold no symbolic link (:func:`caishen.sim.safeio.refuse_links`);
+- a stored marker is read and validated (a damaged one is a one-line
+  :class:`caishen.sim.safeio.FileError` naming the file and field) and
+  compared with the wanted one: another configuration is a ``ValueError``
+  naming every difference (``... holds a different sweep: walls: ...``);
+  the same one resumes (the caller then verifies its chunk files,
+  :mod:`caishen.sim.selfplay.manifest`).  Keys that are analysis choices
+  (:attr:`Kind.analysis_keys`, a sweep's baseline) may change: the marker
+  is rewritten and the results they shaped (:attr:`Kind.stale`) removed.
+
+A directory without a marker (the 飘 answer's, a training folder) is
+claimed with :func:`workspace` (created, locked, no links).  Files are
+written through :mod:`caishen.sim.safeio` (temporary file, fsync, rename),
+never through a link.
+
+The rest of the module is ``run.json``, the marker of a runner run: its
+fields validated with bounds (:func:`read_run_json`) and the chunk layout
+they imply (:func:`layout`), checked by :mod:`caishen.sim.selfplay.manifest`.
 """
 
 from __future__ import annotations
@@ -15,12 +43,173 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from caishen.sim import safeio
-from caishen.sim.rules.options import short_repr as _short
+from caishen.sim.rules.options import short_repr as _short_repr
 from caishen.sim.selfplay import records
 
+# ---------------------------------------------------------------------------
+# any run directory: a marker file, claimed under a lock
+# ---------------------------------------------------------------------------
+#: what to do about an ``out`` that cannot take a new directory (the command's option)
+NEW_OUT = "choose a new --out"
+
+
+def differences(stored: dict, wanted: dict) -> list[str]:
+    """The keys of ``wanted`` whose stored value differs (``created`` aside), one phrase each:
+    ``"walls: directory has 100, requested 200"`` (the default of :attr:`Kind.differences`)."""
+    wanted = _json_norm(wanted)
+    return [f"{k}: directory has {_short_repr(stored.get(k))}, requested {_short_repr(v)}" for k, v in wanted.items()
+            if k != "created" and stored.get(k) != v]
+
+
+@dataclasses.dataclass(frozen=True)
+class Kind:
+    """One kind of run directory, declared once by the module that owns it (:func:`claim`).
+
+    ``noun``: what it holds, in messages (``"sweep"``: ``... holds a
+    different sweep``); ``marker``: its marker file (``"sweep.json"``);
+    ``read``: ``read(out) -> dict``, the stored marker, validated (a
+    ``ValueError`` naming the file and field when it is damaged);
+    ``writer``: who holds the lock, in messages (``... is in use by another
+    running simulation``; default ``noun``); ``differences``:
+    ``differences(stored, wanted) -> [phrase, ...]`` (default
+    :func:`differences`); ``subdirs``: folders made after the marker (a
+    run's ``chunks``); ``analysis_keys``: marker keys that may change
+    between two claims (the marker is rewritten and ``stale`` files
+    removed); ``new_out``: the advice when ``out`` cannot take it.
+    """
+
+    noun: str
+    marker: str
+    read: Callable[[Path], dict]
+    writer: str = ""
+    differences: Callable[[dict, dict], list[str]] = differences
+    subdirs: tuple[str, ...] = ()
+    analysis_keys: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+    new_out: str = NEW_OUT
+
+    def temp_name(self, name: str) -> bool:
+        """True if ``name`` is a temporary file of an interrupted write of the marker (this version's
+        ``.NAME.<pid>.<8 hex>.tmp`` and earlier versions' ``.NAME.tmp`` / ``.NAME.<pid>.tmp``)."""
+        return re.fullmatch(rf"\.{re.escape(self.marker)}(\.[0-9]+(\.[0-9a-f]{{8}})?)?\.tmp", name) is not None
+
+
+def read_marker(out: str | os.PathLike, kind_noun: str, marker: str, limit: int) -> tuple[dict, Path]:
+    """``(the JSON object in OUT/marker, its path)``, read safely (:func:`caishen.sim.safeio.read_json`:
+    never through a link, at most ``limit`` bytes); ``ValueError`` ``... is not a NOUN directory (no
+    MARKER)`` when there is none, :class:`caishen.sim.safeio.FileError` naming the file when it is
+    unreadable.  The caller validates the fields."""
+    p = Path(out) / marker
+    try:
+        return safeio.read_json(p, limit, what=f"a {marker}"), p
+    except FileNotFoundError:
+        raise ValueError(f"{str(out)!r} is not a {kind_noun} directory (no {marker})") from None
+
+
+def has_marker(out: str | os.PathLike, kind: Kind) -> bool:
+    """True if ``out`` has an entry named ``kind``'s marker (a link counts: reading it is refused)."""
+    p = Path(out) / kind.marker
+    return p.exists() or p.is_symlink()
+
+
+def leftovers(out: str | os.PathLike, kind: Kind) -> list[Path] | None:
+    """What a writer killed during the first marker write leaves in ``out`` (a temporary marker, empty
+    :attr:`Kind.subdirs`; the lock is kept), to be cleared; None if ``out`` holds anything else."""
+    left = []
+    for e in os.scandir(out):
+        if e.name == safeio.DirLock.NAME:
+            continue
+        if kind.temp_name(e.name) and e.is_file(follow_symlinks=False):
+            left.append(Path(e.path))
+        elif e.name in kind.subdirs and e.is_dir(follow_symlinks=False) and not any(os.scandir(e.path)):
+            left.append(Path(e.path))
+        else:
+            return None
+    return left
+
+
+def check_new(out: str | os.PathLike, kind: Kind) -> None:
+    """``ValueError`` if ``out`` cannot be ``kind``'s directory: a file, or a non-empty directory without
+    its marker that holds more than :func:`leftovers`.  Checked before anything is written in ``out``."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{str(out)!r} is not a directory; {kind.new_out}")
+    if out.is_dir() and not has_marker(out, kind) and leftovers(out, kind) is None:
+        raise ValueError(f"{str(out)!r} is a non-empty directory without {kind.marker}; {kind.new_out}")
+
+
+def prepare(out: str | os.PathLike, kind: Kind, wanted: dict) -> dict:
+    """Write ``wanted`` as ``out``'s marker (then make :attr:`Kind.subdirs`), or check that the stored one
+    is the same (:attr:`Kind.differences`); returns the stored marker.  ``ValueError`` naming every
+    difference, or for an ``out`` that is not ``kind``'s (:func:`check_new`).  :func:`claim` calls it
+    holding the lock."""
+    out = Path(out)
+    if has_marker(out, kind):
+        stored = kind.read(out)
+        fixed = {k: v for k, v in wanted.items() if k not in kind.analysis_keys}
+        diffs = kind.differences(stored, fixed)
+        if diffs:
+            raise ValueError(f"{str(out)!r} holds a different {kind.noun}: " + "; ".join(diffs))
+        if any(stored.get(k) != _json_norm(wanted.get(k)) for k in kind.analysis_keys):
+            for name in kind.stale:
+                safeio.discard(out / name)
+            stored = {**stored, **{k: wanted[k] for k in kind.analysis_keys}}
+            rewrite(out, kind, stored)
+    else:
+        check_new(out, kind)
+        safeio.make_dir(out)
+        for p in leftovers(out, kind) or ():
+            (p.rmdir if p.is_dir() else p.unlink)()
+        safeio.write_json(out / kind.marker, wanted)
+        stored = wanted
+    for d in kind.subdirs:
+        safeio.make_dir(out / d)
+    return stored
+
+
+def rewrite(out: str | os.PathLike, kind: Kind, doc: dict) -> None:
+    """Replace ``out``'s marker by ``doc`` (atomically; the caller holds the directory: :func:`workspace`),
+    e.g. a ladder with one more bot."""
+    safeio.write_json(Path(out) / kind.marker, doc)
+
+
+@contextmanager
+def workspace(out: str | os.PathLike, writer: str) -> Iterator[Path]:
+    """Hold ``out`` (created if missing) for one ``writer``: its OS lock (:class:`caishen.sim.safeio.DirLock`;
+    another writer is refused, naming ``writer``) and no symbolic link inside it
+    (:func:`caishen.sim.safeio.refuse_links`).  Yields ``out`` as a ``Path``."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{str(out)!r} is not a directory; {NEW_OUT}")
+    safeio.make_dir(out)
+    with safeio.DirLock(out, writer):
+        safeio.refuse_links(out)
+        yield out
+
+
+@contextmanager
+def claim(out: str | os.PathLike, kind: Kind, wanted: dict) -> Iterator[dict]:
+    """Create or resume ``kind``'s directory ``out`` (module docstring) and hold it: yields the stored marker.
+
+    ``out`` is checked before anything is written in it (:func:`check_new`),
+    then locked for :attr:`Kind.writer` with no link inside
+    (:func:`workspace`) and its marker written or compared (:func:`prepare`).
+    Raises ``ValueError`` (one line naming the directory or file) for every
+    refusal.
+    """
+    check_new(out, kind)
+    with workspace(out, kind.writer or kind.noun) as d:
+        yield prepare(d, kind, wanted)
+
+
+# ---------------------------------------------------------------------------
+# run.json: the marker of a runner run
+# ---------------------------------------------------------------------------
 N_SEATS = 4
 #: version of the run-directory layout and of run.json (2: manifest.jsonl with checksums; 3: each chunk file
 #: carries its identity, seed, chunk and configuration digest, in its Parquet metadata)
@@ -171,7 +360,7 @@ def validate_run_json(meta: dict, where="run.json") -> dict:
                 raise _field_error(where, key, f"has no field {key!r}: not a run.json caishen wrote")
             continue
         if not ok(meta[key]):
-            raise _field_error(where, key, f"field {key!r} is {_short(meta[key])}; it must be {what}")
+            raise _field_error(where, key, f"field {key!r} is {_short_repr(meta[key])}; it must be {what}")
     want = -(-meta["games"] // meta["chunk_size"])
     if meta["n_chunks"] != want:
         raise _field_error(where, "n_chunks", f"field 'n_chunks' is {meta['n_chunks']}, but {meta['games']} hands in "
@@ -208,3 +397,8 @@ def read_run_json(run_dir: str | os.PathLike) -> dict:
     except safeio.FileError as e:
         raise safeio.FileError(p, f"{str(e).removeprefix(repr(e.path) + ': ')}; "
                                   f"{repair_hint(getattr(e, 'field', None))}", e.errno) from None
+
+
+#: a runner run's directory (:func:`caishen.sim.selfplay.runner.run`): run.json, then ``chunks/``
+RUN = Kind("run", RUN_JSON, read_run_json, writer="simulation", differences=config_differences,
+           subdirs=(records.CHUNKS_DIR,))

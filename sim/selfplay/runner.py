@@ -42,7 +42,9 @@ is validated field by field with bounds (:func:`validate_run_json`:
 ``n_chunks`` must be the one ``games`` and ``chunk_size`` make).  A
 directory that holds only what a run killed during its first run.json write
 leaves (the lock, a temporary run.json, an empty ``chunks`` folder) is taken
-as new; one that holds symbolic links is refused, naming them.  A kill at
+as new; one that holds symbolic links is refused, naming them (the
+directory is created, locked and resumed by :func:`caishen.sim.selfplay.rundir.claim`,
+as every tool's is).  A kill at
 any rename or fsync of a run leaves a directory that the same command
 resumes to the uninterrupted rows (``tests/test_crash_consistency.py``).
 
@@ -82,7 +84,6 @@ import datetime
 import hashlib
 import multiprocessing
 import os
-import re
 import signal
 import sys
 import threading
@@ -94,7 +95,7 @@ from pathlib import Path
 import numpy as np
 
 from caishen.sim import __version__
-from caishen.sim.selfplay import manifest, records
+from caishen.sim.selfplay import manifest, records, rundir
 from caishen.sim.selfplay.rundir import (  # noqa: F401  (run.json: the runner writes it, the readers import rundir)
     CONFIG_KEYS,
     MAX_CHUNK_SIZE,
@@ -111,7 +112,6 @@ from caishen.sim.selfplay.rundir import (  # noqa: F401  (run.json: the runner w
 )
 
 #: hands per chunk by default (a multiple of the engine's 16-hand match)
-from caishen.sim import safeio
 DEFAULT_CHUNK_SIZE = 10_000
 N_SEATS = 4
 #: a chunk in flight at this many process-pool breaks (its worker died each time) stops the run
@@ -325,67 +325,63 @@ def chunk_seeds(seed: int, n_chunks: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 # run directory
 # ---------------------------------------------------------------------------
-#: temporary names of an interrupted first write of run.json (this version's and earlier ones')
-_RUN_JSON_TMP = re.compile(r"\.run\.json\.[0-9]+(\.[0-9a-f]{8})?\.tmp")
-
-
-def _first_write_leftovers(out: Path) -> list[Path] | None:
-    """The files a run interrupted before its run.json was in place leaves in ``out`` (its lock, a
-    temporary run.json, an empty ``chunks`` folder), to be cleared; None if ``out`` holds anything else."""
-    left = []
-    for e in os.scandir(out):
-        if e.name == safeio.DirLock.NAME:
-            continue
-        if _RUN_JSON_TMP.fullmatch(e.name) and e.is_file(follow_symlinks=False):
-            left.append(Path(e.path))
-        elif e.name == records.CHUNKS_DIR and e.is_dir(follow_symlinks=False) and not any(os.scandir(e.path)):
-            left.append(Path(e.path))
-        else:
-            return None
-    return left
-
-
-def _check_new_out(out: Path) -> None:
-    """``ValueError`` if ``out`` is a file, or a non-empty directory that is not a run (a lock file aside)
-    and not one whose first run.json write was interrupted (:func:`_first_write_leftovers`)."""
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"{str(out)!r} is not a directory; choose a new --out")
-    if out.is_dir() and not (out / RUN_JSON).exists() and _first_write_leftovers(out) is None:
-        raise ValueError(f"{str(out)!r} is a non-empty directory without {RUN_JSON}; choose a new --out")
-
-
 def prepare_run_dir(out: str | os.PathLike, config: RunConfig) -> dict:
-    """Create ``out``'s run.json, or check that an existing run has the same configuration.
+    """Create ``out``'s run.json, or check that an existing run has the same configuration
+    (:func:`caishen.sim.selfplay.rundir.prepare` for :data:`caishen.sim.selfplay.rundir.RUN`; :func:`run`
+    claims the directory, lock included, with :func:`caishen.sim.selfplay.rundir.claim`).
 
     Returns the stored run.json.  Raises ``ValueError`` naming every
     difference when ``out`` holds another run, or when ``out`` is a
-    non-empty directory that is not a run.  run.json is written first
-    (temporary file, fsync, rename, directory fsync) and the ``chunks``
-    folder after it, so a run killed during that first write leaves only a
-    temporary file, which the same command clears and writes again.
-    :func:`run` calls it holding the run directory's lock.
+    non-empty directory that is not a run.
     """
-    out = Path(out)
-    wanted = config.to_json()
-    if (out / RUN_JSON).exists() or os.path.islink(out / RUN_JSON):
-        stored = read_run_json(out)
-        diffs = config_differences(stored, wanted)
-        if diffs:
-            raise ValueError(f"{str(out)!r} holds a different run: " + "; ".join(diffs))
-        safeio.make_dir(out / records.CHUNKS_DIR)
-        return stored
-    _check_new_out(out)
-    safeio.make_dir(out)
-    for p in _first_write_leftovers(out) or ():
-        (p.rmdir if p.is_dir() else p.unlink)()
-    safeio.write_json(out / RUN_JSON, wanted)
-    safeio.make_dir(out / records.CHUNKS_DIR)
-    return wanted
+    return rundir.prepare(out, rundir.RUN, config.to_json())
 
 
 # ---------------------------------------------------------------------------
 # executing chunks
 # ---------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Execution:
+    """How a job runs, not what it computes: one argument for the sweeps, studies and tuning that spread work.
+
+    ``workers``: processes (local; None: :func:`default_workers`; 1: in this
+    process) or concurrent Ray tasks (None: the cluster's CPUs);
+    ``backend``: ``"local"`` (a process pool) or ``"ray"``;
+    ``ray_address``: the Ray cluster (``backend="ray"`` only; None: a local
+    Ray); ``progress``: a tqdm bar on stderr.  The command line's
+    ``--workers``, ``--backend``, ``--ray-address`` and ``--no-progress``
+    (:meth:`from_args`).  Raises ``ValueError`` naming a bad value.
+    """
+
+    workers: int | None = None
+    backend: str = "local"
+    ray_address: str | None = None
+    progress: bool = True
+
+    def __post_init__(self):
+        if self.backend not in ("local", "ray"):
+            raise ValueError(f"backend {self.backend!r}: must be 'local' or 'ray'")
+        w = self.workers
+        if w is not None and (isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1):
+            raise ValueError(f"workers {w!r}: must be a positive integer")
+        if self.ray_address is not None and self.backend != "ray":
+            raise ValueError("a Ray address needs --backend ray")
+
+    @classmethod
+    def from_args(cls, args, workers: int | None = None) -> "Execution":
+        """The execution an ``argparse`` namespace asks for (``workers``: instead of ``args.workers``, e.g. 1
+        for a command with an open seat)."""
+        return cls(workers if workers is not None else getattr(args, "workers", None),
+                   getattr(args, "backend", "local"), getattr(args, "ray_address", None),
+                   not getattr(args, "no_progress", False))
+
+    def local_only(self, what: str) -> "Execution":
+        """``self`` if it runs on local processes, else ``ValueError``: ``what`` has no Ray backend."""
+        if self.backend != "local":
+            raise ValueError(f"{what} runs on local worker processes only (backend 'local', not {self.backend!r})")
+        return self
+
+
 def default_workers() -> int:
     """The cores this process may use (``os.sched_getaffinity`` where available, else ``os.cpu_count()``)."""
     try:
@@ -553,24 +549,15 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
     """
     from tqdm import tqdm
 
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend {backend!r}: must be 'local' or 'ray'")
-    if workers is not None and (isinstance(workers, bool) or int(workers) != workers or workers < 1):
-        raise ValueError(f"workers {workers!r}: must be a positive integer")
-    if ray_address is not None and backend != "ray":
-        raise ValueError("a Ray address needs --backend ray")
+    Execution(workers, backend, ray_address, progress)  # validates them
     if _fn_name(chunk_fn) != config.chunk_fn:
         raise ValueError(f"chunk function {_fn_name(chunk_fn)} is not the configured {config.chunk_fn}")
     if backend == "ray":
         _require_ray()
     seeds = chunk_seeds(config.seed, config.n_chunks)
     out = Path(out)
-    _check_new_out(out)
-    safeio.make_dir(out)
     t0 = time.perf_counter()
-    with safeio.DirLock(out, "simulation"):
-        safeio.refuse_links(out)
-        stored = prepare_run_dir(out, config)
+    with rundir.claim(out, rundir.RUN, config.to_json()) as stored:
         records.remove_stale_tmp(out)
         lay = layout(stored)
         check = manifest.verify(out, layout=lay)

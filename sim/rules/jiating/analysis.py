@@ -247,12 +247,13 @@ def declaration_value(hands: int = 2_000, seed: int = 0, rollouts: int = 4, poli
     only the rollouts are scored in Python, J-6).
     """
     from caishen.sim.analysis.piao_study import estimate, run_study
+    from caishen.sim.selfplay.runner import Execution
 
     rows = []
     for decision in ("jiating", "hard"):
         n = hands if decision == "jiating" else (hard_hands if hard_hands is not None else 40 * hands)
-        pts = run_study(n, seed, rollouts, decision, policies, options, explore=0.0, workers=workers,
-                        progress=progress)
+        pts = run_study(n, seed, rollouts, decision, policies, options, explore=0.0,
+                        execution=Execution(workers, progress=progress))
         if len(pts) == 0:
             rows.append((decision, 0, 0, *(float("nan"),) * 5))
             continue
