@@ -134,6 +134,8 @@ live in :mod:`caishen.envs.batched_kernels`; this module is their Python face.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from caishen.sim.rules.base import DEFAULT
@@ -190,6 +192,7 @@ from caishen.envs.batched_kernels import (  # the layouts and kernels under Batc
 
 __all__ = [
     "BatchedGames",
+    "EnvConfig",
     "GAME_DTYPE",
     "REWARDS",
     "EPISODES",
@@ -233,6 +236,31 @@ def sample_legal(masks: np.ndarray, rng_state: np.ndarray, out: np.ndarray) -> n
     _sample_legal(masks, rng_state, out)
     return out
 
+
+
+class EnvConfig(NamedTuple):
+    """What each step of a batch returns: the observation and the reward options (:class:`BatchedGames` and the
+    vector envs take them as keywords of the same names, ``gymnasium.make_vec(..., observation="candidates",
+    assist=True)``; ``BatchedGames.config`` holds them).  Checked by :class:`BatchedGames`, naming a bad one."""
+
+    observation: str = "planes"  #: "planes", "flat", "grid" or "candidates" (caishen.envs.observation)
+    history: bool = False  #: add the order-of-play block
+    assist: bool = False  #: add the assist block (shanten, effective tiles)
+    oracle: bool = False  #: training labels from the hidden state in ``oracle_labels``, never in an observation
+    final_obs: bool = True  #: keep the final observations of ended episodes
+    reward: str = "points"  #: "points", "scaled" (by ``reward_scale``) or "sign" (module docstring, "Rewards")
+    reward_scale: float | None = None  #: points per reward unit of "scaled" (None: the rule set's)
+    illegal_action: str = "raise"  #: "raise" or "penalty" (``illegal_reward``; module docstring, "Illegal actions")
+    illegal_reward: float | None = None  #: the penalty's reward (None: -2 with "sign"; required otherwise)
+
+
+def env_config(owner: str, config: dict) -> EnvConfig:
+    """``EnvConfig(**config)``; ``TypeError`` naming ``owner`` and an unknown keyword, as Python's own."""
+    unknown = sorted(set(config) - set(EnvConfig._fields))
+    if unknown:
+        raise TypeError(f"{owner}() got an unexpected keyword argument {unknown[0]!r} (its options: "
+                        f"{', '.join(EnvConfig._fields)})")
+    return EnvConfig(**config)
 
 
 #: what seats open opponents: :class:`caishen.envs.open_opponents.OpenOpponents`, registered when that module is
@@ -284,9 +312,10 @@ class BatchedGames:
 
     ``BatchedGames(n, rules=DEFAULT, options=None, *, mode="selfplay",
     seat=0, opponents="greedy", dealer=None, episode="hand", match_len=16,
-    observation="planes", history=False, reward="points",
-    reward_scale=None, illegal_action="raise", illegal_reward=None,
-    final_obs=True, assist=False, oracle=False)``:
+    **config)``, ``config`` the keywords of :class:`EnvConfig`
+    (``observation="planes", history=False, assist=False, oracle=False,
+    final_obs=True, reward="points", reward_scale=None,
+    illegal_action="raise", illegal_reward=None``):
 
     - ``n``: games (1..:data:`MAX_GAMES`, checked before anything is allocated); ``rules`` /
       ``options``: as :class:`caishen.sim.engine.Game`;
@@ -309,13 +338,16 @@ class BatchedGames:
     - ``illegal_action``: ``"raise"`` or ``"penalty"`` (``illegal_reward``);
     - ``final_obs``: keep the final observations of ended episodes.
 
-    Raises ``ValueError`` for any bad argument, naming it.
+    Raises ``ValueError`` for any bad argument, naming it (``TypeError`` for an unknown keyword).
     """
 
     def __init__(self, n: int, rules=DEFAULT, options=None, *, mode: str = "selfplay", seat=0, opponents="greedy",
-                 dealer=None, episode: str = "hand", match_len: int = 16, observation: str = "planes",
-                 history: bool = False, reward: str = "points", reward_scale=None, illegal_action: str = "raise",
-                 illegal_reward=None, final_obs: bool = True, assist: bool = False, oracle: bool = False):
+                 dealer=None, episode: str = "hand", match_len: int = 16, **config):
+        #: the observation and reward options (:class:`EnvConfig`)
+        self.config = c = env_config(type(self).__name__, config)
+        observation, history, assist, oracle, final_obs = c.observation, c.history, c.assist, c.oracle, c.final_obs
+        reward, reward_scale, illegal_action, illegal_reward = (c.reward, c.reward_scale, c.illegal_action,
+                                                                c.illegal_reward)
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_GAMES:
             raise ValueError(f"the number of games (num_envs) must be an integer in 1..{MAX_GAMES}, got {n!r}")
         self.n = n = int(n)

@@ -94,7 +94,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from caishen.sim.rules.base import DEFAULT
-from caishen.envs.batched import BatchedGames, check_seeds
+from caishen.envs.batched import BatchedGames, check_seeds, env_config
 from caishen.envs.observation import observation_space
 from caishen.sim.engine import N_ACTIONS
 
@@ -177,24 +177,23 @@ class CaishenVectorEnv(_BatchedVectorBase, VectorEnv):
     """One learning seat per game against numba bots, ``num_envs`` games per numba call (module docstring).
 
     ``CaishenVectorEnv(num_envs=1, rules=DEFAULT, options=None, seat=0,
-    opponents="greedy", dealer=None, observation="planes", history=False,
-    reward="points", reward_scale=None, illegal_action="raise",
-    illegal_reward=None, episode="hand", match_len=16, final_obs=True,
-    copy=False, render_mode=None, assist=False, oracle=False)``.  Raises ``ValueError`` for a bad
+    opponents="greedy", dealer=None, *, episode="hand", match_len=16,
+    copy=False, render_mode=None, **config)``, ``config`` the observation
+    and reward keywords of :class:`caishen.envs.batched.EnvConfig`
+    (``observation="planes", history=False, assist=False, oracle=False,
+    final_obs=True, reward="points", reward_scale=None,
+    illegal_action="raise", illegal_reward=None``).  Raises ``ValueError`` for a bad
     argument (``num_envs < 1`` included; an unsupported ``render_mode``
     raises an error that is both ``ValueError`` and ``TypeError``).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, seat=0, opponents="greedy", dealer=None,
-                 observation="planes", history=False, reward="points", reward_scale=None, illegal_action="raise",
-                 illegal_reward=None, episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None,
-                 assist=False, oracle=False):
+    def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, seat=0, opponents="greedy", dealer=None, *,
+                 episode="hand", match_len=16, copy=False, render_mode=None, **config):
+        config = env_config(type(self).__name__, config)._asdict()
         self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="versus", seat=seat,
-                    opponents=opponents, dealer=dealer, observation=observation, history=history, reward=reward,
-                    reward_scale=reward_scale, illegal_action=illegal_action, illegal_reward=illegal_reward,
-                    episode=episode, match_len=match_len, final_obs=final_obs, assist=assist, oracle=oracle)
+                    opponents=opponents, dealer=dealer, episode=episode, match_len=match_len, **config)
 
     def reset(self, *, seed=None, options=None):
         """Deal every game's first episode: ``(obs, info)``.  ``seed``: an int (game ``i`` gets
@@ -221,7 +220,9 @@ class SelfPlayVectorEnv(_BatchedVectorBase):
     """Every seat of ``num_envs`` games is an agent of one shared policy (module docstring, "Self-play").
 
     Same arguments as :class:`CaishenVectorEnv` without ``seat`` and
-    ``opponents``.  ``reset(seed=None) -> (obs, info)``; ``step(actions) ->
+    ``opponents``: ``SelfPlayVectorEnv(num_envs=1, rules=DEFAULT,
+    options=None, dealer=None, *, episode="hand", match_len=16, copy=False,
+    render_mode=None, **config)``.  ``reset(seed=None) -> (obs, info)``; ``step(actions) ->
     (obs, rewards: float32[n, 4], terminated, truncated, info)``;
     ``info["current_player"]: int64[n]`` is the seat whose observation and
     mask are returned, and who plays ``actions[i]`` next.
@@ -229,14 +230,11 @@ class SelfPlayVectorEnv(_BatchedVectorBase):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, dealer=None, observation="planes",
-                 history=False, reward="points", reward_scale=None, illegal_action="raise", illegal_reward=None,
-                 episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None, assist=False,
-                 oracle=False):
+    def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, dealer=None, *, episode="hand", match_len=16,
+                 copy=False, render_mode=None, **config):
+        config = env_config(type(self).__name__, config)._asdict()
         self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="selfplay", dealer=dealer,
-                    observation=observation, history=history, reward=reward, reward_scale=reward_scale,
-                    illegal_action=illegal_action, illegal_reward=illegal_reward, episode=episode,
-                    match_len=match_len, final_obs=final_obs, assist=assist, oracle=oracle)
+                    episode=episode, match_len=match_len, **config)
 
     def reset(self, *, seed=None, options=None):
         """Deal every game's first episode: ``(obs, info)`` with ``info["current_player"]``."""
