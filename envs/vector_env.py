@@ -316,6 +316,10 @@ class SingleGameEnv(gymnasium.Env):
             info["illegal_action"] = bool(g.illegal[0])
         return info
 
+    def close(self):
+        """Stop the ``exec:`` opponents' programs, if any."""
+        self.vec.close()
+
     def action_masks(self) -> np.ndarray:
         """``bool[145]``: the learning seat's legal actions (all False when the episode is over)."""
         if self._over:
