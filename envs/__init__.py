@@ -20,7 +20,8 @@
   (``oracle=True``: ``info["oracle"]``), never in an observation.
 - :mod:`caishen.envs.seats`: open seats, ``python:MODULE:FN`` and ``exec:CMD``
   (:mod:`caishen.envs.exec_seat`), played beside the numba bots by the arena
-  host (:mod:`caishen.envs.arena_host`); importing this package registers it.
+  host (:mod:`caishen.envs.arena_host`); importing this package registers it.  They are the vector
+  envs' opponents too (:mod:`caishen.envs.open_opponents`).
 
 >>> import gymnasium
 >>> from caishen.envs import env_id
@@ -36,6 +37,7 @@ from caishen.envs.gym_env import ENV_IDS, MahjongEnv, env_id, register_envs  # r
 from caishen.envs.observation import N_PLANES, PLANES, encode
 from caishen.envs.pettingzoo_env import env, raw_env
 from caishen.envs import arena_host  # noqa: F401  (registers the host of the open seats, python: and exec:)
+from caishen.envs import open_opponents  # noqa: F401  (registers the open seats as the batched env's opponents)
 from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, SingleGameEnv
 
 __all__ = [

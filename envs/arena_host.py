@@ -37,6 +37,7 @@ from numba import njit
 
 from caishen.envs import seats as open_seats
 from caishen.envs.exec_seat import ExecSeat
+from caishen.envs.seat_log import LOG_ACT, LOG_CAP, LOG_DEAL, LOG_END, _log
 from caishen.sim.borrow import borrowed
 from caishen.sim.bots import registry
 from caishen.sim.bots.agent import Agent
@@ -83,8 +84,6 @@ __all__ = ["MAX_SLOTS", "SeatAgent", "Table", "play_batch"]
 
 #: games in play at once at most (a table of more hands plays them as slots free up)
 MAX_SLOTS = 4096
-#: log entries per game between two drains (a game stops to be drained when its log is full)
-LOG_CAP = 256
 
 # per-game slots: info[i, I_*]
 I_HAND = 0  #: the hand (record row) the game plays, -1: a free slot
@@ -100,10 +99,7 @@ C_MATCH_LEN = 2
 C_CHECK = 3  #: 1: the invariant checker after every step
 C_LOG = 4  #: 1: log every action (a table with an exec: seat)
 N_C = 5
-# log entries: (tag, a, b)
-LOG_DEAL = 0  #: hand a dealt, dealer b
-LOG_ACT = 1  #: seat a played action b
-LOG_END = 2  #: hand a ended (its record row is written)
+# log entries (tag, a, b): caishen.envs.seat_log
 #: mixed into the per-hand key of the kernel bots' stream (apart from the wall's)
 _BOTS_TAG = np.uint64(0xB07_5EED_0F_A11E)
 
@@ -111,15 +107,6 @@ _BOTS_TAG = np.uint64(0xB07_5EED_0F_A11E)
 # ---------------------------------------------------------------------------
 # kernels
 # ---------------------------------------------------------------------------
-@njit(cache=True)
-def _log(i, tag, a, b, log, log_n):
-    n = log_n[i]
-    log[i, n, 0] = tag
-    log[i, n, 1] = a
-    log[i, n, 2] = b
-    log_n[i] = n + 1
-
-
 @njit(cache=True)
 def _deal(i, h, out, rules, cfg, saved):
     """Deal hand ``h`` into game ``i`` (module docstring, "Deals"); the kernel bots' stream seeded for ``h``."""

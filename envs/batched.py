@@ -118,12 +118,12 @@ scored after the hand costs Python work only at the end of a won hand.
 Memory (no allocation per step)
 -------------------------------
 Per game: the engine state (``STATE_DTYPE``, 4,128 bytes), the game record
-(:data:`GAME_DTYPE`, 160 bytes), one observation (planes 2,584 bytes, 4,216
+(:data:`GAME_DTYPE`, 168 bytes), one observation (planes 2,584 bytes, 4,216
 with the order-of-play block; flat 3,868 / 10,396 bytes), the final
 observation (the same, 4 of them in self-play), the mask (145), rewards,
 flags and the record row for the Python scorer (1,680 bytes):
-:meth:`BatchedGames.nbytes` sums it.  Versus bots with planes: 11,360
-bytes per game, 4,096 games in about 47 MB; self-play with planes: 19,112
+:meth:`BatchedGames.nbytes` sums it.  Versus bots with planes: 11,368
+bytes per game, 4,096 games in about 47 MB; self-play with planes: 19,120
 bytes per game (78 MB).  :meth:`BatchedGames.step` and :meth:`reset` write
 into these buffers and return them (views, overwritten by the next call:
 copy what you keep).
@@ -133,6 +133,8 @@ live in :mod:`caishen.envs.batched_kernels`; this module is their Python face.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -154,6 +156,7 @@ from caishen.sim.engine import (
 )
 from caishen.sim.bots import registry
 from caishen.sim.bots.policies import new_work
+from caishen.sim.bots.registry import POLICY_HOST
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.kernels import hand_points
 from caishen.sim.rules.options import short_repr
@@ -165,6 +168,7 @@ from caishen.envs.batched_kernels import (  # the layouts and kernels under Batc
     C_FINAL_OBS,
     C_FLAT,
     C_HISTORY,
+    C_LOG,
     C_MATCH_LEN,
     C_MODE,
     C_PENALTY,
@@ -188,6 +192,7 @@ from caishen.envs.batched_kernels import (  # the layouts and kernels under Batc
 
 __all__ = [
     "BatchedGames",
+    "EnvConfig",
     "GAME_DTYPE",
     "REWARDS",
     "EPISODES",
@@ -233,6 +238,41 @@ def sample_legal(masks: np.ndarray, rng_state: np.ndarray, out: np.ndarray) -> n
 
 
 
+class EnvConfig(NamedTuple):
+    """What each step of a batch returns: the observation and the reward options (:class:`BatchedGames` and the
+    vector envs take them as keywords of the same names, ``gymnasium.make_vec(..., observation="candidates",
+    assist=True)``; ``BatchedGames.config`` holds them).  Checked by :class:`BatchedGames`, naming a bad one."""
+
+    observation: str = "planes"  #: "planes", "flat", "grid" or "candidates" (caishen.envs.observation)
+    history: bool = False  #: add the order-of-play block
+    assist: bool = False  #: add the assist block (shanten, effective tiles)
+    oracle: bool = False  #: training labels from the hidden state in ``oracle_labels``, never in an observation
+    final_obs: bool = True  #: keep the final observations of ended episodes
+    reward: str = "points"  #: "points", "scaled" (by ``reward_scale``) or "sign" (module docstring, "Rewards")
+    reward_scale: float | None = None  #: points per reward unit of "scaled" (None: the rule set's)
+    illegal_action: str = "raise"  #: "raise" or "penalty" (``illegal_reward``; module docstring, "Illegal actions")
+    illegal_reward: float | None = None  #: the penalty's reward (None: -2 with "sign"; required otherwise)
+
+
+def env_config(owner: str, config: dict) -> EnvConfig:
+    """``EnvConfig(**config)``; ``TypeError`` naming ``owner`` and an unknown keyword, as Python's own."""
+    unknown = sorted(set(config) - set(EnvConfig._fields))
+    if unknown:
+        raise TypeError(f"{owner}() got an unexpected keyword argument {unknown[0]!r} (its options: "
+                        f"{', '.join(EnvConfig._fields)})")
+    return EnvConfig(**config)
+
+
+#: what seats open opponents: :class:`caishen.envs.open_opponents.OpenOpponents`, registered when that module is
+#: imported (``import caishen.envs`` does; it imports this module, so this one cannot import it)
+_OPEN_OPPONENTS: list = []
+
+
+def register_open_opponents(cls) -> None:
+    """Register ``cls`` (``cls(games, specs)``) as what seats the open opponents of every batch."""
+    _OPEN_OPPONENTS[:] = [cls]
+
+
 def _choice(name, value, allowed):
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
@@ -272,9 +312,10 @@ class BatchedGames:
 
     ``BatchedGames(n, rules=DEFAULT, options=None, *, mode="selfplay",
     seat=0, opponents="greedy", dealer=None, episode="hand", match_len=16,
-    observation="planes", history=False, reward="points",
-    reward_scale=None, illegal_action="raise", illegal_reward=None,
-    final_obs=True, assist=False, oracle=False)``:
+    **config)``, ``config`` the keywords of :class:`EnvConfig`
+    (``observation="planes", history=False, assist=False, oracle=False,
+    final_obs=True, reward="points", reward_scale=None,
+    illegal_action="raise", illegal_reward=None``):
 
     - ``n``: games (1..:data:`MAX_GAMES`, checked before anything is allocated); ``rules`` /
       ``options``: as :class:`caishen.sim.engine.Game`;
@@ -282,7 +323,8 @@ class BatchedGames:
       ``"versus"`` (the caller acts for the learning seat ``seat``: 0..3 or
       ``"random"``, drawn per episode; ``opponents``: a bot spec of
       :mod:`caishen.sim.bots.registry` for the three other seats, or three specs in seat order for a
-      fixed ``seat``);
+      fixed ``seat`` (a list or ``"a,b,c"``); open seats ``python:`` / ``exec:`` among them are asked
+      after the step kernel, :mod:`caishen.envs.open_opponents`, and :meth:`close` stops their programs);
     - ``dealer``: a fixed dealer 0..3 or None (drawn; module docstring);
     - ``episode``: ``"hand"`` or ``"match"`` (``match_len`` hands);
     - ``observation``: ``"planes"`` (``uint8[76, 34]``), ``"flat"``
@@ -296,13 +338,16 @@ class BatchedGames:
     - ``illegal_action``: ``"raise"`` or ``"penalty"`` (``illegal_reward``);
     - ``final_obs``: keep the final observations of ended episodes.
 
-    Raises ``ValueError`` for any bad argument, naming it.
+    Raises ``ValueError`` for any bad argument, naming it (``TypeError`` for an unknown keyword).
     """
 
     def __init__(self, n: int, rules=DEFAULT, options=None, *, mode: str = "selfplay", seat=0, opponents="greedy",
-                 dealer=None, episode: str = "hand", match_len: int = 16, observation: str = "planes",
-                 history: bool = False, reward: str = "points", reward_scale=None, illegal_action: str = "raise",
-                 illegal_reward=None, final_obs: bool = True, assist: bool = False, oracle: bool = False):
+                 dealer=None, episode: str = "hand", match_len: int = 16, **config):
+        #: the observation and reward options (:class:`EnvConfig`)
+        self.config = c = env_config(type(self).__name__, config)
+        observation, history, assist, oracle, final_obs = c.observation, c.history, c.assist, c.oracle, c.final_obs
+        reward, reward_scale, illegal_action, illegal_reward = (c.reward, c.reward_scale, c.illegal_action,
+                                                                c.illegal_reward)
         if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_GAMES:
             raise ValueError(f"the number of games (num_envs) must be an integer in 1..{MAX_GAMES}, got {n!r}")
         self.n = n = int(n)
@@ -356,6 +401,7 @@ class BatchedGames:
         self._cfg[C_REWARD] = REWARDS.index(self.reward_mode)
         self._cfg[C_PENALTY] = self.illegal_action == "penalty"
         self._cfg[C_FINAL_OBS] = self.final_obs_enabled
+        self._cfg[C_LOG] = self._open is not None and bool(self._open.execs)
         self._fcfg = np.array([self.reward_scale, self.illegal_reward or 0.0], np.float64)
 
         # buffers: everything a step writes is allocated here, once
@@ -420,22 +466,41 @@ class BatchedGames:
 
     # -- setup -------------------------------------------------------------------------------
     def _bot_table(self, opponents) -> tuple:
-        """``(table: int64[4, 2], bot context)`` of the opponents: any specs of the bot registry
-        (:func:`caishen.sim.bots.registry.bot_table`; the bots with data search from one stream seeded 0)."""
+        """``(table: int64[4, 2], bot context, log, log_n)`` of the opponents: any specs of the bot registry
+        (:func:`caishen.sim.bots.registry.bot_table`; the bots with data search from one stream seeded 0); an
+        open seat (``python:``, ``exec:``) gets the code ``POLICY_HOST`` and a place in ``self._open``
+        (:class:`caishen.envs.open_opponents.OpenOpponents`, which owns the log of the ``exec:`` seats)."""
+        if isinstance(opponents, str) and opponents.count(",") == N_SEATS - 2:  # "a,b,c": the other seats in order
+            opponents = [p.strip() for p in opponents.split(",")]
         if isinstance(opponents, str):
             specs = registry.split_specs(opponents)
         else:
             specs = list(opponents) if isinstance(opponents, (list, tuple)) else None
             if specs is None or len(specs) != N_SEATS - 1 or not all(isinstance(s, str) for s in specs):
                 raise ValueError("opponents must be a bot spec of caishen.sim.bots.registry ('greedy', 'random', "
-                                 f"'tuned:NAME', 'mc:8', ...) or 3 of them; only those play inside the kernel, got "
-                                 f"{opponents!r}")
+                                 "'tuned:NAME', 'mc:8', 'python:MODULE:FN', 'exec:CMD', ...) or 3 of them, got "
+                                 f"{short_repr(opponents)}")
             if self.seat < 0:
                 raise ValueError("three opponent specs need a fixed seat (the learning seat is drawn with "
                                  "seat='random')")
             specs.insert(self.seat, "greedy")  # the learning seat's row is never read
-        table, weights = registry.bot_table(specs, self.rules_name, int(self._ep[EP_JOKER]))
-        return table, registry.make_context(self.rules_name, self.rules, weights, 0, specs)
+        joker = int(self._ep[EP_JOKER])
+        self._open = None
+        hosted = [registry.is_open(p) for p in specs]
+        if any(hosted) and self.seat >= 0:  # the learning seat is nobody's open seat
+            specs[self.seat], hosted[self.seat] = "greedy", False
+        if any(hosted):
+            registry.check_seats(specs, self.rules_name, joker)  # an open seat's code is found, or named
+            if not _OPEN_OPPONENTS:
+                raise ValueError("open seats among the opponents need caishen.envs imported (it registers "
+                                 "caishen.envs.open_opponents)")
+            self._open = _OPEN_OPPONENTS[0](self, specs)
+        kernel = ["random" if h else p for p, h in zip(specs, hosted)]  # an open seat's row: never read
+        table, weights = registry.bot_table(kernel, self.rules_name, joker)
+        table[np.array(hosted, bool), 0] = POLICY_HOST  # the kernel stops there (caishen.envs.batched_kernels)
+        bx = registry.make_context(self.rules_name, self.rules, weights, 0, kernel)
+        log = self._open.log if self._open is not None else np.zeros((0, 0, 3), np.int64)
+        return table, bx, log, self._open.log_n if self._open is not None else np.zeros(0, np.int64)
 
     def _args(self):
         """``(states, games, tab, scr, out)``: what every batch kernel takes
@@ -449,6 +514,8 @@ class BatchedGames:
         (fresh entropy).  Fills the output buffers; returns ``self``.
         """
         s = check_seeds(seeds, self.n)
+        if self._open is not None:
+            self._open.begin()
         a = self._args()
         with first_use("envs"):  # a cold numba cache compiles here: say so (issue 11 item 3)
             n_wait = _init_games(s, self._learner, *a)
@@ -516,9 +583,18 @@ class BatchedGames:
             self._oracle.update()
 
     def _settle(self, n_wait: int) -> None:
-        """Score the games paused at a hand's end (wins scored after the hand) and resume them, until none waits."""
+        """Score the games paused at a hand's end (wins scored after the hand) and resume them, until none waits;
+        with open seats among the opponents, ask them too (:meth:`caishen.envs.open_opponents.OpenOpponents.settle`)."""
+        if self._open is not None:
+            self._open.settle()
+            return
         while n_wait:
             n_wait = self._score_paused()
+
+    def close(self) -> None:
+        """Stop the ``exec:`` opponents' programs (:mod:`caishen.envs.open_opponents`); nothing to do without."""
+        if self._open is not None:
+            self._open.close()
 
     def _score_paused(self) -> int:
         idx = np.flatnonzero(self.games["gi"][:, GI_WAIT]).astype(np.int64)
@@ -616,4 +692,5 @@ class BatchedGames:
                   self.masks, self.player, self.rewards, self.reward, self.terminated, self.truncated, self.illegal,
                   self.points, self.hands_ended, self.records, self._learner]
         arrays += self._extras.buffers() if self._extras is not None else []
+        arrays += [self._bots[2], self._bots[3]]  # the exec: opponents' log (empty without one)
         return int(sum(a.nbytes for a in arrays))

@@ -8,6 +8,11 @@ the kernels over them: the deal (:func:`_deal`), the one seam where a finished h
 (:func:`_advance`), the batch's init / step / resume / observe calls, the bots' actions of every game and
 a uniform legal action per row (:func:`_sample_legal`).  :class:`caishen.envs.batched.BatchedGames` is
 their Python face: it validates, owns the buffers and calls them.
+
+An open seat among the opponents (``python:``, ``exec:``; code ``POLICY_HOST`` in the bot table) stops its
+game at each of its decisions (``gi[GI_OPEN]``) for :mod:`caishen.envs.open_opponents` to ask it; with an
+``exec:`` seat (``cfg[C_LOG]``) every deal, action and hand's end is logged as the arena host logs them
+(:mod:`caishen.envs.seat_log`).
 """
 
 from __future__ import annotations
@@ -39,9 +44,10 @@ from caishen.sim.engine import (
     _step,
     _write_record,
 )
+from caishen.envs.seat_log import LOG_ACT, LOG_CAP, LOG_DEAL, LOG_END, LOG_POINTS, _log
 from caishen.sim.borrow import borrowed
 from caishen.sim.bots.policies import POLICY_RANDOM
-from caishen.sim.bots.registry import _bot_action
+from caishen.sim.bots.registry import POLICY_HOST, _bot_action
 from caishen.sim.rng import _rng_below, _rng_next, _rng_seed
 from caishen.sim.rules.codes import POINTS_ENGINE
 
@@ -58,7 +64,10 @@ GI_DECIDED = 4  #: versus: the learning seat has decided in the current hand
 GI_WAIT = 5  #: paused at a hand's end until its points arrive (the scoring seam)
 GI_READY = 6  #: the points of the paused hand are in ``points``
 GI_ENDED = 7  #: an episode ended in the current step
-N_GI = 8
+GI_OPEN = 8  #: versus: the open seat (0..3) the game waits for, OPEN_DRAIN, or OPEN_NONE
+N_GI = 9
+OPEN_NONE = -1
+OPEN_DRAIN = N_SEATS  #: the game's log is nearly full: drain it, then resume the game
 
 #: one game's side record (besides its STATE_DTYPE state)
 GAME_DTYPE = np.dtype(
@@ -84,7 +93,8 @@ C_HISTORY = 6  #: 1: the order-of-play block
 C_REWARD = 7  #: REWARD_*
 C_PENALTY = 8  #: 1: illegal actions end the episode with a penalty; 0: the caller raised already
 C_FINAL_OBS = 9  #: 1: write the final observations of ended episodes
-N_C = 10
+C_LOG = 10  #: 1: log every deal, action and hand's end (an exec: opponent reads them as events)
+N_C = 11
 F_SCALE = 0  #: reward_scale
 F_ILLEGAL = 1  #: illegal_reward
 N_F = 2
@@ -138,6 +148,25 @@ def _observe_one(st, seat, joker, cfg, x, dst_planes, dst_flat, scalar, inv_high
         _encode_history(st, seat, y)
     if cfg[C_FLAT] != 0:
         _flatten(y, scalar, inv_high, dst_flat)
+
+
+@njit(cache=True, inline="always")  # in the bots' loop: no call, no reference counts
+def _play(i, st, a, tab):
+    """The seat to act in game ``i`` (state ``st``) plays ``a``; logged with ``cfg[C_LOG]`` (``tab[5]``: the
+    opponents ``(table, bot context, log, log_n)``)."""
+    ep, rp, tabs, cfg, bots = tab[0], tab[1], tab[2], tab[3], tab[5]
+    if cfg[C_LOG] != 0:
+        _log(i, LOG_ACT, st.sc[SC_TO_ACT], a, bots[2], bots[3])
+    _step(st, ep, rp, tabs, a)
+
+
+@njit(cache=True, inline="always")  # in the bots' loop: no call, no reference counts
+def _deal_game(i, st, g, new_episode, tab):
+    """:func:`_deal` game ``i``; with ``cfg[C_LOG]`` logged as ``(LOG_DEAL, dealer, learning seat)``."""
+    ep, rp, tabs, cfg, bots = tab[0], tab[1], tab[2], tab[3], tab[5]
+    _deal(st, g, new_episode, ep, rp, tabs, cfg)
+    if cfg[C_LOG] != 0:
+        _log(i, LOG_DEAL, st.sc[SC_DEALER], g.gi[GI_LEARNER], bots[2], bots[3])
 
 
 @njit(cache=True)
@@ -232,9 +261,14 @@ def _advance(i, states, games, tab, scr, out):
     gi = g.gi
     versus = cfg[C_MODE] == MODE_VERSUS
     joker = ep[EP_JOKER]
+    logged = cfg[C_LOG] != 0
     while True:
+        if logged and bots[3][i] > LOG_CAP - 8:  # an iteration logs 6 entries at most
+            gi[GI_OPEN] = OPEN_DRAIN
+            return True
         if st.sc[SC_PHASE] == PH_DONE:
-            if versus and cfg[C_EPISODE] == EPISODE_HAND and gi[GI_DECIDED] == 0:
+            skip = versus and cfg[C_EPISODE] == EPISODE_HAND and gi[GI_DECIDED] == 0
+            if skip and not logged:
                 _deal(st, g, False, ep, rp, tabs, cfg)  # no learner decision: dealt again, counts for nobody
                 continue
             if gi[GI_READY] == 0:
@@ -243,27 +277,38 @@ def _advance(i, states, games, tab, scr, out):
                     gi[GI_WAIT] = 1
                     return True
             gi[GI_READY] = 0
+            if logged:  # the hand's end and points, for the exec: opponents' end_hand
+                _log(i, LOG_END, st.sc[SC_WINNERS_MASK], 0, bots[2], bots[3])
+                for s in range(N_SEATS):
+                    _log(i, LOG_POINTS, s, g.points[s], bots[2], bots[3])
+            if skip:
+                _deal_game(i, st, g, False, tab)  # scored for the exec: opponents only; counts for nobody
+                continue
             hands_ended[i] += 1
             for s in range(N_SEATS):
                 points[i, s] += g.points[s]
                 g.acc[s] += _reward_of(g.points[s], cfg, fcfg)
             if cfg[C_EPISODE] == EPISODE_HAND:
                 _end_episode(i, st, g, False, tab, scr, out)
-                _deal(st, g, True, ep, rp, tabs, cfg)
+                _deal_game(i, st, g, True, tab)
             elif st.sc[SC_MATCH_HAND] + 1 >= cfg[C_MATCH_LEN]:
                 _end_episode(i, st, g, True, tab, scr, out)
-                _deal(st, g, True, ep, rp, tabs, cfg)
+                _deal_game(i, st, g, True, tab)
             else:
-                _deal(st, g, False, ep, rp, tabs, cfg)
+                _deal_game(i, st, g, False, tab)
             continue
         _legal_mask(st, ep)
         s = st.sc[SC_TO_ACT]
         if versus and s != gi[GI_LEARNER]:
-            if bots[0][s, 0] == POLICY_RANDOM:  # bots: (table, bot context), BatchedGames._bot_table
+            code = bots[0][s, 0]  # bots: (table, bot context, log, log_n), BatchedGames._bot_table
+            if code == POLICY_HOST:  # an open seat: the Python side asks it (caishen.envs.open_opponents)
+                gi[GI_OPEN] = s
+                return True
+            if code == POLICY_RANDOM:
                 a = _random_action(st)
             else:
-                a = _bot_action(bots[0][s, 0], bots[0][s, 1], st, ep, rp, tabs, st.mask, work, bots[1])
-            _step(st, ep, rp, tabs, a)
+                a = _bot_action(code, bots[0][s, 1], st, ep, rp, tabs, st.mask, work, bots[1])
+            _play(i, st, a, tab)
             continue
         break
     player[i] = s
@@ -308,7 +353,6 @@ def _init_games(seeds, learner, states, games, tab, scr, out):
     mode, or -1 drawn) and deal its first episode, up to the first decision.  Returns the number of
     games paused for scoring (:func:`_advance`)."""
     states, games, tab, scr, out = borrowed((states, games, tab, scr, out))  # as _step_games
-    ep, rp, tabs, cfg = tab[0], tab[1], tab[2], tab[3]
     n_wait = 0
     for i in range(seeds.shape[0]):
         g = games[i]
@@ -316,9 +360,10 @@ def _init_games(seeds, learner, states, games, tab, scr, out):
         g.acc[:] = 0.0
         g.points[:] = 0
         g.gi[GI_LEARNER] = learner[i]
+        g.gi[GI_OPEN] = OPEN_NONE
         _rng_seed(g.stream, seeds[i])
         _clear_outputs(i, games, out)
-        _deal(states[i], g, True, ep, rp, tabs, cfg)
+        _deal_game(i, states[i], g, True, tab)
         if _advance(i, states, games, tab, scr, out):
             n_wait += 1
     return n_wait
@@ -345,7 +390,7 @@ def _step_games(actions, states, games, tab, scr, out):
     # borrowed views (caishen.sim.borrow): without them the reference counts of the tables, buffers and
     # bot context passed down at every bot call were ~30% of a step against greedy bots (perf)
     actions, states, games, tab, scr, out = borrowed((actions, states, games, tab, scr, out))
-    ep, rp, tabs, cfg, fcfg = tab[0], tab[1], tab[2], tab[3], tab[4]
+    fcfg = tab[4]
     illegal = out[10]
     n_wait = 0
     for i in range(actions.shape[0]):
@@ -357,10 +402,10 @@ def _step_games(actions, states, games, tab, scr, out):
             illegal[i] = True
             g.acc[st.sc[SC_TO_ACT]] += fcfg[F_ILLEGAL]
             _end_episode(i, st, g, False, tab, scr, out)
-            _deal(st, g, True, ep, rp, tabs, cfg)
+            _deal_game(i, st, g, True, tab)
         else:
             g.gi[GI_DECIDED] = 1
-            _step(st, ep, rp, tabs, a)
+            _play(i, st, a, tab)
         if _advance_inlined(i, states, games, tab, scr, out):
             n_wait += 1
     return n_wait
@@ -375,6 +420,22 @@ def _resume_games(idx, states, games, tab, scr, out):
         i = idx[j]
         games[i].gi[GI_WAIT] = 0
         games[i].gi[GI_READY] = 1
+        if _advance(i, states, games, tab, scr, out):
+            n_wait += 1
+    return n_wait
+
+
+@njit(cache=True)
+def _resume_open(idx, actions, states, games, tab, scr, out):
+    """The open seat that game ``idx[j]`` waits for plays ``actions[j]`` (checked legal by the caller; -1: none,
+    the game stopped to drain its log), then the game advances.  Returns the number of paused games."""
+    idx, actions, states, games, tab, scr, out = borrowed((idx, actions, states, games, tab, scr, out))
+    n_wait = 0
+    for j in range(idx.shape[0]):
+        i = idx[j]
+        games[i].gi[GI_OPEN] = OPEN_NONE
+        if actions[j] >= 0:
+            _play(i, states[i], actions[j], tab)
         if _advance(i, states, games, tab, scr, out):
             n_wait += 1
     return n_wait

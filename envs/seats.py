@@ -7,7 +7,9 @@ done when ``caishen.envs`` is imported, as the ``caishen`` command does), so
 ``sim/`` never imports ``envs/``.  Every command that plays through
 :func:`caishen.sim.selfplay.batch.play_batch` then seats them: ``caishen
 simulate``, ``match``, ``ladder``, ``sweep`` (the tables and the duplicate
-deals are the kernel bots' own, :mod:`caishen.envs.arena_host`).
+deals are the kernel bots' own, :mod:`caishen.envs.arena_host`) and ``balance``; the envs take
+them as opponents (``gymnasium.make_vec(..., opponents=...)``,
+:mod:`caishen.envs.open_opponents`; ``MahjongEnv`` through :class:`caishen.envs.arena_host.SeatAgent`).
 
 ``python:MODULE:FN`` / ``python:PATH.py:FN``
     ``FN`` (a function, an object with ``act`` or a class made with no

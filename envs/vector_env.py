@@ -31,8 +31,11 @@ One seat per game learns (``seat``: 0..3, default 0, or ``"random"`` per
 episode); the other three are played inside the numba kernel by
 ``opponents`` (``"greedy"`` default, or any spec of the bot registry,
 :mod:`caishen.sim.bots.registry`: ``"random"``, ``"tuned:NAME"``, ``"mc:8"``, ...;
-or three specs, the other seats in seat order).  ``step(actions)`` applies each game's learning
-seat's action, then the bots play until that seat must decide again.
+or three specs, the other seats in seat order, as a list or ``"a,b,c"``).  ``step(actions)`` applies
+each game's learning seat's action, then the bots play until that seat must decide again.  Open seats
+(``"python:mybot.py:Policy"``, ``"exec:./mybot"``) are opponents too, alone or beside numba bots: each
+is asked once per round for all the games waiting for it (:mod:`caishen.envs.open_opponents`);
+``close()`` stops the ``exec:`` programs.
 Returns ``(obs, rewards: float32[n], terminated, truncated, info)``.
 
 Autoreset is *same-step* (Gymnasium's ``AutoresetMode.SAME_STEP``, and
@@ -69,9 +72,10 @@ in some seats next to a trained policy:
 
 Putting a bot or a trained policy in a seat
 -------------------------------------------
-- Versus bots: ``opponents`` sets the numba bot of every other seat; for a
-  trained policy in those seats use :class:`SelfPlayVectorEnv` and route
-  actions by ``info["current_player"]``.
+- Versus bots: ``opponents`` sets the bot of every other seat: a numba bot,
+  or a trained policy as ``"python:MODULE:FN"`` (called with a batch of
+  observations and masks, :mod:`caishen.envs.open_opponents`); or use
+  :class:`SelfPlayVectorEnv` and route actions by ``info["current_player"]``.
 - :class:`caishen.envs.gym_env.MahjongEnv`: ``seat`` is the learning seat;
   ``opponents`` takes specs or :class:`caishen.sim.bots.agent.Agent` objects, so a trained
   policy plays a seat through a subclass of ``Agent`` whose ``act(game)``
@@ -90,7 +94,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from caishen.sim.rules.base import DEFAULT
-from caishen.envs.batched import BatchedGames, check_seeds
+from caishen.envs.batched import BatchedGames, check_seeds, env_config
 from caishen.envs.observation import observation_space
 from caishen.sim.engine import N_ACTIONS
 
@@ -165,31 +169,31 @@ class _BatchedVectorBase:
         return self.games.bot_actions(policy)
 
     def close_extras(self, **kwargs):
-        pass
+        """Stop the ``exec:`` opponents' programs, if any (``env.close()``; :mod:`caishen.envs.open_opponents`)."""
+        self.games.close()
 
 
 class CaishenVectorEnv(_BatchedVectorBase, VectorEnv):
     """One learning seat per game against numba bots, ``num_envs`` games per numba call (module docstring).
 
     ``CaishenVectorEnv(num_envs=1, rules=DEFAULT, options=None, seat=0,
-    opponents="greedy", dealer=None, observation="planes", history=False,
-    reward="points", reward_scale=None, illegal_action="raise",
-    illegal_reward=None, episode="hand", match_len=16, final_obs=True,
-    copy=False, render_mode=None, assist=False, oracle=False)``.  Raises ``ValueError`` for a bad
+    opponents="greedy", dealer=None, *, episode="hand", match_len=16,
+    copy=False, render_mode=None, **config)``, ``config`` the observation
+    and reward keywords of :class:`caishen.envs.batched.EnvConfig`
+    (``observation="planes", history=False, assist=False, oracle=False,
+    final_obs=True, reward="points", reward_scale=None,
+    illegal_action="raise", illegal_reward=None``).  Raises ``ValueError`` for a bad
     argument (``num_envs < 1`` included; an unsupported ``render_mode``
     raises an error that is both ``ValueError`` and ``TypeError``).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, seat=0, opponents="greedy", dealer=None,
-                 observation="planes", history=False, reward="points", reward_scale=None, illegal_action="raise",
-                 illegal_reward=None, episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None,
-                 assist=False, oracle=False):
+    def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, seat=0, opponents="greedy", dealer=None, *,
+                 episode="hand", match_len=16, copy=False, render_mode=None, **config):
+        config = env_config(type(self).__name__, config)._asdict()
         self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="versus", seat=seat,
-                    opponents=opponents, dealer=dealer, observation=observation, history=history, reward=reward,
-                    reward_scale=reward_scale, illegal_action=illegal_action, illegal_reward=illegal_reward,
-                    episode=episode, match_len=match_len, final_obs=final_obs, assist=assist, oracle=oracle)
+                    opponents=opponents, dealer=dealer, episode=episode, match_len=match_len, **config)
 
     def reset(self, *, seed=None, options=None):
         """Deal every game's first episode: ``(obs, info)``.  ``seed``: an int (game ``i`` gets
@@ -216,7 +220,9 @@ class SelfPlayVectorEnv(_BatchedVectorBase):
     """Every seat of ``num_envs`` games is an agent of one shared policy (module docstring, "Self-play").
 
     Same arguments as :class:`CaishenVectorEnv` without ``seat`` and
-    ``opponents``.  ``reset(seed=None) -> (obs, info)``; ``step(actions) ->
+    ``opponents``: ``SelfPlayVectorEnv(num_envs=1, rules=DEFAULT,
+    options=None, dealer=None, *, episode="hand", match_len=16, copy=False,
+    render_mode=None, **config)``.  ``reset(seed=None) -> (obs, info)``; ``step(actions) ->
     (obs, rewards: float32[n, 4], terminated, truncated, info)``;
     ``info["current_player"]: int64[n]`` is the seat whose observation and
     mask are returned, and who plays ``actions[i]`` next.
@@ -224,14 +230,11 @@ class SelfPlayVectorEnv(_BatchedVectorBase):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, dealer=None, observation="planes",
-                 history=False, reward="points", reward_scale=None, illegal_action="raise", illegal_reward=None,
-                 episode="hand", match_len=16, final_obs=True, copy=False, render_mode=None, assist=False,
-                 oracle=False):
+    def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, dealer=None, *, episode="hand", match_len=16,
+                 copy=False, render_mode=None, **config):
+        config = env_config(type(self).__name__, config)._asdict()
         self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="selfplay", dealer=dealer,
-                    observation=observation, history=history, reward=reward, reward_scale=reward_scale,
-                    illegal_action=illegal_action, illegal_reward=illegal_reward, episode=episode,
-                    match_len=match_len, final_obs=final_obs, assist=assist, oracle=oracle)
+                    episode=episode, match_len=match_len, **config)
 
     def reset(self, *, seed=None, options=None):
         """Deal every game's first episode: ``(obs, info)`` with ``info["current_player"]``."""
@@ -312,6 +315,10 @@ class SingleGameEnv(gymnasium.Env):
         if g.illegal_action == "penalty":
             info["illegal_action"] = bool(g.illegal[0])
         return info
+
+    def close(self):
+        """Stop the ``exec:`` opponents' programs, if any."""
+        self.vec.close()
 
     def action_masks(self) -> np.ndarray:
         """``bool[145]``: the learning seat's legal actions (all False when the episode is over)."""

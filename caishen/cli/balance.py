@@ -44,9 +44,14 @@ def run(args) -> int:
         raise ValueError(f"--workers {args.workers}: must be in 1..{common.MAX_WORKERS}")
     if not 0 <= args.seed < 2**63:
         raise ValueError(f"--seed {args.seed}: must be in 0..2**63-1")
+    workers = args.workers
+    if common.open_seats(common.specs(args.bots), args):  # python:/exec: bots: the arena host, in this process
+        from caishen.sim.bots.registry import seat_workers
+
+        workers = seat_workers(common.specs(args.bots), workers)
     try:
         res = balance_report.run_balance(args.rules, args.out, hands=args.hands, seed=args.seed, bots=args.bots,
-                                         option_walls=args.option_walls, workers=args.workers,
+                                         option_walls=args.option_walls, workers=workers,
                                          progress=not args.no_progress)
     except KeyboardInterrupt:
         print(f"caishen balance: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)

@@ -47,9 +47,28 @@ def add(sub) -> None:
     p.set_defaults(func=run)
 
 
+def refuse_open_seats(args) -> None:
+    """``ValueError`` (one line) for a python: / exec: bot in ``--policy`` or ``--keep-then``: the study's
+    counterfactual rollouts replay each chance's state inside the numba kernel, where only kernel bots play."""
+    from caishen.sim.bots.registry import is_open
+
+    for flag, spec in (("--policy", args.policy), ("--keep-then", args.keep_then)):
+        try:
+            found = spec is not None and is_open(spec)
+        except ValueError:
+            continue  # a bad spec: the study's own check names it
+        if found:
+            raise ValueError(
+                f"{flag} {spec.strip()!r} is an open seat (python:/exec:), and caishen piao plays every hand and its "
+                "counterfactual rollouts inside the numba kernel, where only the registry's kernel bots play; "
+                f"measure your bot beside the 飘 policies with caishen match --policies '{spec.strip()},piao_table,"
+                "always,never' (or caishen sweep with it in the field) instead")
+
+
 def run(args) -> int:
     from caishen.sim.analysis import piao_answer
 
+    refuse_open_seats(args)
     if args.workers is not None and not 1 <= args.workers <= common.MAX_WORKERS:
         raise ValueError(f"--workers {args.workers}: must be in 1..{common.MAX_WORKERS}")
     if args.adaptive is not None:

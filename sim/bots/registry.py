@@ -531,7 +531,8 @@ def check_fits(bot: Bot, rules: str, joker: int, where: str = "") -> np.ndarray 
                          "(caishen.agents.make_agent; an env's opponent given as that agent), not in a kernel")
     if bot.code == POLICY_HOST:
         raise ValueError(f"policy {bot.spec!r}{where} is an open seat played by the arena host, not inside a kernel: "
-                         "it plays in caishen simulate, match, ladder and sweep (caishen.envs.arena_host)")
+                         "it plays in caishen simulate, match, ladder and sweep (caishen.envs.arena_host) and as an opponent "
+                         "of the envs (caishen.envs.open_opponents)")
     if joker < 0 and (BOTS[bot.kind].piao or bot.code in PIAO_POLICIES):
         raise ValueError(
             f"policy {bot.spec!r}{where} decides when to throw a 财神 (飘财), but rule set {rules!r} has no 财神 "
