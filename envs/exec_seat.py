@@ -174,7 +174,9 @@ class ExecSeat:
 
     # -- life --------------------------------------------------------------------------------
     def begin(self) -> None:
-        """Start the program and wait for its answer to ``hello``."""
+        """Start the program and wait for its answer to ``hello``; a program started again (after a kill, or for
+        the next ``reset()``) hears nothing that was queued for the one before it."""
+        self._out, self._buf = [], b""
         self._err = tempfile.TemporaryFile()
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,

@@ -478,3 +478,21 @@ def test_open_seats_are_step_api_agents_and_env_opponents(tmp_path, engine_warm)
     done = False
     while not done:
         obs, reward, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+
+
+def test_a_restarted_exec_program_hears_nothing_queued_for_the_killed_one():
+    """After a kill (a failing seat, an env reset after a SeatError), ``begin()`` starts a program that gets
+    only its ``hello``: the events queued for the old program are dropped, not sent to the new one."""
+    from caishen.envs.exec_seat import ExecSeat
+
+    bot = str(Path(__file__).resolve().parents[1] / "examples" / "bots" / "seat_bot.py")
+    x = ExecSeat(f"exec:{sys.executable} {bot}", [sys.executable, bot], 1, "kaihua", -1, 5.0)
+    try:
+        x.begin()
+        x.start_hand(0, 0)  # queued until the next request
+        assert len(x._out) == 1
+        x.kill()
+        x.begin()
+        assert x._out == [] and x.proc is not None
+    finally:
+        x.kill()
