@@ -298,15 +298,15 @@ def test_strace_kills_at_every_rename_and_fsync_syscall_then_a_rerun_gives_the_u
 # ---------------------------------------------------------------------------
 # caishen learn (issue 42 kind 4): an iteration commits as one unit
 # ---------------------------------------------------------------------------
-LEARN = dict(hands=4, max_iterations=2, steps=2, eval_walls=0, n_det=1, frac=0.5, log=None)
+LEARN = dict(hands=4, max_iterations=2, steps=2, eval_walls=0, n_det=1, frac=0.5)
 #: the curve's columns that are wall-clock measurements (never equal between two runs)
 TIMINGS = ["seconds", "decisions_per_s", "labelled_per_s"]
 
 
 def _learn(out) -> int:
-    from caishen.agents.exit import learn
+    from caishen.agents.exit import learn, settings
 
-    learn("kaihua", out, **LEARN)
+    learn("kaihua", out, log=None, **settings(**LEARN))
     return 0
 
 
