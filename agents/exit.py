@@ -267,10 +267,22 @@ def _policy(torch, model, inputs, valid, tau):
     return torch.log_softmax(logits / tau, dim=-1), logits
 
 
+def _start_logits(torch, model0):
+    """The start's logits as a function of a batch's inputs: ``(x * linear).sum(-1)`` when the net's last
+    layer is zero, as :func:`initial_model` makes it (the very numbers of its forward pass, whose other
+    term is then exactly 0, at a fifth of the update's cost), else the net ``model0`` itself."""
+    last = model0.fc3 if hasattr(model0, "fc3") else model0.head
+    if any(bool(p.detach().any()) for p in last.parameters()):
+        return model0
+    lin = model0.linear.detach()
+    return lambda x, *rest: (x * lin).sum(-1)
+
+
 def _loss(torch, model, model0, batch, tau, beta, scale=1.0):
     """``(loss, kl)`` of a batch of :func:`_tensors` (module docstring, step 3): the policy-gradient term over
     the candidates the labels kept (the policy's softmax restricted to them: a pruned candidate has no
-    label), the KL to the start over all of them (it holds the pruned ones near the start too)."""
+    label), the KL to the start over all of them (it holds the pruned ones near the start too).  ``model0``:
+    the start, a net or :func:`_start_logits`'s function."""
     inputs, adv, kept, valid = batch[:-3], batch[-3], batch[-2], batch[-1]
     adv = adv / scale
     logits = model(*inputs)
@@ -559,6 +571,7 @@ def learn(rules: str = DEFAULT, out="runs/learn", budget: Budget | None = None,
         safeio.refuse_links(out)
         model, model0, opt, state, buf, gen = _start(torch, out, rules, net, seed, train.lr, dev, log)
         anchor = model0.linear.detach().cpu().numpy().astype(np.float64)  # the start's choice: kept by pruning
+        start = _start_logits(torch, model0)
         log(f"training on {dev}; labelling on the CPU with {workers} worker(s); budget "
             + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in budgets.items()))
         current = out / "current.npz"
@@ -593,7 +606,7 @@ def learn(rules: str = DEFAULT, out="runs/learn", budget: Budget | None = None,
                 if buf is not None and len(buf["n"]) and train.steps:
                     for _ in range(train.steps):
                         idx = torch.randint(len(buf["n"]), (min(train.batch, len(buf["n"])),), generator=gen).numpy()
-                        lo, k = _loss(torch, model, model0, _tensors(torch, buf, idx, dev), train.tau, train.beta,
+                        lo, k = _loss(torch, model, start, _tensors(torch, buf, idx, dev), train.tau, train.beta,
                                       scale)
                         opt.zero_grad()
                         lo.backward()

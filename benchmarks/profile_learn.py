@@ -42,7 +42,7 @@ def main(argv=None) -> None:
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--rules", default="jiating")
-    ap.add_argument("--hands", type=int, default=LabelConfig.hands, help="hands of the iteration (the recipe's)")
+    ap.add_argument("--hands", type=int, default=LabelConfig().hands, help="hands of the iteration (the recipe's)")
     ap.add_argument("--seconds", type=float, default=5.0, help="CPU seconds of the env measure")
     args = ap.parse_args(argv)
 
@@ -50,7 +50,7 @@ def main(argv=None) -> None:
 
     torch.set_num_threads(1)
     from benchmarks.bench_envs import batched_rate
-    from caishen.agents.exit import _loss, _tensors, advantage_scale, initial_model
+    from caishen.agents.exit import _loss, _start_logits, _tensors, advantage_scale, initial_model
     from caishen.sim.selfplay.labels import label_hands
 
     cfg, tr = LabelConfig(), TrainConfig()
@@ -71,11 +71,12 @@ def main(argv=None) -> None:
     opt = torch.optim.Adam(model.parameters(), lr=tr.lr)
     gen = torch.Generator().manual_seed(0)
     scale = advantage_scale(args.rules)
+    start = _start_logits(torch, model0)
 
     def update():
         for _ in range(tr.steps):
             idx = torch.randint(m, (min(tr.batch, m),), generator=gen).numpy()
-            lo, _ = _loss(torch, model, model0, _tensors(torch, buf, idx), tr.tau, tr.beta, scale)
+            lo, _ = _loss(torch, model, start, _tensors(torch, buf, idx), tr.tau, tr.beta, scale)
             opt.zero_grad()
             lo.backward()
             opt.step()

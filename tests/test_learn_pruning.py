@@ -168,3 +168,28 @@ def test_tiny_pruned_run_writes_weights_that_play(tmp_path):
         learn(DEFAULT, tmp_path / "bad", log=None, **settings(top_k=-1, eval_walls=0))
     with pytest.raises(ValueError, match="spend_saved"):
         learn(DEFAULT, tmp_path / "bad", log=None, **settings(spend_saved="yes", eval_walls=0))
+
+
+@pytest.mark.parametrize("arch", ["mlp", "conv"])
+def test_the_starts_logits_without_its_network_are_its_forward_pass(arch):
+    """The update reads the start's logits as ``x . linear`` while its last layer is zero (initial_model's):
+    the very numbers of its forward pass; a start with a non-zero last layer is run as a net."""
+    torch = pytest.importorskip("torch")
+    from caishen.agents.exit import _start_logits, _tensors, initial_model
+
+    rng = np.random.default_rng(1)
+    buf = new_buffer(32, conv=arch == "conv")
+    buf["n"][:] = rng.integers(2, 12, 32)
+    buf["x"][:] = rng.normal(size=buf["x"].shape)
+    buf["ctx"][:] = rng.normal(size=buf["ctx"].shape)
+    if arch == "conv":
+        buf["kinds"][:] = rng.integers(0, 5, buf["kinds"].shape)
+        buf["cand"][:] = rng.integers(-1, 68, buf["cand"].shape)
+    model0 = initial_model(DEFAULT, arch=arch, channels=(4, 4))
+    inputs = _tensors(torch, buf, np.arange(32))[:-3]
+    start = _start_logits(torch, model0)
+    assert start is not model0
+    with torch.no_grad():
+        assert torch.equal(start(*inputs), model0(*inputs))
+        (model0.fc3 if arch == "mlp" else model0.head).bias.fill_(0.5)
+    assert _start_logits(torch, model0) is model0
