@@ -1,5 +1,5 @@
 """The files of a ``caishen learn`` run folder (:mod:`caishen.agents.exit`, its docstring's "Files"): the
-checkpoint, the labels buffer, the curve; one iteration committed as a unit, and every field of a checkpoint
+checkpoint, the labels buffer, the curve; the finished iterations committed as a unit, and every field of a checkpoint
 or a buffer checked before it is used (a damaged one is a one-line :class:`caishen.sim.safeio.FileError`
 naming the file and the field).
 
@@ -23,7 +23,7 @@ ARCHS = ("mlp", "conv")
 #: most labelled states kept (the newest)
 BUFFER = 200_000
 
-#: the curve's diagnostics (:func:`diagnostics`), each a fraction in [0, 1]
+#: the curve's diagnostics (:func:`caishen.agents.exit.diagnostics`), each a fraction in [0, 1]
 DIAGNOSTICS = ("agree_tuned", "agree_greedy", "shanten_up")
 _CURVE = ("iteration", "seconds", "hands", "learner_decisions", "labelled", "decisions_per_s", "labelled_per_s",
           "loss", "kl", "heldout_gain", "agree_start") + DIAGNOSTICS
@@ -70,7 +70,7 @@ def _append(buf: dict, new: dict, m: int) -> dict:
     new = _widen(new, width)
     store = getattr(buf, "store", None)
     cap = 0 if store is None or set(store) != set(new) else store["n"].shape[0]
-    fits = cap == BUFFER >= m or rows + m <= cap <= BUFFER
+    fits = cap > 0 and (cap == BUFFER >= m or rows + m <= cap <= BUFFER)
     if not fits or store["adv"].shape[1] != width:
         old = {} if buf is None else _widen({k: v for k, v in buf.items() if k in new}, width)
         whole = {k: np.concatenate([old[k], new[k]])[-BUFFER:] if old else new[k][-BUFFER:] for k in new}

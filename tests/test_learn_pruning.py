@@ -193,3 +193,32 @@ def test_the_starts_logits_without_its_network_are_its_forward_pass(arch):
         assert torch.equal(start(*inputs), model0(*inputs))
         (model0.fc3 if arch == "mlp" else model0.head).bias.fill_(0.5)
     assert _start_logits(torch, model0) is model0
+
+
+@pytest.mark.parametrize("cap", [4, 7, 50, 5000])
+def test_appends_into_a_grown_store_are_the_concatenation(cap, monkeypatch):
+    """``exit_store._append`` writes into a store with room to grow (no copy of the whole buffer per
+    iteration): its arrays are, after every append, those of the plain concatenation, widened to the most
+    candidates and cut to the newest BUFFER rows; an iteration without a label appends nothing."""
+    from caishen.agents import exit_store as es
+
+    monkeypatch.setattr(es, "BUFFER", cap)
+
+    def reference(buf, new, m):
+        new = {k: v[:m] for k, v in new.items()}
+        width = max(2, int(new["n"].max()) if m else 0, int(buf["n"].max()) if buf is not None and len(buf["n"]) else 0)
+        new = es._widen(new, width)
+        if buf is None:
+            return {k: v[-cap:].copy() for k, v in new.items()}
+        buf = es._widen(dict(buf), width)
+        return {k: np.concatenate([buf[k], new[k]])[-cap:] for k in new}
+
+    rng = np.random.default_rng(cap)
+    got = want = None
+    for i in range(60):
+        m = 0 if i < 2 else int(rng.integers(0, 9))  # the first iterations without a label
+        n = rng.integers(2, int(rng.integers(3, 15)), 9).astype(np.int64)
+        new = {"n": n, "adv": rng.normal(size=(9, 40)), "x": rng.normal(size=(9, 40, 3)), "kept": rng.random((9, 40)) < 0.5}
+        got, want = es._append(got, new, m), reference(want, new, m)
+        for k in want:
+            assert got[k].shape == want[k].shape and (got[k] == want[k]).all(), k
