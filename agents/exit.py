@@ -423,7 +423,8 @@ def settings(**flat) -> dict:
     for name, v in flat.items():
         home = next((k for k, cls in _CONFIGS.items() if name in cls._fields), None)
         if home is None:
-            raise ValueError(f"setting {name!r}: not one of learn's ({', '.join(f for c in _CONFIGS.values() for f in c._fields)})")
+            known = ", ".join(f for c in _CONFIGS.values() for f in c._fields)
+            raise ValueError(f"setting {name!r}: not one of learn's ({known})")
         out[home][name] = v
     return {k: _CONFIGS[k](**v) for k, v in out.items()}
 

@@ -335,7 +335,8 @@ def _checked_buffer(path, arrays: dict, state: dict, conv: bool) -> dict:
     if rows and not ((n >= 0).all() and (n <= width).all() and (base >= 0).all() and (base < np.maximum(n, 1)).all()):
         raise safeio.FileError(path, f"member 'n' or 'base' holds a count outside 0..{width}; {_REPAIR}")
     kept = arrays["kept"]
-    if rows and not (kept[np.arange(rows), base].all() and not (kept & ~(np.arange(width)[None, :] < n[:, None])).any()):
+    past = ~(np.arange(width)[None, :] < n[:, None])
+    if rows and not (kept[np.arange(rows), base].all() and not (kept & past).any()):
         raise safeio.FileError(path, f"member 'kept' leaves out a state's own choice or keeps a candidate past its "
                                      f"count; {_REPAIR}")
     return arrays

@@ -276,7 +276,8 @@ def test_tiny_conv_run_plays_a_match_and_refuses_another_arch(tmp_path):
     from caishen.agents.learned_torch import ActionConv
 
     out = tmp_path / "run"
-    res = learn(DEFAULT, out, log=None, **settings(hands=12, max_iterations=2, steps=5, eval_walls=0, arch="conv", channels=(4, 4)))
+    res = learn(DEFAULT, out, log=None, **settings(hands=12, max_iterations=2, steps=5, eval_walls=0, arch="conv",
+                                                   channels=(4, 4)))
     assert res["iterations"] == 2 and res["labelled"] > 0
     net = ActionConv.from_file(out / "learned.npz", DEFAULT)
     assert net.channels == (4, 4)
@@ -451,7 +452,8 @@ def test_tiny_run_with_two_workers(tmp_path):
     pytest.importorskip("torch")
     from caishen.agents.exit import learn, settings
 
-    res = learn(DEFAULT, tmp_path / "w2", log=None, **settings(hands=8, max_iterations=2, steps=3, eval_walls=0, workers=2))
+    res = learn(DEFAULT, tmp_path / "w2", log=None,
+                **settings(hands=8, max_iterations=2, steps=3, eval_walls=0, workers=2))
     assert res["iterations"] == 2 and res["labelled"] > 0
     with pytest.raises(ValueError, match="workers"):
         learn(DEFAULT, tmp_path / "w0", log=None, **settings(max_iterations=1, eval_walls=0, workers=0))
@@ -474,7 +476,8 @@ def test_label_and_cpu_budgets_end_the_run_and_a_rerun_counts_on(tmp_path):
     assert any("budget labels 4" in x for x in lines) and sum("ETA" in x and "labels budget" in x for x in lines)
     again = learn(DEFAULT, out, log=None, **settings(hands=8, labels=4, steps=2, eval_walls=0))
     assert again["iterations"] == res["iterations"] and again["cpu_seconds"] == res["cpu_seconds"] > 0
-    res = learn(DEFAULT, tmp_path / "cpu", log=None, **settings(hands=4, cpu_minutes=1e-6, steps=1, eval_walls=0, workers=2))
+    res = learn(DEFAULT, tmp_path / "cpu", log=None,
+                **settings(hands=4, cpu_minutes=1e-6, steps=1, eval_walls=0, workers=2))
     assert res["iterations"] == 1 and res["cpu_seconds"] > 0
     for kw, word in (({"labels": 0}, "labels 0"), ({"labels": 5, "frac": 0.0}, "frac > 0"),
                      ({"cpu_minutes": -1.0}, "cpu_minutes -1"), ({"cpu_minutes": float("nan")}, "cpu_minutes")):
@@ -539,7 +542,8 @@ def test_device_is_checked_before_anything_runs(tmp_path):
     with pytest.raises(ValueError, match=f"device {missing!r}"):
         learn(DEFAULT, tmp_path / "gpu", log=None, **settings(max_iterations=1, eval_walls=0, device=missing))
     assert not (tmp_path / "gpu").exists()
-    res = learn(DEFAULT, tmp_path / "cpu", log=None, **settings(hands=6, max_iterations=1, steps=2, eval_walls=0, device="cpu"))
+    res = learn(DEFAULT, tmp_path / "cpu", log=None,
+                **settings(hands=6, max_iterations=1, steps=2, eval_walls=0, device="cpu"))
     assert res["iterations"] == 1
 
 

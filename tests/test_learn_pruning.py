@@ -218,7 +218,8 @@ def test_appends_into_a_grown_store_are_the_concatenation(cap, monkeypatch):
     for i in range(60):
         m = 0 if i < 2 else int(rng.integers(0, 9))  # the first iterations without a label
         n = rng.integers(2, int(rng.integers(3, 15)), 9).astype(np.int64)
-        new = {"n": n, "adv": rng.normal(size=(9, 40)), "x": rng.normal(size=(9, 40, 3)), "kept": rng.random((9, 40)) < 0.5}
+        new = {"n": n, "adv": rng.normal(size=(9, 40)), "x": rng.normal(size=(9, 40, 3)),
+               "kept": rng.random((9, 40)) < 0.5}
         got, want = es._append(got, new, m), reference(want, new, m)
         for k in want:
             assert got[k].shape == want[k].shape and (got[k] == want[k]).all(), k
