@@ -58,11 +58,9 @@ class ActionMLP(nn.Module):
         self.fc3 = nn.Linear(h2, 1, dtype=dtype)
 
     def forward(self, x: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
-        """``x: [N, C, 17]``, ``ctx: [N, 83]`` -> logits ``[N, C]``.  The first layer on ``[x(a), c]`` is
-        computed as the kernel does: its context part once per state, its action part per candidate."""
-        w = self.fc1.weight
-        hc = torch.nn.functional.linear(ctx, w[:, learned.N_ACTION:], self.fc1.bias)
-        h = torch.relu(torch.matmul(x, w[:, :learned.N_ACTION].T) + hc.unsqueeze(1))
+        """``x: [N, C, 17]``, ``ctx: [N, 83]`` -> logits ``[N, C]``."""
+        c = ctx.unsqueeze(1).expand(-1, x.shape[1], -1)
+        h = torch.relu(self.fc1(torch.cat([x, c], dim=-1)))
         h = torch.relu(self.fc2(h))
         return (x * self.linear).sum(-1) + self.fc3(h).squeeze(-1)
 
