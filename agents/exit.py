@@ -285,7 +285,7 @@ def _loss(torch, model, model0, batch, tau, beta, scale=1.0):
     the start, a net or :func:`_start_logits`'s function."""
     inputs, adv, kept, valid = batch[:-3], batch[-3], batch[-2], batch[-1]
     adv = adv / scale
-    logits = model(*inputs)
+    logits = model.logits(*inputs)  # the forward pass, its first layer split as the kernel's
     logp = torch.log_softmax(logits.masked_fill(~valid, -1e30) / tau, dim=-1)
     p_kept = torch.softmax(logits.masked_fill(~kept, -1e30) / tau, dim=-1)
     with torch.no_grad():

@@ -223,3 +223,25 @@ def test_appends_into_a_grown_store_are_the_concatenation(cap, monkeypatch):
         got, want = es._append(got, new, m), reference(want, new, m)
         for k in want:
             assert got[k].shape == want[k].shape and (got[k] == want[k]).all(), k
+
+
+@pytest.mark.parametrize("arch", ["mlp", "conv"])
+def test_the_training_logits_are_the_forward_pass(arch):
+    """The update's ``logits`` (the MLP's first layer split as the kernel's) equal ``forward`` to rounding."""
+    torch = pytest.importorskip("torch")
+    from caishen.agents.exit import _tensors, initial_model
+
+    rng = np.random.default_rng(2)
+    buf = new_buffer(16, conv=arch == "conv")
+    buf["n"][:] = rng.integers(2, 12, 16)
+    buf["x"][:] = rng.normal(size=buf["x"].shape)
+    buf["ctx"][:] = rng.normal(size=buf["ctx"].shape)
+    if arch == "conv":
+        buf["kinds"][:] = rng.integers(0, 5, buf["kinds"].shape)
+        buf["cand"][:] = rng.integers(-1, 68, buf["cand"].shape)
+    model = initial_model(DEFAULT, arch=arch, channels=(4, 4))
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_()
+    inputs = _tensors(torch, buf, np.arange(16))[:-3]
+    torch.testing.assert_close(model.logits(*inputs), model(*inputs), rtol=1e-12, atol=1e-9)
