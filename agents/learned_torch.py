@@ -64,6 +64,16 @@ class ActionMLP(nn.Module):
         h = torch.relu(self.fc2(h))
         return (x * self.linear).sum(-1) + self.fc3(h).squeeze(-1)
 
+    def logits(self, x: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward`'s logits for training (``caishen learn``'s update): the first layer's context
+        part once per state and its action part per candidate, as the kernel computes it (half the
+        multiplications; the sums round differently from :meth:`forward` in the last bits)."""
+        w = self.fc1.weight
+        hc = torch.nn.functional.linear(ctx, w[:, learned.N_ACTION:], self.fc1.bias)
+        h = torch.relu(torch.matmul(x, w[:, :learned.N_ACTION].T) + hc.unsqueeze(1))
+        h = torch.relu(self.fc2(h))
+        return (x * self.linear).sum(-1) + self.fc3(h).squeeze(-1)
+
     def arrays(self) -> dict[str, np.ndarray]:
         """The weights file's members (:data:`caishen.sim.bots.learned.MEMBERS`) as float64 arrays."""
         t = {"linear": self.linear, "w1": self.fc1.weight, "b1": self.fc1.bias, "w2": self.fc2.weight,
@@ -141,6 +151,10 @@ class ActionConv(nn.Module):
         s = self.scores(kinds).flatten(1)  # [N, 68]: h * 34 + kind
         extra = torch.gather(s, 1, cand.clamp(min=0)).masked_fill(cand < 0, 0.0)
         return (x * self.linear).sum(-1) + extra
+
+    def logits(self, x: torch.Tensor, kinds: torch.Tensor, cand: torch.Tensor) -> torch.Tensor:
+        """:meth:`forward` (the training path's name, as :meth:`ActionMLP.logits`)."""
+        return self.forward(x, kinds, cand)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The weights file's members (:data:`caishen.sim.bots.learned.CONV_MEMBERS`) as float64 arrays."""

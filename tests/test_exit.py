@@ -156,7 +156,7 @@ def test_conv_labels_store_its_inputs(conv_file, start_file):
         assert buf["kinds"][i].any()
     # an MLP learner's buffer stores exactly what it stored before: no conv inputs
     mlp, _, _ = label_hands(",".join([f"learned:{start_file}"] * 4), DEFAULT, [1], n_det=1, frac=0.2, cap=50)
-    assert set(mlp) == {"ctx", "x", "n", "actions", "adv", "base", "claim"}
+    assert set(mlp) == {"ctx", "x", "n", "actions", "adv", "base", "claim", "kept"}
     with pytest.raises(ValueError, match="both architectures"):
         label_hands(f"learned:{conv_file},learned:{start_file},greedy,greedy", DEFAULT, [1])
     with pytest.raises(ValueError, match="lacks the conv's inputs"):
@@ -174,7 +174,7 @@ def test_torch_conv_on_the_stored_inputs_takes_the_kernels_choices(conv_file):
                                 [7, 8, 9], n_det=1, frac=1.0, cap=2000)
     assert count > 20
     batch = _tensors(torch, buf, np.arange(count))
-    assert len(batch) == 5  # x, kinds, cand, adv, valid
+    assert len(batch) == 6  # x, kinds, cand, adv, kept, valid
     pick = _choice(torch, ActionConv.from_file(conv_file, DEFAULT), batch)
     np.testing.assert_array_equal(pick, buf["base"][:count])
     flat = ActionConv.from_file(conv_file, DEFAULT)
@@ -220,11 +220,11 @@ def test_step0_plays_as_tuned(tmp_path):
 
 def test_tiny_run_writes_curve_weights_and_resumes(tmp_path):
     torch = pytest.importorskip("torch")
-    from caishen.agents.exit import learn
+    from caishen.agents.exit import learn, settings
     from caishen.agents.learned_torch import ActionMLP
 
     out = tmp_path / "run"
-    res = learn(DEFAULT, out, hands=12, max_iterations=2, steps=5, eval_walls=0, log=None)
+    res = learn(DEFAULT, out, log=None, **settings(hands=12, max_iterations=2, steps=5, eval_walls=0))
     assert res["iterations"] == 2 and res["labelled"] > 0 and res["match"] is None
     with open(out / "curve.csv") as f:
         rows = list(csv.DictReader(f))
@@ -244,13 +244,13 @@ def test_tiny_run_writes_curve_weights_and_resumes(tmp_path):
     ck = torch.load(out / "checkpoint.pt", weights_only=True)
     for k, v in ck["model"].items():
         torch.testing.assert_close(net.state_dict()[k], v)
-    res = learn(DEFAULT, out, hands=12, max_iterations=3, steps=5, eval_walls=0, log=None)
+    res = learn(DEFAULT, out, log=None, **settings(hands=12, max_iterations=3, steps=5, eval_walls=0))
     assert res["iterations"] == 3
     with open(out / "curve.csv") as f:
         assert [int(r["iteration"]) for r in csv.DictReader(f)] == [1, 2, 3]
     with pytest.raises(ValueError, match="rule set"):
         other = next(n for n in __import__("caishen.sim.rules", fromlist=["names"]).names() if n != DEFAULT)
-        learn(other, out, max_iterations=4, eval_walls=0, log=None)
+        learn(other, out, log=None, **settings(max_iterations=4, eval_walls=0))
 
 
 def test_conv_step0_plays_as_tuned(tmp_path):
@@ -272,12 +272,12 @@ def test_conv_step0_plays_as_tuned(tmp_path):
 
 def test_tiny_conv_run_plays_a_match_and_refuses_another_arch(tmp_path):
     torch = pytest.importorskip("torch")
-    from caishen.agents.exit import evaluate, learn
+    from caishen.agents.exit import evaluate, learn, settings
     from caishen.agents.learned_torch import ActionConv
 
     out = tmp_path / "run"
-    res = learn(DEFAULT, out, hands=12, max_iterations=2, steps=5, eval_walls=0, arch="conv", channels=(4, 4),
-                log=None)
+    res = learn(DEFAULT, out, log=None, **settings(hands=12, max_iterations=2, steps=5, eval_walls=0, arch="conv",
+                                                   channels=(4, 4)))
     assert res["iterations"] == 2 and res["labelled"] > 0
     net = ActionConv.from_file(out / "learned.npz", DEFAULT)
     assert net.channels == (4, 4)
@@ -290,14 +290,14 @@ def test_tiny_conv_run_plays_a_match_and_refuses_another_arch(tmp_path):
         assert z["kinds"].dtype == np.uint8 and len(z["kinds"]) == len(z["n"]) == res["labelled"]
     summary = evaluate(out / "learned.npz", DEFAULT, 2, 5, tmp_path / "match", log=None)
     assert summary["walls_done"] == 2
-    res = learn(DEFAULT, out, hands=12, max_iterations=3, steps=5, eval_walls=0, arch="conv", log=None)
+    res = learn(DEFAULT, out, log=None, **settings(hands=12, max_iterations=3, steps=5, eval_walls=0, arch="conv"))
     assert res["iterations"] == 3 and ActionConv.from_file(out / "learned.npz").channels == (4, 4)
     with pytest.raises(ValueError, match="checkpoint of --arch conv, not mlp"):
-        learn(DEFAULT, out, max_iterations=4, eval_walls=0, log=None)
+        learn(DEFAULT, out, log=None, **settings(max_iterations=4, eval_walls=0))
     mlp = tmp_path / "mlp"
-    learn(DEFAULT, mlp, hands=6, max_iterations=1, steps=1, eval_walls=0, log=None)
+    learn(DEFAULT, mlp, log=None, **settings(hands=6, max_iterations=1, steps=1, eval_walls=0))
     with pytest.raises(ValueError, match="checkpoint of --arch mlp, not conv"):
-        learn(DEFAULT, mlp, max_iterations=2, eval_walls=0, arch="conv", log=None)
+        learn(DEFAULT, mlp, log=None, **settings(max_iterations=2, eval_walls=0, arch="conv"))
 
 
 def test_shipped_learned_files_load_for_their_rule_set():
@@ -401,15 +401,15 @@ def test_advantages_are_divided_by_the_rule_sets_scale():
             p.add_(0.05 * torch.randn(p.shape, dtype=p.dtype, generator=torch.Generator().manual_seed(1)))
     batch = _tensors(torch, buf, np.arange(m))
     c = advantage_scale("jiating")
-    scaled = (batch[0], batch[1], batch[2] * c, batch[3])
+    scaled = (batch[0], batch[1], batch[2] * c, batch[3], batch[4])
     a, _ = _loss(torch, model, initial_model("jiating"), scaled, 1.0, 1.0, c)
     b, _ = _loss(torch, model, initial_model("jiating"), batch, 1.0, 1.0, 1.0)
     torch.testing.assert_close(a, b)
     d, _ = _loss(torch, model, initial_model("jiating"), batch, 1.0, 1.0, c)
     assert not torch.isclose(d, b)
-    from caishen.agents.exit import learn
+    from caishen.agents.exit import learn, settings
     with pytest.raises(ValueError, match="adv_scale"):
-        learn("jiating", "unused", adv_scale=0.0, log=None)
+        learn("jiating", "unused", log=None, **settings(adv_scale=0.0))
 
 
 def _start(rules):
@@ -427,19 +427,20 @@ def test_label_iteration_in_parts_is_each_part_labelled_alone(start_file):
     import concurrent.futures
     import multiprocessing
 
-    from caishen.agents.exit import _label_part, _part_seed, label_iteration
+    from caishen.agents.exit import LabelConfig, _label_part, _part_seed, label_iteration
     from caishen.sim.selfplay.labels import new_buffer
 
     lineup = f"learned:{start_file},tuned:{DEFAULT},greedy,learned:{start_file}"
     walls = np.arange(6) + 123
-    one, m1, s1, c1 = label_iteration(lineup, DEFAULT, walls, 2, 0.5, 77, False)
+    cfg = LabelConfig(n_det=2, frac=0.5, top_k=0)
+    one, m1, s1, c1 = label_iteration(lineup, DEFAULT, walls, cfg, 77, False)
     ref, mr, sr = label_hands(lineup, DEFAULT, walls, n_det=2, frac=0.5, cap=48, seed=77, buf=new_buffer(48))
     assert m1 == mr > 0 and (s1 == sr).all()
     assert set(one) == set(ref) and all((one[k] == ref[k][:mr]).all() for k in one)
     with concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
-        two, m2, s2, c2 = label_iteration(lineup, DEFAULT, walls, 2, 0.5, 77, False, pool, 2)
-    a, ma, sa, ca = _label_part(lineup, DEFAULT, walls[:3], 2, 0.5, _part_seed(77, 0), False)
-    b, mb, sb, cb = _label_part(lineup, DEFAULT, walls[3:], 2, 0.5, _part_seed(77, 1), False)
+        two, m2, s2, c2 = label_iteration(lineup, DEFAULT, walls, cfg, 77, False, None, pool, 2)
+    a, ma, sa, ca = _label_part(lineup, DEFAULT, walls[:3], cfg, _part_seed(77, 0), False)
+    b, mb, sb, cb = _label_part(lineup, DEFAULT, walls[3:], cfg, _part_seed(77, 1), False)
     assert m2 == ma + mb > 0 and (s2 == sa + sb).all() and s2[0] == s1[0]  # the same hands: the same decisions
     assert min(c1, c2, ca, cb) > 0  # each part's CPU seconds (the --cpu-minutes budget counts the workers')
     for k in two:
@@ -449,12 +450,13 @@ def test_label_iteration_in_parts_is_each_part_labelled_alone(start_file):
 
 def test_tiny_run_with_two_workers(tmp_path):
     pytest.importorskip("torch")
-    from caishen.agents.exit import learn
+    from caishen.agents.exit import learn, settings
 
-    res = learn(DEFAULT, tmp_path / "w2", hands=8, max_iterations=2, steps=3, eval_walls=0, workers=2, log=None)
+    res = learn(DEFAULT, tmp_path / "w2", log=None,
+                **settings(hands=8, max_iterations=2, steps=3, eval_walls=0, workers=2))
     assert res["iterations"] == 2 and res["labelled"] > 0
     with pytest.raises(ValueError, match="workers"):
-        learn(DEFAULT, tmp_path / "w0", max_iterations=1, eval_walls=0, workers=0, log=None)
+        learn(DEFAULT, tmp_path / "w0", log=None, **settings(max_iterations=1, eval_walls=0, workers=0))
 
 
 def test_label_and_cpu_budgets_end_the_run_and_a_rerun_counts_on(tmp_path):
@@ -463,23 +465,24 @@ def test_label_and_cpu_budgets_end_the_run_and_a_rerun_counts_on(tmp_path):
     workers' too); each iteration's line gives the ETA of the first budget; bad budgets are named before
     anything runs."""
     pytest.importorskip("torch")
-    from caishen.agents.exit import learn
+    from caishen.agents.exit import learn, settings
 
     lines = []
     out = tmp_path / "labels"
-    res = learn(DEFAULT, out, hands=8, labels=4, steps=2, eval_walls=0, log=lines.append)
+    res = learn(DEFAULT, out, log=lines.append, **settings(hands=8, labels=4, steps=2, eval_walls=0))
     with open(out / "curve.csv") as f:
         done = [int(r["labelled"]) for r in csv.DictReader(f)]
     assert res["labelled"] == done[-1] >= 4 and all(n < 4 for n in done[:-1]) and res["iterations"] == len(done)
     assert any("budget labels 4" in x for x in lines) and sum("ETA" in x and "labels budget" in x for x in lines)
-    again = learn(DEFAULT, out, hands=8, labels=4, steps=2, eval_walls=0, log=None)
+    again = learn(DEFAULT, out, log=None, **settings(hands=8, labels=4, steps=2, eval_walls=0))
     assert again["iterations"] == res["iterations"] and again["cpu_seconds"] == res["cpu_seconds"] > 0
-    res = learn(DEFAULT, tmp_path / "cpu", hands=4, cpu_minutes=1e-6, steps=1, eval_walls=0, workers=2, log=None)
+    res = learn(DEFAULT, tmp_path / "cpu", log=None,
+                **settings(hands=4, cpu_minutes=1e-6, steps=1, eval_walls=0, workers=2))
     assert res["iterations"] == 1 and res["cpu_seconds"] > 0
     for kw, word in (({"labels": 0}, "labels 0"), ({"labels": 5, "frac": 0.0}, "frac > 0"),
                      ({"cpu_minutes": -1.0}, "cpu_minutes -1"), ({"cpu_minutes": float("nan")}, "cpu_minutes")):
         with pytest.raises(ValueError, match=word):
-            learn(DEFAULT, tmp_path / "bad", eval_walls=0, log=None, **kw)
+            learn(DEFAULT, tmp_path / "bad", log=None, **settings(eval_walls=0, **kw))
     assert not (tmp_path / "bad").exists()
 
 
@@ -517,7 +520,9 @@ def test_buffer_keeps_the_columns_its_states_fill(monkeypatch):
     assert "ctx" not in conv and conv["cand"].shape == (2, 4) and (conv["cand"][0] == [0, -1, -1, -1]).all()
     conv = ex._append(conv, rows([6], conv=True), 1)
     assert conv["cand"].shape == (3, 6) and (conv["cand"][1] == [0, 1, 2, 3, -1, -1]).all()
-    monkeypatch.setattr(ex, "BUFFER", 4)
+    from caishen.agents import exit_store
+
+    monkeypatch.setattr(exit_store, "BUFFER", 4)
     kept = ex._append(buf, rows([2, 2], start=20), 2)
     assert list(kept["x"][:, 0, 0]) == [11, 12, 21, 22] and kept["x"].shape[1] == 7  # the newest 4
 
@@ -526,7 +531,7 @@ def test_device_is_checked_before_anything_runs(tmp_path):
     """``--device`` (issue 26): auto, cpu, cuda[:N]; a device torch does not find is one clear error naming
     it, before the run folder is made."""
     torch = pytest.importorskip("torch")
-    from caishen.agents.exit import device_of, learn
+    from caishen.agents.exit import device_of, learn, settings
 
     assert device_of(torch, "cpu").type == "cpu"
     assert device_of(torch, "auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
@@ -535,9 +540,10 @@ def test_device_is_checked_before_anything_runs(tmp_path):
             device_of(torch, bad)
     missing = "cuda" if not torch.cuda.is_available() else f"cuda:{torch.cuda.device_count()}"
     with pytest.raises(ValueError, match=f"device {missing!r}"):
-        learn(DEFAULT, tmp_path / "gpu", max_iterations=1, eval_walls=0, device=missing, log=None)
+        learn(DEFAULT, tmp_path / "gpu", log=None, **settings(max_iterations=1, eval_walls=0, device=missing))
     assert not (tmp_path / "gpu").exists()
-    res = learn(DEFAULT, tmp_path / "cpu", hands=6, max_iterations=1, steps=2, eval_walls=0, device="cpu", log=None)
+    res = learn(DEFAULT, tmp_path / "cpu", log=None,
+                **settings(hands=6, max_iterations=1, steps=2, eval_walls=0, device="cpu"))
     assert res["iterations"] == 1
 
 
@@ -556,13 +562,13 @@ def test_a_resumed_run_evaluates_its_new_net(tmp_path):
     (the earlier evaluation in ``eval/`` is of another net: it is replaced, not refused); a rerun that trains
     nothing more keeps it."""
     pytest.importorskip("torch")
-    from caishen.agents.exit import learn
+    from caishen.agents.exit import learn, settings
 
     out = tmp_path / "run"
-    first = learn(DEFAULT, out, hands=6, max_iterations=1, steps=2, eval_walls=2, log=None)
+    first = learn(DEFAULT, out, log=None, **settings(hands=6, max_iterations=1, steps=2, eval_walls=2))
     assert first["match"]["walls_done"] == 2
-    again = learn(DEFAULT, out, hands=6, max_iterations=2, steps=2, eval_walls=2, log=None)
+    again = learn(DEFAULT, out, log=None, **settings(hands=6, max_iterations=2, steps=2, eval_walls=2))
     assert again["iterations"] == 2 and again["match"]["walls_done"] == 2
     assert again["match"]["policies"] == first["match"]["policies"]
-    same = learn(DEFAULT, out, hands=6, max_iterations=2, steps=2, eval_walls=2, log=None)
+    same = learn(DEFAULT, out, log=None, **settings(hands=6, max_iterations=2, steps=2, eval_walls=2))
     assert same["iterations"] == 2 and same["match"] == again["match"]

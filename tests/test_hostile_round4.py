@@ -230,12 +230,12 @@ def test_kind02_replay_refuses_a_run_of_other_engine_code(tuned_run, monkeypatch
 # ---------------------------------------------------------------------------
 # kind 3: caishen learn takes the folder's lock and writes through no link
 # ---------------------------------------------------------------------------
-LEARN = dict(hands=4, max_iterations=1, steps=1, eval_walls=0, n_det=1, frac=0.5, log=None)
+LEARN = dict(hands=4, max_iterations=1, steps=1, eval_walls=0, n_det=1, frac=0.5)
 
 
 def test_kind03_learn_refuses_a_folder_with_a_link_and_leaves_its_target_alone(tmp_path):
     pytest.importorskip("torch")
-    from caishen.agents.exit import learn
+    from caishen.agents.exit import learn, settings
 
     out = tmp_path / "learn"
     out.mkdir()
@@ -243,7 +243,7 @@ def test_kind03_learn_refuses_a_folder_with_a_link_and_leaves_its_target_alone(t
     victim.write_text("precious\n")
     (out / "curve.csv").symlink_to(victim)
     with pytest.raises(safeio.FileError, match="symbolic link.*curve.csv"):
-        learn(RULES, out, **LEARN)
+        learn(RULES, out, log=None, **settings(**LEARN))
     assert victim.read_text() == "precious\n" and not (out / "checkpoint.pt").exists()
 
 
@@ -269,13 +269,13 @@ def test_kind03_train_refuses_a_folder_with_a_link_and_one_in_use(tmp_path):
 
 def test_kind03_two_learns_on_one_folder_the_second_is_refused(tmp_path, capsys):
     pytest.importorskip("torch")
-    from caishen.agents.exit import learn
+    from caishen.agents.exit import learn, settings
 
     out = tmp_path / "learn"
     out.mkdir()
     with safeio.DirLock(out, "caishen learn"):  # another learn holds the folder
         with pytest.raises(ValueError, match="in use by another running caishen learn"):
-            learn(RULES, out, **LEARN)
+            learn(RULES, out, log=None, **settings(**LEARN))
         code, _, err = cli_run(capsys, ["learn", "--out", str(out), "--eval-walls", "0", "--minutes", "0"])
         assert code == 2 and "in use" in err
         one_line_error(err)
@@ -288,10 +288,10 @@ def test_kind03_two_learns_on_one_folder_the_second_is_refused(tmp_path, capsys)
 @pytest.fixture(scope="module")
 def learned_folder(tmp_path_factory):
     pytest.importorskip("torch")
-    from caishen.agents.exit import learn
+    from caishen.agents.exit import learn, settings
 
     out = tmp_path_factory.mktemp("learn") / "run"
-    learn(RULES, out, **LEARN)
+    learn(RULES, out, log=None, **settings(**LEARN))
     return out
 
 

@@ -31,8 +31,18 @@ learner's decisions with two or more candidates, records
   labels only (through the rollouts, which play determinized states, never
   the real hidden tiles).
 
+**Pruning** (``top_k``, issue 46): before the rollouts, the candidates may be cut to the net's ``top_k``
+largest logits (ties as the bot breaks them: the later candidate on a turn, the earlier on a claim), plus
+the net's own choice ``base`` (the behaviour policy's choice: the learner's seats play the net) and, given
+``anchor`` (the start's linear weights, :mod:`caishen.agents.exit`), the start policy's choice (the
+candidate of the largest ``anchor . x``, ties as the bot).  Only the kept candidates (``kept: bool[40]``)
+are rolled out; the others' ``adv`` is 0 and means nothing.  The kept set is a function of the policy's
+inputs alone, never of a rollout, so each kept candidate's label is the same unbiased paired estimate as
+without pruning.  ``spend_saved``: the rollouts pruning saves go to more determinizations of the same
+state, ``N * n // kept`` of them (at most :data:`MAX_DETERMINIZATIONS`), instead of being saved.
+
 Points are the rule set's hand points (its points kernel), one hand: no match
-or streak value beyond the hand.  Cost: ``n * N`` rollouts per labelled state.
+or streak value beyond the hand.  Cost: ``kept * N`` rollouts per labelled state (``n * N`` unpruned).
 """
 
 from __future__ import annotations
@@ -89,14 +99,15 @@ _N_KINDS = 34
 def new_buffer(cap: int, conv: bool = False) -> dict:
     """Arrays for ``cap`` labelled states: ``ctx: float64[cap, 83]``, ``x: float64[cap, 40, 17]``,
     ``n: int64[cap]``, ``actions: int64[cap, 40]``, ``adv: float64[cap, 40]`` (points per hand),
-    ``base: int64[cap]`` (index of the bot's own choice), ``claim: bool[cap]``; with ``conv`` (the
+    ``base: int64[cap]`` (index of the bot's own choice), ``claim: bool[cap]``, ``kept: bool[cap, 40]``
+    (the candidates rolled out, module docstring "Pruning"); with ``conv`` (the
     learner is an ``action-conv`` net) also ``kinds: uint8[cap, 15, 34]`` (its input planes times
     :data:`KINDS_SCALE`) and ``cand: int8[cap, 40]`` (the score each candidate reads, -1 none; module
     docstring): 530 bytes more a state."""
     buf = {"ctx": np.zeros((cap, N_CONTEXT)), "x": np.zeros((cap, MAX_CANDIDATES, N_ACTION)),
            "n": np.zeros(cap, np.int64), "actions": np.zeros((cap, MAX_CANDIDATES), np.int64),
            "adv": np.zeros((cap, MAX_CANDIDATES)), "base": np.zeros(cap, np.int64),
-           "claim": np.zeros(cap, np.bool_)}
+           "claim": np.zeros(cap, np.bool_), "kept": np.zeros((cap, MAX_CANDIDATES), np.bool_)}
     if conv:
         buf["kinds"] = np.zeros((cap, N_PLANES, _N_KINDS), np.uint8)
         buf["cand"] = np.full((cap, MAX_CANDIDATES), -1, np.int8)
@@ -114,6 +125,7 @@ class LabelRows(NamedTuple):
     adv: np.ndarray  #: float64[cap, 40]: each candidate's mean paired advantage over ``base`` (points per hand)
     base: np.ndarray  #: int64[cap]: the index of the bot's own choice among the candidates
     claim: np.ndarray  #: bool[cap]: a claim decision (else the own turn)
+    kept: np.ndarray  #: bool[cap, 40]: the candidates rolled out (module docstring, "Pruning"); adv means nothing elsewhere
     kinds: np.ndarray  #: uint8[cap, 15, 34]: a conv learner's input planes times KINDS_SCALE (MLP: zero rows)
     cand: np.ndarray  #: int8[cap, 40]: the score each candidate reads, -1 none (MLP: zero rows)
 
@@ -129,6 +141,9 @@ class Labelling(NamedTuple):
     scratch_i: np.ndarray  #: int64[4, 160]: the determinizations' rows
     rng: np.ndarray  #: uint64[4]: the stream of the sampling and the determinizations (:mod:`caishen.sim.rng`)
     vals: np.ndarray  #: float64[40]: scratch, each candidate's points in one determinization
+    top_k: int  #: candidates kept by the net's logits before the rollouts (0: all; module docstring, "Pruning")
+    spend_saved: bool  #: spend the rollouts pruning saves on more determinizations of the same state
+    anchor: np.ndarray  #: float64[17]: the start policy's linear weights, whose choice is always kept (empty: none)
 
 
 @njit(cache=True)
@@ -142,22 +157,66 @@ def _rollout_all(roll, table, ep, rp, tabs, work, bx):
 
 
 @njit(cache=True)
-def _label_state(st, n, acts, base, adv, ep, rp, tabs, work, bx, lab):
-    """``adv[:n]``: the paired advantage over candidate ``base`` of each candidate ``acts[:n]`` of the seat to
-    act in ``st`` on ``lab.n_det`` shared determinizations (module docstring), rolled out with the bots of
+def _keep(logit, x, n, base, turn, top_k, anchor, kept):
+    """Fill ``kept[:n]`` with the candidates to roll out (module docstring, "Pruning") and return their count:
+    all ``n`` when ``top_k`` is 0 or at least ``n``; else the ``top_k`` largest ``logit[:n]`` (ties: the later
+    candidate on a ``turn``, the earlier on a claim), candidate ``base``, and with a non-empty ``anchor``
+    (``float64[17]``) the candidate of the largest ``anchor . x[i]`` (the same ties).  ``x``: the candidates'
+    ``action`` v1 features, ``float64[>=n, 17]``."""
+    every = top_k <= 0 or n <= top_k
+    for i in range(n):
+        kept[i] = every
+    if every:
+        return n
+    for _ in range(top_k):
+        pick = -1
+        for i in range(n):
+            if not kept[i] and (pick < 0 or logit[i] > logit[pick] or (turn and logit[i] == logit[pick])):
+                pick = i
+        kept[pick] = True
+    kept[base] = True
+    if anchor.shape[0] > 0:
+        pick = 0
+        best = -np.inf
+        for i in range(n):
+            v = 0.0
+            for j in range(anchor.shape[0]):
+                v += anchor[j] * x[i, j]
+            if i == 0 or v > best or (turn and v == best):
+                best = v
+                pick = i
+        kept[pick] = True
+    count = 0
+    for i in range(n):
+        count += kept[i]
+    return count
+
+
+@njit(cache=True)
+def _label_state(st, n, acts, base, kept, adv, ep, rp, tabs, work, bx, lab):
+    """``adv[:n]``: the paired advantage over candidate ``base`` of each kept candidate of ``acts[:n]``
+    (``kept[:n]``; 0 for the others) of the seat to act in ``st`` on shared determinizations (module
+    docstring: ``lab.n_det`` of them, more with ``lab.spend_saved``), rolled out with the bots of
     ``lab.table`` and scored by the points context of ``bx.search``; ``lab``: the :class:`Labelling` (a
     random bot keeps its uniform redeal, any other seat gets the virtual turns of a greedy-like player:
-    ``lab.pol``)."""
+    ``lab.pol``).  Returns the rollouts played."""
     s = st.sc[SC_TO_ACT]
     root = lab.states[1]
     roll = lab.states[2]
     vals = lab.vals
     turn = st.sc[SC_PHASE] == PH_TURN
+    n_kept = 0
     for i in range(n):
         adv[i] = 0.0
-    for j in range(lab.n_det):
+        n_kept += kept[i]
+    n_det = lab.n_det
+    if lab.spend_saved:
+        n_det = min(MAX_DETERMINIZATIONS, (lab.n_det * n) // n_kept)
+    for j in range(n_det):
         _determinize(root, st, s, ep, rp, tabs, lab.rng, lab.scratch_i, lab.pol)
         for i in range(n):
+            if not kept[i]:
+                continue
             _copy_state(roll, root)
             _legal_mask(roll, ep)
             a = acts[i]
@@ -167,16 +226,19 @@ def _label_state(st, n, acts, base, adv, ep, rp, tabs, work, bx, lab):
             _rollout_all(roll, lab.table, ep, rp, tabs, work, bx)
             vals[i] = _hand_value(roll, s, ep, bx.search.points, bx.search.pay)
         for i in range(n):
-            adv[i] += (vals[i] - vals[base]) / lab.n_det
+            if kept[i]:
+                adv[i] += (vals[i] - vals[base]) / n_det
+    return n_det * n_kept
 
 
 @njit(cache=True)
 def _label_batch(walls, dealers, ep, rp, tabs, work, bx, lab, rows, count, stats):
     """Play the hands ``walls[h]`` (dealer ``dealers[h]``) with the bots of ``lab.table`` (:class:`Labelling`)
     and label a fraction ``lab.frac_q / 2**20`` of the learned seats' decisions of two or more candidates
-    into ``rows`` (:class:`LabelRows`) from row ``count`` on (while rows are left); ``rows.kinds`` and
-    ``rows.cand`` are zero rows for an MLP learner (not stored).  ``stats``: ``[learner decisions, all
-    decisions]`` added to.  Returns the new ``count``."""
+    into ``rows`` (:class:`LabelRows`) from row ``count`` on (while rows are left), rolling out the
+    candidates :func:`_keep` keeps; ``rows.kinds`` and ``rows.cand`` are zero rows for an MLP learner (not
+    stored).  ``stats``: ``[learner decisions, all decisions, rollouts]`` added to.  Returns the new
+    ``count``."""
     # borrowed views: no atomic reference counting in the millions of bot calls of the rollouts
     # (caishen.sim.borrow; 43% of the labelling's time before)
     ep, rp, tabs, work, bx, lab = borrowed((ep, rp, tabs, work, bx, lab))
@@ -218,7 +280,10 @@ def _label_batch(walls, dealers, ep, rp, tabs, work, bx, lab, rows, count, stats
                                     kinds[count, r, k] = np.uint8(np.int64(lx.kinds[r, k] * KINDS_SCALE + 0.5))
                             for i in range(n):
                                 cand[count, i] = np.int8(lx.cand[i])
-                        _label_state(st, n, rows.actions[count], b, rows.adv[count], ep, rp, tabs, work, bx, lab)
+                        kept = rows.kept[count]
+                        _keep(fb[_R_LOGIT], lx.features, n, b, turn, lab.top_k, lab.anchor, kept)
+                        stats[2] += _label_state(st, n, rows.actions[count], b, kept, rows.adv[count], ep, rp,
+                                                 tabs, work, bx, lab)
                         count += 1
                         _legal_mask(st, ep)
             a = _bot_action(table[s, 0], table[s, 1], st, ep, rp, tabs, st.mask, work, bx)
@@ -227,24 +292,34 @@ def _label_batch(walls, dealers, ep, rp, tabs, work, bx, lab, rows, count, stats
 
 
 def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, cap: int = 10_000,
-                seed: int = 0, buf: dict | None = None, count: int = 0) -> tuple[dict, int, np.ndarray]:
+                seed: int = 0, buf: dict | None = None, count: int = 0, top_k: int = 0, spend_saved: bool = False,
+                anchor=None) -> tuple[dict, int, np.ndarray]:
     """Play the hands of ``walls`` (an int sequence of wall seeds; dealer ``wall % 4``) with the four
     bots of ``policies`` (e.g. ``"learned:net.npz,tuned:R,greedy,learned:net.npz"``) and label a
     fraction ``frac`` of the decisions of its ``learned:`` seats that have two or more candidates
     (module docstring) on ``n_det`` determinizations each, into ``buf`` (:func:`new_buffer`, ``cap``
     rows; made if None) from row ``count`` on; labelling stops when it is full.  An ``action-conv``
     learner's labels also store its inputs (``kinds``, ``cand``: a buffer of ``new_buffer(cap, conv=True)``).
+    ``top_k``, ``spend_saved``, ``anchor`` (``float64[17]`` or None): the pruning of the module docstring
+    (``top_k=0``: every candidate is rolled out, as before pruning).
 
-    Returns ``(buf, count, stats: int64[2])``: the rows now filled, and the learner's and all seats'
-    decisions played.  ``seed`` seeds the sampling and the determinizations.  Raises ``ValueError``
-    for a bad spec (as the commands do), no ``learned:`` seat, learned seats of both architectures,
-    a ``buf`` without (MLP: with) the conv's inputs for a conv (MLP) learner, ``n_det`` outside
-    ``1..MAX_DETERMINIZATIONS`` or ``frac`` outside ``0..1``.
+    Returns ``(buf, count, stats: int64[3])``: the rows now filled, and the learner's and all seats'
+    decisions played and the rollouts of the labels.  ``seed`` seeds the sampling and the determinizations.
+    Raises ``ValueError`` for a bad spec (as the commands do), no ``learned:`` seat, learned seats of both
+    architectures, a ``buf`` without (MLP: with) the conv's inputs for a conv (MLP) learner, ``n_det`` outside
+    ``1..MAX_DETERMINIZATIONS``, ``frac`` outside ``0..1``, ``top_k`` outside ``0..40`` or an ``anchor`` not
+    17 finite numbers.
     """
     if not isinstance(n_det, int) or isinstance(n_det, bool) or not 1 <= n_det <= MAX_DETERMINIZATIONS:
         raise ValueError(f"n_det must be an integer in 1..{MAX_DETERMINIZATIONS}, got {n_det!r}")
     if not isinstance(frac, (int, float)) or isinstance(frac, bool) or not 0.0 <= float(frac) <= 1.0:
         raise ValueError(f"frac must be a number in 0..1, got {frac!r}")
+    if not isinstance(top_k, (int, np.integer)) or isinstance(top_k, bool) or not 0 <= top_k <= MAX_CANDIDATES:
+        raise ValueError(f"top_k must be an integer in 0..{MAX_CANDIDATES}, got {top_k!r}")
+    anchor = np.zeros(0) if anchor is None else np.ascontiguousarray(anchor, np.float64)
+    if anchor.shape not in ((0,), (N_ACTION,)) or not np.isfinite(anchor).all():
+        raise ValueError(f"anchor must be {N_ACTION} finite numbers (the start's linear weights), got shape "
+                         f"{list(anchor.shape)}")
     specs = split_specs(policies)
     if not any(parse(p).code == POLICY_LEARNED for p in specs):
         raise ValueError(f"policies {policies!r}: no learned: seat to label")
@@ -269,11 +344,12 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
     rng = np.zeros(4, np.uint64)
     _rng_seed(rng, (int(seed) * 0x2545F491 + 0x1AB) % 2**63)
     walls = np.asarray(walls, np.int64)
-    stats = np.zeros(2, np.int64)
+    stats = np.zeros(3, np.int64)
     # the redeal's kind of each seat: the random bot as random, every other bot greedy-like
     pol = np.where(table[:, 0] == POLICY_RANDOM, POLICY_RANDOM, POLICY_GREEDY).astype(np.int64)
     lab = Labelling(table, int(round(float(frac) * _FRAC_ONE)), int(n_det), pol, new_state(3),
-                    np.zeros((4, 160), np.int64), rng, np.zeros(MAX_CANDIDATES))
-    rows = LabelRows(buf["ctx"], buf["x"], buf["n"], buf["actions"], buf["adv"], buf["base"], buf["claim"], kinds, cand)
+                    np.zeros((4, 160), np.int64), rng, np.zeros(MAX_CANDIDATES), int(top_k), bool(spend_saved), anchor)
+    rows = LabelRows(buf["ctx"], buf["x"], buf["n"], buf["actions"], buf["adv"], buf["base"], buf["claim"],
+                     buf["kept"], kinds, cand)
     count = _label_batch(walls, walls % 4, ep, rp, tabs, new_work(), bx, lab, rows, int(count), stats)
     return buf, int(count), stats
