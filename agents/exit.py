@@ -51,7 +51,7 @@ The recipe, in its simplest form:
 
 Budgets (:func:`learn`'s :class:`Budget`; the first spent ends the run, each iteration's line gives its ETA):
 ``--minutes`` of wall time, ``--labels`` labelled states, ``--cpu-minutes`` of CPU time of the process and
-its workers (none given: :data:`DEFAULT_CPU_MINUTES`).  The settings travel as named configs
+its workers, this process's numba compile on a cold cache left out (none given: :data:`DEFAULT_CPU_MINUTES`).  The settings travel as named configs
 (:class:`Budget`, :class:`LabelConfig`, :class:`TrainConfig`, :class:`NetConfig`, :class:`Execution`); the
 run folder's files are :mod:`caishen.agents.exit_store`'s.
 
@@ -117,6 +117,7 @@ from caishen.agents.exit_store import (  # noqa: F401  (BUFFER_FILE, the checked
 )
 from caishen.sim import safeio
 from caishen.sim.rules.base import DEFAULT
+from caishen.sim.warmup import CompileWatch
 
 __all__ = ["LINEUPS", "BUFFER", "EVAL_SEED", "REFERENCE_RULES", "ARCHS", "TOP_K", "DEFAULT_CPU_MINUTES", "Budget",
            "LabelConfig", "TrainConfig", "NetConfig", "Execution", "settings", "advantage_scale", "greedy_choice",
@@ -371,7 +372,7 @@ class Budget(NamedTuple):
 
     minutes: float | None = None  #: wall minutes of this call (``--minutes``)
     labels: int | None = None  #: labelled states of the run, a resumed run counting on (``--labels``)
-    cpu_minutes: float | None = None  #: CPU minutes of the run, its workers' too, the evaluation apart
+    cpu_minutes: float | None = None  #: CPU minutes of the run, its workers' too, the evaluation and a cold compile apart
     max_iterations: int | None = None  #: iterations of the run, whatever the budgets (tests, benchmarks)
 
 
@@ -596,8 +597,9 @@ def learn(rules: str = DEFAULT, out="runs/learn", budget: Budget | None = None,
                     # spawn: the workers start clean (no torch state forked), load the kernels from the cache once
                     pool = concurrent.futures.ProcessPoolExecutor(workers,
                                                                   mp_context=multiprocessing.get_context("spawn"))
-                fresh, m, stats, cpu_workers = label_iteration(lineup, rules, walls, labelling, seed * 7919 + it,
-                                                               arch == "conv", anchor, pool, workers)
+                with CompileWatch() as compiling:  # a cold cache compiles the kernels here: not learning
+                    fresh, m, stats, cpu_workers = label_iteration(lineup, rules, walls, labelling, seed * 7919 + it,
+                                                                   arch == "conv", anchor, pool, workers)
                 t_label = time.time() - t0
                 state["hands"] += hands
                 state["decisions"] += int(stats[0])
@@ -627,7 +629,9 @@ def learn(rules: str = DEFAULT, out="runs/learn", budget: Budget | None = None,
                 state["iteration"] = it + 1
                 dt = time.time() - t0
                 # CPU since the last count: this iteration's, and the last one's commit and export
+                # (this process's numba compile left out, so a small budget on a cold cache still learns)
                 cpu, c0 = time.process_time() - c0 + (cpu_workers if pool is not None else 0.0), time.process_time()
+                cpu = max(0.0, cpu - compiling.seconds)
                 state["seconds"] += dt
                 state["cpu_seconds"] += cpu
                 row = [it + 1, round(state["seconds"], 1), state["hands"], state["decisions"], state["labelled"],
@@ -714,7 +718,8 @@ def add_command(sub) -> None:
     p.add_argument("--labels", type=int, default=None,
                    help="labelled states of the run (a rerun resumes and counts on), e.g. 50000")
     p.add_argument("--cpu-minutes", type=float, default=None,
-                   help="CPU minutes of the run, this process's and its --workers' (the evaluation apart; "
+                   help="CPU minutes of the run, this process's and its --workers' (the evaluation and this "
+                   "process's first compile apart; "
                    f"default {DEFAULT_CPU_MINUTES:g} when neither --minutes nor --labels is given)")
     p.add_argument("--seed", type=int, default=0, help="seed of the walls, labels and batches (default 0)")
     p.add_argument("--hands", type=int, default=lab.hands,
