@@ -29,6 +29,14 @@ The kernels here share the work between the discards:
   rows and products are what the shanten of every ``h - k`` needs too (one
   product entry row per held kind), so a bot asks for those shanten here and
   the counting kernels reuse the rows: one setup per turn for both.
+- **What a turn shares with the last ones.** The draws' masks ``delta(t)`` of a suit depend on
+  its code alone, and between a seat's turns most suits' codes are the same: a memo in the scratch,
+  keyed by the code (:func:`_draws_entry`), answers them without the 2 MB class table (the counts'
+  own-suit draws read the memo of the code after the discard, often the next turn's code).
+  Within a turn, two discards leaving their suit the same row share the other suits' masks and
+  counts; and a discard leaving unchanged every entry of its suit's row that ``h``'s optimal
+  splits use (the others can only rise) has ``h``'s own (the usual case: a tile no optimal split
+  needs).
 - **Greedy's choice, by branch and bound** (:func:`_best_effective`): greedy
   wants the discard with the most live effective tiles (ties: the later
   kind), not every count.  If ``h - k`` keeps ``h``'s distance, a draw
@@ -45,7 +53,8 @@ without a joker, holding kinds four times; the golden runs
 
 Scratch: the kernels take ``w: int64[N_SCRATCH]`` from the caller (the bots
 pass rows of their work matrix, :func:`caishen.sim.bots.policies.new_work`), so a
-call allocates nothing.  ``want`` is a bit mask of kinds (bit ``k``: discard ``k``), each
+call allocates nothing; it holds the memo from call to call, so it is zeroed once before its first
+use (``np.zeros``, as ``new_work`` does) and serves one hand table.  ``want`` is a bit mask of kinds (bit ``k``: discard ``k``), each
 held in ``h``; ``after[k]`` the shanten of ``h - k``, from :func:`_shanten_each_discard`
 (equal to :func:`caishen.sim.hand._shanten_each_change` with ``delta = -1``), which also leaves
 the rows in ``w`` that the counting kernels read; ``live: int64[34]`` the copies of each kind the
@@ -83,7 +92,7 @@ _KC = 234  # 34: the row offset of suit A after discarding k
 _BM = 268  # 4: the union of delta(t) over the suit's draws
 _MB = 272  # 4: one discard's masks of the entries its optimal splits use
 _CODE = 276  # 4: the suits' base-5 codes
-_UB = 280  # 34: first the draws that count (setup), then the discards' bounds as sort keys (branch and bound)
+_UB = 280  # 34: the discards' bounds as sort keys (branch and bound)
 _RO = 314  # 4: the offsets of the suits' rows in the table
 _LP = 318  # 2: live tiles of the natural kinds h holds an odd / even number of (fewer than four)
 _M0 = 320  # 4: h's masks of the entries its optimal splits use, per suit
@@ -96,8 +105,11 @@ _DK = 335  # 34: the distance of h - k for each held kind k (:func:`_shanten_eac
 _N_MEMO = 256
 _MW_WORDS = 10
 _MW = 369  # the draws memo
+#: 4 x 6: per suit a, the row offset after the discard of a counted last this turn (-1: none), the
+#: other suits' masks of the entries optimal splits use (4) and their live effective tiles (:func:`_count`)
+_RC = _MW + _N_MEMO * _MW_WORDS
 #: int64 words of scratch the kernels need
-N_SCRATCH = _MW + _N_MEMO * _MW_WORDS
+N_SCRATCH = _RC + 24
 #: the memo's hash multiplier (Fibonacci hashing) and the shift to its index bits
 _HASH = np.uint64(0x9E3779B97F4A7C15)
 _HASH_SHIFT = np.uint64(56)
@@ -339,6 +351,7 @@ def _setup(h, joker, tabs, live, w):
     strict = joker < 0
     rows = class_rows(tabs)
     for b in range(4):
+        w[_RC + 6 * b] = -1
         e = _draws_entry(tabs, rows, w, b, w[_CODE + b], strict)
         lo = 9 * b
         bm = 0
@@ -460,22 +473,30 @@ def _count(k, h, joker, tabs, after, live, w, su):
         # is one of h - k (so k keeps h's distance) and no other is, so the other suits' optimal
         # entries, and their draws that count, are h's own
         same = (_lowered(tabs, off_a, w[_RO + a]) & w[_M0 + a]) == 0
-        for b in range(4):
-            w[_MB + b] = 0
-            if b == a or w[_BM + b] == 0 or (kept and w[_U0 + b] == 0):
-                continue
-            if same:
-                w[_MB + b] = w[_M0 + b]
-                if not use_sp:
-                    total += w[_U0 + b]
-                continue
-            _product(tabs, off_a, w, _other_two(w, a, b), w, _EB + 10)
-            mb = _optimal(w, _R + 10 * b, w, _EB + 10 + top, dk)
-            w[_MB + b] = mb
-            if not use_sp:
-                lo = 9 * b
-                for t in range(lo, lo + (9 if b < 3 else 7)):
-                    total += live[t] * np.int64((mb & w[_DM + t]) != 0)
+        rc = _RC + 6 * a  # otherwise the other suits' part depends on the row after k alone: kept per turn
+        if same or w[rc] != off_a:
+            other = 0
+            for b in range(4):
+                mb = 0
+                if b != a and w[_BM + b] != 0 and not (kept and w[_U0 + b] == 0):
+                    if same:
+                        mb = w[_M0 + b]
+                        other += w[_U0 + b]
+                    else:
+                        _product(tabs, off_a, w, _other_two(w, a, b), w, _EB + 10)
+                        mb = _optimal(w, _R + 10 * b, w, _EB + 10 + top, dk)
+                        lo = 9 * b
+                        for t in range(lo, lo + (9 if b < 3 else 7)):
+                            other += live[t] * np.int64((mb & w[_DM + t]) != 0)
+                w[_MB + b] = mb
+                w[rc + 1 + b] = mb
+            w[rc] = off_a
+            w[rc + 5] = other
+        else:  # a discard of this suit counted before left the same row
+            for b in range(4):
+                w[_MB + b] = w[rc + 1 + b]
+        if not use_sp:
+            total += w[rc + 5]
     if not use_sp:
         # only the standard form: the draws into the discard's own suit, then a joker
         lo = 9 * a
