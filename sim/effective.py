@@ -53,9 +53,9 @@ without a joker, holding kinds four times; the golden runs
 
 Scratch: the kernels take ``w: int64[N_SCRATCH]`` from the caller (the bots
 pass rows of their work matrix, :func:`caishen.sim.bots.policies.new_work`), so a
-call allocates nothing; it holds the memo from call to call, so it is zeroed once before its first
-use (``np.zeros``, as ``new_work`` does) and serves one hand table.  ``want`` is a bit mask of kinds (bit ``k``: discard ``k``), each
-held in ``h``; ``after[k]`` the shanten of ``h - k``, from :func:`_shanten_each_discard`
+call allocates nothing.  It holds the memo from call to call: zero it once before its first use
+(``np.zeros``, as ``new_work`` does) and use it with one hand table.  ``want`` is a bit mask of
+kinds (bit ``k``: discard ``k``), each held in ``h``; ``after[k]`` the shanten of ``h - k``, from :func:`_shanten_each_discard`
 (equal to :func:`caishen.sim.hand._shanten_each_change` with ``delta = -1``), which also leaves
 the rows in ``w`` that the counting kernels read; ``live: int64[34]`` the copies of each kind the
 seat cannot see.
