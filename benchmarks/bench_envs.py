@@ -23,6 +23,11 @@ RiichiEnv's decisions/s measured in the same run (the goal of issue 12:
 the batched env >= 10x RiichiEnv), plus the batch's memory per game.
 
     python benchmarks/bench_envs.py [--seconds 3] [--batches 16,64,256,1024,4096]   # about 2 minutes
+    python benchmarks/bench_envs.py --versus-only   # RiichiEnv and the batched env against greedy bots
+
+``--versus-only``: only RiichiEnv and the learner against three greedy bots (issue 48: >= 5x
+RiichiEnv), e.g. before / after a change to the bots, with ``PYTHONPATH`` pointing at the other
+tree for the "before" run.
 """
 
 from __future__ import annotations
@@ -201,6 +206,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per measurement")
     ap.add_argument("--batches", default="16,64,256,1024,4096", help="batch sizes of the self-play rows")
     ap.add_argument("--batch", type=int, default=1024, help="batch size of the other batched rows")
+    ap.add_argument("--versus-only", action="store_true",
+                    help="only RiichiEnv and the batched env against greedy bots (Kaihua, Jiating)")
     args = ap.parse_args()
     if args.seconds <= 0:
         ap.error(f"--seconds must be > 0, got {args.seconds}")
@@ -212,6 +219,17 @@ def main() -> None:
         ap.error("batch sizes must be >= 1")
     s, n = args.seconds, args.batch
     rows = []  # (name, decisions/s, hands/s, bytes/game or None)
+    if args.versus_only:
+        base = riichienv_rate(s)
+        if base is None:
+            ap.error("--versus-only needs RiichiEnv (pip install -e \".[peers]\")")
+        print(f"agent decisions/s with observations and masks, one core (CPU time, {s:g} s per row)")
+        print(f"{'RiichiEnv (riichi, Rust)':<52} {base[0]:12,.0f} {base[1]:9,.0f}")
+        for rules in ("kaihua", "jiating"):
+            d, h, _ = batched_rate(n, s, rules, mode="versus")
+            print(f"{'batched vs greedy bots, ' + rules.capitalize() + f', n={n}':<52} {d:12,.0f} {h:9,.0f} "
+                  f"{d / base[0]:10.2f}x")
+        return
     peers = {"RiichiEnv (riichi, Rust)": riichienv_rate(s), "pymahjong (riichi, C++)": pymahjong_rate(s),
              "RLCard mahjong (Python)": rlcard_rate(s)}
     for b in batches:

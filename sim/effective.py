@@ -29,6 +29,14 @@ The kernels here share the work between the discards:
   rows and products are what the shanten of every ``h - k`` needs too (one
   product entry row per held kind), so a bot asks for those shanten here and
   the counting kernels reuse the rows: one setup per turn for both.
+- **What a turn shares with the last ones.** The draws' masks ``delta(t)`` of a suit depend on
+  its code alone, and between a seat's turns most suits' codes are the same: a memo in the scratch,
+  keyed by the code (:func:`_draws_entry`), answers them without the 2 MB class table (the counts'
+  own-suit draws read the memo of the code after the discard, often the next turn's code).
+  Within a turn, two discards leaving their suit the same row share the other suits' masks and
+  counts; and a discard leaving unchanged every entry of its suit's row that ``h``'s optimal
+  splits use (the others can only rise) has ``h``'s own (the usual case: a tile no optimal split
+  needs).
 - **Greedy's choice, by branch and bound** (:func:`_best_effective`): greedy
   wants the discard with the most live effective tiles (ties: the later
   kind), not every count.  If ``h - k`` keeps ``h``'s distance, a draw
@@ -45,8 +53,9 @@ without a joker, holding kinds four times; the golden runs
 
 Scratch: the kernels take ``w: int64[N_SCRATCH]`` from the caller (the bots
 pass rows of their work matrix, :func:`caishen.sim.bots.policies.new_work`), so a
-call allocates nothing.  ``want`` is a bit mask of kinds (bit ``k``: discard ``k``), each
-held in ``h``; ``after[k]`` the shanten of ``h - k``, from :func:`_shanten_each_discard`
+call allocates nothing.  It holds the memo from call to call: zero it once before its first use
+(``np.zeros``, as ``new_work`` does) and use it with one hand table.  ``want`` is a bit mask of
+kinds (bit ``k``: discard ``k``), each held in ``h``; ``after[k]`` the shanten of ``h - k``, from :func:`_shanten_each_discard`
 (equal to :func:`caishen.sim.hand._shanten_each_change` with ``delta = -1``), which also leaves
 the rows in ``w`` that the counting kernels read; ``live: int64[34]`` the copies of each kind the
 seat cannot see.
@@ -83,7 +92,7 @@ _KC = 234  # 34: the row offset of suit A after discarding k
 _BM = 268  # 4: the union of delta(t) over the suit's draws
 _MB = 272  # 4: one discard's masks of the entries its optimal splits use
 _CODE = 276  # 4: the suits' base-5 codes
-_UB = 280  # 34: first the draws that count (setup), then the discards' bounds as sort keys (branch and bound)
+_UB = 280  # 34: the discards' bounds as sort keys (branch and bound)
 _RO = 314  # 4: the offsets of the suits' rows in the table
 _LP = 318  # 2: live tiles of the natural kinds h holds an odd / even number of (fewer than four)
 _M0 = 320  # 4: h's masks of the entries its optimal splits use, per suit
@@ -91,8 +100,19 @@ _U0 = 324  # 4: the live tiles of each suit's draws that lower the distance of h
 _HD = 328  # 1: bit p: H of pair p is formed (the others on first use, :func:`_other_two`)
 _ST = 329  # 6: h's distance, top, sevens, jokers, pairs, singles (:func:`_shanten_each_discard`)
 _DK = 335  # 34: the distance of h - k for each held kind k (:func:`_shanten_each_discard`)
+#: entries of the draws memo (a power of two, :func:`_draws_entry`), and words per entry: key + 1 (0:
+#: empty), then per kind of the suit the entries of its row that a draw of it lowers (0: four held)
+_N_MEMO = 256
+_MW_WORDS = 10
+_MW = 369  # the draws memo
+#: 4 x 6: per suit a, the row offset after the discard of a counted last this turn (-1: none), the
+#: other suits' masks of the entries optimal splits use (4) and their live effective tiles (:func:`_count`)
+_RC = _MW + _N_MEMO * _MW_WORDS
 #: int64 words of scratch the kernels need
-N_SCRATCH = 369
+N_SCRATCH = _RC + 24
+#: the memo's hash multiplier (Fibonacci hashing) and the shift to its index bits
+_HASH = np.uint64(0x9E3779B97F4A7C15)
+_HASH_SHIFT = np.uint64(56)
 #: bit of ``w[_DM + t]``: drawing t lowers the distance of h itself
 _IN_T = 20
 
@@ -183,6 +203,33 @@ def _lowered(tabs, ao, bo):
     lo = _load8(tabs, ao) - _load8(tabs, bo)  # entries 0..7
     hi = (_load8(tabs, ao + 2) - _load8(tabs, bo + 2)) >> np.uint64(48)  # entries 8, 9
     return np.int64(((lo * _GATHER) >> np.uint64(56)) | (((hi * _GATHER) >> np.uint64(56)) << np.uint64(8)))
+
+
+@njit(cache=True)
+def _fill_draws(tabs, rows, w, e, suit, code, strict):
+    """Write the draws memo entry at ``w[e:]`` of suit ``suit`` (honors: 3) with base-5 code ``code``
+    (``strict``: the no-joker rows): per kind ``i`` of the suit, the entries of the suit's row that a
+    draw of it lowers (:func:`_lowered`; 0 if four are held)."""
+    ro = _row(tabs, rows, suit, code, strict)
+    c = code
+    for i in range(9 if suit < 3 else 7):
+        digit = c % 5
+        c //= 5
+        w[e + 1 + i] = _lowered(tabs, ro, _row(tabs, rows, suit, code + _POW5[i], strict)) if digit < 4 else 0
+
+
+@njit(cache=True, inline="always")
+def _draws_entry(tabs, rows, w, suit, code, strict):
+    """Offset in ``w`` of the draws memo entry of suit ``suit`` with base-5 code ``code``, filled by
+    :func:`_fill_draws` on a miss (direct-mapped by a hash of the code).  A suit's code changes by a
+    tile or two between a seat's turns, so most turns find most suits here instead of looking up
+    each draw's row in the 2 MB class table.  The next call may overwrite the entry: read it first."""
+    key = ((np.int64(suit == 3) * 1953125 + code) << 1) | np.int64(strict)
+    e = _MW + _MW_WORDS * np.int64((np.uint64(key) * _HASH) >> _HASH_SHIFT)
+    if w[e] != key + 1:
+        _fill_draws(tabs, rows, w, e, suit, code, strict)
+        w[e] = key + 1
+    return e + 1
 
 
 @njit(cache=True, inline="always")
@@ -303,18 +350,17 @@ def _setup(h, joker, tabs, live, w):
     singles = w[_ST + 5]
     strict = joker < 0
     rows = class_rows(tabs)
-    for t in range(34):  # without branches on the data: a mispredicted branch costs more than a lookup
-        b = _suit(t)
-        ok = np.int64(live[t] > 0) & np.int64(h[t] < 4) & np.int64(t != joker)
-        w[_DM + t] = _row(tabs, rows, b, w[_CODE + b] + ok * _POW5[t - 9 * b], strict)
-        w[_UB + t] = ok
     for b in range(4):
-        w[_BM + b] = 0
-    for t in range(34):
-        b = _suit(t)
-        dm = _lowered(tabs, w[_RO + b], w[_DM + t]) * w[_UB + t]
-        w[_BM + b] |= dm
-        w[_DM + t] = dm
+        w[_RC + 6 * b] = -1
+        e = _draws_entry(tabs, rows, w, b, w[_CODE + b], strict)
+        lo = 9 * b
+        bm = 0
+        for i in range(9 if b < 3 else 7):  # without branches on the data
+            t = lo + i
+            dm = w[e + i] * (np.int64(live[t] > 0) & np.int64(t != joker))
+            bm |= dm
+            w[_DM + t] = dm
+        w[_BM + b] = bm
     u = 0
     for b in range(4):
         mb = _optimal(w, _R + 10 * b, w, _E + 20 * b + 10 + top, d)
@@ -412,7 +458,7 @@ def _count(k, h, joker, tabs, after, live, w, su):
     total = 0
     m_a = 0
     off_a = 0
-    code_a = 0
+    ea = 0
     strict = joker < 0
     rows = class_rows(tabs)
     # k keeps h's distance: then only the draws that lower h's own distance can lower h - k's (removing a
@@ -420,37 +466,45 @@ def _count(k, h, joker, tabs, after, live, w, su):
     kept = dk == d
     if use_std and a >= 0:
         off_a = w[_KC + k]
-        code_a = w[_CODE + a] - _POW5[k - 9 * a]
+        ea = _draws_entry(tabs, rows, w, a, w[_CODE + a] - _POW5[k - 9 * a], strict)  # the suit after k
         m_a = _optimal(tabs, off_a, w, _E + 20 * a + 10 + top, dk)
-        # discarding k often leaves its suit's row as it was (a tile no split needs): then the other
-        # suits' optimal entries, and their draws that count, are h's own
-        ro = w[_RO + a]
-        same = _load8(tabs, off_a) == _load8(tabs, ro) and _load8(tabs, off_a + 2) == _load8(tabs, ro + 2)
-        for b in range(4):
-            w[_MB + b] = 0
-            if b == a or w[_BM + b] == 0 or (kept and w[_U0 + b] == 0):
-                continue
-            if same:
-                w[_MB + b] = w[_M0 + b]
-                if not use_sp:
-                    total += w[_U0 + b]
-                continue
-            _product(tabs, off_a, w, _other_two(w, a, b), w, _EB + 10)
-            mb = _optimal(w, _R + 10 * b, w, _EB + 10 + top, dk)
-            w[_MB + b] = mb
-            if not use_sp:
-                lo = 9 * b
-                for t in range(lo, lo + (9 if b < 3 else 7)):
-                    total += live[t] * np.int64((mb & w[_DM + t]) != 0)
+        # discarding k often leaves the entries of its suit's row that h's optimal splits use as they
+        # were (a tile no optimal split needs; the others can only rise): then every optimal split of h
+        # is one of h - k (so k keeps h's distance) and no other is, so the other suits' optimal
+        # entries, and their draws that count, are h's own
+        same = (_lowered(tabs, off_a, w[_RO + a]) & w[_M0 + a]) == 0
+        rc = _RC + 6 * a  # otherwise the other suits' part depends on the row after k alone: kept per turn
+        if same or w[rc] != off_a:
+            other = 0
+            for b in range(4):
+                mb = 0
+                if b != a and w[_BM + b] != 0 and not (kept and w[_U0 + b] == 0):
+                    if same:
+                        mb = w[_M0 + b]
+                        other += w[_U0 + b]
+                    else:
+                        _product(tabs, off_a, w, _other_two(w, a, b), w, _EB + 10)
+                        mb = _optimal(w, _R + 10 * b, w, _EB + 10 + top, dk)
+                        lo = 9 * b
+                        for t in range(lo, lo + (9 if b < 3 else 7)):
+                            other += live[t] * np.int64((mb & w[_DM + t]) != 0)
+                w[_MB + b] = mb
+                w[rc + 1 + b] = mb
+            w[rc] = off_a
+            w[rc + 5] = other
+        else:  # a discard of this suit counted before left the same row
+            for b in range(4):
+                w[_MB + b] = w[rc + 1 + b]
+        if not use_sp:
+            total += w[rc + 5]
     if not use_sp:
         # only the standard form: the draws into the discard's own suit, then a joker
         lo = 9 * a
         for t in range(lo, lo + (9 if a < 3 else 7)):
             if kept and (w[_DM + t] >> _IN_T) & 1 == 0:
                 continue
-            ok = np.int64(t != joker) & np.int64(live[t] > 0) & np.int64(np.int64(h[t]) - (t == k) < 4)
-            row_t = _row(tabs, rows, a, code_a + ok * _POW5[t - lo], strict)
-            total += live[t] * (ok & np.int64((m_a & _lowered(tabs, off_a, row_t)) != 0))
+            ok = np.int64(t != joker) & np.int64(live[t] > 0)  # four held in h - k: no entry lowered
+            total += live[t] * (ok & np.int64((m_a & w[ea + t - lo]) != 0))
         if joker >= 0 and live[joker] > 0 and np.int64(h[joker]) - (joker == k) < 4:
             total += live[joker]
         return total
@@ -468,8 +522,7 @@ def _count(k, h, joker, tabs, after, live, w, su):
             elif _suit(t) != a:
                 eff = (w[_MB + _suit(t)] & w[_DM + t]) != 0
             elif not kept or (w[_DM + t] >> _IN_T) & 1:
-                row_t = _row(tabs, rows, a, code_a + _POW5[t - 9 * a], strict)
-                eff = (m_a & _lowered(tabs, off_a, row_t)) != 0
+                eff = (m_a & w[ea + t - 9 * a]) != 0
         if not eff:
             eff = joker_gain if t == joker else (odd_gain if ct & 1 else even_gain)
         if eff:

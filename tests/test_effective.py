@@ -18,9 +18,9 @@ from test_hand import hands
 
 from caishen.sim import engine as E
 from caishen.sim.bots.policies import N_WORK_ROWS, POLICY_GREEDY, _choose_action, new_work
-from caishen.sim.effective import N_SCRATCH, _best_effective, _effective_each, _shanten_each_discard
+from caishen.sim.effective import N_SCRATCH, _best_effective, _draws_entry, _effective_each, _shanten_each_discard
 from caishen.sim.hand import _shanten_each_change
-from caishen.sim.tables import hand_tables
+from caishen.sim.tables import class_rows, hand_tables
 from caishen.sim.tiles import CAISHEN
 
 
@@ -135,6 +135,10 @@ def test_every_discard_at_once_equals_one_at_a_time(seed):
         f"{hands_[bad[2]].tolist()} joker {jokers[bad[2]]}")
 
 
+#: one scratch for all the examples below: the kernels keep a memo in it from call to call
+_SHARED = np.zeros(N_SCRATCH, np.int64)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hands(sizes=(2, 5, 8, 11, 14)), st.sampled_from([-1, CAISHEN]), st.integers(0, 2**32 - 1),
        st.booleans())
@@ -146,7 +150,7 @@ def test_every_discard_at_once_matches_the_python_reference(c, joker, seed, four
     if fours:
         live[:] = 4 - c
     after = np.zeros(34, np.int64)
-    w = np.zeros(N_SCRATCH, np.int64)
+    w = _SHARED  # its memo of the suits' rows filled by the examples before, with and without a joker
     _shanten_each_discard(c, joker, hand_tables(), after, w)
     assert all(after[k] == 99 for k in range(34) if c[k] == 0)
     want = 0
@@ -177,3 +181,32 @@ def test_a_work_matrix_too_small_is_refused():
     game.legal_mask()
     with pytest.raises(ValueError, match="new_work"):  # the state's own mask: the kernel the other tests compile
         _choose_action(POLICY_GREEDY, 0, st_, game._ep, game._rp, game._tabs, st_["mask"], np.zeros((4, 34), np.int64))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 3), st.lists(st.integers(0, 4), min_size=9, max_size=9), st.booleans())
+def test_the_draws_memo_matches_the_python_reference(suit, digits, strict):
+    """The memo entry of a suit's code (the scratch shared with the examples before, so entries are
+    found as often as filled): for each kind of the suit, the bit mask of the row entries (``2j + p``:
+    ``j`` sets and ``p`` pairs in the suit) that one more tile of it lowers, from hand_reference's
+    distances (copies capped at four without a joker); 0 for a kind held four times."""
+    n = 9 if suit < 3 else 7
+    digits = digits[:n]
+    while sum(digits) > 8:  # small suits: the reference search stays fast
+        digits[digits.index(max(digits))] -= 1
+    tabs = hand_tables()
+    code = sum(d * 5**i for i, d in enumerate(digits))
+    e = _draws_entry(tabs, class_rows(tabs), _SHARED, suit, code, strict)
+    cap = 4 if strict else None
+    nat = [0] * 34
+    for i, d in enumerate(digits):
+        nat[9 * suit + i] = d
+    for i in range(n):
+        expected = 0
+        if digits[i] < 4:
+            more = list(nat)
+            more[9 * suit + i] += 1
+            for j in range(5):
+                for p in range(2):
+                    expected |= int(ref.distance(more, j, p, cap) < ref.distance(nat, j, p, cap)) << (2 * j + p)
+        assert _SHARED[e + i] == expected, (suit, digits, strict, i)
