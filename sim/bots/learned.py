@@ -527,13 +527,14 @@ def _scores_and_action(row, st, ep, tabs, work, lx):
 
 
 def compile_ahead() -> None:
-    """Compile the learned bot's kernels (:func:`_scores_and_action`: :func:`_learned_action`,
-    :func:`_learned_scores`, :func:`_cand_scores` and what they call) into numba's cache without running
-    them, with the argument types of the self-play loop (``bx.slots[0]``, a weights row, the state's own
-    mask): the side process of a cold first compile (:func:`caishen.sim.warmup.side_compile`)."""
+    """Compile the learned bot's kernel (:func:`_learned_action`, with :func:`_learned_scores`,
+    :func:`_cand_scores` and what they call) into numba's cache without running it, with the argument types
+    of the self-play loop (a weights row, the state, the state's own mask field, ``bx.slots[0]``): the side
+    process of a cold first compile (:func:`caishen.sim.warmup.side_compile`)."""
     import numba
 
-    _scores_and_action.compile(tuple(numba.typeof(a) for a in _ahead_args()))
+    row, st, ep, tabs, work, lx = (numba.typeof(a) for a in _ahead_args())
+    _learned_action.compile((row, st, ep, tabs, st.typeof("mask"), work, lx))
 
 
 def _ahead_args() -> tuple:
