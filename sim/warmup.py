@@ -337,7 +337,10 @@ def side_compile(enabled: bool = True) -> Iterator[None]:
     self-play loop (:func:`caishen.sim.selfplay.batch._play_batch_walls`) types
     its bots one after the other, the learned bot last
     (:func:`caishen.sim.bots.registry._base_action`).  With ``enabled``, two or
-    more cores and an empty cache (no mark of the ``selfplay`` target), a
+    more cores, more than 1.25 of them idle (``os.getloadavg()``: where other
+    jobs keep the second core busy the two processes share it, and were seen
+    1.15x slower in wall time than one at load ~2.5) and an empty cache (no mark of the
+    ``selfplay`` target), a
     process runs :data:`SIDE_COMPILE` (the learned bot's kernels, with the
     loop's argument types) into the same numba cache meanwhile, and this
     process loads them from it when its typing gets there instead of compiling
@@ -354,7 +357,12 @@ def side_compile(enabled: bool = True) -> Iterator[None]:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:
         cores = os.cpu_count() or 1
-    if enabled and cores >= 2 and not any(is_marked("selfplay", part) for part in ("kernel", "bots")):
+    try:  # the other jobs' runnable processes: a side process helps only on a core no one else uses
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        busy = 0.0
+    idle = cores - busy > 1.25  # this process's core and most of another
+    if enabled and cores >= 2 and idle and not any(is_marked("selfplay", part) for part in ("kernel", "bots")):
         module, func = SIDE_COMPILE
         try:
             proc = subprocess.Popen([sys.executable, "-c", f"from {module} import {func}; {func}()"],

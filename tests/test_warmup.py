@@ -308,8 +308,8 @@ def test_cli_warmup_workers_compiles_targets_in_parallel_processes(cold, monkeyp
 
 
 def test_side_compile_starts_its_process_only_on_a_cold_cache_with_cores_to_spare(cold, monkeypatch):
-    """A cold compile's side process (issue 45 item 1): started when enabled, with two cores and no selfplay
-    mark; it runs SIDE_COMPILE with this cache; the block waits for it."""
+    """A cold compile's side process (issue 45 item 1): started when enabled, with two idle cores and no
+    selfplay mark; it runs SIDE_COMPILE with this cache; the block waits for it."""
     import subprocess
 
     started = []
@@ -324,6 +324,11 @@ def test_side_compile_starts_its_process_only_on_a_cold_cache_with_cores_to_spar
 
     monkeypatch.setattr(subprocess, "Popen", FakeProc)
     monkeypatch.setattr(W.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(W.os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    with W.side_compile():
+        pass
+    assert started == []  # another job keeps a core busy: the two would share one
+    monkeypatch.setattr(W.os, "getloadavg", lambda: (0.2, 1.0, 1.0))
     with W.side_compile(False):
         pass
     assert started == []
