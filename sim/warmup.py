@@ -23,6 +23,8 @@ cache in about a second.  This module makes that visible and avoidable:
   when everything came from the cache.  The mark never decides what is
   printed: a mark with a cache numba cannot use (another CPU, another numba)
   still prints the compile line.
+- :func:`side_compile`: on a cold cache and idle cores, a second process
+  compiles the learned bot's kernels while the command compiles the rest.
 
 Targets (``TARGETS``): ``selfplay`` (``caishen.sim.selfplay.batch.play_batch`` with every
 kernel policy of the bot registry, every rule set, its points kernel included), ``bots``
@@ -43,7 +45,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "CompileWatch", "compile_line", "inside_compile_line", "first_use", "side_compile", "is_marked", "mark", "check_target", "cache_dir"]
+__all__ = ["TARGETS", "CompileWatch", "compile_line", "inside_compile_line", "first_use", "side_compile", "is_marked",
+           "mark", "check_target", "cache_dir"]
 
 log = logging.getLogger("caishen")
 

@@ -405,8 +405,8 @@ def _learned_scores(row, st, ep, tabs, mask, work, lx):
         for k in range(N_KINDS):
             if not mask[A_DISCARD + k]:
                 continue
-            f = _discard_features(k, best, joker, tabs, st, work[_W_LIVE], work[_W_TMP], gone, mask, work, np.bool_(True),
-                                  np.bool_(True))
+            f = _discard_features(k, best, joker, tabs, st, work[_W_LIVE], work[_W_TMP], gone, mask, work,
+                                  np.bool_(True), np.bool_(True))
             x = xs[n]
             x[0] = f[0]
             x[1] = 0.1 * f[1]
@@ -545,6 +545,7 @@ def _ahead_args() -> tuple:
 
     name, r = load_rules(DEFAULT, None)
     return np.zeros(1), new_state()[0], engine_params(name, r), np.zeros(1, np.uint8), new_work(), new_scratch()
+
 
 def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed: int = 0) -> dict:
     """Play hands (walls ``seed, seed + 1, ...``, dealer drawn from ``seed``) with the learned bot
