@@ -23,6 +23,8 @@ cache in about a second.  This module makes that visible and avoidable:
   when everything came from the cache.  The mark never decides what is
   printed: a mark with a cache numba cannot use (another CPU, another numba)
   still prints the compile line.
+- :func:`side_compile`: on a cold cache and idle cores, a second process
+  compiles the learned bot's kernels while the command compiles the rest.
 
 Targets (``TARGETS``): ``selfplay`` (``caishen.sim.selfplay.batch.play_batch`` with every
 kernel policy of the bot registry, every rule set, its points kernel included), ``bots``
@@ -43,7 +45,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "CompileWatch", "compile_line", "inside_compile_line", "first_use", "is_marked", "mark", "check_target", "cache_dir"]
+__all__ = ["TARGETS", "CompileWatch", "compile_line", "inside_compile_line", "first_use", "side_compile", "is_marked",
+           "mark", "check_target", "cache_dir"]
 
 log = logging.getLogger("caishen")
 
@@ -184,8 +187,9 @@ class CompileWatch:
 
 
 #: kernels a command compiles on an empty cache (``caishen warmup`` and the commands measure and keep their
-#: own counts in :func:`estimates`; these are for a machine that has measured nothing yet)
-DEFAULT_KERNELS = {"caishen simulate": 89, "caishen match": 89, "caishen sweep": 89, "caishen ladder": 130,
+#: own counts in :func:`estimates`; these are for a machine that has measured nothing yet; the self-play loop's
+#: commands count this process's kernels: ~80 with the side process of :func:`side_compile`, ~110 without)
+DEFAULT_KERNELS = {"caishen simulate": 80, "caishen match": 80, "caishen sweep": 80, "caishen ladder": 130,
                    "caishen piao": 120, "caishen play": 70, "caishen hand": 17, "caishen score": 25,
                    "caishen replay": 95, "caishen report": 1}
 #: the file of the measured compiles, in the cache directory (and in its siblings: earlier digests)
@@ -320,6 +324,64 @@ _lines: list[str] = []
 def inside_compile_line() -> bool:
     """True inside a :func:`compile_line` block: its lines speak for any compile, so inner code stays quiet."""
     return bool(_lines)
+
+
+#: the side process's work (:func:`side_compile`): a module and its function compiling kernels into the cache
+SIDE_COMPILE = ("caishen.sim.bots.learned", "compile_ahead")
+#: seconds :func:`side_compile` waits for its process after the block before it stops it
+SIDE_WAIT_S = 60.0
+
+
+@contextlib.contextmanager
+def side_compile(enabled: bool = True) -> Iterator[None]:
+    """Compile part of the self-play kernels in a second process while this one compiles the rest.
+
+    numba compiles in one thread, and a kernel's callees before it: the
+    self-play loop (:func:`caishen.sim.selfplay.batch._play_batch_walls`) types
+    its bots one after the other, the learned bot last
+    (:func:`caishen.sim.bots.registry._base_action`).  With ``enabled``, two or
+    more cores, more than 1.25 of them idle (``os.getloadavg()``: where other
+    jobs keep the second core busy the two processes share it, and were seen
+    1.15x slower in wall time than one at load ~2.5) and an empty cache (no mark of the
+    ``selfplay`` target), a
+    process runs :data:`SIDE_COMPILE` (the learned bot's kernels, with the
+    loop's argument types) into the same numba cache meanwhile, and this
+    process loads them from it when its typing gets there instead of compiling
+    them again: a cold first run compiles on two cores.  Nothing changes in
+    what is compiled or how it runs; a side process that is late only costs
+    the other core.  After the block it waits up to :data:`SIDE_WAIT_S` s for
+    the process, then stops it (numba writes each cache file whole).
+    """
+    import subprocess
+    import sys
+
+    proc = None
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    try:  # the other jobs' runnable processes: a side process helps only on a core no one else uses
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        busy = 0.0
+    idle = cores - busy > 1.25  # this process's core and most of another
+    if enabled and cores >= 2 and idle and not any(is_marked("selfplay", part) for part in ("kernel", "bots")):
+        module, func = SIDE_COMPILE
+        try:
+            proc = subprocess.Popen([sys.executable, "-c", f"from {module} import {func}; {func}()"],
+                                    env=dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir())),
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:  # no second process: this one compiles everything, as without it
+            proc = None
+    try:
+        yield
+    finally:
+        if proc is not None:
+            try:
+                proc.wait(timeout=SIDE_WAIT_S)
+            except subprocess.TimeoutExpired:
+                proc.terminate()
+                proc.wait()
 
 
 @contextlib.contextmanager

@@ -305,3 +305,65 @@ def test_cli_warmup_workers_compiles_targets_in_parallel_processes(cold, monkeyp
     assert e.value.code == 2 and "--workers 0" in capsys.readouterr().err
     took = cli_warmup.warmup_parallel(["hand"], 2)
     assert set(took) == {"hand"}
+
+
+def test_side_compile_starts_its_process_only_on_a_cold_cache_with_cores_to_spare(cold, monkeypatch):
+    """A cold compile's side process (issue 45 item 1): started when enabled, with two idle cores and no
+    selfplay mark; it runs SIDE_COMPILE with this cache; the block waits for it."""
+    import subprocess
+
+    started = []
+
+    class FakeProc:
+        def __init__(self, cmd, env, **kw):
+            started.append((cmd, env["NUMBA_CACHE_DIR"]))
+            self.waited = False
+
+        def wait(self, timeout=None):
+            started.append("waited")
+
+    monkeypatch.setattr(subprocess, "Popen", FakeProc)
+    monkeypatch.setattr(W.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(W.os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    with W.side_compile():
+        pass
+    assert started == []  # another job keeps a core busy: the two would share one
+    monkeypatch.setattr(W.os, "getloadavg", lambda: (0.2, 1.0, 1.0))
+    with W.side_compile(False):
+        pass
+    assert started == []
+    with W.side_compile():
+        assert len(started) == 1
+    (cmd, where), done = started
+    module, func = W.SIDE_COMPILE
+    assert cmd[-1] == f"from {module} import {func}; {func}()" and where == str(cold) and done == "waited"
+    started.clear()
+    monkeypatch.setattr(W.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    with W.side_compile():
+        pass
+    assert started == []  # one core: nothing to gain
+    monkeypatch.setattr(W.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    W.mark("selfplay", "kernel")
+    with W.side_compile():
+        pass
+    assert started == []  # compiled already
+
+
+def test_the_side_process_compiles_the_learned_bot_with_the_self_play_loops_types():
+    """learned.compile_ahead's arguments have the types play_batch passes its learned bot (the context's slot,
+    a weights row, the state's record, the engine params, the hand table, the scratch), or the side process
+    would compile copies the loop never loads."""
+    from numba import typeof
+
+    from caishen.sim.bots import learned
+    from caishen.sim.bots.policies import new_work
+    from caishen.sim.bots.registry import bot_table, make_context
+    from caishen.sim.engine import EP_JOKER, engine_params, load_rules, new_state
+    from caishen.sim.tables import hand_tables
+
+    name, r = load_rules("kaihua", None)
+    ep = engine_params(name, r)
+    _, weights = bot_table("greedy", name, int(ep[EP_JOKER]))
+    bx = make_context(name, r, weights, 1, "greedy")
+    loop = (bx.weights[0], new_state()[0], ep, hand_tables(), new_work(), bx.slots[0])
+    assert [typeof(a) for a in learned._ahead_args()] == [typeof(a) for a in loop]

@@ -173,7 +173,7 @@ def _encode_candidates(st, ep, tabs, work, cand, acts):
     live = work[_W_LIVE]
     after = work[_W_AFTER]
     row = work[_W_TMP]
-    best = _BIG
+    best = np.int64(_BIG)  # not a literal: _discard_features compiles once
     base = pong = kong = c0 = c1 = c2 = 0
     if phase == PH_TURN:
         _shanten_each_discard(h, joker, tabs, after, _scratch(work))
@@ -203,7 +203,7 @@ def _encode_candidates(st, ep, tabs, work, cand, acts):
         if a < A_KONG_CONCEALED:  # a discard or a declare of k
             k = a % N_KINDS
             kind = k
-            f = _discard_features(k, best, joker, tabs, st, live, row, gone, mask, work, True, True)
+            f = _discard_features(k, best, joker, tabs, st, live, row, gone, mask, work, np.bool_(True), np.bool_(True))
             o = X_ACTION
             x[o] = f[0]
             x[o + 1] = 0.1 * f[1]

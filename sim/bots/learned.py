@@ -381,7 +381,7 @@ def _learned_scores(row, st, ep, tabs, mask, work, lx):
     gone = _wall_gone(st) / 70.0
     best = base = pong = kong = c0 = c1 = c2 = 0
     if phase == PH_TURN:
-        kong, best = _turn_context(st, ep, tabs, mask, work, True)
+        kong, best = _turn_context(st, ep, tabs, mask, work, np.bool_(True))  # np.bool_: one compiled copy
         if kong >= 0:
             return 0
     else:
@@ -405,7 +405,8 @@ def _learned_scores(row, st, ep, tabs, mask, work, lx):
         for k in range(N_KINDS):
             if not mask[A_DISCARD + k]:
                 continue
-            f = _discard_features(k, best, joker, tabs, st, work[_W_LIVE], work[_W_TMP], gone, mask, work, True, True)
+            f = _discard_features(k, best, joker, tabs, st, work[_W_LIVE], work[_W_TMP], gone, mask, work,
+                                  np.bool_(True), np.bool_(True))
             x = xs[n]
             x[0] = f[0]
             x[1] = 0.1 * f[1]
@@ -494,7 +495,7 @@ def _learned_action(p, st, ep, tabs, mask, work, lx):
     logit = lx.vectors[_R_LOGIT]
     if st.sc[SC_PHASE] == PH_TURN:
         if n == 0:  # a kong of the fixed rules
-            kong, _ = _turn_context(st, ep, tabs, mask, work, False)
+            kong, _ = _turn_context(st, ep, tabs, mask, work, np.bool_(False))
             if kong >= 0:
                 return kong
             return _discard_action(-1, mask)
@@ -523,6 +524,27 @@ def _scores_and_action(row, st, ep, tabs, work, lx):
         return n, _cand_pick(n, lx)
     n = _learned_scores(row, st, ep, tabs, st.mask, work, lx)
     return n, _learned_action(row, st, ep, tabs, st.mask, work, lx)
+
+
+def compile_ahead() -> None:
+    """Compile the learned bot's kernel (:func:`_learned_action`, with :func:`_learned_scores`,
+    :func:`_cand_scores` and what they call) into numba's cache without running it, with the argument types
+    of the self-play loop (a weights row, the state, the state's own mask field, ``bx.slots[0]``): the side
+    process of a cold first compile (:func:`caishen.sim.warmup.side_compile`)."""
+    import numba
+
+    row, st, ep, tabs, work, lx = (numba.typeof(a) for a in _ahead_args())
+    _learned_action.compile((row, st, ep, tabs, st.typeof("mask"), work, lx))
+
+
+def _ahead_args() -> tuple:
+    """Arguments of :func:`_scores_and_action` of the self-play loop's types (:func:`compile_ahead`; a test
+    holds them equal): a weights row, a state, the engine params, the hand table's type (uint8[:], C; not
+    built), the bots' scratch and :func:`new_scratch`."""
+    from caishen.sim.engine import engine_params, load_rules, new_state
+
+    name, r = load_rules(DEFAULT, None)
+    return np.zeros(1), new_state()[0], engine_params(name, r), np.zeros(1, np.uint8), new_work(), new_scratch()
 
 
 def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed: int = 0) -> dict:

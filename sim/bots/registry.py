@@ -782,32 +782,36 @@ def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
     for a context whose ``search`` is not None.  The action is legal.  One branch per kernel of its own
     (module docstring, "How to add a bot").
     """
+    j = -1  # the 财神 discard a piao_table seat keeps (masked out for its base bot), or -1
     if code == POLICY_PIAO_BASE:  # the table at a 飘 chance, else the seat's base bot (bx.bases)
         s = st.sc[SC_TO_ACT]
-        base = bx.bases
         if _piao_chance(st, ep, tabs, mask, s):
             j = A_DISCARD + ep[EP_JOKER]
             if _piao_table_says(st, ep, tabs, param):
                 return j
             mask[j] = 0  # keep: the base bot's move without the 财神 discard
-            a = _base_action(base[s, 0], base[s, 1], st, ep, rp, tabs, mask, work, bx)
-            mask[j] = 1
-            return a
-        return _base_action(base[s, 0], base[s, 1], st, ep, rp, tabs, mask, work, bx)
-    return _base_action(code, param, st, ep, rp, tabs, mask, work, bx)
+        code, param = bx.bases[s, 0], bx.bases[s, 1]
+    # one call site of the inlined _base_action: no compiled copy of every bot apart from this one
+    a = _base_action(code, param, st, ep, rp, tabs, mask, work, bx)
+    if j >= 0:
+        mask[j] = 1
+    return a
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _base_action(code, param, st, ep, rp, tabs, mask, work, bx):
     """:func:`_bot_action` of a bot that is not ``piao_table:BASE``: the tuned, learned or search bot, or a
-    kernel policy."""
+    kernel policy.  Inlined into its one caller (each compiled kernel's library holds every bot it calls
+    again: one level fewer is seconds less of a cold compile)."""
+    # the learned bot typed last: a cold first compile's side process has it in the cache by then
+    # (caishen.sim.warmup.side_compile)
+    if code != POLICY_TUNED and code != POLICY_LEARNED and code != POLICY_MC:
+        return _choose_action(code, param, st, ep, rp, tabs, mask, work)
     if code == POLICY_TUNED:
         return _tuned_action(bx.weights[st.sc[SC_TO_ACT]], st, ep, tabs, mask, work)
-    if code == POLICY_LEARNED:
-        return _learned_action(bx.weights[st.sc[SC_TO_ACT]], st, ep, tabs, mask, work, bx.slots[0])  # its slot
     if code == POLICY_MC:
         return _search_action(param, bx.weights[st.sc[SC_TO_ACT]], st, ep, rp, tabs, mask, work, bx.search)
-    return _choose_action(code, param, st, ep, rp, tabs, mask, work)
+    return _learned_action(bx.weights[st.sc[SC_TO_ACT]], st, ep, tabs, mask, work, bx.slots[0])  # its slot
 
 
 @njit(cache=True)

@@ -453,7 +453,7 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
     st.tmp[:] = 0
     first = -1
     mask = 0
-    n_wins = 0
+    n_wins = np.int64(0)  # not a literal 0: _record_win compiles once
     for i in range(N_SEATS):
         w = (start + i) % N_SEATS if win_type == WIN_SELF_DRAW else (start + 1 + i) % N_SEATS
         if st.seat[w, SF_WON] == 0:

@@ -350,7 +350,8 @@ def _draw(st, ep, rp, tabs, s, replacement):
                 force = 1
                 st.seat[s, SF_FORCE_PIAO] = 1
         if force == 0:
-            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, np.bool_(True), replacement)
+            # the tile as int64, as the claims pass it: one compiled copy of the win kernels
+            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, np.int64(t), np.bool_(True), replacement)
     st.hands[s, t] += 1
     st.sc[SC_CAN_TSUMO] = 1 if legal else 0
     st.sc[SC_TSUMO_EXP] = e

@@ -199,7 +199,7 @@ def _play_batch_walls(seed, wall_seed, n_hands, match_len, bots, ep, rp, tabs, c
     _rng_seed(st.rng, seed)  # walls, first dealers and random bots draw from it
     saved = np.zeros(4, np.uint64)
     dealer = 0
-    streak = 0
+    streak = np.int64(0)  # not a literal 0: _next_streak compiles once
     for h in range(n_hands):
         if wall_seed >= 0:
             mh = 0

@@ -569,7 +569,8 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         done_hands = sum(config.chunk_len(i) for i in check.ok)
         compile_seconds = 0.0
         if todo and (chunk_fn is engine_chunk or _fn_name(chunk_fn) in records.CHUNK_FN_COLUMNS):
-            compile_seconds = _compile_in_parent(config, chunk_fn, progress)
+            # a cold compile uses a second core when the run may (caishen.sim.warmup.side_compile)
+            compile_seconds = _compile_in_parent(config, chunk_fn, progress, side=(workers or default_workers()) > 1)
         bar = tqdm(total=config.games, initial=done_hands, unit="hand", unit_scale=True, smoothing=0.1,
                    desc=config.rules, disable=not progress,
                    dynamic_ncols=True)
@@ -623,7 +624,7 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
 COMPILE_HANDS = 24
 
 
-def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool) -> float:
+def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool, side: bool = False) -> float:
     """Compile (or load from numba's cache) the kernels of the run's chunks in this process before any worker starts.
 
     Spawned workers then load the cache instead of each compiling the same
@@ -637,11 +638,12 @@ def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool) -> 
     compiled N in T s`` or ``numba kernels: loaded from the cache in T s`` (once per process: the later
     runs of a sweep or a ladder say only a compile); inside a command's compile line
     (:func:`caishen.sim.warmup.compile_line`) a compile is that line's to say.  Marks the self-play target.  Returns the seconds.
+    ``side``: a cold compile may use a second process (:func:`caishen.sim.warmup.side_compile`).
     """
     import sys
 
     from caishen.sim.bots.registry import needs_search
-    from caishen.sim.warmup import CompileWatch, inside_compile_line, mark
+    from caishen.sim.warmup import CompileWatch, inside_compile_line, mark, side_compile
 
     part = "bots" if needs_search(config.policies) else "kernel"  # the search bot compiles apart
 
@@ -650,7 +652,7 @@ def _compile_in_parent(config: RunConfig, chunk_fn: ChunkFn, progress: bool) -> 
 
     quiet = inside_compile_line()  # a command's compile line speaks for the compile (caishen.cli)
     t = time.perf_counter()
-    with CompileWatch(start if progress and not quiet else None) as w:
+    with CompileWatch(start if progress and not quiet else None) as w, side_compile(side):
         chunk_fn(config.rules, config.options, tuple(config.policies), 1, COMPILE_HANDS)
     mark("selfplay", part)
     took = time.perf_counter() - t
