@@ -225,6 +225,9 @@ def _record_estimate(prefix: str, kernels: int, seconds: float) -> None:
     try:
         doc = safeio.parse_json(safeio.read_text(path, 1 << 16)) if path.is_file() else {}
         doc = doc if isinstance(doc, dict) else {}
+        old = doc.get(prefix)
+        if isinstance(old, dict) and isinstance(old.get("kernels"), int) and old["kernels"] >= kernels:
+            return  # a partial compile (some kernels cached by another command) keeps the fuller measurement
         doc[prefix] = {"kernels": int(kernels), "seconds": round(float(seconds), 1)}
         path.parent.mkdir(parents=True, exist_ok=True)
         safeio.atomic_write(path, safeio.json_text(doc))
@@ -266,6 +269,11 @@ class _KernelBar:
 
     def step(self) -> None:
         self.n += 1
+        if self.total and self.n > self.total:  # more than last time (another command's kernels were cached
+            self.total = None                    # then): no "97 of 96", the count alone
+            if self.bar is not None:
+                self.bar.total = None
+                self.bar.bar_format = "{desc}: kernel {n_fmt} [{elapsed}]"
         if self.bar is not None:
             self.bar.update(1)
         elif time.perf_counter() - self.t_last >= LOG_EVERY_S:

@@ -257,6 +257,25 @@ def test_compile_line_on_a_pipe_logs_the_kernel_count_now_and_then(cold, monkeyp
     assert "\r" not in log.getvalue() and lines[-1].startswith("caishen simulate: compiled 2 numba kernel(s)")
 
 
+def test_the_count_never_passes_its_estimate_and_a_partial_compile_keeps_the_fuller_one(cold, monkeypatch):
+    """A newcomer saw "kernel 97 of 96" and a helper "kernel 92 of 2": past the estimate the line shows the
+    count alone, and a smaller compile (another command had cached most kernels) does not lower the estimate."""
+    import io
+
+    monkeypatch.setattr(W, "LOG_EVERY_S", 0.0)
+    W._record_estimate("caishen match", 2, 1.0)
+    log = io.StringIO()
+    with W.compile_line("caishen match", log):
+        for i in range(3):
+            fresh_kernel()(i)
+    lines = [x for x in log.getvalue().splitlines() if "compiling, kernel" in x]
+    assert lines == ["caishen match: compiling, kernel 1 of 2", "caishen match: compiling, kernel 2 of 2",
+                     "caishen match: compiling, kernel 3"], lines
+    assert W.estimates("caishen match")[0] == 3
+    W._record_estimate("caishen match", 1, 0.5)  # a partial compile afterwards
+    assert W.estimates("caishen match")[0] == 3
+
+
 def test_the_bar_draws_on_a_terminal_that_reports_no_size(cold):
     """A pty without a size (0 x 0, as under ``script`` or some CI runners) still gets the bar (tqdm alone
     draws nothing there)."""
