@@ -63,3 +63,22 @@ def warm() -> None:
         e = MahjongEnv(name)
         e.reset(seed=1)
         e.step(int(np.flatnonzero(e.action_masks())[0]))
+
+
+def warm_seats() -> None:
+    """Play a few hands with a ``python:`` seat at the arena host's table and as the vector env's opponent, every
+    rule set (``caishen warmup seats``: the kernels of the open seats, ``python:`` and ``exec:``)."""
+    import numpy as np
+
+    from caishen.envs import arena_host
+    from caishen.sim import rules
+
+    seat = "python:caishen.envs.seats:uniform_random"
+    for name in rules.names():
+        arena_host.play_batch(4, 0, name, policies=f"{seat},greedy,random,random", match_len=2)
+        v = CaishenVectorEnv(2, rules=name, opponents=seat)
+        v.reset(seed=0)
+        for _ in range(4):
+            v.step(np.array([int(np.flatnonzero(m)[0]) for m in v.games.masks]))
+        v.close()
+

@@ -33,7 +33,8 @@ in the step API), ``game`` (``caishen.sim.engine.Game``:
 reset, legal mask, step, the invariant checker), ``envs`` (the batched env
 and the Gymnasium env: reset, observe, step), ``hand`` (the public shanten /
 win / effective-tile functions), ``score`` (``caishen score``: both rule
-sets' hand scoring).
+sets' hand scoring), ``seats`` (the open seats, ``python:`` and ``exec:``: the arena host's table and the
+vector env's open opponents).
 """
 
 from __future__ import annotations
@@ -50,12 +51,12 @@ __all__ = ["TARGETS", "CompileWatch", "compile_line", "inside_compile_line", "fi
 
 log = logging.getLogger("caishen")
 
-TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score")
+TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats")
 
 #: rough cold compile seconds on one core of a 2-core machine (``caishen warmup TARGET``, each
 #: target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured), quoted in the first-use
 #: warning; the README's main job (one rule set, greedy) compiles part of ``selfplay``: about 50 s
-COLD_SECONDS = {"selfplay": 60, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20}
+COLD_SECONDS = {"selfplay": 60, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60}
 
 
 def cache_dir() -> Path:

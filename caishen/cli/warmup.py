@@ -31,7 +31,7 @@ def _workloads() -> dict:
     from caishen.sim.selfplay import batch
 
     return {"selfplay": batch.warm, "bots": batch.warm_bots, "game": game.warm, "envs": caishen.envs.warm,
-            "hand": hand.warm, "score": vectors.warm}
+            "hand": hand.warm, "score": vectors.warm, "seats": caishen.envs.warm_seats}
 
 
 def warmup(targets=None, progress=None) -> dict[str, float]:
