@@ -70,7 +70,6 @@ def warm_seats() -> None:
     rule set (``caishen warmup seats``: the kernels of the open seats, ``python:`` and ``exec:``)."""
     import numpy as np
 
-    from caishen.envs import arena_host
     from caishen.sim import rules
 
     seat = "python:caishen.envs.seats:uniform_random"
