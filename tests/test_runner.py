@@ -434,7 +434,7 @@ def test_summary_outcomes_and_points_match_pandas(fake_run):
         check_rate(rows, "outcome", "dealer share", f"seat {s} (random)", (df.dealer == s).sum(), H)
     check_rate(rows, "outcome", "win rate", "non-dealer", ((df.winner >= 0) & (df.winner != df.dealer)).sum(), 3 * H)
     wins = df[df.win_type >= 0]
-    for code, name in [(0, "self_draw"), (1, "discard"), (2, "robbed_kong")]:
+    for code, name in [(0, "self_draw"), (1, "discard_win"), (2, "robbed_kong")]:
         check_rate(rows, "win type", "share of wins", name, (wins.win_type == code).sum(), len(wins))
     gain = wins.apply(lambda r: r[f"score_{int(r.winner)}"], axis=1).astype(float)
     check_mean(rows, "points", "winner's gain", "mean", gain)
