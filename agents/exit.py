@@ -140,7 +140,8 @@ def _torch():
     try:
         import torch
     except ImportError:
-        raise ValueError("caishen learn needs torch: pip install 'caishen[rl]' (README, \"Training\")") from None
+        raise ValueError("caishen learn needs torch: install a CPU build of torch, then pip install 'caishen[rl]' "
+                         "(docs/tutorials/train-a-bot.md)") from None
     return torch
 
 

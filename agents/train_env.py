@@ -112,7 +112,8 @@ def _torch():
     try:
         import torch
     except ImportError:
-        raise ValueError("train_env needs torch: pip install 'caishen[rl]' (README, \"Training\")") from None
+        raise ValueError("train_env needs torch: install a CPU build of torch, then pip install 'caishen[rl]' "
+                         "(docs/tutorials/train-a-bot.md)") from None
     return torch
 
 

@@ -133,12 +133,14 @@ class CompileWatch:
     and ``announced`` (``on_start`` was called).  ``on_start()`` is called
     once, when the first compilation begins, unless an enclosing watch has an
     ``on_start`` of its own (it speaks for both: one banner, not two);
-    ``on_kernel()`` after each kernel compiled (a progress bar).
+    ``on_kernel()`` after each kernel compiled (a progress bar); ``on_idle()`` when the outermost compilation
+    ends and the program runs again (the bar steps aside for the program's own output).
     """
 
-    def __init__(self, on_start=None, on_kernel=None):
+    def __init__(self, on_start=None, on_kernel=None, on_idle=None):
         self.on_start = on_start
         self.on_kernel = on_kernel
+        self.on_idle = on_idle
         self.kernels = 0
         self.seconds = 0.0
         self.announced = False
@@ -185,6 +187,8 @@ class CompileWatch:
         self._depth -= 1
         if self._depth == 0:
             self.seconds += time.perf_counter() - self._t0
+            if self.on_idle is not None:
+                self.on_idle()
 
 
 #: kernels a command compiles on an empty cache (``caishen warmup`` and the commands measure and keep their
@@ -282,6 +286,12 @@ class _KernelBar:
             of = f" of {self.total}" if self.total else ""
             print(f"{self.prefix}: compiling, kernel {self.n}{of}", file=self.out, flush=True)
 
+    def clear(self) -> None:
+        """Erase the bar's line while numba is not compiling (the next kernel draws it again), so the
+        command's own lines never print into it."""
+        if self.bar is not None:
+            self.bar.clear()
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
@@ -312,7 +322,8 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
 
     _lines.append(prefix)
     try:
-        with CompileWatch(start, on_kernel=lambda: bar is not None and bar.step()) as w:
+        with CompileWatch(start, on_kernel=lambda: bar is not None and bar.step(),
+                          on_idle=lambda: bar is not None and bar.clear()) as w:
             try:
                 yield w
             finally:

@@ -386,3 +386,20 @@ def test_the_side_process_compiles_the_learned_bot_with_the_self_play_loops_type
     bx = make_context(name, r, weights, 1, "greedy")
     loop = (bx.weights[0], new_state()[0], ep, hand_tables(), new_work(), bx.slots[0])
     assert [typeof(a) for a in learned._ahead_args()] == [typeof(a) for a in loop]
+
+
+def test_the_bar_steps_aside_when_numba_stops_compiling(cold):
+    """The newcomer's learn run printed its lines into a live bar: on_idle fires when each outermost compile
+    ends (the bar clears its line then and draws again at the next kernel)."""
+    idle = []
+    with W.CompileWatch(on_idle=lambda: idle.append(1)) as w:
+        fresh_kernel()(1)
+        fresh_kernel()(2)
+    assert w.kernels == 2 and len(idle) == 2
+    tty = _Tty()
+    with W.compile_line("caishen simulate", tty):
+        fresh_kernel()(3)
+        print("the command's own line", file=tty)
+    text = tty.buf.getvalue()
+    before = text.split("the command's own line")[0]
+    assert before.endswith("\r"), repr(before[-80:])  # the bar's line erased before the command's line
