@@ -43,6 +43,7 @@ def warmup(targets=None, progress=None) -> dict[str, float]:
     (:func:`caishen.sim.warmup.first_use`) stays quiet afterwards.  Raises
     ``ValueError`` for an unknown target.
     """
+    import sys
     import time
 
     from caishen.sim import warmup as W
@@ -56,8 +57,16 @@ def warmup(targets=None, progress=None) -> dict[str, float]:
             progress(f"kernels: {t} ...")
         t0 = time.perf_counter()
         W.announce(t)  # no first-use warning inside the warmup itself
-        with W.CompileWatch() as w:  # what really happened: compiled, or loaded from the cache
-            work[t]()
+        # with progress: "kernel N of M" while it compiles (a bar on a terminal, a line every 20 s on a pipe)
+        bar = W._KernelBar(f"caishen warmup {t}", sys.stderr) if progress else None
+        with W.CompileWatch(on_kernel=bar and bar.step, on_idle=bar and bar.clear) as w:  # compiled, or cached
+            try:
+                work[t]()
+            finally:
+                if bar is not None:
+                    bar.close()
+        if w.kernels:
+            W._record_estimate(f"caishen warmup {t}", w.kernels, w.seconds)
         took[t] = time.perf_counter() - t0
         W.set_mark(t)
         if progress:
