@@ -360,9 +360,11 @@ def side_compile(enabled: bool = True) -> Iterator[None]:
     self-play loop (:func:`caishen.sim.selfplay.batch._play_batch_walls`) types
     its bots one after the other, the learned bot last
     (:func:`caishen.sim.bots.registry._base_action`).  With ``enabled``, two or
-    more cores, more than 1.25 of them idle (``os.getloadavg()``: where other
+    more cores, more than 1.1 of them idle (``os.getloadavg()``: where other
     jobs keep the second core busy the two processes share it, and were seen
-    1.15x slower in wall time than one at load ~2.5) and an empty cache (no mark of the
+    1.15x slower in wall time than one at load ~2.5; on a quiet machine the
+    one-minute average still counts the pip install of a first ``make run``,
+    0.8 in a newcomer's fresh clone) and an empty cache (no mark of the
     ``selfplay`` target), a
     process runs :data:`SIDE_COMPILE` (the learned bot's kernels, with the
     loop's argument types) into the same numba cache meanwhile, and this
@@ -384,7 +386,7 @@ def side_compile(enabled: bool = True) -> Iterator[None]:
         busy = os.getloadavg()[0]
     except (AttributeError, OSError):
         busy = 0.0
-    idle = cores - busy > 1.25  # this process's core and most of another
+    idle = cores - busy > 1.1  # under load 0.9 on 2 cores: no other job holds a core
     if enabled and cores >= 2 and idle and not any(is_marked("selfplay", part) for part in ("kernel", "bots")):
         module, func = SIDE_COMPILE
         try:
