@@ -48,6 +48,17 @@ class Agent:
             raise ValueError("the hand is over: no action to choose")
 
 
+class _KernelAgent(Agent):
+    """What a kernel bot's agent shares: its seat's action from the registry's dispatch kernel, with the
+    bot context ``self._ctx`` and scratch ``self._work`` its subclass keeps."""
+
+    def _kernel_action(self, game: Game) -> int:
+        game.legal_mask()  # fills the state's mask and legal list
+        with first_use("bots"):  # a cold numba cache compiles the bot kernels here: say so, as self-play does
+            return int(registry._seat_action(self.code, self.param, game.state, game._ep, game._rp, game._tabs,
+                                             self._work, self._ctx))
+
+
 class RandomAgent(Agent):
     """Uniform over the legal actions, from its own ``numpy`` generator (``seed``)."""
 
@@ -61,7 +72,7 @@ class RandomAgent(Agent):
         return int(self.rng.choice(game.legal_actions()))
 
 
-class PolicyAgent(Agent):
+class PolicyAgent(_KernelAgent):
     """A kernel policy of :mod:`caishen.sim.bots.policies` (``greedy``, ``never``, ``always``, ``threshold:N``, ...).
 
     Raises ``ValueError`` for a bad spec (:func:`caishen.sim.bots.registry.parse`).
@@ -85,17 +96,13 @@ class PolicyAgent(Agent):
         (:func:`caishen.sim.bots.registry.check_fits`: a 飘 policy without a 财神)."""
         self._check(game)
         registry.check_fits(self.bot, game.rules_name, int(game._ep[EP_JOKER]))
-        game.legal_mask()  # fills the state's mask and legal list
-        st = game.state
         if self._ctx is None or self._ctx_rules != game.rules_name:  # the bot context every kernel seat passes
             self._ctx = registry.make_context(game.rules_name, game.rules, np.zeros((N_SEATS, N_W)), 0)
             self._ctx_rules = game.rules_name
-        with first_use("bots"):  # a cold numba cache compiles the bot kernels here: say so, as self-play does
-            return int(registry._seat_action(self.code, self.param, st, game._ep, game._rp, game._tabs, self._work,
-                                             self._ctx))
+        return self._kernel_action(game)
 
 
-class BotAgent(Agent):
+class BotAgent(_KernelAgent):
     """A bot that plays with data (:mod:`caishen.sim.bots.registry`): ``tuned:NAME|PATH``, ``mc:N[:BASE]``.
 
     ``seed``: seeds the search bot's stream (the determinizations); None is 0.
@@ -122,11 +129,7 @@ class BotAgent(Agent):
             _, w = registry.bot_table(seats, game.rules_name, int(game._ep[EP_JOKER]))
             self._ctx = registry.make_context(game.rules_name, game.rules, w, self._seed, seats)
             self._ctx_rules = game.rules_name
-        game.legal_mask()
-        st = game.state
-        with first_use("bots"):  # a cold numba cache compiles the bot kernels here: say so, as self-play does
-            return int(registry._seat_action(self.code, self.param, st, game._ep, game._rp, game._tabs, self._work,
-                                             self._ctx))
+        return self._kernel_action(game)
 
 
 def kernel_agent(policy: str = "greedy", seed=None) -> Agent:
