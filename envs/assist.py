@@ -64,21 +64,29 @@ _NOT_HELD = 99  # caishen.sim.hand._shanten_each_change's value for a kind not h
 
 
 @njit(cache=True)
-def _assist_one(hand, pending, joker, tabs, tmp, each, out):
-    """Fill ``out: float32[36]`` from ``hand: uint8[34]`` (concealed tiles) and ``pending`` (the kind
-    on offer or -1); ``tmp: uint8[34]``, ``each: int64[34]`` are scratch."""
+def _shanten_now_and_on_offer(hand, pending, joker, tabs, tmp):
+    """``(n, s0, s1)``: the tiles of ``hand: uint8[34]``, its shanten, and its shanten with ``pending`` (the
+    kind on offer, -1 none) taken when the hand waits for a tile (3m+1) and the kind is not used up (else
+    ``s0``).  Leaves the hand, with the pending tile when taken, in ``tmp: uint8[34]`` (``n`` counts it)."""
     n = 0
     for k in range(34):
         n += hand[k]
         tmp[k] = hand[k]
     s0 = _shanten(hand, joker, tabs)
-    out[0] = min(s0 + 1, 8) / 8.0
+    s1 = s0
     if n % 3 == 1 and pending >= 0 and tmp[pending] < 4:
         tmp[pending] += 1
         n += 1
         s1 = _shanten(tmp, joker, tabs)
-    else:
-        s1 = s0
+    return n, s0, s1
+
+
+@njit(cache=True)
+def _assist_one(hand, pending, joker, tabs, tmp, each, out):
+    """Fill ``out: float32[36]`` from ``hand: uint8[34]`` (concealed tiles) and ``pending`` (the kind
+    on offer or -1); ``tmp: uint8[34]``, ``each: int64[34]`` are scratch."""
+    n, s0, s1 = _shanten_now_and_on_offer(hand, pending, joker, tabs, tmp)
+    out[0] = min(s0 + 1, 8) / 8.0
     out[1] = min(s1 + 1, 8) / 8.0
     if n % 3 != 2:
         for k in range(34):
@@ -152,18 +160,8 @@ def _assist_rows(st, seat, joker, tabs, work, tmp, x, r0):
     ``high``, are :func:`_assist_one`'s 36 values."""
     hand = st.hands[seat]
     pending = st.sc[SC_TILE]
-    n = 0
-    for k in range(34):
-        n += hand[k]
-        tmp[k] = hand[k]
-    s0 = _shanten(hand, joker, tabs)
+    n, s0, s1 = _shanten_now_and_on_offer(hand, pending, joker, tabs, tmp)
     v0 = min(s0 + 1, 8)
-    if n % 3 == 1 and pending >= 0 and tmp[pending] < 4:
-        tmp[pending] += 1
-        n += 1
-        s1 = _shanten(tmp, joker, tabs)
-    else:
-        s1 = s0
     v1 = min(s1 + 1, 8)
     for k in range(34):
         x[r0, k] = v0
