@@ -552,7 +552,8 @@ def format_grid(table: pd.DataFrame, width: int = 100) -> str:
     A cell that is exactly 0 with a 0-wide interval prints as ``0``.  ``width``: characters per line; wider
     grids wrap into blocks of columns (pandas' ``line_width``)."""
     axes = [c for c in table.columns if c not in TABLE_COLUMNS]
-    t = table.assign(point=[point_label({a: r[a] for a in axes}) for _, r in table[axes].iterrows()])
+    t = table.assign(**{a: table[a].astype(str) for a in axes})
+    t["point"] = [point_label(dict(zip(axes, values))) for values in t[axes].itertuples(index=False)]
     order = list(dict.fromkeys(t["point"]))
     metrics = list(dict.fromkeys(t["metric"]))
 
@@ -562,15 +563,12 @@ def format_grid(table: pd.DataFrame, width: int = 100) -> str:
         text = v.map("{:+.3f}".format) + " ±" + h.map("{:.3f}".format) + star
         return text.where((v != 0) | (h != 0), "0")
 
-    def grid(cell: pd.Series, rows: list) -> str:
-        g = t.assign(cell=cell).pivot(index=axes, columns="metric", values="cell")
-        keys = [tuple(first.loc[p, axes]) if len(axes) > 1 else first.loc[p, axes[0]] for p in rows]
-        g = g.loc[keys, metrics]  # the points in the sweep's order, the metrics in the table's
+    def grid(cell: pd.Series, rows: list) -> str:  # the points in the sweep's order, the metrics in the table's
+        g = t.assign(cell=cell).pivot(index="point", columns="metric", values="cell").loc[rows, metrics]
+        g.index = pd.MultiIndex.from_frame(t.drop_duplicates("point").set_index("point").loc[rows, axes])
         g.columns.name = None
         return g.to_string(line_width=width, justify="right")
 
-    t[axes] = t[axes].astype(str)
-    first = t.drop_duplicates("point").set_index("point")
     base_of = dict(zip(t["point"], t["baseline"]))
     others = [p for p in order if base_of[p] != p]
     lines = [f"mean per wall, ±: half the 95% CI over walls ({int(t['walls'].iloc[0]):,} walls per point):",
