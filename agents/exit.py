@@ -74,8 +74,9 @@ its best discard), and ``eval/`` (the match's run directory, ``match.json``,
 whose table also gives each seat's deal-in rate; :func:`learn` returns the
 learner's in ``"eval"``; a resumed run that trains on replaces it).
 
-The folder is the run's alone: :func:`learn` holds its lock (``DIR/.lock``, :class:`caishen.sim.safeio.DirLock`:
-a second learn there is refused) and refuses a folder that holds a symbolic link; every file is written
+The folder is the run's alone: :func:`learn` holds it as every tool holds its folder
+(:func:`caishen.sim.selfplay.rundir.workspace`: its lock ``DIR/.lock``, a second learn there is refused,
+and no symbolic link inside); every file is written
 atomically through :mod:`caishen.sim.safeio`.  The finished iterations commit as one unit (:func:`_commit`)
 at most every :data:`COMMIT_SECONDS` and at the end of the run (a commit rewrites the whole labels buffer,
 so one per iteration cost more than the iteration once the buffer was large; a killed run loses at most
@@ -117,6 +118,7 @@ from caishen.agents.exit_store import (  # noqa: F401  (BUFFER_FILE, the checked
 )
 from caishen.sim import safeio
 from caishen.sim.rules.base import DEFAULT
+from caishen.sim.selfplay import rundir
 from caishen.sim.warmup import CompileWatch
 
 __all__ = ["LINEUPS", "BUFFER", "EVAL_SEED", "REFERENCE_RULES", "ARCHS", "TOP_K", "DEFAULT_CPU_MINUTES", "Budget",
@@ -569,9 +571,7 @@ def learn(rules: str = DEFAULT, out="runs/learn", budget: Budget | None = None,
     dev = device_of(torch, run.device)
     log = log or (lambda s: None)
     torch.set_num_threads(1)
-    out = safeio.make_dir(out)
-    with safeio.DirLock(out, "caishen learn"):  # one learn per folder; never a write through a link in it
-        safeio.refuse_links(out)
+    with rundir.workspace(out, "caishen learn") as out:  # one learn per folder; never a write through a link in it
         model, model0, opt, state, buf, gen = _start(torch, out, rules, net, seed, train.lr, dev, log)
         anchor = model0.linear.detach().cpu().numpy().astype(np.float64)  # the start's choice: kept by pruning
         start = _start_logits(torch, model0)
