@@ -54,9 +54,10 @@ log = logging.getLogger("caishen")
 TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats")
 
 #: rough cold compile seconds on one core of a 2-core machine (``caishen warmup TARGET``, each
-#: target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured), quoted in the first-use
-#: warning; the README's main job (one rule set, greedy) compiles part of ``selfplay``: about 50 s
-COLD_SECONDS = {"selfplay": 60, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60}
+#: target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured then, ``seats`` 43-60 s), quoted
+#: in the first-use warning; the README's main job compiles the self-play loop with every bot: 69 s
+#: quiet with the side process, 83-107 s without (docs/results.md), so ``selfplay`` says 90
+COLD_SECONDS = {"selfplay": 90, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60}
 
 
 def cache_dir() -> Path:
