@@ -435,6 +435,31 @@ def test_open_seats_play_in_simulate_match_sweep_and_ladder(tmp_path, capsys, en
     assert "cannot import module 'no_such_mod'" in capsys.readouterr().err
 
 
+def test_an_open_seat_is_the_piao_checks_field_and_refused_in_its_study(tmp_path, capsys, engine_warm):
+    """caishen piao --field: the check's other three seats may be an open seat (the 飘 policies each among three of
+    the user's bot); the study's own --policy / --keep-then replay states inside the kernel and refuse one, naming
+    --field."""
+    from caishen import cli
+    from caishen.sim.analysis import piao_answer, study
+
+    out = tmp_path / "p"
+    assert cli.main(["piao", "--hands", "60", "--rollouts", "1", "--check-walls", "12", "--field", RANDOM,
+                     "--out", str(out), "--no-progress"]) == 0
+    ans = json.loads((out / piao_answer.ANSWER_JSON).read_text())
+    assert ans["check"]["field"] == RANDOM and f"field {RANDOM}" in " ".join(capsys.readouterr().out.split())
+    assert study.read_sweep_json(out / piao_answer.CHECK_DIR)["grid"]["field"] == RANDOM
+    assert all(v > 0 for v in ans["check"]["mean_points"].values())  # greedy-based 飘 policies among random bots
+    for args in (["--policy", RANDOM], ["--keep-then", RANDOM], ["--adaptive", "2", "--field", "greedy"]):
+        with pytest.raises(SystemExit) as e:
+            cli.main(["piao", "--out", str(tmp_path / "x"), *args])
+        assert e.value.code == 2
+        err = capsys.readouterr().err
+        assert "--field" in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(SystemExit):  # a field that cannot play is named before the study spends its time
+        cli.main(["piao", "--out", str(tmp_path / "y"), "--field", "python:no_such_mod:act"])
+    assert "cannot import module 'no_such_mod'" in capsys.readouterr().err and not (tmp_path / "y" / "study").exists()
+
+
 def test_observe_states_is_observe_on_any_engine_states(batched_warm):
     """BatchedGames.observe_states (what a python: seat is given) encodes any states exactly as observe does
     the batch's own, in the batch's layout; a subset and other seats too; bad input is named."""

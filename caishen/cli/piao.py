@@ -26,6 +26,10 @@ def add(sub) -> None:
     p.add_argument("--keep-then", default=None, metavar="Q",
                    help="the keep branch's bot after the chance (default: --policy itself with 飘 turned off only "
                    "at this chance: keep now, decide again later)")
+    p.add_argument("--field", default=None, metavar="F",
+                   help="the check's other three seats (default: --policy): any bot spec, an open seat python:/exec: "
+                   "included (played in this process), to ask which 飘 policy does best among your bot")
+    common.add_seat_args(p)
     p.add_argument("--hands", type=int, default=piao_answer.DEFAULT_HANDS,
                    help=f"hands of the study (default {piao_answer.DEFAULT_HANDS:,})")
     p.add_argument("--rollouts", type=int, default=piao_study.DEFAULT_ROLLOUTS,
@@ -48,8 +52,9 @@ def add(sub) -> None:
 
 
 def refuse_open_seats(args) -> None:
-    """``ValueError`` (one line) for a python: / exec: bot in ``--policy`` or ``--keep-then``: the study's
-    counterfactual rollouts replay each chance's state inside the numba kernel, where only kernel bots play."""
+    """``ValueError`` (one line) for a python: / exec: bot in ``--policy`` or ``--keep-then`` (the study's
+    counterfactual rollouts replay each chance's state inside the numba kernel, where only kernel bots play) or in
+    ``--field`` with ``--adaptive`` (whose fields are the study's own tables); ``--field`` of the check takes them."""
     from caishen.sim.bots.registry import is_open
 
     for flag, spec in (("--policy", args.policy), ("--keep-then", args.keep_then)):
@@ -61,14 +66,18 @@ def refuse_open_seats(args) -> None:
             raise ValueError(
                 f"{flag} {spec.strip()!r} is an open seat (python:/exec:), and caishen piao plays every hand and its "
                 "counterfactual rollouts inside the numba kernel, where only the registry's kernel bots play; "
-                f"measure your bot beside the 飘 policies with caishen match --policies '{spec.strip()},piao_table,"
-                "always,never' (or caishen sweep with it in the field) instead")
+                "seat your bot in the check instead (--field " + repr(spec.strip()) + ": the 飘 policies each at one "
+                "seat among three of it), or caishen match --policies '" + spec.strip() + ",piao_table,always,never'")
+    if args.adaptive is not None and args.field is not None:
+        raise ValueError(f"--field {args.field!r} is for the check of the one-round study; --adaptive plays every "
+                         "seat with the table estimated against the current field")
 
 
 def run(args) -> int:
     from caishen.sim.analysis import piao_answer
 
     refuse_open_seats(args)
+    common.open_seats(common.specs(args.field), args)  # a python:/exec: field: the arena host, in this process
     if args.workers is not None and not 1 <= args.workers <= common.MAX_WORKERS:
         raise ValueError(f"--workers {args.workers}: must be in 1..{common.MAX_WORKERS}")
     if args.adaptive is not None:
@@ -89,7 +98,7 @@ def run(args) -> int:
     try:
         ans = piao_answer.run(args.rules, args.out, policy=args.policy, keep_then=args.keep_then, hands=args.hands,
                               seed=args.seed, rollouts=args.rollouts, check_walls=args.check_walls,
-                              workers=args.workers, progress=not args.no_progress, options=args.option)
+                              field=args.field, workers=args.workers, progress=not args.no_progress, options=args.option)
     except KeyboardInterrupt:
         print(f"caishen piao: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130

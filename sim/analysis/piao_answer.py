@@ -32,7 +32,9 @@ keeping it, and where?" for a given bot, in a directory ``OUT``:
    one panel over every chance and one each where the policy throws and
    keeps by itself.
 4. **The check on duplicate deals** (``OUT/check/``, a ``caishen sweep``
-   with ``P`` as the field): the implied table **on P itself**
+   with ``P`` as the field, or ``--field F``: any bot, an open seat
+   ``python:`` / ``exec:`` included, for "which 飘 policy does best among
+   *my* bot"): the implied table **on P itself**
    (``piao_table:<bits>:P``, :mod:`caishen.sim.bots.piao_table`: P plays
    every move but the 飘 decision), P, and the other 飘 decisions on the same
    base (:func:`check_policies`: the shipped table, never, always; with
@@ -397,7 +399,7 @@ def _estimate_row(est: pd.DataFrame, own: str, feature: str = "all") -> dict | N
 
 def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None, hands: int = DEFAULT_HANDS,
         seed: int = 0, rollouts: int = piao_study.DEFAULT_ROLLOUTS, check_walls: int | None = None,
-        workers: int | None = None, progress: bool = True, options=None) -> dict:
+        field: str | None = None, workers: int | None = None, progress: bool = True, options=None) -> dict:
     """Run (or resume) the 飘 study and its check into ``out``; return the answer (also ``OUT/piao_answer.json``).
 
     ``rules``: the rule set with the 飘 decision; ``policy``: one bot spec
@@ -405,7 +407,10 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
     ``keep_then``: the keep branch's bot after the chance (default: ``policy``
     itself, decided again at later chances); ``hands``: hands of the study;
     ``rollouts``: R per branch; ``check_walls``: walls per policy of the
-    check (0 skips it; None: :func:`default_check_walls`); ``seed``: the
+    check (0 skips it; None: :func:`default_check_walls`); ``field``: the
+    check's other three seats (one bot spec, default ``policy``; an open
+    seat ``python:`` / ``exec:`` plays there through the arena host, in this
+    process; the study itself stays inside the kernel); ``seed``: the
     study's walls (the check plays ``seed + 1``); ``options``: rule options
     (``["K=V", ...]`` or a dict) for the study and the check.  ``out`` is
     held while it runs (:func:`caishen.sim.selfplay.rundir.workspace`: its
@@ -416,17 +421,25 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
     Measured: see ``docs/studies.md`` for the default size's wall time.
     """
     from caishen.sim.analysis import markdown, piao_estimate, study
-    from caishen.sim.bots.registry import normalize
+    from caishen.sim.bots.registry import check_seats, normalize, seat_workers
 
     check_rules(rules)
     policy = normalize(policy)
     keep = None if keep_then is None else normalize(keep_then)
     if "," in policy:
         raise ValueError(f"--policy {policy!r}: give one bot (it plays every seat)")
+    field = policy if field is None else normalize(field)
+    if "," in field:
+        raise ValueError(f"--field {field!r}: give one bot (it plays the check's other three seats)")
     hands = piao_study._check_int("hands", hands, 1, 10**9)
     check_walls = default_check_walls(hands) if check_walls is None else \
         piao_study._check_int("check_walls", check_walls, 0, 10**9)
     opts = _option_dict(rules, options)
+    if check_walls:  # the check's field (an open seat's module or program found) before the study spends its time
+        from caishen.sim import engine
+
+        name, r = engine.load_rules(rules, opts or None)
+        check_seats([field], name, int(engine.engine_params(name, r)[engine.EP_JOKER]), label="--field")
     ex = runner.Execution(workers=workers, progress=progress)
     words = piao_study.comparison(policy, keep, per_hand=True)
     if opts:
@@ -495,14 +508,15 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
             labels = check_labels(policy, bits)
             pols = list(labels.values())
             t1 = time.perf_counter()
+            check_ex = runner.Execution(workers=seat_workers([field], workers), progress=progress)  # open: 1 process
             study.sweep(rules, out / CHECK_DIR, options=[f"{k}={v}" for k, v in opts.items()], policies=",".join(pols),
-                        field=policy, walls=check_walls, seed=seed + 1, execution=ex)
+                        field=field, walls=check_walls, seed=seed + 1, execution=check_ex)
             scores = sweep_wall_scores(out / CHECK_DIR)
             pw = pairwise({lab: scores[spec] for lab, spec in labels.items()})
             pw.insert(2, "a_spec", pw["a"].map(labels))
             pw.insert(3, "b_spec", pw["b"].map(labels))
             pw.insert(0, "comparison", f"points per hand of policy a minus policy b at one seat, the other three seats "
-                                       f"{policy}, on the same {check_walls} walls (duplicate deals)")
+                                       f"{field}, on the same {check_walls} walls (duplicate deals)")
             safeio.atomic_write(out / PAIRWISE_CSV, pw.to_csv(index=False))
             legend = "\n".join(f"- `{lab}`: `{spec}`" for lab, spec in labels.items())
             safeio.atomic_write(out / PAIRWISE_MD, f"# 飘 check: {pw['comparison'].iloc[0]}\n\n"
@@ -510,7 +524,7 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
                                 "* = Holm p < 0.05.\n\n"
                                 + markdown.table(pairwise_matrix(pw), index=True) + "\n\n" + legend + "\n")
             means = {lab: float(np.mean(scores[spec])) for lab, spec in labels.items()}
-            answer["check"] = {"walls": check_walls, "field": policy, "labels": labels, "mean_points": means,
+            answer["check"] = {"walls": check_walls, "field": field, "labels": labels, "mean_points": means,
                                "seconds": round(time.perf_counter() - t1, 1),
                                "adjustment": f"Bonferroni over m = {int(pw['m'].iloc[0])} pairs (each interval at "
                                              f"{100 * (1 - 0.05 / pw['m'].iloc[0]):.2f}%), Holm-adjusted p-values",

@@ -58,7 +58,7 @@ above the kernels plays them, batching their decisions across many hands
 ``caishen`` command do that).  So ``sim/`` never imports ``envs/``:
 :func:`caishen.sim.selfplay.batch.play_batch` hands a table with an open seat
 to the registered host (:func:`host_player`), and every command that plays
-through it (``simulate``, ``match``, ``ladder``, ``sweep``) takes open seats,
+through it (``simulate``, ``match``, ``ladder``, ``sweep``, ``balance``, the 飘 check's ``--field``) takes open seats,
 checked by :func:`check_seats`.  A kernel table (:func:`bot_table`) refuses
 them (:func:`check_fits`).  Open seats play in the process that registered the
 host (:func:`seat_workers`: one worker).
