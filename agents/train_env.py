@@ -250,6 +250,8 @@ def train(cfg: Config, log=print) -> dict:
     if dagger:
         registry.parse(cfg.expert)  # the registry's message for a bad spec
     n = cfg.envs
+    log(f"{'DAgger from ' + cfg.expert if dagger else 'DMC self-play'}, {cfg.rules}, {n} games at a time, budget "
+        f"{cfg.cpu_minutes} CPU-minutes; a line per evaluation (every {cfg.eval_every} updates)")
     env = SelfPlayVectorEnv(n, cfg.rules, observation="candidates", oracle=True, reward="scaled", final_obs=False)
     obs, info = env.reset(seed=cfg.seed * 10**6 + counters["update"] * n)
     oracle = info["oracle"]
@@ -372,7 +374,7 @@ def _checkpoint(cfg, torch, net, opt, pool, counters, t_cpu0, t_wall0, last, dev
     _save_checkpoint(torch, out / "checkpoint.pt",
                      {"net": net.state_dict(), "opt": opt.state_dict(), "pool": [p.state_dict() for p in pool],
                       "config": json.dumps(asdict(cfg)), "counters": json.dumps(counters)})
-    log(" ".join(f"{k}={v}" for k, v in row.items()))
+    log(" ".join(f"{k}={v}" for k, v in row.items() if not (isinstance(v, float) and np.isnan(v))))  # no agree=nan
     return {**row, "path": path}
 
 

@@ -260,8 +260,10 @@ def main() -> None:
                 (jh, jt), (kh, kt) = j[0], kaihua[policies]
                 print(f"Jiating / Kaihua, {policies}: {jh / kh:.2f}x per hand, {jh * jt / (kh * kt):.2f}x per turn "
                       "(goal >= 1.0x per turn: a Jiating turn has no chows and no joker)")
-        print("targets (issue 11): Kaihua random >= 150,000 hands/s, greedy >= 20,000 hands/s per core")
+        print("the project's targets: Kaihua random >= 150,000 hands/s, greedy >= 20,000 hands/s per core")
     if args.cold:
+        print("first run: caishen simulate --rules kaihua --games 100000 --workers 2 on empty caches "
+              "(compiles every kernel: 1-3 minutes; nothing more is printed until it ends) ...", flush=True)
         secs, t_first, first = cold_run()
         print(f"first run (empty numba and table caches), caishen simulate --rules kaihua --games 100000 "
               f"--workers 2: {secs:,.0f} s wall (goal <= 60 s); its first line, after {t_first:.1f} s: {first}")

@@ -29,6 +29,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -40,6 +41,11 @@ from caishen.sim import safeio
 from caishen.sim.selfplay.batch import play_batch
 
 
+def say(what: str) -> None:
+    """One progress line on stderr (the study is silent for a minute or two otherwise)."""
+    print(f"jiating_balance: {what}", file=sys.stderr, flush=True)
+
+
 def jiating_study(hands: int = 100_000, seed: int = 31, decl_hands: int = 5_000, rollouts: int = 4,
                   workers: int | None = None, figures=None, hard_hands: int = 200_000) -> dict:
     """Pattern and balance tables of ``hands`` Jiating hands and the declarations' value.
@@ -47,9 +53,12 @@ def jiating_study(hands: int = 100_000, seed: int = 31, decl_hands: int = 5_000,
     Returns ``{"patterns", "balance", "declarations", "seconds"}``.
     """
     t0 = time.perf_counter()
+    say(f"playing {hands:,} greedy hands ...")
     df = pd.DataFrame(play_batch(hands, seed, rules="jiating", policies="greedy"))
     pat = JA.patterns(df)
     bal = JA.balance(df)
+    say(f"the 架听 declaration's value on {decl_hands:,} hands ({rollouts} rollouts a branch) and 硬子's on "
+        f"{hard_hands:,} ...")
     decl = JA.declaration_value(decl_hands, seed, rollouts, workers=workers, hard_hands=hard_hands)
     if figures is not None:
         import matplotlib

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -33,6 +34,11 @@ SETTINGS = {
 }
 
 
+def say(what: str) -> None:
+    """One progress line on stderr (the study is silent for tens of seconds otherwise)."""
+    print(f"kaihua_balance: {what}", file=sys.stderr, flush=True)
+
+
 def kaihua_study(hands: int = 200_000, seed: int = 21, policies: str = "greedy", settings=None,
                  option_hands: int | None = None, figures=None) -> dict:
     """Balance tables of ``hands`` Kaihua hands, and the key rows under each option setting.
@@ -42,9 +48,12 @@ def kaihua_study(hands: int = 200_000, seed: int = 21, policies: str = "greedy",
     and the stacked comparison).
     """
     t0 = time.perf_counter()
+    say(f"playing {hands:,} hands of {policies} ...")
     df = pd.DataFrame(play_batch(hands, seed, policies=policies))
     types = KA.hand_types(df)
     bal = KA.balance(df)
+    n_opt = option_hands or hands // 4
+    say(f"each of {len(settings or SETTINGS)} option settings on {n_opt:,} walls ...")
     opts = balance.compare_options(settings or SETTINGS, option_hands or hands // 4, seed, "kaihua", policies,
                                    tables=(KA.balance,))
     if figures is not None:

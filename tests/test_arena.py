@@ -371,6 +371,9 @@ def test_match_resume_refuses_changed_weights_of_the_same_tuned_file(tmp_path):
     f.write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="weights differ"):
         runner.prepare_run_dir(tmp_path / "m", make_config("kaihua", f"tuned:{f},greedy", 10, 0))
+    with pytest.raises(ValueError, match="policies: run has") as e:  # other bots: named as such, weights not blamed
+        runner.prepare_run_dir(tmp_path / "m", make_config("kaihua", "tuned:kaihua,random", 10, 0))
+    assert "weights differ" not in str(e.value)
 
 
 def test_cli_match_prints_the_table_and_exits_2_on_bad_input(tmp_path, capsys, engine_warm):

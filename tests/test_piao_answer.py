@@ -269,6 +269,19 @@ def test_joint_table_cells_match_the_reference():
         assert (r.diff, r.ci_low, r.ci_high) == pytest.approx(ref, rel=1e-9)
 
 
+def test_heatmap_leaves_out_an_empty_panel_and_one_that_repeats_every_chance():
+    rng = np.random.default_rng(3)
+    n = 300
+    pts = pd.DataFrame({"hand_id": np.arange(n), "tiles_left": rng.integers(0, 70, n), "waits": rng.integers(1, 12, n),
+                        "chances": 1, "diff": rng.normal(1, 5, n), "own_choice": np.zeros(n, np.int64)})
+    keeps_only = piao_answer.joint_table(pts, split="own_choice")  # greedy: it never throws by itself
+    assert piao_answer.heatmap_panels(keeps_only, "own_choice") == (["all"], "keeps")
+    pts.loc[:9, "own_choice"] = 1
+    both = piao_answer.joint_table(pts, split="own_choice")
+    assert piao_answer.heatmap_panels(both, "own_choice") == (["all", "keeps", "throws"], None)
+    assert piao_answer.heatmap_panels(piao_answer.joint_table(pts), None) == ([None], None)
+
+
 def test_check_walls_follow_the_hands_and_tables_sit_on_the_policys_base():
     assert piao_answer.default_check_walls(20_000) == piao_answer.MIN_CHECK_WALLS
     assert piao_answer.default_check_walls(400_000) == 8_000

@@ -217,12 +217,24 @@ def joint_table(points: pd.DataFrame, rows: str = "tiles_left", cols: str = "wai
 # ---------------------------------------------------------------------------
 # the figure
 # ---------------------------------------------------------------------------
+def heatmap_panels(joint: pd.DataFrame, split: str | None) -> tuple[list, object]:
+    """``(panels, only)`` of :func:`heatmap`: the first group (``"all"``) and every other group of ``split`` with
+    some but not all of the chances; ``only``: the group holding every chance, if one does (else None)."""
+    if not split:
+        return [None], None
+    groups = list(dict.fromkeys(joint[split]))
+    total = {g: int(joint.loc[joint[split] == g, "points"].sum()) for g in groups}
+    full = [g for g in groups[1:] if total[g] == total[groups[0]]]
+    return [groups[0]] + [g for g in groups[1:] if 0 < total[g] < total[groups[0]]], (full[0] if full else None)
+
+
 def heatmap(joint: pd.DataFrame, path, comparison: str, rows: str = "tiles_left", cols: str = "waits",
             split: str | None = None, note: str = "") -> None:
     """Write the heatmap of :func:`joint_table` to ``path`` (PNG): colour = EV of 飘 minus keep (points,
     centred at 0), each cell annotated with the EV, its 95% interval and its chances; cells with fewer than
     :data:`MIN_POINTS` chances grey.  ``split``: the table's split column: one panel per group, side by side
-    (one colour scale); ``note``: a line under the title (bots, size, seed)."""
+    (one colour scale), leaving out a group with no chance and one holding every chance (it would repeat the
+    first panel: its name joins that panel's title); ``note``: a line under the title (bots, size, seed)."""
     import textwrap
 
     import matplotlib
@@ -232,7 +244,7 @@ def heatmap(joint: pd.DataFrame, path, comparison: str, rows: str = "tiles_left"
 
     from caishen.sim.analysis.figures import save_figure
 
-    panels = list(dict.fromkeys(joint[split])) if split else [None]
+    panels, only = heatmap_panels(joint, split)
     rl = list(dict.fromkeys(joint[rows]))
     cll = list(dict.fromkeys(joint[cols]))
     vals = {}
@@ -268,9 +280,11 @@ def heatmap(joint: pd.DataFrame, path, comparison: str, rows: str = "tiles_left"
         ax.set_xlabel("waits after the throw (kinds)")
         if pn is not None:
             n = int(t["points"].sum())
-            ax.set_title({"all": "every chance", "throws": "where the policy throws by itself",
-                          "keeps": "where the policy keeps by itself"}.get(pn, f"{split} = {pn}")
-                         + f" (n={n:,})", fontsize=8)
+            names = {"all": "every chance", "throws": "where the policy throws by itself",
+                     "keeps": "where the policy keeps by itself"}
+            every = {"throws": "the policy throws at every one", "keeps": "the policy keeps at every one"}
+            extra = "" if only is None or pn != panels[0] else f"; {every.get(only, f'{split} = {only} at every one')}"
+            ax.set_title(names.get(pn, f"{split} = {pn}") + f" (n={n:,}{extra})", fontsize=8)
     axes[0][0].set_ylabel("live wall tiles left")
     fig.colorbar(im, ax=list(axes[0]), label="EV of piao minus keep (points per chance)")
     plain = comparison.replace("飘", "piao").replace("财神", "caishen")
@@ -581,7 +595,10 @@ def format_answer(answer: dict, out) -> str:
                      + ", ".join(f"{k} = {v}" if k != v else k for k, v in c.get("labels", {}).items()))
         for r in pw.itertuples(index=False):
             star = " *" if r.p_holm < 0.05 else ""
-            lines.append(f"  {r.a} minus {r.b}: {r.diff:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]{star}")
+            if r.diff == r.ci_low == r.ci_high == 0:  # e.g. never and greedy, which never throws by itself
+                lines.append(f"  {r.a} minus {r.b}: 0, the same points on every wall (they played alike)")
+            else:
+                lines.append(f"  {r.a} minus {r.b}: {r.diff:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]{star}")
         lines.append("mean points per hand: " + ", ".join(f"{p} {v:+.3f}" for p, v in c["mean_points"].items())
                      + f"; best: {c['best']}")
     lines.append(f"files: {out / TABLE_CSV}, {out / CELLS_CSV}, {out / RISK_CSV}, {out / HEATMAP_PNG}"

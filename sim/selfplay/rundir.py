@@ -296,6 +296,8 @@ def config_differences(stored: dict, wanted: dict) -> list[str]:
                 if a.get(o) != b.get(o):
                     out.append(f"option {o}: run has {a.get(o)!r}, requested {b.get(o)!r}")
         elif k == "bot_weights":
+            if _json_norm(stored.get("policies")) != _json_norm(wanted.get("policies")):
+                continue  # other bots have other weights: the policies' line says it
             out.append(f"the bots' weights differ (a bot's weights file, tuned: or learned:, changed since the run began): "
                        f"run has {a!r}, requested {b!r}")
         else:
