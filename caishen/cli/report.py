@@ -36,7 +36,8 @@ def run(args) -> int:
     if status != 0:  # the figures read every chunk: only from a run whose chunks all verified
         print("report: no figures until the damaged chunks are repaired (see above)", file=sys.stderr)
     elif not args.no_figures and args.section is None:
-        print("report: drawing the figures and report.html ...", file=sys.stderr, flush=True)  # seconds on 1M hands
+        if sys.stderr.isatty():  # seconds on a million hands: say so at a terminal (a pipe gets only the result)
+            print("report: drawing the figures and report.html ...", file=sys.stderr, flush=True)
         page = report.write_report(args.run_dir)
         print(f"report: {page}")
     return status
