@@ -159,5 +159,7 @@ def run(args) -> int:
         print(f"comparable non-飘: {defs['comparable']}")
     if defs.get(summary.PIAO_RATES_KEY):
         print(f"{summary.PIAO_RATES_KEY}: {defs[summary.PIAO_RATES_KEY]}")
+    if defs.get("observational"):  # 飘 minus comparable is a selection effect: said beside it, as report says it
+        print(f"observational: {defs['observational']}")
     common.print_examples(summary.example_hands(out))
     return 0
