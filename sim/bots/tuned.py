@@ -234,7 +234,7 @@ def _turn_context(st, ep, tabs, mask, work, need_eff):
     return -1, best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller (_tuned_action): no kernel level of its own (registry._base_action)
 def _tuned_turn(w, st, ep, tabs, mask, work):
     """Own turn of the tuned bot (module docstring)."""
     if mask[A_WIN]:
@@ -280,7 +280,7 @@ def _claim_linear(w, base, after, pong, opens, gone):
     return sc + w[C_PONG] if pong else sc
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller (_tuned_action), as _tuned_turn
 def _tuned_claim(w, st, ep, tabs, mask, work):
     """Claim decision of the tuned bot (module docstring): the best claim if its score is positive."""
     if mask[A_WIN]:
