@@ -24,7 +24,8 @@ cache in about a second.  This module makes that visible and avoidable:
   printed: a mark with a cache numba cannot use (another CPU, another numba)
   still prints the compile line.
 - :func:`side_compile`: on a cold cache and idle cores, a second process
-  compiles the learned bot's kernels while the command compiles the rest.
+  compiles the learned and the tuned bot's kernels while the command compiles
+  the rest.
 
 Targets (``TARGETS``): ``selfplay`` (``caishen.sim.selfplay.batch.play_batch`` with every
 kernel policy of the bot registry, every rule set, its points kernel included), ``bots``
@@ -55,9 +56,10 @@ TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats")
 
 #: rough cold compile seconds on one core of a 2-core machine (``caishen warmup TARGET``, each
 #: target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured then, ``seats`` 43-60 s), quoted
-#: in the first-use warning; the README's main job compiles the self-play loop with every bot: 69 s
-#: quiet with the side process, 83-107 s without (docs/results.md), so ``selfplay`` says 90
-COLD_SECONDS = {"selfplay": 90, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60}
+#: in the first-use warning; the README's main job compiles the self-play loop with every bot: 72-76 CPU s
+#: in one process at load ~4 (88-96 before the step's draw and payment became kernels), 47 s wall with
+#: the side process at load ~2 (docs/speed.md, "Cold compile"), so ``selfplay`` says 75
+COLD_SECONDS = {"selfplay": 75, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60}
 
 
 def cache_dir() -> Path:
@@ -192,41 +194,56 @@ class CompileWatch:
                 self.on_idle()
 
 
-#: kernels a command compiles on an empty cache (``caishen warmup`` and the commands measure and keep their
-#: own counts in :func:`estimates`; these are for a machine that has measured nothing yet; the self-play loop's
-#: commands count this process's kernels: ~80 with the side process of :func:`side_compile`, ~110 without)
-DEFAULT_KERNELS = {"caishen simulate": 80, "caishen match": 80, "caishen sweep": 80, "caishen ladder": 130,
+#: kernels a command compiles in its own process on an empty cache (``caishen warmup`` and the commands measure
+#: and keep their own counts in :func:`estimates`; these are for a machine that has measured nothing yet)
+DEFAULT_KERNELS = {"caishen simulate": 108, "caishen match": 108, "caishen sweep": 108, "caishen ladder": 130,
                    "caishen piao": 120, "caishen play": 70, "caishen hand": 17, "caishen score": 25,
                    "caishen replay": 95, "caishen report": 1}
+#: the same while the side process of :func:`side_compile` runs (it compiles the learned and the tuned bot, which
+#: the command then loads from the cache; how many it loads depends on who gets there first): the self-play
+#: loop's commands
+SIDE_KERNELS = {"caishen simulate": 74, "caishen match": 74, "caishen sweep": 74}
 #: the file of the measured compiles, in the cache directory (and in its siblings: earlier digests)
 ESTIMATES = "estimates.json"
+#: the suffix of a measurement's key in :data:`ESTIMATES` when the side process ran beside the command
+SIDE_KEY = " (side process)"
 
 
-def estimates(prefix: str) -> tuple[int | None, float | None]:
+def _side_used() -> bool:
+    """True once this command started the side process of :func:`side_compile` (its count is then smaller)."""
+    return bool(_side)
+
+
+def estimates(prefix: str, side: bool | None = None) -> tuple[int | None, float | None]:
     """``(kernels, seconds)`` a cold compile of ``prefix`` (e.g. ``"caishen simulate"``) took on this machine:
     the latest measurement in this cache directory, else in an older one beside it (earlier sources), else
-    :data:`DEFAULT_KERNELS` and no seconds; ``(None, None)`` when nothing is known."""
+    :data:`DEFAULT_KERNELS` (:data:`SIDE_KERNELS`) and no seconds; ``(None, None)`` when nothing is known.
+    ``side``: the count with the side process of :func:`side_compile` running beside the command or without
+    it (default: whether this command started it); each is measured and kept apart."""
     from caishen.sim import safeio
 
+    side = _side_used() if side is None else side
+    key = prefix + SIDE_KEY if side else prefix
     here = cache_dir() / "caishen-warm" / ESTIMATES
     places = [here] + sorted(cache_dir().parent.glob(f"*/caishen-warm/{ESTIMATES}"),
                              key=lambda q: q.stat().st_mtime, reverse=True)
     for path in places:
         try:
-            got = safeio.parse_json(safeio.read_text(path, 1 << 16)).get(prefix)
+            got = safeio.parse_json(safeio.read_text(path, 1 << 16)).get(key)
             kernels, seconds = int(got["kernels"]), float(got["seconds"])
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             continue
         if 0 < kernels < 10**5 and 0 <= seconds < 10**6:
             return kernels, seconds
-    return DEFAULT_KERNELS.get(prefix), None
+    return (SIDE_KERNELS if side and prefix in SIDE_KERNELS else DEFAULT_KERNELS).get(prefix), None
 
 
 def _record_estimate(prefix: str, kernels: int, seconds: float) -> None:
     """Keep a finished cold compile's size and time for :func:`estimates` (best effort: a read-only cache
-    directory keeps nothing)."""
+    directory keeps nothing), under the side process's key when this command started it."""
     from caishen.sim import safeio
 
+    prefix = prefix + SIDE_KEY if _side_used() else prefix
     path = cache_dir() / "caishen-warm" / ESTIMATES
     try:
         doc = safeio.parse_json(safeio.read_text(path, 1 << 16)) if path.is_file() else {}
@@ -257,6 +274,7 @@ class _KernelBar:
         self.t_last = time.perf_counter()
         total, seconds = estimates(prefix)
         self.total = total
+        _bars.append(self)
         if not getattr(out, "isatty", lambda: False)():
             return
         from tqdm import tqdm
@@ -272,6 +290,17 @@ class _KernelBar:
                         miniters=1,
                         desc=f"{prefix}: compiling{about}", bar_format="{desc}: kernel {n_fmt} of {total_fmt} "
                         "{bar} [{elapsed}<{remaining}]" if total else "{desc}: kernel {n_fmt} [{elapsed}]")
+
+    def side_started(self) -> None:
+        """The side process of :func:`side_compile` started: this process compiles fewer kernels, and the
+        estimate is the one measured with it."""
+        total = estimates(self.prefix, side=True)[0]
+        self.total = total if total and total >= self.n else None
+        if self.bar is not None:
+            self.bar.total = self.total
+            if self.total is None:
+                self.bar.bar_format = "{desc}: kernel {n_fmt} [{elapsed}]"
+            self.bar.refresh()
 
     def step(self) -> None:
         self.n += 1
@@ -294,9 +323,17 @@ class _KernelBar:
             self.bar.clear()
 
     def close(self) -> None:
+        if self in _bars:
+            _bars.remove(self)
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+
+#: the open :class:`_KernelBar` objects of this process
+_bars: list[_KernelBar] = []
+#: not empty once this command started the side process of :func:`side_compile` (:func:`compile_line` clears it)
+_side: list[bool] = []
 
 
 @contextlib.contextmanager
@@ -321,6 +358,8 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
               "a cold machine; `caishen warmup` compiles ahead of time) ...", file=out, flush=True)
         bar = _KernelBar(prefix, out)
 
+    if not _lines:  # a new command: no side process yet
+        _side.clear()
     _lines.append(prefix)
     try:
         with CompileWatch(start, on_kernel=lambda: bar is not None and bar.step(),
@@ -347,8 +386,10 @@ def inside_compile_line() -> bool:
     return bool(_lines)
 
 
-#: the side process's work (:func:`side_compile`): a module and its function compiling kernels into the cache
-SIDE_COMPILE = ("caishen.sim.bots.learned", "compile_ahead")
+#: the side process's work (:func:`side_compile`), in order: ``(module, function)`` pairs compiling kernels
+#: into the cache without running them, with the self-play loop's argument types: the learned bot (typed
+#: last of the bots by the command's process), then the tuned bot (typed just before it)
+SIDE_COMPILE = (("caishen.sim.bots.learned", "compile_ahead"), ("caishen.sim.bots.tuned", "compile_ahead"))
 #: seconds :func:`side_compile` waits for its process after the block before it stops it
 SIDE_WAIT_S = 60.0
 
@@ -360,17 +401,19 @@ def side_compile(enabled: bool = True) -> Iterator[None]:
     numba compiles in one thread, and a kernel's callees before it: the
     self-play loop (:func:`caishen.sim.selfplay.batch._play_batch_walls`) types
     its bots one after the other, the learned bot last
-    (:func:`caishen.sim.bots.registry._base_action`).  With ``enabled``, two or
+    (:func:`caishen.sim.bots.registry._base_action`), the tuned bot before it.  With ``enabled``, two or
     more cores, more than 1.1 of them idle (``os.getloadavg()``: where other
     jobs keep the second core busy the two processes share it, and were seen
     1.15x slower in wall time than one at load ~2.5; on a quiet machine the
     one-minute average still counts the pip install of a first ``make run``,
     0.8 in a newcomer's fresh clone) and an empty cache (no mark of the
     ``selfplay`` target), a
-    process runs :data:`SIDE_COMPILE` (the learned bot's kernels, with the
-    loop's argument types) into the same numba cache meanwhile, and this
-    process loads them from it when its typing gets there instead of compiling
-    them again: a cold first run compiles on two cores.  Nothing changes in
+    process runs :data:`SIDE_COMPILE` (the learned bot's kernels, then the
+    tuned bot's, with the loop's argument types) into the same numba cache
+    meanwhile, and this process loads them from it when its typing gets there
+    instead of compiling them again: a cold first run compiles on two cores
+    (the kernel count on stderr is then the one measured with the side process,
+    :func:`estimates`).  Nothing changes in
     what is compiled or how it runs; a side process that is late only costs
     the other core.  After the block it waits up to :data:`SIDE_WAIT_S` s for
     the process, then stops it (numba writes each cache file whole).
@@ -389,13 +432,17 @@ def side_compile(enabled: bool = True) -> Iterator[None]:
         busy = 0.0
     idle = cores - busy > 1.1  # under load 0.9 on 2 cores: no other job holds a core
     if enabled and cores >= 2 and idle and not any(is_marked("selfplay", part) for part in ("kernel", "bots")):
-        module, func = SIDE_COMPILE
+        work = "; ".join(f"from {module} import {func}; {func}()" for module, func in SIDE_COMPILE)
         try:
-            proc = subprocess.Popen([sys.executable, "-c", f"from {module} import {func}; {func}()"],
+            proc = subprocess.Popen([sys.executable, "-c", work],
                                     env=dict(os.environ, NUMBA_CACHE_DIR=str(cache_dir())),
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except OSError:  # no second process: this one compiles everything, as without it
             proc = None
+        if proc is not None:
+            _side.append(True)
+            for bar in list(_bars):
+                bar.side_started()
     try:
         yield
     finally:

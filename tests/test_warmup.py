@@ -16,6 +16,7 @@ def cold(tmp_path, monkeypatch):
     """A cache directory with no marks, and no target announced in this process yet."""
     monkeypatch.setattr(W, "cache_dir", lambda: tmp_path)
     monkeypatch.setattr(W, "_announced", set())
+    monkeypatch.setattr(W, "_side", [])  # no side process started by an earlier test's command
     return tmp_path
 
 
@@ -354,8 +355,9 @@ def test_side_compile_starts_its_process_only_on_a_cold_cache_with_cores_to_spar
     with W.side_compile():
         assert len(started) == 1
     (cmd, where), done = started
-    module, func = W.SIDE_COMPILE
-    assert cmd[-1] == f"from {module} import {func}; {func}()" and where == str(cold) and done == "waited"
+    assert cmd[-1] == ("from caishen.sim.bots.learned import compile_ahead; compile_ahead(); "
+                       "from caishen.sim.bots.tuned import compile_ahead; compile_ahead()")
+    assert where == str(cold) and done == "waited"
     started.clear()
     monkeypatch.setattr(W.os, "sched_getaffinity", lambda pid: {0}, raising=False)
     with W.side_compile():
@@ -369,12 +371,12 @@ def test_side_compile_starts_its_process_only_on_a_cold_cache_with_cores_to_spar
 
 
 def test_the_side_process_compiles_the_learned_bot_with_the_self_play_loops_types():
-    """learned.compile_ahead's arguments have the types play_batch passes its learned bot (the context's slot,
+    """learned.compile_ahead's (and tuned.compile_ahead's) arguments have the types play_batch passes its learned bot (the context's slot,
     a weights row, the state's record, the engine params, the hand table, the scratch), or the side process
     would compile copies the loop never loads."""
     from numba import typeof
 
-    from caishen.sim.bots import learned
+    from caishen.sim.bots import learned, tuned
     from caishen.sim.bots.policies import new_work
     from caishen.sim.bots.registry import bot_table, make_context
     from caishen.sim.engine import EP_JOKER, engine_params, load_rules, new_state
@@ -386,6 +388,47 @@ def test_the_side_process_compiles_the_learned_bot_with_the_self_play_loops_type
     bx = make_context(name, r, weights, 1, "greedy")
     loop = (bx.weights[0], new_state()[0], ep, hand_tables(), new_work(), bx.slots[0])
     assert [typeof(a) for a in learned._ahead_args()] == [typeof(a) for a in loop]
+    assert [typeof(a) for a in tuned._ahead_args()] == [typeof(a) for a in loop[:5]]  # the tuned bot's, after it
+
+
+def test_the_kernel_count_is_the_one_measured_with_the_side_process_when_it_runs(cold, monkeypatch):
+    """Issue 45: "kernel N of M" counts this process's kernels, fewer while the side process compiles the
+    learned and the tuned bot: M is the count measured with it when it runs (from its start on) and the one
+    measured without it otherwise, each kept apart."""
+    import io
+    import subprocess
+
+    class FakeProc:
+        def __init__(self, *a, **kw):
+            pass
+
+        def wait(self, timeout=None):
+            pass
+
+    alone_dir = cold / "caches" / "numba-1"  # no other test's estimates beside it
+    monkeypatch.setattr(W, "cache_dir", lambda: alone_dir)
+    monkeypatch.setattr(W, "LOG_EVERY_S", 0.0)
+    monkeypatch.setattr(subprocess, "Popen", FakeProc)
+    monkeypatch.setattr(W.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(W.os, "getloadavg", lambda: (0.2, 1.0, 1.0))
+    alone, side = W.DEFAULT_KERNELS["caishen simulate"], W.SIDE_KERNELS["caishen simulate"]
+    assert side < alone
+    log = io.StringIO()
+    with W.compile_line("caishen simulate", log):
+        fresh_kernel()(1)  # before the side process starts: the count without it
+        with W.side_compile():
+            fresh_kernel()(2)
+    lines = [x for x in log.getvalue().splitlines() if "compiling, kernel" in x]
+    assert lines == [f"caishen simulate: compiling, kernel 1 of {alone}",
+                     f"caishen simulate: compiling, kernel 2 of {side}"], lines
+    assert W.estimates("caishen simulate", side=True)[0] == 2  # measured with the side process
+    assert W.estimates("caishen simulate", side=False)[0] == alone  # the other count untouched
+    log = io.StringIO()
+    with W.compile_line("caishen simulate", log):  # a new command: no side process this time
+        assert W.estimates("caishen simulate")[0] == alone
+        with W.side_compile(False):
+            fresh_kernel()(3)
+    assert "compiling, kernel 1 of " + str(alone) in log.getvalue()
 
 
 def test_the_bar_steps_aside_when_numba_stops_compiling(cold):

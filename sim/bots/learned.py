@@ -87,6 +87,7 @@ from caishen.sim.bots.tuned import (
     _discard_linear,
     _turn_context,
 )
+from caishen.sim.bots.tuned import _ahead_args as _tuned_ahead_args  # the bots' argument types (compile_ahead)
 from caishen.sim.engine import (
     A_CHOW_LOW,
     A_DISCARD,
@@ -539,12 +540,9 @@ def compile_ahead() -> None:
 
 def _ahead_args() -> tuple:
     """Arguments of :func:`_scores_and_action` of the self-play loop's types (:func:`compile_ahead`; a test
-    holds them equal): a weights row, a state, the engine params, the hand table's type (uint8[:], C; not
-    built), the bots' scratch and :func:`new_scratch`."""
-    from caishen.sim.engine import engine_params, load_rules, new_state
-
-    name, r = load_rules(DEFAULT, None)
-    return np.zeros(1), new_state()[0], engine_params(name, r), np.zeros(1, np.uint8), new_work(), new_scratch()
+    holds them equal): the tuned bot's (:func:`caishen.sim.bots.tuned._ahead_args`: a weights row, a state,
+    the engine params, the hand table's type, the bots' scratch) and :func:`new_scratch`."""
+    return (*_tuned_ahead_args(), new_scratch())
 
 
 def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed: int = 0) -> dict:

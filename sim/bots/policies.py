@@ -218,7 +218,7 @@ def _live_counts(st, s, live):
         live[k] = max(live[k], 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller (_greedy_turn): no kernel level of its own (registry._base_action)
 def _best_discard(st, s, h, joker, tabs, mask, allow_joker, work):
     """Greedy discard among the legal discards: ``(kind, shanten after it)``.
 
@@ -342,7 +342,7 @@ def _claim_shanten(st, ep, tabs, mask, work):
     return base, pong, kong, c0, c1, c2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller (_choose_action), as _best_discard
 def _greedy_claim(st, ep, tabs, mask, work):
     """Claim decision: win if allowed; meld only when it lowers the shanten."""
     if mask[A_WIN]:
@@ -459,7 +459,7 @@ def _danger(k, joker, live, row, s):
     return d
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller (_choose_action), as _best_discard
 def _safe_turn(st, ep, tabs, mask, work):
     """``greedy_safe`` on its own turn (module docstring, "Defence")."""
     s = st.sc[SC_TO_ACT]

@@ -92,6 +92,7 @@ from caishen.sim.bots.policies import (
     _scratch,
     _threats,
     _wall_gone,
+    new_work,
 )
 from caishen.sim.tiles import MELD_KONG_EXPOSED, MELD_NONE
 
@@ -234,7 +235,7 @@ def _turn_context(st, ep, tabs, mask, work, need_eff):
     return -1, best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller (_tuned_action): no kernel level of its own (registry._base_action)
 def _tuned_turn(w, st, ep, tabs, mask, work):
     """Own turn of the tuned bot (module docstring)."""
     if mask[A_WIN]:
@@ -280,7 +281,7 @@ def _claim_linear(w, base, after, pong, opens, gone):
     return sc + w[C_PONG] if pong else sc
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # one caller (_tuned_action), as _tuned_turn
 def _tuned_claim(w, st, ep, tabs, mask, work):
     """Claim decision of the tuned bot (module docstring): the best claim if its score is positive."""
     if mask[A_WIN]:
@@ -344,3 +345,24 @@ def check_weights(weights, where: str = "weights") -> np.ndarray:
         i = int(bad[0])
         raise ValueError(f"{where}: weight {i} ({FEATURES[i]}) is {float(w[i])!r}; every weight must be a finite number")
     return w
+
+
+def compile_ahead() -> None:
+    """Compile the tuned bot's kernel (:func:`_tuned_action`, with what it calls) into numba's cache without
+    running it, with the argument types of the self-play loop (a weights row, the state, the state's own mask
+    field, as :func:`caishen.sim.bots.learned.compile_ahead`): the side process of a cold first compile
+    (:func:`caishen.sim.warmup.side_compile`), after the learned bot."""
+    import numba
+
+    row, st, ep, tabs, work = (numba.typeof(a) for a in _ahead_args())
+    _tuned_action.compile((row, st, ep, tabs, st.typeof("mask"), work))
+
+
+def _ahead_args() -> tuple:
+    """Arguments of the bots with data of the self-play loop's types (:func:`compile_ahead`; a test holds them
+    equal): a weights row, a state, the engine params, the hand table's type (uint8[:], C; not built) and the
+    bots' scratch."""
+    from caishen.sim.engine import engine_params, load_rules, new_state
+
+    name, r = load_rules()
+    return np.zeros(1), new_state()[0], engine_params(name, r), np.zeros(1, np.uint8), new_work()

@@ -158,7 +158,7 @@ from caishen.sim.engine.turn import (  # noqa: F401
     _step, _step_inlined,
 )
 from caishen.sim.engine.mask import (  # noqa: F401
-    _legal_mask, _legal_mask_inlined, _random_action,
+    _legal_mask, _random_action,
 )
 from caishen.sim.engine.check import (  # noqa: F401
     ERR_DECL, ERR_EMPTY_MASK, ERR_FORCE, ERR_HAND_RANGE, ERR_HAND_SIZE, ERR_HARD_AUTO, ERR_JOKER_MELD,

@@ -439,14 +439,15 @@ def _record_win(st, j, w, win_type, discarder, tile):
         x[WX_HAND + tile] -= 1
 
 
-@_inline_kernel
+@njit(cache=True)
 def _finish_wins(st, ep, rp, win_type, discarder, tile):
     """Pay every seat with ``SF_WON`` (in turn order after the discarder) and end the hand.
 
     The 飘 circles open now are the failed 飘 of K-9.3 (a winner's own circle
     does not count).  On a discard / robbed-kong win the tile goes into the
     first winner's hand; a robbed added kong reverts to a pong (K-5.5).
-    The hand's end lifts every K-2.5 force (E3).
+    The hand's end lifts every K-2.5 force (E3).  A plain kernel, not inlined: once a hand, from three
+    places of :func:`caishen.sim.engine.turn._step` (three inlined copies were ~a third of its compile).
     """
     dealer = st.sc[SC_DEALER]
     start = discarder if win_type != WIN_SELF_DRAW else st.sc[SC_TO_ACT]

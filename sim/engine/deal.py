@@ -96,7 +96,8 @@ from caishen.sim.tiles import MELD_NONE
 #: decorator of the engine's internal step helpers: numba inlines them into
 #: their callers (``_step``, ``_reset``), so that the state, params and hand
 #: tables cross no call boundary inside a step (each boundary costs reference
-#: counting on every array argument); ~1.7x faster batch play, longer compile
+#: counting on every array argument); ~1.7x faster batch play, longer compile (each
+#: call site is a copy: a helper reached from many places, :func:`_draw`, stays a kernel)
 _inline_kernel = njit(cache=True, inline="always")
 
 
@@ -313,9 +314,13 @@ def _reset(st, ep, rp, tabs, dealer):
         _declare_options(st, ep, tabs, dealer)
 
 
-@_inline_kernel
+@njit(cache=True)
 def _draw(st, ep, rp, tabs, s, replacement):
-    """Seat ``s`` draws from the head (or the tail for a kong replacement, K-5.4)."""
+    """Seat ``s`` draws from the head (or the tail for a kong replacement, K-5.4).
+
+    A plain kernel, not inlined: :func:`caishen.sim.engine.turn._step` held eight inlined copies of it
+    (after a discard nobody claims, a kong, a claimed kong), each with the win test, about half of the
+    step's compile; one call per draw costs little beside the win test."""
     if replacement:
         t = st.wall[st.sc[SC_TAIL]]
         st.sc[SC_TAIL] -= 1

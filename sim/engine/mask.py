@@ -217,10 +217,3 @@ def _legal_mask(st, ep):
 def _random_action(st):
     """A uniformly random legal action of the seat to act (stream ``st.rng``); needs ``_legal_mask`` first."""
     return st.legal[_rng_below(st.rng, st.sc[SC_N_LEGAL])]
-
-
-#: :func:`_legal_mask` and :func:`_step` compiled into their caller (numba IR
-#: inlining) for the batch loop of :mod:`caishen.sim.selfplay.batch`: two calls fewer per
-#: action, about 10% of random self-play.  Same source; everything else calls
-#: the plain kernels, so only that loop pays the longer compile.
-_legal_mask_inlined = _inline_kernel(_legal_mask.py_func)

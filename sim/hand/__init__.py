@@ -104,8 +104,9 @@ __all__ = [
 
 
 def _first_call(src, joker: int, op: int, tabs) -> int:
-    """What the three entry points below are until the first call: compile (or load) them and read the hand
-    table, then answer as the entry for ``src`` would.
+    """What each of the three entry points below is until its first call: compile (or load) that one
+    entry (a command that passes one kind of input compiles one) and read the hand table, then answer as
+    the entry for ``src`` does.
 
     ``kernel.compile(signature)`` compiles a kernel for one signature, or loads it from numba's cache, and
     returns its entry point: called directly it unboxes the arguments as those types, skipping the
@@ -114,11 +115,15 @@ def _first_call(src, joker: int, op: int, tabs) -> int:
     """
     global _TABS, _FROM_U8, _FROM_I64, _FROM_MARSHAL
     table, q = types.Array(types.uint8, 1, "C"), types.int64
-    _FROM_U8 = _query_array.compile((types.Array(types.uint8, 1, "A"), q, q, table))
-    _FROM_I64 = _query_array.compile((types.Array(types.int64, 1, "A"), q, q, table))
-    _FROM_MARSHAL = _query_marshal.compile((types.Bytes(types.uint8, 1, "C", readonly=True), q, q, table))
-    _TABS = hand_tables()
-    entry = _FROM_MARSHAL if type(src) is bytes else _FROM_U8 if src.dtype == np.uint8 else _FROM_I64
+    if type(src) is bytes:
+        entry = _FROM_MARSHAL = _query_marshal.compile((types.Bytes(types.uint8, 1, "C", readonly=True), q, q,
+                                                        table))
+    elif src.dtype == np.uint8:
+        entry = _FROM_U8 = _query_array.compile((types.Array(types.uint8, 1, "A"), q, q, table))
+    else:
+        entry = _FROM_I64 = _query_array.compile((types.Array(types.int64, 1, "A"), q, q, table))
+    if _TABS is None:
+        _TABS = hand_tables()
     return entry(src, joker, op, _TABS)
 
 

@@ -49,7 +49,7 @@ from caishen.sim.engine import (
     SC_WINNERS_MASK,
     SF_TENPAI,
     _check_state,
-    _legal_mask_inlined,
+    _legal_mask,
     _next_dealer,
     _next_streak,
     _reset,
@@ -71,7 +71,7 @@ from caishen.sim.tables import hand_tables
 from caishen.sim.validate import check_int
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     """Play the hand dealt in ``st`` (after ``_reset``) to its end; ``ERR_*`` code or 0.
 
@@ -84,10 +84,16 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     bot context (:func:`caishen.sim.bots.registry.make_context`), given with the kernel policies too:
     every run, match and study plays this one compiled loop (the search bot apart, whose context
     is None unless a seat searches).
+
+    Inlined into :func:`_play_batch_walls`, its one caller (numba links every callee into each kernel's
+    library and optimises it again there: one level fewer is seconds less of a cold compile).  It calls
+    the engine's plain :func:`caishen.sim.engine._legal_mask`, the one ``Game``, the envs and the studies
+    call (inlined it was no faster), and steps with the inlined copy of the step
+    (:data:`caishen.sim.engine.turn._step_inlined`: ~10% of random self-play).
     """
     # the arrays are the borrowed views of _play_batch_walls, its only caller (:mod:`caishen.sim.borrow`)
     while st.sc[SC_PHASE] != PH_DONE:
-        _legal_mask_inlined(st, ep)
+        _legal_mask(st, ep)
         s = st.sc[SC_TO_ACT]
         joker = ep[EP_JOKER]
         # the 3m+1 tiles left after the joker are ready only if the 3m+2 are a

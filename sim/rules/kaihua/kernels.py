@@ -119,7 +119,7 @@ def _is_qidui_baotou(counts13):
     while counts13[x] != 0 or x == CAISHEN:
         x += 1
     counts13[x] += 1
-    r = _is_seven_pairs(counts13, CAISHEN)
+    r = _is_seven_pairs(counts13, np.int64(CAISHEN))  # np.int64, not a literal 31: the copy `caishen hand` uses
     counts13[x] -= 1
     return r
 
@@ -134,7 +134,7 @@ def _is_baotou_wait(counts13, n_melds, tabs):
     restored.  The engine uses this to set a seat's forced 飘 of K-2.5,
     which lasts until that seat discards a 财神.
     """
-    if _is_baotou(counts13, CAISHEN, tabs):
+    if _is_baotou(counts13, np.int64(CAISHEN), tabs):
         return True
     return n_melds == 0 and _is_qidui_baotou(counts13)
 
@@ -180,7 +180,7 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
         if win_tile == CAISHEN or params[P_DISCARD_WIN] == 0 or jokers > params[P_DISCARD_WIN_MAX_CAISHEN]:
             return False, zero, zero, zero, zero
     # shapes of the 13 tiles before the win
-    baotou = _is_baotou(concealed, CAISHEN, tabs)  # K-6.2
+    baotou = _is_baotou(concealed, np.int64(CAISHEN), tabs)  # K-6.2
     qidui_baotou = n_melds == 0 and _is_qidui_baotou(concealed)  # K-6.3, D2
     if baotou or qidui_baotou:
         if win_tile == CAISHEN:  # K-2.5 (D3): must discard a 财神 instead
@@ -199,8 +199,8 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
     qubuqu = n_melds == 0 and j13 == 0 and has_four  # K-6.3 (D4), if seven pairs below
 
     concealed[win_tile] += 1
-    standard = _is_win_standard(concealed, CAISHEN, tabs)
-    seven_pairs = n_melds == 0 and _is_seven_pairs(concealed, CAISHEN)
+    standard = _is_win_standard(concealed, np.int64(CAISHEN), tabs)
+    seven_pairs = n_melds == 0 and _is_seven_pairs(concealed, np.int64(CAISHEN))
     qingyise = (standard or seven_pairs) and _is_qingyise(concealed, meld_kinds, n_melds)
     haohua = 0  # K-6.3 (D1): natural fours among the 14
     for k in range(34):

@@ -292,8 +292,9 @@ def evaluate(case: dict, rules: KaihuaRules | None = None) -> dict:
         raise ValueError(f"rules must be a KaihuaRules, got {type(rules).__name__}")
     c = _parse_case(case)
     params = rules.params()
+    # the counts as uint8, as the engine passes them: the compiled copy every self-play run has cached
     legal, exponent, flags, piao_links, kong_links = _evaluate_win(
-        c["concealed"], c["win_tile"], c["meld_types"], c["meld_kinds"], c["n_melds"],
+        c["concealed"].astype(np.uint8), c["win_tile"], c["meld_types"], c["meld_kinds"], c["n_melds"],
         c["win_type"] == WIN_SELF_DRAW, c["replacement_draw"], c["chain_piao"], c["chain_kong"],
         params, hand_tables(),
     )
