@@ -5,7 +5,7 @@ runs.  When that frame is a ctypes callback (llvmlite calls back into Python whi
 kernel or loads one from the cache), the exception is printed as "Exception ignored on calling ctypes
 callback function ... KeyboardInterrupt" and lost: the command goes on and exits 0 after a traceback.
 :func:`install` sets a handler that raises as Python's own does, except while an llvmlite frame is on
-the stack: there it sends the signal again :data:`RETRY_S` seconds later, by when the callback has
+the stack (or importlib's module-lock callback, as rare at start-up): there it sends the signal again :data:`RETRY_S` seconds later, by when the callback has
 returned (and again, until it has).  :func:`seen` tells whether it raised: an import that a Ctrl-C
 cut short can surface as another exception (numpy turns it into an ``ImportError``), which the
 command then reports as the interruption it was.  :func:`quiet_exit`, once the command is done: a
@@ -25,8 +25,11 @@ RETRY_S = 0.02
 
 
 def _in_llvmlite(frame) -> bool:
+    """True inside a callback whose exception Python would print as "Exception ignored" and drop: llvmlite's
+    ctypes callbacks, and the weakref callback of importlib's module locks (``_get_module_lock``'s ``cb``)."""
     while frame is not None:
-        if "llvmlite" in frame.f_code.co_filename:
+        code = frame.f_code
+        if "llvmlite" in code.co_filename or (getattr(code, "co_name", "") == "cb" and "importlib._bootstrap" in code.co_filename):
             return True
         frame = frame.f_back
     return False
