@@ -46,13 +46,8 @@ from caishen.sim.engine import (
     A_KONG_EXPOSED,
     A_PONG,
     A_WIN,
-    EP_CHOW,
-    EP_JOKER,
     N_KINDS,
     N_SEATS,
-    SC_DRAWN,
-    SC_SRC,
-    SC_TILE,
     Game,
     action_name,
     parse_action,
@@ -82,8 +77,8 @@ tiles: 1m..9m characters 万, 1p..9p dots 筒, 1s..9s bamboo 条, 1z..7z 东 南
 
 def help_text(game: Game) -> str:
     """The ``help`` command's list for ``game``'s rule set: its examples name only the claims it has (a chow
-    only where the next seat may chow, ``EP_CHOW``)."""
-    if int(game._ep[EP_CHOW]):
+    only where the next seat may chow, ``params.chow``)."""
+    if int(game._ep.chow):
         return HELP.format(listed="chow 3m4m[5m], pong 5m5m[5m]", named="chow_mid")
     return HELP.format(listed="pong 5m5m[5m], kong 5m5m5m[5m]", named="pong")
 
@@ -96,9 +91,9 @@ def action_label(game: Game, a: int) -> str:
     """Action ``a`` of the seat to act as a person reads it: with its tiles (the claimed tile in brackets:
     ``chow 3m4m[5m]``, ``pong 5m5m[5m]``, ``kong 5m5m5m[5m]``; ``win on 5m from seat 2``; ``win:
     self-draw 5m``; ``kong_concealed 7z7z7z7z``), the joker marked ``*``."""
-    joker = int(game._ep[EP_JOKER])
-    sc = game.state["sc"]
-    tile, src, drawn = int(sc[SC_TILE]), int(sc[SC_SRC]), int(sc[SC_DRAWN])
+    joker = int(game._ep.joker)
+    sc = game.state["table"]
+    tile, src, drawn = int(sc["tile"]), int(sc["src"]), int(sc["drawn"])
     if A_CHOW_LOW <= a <= A_CHOW_HIGH:
         low = tile - (a - A_CHOW_LOW)
         return "chow " + "".join(f"[{_name(k, joker)}]" if k == tile else _name(k, joker)
@@ -151,7 +146,7 @@ def hint_lines(game: Game, seat: int) -> list[str]:
     turn, the discards ranked by the shanten they leave, then by the live tiles that would lower it (the
     copies ``seat`` cannot see: :func:`caishen.sim.hand.effective_tiles`); when ready, its waits."""
     counts = np.asarray(game.state["hands"][seat], np.int64)
-    joker = int(game._ep[EP_JOKER])
+    joker = int(game._ep.joker)
     seen = _visible(game, seat)
     n = int(counts.sum())
     lines = [f"hint: shanten {_hand.shanten(counts, joker)} (-1: complete, 0: ready)"]
@@ -260,7 +255,7 @@ def play(rules: str = DEFAULT, options: dict | None = None, seat: int = 0, polic
     seat = check_int("--seat", seat, 0, N_SEATS - 1)
     game = Game(rules, options).reset(seed=seed)
     bots = [make_agent(policy, None if game.seed is None else game.seed + p) for p in range(N_SEATS)]
-    joker = int(game._ep[EP_JOKER])
+    joker = int(game._ep.joker)
     answers = bounded_lines(stdin, MAX_INPUT)
     step = [0]
 

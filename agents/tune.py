@@ -128,7 +128,7 @@ class _Evaluator:
         self.ep = engine.engine_params(self.name, self.r)
         self.rp = self.r.params()
         self.tabs = hand_tables()
-        joker = int(self.ep[engine.EP_JOKER])
+        joker = int(self.ep.joker)
         self.pool_rows = []
         for spec in pool:
             t, w = bot_table([spec] * 4, self.name, joker)  # ValueError naming a bad spec

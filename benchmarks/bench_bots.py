@@ -100,7 +100,7 @@ def decision_cost(rules: str, specs: list[str], n_states: int = 4000, seed: int 
         E._seeded_wall(hs, st)
         hs += 1
         E._reset(st, ep, rp, tabs, int(rng.integers(4)))
-        while st["sc"][E.SC_PHASE] != E.PH_DONE and n < n_states:
+        while st["table"]["phase"] != E.PH_DONE and n < n_states:
             E._legal_mask(st, ep)
             if rng.random() < 0.3:
                 states[n] = st
@@ -108,7 +108,7 @@ def decision_cost(rules: str, specs: list[str], n_states: int = 4000, seed: int 
             E._step(st, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], work))
     out = {}
     for spec in specs:
-        table, w = bot_table([spec] * 4, name, int(ep[E.EP_JOKER]))
+        table, w = bot_table([spec] * 4, name, int(ep.joker))
         bx = make_context(name, r, w, seed, search=True)
         code, param = int(table[0, 0]), int(table[0, 1])
         loop(code, param, states[:2].copy(), ep, rp, tabs, work, bx)  # compile
@@ -127,12 +127,13 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     from caishen.sim import engine as E
     from caishen.sim.bots.registry import bot_table, make_context
     from caishen.sim.bots.policies import POLICY_GREEDY, _choose_action, new_work
-    from caishen.sim.bots.search import _copy_state, _determinize, _hand_value, _mc_action, _rollout
+    from caishen.sim.engine import _copy_state
+    from caishen.sim.bots.search import _determinize, _hand_value, _mc_action, _rollout
     from caishen.sim.tables import hand_tables
 
     name, r = E.load_rules(rules, None)
     ep, rp, tabs = E.engine_params(name, r), r.params(), hand_tables()
-    _, w = bot_table([f"mc:{n_det}"] * 4, name, int(ep[E.EP_JOKER]))
+    _, w = bot_table([f"mc:{n_det}"] * 4, name, int(ep.joker))
     bx = make_context(name, r, w, seed, search=True)
     work = new_work()
     rng = np.random.default_rng(seed)
@@ -143,9 +144,9 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
         E._seeded_wall(hs, st)
         hs += 1
         E._reset(st, ep, rp, tabs, int(rng.integers(4)))
-        while st["sc"][E.SC_PHASE] != E.PH_DONE and n < n_states:
+        while st["table"]["phase"] != E.PH_DONE and n < n_states:
             E._legal_mask(st, ep)
-            if st["sc"][E.SC_PHASE] == E.PH_TURN and rng.random() < 0.1:
+            if st["table"]["phase"] == E.PH_TURN and rng.random() < 0.1:
                 states[n] = st
                 n += 1
             E._step(st, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], work))
@@ -154,7 +155,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     pol = np.full(4, POLICY_GREEDY, np.int64)  # every opponent played as greedy
     # warm up the kernels (compile or load them) on a first state
     s0 = states[0]
-    me = int(s0["sc"][E.SC_TO_ACT])
+    me = int(s0["table"]["to_act"])
     _determinize(root, s0, me, ep, rp, tabs, brng, ib, pol)
     _copy_state(sim, root)
     E._step(sim, ep, rp, tabs, _choose_action(POLICY_GREEDY, 0, s0, ep, rp, tabs, s0["mask"], work))
@@ -166,7 +167,7 @@ def rollout_cost(rules: str, n_states: int, n_det: int, seed: int = 5) -> dict:
     n_roll = 0
     for i in range(n_states):
         s = states[i]
-        me = int(s["sc"][E.SC_TO_ACT])
+        me = int(s["table"]["to_act"])
         a = _choose_action(POLICY_GREEDY, 0, s, ep, rp, tabs, s["mask"], work)
         for _ in range(4):
             _determinize(root, s, me, ep, rp, tabs, brng, ib, pol)
@@ -220,9 +221,9 @@ def opponent_llr(hands: int = 300) -> np.ndarray:
             game = E.Game(rules).reset(seed=seed)
             while not game.done:
                 game.step(bots[game.current_player].act(game))
-            st, joker = game.state, int(game._ep[E.EP_JOKER])
+            st, joker = game.state, int(game._ep.joker)
             for p in (0, 1, 3):
-                n = min(int(st["seat"][p, E.SF_N_DISCARDS]), rows * OPP_ROW)
+                n = min(int(st["seat"][p]["n_discards"]), rows * OPP_ROW)
                 for i, k in enumerate(st["discards"][p, :n]):
                     if int(k) != joker:
                         cnt[specs[p]][i // OPP_ROW, _discard_category(int(k))] += 1

@@ -110,7 +110,7 @@ def game_like_batch(rules: str, policies: str, seed: int, observations: bool = T
     g = E.Game(rules)
     st = E.new_state()[0]
     _rng_seed(st["rng"], seed)
-    dealer = int(_rng_below(st["rng"], 4)) if g._ep[E.EP_FIRST_DEALER_RANDOM] else 0
+    dealer = int(_rng_below(st["rng"], 4)) if g._ep.first_dealer_random else 0
     E._shuffle_wall(st)
     g.reset(wall=st["wall"].copy(), dealer=dealer)
     g.state["rng"][:] = st["rng"]

@@ -44,22 +44,12 @@ from caishen.sim.bots.agent import Agent
 from caishen.sim.bots.policies import POLICY_RANDOM, new_work
 from caishen.sim.bots.registry import _bot_action
 from caishen.sim.engine import (
-    EP_FIRST_DEALER_RANDOM,
-    EP_JOKER,
     ERR_MESSAGES,
     N_RECORD,
     N_SEATS,
     PH_DONE,
     PH_TURN,
     PHASE_NAMES,
-    SC_DEALER,
-    SC_DRAWN,
-    SC_MATCH_HAND,
-    SC_PHASE,
-    SC_STREAK,
-    SC_TO_ACT,
-    SC_WINNERS_MASK,
-    SF_TENPAI,
     _check_state,
     _legal_mask,
     _next_dealer,
@@ -120,19 +110,19 @@ def _deal(i, h, out, rules, cfg, saved):
         streak = 0
     elif h % cfg[C_MATCH_LEN] == 0:
         drawn = _duplicate_deal(st, seed, h, saved)
-        dealer = drawn if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0  # K-3.2 / J-2.2
+        dealer = drawn if ep.first_dealer_random != 0 else 0  # K-3.2 / J-2.2
         match_hand = 0
         streak = 0
     else:
-        old = st.sc[SC_DEALER]
-        dealer = _next_dealer(ep, old, st.sc[SC_WINNERS_MASK])  # K-3.3, J-2.3
-        streak = _next_streak(old, dealer, st.sc[SC_STREAK])  # J-2.4
-        match_hand = st.sc[SC_MATCH_HAND] + 1
+        old = st.table.dealer
+        dealer = _next_dealer(ep, old, st.table.winners_mask)  # K-3.3, J-2.3
+        streak = _next_streak(old, dealer, st.table.streak)  # J-2.4
+        match_hand = st.table.match_hand + 1
         _duplicate_deal(st, seed, h, saved)
     _rng_seed(st.rng, _wall_key(seed, h) ^ _BOTS_TAG)
     _reset(st, ep, rp, tabs, dealer)
-    st.sc[SC_MATCH_HAND] = match_hand
-    st.sc[SC_STREAK] = streak
+    st.table.match_hand = match_hand
+    st.table.streak = streak
     info[i, I_HAND] = h
     if cfg[C_LOG] != 0:
         _log(i, LOG_DEAL, h, dealer, log, log_n)
@@ -165,11 +155,11 @@ def _advance(i, out, rules, bots, bx, cfg):
     ep, rp, tabs = rules
     table, hosted, work, saved = bots
     st = states[i]
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     info[i, I_WAIT] = WAIT_NONE
     while True:
         h = info[i, I_HAND]
-        if st.sc[SC_PHASE] == PH_DONE:
+        if st.table.phase == PH_DONE:
             _write_record(st, ep, h, rec[h])
             if cfg[C_LOG] != 0:
                 _log(i, LOG_END, h, 0, log, log_n)
@@ -186,9 +176,9 @@ def _advance(i, out, rules, bots, bx, cfg):
             info[i, I_WAIT] = WAIT_DRAIN
             return 0
         _legal_mask(st, ep)
-        s = st.sc[SC_TO_ACT]
-        if (joker >= 0 and chance[h, s] == 0 and st.sc[SC_PHASE] == PH_TURN and st.hands[s, joker] > 0
-                and (st.seat[s, SF_TENPAI] != 0 or st.sc[SC_DRAWN] < 0)):  # as caishen.sim.selfplay.batch._play_hand
+        s = st.table.to_act
+        if (joker >= 0 and chance[h, s] == 0 and st.table.phase == PH_TURN and st.hands[s, joker] > 0
+                and (st.seat[s].ready != 0 or st.table.drawn < 0)):  # as caishen.sim.selfplay.batch._play_hand
             st.hands[s, joker] -= 1
             if _shanten(st.hands[s], joker, tabs) <= 0:
                 chance[h, s] = 1
@@ -287,7 +277,7 @@ class Table:
         self.name, self.rules, self.specs = name, rules, specs
         self.seed, self.wall_seed = seed, wall_seed
         ep = engine_params(name, rules)
-        self.joker = int(ep[EP_JOKER])
+        self.joker = int(ep.joker)
         hosted = np.array([registry.is_open(p) for p in specs], np.uint8)
         kernel_specs = ["random" if hosted[s] else p for s, p in enumerate(specs)]  # an open seat's row is never read
         table, weights = registry.bot_table(kernel_specs, name, self.joker)
@@ -326,7 +316,7 @@ class Table:
         """``"hand 17 of wall seed 4242 (seat 2, phase claim)"``: game ``i``'s decision, for messages."""
         h = int(self.info[i, I_HAND])
         of = f"wall seed {self.wall_seed}" if self.wall_seed >= 0 else f"seed {self.seed}"
-        phase = PHASE_NAMES.get(int(self.states[i]["sc"][SC_PHASE]), "?")
+        phase = PHASE_NAMES.get(int(self.states[i]["table"]["phase"]), "?")
         return f"hand {h} of {of} (seat {int(self.info[i, I_WAIT])}, phase {phase})"
 
     # -- playing -------------------------------------------------------------------------------
@@ -433,7 +423,7 @@ def play_batch(n_hands: int, seed: int, rules=DEFAULT, options=None, policies="g
     match_len = check_int("match_len", match_len, 1, 2**31 - 1)
     wall_seed = -1 if wall_seed is None else check_int("wall_seed", wall_seed, 0, 2**32 - 1)
     name, r = load_rules(rules, options)
-    specs = [b.spec for b in registry.check_seats(policies, name, int(engine_params(name, r)[EP_JOKER]))]
+    specs = [b.spec for b in registry.check_seats(policies, name, int(engine_params(name, r).joker))]
     table = Table(n_hands, seed, name, r, specs, match_len, bool(check), wall_seed)
     if n_hands:
         table.run()
@@ -458,7 +448,7 @@ class _OneGame:
         return self.number
 
     def where(self, i):
-        phase = PHASE_NAMES.get(int(self.states[0]["sc"][SC_PHASE]), "?")
+        phase = PHASE_NAMES.get(int(self.states[0]["table"]["phase"]), "?")
         return f"game {self.number} of the step API (seat {self.seat}, phase {phase})"
 
 
@@ -492,7 +482,7 @@ class SeatAgent(Agent):
     def _seat(self, game, s: int):
         key = (game.rules_name, s if self.bot.kind == "exec" else -1)
         if key not in self._seats:
-            joker = int(engine_params(game.rules_name, game.rules)[EP_JOKER])
+            joker = int(engine_params(game.rules_name, game.rules).joker)
             seat = _open_seats([self.name] * N_SEATS, game.rules_name, game.rules.to_dict(), joker)[
                 s if self.bot.kind == "exec" else 0]
             seat.begin()

@@ -51,7 +51,7 @@ from caishen.sim.borrow import borrowed
 from caishen.sim.bots.features import ASSIST_V1
 from caishen.sim.bots.policies import _W_AFTER, _W_EFF, _W_LIVE, _live_counts, _scratch
 from caishen.sim.effective import _effective_each, _shanten_each_discard
-from caishen.sim.engine import SC_TILE, Game
+from caishen.sim.engine import Game
 from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.rules import base as _rulesets
 from caishen.sim.tables import hand_tables
@@ -111,7 +111,7 @@ def _assist_games(states, seats, joker, tabs, tmp, each, out):
     states, seats, tabs, tmp, each, out = borrowed((states, seats, tabs, tmp, each, out))  # caishen.sim.borrow
     for i in range(states.shape[0]):
         st = states[i]
-        _assist_one(st.hands[seats[i]], st.sc[SC_TILE], joker, tabs, tmp, each, out[i])
+        _assist_one(st.hands[seats[i]], st.table.tile, joker, tabs, tmp, each, out[i])
 
 
 def assist_batch(states: np.ndarray, seats: np.ndarray, rules_name: str, out: np.ndarray | None = None) -> np.ndarray:
@@ -159,7 +159,7 @@ def _assist_rows(st, seat, joker, tabs, work, tmp, x, r0):
     the tile on offer and what the seat sees (its live counts).  The first three rows, divided by their
     ``high``, are :func:`_assist_one`'s 36 values."""
     hand = st.hands[seat]
-    pending = st.sc[SC_TILE]
+    pending = st.table.tile
     n, s0, s1 = _shanten_now_and_on_offer(hand, pending, joker, tabs, tmp)
     v0 = min(s0 + 1, 8)
     v1 = min(s1 + 1, 8)

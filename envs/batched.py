@@ -103,7 +103,7 @@ shape or dtype (bools and floats are not actions) always raises.
 
 Scoring a finished hand: the one seam
 -------------------------------------
-A rule set that pays inside the engine (``seat[:, SF_SCORE]``, its points
+A rule set that pays inside the engine (``seat.score``, its points
 kernel ``POINTS_ENGINE``) costs no per-game Python work at all.  Where a
 finished hand's points come from is one kernel,
 :func:`caishen.envs.batched_kernels._hand_points`: it returns them when the
@@ -144,7 +144,6 @@ from caishen.envs.observation import LAYOUTS, _flat_tables, check_layout, flat_s
 from caishen.envs.oracle import Oracle
 from caishen.sim.warmup import first_use
 from caishen.sim.engine import (
-    EP_JOKER,
     N_ACTIONS,
     N_KINDS,
     N_RECORD,
@@ -484,7 +483,7 @@ class BatchedGames:
                 raise ValueError("three opponent specs need a fixed seat (the learning seat is drawn with "
                                  "seat='random')")
             specs.insert(self.seat, "greedy")  # the learning seat's row is never read
-        joker = int(self._ep[EP_JOKER])
+        joker = int(self._ep.joker)
         self._open = None
         hosted = [registry.is_open(p) for p in specs]
         if any(hosted) and self.seat >= 0:  # the learning seat is nobody's open seat
@@ -665,7 +664,7 @@ class BatchedGames:
         """
         if not self._started:
             raise ValueError("call reset() first")
-        table, weights = registry.bot_table(policy, self.rules_name, int(self._ep[EP_JOKER]))
+        table, weights = registry.bot_table(policy, self.rules_name, int(self._ep.joker))
         if self._bx_of.get(policy) is None:
             self._bx_of[policy] = registry.make_context(self.rules_name, self.rules, weights, 0, policy)
         if out is None:

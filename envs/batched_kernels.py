@@ -22,19 +22,9 @@ from numba import njit
 
 from caishen.sim.bots.features import _encode, _encode_history, _flatten
 from caishen.sim.engine import (
-    EP_POINTS,
-    EP_FIRST_DEALER_RANDOM,
-    EP_JOKER,
     N_ACTIONS,
     N_SEATS,
     PH_DONE,
-    SC_DEALER,
-    SC_MATCH_HAND,
-    SC_PHASE,
-    SC_STREAK,
-    SC_TO_ACT,
-    SC_WINNERS_MASK,
-    SF_SCORE,
     _legal_mask,
     _next_dealer,
     _next_streak,
@@ -115,15 +105,15 @@ REWARD_SIGN = 2
 def _hand_points(st, ep, rp, out):
     """THE seam where a finished hand's points come from: fill ``out: int64[4]``, return True.
 
-    The engine's payments (``seat[:, SF_SCORE]``, K-8) when they are the
-    rule set's points (``ep[EP_POINTS]`` is ``POINTS_ENGINE``), and 0 for
+    The engine's payments (``seat.score``, K-8) when they are the
+    rule set's points (``ep.points`` is ``POINTS_ENGINE``), and 0 for
     everybody on a 流局.  Otherwise (wins scored after the hand, J-6)
     returns False and the caller pauses the game until the rule set's points
     kernel has filled ``out`` (:meth:`BatchedGames._score_paused`).
     """
-    if ep[EP_POINTS] == POINTS_ENGINE or st.sc[SC_WINNERS_MASK] == 0:
+    if ep.points == POINTS_ENGINE or st.table.winners_mask == 0:
         for s in range(N_SEATS):
-            out[s] = st.seat[s, SF_SCORE]
+            out[s] = st.seat[s].score
         return True
     return False
 
@@ -156,7 +146,7 @@ def _play(i, st, a, tab):
     opponents ``(table, bot context, log, log_n)``)."""
     ep, rp, tabs, cfg, bots = tab[0], tab[1], tab[2], tab[3], tab[5]
     if cfg[C_LOG] != 0:
-        _log(i, LOG_ACT, st.sc[SC_TO_ACT], a, bots[2], bots[3])
+        _log(i, LOG_ACT, st.table.to_act, a, bots[2], bots[3])
     _step(st, ep, rp, tabs, a)
 
 
@@ -166,7 +156,7 @@ def _deal_game(i, st, g, new_episode, tab):
     ep, rp, tabs, cfg, bots = tab[0], tab[1], tab[2], tab[3], tab[5]
     _deal(st, g, new_episode, ep, rp, tabs, cfg)
     if cfg[C_LOG] != 0:
-        _log(i, LOG_DEAL, st.sc[SC_DEALER], g.gi[GI_LEARNER], bots[2], bots[3])
+        _log(i, LOG_DEAL, st.table.dealer, g.gi[GI_LEARNER], bots[2], bots[3])
 
 
 @njit(cache=True)
@@ -185,23 +175,23 @@ def _deal(st, g, new_episode, ep, rp, tabs, cfg):
     if new_episode or cfg[C_EPISODE] == EPISODE_HAND:
         if cfg[C_DEALER] >= 0:
             dealer = cfg[C_DEALER]
-        elif cfg[C_EPISODE] == EPISODE_MATCH and ep[EP_FIRST_DEALER_RANDOM] == 0:
+        elif cfg[C_EPISODE] == EPISODE_MATCH and ep.first_dealer_random == 0:
             dealer = 0  # K-3.2 (E10): a match's first dealer is seat 0
         else:
             dealer = _rng_below(g.stream, N_SEATS)
         streak = 0
         match_hand = 0
     else:
-        old = st.sc[SC_DEALER]
-        dealer = _next_dealer(ep, old, st.sc[SC_WINNERS_MASK])
-        streak = _next_streak(old, dealer, st.sc[SC_STREAK])
-        match_hand = st.sc[SC_MATCH_HAND] + 1
+        old = st.table.dealer
+        dealer = _next_dealer(ep, old, st.table.winners_mask)
+        streak = _next_streak(old, dealer, st.table.streak)
+        match_hand = st.table.match_hand + 1
     seed = np.int64(_rng_next(g.stream) >> np.uint64(32))
     gi[GI_HAND_SEED] = seed
     _seeded_wall(seed, st)
     _reset(st, ep, rp, tabs, dealer)
-    st.sc[SC_MATCH_HAND] = match_hand
-    st.sc[SC_STREAK] = streak
+    st.table.match_hand = match_hand
+    st.table.streak = streak
     gi[GI_HANDS] += 1
     gi[GI_DECIDED] = 0
 
@@ -213,7 +203,7 @@ def _end_episode(i, st, g, truncate, tab, scr, out):
     work, x, scalar, inv_high = scr
     obs_planes, obs_flat, fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, illegal, \
         points, hands_ended, rec = out
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     gi = g.gi
     if truncate:
         truncated[i] = True
@@ -260,13 +250,13 @@ def _advance(i, states, games, tab, scr, out):
     g = games[i]
     gi = g.gi
     versus = cfg[C_MODE] == MODE_VERSUS
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     logged = cfg[C_LOG] != 0
     while True:
         if logged and bots[3][i] > LOG_CAP - 8:  # an iteration logs 6 entries at most
             gi[GI_OPEN] = OPEN_DRAIN
             return True
-        if st.sc[SC_PHASE] == PH_DONE:
+        if st.table.phase == PH_DONE:
             skip = versus and cfg[C_EPISODE] == EPISODE_HAND and gi[GI_DECIDED] == 0
             if skip and not logged:
                 _deal(st, g, False, ep, rp, tabs, cfg)  # no learner decision: dealt again, counts for nobody
@@ -278,7 +268,7 @@ def _advance(i, states, games, tab, scr, out):
                     return True
             gi[GI_READY] = 0
             if logged:  # the hand's end and points, for the exec: opponents' end_hand
-                _log(i, LOG_END, st.sc[SC_WINNERS_MASK], 0, bots[2], bots[3])
+                _log(i, LOG_END, st.table.winners_mask, 0, bots[2], bots[3])
                 for s in range(N_SEATS):
                     _log(i, LOG_POINTS, s, g.points[s], bots[2], bots[3])
             if skip:
@@ -291,14 +281,14 @@ def _advance(i, states, games, tab, scr, out):
             if cfg[C_EPISODE] == EPISODE_HAND:
                 _end_episode(i, st, g, False, tab, scr, out)
                 _deal_game(i, st, g, True, tab)
-            elif st.sc[SC_MATCH_HAND] + 1 >= cfg[C_MATCH_LEN]:
+            elif st.table.match_hand + 1 >= cfg[C_MATCH_LEN]:
                 _end_episode(i, st, g, True, tab, scr, out)
                 _deal_game(i, st, g, True, tab)
             else:
                 _deal_game(i, st, g, False, tab)
             continue
         _legal_mask(st, ep)
-        s = st.sc[SC_TO_ACT]
+        s = st.table.to_act
         if versus and s != gi[GI_LEARNER]:
             code = bots[0][s, 0]  # bots: (table, bot context, log, log_n), BatchedGames._bot_table
             if code == POLICY_HOST:  # an open seat: the Python side asks it (caishen.envs.open_opponents)
@@ -400,7 +390,7 @@ def _step_games(actions, states, games, tab, scr, out):
         a = actions[i]
         if st.mask[a] == 0:  # only reachable with C_PENALTY (else the caller raised)
             illegal[i] = True
-            g.acc[st.sc[SC_TO_ACT]] += fcfg[F_ILLEGAL]
+            g.acc[st.table.to_act] += fcfg[F_ILLEGAL]
             _end_episode(i, st, g, False, tab, scr, out)
             _deal_game(i, st, g, True, tab)
         else:
@@ -446,7 +436,7 @@ def _observe_games(seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_
     """Encode seat ``seats[i]``'s observation of game ``i`` into ``out_planes[i]`` / ``out_flat[i]``."""
     seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_flat = borrowed(
         (seats, states, ep, cfg, x, scalar, inv_high, out_planes, out_flat))  # as _step_games
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     for i in range(seats.shape[0]):
         if cfg[C_FLAT] != 0:
             _observe_one(states[i], seats[i], joker, cfg, x, x, out_flat[i], scalar, inv_high)

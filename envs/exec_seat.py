@@ -60,16 +60,6 @@ from caishen.sim.engine import (
     PH_ROB,
     PH_TURN,
     PHASE_NAMES,
-    SC_DEALER,
-    SC_DRAWN,
-    SC_HEAD,
-    SC_PHASE,
-    SC_SRC,
-    SC_TAIL,
-    SC_TILE,
-    SC_TO_ACT,
-    SF_DECL,
-    SF_N_DISCARDS,
     action_name,
     parse_action,
 )
@@ -122,9 +112,9 @@ def _meld(kind: int, mtype: int, hidden: bool) -> str:
 def request(st, game: int, seat: int) -> dict:
     """The ``request`` message of ``seat`` to act in the engine state ``st`` (a ``STATE_DTYPE`` record): what
     that seat may see (as :meth:`caishen.sim.engine.Game.observation`) and its legal action names."""
-    sc, sf = st["sc"], st["seat"]
-    phase = int(sc[SC_PHASE])
-    drawn = int(sc[SC_DRAWN])
+    sc, sf = st["table"], st["seat"]
+    phase = int(sc["phase"])
+    drawn = int(sc["drawn"])
     melds = []
     for p in range(N_SEATS):
         row = []
@@ -133,18 +123,18 @@ def request(st, game: int, seat: int) -> dict:
             if mtype != tiles.MELD_NONE:
                 row.append(_meld(int(st["meld_kind"][p, k]), mtype, p != seat and mtype == tiles.MELD_KONG_CONCEALED))
         melds.append(row)
-    discards = [[tiles.kind_name(int(k)) for k in st["discards"][p, :int(sf[p, SF_N_DISCARDS])]]
+    discards = [[tiles.kind_name(int(k)) for k in st["discards"][p, :int(sf[p]["n_discards"])]]
                 for p in range(N_SEATS)]
     pending = None
-    if phase in (PH_CLAIM, PH_ROB) and int(sc[SC_TILE]) >= 0:
-        pending = {"seat": int(sc[SC_SRC]), "tile": tiles.kind_name(int(sc[SC_TILE]))}
+    if phase in (PH_CLAIM, PH_ROB) and int(sc["tile"]) >= 0:
+        pending = {"seat": int(sc["src"]), "tile": tiles.kind_name(int(sc["tile"]))}
     return {
         "type": "request", "game": int(game), "seat": int(seat), "phase": PHASE_NAMES[phase],
         "hand": tiles.to_str(st["hands"][seat]),
-        "drawn": tiles.kind_name(drawn) if phase == PH_TURN and int(sc[SC_TO_ACT]) == seat and drawn >= 0 else None,
+        "drawn": tiles.kind_name(drawn) if phase == PH_TURN and int(sc["to_act"]) == seat and drawn >= 0 else None,
         "melds": melds, "discards": discards, "pending": pending,
-        "declarations": [int(sf[p, SF_DECL]) for p in range(N_SEATS)],
-        "tiles_left": int(sc[SC_TAIL] - sc[SC_HEAD] + 1), "dealer": int(sc[SC_DEALER]),
+        "declarations": [int(sf[p]["decl"]) for p in range(N_SEATS)],
+        "tiles_left": int(sc["tail"] - sc["head"] + 1), "dealer": int(sc["dealer"]),
         "legal": [action_name(int(a)) for a in np.flatnonzero(st["mask"])],
     }
 

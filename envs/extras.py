@@ -31,7 +31,7 @@ from caishen.sim.borrow import borrowed
 from caishen.sim.bots.candidates import N_CONTEXT, _context_from_planes, _encode_candidates, new_candidate_scratch
 from caishen.sim.bots.features import _flatten, _to_grid
 from caishen.sim.bots.policies import new_work
-from caishen.sim.engine import EP_JOKER, N_KINDS, SC_TO_ACT
+from caishen.sim.engine import N_KINDS
 
 __all__ = ["Extras", "needs_extras"]
 
@@ -69,7 +69,7 @@ def _extras(idx, games_of, seats, live, states, planes, ep, tabs, cfg, scr, out)
     mode, assist, n_rows = cfg[0], cfg[1], cfg[2]
     xa, scalar, inv_high, work, tmp, rows, cols, scale = scr
     ctx, xs, acts, valid = cand
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     for j in range(idx.shape[0]):
         r = idx[j]
         st = states[games_of[j]]
@@ -97,7 +97,7 @@ def _extras(idx, games_of, seats, live, states, planes, ep, tabs, cfg, scr, out)
             if assist != 0:
                 _flatten(xa[n_rows:], scalar[n_rows:], inv_high[n_rows:], ctx[r, N_CONTEXT:])
             n = 0
-            if live[j] and st.sc[SC_TO_ACT] == seat:
+            if live[j] and st.table.to_act == seat:
                 n = _encode_candidates(st, ep, tabs, work, xs[r], acts[r])
             else:
                 for i in range(xs.shape[1]):

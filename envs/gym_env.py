@@ -145,7 +145,6 @@ from caishen.envs.observation import check_layout, encode, observation_space
 from caishen.envs.oracle import oracle_labels
 from caishen.envs.render import render_text
 from caishen.sim.engine import N_ACTIONS, N_SEATS, Game
-from caishen.sim.engine import EP_JOKER
 from caishen.sim.bots import registry
 from caishen.sim.bots.policies import POLICY_RANDOM
 from caishen.sim.validate import check_int
@@ -214,7 +213,7 @@ class MahjongEnv(gymnasium.Env):
         self._opponent_specs = self._check_opponents(opponents)
         for spec in self._opponent_specs:  # every bot of the registry that fits the rule set
             if isinstance(spec, str):
-                registry.check_fits(registry.parse(spec), self.game.rules_name, int(self.game._ep[EP_JOKER]),
+                registry.check_fits(registry.parse(spec), self.game.rules_name, int(self.game._ep.joker),
                                     " (an opponent)")
         self._bots: dict[int, Agent] = {}
         self.observation_space = observation_space(self.layout, self.history, self.assist)

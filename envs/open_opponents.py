@@ -46,7 +46,7 @@ from caishen.envs import batched
 from caishen.envs.arena_host import _open_seats
 from caishen.envs.batched_kernels import GI_HAND_SEED, GI_OPEN, GI_WAIT, OPEN_DRAIN, _resume_open
 from caishen.envs.seat_log import LOG_ACT, LOG_CAP, LOG_DEAL, LOG_END
-from caishen.sim.engine import EP_JOKER, N_SEATS, PHASE_NAMES, SC_PHASE
+from caishen.sim.engine import N_SEATS, PHASE_NAMES
 
 __all__ = ["OpenOpponents"]
 
@@ -65,7 +65,7 @@ class OpenOpponents:
 
     def __init__(self, games, specs: list[str]):
         self.games = games
-        joker = int(games._ep[EP_JOKER])
+        joker = int(games._ep.joker)
         self.seats = _open_seats(specs, games.rules_name, games.rules.to_dict(), joker)
         self.execs = [x for x in self.seats if hasattr(x, "start_hand")]
         m = games.n if self.execs else 0
@@ -93,7 +93,7 @@ class OpenOpponents:
     def where(self, i: int) -> str:
         """``"game 17 of the batch (hand seed 4242, seat 2, phase claim)"``: game ``i``'s decision, for messages."""
         gi = self.games.games["gi"][i]
-        phase = PHASE_NAMES.get(int(self.states[i]["sc"][SC_PHASE]), "?")
+        phase = PHASE_NAMES.get(int(self.states[i]["table"]["phase"]), "?")
         return f"game {i} of the batch (hand seed {int(gi[GI_HAND_SEED])}, seat {int(gi[GI_OPEN])}, phase {phase})"
 
     # -- life ----------------------------------------------------------------------------------

@@ -51,27 +51,18 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.borrow import borrowed
-from caishen.sim.bots.search import _copy_state
+from caishen.sim.engine import _copy_state
 from caishen.sim.engine import (
     A_DECLARE,
     A_DISCARD,
     A_HARD_DECLINE,
     A_PASS,
     A_WIN,
-    EP_JOKER,
-    EP_POINTS,
     N_KINDS,
     N_RECORD,
     N_SEATS,
     PH_DONE,
     PH_TURN,
-    SC_DISCARDER,
-    SC_PHASE,
-    SC_SRC,
-    SC_TO_ACT,
-    SC_WIN_TYPE,
-    SC_WINNERS_MASK,
-    SF_SCORE,
     Game,
     _legal_mask,
     _step,
@@ -111,11 +102,11 @@ class KernelLabels(NamedTuple):
 def _oracle_games(states, ep, rp, tabs, tmp, hb, labels, rec, rec_at):
     """Fill ``labels`` (:class:`KernelLabels`) of every game of ``states`` (module docstring) for its seat to
     act; ``tmp``: a scratch state record, ``hb: uint8[34]``.  Wins to be scored after the hand
-    (``ep[EP_POINTS]`` not the engine's) leave their record row in ``rec[j]`` and ``rec_at[j] = 34 * game +
+    (``ep.points`` not the engine's) leave their record row in ``rec[j]`` and ``rec_at[j] = 34 * game +
     kind``; returns how many.  Reads ``states`` (and their legal masks) only."""
     states, labels, rec, rec_at = borrowed((states, labels, rec, rec_at))
     deal_in, deal_to, deal_pts, ready, waits = labels
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     n_rec = 0
     for i in range(states.shape[0]):
         st = states[i]
@@ -127,10 +118,10 @@ def _oracle_games(states, ep, rp, tabs, tmp, hb, labels, rec, rec_at):
                 waits[i, r, k] = False
         for r in range(3):
             ready[i, r] = False
-        phase = st.sc[SC_PHASE]
+        phase = st.table.phase
         if phase == PH_DONE:
             continue
-        s = st.sc[SC_TO_ACT]
+        s = st.table.to_act
         union = np.int64(0)
         for r in range(1, N_SEATS):
             p = (s + r) % N_SEATS
@@ -163,8 +154,8 @@ def _oracle_games(states, ep, rp, tabs, tmp, hb, labels, rec, rec_at):
             _copy_state(tmp, st)
             _step(tmp, ep, rp, tabs, a)
             for _ in range(_MAX_CLAIM_STEPS):
-                ph = tmp.sc[SC_PHASE]
-                if ph == PH_DONE or ph == PH_TURN or tmp.sc[SC_SRC] != s:
+                ph = tmp.table.phase
+                if ph == PH_DONE or ph == PH_TURN or tmp.table.src != s:
                     break
                 _legal_mask(tmp, ep)
                 m = tmp.mask
@@ -177,15 +168,15 @@ def _oracle_games(states, ep, rp, tabs, tmp, hb, labels, rec, rec_at):
                 else:
                     b = tmp.legal[0]
                 _step(tmp, ep, rp, tabs, b)
-            sc = tmp.sc
-            if sc[SC_PHASE] != PH_DONE or sc[SC_WIN_TYPE] != WIN_DISCARD or sc[SC_DISCARDER] != s:
+            sc = tmp.table
+            if sc.phase != PH_DONE or sc.win_type != WIN_DISCARD or sc.discarder != s:
                 continue
             deal_in[i, k] = True
             for r in range(1, N_SEATS):
-                if (sc[SC_WINNERS_MASK] >> ((s + r) % N_SEATS)) & 1:
+                if (sc.winners_mask >> ((s + r) % N_SEATS)) & 1:
                     deal_to[i, k, r - 1] = True
-            if ep[EP_POINTS] == POINTS_ENGINE:
-                deal_pts[i, k] = -tmp.seat[s, SF_SCORE]
+            if ep.points == POINTS_ENGINE:
+                deal_pts[i, k] = -tmp.seat[s].score
             elif n_rec < rec.shape[0]:
                 _write_record(tmp, ep, 0, rec[n_rec])
                 rec_at[n_rec] = N_KINDS * i + k
@@ -204,7 +195,7 @@ class Oracle:
         self._tmp = new_state(1)[0]
         self._hb = np.zeros(N_KINDS, np.uint8)
         self._ruleset = rulesets.get(games.rules_name)
-        after = int(games._ep[EP_POINTS]) != POINTS_ENGINE  # wins scored after the hand (J-6)
+        after = int(games._ep.points) != POINTS_ENGINE  # wins scored after the hand (J-6)
         self._rec = np.zeros((n * N_KINDS if after else 0, N_RECORD), np.int64)
         self._rec_at = np.zeros(self._rec.shape[0], np.int64)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from caishen.sim.engine import N_SEATS, SC_DEALER, SC_SRC, SC_TILE, SF_DECL, SF_N_DISCARDS, SF_PIAO_OPEN, Game, action_name
+from caishen.sim.engine import N_SEATS, Game, action_name
 from caishen.sim.tiles import MELD_NONE, MELD_TYPE_NAMES, kind_name, to_str
 
 _DECL_NAMES = {1: " 架听", 2: " 硬子"}
@@ -21,23 +21,23 @@ def render_text(game: Game) -> str:
     Raises ``ValueError`` for an unstarted game.
     """
     st = game.state
-    sc = st["sc"]
+    sc = st["table"]
     lines = [
         f"{game.rules_name}: phase {game.phase}, {game.tiles_left} tiles left, "
         + (f"seat {game.current_player} to act" if not game.done else "hand over")
     ]
-    if int(sc[SC_TILE]) >= 0:
-        lines.append(f"on offer: {kind_name(int(sc[SC_TILE]))} from seat {int(sc[SC_SRC])}")
+    if int(sc["tile"]) >= 0:
+        lines.append(f"on offer: {kind_name(int(sc['tile']))} from seat {int(sc['src'])}")
     for p in range(N_SEATS):
         melds = [
             f"{MELD_TYPE_NAMES[int(t)]} {kind_name(int(k))}"
             for t, k in zip(st["meld_type"][p], st["meld_kind"][p])
             if int(t) != MELD_NONE
         ]
-        n = int(st["seat"][p, SF_N_DISCARDS])
+        n = int(st["seat"][p]["n_discards"])
         discards = " ".join(kind_name(int(k)) for k in st["discards"][p, :n])
-        flags = (" dealer" if p == int(sc[SC_DEALER]) else "") + _DECL_NAMES.get(int(st["seat"][p, SF_DECL]), "")
-        if st["seat"][p, SF_PIAO_OPEN]:
+        flags = (" dealer" if p == int(sc["dealer"]) else "") + _DECL_NAMES.get(int(st["seat"][p]["decl"]), "")
+        if st["seat"][p]["circle_open"]:
             flags += " 飘-circle"
         lines.append(
             f"seat {p}{flags}: {to_str(np.asarray(st['hands'][p]))}"

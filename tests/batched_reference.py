@@ -9,7 +9,7 @@ import numpy as np
 from caishen.agents import make_agent
 from caishen.envs.batched import SIGN_ILLEGAL_REWARD
 from caishen.envs.observation import encode
-from caishen.sim.engine import N_SEATS, SC_DEALER, SC_MATCH_HAND, SC_STREAK, Game, _random_action
+from caishen.sim.engine import N_SEATS, Game, _random_action
 from caishen.sim.rules import base as rulesets
 from test_rng import ref_below, ref_next, ref_seed
 
@@ -79,8 +79,8 @@ class RefGame:
         else:
             old = self.game
             dealer = old.result["next_dealer"]
-            streak = old.state["sc"][SC_STREAK] + 1 if dealer == old.state["sc"][SC_DEALER] else 0
-            match_hand = int(old.state["sc"][SC_MATCH_HAND]) + 1
+            streak = old.state["table"]["streak"] + 1 if dealer == old.state["table"]["dealer"] else 0
+            match_hand = int(old.state["table"]["match_hand"]) + 1
         self.hand_seed = ref_next(self.stream) >> 32
         self.game = Game(self.rules, self.options).reset(seed=self.hand_seed, dealer=dealer, match_hand=match_hand,
                                                          streak=int(streak))
@@ -114,7 +114,7 @@ class RefGame:
                 if self.episode == "hand":
                     self.end_episode(False)
                     self.deal(True)
-                elif int(g.state["sc"][SC_MATCH_HAND]) + 1 >= self.match_len:
+                elif int(g.state["table"]["match_hand"]) + 1 >= self.match_len:
                     self.end_episode(True)
                     self.deal(True)
                 else:

@@ -18,13 +18,12 @@ def replay(obs, mask):
     from caishen.envs.batched_kernels import GI_OPEN, _bot_actions
     from caishen.sim.bots import registry
     from caishen.sim.bots.policies import new_work
-    from caishen.sim.engine import EP_JOKER
 
     g = ENV
     gi = g.games["gi"]
     idx = np.flatnonzero((gi[:, GI_OPEN] >= 0) & (gi[:, GI_OPEN] < 4))  # the host's order: the games waiting
     CALLS.append((obs.copy(), mask.copy(), g.states[idx].copy(), gi[idx, GI_OPEN].copy()))
-    table, weights = registry.bot_table(BOT, g.rules_name, int(g._ep[EP_JOKER]))
+    table, weights = registry.bot_table(BOT, g.rules_name, int(g._ep.joker))
     bx = registry.make_context(g.rules_name, g.rules, weights, 0, [BOT] * 4)
     out = np.zeros(len(idx), np.int64)
     one = np.zeros(1, np.int64)

@@ -106,9 +106,9 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
     if "piao_0" in df and "hand_flags" in df:
-        from caishen.sim.rules.kaihua import FLAG_PIAO, WIN_SELF_DRAW
+        from caishen.sim.rules.kaihua import FLAG_JOKER_LINK, WIN_SELF_DRAW
 
-        paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["hand_flags"].to_numpy() & FLAG_PIAO) != 0)
+        paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["hand_flags"].to_numpy() & FLAG_JOKER_LINK) != 0)
         winner = df["winner"].to_numpy()
         parts["piao_success"] = np.concatenate([paid & (winner == s) for s in range(N_SEATS)])
     return pd.DataFrame(parts)

@@ -33,7 +33,7 @@ def _joker(rules: str) -> int:
     from caishen.sim import engine
 
     name, r = engine.load_rules(rules)
-    return int(engine.engine_params(name, r)[engine.EP_JOKER])
+    return int(engine.engine_params(name, r).joker)
 
 
 def _commands(rules: str) -> dict:

@@ -13,7 +13,7 @@ from caishen.sim.bots.policies import new_work
 from caishen.sim import engine as E
 from caishen.sim.selfplay import batch as SP
 from caishen.sim.bots.registry import code_table as policy_table
-from caishen.sim.rules.kaihua import FLAG_CHAIN, FLAG_PIAO
+from caishen.sim.rules.kaihua import FLAG_CHAIN, FLAG_JOKER_LINK
 from caishen.sim.tiles import MELD_KONG_CONCEALED, kind_name
 
 from scenario import random_batch
@@ -75,7 +75,7 @@ def test_illegal_action_raises_naming_it(engine_warm):
         g.step(999)
     # nothing changed
     g.check()
-    assert g.state["sc"][E.SC_STEPS] == 0
+    assert g.state["table"]["steps"] == 0
 
 
 def test_legal_mask_function_matches_the_list(engine_warm):
@@ -83,7 +83,7 @@ def test_legal_mask_function_matches_the_list(engine_warm):
     m = E.legal_mask(g)
     assert m.dtype == bool and m.shape == (E.N_ACTIONS,)
     assert list(np.flatnonzero(m)) == g.legal_actions()
-    assert sorted(g.state["legal"][: g.state["sc"][E.SC_N_LEGAL]]) == g.legal_actions()
+    assert sorted(g.state["legal"][: g.state["table"]["n_legal"]]) == g.legal_actions()
     with pytest.raises(ValueError, match="expects a Game"):
         E.legal_mask(g.state)
 
@@ -112,7 +112,7 @@ def test_bools_are_not_integers_anywhere_in_the_engine_api(engine_warm, flag):
     no action, seat, dealer, seed, match_hand, streak or batch size: every
     public engine API taking an int raises a ValueError naming the value."""
     g = E.Game().reset(seed=3)
-    before = g.state["sc"].copy()
+    before = g.state["table"].copy()
     for call in (
         lambda: g.step(flag),
         lambda: E.action_name(flag),
@@ -128,7 +128,7 @@ def test_bools_are_not_integers_anywhere_in_the_engine_api(engine_warm, flag):
     ):
         with pytest.raises(ValueError, match=str(bool(flag))):
             call()
-    assert np.array_equal(g.state["sc"], before)  # nothing was played
+    assert np.array_equal(g.state["table"], before)  # nothing was played
 
 
 def test_engine_integers_accept_numpy_and_reject_floats_and_overflow(engine_warm):
@@ -206,18 +206,18 @@ def test_check_state_detects_violations(engine_warm):
         st["wall"][100] = (st["wall"][100] + 1) % 34
 
     def unbalanced_score(st):
-        st["seat"][2, E.SF_SCORE] = 8
+        st["seat"][2]["score"] = 8
 
     def wrong_seat(st):
-        st["sc"][E.SC_TO_ACT] = 2
+        st["table"]["to_act"] = 2
 
     def joker_meld(st):
-        st["seat"][3, E.SF_N_MELDS] = 1
+        st["seat"][3]["n_melds"] = 1
         st["meld_type"][3, 0] = 2
         st["meld_kind"][3, 0] = 31
 
     def stale_ready_flag(st):
-        st["seat"][2, E.SF_TENPAI] ^= 1
+        st["seat"][2]["ready"] ^= 1
 
     corrupted(lose_tile, "tiles not conserved|wrong number")
     corrupted(duplicate_tile, "tiles not conserved|wrong number")
@@ -227,10 +227,10 @@ def test_check_state_detects_violations(engine_warm):
     corrupted(stale_ready_flag, "ready flag")
 
     def force_elsewhere(st):  # K-2.5 (E3): only the seat on its turn can be forced
-        st["seat"][(int(st["sc"][E.SC_TO_ACT]) + 1) % 4, E.SF_FORCE_PIAO] = 1
+        st["seat"][(int(st["table"]["to_act"]) + 1) % 4]["force_joker"] = 1
 
     def links_without_a_win(st):  # K-9.4 / K-10: counted links belong to a win
-        st["seat"][2, E.SF_WIN_PIAO] = 1
+        st["seat"][2]["win_joker_links"] = 1
 
     corrupted(force_elsewhere, "K-2.5")
     corrupted(links_without_a_win, "counted chain links")
@@ -240,7 +240,7 @@ def test_check_state_detects_violations(engine_warm):
     g.step("discard 1z")
     assert g.current_player == 2 and g.legal_mask()[E.A_PONG]
     g.check()
-    g.state["seat"][2, E.SF_PASSED_PONG] |= 1 << 27
+    g.state["seat"][2]["passed_pong"] |= 1 << 27
     with pytest.raises(ValueError, match="illegal action"):
         g.check()
     with pytest.raises(ValueError, match="expects a Game"):
@@ -280,10 +280,10 @@ def test_100k_random_hands_checked_after_every_step(engine_warm):
     assert rec["chain_len"].max() >= 1
     assert (rec["chain_len"] == rec["chain_piao"] + rec["chain_kong"]).all()
     # K-9.4 / K-10: the record shows the links the win counted: none on a
-    # discard win or a draw, and the flags agree (FLAG_CHAIN / FLAG_PIAO)
+    # discard win or a draw, and the flags agree (FLAG_CHAIN / FLAG_JOKER_LINK)
     assert (rec["chain_len"][rec["win_type"] != 0] == 0).all()
     assert ((rec["hand_flags"] & FLAG_CHAIN != 0) == (rec["chain_len"] > 0)).all()
-    assert ((rec["hand_flags"] & FLAG_PIAO != 0) == (rec["chain_piao"] > 0)).all()
+    assert ((rec["hand_flags"] & FLAG_JOKER_LINK != 0) == (rec["chain_piao"] > 0)).all()
     assert (rec["exponent"] >= rec["chain_len"]).all()  # no cap by default: every counted link adds 1
     assert (rec["hand"] == np.arange(n)).all()
     assert (rec["match_hand"] == np.arange(n) % 16).all()
@@ -411,7 +411,7 @@ def test_observation_check_catches_a_leak(engine_warm, monkeypatch):
 
     def leaky_wall(self, seat):
         obs = original(self, seat)
-        obs["next_tile"] = int(self.state["wall"][self.state["sc"][E.SC_HEAD]])
+        obs["next_tile"] = int(self.state["wall"][self.state["table"]["head"]])
         return obs
 
     def leaky_hand(self, seat):
@@ -503,9 +503,9 @@ def test_engine_matches_python_reference(engine_warm, options):
 def _drew(before: np.ndarray, g: E.Game, p: int) -> bool:
     """Whether seat ``p`` drew a tile during the last step: it is on a turn with a drawn
     tile, or (a hard seat, J-4.2) it discarded automatically what it drew."""
-    sc = g.state["sc"]
-    on_draw = g.phase == "turn" and int(sc[E.SC_TURN]) == p and int(sc[E.SC_DRAWN]) >= 0
-    return on_draw or g.state["seat"][p, E.SF_N_DISCARDS] > before[p, E.SF_N_DISCARDS]
+    sc = g.state["table"]
+    on_draw = g.phase == "turn" and int(sc["turn"]) == p and int(sc["drawn"]) >= 0
+    return on_draw or g.state["seat"][p]["n_discards"] > before[p]["n_discards"]
 
 
 @pytest.mark.parametrize("rules, options", [
@@ -545,14 +545,14 @@ def test_K_4_4_no_ban_set_by_a_claim_is_cleared_by_that_claim(engine_warm, rules
                 after_discard = []
                 for d in discards:
                     h[d] -= 1
-                    after_discard.append(_shanten(h, ep[E.EP_JOKER], tabs))
+                    after_discard.append(_shanten(h, ep.joker, tabs))
                     h[d] += 1
                 best = min(after_discard)
                 a = int(rng.choice([d for d, v in zip(discards, after_discard) if v == best]))
             else:
                 a = int(rng.choice(sorted(legal)))
             s = g.current_player
-            k = int(g.state["sc"][E.SC_TILE])
+            k = int(g.state["table"]["tile"])
             before = g.state["seat"].copy()
             g.step(a)
             if not claim:
@@ -562,30 +562,30 @@ def test_K_4_4_no_ban_set_by_a_claim_is_cleared_by_that_claim(engine_warm, rules
             for p in range(4):
                 if _drew(before, g, p):
                     continue
-                assert after[p, E.SF_DECL] == before[p, E.SF_DECL], (seed, p)
-                kept = int(before[p, E.SF_PASSED_PONG])  # earlier bans stay, except that a later
-                if p == s and a != E.A_PASS and ep[E.EP_PASSED_PONG_CLAIM_CLEARS]:  # claim ends them (K-4.4)
+                assert after[p]["decl"] == before[p]["decl"], (seed, p)
+                kept = int(before[p]["passed_pong"])  # earlier bans stay, except that a later
+                if p == s and a != E.A_PASS and ep.passed_pong_claim_clears:  # claim ends them (K-4.4)
                     kept = 0
-                assert int(after[p, E.SF_PASSED_PONG]) & kept == kept, (seed, p, "an earlier passed pong was lifted")
-                if before[p, E.SF_PIAO_OPEN]:
-                    assert after[p, E.SF_PIAO_OPEN], (seed, p, "a claim closed a 飘 circle (K-9.2)")
-                if before[p, E.SF_PASSED_WIN]:
-                    assert after[p, E.SF_PASSED_WIN], (seed, p, "a claim lifted a passed win (J-3.5)")
+                assert int(after[p]["passed_pong"]) & kept == kept, (seed, p, "an earlier passed pong was lifted")
+                if before[p]["circle_open"]:
+                    assert after[p]["circle_open"], (seed, p, "a claim closed a 飘 circle (K-9.2)")
+                if before[p]["passed_win"]:
+                    assert after[p]["passed_win"], (seed, p, "a claim lifted a passed win (J-3.5)")
             if a == E.A_WIN or _drew(before, g, s):
                 continue
-            if E.A_PONG in legal and a not in (E.A_PONG, E.A_KONG_EXPOSED) and ep[E.EP_PASSED_PONG]:
-                bits = int(after[s, E.SF_PASSED_PONG])
-                want = (1 << E.N_KINDS) - 1 if ep[E.EP_PASSED_PONG] == 2 else 1 << k
+            if E.A_PONG in legal and a not in (E.A_PONG, E.A_KONG_EXPOSED) and ep.passed_pong:
+                bits = int(after[s]["passed_pong"])
+                want = (1 << E.N_KINDS) - 1 if ep.passed_pong == 2 else 1 << k
                 assert bits & want == want, (seed, s, E.action_name(a), "the passed pong was lifted (K-4.4)")
                 if a != E.A_PASS:
                     n_chow_passes += 1
-            if E.A_WIN in legal and ep[E.EP_PASSED_WIN]:
-                assert after[s, E.SF_PASSED_WIN], (seed, s, "the passed win was lifted (J-3.5)")
+            if E.A_WIN in legal and ep.passed_win:
+                assert after[s]["passed_win"], (seed, s, "the passed win was lifted (J-3.5)")
                 n_passed_wins += 1
-            if E.A_CHOW_LOW <= a <= E.A_CHOW_HIGH and after[s, E.SF_N_CHOWS] > ep[E.EP_SWAP_MAX_CHOWS]:
+            if E.A_CHOW_LOW <= a <= E.A_CHOW_HIGH and after[s]["n_chows"] > ep.swap_max_chows:
                 r = k % 9
                 end = {E.A_CHOW_LOW: k + 3 if r <= 5 else -1, E.A_CHOW_HIGH: k - 3 if r >= 3 else -1}.get(a, -1)
-                assert after[s, E.SF_SWAP_FORBID] == end, (seed, s, "the swap ban (K-4.5)")
+                assert after[s]["swap_forbid"] == end, (seed, s, "the swap ban (K-4.5)")
     assert n_claims > 1000
     if rules == "kaihua":
         assert n_chow_passes >= 10, n_chow_passes  # the K-4.4 case itself: a chow of a tile it could pong

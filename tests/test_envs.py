@@ -31,31 +31,6 @@ from caishen.sim.engine import (
     PH_ROB,
     PH_TURN,
     QUEUE_LEN,
-    SC_CAN_TSUMO,
-    SC_DEALER,
-    SC_DECLARE_KINDS,
-    SC_DRAWN,
-    SC_HEAD,
-    SC_N_RON,
-    SC_PHASE,
-    SC_Q_LEN,
-    SC_Q_POS,
-    SC_STREAK,
-    SC_TAIL,
-    SC_TO_ACT,
-    SC_TSUMO_EXP,
-    SC_TSUMO_FLAGS,
-    SC_TURN,
-    SF_CLAIM_EXP,
-    SF_CLAIM_FLAGS,
-    SF_FORCE_PIAO,
-    SF_CLAIM_OPTS,
-    SF_HARD_OFFER,
-    SF_N_PASSED_WIN,
-    SF_PASSED_PONG,
-    SF_PASSED_WIN,
-    SF_SWAP_FORBID,
-    SF_TENPAI,
     STATE_DTYPE,
     A_KONG_CONCEALED,
     A_KONG_ADDED,
@@ -224,7 +199,7 @@ def test_pettingzoo_arguments_validated():
         raw_env(render_mode="rgb_array")
     e = raw_env(rules="jiating", dealer=2, render_mode="ansi")
     e.reset(seed=0)
-    assert e.game.state["sc"][SC_DEALER] == 2 and e.agent_selection in AGENTS
+    assert e.game.state["table"]["dealer"] == 2 and e.agent_selection in AGENTS
     assert "jiating" in e.render() and str(e) == "caishen_jiating_v0"
     copy = pickle.loads(pickle.dumps(e))  # EzPickle: rebuilt from the arguments
     copy.reset(seed=0)
@@ -251,8 +226,8 @@ def _hidden_twin(game: Game, twin: Game, seat: int, rng) -> tuple[int, bool]:
     """
     _copy_state(game, twin)
     st = twin.state
-    sc, sf = st["sc"], st["seat"]
-    head, tail = int(sc[SC_HEAD]), int(sc[SC_TAIL])
+    sc, sf = st["table"], st["seat"]
+    head, tail = int(sc["head"]), int(sc["tail"])
     others = [p for p in range(N_SEATS) if p != seat]
     pool = [int(k) for k in st["wall"][head : tail + 1]]
     for p in others:
@@ -277,29 +252,29 @@ def _hidden_twin(game: Game, twin: Game, seat: int, rng) -> tuple[int, bool]:
         changed |= not np.array_equal(new, game.state["hands"][p])
         st["hands"][p] = new
         pool = pool[n:]
-        sf[p, SF_PASSED_PONG] = int(rng.integers(2**N_KINDS))
-        sf[p, SF_PASSED_WIN] = int(rng.integers(2))
-        sf[p, SF_SWAP_FORBID] = int(rng.integers(-1, N_KINDS))
-        sf[p, SF_TENPAI] = int(rng.integers(2))
-        sf[p, SF_HARD_OFFER] = int(rng.integers(2))
-        sf[p, SF_N_PASSED_WIN] = int(rng.integers(3))
-        sf[p, SF_CLAIM_OPTS] = int(rng.integers(64))
-        sf[p, SF_CLAIM_EXP] = int(rng.integers(4))
-        sf[p, SF_CLAIM_FLAGS] = int(rng.integers(256))
-        sf[p, SF_FORCE_PIAO] = int(rng.integers(2))  # K-2.5: private (it tells a 爆头 shape)
+        sf[p]["passed_pong"] = int(rng.integers(2**N_KINDS))
+        sf[p]["passed_win"] = int(rng.integers(2))
+        sf[p]["swap_forbid"] = int(rng.integers(-1, N_KINDS))
+        sf[p]["ready"] = int(rng.integers(2))
+        sf[p]["hard_offer"] = int(rng.integers(2))
+        sf[p]["n_passed_win"] = int(rng.integers(3))
+        sf[p]["claim_opts"] = int(rng.integers(64))
+        sf[p]["claim_exp"] = int(rng.integers(4))
+        sf[p]["claim_flags"] = int(rng.integers(256))
+        sf[p]["force_joker"] = int(rng.integers(2))  # K-2.5: private (it tells a 爆头 shape)
     st["wall"][head : tail + 1] = pool
-    if int(sc[SC_TO_ACT]) != seat:
-        sc[SC_DRAWN] = int(rng.integers(N_KINDS))
-        sc[SC_CAN_TSUMO] = int(rng.integers(2))
-        sc[SC_TSUMO_EXP] = int(rng.integers(4))
-        sc[SC_TSUMO_FLAGS] = int(rng.integers(256))
-        sc[SC_DECLARE_KINDS] = int(rng.integers(2**N_KINDS))
-        if int(sc[SC_PHASE]) in (PH_CLAIM, PH_ROB, PH_HARD):
-            sc[SC_TO_ACT] = int(rng.choice(others))
+    if int(sc["to_act"]) != seat:
+        sc["drawn"] = int(rng.integers(N_KINDS))
+        sc["can_self_draw"] = int(rng.integers(2))
+        sc["self_draw_exp"] = int(rng.integers(4))
+        sc["self_draw_flags"] = int(rng.integers(256))
+        sc["declare_kinds"] = int(rng.integers(2**N_KINDS))
+        if int(sc["phase"]) in (PH_CLAIM, PH_ROB, PH_HARD):
+            sc["to_act"] = int(rng.choice(others))
             st["queue"][:] = rng.integers(0, N_SEATS, (QUEUE_LEN, 2))
-            sc[SC_Q_POS] = int(rng.integers(QUEUE_LEN))
-            sc[SC_Q_LEN] = int(rng.integers(QUEUE_LEN))
-            sc[SC_N_RON] = int(rng.integers(3))
+            sc["q_pos"] = int(rng.integers(QUEUE_LEN))
+            sc["q_len"] = int(rng.integers(QUEUE_LEN))
+            sc["n_discard_wins"] = int(rng.integers(3))
     return swapped, changed
 
 
@@ -437,18 +412,18 @@ def _reference_planes(game: Game, seat: int) -> np.ndarray:
         scalar("n_chows", o["n_chows"][p], r)
         scalar("chain", o["chain"][p, 0], r)
         scalar("chain_kong", o["chain"][p, 2], r)
-        scalar("piao_open", o["piao_open"][p], r)
+        scalar("piao_open", o["circle_open"][p], r)
         scalar("declared", o["declarations"][p], r)
     scalar("dealer", 1, rel[o["dealer"]])
     if o["phase"] != PH_DONE:
-        scalar("turn", 1, rel[int(game.state["sc"][SC_TURN])])
+        scalar("turn", 1, rel[int(game.state["table"]["turn"])])
     if o["pending_seat"] >= 0:
         scalar("pending_from", 1, rel[o["pending_seat"]])
     scalar("phase", 1, [PH_TURN, PH_CLAIM, PH_ROB, PH_DONE, PH_HARD].index(o["phase"]))
     scalar("acting", o["to_act"] == seat)
     scalar("tiles_left", o["tiles_left"])
     scalar("passed_win", o["passed_win"])
-    scalar("streak", min(int(game.state["sc"][SC_STREAK]), 255))
+    scalar("streak", min(int(game.state["table"]["streak"]), 255))
     assert (x >= 0).all() and (x <= PLANE_HIGH).all()
     return x.astype(np.uint8)
 
@@ -545,10 +520,10 @@ def test_bool_actions_rejected():
     for make in (lambda: env(), lambda: raw_env(), lambda: env(illegal_reward=None)):
         a = make()
         a.reset(seed=0)
-        before = a.unwrapped.game.state["sc"].copy()
+        before = a.unwrapped.game.state["table"].copy()
         with pytest.raises(ValueError, match="True.*bools are not actions"):
             a.step(True)
-        np.testing.assert_array_equal(a.unwrapped.game.state["sc"], before)
+        np.testing.assert_array_equal(a.unwrapped.game.state["table"], before)
 
 
 @pytest.mark.parametrize("rules", RULES)

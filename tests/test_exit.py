@@ -39,7 +39,7 @@ def _learned_decisions(path, walls):
     """Play ``walls`` (dealer wall % 4) with the learned bot ``path`` in every seat, in Python over the
     kernels; yield ``(st, ep, rp, tabs, lx, n)`` at each decision of two or more candidates, its scores in
     the scratch ``lx`` (the caller may use ``st`` but leaves it as it found it)."""
-    from caishen.sim.engine import PH_DONE, SC_PHASE, _legal_mask, _reset, _seeded_wall, _step
+    from caishen.sim.engine import PH_DONE, _legal_mask, _reset, _seeded_wall, _step
     from caishen.sim.engine import engine_params, load_rules, new_state
     from caishen.sim.tables import hand_tables
 
@@ -52,7 +52,7 @@ def _learned_decisions(path, walls):
     for wall in walls:
         _seeded_wall(wall, st)
         _reset(st, ep, rp, tabs, wall % 4)
-        while st["sc"][SC_PHASE] != PH_DONE:
+        while st["table"]["phase"] != PH_DONE:
             _legal_mask(st, ep)
             n = learned._learned_scores(row, st, ep, tabs, st["mask"], work, lx)
             if n >= 2:
@@ -65,7 +65,7 @@ def _replay_inputs(path, walls):
     """At each decision of two or more candidates of :func:`_learned_decisions`, its inputs, and the same
     inputs computed on a state whose tiles hidden from the seat are redealt (search._determinize)."""
     from caishen.sim.bots.search import _determinize
-    from caishen.sim.engine import SC_TO_ACT, _legal_mask, new_state
+    from caishen.sim.engine import _legal_mask, new_state
     from caishen.sim.rng import _rng_seed
 
     row, _ = learned.load_learned(path)
@@ -79,7 +79,7 @@ def _replay_inputs(path, walls):
     real, redealt = [], []
     for st, ep, rp, tabs, lx, n in _learned_decisions(path, walls):
         real.append((lx[1][learned._R_CTX, :learned.N_CONTEXT].copy(), lx[6][:n].copy(), lx[2][:n].copy()))
-        _determinize(root, st, int(st["sc"][SC_TO_ACT]), ep, rp, tabs, rng, ib, greedy_like)
+        _determinize(root, st, int(st["table"]["to_act"]), ep, rp, tabs, rng, ib, greedy_like)
         _legal_mask(root, ep)
         m = learned._learned_scores(row, root, ep, tabs, root["mask"], work, ly)
         redealt.append((ly[1][learned._R_CTX, :learned.N_CONTEXT].copy(), ly[6][:m].copy(), ly[2][:m].copy()))
@@ -320,7 +320,7 @@ def _greedy_states(rules, walls):
     decision of two or more candidates return its features, its candidates, whether it is a claim, and the
     candidate the greedy kernel (policies._choose_action) takes there (-1: none of them, e.g. a kong)."""
     from caishen.sim.bots.policies import _choose_action
-    from caishen.sim.engine import A_DECLARE, A_DISCARD, PH_DONE, PH_TURN, SC_PHASE, _legal_mask, _reset
+    from caishen.sim.engine import A_DECLARE, A_DISCARD, PH_DONE, PH_TURN, _legal_mask, _reset
     from caishen.sim.engine import _seeded_wall, _step, engine_params, load_rules, new_state
     from caishen.sim.tables import hand_tables
 
@@ -335,12 +335,12 @@ def _greedy_states(rules, walls):
     for wall in walls:
         _seeded_wall(wall, st)
         _reset(st, ep, rp, tabs, wall % 4)
-        while st["sc"][SC_PHASE] != PH_DONE:
+        while st["table"]["phase"] != PH_DONE:
             _legal_mask(st, ep)
             n = learned._learned_scores(row, st, ep, tabs, st["mask"], work, lx)
             if n >= 2:
                 g = int(_choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], gwork))
-                turn = st["sc"][SC_PHASE] == PH_TURN
+                turn = st["table"]["phase"] == PH_TURN
                 if turn and A_DECLARE <= g < A_DECLARE + 34:  # a 架听 declaration with its discard (J-4.1)
                     g = A_DISCARD + g - A_DECLARE
                 acts = list(lx[2][:n])

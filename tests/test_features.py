@@ -22,7 +22,7 @@ from caishen.sim.bots.features import (
     doc_table,
     observation_set,
 )
-from caishen.sim.engine import DF_CLAIMED, N_KINDS, N_SEATS, SC_HEAD, SC_TAIL, Game
+from caishen.sim.engine import DF_CLAIMED, N_KINDS, N_SEATS, Game
 from caishen.sim.tiles import MELD_KONG_CONCEALED
 from caishen.sim.rules import base as rulesets
 from test_envs import _hidden_twin, _wall_with_quads
@@ -130,7 +130,7 @@ def _kinds_reference(planes: np.ndarray) -> np.ndarray:
 def _hidden_copies(game, seat: int) -> np.ndarray:
     """Copies of each kind ``seat`` cannot see: the wall, the other seats' concealed tiles and concealed kongs."""
     st = game.state
-    hidden = np.bincount(st["wall"][int(st["sc"][SC_HEAD]):int(st["sc"][SC_TAIL]) + 1], minlength=N_KINDS)
+    hidden = np.bincount(st["wall"][int(st["table"]["head"]):int(st["table"]["tail"]) + 1], minlength=N_KINDS)
     for p in range(N_SEATS):
         if p != seat:
             hidden = hidden + st["hands"][p]

@@ -28,7 +28,7 @@ deal = functools.partial(scenario.deal, "jiating")  #: a jiating game on a hand-
 
 
 def drawn(g: E.Game) -> str:
-    t = int(g.state["sc"][E.SC_DRAWN])
+    t = int(g.state["table"]["drawn"])
     assert t >= 0
     return kind_name(t)
 
@@ -49,7 +49,7 @@ def tsumogiri(g: E.Game) -> None:
 
 
 def decl(g: E.Game) -> list[int]:
-    return [int(x) for x in g.state["seat"][:, E.SF_DECL]]
+    return [int(x) for x in g.state["seat"]["decl"]]
 
 
 def scores(g: E.Game) -> list[int]:
@@ -240,7 +240,7 @@ def test_J_3_2_discard_at_once_after_a_pong_no_kong_no_win(engine_warm):
     left = g.tiles_left
     act(g, "pong")
     assert {n.split()[0] for n in legal(g)} == {"discard", "declare"}  # declare = discard + 架听 (J-4.1)
-    assert g.tiles_left == left and g.state["sc"][E.SC_DRAWN] == -1
+    assert g.tiles_left == left and g.state["table"]["drawn"] == -1
     act(g, "discard 9s")
     pass_claims(g)
     while g.current_player != 2:
@@ -372,11 +372,11 @@ def test_J_3_5_passed_win_bans_discard_wins_until_the_own_next_draw(engine_warm)
     act(g, "discard 5p")
     assert g.current_player == 2 and legal(g) == {"win", "pass"}
     act(g, "pass")
-    assert g.state["seat"][2, E.SF_PASSED_WIN] == 1
+    assert g.state["seat"][2]["passed_win"] == 1
     assert g.current_player == 1 and drawn(g) == "8p"
     act(g, "discard 8p")
     assert g.phase == "turn" and g.current_player == 2  # not asked: banned (J-3.5)
-    assert drawn(g) == "6z" and g.state["seat"][2, E.SF_PASSED_WIN] == 0  # the draw ends the ban
+    assert drawn(g) == "6z" and g.state["seat"][2]["passed_win"] == 0  # the draw ends the ban
     act(g, "discard 6z")
     pass_claims(g)
     assert g.current_player == 3 and drawn(g) == "8p"
@@ -410,12 +410,12 @@ def test_J_3_5_passed_robbery_counts_as_a_passed_win(engine_warm):
     act(g, "kong_added 5p")
     assert g.phase == "rob" and g.current_player == 2
     act(g, "pass")
-    assert g.state["seat"][2, E.SF_PASSED_WIN] == 1
+    assert g.state["seat"][2]["passed_win"] == 1
     # seat 1 draws its replacement, 8p, another winning tile of seat 2, and discards it
-    assert g.current_player == 1 and g.state["sc"][E.SC_REPLACEMENT] == 1 and drawn(g) == "8p"
+    assert g.current_player == 1 and g.state["table"]["replacement"] == 1 and drawn(g) == "8p"
     act(g, "discard 8p")
     assert g.phase == "turn" and g.current_player == 2  # not asked (J-3.5)
-    assert g.state["seat"][2, E.SF_N_PASSED_WIN] == 2
+    assert g.state["seat"][2]["n_passed_win"] == 2
 
 
 def test_J_3_6_passed_pong_same_kind(engine_warm):
@@ -479,7 +479,7 @@ def test_J_4_1_declaration_stays_and_the_player_plays_on(engine_warm):
     g = deal(hands, draws="9s" + "1z" + "7z")
     act(g, "declare 9s")
     pass_claims(g)
-    assert decl(g)[0] == E.DECL_JIATING and g.state["seat"][0, E.SF_DECL_TURN] == 1
+    assert decl(g)[0] == E.DECL_READY and g.state["seat"][0]["decl_turn"] == 1
     tsumogiri(g)  # seat 1
     act(g, "discard 7z")  # seat 2 (drew 7z) ... seat 1 may pong it
     assert g.current_player == 1 and "pong" in legal(g)
@@ -488,7 +488,7 @@ def test_J_4_1_declaration_stays_and_the_player_plays_on(engine_warm):
     tsumogiri(g)
     assert g.current_player == 0
     assert not any(a.startswith("declare") for a in legal(g))  # declared already
-    assert decl(g)[0] == E.DECL_JIATING
+    assert decl(g)[0] == E.DECL_READY
 
 
 def test_J_4_1_jiating_win_scores_P02(engine_warm):
@@ -502,7 +502,7 @@ def test_J_4_1_jiating_win_scores_P02(engine_warm):
     assert g.current_player == 0 and legal(g) == {"win", "pass"}
     act(g, "win")
     r = g.record
-    assert r["decl_0"] == E.DECL_JIATING and r["decl_turn_0"] == 1
+    assert r["decl_0"] == E.DECL_READY and r["decl_turn_0"] == 1
     pats = patterns(g, 0)
     assert pats["P02"] == 2 and "P24" not in pats
 
@@ -525,7 +525,7 @@ def test_J_4_2_hard_declaration_at_the_deal(engine_warm):
     act(g, "discard 5z")  # seat 1 holds 5z5z: no pong for a hard seat
     # seat 1 drew 7s and the engine discarded it; seat 2 is to act
     assert g.phase == "turn" and g.current_player == 2
-    nd = g.state["seat"][1, E.SF_N_DISCARDS]
+    nd = g.state["seat"][1]["n_discards"]
     assert nd == 1 and kind_name(g.state["discards"][1, 0]) == "7s"
     tsumogiri(g)  # seat 2: 1z
     tsumogiri(g)  # seat 3: 2z
@@ -549,7 +549,7 @@ def test_J_4_2_hard_seat_passes_a_winning_discard_and_it_may_decline_a_self_draw
     act(g, "pass")
     assert g.current_player == 1 and drawn(g) == "4p" and legal(g) == {"win", "discard 4p"}
     act(g, "discard 4p")
-    assert g.state["seat"][1, E.SF_N_PASSED_WIN] == 1
+    assert g.state["seat"][1]["n_passed_win"] == 1
 
 
 def test_J_4_2_declining_is_final(engine_warm):
@@ -562,7 +562,7 @@ def test_J_4_2_declining_is_final(engine_warm):
     assert g.current_player == 1 and legal(g) == {"pong", "pass"}
     act(g, "pong")
     assert g.phase == "turn" and g.current_player == 1
-    assert g.record is None and g.state["seat"][1, E.SF_HARD_OFFER] == 1
+    assert g.record is None and g.state["seat"][1]["hard_offer"] == 1
 
 
 def test_J_4_2_only_ready_non_dealers_are_asked(engine_warm):
@@ -584,15 +584,15 @@ def test_J_4_2_dealer_declares_with_the_first_discard(engine_warm):
     g = deal(["123m456m789m23p5z5z", JUNK_A, JUNK_B, "19m19p19s1234567z"], draws="9s")
     act(g, "discard 9s")
     assert g.phase == "hard" and g.current_player == 0 and legal(g) == {"hard_declare", "hard_decline"}
-    assert int(g.state["sc"][E.SC_TILE]) == K("9s")
+    assert int(g.state["table"]["tile"]) == K("9s")
     act(g, "hard_declare")
-    assert decl(g)[0] == E.DECL_HARD and g.state["seat"][0, E.SF_DECL_TURN] == 1
+    assert decl(g)[0] == E.DECL_HARD and g.state["seat"][0]["decl_turn"] == 1
     pass_claims(g)
     assert g.current_player == 1
     # not ready after the first discard: no question
     g = deal(["123m456m789m23p5z5z", JUNK_A, JUNK_B, "19m19p19s1234567z"], draws="9s")
     act(g, "discard 5z")
-    assert g.phase != "hard" and g.state["seat"][0, E.SF_HARD_OFFER] == 0
+    assert g.phase != "hard" and g.state["seat"][0]["hard_offer"] == 0
 
 
 def test_J_4_3_hard_win_needs_no_single_wait_and_P02_only_with_one(engine_warm):
@@ -701,7 +701,7 @@ def test_P47_option_dealer_ready_undeclared(engine_warm):
     g = deal(["123m456m789m2p5z5z9s", JUNK_A, JUNK_B, "19m19p19s1234567z"],
              draws="1z" + "2z3z4z" + "3p" + "6z7z2z" + "4p", dihu="dealer_ready_undeclared")
     act(g, "discard 1z")
-    assert g.phase != "hard" and g.state["seat"][0, E.SF_HARD_OFFER] == 0
+    assert g.phase != "hard" and g.state["seat"][0]["hard_offer"] == 0
     pass_claims(g)
     for _ in range(3):
         tsumogiri(g)
@@ -850,21 +850,21 @@ def test_checker_catches_declaration_and_passed_win_violations(engine_warm):
     hard seat asked to discard although it cannot win, a missing declaration."""
     g = deal(_hard_hands(), draws="5z" + "7s")
     assert _state_error(g) == ""
-    g.state["seat"][2, E.SF_DECL] = E.DECL_HARD
-    g.state["seat"][2, E.SF_DECL_TURN] = 0
+    g.state["seat"][2]["decl"] = E.DECL_HARD
+    g.state["seat"][2]["decl_turn"] = 0
     assert "declaration" in _state_error(g)  # never offered
-    g.state["seat"][2, E.SF_DECL] = E.DECL_JIATING
-    g.state["seat"][2, E.SF_DECL_TURN] = 5
+    g.state["seat"][2]["decl"] = E.DECL_READY
+    g.state["seat"][2]["decl_turn"] = 5
     assert "declaration" in _state_error(g)  # no discard yet
-    g.state["seat"][2, E.SF_DECL] = 0
-    g.state["seat"][2, E.SF_DECL_TURN] = -1
+    g.state["seat"][2]["decl"] = 0
+    g.state["seat"][2]["decl_turn"] = -1
     assert _state_error(g) == ""
     # J-3.5: seat 1 passed a win and is queued to win again
     g = deal(_hard_hands(), draws="1p" + "7s")
     act(g, "hard_decline", "discard 1p")
     assert g.phase == "claim" and g.current_player == 1
-    g.state["seat"][1, E.SF_PASSED_WIN] = 1
-    g.state["seat"][1, E.SF_N_PASSED_WIN] = 1
+    g.state["seat"][1]["passed_win"] = 1
+    g.state["seat"][1]["n_passed_win"] = 1
     assert "passed a win" in _state_error(g)
     # J-4.2: a hard seat on a turn without a possible win
     g = deal(_hard_hands(), draws="5z" + "7s")
@@ -874,17 +874,17 @@ def test_checker_catches_declaration_and_passed_win_violations(engine_warm):
     assert g2.current_player == 1 and g2.phase == "claim"
     act(g2, "pass")
     assert g2.phase == "turn" and g2.current_player == 1
-    g2.state["seat"][1, E.SF_DECL] = E.DECL_HARD
-    g2.state["seat"][1, E.SF_DECL_TURN] = 0
+    g2.state["seat"][1]["decl"] = E.DECL_HARD
+    g2.state["seat"][1]["decl_turn"] = 0
     assert "automatic discard" in _state_error(g2)
     # J-4.1: a legal declaration missing from the mask
     g = deal(["123m456m789m12p5z5z", JUNK_A, JUNK_B, JUNK_C], draws="9s")
-    g.state["sc"][E.SC_DECLARE_KINDS] = 0
+    g.state["table"]["declare_kinds"] = 0
     assert "missing" in _state_error(g)
     # J-4.2: a ready non-dealer never asked
     g = deal(_hard_hands(), draws="5z")
     act(g, "hard_decline")
-    g.state["seat"][1, E.SF_HARD_OFFER] = 0
+    g.state["seat"][1]["hard_offer"] = 0
     assert "missing" in _state_error(g)
 
 
@@ -899,7 +899,7 @@ def test_replay_and_observations_of_jiating_hands(engine_warm):
         g = E.Game("jiating").reset(seed=seed, dealer=seed % 4, streak=seed)
         while not g.done:
             g.step(int(rng.choice(g.legal_actions())))
-            if g.state["sc"][E.SC_STEPS] % 17 == 0:
+            if g.state["table"]["steps"] % 17 == 0:
                 E.check_state(g, observations=True)
         again = E.replay(g.log_lines())
         assert again.record == g.record
@@ -954,7 +954,7 @@ def _check_batch_records(r, rec, policy):
         assert np.array_equal(got - paid, cols[f"score_{s}"])
     if policy == "greedy":
         assert won.mean() > 0.9  # no reserve, greedy bots: nearly every hand is won
-        assert (cols["decl_0"] == E.DECL_JIATING).any()
+        assert (cols["decl_0"] == E.DECL_READY).any()
     return cols
 
 
@@ -1015,7 +1015,7 @@ def test_P29_P40_P48_P50_four_claimed_pongs(engine_warm):
         assert g.current_player == 1 and legal(g) == {"pong", "pass"}
         act(g, "pong", f"discard {junk}")
         pass_claims(g)
-    assert g.state["seat"][1, E.SF_N_MELDS] == 4 and g.state["hands"][1].sum() == 1
+    assert g.state["seat"][1]["n_melds"] == 4 and g.state["hands"][1].sum() == 1
     assert drawn(g) == "5z"
     act(g, "discard 5z", "win")
     pats = patterns(g, 1)

@@ -344,7 +344,7 @@ def test_score_win_rejects_rules_of_another_rule_set():
 
 
 def test_codes_agree_with_the_engine():
-    assert (JK.DECL_NONE, JK.DECL_JIATING, JK.DECL_HARD) == (E.DECL_NONE, E.DECL_JIATING, E.DECL_HARD)
+    assert (JK.DECL_NONE, JK.DECL_READY, JK.DECL_HARD) == (E.DECL_NONE, E.DECL_READY, E.DECL_HARD)
     assert JR.DECLARATION_NAMES == {v: k for k, v in JK.DECLARATION_CODES.items()}
     assert (J.WIN_SELF_DRAW, J.WIN_DISCARD, J.WIN_ROBBED_KONG) == (E.WIN_SELF_DRAW, E.WIN_DISCARD,
                                                                    E.WIN_ROBBED_KONG)

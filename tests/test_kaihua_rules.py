@@ -35,7 +35,7 @@ def pass_claims(g: E.Game) -> list[int]:
 
 def tsumogiri(g: E.Game) -> None:
     """The seat to act discards the tile it just drew; pending claims are passed."""
-    drawn = int(g.state["sc"][E.SC_DRAWN])
+    drawn = int(g.state["table"]["drawn"])
     assert drawn >= 0
     act(g, f"discard {E._tiles.kind_name(drawn)}")
     pass_claims(g)
@@ -199,9 +199,9 @@ def test_K_4_2_exposed_kong_on_a_discard(engine_warm):
     st = g.state
     assert st["meld_type"][2, 0] == MELD_KONG_EXPOSED and st["meld_kind"][2, 0] == K("3m")
     assert g.phase == "turn" and g.current_player == 2
-    assert st["sc"][E.SC_DRAWN] == K("7z") and st["sc"][E.SC_REPLACEMENT] == 1
-    assert st["sc"][E.SC_TAIL] == 134 and g.tiles_left == 82
-    assert st["seat"][2, E.SF_CHAIN_KONG] == 1  # K-6.5 link
+    assert st["table"]["drawn"] == K("7z") and st["table"]["replacement"] == 1
+    assert st["table"]["tail"] == 134 and g.tiles_left == 82
+    assert st["seat"][2]["chain_kong"] == 1  # K-6.5 link
 
 
 def test_K_4_3_priority_win_then_pong_then_chow(engine_warm):
@@ -366,7 +366,7 @@ def test_K_4_1_no_draw_no_kong_right_after_a_pong(engine_warm):
     drawing; no kong or win in that turn."""
     g = deal(_K46, draws="5s")
     act(g, "discard 3m", "pong")
-    assert g.tiles_left == 83 and g.state["sc"][E.SC_DRAWN] == -1
+    assert g.tiles_left == 83 and g.state["table"]["drawn"] == -1
     assert all(n.startswith("discard") for n in legal(g))
 
 
@@ -389,7 +389,7 @@ def test_K_4_1_discard_at_once_after_a_chow_or_pong_no_kong_no_win(engine_warm, 
     left = g.tiles_left
     act(g, claim)
     assert legal(g) == {f"discard {t}" for t in ("7p", "8p", "9p", "1s", "2s", "3s", "9s")}
-    assert g.tiles_left == left and g.state["sc"][E.SC_DRAWN] == -1  # no draw
+    assert g.tiles_left == left and g.state["table"]["drawn"] == -1  # no draw
     act(g, "discard 9s")
     pass_claims(g)
     while g.current_player != claimer:
@@ -409,15 +409,15 @@ def test_K_5_2_added_kong_on_a_later_turn_then_replacement(engine_warm):
     tsumogiri(g)  # dealer
     tsumogiri(g)  # seat 1
     assert g.current_player == 2 and g.phase == "turn"
-    assert g.state["sc"][E.SC_DRAWN] != K("3m") and "kong_added 3m" in legal(g)
+    assert g.state["table"]["drawn"] != K("3m") and "kong_added 3m" in legal(g)
     left = g.tiles_left
     act(g, "kong_added 3m")
     st = g.state
     assert g.phase == "turn" and g.current_player == 2  # nobody can rob it
     assert st["meld_type"][2, 0] == MELD_KONG_ADDED and st["hands"][2, K("3m")] == 0
-    assert st["sc"][E.SC_DRAWN] == K("8s") and st["sc"][E.SC_REPLACEMENT] == 1
-    assert st["sc"][E.SC_TAIL] == 134 and g.tiles_left == left - 1
-    assert st["seat"][2, E.SF_CHAIN_KONG] == 1
+    assert st["table"]["drawn"] == K("8s") and st["table"]["replacement"] == 1
+    assert st["table"]["tail"] == 134 and g.tiles_left == left - 1
+    assert st["seat"][2]["chain_kong"] == 1
 
 
 # ------------------------------------------------------------------ K-5 kongs
@@ -432,7 +432,7 @@ def test_K_5_3_concealed_kong_and_win_on_the_replacement(engine_warm):
     act(g, "kong_concealed 1m")
     st = g.state
     assert st["meld_type"][0, 0] == MELD_KONG_CONCEALED and st["meld_kind"][0, 0] == 0
-    assert st["sc"][E.SC_DRAWN] == K("9s") and st["sc"][E.SC_REPLACEMENT] == 1
+    assert st["table"]["drawn"] == K("9s") and st["table"]["replacement"] == 1
     assert "win" in legal(g)
     act(g, "win")
     r = g.record
@@ -493,7 +493,7 @@ def test_K_5_5_robbing_an_added_kong(engine_warm):
     assert scores(g) == [0, -8, 8, 0]  # shares 4 (dealer) + 2 + 2, all paid by seat 1
     st = g.state
     assert st["meld_type"][1, 0] == MELD_PONG and st["hands"][2, K("5p")] == 1
-    assert st["seat"][1, E.SF_CHAIN_KONG] == 0  # a robbed kong is no link
+    assert st["seat"][1]["chain_kong"] == 0  # a robbed kong is no link
 
 
 def test_K_5_5_unrobbed_added_kong_stands(engine_warm):
@@ -505,7 +505,7 @@ def test_K_5_5_unrobbed_added_kong_stands(engine_warm):
     act(g, "kong_added 5p", "pass")
     st = g.state
     assert g.phase == "turn" and g.current_player == 1
-    assert st["meld_type"][1, 0] == MELD_KONG_ADDED and st["sc"][E.SC_DRAWN] == K("6z")
+    assert st["meld_type"][1, 0] == MELD_KONG_ADDED and st["table"]["drawn"] == K("6z")
 
 
 def test_K_5_5_concealed_kong_cannot_be_robbed(engine_warm):
@@ -539,7 +539,7 @@ def test_K_6_5_piao_chain_counts_on_self_draw(engine_warm):
     next draw: one 飘 link, x2."""
     g = deal(_PIAO, draws="5z" + "1z2z3z" + "3p")
     act(g, "discard 5z")
-    assert g.state["seat"][0, E.SF_CHAIN_PIAO] == 1 and g.state["seat"][0, E.SF_PIAO_OPEN] == 1
+    assert g.state["seat"][0]["chain_joker"] == 1 and g.state["seat"][0]["circle_open"] == 1
     for _ in range(3):
         tsumogiri(g)
     assert g.current_player == 0 and "win" in legal(g)
@@ -555,7 +555,7 @@ def test_K_6_5_non_caishen_discard_ends_the_chain(engine_warm):
     for _ in range(3):
         tsumogiri(g)
     tsumogiri(g)  # the dealer discards 6z: the chain is broken
-    assert g.state["seat"][0, E.SF_CHAIN_LEN] == 0
+    assert g.state["seat"][0]["chain_len"] == 0
     for _ in range(3):
         tsumogiri(g)
     act(g, "win")
@@ -602,7 +602,7 @@ def test_K_9_2_piao_circle_bans_melds_until_the_next_draw(engine_warm):
     assert "kong_concealed 3s" in legal(g)  # own-turn kongs remain legal
     tsumogiri(g)  # seat 2
     tsumogiri(g)  # seat 3
-    assert g.current_player == 0 and g.state["seat"][0, E.SF_PIAO_OPEN] == 0  # closed by the draw
+    assert g.current_player == 0 and g.state["seat"][0]["circle_open"] == 0  # closed by the draw
     act(g, "discard 7z")
     assert g.phase == "claim" and g.current_player == 2 and "pong" in legal(g)
 
@@ -630,7 +630,7 @@ def test_K_9_3_failed_piao_pays_extra(engine_warm):
 
 
 def force(g: E.Game, seat: int) -> int:
-    return int(g.state["seat"][seat, E.SF_FORCE_PIAO])
+    return int(g.state["seat"][seat]["force_joker"])
 
 
 #: seat 1 holds 1111m 23m 456p 789s 5z (爆头 shape: 111m 123m 456p 789s + the 财神)
@@ -648,7 +648,7 @@ def test_K_2_5_force_survives_a_concealed_kong(engine_warm):
     assert g.current_player == 1 and legal(g) == {"discard 5z", "kong_concealed 1m"}
     assert force(g, 1) == 1
     act(g, "kong_concealed 1m")
-    assert g.state["sc"][E.SC_DRAWN] == K("6z") and g.state["sc"][E.SC_REPLACEMENT] == 1
+    assert g.state["table"]["drawn"] == K("6z") and g.state["table"]["replacement"] == 1
     assert legal(g) == {"discard 5z"}  # was also 'win' (exponent 2) before the fix
     assert force(g, 1) == 1
     act(g, "discard 5z")
@@ -677,7 +677,7 @@ def test_K_2_5_force_survives_several_kongs_in_a_row(engine_warm):
     assert legal(g) == {"discard 5z", "kong_concealed 2p"}
     act(g, "kong_concealed 2p")
     assert legal(g) == {"discard 5z"}
-    assert g.state["seat"][1, E.SF_CHAIN_KONG] == 2 and force(g, 1) == 1
+    assert g.state["seat"][1]["chain_kong"] == 2 and force(g, 1) == 1
     act(g, "discard 5z")
     assert force(g, 1) == 0
 
@@ -709,7 +709,7 @@ def test_K_2_5_force_survives_an_added_kong_and_its_rob_phase(engine_warm):
             assert g.record["win_type"] == 2 and force(g, 1) == 0  # the hand's end lifts it
             continue
         act(g, "pass")
-        assert g.current_player == 1 and g.state["sc"][E.SC_DRAWN] == K("9m")
+        assert g.current_player == 1 and g.state["table"]["drawn"] == K("9m")
         assert legal(g) == {"discard 5z"}
 
 
@@ -724,7 +724,7 @@ def test_K_2_5_force_set_on_a_replacement_draw_survives_the_next_kong(engine_war
     act(g, "pass")
     assert g.current_player == 1 and {"pong", "kong_exposed"} <= legal(g)
     act(g, "kong_exposed")
-    assert g.state["sc"][E.SC_DRAWN] == CAISHEN and force(g, 1) == 1
+    assert g.state["table"]["drawn"] == CAISHEN and force(g, 1) == 1
     assert legal(g) == {"discard 5z", "kong_concealed 1m"}
     act(g, "kong_concealed 1m")
     assert legal(g) == {"discard 5z"}
@@ -764,10 +764,10 @@ def test_K_2_5_force_is_only_ever_on_the_seat_to_act(engine_warm):
     act(g, "discard 6z")
     pass_claims(g)
     assert force(g, 1) == 1
-    g.state["seat"][3, E.SF_FORCE_PIAO] = 1  # corrupt: seat 3 is not on its turn
+    g.state["seat"][3]["force_joker"] = 1  # corrupt: seat 3 is not on its turn
     with pytest.raises(ValueError, match="K-2.5"):
         g.check()
-    g.state["seat"][3, E.SF_FORCE_PIAO] = 0
+    g.state["seat"][3]["force_joker"] = 0
     g.check()
 
 
@@ -887,27 +887,27 @@ _MELD_NAMES = {code: name for name, code in E._tiles.MELD_TYPES.items()}
 
 def _case_of_the_win(g: E.Game, links) -> dict:
     """The scoring-vector case (shared/vectors/README.md) of the win the seat to act takes now."""
-    st, sc = g.state, g.state["sc"]
+    st, sc = g.state, g.state["table"]
     s = g.current_player
     melds = []
-    for i in range(int(st["seat"][s, E.SF_N_MELDS])):
+    for i in range(int(st["seat"][s]["n_melds"])):
         t, k = int(st["meld_type"][s, i]), int(st["meld_kind"][s, i])
         kinds = [k, k + 1, k + 2] if t == MELD_CHOW else [k] * (3 if t == MELD_PONG else 4)
         melds.append({"type": _MELD_NAMES[t], "tiles": E._tiles.kinds_to_str(kinds)})
     hand = st["hands"][s].copy()
     if g.phase == "turn":
-        tile = int(sc[E.SC_DRAWN])
+        tile = int(sc["drawn"])
         hand[tile] -= 1
-        win_type, discarder, replacement = "self_draw", None, bool(sc[E.SC_REPLACEMENT])
+        win_type, discarder, replacement = "self_draw", None, bool(sc["replacement"])
     else:
-        tile = int(sc[E.SC_TILE])
+        tile = int(sc["tile"])
         win_type = "robbed_kong" if g.phase == "rob" else "discard"
-        discarder, replacement = int(sc[E.SC_SRC]), False
+        discarder, replacement = int(sc["src"]), False
     return {
-        "id": "play", "rules": "kaihua", "dealer": int(sc[E.SC_DEALER]), "winner": s, "win_type": win_type,
+        "id": "play", "rules": "kaihua", "dealer": int(sc["dealer"]), "winner": s, "win_type": win_type,
         "discarder": discarder, "concealed": E._tiles.to_str(hand), "melds": melds,
         "win_tile": E._tiles.kind_name(tile), "replacement_draw": replacement, "chain": list(links[s]),
-        "piao_circle": [p for p in range(4) if st["seat"][p, E.SF_PIAO_OPEN]],
+        "piao_circle": [p for p in range(4) if st["seat"][p]["circle_open"]],
     }
 
 
@@ -980,6 +980,6 @@ def test_K_10_every_win_of_play_is_a_case_that_score_accepts_and_agrees_with(eng
             if g.phase not in ("rob", "done"):  # a robbed added kong is no link (E8)
                 for p in range(4):
                     assert [links[p].count("piao"), links[p].count("kong")] == list(
-                        g.state["seat"][p, [E.SF_CHAIN_PIAO, E.SF_CHAIN_KONG]]), (h, p, links[p])
+                        [g.state["seat"][p]["chain_joker"], g.state["seat"][p]["chain_kong"]]), (h, p, links[p])
     rare = ("robbed_kong", "exposed_first")  # a few per thousand hands
     assert all(v >= (1 if k in rare else 3) for k, v in seen.items()), seen

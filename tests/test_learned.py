@@ -18,7 +18,7 @@ from caishen.sim.bots.policies import new_work
 from caishen.sim.bots import learned, learned_file
 from caishen.sim.bots.registry import POLICY_LEARNED, bot_table, load_tuned, parse
 from caishen.sim.bots.features import FEATURE_SETS
-from caishen.sim.engine import A_DISCARD, N_SEATS, PH_TURN, SC_PHASE, Game
+from caishen.sim.engine import A_DISCARD, N_SEATS, PH_TURN, Game
 from caishen.sim.rules import base as rulesets
 from test_envs import _hidden_twin, _wall_with_quads
 
@@ -128,7 +128,7 @@ def test_learned_bot_reads_nothing_hidden(tmp_path, arch):
             if arch == "conv" and n:
                 np.testing.assert_array_equal(lx.kinds, kinds)
                 pending = int(np.argmax(kinds[FEATURE_SETS["kinds"].first_row["pending"]]))
-                claim = st["sc"][SC_PHASE] != PH_TURN
+                claim = st["table"]["phase"] != PH_TURN
                 want = [-1] + [34 + pending] * (n - 1) if claim else list(lx.actions[:n] - A_DISCARD)
                 assert list(lx.cand[:n]) == want
             n_checked += n > 0

@@ -51,11 +51,6 @@ from caishen.sim.engine import (
     PH_HARD,
     PH_ROB,
     PH_TURN,
-    SC_SRC,
-    SC_TILE,
-    SC_TO_ACT,
-    SF_N_DISCARDS,
-    SF_N_MELDS,
     STATE_DTYPE,
     Game,
     action_name,
@@ -222,10 +217,10 @@ def _live_reference(st, s: int) -> np.ndarray:
     """Copies of each kind seat ``s`` cannot see (own hand, unclaimed discards, melds but others' concealed kongs)."""
     live = 4 - st["hands"][s].astype(int)
     for p in range(N_SEATS):
-        for i in range(int(st["seat"][p, SF_N_DISCARDS])):
+        for i in range(int(st["seat"][p]["n_discards"])):
             if not st["dflags"][p, i] & DF_CLAIMED:
                 live[st["discards"][p, i]] -= 1
-        for m in range(int(st["seat"][p, SF_N_MELDS])):
+        for m in range(int(st["seat"][p]["n_melds"])):
             t, k = int(st["meld_type"][p, m]), int(st["meld_kind"][p, m])
             if t == MELD_NONE or (t == MELD_KONG_CONCEALED and p != s):
                 continue
@@ -281,7 +276,7 @@ def test_grid_assist_and_context_against_references(rules):
             flat_assist = encode(game, seat, layout="flat", assist=True)[967:]
             np.testing.assert_allclose(cand["context"][84:], flat_assist, atol=0)
             h = game.state["hands"][seat].astype(int)
-            tile = int(game.state["sc"][SC_TILE])
+            tile = int(game.state["table"]["tile"])
             if h.sum() % 3 == 1 and tile >= 0 and h[tile] < 4:
                 h[tile] += 1
             if h.sum() % 3 == 2 and checked_eff < 40:
@@ -337,7 +332,7 @@ def test_candidates_map_back_to_legal_actions_and_match_a_slow_reference(rules):
             np.testing.assert_array_equal(o["actions"][:n], legal)
             assert (o["actions"][n:] == -1).all() and not o["candidates"][n:].any()
             st = b.states[i]
-            s = int(st["sc"][SC_TO_ACT])
+            s = int(st["table"]["to_act"])
             h = st["hands"][s].astype(int)
             live = _live_reference(st, s)
             disc = [a % 34 for a in legal if a < A_KONG_CONCEALED]
@@ -348,7 +343,7 @@ def test_candidates_map_back_to_legal_actions_and_match_a_slow_reference(rules):
                 ty = candidate_type(a)
                 seen_types.add(CANDIDATE_TYPES[ty])
                 assert x[X_TYPE:X_TYPE + 13].sum() == 1 and x[X_TYPE + ty] == 1, action_name(a)
-                kind = a % 34 if a < 136 else (int(st["sc"][SC_TILE]) if a <= 140 else -1)
+                kind = a % 34 if a < 136 else (int(st["table"]["tile"]) if a <= 140 else -1)
                 if kind >= 0:
                     assert x[X_HELD] == pytest.approx(h[kind] / 4) and x[X_SEEN] == pytest.approx(1 - live[kind] / 4)
                 f = x[X_ACTION:X_ACTION + 17]
@@ -372,8 +367,8 @@ def test_candidates_map_back_to_legal_actions_and_match_a_slow_reference(rules):
                     h2[t] -= 4 if a < A_KONG_ADDED else 1
                     assert f[0] == ref.shanten(h2, joker) and x[X_GAP] == f[0] - best
                 elif a <= 140:
-                    assert f[12] == 1 and f[14] == (st["seat"][s, SF_N_MELDS] == 0) and f[15] == (a >= 139)
-                    assert f[13] == base - _claim_after(h, joker, int(st["sc"][SC_TILE]), a), action_name(a)
+                    assert f[12] == 1 and f[14] == (st["seat"][s]["n_melds"] == 0) and f[15] == (a >= 139)
+                    assert f[13] == base - _claim_after(h, joker, int(st["table"]["tile"]), a), action_name(a)
                 else:
                     assert not f.any() and x[X_HELD] == 0
     assert {"discard", "pass", "pong", "win"} <= seen_types and n_eff == 60
@@ -409,7 +404,7 @@ def _oracle_reference(game: Game) -> dict:
         for f in STATE_DTYPE.names:
             g2.state[f][...] = st[f]
         g2.step(a)
-        while not g2.done and g2.state["sc"][2] in (PH_CLAIM, PH_ROB, PH_HARD) and g2.state["sc"][SC_SRC] == s:
+        while not g2.done and g2.state["table"]["phase"] in (PH_CLAIM, PH_ROB, PH_HARD) and g2.state["table"]["src"] == s:
             acts = g2.legal_actions()
             g2.step(next(x for x in (A_WIN, A_PASS, A_HARD_DECLINE) if x in acts) if
                     {A_WIN, A_PASS, A_HARD_DECLINE} & set(acts) else acts[0])

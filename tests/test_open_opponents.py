@@ -23,7 +23,7 @@ from caishen.envs.batched import BatchedGames
 from caishen.envs.observation import encode
 from caishen.envs.seats import SeatError
 from caishen.envs.vector_env import CaishenVectorEnv
-from caishen.sim.engine import SC_TO_ACT, STATE_DTYPE, Game
+from caishen.sim.engine import STATE_DTYPE, Game
 from test_envs import _hidden_twin
 from test_seats import _exec_bot
 
@@ -86,7 +86,7 @@ def test_a_python_opponent_sees_its_own_seat_and_nothing_hidden(batched_warm):
             for j, s in enumerate(seats):
                 for name in STATE_DTYPE.names:
                     game.state[name][...] = states[j][name]
-                assert s != 2 and s == states[j]["sc"][SC_TO_ACT]
+                assert s != 2 and s == states[j]["table"]["to_act"]
                 np.testing.assert_array_equal(mask[j], states[j]["mask"].astype(bool))
                 np.testing.assert_array_equal(obs[j], encode(game, int(s)))
                 _hidden_twin(game, twin, int(s), rng)

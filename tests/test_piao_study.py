@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from caishen.sim import hand as H
-from caishen.sim.engine import A_DISCARD, A_WIN, SC_DEALER, SC_HEAD, SC_PHASE, SC_TAIL, SC_TO_ACT, SF_CHAIN_LEN, PH_TURN, Game
+from caishen.sim.engine import A_DISCARD, A_WIN, PH_TURN, Game
 from caishen.sim.analysis.piao_study import (
     F_BAOTOU,
     F_CAISHEN,
@@ -45,8 +45,8 @@ def ref_piao_point(g: Game) -> bool:
     """The definition: own turn, holds a 财神, cannot win now, may discard a 财神 and some other tile,
     and is ready (shanten <= 0) without one 财神."""
     st = g.state
-    s = int(st["sc"][SC_TO_ACT])
-    if int(st["sc"][SC_PHASE]) != PH_TURN:
+    s = int(st["table"]["to_act"])
+    if int(st["table"]["phase"]) != PH_TURN:
         return False
     h = st["hands"][s].copy()
     if h[JOKER] == 0:
@@ -62,15 +62,15 @@ def ref_piao_point(g: Game) -> bool:
 
 def ref_live(st, s) -> np.ndarray:
     """4 minus the copies seat s sees: own hand, unclaimed discards, exposed melds (others' concealed kongs hidden)."""
-    from caishen.sim.engine import DF_CLAIMED, SF_N_DISCARDS, SF_N_MELDS
+    from caishen.sim.engine import DF_CLAIMED
     from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_NONE, MELD_PONG
 
     live = 4 - st["hands"][s].astype(int)
     for p in range(4):
-        for i in range(int(st["seat"][p, SF_N_DISCARDS])):
+        for i in range(int(st["seat"][p]["n_discards"])):
             if not st["dflags"][p, i] & DF_CLAIMED:
                 live[st["discards"][p, i]] -= 1
-        for i in range(int(st["seat"][p, SF_N_MELDS])):
+        for i in range(int(st["seat"][p]["n_melds"])):
             t, k = int(st["meld_type"][p, i]), int(st["meld_kind"][p, i])
             if t == MELD_NONE or (t == MELD_KONG_CONCEALED and p != s):
                 continue
@@ -85,7 +85,7 @@ def ref_live(st, s) -> np.ndarray:
 
 def ref_features(st, s) -> dict:
     h = st["hands"][s].copy()
-    out = {"caishen": int(h[JOKER]), "chain": int(st["seat"][s, SF_CHAIN_LEN])}
+    out = {"caishen": int(h[JOKER]), "chain": int(st["seat"][s]["chain_len"])}
     h[JOKER] -= 1
     waits = [t for t in H.waits(h, JOKER) if t != JOKER and h[t] < 4]
     live = ref_live(st, s)
@@ -106,7 +106,7 @@ def _random_states(seed: int, n_hands: int, policy_mix=("always", "never", "rand
                 if policy_mix else None for _ in range(4)]
         while not g.done:
             yield g
-            g.step(bots[int(g.state["sc"][SC_TO_ACT])].act(g))
+            g.step(bots[int(g.state["table"]["to_act"])].act(g))
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -117,7 +117,7 @@ def test_K_9_1_piao_point_and_features_match_the_python_reference(engine_warm, s
     n_points = 0
     for g in _random_states(seed, 6):
         st_ = g.state
-        s = int(st_["sc"][SC_TO_ACT])
+        s = int(st_["table"]["to_act"])
         g.legal_actions()  # fills the mask
         got = bool(_piao_point(st_, g._ep, tabs, s))
         assert got == ref_piao_point(g)
@@ -217,17 +217,17 @@ def test_K_9_1_piao_table_cell_matches_the_python_reference(engine_warm):
     n = 0
     for g in _random_states(17, 4):
         st_ = g.state
-        if int(st_["sc"][SC_PHASE]) != PH_TURN:  # the 飘 decision is a turn's discard (K-9.1), never a claim
+        if int(st_["table"]["phase"]) != PH_TURN:  # the 飘 decision is a turn's discard (K-9.1), never a claim
             continue
-        s = int(st_["sc"][SC_TO_ACT])
+        s = int(st_["table"]["to_act"])
         h = st_["hands"][s].copy()
         if h[JOKER] == 0:  # no 财神, no 飘: the policy never throws one
             assert not _piao_table_says(st_, g._ep, tabs, policy_bits_int64(2**64 - 1))
             continue
         h[JOKER] -= 1
         n_waits = sum(1 for t in range(34) if t != JOKER and h[t] < 4 and H.is_win(h + (np.arange(34) == t), JOKER))
-        cell = cell_of(max(0, int(st_["sc"][SC_TAIL] - st_["sc"][SC_HEAD] + 1) - 20), n_waits,
-                       int(st_["seat"][s, SF_CHAIN_LEN]), int(st_["sc"][SC_DEALER]) == s)
+        cell = cell_of(max(0, int(st_["table"]["tail"] - st_["table"]["head"] + 1) - 20), n_waits,
+                       int(st_["seat"][s]["chain_len"]), int(st_["table"]["dealer"]) == s)
         bits = int(rng.integers(0, 2**63))
         assert bool(_piao_table_says(st_, g._ep, tabs, policy_bits_int64(bits))) == bool(bits >> cell & 1)
         assert bool(_piao_table_says(st_, g._ep, tabs, policy_bits_int64(1 << cell)))
@@ -305,20 +305,19 @@ def ref_parts(st, s, factor=2):
     """The 飘 parts of seat s in a finished Kaihua hand, from the record (K-6.5, K-8.1, K-9.3), slowly:
     its own win's 飘 links doubled what it received (received x (1 - 2**-links)); another seat's win inside its
     open circle cost it ``factor - 1`` times its own self-draw share."""
-    from caishen.sim.engine import SF_EXPONENT, SF_FAILED_PIAO, SF_PIAO_OPEN, SF_SCORE, SF_WIN_PIAO, SF_WON
 
     seat = st["seat"]
-    dealer = int(st["sc"][SC_DEALER])
+    dealer = int(st["table"]["dealer"])
     double = penalty = 0
     for w in range(4):
-        if not seat[w, SF_WON]:
+        if not seat[w]["won"]:
             continue
         if w == s:
-            links = int(seat[s, SF_WIN_PIAO])
-            double += int(seat[s, SF_SCORE]) - int(seat[s, SF_SCORE]) // 2 ** links
-        elif seat[s, SF_FAILED_PIAO] and seat[s, SF_PIAO_OPEN]:
+            links = int(seat[s]["win_joker_links"])
+            double += int(seat[s]["score"]) - int(seat[s]["score"]) // 2 ** links
+        elif seat[s]["circle_failed"] and seat[s]["circle_open"]:
             base = 4 if dealer in (s, w) else 2
-            penalty -= (factor - 1) * base * 2 ** int(seat[w, SF_EXPONENT])
+            penalty -= (factor - 1) * base * 2 ** int(seat[w]["exponent"])
     return double, penalty
 
 
@@ -333,7 +332,7 @@ def test_K_9_3_K_6_5_piao_parts_match_the_record_reference(engine_warm):
         g = Game("kaihua").reset(seed=int(rng.integers(2**32)), dealer=int(rng.integers(4)))
         bots = [make_agent("always") for _ in range(4)]
         while not g.done:
-            g.step(bots[int(g.state["sc"][SC_TO_ACT])].act(g))
+            g.step(bots[int(g.state["table"]["to_act"])].act(g))
         for s in range(4):
             got = _piao_parts(g.state, g._ep, g._rp, s)
             ref = ref_parts(g.state, s)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from caishen import cli
 from caishen.agents.play import MAX_INPUT, action_label, help_text, hint_lines, play
 from caishen.sim import hand
-from caishen.sim.engine import EP_JOKER, Game, build_wall
+from caishen.sim.engine import Game, build_wall
 from caishen.sim.tiles import CAISHEN, kind_name, parse_kinds
 
 ZEROS = "0\n" * 400  # the first action, whatever is asked, until the hand ends
@@ -117,7 +117,7 @@ def test_hint_ranks_discards_by_shanten_then_live_tiles(rules, engine_warm):
             g.step(g.legal_actions()[-1] if g.phase != "turn" else g.legal_actions()[0])
         while g.phase != "turn":
             g.step(g.legal_actions()[-1])
-        seat, joker = g.current_player, int(g._ep[EP_JOKER])
+        seat, joker = g.current_player, int(g._ep.joker)
         counts = np.asarray(g.state["hands"][seat], np.int64)
         seen = _visible(g, seat)
         lines = hint_lines(g, seat)

@@ -39,10 +39,10 @@ def test_policy_table_parsing():
 def ref_live(st, s):
     live = 4 - st["hands"][s].astype(int)
     for p in range(4):
-        for i in range(st["seat"][p, E.SF_N_DISCARDS]):
+        for i in range(st["seat"][p]["n_discards"]):
             if not st["dflags"][p, i] & E.DF_CLAIMED:
                 live[st["discards"][p, i]] -= 1
-        for i in range(st["seat"][p, E.SF_N_MELDS]):
+        for i in range(st["seat"][p]["n_melds"]):
             t, k = int(st["meld_type"][p, i]), int(st["meld_kind"][p, i])
             if t == 5 and p != s:
                 continue  # others' concealed kongs are hidden
@@ -55,11 +55,11 @@ def ref_live(st, s):
 def ref_greedy(st, joker=CAISHEN):
     """The greedy policy of the caishen.sim.bots.policies docstring, written plainly with caishen.sim.hand."""
     mask = st["mask"]
-    s = int(st["sc"][E.SC_TO_ACT])
+    s = int(st["table"]["to_act"])
     h = st["hands"][s].astype(np.uint8).copy()
     if mask[E.A_WIN]:
         return E.A_WIN
-    if st["sc"][E.SC_PHASE] == E.PH_TURN:
+    if st["table"]["phase"] == E.PH_TURN:
         legal = [k for k in range(34) if mask[E.A_DISCARD + k]]
 
         def after(k):
@@ -86,7 +86,7 @@ def ref_greedy(st, joker=CAISHEN):
                 if hand.shanten(c, joker) <= best:
                     return E.A_KONG_CONCEALED + t
         return E.A_DISCARD + pick
-    k = int(st["sc"][E.SC_TILE])
+    k = int(st["table"]["tile"])
     base = hand.shanten(h, joker)
 
     def best_discard(c):
@@ -133,7 +133,7 @@ def sampled_states(n_states, seed):
         E._seeded_wall(hand_seed, st)
         hand_seed += 1
         E._reset(st, ep, rp, tabs, int(rng.integers(4)))
-        while st["sc"][E.SC_PHASE] != E.PH_DONE and n < n_states:
+        while st["table"]["phase"] != E.PH_DONE and n < n_states:
             E._legal_mask(st, ep)
             if rng.random() < 0.15:
                 out[n] = st
@@ -153,8 +153,8 @@ def test_greedy_matches_reference():
         for field in E.STATE_DTYPE.names:  # a policy must not change the state
             assert np.array_equal(states[i : i + 1][field], before[field]), field
         assert st["mask"][got] == 1
-        assert got == ref_greedy(st), (got, E.PHASE_NAMES[int(st["sc"][E.SC_PHASE])])
-        kinds.add("turn" if st["sc"][E.SC_PHASE] == E.PH_TURN else "claim")
+        assert got == ref_greedy(st), (got, E.PHASE_NAMES[int(st["table"]["phase"])])
+        kinds.add("turn" if st["table"]["phase"] == E.PH_TURN else "claim")
     assert kinds == {"turn", "claim"}
 
 
@@ -192,11 +192,11 @@ def test_never_throws_a_caishen_only_when_forced_K_9_4():
     for hand_seed in range(400):
         E._seeded_wall(hand_seed, st)
         E._reset(st, ep, rp, tabs, hand_seed % 4)
-        while st["sc"][E.SC_PHASE] != E.PH_DONE:
+        while st["table"]["phase"] != E.PH_DONE:
             E._legal_mask(st, ep)
             a = _choose_action(code, param, st, ep, rp, tabs, st["mask"], work)
             legal = np.flatnonzero(st["mask"][discards])
-            if st["sc"][E.SC_PHASE] == E.PH_TURN and CAISHEN in legal:
+            if st["table"]["phase"] == E.PH_TURN and CAISHEN in legal:
                 if a == E.A_DISCARD + CAISHEN:
                     assert legal.tolist() == [CAISHEN], (hand_seed, legal)
                     forced += 1

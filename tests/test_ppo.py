@@ -211,7 +211,6 @@ def test_assist_features_through_game_states_and_batch(engine_warm):
     """At every decision of a few random hands of both rule sets: assist_features(game, seat) of
     every seat equals the reference on that seat's own tiles and the tile on offer; bad seats raise."""
     from caishen.envs.assist import assist_batch, assist_features
-    from caishen.sim.engine import SC_TILE
     from caishen.sim.rules import base as rulesets
 
     rng = np.random.default_rng(0)
@@ -223,7 +222,7 @@ def test_assist_features_through_game_states_and_batch(engine_warm):
             while not game.done:
                 st_ = game.state
                 for seat in range(4):
-                    ref = assist_reference(st_["hands"][seat], int(st_["sc"][SC_TILE]), joker)
+                    ref = assist_reference(st_["hands"][seat], int(st_["table"]["tile"]), joker)
                     np.testing.assert_allclose(assist_features(game, seat), ref, atol=1e-6)
                     checked += 1
                 game.step(int(rng.choice(game.legal_actions())))

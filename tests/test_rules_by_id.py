@@ -58,7 +58,7 @@ def pass_claims(g: E.Game) -> None:
 
 def tsumogiri(g: E.Game) -> None:
     """The seat to act discards the tile it just drew; every claim on it is passed."""
-    act(g, f"discard {tiles.kind_name(int(g.state['sc'][E.SC_DRAWN]))}")
+    act(g, f"discard {tiles.kind_name(int(g.state['table']['drawn']))}")
     pass_claims(g)
 
 
@@ -121,10 +121,10 @@ def test_K_8_4_liuju_nobody_pays_even_inside_an_open_piao_circle(engine_warm, fa
     circle is still open at the 流局, yet nobody pays: no failed 飘 (K-9.3 needs a win)."""
     g = deal(_LIUJU_HANDS, draws=_draws_ending_in_a_caishen(), failed_piao_factor=factor)
     while not g.done:
-        last = (g.current_player, int(g.state["sc"][E.SC_DRAWN]))
+        last = (g.current_player, int(g.state["table"]["drawn"]))
         tsumogiri(g)
     assert last == (3, tiles.CAISHEN)  # the last discard was seat 3's 财神
-    assert g.state["seat"][3, E.SF_PIAO_OPEN] == 1  # ... and its circle is open
+    assert g.state["seat"][3]["circle_open"] == 1  # ... and its circle is open
     r = g.record
     assert r["winner"] == -1 and r["win_type"] == -1 and r["tiles_left"] == 20
     assert scores(g) == [0, 0, 0, 0]
@@ -148,7 +148,7 @@ def test_K_9_4_forced_piao_is_a_piao(engine_warm, dealer_hand, first_draw):
     act(g, "discard 5z")
     pass_claims(g)
     seat0 = g.state["seat"][0]
-    assert seat0[E.SF_PIAO_COUNT] == 1 and seat0[E.SF_CHAIN_PIAO] == 1 and seat0[E.SF_PIAO_OPEN] == 1
+    assert seat0["joker_discards"] == 1 and seat0["chain_joker"] == 1 and seat0["circle_open"] == 1
     for _ in range(3):
         tsumogiri(g)
     assert g.current_player == 0 and "win" in legal(g)

@@ -42,7 +42,7 @@ class PlainRules(KaihuaRules):
 
 # step 2: facts (every FACT_KEYS entry)
 FACTS = {
-    "joker": -1, "chow": 0, "rob_kong": 1, "piao_ban": 0, "force_joker_min": 0, "baotou_force": 0,
+    "joker": -1, "chow": 0, "rob_kong": 1, "circle_ban": 0, "force_joker_min": 0, "force_joker_shape": 0,
     "passed_pong": 1, "passed_pong_claim_clears": 1, "passed_win": 0, "kong_after_claim": 0,
     "first_dealer_random": 0, "declare": 0, "hard": 0,
 }

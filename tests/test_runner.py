@@ -21,7 +21,7 @@ from scipy import stats
 from caishen.sim import safeio
 from caishen.sim.selfplay import records, runner, stream
 from caishen.sim.analysis import summary
-from caishen.sim.rules.kaihua import FLAG_PIAO, FLAG_PINGHU
+from caishen.sim.rules.kaihua import FLAG_JOKER_LINK, FLAG_PINGHU
 
 RULES = "kaihua"
 OPTIONS = {"discard_win": True}
@@ -46,7 +46,7 @@ def fake_chunk(rules, options, policies, seed_entropy, n_hands):
     exponent = np.where(won, rng.integers(0, 4, n), 0)
     chain_piao = np.where(win_type == 0, rng.integers(0, 3, n), 0)
     chain_kong = np.where(win_type == 0, rng.integers(0, 2, n), 0)
-    flags = np.where(won, FLAG_PINGHU, 0) | np.where(chain_piao > 0, FLAG_PIAO, 0)
+    flags = np.where(won, FLAG_PINGHU, 0) | np.where(chain_piao > 0, FLAG_JOKER_LINK, 0)
     piao = rng.integers(0, 3, (4, n)) * (rng.random((4, n)) < 0.4)
     # the winner's 飘 links are among its attempts
     for s in range(4):
@@ -325,7 +325,7 @@ def test_a_chunk_breaking_the_contract_stops_the_run_and_writes_nothing_for_it(t
 
 def test_no_column_of_a_run_shadows_a_dataframe_attribute(tmp_path):
     """K-10 records read back as a DataFrame: every column is reachable as ``df.NAME`` (issue 28: the
-    column ``flags`` was ``pandas.DataFrame.flags``, so ``df.flags & FLAG_PIAO`` raised); a chunk written
+    column ``flags`` was ``pandas.DataFrame.flags``, so ``df.flags & FLAG_JOKER_LINK`` raised); a chunk written
     under the old name is refused with a reason naming the rename."""
     from caishen.sim.rules import base as rulesets
     from caishen.sim.selfplay import manifest
@@ -337,7 +337,7 @@ def test_no_column_of_a_run_shadows_a_dataframe_attribute(tmp_path):
         assert not set(cols) & set(dir(pd.DataFrame)), (name, set(cols) & set(dir(pd.DataFrame)))
     run(config(games=200, chunk_size=200), tmp_path / "r")
     df = stream.read_run(tmp_path / "r")
-    assert ((df.hand_flags & FLAG_PIAO) != 0).equals((df["hand_flags"] & FLAG_PIAO) != 0)
+    assert ((df.hand_flags & FLAG_JOKER_LINK) != 0).equals((df["hand_flags"] & FLAG_JOKER_LINK) != 0)
     # the same chunk with the column under its old name
     import pyarrow.parquet as pq
 
@@ -416,7 +416,7 @@ def long_form(df):
             "caishen": df[f"caishen_{s}"].astype(int),
             "won": (df["winners_mask"].to_numpy().astype(int) >> s) & 1 == 1,
             "is_dealer": df["dealer"] == s,
-            "success": (df["winner"] == s) & (df["win_type"] == 0) & ((df["hand_flags"] & FLAG_PIAO) != 0),
+            "success": (df["winner"] == s) & (df["win_type"] == 0) & ((df["hand_flags"] & FLAG_JOKER_LINK) != 0),
         }))
     return pd.concat(parts, ignore_index=True)
 

@@ -21,10 +21,10 @@ def _unseen(st, me):
         if p == me:
             continue
         c += st["hands"][p]
-        for i in range(int(st["seat"][p, E.SF_N_MELDS])):
+        for i in range(int(st["seat"][p]["n_melds"])):
             if st["meld_type"][p, i] == MELD_KONG_CONCEALED:
                 c[st["meld_kind"][p, i]] += 4
-    head, tail = int(st["sc"][E.SC_HEAD]), int(st["sc"][E.SC_TAIL])
+    head, tail = int(st["table"]["head"]), int(st["table"]["tail"])
     c += np.bincount(st["wall"][head:tail + 1], minlength=34)
     return c
 
@@ -32,7 +32,7 @@ def _unseen(st, me):
 def _redeal(st, me, rng):
     """A twin of ``st`` with the tiles hidden from ``me`` (other hands, the wall left) dealt anew."""
     twin = st.copy()
-    head, tail = int(twin["sc"][E.SC_HEAD]), int(twin["sc"][E.SC_TAIL])
+    head, tail = int(twin["table"]["head"]), int(twin["table"]["tail"])
     others = [p for p in range(4) if p != me]
     pool = list(twin["wall"][head:tail + 1])
     sizes = [int(twin["hands"][p].sum()) for p in others]
@@ -48,7 +48,7 @@ def _redeal(st, me, rng):
 
 def _context(rules, spec="mc:4:greedy", seed=0):
     name, r = E.load_rules(rules, None)
-    table, w = bot_table([spec] * 4, name, int(E.engine_params(name, r)[E.EP_JOKER]))
+    table, w = bot_table([spec] * 4, name, int(E.engine_params(name, r).joker))
     return make_context(name, r, w, seed, search=True), w[0], int(table[0, 1])
 
 
@@ -63,9 +63,9 @@ def test_determinize_keeps_the_view_and_the_unseen_tiles(rules):
     moved = 0
     for i in range(len(states)):
         st = states[i]
-        if st["sc"][E.SC_PHASE] not in (E.PH_TURN, E.PH_CLAIM):
+        if st["table"]["phase"] not in (E.PH_TURN, E.PH_CLAIM):
             continue
-        me = int(st["sc"][E.SC_TO_ACT])
+        me = int(st["table"]["to_act"])
         root = sims[0]
         _determinize(root, st, me, ep, rp, tabs, rng, ib, np.full(4, POLICY_GREEDY, np.int64))
         assert np.array_equal(root["hands"][me], st["hands"][me])
@@ -75,17 +75,17 @@ def test_determinize_keeps_the_view_and_the_unseen_tiles(rules):
             assert np.array_equal(root["meld_kind"][p][visible], st["meld_kind"][p][visible])
         for f in ("discards", "dflags", "meld_type"):
             assert np.array_equal(root[f], st[f]), f
-        for j in (E.SC_HEAD, E.SC_TAIL, E.SC_TURN, E.SC_DEALER, E.SC_TILE, E.SC_SRC, E.SC_TURNS):
-            assert root["sc"][j] == st["sc"][j]
-        assert root["sc"][E.SC_TO_ACT] == me and root["sc"][E.SC_PHASE] == st["sc"][E.SC_PHASE]
+        for j in ("head", "tail", "turn", "dealer", "tile", "src", "turns"):
+            assert root["table"][j] == st["table"][j], j
+        assert root["table"]["to_act"] == me and root["table"]["phase"] == st["table"]["phase"]
         assert np.array_equal(_unseen(root, me), _unseen(st, me))
         moved += int(not np.array_equal(root["hands"], st["hands"]))
         for p in range(4):
             if p != me:
-                joker = int(ep[E.EP_JOKER])
+                joker = int(ep.joker)
                 from caishen.sim.hand import shanten
 
-                assert root["seat"][p, E.SF_TENPAI] == int(shanten(root["hands"][p].astype(np.uint8), joker) <= 0)
+                assert root["seat"][p]["ready"] == int(shanten(root["hands"][p].astype(np.uint8), joker) <= 0)
     assert moved > 50
 
 
@@ -99,9 +99,9 @@ def test_search_bot_never_reads_hidden_tiles(rules):
     searched = 0
     for i in range(len(states)):
         st = states[i]
-        me = int(st["sc"][E.SC_TO_ACT])
+        me = int(st["table"]["to_act"])
         twin = _redeal(st, me, gen)
-        assert not np.array_equal(twin["hands"], st["hands"]) or st["sc"][E.SC_PHASE] == E.PH_HARD
+        assert not np.array_equal(twin["hands"], st["hands"]) or st["table"]["phase"] == E.PH_HARD
         start = np.array([i + 1, 2, 3, 4], np.uint64)
         picks = []
         for s in (st, twin):
@@ -227,7 +227,7 @@ def _posterior_reference(st, me, joker):
         if p == me:
             continue
         llr = np.log(S.OPP_PRIOR / (1 - S.OPP_PRIOR))
-        for i, k in enumerate(st["discards"][p, :int(st["seat"][p, E.SF_N_DISCARDS])]):
+        for i, k in enumerate(st["discards"][p, :int(st["seat"][p]["n_discards"])]):
             k = int(k)
             if k == joker:
                 continue
@@ -243,12 +243,12 @@ def test_opponent_model_reads_only_public_discards(rules):
     the seat (other hands, the wall) are redealt: it reads only what every seat sees."""
     states, ep, rp, tabs, work = states_of(rules, 150, seed=43)
     gen = np.random.default_rng(3)
-    joker = int(ep[E.EP_JOKER])
+    joker = int(ep.joker)
     q, q_twin = np.zeros(4), np.zeros(4)
     moved = 0
     for i in range(len(states)):
         st = states[i]
-        me = int(st["sc"][E.SC_TO_ACT])
+        me = int(st["table"]["to_act"])
         S._opp_posterior(st, me, ep, q)
         np.testing.assert_allclose(q, _posterior_reference(st, me, joker), rtol=1e-12, atol=1e-15)
         S._opp_posterior(_redeal(st, me, gen), me, ep, q_twin)

@@ -84,7 +84,7 @@ class _KernelSeat:
         self.seats = (seat,)
         name, r = engine.load_rules(rules)
         self.args = (engine.engine_params(name, r), r.params(), hand_tables(), new_work())
-        table, weights = registry.bot_table(spec, name, int(self.args[0][engine.EP_JOKER]))
+        table, weights = registry.bot_table(spec, name, int(self.args[0].joker))
         self.row = table[0]
         self.bx = registry.make_context(name, r, weights, 0, spec)
         self.batches = []
@@ -146,7 +146,7 @@ def test_the_tables_matches_deal_and_rotate_as_the_rules_say_K_3_3_J_2_3_J_2_4(r
     for h in range(10):
         wall, drawn = duplicate_deal(9, h)
         if h % 4 == 0:
-            dealer, streak = (drawn if ep[engine.EP_FIRST_DEALER_RANDOM] else 0), 0
+            dealer, streak = (drawn if ep.first_dealer_random else 0), 0
         g = engine.Game(rules).reset(wall=wall, dealer=dealer, match_hand=h % 4, streak=streak)
         while not g.done:
             g.step(bots[g.current_player].act(g))

@@ -25,12 +25,12 @@ def ref_threats(st, s, ep):
     for p in range(4):
         if p == s:
             continue
-        nd, nm = int(st["seat"][p, E.SF_N_DISCARDS]), int(st["seat"][p, E.SF_N_MELDS])
+        nd, nm = int(st["seat"][p]["n_discards"]), int(st["seat"][p]["n_melds"])
         seen[p] = {int(st["discards"][p, i]) for i in range(nd)}
-        if ep[E.EP_DECLARE] and st["seat"][p, E.SF_DECL] != E.DECL_NONE:
+        if ep.declare and st["seat"][p]["decl"] != E.DECL_NONE:
             threat[p] = 1.0
         else:
-            z = (-4.26 + 0.458 * nd + 0.742 * nm) if ep[E.EP_JOKER] >= 0 else (-5.30 + 0.303 * nd + 0.957 * nm)
+            z = (-4.26 + 0.458 * nd + 0.742 * nm) if ep.joker >= 0 else (-5.30 + 0.303 * nd + 0.957 * nm)
             threat[p] = int(1.0 / (1.0 + math.exp(-z)) * 1_000_000) / 1_000_000
     return threat, seen
 
@@ -55,16 +55,16 @@ def ref_unsafe(k, joker, live_k, seen):
 def ref_danger(st, s, k, ep):
     threat, seen = ref_threats(st, s, ep)
     live = ref_live(st, s)
-    return sum(threat[p] * ref_unsafe(k, int(ep[E.EP_JOKER]), int(live[k]), seen[p]) for p in range(4) if p != s)
+    return sum(threat[p] * ref_unsafe(k, int(ep.joker), int(live[k]), seen[p]) for p in range(4) if p != s)
 
 
 def ref_gone(st):
-    return (int(st["sc"][E.SC_HEAD]) - 53) + (135 - int(st["sc"][E.SC_TAIL]))
+    return (int(st["table"]["head"]) - 53) + (135 - int(st["table"]["tail"]))
 
 
 def ref_suit_max(h, st, s):
     c = [int(h[0:9].sum()), int(h[9:18].sum()), int(h[18:27].sum())]
-    for i in range(int(st["seat"][s, E.SF_N_MELDS])):
+    for i in range(int(st["seat"][s]["n_melds"])):
         t, k = int(st["meld_type"][s, i]), int(st["meld_kind"][s, i])
         if t and k < 27:
             c[k // 9] += 4 if t >= 3 else 3
@@ -73,16 +73,16 @@ def ref_suit_max(h, st, s):
 
 def ref_tuned(st, w, ep):
     """The tuned bot of the caishen.sim.bots.tuned docstring, written plainly with caishen.sim.hand (greedy's kongs stand)."""
-    joker = int(ep[E.EP_JOKER])
+    joker = int(ep.joker)
     mask = st["mask"]
-    s = int(st["sc"][E.SC_TO_ACT])
+    s = int(st["table"]["to_act"])
     h = st["hands"][s].astype(np.uint8).copy()
     if mask[E.A_WIN]:
         return E.A_WIN
-    if st["sc"][E.SC_PHASE] == E.PH_HARD:
+    if st["table"]["phase"] == E.PH_HARD:
         return E.A_HARD_DECLARE
     gone = ref_gone(st) / 70.0
-    if st["sc"][E.SC_PHASE] == E.PH_TURN:
+    if st["table"]["phase"] == E.PH_TURN:
         legal = [k for k in range(34) if mask[E.A_DISCARD + k]]
 
         def without(k):
@@ -125,7 +125,7 @@ def ref_tuned(st, w, ep):
         top = max(scores.values())
         pick = max(k for k in legal if scores[k] >= top - 1e-9)
         return E.A_DECLARE + pick if mask[E.A_DECLARE + pick] else E.A_DISCARD + pick
-    k = int(st["sc"][E.SC_TILE])
+    k = int(st["table"]["tile"])
     base = hand.shanten(h, joker)
 
     def best_discard(c):
@@ -133,7 +133,7 @@ def ref_tuned(st, w, ep):
                 for d in range(34) if c[d] and d != joker]
         return min(vals) if vals else hand.shanten(np.where(np.arange(34) == joker, c - 1, c).astype(np.uint8), joker)
 
-    common = w[12] + w[14] * (st["seat"][s, E.SF_N_MELDS] == 0) + w[16] * gone
+    common = w[12] + w[14] * (st["seat"][s]["n_melds"] == 0) + w[16] * gone
     choice, best_sc = E.A_PASS, 0.0
     if mask[E.A_PONG]:
         c = h.copy()
@@ -173,7 +173,7 @@ def states_of(rules, n_states, seed, policy="greedy"):
         E._seeded_wall(hand_seed, st)
         hand_seed += 1
         E._reset(st, ep, rp, tabs, int(rng.integers(4)))
-        while st["sc"][E.SC_PHASE] != E.PH_DONE and n < n_states:
+        while st["table"]["phase"] != E.PH_DONE and n < n_states:
             E._legal_mask(st, ep)
             if rng.random() < 0.2:
                 out[n] = st
@@ -200,8 +200,8 @@ def test_tuned_kernel_matches_reference_on_random_weights(rules):
             if field not in ("work",):
                 assert np.array_equal(states[i: i + 1][field], before[field]), field
         assert st["mask"][got] == 1
-        assert got == ref_tuned(st, w, ep), (i, E.action_name(got), E.PHASE_NAMES[int(st["sc"][E.SC_PHASE])])
-        phases.add(int(st["sc"][E.SC_PHASE]))
+        assert got == ref_tuned(st, w, ep), (i, E.action_name(got), E.PHASE_NAMES[int(st["table"]["phase"])])
+        phases.add(int(st["table"]["phase"]))
     assert {E.PH_TURN, E.PH_CLAIM} <= phases
 
 
@@ -226,13 +226,13 @@ def test_danger_matches_reference():
         states, ep, rp, tabs, work = states_of(rules, 120, seed=8)
         for i in range(len(states)):
             st = states[i]
-            s = int(st["sc"][E.SC_TO_ACT])
+            s = int(st["table"]["to_act"])
             row = np.zeros(34, np.int64)
             live = np.zeros(34, np.int64)
             _threats(st, ep, s, row)
             _live_counts(st, s, live)
             for k in range(34):
-                assert abs(_danger(k, int(ep[E.EP_JOKER]), live, row, s) - ref_danger(st, s, k, ep)) < 1e-9
+                assert abs(_danger(k, int(ep.joker), live, row, s) - ref_danger(st, s, k, ep)) < 1e-9
 
 
 def test_greedy_safe_folds_to_safe_tiles_against_a_declared_seat():

@@ -379,12 +379,12 @@ def test_the_side_process_compiles_the_learned_bot_with_the_self_play_loops_type
     from caishen.sim.bots import learned, tuned
     from caishen.sim.bots.policies import new_work
     from caishen.sim.bots.registry import bot_table, make_context
-    from caishen.sim.engine import EP_JOKER, engine_params, load_rules, new_state
+    from caishen.sim.engine import engine_params, load_rules, new_state
     from caishen.sim.tables import hand_tables
 
     name, r = load_rules("kaihua", None)
     ep = engine_params(name, r)
-    _, weights = bot_table("greedy", name, int(ep[EP_JOKER]))
+    _, weights = bot_table("greedy", name, int(ep.joker))
     bx = make_context(name, r, weights, 1, "greedy")
     loop = (bx.weights[0], new_state()[0], ep, hand_tables(), new_work(), bx.slots[0])
     assert [typeof(a) for a in learned._ahead_args()] == [typeof(a) for a in loop]

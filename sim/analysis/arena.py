@@ -184,7 +184,7 @@ def check_policies(policies, rules: str, options: dict | None) -> list[str]:
         raise ValueError(f"a match needs {MIN_POLICIES} to {MAX_POLICIES} policies, got {len(specs)}: "
                          f"{short_repr(','.join(specs))}")
     name, r = engine.load_rules(rules, options)
-    joker = int(engine.engine_params(name, r)[engine.EP_JOKER])
+    joker = int(engine.engine_params(name, r).joker)
     for i, p in enumerate(specs):
         check_seats(p, name, joker, label=f"policy {i + 1} of the match")  # ValueError naming the spec
     return [normalize(p) for p in specs]

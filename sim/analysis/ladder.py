@@ -128,7 +128,7 @@ def check_bots(bots, rules: str, options: dict | None) -> list[str]:
     if not MIN_BOTS <= len(specs) <= MAX_BOTS:
         raise ValueError(f"a ladder needs {MIN_BOTS} to {MAX_BOTS} bots, got {len(specs)}: {short_repr(bots)}")
     name, r = engine.load_rules(rules, options)
-    joker = int(engine.engine_params(name, r)[engine.EP_JOKER])
+    joker = int(engine.engine_params(name, r).joker)
     for i, p in enumerate(specs):
         if not isinstance(p, str) or not p or len(p) > MAX_SPEC:
             raise ValueError(f"bot {i + 1} of the ladder: {short_repr(p)} is not a bot spec")

@@ -453,7 +453,7 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
         from caishen.sim import engine
 
         name, r = engine.load_rules(rules, opts or None)
-        check_seats([field], name, int(engine.engine_params(name, r)[engine.EP_JOKER]), label="--field")
+        check_seats([field], name, int(engine.engine_params(name, r).joker), label="--field")
     ex = runner.Execution(workers=workers, progress=progress)
     words = piao_study.comparison(policy, keep, per_hand=True)
     if opts:

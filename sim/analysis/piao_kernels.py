@@ -27,33 +27,17 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.engine import (
+    _copy_state,
     A_DECLARE,
     A_DISCARD,
     A_HARD_DECLARE,
     A_HARD_DECLINE,
     A_KONG_CONCEALED,
-    EP_ENGINE_PAYMENTS,
-    EP_JOKER,
     N_KINDS,
     N_SEATS,
     PH_DONE,
     PH_HARD,
     PH_TURN,
-    SC_DEALER,
-    SC_DISCARDER,
-    SC_HEAD,
-    SC_PHASE,
-    SC_TAIL,
-    SC_TO_ACT,
-    SC_TURNS,
-    SC_WIN_TYPE,
-    SF_CHAIN_LEN,
-    SF_EXPONENT,
-    SF_FAILED_PIAO,
-    SF_PIAO_OPEN,
-    SF_SCORE,
-    SF_WIN_PIAO,
-    SF_WON,
     _legal_mask,
     _reset,
     _shuffle_wall,
@@ -86,28 +70,6 @@ N_RES = 5
 
 
 @njit(cache=True)
-def _copy_state(src, dst):
-    """Copy the game state record ``src`` into ``dst`` (every field, scratch included)."""
-    dst.wall[:] = src.wall
-    dst.hands[:, :] = src.hands
-    dst.meld_type[:, :] = src.meld_type
-    dst.meld_kind[:, :] = src.meld_kind
-    dst.discards[:, :] = src.discards
-    dst.dflags[:, :] = src.dflags
-    dst.circle[:] = src.circle
-    dst.mask[:] = src.mask
-    dst.legal[:] = src.legal
-    dst.seat[:, :] = src.seat
-    dst.sc[:] = src.sc
-    dst.queue[:, :] = src.queue
-    dst.tmp[:] = src.tmp
-    dst.counts[:] = src.counts
-    dst.wins[:, :] = src.wins
-    dst.work[:, :] = src.work
-    dst.rng[:] = src.rng
-
-
-@njit(cache=True)
 def _piao_point(st, ep, tabs, s):
     """True if seat ``s`` (to act, ``st.mask`` filled) is at a 飘 decision point: the 飘 chance of
     :func:`caishen.sim.bots.piao_table._piao_chance` (the point ``piao_table:BASE`` decides at too)."""
@@ -118,30 +80,30 @@ def _piao_point(st, ep, tabs, s):
 def _piao_parts(x, ep, rp, s):
     """``(doubling, penalty)`` of seat ``s`` in the finished hand ``x`` (module docstring; points, penalty
     <= 0).  Uses ``x.tmp`` and ``x.circle`` as scratch (the hand is over)."""
-    code = ep[EP_ENGINE_PAYMENTS]
-    wt = x.sc[SC_WIN_TYPE]
+    code = ep.payments
+    wt = x.table.win_type
     if wt < 0 or code == 0:
         return 0, 0
-    dealer = x.sc[SC_DEALER]
-    disc = x.sc[SC_DISCARDER]
+    dealer = x.table.dealer
+    disc = x.table.discarder
     double = 0
     penalty = 0
     for w in range(N_SEATS):
-        if x.seat[w, SF_WON] == 0:
+        if x.seat[w].won == 0:
             continue
-        e = x.seat[w, SF_EXPONENT]
+        e = x.seat[w].exponent
         if w == s:
-            links = x.seat[s, SF_WIN_PIAO]
+            links = x.seat[s].win_joker_links
             if links > 0:
                 for p in range(N_SEATS):  # the circles open at the win (K-9.2): they stay set after it
-                    x.circle[p] = 1 if (p != w and x.seat[p, SF_PIAO_OPEN] != 0) else 0
+                    x.circle[p] = 1 if (p != w and x.seat[p].circle_open != 0) else 0
                 x.tmp[:] = 0
                 _pay(code, dealer, w, wt, disc, e, x.circle, rp, x.tmp)
                 got = x.tmp[s]
                 x.tmp[:] = 0
                 _pay(code, dealer, w, wt, disc, max(e - links, 0), x.circle, rp, x.tmp)
                 double += got - x.tmp[s]
-        elif x.seat[s, SF_FAILED_PIAO] != 0 and x.seat[s, SF_PIAO_OPEN] != 0:
+        elif x.seat[s].circle_failed != 0 and x.seat[s].circle_open != 0:
             x.circle[:] = 0
             x.circle[s] = 1
             x.tmp[:] = 0
@@ -161,18 +123,18 @@ def _situation(st, ep, h, s, row):
     row[:] = 0
     row[F_HAND] = h
     row[F_SEAT] = s
-    row[F_DEALER] = 1 if st.sc[SC_DEALER] == s else 0
+    row[F_DEALER] = 1 if st.table.dealer == s else 0
     row[F_TILES_LEFT] = _live_left(st, ep)
-    row[F_TURNS] = st.sc[SC_TURNS]
+    row[F_TURNS] = st.table.turns
 
 
 @njit(cache=True)
 def _piao_features(st, ep, tabs, s, live, row):
     """Fill ``row[F_CAISHEN .. F_BAOTOU]`` for a 飘 point of seat ``s`` (``live: int64[34]`` scratch)."""
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     h = st.hands[s]
     row[F_CAISHEN] = h[joker]
-    row[F_CHAIN] = st.seat[s, SF_CHAIN_LEN]
+    row[F_CHAIN] = st.seat[s].chain_len
     h[joker] -= 1
     _live_counts(st, s, live)
     n_waits = 0
@@ -200,9 +162,9 @@ def _rollout(st, ep, rp, tabs, policies, keep, s, base_branch, decision, work, b
     ``kx`` its context) at a 飘 decision, and never takes the alternative kind of action at a 架听
     or 硬子 decision (module docstring).
     """
-    while st.sc[SC_PHASE] != PH_DONE:
+    while st.table.phase != PH_DONE:
         _legal_mask(st, ep)
-        p = st.sc[SC_TO_ACT]
+        p = st.table.to_act
         if base_branch and p == s and decision == DECISION_PIAO:
             a = _bot_action(keep[p, 0], keep[p, 1], st, ep, rp, tabs, st.mask, work, kx)
         else:
@@ -220,7 +182,7 @@ def _keep_action(st, ep, rp, tabs, keep, s, work, kx, kmask):
     """The keep move at a 飘 chance of seat ``s``: the keep bot ``keep[s]``'s move with the 财神 discard
     taken out of the legal actions (``kmask``: scratch like ``st.mask``); ``never``'s move if the bot
     still names it (a bot that does not read its mask)."""
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     kmask[:] = st.mask
     kmask[A_DISCARD + joker] = False
     a = _bot_action(keep[s, 0], keep[s, 1], st, ep, rp, tabs, kmask, work, kx)
@@ -280,10 +242,10 @@ def _study_point(st, ep, rp, tabs, plan, out, scr, s, a_alt, a_base, n, h):
     rec = out.rec
     rollouts = plan.rollouts
     keep_rec = rec.shape[0] > 0
-    head = st.sc[SC_HEAD]
-    tail = st.sc[SC_TAIL]
+    head = st.table.head
+    tail = st.table.tail
     for r in range(rollouts):
-        _copy_state(st, sa)
+        _copy_state(sa, st)
         # a fresh order of the tiles not yet drawn, the same for both branches
         if plan.reshuffle:
             _rng_shuffle(rr, sa.wall[head:tail + 1])
@@ -291,15 +253,15 @@ def _study_point(st, ep, rp, tabs, plan, out, scr, s, a_alt, a_base, n, h):
         sa.rng[1] = _rng_next(rr)
         sa.rng[2] = _rng_next(rr)
         sa.rng[3] = _rng_next(rr)
-        _copy_state(sa, sb)
+        _copy_state(sb, sa)
         for b in range(2):
             x = sa if b == 0 else sb
             _step(x, ep, rp, tabs, a_alt if b == 0 else a_base)
             # base_branch a bool, not the constants False and True: one _rollout compiled, not two
             _rollout(x, ep, rp, tabs, plan.policies, plan.keep, s, b == 1, plan.decision, scr.work, plan.bx, plan.kx)
-            res[n, r, b, R_SCORE] = x.seat[s, SF_SCORE]
-            res[n, r, b, R_WON] = x.seat[s, SF_WON]
-            res[n, r, b, R_FAILED] = x.seat[s, SF_FAILED_PIAO]
+            res[n, r, b, R_SCORE] = x.seat[s].score
+            res[n, r, b, R_WON] = x.seat[s].won
+            res[n, r, b, R_FAILED] = x.seat[s].circle_failed
             dbl, pen = _piao_parts(x, ep, rp, s)
             res[n, r, b, R_DOUBLE] = dbl
             res[n, r, b, R_PENALTY] = pen
@@ -337,7 +299,7 @@ def _study_hands(seed, n_hands, ep, rp, tabs, plan, out, scr):
     _rng_seed(scr.rr, seed ^ 0x2545F4914F6CDD1D)
     m = feat.shape[0]
     n = np.int64(0)  # not the constant 0: numba would compile _study_point for it too while typing the loop
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     kmask = sa.mask  # sa is scratch until _study_point copies into it; a record's field, as st.mask, so
     # that _keep_action's bots are the kernels compiled for every other call (one mask type)
     saved = np.zeros(N_FEAT, np.int64)
@@ -348,9 +310,9 @@ def _study_hands(seed, n_hands, ep, rp, tabs, plan, out, scr):
         wall_rng[:] = st.rng
         _reset(st, ep, rp, tabs, dealer)
         n_chances = 0
-        while st.sc[SC_PHASE] != PH_DONE:
+        while st.table.phase != PH_DONE:
             _legal_mask(st, ep)
-            s = st.sc[SC_TO_ACT]
+            s = st.table.to_act
             if plan.per_hand and decision == DECISION_PIAO:
                 chance = _piao_point(st, ep, tabs, s)
                 pick = False
@@ -358,7 +320,7 @@ def _study_hands(seed, n_hands, ep, rp, tabs, plan, out, scr):
                     n_chances += 1
                     pick = _rng_below(xr, n_chances) == 0  # reservoir: each chance kept with chance 1/k
                     if pick:
-                        _copy_state(st, sv)
+                        _copy_state(sv, st)
                 a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
                 if pick:
                     _situation(st, ep, h, s, saved)
@@ -374,12 +336,12 @@ def _study_hands(seed, n_hands, ep, rp, tabs, plan, out, scr):
                     a_alt = A_DISCARD + joker
                     a_base = _keep_action(st, ep, rp, tabs, keep, s, work, kx, kmask)
             elif decision == DECISION_DECLARE:
-                if st.sc[SC_PHASE] == PH_TURN:
+                if st.table.phase == PH_TURN:
                     a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
                     if A_DECLARE <= a < A_KONG_CONCEALED:
                         a_alt = a
                         a_base = a - A_DECLARE
-            elif st.sc[SC_PHASE] == PH_HARD:
+            elif st.table.phase == PH_HARD:
                 a_alt = A_HARD_DECLARE
                 a_base = A_HARD_DECLINE
             if a_alt < 0:
@@ -413,6 +375,6 @@ def _study_hands(seed, n_hands, ep, rp, tabs, plan, out, scr):
             _study_point(sv, ep, rp, tabs, plan, out, scr, s, A_DISCARD + joker, a_base, n, h)
             n += 1
         for q in range(N_SEATS):
-            out.hand_scores[h, q] = st.seat[q, SF_SCORE]
+            out.hand_scores[h, q] = st.seat[q].score
     return n
 

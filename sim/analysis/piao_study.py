@@ -107,7 +107,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from caishen.sim.engine import EP_JOKER, N_RECORD, N_SEATS, engine_params, load_rules
+from caishen.sim.engine import N_RECORD, N_SEATS, engine_params, load_rules
 from caishen.sim.bots.registry import bot_table, make_context
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.codes import POINTS_ENGINE
@@ -200,7 +200,7 @@ def study_bots(decision: str, policies, options=None, seed: int = 0) -> tuple:
         raise ValueError(f"unknown decision {decision!r}; known: {', '.join(known)}")
     name, r = load_rules(known[decision][1], options)
     ep = engine_params(name, r)
-    table, weights = bot_table(policies, name, int(ep[EP_JOKER]))
+    table, weights = bot_table(policies, name, int(ep.joker))
     bx = make_context(name, r, weights, seed, policies)
     return name, r, ep, table, bx
 
@@ -272,7 +272,7 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
         raise ValueError(f"explore {explore!r}: must be a probability in [0, 1]")
     name, r, ep, table, bx = study_bots(decision, policies, options, seed)
     keep = keep_specs(policies, keep_then)
-    ktable, kweights = bot_table(keep, name, int(ep[EP_JOKER]), "the keep branch's bot")
+    ktable, kweights = bot_table(keep, name, int(ep.joker), "the keep branch's bot")
     kx = make_context(name, r, kweights, seed + 1, keep)
     code = known[decision][0]
     if per_hand and code != DECISION_PIAO:

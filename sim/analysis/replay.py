@@ -43,24 +43,11 @@ import numpy as np
 from caishen.sim import safeio
 from caishen.sim.engine import (
     DF_CLAIMED,
-    EP_FIRST_DEALER_RANDOM,
-    EP_JOKER,
     EXTRA_INDEX,
     N_RECORD,
     N_SEATS,
     PH_TURN,
     RECORD_INDEX,
-    SC_DEALER,
-    SC_DRAWN,
-    SC_PHASE,
-    SC_SRC,
-    SC_TILE,
-    SF_DECL,
-    SF_N_DISCARDS,
-    SF_PIAO_COUNT,
-    SF_PIAO_OPEN,
-    SF_SCORE,
-    SF_TENPAI,
     Game,
     _next_dealer,
     _next_streak,
@@ -120,28 +107,28 @@ class Trace:
 def snapshot(game: Game, step: int) -> dict:
     """The table of ``game`` now as one frame of a :class:`Trace` (``action`` None), numbered ``step``."""
     st = game.state
-    sc = st["sc"]
+    sc = st["table"]
     seats = []
     for p in range(N_SEATS):
         hand = [k for k in range(34) for _ in range(int(st["hands"][p, k]))]
         melds = [[MELD_TYPE_NAMES[int(t)], int(k)] for t, k in zip(st["meld_type"][p], st["meld_kind"][p])
                  if int(t) != MELD_NONE]
-        n = int(st["seat"][p, SF_N_DISCARDS])
+        n = int(st["seat"][p]["n_discards"])
         discards = [[int(st["discards"][p, i]), bool(st["dflags"][p, i] & DF_CLAIMED)] for i in range(n)]
         seats.append({
-            "hand": hand, "melds": melds, "discards": discards, "decl": int(st["seat"][p, SF_DECL]),
-            "piao_open": bool(st["seat"][p, SF_PIAO_OPEN]), "piao_count": int(st["seat"][p, SF_PIAO_COUNT]),
-            "score": int(st["seat"][p, SF_SCORE]), "dealer": p == int(sc[SC_DEALER]),
+            "hand": hand, "melds": melds, "discards": discards, "decl": int(st["seat"][p]["decl"]),
+            "piao_open": bool(st["seat"][p]["circle_open"]), "piao_count": int(st["seat"][p]["joker_discards"]),
+            "score": int(st["seat"][p]["score"]), "dealer": p == int(sc["dealer"]),
         })
     done = game.done
-    own_turn = not done and int(sc[SC_PHASE]) == PH_TURN
+    own_turn = not done and int(sc["phase"]) == PH_TURN
     return {
         "step": step,
         "to_act": -1 if done else game.current_player,
         "phase": game.phase,
         "tiles_left": game.tiles_left,
-        "pending": None if done or int(sc[SC_TILE]) < 0 else [int(sc[SC_TILE]), int(sc[SC_SRC])],
-        "drawn": int(sc[SC_DRAWN]) if own_turn else -1,
+        "pending": None if done or int(sc["tile"]) < 0 else [int(sc["tile"]), int(sc["src"])],
+        "drawn": int(sc["drawn"]) if own_turn else -1,
         "legal": [] if done else [action_name(a) for a in game.legal_actions()],
         "action": None,
         "seats": seats,
@@ -165,7 +152,7 @@ def trace_game(game: Game, choose: Callable[[Game], int], source: str = "a game"
     result = game.record
     for p, s in enumerate(frames[-1]["seats"]):  # a rule set scored after the hand pays in the record
         s["score"] = int(result[f"score_{p}"])
-    return Trace(game.rules_name, game.rules.to_dict(), int(game._ep[EP_JOKER]), frames, result, source)
+    return Trace(game.rules_name, game.rules.to_dict(), int(game._ep.joker), frames, result, source)
 
 
 # ---------------------------------------------------------------------------
@@ -349,7 +336,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
 
     game = Game(meta["rules"], meta["options"])
     ep, rp, tabs = game._ep, game._rp, game._tabs
-    table, weights = bot_table(policies, game.rules_name, int(ep[EP_JOKER]))
+    table, weights = bot_table(policies, game.rules_name, int(ep.joker))
     bx = make_context(game.rules_name, game.rules, weights, seed, policies)
     # the batch's hands before this one, by the batch kernel: the stream, the bots' state and work arrays
     st = new_state()[0]
@@ -365,7 +352,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     else:
         mh = index % RUN_MATCH_LEN  # the batch loop's dealer and streak
         if mh == 0:
-            dealer = int(_rng_below(st["rng"], N_SEATS)) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
+            dealer = int(_rng_below(st["rng"], N_SEATS)) if ep.first_dealer_random != 0 else 0
             streak = 0
         else:
             prev = rec[index - 1]
@@ -375,14 +362,14 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     game.state["rng"][:] = st["rng"]
     game.reset(wall=st["wall"].copy(), dealer=dealer, match_hand=mh, streak=streak)
 
-    joker = int(ep[EP_JOKER])
+    joker = int(ep.joker)
     chance = [0] * N_SEATS
 
     def choose(g: Game) -> int:
         g.legal_mask()  # the state's mask and legal list, as the batch loop's _legal_mask
         s, gs = g.current_player, g.state
-        if (joker >= 0 and not chance[s] and int(gs["sc"][SC_PHASE]) == PH_TURN and gs["hands"][s, joker] > 0
-                and (gs["seat"][s, SF_TENPAI] != 0 or gs["sc"][SC_DRAWN] < 0)):
+        if (joker >= 0 and not chance[s] and int(gs["table"]["phase"]) == PH_TURN and gs["hands"][s, joker] > 0
+                and (gs["seat"][s]["ready"] != 0 or gs["table"]["drawn"] < 0)):
             h = gs["hands"][s].copy()
             h[joker] -= 1
             chance[s] = int(_shanten(h, joker, tabs) <= 0)  # a 飘财 chance (K-9.1), as _play_hand counts it

@@ -134,7 +134,7 @@ def parse_grid(rules: str, options=(), policies=None, field: str = "greedy") -> 
     a repeated axis, or an empty grid.
     """
     from caishen.sim.selfplay import runner
-    from caishen.sim.engine import EP_JOKER, engine_params, load_rules
+    from caishen.sim.engine import engine_params, load_rules
     from caishen.sim.bots import registry
     from caishen.sim.rules.options import short_repr
 
@@ -165,7 +165,7 @@ def parse_grid(rules: str, options=(), policies=None, field: str = "greedy") -> 
             load_rules(rules, {key: v})
         axes[key] = values
     _, r = load_rules(rules)
-    joker = int(engine_params(rules, r)[EP_JOKER])
+    joker = int(engine_params(rules, r).joker)
     field = registry.normalize(field)
     registry.check_seats(field, rules, joker, label="the field policy")  # open seats too (python:, exec:)
     if policies is not None:

@@ -54,7 +54,7 @@ Definitions (H hands; a *seat-hand* is one seat in one hand, 4 per hand):
   K-9.4) count, which is why ``never`` seats show about 1%.  ``success
   rate``: of those, the seat won by self-draw with a 飘 link counted in its
   exponent (``winner == s``,
-  ``win_type == 0``, ``hand_flags & FLAG_PIAO``: the chain paid off, K-6.5,
+  ``win_type == 0``, ``hand_flags & FLAG_JOKER_LINK``: the chain paid off, K-6.5,
   K-9.1).  ``failed rate``: of those, ``failed_piao_s == 1`` (another seat
   won during the seat's 飘 circle, K-9.3).  ``neither rate``: of those,
   neither success nor failed (a 流局, a win after the circle, or the
@@ -165,9 +165,9 @@ def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
         if f"{col}_0" in df:
             parts[name] = np.concatenate([df[f"{col}_{s}"].to_numpy() for s in range(N_SEATS)]).astype(np.int64)
     if "piao_0" in df and "hand_flags" in df:
-        from caishen.sim.rules.codes import FLAG_PIAO, WIN_SELF_DRAW
+        from caishen.sim.rules.codes import FLAG_JOKER_LINK, WIN_SELF_DRAW
 
-        paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["hand_flags"].to_numpy() & FLAG_PIAO) != 0)
+        paid = (df["win_type"].to_numpy() == WIN_SELF_DRAW) & ((df["hand_flags"].to_numpy() & FLAG_JOKER_LINK) != 0)
         winner = df["winner"].to_numpy()
         parts["piao_success"] = np.concatenate([paid & (winner == s) for s in range(N_SEATS)])
     return pd.DataFrame(parts)

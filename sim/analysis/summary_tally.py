@@ -283,9 +283,9 @@ class SummaryTally:
         if won_hand.any():
             self.gain.add(scores[won_hand][np.arange(int(won_hand.sum())), winner[won_hand]])
         if self.has_piao:
-            from caishen.sim.rules.codes import FLAG_PIAO, WIN_SELF_DRAW
+            from caishen.sim.rules.codes import FLAG_JOKER_LINK, WIN_SELF_DRAW
 
-            paid = (win_type == WIN_SELF_DRAW) & ((col("hand_flags").astype(np.int64) & FLAG_PIAO) != 0)
+            paid = (win_type == WIN_SELF_DRAW) & ((col("hand_flags").astype(np.int64) & FLAG_JOKER_LINK) != 0)
         for s in range(N_SEATS):
             won = (mask >> s) & 1
             key = (np.int64(s) << _K_SEAT) | ((dealer == s).astype(np.int64) << _K_DEALER) | (won << _K_WON)
@@ -445,9 +445,9 @@ class SummaryTally:
         add("points", "score", "non-dealer", sum(x * d for x, d in zip(sc, nd)), sum(nd))
         groups = self._groups()
         if self.has_piao:
-            from caishen.sim.rules.codes import FLAG_PIAO, WIN_SELF_DRAW
+            from caishen.sim.rules.codes import FLAG_JOKER_LINK, WIN_SELF_DRAW
 
-            paid = (win_type == WIN_SELF_DRAW) & ((col("hand_flags").astype(np.int64) & FLAG_PIAO) != 0)
+            paid = (win_type == WIN_SELF_DRAW) & ((col("hand_flags").astype(np.int64) & FLAG_JOKER_LINK) != 0)
             piao = [col(f"piao_{s}").astype(np.int64) for s in range(N_SEATS)]
             att = [i64(p >= 1) for p in piao]
             nop = [i64(p == 0) for p in piao]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.sim.engine import Game
-from caishen.sim.engine import EP_JOKER, N_SEATS
+from caishen.sim.engine import N_SEATS
 from caishen.sim.bots import registry
 from caishen.sim.bots.policies import POLICY_RANDOM, new_work
 from caishen.sim.bots.tuned import N_W
@@ -95,7 +95,7 @@ class PolicyAgent(_KernelAgent):
         """The policy's action for the seat to act; ``ValueError`` where it cannot play the game's rule set
         (:func:`caishen.sim.bots.registry.check_fits`: a 飘 policy without a 财神)."""
         self._check(game)
-        registry.check_fits(self.bot, game.rules_name, int(game._ep[EP_JOKER]))
+        registry.check_fits(self.bot, game.rules_name, int(game._ep.joker))
         if self._ctx is None or self._ctx_rules != game.rules_name:  # the bot context every kernel seat passes
             self._ctx = registry.make_context(game.rules_name, game.rules, np.zeros((N_SEATS, N_W)), 0)
             self._ctx_rules = game.rules_name
@@ -126,7 +126,7 @@ class BotAgent(_KernelAgent):
             # the weights per seat as self-play builds them (mc:N loads the rule set's tuned base policy;
             # ValueError for weights tuned for another rule set)
             seats = [self.name] * 4
-            _, w = registry.bot_table(seats, game.rules_name, int(game._ep[EP_JOKER]))
+            _, w = registry.bot_table(seats, game.rules_name, int(game._ep.joker))
             self._ctx = registry.make_context(game.rules_name, game.rules, w, self._seed, seats)
             self._ctx_rules = game.rules_name
         return self._kernel_action(game)

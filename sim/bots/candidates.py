@@ -78,16 +78,11 @@ from caishen.sim.engine import (
     A_KONG_CONCEALED,
     A_KONG_EXPOSED,
     A_PONG,
-    EP_JOKER,
     N_ACTIONS,
     N_KINDS,
     N_SEATS,
     PH_DONE,
     PH_TURN,
-    SC_PHASE,
-    SC_TILE,
-    SC_TO_ACT,
-    SF_N_MELDS,
 )
 from caishen.sim.hand import _shanten
 
@@ -162,13 +157,13 @@ def _encode_candidates(st, ep, tabs, work, cand, acts):
         for j in range(cand.shape[1]):
             cand[i, j] = 0.0
         acts[i] = -1
-    phase = st.sc[SC_PHASE]
+    phase = st.table.phase
     if phase == PH_DONE:
         return 0
     mask = st.mask
-    s = st.sc[SC_TO_ACT]
+    s = st.table.to_act
     h = st.hands[s]
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     gone = _wall_gone(st) / 70.0
     live = work[_W_LIVE]
     after = work[_W_AFTER]
@@ -190,8 +185,8 @@ def _encode_candidates(st, ep, tabs, work, cand, acts):
     else:
         base, pong, kong, c0, c1, c2 = _claim_shanten(st, ep, tabs, mask, work)
         _live_counts(st, s, live)
-    opens = 1.0 if st.seat[s, SF_N_MELDS] == 0 else 0.0
-    tile = st.sc[SC_TILE]
+    opens = 1.0 if st.seat[s].n_melds == 0 else 0.0
+    tile = st.table.tile
     n = 0
     for a in range(N_ACTIONS):
         if not mask[a] or n >= acts.shape[0]:

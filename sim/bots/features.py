@@ -68,25 +68,6 @@ from caishen.sim.engine import (
     N_SEATS,
     PH_DONE,
     PH_TURN,
-    SC_DEALER,
-    SC_DRAWN,
-    SC_HEAD,
-    SC_PHASE,
-    SC_SRC,
-    SC_STREAK,
-    SC_TAIL,
-    SC_TILE,
-    SC_TO_ACT,
-    SC_TURN,
-    SF_CHAIN_KONG,
-    SF_CHAIN_LEN,
-    SF_DECL,
-    SF_N_CHOWS,
-    SF_N_DISCARDS,
-    SF_PASSED_PONG,
-    SF_PASSED_WIN,
-    SF_PIAO_OPEN,
-    SF_SWAP_FORBID,
 )
 from caishen.sim.tiles import MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
 
@@ -484,26 +465,26 @@ def _encode(st, seat, joker, x):
     for r in range(N_PLANES_V1):
         for k in range(N_KINDS):
             x[r, k] = 0
-    sc = st.sc
+    sc = st.table
     sf = st.seat
-    phase = sc[SC_PHASE]
-    to_act = sc[SC_TO_ACT]
+    phase = sc.phase
+    to_act = sc.to_act
     # own tiles and flags
     for k in range(N_KINDS):
         x[P_HAND, k] = st.hands[seat, k]
-        x[P_PASSED_PONG, k] = (sf[seat, SF_PASSED_PONG] >> k) & 1
-    if phase == PH_TURN and to_act == seat and sc[SC_DRAWN] >= 0:
-        x[P_DRAWN, sc[SC_DRAWN]] = 1
-    if sf[seat, SF_SWAP_FORBID] >= 0:
-        x[P_SWAP_FORBID, sf[seat, SF_SWAP_FORBID]] = 1
+        x[P_PASSED_PONG, k] = (sf[seat].passed_pong >> k) & 1
+    if phase == PH_TURN and to_act == seat and sc.drawn >= 0:
+        x[P_DRAWN, sc.drawn] = 1
+    if sf[seat].swap_forbid >= 0:
+        x[P_SWAP_FORBID, sf[seat].swap_forbid] = 1
     if joker >= 0:
         x[P_JOKER, joker] = 1
-    if sc[SC_TILE] >= 0:
-        x[P_PENDING, sc[SC_TILE]] = 1
+    if sc.tile >= 0:
+        x[P_PENDING, sc.tile] = 1
     # every seat's public tiles and counters, seat-relative
     for r in range(N_SEATS):
         p = (seat + r) % N_SEATS
-        n = sf[p, SF_N_DISCARDS]
+        n = sf[p].n_discards
         for i in range(n):
             x[P_DISCARDS + r, st.discards[p, i]] += 1
         if n > 0:
@@ -528,22 +509,22 @@ def _encode(st, seat, joker, x):
             hand_size += st.hands[p, k]
         x[P_HAND_SIZE + r, :] = hand_size
         x[P_CONCEALED_KONGS + r, :] = n_concealed
-        x[P_N_CHOWS + r, :] = sf[p, SF_N_CHOWS]
-        x[P_CHAIN + r, :] = sf[p, SF_CHAIN_LEN]
-        x[P_CHAIN_KONG + r, :] = sf[p, SF_CHAIN_KONG]
-        x[P_PIAO_OPEN + r, :] = 1 if sf[p, SF_PIAO_OPEN] != 0 else 0
-        x[P_DECLARED + r, :] = sf[p, SF_DECL]
+        x[P_N_CHOWS + r, :] = sf[p].n_chows
+        x[P_CHAIN + r, :] = sf[p].chain_len
+        x[P_CHAIN_KONG + r, :] = sf[p].chain_kong
+        x[P_PIAO_OPEN + r, :] = 1 if sf[p].circle_open != 0 else 0
+        x[P_DECLARED + r, :] = sf[p].decl
     # public scalars
-    x[P_DEALER + (sc[SC_DEALER] - seat) % N_SEATS, :] = 1
+    x[P_DEALER + (sc.dealer - seat) % N_SEATS, :] = 1
     if phase != PH_DONE:
-        x[P_TURN + (sc[SC_TURN] - seat) % N_SEATS, :] = 1
-    if sc[SC_SRC] >= 0:
-        x[P_PENDING_FROM + (sc[SC_SRC] - seat) % N_SEATS, :] = 1
+        x[P_TURN + (sc.turn - seat) % N_SEATS, :] = 1
+    if sc.src >= 0:
+        x[P_PENDING_FROM + (sc.src - seat) % N_SEATS, :] = 1
     x[P_PHASE + phase, :] = 1
     x[P_ACTING, :] = 1 if to_act == seat else 0
-    x[P_TILES_LEFT, :] = sc[SC_TAIL] - sc[SC_HEAD] + 1
-    x[P_PASSED_WIN, :] = 1 if sf[seat, SF_PASSED_WIN] != 0 else 0
-    x[P_STREAK, :] = min(sc[SC_STREAK], 255)
+    x[P_TILES_LEFT, :] = sc.tail - sc.head + 1
+    x[P_PASSED_WIN, :] = 1 if sf[seat].passed_win != 0 else 0
+    x[P_STREAK, :] = min(sc.streak, 255)
 
 
 @njit(cache=True)
@@ -558,7 +539,7 @@ def _encode_history(st, seat, x):
             x[r, k] = 0
     for r in range(N_SEATS):
         p = (seat + r) % N_SEATS
-        n = st.seat[p, SF_N_DISCARDS]
+        n = st.seat[p].n_discards
         for j in range(min(n, HISTORY_DISCARDS)):
             i = n - 1 - j
             x[P_RECENT_DISCARDS + HISTORY_DISCARDS * r + j, st.discards[p, i]] = 2 if st.dflags[p, i] & DF_CLAIMED else 1
@@ -615,7 +596,7 @@ def _encode_kinds(st, seat, joker, x, out):
         out[K_TERMINAL, k] = 1.0 if k < 27 and (k % 9 == 0 or k % 9 == 8) else 0.0
         out[K_SEEN, k] = seen
     for p in range(N_SEATS):
-        for i in range(st.seat[p, SF_N_DISCARDS]):
+        for i in range(st.seat[p].n_discards):
             if st.dflags[p, i] & DF_CLAIMED == 0:
                 out[K_SEEN, st.discards[p, i]] += 1.0
     for k in range(N_KINDS):

@@ -96,14 +96,9 @@ from caishen.sim.engine import (
     A_PASS,
     A_PONG,
     A_WIN,
-    EP_JOKER,
     N_KINDS,
     PH_HARD,
     PH_TURN,
-    SC_PHASE,
-    SC_TILE,
-    SC_TO_ACT,
-    SF_N_MELDS,
 )
 
 from caishen.sim.bots.learned_file import (  # noqa: F401  (the file API, re-exported: the learned bots' one module)
@@ -374,11 +369,11 @@ def _learned_scores(row, st, ep, tabs, mask, work, lx):
     planes, fb, acts, xs = lx.planes, lx.vectors, lx.actions, lx.features
     conv = row[0] == _CODE_CONV
     p = row[1:]
-    phase = st.sc[SC_PHASE]
+    phase = st.table.phase
     if phase == PH_HARD or mask[A_WIN]:
         return 0
-    s = st.sc[SC_TO_ACT]
-    joker = ep[EP_JOKER]
+    s = st.table.to_act
+    joker = ep.joker
     gone = _wall_gone(st) / 70.0
     best = base = pong = kong = c0 = c1 = c2 = 0
     if phase == PH_TURN:
@@ -392,7 +387,7 @@ def _learned_scores(row, st, ep, tabs, mask, work, lx):
         for k in range(N_KINDS):
             need[k] = 1 if phase == PH_TURN and mask[A_DISCARD + k] else 0
         if phase != PH_TURN:
-            need[st.sc[SC_TILE]] = 1
+            need[st.table.tile] = 1
         _encode_kinds(st, s, joker, planes, lx.kinds)
         _conv_map(p, lx.kinds, lx.conv, lx.score, need)
     else:
@@ -431,8 +426,8 @@ def _learned_scores(row, st, ep, tabs, mask, work, lx):
                 fb[_R_LOGIT, n] = _discard_linear(lin, f) + _residual(p, x, fb[_R_HC], fb[_R_H1], fb[_R_H2])
             n += 1
         return n
-    opens = 1.0 if st.seat[s, SF_N_MELDS] == 0 else 0.0
-    tile = st.sc[SC_TILE]
+    opens = 1.0 if st.seat[s].n_melds == 0 else 0.0
+    tile = st.table.tile
     xs[0, :] = 0.0
     acts[0] = A_PASS
     if conv:
@@ -461,9 +456,9 @@ def _cand_scores(row, st, ep, tabs, work, lx):
     :class:`LearnedScratch`.  Needs ``st.mask``."""
     p = row[1:]
     fb = lx.vectors
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     n = _encode_candidates(st, ep, tabs, work, lx.cand_x, lx.actions)
-    _encode(st, st.sc[SC_TO_ACT], joker, lx.planes)
+    _encode(st, st.table.to_act, joker, lx.planes)
     _context_from_planes(lx.planes, joker, tabs, lx.ctx_rows, lx.ctx_cols, lx.ctx_scale, fb[_R_CTX])
     _context_hidden(p, fb[_R_CTX], fb[_R_HC])
     for i in range(n):
@@ -487,14 +482,14 @@ def _learned_action(p, st, ep, tabs, mask, work, lx):
     """The learned bot's action for the seat to act (module docstring); ``p``: its kernel row.  Legal."""
     if p[0] == _CODE_CAND:  # every decision is the net's (module docstring)
         return _cand_pick(_cand_scores(p, st, ep, tabs, work, lx), lx)
-    if st.sc[SC_PHASE] == PH_HARD:
+    if st.table.phase == PH_HARD:
         return A_HARD_DECLARE
     if mask[A_WIN]:
         return A_WIN
     n = _learned_scores(p, st, ep, tabs, mask, work, lx)
     acts = lx.actions
     logit = lx.vectors[_R_LOGIT]
-    if st.sc[SC_PHASE] == PH_TURN:
+    if st.table.phase == PH_TURN:
         if n == 0:  # a kong of the fixed rules
             kong, _ = _turn_context(st, ep, tabs, mask, work, np.bool_(False))
             if kong >= 0:
@@ -582,7 +577,7 @@ def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed:
         _seeded_wall(wall, st)
         wall += 1
         _reset(st, ep, rp, tabs, int(rng.integers(4)))
-        while st["sc"][SC_PHASE] != PH_DONE:
+        while st["table"]["phase"] != PH_DONE:
             _legal_mask(st, ep)
             n, a = _scores_and_action(row, st, ep, tabs, work, lx)
             if n and i < n_rows:
@@ -592,7 +587,7 @@ def decisions(row: np.ndarray, rules: str = DEFAULT, n_rows: int = 10_000, seed:
                 out["logits"][i, :n] = lx.vectors[_R_LOGIT, :n]
                 out["actions"][i, :n] = lx.actions[:n]
                 out["chosen"][i] = a
-                out["claim"][i] = st["sc"][SC_PHASE] != PH_TURN
+                out["claim"][i] = st["table"]["phase"] != PH_TURN
                 if conv:
                     out["kinds"][i] = lx.kinds
                     out["cand"][i, :n] = lx.cand[:n]

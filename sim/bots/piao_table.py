@@ -41,16 +41,8 @@ from numba import njit
 from caishen.sim.engine import (
     A_DISCARD,
     A_WIN,
-    EP_JOKER,
-    EP_RESERVE,
     N_KINDS,
     PH_TURN,
-    SC_DEALER,
-    SC_HEAD,
-    SC_PHASE,
-    SC_TAIL,
-    SC_TO_ACT,
-    SF_CHAIN_LEN,
 )
 from caishen.sim.hand import _is_win, _shanten
 
@@ -65,7 +57,7 @@ MANY_WAITS = 5
 @njit(cache=True)
 def _live_left(st, ep):
     """Live wall tiles left for normal draws: the wall minus the reserved tiles (K-3.4), at least 0."""
-    n = st.sc[SC_TAIL] - st.sc[SC_HEAD] + 1 - ep[EP_RESERVE]
+    n = st.table.tail - st.table.head + 1 - ep.reserve
     return n if n > 0 else 0
 
 
@@ -75,8 +67,8 @@ def _piao_chance(st, ep, tabs, mask, s):
     no win now, a 财神 discard and another discard legal (not a forced 飘, K-2.4 / K-2.5), and the hand
     ready (shanten <= 0) without the 财神 (K-9.1).  The decision point of the 飘 study
     (:mod:`caishen.sim.analysis.piao_study`) and of ``piao_table:BASE``."""
-    joker = ep[EP_JOKER]
-    if joker < 0 or st.sc[SC_PHASE] != PH_TURN or st.hands[s, joker] == 0:
+    joker = ep.joker
+    if joker < 0 or st.table.phase != PH_TURN or st.hands[s, joker] == 0:
         return False
     if mask[A_WIN] or not mask[A_DISCARD + joker]:
         return False
@@ -124,16 +116,16 @@ def _piao_table_says(st, ep, tabs, bits):
     the hand then stays ready (as ``always`` does); otherwise it plays
     ``never``.
     """
-    s = st.sc[SC_TO_ACT]
-    joker = ep[EP_JOKER]
+    s = st.table.to_act
+    joker = ep.joker
     if joker < 0 or st.hands[s, joker] == 0:
         return False
     b = _live_left(st, ep) // TABLE_BUCKET
     if b > TABLE_BUCKETS - 1:
         b = TABLE_BUCKETS - 1
     mw = 1 if _n_waits_after_piao(st.hands[s], joker, tabs) >= MANY_WAITS else 0
-    ch = 1 if st.seat[s, SF_CHAIN_LEN] > 0 else 0
-    d = 1 if st.sc[SC_DEALER] == s else 0
+    ch = 1 if st.seat[s].chain_len > 0 else 0
+    d = 1 if st.table.dealer == s else 0
     cell = ((b * 2 + mw) * 2 + ch) * 2 + d
     return ((np.uint64(bits) >> np.uint64(cell)) & np.uint64(1)) != 0
 

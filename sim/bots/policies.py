@@ -102,21 +102,11 @@ from caishen.sim.engine import (
     A_WIN,
     DECL_NONE,
     DF_CLAIMED,
-    EP_DECLARE,
-    EP_JOKER,
     N_KINDS,
     N_SEATS,
     N_TILES,
     PH_HARD,
     PH_TURN,
-    SC_HEAD,
-    SC_PHASE,
-    SC_TAIL,
-    SC_TILE,
-    SC_TO_ACT,
-    SF_DECL,
-    SF_N_DISCARDS,
-    SF_N_MELDS,
     _random_action,
 )
 from caishen.sim.borrow import flat_rows
@@ -199,9 +189,9 @@ def _live_counts(st, s, live):
     for k in range(N_KINDS):
         live[k] = 4 - np.int64(st.hands[s, k])
     for p in range(N_SEATS):
-        for i in range(st.seat[p, SF_N_DISCARDS]):  # a claimed discard is counted in its meld
+        for i in range(st.seat[p].n_discards):  # a claimed discard is counted in its meld
             live[st.discards[p, i]] -= 1 - np.int64((st.dflags[p, i] & DF_CLAIMED) != 0)
-        for i in range(st.seat[p, SF_N_MELDS]):
+        for i in range(st.seat[p].n_melds):
             t = st.meld_type[p, i]
             k = st.meld_kind[p, i]
             if t == MELD_NONE or (t == MELD_KONG_CONCEALED and p != s):
@@ -256,9 +246,9 @@ def _best_discard(st, s, h, joker, tabs, mask, allow_joker, work):
 @njit(cache=True)
 def _greedy_turn(st, ep, tabs, mask, piao, work):
     """Own turn.  ``piao``: 0 plain greedy, 1 never 飘, 2 飘 whenever still ready."""
-    s = st.sc[SC_TO_ACT]
+    s = st.table.to_act
     h = st.hands[s]
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     if mask[A_WIN]:
         return A_WIN
     if piao == 2 and joker >= 0 and h[joker] > 0 and mask[A_DISCARD + joker]:
@@ -335,10 +325,10 @@ def _claim_options(h, joker, k, tabs, mask, work):
 def _claim_shanten(st, ep, tabs, mask, work):
     """``(base, pong, kong, chow_low, chow_mid, chow_high)``: the seat's shanten now and after each
     legal claim of the tile on offer (:func:`_claim_options`; the tuned and learned bots' claim inputs)."""
-    h = st.hands[st.sc[SC_TO_ACT]]
-    joker = ep[EP_JOKER]
+    h = st.hands[st.table.to_act]
+    joker = ep.joker
     base = _shanten(h, joker, tabs)
-    pong, kong, c0, c1, c2 = _claim_options(h, joker, st.sc[SC_TILE], tabs, mask, work)
+    pong, kong, c0, c1, c2 = _claim_options(h, joker, st.table.tile, tabs, mask, work)
     return base, pong, kong, c0, c1, c2
 
 
@@ -347,10 +337,10 @@ def _greedy_claim(st, ep, tabs, mask, work):
     """Claim decision: win if allowed; meld only when it lowers the shanten."""
     if mask[A_WIN]:
         return A_WIN
-    s = st.sc[SC_TO_ACT]
+    s = st.table.to_act
     h = st.hands[s]
-    joker = ep[EP_JOKER]
-    k = st.sc[SC_TILE]
+    joker = ep.joker
+    k = st.table.tile
     base = _shanten(h, joker, tabs)
     # with a joker, no meld of k does better than drawing it: the meld is one set of a target of h + k,
     # and a discard never lowers a shanten.  So unless k lowers the shanten of h, greedy passes (most
@@ -405,16 +395,16 @@ def _threats(st, ep, s, row):
         row[_T_SEEN + p] = 0
         if p == s:
             continue
-        nd = st.seat[p, SF_N_DISCARDS]
+        nd = st.seat[p].n_discards
         seen = np.int64(0)
         for i in range(nd):
             seen |= np.int64(1) << np.int64(st.discards[p, i])
         row[_T_SEEN + p] = seen
-        nm = st.seat[p, SF_N_MELDS]
-        if ep[EP_DECLARE] != 0 and st.seat[p, SF_DECL] != DECL_NONE:
+        nm = st.seat[p].n_melds
+        if ep.declare != 0 and st.seat[p].decl != DECL_NONE:
             t = 1.0  # 架听 / 硬子 declared: ready (J-4.1, J-4.2)
         else:
-            if ep[EP_JOKER] >= 0:
+            if ep.joker >= 0:
                 z = -4.26 + 0.458 * nd + 0.742 * nm
             else:
                 z = -5.30 + 0.303 * nd + 0.957 * nm
@@ -462,8 +452,8 @@ def _danger(k, joker, live, row, s):
 @njit(cache=True, inline="always")  # one caller (_choose_action), as _best_discard
 def _safe_turn(st, ep, tabs, mask, work):
     """``greedy_safe`` on its own turn (module docstring, "Defence")."""
-    s = st.sc[SC_TO_ACT]
-    joker = ep[EP_JOKER]
+    s = st.table.to_act
+    joker = ep.joker
     a = _greedy_turn(st, ep, tabs, mask, np.int64(0), work)  # int64: one compile (_choose_action)
     if a == A_WIN or a >= A_KONG_CONCEALED:  # wins and greedy's kongs stand
         return a
@@ -505,7 +495,7 @@ def _safe_turn(st, ep, tabs, mask, work):
 @njit(cache=True)
 def _wall_gone(st):
     """Tiles of the live wall drawn since the deal (head and tail)."""
-    return (st.sc[SC_HEAD] - _DEALT) + (N_TILES - 1 - st.sc[SC_TAIL])
+    return (st.table.head - _DEALT) + (N_TILES - 1 - st.table.tail)
 
 
 @njit(cache=True)
@@ -517,9 +507,9 @@ def _choose_action(code, param, st, ep, rp, tabs, mask, work):
     """
     if code == POLICY_RANDOM:
         return _random_action(st)
-    if st.sc[SC_PHASE] == PH_HARD:  # J-4.2: the bots declare 硬子 whenever offered
+    if st.table.phase == PH_HARD:  # J-4.2: the bots declare 硬子 whenever offered
         return A_HARD_DECLARE
-    if st.sc[SC_PHASE] != PH_TURN:
+    if st.table.phase != PH_TURN:
         return _greedy_claim(st, ep, tabs, mask, work)
     if code == POLICY_SAFE:
         a = _safe_turn(st, ep, tabs, mask, work)

@@ -117,7 +117,7 @@ How to add a bot
    ``tuned``: ``data_file(NAME, "learned.npz", ".npz")`` is
    the rule set's shipped file for ``learned:NAME``, else a path) and
    returns the arrays its kernel reads, e.g. the seats' weights stacked,
-   indexed by the seat to act (``st.sc[SC_TO_ACT]``).  A file of another
+   indexed by the seat to act (``st.table.to_act``).  A file of another
    rule set is refused there, as :func:`check_fits` refuses ``tuned``'s.
 2. Add one :class:`BotKind` line to :data:`BOTS` (name, kernel code, usage,
    one-line description, its parser, ``piao`` if it decides when to throw a
@@ -185,7 +185,7 @@ from caishen.sim.bots.botdata import (  # noqa: F401  (the data files' names, re
 from caishen.sim.bots.search import MAX_DETERMINIZATIONS, SearchContext, _mc_action
 from caishen.sim.bots.learned import _learned_action, load_learned, new_scratch
 from caishen.sim.bots.tuned import GREEDY_WEIGHTS, N_W, _tuned_action
-from caishen.sim.engine import A_DISCARD, EP_JOKER, N_SEATS, SC_TO_ACT, new_state
+from caishen.sim.engine import A_DISCARD, N_SEATS, new_state
 from caishen.sim.rng import _rng_seed
 
 POLICY_TUNED = 10
@@ -784,9 +784,9 @@ def _bot_action(code, param, st, ep, rp, tabs, mask, work, bx):
     """
     j = -1  # the 财神 discard a piao_table seat keeps (masked out for its base bot), or -1
     if code == POLICY_PIAO_BASE:  # the table at a 飘 chance, else the seat's base bot (bx.bases)
-        s = st.sc[SC_TO_ACT]
+        s = st.table.to_act
         if _piao_chance(st, ep, tabs, mask, s):
-            j = A_DISCARD + ep[EP_JOKER]
+            j = A_DISCARD + ep.joker
             if _piao_table_says(st, ep, tabs, param):
                 return j
             mask[j] = 0  # keep: the base bot's move without the 财神 discard
@@ -808,10 +808,10 @@ def _base_action(code, param, st, ep, rp, tabs, mask, work, bx):
     if code != POLICY_TUNED and code != POLICY_LEARNED and code != POLICY_MC:
         return _choose_action(code, param, st, ep, rp, tabs, mask, work)
     if code == POLICY_TUNED:
-        return _tuned_action(bx.weights[st.sc[SC_TO_ACT]], st, ep, tabs, mask, work)
+        return _tuned_action(bx.weights[st.table.to_act], st, ep, tabs, mask, work)
     if code == POLICY_MC:
-        return _search_action(param, bx.weights[st.sc[SC_TO_ACT]], st, ep, rp, tabs, mask, work, bx.search)
-    return _learned_action(bx.weights[st.sc[SC_TO_ACT]], st, ep, tabs, mask, work, bx.slots[0])  # its slot
+        return _search_action(param, bx.weights[st.table.to_act], st, ep, rp, tabs, mask, work, bx.search)
+    return _learned_action(bx.weights[st.table.to_act], st, ep, tabs, mask, work, bx.slots[0])  # its slot
 
 
 @njit(cache=True)

@@ -94,7 +94,7 @@ from numba import njit
 from scipy.special import stdtrit
 
 from caishen.sim.engine import (
-    SF_N_DISCARDS,
+    _copy_state,
     A_CHOW_LOW,
     A_DECLARE,
     A_DISCARD,
@@ -103,35 +103,11 @@ from caishen.sim.engine import (
     A_KONG_EXPOSED,
     A_PASS,
     A_WIN,
-    EP_POINTS,
-    EP_JOKER,
     N_KINDS,
     N_SEATS,
     PH_CLAIM,
     PH_DONE,
     PH_TURN,
-    SC_DEALER,
-    SC_DRAWN,
-    SC_HEAD,
-    SC_N_RON,
-    SC_N_WINS,
-    SC_PHASE,
-    SC_Q_LEN,
-    SC_Q_POS,
-    SC_SRC,
-    SC_STREAK,
-    SC_TAIL,
-    SC_TILE,
-    SC_TO_ACT,
-    SC_TURN,
-    SF_CLAIM_OPTS,
-    SF_FORCE_PIAO,
-    SF_N_MELDS,
-    SF_PASSED_PONG,
-    SF_PASSED_WIN,
-    SF_SCORE,
-    SF_SHANTEN,
-    SF_TENPAI,
     _legal_mask,
     _step,
 )
@@ -223,28 +199,6 @@ class SearchContext(NamedTuple):
 
 
 @njit(cache=True)
-def _copy_state(dst, src):
-    """Copy the game state record ``src`` into ``dst`` (every field)."""
-    dst.wall[:] = src.wall
-    dst.hands[:] = src.hands
-    dst.meld_type[:] = src.meld_type
-    dst.meld_kind[:] = src.meld_kind
-    dst.discards[:] = src.discards
-    dst.dflags[:] = src.dflags
-    dst.circle[:] = src.circle
-    dst.mask[:] = src.mask
-    dst.legal[:] = src.legal
-    dst.seat[:] = src.seat
-    dst.sc[:] = src.sc
-    dst.queue[:] = src.queue
-    dst.tmp[:] = src.tmp
-    dst.counts[:] = src.counts
-    dst.wins[:] = src.wins
-    dst.work[:] = src.work
-    dst.rng[:] = src.rng
-
-
-@njit(cache=True)
 def _determinize(root, st, me, ep, rp, tabs, rng, ib, pol):
     """Fill ``root`` with ``st`` whose tiles hidden from seat ``me`` are redealt at random.
 
@@ -262,17 +216,17 @@ def _determinize(root, st, me, ep, rp, tabs, rng, ib, pol):
     _copy_state(root, st)
     for i in range(4):
         root.rng[i] = _rng_next(rng)
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     pool = ib[_I_POOL]
     cnt = ib[_I_COUNT]
     _live_counts(st, me, cnt)  # 4 - what me sees (others' concealed kongs are unseen)
-    head = st.sc[SC_HEAD]
-    tail = st.sc[SC_TAIL]
+    head = st.table.head
+    tail = st.table.tail
     # the kinds of the others' concealed kongs: uniform among kinds with four unseen copies
     for p in range(N_SEATS):
         if p == me:
             continue
-        for i in range(st.seat[p, SF_N_MELDS]):
+        for i in range(st.seat[p].n_melds):
             if st.meld_type[p, i] == MELD_KONG_CONCEALED:
                 n4 = 0
                 for k in range(N_KINDS):
@@ -314,7 +268,7 @@ def _determinize(root, st, me, ep, rp, tabs, rng, ib, pol):
     for p in range(N_SEATS):
         if p == me:
             continue
-        v = st.seat[p, SF_N_DISCARDS]
+        v = st.seat[p].n_discards
         if v > MAX_VIRTUAL:
             v = MAX_VIRTUAL
         if pos >= n or pol[p] != POLICY_GREEDY:
@@ -335,36 +289,36 @@ def _determinize(root, st, me, ep, rp, tabs, rng, ib, pol):
     for p in range(N_SEATS):
         if p != me:
             sh = _shanten(root.hands[p], joker, tabs)  # the redealt hand's (engine.deal._update_tenpai)
-            root.seat[p, SF_SHANTEN] = sh
-            root.seat[p, SF_TENPAI] = 1 if sh <= 0 else 0
-            root.seat[p, SF_FORCE_PIAO] = 0
-            root.seat[p, SF_PASSED_PONG] = 0
-            root.seat[p, SF_PASSED_WIN] = 0
+            root.seat[p].shanten = sh
+            root.seat[p].ready = 1 if sh <= 0 else 0
+            root.seat[p].force_joker = 0
+            root.seat[p].passed_pong = 0
+            root.seat[p].passed_win = 0
     for i in range(head, tail + 1):
         if pos < n:
             root.wall[i] = pool[pos]
             pos += 1
-    if root.sc[SC_TURN] != me or root.sc[SC_PHASE] != PH_TURN:  # not me on my own turn
-        root.sc[SC_DRAWN] = -1  # the discarder's drawn tile is private
-    if st.sc[SC_PHASE] == PH_CLAIM:
+    if root.table.turn != me or root.table.phase != PH_TURN:  # not me on my own turn
+        root.table.drawn = -1  # the discarder's drawn tile is private
+    if st.table.phase == PH_CLAIM:
         # who else may claim depends on the hidden hands: rebuild the queue, resume at me
-        _build_claims(root, ep, rp, tabs, st.sc[SC_SRC], st.sc[SC_TILE], False)
-        root.seat[me, SF_CLAIM_OPTS] = st.seat[me, SF_CLAIM_OPTS]
+        _build_claims(root, ep, rp, tabs, st.table.src, st.table.tile, False)
+        root.seat[me].claim_opts = st.seat[me].claim_opts
         q = 0
-        while q < root.sc[SC_Q_LEN] and root.queue[q, 0] != me:
+        while q < root.table.q_len and root.queue[q, 0] != me:
             q += 1
-        root.sc[SC_Q_POS] = q
-        root.sc[SC_TO_ACT] = me
-        root.sc[SC_PHASE] = PH_CLAIM
+        root.table.q_pos = q
+        root.table.to_act = me
+        root.table.phase = PH_CLAIM
 
 
 @njit(cache=True)
 def _hand_value(roll, me, ep, pt, pay):
     """Seat ``me``'s points in the finished hand ``roll``: its rule set's points kernel
-    (:func:`caishen.sim.rules.kernels._hand_points`, code ``ep[EP_POINTS]``) with the points
+    (:func:`caishen.sim.rules.kernels._hand_points`, code ``ep.points``) with the points
     context ``pt``; ``pay: int64[4]`` scratch."""
-    _hand_points(ep[EP_POINTS], roll.sc[SC_DEALER], roll.sc[SC_STREAK], roll.sc[SC_N_WINS], roll.wins,
-                 roll.seat[:, SF_SCORE], pt, pay)
+    _hand_points(ep.points, roll.table.dealer, roll.table.streak, roll.table.n_wins, roll.wins,
+                 roll.seat.score, pt, pay)
     return pay[me]
 
 
@@ -372,9 +326,9 @@ def _hand_value(roll, me, ep, pt, pay):
 def _rollout(roll, me, w, ep, rp, tabs, work, pol):
     """Play ``roll`` to the end of the hand: seat ``me`` with its base policy (the tuned bot
     with weights ``w``), every other seat ``p`` with the kernel policy ``pol[p]`` (greedy or random)."""
-    while roll.sc[SC_PHASE] != PH_DONE:
+    while roll.table.phase != PH_DONE:
         _legal_mask(roll, ep)
-        s = roll.sc[SC_TO_ACT]
+        s = roll.table.to_act
         if s == me:
             a = _tuned_action(w, roll, ep, tabs, roll.mask, work)
         else:
@@ -401,13 +355,13 @@ def _opp_posterior(st, me, ep, q):
     """Fill ``q: float64[4]`` with each opponent's posterior probability of playing like the random bot
     (``q[me] = 0``): :data:`OPP_PRIOR` updated by :data:`OPP_LLR` over its discards, the 财神 left out.
     Reads only the discards, which every seat sees."""
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     for p in range(N_SEATS):
         q[p] = 0.0
         if p == me:
             continue
         llr = np.log(OPP_PRIOR / (1.0 - OPP_PRIOR))
-        for i in range(st.seat[p, SF_N_DISCARDS]):
+        for i in range(st.seat[p].n_discards):
             k = st.discards[p, i]
             if k != joker:
                 row = i // OPP_ROW
@@ -486,9 +440,9 @@ def _add_cand(cand, n, a):
 @njit(cache=True)
 def _turn_candidates(st, ep, tabs, mask, work, base_a, cand, eff):
     """Candidates of an own turn (module docstring); the base policy's first.  Returns how many."""
-    s = st.sc[SC_TO_ACT]
+    s = st.table.to_act
     h = st.hands[s]
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     n = _add_cand(cand, 0, base_a)
     after = work[_W_AFTER]
     _shanten_each_discard(h, joker, tabs, after, _scratch(work))
@@ -548,12 +502,12 @@ def _mc_action(n_det, w, st, ep, rp, tabs, mask, work, sx):
     ``st`` is not changed.
     """
     sims, fb, ib, rng, pt, pay = sx.states, sx.scratch_f, sx.scratch_i, sx.rng, sx.points, sx.pay
-    ph = st.sc[SC_PHASE]
-    if mask[A_WIN] and (ph != PH_CLAIM or st.sc[SC_N_RON] > 0):
+    ph = st.table.phase
+    if mask[A_WIN] and (ph != PH_CLAIM or st.table.n_discard_wins > 0):
         return A_WIN  # self-draws, robbed kongs, a further winner of one discard
     if ph != PH_TURN and ph != PH_CLAIM:
         return _tuned_action(w, st, ep, tabs, mask, work)  # 硬子 (J-4.2)
-    me = st.sc[SC_TO_ACT]
+    me = st.table.to_act
     base_a = _tuned_action(w, st, ep, tabs, mask, work)
     cand = ib[_I_CAND]
     if mask[A_WIN]:  # a discard win: take it, or pass it for a better hand (J-3.5 bans discard wins meanwhile)

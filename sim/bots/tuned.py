@@ -71,13 +71,9 @@ from caishen.sim.engine import (
     A_PASS,
     A_PONG,
     A_WIN,
-    EP_JOKER,
     N_KINDS,
     PH_HARD,
     PH_TURN,
-    SC_PHASE,
-    SC_TO_ACT,
-    SF_N_MELDS,
 )
 from caishen.sim.effective import _effective_each, _shanten_each_discard
 from caishen.sim.hand import _shanten
@@ -131,7 +127,7 @@ def _suit_max(h, st, s):
             c1 += h[k]
         else:
             c2 += h[k]
-    for i in range(st.seat[s, SF_N_MELDS]):
+    for i in range(st.seat[s].n_melds):
         t = st.meld_type[s, i]
         k = st.meld_kind[s, i]
         if t == MELD_NONE or k >= 27:
@@ -156,7 +152,7 @@ def _discard_features(k, best, joker, tabs, st, live, row, gone, mask, work, nee
     ``max(best - 1, 0)``, ``gone``, joker, piao_ready, pairs, suit tiles (0 unless ``need_shape``),
     honor, terminal, declare.  :func:`_discard_linear` weighs them; the ``action`` feature set
     (:mod:`caishen.sim.bots.features`) is them scaled as the module docstring says."""
-    s = st.sc[SC_TO_ACT]
+    s = st.table.to_act
     after_k = work[_W_AFTER, k]
     eff = 0.0
     if after_k <= best + 1 and need_eff:
@@ -205,9 +201,9 @@ def _turn_context(st, ep, tabs, mask, work, need_eff):
     after a legal discard; fills ``work``'s after / live / threat rows for :func:`_discard_features`,
     and with ``need_eff`` its effective-tiles row for the legal discards of shanten at most ``best + 1``
     (:func:`caishen.sim.effective._effective_each`, all at once)."""
-    s = st.sc[SC_TO_ACT]
+    s = st.table.to_act
     h = st.hands[s]
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     after = work[_W_AFTER]
     _shanten_each_discard(h, joker, tabs, after, _scratch(work))
     best = _BIG
@@ -244,7 +240,7 @@ def _tuned_turn(w, st, ep, tabs, mask, work):
     kong, best = _turn_context(st, ep, tabs, mask, work, need_eff)
     if kong >= 0:
         return kong
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     live = work[_W_LIVE]
     row = work[_W_TMP]
     gone = _wall_gone(st) / 70.0
@@ -286,9 +282,9 @@ def _tuned_claim(w, st, ep, tabs, mask, work):
     """Claim decision of the tuned bot (module docstring): the best claim if its score is positive."""
     if mask[A_WIN]:
         return A_WIN
-    s = st.sc[SC_TO_ACT]
+    s = st.table.to_act
     base, pong, kong, c0, c1, c2 = _claim_shanten(st, ep, tabs, mask, work)
-    opens = 1.0 if st.seat[s, SF_N_MELDS] == 0 else 0.0
+    opens = 1.0 if st.seat[s].n_melds == 0 else 0.0
     gone = _wall_gone(st) / 70.0
     choice = A_PASS
     best_sc = 0.0
@@ -318,9 +314,9 @@ def _tuned_action(w, st, ep, tabs, mask, work):
     ``mask``: the legal mask of the state; the action returned is legal.
     ``work``: scratch (:func:`caishen.sim.bots.policies.new_work`).
     """
-    if st.sc[SC_PHASE] == PH_HARD:  # J-4.2 declare 硬子 whenever offered (as greedy)
+    if st.table.phase == PH_HARD:  # J-4.2 declare 硬子 whenever offered (as greedy)
         return A_HARD_DECLARE
-    if st.sc[SC_PHASE] != PH_TURN:
+    if st.table.phase != PH_TURN:
         return _tuned_claim(w, st, ep, tabs, mask, work)
     return _tuned_turn(w, st, ep, tabs, mask, work)
 

@@ -8,8 +8,8 @@ Python :class:`Game` that a person or an environment drives one action at a
 time.  Hand types and payments are *not* here: they come from the rule set's
 kernels, each called at one place (the win test in :func:`_win_eval`,
 ``deal.py``; the payments in :func:`_finish_wins`, ``claims.py``).  Rule
-differences that shape the turn structure are data: the ``int64[N_EP]``
-engine params built by :func:`engine_params` (``params.py``) from a rule
+differences that shape the turn structure are data: the named
+engine params (``ep.joker``, ``ep.chow``, ...) built by :func:`engine_params` (``params.py``) from a rule
 set's facts and options.
 
 Binding rules: ``shared/rules/<name>.md`` of each rule set (IDs ``K-...``,
@@ -18,7 +18,7 @@ Every rule set's turn structure is the same code with other params (its
 facts: a joker or none, chow or none, several winners, passed win, 架听 and
 硬子, its win kernel); a rule set scored after the hand scores its wins with
 its points kernel and record finisher from the recorded win contexts
-(``wins``, :func:`batch_columns`, ``EP_POINTS``).
+(``wins``, :func:`batch_columns`, ``ep.points``).
 
 Using it::
 
@@ -37,8 +37,8 @@ Module map (one concern each; imports go down this list, never up)
 ============  ====================================================================
 module        what it owns
 ============  ====================================================================
-``layout``    sizes; ``STATE_DTYPE`` and its table; the ``SF_*`` / ``SC_*`` /
-              ``EP_*`` / ``WX_*`` slots; phases, declarations, claim levels; the
+``layout``    sizes; ``STATE_DTYPE`` and its named parts (``TABLE_DTYPE``,
+              ``SEAT_DTYPE``), ``PARAMS_DTYPE``; the ``WX_*`` slots; phases, declarations, claim levels; the
               action layout (``A_*``, ``N_ACTIONS``, :func:`action_name`,
               :func:`parse_action`); :func:`new_state`
 ``params``    :func:`load_rules`, :func:`engine_params`: a registered rule
@@ -77,8 +77,8 @@ registers a :class:`~caishen.sim.rules.base.RuleSet` (:mod:`caishen.sim.rules`
 says how to add one); the engine looks it up by name: its facts and options
 become the params ``ep`` (:func:`engine_params`: joker kind, chow, robbing,
 passed pong and passed win, declarations, ...); its win test is the kernel
-of code ``ep[EP_WIN_KERNEL]``, asked in :func:`_win_eval`, and its payments
-the kernel of code ``ep[EP_ENGINE_PAYMENTS]``, made in :func:`_finish_wins`
+of code ``ep.win_kernel``, asked in :func:`_win_eval`, and its payments
+the kernel of code ``ep.payments``, made in :func:`_finish_wins`
 (both through :mod:`caishen.sim.rules.kernels`, the one dispatch module);
 a rule set scored after the hand names its record finisher
 (``RuleSet.finish``, used by :func:`batch_columns`).
@@ -128,31 +128,20 @@ from caishen.sim.tables import hand_tables  # noqa: F401
 from caishen.sim.validate import check_int as _check_int  # noqa: F401  (the engine's former name)
 from caishen.sim.engine.layout import (  # noqa: F401
     A_CHOW_HIGH, A_CHOW_LOW, A_CHOW_MID, A_DECLARE, A_DISCARD, A_HARD_DECLARE, A_HARD_DECLINE, A_KONG_ADDED,
-    A_KONG_CONCEALED, A_KONG_EXPOSED, A_PASS, A_PONG, A_WIN, DECL_HARD, DECL_JIATING, DECL_NONE, DF_CLAIMED,
-    EP_BAOTOU_FORCE, EP_CHOW, EP_DECLARE, EP_DISCARD_WIN, EP_ENGINE_PAYMENTS, EP_FIRST_DEALER_RANDOM,
-    EP_FORCE_JOKER_MIN, EP_HARD, EP_JOKER, EP_KONG_AFTER_CLAIM, EP_MULTI_RON, EP_PASSED_PONG,
-    EP_PASSED_PONG_CLAIM_CLEARS, EP_PASSED_WIN, EP_PIAO_BAN, EP_POINTS, EP_RESERVE, EP_ROB_KONG, EP_ROTATION,
-    EP_SWAP_MAX_CHOWS, EP_WIN_KERNEL, HARD_STAGE_DEAL, HARD_STAGE_DEALER, HARD_STAGE_NONE, LV_CHOW, LV_MELD, LV_WIN,
-    MAX_DISCARDS, MAX_MATCH_HAND, MAX_MELDS, MAX_STREAK, MAX_WINNERS, N_ACTIONS, N_EP, N_KINDS, N_SC, N_SEATS, N_SF,
-    N_TILES, N_WX, OPT_CHOW_HIGH, OPT_CHOW_LOW, OPT_CHOW_MID, OPT_KONG, OPT_PONG, OPT_WIN, PHASE_NAMES, PH_CLAIM,
-    PH_DONE, PH_HARD, PH_ROB, PH_TURN, QUEUE_LEN, ROTATION_NEXT_AFTER_WIN, ROTATION_WINNER_STAYS, SCRATCH_FIELDS,
-    SC_CAN_TSUMO, SC_DEALER, SC_DECLARE_KINDS, SC_DISCARDER, SC_DRAWN, SC_EXPONENT, SC_FLAGS,
-    SC_HARD_STAGE, SC_HEAD, SC_JUST_CLAIMED, SC_MATCH_HAND, SC_N_LEGAL, SC_N_RON, SC_N_WINS, SC_PHASE, SC_Q_LEN,
-    SC_Q_POS, SC_REPLACEMENT, SC_ROB_MELD, SC_SRC, SC_STEPS, SC_STREAK, SC_TAIL, SC_TILE, SC_TO_ACT, SC_TSUMO_EXP,
-    SC_TSUMO_FLAGS, SC_TSUMO_KONG, SC_TSUMO_PIAO, SC_TURN, SC_TURNS, SC_WINNER, SC_WINNERS_MASK, SC_WIN_TILE,
-    SC_WIN_TYPE, SF_CHAIN_KONG, SF_CHAIN_LEN, SF_CHAIN_PIAO, SF_CLAIM_EXP, SF_CLAIM_FLAGS, SF_CLAIM_KONG,
-    SF_CLAIM_OPTS, SF_CLAIM_PIAO, SF_DECL, SF_DECL_MELDS, SF_DECL_TURN, SF_EXPONENT, SF_FAILED_PIAO, SF_FLAGS,
-    SF_FORCE_PIAO, SF_HARD_OFFER, SF_N_CHOWS, SF_N_DISCARDS, SF_N_MELDS, SF_N_PASSED_WIN, SF_PASSED_PONG,
-    SF_PASSED_WIN, SF_PIAO_COUNT, SF_PIAO_OPEN, SF_SCORE, SF_SHANTEN, SF_SWAP_FORBID, SF_TENPAI, SF_WIN_KONG,
-    SF_WIN_PIAO, SF_WON, STATE_DTYPE, WX_DEALER_READY, WX_DECL, WX_DISCARDER, WX_FIRST_TURN, WX_HAND,
-    WX_MELD_KIND, WX_MELD_TYPE, WX_N_MELDS, WX_ON_FIRST, WX_REPLACEMENT, WX_SEAT, WX_TILE, WX_TYPE, WX_VISIBLE,
-    _check_action_index, action_name, new_state, parse_action,
+    A_KONG_CONCEALED, A_KONG_EXPOSED, A_PASS, A_PONG, A_WIN, DECL_HARD, DECL_READY, DECL_NONE, DF_CLAIMED,
+    HARD_STAGE_DEAL, HARD_STAGE_DEALER, HARD_STAGE_NONE, LV_CHOW, LV_MELD, LV_WIN, MAX_DISCARDS, MAX_MATCH_HAND,
+    MAX_MELDS, MAX_STREAK, MAX_WINNERS, N_ACTIONS, N_KINDS, N_SEATS, N_TILES, N_WX, OPT_CHOW_HIGH, OPT_CHOW_LOW,
+    OPT_CHOW_MID, OPT_KONG, OPT_PONG, OPT_WIN, PARAMS_DTYPE, PHASE_NAMES, PH_CLAIM, PH_DONE, PH_HARD, PH_ROB,
+    PH_TURN, QUEUE_LEN, ROTATION_NEXT_AFTER_WIN, ROTATION_WINNER_STAYS, SCRATCH_FIELDS, SEAT_DTYPE, STATE_DTYPE,
+    TABLE_DTYPE, WX_DEALER_READY, WX_DECL, WX_DISCARDER, WX_FIRST_TURN, WX_HAND, WX_MELD_KIND, WX_MELD_TYPE,
+    WX_N_MELDS, WX_ON_FIRST, WX_REPLACEMENT, WX_SEAT, WX_TILE, WX_TYPE, WX_VISIBLE, _check_action_index, action_name,
+    new_state, parse_action,
 )
 from caishen.sim.engine.params import (  # noqa: F401
     PASSED_PONG_SCOPES, engine_params, load_rules,
 )
 from caishen.sim.engine.deal import (  # noqa: F401
-    _reset, _seeded_wall, _shuffle_wall,
+    _copy_state, _reset, _seeded_wall, _shuffle_wall,
 )
 from caishen.sim.engine.turn import (  # noqa: F401
     _step, _step_inlined,

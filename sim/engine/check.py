@@ -33,20 +33,9 @@ from caishen.sim.engine.layout import (
     A_PONG,
     A_WIN,
     DECL_HARD,
-    DECL_JIATING,
+    DECL_READY,
     DECL_NONE,
     DF_CLAIMED,
-    EP_BAOTOU_FORCE,
-    EP_CHOW,
-    EP_DECLARE,
-    EP_DISCARD_WIN,
-    EP_FORCE_JOKER_MIN,
-    EP_HARD,
-    EP_JOKER,
-    EP_PASSED_PONG,
-    EP_PASSED_WIN,
-    EP_PIAO_BAN,
-    EP_RESERVE,
     HARD_STAGE_DEAL,
     HARD_STAGE_DEALER,
     HARD_STAGE_NONE,
@@ -61,46 +50,10 @@ from caishen.sim.engine.layout import (
     PH_HARD,
     PH_ROB,
     PH_TURN,
-    SC_CAN_TSUMO,
-    SC_DEALER,
-    SC_DRAWN,
-    SC_HARD_STAGE,
-    SC_HEAD,
-    SC_PHASE,
-    SC_Q_LEN,
-    SC_Q_POS,
-    SC_REPLACEMENT,
-    SC_SRC,
-    SC_TAIL,
-    SC_TILE,
-    SC_TO_ACT,
-    SC_TURN,
-    SC_TURNS,
-    SC_WIN_TYPE,
-    SF_CHAIN_KONG,
-    SF_CHAIN_PIAO,
-    SF_DECL,
-    SF_DECL_MELDS,
-    SF_DECL_TURN,
-    SF_FLAGS,
-    SF_FORCE_PIAO,
-    SF_HARD_OFFER,
-    SF_N_DISCARDS,
-    SF_N_MELDS,
-    SF_N_PASSED_WIN,
-    SF_PASSED_PONG,
-    SF_PASSED_WIN,
-    SF_PIAO_OPEN,
-    SF_SCORE,
-    SF_SHANTEN,
-    SF_TENPAI,
-    SF_WIN_KONG,
-    SF_WIN_PIAO,
-    SF_WON,
 )
 from caishen.sim.engine.mask import _legal_mask
 from caishen.sim.hand import _add_meld_tiles, _is_win, _shanten
-from caishen.sim.rules.kernels import FLAG_CHAIN, FLAG_PIAO, WIN_SELF_DRAW
+from caishen.sim.rules.kernels import FLAG_CHAIN, FLAG_JOKER_LINK, WIN_SELF_DRAW
 from caishen.sim.tiles import MELD_CHOW, MELD_NONE, MELD_PONG
 
 
@@ -133,13 +86,13 @@ ERR_MESSAGES = {
     ERR_SCORES: "scores do not sum to zero (K-8.5)",
     ERR_POINTERS: "wall pointers out of range (reserve touched, K-3.4)",
     ERR_MELDS: "meld table inconsistent",
-    ERR_TENPAI: "a seat's cached ready flag or shanten (SF_TENPAI, SF_SHANTEN) is stale",
+    ERR_TENPAI: "a seat's cached ready flag or shanten (seat.ready, seat.shanten) is stale",
     ERR_MASK_LIST: "the legal-action list disagrees with the mask",
     ERR_DECL: "a declaration is inconsistent (J-4.1 / J-4.2: rule set, turn, offer, melds after 硬子)",
     ERR_PASSED_WIN: "a seat that passed a win is offered a win before its next draw (J-3.5)",
     ERR_HARD_AUTO: "a 硬子 seat is asked to discard although it cannot win (J-4.2: automatic discard)",
     ERR_MISSING: "a legal 架听 declaration or 硬子 offer is missing (J-4.1 / J-4.2)",
-    ERR_FORCE: "a K-2.5 forced 飘 (SF_FORCE_PIAO) is held by a seat that is not on its own turn, "
+    ERR_FORCE: "a K-2.5 forced 飘 (seat.force_joker) is held by a seat that is not on its own turn, "
     "holds no 财神, or plays a rule set without it (E3)",
     ERR_WIN_LINKS: "a winner's counted chain links disagree with its chain, its flags or the win type "
     "(K-6.5, K-9.4, K-10)",
@@ -155,7 +108,7 @@ def _winning_kinds_slow(st, tabs, s, discard):
     own = st.counts
     for k in range(N_KINDS):
         own[k] = h[k]
-    for i in range(st.seat[s, SF_N_MELDS]):
+    for i in range(st.seat[s].n_melds):
         _add_meld_tiles(own, st.meld_type[s, i], st.meld_kind[s, i])
     if discard >= 0:
         h[discard] -= 1
@@ -175,70 +128,70 @@ def _winning_kinds_slow(st, tabs, s, discard):
 @njit(cache=True)
 def _action_ok(st, ep, rp, tabs, a):
     """Necessary conditions of action ``a`` restated from the rules, independent of ``_legal_mask``."""
-    s = st.sc[SC_TO_ACT]
-    ph = st.sc[SC_PHASE]
+    s = st.table.to_act
+    ph = st.table.phase
     h = st.hands[s]
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     if ph == PH_HARD:  # J-4.2: a ready seat at the deal, before the dealer's first discard
         if a != A_HARD_DECLARE and a != A_HARD_DECLINE:
             return False
-        if ep[EP_HARD] == 0 or st.seat[s, SF_DECL] == DECL_HARD:
+        if ep.hard == 0 or st.seat[s].decl == DECL_HARD:
             return False
-        dealer = st.sc[SC_DEALER]
+        dealer = st.table.dealer
         if s == dealer:  # with the first discard
-            if st.seat[s, SF_N_DISCARDS] != 1 or st.sc[SC_TURNS] != 1 or st.sc[SC_SRC] != s:
+            if st.seat[s].n_discards != 1 or st.table.turns != 1 or st.table.src != s:
                 return False
-        elif st.sc[SC_TURNS] != 0 or st.seat[s, SF_N_MELDS] != 0:
+        elif st.table.turns != 0 or st.seat[s].n_melds != 0:
             return False
         return _winning_kinds_slow(st, tabs, s, -1) > 0
-    hard = st.seat[s, SF_DECL] == DECL_HARD
+    hard = st.seat[s].decl == DECL_HARD
     if ph == PH_TURN:
-        if hard and a != A_WIN and a != A_DISCARD + st.sc[SC_DRAWN]:
+        if hard and a != A_WIN and a != A_DISCARD + st.table.drawn:
             return False  # J-4.2: a hard seat only wins or gives back its drawn tile
         if A_DECLARE <= a < A_KONG_CONCEALED:  # J-4.1
             k = a - A_DECLARE
-            if ep[EP_DECLARE] == 0 or st.seat[s, SF_DECL] != DECL_NONE or h[k] == 0:
+            if ep.declare == 0 or st.seat[s].decl != DECL_NONE or h[k] == 0:
                 return False
             return _winning_kinds_slow(st, tabs, s, k) == 1
         if a < A_DECLARE:
             if h[a] == 0:
                 return False
-            if joker >= 0 and a != joker and ep[EP_FORCE_JOKER_MIN] > 0 and h[joker] >= ep[EP_FORCE_JOKER_MIN]:
+            if joker >= 0 and a != joker and ep.force_joker_min > 0 and h[joker] >= ep.force_joker_min:
                 return False  # K-2.4
-            if a != joker and st.seat[s, SF_FORCE_PIAO] != 0:
+            if a != joker and st.seat[s].force_joker != 0:
                 return False  # K-2.5 (E3): only a 财神 until one is discarded
             return True
         if A_KONG_CONCEALED <= a < A_KONG_ADDED:
             k = a - A_KONG_CONCEALED
-            return h[k] == 4 and k != joker and _tiles_left(st) > ep[EP_RESERVE]
+            return h[k] == 4 and k != joker and _tiles_left(st) > ep.reserve
         if A_KONG_ADDED <= a < A_CHOW_LOW:
             k = a - A_KONG_ADDED
-            if h[k] == 0 or _tiles_left(st) <= ep[EP_RESERVE]:
+            if h[k] == 0 or _tiles_left(st) <= ep.reserve:
                 return False
-            for i in range(st.seat[s, SF_N_MELDS]):
+            for i in range(st.seat[s].n_melds):
                 if st.meld_type[s, i] == MELD_PONG and st.meld_kind[s, i] == k:
                     return True
             return False
         if a == A_WIN:
-            t = st.sc[SC_DRAWN]
-            if t < 0 or st.seat[s, SF_FORCE_PIAO] != 0:  # K-2.5 (E3): no win before the 财神 discard
+            t = st.table.drawn
+            if t < 0 or st.seat[s].force_joker != 0:  # K-2.5 (E3): no win before the 财神 discard
                 return False
             st.hands[s, t] -= 1
-            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, np.bool_(True), st.sc[SC_REPLACEMENT] != 0)
+            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, np.bool_(True), st.table.replacement != 0)
             st.hands[s, t] += 1
             return legal
         return False
     # claims: K-2.2 never on a joker; K-9.2 no meld inside a 飘 circle
-    k = st.sc[SC_TILE]
-    src = st.sc[SC_SRC]
+    k = st.table.tile
+    src = st.table.src
     if a == A_PASS:
         return True
     if k == joker or s == src:
         return False
     if a == A_WIN:
-        if ep[EP_DISCARD_WIN] == 0 or st.seat[s, SF_FORCE_PIAO] != 0:  # K-7.1; K-2.5 (E3)
+        if ep.discard_win == 0 or st.seat[s].force_joker != 0:  # K-7.1; K-2.5 (E3)
             return False
-        if ep[EP_PASSED_WIN] != 0 and st.seat[s, SF_PASSED_WIN] != 0:
+        if ep.passed_win != 0 and st.seat[s].passed_win != 0:
             return False  # J-3.5
         legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, k, np.bool_(False), np.bool_(False))
         return legal
@@ -246,14 +199,14 @@ def _action_ok(st, ep, rp, tabs, a):
         return False
     if a == A_PONG or a == A_KONG_EXPOSED or A_CHOW_LOW <= a <= A_CHOW_HIGH:
         for p in range(N_SEATS):
-            if st.seat[p, SF_PIAO_OPEN] != 0 and ep[EP_PIAO_BAN] != 0:
+            if st.seat[p].circle_open != 0 and ep.circle_ban != 0:
                 return False
     if a == A_PONG:
-        return h[k] >= 2 and not (ep[EP_PASSED_PONG] != 0 and (st.seat[s, SF_PASSED_PONG] >> k) & 1)
+        return h[k] >= 2 and not (ep.passed_pong != 0 and (st.seat[s].passed_pong >> k) & 1)
     if a == A_KONG_EXPOSED:
-        return h[k] >= 3 and _tiles_left(st) > ep[EP_RESERVE]
+        return h[k] >= 3 and _tiles_left(st) > ep.reserve
     if A_CHOW_LOW <= a <= A_CHOW_HIGH:
-        if ep[EP_CHOW] == 0 or s != (src + 1) % N_SEATS or k >= 27:
+        if ep.chow == 0 or s != (src + 1) % N_SEATS or k >= 27:
             return False
         low = k - (a - A_CHOW_LOW)
         if low < 0 or low % 9 > 6 or low // 9 != k // 9:
@@ -268,44 +221,44 @@ def _action_ok(st, ep, rp, tabs, a):
 @njit(cache=True)
 def _check_declarations(st, ep, tabs):
     """The declaration and passed-win part of :func:`_check_state` (J-3.5, J-4.1, J-4.2); 0 or an ``ERR_*``."""
-    ph = st.sc[SC_PHASE]
-    turns = st.sc[SC_TURNS]
-    dealer = st.sc[SC_DEALER]
+    ph = st.table.phase
+    turns = st.table.turns
+    dealer = st.table.dealer
     for s in range(N_SEATS):
-        d = st.seat[s, SF_DECL]
-        dt = st.seat[s, SF_DECL_TURN]
-        if st.seat[s, SF_PASSED_WIN] != 0 and (ep[EP_PASSED_WIN] == 0 or st.seat[s, SF_N_PASSED_WIN] == 0):
+        d = st.seat[s].decl
+        dt = st.seat[s].decl_turn
+        if st.seat[s].passed_win != 0 and (ep.passed_win == 0 or st.seat[s].n_passed_win == 0):
             return ERR_PASSED_WIN
-        if st.seat[s, SF_HARD_OFFER] != 0 and ep[EP_HARD] == 0:
+        if st.seat[s].hard_offer != 0 and ep.hard == 0:
             return ERR_DECL
         if d == DECL_NONE:
             if dt != -1:
                 return ERR_DECL
-        elif d == DECL_JIATING:
+        elif d == DECL_READY:
             # declared with a discard of this hand; the discard made it the seat's
-            if ep[EP_DECLARE] == 0 or dt < 1 or dt > turns or st.seat[s, SF_N_DISCARDS] == 0:
+            if ep.declare == 0 or dt < 1 or dt > turns or st.seat[s].n_discards == 0:
                 return ERR_DECL
         elif d == DECL_HARD:
-            if ep[EP_HARD] == 0 or st.seat[s, SF_HARD_OFFER] != 1:
+            if ep.hard == 0 or st.seat[s].hard_offer != 1:
                 return ERR_DECL
             if dt != (1 if s == dealer else 0):  # at the deal / with the dealer's first discard
                 return ERR_DECL
-            if st.seat[s, SF_N_MELDS] != st.seat[s, SF_DECL_MELDS]:  # no pong or kong after it
+            if st.seat[s].n_melds != st.seat[s].decl_melds:  # no pong or kong after it
                 return ERR_DECL
         else:
             return ERR_DECL
-    if ep[EP_HARD] != 0 and ph != PH_DONE and ph != PH_HARD:
+    if ep.hard != 0 and ph != PH_DONE and ph != PH_HARD:
         # J-4.2 completeness: every ready non-dealer was offered 硬子 at the deal, and
         # the dealer after the first discard if then ready (hands unchanged until then)
         if turns == 0:
             for i in range(1, N_SEATS):
                 p = (dealer + i) % N_SEATS
                 ready = _winning_kinds_slow(st, tabs, p, -1) > 0
-                if ready != (st.seat[p, SF_HARD_OFFER] != 0):
+                if ready != (st.seat[p].hard_offer != 0):
                     return ERR_MISSING
-        elif turns == 1 and st.seat[dealer, SF_N_DISCARDS] == 1:
+        elif turns == 1 and st.seat[dealer].n_discards == 1:
             ready = _winning_kinds_slow(st, tabs, dealer, -1) > 0
-            if ready != (st.seat[dealer, SF_HARD_OFFER] != 0):
+            if ready != (st.seat[dealer].hard_offer != 0):
                 return ERR_MISSING
     return 0
 
@@ -320,21 +273,21 @@ def _check_state(st, ep, rp, tabs):
     :func:`_action_ok`, scores summing to zero, wall pointers above the
     reserve.  Uses ``st.mask`` (recomputed).
     """
-    head = st.sc[SC_HEAD]
-    tail = st.sc[SC_TAIL]
-    if head < 0 or tail >= N_TILES or tail - head + 1 < ep[EP_RESERVE]:
+    head = st.table.head
+    tail = st.table.tail
+    if head < 0 or tail >= N_TILES or tail - head + 1 < ep.reserve:
         return ERR_POINTERS
     counts = st.counts
     counts[:] = 0
     for i in range(head, tail + 1):
         counts[st.wall[i]] += 1
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     for s in range(N_SEATS):
         for k in range(N_KINDS):
             if st.hands[s, k] > 4:
                 return ERR_HAND_RANGE
             counts[k] += st.hands[s, k]
-        nm = st.seat[s, SF_N_MELDS]
+        nm = st.seat[s].n_melds
         if nm < 0 or nm > MAX_MELDS:
             return ERR_MELDS
         for i in range(MAX_MELDS):
@@ -348,7 +301,7 @@ def _check_state(st, ep, rp, tabs):
                 if k == joker or (t == MELD_CHOW and (k + 1 == joker or k + 2 == joker)):
                     return ERR_JOKER_MELD
                 _add_meld_tiles(counts, st.meld_type[s, i], st.meld_kind[s, i])
-        for j in range(st.seat[s, SF_N_DISCARDS]):
+        for j in range(st.seat[s].n_discards):
             if st.dflags[s, j] & DF_CLAIMED == 0:
                 counts[st.discards[s, j]] += 1
     for k in range(N_KINDS):
@@ -356,20 +309,20 @@ def _check_state(st, ep, rp, tabs):
             return ERR_TILES
     total = 0
     for s in range(N_SEATS):
-        total += st.seat[s, SF_SCORE]
+        total += st.seat[s].score
     if total != 0:
         return ERR_SCORES
-    ph = st.sc[SC_PHASE]
-    to_act = st.sc[SC_TO_ACT]
+    ph = st.table.phase
+    to_act = st.table.to_act
     for s in range(N_SEATS):
         n = 0
         for k in range(N_KINDS):
             n += st.hands[s, k]
-        base = 13 - 3 * st.seat[s, SF_N_MELDS]
+        base = 13 - 3 * st.seat[s].n_melds
         # the seat holding 3m+2 tiles: the one to act on its turn, or the dealer
         # while the non-dealers are asked for 硬子 (J-4.2)
         acting = (ph == PH_TURN and s == to_act) or (
-            ph == PH_HARD and st.sc[SC_HARD_STAGE] == HARD_STAGE_DEAL and s == st.sc[SC_DEALER]
+            ph == PH_HARD and st.table.hard_stage == HARD_STAGE_DEAL and s == st.table.dealer
         )
         if ph == PH_DONE:
             if n != base and n != base + 1:
@@ -378,33 +331,33 @@ def _check_state(st, ep, rp, tabs):
             return ERR_HAND_SIZE
         if ph != PH_DONE and not acting:
             sh = _shanten(st.hands[s], joker, tabs)
-            lb = st.seat[s, SF_SHANTEN]  # the shanten, or a lower bound >= 1 (engine.deal._update_tenpai_discard)
-            if (1 if sh <= 0 else 0) != st.seat[s, SF_TENPAI] or lb > sh or (lb < sh and lb < 1):
+            lb = st.seat[s].shanten  # the shanten, or a lower bound >= 1 (engine.deal._update_tenpai_discard)
+            if (1 if sh <= 0 else 0) != st.seat[s].ready or lb > sh or (lb < sh and lb < 1):
                 return ERR_TENPAI
     err = _check_declarations(st, ep, tabs)
     if err != 0:
         return err
     for s in range(N_SEATS):  # E3: the K-2.5 force sits only with the seat on its turn
-        fp = st.seat[s, SF_FORCE_PIAO]
+        fp = st.seat[s].force_joker
         if fp != 0:
-            if fp != 1 or ep[EP_BAOTOU_FORCE] == 0 or joker < 0 or st.hands[s, joker] == 0:
+            if fp != 1 or ep.force_joker_shape == 0 or joker < 0 or st.hands[s, joker] == 0:
                 return ERR_FORCE
-            if not ((ph == PH_TURN or ph == PH_ROB) and s == st.sc[SC_TURN]):
+            if not ((ph == PH_TURN or ph == PH_ROB) and s == st.table.turn):
                 return ERR_FORCE
         # K-6.5 (D9): a win counts chain links only on a self-draw, at most the
         # winner's own links, and its flags say so (K-9.4, K-10)
-        wp = st.seat[s, SF_WIN_PIAO]
-        wk = st.seat[s, SF_WIN_KONG]
-        if st.seat[s, SF_WON] == 0:
+        wp = st.seat[s].win_joker_links
+        wk = st.seat[s].win_kong_links
+        if st.seat[s].won == 0:
             if wp != 0 or wk != 0:
                 return ERR_WIN_LINKS
         else:
-            fl = st.seat[s, SF_FLAGS]
-            if wp < 0 or wk < 0 or wp > st.seat[s, SF_CHAIN_PIAO] or wk > st.seat[s, SF_CHAIN_KONG]:
+            fl = st.seat[s].flags
+            if wp < 0 or wk < 0 or wp > st.seat[s].chain_joker or wk > st.seat[s].chain_kong:
                 return ERR_WIN_LINKS
-            if st.sc[SC_WIN_TYPE] != WIN_SELF_DRAW and wp + wk != 0:
+            if st.table.win_type != WIN_SELF_DRAW and wp + wk != 0:
                 return ERR_WIN_LINKS
-            if ((fl & FLAG_CHAIN) != 0) != (wp + wk > 0) or ((fl & FLAG_PIAO) != 0) != (wp > 0):
+            if ((fl & FLAG_CHAIN) != 0) != (wp + wk > 0) or ((fl & FLAG_JOKER_LINK) != 0) != (wp > 0):
                 return ERR_WIN_LINKS
     if ph == PH_DONE:
         if to_act != -1:
@@ -412,31 +365,31 @@ def _check_state(st, ep, rp, tabs):
         return 0
     if to_act < 0 or to_act >= N_SEATS:
         return ERR_TO_ACT
-    if ph == PH_TURN and to_act != st.sc[SC_TURN]:
+    if ph == PH_TURN and to_act != st.table.turn:
         return ERR_TO_ACT
     if ph == PH_CLAIM or ph == PH_ROB:
-        q = st.sc[SC_Q_POS]
-        if q >= st.sc[SC_Q_LEN] or st.queue[q, 0] != to_act or to_act == st.sc[SC_SRC]:
+        q = st.table.q_pos
+        if q >= st.table.q_len or st.queue[q, 0] != to_act or to_act == st.table.src:
             return ERR_TO_ACT
-        for j in range(q, st.sc[SC_Q_LEN]):  # J-3.5
+        for j in range(q, st.table.q_len):  # J-3.5
             p = st.queue[j, 0]
-            if st.queue[j, 1] == LV_WIN and ep[EP_PASSED_WIN] != 0 and st.seat[p, SF_PASSED_WIN] != 0:
+            if st.queue[j, 1] == LV_WIN and ep.passed_win != 0 and st.seat[p].passed_win != 0:
                 return ERR_PASSED_WIN
     if ph == PH_HARD:
-        stage = st.sc[SC_HARD_STAGE]
-        dealer = st.sc[SC_DEALER]
-        if ep[EP_HARD] == 0 or st.seat[to_act, SF_HARD_OFFER] != 1:
+        stage = st.table.hard_stage
+        dealer = st.table.dealer
+        if ep.hard == 0 or st.seat[to_act].hard_offer != 1:
             return ERR_TO_ACT
         if stage == HARD_STAGE_DEAL:
-            if to_act == dealer or st.sc[SC_TURN] != dealer:
+            if to_act == dealer or st.table.turn != dealer:
                 return ERR_TO_ACT
-        elif stage != HARD_STAGE_DEALER or to_act != dealer or st.sc[SC_SRC] != dealer:
+        elif stage != HARD_STAGE_DEALER or to_act != dealer or st.table.src != dealer:
             return ERR_TO_ACT
-    elif st.sc[SC_HARD_STAGE] != HARD_STAGE_NONE:
+    elif st.table.hard_stage != HARD_STAGE_NONE:
         return ERR_TO_ACT
-    if ph == PH_TURN and st.seat[to_act, SF_DECL] == DECL_HARD and st.sc[SC_CAN_TSUMO] == 0:
+    if ph == PH_TURN and st.seat[to_act].decl == DECL_HARD and st.table.can_self_draw == 0:
         return ERR_HARD_AUTO
-    if ph == PH_TURN and st.seat[to_act, SF_DECL] == DECL_NONE and ep[EP_DECLARE] != 0:
+    if ph == PH_TURN and st.seat[to_act].decl == DECL_NONE and ep.declare != 0:
         # J-4.1 completeness: every discard leaving a single wait may be declared
         _legal_mask(st, ep)
         h = st.hands[to_act]

@@ -45,9 +45,9 @@ Decisions (engine side; each cites its rule)
 - J10 (P27): the winner sees the winning kind in unclaimed discards (not
   the winning discard) and in the other seats' exposed melds (a pong 3, an
   exposed / added kong 4, a robbed added kong 3); concealed kongs are hidden.
-- J11 (J-6): the engine pays nothing under J-6 (``EP_ENGINE_PAYMENTS`` is ``PAYMENTS_NONE``):
+- J11 (J-6): the engine pays nothing under J-6 (``params.payments`` is ``PAYMENTS_NONE``):
   the scores exist only in the record (:func:`batch_columns`,
-  :attr:`Game.result`), where the rule set's points kernel computes them (``EP_POINTS``).
+  :attr:`Game.result`), where the rule set's points kernel computes them (``params.points``).
 """
 
 from __future__ import annotations
@@ -77,18 +77,6 @@ from caishen.sim.engine.layout import (
     A_WIN,
     DECL_HARD,
     DF_CLAIMED,
-    EP_CHOW,
-    EP_DISCARD_WIN,
-    EP_ENGINE_PAYMENTS,
-    EP_JOKER,
-    EP_MULTI_RON,
-    EP_PASSED_PONG,
-    EP_PASSED_PONG_CLAIM_CLEARS,
-    EP_PASSED_WIN,
-    EP_PIAO_BAN,
-    EP_RESERVE,
-    EP_ROB_KONG,
-    EP_SWAP_MAX_CHOWS,
     LV_MELD,
     LV_WIN,
     MAX_MELDS,
@@ -104,48 +92,6 @@ from caishen.sim.engine.layout import (
     PH_CLAIM,
     PH_DONE,
     PH_ROB,
-    SC_DEALER,
-    SC_DISCARDER,
-    SC_EXPONENT,
-    SC_FLAGS,
-    SC_N_RON,
-    SC_N_WINS,
-    SC_PHASE,
-    SC_Q_LEN,
-    SC_Q_POS,
-    SC_REPLACEMENT,
-    SC_ROB_MELD,
-    SC_SRC,
-    SC_TILE,
-    SC_TO_ACT,
-    SC_WINNER,
-    SC_WINNERS_MASK,
-    SC_WIN_TILE,
-    SC_WIN_TYPE,
-    SF_CLAIM_EXP,
-    SF_CLAIM_FLAGS,
-    SF_CLAIM_KONG,
-    SF_CLAIM_OPTS,
-    SF_CLAIM_PIAO,
-    SF_DECL,
-    SF_EXPONENT,
-    SF_FAILED_PIAO,
-    SF_FLAGS,
-    SF_FORCE_PIAO,
-    SF_HARD_OFFER,
-    SF_N_CHOWS,
-    SF_N_DISCARDS,
-    SF_N_MELDS,
-    SF_N_PASSED_WIN,
-    SF_PASSED_PONG,
-    SF_PASSED_WIN,
-    SF_PIAO_OPEN,
-    SF_SCORE,
-    SF_SWAP_FORBID,
-    SF_TENPAI,
-    SF_WIN_KONG,
-    SF_WIN_PIAO,
-    SF_WON,
     WX_DEALER_READY,
     WX_DECL,
     WX_DISCARDER,
@@ -179,13 +125,13 @@ def _build_claims(st, ep, rp, tabs, src, k, rob):
     """Claim options of the three other seats on tile ``k`` from ``src`` and the ask queue.
 
     ``rob``: the tile is an added kong's (only wins, K-5.5).  Sets
-    ``seat[:, SF_CLAIM_OPTS]``, ``queue``, ``sc[SC_Q_LEN]``.
+    ``seat.claim_opts``, ``queue``, ``table.q_len``.
     """
-    joker = ep[EP_JOKER]
+    joker = ep.joker
     any_circle = False
-    if ep[EP_PIAO_BAN] != 0:
+    if ep.circle_ban != 0:
         for p in range(N_SEATS):
-            if st.seat[p, SF_PIAO_OPEN] != 0:
+            if st.seat[p].circle_open != 0:
                 any_circle = True
     left = _tiles_left(st)
     for i in range(1, N_SEATS):
@@ -193,29 +139,29 @@ def _build_claims(st, ep, rp, tabs, src, k, rob):
         opts = 0
         if k != joker:  # K-2.2 a discarded joker can never be claimed
             if (
-                ep[EP_DISCARD_WIN] != 0
-                and st.seat[s, SF_TENPAI] != 0
-                and (not rob or ep[EP_ROB_KONG] != 0)
-                and not (ep[EP_PASSED_WIN] != 0 and st.seat[s, SF_PASSED_WIN] != 0)
+                ep.discard_win != 0
+                and st.seat[s].ready != 0
+                and (not rob or ep.rob_kong != 0)
+                and not (ep.passed_win != 0 and st.seat[s].passed_win != 0)
             ):
                 legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, k, np.bool_(False), np.bool_(False))
                 if legal:
                     opts |= OPT_WIN
-                    st.seat[s, SF_CLAIM_EXP] = e
-                    st.seat[s, SF_CLAIM_FLAGS] = f
-                    st.seat[s, SF_CLAIM_PIAO] = lp
-                    st.seat[s, SF_CLAIM_KONG] = lk
+                    st.seat[s].claim_exp = e
+                    st.seat[s].claim_flags = f
+                    st.seat[s].claim_joker_links = lp
+                    st.seat[s].claim_kong_links = lk
             # K-9.2: no chow / pong / exposed kong inside a 飘财 circle
             # J-4.2: no pong / kong after a hard declaration
-            if not rob and not any_circle and st.seat[s, SF_N_MELDS] < MAX_MELDS and st.seat[s, SF_DECL] != DECL_HARD:
+            if not rob and not any_circle and st.seat[s].n_melds < MAX_MELDS and st.seat[s].decl != DECL_HARD:
                 h = st.hands[s]
-                if h[k] >= 2 and ep[EP_PASSED_PONG] != 0 and (st.seat[s, SF_PASSED_PONG] >> k) & 1:
+                if h[k] >= 2 and ep.passed_pong != 0 and (st.seat[s].passed_pong >> k) & 1:
                     pass  # K-4.4 passed pong
                 elif h[k] >= 2:
                     opts |= OPT_PONG
-                if h[k] >= 3 and left > ep[EP_RESERVE]:  # K-3.4 kongs only above the reserve
+                if h[k] >= 3 and left > ep.reserve:  # K-3.4 kongs only above the reserve
                     opts |= OPT_KONG
-                if ep[EP_CHOW] != 0 and i == 1 and k < 27:  # K-4.2 chow only by the next seat
+                if ep.chow != 0 and i == 1 and k < 27:  # K-4.2 chow only by the next seat
                     r = k % 9
                     if r <= 6 and h[k + 1] > 0 and h[k + 2] > 0 and k + 1 != joker and k + 2 != joker:
                         opts |= OPT_CHOW_LOW
@@ -223,21 +169,21 @@ def _build_claims(st, ep, rp, tabs, src, k, rob):
                         opts |= OPT_CHOW_MID
                     if r >= 2 and h[k - 2] > 0 and h[k - 1] > 0 and k - 2 != joker and k - 1 != joker:
                         opts |= OPT_CHOW_HIGH
-        st.seat[s, SF_CLAIM_OPTS] = opts
+        st.seat[s].claim_opts = opts
     n = 0
     for level in range(3):  # K-4.3 win > pong / kong > chow, then turn order
         bits = _level_bits(level)
         for i in range(1, N_SEATS):
             s = (src + i) % N_SEATS
-            if st.seat[s, SF_CLAIM_OPTS] & bits:
+            if st.seat[s].claim_opts & bits:
                 st.queue[n, 0] = s
                 st.queue[n, 1] = level
                 n += 1
-    st.sc[SC_Q_LEN] = n
-    st.sc[SC_Q_POS] = 0
-    st.sc[SC_N_RON] = 0
-    st.sc[SC_TILE] = k
-    st.sc[SC_SRC] = src
+    st.table.q_len = n
+    st.table.q_pos = 0
+    st.table.n_discard_wins = 0
+    st.table.tile = k
+    st.table.src = src
 
 
 @_inline_kernel
@@ -245,7 +191,7 @@ def _group_end(st, q):
     """End of the run of queue entries from ``q`` that belong to the same seat."""
     s = st.queue[q, 0]
     e = q + 1
-    while e < st.sc[SC_Q_LEN] and st.queue[e, 0] == s:
+    while e < st.table.q_len and st.queue[e, 0] == s:
         e += 1
     return e
 
@@ -272,8 +218,8 @@ def _offered(st, q, e):
     s = st.queue[q, 0]
     bits = 0
     for j in range(q, e):
-        bits |= st.seat[s, SF_CLAIM_OPTS] & _level_bits(st.queue[j, 1])
-    if st.sc[SC_N_RON] > 0:  # multiple_ron: once somebody won, only wins are asked
+        bits |= st.seat[s].claim_opts & _level_bits(st.queue[j, 1])
+    if st.table.n_discard_wins > 0:  # multiple_ron: once somebody won, only wins are asked
         bits &= OPT_WIN
     return bits
 
@@ -281,16 +227,16 @@ def _offered(st, q, e):
 @_inline_kernel
 def _open_claims(st, ep, rp, tabs, rob):
     """After ``_build_claims``: ask the first claimant, or move on if nobody can claim."""
-    if st.sc[SC_Q_LEN] == 0:
+    if st.table.q_len == 0:
         _no_claim(st, ep, rp, tabs, rob)
     else:
-        st.sc[SC_PHASE] = PH_ROB if rob else PH_CLAIM
-        st.sc[SC_TO_ACT] = st.queue[0, 0]
+        st.table.phase = PH_ROB if rob else PH_CLAIM
+        st.table.to_act = st.queue[0, 0]
 
 
 @_inline_kernel
 def _no_claim(st, ep, rp, tabs, rob):
-    src = st.sc[SC_SRC]
+    src = st.table.src
     if rob:  # the added kong stands: link + replacement draw (K-5.4, K-6.5)
         _chain_kong(st, src)
         _draw(st, ep, rp, tabs, src, np.bool_(True))
@@ -300,54 +246,54 @@ def _no_claim(st, ep, rp, tabs, rob):
 
 @_inline_kernel
 def _claim_step(st, ep, rp, tabs, a):
-    s = st.sc[SC_TO_ACT]
-    q = st.sc[SC_Q_POS]
+    s = st.table.to_act
+    q = st.table.q_pos
     e = _group_end(st, q)
     offered = _offered(st, q, e)
-    rob = st.sc[SC_PHASE] == PH_ROB
-    k = st.sc[SC_TILE]
-    src = st.sc[SC_SRC]
+    rob = st.table.phase == PH_ROB
+    k = st.table.tile
+    src = st.table.src
     if a == A_WIN:
-        st.seat[s, SF_WON] = 1
-        st.seat[s, SF_EXPONENT] = st.seat[s, SF_CLAIM_EXP]
-        st.seat[s, SF_FLAGS] = st.seat[s, SF_CLAIM_FLAGS]
-        st.seat[s, SF_WIN_PIAO] = st.seat[s, SF_CLAIM_PIAO]
-        st.seat[s, SF_WIN_KONG] = st.seat[s, SF_CLAIM_KONG]
-        st.sc[SC_N_RON] += 1
-        st.sc[SC_Q_POS] = e
-        if ep[EP_MULTI_RON] != 0 and e < st.sc[SC_Q_LEN] and st.queue[e, 1] == LV_WIN:
-            st.sc[SC_TO_ACT] = st.queue[e, 0]  # K-4.3 option: ask the other win claimants
+        st.seat[s].won = 1
+        st.seat[s].exponent = st.seat[s].claim_exp
+        st.seat[s].flags = st.seat[s].claim_flags
+        st.seat[s].win_joker_links = st.seat[s].claim_joker_links
+        st.seat[s].win_kong_links = st.seat[s].claim_kong_links
+        st.table.n_discard_wins += 1
+        st.table.q_pos = e
+        if ep.multi_win != 0 and e < st.table.q_len and st.queue[e, 1] == LV_WIN:
+            st.table.to_act = st.queue[e, 0]  # K-4.3 option: ask the other win claimants
             return
         _finish_wins(st, ep, rp, WIN_ROBBED_KONG if rob else WIN_DISCARD, src, k)
         return
     # K-4.4 (E6): a melding claim is the seat's next turn for the bans of earlier
     # discards, so it lifts them first; the ban that answering this very discard
     # sets (a chow of a tile it could pong) is set after and holds
-    if a != A_PASS and ep[EP_PASSED_PONG_CLAIM_CLEARS] != 0:
-        st.seat[s, SF_PASSED_PONG] = 0
+    if a != A_PASS and ep.passed_pong_claim_clears != 0:
+        st.seat[s].passed_pong = 0
     # the seat gives up what it does not take (its exposed kong takes the tile: no pass)
-    if offered & OPT_PONG and a != A_PONG and a != A_KONG_EXPOSED and ep[EP_PASSED_PONG] != 0:
-        if ep[EP_PASSED_PONG] == 2:
-            st.seat[s, SF_PASSED_PONG] = (1 << N_KINDS) - 1
+    if offered & OPT_PONG and a != A_PONG and a != A_KONG_EXPOSED and ep.passed_pong != 0:
+        if ep.passed_pong == 2:
+            st.seat[s].passed_pong = (1 << N_KINDS) - 1
         else:
-            st.seat[s, SF_PASSED_PONG] |= 1 << k  # K-4.4
+            st.seat[s].passed_pong |= 1 << k  # K-4.4
     if offered & OPT_WIN:
-        st.seat[s, SF_N_PASSED_WIN] += 1
-        if ep[EP_PASSED_WIN] != 0:
-            st.seat[s, SF_PASSED_WIN] = 1  # J-3.5 until the seat's next draw
+        st.seat[s].n_passed_win += 1
+        if ep.passed_win != 0:
+            st.seat[s].passed_win = 1  # J-3.5 until the seat's next draw
     if a == A_PASS:
-        st.sc[SC_Q_POS] = e
-        if e < st.sc[SC_Q_LEN] and (st.sc[SC_N_RON] == 0 or st.queue[e, 1] == LV_WIN):
-            st.sc[SC_TO_ACT] = st.queue[e, 0]
-        elif st.sc[SC_N_RON] > 0:
+        st.table.q_pos = e
+        if e < st.table.q_len and (st.table.n_discard_wins == 0 or st.queue[e, 1] == LV_WIN):
+            st.table.to_act = st.queue[e, 0]
+        elif st.table.n_discard_wins > 0:
             _finish_wins(st, ep, rp, WIN_ROBBED_KONG if rob else WIN_DISCARD, src, k)
         else:
             _no_claim(st, ep, rp, tabs, rob)
         return
     # a melding claim (everybody with a higher priority has passed)
-    nd = st.seat[src, SF_N_DISCARDS] - 1
+    nd = st.seat[src].n_discards - 1
     st.dflags[src, nd] |= DF_CLAIMED
-    st.seat[s, SF_SWAP_FORBID] = -1
+    st.seat[s].swap_forbid = -1
     if a == A_PONG:
         st.hands[s, k] -= 2
         _add_meld(st, s, MELD_PONG, k)
@@ -365,16 +311,16 @@ def _claim_step(st, ep, rp, tabs, a):
             if t != k:
                 st.hands[s, t] -= 1
         _add_meld(st, s, MELD_CHOW, low)
-        st.seat[s, SF_N_CHOWS] += 1
+        st.seat[s].n_chows += 1
         _chain_reset(st, s)
         # K-4.5 swap call: the other end of the two held tiles is banned on
         # the chows after the first swap_call_max_chows
-        if st.seat[s, SF_N_CHOWS] > ep[EP_SWAP_MAX_CHOWS]:
+        if st.seat[s].n_chows > ep.swap_max_chows:
             r = k % 9
             if a == A_CHOW_LOW and r + 3 <= 8:
-                st.seat[s, SF_SWAP_FORBID] = k + 3
+                st.seat[s].swap_forbid = k + 3
             elif a == A_CHOW_HIGH and r - 3 >= 0:
-                st.seat[s, SF_SWAP_FORBID] = k - 3
+                st.seat[s].swap_forbid = k - 3
         _begin_claimed_turn(st, s)
 
 
@@ -385,30 +331,30 @@ def _record_win(st, j, w, win_type, discarder, tile):
     A rule set scored after the hand reads it (its record finisher, J-9).
     """
     x = st.wins[j]
-    dealer = st.sc[SC_DEALER]
+    dealer = st.table.dealer
     self_draw = win_type == WIN_SELF_DRAW
     x[WX_SEAT] = w
     x[WX_TILE] = tile
     x[WX_TYPE] = win_type
     x[WX_DISCARDER] = -1 if self_draw else discarder
-    x[WX_DECL] = st.seat[w, SF_DECL]
-    nm = st.seat[w, SF_N_MELDS]
-    replacement = self_draw and st.sc[SC_REPLACEMENT] != 0
+    x[WX_DECL] = st.seat[w].decl
+    nm = st.seat[w].n_melds
+    replacement = self_draw and st.table.replacement != 0
     # J-5.4 天胡: the dealer's self-draw on the dealt tiles (first turn, no kong before)
-    x[WX_FIRST_TURN] = 1 if (self_draw and w == dealer and st.seat[w, SF_N_DISCARDS] == 0 and nm == 0
+    x[WX_FIRST_TURN] = 1 if (self_draw and w == dealer and st.seat[w].n_discards == 0 and nm == 0
                              and not replacement) else 0
     x[WX_REPLACEMENT] = 1 if replacement else 0
     x[WX_ON_FIRST] = 1 if (win_type == WIN_DISCARD and discarder == dealer
-                           and st.seat[dealer, SF_N_DISCARDS] == 1) else 0
+                           and st.seat[dealer].n_discards == 1) else 0
     # P47 (dihu="dealer_ready_undeclared"): the dealer was ready right after its first
     # discard, exactly when it was offered 硬子 then (J-4.2, engine J2)
-    x[WX_DEALER_READY] = st.seat[dealer, SF_HARD_OFFER]
+    x[WX_DEALER_READY] = st.seat[dealer].hard_offer
     # P27: copies of the winning kind seen elsewhere: unclaimed discards (not the
     # winning discard itself) and the other seats' exposed melds (a robbed added
     # kong shows its three pong tiles; concealed kongs are hidden, J-3.2)
     seen = 0
     for p in range(N_SEATS):
-        nd = st.seat[p, SF_N_DISCARDS]
+        nd = st.seat[p].n_discards
         if win_type == WIN_DISCARD and p == discarder:
             nd -= 1
         for i in range(nd):
@@ -416,7 +362,7 @@ def _record_win(st, j, w, win_type, discarder, tile):
                 seen += 1
         if p == w:
             continue
-        for i in range(st.seat[p, SF_N_MELDS]):
+        for i in range(st.seat[p].n_melds):
             t = st.meld_type[p, i]
             k = st.meld_kind[p, i]
             if t == MELD_CHOW:
@@ -424,7 +370,7 @@ def _record_win(st, j, w, win_type, discarder, tile):
                     seen += 1
             elif k != tile or t == MELD_KONG_CONCEALED:
                 continue
-            elif t == MELD_PONG or (win_type == WIN_ROBBED_KONG and p == discarder and i == st.sc[SC_ROB_MELD]):
+            elif t == MELD_PONG or (win_type == WIN_ROBBED_KONG and p == discarder and i == st.table.rob_meld):
                 seen += 3
             else:
                 seen += 4
@@ -441,7 +387,7 @@ def _record_win(st, j, w, win_type, discarder, tile):
 
 @njit(cache=True)
 def _finish_wins(st, ep, rp, win_type, discarder, tile):
-    """Pay every seat with ``SF_WON`` (in turn order after the discarder) and end the hand.
+    """Pay every seat with ``seat.won`` (in turn order after the discarder) and end the hand.
 
     The 飘 circles open now are the failed 飘 of K-9.3 (a winner's own circle
     does not count).  On a discard / robbed-kong win the tile goes into the
@@ -449,22 +395,22 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
     The hand's end lifts every K-2.5 force (E3).  A plain kernel, not inlined: once a hand, from three
     places of :func:`caishen.sim.engine.turn._step` (three inlined copies were ~a third of its compile).
     """
-    dealer = st.sc[SC_DEALER]
-    start = discarder if win_type != WIN_SELF_DRAW else st.sc[SC_TO_ACT]
+    dealer = st.table.dealer
+    start = discarder if win_type != WIN_SELF_DRAW else st.table.to_act
     st.tmp[:] = 0
     first = -1
     mask = 0
     n_wins = np.int64(0)  # not a literal 0: _record_win compiles once
     for i in range(N_SEATS):
         w = (start + i) % N_SEATS if win_type == WIN_SELF_DRAW else (start + 1 + i) % N_SEATS
-        if st.seat[w, SF_WON] == 0:
+        if st.seat[w].won == 0:
             continue
         for p in range(N_SEATS):
-            st.circle[p] = 1 if (p != w and st.seat[p, SF_PIAO_OPEN] != 0) else 0
+            st.circle[p] = 1 if (p != w and st.seat[p].circle_open != 0) else 0
             if st.circle[p]:
-                st.seat[p, SF_FAILED_PIAO] = 1
+                st.seat[p].circle_failed = 1
         # the rule set's payments kernel (K-8; none for a rule set scored after the hand, J-6)
-        _pay(ep[EP_ENGINE_PAYMENTS], dealer, w, win_type, discarder, st.seat[w, SF_EXPONENT], st.circle, rp, st.tmp)
+        _pay(ep.payments, dealer, w, win_type, discarder, st.seat[w].exponent, st.circle, rp, st.tmp)
         if n_wins < MAX_WINNERS:
             _record_win(st, n_wins, w, win_type, discarder, tile)
             n_wins += 1
@@ -472,22 +418,22 @@ def _finish_wins(st, ep, rp, win_type, discarder, tile):
         if first < 0:
             first = w
     for p in range(N_SEATS):
-        st.seat[p, SF_SCORE] += st.tmp[p]
-        st.seat[p, SF_FORCE_PIAO] = 0  # E3: the force ends with the hand
+        st.seat[p].score += st.tmp[p]
+        st.seat[p].force_joker = 0  # E3: the force ends with the hand
     if win_type == WIN_DISCARD:
-        st.dflags[discarder, st.seat[discarder, SF_N_DISCARDS] - 1] |= DF_CLAIMED
+        st.dflags[discarder, st.seat[discarder].n_discards - 1] |= DF_CLAIMED
         st.hands[first, tile] += 1
     elif win_type == WIN_ROBBED_KONG:
-        st.meld_type[discarder, st.sc[SC_ROB_MELD]] = MELD_PONG
+        st.meld_type[discarder, st.table.rob_meld] = MELD_PONG
         st.hands[first, tile] += 1
-    st.sc[SC_PHASE] = PH_DONE
-    st.sc[SC_TO_ACT] = -1
-    st.sc[SC_WINNER] = first
-    st.sc[SC_WIN_TYPE] = win_type
-    st.sc[SC_DISCARDER] = discarder if win_type != WIN_SELF_DRAW else -1
-    st.sc[SC_WINNERS_MASK] = mask
-    st.sc[SC_EXPONENT] = st.seat[first, SF_EXPONENT]
-    st.sc[SC_FLAGS] = st.seat[first, SF_FLAGS]
-    st.sc[SC_WIN_TILE] = tile
-    st.sc[SC_TILE] = -1
-    st.sc[SC_N_WINS] = n_wins
+    st.table.phase = PH_DONE
+    st.table.to_act = -1
+    st.table.winner = first
+    st.table.win_type = win_type
+    st.table.discarder = discarder if win_type != WIN_SELF_DRAW else -1
+    st.table.winners_mask = mask
+    st.table.exponent = st.seat[first].exponent
+    st.table.flags = st.seat[first].flags
+    st.table.win_tile = tile
+    st.table.tile = -1
+    st.table.n_wins = n_wins

@@ -8,7 +8,7 @@
   only the reserve is left (K-3.4, :func:`_draw_next`), and the turn after
   a chow or pong (:func:`_begin_claimed_turn`).
 - :func:`_win_eval`: the one place where the engine calls the rule set's
-  win kernel (chosen by ``ep[EP_WIN_KERNEL]``); :func:`_update_tenpai`
+  win kernel (chosen by ``ep.win_kernel``); :func:`_update_tenpai`
   (after a discard :func:`_update_tenpai_discard`) caches which seats are
   ready, so only they are asked.
 - The declarations offered when a turn starts (J-4.1, J-4.2):
@@ -33,63 +33,22 @@ Decisions (engine side; each cites its rule)
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import literal_unroll, njit
 
 from caishen.sim.engine.layout import (
+    SEAT_FIELDS,
+    TABLE_FIELDS,
     DECL_NONE,
-    EP_BAOTOU_FORCE,
-    EP_DECLARE,
-    EP_HARD,
-    EP_JOKER,
-    EP_RESERVE,
-    EP_WIN_KERNEL,
     HARD_STAGE_DEAL,
     N_SEATS,
     N_TILES,
     PH_DONE,
     PH_HARD,
     PH_TURN,
-    SC_CAN_TSUMO,
-    SC_DEALER,
-    SC_DECLARE_KINDS,
-    SC_DISCARDER,
-    SC_DRAWN,
-    SC_HARD_STAGE,
-    SC_HEAD,
-    SC_JUST_CLAIMED,
-    SC_PHASE,
-    SC_REPLACEMENT,
-    SC_SRC,
-    SC_TAIL,
-    SC_TILE,
-    SC_TO_ACT,
-    SC_TSUMO_EXP,
-    SC_TSUMO_FLAGS,
-    SC_TSUMO_KONG,
-    SC_TSUMO_PIAO,
-    SC_TURN,
-    SC_WINNER,
-    SC_WIN_TILE,
-    SC_WIN_TYPE,
-    SF_CHAIN_KONG,
-    SF_CHAIN_LEN,
-    SF_CHAIN_PIAO,
-    SF_DECL,
-    SF_DECL_MELDS,
-    SF_DECL_TURN,
-    SF_FORCE_PIAO,
-    SF_HARD_OFFER,
-    SF_N_MELDS,
-    SF_PASSED_PONG,
-    SF_PASSED_WIN,
-    SF_PIAO_OPEN,
-    SF_SHANTEN,
-    SF_SWAP_FORBID,
-    SF_TENPAI,
 )
 from caishen.sim.hand import _shanten
 from caishen.sim.rng import _rng_seed, _rng_shuffle
-from caishen.sim.rules.kernels import _is_baotou_wait, _is_hard_ready, _own_copies, _single_wait_discards, _win_kernel
+from caishen.sim.rules.kernels import _joker_forcing_shape, _is_hard_ready, _own_copies, _single_wait_discards, _win_kernel
 from caishen.sim.tiles import MELD_NONE
 
 
@@ -103,7 +62,7 @@ _inline_kernel = njit(cache=True, inline="always")
 
 @njit(cache=True, inline="always")
 def _tiles_left(st):
-    return st.sc[SC_TAIL] - st.sc[SC_HEAD] + 1
+    return st.table.tail - st.table.head + 1
 
 
 @njit(cache=True)
@@ -130,17 +89,17 @@ def _seeded_wall(seed, st):
 @_inline_kernel
 def _win_eval(st, ep, rp, tabs, s, tile, self_draw, replacement):
     """The rule set's win test for seat ``s`` on ``tile``:
-    ``(legal, exponent, flags, piao_links, kong_links)``, the last two the
+    ``(legal, exponent, flags, joker_links, kong_links)``, the last two the
     chain links the win would count (K-6.5; the record shows them, K-10).
 
     ``st.hands[s]`` must hold the concealed tiles *before* the winning tile.
     This is the one place where the engine asks the rule set's win kernel,
-    the one of code ``ep[EP_WIN_KERNEL]`` (:func:`caishen.sim.rules.kernels._win_kernel`:
+    the one of code ``ep.win_kernel`` (:func:`caishen.sim.rules.kernels._win_kernel`:
     K-2.4..K-2.6, K-6, K-7.1, or the shape test of J-5.1).
     """
     return _win_kernel(
-        ep[EP_WIN_KERNEL], st.hands[s], tile, st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], self_draw,
-        replacement, st.seat[s, SF_CHAIN_PIAO], st.seat[s, SF_CHAIN_KONG], rp, tabs,
+        ep.win_kernel, st.hands[s], tile, st.meld_type[s], st.meld_kind[s], st.seat[s].n_melds, self_draw,
+        replacement, st.seat[s].chain_joker, st.seat[s].chain_kong, rp, tabs,
     )
 
 
@@ -153,61 +112,61 @@ def _update_tenpai(st, ep, tabs, s):
     only for ready seats.  Called whenever a seat's concealed tiles become
     3m+1 (deal, discard, kong before its replacement draw); not after
     discarding the tile just drawn, which gives back the hand it was cached for.
-    The shanten itself goes to ``SF_SHANTEN`` (:func:`_declare_options` reads it).
+    The shanten itself goes to ``seat.shanten`` (:func:`_declare_options` reads it).
     """
-    sh = _shanten(st.hands[s], ep[EP_JOKER], tabs)
-    st.seat[s, SF_SHANTEN] = sh
-    st.seat[s, SF_TENPAI] = 1 if sh <= 0 else 0
+    sh = _shanten(st.hands[s], ep.joker, tabs)
+    st.seat[s].shanten = sh
+    st.seat[s].ready = 1 if sh <= 0 else 0
 
 
 @_inline_kernel
 def _update_tenpai_discard(st, ep, tabs, s):
     """:func:`_update_tenpai` after seat ``s`` discarded another tile than the one it drew or claimed.
 
-    Its 3m+1 tiles before this turn had a shanten of at least ``SF_SHANTEN``;
+    Its 3m+1 tiles before this turn had a shanten of at least ``seat.shanten``;
     one tile in (drawn or claimed) lowers a shanten by at most one and one
-    tile out does not lower it, so the new tiles' is at least ``SF_SHANTEN -
+    tile out does not lower it, so the new tiles' is at least ``seat.shanten -
     1``.  While that bound is 1 or more the hand is not ready and
-    ``SF_SHANTEN`` keeps the bound (random play: most discards); otherwise the
+    ``seat.shanten`` keeps the bound (random play: most discards); otherwise the
     shanten is computed.
-    ``SF_SHANTEN`` is thus the shanten, or a lower bound of at least 1 (the
-    checker's invariant), and ``SF_TENPAI`` always exact.
+    ``seat.shanten`` is thus the shanten, or a lower bound of at least 1 (the
+    checker's invariant), and ``seat.ready`` always exact.
     """
-    lb = st.seat[s, SF_SHANTEN] - 1
+    lb = st.seat[s].shanten - 1
     if lb >= 1:
-        st.seat[s, SF_SHANTEN] = lb
-        st.seat[s, SF_TENPAI] = 0
+        st.seat[s].shanten = lb
+        st.seat[s].ready = 0
     else:
         _update_tenpai(st, ep, tabs, s)
 
 
 @_inline_kernel
 def _add_meld(st, s, mtype, kind):
-    n = st.seat[s, SF_N_MELDS]
+    n = st.seat[s].n_melds
     st.meld_type[s, n] = mtype
     st.meld_kind[s, n] = kind
-    st.seat[s, SF_N_MELDS] = n + 1
+    st.seat[s].n_melds = n + 1
 
 
 @njit(cache=True, inline="always")
 def _chain_reset(st, s):
-    st.seat[s, SF_CHAIN_LEN] = 0
-    st.seat[s, SF_CHAIN_PIAO] = 0
-    st.seat[s, SF_CHAIN_KONG] = 0
+    st.seat[s].chain_len = 0
+    st.seat[s].chain_joker = 0
+    st.seat[s].chain_kong = 0
 
 
 @njit(cache=True, inline="always")
 def _chain_kong(st, s):
     """K-6.5: a kong of any kind is a chain link."""
-    st.seat[s, SF_CHAIN_LEN] += 1
-    st.seat[s, SF_CHAIN_KONG] += 1
+    st.seat[s].chain_len += 1
+    st.seat[s].chain_kong += 1
 
 
 @njit(cache=True)
 def _declare_options(st, ep, tabs, s):
     """J-4.1: at the start of seat ``s``'s turn, cache the kinds ``k`` whose
     ``declare <k>`` is legal (after discarding ``k`` a single wait) in
-    ``sc[SC_DECLARE_KINDS]``; 0 when the rule set has no 架听 or ``s`` has
+    ``table.declare_kinds``; 0 when the rule set has no 架听 or ``s`` has
     declared already (a declaration stays, J-4.1).
 
     A plain call (not inlined): :func:`_step` calls it once, when a turn
@@ -215,33 +174,33 @@ def _declare_options(st, ep, tabs, s):
 
     Only a 3m+2 hand of shanten <= 0 has a discard that leaves it ready.  The
     seat's 3m+1 tiles before this turn's tile (drawn or claimed) had a
-    shanten of ``SF_SHANTEN`` or more (:func:`_update_tenpai_discard`), and
+    shanten of ``seat.shanten`` or more (:func:`_update_tenpai_discard`), and
     one tile lowers a shanten by at most one (a pong sets aside a complete
     triplet, which lowers it no further): from 2 up nothing is left to test,
     below :func:`_single_wait_discards` tests the 3m+2 tiles' shanten first."""
     bits = 0
-    if ep[EP_DECLARE] != 0 and st.seat[s, SF_DECL] == DECL_NONE and st.seat[s, SF_SHANTEN] <= 1:
+    if ep.declare != 0 and st.seat[s].decl == DECL_NONE and st.seat[s].shanten <= 1:
         bits = _single_wait_discards(
-            st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], tabs, st.work
+            st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s].n_melds, tabs, st.work
         )
-    st.sc[SC_DECLARE_KINDS] = bits
+    st.table.declare_kinds = bits
 
 
 @njit(cache=True)
 def _hard_ready(st, tabs, s):
     """J-4.2: seat ``s``'s 3m+1 concealed tiles are ready: at least one kind
     completes them of which ``s`` holds fewer than four (D3 of J-5)."""
-    if st.seat[s, SF_TENPAI] == 0:
+    if st.seat[s].ready == 0:
         return False
     own = st.work[2]
-    _own_copies(st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s, SF_N_MELDS], own)
+    _own_copies(st.hands[s], st.meld_type[s], st.meld_kind[s], st.seat[s].n_melds, own)
     return _is_hard_ready(st.hands[s], own, tabs, st.work[1])
 
 
 @njit(cache=True)
 def _next_hard_candidate(st, tabs, s):
     """The next non-dealer after seat ``s`` (turn order, before the dealer) whose dealt tiles are ready, or -1."""
-    dealer = st.sc[SC_DEALER]
+    dealer = st.table.dealer
     for i in range(1, N_SEATS):
         p = (s + i) % N_SEATS
         if p == dealer:
@@ -254,17 +213,51 @@ def _next_hard_candidate(st, tabs, s):
 @_inline_kernel
 def _ask_hard(st, s, stage):
     """Enter PH_HARD: seat ``s`` declares or declines 硬子 (J-4.2)."""
-    st.sc[SC_PHASE] = PH_HARD
-    st.sc[SC_HARD_STAGE] = stage
-    st.sc[SC_TO_ACT] = s
-    st.seat[s, SF_HARD_OFFER] = 1
+    st.table.phase = PH_HARD
+    st.table.hard_stage = stage
+    st.table.to_act = s
+    st.seat[s].hard_offer = 1
 
 
 @njit(cache=True, inline="always")
 def _set_declaration(st, s, decl, turn):
-    st.seat[s, SF_DECL] = decl
-    st.seat[s, SF_DECL_TURN] = turn
-    st.seat[s, SF_DECL_MELDS] = st.seat[s, SF_N_MELDS]
+    st.seat[s].decl = decl
+    st.seat[s].decl_turn = turn
+    st.seat[s].decl_melds = st.seat[s].n_melds
+
+
+@njit(cache=True)
+def _zero_counters(st):
+    """Zero every field of ``st.table`` and of each ``st.seat[s]`` (the named counters and flags)."""
+    for s in range(N_SEATS):
+        row = st.seat[s]
+        for name in literal_unroll(SEAT_FIELDS):
+            row[name] = 0
+    for name in literal_unroll(TABLE_FIELDS):
+        st.table[name] = 0
+
+
+@njit(cache=True)
+def _copy_state(dst, src):
+    """Copy the game state record ``src`` into ``dst`` (every field, scratch included; the search bot's
+    determinizations, the oracle's and the 飘 study's counterfactual rollouts)."""
+    dst.wall[:] = src.wall
+    dst.hands[:] = src.hands
+    dst.meld_type[:] = src.meld_type
+    dst.meld_kind[:] = src.meld_kind
+    dst.discards[:] = src.discards
+    dst.dflags[:] = src.dflags
+    dst.circle[:] = src.circle
+    dst.mask[:] = src.mask
+    dst.legal[:] = src.legal
+    dst.seat[:] = src.seat
+    dst.table = src.table
+    dst.queue[:] = src.queue
+    dst.tmp[:] = src.tmp
+    dst.counts[:] = src.counts
+    dst.wins[:] = src.wins
+    dst.work[:] = src.work
+    dst.rng[:] = src.rng
 
 
 @njit(cache=True)
@@ -280,8 +273,7 @@ def _reset(st, ep, rp, tabs, dealer):
     st.meld_kind[:] = 0
     st.discards[:] = 0
     st.dflags[:] = 0
-    st.seat[:] = 0
-    st.sc[:] = 0
+    _zero_counters(st)
     st.queue[:] = 0
     st.tmp[:] = 0
     st.circle[:] = 0
@@ -290,27 +282,27 @@ def _reset(st, ep, rp, tabs, dealer):
     st.wins[:] = 0
     for i in range(N_SEATS):
         s = (dealer + i) % N_SEATS
-        st.seat[s, SF_SWAP_FORBID] = -1
-        st.seat[s, SF_DECL_TURN] = -1
+        st.seat[s].swap_forbid = -1
+        st.seat[s].decl_turn = -1
         for j in range(13):
             st.hands[s, st.wall[13 * i + j]] += 1
-    st.sc[SC_DEALER] = dealer
-    st.sc[SC_HEAD] = 52
-    st.sc[SC_TAIL] = N_TILES - 1
-    st.sc[SC_TILE] = -1
-    st.sc[SC_SRC] = -1
-    st.sc[SC_WINNER] = -1
-    st.sc[SC_WIN_TYPE] = -1
-    st.sc[SC_DISCARDER] = -1
-    st.sc[SC_WIN_TILE] = -1
+    st.table.dealer = dealer
+    st.table.head = 52
+    st.table.tail = N_TILES - 1
+    st.table.tile = -1
+    st.table.src = -1
+    st.table.winner = -1
+    st.table.win_type = -1
+    st.table.discarder = -1
+    st.table.win_tile = -1
     for s in range(N_SEATS):
         _update_tenpai(st, ep, tabs, s)
     _draw(st, ep, rp, tabs, dealer, np.bool_(False))
-    if ep[EP_HARD] != 0:  # J-4.2: ready non-dealers declare 硬子 before the dealer's first discard
+    if ep.hard != 0:  # J-4.2: ready non-dealers declare 硬子 before the dealer's first discard
         p = _next_hard_candidate(st, tabs, dealer)
         if p >= 0:
             _ask_hard(st, p, HARD_STAGE_DEAL)
-    if ep[EP_DECLARE] != 0 and st.sc[SC_PHASE] == PH_TURN:
+    if ep.declare != 0 and st.table.phase == PH_TURN:
         _declare_options(st, ep, tabs, dealer)
 
 
@@ -322,53 +314,53 @@ def _draw(st, ep, rp, tabs, s, replacement):
     (after a discard nobody claims, a kong, a claimed kong), each with the win test, about half of the
     step's compile; one call per draw costs little beside the win test."""
     if replacement:
-        t = st.wall[st.sc[SC_TAIL]]
-        st.sc[SC_TAIL] -= 1
+        t = st.wall[st.table.tail]
+        st.table.tail -= 1
     else:
-        t = st.wall[st.sc[SC_HEAD]]
-        st.sc[SC_HEAD] += 1
-    st.seat[s, SF_PIAO_OPEN] = 0  # K-9.2 the circle ends at the 飘 player's next draw
-    st.seat[s, SF_PASSED_PONG] = 0  # K-4.4 until their own next turn
-    st.seat[s, SF_PASSED_WIN] = 0
-    st.seat[s, SF_SWAP_FORBID] = -1
-    st.sc[SC_TURN] = s
-    st.sc[SC_TO_ACT] = s
-    st.sc[SC_PHASE] = PH_TURN
-    st.sc[SC_DRAWN] = t
-    st.sc[SC_REPLACEMENT] = 1 if replacement else 0
-    st.sc[SC_JUST_CLAIMED] = 0
-    st.sc[SC_TILE] = -1
-    st.sc[SC_SRC] = -1
-    joker = ep[EP_JOKER]
+        t = st.wall[st.table.head]
+        st.table.head += 1
+    st.seat[s].circle_open = 0  # K-9.2 the circle ends at the 飘 player's next draw
+    st.seat[s].passed_pong = 0  # K-4.4 until their own next turn
+    st.seat[s].passed_win = 0
+    st.seat[s].swap_forbid = -1
+    st.table.turn = s
+    st.table.to_act = s
+    st.table.phase = PH_TURN
+    st.table.drawn = t
+    st.table.replacement = 1 if replacement else 0
+    st.table.just_claimed = 0
+    st.table.tile = -1
+    st.table.src = -1
+    joker = ep.joker
     # K-2.5 (E3): 爆头 shape before the draw + a 财神 drawn -> no self-draw win
     # until the seat has discarded a 财神 (kongs meanwhile do not lift it)
-    force = st.seat[s, SF_FORCE_PIAO]
+    force = st.seat[s].force_joker
     legal = False
     e = 0
     f = 0
     lp = 0
     lk = 0
-    if st.seat[s, SF_TENPAI] != 0:  # only a ready hand can be 爆头 or win
-        if force == 0 and joker >= 0 and ep[EP_BAOTOU_FORCE] != 0 and t == joker:
+    if st.seat[s].ready != 0:  # only a ready hand can be 爆头 or win
+        if force == 0 and joker >= 0 and ep.force_joker_shape != 0 and t == joker:
             # K-2.5 (D3: 七子爆头 shape too)
-            if _is_baotou_wait(st.hands[s], st.seat[s, SF_N_MELDS], tabs):
+            if _joker_forcing_shape(st.hands[s], st.seat[s].n_melds, tabs):
                 force = 1
-                st.seat[s, SF_FORCE_PIAO] = 1
+                st.seat[s].force_joker = 1
         if force == 0:
             # the tile as int64, as the claims pass it: one compiled copy of the win kernels
             legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, np.int64(t), np.bool_(True), replacement)
     st.hands[s, t] += 1
-    st.sc[SC_CAN_TSUMO] = 1 if legal else 0
-    st.sc[SC_TSUMO_EXP] = e
-    st.sc[SC_TSUMO_FLAGS] = f
-    st.sc[SC_TSUMO_PIAO] = lp
-    st.sc[SC_TSUMO_KONG] = lk
+    st.table.can_self_draw = 1 if legal else 0
+    st.table.self_draw_exp = e
+    st.table.self_draw_flags = f
+    st.table.self_draw_joker_links = lp
+    st.table.self_draw_kong_links = lk
 
 
 @_inline_kernel
 def _draw_next(st, ep, rp, tabs, s):
     """Normal draw for seat ``s``, or 流局 when only the reserve is left (K-3.4)."""
-    if _tiles_left(st) <= ep[EP_RESERVE]:
+    if _tiles_left(st) <= ep.reserve:
         _end_exhausted(st)
     else:
         _draw(st, ep, rp, tabs, s, np.bool_(False))
@@ -377,23 +369,23 @@ def _draw_next(st, ep, rp, tabs, s):
 @_inline_kernel
 def _end_exhausted(st):
     """流局 (K-3.4): nobody pays (K-8.4)."""
-    st.sc[SC_PHASE] = PH_DONE
-    st.sc[SC_TO_ACT] = -1
-    st.sc[SC_TILE] = -1
-    st.sc[SC_WINNER] = -1
-    st.sc[SC_WIN_TYPE] = -1
-    st.sc[SC_DISCARDER] = -1
+    st.table.phase = PH_DONE
+    st.table.to_act = -1
+    st.table.tile = -1
+    st.table.winner = -1
+    st.table.win_type = -1
+    st.table.discarder = -1
 
 
 @_inline_kernel
 def _begin_claimed_turn(st, s):
     """After a chow / pong: seat ``s`` must discard without drawing (K-4.1)."""
-    st.sc[SC_TURN] = s
-    st.sc[SC_TO_ACT] = s
-    st.sc[SC_PHASE] = PH_TURN
-    st.sc[SC_DRAWN] = -1
-    st.sc[SC_REPLACEMENT] = 0
-    st.sc[SC_JUST_CLAIMED] = 1
-    st.sc[SC_CAN_TSUMO] = 0
-    st.sc[SC_TILE] = -1
-    st.sc[SC_SRC] = -1
+    st.table.turn = s
+    st.table.to_act = s
+    st.table.phase = PH_TURN
+    st.table.drawn = -1
+    st.table.replacement = 0
+    st.table.just_claimed = 1
+    st.table.can_self_draw = 0
+    st.table.tile = -1
+    st.table.src = -1

@@ -37,32 +37,6 @@ from caishen.sim.engine.layout import (
     PHASE_NAMES,
     PH_DONE,
     PH_TURN,
-    SC_DEALER,
-    SC_DRAWN,
-    SC_HEAD,
-    SC_MATCH_HAND,
-    SC_PHASE,
-    SC_SRC,
-    SC_STEPS,
-    SC_STREAK,
-    SC_TAIL,
-    SC_TILE,
-    SC_TO_ACT,
-    SC_TURNS,
-    SC_WINNERS_MASK,
-    SF_CHAIN_KONG,
-    SF_CHAIN_LEN,
-    SF_CHAIN_PIAO,
-    SF_DECL,
-    SF_N_CHOWS,
-    SF_N_DISCARDS,
-    SF_N_MELDS,
-    SF_PASSED_PONG,
-    SF_PASSED_WIN,
-    SF_PIAO_COUNT,
-    SF_PIAO_OPEN,
-    SF_SCORE,
-    SF_SWAP_FORBID,
     _check_action_index,
     action_name,
     new_state,
@@ -179,8 +153,8 @@ class Game:
             if wall is None:
                 _seeded_wall(self.seed, self.state)
             _reset(self.state, self._ep, self._rp, self._tabs, int(dealer))
-        self.state["sc"][SC_MATCH_HAND] = int(match_hand)
-        self.state["sc"][SC_STREAK] = int(streak)
+        self.state["table"]["match_hand"] = int(match_hand)
+        self.state["table"]["streak"] = int(streak)
         self._started = True
         self.events = [
             {
@@ -209,24 +183,24 @@ class Game:
     def done(self) -> bool:
         """True when the hand is over (a win or 流局)."""
         self._need_started()
-        return int(self.state["sc"][SC_PHASE]) == PH_DONE
+        return int(self.state["table"]["phase"]) == PH_DONE
 
     @property
     def current_player(self) -> int:
         """Seat to act (0..3), -1 when the hand is over."""
         self._need_started()
-        return int(self.state["sc"][SC_TO_ACT])
+        return int(self.state["table"]["to_act"])
 
     @property
     def phase(self) -> str:
         """``'turn'``, ``'claim'``, ``'rob'`` or ``'done'``."""
         self._need_started()
-        return PHASE_NAMES[int(self.state["sc"][SC_PHASE])]
+        return PHASE_NAMES[int(self.state["table"]["phase"])]
 
     @property
     def tiles_left(self) -> int:
         self._need_started()
-        return int(self.state["sc"][SC_TAIL] - self.state["sc"][SC_HEAD] + 1)
+        return int(self.state["table"]["tail"] - self.state["table"]["head"] + 1)
 
     def legal_mask(self) -> np.ndarray:
         """``bool[N_ACTIONS]``: the legal actions of :attr:`current_player` (all False when done)."""
@@ -291,7 +265,7 @@ class Game:
         _write_record(self.state, self._ep, 0, row[0])
         cols = batch_columns(self.rules_name, self.rules, row)
         out = {name: (str(v[0]) if v.dtype == object else int(v[0])) for name, v in cols.items() if name != "hand"}
-        out["next_dealer"] = int(_next_dealer(self._ep, self.state["sc"][SC_DEALER], self.state["sc"][SC_WINNERS_MASK]))
+        out["next_dealer"] = int(_next_dealer(self._ep, self.state["table"]["dealer"], self.state["table"]["winners_mask"]))
         return out
 
     def check(self) -> None:
@@ -312,7 +286,8 @@ class Game:
         discard or added kong on offer, -1), ``chain: int16[4, 3]`` (each
         seat's live chain, K-6.5: length, 飘 links, kong links -- what a
         self-draw would have to build on, not what a win counted; the
-        record's chain columns show that, K-10), ``piao_open: bool[4]``, ``piao_count:
+        record's chain columns show that, K-10), ``circle_open: bool[4]`` (a
+        joker-discard circle is open: Kaihua's 飘财, K-9.2), ``joker_discards:
         int16[4]``, ``n_chows: int8[4]``, ``passed_pong: bool[34]`` and
         ``swap_forbid`` (own), ``declarations: int8[4]`` (``DECL_*``, public:
         架听 and 硬子 are announced, J-4), ``passed_win`` (own, J-3.5),
@@ -323,9 +298,9 @@ class Game:
         self._need_started()
         seat = check_int("seat", seat, 0, N_SEATS - 1)
         st = self.state
-        sc = st["sc"]
+        sc = st["table"]
         sf = st["seat"]
-        n_melds = sf[:, SF_N_MELDS]
+        n_melds = sf["n_melds"]
         hand_sizes = st["hands"].sum(axis=1).astype(np.int8)
         meld_type = st["meld_type"].copy()
         meld_kind = st["meld_kind"].copy()
@@ -333,42 +308,42 @@ class Game:
         for p in range(N_SEATS):
             if p != seat:
                 meld_kind[p][meld_type[p] == MELD_KONG_CONCEALED] = -1  # K-5.3
-        nd = sf[:, SF_N_DISCARDS]
+        nd = sf["n_discards"]
         discards = np.full((N_SEATS, MAX_DISCARDS), -1, np.int16)
         claimed = np.zeros((N_SEATS, MAX_DISCARDS), bool)
         for p in range(N_SEATS):
             discards[p, : nd[p]] = st["discards"][p, : nd[p]]
             claimed[p, : nd[p]] = (st["dflags"][p, : nd[p]] & DF_CLAIMED) != 0
-        acting = int(sc[SC_TO_ACT]) == seat
-        own_turn = acting and int(sc[SC_PHASE]) == PH_TURN
-        passed = int(sf[seat, SF_PASSED_PONG])
+        acting = int(sc["to_act"]) == seat
+        own_turn = acting and int(sc["phase"]) == PH_TURN
+        passed = int(sf[seat]["passed_pong"])
         return {
             "seat": int(seat),
-            "dealer": int(sc[SC_DEALER]),
-            "phase": int(sc[SC_PHASE]),
-            "to_act": int(sc[SC_TO_ACT]),
+            "dealer": int(sc["dealer"]),
+            "phase": int(sc["phase"]),
+            "to_act": int(sc["to_act"]),
             "tiles_left": self.tiles_left,
-            "turns": int(sc[SC_TURNS]),
+            "turns": int(sc["turns"]),
             "hand": st["hands"][seat].copy(),
-            "drawn_tile": int(sc[SC_DRAWN]) if own_turn else -1,
+            "drawn_tile": int(sc["drawn"]) if own_turn else -1,
             "hand_sizes": hand_sizes,
             "meld_type": meld_type,
             "meld_kind": meld_kind,
             "discards": discards,
             "discard_claimed": claimed,
             "n_discards": nd.astype(np.int16),
-            "pending_tile": int(sc[SC_TILE]),
-            "pending_seat": int(sc[SC_SRC]),
-            "chain": sf[:, [SF_CHAIN_LEN, SF_CHAIN_PIAO, SF_CHAIN_KONG]].astype(np.int16),
-            "piao_open": sf[:, SF_PIAO_OPEN] != 0,
-            "piao_count": sf[:, SF_PIAO_COUNT].astype(np.int16),
-            "n_chows": sf[:, SF_N_CHOWS].astype(np.int8),
+            "pending_tile": int(sc["tile"]),
+            "pending_seat": int(sc["src"]),
+            "chain": np.stack([sf["chain_len"], sf["chain_joker"], sf["chain_kong"]], axis=1).astype(np.int16),
+            "circle_open": sf["circle_open"] != 0,
+            "joker_discards": sf["joker_discards"].astype(np.int16),
+            "n_chows": sf["n_chows"].astype(np.int8),
             "n_melds": n_melds.astype(np.int8),
             "passed_pong": np.array([(passed >> k) & 1 for k in range(N_KINDS)], bool),
-            "declarations": sf[:, SF_DECL].astype(np.int8),
-            "passed_win": bool(sf[seat, SF_PASSED_WIN]),
-            "swap_forbid": int(sf[seat, SF_SWAP_FORBID]),
-            "scores": sf[:, SF_SCORE].copy(),
+            "declarations": sf["decl"].astype(np.int8),
+            "passed_win": bool(sf[seat]["passed_win"]),
+            "swap_forbid": int(sf[seat]["swap_forbid"]),
+            "scores": sf["score"].copy(),
             "legal_mask": self.legal_mask() if acting else np.zeros(N_ACTIONS, bool),
         }
 
@@ -455,7 +430,7 @@ def _hidden_twin(game: Game, seat: int, rng: np.random.Generator) -> Game:
     twin._buf[0] = game.state
     twin._started = True
     st = twin.state
-    head, tail = int(st["sc"][SC_HEAD]), int(st["sc"][SC_TAIL])
+    head, tail = int(st["table"]["head"]), int(st["table"]["tail"])
     pool = [int(k) for k in st["wall"][head:tail + 1]]
     others = [p for p in range(N_SEATS) if p != seat]
     sizes = [int(st["hands"][p].sum()) for p in others]
@@ -470,7 +445,7 @@ def _hidden_twin(game: Game, seat: int, rng: np.random.Generator) -> Game:
 
 
 def _check_observations(game: Game) -> None:
-    rng = np.random.default_rng(int(game.state["sc"][SC_STEPS]))
+    rng = np.random.default_rng(int(game.state["table"]["steps"]))
     st = game.state
     for seat in range(N_SEATS):
         obs = game.observation(seat)

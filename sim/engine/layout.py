@@ -1,8 +1,10 @@
-"""The engine's layout: sizes, the state record, its slots, the phases and the action space.
+"""The engine's layout: sizes, the state record and its named parts, the params, the phases and the action space.
 
 Everything here is data (no kernels): the ``STATE_DTYPE`` record every
-kernel reads and writes, the column indices into its ``seat`` / ``sc`` /
-``wins`` arrays and into the engine params ``ep``, the phases, declarations
+kernel reads and writes (its game scalars ``st.table.<field>``, each seat's
+counters ``st.seat[s].<field>``: one named field each, a comment on its
+line), the engine params record ``PARAMS_DTYPE`` (``ep.<field>``), the
+column indices of the win contexts in ``wins``, the phases, declarations
 and claim levels, and the flat action space with its names
 (:func:`action_name`, :func:`parse_action`).  Numba freezes these integer
 constants into the kernels that import them.
@@ -34,21 +36,23 @@ State layout (``STATE_DTYPE``: one numpy record of fixed-size arrays)
 ========== ================= ================================================
 field      dtype[shape]      meaning
 ========== ================= ================================================
-wall       uint8[136]        tile kinds; normal draws at ``sc[SC_HEAD]``
-                             upwards, replacement draws at ``sc[SC_TAIL]``
+wall       uint8[136]        tile kinds; normal draws at ``table.head``
+                             upwards, replacement draws at ``table.tail``
                              downwards (K-1.3); tiles left = tail - head + 1
 hands      uint8[4, 34]      concealed tile counts per seat
 meld_type  int8[4, 4]        ``caishen.sim.tiles.MELD_*`` per seat and meld slot
 meld_kind  int8[4, 4]        kind of each meld (a chow's lowest tile)
 discards   uint8[4, 64]      each seat's discards in order
 dflags     uint8[4, 64]      ``DF_CLAIMED``: the discard went into a meld / a hand
-seat       int64[4, N_SF]    per-seat counters and flags, ``SF_*`` columns
-sc         int64[N_SC]       scalars, ``SC_*`` slots (pointers, phase, pending
-                             tile, claim queue position, result)
+seat       SEAT_DTYPE[4]     per-seat counters and flags: ``st.seat[s].n_melds``,
+                             ``.score``, ``.decl``, ... (``SEAT_DTYPE``)
+table      TABLE_DTYPE       the game's scalars: ``st.table.head``, ``.phase``,
+                             ``.to_act``, ``.tile``, ... (pointers, phase,
+                             pending tile, claim queue position, result)
 queue      int64[8, 2]       claim queue: (seat, level) rows, ``LV_*`` levels
-circle     uint8[4]          scratch: the 飘 circles passed to payments
+circle     uint8[4]          scratch: the joker-discard (飘) circles passed to payments
 mask       uint8[145]        the legal-action mask (1 = legal)
-legal      int16[145]        the legal actions as a list, ``sc[SC_N_LEGAL]`` long
+legal      int16[145]        the legal actions as a list, ``table.n_legal`` long
 tmp        int64[4]          scratch for payments
 counts     int64[34]         scratch for the checker
 wins       int16[3, N_WX]    the context of each win (``WX_*``), first winner first
@@ -67,7 +71,7 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.sim import tiles as _tiles
-from caishen.sim.rules.codes import DECL_HARD, DECL_JIATING, DECL_NONE  # noqa: F401
+from caishen.sim.rules.codes import DECL_HARD, DECL_READY, DECL_NONE  # noqa: F401
 from caishen.sim.rules.records import (  # noqa: F401  (the win contexts, in the state's ``wins``)
     MAX_WINNERS,
     N_WX,
@@ -123,13 +127,13 @@ PH_DONE = 3
 PH_HARD = 4  #: J-4.2: the seat to act declares or declines 硬子
 PHASE_NAMES = {PH_TURN: "turn", PH_CLAIM: "claim", PH_ROB: "rob", PH_DONE: "done", PH_HARD: "hard"}
 
-# declarations (seat[s, SF_DECL]; J-4.1, J-4.2): DECL_* of caishen.sim.rules.codes
-# stages of PH_HARD (sc[SC_HARD_STAGE])
+# declarations (seat[s].decl; J-4.1, J-4.2): DECL_* of caishen.sim.rules.codes
+# stages of PH_HARD (table.hard_stage)
 HARD_STAGE_NONE = 0
 HARD_STAGE_DEAL = 1  #: ready non-dealers are asked before the dealer's first discard
 HARD_STAGE_DEALER = 2  #: the dealer, ready after the first discard, is asked with it
 
-# claim option bits (seat[s, SF_CLAIM_OPTS]) and claim levels (queue[:, 1])
+# claim option bits (seat[s].claim_opts) and claim levels (queue[:, 1])
 OPT_WIN = 1
 OPT_PONG = 2
 OPT_KONG = 4
@@ -143,101 +147,117 @@ LV_CHOW = 2
 #: discard flag: the tile was claimed (it now sits in a meld or a winner's hand)
 DF_CLAIMED = 1
 
-# per-seat columns: seat[s, SF_*]
-SF_N_MELDS = 0  #: melds declared (kongs count one)
-SF_N_DISCARDS = 1  #: discards made (claimed ones included)
-SF_CHAIN_LEN = 2  #: K-6.5 links since the last non-财神 discard / chow / pong
-SF_CHAIN_PIAO = 3  #: ... of which 飘财 (财神 discards)
-SF_CHAIN_KONG = 4  #: ... of which kongs
-SF_PIAO_OPEN = 5  #: K-9.2 the seat's 飘财 circle is open
-SF_PASSED_PONG = 6  #: K-4.4 bit k set: may not pong kind k until the next turn
-SF_PASSED_WIN = 7  #: passed a win (only used when EP_PASSED_WIN is set)
-SF_N_CHOWS = 8  #: chows made this hand (K-4.5)
-SF_SWAP_FORBID = 9  #: K-4.5 kind the next discard may not be, -1 none
-SF_PIAO_COUNT = 10  #: 飘财 attempts (财神 discards) this hand
-SF_FAILED_PIAO = 11  #: K-9.3 1 if somebody else won inside this seat's circle
-SF_SCORE = 12  #: score change of this hand
-SF_CLAIM_OPTS = 13  #: OPT_* bits on the pending discard / added kong
-SF_CLAIM_EXP = 14  #: exponent of the pending claim win
-SF_CLAIM_FLAGS = 15  #: flags of the pending claim win
-SF_WON = 16  #: 1 if this seat won the hand
-SF_EXPONENT = 17  #: exponent of this seat's win
-SF_FLAGS = 18  #: hand-type flags of this seat's win
-SF_TENPAI = 19  #: 1 if the seat's 3m+1 concealed tiles are ready (shanten <= 0)
-SF_DECL = 20  #: DECL_* declaration of the seat (J-4.1, J-4.2)
-SF_DECL_TURN = 21  #: sc[SC_TURNS] counting the declaring discard (0: hard at the deal), -1 none
-SF_HARD_OFFER = 22  #: 1 if the seat was offered the 硬子 declaration (J-4.2)
-SF_N_PASSED_WIN = 23  #: wins (on a discard or robbed kong) the seat was offered and passed (J-3.5)
-SF_DECL_MELDS = 24  #: melds the seat had when it declared (a hard seat melds no more, J-4.2)
-SF_FORCE_PIAO = 25  #: K-2.5 (E3) 1 from a 财神 draw in 爆头 shape until the seat's 财神 discard
-SF_WIN_PIAO = 26  #: 飘 links counted in this seat's winning exponent (K-6.5, K-9.4, K-10)
-SF_WIN_KONG = 27  #: kong links counted in this seat's winning exponent
-SF_CLAIM_PIAO = 28  #: 飘 links the pending claim win would count (the win kernel's answer)
-SF_CLAIM_KONG = 29  #: kong links the pending claim win would count
-SF_SHANTEN = 30  #: the shanten of the seat's 3m+1 concealed tiles, or a lower bound >= 1 of it (engine-internal)
-N_SF = 31
+#: one seat's counters and flags: ``st.seat[s].<field>`` (int64 each)
+SEAT_DTYPE = np.dtype(
+    [
+        ("n_melds", np.int64),             # melds declared (kongs count one)
+        ("n_discards", np.int64),          # discards made (claimed ones included)
+        ("chain_len", np.int64),           # K-6.5 links since the last non-财神 discard / chow / pong
+        ("chain_joker", np.int64),         # ... of which 飘财 (财神 discards)
+        ("chain_kong", np.int64),          # ... of which kongs
+        ("circle_open", np.int64),         # K-9.2 the seat's 飘财 circle is open
+        ("passed_pong", np.int64),         # K-4.4 bit k set: may not pong kind k until the next turn
+        ("passed_win", np.int64),          # passed a win (only used when params.passed_win is set)
+        ("n_chows", np.int64),             # chows made this hand (K-4.5)
+        ("swap_forbid", np.int64),         # K-4.5 kind the next discard may not be, -1 none
+        ("joker_discards", np.int64),      # 飘财 attempts (财神 discards) this hand
+        ("circle_failed", np.int64),       # K-9.3 1 if somebody else won inside this seat's circle
+        ("score", np.int64),               # score change of this hand
+        ("claim_opts", np.int64),          # OPT_* bits on the pending discard / added kong
+        ("claim_exp", np.int64),           # exponent of the pending claim win
+        ("claim_flags", np.int64),         # flags of the pending claim win
+        ("won", np.int64),                 # 1 if this seat won the hand
+        ("exponent", np.int64),            # exponent of this seat's win
+        ("flags", np.int64),               # hand-type flags of this seat's win
+        ("ready", np.int64),               # 1 if the seat's 3m+1 concealed tiles are ready (shanten <= 0)
+        ("decl", np.int64),                # DECL_* declaration of the seat (J-4.1, J-4.2)
+        ("decl_turn", np.int64),           # table.turns counting the declaring discard (0: hard at the deal), -1 none
+        ("hard_offer", np.int64),          # 1 if the seat was offered the 硬子 declaration (J-4.2)
+        ("n_passed_win", np.int64),        # wins (on a discard or robbed kong) the seat was offered and passed (J-3.5)
+        ("decl_melds", np.int64),          # melds the seat had when it declared (a hard seat melds no more, J-4.2)
+        ("force_joker", np.int64),         # K-2.5 (E3) 1 from a 财神 draw in 爆头 shape until the seat's 财神 discard
+        ("win_joker_links", np.int64),     # 飘 links counted in this seat's winning exponent (K-6.5, K-9.4, K-10)
+        ("win_kong_links", np.int64),      # kong links counted in this seat's winning exponent
+        ("claim_joker_links", np.int64),   # 飘 links the pending claim win would count (the win kernel's answer)
+        ("claim_kong_links", np.int64),    # kong links the pending claim win would count
+        ("shanten", np.int64),             # the shanten of the seat's 3m+1 concealed tiles, or a lower bound >= 1 of it (engine-internal)
+    ],
+    align=True,
+)
 
-# scalar slots: sc[SC_*]
-SC_HEAD = 0  #: next normal draw index
-SC_TAIL = 1  #: next replacement draw index
-SC_PHASE = 2
-SC_TO_ACT = 3  #: seat to act, -1 when done
-SC_TURN = 4  #: seat whose turn it is (the discarder during claims)
-SC_DEALER = 5
-SC_TILE = 6  #: pending discard / added-kong tile, -1 none
-SC_SRC = 7  #: its seat
-SC_DRAWN = 8  #: tile drawn this turn (-1 after a claim)
-SC_REPLACEMENT = 9  #: 1 if SC_DRAWN came from the tail (K-5.4)
-SC_JUST_CLAIMED = 10  #: 1 right after a chow / pong (must discard, K-4.1)
-SC_CAN_TSUMO = 11  #: 1 if the self-draw win is legal this turn
-SC_TSUMO_EXP = 12
-SC_TSUMO_FLAGS = 13
-SC_Q_LEN = 14
-SC_Q_POS = 15
-SC_N_RON = 16  #: winners declared on the pending discard (multiple_ron)
-SC_ROB_MELD = 17  #: meld slot of the pending added kong
-SC_TURNS = 18  #: discards made in the hand
-SC_STEPS = 19  #: actions taken
-SC_WINNER = 20  #: first winner, -1 none
-SC_WIN_TYPE = 21  #: WIN_* code, -1 draw
-SC_DISCARDER = 22  #: discarder / robbed seat, -1 none
-SC_WINNERS_MASK = 23
-SC_EXPONENT = 24
-SC_FLAGS = 25
-SC_WIN_TILE = 26
-SC_MATCH_HAND = 27  #: index of this hand in its match
-SC_N_LEGAL = 28  #: number of legal actions (set by _legal_mask)
-SC_STREAK = 29  #: the dealer's streak k (J-2.4), set by the batch loop / Game.reset
-SC_HARD_STAGE = 30  #: HARD_STAGE_* while sc[SC_PHASE] == PH_HARD
-SC_DECLARE_KINDS = 31  #: bit k: ``declare <k>`` is legal this turn (J-4.1)
-SC_N_WINS = 32  #: winners recorded in ``wins`` (0..MAX_WINNERS)
-SC_TSUMO_PIAO = 33  #: 飘 links the self-draw win would count (the win kernel's answer)
-SC_TSUMO_KONG = 34  #: kong links the self-draw win would count
-N_SC = 35
+#: the game's scalars, shared by the seats: ``st.table.<field>`` (int64 each)
+TABLE_DTYPE = np.dtype(
+    [
+        ("head", np.int64),                    # next normal draw index
+        ("tail", np.int64),                    # next replacement draw index
+        ("phase", np.int64),
+        ("to_act", np.int64),                  # seat to act, -1 when done
+        ("turn", np.int64),                    # seat whose turn it is (the discarder during claims)
+        ("dealer", np.int64),
+        ("tile", np.int64),                    # pending discard / added-kong tile, -1 none
+        ("src", np.int64),                     # its seat
+        ("drawn", np.int64),                   # tile drawn this turn (-1 after a claim)
+        ("replacement", np.int64),             # 1 if table.drawn came from the tail (K-5.4)
+        ("just_claimed", np.int64),            # 1 right after a chow / pong (must discard, K-4.1)
+        ("can_self_draw", np.int64),           # 1 if the self-draw win is legal this turn
+        ("self_draw_exp", np.int64),
+        ("self_draw_flags", np.int64),
+        ("q_len", np.int64),
+        ("q_pos", np.int64),
+        ("n_discard_wins", np.int64),          # winners declared on the pending discard (multiple_ron)
+        ("rob_meld", np.int64),                # meld slot of the pending added kong
+        ("turns", np.int64),                   # discards made in the hand
+        ("steps", np.int64),                   # actions taken
+        ("winner", np.int64),                  # first winner, -1 none
+        ("win_type", np.int64),                # WIN_* code, -1 draw
+        ("discarder", np.int64),               # discarder / robbed seat, -1 none
+        ("winners_mask", np.int64),
+        ("exponent", np.int64),
+        ("flags", np.int64),
+        ("win_tile", np.int64),
+        ("match_hand", np.int64),              # index of this hand in its match
+        ("n_legal", np.int64),                 # number of legal actions (set by _legal_mask)
+        ("streak", np.int64),                  # the dealer's streak k (J-2.4), set by the batch loop / Game.reset
+        ("hard_stage", np.int64),              # HARD_STAGE_* while table.phase == PH_HARD
+        ("declare_kinds", np.int64),           # bit k: ``declare <k>`` is legal this turn (J-4.1)
+        ("n_wins", np.int64),                  # winners recorded in ``wins`` (0..MAX_WINNERS)
+        ("self_draw_joker_links", np.int64),   # 飘 links the self-draw win would count (the win kernel's answer)
+        ("self_draw_kong_links", np.int64),    # kong links the self-draw win would count
+    ],
+    align=True,
+)
 
-# engine params: ep[EP_*] (a rule set's facts, kernel codes and options, caishen.sim.engine.params)
-EP_JOKER = 0  #: joker kind or -1; a joker is never claimed nor melded (K-2.2, K-2.3)
-EP_RESERVE = 1  #: tiles never drawn (K-3.4)
-EP_CHOW = 2  #: 1 if the next seat may chow (K-4.2)
-EP_MULTI_RON = 3  #: K-4.3
-EP_SWAP_MAX_CHOWS = 4  #: K-4.5
-EP_ROTATION = 5  #: 0 next_after_win, 1 winner_stays (K-3.3)
-EP_DISCARD_WIN = 6  #: wins on discards and robbed kongs allowed (K-7.1, K-7.2)
-EP_ROB_KONG = 7  #: added kongs can be robbed (K-5.5)
-EP_PIAO_BAN = 8  #: no chow / pong / exposed kong while a 飘财 circle is open (K-9.2)
-EP_FORCE_JOKER_MIN = 9  #: holding this many jokers forces a joker discard (K-2.4), 0 off
-EP_BAOTOU_FORCE = 10  #: 爆头 shape + joker draw forces a joker discard (K-2.5)
-EP_PASSED_PONG = 11  #: 0 off, 1 same kind, 2 any kind (K-4.4)
-EP_PASSED_PONG_CLAIM_CLEARS = 12  #: 1: the ban ends at the next turn: a draw or a later claim (K-4.4)
-EP_PASSED_WIN = 13  #: 1: a passed win bans wins on discards until the next draw
-EP_KONG_AFTER_CLAIM = 14  #: 1: kongs allowed right after a chow / pong
-EP_FIRST_DEALER_RANDOM = 15  #: 1: a match's first dealer is random (else seat 0)
-EP_WIN_KERNEL = 16  #: the rule set's win test: a WIN_KERNEL_* code of caishen.sim.rules.kernels
-EP_ENGINE_PAYMENTS = 17  #: the payments on a win: a PAYMENTS_* code of caishen.sim.rules.kernels (0: none)
-EP_DECLARE = 18  #: 1: 架听 declarations with a discard (J-4.1)
-EP_HARD = 19  #: 1: 硬子 hard declarations at the deal, automatic discards after (J-4.2)
-EP_POINTS = 20  #: the points of a finished hand: a POINTS_* code of caishen.sim.rules.kernels
-N_EP = 21
+#: engine params: ``ep.<field>`` (a rule set's facts, kernel codes and options, caishen.sim.engine.params)
+PARAMS_DTYPE = np.dtype(
+    [
+        ("joker", np.int64),                      # joker kind or -1; a joker is never claimed nor melded (K-2.2, K-2.3)
+        ("reserve", np.int64),                    # tiles never drawn (K-3.4)
+        ("chow", np.int64),                       # 1 if the next seat may chow (K-4.2)
+        ("multi_win", np.int64),                  # K-4.3
+        ("swap_max_chows", np.int64),             # K-4.5
+        ("rotation", np.int64),                   # 0 next_after_win, 1 winner_stays (K-3.3)
+        ("discard_win", np.int64),                # wins on discards and robbed kongs allowed (K-7.1, K-7.2)
+        ("rob_kong", np.int64),                   # added kongs can be robbed (K-5.5)
+        ("circle_ban", np.int64),                 # no chow / pong / exposed kong while a 飘财 circle is open (K-9.2)
+        ("force_joker_min", np.int64),            # holding this many jokers forces a joker discard (K-2.4), 0 off
+        ("force_joker_shape", np.int64),          # 爆头 shape + joker draw forces a joker discard (K-2.5)
+        ("passed_pong", np.int64),                # 0 off, 1 same kind, 2 any kind (K-4.4)
+        ("passed_pong_claim_clears", np.int64),   # 1: the ban ends at the next turn: a draw or a later claim (K-4.4)
+        ("passed_win", np.int64),                 # 1: a passed win bans wins on discards until the next draw
+        ("kong_after_claim", np.int64),           # 1: kongs allowed right after a chow / pong
+        ("first_dealer_random", np.int64),        # 1: a match's first dealer is random (else seat 0)
+        ("win_kernel", np.int64),                 # the rule set's win test: a WIN_KERNEL_* code of caishen.sim.rules.kernels
+        ("payments", np.int64),                   # the payments on a win: a PAYMENTS_* code of caishen.sim.rules.kernels (0: none)
+        ("declare", np.int64),                    # 1: 架听 declarations with a discard (J-4.1)
+        ("hard", np.int64),                       # 1: 硬子 hard declarations at the deal, automatic discards after (J-4.2)
+        ("points", np.int64),                     # the points of a finished hand: a POINTS_* code of caishen.sim.rules.kernels
+    ],
+    align=True,
+)
+
+#: the field names, for kernels that walk every field (``numba.literal_unroll``)
+SEAT_FIELDS = SEAT_DTYPE.names
+TABLE_FIELDS = TABLE_DTYPE.names
 
 ROTATION_NEXT_AFTER_WIN = 0
 ROTATION_WINNER_STAYS = 1
@@ -254,8 +274,8 @@ STATE_DTYPE = np.dtype(
         ("circle", np.uint8, (N_SEATS,)),
         ("mask", np.uint8, (N_ACTIONS,)),
         ("legal", np.int16, (N_ACTIONS,)),
-        ("seat", np.int64, (N_SEATS, N_SF)),
-        ("sc", np.int64, (N_SC,)),
+        ("seat", SEAT_DTYPE, (N_SEATS,)),
+        ("table", TABLE_DTYPE),
         ("queue", np.int64, (QUEUE_LEN, 2)),
         ("tmp", np.int64, (N_SEATS,)),
         ("counts", np.int64, (N_KINDS,)),

@@ -14,12 +14,12 @@ Decisions (engine side; each cites its rule)
 - E2 (K-4.1, K-5.2): K-4.1 "after a chow or pong the player discards at once:
   no draw, no kong, no win" (the spec's words since round 4): no
   kong (and no win) in that turn; an added kong waits for a later turn
-  (``EP_KONG_AFTER_CLAIM`` = 0).  After an exposed kong the replacement draw
+  (``params.kong_after_claim`` = 0).  After an exposed kong the replacement draw
   starts a normal turn.
 - E3 (K-2.4, K-2.5): a forced 飘 restricts the *discards* to 财神; concealed
   and added kongs stay legal (they discard nothing).  K-2.4's force is a
   count (3 or 4 财神 in hand; the win kernel refuses such hands).  K-2.5's
-  is a per-seat state, ``SF_FORCE_PIAO``: set when a seat whose 13 tiles
+  is a per-seat state, ``seat.force_joker``: set when a seat whose 13 tiles
   are in 爆头 or 七子爆头 shape (D3 of K-2.5) draws a 财神 (any draw, a
   replacement included), cleared only by that seat's 财神 discard or the
   hand's end.  While it is set the seat cannot win by self-draw -- the
@@ -59,27 +59,11 @@ from caishen.sim.engine.layout import (
     A_PASS,
     A_WIN,
     DECL_HARD,
-    EP_FORCE_JOKER_MIN,
-    EP_JOKER,
-    EP_KONG_AFTER_CLAIM,
-    EP_RESERVE,
     MAX_MELDS,
     N_KINDS,
     PH_DONE,
     PH_HARD,
     PH_TURN,
-    SC_CAN_TSUMO,
-    SC_DECLARE_KINDS,
-    SC_DRAWN,
-    SC_JUST_CLAIMED,
-    SC_N_LEGAL,
-    SC_PHASE,
-    SC_Q_POS,
-    SC_TO_ACT,
-    SF_DECL,
-    SF_FORCE_PIAO,
-    SF_N_MELDS,
-    SF_SWAP_FORBID,
 )
 from caishen.sim.rng import _rng_below
 from caishen.sim.tiles import MELD_PONG
@@ -87,20 +71,20 @@ from caishen.sim.tiles import MELD_PONG
 
 @_inline_kernel
 def _forced_joker(st, ep, s):
-    """True if seat ``s`` must discard a joker this turn (K-2.4; K-2.5, E3: ``SF_FORCE_PIAO``)."""
-    joker = ep[EP_JOKER]
+    """True if seat ``s`` must discard a joker this turn (K-2.4; K-2.5, E3: ``seat.force_joker``)."""
+    joker = ep.joker
     if joker < 0 or st.hands[s, joker] == 0:
         return False
-    if ep[EP_FORCE_JOKER_MIN] > 0 and st.hands[s, joker] >= ep[EP_FORCE_JOKER_MIN]:
+    if ep.force_joker_min > 0 and st.hands[s, joker] >= ep.force_joker_min:
         return True
-    return st.seat[s, SF_FORCE_PIAO] != 0
+    return st.seat[s].force_joker != 0
 
 
 @njit(cache=True)
 def _legal_mask(st, ep):
     """Fill ``st.mask: uint8[N_ACTIONS]`` (1 = legal) and the list ``st.legal`` for the seat to act.
 
-    Returns the number of legal actions ``n`` (also ``st.sc[SC_N_LEGAL]``);
+    Returns the number of legal actions ``n`` (also ``st.table.n_legal``);
     ``st.legal[:n]`` holds them (discards, 架听 declarations, concealed kongs,
     added kongs, win; or the claim actions in index order; or ``hard_declare,
     hard_decline``).  All 0 when the hand is over.
@@ -108,17 +92,17 @@ def _legal_mask(st, ep):
     """
     m = st.mask
     lst = st.legal
-    for i in range(st.sc[SC_N_LEGAL]):
+    for i in range(st.table.n_legal):
         m[lst[i]] = 0
     n = 0
-    ph = st.sc[SC_PHASE]
+    ph = st.table.phase
     if ph == PH_DONE:
-        st.sc[SC_N_LEGAL] = 0
+        st.table.n_legal = 0
         return 0
-    s = st.sc[SC_TO_ACT]
-    if ph == PH_TURN and st.seat[s, SF_DECL] == DECL_HARD:
+    s = st.table.to_act
+    if ph == PH_TURN and st.seat[s].decl == DECL_HARD:
         # J-4.2: a hard seat is asked only when it can win: win or discard the drawn tile
-        t = st.sc[SC_DRAWN]
+        t = st.table.drawn
         if t >= 0:
             m[A_DISCARD + t] = 1
             lst[n] = A_DISCARD + t
@@ -129,7 +113,7 @@ def _legal_mask(st, ep):
                     m[A_DISCARD + k] = 1
                     lst[n] = A_DISCARD + k
                     n += 1
-        if st.sc[SC_CAN_TSUMO] != 0:
+        if st.table.can_self_draw != 0:
             m[A_WIN] = 1
             lst[n] = A_WIN
             n += 1
@@ -141,9 +125,9 @@ def _legal_mask(st, ep):
         n += 2
     elif ph == PH_TURN:
         h = st.hands[s]
-        joker = ep[EP_JOKER]
+        joker = ep.joker
         forced = _forced_joker(st, ep, s)  # K-2.4, K-2.5
-        forbid = st.seat[s, SF_SWAP_FORBID]  # K-4.5
+        forbid = st.seat[s].swap_forbid  # K-4.5
         fours = 0
         if forced:
             for k in range(N_KINDS):
@@ -173,15 +157,15 @@ def _legal_mask(st, ep):
                     m[A_DISCARD + k] = 1
                     lst[n] = A_DISCARD + k
                     n += 1
-        decl = st.sc[SC_DECLARE_KINDS]  # J-4.1 (0 unless the rule set has 架听)
+        decl = st.table.declare_kinds  # J-4.1 (0 unless the rule set has 架听)
         if decl != 0:
             for k in range(N_KINDS):
                 if (decl >> k) & 1 and m[A_DISCARD + k]:
                     m[A_DECLARE + k] = 1
                     lst[n] = A_DECLARE + k
                     n += 1
-        if (st.sc[SC_JUST_CLAIMED] == 0 or ep[EP_KONG_AFTER_CLAIM] != 0) and _tiles_left(st) > ep[EP_RESERVE]:
-            nm = st.seat[s, SF_N_MELDS]
+        if (st.table.just_claimed == 0 or ep.kong_after_claim != 0) and _tiles_left(st) > ep.reserve:
+            nm = st.seat[s].n_melds
             if nm < MAX_MELDS and fours != 0:
                 for k in range(N_KINDS):
                     if (fours >> k) & 1 and k != joker:  # K-5.3; K-2.3 never a joker kong
@@ -194,12 +178,12 @@ def _legal_mask(st, ep):
                     m[a] = 1
                     lst[n] = a
                     n += 1
-        if st.sc[SC_CAN_TSUMO] != 0:
+        if st.table.can_self_draw != 0:
             m[A_WIN] = 1
             lst[n] = A_WIN
             n += 1
     else:
-        q = st.sc[SC_Q_POS]
+        q = st.table.q_pos
         bits = _offered(st, q, _group_end(st, q))
         for a in range(A_CHOW_LOW, A_PASS):
             if bits & _claim_bit(a):
@@ -209,11 +193,11 @@ def _legal_mask(st, ep):
         m[A_PASS] = 1
         lst[n] = A_PASS
         n += 1
-    st.sc[SC_N_LEGAL] = n
+    st.table.n_legal = n
     return n
 
 
 @njit(cache=True)
 def _random_action(st):
     """A uniformly random legal action of the seat to act (stream ``st.rng``); needs ``_legal_mask`` first."""
-    return st.legal[_rng_below(st.rng, st.sc[SC_N_LEGAL])]
+    return st.legal[_rng_below(st.rng, st.table.n_legal)]

@@ -1,7 +1,8 @@
-"""Engine params: a rule set's facts, kernel codes and options as the ``int64[N_EP]`` array ``ep``.
+"""Engine params: a rule set's facts, kernel codes and options as the named record ``ep``.
 
-The turn structure differs between rule sets only through ``ep`` (the
-``EP_*`` slots of :mod:`caishen.sim.engine.layout`): :func:`engine_params`
+The turn structure differs between rule sets only through ``ep`` (a
+``PARAMS_DTYPE`` record of :mod:`caishen.sim.engine.layout`: ``ep.joker``,
+``ep.chow``, ...; the kernels read the same names): :func:`engine_params`
 builds it from the registered rule set (:mod:`caishen.sim.rules.base`): its
 *facts* (what the rule set is, e.g. the 财神 joker K-2.1, the 架听
 declaration J-4.1), the codes of its win and payment kernels
@@ -15,28 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.sim.engine.layout import (
-    EP_BAOTOU_FORCE,
-    EP_CHOW,
-    EP_DECLARE,
-    EP_DISCARD_WIN,
-    EP_ENGINE_PAYMENTS,
-    EP_FIRST_DEALER_RANDOM,
-    EP_FORCE_JOKER_MIN,
-    EP_HARD,
-    EP_JOKER,
-    EP_KONG_AFTER_CLAIM,
-    EP_MULTI_RON,
-    EP_PASSED_PONG,
-    EP_PASSED_PONG_CLAIM_CLEARS,
-    EP_PASSED_WIN,
-    EP_PIAO_BAN,
-    EP_POINTS,
-    EP_RESERVE,
-    EP_ROB_KONG,
-    EP_ROTATION,
-    EP_SWAP_MAX_CHOWS,
-    EP_WIN_KERNEL,
-    N_EP,
+    PARAMS_DTYPE,
     ROTATION_NEXT_AFTER_WIN,
     ROTATION_WINNER_STAYS,
 )
@@ -45,7 +25,7 @@ from caishen.sim.rules.base import DEFAULT
 from caishen.sim.rules.options import short_repr
 
 
-#: J-3.6 codes of the option ``passed_pong_scope`` as EP_PASSED_PONG values
+#: J-3.6 codes of the option ``passed_pong_scope`` as params.passed_pong values
 PASSED_PONG_SCOPES = {"same_kind": 1, "any": 2}
 
 
@@ -68,8 +48,9 @@ def load_rules(rules=DEFAULT, options=None):
     return rs.name, rs.options.from_dict(options)
 
 
-def engine_params(name: str, rules) -> np.ndarray:
-    """The turn-structure params ``int64[N_EP]`` (``EP_*``) of a rule set.
+def engine_params(name: str, rules) -> np.record:
+    """The turn-structure params of a rule set: a ``PARAMS_DTYPE`` record (``ep.joker``, ``ep.chow``, ...;
+    a ``numpy.record``, whose fields read as attributes in Python as in the kernels).
 
     ``name`` is the rule set's registered name
     (:func:`caishen.sim.rules.base.get`), ``rules`` its options object.  The
@@ -87,30 +68,30 @@ def engine_params(name: str, rules) -> np.ndarray:
     def opt(key):
         return getattr(rules, key) if hasattr(rules, key) else f[key]
 
-    ep = np.zeros(N_EP, np.int64)
-    ep[EP_JOKER] = f["joker"]
-    ep[EP_RESERVE] = rules.reserved_tiles
-    ep[EP_CHOW] = f["chow"]
-    ep[EP_MULTI_RON] = int(opt("multiple_ron"))
-    ep[EP_SWAP_MAX_CHOWS] = opt("swap_call_max_chows")
-    ep[EP_ROTATION] = {"next_after_win": ROTATION_NEXT_AFTER_WIN, "winner_stays": ROTATION_WINNER_STAYS}[
+    ep = np.zeros(1, PARAMS_DTYPE).view(np.recarray)[0]
+    ep.joker = f["joker"]
+    ep.reserve = rules.reserved_tiles
+    ep.chow = f["chow"]
+    ep.multi_win = int(opt("multiple_ron"))
+    ep.swap_max_chows = opt("swap_call_max_chows")
+    ep.rotation = {"next_after_win": ROTATION_NEXT_AFTER_WIN, "winner_stays": ROTATION_WINNER_STAYS}[
         opt("dealer_rotation")
     ]
-    ep[EP_DISCARD_WIN] = int(opt("discard_win"))
-    ep[EP_ROB_KONG] = f["rob_kong"]
-    ep[EP_PIAO_BAN] = f["piao_ban"]
-    ep[EP_FORCE_JOKER_MIN] = f["force_joker_min"]
-    ep[EP_BAOTOU_FORCE] = f["baotou_force"]
-    ep[EP_PASSED_PONG] = (
+    ep.discard_win = int(opt("discard_win"))
+    ep.rob_kong = f["rob_kong"]
+    ep.circle_ban = f["circle_ban"]
+    ep.force_joker_min = f["force_joker_min"]
+    ep.force_joker_shape = f["force_joker_shape"]
+    ep.passed_pong = (
         PASSED_PONG_SCOPES[rules.passed_pong_scope] if hasattr(rules, "passed_pong_scope") else f["passed_pong"]
     )
-    ep[EP_PASSED_PONG_CLAIM_CLEARS] = f["passed_pong_claim_clears"]
-    ep[EP_PASSED_WIN] = f["passed_win"]
-    ep[EP_KONG_AFTER_CLAIM] = f["kong_after_claim"]
-    ep[EP_FIRST_DEALER_RANDOM] = f["first_dealer_random"]
-    ep[EP_WIN_KERNEL] = rs.win_kernel
-    ep[EP_ENGINE_PAYMENTS] = rs.payments
-    ep[EP_POINTS] = rs.points
-    ep[EP_DECLARE] = f["declare"]
-    ep[EP_HARD] = f["hard"]
+    ep.passed_pong_claim_clears = f["passed_pong_claim_clears"]
+    ep.passed_win = f["passed_win"]
+    ep.kong_after_claim = f["kong_after_claim"]
+    ep.first_dealer_random = f["first_dealer_random"]
+    ep.win_kernel = rs.win_kernel
+    ep.payments = rs.payments
+    ep.points = rs.points
+    ep.declare = f["declare"]
+    ep.hard = f["hard"]
     return ep

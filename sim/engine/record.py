@@ -36,33 +36,10 @@ from caishen.sim.rules.records import (  # noqa: F401  (the batch matrix's layou
     WINS_OFFSET,
 )
 from caishen.sim.engine.layout import (
-    EP_JOKER,
-    EP_ROTATION,
     MAX_WINNERS,
     N_SEATS,
     N_WX,
     ROTATION_WINNER_STAYS,
-    SC_DEALER,
-    SC_DISCARDER,
-    SC_EXPONENT,
-    SC_FLAGS,
-    SC_MATCH_HAND,
-    SC_N_WINS,
-    SC_STREAK,
-    SC_TURNS,
-    SC_WINNER,
-    SC_WINNERS_MASK,
-    SC_WIN_TILE,
-    SC_WIN_TYPE,
-    SF_DECL,
-    SF_DECL_TURN,
-    SF_FAILED_PIAO,
-    SF_HARD_OFFER,
-    SF_N_PASSED_WIN,
-    SF_PIAO_COUNT,
-    SF_SCORE,
-    SF_WIN_KONG,
-    SF_WIN_PIAO,
     WX_FIRST_TURN,
     WX_REPLACEMENT,
 )
@@ -72,41 +49,41 @@ from caishen.sim.engine.layout import (
 def _write_record(st, ep, hand, row):
     """Fill ``row: int64[N_RECORD]`` with the finished hand's record (records.md),
     the engine's extra columns and the win contexts."""
-    w = st.sc[SC_WINNER]
+    w = st.table.winner
     row[0] = hand
-    row[1] = st.sc[SC_MATCH_HAND]
-    row[2] = st.sc[SC_DEALER]
+    row[1] = st.table.match_hand
+    row[2] = st.table.dealer
     row[3] = w
-    row[4] = st.sc[SC_WINNERS_MASK]
-    row[5] = st.sc[SC_WIN_TYPE]
-    row[6] = st.sc[SC_DISCARDER]
-    row[7] = st.sc[SC_EXPONENT] if w >= 0 else 0
-    row[8] = st.sc[SC_FLAGS] if w >= 0 else 0
+    row[4] = st.table.winners_mask
+    row[5] = st.table.win_type
+    row[6] = st.table.discarder
+    row[7] = st.table.exponent if w >= 0 else 0
+    row[8] = st.table.flags if w >= 0 else 0
     # K-9.4 / K-10: the chain links counted in the winning exponent (the win
     # kernel's answer), not the winner's live chain
-    row[9] = st.seat[w, SF_WIN_PIAO] + st.seat[w, SF_WIN_KONG] if w >= 0 else 0
-    row[10] = st.seat[w, SF_WIN_PIAO] if w >= 0 else 0
-    row[11] = st.seat[w, SF_WIN_KONG] if w >= 0 else 0
-    joker = ep[EP_JOKER]
+    row[9] = st.seat[w].win_joker_links + st.seat[w].win_kong_links if w >= 0 else 0
+    row[10] = st.seat[w].win_joker_links if w >= 0 else 0
+    row[11] = st.seat[w].win_kong_links if w >= 0 else 0
+    joker = ep.joker
     for s in range(N_SEATS):
-        row[12 + s] = st.seat[s, SF_SCORE]
+        row[12 + s] = st.seat[s].score
         row[16 + s] = st.hands[s, joker] if joker >= 0 else 0
-        row[20 + s] = st.seat[s, SF_PIAO_COUNT]
-        row[24 + s] = st.seat[s, SF_FAILED_PIAO]
-    row[28] = st.sc[SC_TURNS]
+        row[20 + s] = st.seat[s].joker_discards
+        row[24 + s] = st.seat[s].circle_failed
+    row[28] = st.table.turns
     row[29] = _tiles_left(st)
     o = EXTRA_OFFSET
-    n_wins = st.sc[SC_N_WINS] if w >= 0 else 0
-    row[o] = st.sc[SC_STREAK]
-    row[o + 1] = st.sc[SC_WIN_TILE] if w >= 0 else -1
+    n_wins = st.table.n_wins if w >= 0 else 0
+    row[o] = st.table.streak
+    row[o + 1] = st.table.win_tile if w >= 0 else -1
     row[o + 2] = st.wins[0, WX_FIRST_TURN] if n_wins > 0 else 0
     row[o + 3] = st.wins[0, WX_REPLACEMENT] if n_wins > 0 else 0
     row[o + 4] = n_wins
     for s in range(N_SEATS):
-        row[o + 5 + s] = st.seat[s, SF_DECL]
-        row[o + 9 + s] = st.seat[s, SF_DECL_TURN]
-        row[o + 13 + s] = st.seat[s, SF_HARD_OFFER]
-        row[o + 17 + s] = st.seat[s, SF_N_PASSED_WIN]
+        row[o + 5 + s] = st.seat[s].decl
+        row[o + 9 + s] = st.seat[s].decl_turn
+        row[o + 13 + s] = st.seat[s].hard_offer
+        row[o + 17 + s] = st.seat[s].n_passed_win
     for j in range(MAX_WINNERS):
         for f in range(N_WX):
             row[WINS_OFFSET + j * N_WX + f] = st.wins[j, f] if j < n_wins else 0
@@ -117,7 +94,7 @@ def _next_dealer(ep, dealer, winners_mask):
     """K-3.3: a 流局 keeps the dealer; a win passes the deal on (or keeps it under winner_stays)."""
     if winners_mask == 0:
         return dealer
-    if ep[EP_ROTATION] == ROTATION_WINNER_STAYS and (winners_mask >> dealer) & 1:
+    if ep.rotation == ROTATION_WINNER_STAYS and (winners_mask >> dealer) & 1:
         return dealer
     return (dealer + 1) % N_SEATS
 

@@ -52,43 +52,12 @@ from caishen.sim.engine.layout import (
     A_KONG_CONCEALED,
     A_WIN,
     DECL_HARD,
-    DECL_JIATING,
-    EP_DECLARE,
-    EP_HARD,
-    EP_JOKER,
+    DECL_READY,
     HARD_STAGE_DEAL,
     HARD_STAGE_DEALER,
     HARD_STAGE_NONE,
     PH_HARD,
     PH_TURN,
-    SC_CAN_TSUMO,
-    SC_DEALER,
-    SC_DRAWN,
-    SC_HARD_STAGE,
-    SC_JUST_CLAIMED,
-    SC_PHASE,
-    SC_ROB_MELD,
-    SC_STEPS,
-    SC_TO_ACT,
-    SC_TSUMO_EXP,
-    SC_TSUMO_FLAGS,
-    SC_TSUMO_KONG,
-    SC_TSUMO_PIAO,
-    SC_TURNS,
-    SF_CHAIN_LEN,
-    SF_CHAIN_PIAO,
-    SF_DECL,
-    SF_EXPONENT,
-    SF_FLAGS,
-    SF_FORCE_PIAO,
-    SF_N_DISCARDS,
-    SF_N_MELDS,
-    SF_PIAO_COUNT,
-    SF_PIAO_OPEN,
-    SF_SWAP_FORBID,
-    SF_WIN_KONG,
-    SF_WIN_PIAO,
-    SF_WON,
 )
 from caishen.sim.rules.kernels import WIN_SELF_DRAW
 from caishen.sim.tiles import MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_PONG
@@ -102,11 +71,11 @@ def _auto_action(st, ep):
     with; the engine does that without asking (decision J1), so such a seat
     is asked only when it could win by self-draw (win, or discard the drawn tile).
     """
-    if ep[EP_HARD] == 0 or st.sc[SC_PHASE] != PH_TURN:
+    if ep.hard == 0 or st.table.phase != PH_TURN:
         return -1
-    s = st.sc[SC_TO_ACT]
-    t = st.sc[SC_DRAWN]
-    if st.seat[s, SF_DECL] == DECL_HARD and st.sc[SC_CAN_TSUMO] == 0 and t >= 0:
+    s = st.table.to_act
+    t = st.table.drawn
+    if st.seat[s].decl == DECL_HARD and st.table.can_self_draw == 0 and t >= 0:
         return A_DISCARD + t
     return -1
 
@@ -114,27 +83,27 @@ def _auto_action(st, ep):
 @_inline_kernel
 def _discard(st, ep, rp, tabs, s, k):
     st.hands[s, k] -= 1
-    nd = st.seat[s, SF_N_DISCARDS]
+    nd = st.seat[s].n_discards
     st.discards[s, nd] = k
     st.dflags[s, nd] = 0
-    st.seat[s, SF_N_DISCARDS] = nd + 1
-    st.sc[SC_TURNS] += 1
-    if k == ep[EP_JOKER]:  # 飘财 (K-9.1): a chain link and a circle (K-9.2)
-        st.seat[s, SF_CHAIN_LEN] += 1
-        st.seat[s, SF_CHAIN_PIAO] += 1
-        st.seat[s, SF_PIAO_OPEN] = 1
-        st.seat[s, SF_PIAO_COUNT] += 1
-        st.seat[s, SF_FORCE_PIAO] = 0  # K-2.5 (E3): the 财神 discard lifts the force
+    st.seat[s].n_discards = nd + 1
+    st.table.turns += 1
+    if k == ep.joker:  # 飘财 (K-9.1): a chain link and a circle (K-9.2)
+        st.seat[s].chain_len += 1
+        st.seat[s].chain_joker += 1
+        st.seat[s].circle_open = 1
+        st.seat[s].joker_discards += 1
+        st.seat[s].force_joker = 0  # K-2.5 (E3): the 财神 discard lifts the force
     else:
         _chain_reset(st, s)  # K-6.5 a non-财神 discard ends the chain
-    if k != st.sc[SC_DRAWN]:  # discarding the drawn tile leaves the hand whose readiness is cached
+    if k != st.table.drawn:  # discarding the drawn tile leaves the hand whose readiness is cached
         _update_tenpai_discard(st, ep, tabs, s)
-    st.seat[s, SF_SWAP_FORBID] = -1
-    st.sc[SC_DRAWN] = -1
-    st.sc[SC_JUST_CLAIMED] = 0
-    st.sc[SC_CAN_TSUMO] = 0
+    st.seat[s].swap_forbid = -1
+    st.table.drawn = -1
+    st.table.just_claimed = 0
+    st.table.can_self_draw = 0
     _build_claims(st, ep, rp, tabs, s, k, False)
-    if (ep[EP_HARD] != 0 and s == st.sc[SC_DEALER] and nd == 0 and st.seat[s, SF_DECL] != DECL_HARD
+    if (ep.hard != 0 and s == st.table.dealer and nd == 0 and st.seat[s].decl != DECL_HARD
             and _hard_ready(st, tabs, s)):
         _ask_hard(st, s, HARD_STAGE_DEALER)  # J-4.2: the dealer declares with the first discard
     else:
@@ -155,15 +124,15 @@ def _kong_concealed(st, ep, rp, tabs, s, k):
 def _kong_added(st, ep, rp, tabs, s, k):
     """K-5.2: the fourth tile onto an own pong; it may be robbed first (K-5.5)."""
     m = 0
-    for i in range(st.seat[s, SF_N_MELDS]):
+    for i in range(st.seat[s].n_melds):
         if st.meld_type[s, i] == MELD_PONG and st.meld_kind[s, i] == k:
             m = i
     st.hands[s, k] -= 1
     st.meld_type[s, m] = MELD_KONG_ADDED
     _update_tenpai(st, ep, tabs, s)
-    st.sc[SC_ROB_MELD] = m
-    st.sc[SC_DRAWN] = -1
-    st.sc[SC_CAN_TSUMO] = 0
+    st.table.rob_meld = m
+    st.table.drawn = -1
+    st.table.can_self_draw = 0
     _build_claims(st, ep, rp, tabs, s, k, True)
     _open_claims(st, ep, rp, tabs, True)
 
@@ -174,17 +143,17 @@ def _hard_step(st, ep, rp, tabs, s, a):
     ready non-dealer is asked, or the dealer's first turn starts (stage deal),
     or the claims on the dealer's first discard are opened (stage dealer)."""
     if a == A_HARD_DECLARE:
-        _set_declaration(st, s, DECL_HARD, st.sc[SC_TURNS])
-    if st.sc[SC_HARD_STAGE] == HARD_STAGE_DEAL:
+        _set_declaration(st, s, DECL_HARD, st.table.turns)
+    if st.table.hard_stage == HARD_STAGE_DEAL:
         p = _next_hard_candidate(st, tabs, s)
         if p >= 0:
             _ask_hard(st, p, HARD_STAGE_DEAL)
         else:
-            st.sc[SC_HARD_STAGE] = HARD_STAGE_NONE
-            st.sc[SC_PHASE] = PH_TURN
-            st.sc[SC_TO_ACT] = st.sc[SC_DEALER]
+            st.table.hard_stage = HARD_STAGE_NONE
+            st.table.phase = PH_TURN
+            st.table.to_act = st.table.dealer
     else:
-        st.sc[SC_HARD_STAGE] = HARD_STAGE_NONE
+        st.table.hard_stage = HARD_STAGE_NONE
         _open_claims_call(st, ep, rp, tabs)
 
 
@@ -201,34 +170,34 @@ def _step(st, ep, rp, tabs, a):
     Then the automatic actions (J-4.2: a hard-declared seat discards what it
     drew and cannot win with) are applied until somebody must decide.
     """
-    st.sc[SC_STEPS] += 1
+    st.table.steps += 1
     while True:
-        s = st.sc[SC_TO_ACT]
-        ph = st.sc[SC_PHASE]
+        s = st.table.to_act
+        ph = st.table.phase
         if ph == PH_TURN:
             if a < A_KONG_CONCEALED:  # discard, or discard and declare 架听 (J-4.1)
                 k = a
                 if a >= A_DECLARE:
                     k = a - A_DECLARE
-                    _set_declaration(st, s, DECL_JIATING, st.sc[SC_TURNS] + 1)
+                    _set_declaration(st, s, DECL_READY, st.table.turns + 1)
                 _discard(st, ep, rp, tabs, s, k)
             elif a < A_KONG_ADDED:
                 _kong_concealed(st, ep, rp, tabs, s, a - A_KONG_CONCEALED)
             elif a < A_CHOW_LOW:
                 _kong_added(st, ep, rp, tabs, s, a - A_KONG_ADDED)
             elif a == A_WIN:
-                st.seat[s, SF_WON] = 1
-                st.seat[s, SF_EXPONENT] = st.sc[SC_TSUMO_EXP]
-                st.seat[s, SF_FLAGS] = st.sc[SC_TSUMO_FLAGS]
-                st.seat[s, SF_WIN_PIAO] = st.sc[SC_TSUMO_PIAO]
-                st.seat[s, SF_WIN_KONG] = st.sc[SC_TSUMO_KONG]
-                _finish_wins(st, ep, rp, np.int64(WIN_SELF_DRAW), np.int64(-1), st.sc[SC_DRAWN])
+                st.seat[s].won = 1
+                st.seat[s].exponent = st.table.self_draw_exp
+                st.seat[s].flags = st.table.self_draw_flags
+                st.seat[s].win_joker_links = st.table.self_draw_joker_links
+                st.seat[s].win_kong_links = st.table.self_draw_kong_links
+                _finish_wins(st, ep, rp, np.int64(WIN_SELF_DRAW), np.int64(-1), st.table.drawn)
         elif ph == PH_HARD:
             _hard_step(st, ep, rp, tabs, s, a)
         else:
             _claim_step(st, ep, rp, tabs, a)
-        if ep[EP_DECLARE] != 0 and st.sc[SC_PHASE] == PH_TURN:  # a turn begins (J-4.1)
-            _declare_options(st, ep, tabs, st.sc[SC_TO_ACT])
+        if ep.declare != 0 and st.table.phase == PH_TURN:  # a turn begins (J-4.1)
+            _declare_options(st, ep, tabs, st.table.to_act)
         a = _auto_action(st, ep)
         if a < 0:
             return

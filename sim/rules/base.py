@@ -68,9 +68,9 @@ FACT_KEYS = (
     "joker",  # joker kind, or -1 (Kaihua K-2.1: 白 is the 财神; Jiating J-1.1: none)
     "chow",  # 1 if the next seat may chow (K-4.2)
     "rob_kong",  # 1 if an added kong can be robbed (K-5.5, J-3.3)
-    "piao_ban",  # 1: no chow / pong / exposed kong while a 飘财 circle is open (K-9.2)
+    "circle_ban",  # 1: no chow / pong / exposed kong while a 飘财 circle is open (K-9.2)
     "force_joker_min",  # holding this many jokers forces a joker discard (K-2.4), 0 off
-    "baotou_force",  # 1: 爆头 shape + joker draw forces a joker discard (K-2.5)
+    "force_joker_shape",  # 1: 爆头 shape + joker draw forces a joker discard (K-2.5)
     "passed_pong",  # 0 off, 1 same kind, 2 any kind (K-4.4, J-3.6)
     "passed_pong_claim_clears",  # 1: the passed-pong ban ends at a later claim too (K-4.4)
     "passed_win",  # 1: a passed win bans wins on discards until the next draw (J-3.5)

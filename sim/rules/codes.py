@@ -27,9 +27,9 @@ WIN_TYPES = {"self_draw": WIN_SELF_DRAW, "discard": WIN_DISCARD, "robbed_kong": 
 
 # bits of a win kernel's flags that the engine's checker reads (K-10: a counted chain link says so)
 FLAG_CHAIN = 1 << 8  #: at least one chain link counted (K-6.5)
-FLAG_PIAO = 1 << 9  #: at least one 飘财 link counted (K-6.5, K-9.1)
+FLAG_JOKER_LINK = 1 << 9  #: at least one 飘财 link counted (K-6.5, K-9.1)
 
 # declarations of a seat (J-4.1, J-4.2; the engine's seat flags and the records)
 DECL_NONE = 0
-DECL_JIATING = 1  #: 架听, declared with a discard that leaves a single wait (J-4.1)
+DECL_READY = 1  #: 架听, declared with a discard that leaves a single wait (J-4.1)
 DECL_HARD = 2  #: 硬子, hard ready declared at the deal (J-4.2)

@@ -10,12 +10,12 @@ code                kernel                            rule sets
 ==================  ================================  ==========================================
 ``WIN_KERNEL_*``    :func:`_win_kernel` (the win      ``JOKER``: Kaihua's hand types and joker
                     test on every draw and discard,   rules (K-2.4..K-2.6, K-6, K-7);
-                    ``ep[EP_WIN_KERNEL]``)            ``SHAPE``: any complete hand (J-5.1)
+                    ``ep.win_kernel``)            ``SHAPE``: any complete hand (J-5.1)
 ``PAYMENTS_*``      :func:`_pay` (the payments on a   ``EXPONENT``: K-8 (with 飘 circles, K-9.3);
-                    win, ``ep[EP_ENGINE_PAYMENTS]``)  ``NONE``: scored after the hand (J-6)
+                    win, ``ep.payments``)  ``NONE``: scored after the hand (J-6)
 ``POINTS_*``        :func:`_hand_points` (what a      ``ENGINE``: the engine's payments (K-8);
                     finished hand pays each seat,     ``PATTERNS``: each recorded win scored
-                    ``ep[EP_POINTS]``)                and paid (J-5 .. J-8)
+                    ``ep.points``)                and paid (J-5 .. J-8)
 ==================  ================================  ==========================================
 
 :func:`_hand_points` is the one "points of a finished hand": the search
@@ -49,7 +49,7 @@ comparison, no call.
 The engine's other rule-set hooks are kernels gated by a *fact* (a boolean
 ``ep`` slot) and re-exported here so that the engine imports rule-set code
 from this module only: Kaihua's 爆头 test for the K-2.5 forced discard
-(fact ``baotou_force``), Jiating's single-wait discards for 架听 (``declare``,
+(fact ``force_joker_shape``), Jiating's single-wait discards for 架听 (``declare``,
 J-4.1) and its wait count for 硬子 (``hard``, J-4.2); and the win-flag bits
 the engine's checker reads (a win that counts chain links says so, K-10).
 The win types (``WIN_*``) are shared by every rule set's kernels and records.
@@ -64,7 +64,7 @@ from numba import njit
 
 from caishen.sim.rules.codes import (  # noqa: F401  (the codes and the shared win types, for the engine)
     FLAG_CHAIN,
-    FLAG_PIAO,
+    FLAG_JOKER_LINK,
     PAYMENTS,
     PAYMENTS_EXPONENT,
     PAYMENTS_NONE,
@@ -85,7 +85,7 @@ from caishen.sim.rules.jiating.points import _hand_points as _pattern_points
 from caishen.sim.rules.jiating.turn import _evaluate_win as _shape_win
 from caishen.sim.rules.jiating.turn import _is_hard_ready, _own_copies, _single_wait_discards  # noqa: F401
 from caishen.sim.rules.kaihua.kernels import _evaluate_win as _joker_win
-from caishen.sim.rules.kaihua.kernels import _is_baotou_wait  # noqa: F401
+from caishen.sim.rules.kaihua.kernels import _is_baotou_wait as _joker_forcing_shape  # noqa: F401  (K-2.5)
 from caishen.sim.rules.kaihua.kernels import _payments as _exponent_payments
 
 

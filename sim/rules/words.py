@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from caishen.sim.rules.base import Words  # noqa: F401  (the hook's class, beside Analysis)
-from caishen.sim.rules.codes import DECL_HARD, DECL_JIATING, DECL_NONE, WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW
+from caishen.sim.rules.codes import DECL_HARD, DECL_READY, DECL_NONE, WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW
 from caishen.sim.rules.records import SEATS
 
 N_KINDS = 34
@@ -52,7 +52,7 @@ WIN_TYPE_WORDS: dict[int, str] = {WIN_SELF_DRAW: "self_draw", WIN_DISCARD: "disc
 WIN_TYPE_CHINESE: dict[str, str] = {"self_draw": "zimo 自摸", "discard_win": "fangchong 放冲",
                                     "robbed_kong": "qianggang 抢杠", "draw": "liuju 流局"}
 #: a seat's declaration as a word (``decl_s``: J-4.1 架听, J-4.2 硬子)
-DECLARATION_WORDS: dict[int, str] = {DECL_NONE: "none", DECL_JIATING: "jiating", DECL_HARD: "hard"}
+DECLARATION_WORDS: dict[int, str] = {DECL_NONE: "none", DECL_READY: "jiating", DECL_HARD: "hard"}
 
 
 def _tile_name(k: int) -> str:

@@ -34,20 +34,11 @@ from numba import njit
 
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.engine import (
-    EP_FIRST_DEALER_RANDOM,
-    EP_JOKER,
     PH_TURN,
     ERR_MESSAGES,
     N_RECORD,
     N_SEATS,
     PH_DONE,
-    SC_DRAWN,
-    SC_MATCH_HAND,
-    SC_STREAK,
-    SC_PHASE,
-    SC_TO_ACT,
-    SC_WINNERS_MASK,
-    SF_TENPAI,
     _check_state,
     _legal_mask,
     _next_dealer,
@@ -92,15 +83,15 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     (:data:`caishen.sim.engine.turn._step_inlined`: ~10% of random self-play).
     """
     # the arrays are the borrowed views of _play_batch_walls, its only caller (:mod:`caishen.sim.borrow`)
-    while st.sc[SC_PHASE] != PH_DONE:
+    while st.table.phase != PH_DONE:
         _legal_mask(st, ep)
-        s = st.sc[SC_TO_ACT]
-        joker = ep[EP_JOKER]
+        s = st.table.to_act
+        joker = ep.joker
         # the 3m+1 tiles left after the joker are ready only if the 3m+2 are a
-        # complete hand, whose 3m+1 before the draw were ready (SF_TENPAI):
+        # complete hand, whose 3m+1 before the draw were ready (seat.ready):
         # the shanten is needed only then, or on a turn after a claim
-        if (joker >= 0 and chance[h, s] == 0 and st.sc[SC_PHASE] == PH_TURN and st.hands[s, joker] > 0
-                and (st.seat[s, SF_TENPAI] != 0 or st.sc[SC_DRAWN] < 0)):
+        if (joker >= 0 and chance[h, s] == 0 and st.table.phase == PH_TURN and st.hands[s, joker] > 0
+                and (st.seat[s].ready != 0 or st.table.drawn < 0)):
             st.hands[s, joker] -= 1
             if _shanten(st.hands[s], joker, tabs) <= 0:
                 chance[h, s] = 1
@@ -214,12 +205,12 @@ def _play_batch_walls(seed, wall_seed, n_hands, match_len, bots, ep, rp, tabs, c
         else:
             mh = h % match_len
             if mh == 0:
-                dealer = _rng_below(st.rng, N_SEATS) if ep[EP_FIRST_DEALER_RANDOM] != 0 else 0
+                dealer = _rng_below(st.rng, N_SEATS) if ep.first_dealer_random != 0 else 0
                 streak = 0
             _shuffle_wall(st)
         _reset(st, ep, rp, tabs, dealer)
-        st.sc[SC_MATCH_HAND] = mh
-        st.sc[SC_STREAK] = streak  # J-2.4
+        st.table.match_hand = mh
+        st.table.streak = streak  # J-2.4
         if check is not None:  # pruned at compile time when None
             if check:
                 err = _check_state(st, ep, rp, tabs)
@@ -229,7 +220,7 @@ def _play_batch_walls(seed, wall_seed, n_hands, match_len, bots, ep, rp, tabs, c
         if err != 0:
             return h, err
         _write_record(st, ep, h, rec[h])
-        nxt = _next_dealer(ep, dealer, st.sc[SC_WINNERS_MASK])
+        nxt = _next_dealer(ep, dealer, st.table.winners_mask)
         streak = _next_streak(dealer, nxt, streak)
         dealer = nxt
     return -1, 0
@@ -292,7 +283,7 @@ def play_batch(
     name, r = load_rules(rules, options)
     ep = engine_params(name, r)
     rp = r.params()
-    table, weights = bot_table(policies, name, int(ep[EP_JOKER]))  # no 飘 policy without a 财神
+    table, weights = bot_table(policies, name, int(ep.joker))  # no 飘 policy without a 财神
     bx = make_context(name, r, weights, seed, policies)
     st = new_state()[0]
     rec = np.zeros((int(n_hands), N_RECORD), np.int64)
@@ -305,7 +296,7 @@ def play_batch(
         where = f"seed {seed}" + (f", wall_seed {wall_seed}" if wall_seed >= 0 else "")
         raise RuntimeError(f"state check failed in hand {hand} of {where}: {what}")
     out = batch_columns(name, r, rec)  # a finisher: the wins scored after the hand (J-9)
-    if ep[EP_JOKER] >= 0:  # 飘财 chances, the baseline of the summary's "comparable non-飘 play"
+    if ep.joker >= 0:  # 飘财 chances, the baseline of the summary's "comparable non-飘 play"
         for s in range(N_SEATS):
             out[f"piao_chance_{s}"] = chance[:, s].copy()
     return out
@@ -344,7 +335,7 @@ def _fitting(name: str, specs: list[str]) -> list[str]:
     from caishen.sim.bots import registry
 
     name, r = load_rules(name)
-    joker = int(engine_params(name, r)[EP_JOKER])
+    joker = int(engine_params(name, r).joker)
     out = []
     for spec in specs:
         try:

@@ -66,15 +66,13 @@ from caishen.sim.bots.learned import (
     _learned_scores,
 )
 from caishen.sim.bots.registry import POLICY_LEARNED, _bot_action, bot_table, make_context, parse, split_specs
-from caishen.sim.bots.search import _copy_state, _determinize, _hand_value
+from caishen.sim.bots.search import _determinize, _hand_value
 from caishen.sim.bots.tuned import _discard_action
 from caishen.sim.engine import (
+    _copy_state,
     A_DISCARD,
-    EP_JOKER,
     PH_DONE,
     PH_TURN,
-    SC_PHASE,
-    SC_TO_ACT,
     _legal_mask,
     _reset,
     _seeded_wall,
@@ -149,9 +147,9 @@ class Labelling(NamedTuple):
 @njit(cache=True)
 def _rollout_all(roll, table, ep, rp, tabs, work, bx):
     """Play ``roll`` to the end of the hand, every seat with its bot of ``table``."""
-    while roll.sc[SC_PHASE] != PH_DONE:
+    while roll.table.phase != PH_DONE:
         _legal_mask(roll, ep)
-        s = roll.sc[SC_TO_ACT]
+        s = roll.table.to_act
         a = _bot_action(table[s, 0], table[s, 1], roll, ep, rp, tabs, roll.mask, work, bx)
         _step(roll, ep, rp, tabs, a)
 
@@ -200,11 +198,11 @@ def _label_state(st, n, acts, base, kept, adv, ep, rp, tabs, work, bx, lab):
     ``lab.table`` and scored by the points context of ``bx.search``; ``lab``: the :class:`Labelling` (a
     random bot keeps its uniform redeal, any other seat gets the virtual turns of a greedy-like player:
     ``lab.pol``).  Returns the rollouts played."""
-    s = st.sc[SC_TO_ACT]
+    s = st.table.to_act
     root = lab.states[1]
     roll = lab.states[2]
     vals = lab.vals
-    turn = st.sc[SC_PHASE] == PH_TURN
+    turn = st.table.phase == PH_TURN
     n_kept = 0
     for i in range(n):
         adv[i] = 0.0
@@ -250,9 +248,9 @@ def _label_batch(walls, dealers, ep, rp, tabs, work, bx, lab, rows, count, stats
     for h in range(walls.shape[0]):
         _seeded_wall(walls[h], st)
         _reset(st, ep, rp, tabs, dealers[h])
-        while st.sc[SC_PHASE] != PH_DONE:
+        while st.table.phase != PH_DONE:
             _legal_mask(st, ep)
-            s = st.sc[SC_TO_ACT]
+            s = st.table.to_act
             stats[1] += 1
             if table[s, 0] == POLICY_LEARNED:
                 stats[0] += 1
@@ -261,7 +259,7 @@ def _label_batch(walls, dealers, ep, rp, tabs, work, bx, lab, rows, count, stats
                     n = _learned_scores(p, st, ep, tabs, st.mask, work, lx)
                     if n >= 2:
                         fb = lx.vectors
-                        turn = st.sc[SC_PHASE] == PH_TURN
+                        turn = st.table.phase == PH_TURN
                         b = np.int64(0)  # not the constant 0: typing the loop would compile _label_state for it
                         best = fb[_R_LOGIT, 0]
                         for i in range(1, n):  # the bot's own choice, ties as it breaks them
@@ -325,7 +323,7 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
         raise ValueError(f"policies {policies!r}: no learned: seat to label")
     name, r = load_rules(rules, None)
     ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
-    table, weights = bot_table(policies, name, int(ep[EP_JOKER]))
+    table, weights = bot_table(policies, name, int(ep.joker))
     bx = make_context(name, r, weights, seed, policies, search=True)  # its points context scores the rollouts
     codes = {int(bx.weights[s][0]) for s in range(4) if table[s, 0] == POLICY_LEARNED}
     if len(codes) > 1:

@@ -266,7 +266,7 @@ def make_config(rules: str, games: int, seed: int, policies="random", options: d
     from caishen.sim.bots.registry import check_seats
 
     name, r = engine.load_rules(rules, options)
-    check_seats(pol, name, int(engine.engine_params(name, r)[engine.EP_JOKER]))  # 飘 policies, weights, open seats
+    check_seats(pol, name, int(engine.engine_params(name, r).joker))  # 飘 policies, weights, open seats
     return RunConfig(rules, opts, pol, seed, games, chunk_size, _fn_name(chunk_fn))
 
 

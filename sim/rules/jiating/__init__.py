@@ -196,7 +196,7 @@ import importlib
 from caishen.sim.rules.base import RuleSet, register
 from caishen.sim.rules.jiating.layout import (  # noqa: F401  (the public names of this package)
     DECL_HARD,
-    DECL_JIATING,
+    DECL_READY,
     DECL_NONE,
     DECLARATION_CODES,
     DIHU_CODES,
@@ -246,9 +246,9 @@ FACTS = {
     "joker": -1,  # J-1.1 no jokers
     "chow": 0,  # J-3.1 no chow
     "rob_kong": 1,  # J-3.3 an added kong can be robbed (exposed and concealed kongs never are)
-    "piao_ban": 0,
+    "circle_ban": 0,
     "force_joker_min": 0,
-    "baotou_force": 0,
+    "force_joker_shape": 0,
     "passed_pong": 1,  # J-3.6 (option passed_pong_scope overrides: same_kind 1, any 2)
     "passed_pong_claim_clears": 0,  # J-3.6 "until after their own next draw": a pong does not end it
     "passed_win": 1,  # J-3.5

@@ -58,7 +58,7 @@ WX_SEAT = _E.WX_SEAT
 _BATCH_MESSAGES = _points.MESSAGES
 
 WIN_TYPE_NAMES = {_J.WIN_SELF_DRAW: "self_draw", _J.WIN_DISCARD: "discard", _J.WIN_ROBBED_KONG: "robbed_kong"}
-DECLARATION_NAMES = {_codes.DECL_NONE: "none", _codes.DECL_JIATING: "jiating", _codes.DECL_HARD: "hard"}
+DECLARATION_NAMES = {_codes.DECL_NONE: "none", _codes.DECL_READY: "jiating", _codes.DECL_HARD: "hard"}
 
 
 def _meld_tiles(t: int, k: int) -> str:

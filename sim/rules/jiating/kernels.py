@@ -92,7 +92,7 @@ from caishen.sim.rules.jiating.layout import (
     C_WIN_TYPE,
     DECLARATION_CODES,
     DECL_HARD,
-    DECL_JIATING,
+    DECL_READY,
     DECL_NONE,
     GROUP_TYPE_NAMES,
     G_PAIR,
@@ -239,7 +239,7 @@ def _check_context(hand, wc, discarder, winner, dealer, streak):
         return ERR_DISCARDER
     if streak < 0:
         return ERR_STREAK
-    if decl != DECL_NONE and decl != DECL_JIATING and decl != DECL_HARD:
+    if decl != DECL_NONE and decl != DECL_READY and decl != DECL_HARD:
         return ERR_DECLARATION
     if n_melds < 0 or n_melds > 4:
         return ERR_MELDS

@@ -60,9 +60,9 @@ N_PATTERN_SLOTS = 51  # index 0 unused
 N_KINDS = 34
 #: declarations: the engine's ``DECL_*`` codes (tests/test_jiating_kernels.py checks they agree)
 DECL_NONE = 0
-DECL_JIATING = 1
+DECL_READY = 1
 DECL_HARD = 2
-DECLARATION_CODES = {"none": DECL_NONE, "jiating": DECL_JIATING, "hard": DECL_HARD}
+DECLARATION_CODES = {"none": DECL_NONE, "jiating": DECL_READY, "hard": DECL_HARD}
 
 #: group types of a view
 G_PAIR = 0

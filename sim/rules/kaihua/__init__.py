@@ -132,7 +132,7 @@ from caishen.sim.rules.kaihua.options import (  # noqa: F401  (the options, code
     FLAG_CHAIN,
     FLAG_HAOHUA,
     FLAG_NAMES,
-    FLAG_PIAO,
+    FLAG_JOKER_LINK,
     FLAG_PINGHU,
     FLAG_QIDUI,
     FLAG_QIDUI_BAOTOU,
@@ -175,9 +175,9 @@ FACTS = {
     "joker": CAISHEN,  # K-2.1
     "chow": 1,  # K-4.2
     "rob_kong": 1,  # K-5.5
-    "piao_ban": 1,  # K-9.2
+    "circle_ban": 1,  # K-9.2
     "force_joker_min": 3,  # K-2.4
-    "baotou_force": 1,  # K-2.5
+    "force_joker_shape": 1,  # K-2.5
     "passed_pong": 1,  # K-4.4 same kind
     "passed_pong_claim_clears": 1,  # K-4.4 "until their own next turn"
     "passed_win": 0,

@@ -19,7 +19,7 @@ from caishen.sim.rules.kaihua.options import (
     FLAG_BAOTOU,
     FLAG_CHAIN,
     FLAG_HAOHUA,
-    FLAG_PIAO,
+    FLAG_JOKER_LINK,
     FLAG_PINGHU,
     FLAG_QIDUI,
     FLAG_QIDUI_BAOTOU,
@@ -232,7 +232,7 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
             if kong_links + piao > 0:
                 flags |= FLAG_CHAIN
             if piao > 0:
-                flags |= FLAG_PIAO
+                flags |= FLAG_JOKER_LINK
             if flags == 0:
                 flags = np.int64(FLAG_PINGHU)
             best = e
@@ -262,7 +262,7 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
             if kong_links + piao > 0:
                 flags |= FLAG_CHAIN
             if piao > 0:
-                flags |= FLAG_PIAO
+                flags |= FLAG_JOKER_LINK
             if e > best:  # D11: a tie keeps the standard reading
                 best = e
                 best_flags = flags

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
-from caishen.sim.rules.codes import FLAG_CHAIN, FLAG_PIAO, WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW, WIN_TYPES  # noqa: F401
+from caishen.sim.rules.codes import FLAG_CHAIN, FLAG_JOKER_LINK, WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW, WIN_TYPES  # noqa: F401
 from caishen.sim.rules.options import Options, option
 
 
@@ -67,7 +67,7 @@ FLAG_QIDUI_BAOTOU = 1 << 4  #: 七子爆头 / 七客 (K-6.3)
 FLAG_HAOHUA = 1 << 5  #: 豪华, at least one natural four read as two pairs (K-6.3)
 FLAG_QUBUQU = 1 << 6  #: 去不去 (K-6.3)
 FLAG_QINGYISE = 1 << 7  #: 清一色 (K-6.4)
-# FLAG_CHAIN (1 << 8, a chain link counted, K-6.5) and FLAG_PIAO (1 << 9, a 飘财 link counted, K-9.1) are the
+# FLAG_CHAIN (1 << 8, a chain link counted, K-6.5) and FLAG_JOKER_LINK (1 << 9, a 飘财 link counted, K-9.1) are the
 # bits the engine reads: caishen.sim.rules.codes
 #: flag bit -> the flag name used by the scoring vectors
 FLAG_NAMES = {
@@ -80,7 +80,7 @@ FLAG_NAMES = {
     FLAG_QUBUQU: "qubuqu",
     FLAG_QINGYISE: "qingyise",
     FLAG_CHAIN: "chain",
-    FLAG_PIAO: "piao",
+    FLAG_JOKER_LINK: "piao",
 }
 
 

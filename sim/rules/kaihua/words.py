@@ -34,7 +34,7 @@ from caishen.sim.rules.kaihua.options import (
     FLAG_CHAIN,
     FLAG_HAOHUA,
     FLAG_NAMES,
-    FLAG_PIAO,
+    FLAG_JOKER_LINK,
     FLAG_PINGHU,
     FLAG_QIDUI,
     FLAG_QIDUI_BAOTOU,
@@ -69,7 +69,7 @@ HAND_TYPES: dict[int, tuple[str, str, str, str]] = {
     FLAG_QUBUQU: ("K-6.3", "qubuqu", "去不去", "the seven-pairs exponent is at least 3"),
     FLAG_QINGYISE: ("K-6.4", "qingyise", "清一色", "+1: one suit (财神 allowed, no honors)"),
     FLAG_CHAIN: ("K-6.5", "lian", "连", "+1 per chain link (kong or 飘财) on a self-draw"),
-    FLAG_PIAO: ("K-9.1", "piaocai", "飘财", "+1 per 财神 discard in the counted chain"),
+    FLAG_JOKER_LINK: ("K-9.1", "piaocai", "飘财", "+1 per 财神 discard in the counted chain"),
 }
 
 #: the boolean column of each hand type when ``hand_flags`` is read as words
