@@ -211,7 +211,7 @@ def test_pettingzoo_arguments_validated():
 # ---------------------------------------------------------------------------
 def _copy_state(src: Game, dst: Game) -> None:
     for name in STATE_DTYPE.names:
-        dst.state[name][...] = src.state[name]
+        dst.state[name] = src.state[name]
 
 
 def _hidden_twin(game: Game, twin: Game, seat: int, rng) -> tuple[int, bool]:

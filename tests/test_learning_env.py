@@ -87,7 +87,7 @@ def _game_of(b: BatchedGames, i: int) -> Game:
     """A :class:`Game` holding game ``i``'s state."""
     g = Game(b.rules_name).reset(seed=0)
     for f in STATE_DTYPE.names:
-        g.state[f][...] = b.states[i][f]
+        g.state[f] = b.states[i][f]
     return g
 
 
@@ -402,7 +402,7 @@ def _oracle_reference(game: Game) -> dict:
             continue
         g2 = Game(game.rules_name).reset(seed=0)
         for f in STATE_DTYPE.names:
-            g2.state[f][...] = st[f]
+            g2.state[f] = st[f]
         g2.step(a)
         while not g2.done and g2.state["table"]["phase"] in (PH_CLAIM, PH_ROB, PH_HARD) and g2.state["table"]["src"] == s:
             acts = g2.legal_actions()

@@ -85,7 +85,7 @@ def test_a_python_opponent_sees_its_own_seat_and_nothing_hidden(batched_warm):
             assert obs.shape == (len(seats), 76, 34) and mask.shape == (len(seats), 145)
             for j, s in enumerate(seats):
                 for name in STATE_DTYPE.names:
-                    game.state[name][...] = states[j][name]
+                    game.state[name] = states[j][name]
                 assert s != 2 and s == states[j]["table"]["to_act"]
                 np.testing.assert_array_equal(mask[j], states[j]["mask"].astype(bool))
                 np.testing.assert_array_equal(obs[j], encode(game, int(s)))
