@@ -18,7 +18,19 @@ from caishen.agents import make_agent
 from caishen.sim.bots import registry
 from caishen.sim.bots.policies import new_work
 from caishen.sim.engine import (
+    DF_CLAIMED,
     EP_JOKER,
+    MAX_DISCARDS,
+    PH_CLAIM,
+    PH_ROB,
+    PH_TURN,
+    SC_DRAWN,
+    SC_PHASE,
+    SC_TO_ACT,
+    SC_TURN,
+    SF_N_DISCARDS,
+    SF_SHANTEN,
+    SF_TENPAI,
     N_KINDS,
     N_SEATS,
     SC_HEAD,
@@ -37,7 +49,9 @@ from caishen.sim.engine import (
     build_wall,
 )
 from caishen.sim.engine.game import _hidden_twin
-from caishen.sim.tiles import MELD_KONG_CONCEALED
+from caishen.sim.engine import view as V
+from caishen.sim.hand import _shanten
+from caishen.sim.tiles import MELD_CHOW, MELD_KONG_ADDED, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_NONE, MELD_PONG
 
 RULES = ("kaihua", "jiating")
 #: every kind of bot of the registry (random is the agents' numpy stream: checked apart)
@@ -155,6 +169,9 @@ def test_the_observation_holds_nothing_hidden_and_all_that_the_seat_sees(rules, 
         other = _scramble(g, seat, rng).observe()
         differ = [f for f in obs.state.dtype.names if not np.array_equal(obs.state[f], other.state[f])]
         assert differ == [], (g.seed, int(g.state["sc"][SC_STEPS]))
+        for s in range(N_SEATS):  # the kernel against its pure-Python reference, for every seat
+            ref, got = _reference_view(g.state, s, g._ep, g._tabs)[0], V.seat_view(g.state, s, g._ep, g._tabs)[0]
+            assert [f for f in ref.dtype.names if not np.array_equal(ref[f], got[f])] == [], s
         view = Game(rules)
         view._buf[0] = obs.state
         view._started = True
@@ -183,3 +200,88 @@ def test_a_game_passed_to_act_is_refused_with_what_to_pass():
     with pytest.raises(ValueError, match="hand is over"):
         game.observe()
     assert obs.log[-1][0] == "end_hand"  # the log of the hand is live: its seat sees the end
+
+
+# ------------------------------------------------------------------ the pure-Python reference of seat_view
+_PRIVATE_COLS = [c for c, _ in V._PRIVATE_SF]
+_PRIVATE_VALUES = np.array([x for _, x in V._PRIVATE_SF], np.int64)
+_TURN_SC = list(V._TURN_SC)
+_ZEROED = ("circle", "tmp", "counts", "work", "rng", "queue", "wins")
+_SEEN = np.zeros((MELD_KONG_CONCEALED + 1, 3), np.int64)  # _SEEN[type, j]: tiles of kind + j in such a meld
+_SEEN[MELD_CHOW] = 1
+_SEEN[MELD_PONG, 0] = 3
+_SEEN[[MELD_KONG_EXPOSED, MELD_KONG_ADDED, MELD_KONG_CONCEALED], 0] = 4
+_SLOTS = np.arange(MAX_DISCARDS)[None, :]
+
+
+def _unseen(st, seat: int) -> np.ndarray:
+    """``int64[34]``: copies of each kind that ``seat`` cannot see (4 minus its hand, the discards not
+    claimed, every meld but the others' concealed kongs)."""
+    cnt = 4 - st["hands"][seat].astype(np.int64)
+    nd = st["seat"][:, SF_N_DISCARDS]
+    live = (_SLOTS < nd[:, None]) & ((st["dflags"] & DF_CLAIMED) == 0)
+    cnt -= np.bincount(st["discards"][live], minlength=N_KINDS)
+    mt, mk = st["meld_type"].astype(np.int64), st["meld_kind"].astype(np.int64)
+    shown = mt != MELD_NONE
+    shown[np.arange(N_SEATS) != seat] &= mt[np.arange(N_SEATS) != seat] != MELD_KONG_CONCEALED
+    t, k = mt[shown], mk[shown]
+    for j in range(3):
+        cnt -= np.bincount(k + j, weights=_SEEN[t, j], minlength=N_KINDS + 2)[:N_KINDS].astype(np.int64)
+    return cnt
+
+
+def _own_question(st, seat: int) -> np.ndarray:
+    """The rows of the claim queue asking ``seat`` now (its own question: the levels it is asked at),
+    none outside a claim."""
+    q, n = int(st["sc"][SC_Q_POS]), int(st["sc"][SC_Q_LEN])
+    if int(st["sc"][SC_PHASE]) not in (PH_CLAIM, PH_ROB) or q >= n or int(st["queue"][q, 0]) != seat:
+        return st["queue"][:0].copy()
+    e = q + 1
+    while e < n and int(st["queue"][e, 0]) == seat:
+        e += 1
+    return st["queue"][q:e].copy()
+
+
+def _reference_view(state, seat: int, ep: np.ndarray, tabs) -> np.ndarray:
+    """The pure-Python reference of :func:`caishen.sim.engine.view._seat_view` (a state the kernel accepts)."""
+    seat = int(seat)
+    out = np.array([state])
+    v = out[0]
+    sc, sf = v["sc"], v["seat"]
+    cnt = _unseen(v, seat)
+    if (cnt < 0).any():
+        k = int(np.flatnonzero(cnt < 0)[0])
+        raise ValueError(f"seat {seat} sees {4 - int(cnt[k])} copies of kind {k}: the state is broken")
+    others = [p for p in range(N_SEATS) if p != seat]
+    hidden_kongs = np.argwhere(v["meld_type"] == MELD_KONG_CONCEALED)
+    for p, i in hidden_kongs[hidden_kongs[:, 0] != seat]:  # the first kinds with four unseen copies
+        k = int(np.flatnonzero(cnt >= 4)[0])
+        v["meld_kind"][p, i] = k
+        cnt[k] -= 4
+    pool = np.repeat(np.arange(N_KINDS, dtype=np.uint8), cnt)
+    head, tail = int(sc[SC_HEAD]), int(sc[SC_TAIL])
+    sizes = v["hands"][others].sum(axis=1, dtype=np.int64)
+    if pool.size != int(sizes.sum()) + tail - head + 1:
+        raise ValueError(f"seat {seat} cannot see {pool.size} tiles, the others' hands and the wall hold "
+                         "another number: the state is broken")
+    ends = np.cumsum(sizes)
+    for p, e, n in zip(others, ends, sizes):
+        v["hands"][p] = np.bincount(pool[e - n:e], minlength=N_KINDS)
+    v["wall"][:] = 0
+    v["wall"][head:tail + 1] = pool[ends[-1]:]
+    sf[np.ix_(others, _PRIVATE_COLS)] = _PRIVATE_VALUES
+    joker = int(ep[EP_JOKER])
+    for p in others:
+        sh = int(_shanten(v["hands"][p], joker, tabs))
+        sf[p, SF_SHANTEN], sf[p, SF_TENPAI] = sh, int(sh <= 0)
+    if not (int(sc[SC_PHASE]) == PH_TURN and int(sc[SC_TURN]) == seat and int(sc[SC_TO_ACT]) == seat):
+        sc[SC_DRAWN] = -1  # another seat's turn: its drawn tile and self-draw facts
+        sc[_TURN_SC] = 0
+    own = _own_question(v, seat)
+    sc[SC_STEPS] = 0
+    for name in _ZEROED:
+        v[name] = 0
+    v["queue"][:len(own)] = own  # the seat's own question alone: its legal mask stays the state's
+    sc[SC_Q_POS], sc[SC_Q_LEN] = 0, len(own)
+    out.flags.writeable = False
+    return out

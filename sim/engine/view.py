@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
 from caishen.sim.hand import _shanten
 from caishen.sim.engine.layout import (
@@ -51,7 +52,6 @@ from caishen.sim.engine.layout import (
     A_PASS,
     DF_CLAIMED,
     EP_JOKER,
-    MAX_DISCARDS,
     N_KINDS,
     N_SEATS,
     PH_CLAIM,
@@ -80,6 +80,7 @@ from caishen.sim.engine.layout import (
     SF_FORCE_PIAO,
     SF_HARD_OFFER,
     SF_N_DISCARDS,
+    SF_N_MELDS,
     SF_N_PASSED_WIN,
     SF_PASSED_PONG,
     SF_PASSED_WIN,
@@ -90,9 +91,7 @@ from caishen.sim.engine.layout import (
 )
 from caishen.sim.tiles import (
     MELD_CHOW,
-    MELD_KONG_ADDED,
     MELD_KONG_CONCEALED,
-    MELD_KONG_EXPOSED,
     MELD_NONE,
     MELD_PONG,
 )
@@ -103,12 +102,10 @@ __all__ = ["Observation", "PublicLog", "public_action", "seat_view"]
 _PRIVATE_SF = ((SF_PASSED_PONG, 0), (SF_PASSED_WIN, 0), (SF_SWAP_FORBID, -1), (SF_FORCE_PIAO, 0),
                (SF_CLAIM_OPTS, 0), (SF_CLAIM_EXP, 0), (SF_CLAIM_FLAGS, 0), (SF_CLAIM_PIAO, 0),
                (SF_CLAIM_KONG, 0), (SF_HARD_OFFER, 0), (SF_N_PASSED_WIN, 0))
-_PRIVATE_COLS = [c for c, _ in _PRIVATE_SF]
-_PRIVATE_VALUES = np.array([x for _, x in _PRIVATE_SF], np.int64)
+_PRIVATE_COLS = tuple(c for c, _ in _PRIVATE_SF)
+_PRIVATE_VALUES = tuple(x for _, x in _PRIVATE_SF)
 #: the self-draw facts of the turn's seat (hidden unless the observing seat is on its own turn)
-_TURN_SC = [SC_CAN_TSUMO, SC_TSUMO_EXP, SC_TSUMO_FLAGS, SC_TSUMO_PIAO, SC_TSUMO_KONG, SC_DECLARE_KINDS]
-#: fields of the record hidden as a whole (zeroed): scratch, the claim queue, the random stream, the win contexts
-_ZEROED = ("circle", "tmp", "counts", "work", "rng", "queue", "wins")
+_TURN_SC = (SC_CAN_TSUMO, SC_TSUMO_EXP, SC_TSUMO_FLAGS, SC_TSUMO_PIAO, SC_TSUMO_KONG, SC_DECLARE_KINDS)
 
 
 def public_action(actor: int, action: int, viewer: int) -> str | None:
@@ -160,7 +157,7 @@ class Observation(NamedTuple):
     rules: object  #: the rule set's options object (:func:`caishen.sim.engine.load_rules`)
     ep: np.ndarray  #: ``int64[N_EP]``: the engine params (:func:`caishen.sim.engine.engine_params`)
     rp: object  #: the rule set's kernel params (``rules.params()``)
-    tabs: tuple  #: the hand tables (:func:`caishen.sim.tables.hand_tables`)
+    tabs: np.ndarray  #: the hand tables (:func:`caishen.sim.tables.hand_tables`)
     log: PublicLog  #: the hand's events as ``seat`` sees them (live: it grows as the hand goes on)
 
     def legal_actions(self) -> list[int]:
@@ -168,85 +165,124 @@ class Observation(NamedTuple):
         return [int(a) for a in np.flatnonzero(self.mask)]
 
 
-#: ``_SEEN[type, j]``: tiles of kind ``meld_kind + j`` in a meld of type ``MELD_*`` (a chow: kind, +1, +2)
-_SEEN = np.zeros((MELD_KONG_CONCEALED + 1, 3), np.int64)
-_SEEN[MELD_CHOW] = 1
-_SEEN[MELD_PONG, 0] = 3
-_SEEN[[MELD_KONG_EXPOSED, MELD_KONG_ADDED, MELD_KONG_CONCEALED], 0] = 4
-_SLOTS = np.arange(MAX_DISCARDS)[None, :]
-
-
-def _unseen(st, seat: int) -> np.ndarray:
-    """``int64[34]``: copies of each kind that ``seat`` cannot see (4 minus its hand, the discards not
-    claimed, every meld but the others' concealed kongs)."""
-    cnt = 4 - st["hands"][seat].astype(np.int64)
-    nd = st["seat"][:, SF_N_DISCARDS]
-    live = (_SLOTS < nd[:, None]) & ((st["dflags"] & DF_CLAIMED) == 0)
-    cnt -= np.bincount(st["discards"][live], minlength=N_KINDS)
-    mt, mk = st["meld_type"].astype(np.int64), st["meld_kind"].astype(np.int64)
-    shown = mt != MELD_NONE
-    shown[np.arange(N_SEATS) != seat] &= mt[np.arange(N_SEATS) != seat] != MELD_KONG_CONCEALED
-    t, k = mt[shown], mk[shown]
-    for j in range(3):
-        cnt -= np.bincount(k + j, weights=_SEEN[t, j], minlength=N_KINDS + 2)[:N_KINDS].astype(np.int64)
-    return cnt
-
-
-def _own_question(st, seat: int) -> np.ndarray:
-    """The rows of the claim queue asking ``seat`` now (its own question: the levels it is asked at),
-    none outside a claim."""
-    q, n = int(st["sc"][SC_Q_POS]), int(st["sc"][SC_Q_LEN])
-    if int(st["sc"][SC_PHASE]) not in (PH_CLAIM, PH_ROB) or q >= n or int(st["queue"][q, 0]) != seat:
-        return st["queue"][:0].copy()
-    e = q + 1
-    while e < n and int(st["queue"][e, 0]) == seat:
-        e += 1
-    return st["queue"][q:e].copy()
-
-
 def seat_view(state, seat: int, ep: np.ndarray, tabs) -> np.ndarray:
     """``STATE_DTYPE[1]``: a copy of the game record ``state`` with what ``seat`` may not see replaced by
-    canonical values (module docstring), a function of what ``seat`` sees only.  ``ep``/``tabs``: the
-    engine params and hand tables (the others' readiness cache is recomputed for their canonical hands).
-    Raises ``ValueError`` if the state's tiles are not conserved."""
-    seat = int(seat)
-    out = np.array([state])
-    v = out[0]
-    sc, sf = v["sc"], v["seat"]
-    cnt = _unseen(v, seat)
-    if (cnt < 0).any():
-        k = int(np.flatnonzero(cnt < 0)[0])
-        raise ValueError(f"seat {seat} sees {4 - int(cnt[k])} copies of kind {k}: the state is broken")
-    others = [p for p in range(N_SEATS) if p != seat]
-    hidden_kongs = np.argwhere(v["meld_type"] == MELD_KONG_CONCEALED)
-    for p, i in hidden_kongs[hidden_kongs[:, 0] != seat]:  # the first kinds with four unseen copies
-        k = int(np.flatnonzero(cnt >= 4)[0])
-        v["meld_kind"][p, i] = k
-        cnt[k] -= 4
-    pool = np.repeat(np.arange(N_KINDS, dtype=np.uint8), cnt)
-    head, tail = int(sc[SC_HEAD]), int(sc[SC_TAIL])
-    sizes = v["hands"][others].sum(axis=1, dtype=np.int64)
-    if pool.size != int(sizes.sum()) + tail - head + 1:
-        raise ValueError(f"seat {seat} cannot see {pool.size} tiles, the others' hands and the wall hold "
-                         "another number: the state is broken")
-    ends = np.cumsum(sizes)
-    for p, e, n in zip(others, ends, sizes):
-        v["hands"][p] = np.bincount(pool[e - n:e], minlength=N_KINDS)
-    v["wall"][:] = 0
-    v["wall"][head:tail + 1] = pool[ends[-1]:]
-    sf[np.ix_(others, _PRIVATE_COLS)] = _PRIVATE_VALUES
-    joker = int(ep[EP_JOKER])
-    for p in others:
-        sh = int(_shanten(v["hands"][p], joker, tabs))
-        sf[p, SF_SHANTEN], sf[p, SF_TENPAI] = sh, int(sh <= 0)
-    if not (int(sc[SC_PHASE]) == PH_TURN and int(sc[SC_TURN]) == seat and int(sc[SC_TO_ACT]) == seat):
-        sc[SC_DRAWN] = -1  # another seat's turn: its drawn tile and self-draw facts
-        sc[_TURN_SC] = 0
-    own = _own_question(v, seat)
-    sc[SC_STEPS] = 0
-    for name in _ZEROED:
-        v[name] = 0
-    v["queue"][:len(own)] = own  # the seat's own question alone: its legal mask stays the state's
-    sc[SC_Q_POS], sc[SC_Q_LEN] = 0, len(own)
+    canonical values (module docstring), a function of what ``seat`` sees only, read-only.  ``ep``/``tabs``:
+    the engine params and hand tables (the others' readiness cache is recomputed for their canonical
+    hands).  Raises ``ValueError`` if the state's tiles are not conserved (:func:`_seat_view`)."""
+    out = np.empty(1, state.dtype)
+    err = _seat_view(state, int(seat), ep, tabs, out[0], np.zeros(N_KINDS, np.int64))
+    if err:
+        raise ValueError(f"seat {seat} sees more tiles than there are, or the others' hands and the wall hold "
+                         "another number than it cannot see: the state is broken")
     out.flags.writeable = False
     return out
+
+
+@njit(cache=True)
+def _seat_view(st, seat, ep, tabs, v, cnt):
+    """Fill the record ``v`` with ``st`` as ``seat`` sees it (:func:`seat_view`); ``cnt: int64[34]`` scratch.
+    Returns 0, or 1 when the tiles are not conserved.  Tests: a pure-Python reference (tests/test_observe.py)."""
+    v.wall[:] = 0
+    v.hands[:] = st.hands
+    v.meld_type[:] = st.meld_type
+    v.meld_kind[:] = st.meld_kind
+    v.discards[:] = st.discards
+    v.dflags[:] = st.dflags
+    v.circle[:] = 0
+    v.mask[:] = st.mask
+    v.legal[:] = st.legal
+    v.seat[:] = st.seat
+    v.sc[:] = st.sc
+    v.queue[:] = 0
+    v.tmp[:] = 0
+    v.counts[:] = 0
+    v.wins[:] = 0
+    v.work[:] = 0
+    v.rng[:] = 0
+    # the tiles seat cannot see: 4 minus its hand, the discards not claimed, the melds it sees
+    for k in range(N_KINDS):
+        cnt[k] = 4 - np.int64(st.hands[seat, k])
+    for p in range(N_SEATS):
+        for i in range(st.seat[p, SF_N_DISCARDS]):
+            if (st.dflags[p, i] & DF_CLAIMED) == 0:
+                cnt[st.discards[p, i]] -= 1
+        for i in range(st.seat[p, SF_N_MELDS]):
+            t = st.meld_type[p, i]
+            if t == MELD_NONE or (t == MELD_KONG_CONCEALED and p != seat):
+                continue
+            k = st.meld_kind[p, i]
+            if t == MELD_CHOW:
+                cnt[k] -= 1
+                cnt[k + 1] -= 1
+                cnt[k + 2] -= 1
+            else:
+                cnt[k] -= 3 if t == MELD_PONG else 4
+    for k in range(N_KINDS):
+        if cnt[k] < 0:
+            return 1
+    # the others' concealed kongs: the first kinds with four unseen copies
+    for p in range(N_SEATS):
+        if p == seat:
+            continue
+        for i in range(st.seat[p, SF_N_MELDS]):
+            if st.meld_type[p, i] == MELD_KONG_CONCEALED:
+                k = 0
+                while k < N_KINDS and cnt[k] < 4:
+                    k += 1
+                if k == N_KINDS:
+                    return 1
+                v.meld_kind[p, i] = k
+                cnt[k] -= 4
+    # the rest in kind order: the other hands (sizes kept), then the live wall
+    head = st.sc[SC_HEAD]
+    tail = st.sc[SC_TAIL]
+    need = tail - head + 1
+    for p in range(N_SEATS):
+        if p != seat:
+            for k in range(N_KINDS):
+                need += st.hands[p, k]
+    have = 0
+    for k in range(N_KINDS):
+        have += cnt[k]
+    if have != need:
+        return 1
+    k = 0
+    for p in range(N_SEATS):
+        if p == seat:
+            continue
+        size = 0
+        for j in range(N_KINDS):
+            size += st.hands[p, j]
+            v.hands[p, j] = 0
+        for _ in range(size):
+            while cnt[k] == 0:
+                k += 1
+            v.hands[p, k] += 1
+            cnt[k] -= 1
+        for c in range(len(_PRIVATE_COLS)):
+            v.seat[p, _PRIVATE_COLS[c]] = _PRIVATE_VALUES[c]
+        sh = _shanten(v.hands[p], ep[EP_JOKER], tabs)
+        v.seat[p, SF_SHANTEN] = sh
+        v.seat[p, SF_TENPAI] = 1 if sh <= 0 else 0
+    for i in range(head, tail + 1):
+        while cnt[k] == 0:
+            k += 1
+        v.wall[i] = k
+        cnt[k] -= 1
+    if not (st.sc[SC_PHASE] == PH_TURN and st.sc[SC_TURN] == seat and st.sc[SC_TO_ACT] == seat):
+        v.sc[SC_DRAWN] = -1  # another seat's turn: its drawn tile and self-draw facts
+        for j in range(len(_TURN_SC)):
+            v.sc[_TURN_SC[j]] = 0
+    v.sc[SC_STEPS] = 0
+    # the seat's own question alone (the rows of the claim queue asking it now): its legal mask stays
+    q = st.sc[SC_Q_POS]
+    n = 0
+    if (st.sc[SC_PHASE] == PH_CLAIM or st.sc[SC_PHASE] == PH_ROB) and q < st.sc[SC_Q_LEN]:
+        while q + n < st.sc[SC_Q_LEN] and st.queue[q + n, 0] == seat:
+            v.queue[n, 0] = st.queue[q + n, 0]
+            v.queue[n, 1] = st.queue[q + n, 1]
+            n += 1
+    v.sc[SC_Q_POS] = 0
+    v.sc[SC_Q_LEN] = n
+    return 0
