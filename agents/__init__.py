@@ -1,5 +1,8 @@
 """Bots for the Python step API (:class:`caishen.sim.engine.Game`) and the environments, and the trainers.
 
+A bot acts on what its seat may see: ``bot.act(game.observe())`` (an
+:class:`caishen.sim.engine.Observation`), never on the ``Game``.
+
 Every kernel bot's step-API face is :mod:`caishen.sim.bots.agent`
 (its classes re-exported here: :class:`Agent`, ...); :func:`make_agent` is the one factory of every bot:
 
@@ -9,7 +12,7 @@ Every kernel bot's step-API face is :mod:`caishen.sim.bots.agent`
 >>> game = Game(DEFAULT).reset(seed=7)
 >>> bots = [make_agent("greedy")] * 4
 >>> while not game.done:
-...     game.step(bots[game.current_player].act(game))
+...     game.step(bots[game.current_player].act(game.observe()))
 
 Policies: every spec of the one bot registry (:mod:`caishen.sim.bots.registry`:
 ``random``, ``greedy``, ``greedy_safe``, ``never``, ``always``, ``threshold:N``,

@@ -263,7 +263,7 @@ def play(rules: str = DEFAULT, options: dict | None = None, seat: int = 0, polic
         step[0] += 1
         p = g.current_player
         if p != seat:
-            return bots[p].act(g)
+            return bots[p].act(g.observe())
         frame = replay.snapshot(g, step[0] - 1)
         out.write("\n" + "\n".join(replay.frame_lines(frame, seat, offers=False, joker=joker)) + "\n")
         if hint:

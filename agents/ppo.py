@@ -7,10 +7,10 @@ import this module (``caishen.agents.make_agent("ppo:PATH")`` imports it when as
   by :mod:`caishen.agents.train_ppo` (a ``.safetensors`` file,
   :func:`save_policy` / :func:`load_policy`) and plays
 
-  * the Python step API: ``act(game)`` encodes
-    ``caishen.envs.observation.encode(game, game.current_player, layout=...)`` in
+  * the Python step API: ``act(observation)`` (``game.observe()``) encodes
+    ``caishen.envs.observation.encode(observation, layout=...)`` in
     the layout the policy was trained on and returns its choice among
-    ``game.legal_mask()`` (so it can sit in any seat of a
+    ``observation.mask`` (so it can sit in any seat of a
     :class:`caishen.sim.engine.Game`, of :class:`caishen.envs.gym_env.MahjongEnv` as an
     opponent, or of the PettingZoo env);
   * the batched envs: ``act_games(games) -> int64[n]`` for the seat to act
@@ -72,7 +72,7 @@ from caishen.sim.bots.agent import Agent
 from caishen.envs.assist import N_ASSIST, assist_batch, assist_features
 from caishen.envs.observation import encode, feature_set, flat_size, n_planes
 from caishen.sim.bots.features import check_feature_set
-from caishen.sim.engine import N_ACTIONS, N_KINDS, Game
+from caishen.sim.engine import N_ACTIONS, N_KINDS, Observation
 
 __all__ = ["PPOAgent", "load_model", "load_policy", "save_policy", "convert_zip", "layout_of", "evaluate_vs_greedy", "ci_table", "random_masked_policy",
            "greedy_policy"]
@@ -385,14 +385,13 @@ class PPOAgent(Agent):
             obs = np.concatenate([obs, assist_batch(games.states, games.player, games.rules_name)], axis=1)
         return self.act_batch(obs, games.masks)
 
-    def act(self, game: Game) -> int:
-        self._check(game)
-        mask = game.legal_mask()
-        seat = game.current_player
-        obs = encode(game, seat, layout=self.layout, history=self.history)
+    def act(self, observation: Observation) -> int:
+        """The policy's action from ``observation`` (``game.observe()``) encoded in its layout."""
+        o = self._check(observation)
+        x = encode(o, layout=self.layout, history=self.history)
         if self.assist:
-            obs = np.concatenate([obs, assist_features(game, seat)])
-        return int(self.act_batch(obs[None], mask[None])[0])
+            x = np.concatenate([x, assist_features(o)])
+        return int(self.act_batch(x[None], o.mask.astype(bool)[None])[0])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -220,7 +220,7 @@ def opponent_llr(hands: int = 300) -> np.ndarray:
         for seed in range(hands):
             game = E.Game(rules).reset(seed=seed)
             while not game.done:
-                game.step(bots[game.current_player].act(game))
+                game.step(bots[game.current_player].act(game.observe()))
             st, joker = game.state, int(game._ep.joker)
             for p in (0, 1, 3):
                 n = min(int(st["seat"][p]["n_discards"]), rows * OPP_ROW)

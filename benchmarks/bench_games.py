@@ -152,12 +152,12 @@ def step_rate(rules: str, policies: str, hands: int, seed: int) -> float:
     game = Game(rules)
     game.reset(seed=seed)  # warm-up hand: compile / load the step kernels
     while not game.done:
-        game.step(bots[game.current_player].act(game))
+        game.step(bots[game.current_player].act(game.observe()))
     t = time.process_time()
     for h in range(hands):
         game.reset(seed=seed + h)
         while not game.done:
-            game.step(bots[game.current_player].act(game))
+            game.step(bots[game.current_player].act(game.observe()))
     return hands / (time.process_time() - t)
 
 

@@ -25,7 +25,7 @@ seat's own randomness is its own).
 
 Every action of a game with an ``exec:`` seat is logged in numba (who, what)
 and turned into that program's events between its decisions (only what its
-seat may see: :func:`caishen.envs.exec_seat.public_action`).
+seat may see: :func:`caishen.sim.engine.public_action`).
 """
 
 from __future__ import annotations
@@ -434,11 +434,11 @@ def play_batch(n_hands: int, seed: int, rules=DEFAULT, options=None, policies="g
 # one decision at a time: an open seat as a step-API agent (an env's opponent)
 # ---------------------------------------------------------------------------
 class _OneGame:
-    """The table face of one :class:`caishen.sim.engine.Game` for an open seat's ``decide``."""
+    """The table face of one observation (:meth:`caishen.sim.engine.Game.observe`) for an open seat's ``decide``."""
 
-    def __init__(self, game, number: int):
-        self.states = np.array([game.state])  # a copy: the seat reads, never writes
-        self.seat = int(game.current_player)
+    def __init__(self, obs, number: int):
+        self.states = np.array([obs.state])  # a writable copy of the seat's view (its mask included)
+        self.seat = int(obs.seat)
         self.number = number
 
     def waiting(self, idx):
@@ -453,61 +453,59 @@ class _OneGame:
 
 
 class SeatAgent(Agent):
-    """An open seat (``python:``, ``exec:``) as a step-API agent: ``act(game) -> action`` for
-    ``game.current_player`` (:func:`caishen.sim.bots.agent.make_agent` makes it, so an env takes it as an
-    opponent: ``MahjongEnv(opponents=make_agent("python:..."))``).  A ``python:`` seat gets a batch of one
-    decision; an ``exec:`` program, one per seat it is asked for, gets the game's events (from
-    ``game.events``) before each request, and ``close()`` (or the end of the process) stops it.  Raises
-    :class:`caishen.envs.seats.SeatError` as the table does."""
+    """An open seat (``python:``, ``exec:``) as a step-API agent: ``act(observation) -> action`` for the
+    observing seat (``game.observe()``; :func:`caishen.sim.bots.agent.make_agent` makes it, so an env takes it
+    as an opponent: ``MahjongEnv(opponents=make_agent("python:..."))``).  A ``python:`` seat gets a batch of
+    one decision; an ``exec:`` program, one per seat it is asked for, gets the hand's events as its seat sees
+    them (the observation's log) before each request, a hand's end at its next decision, and ``close()``
+    (or the end of the process) stops it.  Raises :class:`caishen.envs.seats.SeatError` as the table does."""
 
     def __init__(self, spec: str):
         self.bot = registry.parse(spec)
         self.name = self.bot.spec
         self._seats: dict = {}  # (rules, seat) -> open seat
-        self._game, self._first, self._number, self._sent = None, None, -1, {}
+        self._logs: dict = {}  # seat -> (its current hand's public log, the hand's number, events sent)
 
-    def act(self, game) -> int:
-        self._check(game)
-        if game is not self._game or game.events[0] is not self._first:  # a new game or a new hand: a new number
-            self._flush()
-            self._game, self._number, self._sent = game, self._number + 1, {}
-            self._first = game.events[0]
-        game.legal_mask()  # sets the state's mask
-        view = _OneGame(game, self._number)
-        seat = self._seat(game, view.seat)
+    def act(self, observation) -> int:
+        obs = self._check(observation)
+        s = obs.seat
+        log, number, _ = self._logs.get(s, (None, -1, 0))
+        if obs.log is not log:  # a new hand for this seat: a new number
+            self._flush(s)
+            self._logs[s] = (obs.log, number + 1, 0)
+        view = _OneGame(obs, self._logs[s][1])
+        seat = self._seat(obs, s)
         if hasattr(seat, "start_hand"):
-            self._events(seat, view.seat)
+            self._events(seat, s)
         return int(seat.decide(np.zeros(1, np.int64), view)[0])
 
-    def _seat(self, game, s: int):
-        key = (game.rules_name, s if self.bot.kind == "exec" else -1)
+    def _seat(self, obs, s: int):
+        key = (obs.rules_name, s if self.bot.kind == "exec" else -1)
         if key not in self._seats:
-            joker = int(engine_params(game.rules_name, game.rules).joker)
-            seat = _open_seats([self.name] * N_SEATS, game.rules_name, game.rules.to_dict(), joker)[
+            joker = int(obs.ep.joker)
+            seat = _open_seats([self.name] * N_SEATS, obs.rules_name, obs.rules.to_dict(), joker)[
                 s if self.bot.kind == "exec" else 0]
             seat.begin()
             self._seats[key] = seat
         return self._seats[key]
 
-    def _events(self, seat, s: int, final: bool = False) -> None:
-        """Queue the events of the current game that ``seat`` (an exec: seat in seat ``s``) has not had."""
-        events = self._game.events
-        for e in events[self._sent.get(s, 0):]:
-            if e["event"] == "reset":
-                seat.start_hand(self._number, e["dealer"])
-            elif e["event"] == "action":
-                seat.action(self._number, e["seat"], e["action"])
-            elif e["event"] == "result" and final:
-                seat.end_hand(self._number, [e[f"score_{p}"] for p in range(N_SEATS)],
-                              [p for p in range(N_SEATS) if (e["winners_mask"] >> p) & 1])
-        self._sent[s] = len(events) if final or not events or events[-1]["event"] != "result" else len(events) - 1
+    def _events(self, seat, s: int) -> None:
+        """Queue the events of seat ``s``'s current hand that ``seat`` (its exec: program) has not had."""
+        log, number, sent = self._logs[s]
+        for e in log[sent:]:
+            if e[0] == "start_hand":
+                seat.start_hand(number, e[1])
+            elif e[0] == "action":
+                seat.seen(number, e[1], e[2])
+            else:  # end_hand
+                seat.end_hand(number, e[1], e[2])
+        self._logs[s] = (log, number, len(log))
 
-    def _flush(self) -> None:
-        if self._game is None:
-            return
-        for (_, s), seat in self._seats.items():
-            if hasattr(seat, "start_hand") and s in self._sent:
-                self._events(seat, s, final=True)
+    def _flush(self, s: int | None = None) -> None:
+        """Queue the rest of seat ``s``'s last hand (every seat's: None) for its exec: program."""
+        for (_, p), seat in self._seats.items():  # p: an exec: program's seat (-1: the python: seat)
+            if hasattr(seat, "start_hand") and p in self._logs and s in (None, p):
+                self._events(seat, p)
 
     def close(self) -> None:
         """Stop the open seats' programs (after the last game's end)."""

@@ -51,7 +51,7 @@ from caishen.sim.borrow import borrowed
 from caishen.sim.bots.features import ASSIST_V1
 from caishen.sim.bots.policies import _W_AFTER, _W_EFF, _W_LIVE, _live_counts, _scratch
 from caishen.sim.effective import _effective_each, _shanten_each_discard
-from caishen.sim.engine import Game
+from caishen.sim.engine import Game, Observation
 from caishen.sim.hand import _shanten, _shanten_each_change
 from caishen.sim.rules import base as _rulesets
 from caishen.sim.tables import hand_tables
@@ -132,9 +132,14 @@ def assist_batch(states: np.ndarray, seats: np.ndarray, rules_name: str, out: np
     return out
 
 
-def assist_features(game: Game, seat: int) -> np.ndarray:
-    """``float32[36]``: the block of ``seat`` in a started :class:`caishen.sim.engine.Game`.  Raises ``ValueError``
+def assist_features(game: Game | Observation, seat: int | None = None) -> np.ndarray:
+    """``float32[36]``: the block of ``seat`` in a started :class:`caishen.sim.engine.Game`, or of the observing
+    seat in an :class:`caishen.sim.engine.Observation` (``game.observe()``).  Raises ``ValueError``
     for a bad seat or an unstarted game."""
+    if isinstance(game, Observation):
+        if seat is not None and (isinstance(seat, bool) or seat != game.seat):
+            raise ValueError(f"an observation is seat {game.seat}'s view, seat {seat!r} asked")
+        return assist_batch(np.array([game.state]), np.array([game.seat]), game.rules_name)[0]
     if not isinstance(game, Game):
         raise ValueError(f"expected a caishen.sim.engine.Game, got {type(game).__name__}")
     game.current_player  # raises ValueError if the game was never reset

@@ -50,11 +50,7 @@ import numpy as np
 from caishen.envs.seats import SeatError, legal_names
 from caishen.sim import tiles
 from caishen.sim.engine import (
-    A_HARD_DECLINE,
-    A_KONG_CONCEALED,
-    A_PASS,
     MAX_MELDS,
-    N_KINDS,
     N_SEATS,
     PH_CLAIM,
     PH_ROB,
@@ -62,6 +58,7 @@ from caishen.sim.engine import (
     PHASE_NAMES,
     action_name,
     parse_action,
+    public_action,
 )
 
 #: the protocol's name and version (the ``hello`` message)
@@ -86,19 +83,6 @@ def _line(msg: dict) -> str:
 # ---------------------------------------------------------------------------
 # messages (pure functions of the state: what one seat may see)
 # ---------------------------------------------------------------------------
-def public_action(actor: int, action: int, viewer: int) -> str | None:
-    """The name of ``actor``'s ``action`` as ``viewer`` sees it: all of its own; of another seat a concealed
-    kong without its tile (K-5.3), no pass and no 硬子 refusal (which seat is asked is private), the rest
-    in full."""
-    if actor == viewer:
-        return action_name(action)
-    if action in (A_PASS, A_HARD_DECLINE):
-        return None
-    if A_KONG_CONCEALED <= action < A_KONG_CONCEALED + N_KINDS:
-        return "kong_concealed"
-    return action_name(action)
-
-
 def _meld(kind: int, mtype: int, hidden: bool) -> str:
     name = _MELD_NAMES[mtype]
     if hidden:
@@ -225,7 +209,11 @@ class ExecSeat:
                                 "joker": tiles.kind_name(self.joker) if self.joker >= 0 else None}))
 
     def action(self, game: int, actor: int, action: int) -> None:
-        name = public_action(int(actor), int(action), self.seat)
+        """Queue ``actor``'s ``action`` as this seat sees it (:func:`caishen.sim.engine.public_action`)."""
+        self.seen(game, actor, public_action(int(actor), int(action), self.seat))
+
+    def seen(self, game: int, actor: int, name: str | None) -> None:
+        """Queue an action already in the name this seat sees (None: one it does not see)."""
         if name is not None:
             self._out.append(_line({"type": "action", "game": int(game), "seat": int(actor), "action": name}))
 

@@ -118,10 +118,12 @@ stable-baselines3's ``make_vec_env`` expects when it tries
 
 A bot or a trained policy in any seat: ``seat`` is the learning seat, and
 each of the other three is a policy spec or an :class:`caishen.sim.bots.agent.Agent`; a
-trained policy plays a seat as an ``Agent`` subclass whose ``act(game)``
-returns its masked choice from ``caishen.envs.observation.encode(game,
-game.current_player)`` and ``game.legal_mask()``.  To evaluate a built-in
-bot in the learning seat, step it with ``make_agent("greedy").act(env.game)``.
+trained policy plays a seat as an ``Agent`` subclass whose
+``act(observation)`` returns its masked choice from
+``caishen.envs.observation.encode(observation)`` and ``observation.mask``
+(``observation``: ``game.observe()``, the seat to act's view).  To evaluate
+a built-in bot in the learning seat, step it with
+``make_agent("greedy").act(env.game.observe())``.
 
 ``reset(seed=s)`` deals the same hand and replays the same bots' choices for
 the same ``s`` (the wall seed, the dealer and the random bots' seeds come
@@ -249,7 +251,7 @@ class MahjongEnv(gymnasium.Env):
         """Let the bots act until the learning seat must decide or the hand is over."""
         g = self.game
         while not g.done and g.current_player != self.seat:
-            g.step(self._bots[g.current_player].act(g))
+            g.step(self._bots[g.current_player].act(g.observe()))
 
     # -- API ---------------------------------------------------------------------
     def reset(self, *, seed=None, options=None):

@@ -192,7 +192,7 @@ from caishen.sim.bots.features import (
     observation_set,
 )
 from caishen.sim.bots.policies import new_work
-from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game, _legal_mask
+from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, Game, Observation, _legal_mask
 from caishen.sim.rules import base as _rulesets
 
 __all__ = [
@@ -291,8 +291,27 @@ def relative_seats(seat: int) -> list[int]:
     return [(seat + r) % N_SEATS for r in range(N_SEATS)]
 
 
-def encode(game: Game, seat: int, out: np.ndarray | None = None, *, layout: str = "planes",
-           history: bool = False, assist: bool = False):
+def _source(game, seat) -> tuple:
+    """``(state, ep, tabs, rules_name, seat, acting)`` of a started :class:`Game` or an :class:`Observation`
+    (a writable copy of its state and params: the kernels take the types of a ``Game``'s); ``ValueError``
+    for anything else, a bad seat, or another seat than an observation's own."""
+    if isinstance(game, Observation):
+        if seat is None:
+            seat = game.seat
+        if isinstance(seat, bool) or seat != game.seat:
+            raise ValueError(f"an observation is seat {game.seat}'s view, seat {seat!r} asked")
+        return np.array([game.state])[0], np.array(game.ep), game.tabs, game.rules_name, int(seat), True
+    if not isinstance(game, Game):
+        raise ValueError(f"encode expects a caishen.sim.engine.Game or its observe(), got {type(game).__name__}")
+    game.current_player  # raises ValueError if the game was never reset
+    if isinstance(seat, bool) or seat not in range(N_SEATS):
+        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    acting = not game.done and game.current_player == seat
+    return game.state, game._ep, game._tabs, game.rules_name, int(seat), acting
+
+
+def encode(game: Game | Observation, seat: int | None = None, out: np.ndarray | None = None, *,
+           layout: str = "planes", history: bool = False, assist: bool = False):
     """The observation of ``seat`` (layouts in the module docstring).
 
     ``layout="planes"``: ``uint8[R, 34]`` with ``R = n_planes(history, assist)``
@@ -301,30 +320,27 @@ def encode(game: Game, seat: int, out: np.ndarray | None = None, *, layout: str 
     (967 or 2599, 70 more with assist), every value in ``[0, 1]``;
     ``layout="grid"``: ``uint8[R, 4, 9]``; ``layout="candidates"``: a dict
     (:func:`candidate_shapes`), no ``out``.  ``game``: a started
-    :class:`caishen.sim.engine.Game`; ``seat``: 0..3; ``out``: an optional
+    :class:`caishen.sim.engine.Game`, or an :class:`caishen.sim.engine.Observation`
+    (``game.observe()``: a step-API bot's input; ``seat`` its own, the default); ``seat``: 0..3; ``out``: an optional
     buffer of that shape and dtype to fill (returned).  Depends only on what
     ``seat`` may see.  Raises ``ValueError`` for a bad seat, layout, flag, an
     unstarted game or a wrong ``out`` buffer.
     """
-    if not isinstance(game, Game):
-        raise ValueError(f"encode expects a caishen.sim.engine.Game, got {type(game).__name__}")
-    game.current_player  # raises ValueError if the game was never reset
-    if isinstance(seat, bool) or seat not in range(N_SEATS):
-        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    st, ep, tabs, rules_name, seat, acting = _source(game, seat)
     layout, history, assist = check_layout(layout, history, assist)
-    joker = int(_rulesets.get(game.rules_name).facts["joker"])
+    joker = int(_rulesets.get(rules_name).facts["joker"])
     rows = n_planes(history)
     x = np.zeros((rows + (4 if assist else 0), N_KINDS), np.uint8)
-    _encode(game.state, int(seat), joker, x)
+    _encode(st, seat, joker, x)
     if history:
-        _encode_history(game.state, int(seat), x)
+        _encode_history(st, seat, x)
     work = new_work()
     if assist:
-        _assist_rows(game.state, int(seat), joker, game._tabs, work, np.zeros(N_KINDS, np.uint8), x, rows)
+        _assist_rows(st, seat, joker, tabs, work, np.zeros(N_KINDS, np.uint8), x, rows)
     if layout == "candidates":
         if out is not None:
             raise ValueError("encode(layout='candidates') returns a new dict; out is not taken")
-        return _candidates(game, int(seat), joker, x, assist, work)
+        return _candidates(st, ep, tabs, acting, joker, x, assist, work)
     fs = feature_set(layout, history, assist)
     dtype = np.float32 if layout == "flat" else np.uint8
     if out is None:
@@ -340,19 +356,20 @@ def encode(game: Game, seat: int, out: np.ndarray | None = None, *, layout: str 
     return out
 
 
-def _candidates(game: Game, seat: int, joker: int, x: np.ndarray, assist: bool, work) -> dict:
-    """The candidates observation of ``seat`` from its planes ``x`` (with the assist rows if ``assist``)."""
+def _candidates(st, ep, tabs, acting: bool, joker: int, x: np.ndarray, assist: bool, work) -> dict:
+    """The candidates observation of a seat from its planes ``x`` (with the assist rows if ``assist``) in the
+    game state ``st`` (``acting``: the seat is to act)."""
     shapes = candidate_shapes(assist)
     obs = {k: np.zeros(shape, dtype) for k, (shape, dtype) in shapes.items()}
     cs = new_candidate_scratch()
-    _context_from_planes(x, joker, game._tabs, cs[1], cs[2], cs[3], obs["context"])
+    _context_from_planes(x, joker, tabs, cs[1], cs[2], cs[3], obs["context"])
     if assist:
         n0 = candidate_sets(False)[1].rows
         _flatten(x[N_PLANES:], *flat_tables(FeatureSet("assist", 1, "flat", ASSIST_V1)), obs["context"][n0:])
     obs["actions"][:] = -1
-    if not game.done and game.current_player == seat:
-        _legal_mask(game.state, game._ep)
-        n = _encode_candidates(game.state, game._ep, game._tabs, work, obs["candidates"], obs["actions"])
+    if acting:
+        _legal_mask(st, ep)
+        n = _encode_candidates(st, ep, tabs, work, obs["candidates"], obs["actions"])
         obs["valid"][:n] = 1
     return obs
 

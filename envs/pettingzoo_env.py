@@ -99,7 +99,7 @@ Illegal actions
 others 0; pass ``illegal_reward=None`` to keep the error.  A bool action
 (``True``) raises ``ValueError`` in both (bools are not actions).  Every
 seat is an agent of yours: to put a built-in bot in a seat, step that agent
-with ``caishen.agents.make_agent("greedy").act(env.unwrapped.game)``.
+with ``caishen.agents.make_agent("greedy").act(env.unwrapped.game.observe())``.
 
 Arguments
 ---------

@@ -78,11 +78,12 @@ Putting a bot or a trained policy in a seat
   :class:`SelfPlayVectorEnv` and route actions by ``info["current_player"]``.
 - :class:`caishen.envs.gym_env.MahjongEnv`: ``seat`` is the learning seat;
   ``opponents`` takes specs or :class:`caishen.sim.bots.agent.Agent` objects, so a trained
-  policy plays a seat through a subclass of ``Agent`` whose ``act(game)``
-  encodes ``caishen.envs.observation.encode(game, game.current_player)`` and
-  returns its masked choice (``game.legal_mask()``).
+  policy plays a seat through a subclass of ``Agent`` whose
+  ``act(observation)`` encodes ``caishen.envs.observation.encode(observation)``
+  and returns its masked choice (``observation.mask``; ``observation``:
+  ``game.observe()``, the seat to act's view).
 - The PettingZoo AEC env: every seat is yours; step a bot's seat with
-  ``caishen.agents.make_agent("greedy").act(env.unwrapped.game)``.
+  ``caishen.agents.make_agent("greedy").act(env.unwrapped.game.observe())``.
 """
 
 from __future__ import annotations

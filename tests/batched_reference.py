@@ -128,7 +128,7 @@ class RefGame:
                     g.legal_mask()
                     g.step(int(_random_action(g.state)))
                 else:
-                    g.step(make_agent(spec).act(g))
+                    g.step(make_agent(spec).act(g.observe()))
                 continue
             break
         self.player = s

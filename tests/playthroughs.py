@@ -38,7 +38,7 @@ def play(name: str) -> str:
 
     rules, bot, seed = PLAYTHROUGHS[name]
     agent = make_agent(bot)
-    trace = trace_game(Game(rules).reset(seed=seed), agent.act, source=f"{bot} at every seat, seed {seed}")
+    trace = trace_game(Game(rules).reset(seed=seed), lambda g: agent.act(g.observe()), source=f"{bot} at every seat, seed {seed}")
     return render_text(trace)
 
 

@@ -18,7 +18,7 @@ def test_step_api_agent_equals_batch_kernel(policy):
         game = Game("kaihua").reset(seed=seed)
         bot = make_agent(policy)
         while not game.done:
-            game.step(bot.act(game))
+            game.step(bot.act(game.observe()))
             game.check()
         batch = play_batch(1, seed, policies=policy)
         for column, values in batch.items():
@@ -46,7 +46,7 @@ def test_piao_chance_column_matches_its_definition_K_9_1(policy):
                 hand[CAISHEN] -= 1
                 if shanten(hand, CAISHEN) <= 0:
                     chance[s] = 1
-            game.step(bot.act(game))
+            game.step(bot.act(game.observe()))
         batch = play_batch(1, seed, policies=policy)
         assert [int(batch[f"piao_chance_{s}"][0]) for s in range(4)] == chance, seed
         hits += sum(chance)
@@ -59,7 +59,7 @@ def test_random_agent_plays_legal_and_is_seeded():
         bot = RandomAgent(seed)
         actions = []
         while not game.done:
-            a = bot.act(game)
+            a = bot.act(game.observe())
             assert a in game.legal_actions()
             game.step(a)
             actions.append(a)
@@ -77,8 +77,10 @@ def test_agent_errors():
     game = Game("kaihua").reset(seed=1)
     bot = make_agent("greedy")
     while not game.done:
-        game.step(bot.act(game))
+        game.step(bot.act(game.observe()))
     with pytest.raises(ValueError, match="over"):
-        bot.act(game)
-    with pytest.raises(ValueError, match="Game"):
+        bot.act(game.observe())
+    with pytest.raises(TypeError, match="Observation"):
         bot.act(np.zeros(3))
+    with pytest.raises(TypeError, match=r"not the Game: pass game\.observe\(\)"):
+        bot.act(game)

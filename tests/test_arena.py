@@ -17,7 +17,7 @@ def _replay(rules, wall, dealer, specs):
     game = Game(rules).reset(wall=wall, dealer=dealer)
     bots = [make_agent(p) for p in specs]
     while not game.done:
-        game.step(bots[game.current_player].act(game))
+        game.step(bots[game.current_player].act(game.observe()))
     return game.record
 
 

@@ -294,7 +294,7 @@ def test_a_toy_bot_plays_through_every_command(toy, tmp_path, engine_warm):
     assert games.bot_actions(toy).shape == (2,)
     game = Game("kaihua").reset(seed=3)
     agent = make_agent(toy)
-    assert agent.name == "toy:7" and agent.act(game) in game.legal_actions()
+    assert agent.name == "toy:7" and agent.act(game.observe()) in game.legal_actions()
 
 
 def test_register_refuses_a_taken_or_odd_name():

@@ -67,7 +67,7 @@ _GREEDY = make_agent("greedy")
 
 def _mixed(rng, game, mask):
     """The greedy bot's action 3 times in 4 (so that hands reach wins), else a random legal one."""
-    return _GREEDY.act(game) if rng.random() < 0.75 else _pick(rng, mask)
+    return _GREEDY.act(game.observe()) if rng.random() < 0.75 else _pick(rng, mask)
 
 
 # ---------------------------------------------------------------------------

@@ -59,7 +59,7 @@ def _hand(rules, options, seed, policies):
     g = Game(rules, options).reset(seed=seed, dealer=seed % 4)
     bots = [make_agent(policies[p % len(policies)], seed * 7 + p) for p in range(4)]
     while not g.done:
-        g.step(bots[g.current_player].act(g))
+        g.step(bots[g.current_player].act(g.observe()))
     return g
 
 

@@ -106,7 +106,7 @@ def _random_states(seed: int, n_hands: int, policy_mix=("always", "never", "rand
                 if policy_mix else None for _ in range(4)]
         while not g.done:
             yield g
-            g.step(bots[int(g.state["table"]["to_act"])].act(g))
+            g.step(bots[int(g.state["table"]["to_act"])].act(g.observe()))
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -332,7 +332,7 @@ def test_K_9_3_K_6_5_piao_parts_match_the_record_reference(engine_warm):
         g = Game("kaihua").reset(seed=int(rng.integers(2**32)), dealer=int(rng.integers(4)))
         bots = [make_agent("always") for _ in range(4)]
         while not g.done:
-            g.step(bots[int(g.state["table"]["to_act"])].act(g))
+            g.step(bots[int(g.state["table"]["to_act"])].act(g.observe()))
         for s in range(4):
             got = _piao_parts(g.state, g._ep, g._rp, s)
             ref = ref_parts(g.state, s)

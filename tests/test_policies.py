@@ -251,12 +251,12 @@ def test_J_1_1_piao_policies_rejected_by_agents_and_envs_without_caishen(spec):
 
     game = Game("jiating").reset(seed=1)
     with pytest.raises(ValueError, match="no 财神"):
-        make_agent(spec).act(game)
+        make_agent(spec).act(game.observe())
     with pytest.raises(ValueError, match="no 财神"):
         MahjongEnv("jiating", opponents=spec)
     with pytest.raises(ValueError, match="no 财神"):
         BatchedGames(2, "jiating", mode="versus", seat=0, opponents=spec)
-    assert make_agent(spec).act(Game("kaihua").reset(seed=1)) in Game("kaihua").reset(seed=1).legal_actions()
+    assert make_agent(spec).act(Game("kaihua").reset(seed=1).observe()) in Game("kaihua").reset(seed=1).legal_actions()
 
 
 @pytest.mark.parametrize("bad", [True, np.True_, 2.0, "3"])

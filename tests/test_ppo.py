@@ -386,7 +386,7 @@ def test_ppo_agent_plays_only_legal_actions_through_game(tiny_run):
             game = Game(rules).reset(seed=seed, dealer=seed % 4)
             while not game.done:
                 legal = game.legal_actions()
-                a = seats[game.current_player].act(game)
+                a = seats[game.current_player].act(game.observe())
                 assert a in legal
                 game.step(a)
             assert sum(game.result[f"score_{s}"] for s in range(4)) == 0

@@ -65,7 +65,7 @@ def _played(rules, seed, policy="greedy", options=None):
     g = Game(rules, options).reset(seed=seed)
     bots = [make_agent(policy, seed + p) for p in range(4)]
     while not g.done:
-        g.step(bots[g.current_player].act(g))
+        g.step(bots[g.current_player].act(g.observe()))
     return g
 
 

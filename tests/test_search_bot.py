@@ -125,7 +125,7 @@ def test_rollout_value_is_the_records_score(rules):
         game = E.Game(rules).reset(seed=seed)
         bots = [make_agent("greedy")] * 4
         while not game.done:
-            game.step(bots[game.current_player].act(game))
+            game.step(bots[game.current_player].act(game.observe()))
         for s in range(4):
             assert _hand_value(game.state, s, game._ep, bx.search.points, bx.search.pay) == game.result[f"score_{s}"]
 
@@ -270,7 +270,7 @@ def test_opponent_model_tells_random_from_greedy_seats(rules):
     for seed in range(1000, 1060):
         game = E.Game(rules).reset(seed=seed)
         while not game.done:
-            game.step(bots[game.current_player].act(game))
+            game.step(bots[game.current_player].act(game.observe()))
         S._opp_posterior(game.state, 0, game._ep, q)
         for p in (1, 2, 3):
             post[specs[p]].append(q[p])

@@ -149,7 +149,7 @@ def test_the_tables_matches_deal_and_rotate_as_the_rules_say_K_3_3_J_2_3_J_2_4(r
             dealer, streak = (drawn if ep.first_dealer_random else 0), 0
         g = engine.Game(rules).reset(wall=wall, dealer=dealer, match_hand=h % 4, streak=streak)
         while not g.done:
-            g.step(bots[g.current_player].act(g))
+            g.step(bots[g.current_player].act(g.observe()))
         res = g.result
         for col in ("dealer", "match_hand", "streak", "winner", "winners_mask", "turns", "score_0", "score_3"):
             if col in res:  # streak: a rule set whose payments read it (J-2.4)
@@ -490,7 +490,7 @@ def test_open_seats_are_step_api_agents_and_env_opponents(tmp_path, engine_warm)
     for seed in (1, 2):
         game = Game("kaihua").reset(seed=seed)
         while not game.done:
-            a = agents[game.current_player].act(game)
+            a = agents[game.current_player].act(game.observe())
             assert game.legal_mask()[a]
             game.step(a)
     agents[1].close()

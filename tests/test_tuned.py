@@ -268,7 +268,7 @@ def test_shipped_weights_load_by_name():
         game = E.Game(rules).reset(seed=2)
         bot = make_agent(f"tuned:{rules}")
         while not game.done:
-            game.step(bot.act(game))
+            game.step(bot.act(game.observe()))
 
 
 @pytest.mark.parametrize("content,msg", [

@@ -59,6 +59,9 @@ module        what it owns
 ``record``    the per-hand record: ``RECORD_COLUMNS`` and the batch matrix,
               :func:`_write_record`, dealer rotation and streak,
               :func:`batch_columns` (E10, J8)
+``view``      :class:`Observation` (what the seat to act sees, as the bots
+              read it: :meth:`Game.observe`), :class:`PublicLog`,
+              :func:`public_action`
 ``game``      :class:`Game` (log, replay, observation hiding),
               :func:`build_wall`, :func:`check_state`, :func:`legal_mask`
 ============  ====================================================================
@@ -158,6 +161,7 @@ from caishen.sim.engine.record import (  # noqa: F401
     ENGINE_EXTRA_COLUMNS, EXTRA_INDEX, EXTRA_OFFSET, N_RECORD, RECORD_COLUMNS, RECORD_INDEX,
     WINS_OFFSET, _next_dealer, _next_streak, _write_record, batch_columns,
 )
+from caishen.sim.engine.view import Observation, PublicLog, public_action  # noqa: F401
 from caishen.sim.engine.game import (  # noqa: F401
     Game, build_wall, check_state, legal_mask, replay,
 )

@@ -9,7 +9,9 @@ integer codes) and :attr:`Game.result` the same read as words
 ``'5z'``, flags as named booleans), and every hand is logged as events
 that :func:`replay` turns back into the same game.
 :meth:`Game.observation` is what one seat may see (the other seats'
-concealed tiles and concealed kong kinds hidden, K-5.3);
+concealed tiles and concealed kong kinds hidden, K-5.3), and
+:meth:`Game.observe` the same for the seat to act as the bots read it (an
+:class:`caishen.sim.engine.view.Observation`: ``game.step(bot.act(game.observe()))``);
 :func:`check_state` runs the invariant checker and, with
 ``observations=True``, checks that no observation depends on hidden tiles.
 """
@@ -46,6 +48,7 @@ from caishen.sim.engine.mask import _legal_mask
 from caishen.sim.engine.params import engine_params, load_rules
 from caishen.sim.engine.record import N_RECORD, _next_dealer, _write_record, batch_columns
 from caishen.sim.engine.turn import _step
+from caishen.sim.engine.view import Observation, PublicLog, public_action, seat_view
 from caishen.sim.tables import hand_tables
 from caishen.sim.validate import check_int
 from caishen.sim.tiles import MELD_KONG_CONCEALED, MELD_NONE
@@ -101,6 +104,17 @@ def build_wall(hands, draws: str = "", replacements: str = "", dealer: int = 0) 
     return wall.astype(np.uint8)
 
 
+def _read_only(a):
+    """A read-only view of the array ``a``, or a read-only copy of the record ``a`` (``numpy.record``)."""
+    if isinstance(a, np.record):
+        v = np.array([a], a.dtype).view(np.recarray)
+        v.flags.writeable = False
+        return v[0]
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
 class Game:
     """One hand of mahjong driven one action at a time (a person, a test or an env).
 
@@ -121,6 +135,7 @@ class Game:
         self._buf = new_state()
         self.state = self._buf[0]
         self.events: list[dict] = []
+        self._logs = tuple(PublicLog(p) for p in range(N_SEATS))  # each seat's view of the events
         self.seed = None
         self._started = False
 
@@ -168,6 +183,9 @@ class Game:
                 "wall": [int(k) for k in self.state["wall"]],
             }
         ]
+        self._logs = tuple(PublicLog(p) for p in range(N_SEATS))
+        for log in self._logs:
+            log._items.append(("start_hand", int(dealer)))
         return self
 
     @staticmethod
@@ -233,8 +251,17 @@ class Game:
         seat = self.current_player
         _step(self.state, self._ep, self._rp, self._tabs, a)
         self.events.append({"event": "action", "seat": seat, "action": a, "name": action_name(a)})
+        for log in self._logs:
+            name = public_action(seat, a, log.seat)
+            if name is not None:
+                log._items.append(("action", seat, name))
         if self.done:
             self.events.append({"event": "result", **self.record})
+            scores = tuple(int(x) for x in self.state["seat"]["score"])
+            mask = int(self.state["table"]["winners_mask"])
+            winners = tuple(p for p in range(N_SEATS) if (mask >> p) & 1)
+            for log in self._logs:
+                log._items.append(("end_hand", scores, winners))
         return self
 
     @property
@@ -346,6 +373,21 @@ class Game:
             "scores": sf["score"].copy(),
             "legal_mask": self.legal_mask() if acting else np.zeros(N_ACTIONS, bool),
         }
+
+    def observe(self) -> Observation:
+        """What the seat to act may see, as the bots read it: an immutable
+        :class:`caishen.sim.engine.view.Observation` (``seat``, the state record with what the seat may not
+        see made canonical, the legal ``mask: uint8[145]``, the rule context, the seat's public log).  A
+        step-API bot acts on it: ``game.step(bot.act(game.observe()))``.  It shows the facts of
+        :meth:`observation` for that seat and nothing else (:func:`caishen.sim.engine.view.seat_view`).
+        Raises ``ValueError`` before :meth:`reset` and when the hand is over (no seat to act)."""
+        if self.done:
+            raise ValueError("the hand is over: no seat to act, nothing to observe")
+        seat = self.current_player
+        _legal_mask(self.state, self._ep)  # the seat's own mask and legal list, copied with the state
+        view = seat_view(self.state, seat, self._ep, self._tabs)
+        return Observation(seat, view[0], view[0]["mask"], self.rules_name, self.rules, _read_only(self._ep),
+                           _read_only(self._rp), self._tabs, self._logs[seat])
 
     # -- event log -----------------------------------------------------------
     def log_lines(self) -> list[str]:

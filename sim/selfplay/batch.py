@@ -327,7 +327,7 @@ def warm_bots() -> None:
         for spec in _fitting(name, [s for s in registry.examples(name) if registry.has_data(s)]):
             play_batch(2, 1, rules=name, policies=f"{spec},greedy,greedy,greedy", wall_seed=1)
             game, bot = Game(name).reset(seed=1), kernel_agent(spec)
-            game.step(bot.act(game))
+            game.step(bot.act(game.observe()))
 
 
 def _fitting(name: str, specs: list[str]) -> list[str]:
