@@ -314,7 +314,7 @@ class Game:
         seat's live chain, K-6.5: length, 飘 links, kong links -- what a
         self-draw would have to build on, not what a win counted; the
         record's chain columns show that, K-10), ``circle_open: bool[4]`` (a
-        joker-discard circle is open: Kaihua's 飘财, K-9.2), ``joker_discards:
+        joker-discard circle is open: 飘财, K-9.2), ``joker_discards:
         int16[4]``, ``n_chows: int8[4]``, ``passed_pong: bool[34]`` and
         ``swap_forbid`` (own), ``declarations: int8[4]`` (``DECL_*``, public:
         架听 and 硬子 are announced, J-4), ``passed_win`` (own, J-3.5),
