@@ -83,7 +83,7 @@ one agent per game: ``reward[i]`` (:attr:`BatchedGames.reward`, also
 ``rewards[i, learner]``) is the learning seat's, for its action of this
 step; in ``episode="hand"`` a hand that ends before the learning seat's
 first decision (the dealer's 天胡, or bots finishing it) is dealt again
-and counts for nobody, as in :class:`caishen.envs.gym_env.MahjongEnv`; in
+and counts for nobody (:class:`caishen.envs.gym_env.MahjongEnv` is one such game); in
 ``episode="match"`` it counts and its points arrive with the learning
 seat's next step.
 

@@ -157,6 +157,7 @@ import numpy as np
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.bots.agent import Agent, RandomAgent, _KernelAgent
+from caishen.envs.arena_host import SeatAgent
 from caishen.envs.batched import BatchedGames, check_seeds, env_config
 from caishen.envs.render import render_text
 from caishen.envs.vector_env import index_obs, single_spaces
@@ -211,7 +212,7 @@ def _opponent_spec(x):
     spec; ``ValueError`` for another agent object."""
     if isinstance(x, RandomAgent):
         return "random"
-    if isinstance(x, _KernelAgent) or type(x).__name__ == "SeatAgent":  # the arena host's (an open seat)
+    if isinstance(x, (_KernelAgent, SeatAgent)):  # a kernel bot's, an open seat's (the arena host's)
         return x.name
     if isinstance(x, Agent):
         raise ValueError(f"opponent {x!r} is a step-API agent object: the env's bots play inside its numba step; "
