@@ -11,8 +11,7 @@ import this module (``caishen.agents.make_agent("ppo:PATH")`` imports it when as
     ``caishen.envs.observation.encode(observation, layout=...)`` in
     the layout the policy was trained on and returns its choice among
     ``observation.mask`` (so it can sit in any seat of a
-    :class:`caishen.sim.engine.Game`, of :class:`caishen.envs.gym_env.MahjongEnv` as an
-    opponent, or of the PettingZoo env);
+    :class:`caishen.sim.engine.Game` or of the PettingZoo env);
   * the batched envs: ``act_games(games) -> int64[n]`` for the seat to act
     in every game of an :class:`caishen.envs.batched.BatchedGames` (``env.games`` of
     :class:`caishen.envs.vector_env.CaishenVectorEnv` /

@@ -2,8 +2,9 @@
 
 - :mod:`caishen.envs.pettingzoo_env`: ``env(rules=...)`` / ``raw_env``, a PettingZoo
   AEC env with four agents ``player_0..player_3`` (self-play, multi-agent RL).
-- :mod:`caishen.envs.gym_env`: :class:`MahjongEnv`, a Gymnasium env with one
-  learning seat against :mod:`agents` bots, with ``action_masks()``;
+- :mod:`caishen.envs.gym_env`: :class:`MahjongEnv`, the Gymnasium env: one
+  learning seat against bots of the registry, one game of the batched core
+  (:mod:`caishen.envs.batched`), with ``action_masks()`` and ``render``;
   registered as ``caishen/<Name>-v0`` (one per rule set) when
   ``caishen.envs.gym_env`` (and so this package) is imported.
 - :mod:`caishen.envs.vector_env`: :class:`CaishenVectorEnv` (a Gymnasium
@@ -38,10 +39,10 @@ from caishen.envs.observation import N_PLANES, PLANES, encode
 from caishen.envs.pettingzoo_env import env, raw_env
 from caishen.envs import arena_host  # noqa: F401  (registers the host of the open seats, python: and exec:)
 from caishen.envs import open_opponents  # noqa: F401  (registers the open seats as the batched env's opponents)
-from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, SingleGameEnv
+from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv
 
 __all__ = [
-    "BatchedGames", "CaishenVectorEnv", "SelfPlayVectorEnv", "SingleGameEnv", "MahjongEnv", "ENV_IDS", "N_PLANES",
+    "BatchedGames", "CaishenVectorEnv", "SelfPlayVectorEnv", "MahjongEnv", "ENV_IDS", "N_PLANES",
     "PLANES", "encode", "env", "env_id", "raw_env", "register_envs",
 ]
 

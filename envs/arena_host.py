@@ -455,7 +455,7 @@ class _OneGame:
 class SeatAgent(Agent):
     """An open seat (``python:``, ``exec:``) as a step-API agent: ``act(observation) -> action`` for the
     observing seat (``game.observe()``; :func:`caishen.sim.bots.agent.make_agent` makes it, so an env takes it
-    as an opponent: ``MahjongEnv(opponents=make_agent("python:..."))``).  A ``python:`` seat gets a batch of
+    in a :class:`caishen.sim.engine.Game` or the PettingZoo env; the Gymnasium envs take its spec).  A ``python:`` seat gets a batch of
     one decision; an ``exec:`` program, one per seat it is asked for, gets the hand's events as its seat sees
     them (the observation's log) before each request, a hand's end at its next decision, and ``close()``
     (or the end of the process) stops it.  Raises :class:`caishen.envs.seats.SeatError` as the table does."""

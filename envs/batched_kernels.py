@@ -84,7 +84,8 @@ C_REWARD = 7  #: REWARD_*
 C_PENALTY = 8  #: 1: illegal actions end the episode with a penalty; 0: the caller raised already
 C_FINAL_OBS = 9  #: 1: write the final observations of ended episodes
 C_LOG = 10  #: 1: log every deal, action and hand's end (an exec: opponent reads them as events)
-N_C = 11
+C_HOLD = 11  #: 1: an ended episode's game is held at its end (no autoreset) until :func:`_next_episodes`
+N_C = 12
 F_SCALE = 0  #: reward_scale
 F_ILLEGAL = 1  #: illegal_reward
 N_F = 2
@@ -278,11 +279,13 @@ def _advance(i, states, games, tab, scr, out):
             for s in range(N_SEATS):
                 points[i, s] += g.points[s]
                 g.acc[s] += _reward_of(g.points[s], cfg, fcfg)
-            if cfg[C_EPISODE] == EPISODE_HAND:
-                _end_episode(i, st, g, False, tab, scr, out)
-                _deal_game(i, st, g, True, tab)
-            elif st.table.match_hand + 1 >= cfg[C_MATCH_LEN]:
-                _end_episode(i, st, g, True, tab, scr, out)
+            last = cfg[C_EPISODE] == EPISODE_HAND or st.table.match_hand + 1 >= cfg[C_MATCH_LEN]
+            if last:
+                _end_episode(i, st, g, cfg[C_EPISODE] != EPISODE_HAND, tab, scr, out)
+                if cfg[C_HOLD] != 0:  # held at the hand's end: no decision, no mask
+                    for a in range(N_ACTIONS):
+                        masks[i, a] = False
+                    return False
                 _deal_game(i, st, g, True, tab)
             else:
                 _deal_game(i, st, g, False, tab)
@@ -360,6 +363,22 @@ def _init_games(seeds, learner, states, games, tab, scr, out):
 
 
 @njit(cache=True)
+def _next_episodes(idx, states, games, tab, scr, out):
+    """Deal the games ``idx: int64[m]`` a new episode from their own streams (held or not; ``cfg[C_HOLD]``) and
+    advance each to its first decision.  Returns the number of games paused for scoring (:func:`_advance`)."""
+    idx, states, games, tab, scr, out = borrowed((idx, states, games, tab, scr, out))  # as _step_games
+    n_wait = 0
+    for j in range(idx.shape[0]):
+        i = idx[j]
+        _clear_outputs(i, games, out)
+        games[i].gi[GI_ENDED] = 1  # as after an autoreset: what the new episode earns waits for the next step
+        _deal_game(i, states[i], games[i], True, tab)
+        if _advance(i, states, games, tab, scr, out):
+            n_wait += 1
+    return n_wait
+
+
+@njit(cache=True)
 def _first_bad_action(states, actions, check_legal):
     """The first game whose action is outside ``0..144`` (or, with ``check_legal``, not in its
     legal mask), or -1.  Reads only."""
@@ -392,6 +411,10 @@ def _step_games(actions, states, games, tab, scr, out):
             illegal[i] = True
             g.acc[st.table.to_act] += fcfg[F_ILLEGAL]
             _end_episode(i, st, g, False, tab, scr, out)
+            if tab[3][C_HOLD] != 0:  # held where the illegal action was refused (the hand unfinished)
+                for b in range(N_ACTIONS):
+                    out[4][i, b] = False
+                continue
             _deal_game(i, st, g, True, tab)
         else:
             g.gi[GI_DECIDED] = 1

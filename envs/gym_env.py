@@ -4,7 +4,8 @@
 Creation           ``import caishen.envs; gymnasium.make("caishen/<Name>-v0")``, one id
                    per rule set (:func:`env_id`; without the import:
                    ``gymnasium.make("caishen.envs.gym_env:caishen/<Name>-v0")``), or
-                   ``caishen.envs.gym_env.MahjongEnv(rules=...)``
+                   ``caishen.envs.gym_env.MahjongEnv(rules=...)``; one game of the
+                   batched core (:mod:`caishen.envs.batched`, the bots inside numba)
 Action space       Discrete(145)
 Observation space  Box(0, high, (76, 34), uint8)
 Action masking     ``env.action_masks()`` (bool[145]; ``gymnasium.make``
@@ -12,18 +13,20 @@ Action masking     ``env.action_masks()`` (bool[145]; ``gymnasium.make``
                    ``env.get_wrapper_attr("action_masks")()``) and
                    ``info["action_mask"]``
 Vectorized         ``gymnasium.make_vec("caishen/<Name>-v0", num_envs=1024)``:
-                   :class:`caishen.envs.vector_env.CaishenVectorEnv`, the bots inside
-                   numba: about 17x the learner steps/s of this env against
-                   greedy bots, whose own decisions take most of the time
-                   (``benchmarks/bench_envs.py``)
+                   :class:`caishen.envs.vector_env.CaishenVectorEnv`, the same core
+                   with many games per numba call (``benchmarks/bench_envs.py``)
 ================== ==========================================================
 
-One episode is one hand of four-player mahjong (:class:`caishen.sim.engine.Game`)
+One episode is one hand of four-player mahjong (or a match, ``episode="match"``)
 seen from one learning seat (``seat``, default 0); the other three seats are
-played by bots (:mod:`caishen.sim.bots.agent`) (default ``"greedy"``: the shanten-greedy
-policy of :mod:`caishen.sim.bots.policies`).  ``step`` applies the learning seat's action,
-then lets the bots act until the learning seat must decide again or the hand
-is over.  It is made for maskable RL (``sb3_contrib.MaskablePPO`` calls
+played by bots of the registry (:mod:`caishen.sim.bots.registry`) inside the numba
+step (default ``"greedy"``: the shanten-greedy policy of :mod:`caishen.sim.bots.policies`).
+``step`` applies the learning seat's action, then lets the bots act until the learning
+seat must decide again or the episode is over.  It is one game of
+:class:`caishen.envs.batched.BatchedGames` (``env.games``) held at its episode's end
+(``hold=True``: no autoreset), so its observations, masks and rewards are the
+vector env's, which equal :class:`caishen.sim.engine.Game`'s step by step
+(``tests/test_batched_env.py``).  It is made for maskable RL (``sb3_contrib.MaskablePPO`` calls
 ``action_masks()``).  Specs: ``shared/rules/<name>.md`` (``K-..``, ``J-..``).
 
 Rules in brief
@@ -86,13 +89,17 @@ Rewards
 -------
 Zero until the hand ends; then the learning seat's score change of the hand
 in points (``Game.result["score_<seat>"]``, K-8 / J-6), and
-``terminated=True``; ``info["result"]`` holds the hand's record.  A 流局
-gives 0.  ``truncated`` is always False (a hand always ends).
+``terminated=True``; ``info["result"]`` holds the hand's record and
+``info["hand_points"]`` every seat's points.  A 流局 gives 0.  ``reward="scaled"`` /
+``"sign"`` transform the points (:mod:`caishen.envs.batched`, "Rewards").
+``truncated`` is False but at the end of a match (``episode="match"``, ``match_len``
+hands, the dealer rotating).
 
 An illegal action ends the episode (``terminated=True``) with reward
 ``illegal_reward`` (default -500, worse than losing almost any hand) and
 ``info["illegal_action"] = True``; the hand is left unfinished.  With
-``illegal_reward=None`` an illegal action raises ``ValueError`` instead.
+``illegal_reward=None`` (or ``illegal_action="raise"``) an illegal action raises
+``ValueError`` instead, changing nothing.
 An action that is no integer index (a bool, a float such as 1.5, None) or
 outside ``0..144`` always raises ``ValueError``: ``step(True)`` is not
 action 1.
@@ -100,36 +107,44 @@ action 1.
 Arguments and seeding
 ---------------------
 ``MahjongEnv(rules=DEFAULT, options=None, seat=0, opponents="greedy",
-dealer=None, illegal_reward=-500.0, render_mode=None, observation="planes",
-history=False, assist=False, oracle=False)``: ``observation`` / ``history`` /
-``assist`` the layout (:mod:`caishen.envs.observation`: ``"planes"``,
-``"flat"``, ``"grid"``, ``"candidates"``); ``oracle=True`` adds the learning
-seat's training labels as ``info["oracle"]`` (:mod:`caishen.envs.oracle`;
-never in an observation); ``options`` a dict
-of rule options; ``seat`` the learning seat 0..3; ``opponents`` one policy
-spec for the three bots (any spec of the bot registry, :mod:`caishen.sim.bots.registry`:
-``"greedy"``, ``"random"``, ``"tuned:NAME"``, ``"mc:8"``, ...) or a sequence of three
-specs or :class:`caishen.sim.bots.agent.Agent` objects, for the other seats in seat order;
+dealer=None, render_mode=None, *, episode="hand", match_len=16, **config)``,
+``config`` the keywords of :class:`caishen.envs.batched.EnvConfig`:
+``observation="planes"`` / ``history=False`` / ``assist=False`` the layout
+(:mod:`caishen.envs.observation`: ``"planes"``, ``"flat"``, ``"grid"``,
+``"candidates"``); ``oracle=True`` adds the learning seat's training labels as
+``info["oracle"]`` (:mod:`caishen.envs.oracle`; never in an observation);
+``reward="points"`` / ``reward_scale``; ``illegal_reward=-500.0`` and
+``illegal_action`` (``"penalty"`` when ``illegal_reward`` is a number, ``"raise"``
+when it is None).  ``options`` a dict of rule options; ``seat`` the learning seat
+0..3 or ``"random"`` (drawn per episode); ``opponents`` one bot spec for the three
+other seats (any spec of the bot registry: ``"greedy"``, ``"random"``,
+``"tuned:NAME"``, ``"mc:8"``, an open seat ``"python:MODULE:FN"`` /
+``"exec:CMD"`` (:mod:`caishen.envs.open_opponents`) ...) or three, the other
+seats in seat order (a list or ``"a,b,c"``); an agent of
+:func:`caishen.agents.make_agent` of such a spec stands for its spec;
 ``dealer`` a seat 0..3 or None (drawn per hand); ``render_mode`` ``"ansi"`` or
 ``"human"`` (the whole table as text; another mode raises
 :class:`RenderModeError`, a ``ValueError`` that is also the ``TypeError``
 stable-baselines3's ``make_vec_env`` expects when it tries
-``render_mode="rgb_array"``).
+``render_mode="rgb_array"``).  ``close()`` stops the ``exec:`` opponents' programs.
 
 A bot or a trained policy in any seat: ``seat`` is the learning seat, and
-each of the other three is a policy spec or an :class:`caishen.sim.bots.agent.Agent`; a
-trained policy plays a seat as an ``Agent`` subclass whose
-``act(observation)`` returns its masked choice from
-``caishen.envs.observation.encode(observation)`` and ``observation.mask``
-(``observation``: ``game.observe()``, the seat to act's view).  To evaluate
-a built-in bot in the learning seat, step it with
+each of the other three is a bot spec; a trained policy plays a seat as a
+``python:MODULE:FN`` open seat, called with a batch of observations and masks
+(:mod:`caishen.envs.seats`; :class:`caishen.agents.ppo.PPOAgent` has ``act_batch``).  A
+step-API agent object of another kind (``act(observation)`` only) is refused: it
+plays in :class:`caishen.sim.engine.Game` or the PettingZoo env.  ``env.game`` is
+the env's live hand as a read-only :class:`caishen.sim.engine.Game` (the state,
+``legal_mask()``, ``result``, ``observe()`` with an empty public log: the batched
+core keeps no event log); to evaluate a built-in bot in the learning seat, step
 ``make_agent("greedy").act(env.game.observe())``.
 
-``reset(seed=s)`` deals the same hand and replays the same bots' choices for
-the same ``s`` (the wall seed, the dealer and the random bots' seeds come
-from the env's ``np_random``; ``options`` is ignored); a hand that ends before the learning seat's
-first decision (e.g. the dealer's 天胡) is dealt again, since it gives the
-learner nothing to decide.
+``reset(seed=s)`` deals the same episode and replays the same bots' choices for
+the same ``s`` (the game's stream is seeded with ``s``: :mod:`caishen.envs.batched`,
+"Episodes, seeds and determinism"; ``options`` is ignored); ``reset()`` without a
+seed deals the next episode of that stream (the first time, from a seed drawn from
+``np_random``).  A hand that ends before the learning seat's first decision (e.g.
+the dealer's 天胡) is dealt again, since it gives the learner nothing to decide.
 """
 
 from __future__ import annotations
@@ -138,17 +153,15 @@ from collections.abc import Sequence
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.base import DEFAULT
-from caishen.sim.bots.agent import Agent, kernel_agent
-from caishen.envs.observation import check_layout, encode, observation_space
-from caishen.envs.oracle import oracle_labels
+from caishen.sim.bots.agent import Agent, RandomAgent, _KernelAgent
+from caishen.envs.arena_host import SeatAgent
+from caishen.envs.batched import BatchedGames, check_seeds, env_config
 from caishen.envs.render import render_text
-from caishen.sim.engine import N_ACTIONS, N_SEATS, Game
-from caishen.sim.bots import registry
-from caishen.sim.bots.policies import POLICY_RANDOM
+from caishen.envs.vector_env import index_obs, single_spaces
+from caishen.sim.engine import N_ACTIONS, N_SEATS, Game, PublicLog
 from caishen.sim.validate import check_int
 
 __all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "RenderModeError", "env_id", "register_envs"]
@@ -172,135 +185,117 @@ class RenderModeError(TypeError, ValueError):
     stable-baselines3's ``make_vec_env`` expects before it retries without ``render_mode``."""
 
 
+class _LiveGame(Game):
+    """Game ``0`` of a :class:`BatchedGames` as a read-only :class:`Game` (``env.game``): its live state,
+    ``done``, ``legal_mask()``, ``result``, ``observe()`` (an empty public log); :meth:`step` and :meth:`reset`
+    raise (step the env)."""
+
+    def __init__(self, games: BatchedGames):  # no Game.__init__: the state is the batch's
+        self.rules_name, self.rules = games.rules_name, games.rules
+        self._ep, self._rp, self._tabs = games._ep, games._rp, games._tabs
+        self._buf = games.states[:1]
+        self.state = self._buf[0]
+        self.events: list[dict] = []
+        self._logs = tuple(PublicLog(p) for p in range(N_SEATS))
+        self.seed = None
+        self._started = False
+
+    def reset(self, *args, **kwargs):
+        raise ValueError("env.game is the env's live hand: call env.reset()")
+
+    def step(self, action):
+        raise ValueError("env.game is the env's live hand: call env.step(action)")
+
+
+def _opponent_spec(x):
+    """A bot spec, or an agent of one (a kernel bot's, an open seat's: :func:`caishen.agents.make_agent`) as its
+    spec; ``ValueError`` for another agent object."""
+    if isinstance(x, RandomAgent):
+        return "random"
+    if isinstance(x, (_KernelAgent, SeatAgent)):  # a kernel bot's, an open seat's (the arena host's)
+        return x.name
+    if isinstance(x, Agent):
+        raise ValueError(f"opponent {x!r} is a step-API agent object: the env's bots play inside its numba step; "
+                         "give a bot spec, or seat a trained policy as 'python:MODULE:FN' (caishen.envs.seats)")
+    return x
+
+
 class MahjongEnv(gymnasium.Env):
-    """One learning seat against three kernel bots (:mod:`caishen.sim.bots.agent`) (documented in the module docstring).
+    """One learning seat against three bots, one game of the batched core (documented in the module docstring).
 
     Raises ``ValueError`` for an unknown rule set or option, a bad seat,
-    dealer, opponents spec or render mode.
+    dealer, opponents spec, render mode or observation / reward keyword
+    (``TypeError`` for an unknown keyword).
     """
 
     metadata = {"render_modes": list(_RENDER_MODES), "render_fps": 1}
 
-    def __init__(
-        self,
-        rules=DEFAULT,
-        options=None,
-        seat: int = 0,
-        opponents="greedy",
-        dealer=None,
-        illegal_reward=DEFAULT_ILLEGAL_REWARD,
-        render_mode=None,
-        observation="planes",
-        history=False,
-        assist=False,
-        oracle=False,
-    ):
-        self.game = Game(rules, options)
-        self.layout, self.history, self.assist = check_layout(observation, history, assist)
-        if not isinstance(oracle, (bool, np.bool_)):
-            raise ValueError(f"oracle must be True or False, got {oracle!r}")
-        self.oracle = bool(oracle)
-        if isinstance(seat, bool) or seat not in range(N_SEATS):
-            raise ValueError(f"seat must be 0..3, got {seat!r}")
-        if dealer is not None and (isinstance(dealer, bool) or dealer not in range(N_SEATS)):
-            raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
+    def __init__(self, rules=DEFAULT, options=None, seat=0, opponents="greedy", dealer=None, render_mode=None, *,
+                 episode="hand", match_len=16, **config):
         if render_mode is not None and render_mode not in _RENDER_MODES:
             raise RenderModeError(f"render_mode must be one of {_RENDER_MODES} or None, got {render_mode!r}")
-        if illegal_reward is not None and not np.isfinite(float(illegal_reward)):
-            raise ValueError(f"illegal_reward must be a finite number or None, got {illegal_reward!r}")
-        self.seat = int(seat)
-        self.dealer = None if dealer is None else int(dealer)
-        self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
+        config.setdefault("illegal_reward", DEFAULT_ILLEGAL_REWARD)
+        if config.get("illegal_action") is None:
+            config["illegal_action"] = "raise" if config["illegal_reward"] is None else "penalty"
+        if not config.setdefault("final_obs", True):
+            raise ValueError("final_obs must be True: the single-game env returns an episode's last observation")
+        config = env_config(type(self).__name__, config)._asdict()
+        if isinstance(opponents, Sequence) and not isinstance(opponents, str):
+            opponents = [_opponent_spec(x) for x in opponents]
+        else:
+            opponents = _opponent_spec(opponents)
+        self.games = BatchedGames(1, rules, options, mode="versus", seat=seat, opponents=opponents, dealer=dealer,
+                                  episode=episode, match_len=match_len, hold=True, **config)
+        self.game = _LiveGame(self.games)
+        self.observation_space, self.action_space = single_spaces(self.games)
         self.render_mode = render_mode
-        self._opponent_specs = self._check_opponents(opponents)
-        for spec in self._opponent_specs:  # every bot of the registry that fits the rule set
-            if isinstance(spec, str):
-                registry.check_fits(registry.parse(spec), self.game.rules_name, int(self.game._ep.joker),
-                                    " (an opponent)")
-        self._bots: dict[int, Agent] = {}
-        self.observation_space = observation_space(self.layout, self.history, self.assist)
-        self.action_space = spaces.Discrete(N_ACTIONS)
+        self._action = np.zeros(1, np.int64)
         self._over = True  # no episode running yet
+        self._dealt = False
 
-    @staticmethod
-    def _check_opponents(opponents) -> list:
-        """Three specs / agents, validated (a spec is parsed now, so a typo fails at construction)."""
-        specs = [opponents] * (N_SEATS - 1) if isinstance(opponents, (str, Agent)) else opponents
-        if not isinstance(specs, Sequence) or len(specs) != N_SEATS - 1:
-            raise ValueError(f"opponents must be a policy spec, an Agent, or 3 of them, got {opponents!r}")
-        for spec in specs:
-            if isinstance(spec, str):
-                registry.parse(spec)  # ValueError for a bad spec, as every command says it
-            elif not isinstance(spec, Agent):
-                raise ValueError(f"an opponent must be a policy spec or a caishen.sim.bots.agent.Agent, got {spec!r}")
-        return list(specs)
-
-    def _make_bots(self) -> None:
-        """The bots of this hand; random ones get seeds from ``np_random`` (reproducible hands)."""
-        others = [p for p in range(N_SEATS) if p != self.seat]
-        self._bots = {}
-        for p, spec in zip(others, self._opponent_specs):
-            if isinstance(spec, Agent):
-                self._bots[p] = spec
-            elif registry.parse(spec).code == POLICY_RANDOM or registry.has_data(spec):  # their own streams
-                self._bots[p] = kernel_agent(spec, seed=int(self.np_random.integers(2**63)))
-            else:
-                self._bots[p] = kernel_agent(spec)
-
-    def _play_bots(self) -> None:
-        """Let the bots act until the learning seat must decide or the hand is over."""
-        g = self.game
-        while not g.done and g.current_player != self.seat:
-            g.step(self._bots[g.current_player].act(g.observe()))
+    @property
+    def seat(self) -> int:
+        """The learning seat of the current episode (0..3)."""
+        return int(self.games.learner[0])
 
     # -- API ---------------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
-        """Deal a hand and play the bots up to the learning seat's first decision: ``(obs, info)``."""
+        """Deal an episode and play the bots up to the learning seat's first decision: ``(obs, info)``."""
         super().reset(seed=seed)
-        while True:
-            wall_seed = int(self.np_random.integers(2**32))
-            dealer = self.dealer if self.dealer is not None else int(self.np_random.integers(N_SEATS))
-            self._make_bots()
-            self.game.reset(seed=wall_seed, dealer=dealer)
-            self._play_bots()
-            if not self.game.done:
-                break
+        g = self.games
+        if seed is not None or not self._dealt:
+            s = int(self.np_random.integers(2**62)) if seed is None else int(check_seeds(seed, 1)[0])
+            g.reset(s)
+            self._dealt = self.game._started = True
+        else:
+            g.next_episode()
+        while not g.masks[0].any():  # a one-hand match that ended before the first decision
+            g.next_episode()
         self._over = False
         if self.render_mode == "human":
             self.render()
-        return self._obs(), self._info()
+        return index_obs(g.obs, 0), self._info()
 
     def step(self, action):
         """Apply the learning seat's ``action``: ``(obs, reward, terminated, truncated, info)``.
 
         Raises ``ValueError`` when no episode is running (call :meth:`reset`),
-        for an action outside ``0..144``, and for an illegal one if
-        ``illegal_reward`` is None.
+        for an action that is no integer in ``0..144``, and for an illegal one
+        with ``illegal_reward=None``, changing nothing.
         """
         if self._over:
             raise ValueError("the episode is over (or was never started); call reset()")
-        mask = self.game.legal_mask()
-        a = check_int("action", action, 0, N_ACTIONS - 1)  # no bools, floats, NaN or infinities
-        if not mask[a] and self.illegal_reward is not None:
-            self._over = True
-            info = self._info()
-            info["illegal_action"] = True
-            return self._obs(), self.illegal_reward, True, False, info
-        self.game.step(a)  # ValueError for an illegal action when illegal_reward is None
-        self._play_bots()
-        reward, terminated = 0.0, self.game.done
-        if terminated:
-            reward = float(self.game.result[f"score_{self.seat}"])
-            self._over = True
+        self._action[0] = check_int("action", action, 0, N_ACTIONS - 1)  # no bools, floats, NaN or infinities
+        g = self.games.step(self._action)
+        self._over = bool(g.terminated[0] or g.truncated[0])
+        obs = index_obs(index_obs(g.final_obs, 0), 0) if self._over else index_obs(g.obs, 0)
         if self.render_mode == "human":
             self.render()
-        return self._obs(), reward, terminated, False, self._info()
+        return obs, float(g.reward[0]), bool(g.terminated[0]), bool(g.truncated[0]), self._info()
 
     def action_masks(self) -> np.ndarray:
         """``bool[145]``: the learning seat's legal actions now (all False when the episode is over)."""
-        if self._over:
-            return np.zeros(N_ACTIONS, bool)
-        return self.game.legal_mask()
+        return self.games.masks[0].copy()
 
     def render(self):
         """The whole table as text (``"ansi"``: returned; ``"human"``: printed)."""
@@ -313,16 +308,20 @@ class MahjongEnv(gymnasium.Env):
             return None
         return text
 
-    # -- helpers -------------------------------------------------------------------
-    def _obs(self) -> np.ndarray:
-        return encode(self.game, self.seat, layout=self.layout, history=self.history, assist=self.assist)
+    def close(self):
+        """Stop the ``exec:`` opponents' programs, if any."""
+        self.games.close()
 
+    # -- helpers -------------------------------------------------------------------
     def _info(self) -> dict:
-        info = {"action_mask": self.action_masks(), "seat": self.seat}
-        if self.game.done:
+        g = self.games
+        info = {"action_mask": g.masks[0].copy(), "seat": self.seat, "hand_points": g.points[0].copy()}
+        if g.illegal_action == "penalty":
+            info["illegal_action"] = bool(g.illegal[0])
+        if self._over and self.game.done:
             info["result"] = self.game.result
-        if self.oracle:
-            info["oracle"] = oracle_labels(self.game)
+        if g.oracle_labels is not None:
+            info["oracle"] = {k: v[0].copy() for k, v in g.oracle_labels.items()}
         return info
 
 

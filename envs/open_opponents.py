@@ -2,8 +2,8 @@
 
 :class:`caishen.envs.batched.BatchedGames` in ``mode="versus"`` -- and so
 ``gymnasium.make_vec("caishen/<Name>-v0", opponents=...)``
-(:class:`caishen.envs.vector_env.CaishenVectorEnv`) and its
-``SingleGameEnv`` -- seats open seats among its opponents: one spec for the
+(:class:`caishen.envs.vector_env.CaishenVectorEnv`) and ``gymnasium.make``'s
+:class:`caishen.envs.gym_env.MahjongEnv` (one game of it) -- seats open seats among its opponents: one spec for the
 three other seats (``"python:mybot.py:act"``) or three in seat order, open
 seats beside numba bots (``"greedy,python:mybot.py:act,exec:./bot"``).
 

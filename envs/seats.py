@@ -9,7 +9,7 @@ done when ``caishen.envs`` is imported, as the ``caishen`` command does), so
 simulate``, ``match``, ``ladder``, ``sweep`` (the tables and the duplicate
 deals are the kernel bots' own, :mod:`caishen.envs.arena_host`) and ``balance``; the envs take
 them as opponents (``gymnasium.make_vec(..., opponents=...)``,
-:mod:`caishen.envs.open_opponents`; ``MahjongEnv`` through :class:`caishen.envs.arena_host.SeatAgent`).
+:mod:`caishen.envs.open_opponents`, ``MahjongEnv`` too: one game of the same core).
 
 ``python:MODULE:FN`` / ``python:PATH.py:FN``
     ``FN`` (a function, an object with ``act`` or a class made with no

@@ -8,8 +8,8 @@ Versus bots        :class:`CaishenVectorEnv`, a ``gymnasium.vector.VectorEnv``:
 Self-play          :class:`SelfPlayVectorEnv`: every seat is an agent of one
                    shared policy; rewards ``float32[n, 4]``, the seat to act in
                    ``info["current_player"]``
-One game           :class:`SingleGameEnv`, a ``gymnasium.Env`` over one game
-                   (for ``gymnasium.utils.env_checker`` and evaluation)
+One game           :class:`caishen.envs.gym_env.MahjongEnv`, a ``gymnasium.Env``
+                   over one game of the same core (``gymnasium.make``)
 Action space       ``MultiDiscrete([145] * n)``; ``single_action_space``
                    ``Discrete(145)`` (the engine's layout, :mod:`caishen.sim.engine`)
 Observation space  ``single_observation_space``: ``Box(0, high, (76, 34),
@@ -76,19 +76,14 @@ Putting a bot or a trained policy in a seat
   or a trained policy as ``"python:MODULE:FN"`` (called with a batch of
   observations and masks, :mod:`caishen.envs.open_opponents`); or use
   :class:`SelfPlayVectorEnv` and route actions by ``info["current_player"]``.
-- :class:`caishen.envs.gym_env.MahjongEnv`: ``seat`` is the learning seat;
-  ``opponents`` takes specs or :class:`caishen.sim.bots.agent.Agent` objects, so a trained
-  policy plays a seat through a subclass of ``Agent`` whose
-  ``act(observation)`` encodes ``caishen.envs.observation.encode(observation)``
-  and returns its masked choice (``observation.mask``; ``observation``:
-  ``game.observe()``, the seat to act's view).
+- :class:`caishen.envs.gym_env.MahjongEnv` (one game of this core): the same
+  ``seat`` and ``opponents``.
 - The PettingZoo AEC env: every seat is yours; step a bot's seat with
   ``caishen.agents.make_agent("greedy").act(env.unwrapped.game.observe())``.
 """
 
 from __future__ import annotations
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -99,7 +94,7 @@ from caishen.envs.batched import BatchedGames, check_seeds, env_config
 from caishen.envs.observation import observation_space
 from caishen.sim.engine import N_ACTIONS
 
-__all__ = ["CaishenVectorEnv", "SelfPlayVectorEnv", "SingleGameEnv", "single_spaces", "observation_space", "index_obs"]
+__all__ = ["CaishenVectorEnv", "SelfPlayVectorEnv", "single_spaces", "observation_space", "index_obs"]
 
 
 def single_spaces(games: BatchedGames) -> tuple[spaces.Space, spaces.Space]:
@@ -254,75 +249,3 @@ class SelfPlayVectorEnv(_BatchedVectorBase):
 
     def close(self):
         pass
-
-
-class SingleGameEnv(gymnasium.Env):
-    """One game of :class:`CaishenVectorEnv` as a ``gymnasium.Env`` (the bots play inside numba).
-
-    Same arguments as :class:`CaishenVectorEnv` but ``num_envs`` and
-    ``copy``.  An episode ends as in the vector env; then call ``reset()``
-    (``reset()`` without a seed continues the game's own stream, with a
-    seed it reseeds).  ``action_masks()`` -> ``bool[145]``;
-    ``info["action_mask"]`` too.  Raises ``ValueError`` as the vector env.
-    """
-
-    metadata = {"render_modes": []}
-
-    def __init__(self, render_mode=None, **kwargs):
-        self.vec = CaishenVectorEnv(1, render_mode=render_mode, copy=False, **kwargs)
-        self.observation_space = self.vec.single_observation_space
-        self.action_space = self.vec.single_action_space
-        self.render_mode = None
-        self._over = True
-        self._next_obs = None
-
-    def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
-        g = self.vec.games
-        if seed is not None or self._next_obs is None:
-            s = int(self.np_random.integers(2**62)) if seed is None else seed
-            self.vec.reset(seed=s)
-        # else: the game was already dealt again in place (same-step autoreset) after the last episode
-        self._over = False
-        return index_obs(g.obs, 0), self._single_info()
-
-    def step(self, action):
-        if self._over:
-            raise ValueError("the episode is over (or was never started); call reset()")
-        if isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"action must be an integer index, got {action!r} (bools are not actions)")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an integer index, got {action!r}") from None
-        if a != action:
-            raise ValueError(f"action must be an integer index, got {action!r}")
-        g = self.vec.games
-        g.step(np.array([a], np.int64))
-        done = bool(g.terminated[0] or g.truncated[0])
-        info = self._single_info()
-        if done:
-            self._over = True
-            self._next_obs = True
-            obs = index_obs(index_obs(g.final_obs, 0), 0)
-            info["action_mask"] = np.zeros(N_ACTIONS, bool)
-        else:
-            obs = index_obs(g.obs, 0)
-        return obs, float(g.reward[0]), bool(g.terminated[0]), bool(g.truncated[0]), info
-
-    def _single_info(self) -> dict:
-        g = self.vec.games
-        info = {"action_mask": g.masks[0].copy(), "seat": int(g.learner[0]), "hand_points": g.points[0].copy()}
-        if g.illegal_action == "penalty":
-            info["illegal_action"] = bool(g.illegal[0])
-        return info
-
-    def close(self):
-        """Stop the ``exec:`` opponents' programs, if any."""
-        self.vec.close()
-
-    def action_masks(self) -> np.ndarray:
-        """``bool[145]``: the learning seat's legal actions (all False when the episode is over)."""
-        if self._over:
-            return np.zeros(N_ACTIONS, bool)
-        return self.vec.games.masks[0].copy()

@@ -33,8 +33,9 @@ from caishen.envs.observation import (
     n_planes,
     plane_high,
 )
-from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, SingleGameEnv
-from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, SCRATCH_FIELDS, STATE_DTYPE, Game, action_name
+from caishen.envs.gym_env import MahjongEnv
+from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv
+from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, PH_DONE, SCRATCH_FIELDS, STATE_DTYPE, Game, action_name
 from caishen.sim.rng import _rng_seed
 from caishen.sim.tiles import MELD_KONG_CONCEALED
 from test_envs import _hidden_twin, _reference_planes, _wall_with_quads
@@ -435,13 +436,13 @@ def test_single_game_view_passes_env_checker():
     """gymnasium's check_env on one game of the batched env (penalty mode, since check_env plays
     sampled actions), and render_mode errors are TypeError (SB3) and ValueError."""
     for rules in RULES:
-        env = SingleGameEnv(rules=rules, illegal_action="penalty", illegal_reward=-1000.0, opponents="random")
+        env = MahjongEnv(rules=rules, illegal_action="penalty", illegal_reward=-1000.0, opponents="random")
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             check_env(env)
         # the only warning: no spec to try other render modes with (it has none)
         assert [str(w.message) for w in caught if "not having a spec" not in str(w.message)] == []
-    env = SingleGameEnv(observation="flat", seat="random")
+    env = MahjongEnv(observation="flat", seat="random")
     obs, info = env.reset(seed=3)
     done = False
     while not done:
@@ -450,13 +451,76 @@ def test_single_game_view_passes_env_checker():
         done = term or trunc
     assert not env.action_masks().any()
     env.reset()
-    with pytest.raises(ValueError, match="bools are not actions"):
+    with pytest.raises(ValueError, match="got the bool True"):
         env.step(True)
     for cls in (CaishenVectorEnv, SelfPlayVectorEnv):
         with pytest.raises(TypeError, match="render_mode"):
             cls(num_envs=1, render_mode="rgb_array")
         with pytest.raises(ValueError, match="render_mode"):
             cls(num_envs=1, render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_hold_then_next_episode_deals_what_the_autoreset_deals(rules):
+    """``hold=True`` (the single-game env's core): an ended episode stays at its end (the finished hand's state,
+    an empty mask, step refused) and ``next_episode()`` deals what the autoreset deals: batches of the same
+    seeds and random legal actions give the same observations, rewards and flags, illegal actions (penalty)
+    and match episodes included."""
+    for kw in ({}, {"episode": "match", "match_len": 2}):
+        opts = dict(mode="versus", seat="random", illegal_action="penalty", illegal_reward=-99.0, **kw)
+        free = BatchedGames(3, rules, **opts).reset(5)
+        held = BatchedGames(3, rules, hold=True, **opts).reset(5)
+        rng, actions, ended = _rng(4), np.zeros(3, np.int64), 0
+        for t in range(300):
+            sample_legal(free.masks, rng, actions)
+            if t % 97 == 5:
+                actions[1] = int(np.flatnonzero(~free.masks[1])[0])
+            held.step(actions)
+            free.step(actions)
+            for name in ("reward", "terminated", "truncated", "illegal", "points", "hands_ended"):
+                np.testing.assert_array_equal(getattr(held, name), getattr(free, name), err_msg=name)
+            done = held.terminated | held.truncated
+            np.testing.assert_array_equal(held.final_obs[done], free.final_obs[done])
+            if done.any():
+                ended += 1
+                assert not held.masks[done].any()
+                assert (held.states["table"]["phase"][done & ~held.illegal] == PH_DONE).all()
+                with pytest.raises(ValueError, match="next_episode"):
+                    held.step(actions)
+                held.next_episode(np.flatnonzero(done))
+            np.testing.assert_array_equal(held.obs, free.obs)
+            np.testing.assert_array_equal(held.masks, free.masks)
+            np.testing.assert_array_equal(held.learner, free.learner)
+            np.testing.assert_array_equal(held.hand_seed, free.hand_seed)
+        assert ended >= 4
+
+
+def test_the_gym_env_is_one_game_of_the_vector_env():
+    """MahjongEnv (gymnasium.make) and game 0 of CaishenVectorEnv with the same seed and actions: the same
+    observations, masks, rewards and flags; at an episode's end the gym env holds the finished hand
+    (``info["result"]``, ``env.game.done``) and ``reset()`` deals the vector env's next episode."""
+    gym_env = gymnasium.make("caishen/Jiating-v0", seat="random", opponents="greedy")
+    vec = CaishenVectorEnv(1, rules="jiating", seat="random", copy=True, illegal_action="penalty",
+                           illegal_reward=-500.0)
+    obs, info = gym_env.reset(seed=11)
+    vobs, vinfo = vec.reset(seed=11)
+    rng, ended = np.random.default_rng(1), 0
+    for _ in range(300):
+        np.testing.assert_array_equal(obs, vobs[0])
+        np.testing.assert_array_equal(gym_env.action_masks(), vec.action_masks()[0])
+        assert info["seat"] == vinfo["seat"][0]
+        a = int(rng.choice(np.flatnonzero(gym_env.action_masks())))
+        obs, r, term, trunc, info = gym_env.step(a)
+        vobs, vr, vterm, vtrunc, vinfo = vec.step(np.array([a]))
+        assert (r, term, trunc) == (vr[0], vterm[0], vtrunc[0])
+        np.testing.assert_array_equal(info["hand_points"], vinfo["hand_points"][0])
+        if term:
+            ended += 1
+            np.testing.assert_array_equal(obs, vinfo["final_obs"][0])
+            assert gym_env.unwrapped.game.done and r == info["result"][f"score_{info['seat']}"]
+            assert not gym_env.action_masks().any()
+            obs, info = gym_env.reset()
+    assert ended >= 3
 
 
 def test_module_docstring_memory_claim():
