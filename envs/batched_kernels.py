@@ -279,16 +279,17 @@ def _advance(i, states, games, tab, scr, out):
             for s in range(N_SEATS):
                 points[i, s] += g.points[s]
                 g.acc[s] += _reward_of(g.points[s], cfg, fcfg)
-            last = cfg[C_EPISODE] == EPISODE_HAND or st.table.match_hand + 1 >= cfg[C_MATCH_LEN]
-            if last:
-                _end_episode(i, st, g, cfg[C_EPISODE] != EPISODE_HAND, tab, scr, out)
-                if cfg[C_HOLD] != 0:  # held at the hand's end: no decision, no mask
-                    for a in range(N_ACTIONS):
-                        masks[i, a] = False
-                    return False
-                _deal_game(i, st, g, True, tab)
+            if cfg[C_EPISODE] == EPISODE_HAND:
+                _end_episode(i, st, g, False, tab, scr, out)
+            elif st.table.match_hand + 1 >= cfg[C_MATCH_LEN]:
+                _end_episode(i, st, g, True, tab, scr, out)
             else:
                 _deal_game(i, st, g, False, tab)
+                continue
+            if cfg[C_HOLD] != 0:  # held at the episode's end: no decision, no mask (_next_episodes deals)
+                masks[i, :] = False
+                return False
+            _deal_game(i, st, g, True, tab)
             continue
         _legal_mask(st, ep)
         s = st.table.to_act
