@@ -167,7 +167,7 @@ from caishen.envs.batched_kernels import (  # the layouts and kernels under Batc
     C_FINAL_OBS,
     C_FLAT,
     C_HISTORY,
-    C_HOLD,
+    C_FINAL_STATE,
     C_LOG,
     C_MATCH_LEN,
     C_MODE,
@@ -184,7 +184,6 @@ from caishen.envs.batched_kernels import (  # the layouts and kernels under Batc
     _bot_actions,
     _first_bad_action,
     _init_games,
-    _next_episodes,
     _observe_games,
     _resume_games,
     _sample_legal,
@@ -313,7 +312,7 @@ class BatchedGames:
 
     ``BatchedGames(n, rules=DEFAULT, options=None, *, mode="selfplay",
     seat=0, opponents="greedy", dealer=None, episode="hand", match_len=16,
-    hold=False, **config)``, ``config`` the keywords of :class:`EnvConfig`
+    final_state=False, **config)``, ``config`` the keywords of :class:`EnvConfig`
     (``observation="planes", history=False, assist=False, oracle=False,
     final_obs=True, reward="points", reward_scale=None,
     illegal_action="raise", illegal_reward=None``):
@@ -338,15 +337,15 @@ class BatchedGames:
     - ``reward``: ``"points"``, ``"scaled"`` (``reward_scale``) or ``"sign"``;
     - ``illegal_action``: ``"raise"`` or ``"penalty"`` (``illegal_reward``);
     - ``final_obs``: keep the final observations of ended episodes;
-    - ``hold``: no autoreset: a game whose episode ended stays at its end (its state the finished hand's, its
-      mask empty, its last observation in :attr:`final_obs`) and :meth:`step` refuses until
-      :meth:`next_episode` deals it again (the single-game env, :class:`caishen.envs.gym_env.MahjongEnv`).
+    - ``final_state``: keep each ended episode's last state (the finished hand, or the one an illegal action
+      ended) in :attr:`final_states` ``[i]``, written where the episode ends, before the autoreset deals
+      again (the single-game env's ``env.game`` and ``info["result"]``, :class:`caishen.envs.gym_env.MahjongEnv`).
 
     Raises ``ValueError`` for any bad argument, naming it (``TypeError`` for an unknown keyword).
     """
 
     def __init__(self, n: int, rules=DEFAULT, options=None, *, mode: str = "selfplay", seat=0, opponents="greedy",
-                 dealer=None, episode: str = "hand", match_len: int = 16, hold: bool = False, **config):
+                 dealer=None, episode: str = "hand", match_len: int = 16, final_state: bool = False, **config):
         #: the observation and reward options (:class:`EnvConfig`)
         self.config = c = env_config(type(self).__name__, config)
         observation, history, assist, oracle, final_obs = c.observation, c.history, c.assist, c.oracle, c.final_obs
@@ -406,10 +405,12 @@ class BatchedGames:
         self._cfg[C_PENALTY] = self.illegal_action == "penalty"
         self._cfg[C_FINAL_OBS] = self.final_obs_enabled
         self._cfg[C_LOG] = self._open is not None and bool(self._open.execs)
-        if not isinstance(hold, (bool, np.bool_)):
-            raise ValueError(f"hold must be True or False, got {hold!r}")
-        self.hold = bool(hold)
-        self._cfg[C_HOLD] = self.hold
+        if not isinstance(final_state, (bool, np.bool_)):
+            raise ValueError(f"final_state must be True or False, got {final_state!r}")
+        self._cfg[C_FINAL_STATE] = bool(final_state)
+        #: ``STATE_DTYPE[n]`` with ``final_state=True``: the last state of each game's ended episode (``[1]``
+        #: unused otherwise)
+        self.final_states = new_state(n if final_state else 1)
         self._fcfg = np.array([self.reward_scale, self.illegal_reward or 0.0], np.float64)
 
         # buffers: everything a step writes is allocated here, once
@@ -466,7 +467,7 @@ class BatchedGames:
         self._bot_work = new_work()
         self._bx_of: dict = {}  # bot_actions: the bot context of each bot with data asked for
         self._tab = (self._ep, self._rp, self._tabs, self._cfg, self._fcfg, self._bots)
-        self._scr = (self._work, self._x, self._scalar, self._inv_high)
+        self._scr = (self._work, self._x, self._scalar, self._inv_high, self.final_states)
         self._out = (self._obs_planes, self._obs_flat, self._fin_planes, self._fin_flat, self.masks, self.player,
                      self.rewards, self.reward, self.terminated, self.truncated, self.illegal, self.points,
                      self.hands_ended, self.records)
@@ -547,9 +548,6 @@ class BatchedGames:
         illegal one, naming the game, the action and the legal ones.  Changes nothing."""
         if not self._started:
             raise ValueError("call reset() before step()")
-        if self.hold and (self.terminated.any() or self.truncated.any()):
-            held = int(np.flatnonzero(self.terminated | self.truncated)[0])
-            raise ValueError(f"game {held}: its episode is over (hold=True); call next_episode() or reset()")
         a = np.asarray(actions)
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers (not {a.dtype}; bools are not actions), got {short_repr(actions)}")
@@ -581,28 +579,6 @@ class BatchedGames:
         a = self.check_actions(actions)
         n_wait = _step_games(a, *self._args())
         self._settle(n_wait)
-        self._after_step()
-        return self
-
-    def next_episode(self, idx=None) -> "BatchedGames":
-        """Deal the games ``idx`` (indices; default every game) a new episode from their own streams (no
-        reseeding: what the autoreset deals), up to its first decision; with ``hold=True`` the way on after an
-        ended episode.  The other games keep their state.  Clears the step's outputs (rewards, flags) as
-        :meth:`reset`; returns ``self``.  Raises ``ValueError`` before :meth:`reset` or for a bad index."""
-        if not self._started:
-            raise ValueError("call reset() before next_episode()")
-        idx = np.arange(self.n, dtype=np.int64) if idx is None else np.asarray(idx)
-        if idx.ndim != 1 or idx.dtype.kind not in "iu" or ((idx < 0) | (idx >= self.n)).any():
-            raise ValueError(f"idx must be game indices 0..{self.n - 1}, got {short_repr(idx)}")
-        n_wait = _next_episodes(idx.astype(np.int64), *self._args())
-        self._settle(n_wait)
-        self.terminated[:] = False  # an episode that ended before the first decision is not the caller's
-        self.truncated[:] = False
-        self.illegal[:] = False
-        self.rewards[:] = 0.0
-        self.reward[:] = 0.0
-        self.points[:] = 0
-        self.hands_ended[:] = 0
         self._after_step()
         return self
 

@@ -22,6 +22,7 @@ from numba import njit
 
 from caishen.sim.bots.features import _encode, _encode_history, _flatten
 from caishen.sim.engine import (
+    _copy_state,
     N_ACTIONS,
     N_SEATS,
     PH_DONE,
@@ -84,7 +85,7 @@ C_REWARD = 7  #: REWARD_*
 C_PENALTY = 8  #: 1: illegal actions end the episode with a penalty; 0: the caller raised already
 C_FINAL_OBS = 9  #: 1: write the final observations of ended episodes
 C_LOG = 10  #: 1: log every deal, action and hand's end (an exec: opponent reads them as events)
-C_HOLD = 11  #: 1: an ended episode's game is held at its end (no autoreset) until :func:`_next_episodes`
+C_FINAL_STATE = 11  #: 1: copy each ended episode's last state into ``scr[4][i]`` (BatchedGames.final_states)
 N_C = 12
 F_SCALE = 0  #: reward_scale
 F_ILLEGAL = 1  #: illegal_reward
@@ -201,11 +202,13 @@ def _deal(st, g, new_episode, ep, rp, tabs, cfg):
 def _end_episode(i, st, g, truncate, tab, scr, out):
     """Close game ``i``'s episode: flags, final observations, the rewards earned so far."""
     ep, rp, tabs, cfg, fcfg, bots = tab
-    work, x, scalar, inv_high = scr
+    work, x, scalar, inv_high, final_states = scr
     obs_planes, obs_flat, fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, illegal, \
         points, hands_ended, rec = out
     joker = ep.joker
     gi = g.gi
+    if cfg[C_FINAL_STATE] != 0:  # the finished episode's last state, before the autoreset deals again
+        _copy_state(final_states[i], st)
     if truncate:
         truncated[i] = True
     else:
@@ -233,7 +236,7 @@ def _advance(i, states, games, tab, scr, out):
     ``states``: the engine's state records (``STATE_DTYPE[n]``), ``games``:
     the game records (:data:`GAME_DTYPE`), ``tab``: the batch's tables
     ``(ep, rp, tabs, cfg, fcfg, bots)``, ``scr``: scratch and the flat
-    tables ``(work, x, scalar, inv_high)``, ``out``: the output buffers
+    tables and the kept final states ``(work, x, scalar, inv_high, final_states)``, ``out``: the output buffers
     (:meth:`BatchedGames._buffers`).  Hands that end are scored
     (:func:`_hand_points`; a False pauses the game with its record row in
     ``rec[i]``, to be resumed once ``games[i].points`` is filled),
@@ -244,7 +247,7 @@ def _advance(i, states, games, tab, scr, out):
     the next step).
     """
     ep, rp, tabs, cfg, fcfg, bots = tab
-    work, x, scalar, inv_high = scr
+    work, x, scalar, inv_high, _ = scr
     obs_planes, obs_flat, fin_planes, fin_flat, masks, player, rewards, reward1, terminated, truncated, illegal, \
         points, hands_ended, rec = out
     st = states[i]
@@ -281,15 +284,12 @@ def _advance(i, states, games, tab, scr, out):
                 g.acc[s] += _reward_of(g.points[s], cfg, fcfg)
             if cfg[C_EPISODE] == EPISODE_HAND:
                 _end_episode(i, st, g, False, tab, scr, out)
+                _deal_game(i, st, g, True, tab)
             elif st.table.match_hand + 1 >= cfg[C_MATCH_LEN]:
                 _end_episode(i, st, g, True, tab, scr, out)
+                _deal_game(i, st, g, True, tab)
             else:
                 _deal_game(i, st, g, False, tab)
-                continue
-            if cfg[C_HOLD] != 0:  # held at the episode's end: no decision, no mask (_next_episodes deals)
-                masks[i, :] = False
-                return False
-            _deal_game(i, st, g, True, tab)
             continue
         _legal_mask(st, ep)
         s = st.table.to_act
@@ -364,22 +364,6 @@ def _init_games(seeds, learner, states, games, tab, scr, out):
 
 
 @njit(cache=True)
-def _next_episodes(idx, states, games, tab, scr, out):
-    """Deal the games ``idx: int64[m]`` a new episode from their own streams (held or not; ``cfg[C_HOLD]``) and
-    advance each to its first decision.  Returns the number of games paused for scoring (:func:`_advance`)."""
-    idx, states, games, tab, scr, out = borrowed((idx, states, games, tab, scr, out))  # as _step_games
-    n_wait = 0
-    for j in range(idx.shape[0]):
-        i = idx[j]
-        _clear_outputs(i, games, out)
-        games[i].gi[GI_ENDED] = 1  # as after an autoreset: what the new episode earns waits for the next step
-        _deal_game(i, states[i], games[i], True, tab)
-        if _advance(i, states, games, tab, scr, out):
-            n_wait += 1
-    return n_wait
-
-
-@njit(cache=True)
 def _first_bad_action(states, actions, check_legal):
     """The first game whose action is outside ``0..144`` (or, with ``check_legal``, not in its
     legal mask), or -1.  Reads only."""
@@ -412,10 +396,6 @@ def _step_games(actions, states, games, tab, scr, out):
             illegal[i] = True
             g.acc[st.table.to_act] += fcfg[F_ILLEGAL]
             _end_episode(i, st, g, False, tab, scr, out)
-            if tab[3][C_HOLD] != 0:  # held where the illegal action was refused (the hand unfinished)
-                for b in range(N_ACTIONS):
-                    out[4][i, b] = False
-                continue
             _deal_game(i, st, g, True, tab)
         else:
             g.gi[GI_DECIDED] = 1

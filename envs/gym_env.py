@@ -23,9 +23,10 @@ played by bots of the registry (:mod:`caishen.sim.bots.registry`) inside the num
 step (default ``"greedy"``: the shanten-greedy policy of :mod:`caishen.sim.bots.policies`).
 ``step`` applies the learning seat's action, then lets the bots act until the learning
 seat must decide again or the episode is over.  It is one game of
-:class:`caishen.envs.batched.BatchedGames` (``env.games``) held at its episode's end
-(``hold=True``: no autoreset), so its observations, masks and rewards are the
-vector env's, which equal :class:`caishen.sim.engine.Game`'s step by step
+:class:`caishen.envs.batched.BatchedGames` (``env.games``; ``final_state=True``: an ended
+episode's last state is kept for ``env.game``, ``render`` and ``info["result"]`` while the
+batch's autoreset deals the next one, which :meth:`MahjongEnv.reset` then returns), so its
+observations, masks and rewards are the vector env's, which equal :class:`caishen.sim.engine.Game`'s step by step
 (``tests/test_batched_env.py``).  It is made for maskable RL (``sb3_contrib.MaskablePPO`` calls
 ``action_masks()``).  Specs: ``shared/rules/<name>.md`` (``K-..``, ``J-..``).
 
@@ -200,6 +201,11 @@ class _LiveGame(Game):
         self.seed = None
         self._started = False
 
+    def _show(self, states) -> None:
+        """Show ``states[0]`` (the live game, or the last state of the episode that just ended)."""
+        self._buf = states[:1]
+        self.state = self._buf[0]
+
     def reset(self, *args, **kwargs):
         raise ValueError("env.game is the env's live hand: call env.reset()")
 
@@ -245,18 +251,19 @@ class MahjongEnv(gymnasium.Env):
         else:
             opponents = _opponent_spec(opponents)
         self.games = BatchedGames(1, rules, options, mode="versus", seat=seat, opponents=opponents, dealer=dealer,
-                                  episode=episode, match_len=match_len, hold=True, **config)
+                                  episode=episode, match_len=match_len, final_state=True, **config)
         self.game = _LiveGame(self.games)
         self.observation_space, self.action_space = single_spaces(self.games)
         self.render_mode = render_mode
         self._action = np.zeros(1, np.int64)
         self._over = True  # no episode running yet
+        self._seat = int(self.games.learner[0])
         self._dealt = False
 
     @property
     def seat(self) -> int:
-        """The learning seat of the current episode (0..3)."""
-        return int(self.games.learner[0])
+        """The learning seat of the current episode, or of the one that just ended (0..3)."""
+        return self._seat
 
     # -- API ---------------------------------------------------------------------
     def reset(self, *, seed=None, options=None):
@@ -267,10 +274,9 @@ class MahjongEnv(gymnasium.Env):
             s = int(self.np_random.integers(2**62)) if seed is None else int(check_seeds(seed, 1)[0])
             g.reset(s)
             self._dealt = self.game._started = True
-        else:
-            g.next_episode()
-        while not g.masks[0].any():  # a one-hand match that ended before the first decision
-            g.next_episode()
+        # else: the batch's autoreset dealt the next episode when the last one ended, up to its first decision
+        self.game._show(g.states)
+        self._seat = int(g.learner[0])
         self._over = False
         if self.render_mode == "human":
             self.render()
@@ -288,6 +294,8 @@ class MahjongEnv(gymnasium.Env):
         self._action[0] = check_int("action", action, 0, N_ACTIONS - 1)  # no bools, floats, NaN or infinities
         g = self.games.step(self._action)
         self._over = bool(g.terminated[0] or g.truncated[0])
+        if self._over:  # env.game shows the ended episode's last state until reset()
+            self.game._show(g.final_states)
         obs = index_obs(index_obs(g.final_obs, 0), 0) if self._over else index_obs(g.obs, 0)
         if self.render_mode == "human":
             self.render()
@@ -295,7 +303,7 @@ class MahjongEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """``bool[145]``: the learning seat's legal actions now (all False when the episode is over)."""
-        return self.games.masks[0].copy()
+        return self.games.masks[0] & (not self._over)
 
     def render(self):
         """The whole table as text (``"ansi"``: returned; ``"human"``: printed)."""
@@ -315,7 +323,7 @@ class MahjongEnv(gymnasium.Env):
     # -- helpers -------------------------------------------------------------------
     def _info(self) -> dict:
         g = self.games
-        info = {"action_mask": g.masks[0].copy(), "seat": self.seat, "hand_points": g.points[0].copy()}
+        info = {"action_mask": self.action_masks(), "seat": self.seat, "hand_points": g.points[0].copy()}
         if g.illegal_action == "penalty":
             info["illegal_action"] = bool(g.illegal[0])
         if self._over and self.game.done:

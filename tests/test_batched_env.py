@@ -461,37 +461,37 @@ def test_single_game_view_passes_env_checker():
 
 
 @pytest.mark.parametrize("rules", RULES)
-def test_hold_then_next_episode_deals_what_the_autoreset_deals(rules):
-    """``hold=True`` (the single-game env's core): an ended episode stays at its end (the finished hand's state,
-    an empty mask, step refused) and ``next_episode()`` deals what the autoreset deals: batches of the same
-    seeds and random legal actions give the same observations, rewards and flags, illegal actions (penalty)
-    and match episodes included."""
+def test_final_state_keeps_each_ended_episodes_last_state(rules):
+    """``final_state=True`` (the single-game env's core) changes nothing a step returns (the same observations,
+    rewards and flags as without it, illegal actions and match episodes included) and keeps each ended
+    episode's last state in ``final_states[i]``: the finished hand (its points the step's ``points``), or the
+    hand an illegal action ended, with the tiles conserved."""
     for kw in ({}, {"episode": "match", "match_len": 2}):
         opts = dict(mode="versus", seat="random", illegal_action="penalty", illegal_reward=-99.0, **kw)
         free = BatchedGames(3, rules, **opts).reset(5)
-        held = BatchedGames(3, rules, hold=True, **opts).reset(5)
-        rng, actions, ended = _rng(4), np.zeros(3, np.int64), 0
+        kept = BatchedGames(3, rules, final_state=True, **opts).reset(5)
+        rng, actions, ended, g = _rng(4), np.zeros(3, np.int64), 0, Game(rules).reset(seed=0)
         for t in range(300):
             sample_legal(free.masks, rng, actions)
             if t % 97 == 5:
                 actions[1] = int(np.flatnonzero(~free.masks[1])[0])
-            held.step(actions)
+            before = kept.final_states.copy()
+            kept.step(actions)
             free.step(actions)
-            for name in ("reward", "terminated", "truncated", "illegal", "points", "hands_ended"):
-                np.testing.assert_array_equal(getattr(held, name), getattr(free, name), err_msg=name)
-            done = held.terminated | held.truncated
-            np.testing.assert_array_equal(held.final_obs[done], free.final_obs[done])
-            if done.any():
+            for name in ("reward", "terminated", "truncated", "illegal", "points", "hands_ended", "obs", "masks",
+                         "learner", "hand_seed", "final_obs"):
+                np.testing.assert_array_equal(getattr(kept, name), getattr(free, name), err_msg=name)
+            done = kept.terminated | kept.truncated
+            assert (kept.final_states[~done] == before[~done]).all()  # written only where an episode ended
+            for i in np.flatnonzero(done):
                 ended += 1
-                assert not held.masks[done].any()
-                assert (held.states["table"]["phase"][done & ~held.illegal] == PH_DONE).all()
-                with pytest.raises(ValueError, match="next_episode"):
-                    held.step(actions)
-                held.next_episode(np.flatnonzero(done))
-            np.testing.assert_array_equal(held.obs, free.obs)
-            np.testing.assert_array_equal(held.masks, free.masks)
-            np.testing.assert_array_equal(held.learner, free.learner)
-            np.testing.assert_array_equal(held.hand_seed, free.hand_seed)
+                st = kept.final_states[i]
+                for f in STATE_DTYPE.names:
+                    g.state[f] = st[f]
+                g.check()  # the engine's invariants on the kept state: 136 tiles conserved, ...
+                if not kept.illegal[i] and kw.get("episode") != "match":
+                    assert st["table"]["phase"] == PH_DONE
+                    assert [g.result[f"score_{s}"] for s in range(4)] == list(kept.points[i])
         assert ended >= 4
 
 
