@@ -245,3 +245,15 @@ def test_hand_and_score_help_and_doc_examples_are_accepted(capsys):
     for argv in docs:
         code, _, err = main(argv, capsys)
         assert code == 0, (argv, err)
+
+
+def test_termtext_wrap_counts_wide_characters_twice_and_keeps_every_word():
+    """Issue 45: the commands' long lines wrap to 100 terminal columns, a 汉字 taking two."""
+    from caishen.sim.termtext import display_width, wrap
+
+    assert display_width("飘财 x") == 6 and wrap("short line") == ["short line"]
+    line = "  values: " + " ".join(["财神财神"] * 30)  # 9 columns a word
+    lines = wrap(line, 40)
+    assert all(display_width(x) <= 40 for x in lines) and lines[0].startswith("  values: ")
+    assert all(x.startswith("    ") for x in lines[1:]) and " ".join(x.strip() for x in lines) == line.strip()
+    assert wrap("x" * 50, 40) == ["x" * 50]  # a word longer than a line stays whole
