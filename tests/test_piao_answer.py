@@ -350,3 +350,24 @@ def test_table_words_names_a_table_by_its_cells_and_keeps_other_specs():
         "piao_table[64/64 cells]:tuned:kaihua - piao_table[1/64 cells]"
     for same in ("piao_table", "piao_table:tuned:kaihua", "always", "greedy"):
         assert piao_answer.table_words(same) == same
+
+
+def test_heatmap_title_is_not_drawn_over_the_panel_titles(tmp_path, monkeypatch):
+    """Issue 45: a long comparison wraps over several lines; the constrained layout keeps it above the
+    panels' titles (their boxes do not overlap), for one panel and for two."""
+    from caishen.sim.analysis import figures
+
+    seen = []
+    monkeypatch.setattr(figures, "save_figure", lambda fig, path, **kw: seen.append(fig))
+    rows = [{"split": sp, "tiles_left": tl, "waits": w, "points": 50_000, "diff": 0.3, "ci_low": 0.1, "ci_high": 0.5}
+            for sp in ("all", "keeps") for tl in ("0-20", "21+") for w in ("1", "2+")]
+    long = "EV of 飘 minus keep for greedy at every 飘 chance, the keep branch playing greedy " * 3
+    for joint in (pd.DataFrame(rows), pd.DataFrame(rows[:4])):
+        piao_answer.heatmap(joint, tmp_path / "h.png", long, split="split", note="bots greedy, 8 chances, seed 0")
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        canvas = FigureCanvasAgg(seen.pop())  # the figure was closed: draw it again as the file was drawn
+        canvas.draw()
+        fig, r = canvas.figure, canvas.get_renderer()
+        top = fig._suptitle.get_window_extent(r)
+        assert all(not top.overlaps(ax.title.get_window_extent(r)) for ax in fig.axes if ax.get_title())

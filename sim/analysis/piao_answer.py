@@ -260,7 +260,8 @@ def heatmap(joint: pd.DataFrame, path, comparison: str, rows: str = "tiles_left"
     finite = [np.abs(v[np.isfinite(v)]) for v in vals.values() if np.isfinite(v).any()]
     lim = float(max(x.max() for x in finite)) if finite else 1.0
     fig, axes = plt.subplots(1, len(panels), figsize=(len(panels) * (1.5 * len(cll) + 1.2) + 1.5,
-                                                       0.9 * len(rl) + 2.8), squeeze=False)
+                                                       0.9 * len(rl) + 2.8), squeeze=False,
+                             layout="constrained")  # room for the wrapped title above the panels' titles
     cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")
     im = None
     for ax, pn in zip(axes[0], panels):
@@ -286,12 +287,14 @@ def heatmap(joint: pd.DataFrame, path, comparison: str, rows: str = "tiles_left"
                      "keeps": "where the policy keeps by itself"}
             every = {"throws": "the policy throws at every one", "keeps": "the policy keeps at every one"}
             extra = "" if only is None or pn != panels[0] else f"; {every.get(only, f'{split} = {only} at every one')}"
-            ax.set_title(names.get(pn, f"{split} = {pn}") + f" (n={n:,}{extra})", fontsize=8)
+            ax.set_title("\n".join(textwrap.wrap(names.get(pn, f"{split} = {pn}") + f" (n={n:,}{extra})",
+                                                  int(12 * len(cll) + 10))), fontsize=8)
     axes[0][0].set_ylabel("live wall tiles left")
     fig.colorbar(im, ax=list(axes[0]), label="EV of piao minus keep (points per chance)")
     plain = comparison.replace("飘", "piao").replace("财神", "caishen")
     title = "\n".join(textwrap.wrap(plain, 60 * len(panels) + 30))
     fig.suptitle(title + (f"\n{note}" if note else ""), fontsize=7, x=0.01, ha="left")
+    fig.canvas.draw()  # the constrained layout places the title and the panels' titles apart
     save_figure(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
