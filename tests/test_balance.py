@@ -395,3 +395,15 @@ def test_few_marked_blanks_the_interval_of_too_few_hands():
     out = balance.few_marked(t)
     assert out["ci_low"].isna().tolist() == [True, False] and out.loc[1, "ci_high"] == 8.1
     assert out["note"].tolist() == [f"too few hands (n < {balance.MIN_CI_N})", ""] and t.loc[0, "ci_low"] == -30.0
+
+
+def test_every_kaihua_hand_type_row_names_its_rule_and_chinese():
+    """Issue 45: fig-hand-types.png and the hand-type table gave qidui_pure, qidui_baotou, haohua and qubuqu
+    without the rule ID or the Chinese the other rows have."""
+    import re
+
+    from caishen.sim.rules.kaihua.analysis import _hand_types
+
+    for label, _ in _hand_types():
+        assert re.search(r"\((K-\d+\.\d+)\)$", label), label
+        assert re.search(r"[\u4e00-\u9fff]", label) or "links" in label, label
