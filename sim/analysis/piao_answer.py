@@ -479,6 +479,8 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
         words += "; rule options " + ", ".join(f"{k}={v}" for k, v in opts.items())
     out = Path(out)
     with rundir.workspace(out, "飘 answer"):  # one writer, no links inside
+        # a rerun resumes the study: its seconds are then this call's only, and the answer says so
+        resumed = (out / STUDY_DIR).is_dir() and any((out / STUDY_DIR).iterdir())
         t0 = time.perf_counter()
         pts = piao_study.run_study(hands, seed, rollouts, "piao", policy, opts or None, out=out / STUDY_DIR,
                                    keep_then=keep, per_hand=True, execution=ex)
@@ -520,6 +522,7 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
         answer = {
             "comparison": words, "rules": rules, "options": opts, "policy": policy, "keep_then": keep or policy,
             "hands": int(hands), "seed": int(seed), "rollouts": int(rollouts), "study_seconds": round(study_s, 1),
+            "study_resumed": bool(resumed),
             "chances": int(n_chances), "studied": int(len(pts)),
             "exploration_rate": float(len(pts) / n_chances),
             "exploration": "one chance per hand with a chance, drawn uniformly among its chances; the real hand is "
@@ -579,7 +582,8 @@ def format_answer(answer: dict, out) -> str:
     lines = [f"comparison: {a['comparison']}",
              f"EV of 飘 minus keep per chance: {e['diff']:+.2f} points [95% CI {e['ci_low']:+.2f}, {e['ci_high']:+.2f}]"
              f" ({a['studied']:,} chances studied of {a['chances']:,} in {a['hands']:,} hands, R = {a['rollouts']}, "
-             f"seed {a['seed']}, {a['study_seconds']:.0f} s)",
+             f"seed {a['seed']}, " + (f"resumed: {a['study_seconds']:.0f} s in this run, the earlier runs' not "
+                                      "counted)" if a.get("study_resumed") else f"{a['study_seconds']:.0f} s)"),
              f"exploration rate: {a['exploration_rate']:.1%} of chances studied ({a['exploration']})"]
     for g, words in (("throws", "where it throws by itself"), ("keeps", "where it keeps by itself")):
         if g in a.get("own_choice", {}):
