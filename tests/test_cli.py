@@ -257,3 +257,19 @@ def test_termtext_wrap_counts_wide_characters_twice_and_keeps_every_word():
     assert all(display_width(x) <= 40 for x in lines) and lines[0].startswith("  values: ")
     assert all(x.startswith("    ") for x in lines[1:]) and " ".join(x.strip() for x in lines) == line.strip()
     assert wrap("x" * 50, 40) == ["x" * 50]  # a word longer than a line stays whole
+
+
+def test_every_rule_option_example_of_the_help_texts_is_an_option_of_kaihua():
+    """Issue 45: the ``--option K=V`` examples of every command's help (e.g. discard_win=false) are
+    options Kaihua, the default rule set, accepts."""
+    from caishen.sim import engine
+    from caishen.sim.rules.options import parse_option_strings
+
+    parser = cli.build_parser()
+    seen = 0
+    for name, sub in parser._subparsers._group_actions[0].choices.items():
+        for dest, example in _help_examples(sub):
+            if "=" in example and dest in ("option", "options", "rules_option"):
+                engine.load_rules("kaihua", parse_option_strings([example]))  # ValueError for a bad example
+                seen += 1
+    assert seen >= 5
