@@ -480,3 +480,15 @@ def test_first_use_warning_says_up_to(cold, caplog):
             fresh_kernel()(1)
     said = [r.getMessage() for r in caplog.records]
     assert "up to about 12 s" in said[0] and "less when some are cached" in said[0]
+
+
+def test_warmup_of_several_targets_speaks_before_its_imports(cold, monkeypatch):
+    """Issue 45: `caishen warmup` printed nothing for ~45 s: its first line comes before the workloads are
+    imported."""
+    from caishen.cli import warmup as cli_warmup
+
+    lines = []
+    real = cli_warmup._workloads
+    monkeypatch.setattr(cli_warmup, "_workloads", lambda: lines.append("imported") or real())
+    cli_warmup.warmup(["hand", "score"], progress=lines.append)
+    assert lines[:3] == ["2 target(s) one after the other: hand, score", "imported", "kernels: hand ..."], lines

@@ -90,6 +90,8 @@ def warmup(targets=None, progress=None, bar: bool = True) -> dict[str, float]:
     targets = W.TARGETS if targets is None else (targets,) if isinstance(targets, str) else tuple(targets)
     for t in targets:
         W.check_target(t)
+    if progress and len(targets) > 1:  # at once: the imports below take seconds before the first target
+        progress(f"{len(targets)} target(s) one after the other: {', '.join(targets)}")
     work, took = _workloads(), {}
     for t in targets:
         if progress:
