@@ -350,8 +350,8 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
     terminal then a progress bar by kernel (``kernel 12 of 89``, the count and time this machine measured
     last, :func:`estimates`); when the block ends (also on an error or Ctrl-C): ``PREFIX: compiled N numba
     kernel(s) in T s of compiling (the command's own work not counted)`` (``T``: the seconds spent inside
-    numba's compiles only, whenever they came), and the count and time are kept for the next estimate.  Nothing when every kernel
-    came from the cache.  Yields the :class:`CompileWatch`.
+    numba's compiles only, whenever they came), and the count and time are kept for the next estimate.
+    Nothing when every kernel came from the cache.  Yields the :class:`CompileWatch`.
     """
     import sys
 
