@@ -328,7 +328,7 @@ def table_spec(bits: int, base: str) -> str:
 def table_words(text: str) -> str:
     """``text`` (a policy spec, a label, a difference ``A - B``) with each ``piao_table:BITS`` named by the
     cells it throws in instead of its 64-bit number: ``piao_table[12/64 cells]`` (a base bot after it stays:
-    ``piao_table[64/64 cells]:tuned:kaihua``).  For people; the exact spec stays in the study's files."""
+    ``piao_table[64/64 cells]:tuned:NAME``).  For people; the exact spec stays in the study's files."""
     def words(m: re.Match) -> str:
         try:
             bits = int(m.group(1), 0) % (1 << 64)
