@@ -144,7 +144,8 @@ def _visible(game: Game, seat: int) -> np.ndarray:
 def hint_lines(game: Game, seat: int) -> list[str]:
     """The hint for ``seat``: the shanten of its concealed tiles (-1 complete, by shape) and, on its own
     turn, the discards ranked by the shanten they leave, then by the live tiles that would lower it (the
-    copies ``seat`` cannot see: :func:`caishen.sim.hand.effective_tiles`); when ready, its waits."""
+    copies ``seat`` cannot see: :func:`caishen.sim.hand.effective_tiles`); when ready, its waits.  Lines
+    of at most 100 terminal columns (a long one wraps, indented)."""
     counts = np.asarray(game.state["hands"][seat], np.int64)
     joker = int(game._ep.joker)
     seen = _visible(game, seat)
@@ -170,7 +171,9 @@ def hint_lines(game: Game, seat: int) -> list[str]:
         else:
             lines.append(f"hint: {sum(x for _, x in eff)} live tiles would lower the shanten: "
                          + _effective(eff, joker))
-    return lines
+    from caishen.sim.termtext import wrap_lines
+
+    return wrap_lines(lines, indent="      ")  # a long list of tiles wraps at 100 columns
 
 
 def _effective(eff: list, joker: int) -> str:

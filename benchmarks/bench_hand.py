@@ -200,8 +200,12 @@ def batch_part(args) -> None:
         ratio = f"{rate / p:9.0f}x" if p == p else "      n/a"
         ps = f"{p:16,.0f}" if p == p else f"{'(no jokers)':>16}"
         print(f"{name:<22} {rate:16,.0f} {ps} {ratio} {1e9 / rate:9.1f}")
-    print(f"standard-form shanten agreement with mahjong on {m:,} hands: {agree:.4%}")
-    print(f"  and on {m:,} hands of 4-14 tiles holding a kind four times: {agree4:.4%}")
+    if m:
+        print(f"standard-form shanten agreement with mahjong on {m:,} hands: {agree:.4%}")
+        print(f"  and on {m:,} hands of 4-14 tiles holding a kind four times: {agree4:.4%}")
+    else:  # no peer: nothing was compared (not a 'nan%' agreement)
+        why = "the peer library `mahjong` is not installed" if mahjong is None else "--peer-hands 0"
+        print(f"standard-form shanten agreement with mahjong: skipped ({why})")
     block = int(strict_block(tabs))
     print(
         f"hand table: {tabs.nbytes:,} bytes: header and class ids {OFF_PAIRS:,}, min-plus rows 2 x {block:,} "

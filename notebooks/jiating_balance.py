@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from caishen.sim.analysis import balance
 from caishen.sim.rules.jiating import analysis as JA
 from caishen.sim import safeio
 from caishen.sim.selfplay.batch import play_batch
@@ -117,7 +118,7 @@ if __name__ == "__main__":
                       hard_hands=args.hard_hands)
     pd.set_option("display.width", 180)
     print(r["patterns"].round(4).to_string(index=False))
-    print(r["balance"].round(4).to_string(index=False))
+    print(balance.few_marked(r["balance"]).round(4).to_string(index=False))  # "too few hands" under 30
     print(r["declarations"].round(3).to_string(index=False))
     print(out_of_line(r["patterns"])[["pattern", "name", "fires", "frequency", "points", "ratio"]].round(3)
           .to_string(index=False))

@@ -101,8 +101,9 @@ if __name__ == "__main__":
     args = ap.parse_args()
     r = kaihua_study(args.hands, args.seed, figures=args.figures)
     pd.set_option("display.width", 160)
-    print(r["types"].round(4).to_string(index=False))
-    print(r["balance"].round(4).to_string(index=False))
+    # a row of fewer than balance.MIN_CI_N hands or wins prints "too few hands", not an interval
+    print(balance.few_marked(r["types"]).round(4).to_string(index=False))
+    print(balance.few_marked(r["balance"]).round(4).to_string(index=False))
     o = r["options"]
     keep = o["metric"].isin(["dealer edge (dealer minus non-dealer)", "points paid by a discarder", "attempt rate",
                              "failed rate (K-9.3)", "draw rate (流局)"])

@@ -126,8 +126,9 @@ def rule_text(rule_id: str) -> str:
 
 def plain_text(markdown: str) -> str:
     """A reference excerpt (:func:`rule_text`'s Markdown) for a terminal: ``**bold**``, ``*italic*`` and
-    ``code`` marks dropped, a heading's ``#`` marks dropped, and a table as one block per row (its first
-    cell, then ``column: cell`` lines) instead of pipes."""
+    ``code`` marks dropped, a heading's ``#`` marks dropped, a table as one block per row (its first
+    cell, then ``column: cell`` lines) instead of pipes, and every line wrapped to 100 terminal columns
+    (:func:`caishen.sim.termtext.wrap`, its continuation indented two more spaces)."""
     out: list[str] = []
     lines = markdown.split("\n")
     i = 0
@@ -147,7 +148,11 @@ def plain_text(markdown: str) -> str:
     text = "\n".join(out)
     text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
     text = re.sub(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])", r"\1", text, flags=re.S)
-    return re.sub(r"`([^`]+)`", r"\1", text)
+    text = re.sub(r"`([^`]+)`", r"\1", text)
+    from caishen.sim.termtext import wrap
+
+    return "\n".join(piece for line in text.split("\n")
+                     for piece in wrap(line, indent=" " * (len(line) - len(line.lstrip(" ")) + 2)))
 
 
 def _cells(row: str) -> list[str]:

@@ -35,7 +35,9 @@ reset, legal mask, step, the invariant checker), ``envs`` (the batched env
 and the Gymnasium env: reset, observe, step), ``hand`` (the public shanten /
 win / effective-tile functions), ``score`` (``caishen score``: both rule
 sets' hand scoring), ``seats`` (the open seats, ``python:`` and ``exec:``: the arena host's table and the
-vector env's open opponents).
+vector env's open opponents), ``labels`` (``caishen learn``'s rollout labels, an MLP learner:
+:func:`caishen.cli.warmup.warm_labels`), ``piao`` (the counterfactual 飘 study's kernel,
+:func:`caishen.cli.warmup.warm_piao`).
 """
 
 from __future__ import annotations
@@ -52,14 +54,15 @@ __all__ = ["TARGETS", "CompileWatch", "compile_line", "inside_compile_line", "fi
 
 log = logging.getLogger("caishen")
 
-TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats")
+TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats", "labels", "piao")
 
 #: rough cold compile seconds on one core of a 2-core machine (``caishen warmup TARGET``, each
 #: target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured then, ``seats`` 43-60 s), quoted
 #: in the first-use warning; the README's main job compiles the self-play loop with every bot: 72-76 CPU s
 #: in one process at load ~4 (88-96 before the step's draw and payment became kernels), 47 s wall with
 #: the side process at load ~2 (docs/speed.md, "Cold compile"), so ``selfplay`` says 75
-COLD_SECONDS = {"selfplay": 75, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60}
+COLD_SECONDS = {"selfplay": 75, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60,
+                "labels": 60, "piao": 60}
 
 
 def cache_dir() -> Path:
@@ -195,10 +198,12 @@ class CompileWatch:
 
 
 #: kernels a command compiles in its own process on an empty cache (``caishen warmup`` and the commands measure
-#: and keep their own counts in :func:`estimates`; these are for a machine that has measured nothing yet)
+#: and keep their own counts in :func:`estimates`; these are for a machine that has measured nothing yet).
+#: ``piao``: 165 measured (``caishen piao --hands 2000``, empty cache, the study and its check); ``learn``: 49
+#: after ``caishen warmup`` without its ``labels`` target (issue 45)
 DEFAULT_KERNELS = {"caishen simulate": 108, "caishen match": 108, "caishen sweep": 108, "caishen ladder": 130,
-                   "caishen piao": 120, "caishen play": 70, "caishen hand": 17, "caishen score": 25,
-                   "caishen replay": 95, "caishen report": 1}
+                   "caishen piao": 165, "caishen learn": 49, "caishen play": 70, "caishen hand": 17,
+                   "caishen score": 25, "caishen replay": 95, "caishen report": 1}
 #: the same while the side process of :func:`side_compile` runs (it compiles the learned and the tuned bot, which
 #: the command then loads from the cache; how many it loads depends on who gets there first): the self-play
 #: loop's commands
@@ -344,8 +349,9 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
     once per cache, minutes on a cold machine; `caishen warmup` compiles ahead of time) ...``; on a
     terminal then a progress bar by kernel (``kernel 12 of 89``, the count and time this machine measured
     last, :func:`estimates`); when the block ends (also on an error or Ctrl-C): ``PREFIX: compiled N numba
-    kernel(s) in T s``, and the count and time are kept for the next estimate.  Nothing when every kernel
-    came from the cache.  Yields the :class:`CompileWatch`.
+    kernel(s) in T s of compiling (the command's own work not counted)`` (``T``: the seconds spent inside
+    numba's compiles only, whenever they came), and the count and time are kept for the next estimate.
+    Nothing when every kernel came from the cache.  Yields the :class:`CompileWatch`.
     """
     import sys
 
@@ -370,8 +376,8 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
                 if bar is not None:
                     bar.close()
                 if w.announced:
-                    print(f"{prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s", file=out,
-                          flush=True)
+                    print(f"{prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s of compiling (the "
+                          "command's own work not counted)", file=out, flush=True)
                     _record_estimate(prefix, w.kernels, w.seconds)
     finally:
         _lines.pop()
@@ -460,7 +466,8 @@ def first_use(target: str) -> Iterator[None]:
 
     Once per process and target: when a kernel starts compiling inside the
     block (:class:`CompileWatch`; a cache hit says nothing) a warning is
-    logged (logger ``caishen``) with the expected seconds and how to avoid it,
+    logged (logger ``caishen``) with the most seconds to expect (a cold cache's; less when part of the
+    target is cached) and how to avoid it,
     and at the end one with the seconds it took; inside :func:`compile_line`
     (the ``caishen`` commands) that one speaks instead.  Marks the target.
     Raises ``ValueError`` for an unknown target.
@@ -473,8 +480,9 @@ def first_use(target: str) -> Iterator[None]:
 
     def start() -> None:
         log.warning(
-            "caishen: compiling the %s kernels with numba (not in the cache yet: about %d s on one core; "
-            "cached afterwards in %s). `caishen warmup` compiles everything ahead of time.",
+            "caishen: compiling the %s kernels with numba (not in the cache yet: up to about %d s on one core, "
+            "less when some are cached; cached afterwards in %s). `caishen warmup` compiles everything ahead of "
+            "time.",
             target, COLD_SECONDS[target], cache_dir(),
         )
 

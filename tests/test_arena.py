@@ -469,3 +469,19 @@ def test_every_schedules_chunk_function_is_a_known_chunk_function_of_the_records
     assert arena.CHUNK_FNS == {n: arena.CHUNKS[("all", n)] for n in (2, 3, 4)}
     with pytest.raises(ValueError, match="not a match's chunk function"):
         arena.schedule_of({"chunk_fn": "caishen.sim.selfplay.runner:engine_chunk"})
+
+
+def test_format_summary_says_when_two_policies_are_the_same_bot():
+    """Issue 45: a match with two copies of one bot (``caishen learn``'s evaluation: ...,greedy,greedy) says
+    they are the same bot, and their difference of 0 on every wall reads as that, not as an interval."""
+    from caishen.sim.analysis import arena as A
+
+    row = {"points": 0.5, "lo": 0.1, "hi": 0.9, "win": 0.2, "deal_in": 0.1, "piao": 0.0}
+    summary = {"walls_done": 10, "policy_rows": [dict(row, index=i, policy=p) for i, p in
+                                                 enumerate(["tuned:kaihua", "greedy", "greedy"])],
+               "pairs": [{"ia": 0, "a": "tuned:kaihua", "ib": 1, "b": "greedy", "diff": 0.2, "lo": 0.1, "hi": 0.3},
+                         {"ia": 1, "a": "greedy", "ib": 2, "b": "greedy", "diff": 0.0, "lo": 0.0, "hi": 0.0}]}
+    text = A.format_summary(summary)
+    assert "(1:greedy, 2:greedy: the same bot, 2 copies)" in text
+    assert "1:greedy - 2:greedy: the same bot twice, the same points on every wall" in text
+    assert "0:tuned:kaihua - 1:greedy: 0.2" in text and "[0.000, 0.000]" not in text

@@ -380,3 +380,30 @@ def test_caishen_balance_writes_one_report_and_resumes(engine_warm, tmp_path, ca
     with pytest.raises(SystemExit):
         main([*argv[:-3], "--seed", "1", "--out", str(out), "--no-progress"])
     assert "holds a different balance report" in capsys.readouterr().err
+
+
+def test_few_marked_blanks_the_interval_of_too_few_hands():
+    """Issue 45: a row of 2 hands printed a points interval reaching below 0; under MIN_CI_N it says
+    'too few hands' instead, and the other rows keep theirs."""
+    import pandas as pd
+
+    from caishen.sim.analysis import balance
+
+    t = pd.DataFrame([("hand type", "points when it fires", "qingyise", 2, 40.0, -30.0, 110.0),
+                      ("hand type", "points when it fires", "pinghu", 5000, 8.0, 7.9, 8.1)],
+                     columns=["section", "metric", "group", "n", "value", "ci_low", "ci_high"])
+    out = balance.few_marked(t)
+    assert out["ci_low"].isna().tolist() == [True, False] and out.loc[1, "ci_high"] == 8.1
+    assert out["note"].tolist() == [f"too few hands (n < {balance.MIN_CI_N})", ""] and t.loc[0, "ci_low"] == -30.0
+
+
+def test_every_kaihua_hand_type_row_names_its_rule_and_chinese():
+    """Issue 45: fig-hand-types.png and the hand-type table gave qidui_pure, qidui_baotou, haohua and qubuqu
+    without the rule ID or the Chinese the other rows have."""
+    import re
+
+    from caishen.sim.rules.kaihua.analysis import _hand_types
+
+    for label, _ in _hand_types():
+        assert re.search(r"\((K-\d+\.\d+)\)$", label), label
+        assert re.search(r"[\u4e00-\u9fff]", label) or "links" in label, label

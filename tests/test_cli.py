@@ -191,3 +191,85 @@ def test_rules_and_help_import_no_numba_pandas_or_kernels():
     for argv in (["rules", "K-2.5"], ["--help"]):
         r = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
         assert "LOADED []" in r.stderr, (argv, r.stderr[-500:])
+
+
+def _help_examples(parser) -> list[tuple[str, str]]:
+    """Every ``e.g. X`` of a parser's description and arguments' help: ``(dest, X)``, dest ``"description"`` for
+    the parser's own text."""
+    import re
+
+    texts = [("description", parser.description or "")]
+    texts += [(a.dest, a.help or "") for a in parser._actions]
+    return [(dest, m.group(1).rstrip(".,;)")) for dest, text in texts for m in re.finditer(r"e\.g\. (\S+)", text)]
+
+
+def _doc_commands(word: str) -> list[list[str]]:
+    """The ``caishen WORD ...`` lines of the docs pages and the README (a comment after ``#`` dropped)."""
+    import shlex
+
+    lines = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for line in page.read_text(encoding="utf-8").splitlines():
+            line = line.strip().lstrip("$ ")
+            if line.startswith(f"caishen {word} "):
+                lines.append(shlex.split(line.split("#")[0])[1:])
+    return lines
+
+
+def test_hand_and_score_help_and_doc_examples_are_accepted(capsys):
+    """Issue 45: every example in `caishen hand --help` and `caishen score --help` (found in the texts), and
+    every `caishen hand ...` line of the docs, is accepted by the command."""
+    parser = cli.build_parser(["hand", "score"])
+    hand_examples = _help_examples(parser._subparsers._group_actions[0].choices["hand"])
+    assert {dest for dest, _ in hand_examples} >= {"description", "joker"}
+    for dest, example in hand_examples:
+        if dest == "description":
+            runs = [["hand", example], ["hand", example, "--rules", "kaihua"]]
+        elif dest == "joker":
+            runs = [["hand", "123m456p789s23s11z", "--joker", example]]
+        elif dest == "rules":  # the rule IDs of the win gates it names
+            runs = [["rules", example]]
+        else:
+            raise AssertionError(f"a hand --help example for {dest}: add it to this test")
+        for argv in runs:
+            code, _, err = main(argv, capsys)
+            assert code == 0, (argv, err)
+    from caishen.sim.rules.options import parse_option_strings
+
+    score_examples = _help_examples(parser._subparsers._group_actions[0].choices["score"])
+    assert [dest for dest, _ in score_examples] == ["rules_option"]
+    for _, example in score_examples:
+        assert parse_option_strings([example])
+    docs = _doc_commands("hand")
+    assert docs, "no `caishen hand` line in the docs"
+    for argv in docs:
+        code, _, err = main(argv, capsys)
+        assert code == 0, (argv, err)
+
+
+def test_termtext_wrap_counts_wide_characters_twice_and_keeps_every_word():
+    """Issue 45: the commands' long lines wrap to 100 terminal columns, a 汉字 taking two."""
+    from caishen.sim.termtext import display_width, wrap
+
+    assert display_width("飘财 x") == 6 and wrap("short line") == ["short line"]
+    line = "  values: " + " ".join(["财神财神"] * 30)  # 9 columns a word
+    lines = wrap(line, 40)
+    assert all(display_width(x) <= 40 for x in lines) and lines[0].startswith("  values: ")
+    assert all(x.startswith("    ") for x in lines[1:]) and " ".join(x.strip() for x in lines) == line.strip()
+    assert wrap("x" * 50, 40) == ["x" * 50]  # a word longer than a line stays whole
+
+
+def test_every_rule_option_example_of_the_help_texts_is_an_option_of_kaihua():
+    """Issue 45: the ``--option K=V`` examples of every command's help (e.g. discard_win=false) are
+    options Kaihua, the default rule set, accepts."""
+    from caishen.sim import engine
+    from caishen.sim.rules.options import parse_option_strings
+
+    parser = cli.build_parser()
+    seen = 0
+    for name, sub in parser._subparsers._group_actions[0].choices.items():
+        for dest, example in _help_examples(sub):
+            if "=" in example and dest in ("option", "options", "rules_option"):
+                engine.load_rules("kaihua", parse_option_strings([example]))  # ValueError for a bad example
+                seen += 1
+    assert seen >= 5

@@ -192,3 +192,19 @@ def test_mkdocs_build_strict(tmp_path):
     results = (site / "results" / "index.html").read_text(encoding="utf-8")
     assert "20261203" in results and "learned:kaihua" in results
     assert "[Unreleased]" in (site / "changelog" / "index.html").read_text(encoding="utf-8")
+
+
+def test_glossary_names_every_jiating_pattern_as_J_8_does():
+    """Issue 45: the Jiating pattern names the scores print (付付尖, 清四付, ...) are in the glossary, each row
+    the J-8 table's ID, name, points and definition, with the pinyin of caishen.sim.rules.jiating.tables."""
+    from caishen.sim.rules.jiating.tables import PATTERN_IDS, PATTERN_NAMES, PATTERN_PINYIN
+
+    j8 = {m.group(1): (m.group(2).strip(), m.group(3).strip(), m.group(4).strip())
+          for m in re.finditer(r"^\| \*\*(P\d\d)\*\* \| ([^|]+) \| ([^|]+) \| ([^|]+) \|",
+                               (ROOT / "docs/rules/jiating.md").read_text(encoding="utf-8"), re.M)}
+    rows = {m.group(1): tuple(c.strip() for c in m.group(2).split(" | "))
+            for m in re.finditer(r"^\| (P\d\d) \| (.+) \|$", (ROOT / "docs/glossary.md").read_text(encoding="utf-8"),
+                                 re.M)}
+    assert list(rows) == list(j8) == list(PATTERN_IDS)
+    for pid, (name, pinyin, points, meaning) in rows.items():
+        assert (name, points, meaning) == j8[pid] and name == PATTERN_NAMES[pid] and pinyin == PATTERN_PINYIN[pid]

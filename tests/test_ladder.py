@@ -435,3 +435,22 @@ def test_an_open_seat_joins_a_ladder(played, tmp_path):
     summary = ladder.run_ladder(config, out, workers=2, progress=False)
     assert summary["walls_done"] == WALLS and len(summary["bots_rows"]) == 4
     assert summary["bots"][3] == "python:caishen.envs.seats:uniform_random"
+
+
+def test_format_markdown_fits_100_columns_with_five_bots():
+    """Issue 45: the ladder's matrix holds the differences (a star where the adjusted CI excludes 0) and
+    each pair's interval follows on its own line, so that five bots fit 100 terminal columns."""
+    from caishen.sim.analysis import ladder as L
+    from caishen.sim.termtext import display_width
+
+    bots = ["tuned:kaihua", "greedy", "mc:8", "piao_table:tuned:kaihua", "learned:kaihua"]
+    rows = [{"rank": k + 1, "bot": b, "points": 0.1, "lo": -0.1, "hi": 0.3, "rating": 10, "rating_lo": -5,
+             "rating_hi": 30, "wall_wins": 0.5} for k, b in enumerate(bots)]
+    pairs = [{"ia": i, "ib": j, "diff": 0.125 * (i - j), "adj_lo": -0.5, "adj_hi": 0.01 if i else -0.01}
+             for i in range(5) for j in range(i + 1, 5)]
+    text = L.format_markdown({"rules": "kaihua", "bots": bots, "walls_done": 20_000, "seed": 1, "bots_rows": rows,
+                              "pairs": pairs, "adjustment": "Bonferroni over 10 pairs (each interval at 99.5%)",
+                              "scale": "Bradley-Terry on walls won, Elo scale", "bootstrap": 1000})
+    assert max(display_width(line) for line in text.splitlines()) <= 100, text
+    assert "| 0:`tuned:kaihua` |  | -0.125* |" in text and "| 1:`greedy` | +0.125* |  | -0.125 |" in text
+    assert "- 1:`greedy` minus 2:`mc:8`: -0.125 [-0.500, +0.010]" in text

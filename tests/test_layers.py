@@ -21,7 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"caishen": "caishen", "sim": "caishen.sim", "envs": "caishen.envs", "agents": "caishen.agents"}
-GAME = ("tiles", "tables", "hand", "effective", "borrow", "readings", "rng", "validate", "safeio", "ruledocs", "warmup")
+GAME = ("tiles", "tables", "hand", "effective", "borrow", "readings", "rng", "validate", "safeio", "ruledocs", "termtext",
+        "warmup")
 #: (rank, layer, module prefixes) in import order; a prefix matches itself and its submodules
 LAYERS = (
     (0, "root", ("caishen", "caishen.sim")),

@@ -232,11 +232,14 @@ def test_caishen_piao_runs_resumes_and_states_the_comparison(engine_warm, tmp_pa
     # resume: the same command reads the committed chunks and gives the same answer
     def timeless(a):
         return {k: ({kk: vv for kk, vv in v.items() if kk != "seconds"} if k == "check" else v)
-                for k, v in a.items() if k != "study_seconds"}
+                for k, v in a.items() if k not in ("study_seconds", "study_resumed")}
 
     assert main(argv) == 0
     again = json.loads((out / piao_answer.ANSWER_JSON).read_text())
     assert timeless(again) == timeless(ans)
+    # issue 45: the rerun's seconds are its own, and it says it resumed
+    assert again["study_resumed"] and not ans["study_resumed"]
+    assert "resumed: " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args,msg", [
@@ -339,3 +342,35 @@ def test_adaptive_study_plays_each_round_against_the_last_table(engine_warm, tmp
     with pytest.raises(SystemExit):
         main(["piao", "--adaptive", "0", "--out", str(tmp_path / "x")])
     assert "max_rounds 0" in capsys.readouterr().err
+
+
+def test_table_words_names_a_table_by_its_cells_and_keeps_other_specs():
+    """Issue 45: ``piao_table:220411465189754643`` reads as the cells it throws in (decimal or hex bits,
+    a base bot after it kept); specs without bits are left as they are."""
+    bits = 220411465189754643
+    assert piao_answer.table_words(f"piao_table:{bits}") == f"piao_table[{bin(bits).count('1')}/64 cells]"
+    assert piao_answer.table_words("piao_table:18446744073709551615:tuned:kaihua - piao_table:0x10") == \
+        "piao_table[64/64 cells]:tuned:kaihua - piao_table[1/64 cells]"
+    for same in ("piao_table", "piao_table:tuned:kaihua", "always", "greedy"):
+        assert piao_answer.table_words(same) == same
+
+
+def test_heatmap_title_is_not_drawn_over_the_panel_titles(tmp_path, monkeypatch):
+    """Issue 45: a long comparison wraps over several lines; the constrained layout keeps it above the
+    panels' titles (their boxes do not overlap), for one panel and for two."""
+    from caishen.sim.analysis import figures
+
+    seen = []
+    monkeypatch.setattr(figures, "save_figure", lambda fig, path, **kw: seen.append(fig))
+    rows = [{"split": sp, "tiles_left": tl, "waits": w, "points": 50_000, "diff": 0.3, "ci_low": 0.1, "ci_high": 0.5}
+            for sp in ("all", "keeps") for tl in ("0-20", "21+") for w in ("1", "2+")]
+    long = "EV of 飘 minus keep for greedy at every 飘 chance, the keep branch playing greedy " * 3
+    for joint in (pd.DataFrame(rows), pd.DataFrame(rows[:4])):
+        piao_answer.heatmap(joint, tmp_path / "h.png", long, split="split", note="bots greedy, 8 chances, seed 0")
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        canvas = FigureCanvasAgg(seen.pop())  # the figure was closed: draw it again as the file was drawn
+        canvas.draw()
+        fig, r = canvas.figure, canvas.get_renderer()
+        top = fig._suptitle.get_window_extent(r)
+        assert all(not top.overlaps(ax.title.get_window_extent(r)) for ax in fig.axes if ax.get_title())

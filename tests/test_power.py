@@ -133,3 +133,20 @@ def test_plan_sizes_on_the_upper_bound(capsys, engine_warm, tmp_path):
     assert main(["power", "--from", str(out), "--half-width", "0.5"]) == 0
     text = capsys.readouterr().out
     assert "sizes on sd_high" in text and "walls_at_estimate" in text and "sd_low" in text
+
+
+def test_format_plan_fits_100_columns_and_names_table_bots_by_their_cells():
+    """Issue 45: the plan's lines fit 100 terminal columns, and a 飘 table bot reads as its cells, not as its
+    64-bit number."""
+    import pandas as pd
+
+    from caishen.sim.termtext import display_width
+
+    spec = "piao_table:18446744073709551615:tuned:kaihua"
+    sds = pd.DataFrame({"quantity": [f"{spec} - piao_table:3:tuned:kaihua", "greedy"], "walls": [100, 100],
+                        "value": [1.2, 3.4], "sd": [10.0, 12.0], "sd_low": [8.0, 9.0], "sd_high": [12.0, 14.0],
+                        "walls_nonzero": [90, 95]})
+    text = power.format_plan(power.plan(sds, 0.5, 1000), 0.5, 1000)
+    assert max(display_width(line) for line in text.splitlines()) <= 100, text
+    assert "piao_table[64/64 cells]:tuned:kaihua - piao_table[2/64 cells]:tuned:kaihua" in text
+    assert "18446744073709551615" not in text and "2216" in text

@@ -318,3 +318,19 @@ def test_run_hand_with_bots_that_play_with_data(tmp_path):
     for hid in ("2", "7"):
         trace = replay.from_run(out, hid)  # refuses a record that differs from the stored row
         assert trace.frames[-1]["to_act"] == -1
+
+
+def test_frame_lines_wrap_a_long_list_of_offers_at_100_columns():
+    """Issue 45: a turn offers many actions; the "may:" line wraps at 100 columns, every action kept."""
+    from caishen.sim.analysis.replay import frame_lines
+    from caishen.sim.termtext import display_width
+
+    legal = [f"discard {k}m" for k in range(1, 10)] + [f"kong_concealed {k}p" for k in range(1, 10)] + ["self_draw_win"]
+    seat = {"dealer": False, "decl": 0, "piao_open": False, "piao_count": 0, "hand": [0, 1, 2], "melds": [],
+            "discards": []}
+    frame = {"step": 3, "phase": "turn", "tiles_left": 50, "pending": None, "seats": [seat] * 4, "to_act": 1,
+             "drawn": -1, "legal": legal, "action": None}
+    lines = frame_lines(frame)
+    may = [x for x in lines if " may: " in x or x.startswith(" " * 14)]
+    assert len(may) > 1 and max(display_width(x) for x in lines) <= 100
+    assert " ".join(x.strip() for x in may) == "seat 1 may: " + ", ".join(legal)

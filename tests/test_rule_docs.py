@@ -564,14 +564,20 @@ if __name__ == "__main__":
 
 
 def test_rules_command_prints_the_options_declarations(capsys):
-    """``caishen rules --options NAME``: the declared options' table; an unknown rule set exits 2 naming it."""
+    """``caishen rules --options NAME``: the declared options' table (as plain text in lines of at most 100
+    terminal columns, issue 45; the Markdown table with --markdown); an unknown rule set exits 2 naming it."""
     from caishen.cli import main
     from caishen.sim.rules import base
     from caishen.sim.rules.options import options_table
+    from caishen.sim.termtext import display_width
 
     for rs in base.names():
-        assert main(["rules", "--options", rs]) == 0
+        assert main(["rules", "--options", rs, "--markdown"]) == 0
         assert capsys.readouterr().out == options_table(base.get(rs).options)
+        assert main(["rules", "--options", rs]) == 0
+        out = capsys.readouterr().out
+        assert out == plain_text(options_table(base.get(rs).options))
+        assert max(display_width(line) for line in out.splitlines()) <= 100
     with pytest.raises(SystemExit) as e:
         main(["rules", "--options", "nope"])
     assert e.value.code == 2 and "unknown rule set 'nope'" in capsys.readouterr().err

@@ -92,6 +92,7 @@ def test_compile_line_says_when_and_how_long_and_speaks_for_first_use(cold, capl
     lines = buf.getvalue().splitlines()
     assert len(lines) == 2 and lines[0].startswith("caishen x: compiling numba kernels (not in the cache ")
     assert lines[1].startswith(f"caishen x: compiled {w.kernels} numba kernel(s) in ") and w.kernels == 1
+    assert lines[1].endswith(" s of compiling (the command's own work not counted)")  # issue 45
     assert caplog.records == [] and W.is_marked("envs")
     buf = io.StringIO()
     with W.compile_line("caishen x", buf):
@@ -128,8 +129,9 @@ def test_cli_warmup(cold, capsys):
     from caishen.cli import main
 
     assert main(["warmup", "hand"]) == 0
-    out = capsys.readouterr().out
-    assert "kernels: hand " in out and "ready in" in out and str(cold) in out
+    out, err = capsys.readouterr()
+    assert err.startswith("caishen warmup: kernels: hand ...\n") and "caishen warmup: kernels: hand " in err
+    assert "ready in" in out and str(cold) in out
     with pytest.raises(SystemExit) as e:
         main(["warmup", "gpu"])
     assert e.value.code == 2 and "'gpu'" in capsys.readouterr().err
@@ -315,6 +317,10 @@ def test_cli_warmup_workers_compiles_targets_in_parallel_processes(cold, monkeyp
     from caishen.cli import main
     from caishen.cli import warmup as cli_warmup
 
+    lines = []
+    took = cli_warmup.warmup_parallel(["hand"], 2, progress=lines.append)
+    assert set(took) == {"hand"} and lines == ["1 target(s) (hand) in 1 process(es); each line below says when a "
+                                               "target starts and ends"]
     seen = []
     monkeypatch.setattr(cli_warmup, "warmup_parallel",
                         lambda targets, workers, progress=None: seen.append((targets, workers)) or {"hand": 1.0})
@@ -323,8 +329,17 @@ def test_cli_warmup_workers_compiles_targets_in_parallel_processes(cold, monkeyp
     with pytest.raises(SystemExit) as e:
         main(["warmup", "--workers", "0"])
     assert e.value.code == 2 and "--workers 0" in capsys.readouterr().err
-    took = cli_warmup.warmup_parallel(["hand"], 2)
-    assert set(took) == {"hand"}
+
+
+def test_warmup_workers_say_when_each_target_starts_and_ends(cold, capfd):
+    """Issue 45: `caishen warmup --workers N` speaks from the start: each worker process says on stderr when
+    its target starts and when it ends."""
+    from caishen.cli import warmup as cli_warmup
+
+    cli_warmup.warmup_parallel(["hand"], 2, progress=lambda line: None)
+    err = capfd.readouterr().err.splitlines()
+    assert err[0] == "caishen warmup: kernels: hand ..." and re.match(
+        r"caishen warmup: kernels: hand (compiled \d+ kernel\(s\)|loaded from the cache) in \d", err[-1]), err
 
 
 def test_side_compile_starts_its_process_only_on_a_cold_cache_with_cores_to_spare(cold, monkeypatch):
@@ -446,3 +461,34 @@ def test_the_bar_steps_aside_when_numba_stops_compiling(cold):
     text = tty.buf.getvalue()
     before = text.split("the command's own line")[0]
     assert before.endswith("\r"), repr(before[-80:])  # the bar's line erased before the command's line
+
+
+def test_every_target_has_a_workload_and_learn_and_piao_are_targets():
+    """Issue 45: `caishen learn` (its rollout labels) and `caishen piao` (its study) are warmup targets, and
+    every target has its workload."""
+    from caishen.cli import warmup as cli_warmup
+
+    assert {"labels", "piao"} <= set(W.TARGETS) and set(cli_warmup._workloads()) == set(W.TARGETS)
+    assert set(W.COLD_SECONDS) == set(W.TARGETS)
+
+
+def test_first_use_warning_says_up_to(cold, caplog):
+    """Issue 45: the first-use warning quotes a cold cache's seconds as the most to expect (a partly cached
+    target compiles in less)."""
+    with W.CompileWatch():
+        with W.first_use("hand"):
+            fresh_kernel()(1)
+    said = [r.getMessage() for r in caplog.records]
+    assert "up to about 12 s" in said[0] and "less when some are cached" in said[0]
+
+
+def test_warmup_of_several_targets_speaks_before_its_imports(cold, monkeypatch):
+    """Issue 45: `caishen warmup` printed nothing for ~45 s: its first line comes before the workloads are
+    imported."""
+    from caishen.cli import warmup as cli_warmup
+
+    lines = []
+    real = cli_warmup._workloads
+    monkeypatch.setattr(cli_warmup, "_workloads", lambda: lines.append("imported") or real())
+    cli_warmup.warmup(["hand", "score"], progress=lines.append)
+    assert lines[:3] == ["2 target(s) one after the other: hand, score", "imported", "kernels: hand ..."], lines

@@ -54,8 +54,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                "self-contained HTML page"),
     "rules": ("caishen.cli.rules:add", "print the definition of rule IDs (K-2.5, J-4.2, P27, 'Kaihua D3', "
               "'engine E3')"),
-    "warmup": ("caishen.cli.warmup:add", "compile every numba kernel ahead of time (for a cluster image, a "
-               "container, CI)"),
+    "warmup": ("caishen.cli.warmup:add", "compile the numba kernels of every command ahead of time (for a "
+               "cluster image, a container, CI)"),
     "sweep": ("caishen.cli.sweep:add", "a grid of rule options and/or hero policies on the same walls "
               "(duplicate deals), with CIs"),
     "match": ("caishen.cli.match:add", "two to four policies on duplicate deals: points per hand with CIs over "

@@ -10,7 +10,7 @@ def add(sub) -> None:
         "hand",
         help="shanten, waits and effective tiles of a hand",
         description="Shanten (-1 = complete), waits and effective tiles of a concealed hand "
-        "in mpsz notation, e.g. 123m456p789s23s5z.",
+        "in mpsz notation, e.g. 123m456p789s23s55z (13 tiles)."
     )
     p.add_argument("tiles", help="concealed tiles in mpsz notation (3m+1 or 3m+2 tiles)")
     p.add_argument("--joker", default=None, help="wildcard kind, e.g. 5z (the 财神, K-2.1); default none "

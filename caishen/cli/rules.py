@@ -17,7 +17,7 @@ def add(sub) -> None:
     p.add_argument("--options", default=None, metavar="RULES",
                    help="print the options of rule set RULES instead: name, rule, default, bounds or choices and "
                    "doc line of each, from their one declaration (also the --option KEY=VALUE of simulate, match "
-                   "and sweep)")
+                   "and sweep); one block per option (--markdown: the table)")
     p.add_argument("--markdown", action="store_true",
                    help="print the reference's Markdown as written (default: plain text, tables as one block per row)")
     p.set_defaults(func=run)
@@ -26,13 +26,13 @@ def add(sub) -> None:
 def run(args) -> int:
     from caishen.sim import ruledocs
 
+    show = (lambda md: md) if args.markdown else ruledocs.plain_text
     if args.options is not None:
         from caishen.sim.rules import base
         from caishen.sim.rules.options import options_table
 
-        print(options_table(base.get(args.options).options), end="")  # ValueError (exit 2) names an unknown one
+        print(show(options_table(base.get(args.options).options)), end="")  # ValueError (exit 2): unknown one
         return 0
-    show = (lambda md: md) if args.markdown else ruledocs.plain_text
     if not args.ids:
         print(show(ruledocs.pages()["README.md"]), end="")
         return 0

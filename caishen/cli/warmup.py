@@ -8,12 +8,19 @@ def add(sub) -> None:
 
     p = sub.add_parser(
         "warmup",
-        help="compile every numba kernel ahead of time (for a cluster image, a container, CI)",
+        help="compile the numba kernels of every command ahead of time (for a cluster image, a container, CI)",
         description="Compile (or load from numba's disk cache) the kernels of each target by running a tiny "
-        "workload of it, printing the seconds each took. A first run on a fresh machine compiles for a few "
-        "minutes; afterwards every command starts in about a second. Run it once after installing (or "
-        "upgrading) caishen, with --workers set to your cores: the targets compile side by side into the "
-        "shared cache.",
+        "workload of it; on stderr one line as each target starts and one as it ends (kernels compiled, "
+        "seconds). The targets: selfplay (the self-play loop of simulate, match, ladder and sweep with every "
+        "bot without data: greedy, the 飘 policies, ...), bots (the bots with data, tuned:NAME and mc:N, in "
+        "self-play and in the step API), game (the Game API, caishen play), envs (the batched and the "
+        "Gymnasium envs), hand (caishen hand), score (caishen score), seats (python: and exec: seats), "
+        "labels (caishen learn's rollout labels) and piao (caishen piao's study). A first run on a fresh "
+        "machine compiles for several minutes (measured: 16 minutes of compiling in all, 8.4 wall minutes "
+        "with --workers 2, on a 2-core machine shared with other jobs); afterwards the "
+        "commands load their kernels in about a second, except caishen learn --arch conv (its labels "
+        "compile on first use). Run it once after installing (or upgrading) caishen, with --workers set to "
+        "your cores: the targets compile side by side into the shared cache.",
     )
     p.add_argument("targets", nargs="*", metavar="TARGET",
                    help=f"what to compile (default: all of {', '.join(TARGETS)})")
@@ -31,16 +38,49 @@ def _workloads() -> dict:
     from caishen.sim.selfplay import batch
 
     return {"selfplay": batch.warm, "bots": batch.warm_bots, "game": game.warm, "envs": caishen.envs.warm,
-            "hand": hand.warm, "score": vectors.warm, "seats": caishen.envs.warm_seats}
+            "hand": hand.warm, "score": vectors.warm, "seats": caishen.envs.warm_seats, "labels": warm_labels,
+            "piao": warm_piao}
 
 
-def warmup(targets=None, progress=None) -> dict[str, float]:
+def warm_piao() -> None:
+    """Four hands of the counterfactual 飘 study (:func:`caishen.sim.analysis.piao_study.study_chunk`, the
+    kernel of ``caishen piao``; its check plays the 飘 policies through the self-play loop, ``selfplay``):
+    ``caishen warmup piao``."""
+    from caishen.sim.analysis import piao_study
+
+    piao_study.study_chunk(0, 4, 1, "piao", "greedy")
+
+
+def warm_labels() -> None:
+    """The labels of ``caishen learn`` (:func:`caishen.sim.selfplay.labels.label_hands`: the rollouts, the
+    pruning) on one wall of every rule set with a learned bot, with the argument types ``caishen learn``
+    gives them (an MLP learner, ``learned:NAME``, among the tuned bot and greedy; the start's linear weights
+    as the anchor): ``caishen warmup labels``.  (``caishen learn --arch conv`` labels with other types and
+    still compiles on first use.)"""
+    import numpy as np
+
+    from caishen.sim import rules
+    from caishen.sim.bots.registry import load_tuned, parse
+    from caishen.sim.selfplay.labels import label_hands, new_buffer
+
+    for name in rules.names():
+        try:
+            parse(f"learned:{name}")
+        except ValueError:  # no learned bot of this rule set
+            continue
+        anchor = np.ascontiguousarray(load_tuned(name)[0], np.float64)
+        label_hands(f"learned:{name},tuned:{name},greedy,learned:{name}", name, np.array([1], np.int64), n_det=1,
+                    frac=1.0, cap=16, seed=0, buf=new_buffer(16, False), top_k=2, anchor=anchor)
+
+
+def warmup(targets=None, progress=None, bar: bool = True) -> dict[str, float]:
     """Compile (or load from the cache) the kernels of each target; ``{target: seconds}``.
 
     ``targets``: names from :data:`caishen.sim.warmup.TARGETS` (default all).
     ``progress(line)`` is called before and after each target (e.g.
-    ``print``).  Marks each target so that the first-use warning
-    (:func:`caishen.sim.warmup.first_use`) stays quiet afterwards.  Raises
+    ``print``); with ``bar`` (and ``progress``) also ``kernel N of M`` on stderr while a target compiles
+    (off in :func:`warmup_parallel`'s workers: their bars would draw over each other).  Marks each target
+    so that the first-use warning (:func:`caishen.sim.warmup.first_use`) stays quiet afterwards.  Raises
     ``ValueError`` for an unknown target.
     """
     import sys
@@ -51,20 +91,25 @@ def warmup(targets=None, progress=None) -> dict[str, float]:
     targets = W.TARGETS if targets is None else (targets,) if isinstance(targets, str) else tuple(targets)
     for t in targets:
         W.check_target(t)
+    if progress and len(targets) > 1:  # at once: the imports below take seconds before the first target
+        progress(f"{len(targets)} target(s) one after the other: {', '.join(targets)}")
     work, took = _workloads(), {}
     for t in targets:
         if progress:
             progress(f"kernels: {t} ...")
         t0 = time.perf_counter()
-        W.announce(t)  # no first-use warning inside the warmup itself
+        before = set(W._announced)
+        for other in W.TARGETS:  # no first-use warning inside the warmup itself (bots uses the game's kernels)
+            W.announce(other)
         # with progress: "kernel N of M" while it compiles (a bar on a terminal, a line every 20 s on a pipe)
-        bar = W._KernelBar(f"caishen warmup {t}", sys.stderr) if progress else None
-        with W.CompileWatch(on_kernel=bar and bar.step, on_idle=bar and bar.clear) as w:  # compiled, or cached
+        kbar = W._KernelBar(f"caishen warmup {t}", sys.stderr) if progress and bar else None
+        with W.CompileWatch(on_kernel=kbar and kbar.step, on_idle=kbar and kbar.clear) as w:  # compiled, or cached
             try:
                 work[t]()
             finally:
-                if bar is not None:
-                    bar.close()
+                if kbar is not None:
+                    kbar.close()
+        W._announced.intersection_update(before | {t})  # the other targets warn again on their first use
         if w.kernels:
             W._record_estimate(f"caishen warmup {t}", w.kernels, w.seconds)
         took[t] = time.perf_counter() - t0
@@ -75,15 +120,23 @@ def warmup(targets=None, progress=None) -> dict[str, float]:
     return took
 
 
-def _one(target: str) -> dict[str, float]:
-    """A worker process's warmup of one target (:func:`warmup_parallel`)."""
-    return warmup((target,))
+def _stderr(line: str) -> None:
+    import sys
+
+    print(f"caishen warmup: {line}", file=sys.stderr, flush=True)
+
+
+def _one(target: str, progress: bool = False) -> dict[str, float]:
+    """A worker process's warmup of one target (:func:`warmup_parallel`); with ``progress`` a line on stderr
+    when it starts and when it ends (the worker's stderr is the command's)."""
+    return warmup((target,), progress=_stderr if progress else None, bar=False)
 
 
 def warmup_parallel(targets, workers: int, progress=None) -> dict[str, float]:
     """:func:`warmup` of ``targets`` with up to ``workers`` targets compiling at once, each in a fresh
     process (numba compiles one kernel at a time per process) into the one shared cache; the largest
-    targets first.  ``progress(line)`` when each target is done.  ``{target: seconds}``."""
+    targets first.  With ``progress(line)``: one line before anything starts (the targets, the processes),
+    then each worker says on stderr when its target starts and ends.  ``{target: seconds}``."""
     import concurrent.futures
     import multiprocessing
 
@@ -94,13 +147,14 @@ def warmup_parallel(targets, workers: int, progress=None) -> dict[str, float]:
         W.check_target(t)
     order = sorted(targets, key=lambda t: -W.COLD_SECONDS[t])
     took = {}
-    with concurrent.futures.ProcessPoolExecutor(min(workers, len(order)),
-                                                mp_context=multiprocessing.get_context("spawn")) as pool:
-        jobs = {pool.submit(_one, t): t for t in order}
+    n = min(workers, len(order))
+    if progress:
+        progress(f"{len(order)} target(s) ({', '.join(order)}) in {n} process(es); each line below says when a "
+                 "target starts and ends")
+    with concurrent.futures.ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
+        jobs = {pool.submit(_one, t, progress is not None): t for t in order}
         for job in concurrent.futures.as_completed(jobs):
             took.update(job.result())
-            if progress:
-                progress(f"kernels: {jobs[job]} ready in {took[jobs[job]]:.1f} s")
     return took
 
 
@@ -110,9 +164,13 @@ def run(args) -> int:
 
     if not 1 <= args.workers <= common.MAX_WORKERS:
         raise ValueError(f"--workers {args.workers}: must be in 1..{common.MAX_WORKERS}")
+    import time
+
+    t0 = time.perf_counter()
     if args.workers == 1:
-        took = warmup(args.targets or None, progress=print)
+        took = warmup(args.targets or None, progress=_stderr)
     else:
-        took = warmup_parallel(args.targets or None, args.workers, progress=print)
-    print(f"ready in {sum(took.values()):.1f} s of compiling; numba cache: {cache_dir()}")
+        took = warmup_parallel(args.targets or None, args.workers, progress=_stderr)
+    print(f"ready in {time.perf_counter() - t0:.1f} s ({sum(took.values()):.1f} s of compiling or loading, "
+          f"{len(took)} target(s)); numba cache: {cache_dir()}")
     return 0

@@ -497,10 +497,20 @@ def format_summary(summary: dict, head: str = "") -> str:
         piao = _fmt(r["piao"], ".3f")
         lines.append(f"{str(r['index']) + ':' + r['policy']:<{w}}  {_fmt(r['points']):>11}  {ci:>19}  "
                      f"{r['win']:>6.3f}  {r['deal_in']:>7.3f}  {piao:>6}  {_fmt(sd_from_ci(r['lo'], r['hi'], n)):>7}")
+    copies = {}
+    for r in rows:
+        copies.setdefault(r["policy"], []).append(str(r["index"]))
+    for policy, idx in copies.items():
+        if len(idx) > 1:
+            lines.append(f"({', '.join(f'{i}:{policy}' for i in idx)}: the same bot, {len(idx)} copies)")
     lines.append("")
     lines.append("pairwise differences (points/hand, paired 95% CI over walls; sd/wall: the per-wall sd of the "
                  "difference, for `caishen power`):")
     for p in summary["pairs"]:
+        if p["a"] == p["b"] and p["diff"] == p["lo"] == p["hi"] == 0:  # every seating played: identical walls
+            lines.append(f"  {p['ia']}:{p['a']} - {p['ib']}:{p['b']}: the same bot twice, the same points on every "
+                         "wall")
+            continue
         sign = "excludes 0" if p["lo"] > 0 or p["hi"] < 0 else "covers 0"
         lines.append(f"  {p['ia']}:{p['a']} - {p['ib']}:{p['b']}: {_fmt(p['diff'])}  "
                      f"[{_fmt(p['lo'])}, {_fmt(p['hi'])}]  ({sign})  sd/wall {_fmt(sd_from_ci(p['lo'], p['hi'], n))}")

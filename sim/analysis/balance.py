@@ -138,3 +138,19 @@ def run_tables(run_dir, files=None, options=None, batch_size: int | None = None,
     tables = rulesets.get(rules).analysis_hooks().balance_tables(cols, options) if rules in rulesets.names() else {}
     feed_run(files, [*tables.values(), *extra], batch_size)
     return {k: t.frame() for k, t in tables.items()}
+
+
+#: a row measured on fewer units (hands, wins) than this prints no interval: the normal interval of 2 hands'
+#: points can reach below 0 and means nothing (issue 45)
+MIN_CI_N = 30
+
+
+def few_marked(table: pd.DataFrame, min_n: int = MIN_CI_N) -> pd.DataFrame:
+    """A copy of a balance table (``section, metric, group, n, value, ci_low, ci_high``) for printing: the
+    interval of a row with ``n < min_n`` blanked (NaN) and a ``note`` column saying ``too few hands (n < 30)``
+    there, empty elsewhere."""
+    out = table.copy()
+    few = out["n"] < min_n
+    out.loc[few, ["ci_low", "ci_high"]] = np.nan
+    out["note"] = np.where(few, f"too few hands (n < {min_n})", "")
+    return out

@@ -508,10 +508,10 @@ def format_markdown(summary: dict) -> str:
                      f"{_f(r['rating'], '+.0f')} | [{_f(r['rating_lo'], '+.0f')}, {_f(r['rating_hi'], '+.0f')}] | "
                      f"{r['wall_wins']:.1%} |")
     d = {(p["ia"], p["ib"]): p for p in summary["pairs"]}
-    lines += ["", "Row minus column, points per hand in their match, "
-              f"[{summary['adjustment']}]:", "",
-              "| | " + " | ".join(f"{j}:`{b}`" for j, b in enumerate(summary["bots"])) + " |",
-              "|---" * (n + 1) + "|"]
+    # the matrix holds the differences only (a column per bot, by its number), so that it fits 100 columns;
+    # each pair's interval follows it, one line a pair
+    lines += ["", "Row minus column, points per hand in their match (* : the adjusted 95% CI excludes 0):", "",
+              "| | " + " | ".join(f"{j}" for j in range(n)) + " |", "|---" * (n + 1) + "|"]
     for i, b in enumerate(summary["bots"]):
         cells = []
         for j in range(n):
@@ -520,14 +520,22 @@ def format_markdown(summary: dict) -> str:
                 continue
             p = d[(min(i, j), max(i, j))]
             s = 1 if i < j else -1
-            lo, hi = sorted((s * p["adj_lo"], s * p["adj_hi"]))
-            cells.append(f"{_f(s * p['diff'])} [{_f(lo)}, {_f(hi)}]")
+            star = "*" if p["adj_lo"] > 0 or p["adj_hi"] < 0 else ""
+            cells.append(f"{_f(s * p['diff'])}{star}")
         lines.append(f"| {i}:`{b}` | " + " | ".join(cells) + " |")
+    lines += ["", f"Each pair, row minus column, with its 95% CI ({summary['adjustment']}):", ""]
+    for (i, j), p in sorted(d.items()):
+        lines.append(f"- {i}:`{summary['bots'][i]}` minus {j}:`{summary['bots'][j]}`: {_f(p['diff'])} "
+                     f"[{_f(p['adj_lo'])}, {_f(p['adj_hi'])}]")
     lines += ["", "Points per hand against the field: the bot's points per hand on a wall averaged over its "
               "matches, 95% Student-t CI over walls.  Matrix: paired CI over walls.  Rating: "
               f"{summary['scale']}; 95% percentile CI from {summary['bootstrap']:,} bootstrap resamples of "
               "the walls.", ""]
-    return "\n".join(lines)
+    from caishen.sim.termtext import wrap
+
+    # prose lines wrap to 100 columns (a Markdown paragraph or list item still); table rows stay whole
+    return "\n".join(piece for line in lines for piece in ([line] if line.startswith("|") else
+                                                           wrap(line, indent="  " if line.startswith("- ") else "")))
 
 
 def plot(out: str | os.PathLike, summary: dict) -> None:

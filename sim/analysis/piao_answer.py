@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import json
 import math
-import textwrap
+import re
 import time
 from pathlib import Path
 
@@ -93,7 +93,9 @@ TABLE_CSV, CELLS_CSV, PAIRWISE_CSV = "piao_table.csv", "piao_cells.csv", "piao_p
 RISK_CSV, PAIRWISE_MD = "piao_risk.csv", "piao_pairwise.md"
 HEATMAP_PNG, ANSWER_JSON = "piao_heatmap.png", "piao_answer.json"
 #: the printed answer's width: longer lines wrap (the square matrix goes to :data:`PAIRWISE_MD`)
-WIDTH = 120
+WIDTH = 100
+#: a ``piao_table:BITS`` spec (decimal or hex bits) inside a policy spec or a label
+_TABLE_SPEC = re.compile(r"piao_table:(0[xX][0-9a-fA-F]+|\d+)(?![0-9a-zA-Z])")
 
 
 def piao_rules() -> str:
@@ -258,7 +260,8 @@ def heatmap(joint: pd.DataFrame, path, comparison: str, rows: str = "tiles_left"
     finite = [np.abs(v[np.isfinite(v)]) for v in vals.values() if np.isfinite(v).any()]
     lim = float(max(x.max() for x in finite)) if finite else 1.0
     fig, axes = plt.subplots(1, len(panels), figsize=(len(panels) * (1.5 * len(cll) + 1.2) + 1.5,
-                                                       0.9 * len(rl) + 2.8), squeeze=False)
+                                                       0.9 * len(rl) + 2.8), squeeze=False,
+                             layout="constrained")  # room for the wrapped title above the panels' titles
     cmap = plt.get_cmap("RdBu").with_extremes(bad="0.85")
     im = None
     for ax, pn in zip(axes[0], panels):
@@ -284,12 +287,14 @@ def heatmap(joint: pd.DataFrame, path, comparison: str, rows: str = "tiles_left"
                      "keeps": "where the policy keeps by itself"}
             every = {"throws": "the policy throws at every one", "keeps": "the policy keeps at every one"}
             extra = "" if only is None or pn != panels[0] else f"; {every.get(only, f'{split} = {only} at every one')}"
-            ax.set_title(names.get(pn, f"{split} = {pn}") + f" (n={n:,}{extra})", fontsize=8)
+            ax.set_title("\n".join(textwrap.wrap(names.get(pn, f"{split} = {pn}") + f" (n={n:,}{extra})",
+                                                  int(12 * len(cll) + 10))), fontsize=8)
     axes[0][0].set_ylabel("live wall tiles left")
     fig.colorbar(im, ax=list(axes[0]), label="EV of piao minus keep (points per chance)")
     plain = comparison.replace("飘", "piao").replace("财神", "caishen")
     title = "\n".join(textwrap.wrap(plain, 60 * len(panels) + 30))
     fig.suptitle(title + (f"\n{note}" if note else ""), fontsize=7, x=0.01, ha="left")
+    fig.canvas.draw()  # the constrained layout places the title and the panels' titles apart
     save_figure(fig, path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
@@ -318,6 +323,20 @@ def table_spec(bits: int, base: str) -> str:
     from caishen.sim.bots.registry import normalize
 
     return normalize(f"piao_table:{int(bits)}" + ("" if base == "greedy" else f":{base}"))
+
+
+def table_words(text: str) -> str:
+    """``text`` (a policy spec, a label, a difference ``A - B``) with each ``piao_table:BITS`` named by the
+    cells it throws in instead of its 64-bit number: ``piao_table[12/64 cells]`` (a base bot after it stays:
+    ``piao_table[64/64 cells]:tuned:NAME``).  For people; the exact spec stays in the study's files."""
+    def words(m: re.Match) -> str:
+        try:
+            bits = int(m.group(1), 0) % (1 << 64)
+        except ValueError:
+            return m.group(0)
+        return f"piao_table[{bin(bits).count('1')}/64 cells]"
+
+    return _TABLE_SPEC.sub(words, text)
 
 
 def check_labels(policy: str, bits: int) -> dict[str, str]:
@@ -460,6 +479,8 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
         words += "; rule options " + ", ".join(f"{k}={v}" for k, v in opts.items())
     out = Path(out)
     with rundir.workspace(out, "飘 answer"):  # one writer, no links inside
+        # a rerun resumes the study: its seconds are then this call's only, and the answer says so
+        resumed = (out / STUDY_DIR).is_dir() and any((out / STUDY_DIR).iterdir())
         t0 = time.perf_counter()
         pts = piao_study.run_study(hands, seed, rollouts, "piao", policy, opts or None, out=out / STUDY_DIR,
                                    keep_then=keep, per_hand=True, execution=ex)
@@ -501,6 +522,7 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
         answer = {
             "comparison": words, "rules": rules, "options": opts, "policy": policy, "keep_then": keep or policy,
             "hands": int(hands), "seed": int(seed), "rollouts": int(rollouts), "study_seconds": round(study_s, 1),
+            "study_resumed": bool(resumed),
             "chances": int(n_chances), "studied": int(len(pts)),
             "exploration_rate": float(len(pts) / n_chances),
             "exploration": "one chance per hand with a chance, drawn uniformly among its chances; the real hand is "
@@ -560,7 +582,8 @@ def format_answer(answer: dict, out) -> str:
     lines = [f"comparison: {a['comparison']}",
              f"EV of 飘 minus keep per chance: {e['diff']:+.2f} points [95% CI {e['ci_low']:+.2f}, {e['ci_high']:+.2f}]"
              f" ({a['studied']:,} chances studied of {a['chances']:,} in {a['hands']:,} hands, R = {a['rollouts']}, "
-             f"seed {a['seed']}, {a['study_seconds']:.0f} s)",
+             f"seed {a['seed']}, " + (f"resumed: {a['study_seconds']:.0f} s in this run, the earlier runs' not "
+                                      "counted)" if a.get("study_resumed") else f"{a['study_seconds']:.0f} s)"),
              f"exploration rate: {a['exploration_rate']:.1%} of chances studied ({a['exploration']})"]
     for g, words in (("throws", "where it throws by itself"), ("keeps", "where it keeps by itself")):
         if g in a.get("own_choice", {}):
@@ -585,14 +608,15 @@ def format_answer(answer: dict, out) -> str:
     else:
         lines.append(f"widest tiles-left half-width {w:.2f} points > {a['target_half_width']}: about "
                      f"{a['hands_for_target']:,} hands would bring it to {a['target_half_width']}")
-    lines.append(f"implied policy: {a['implied_policy']} (飘 in the piao_table cells where the EV is positive over "
-                 f">= {MIN_POINTS} chances; {a.get('base', 'greedy')} plays every other move)")
+    lines.append(f"implied policy: {table_words(a['implied_policy'])} (飘 in the piao_table cells where the EV is "
+                 f"positive over >= {MIN_POINTS} chances; {a.get('base', 'greedy')} plays every other move)")
+    lines.append(f"  its spec, for --policies: {a['implied_policy']}")
     if "check" in a:
         c = a["check"]
         pw = pd.read_csv(out / PAIRWISE_CSV)
         lines.append(f"check on {c['walls']:,} duplicate walls ({c.get('seconds', 0):.0f} s), field {c['field']}; "
-                     f"{c['adjustment']}; * = Holm p < 0.05; policies: "
-                     + ", ".join(f"{k} = {v}" if k != v else k for k, v in c.get("labels", {}).items()))
+                     f"{c['adjustment']}; * = Holm p < 0.05; policies (specs in {ANSWER_JSON}): "
+                     + ", ".join(f"{k} = {table_words(v)}" if k != v else k for k, v in c.get("labels", {}).items()))
         for r in pw.itertuples(index=False):
             star = " *" if r.p_holm < 0.05 else ""
             if r.diff == r.ci_low == r.ci_high == 0:  # e.g. never and greedy, which never throws by itself
@@ -603,5 +627,6 @@ def format_answer(answer: dict, out) -> str:
                      + f"; best: {c['best']}")
     lines.append(f"files: {out / TABLE_CSV}, {out / CELLS_CSV}, {out / RISK_CSV}, {out / HEATMAP_PNG}"
                  + (f", {out / PAIRWISE_CSV}, {out / PAIRWISE_MD}" if "check" in a else "") + f", {out / ANSWER_JSON}")
-    return "\n".join(textwrap.fill(line, WIDTH, subsequent_indent="    ", break_on_hyphens=False)
-                     if len(line) > WIDTH else line for line in lines)
+    from caishen.sim.termtext import wrap_lines
+
+    return "\n".join(wrap_lines(lines, WIDTH))

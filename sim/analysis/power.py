@@ -247,5 +247,17 @@ def format_plan(p: pd.DataFrame, target: float | None, walls: int | None, confid
     if walls is not None:
         head.append(f"half_width_at: the half-width {walls:,} walls buy"
                     + (" (half_width_at_high: at sd_high)" if "sd_high" in p else ""))
-    with pd.option_context("display.width", 200, "display.max_colwidth", 70):
-        return "\n".join(head) + "\n" + p.to_string(index=False, float_format=lambda v: f"{v:.4g}")
+    from caishen.sim.analysis.piao_answer import table_words
+    from caishen.sim.termtext import WIDTH, wrap_lines
+
+    if "quantity" in p:  # a 飘 table bot by its cells, not its 64-bit number (the pilot's files keep the spec)
+        named = p["quantity"].astype(str).map(table_words)
+        if (named != p["quantity"].astype(str)).any():
+            head.append("piao_table[k/64 cells]: the 飘 table bot that throws in k of its 64 cells (its spec in the "
+                        "pilot's files)")
+        p = p.assign(quantity=named)
+    # the table in blocks of columns of at most WIDTH columns, the quantity left-aligned
+    wide = max([len("quantity"), *map(len, p["quantity"])]) if "quantity" in p else 0
+    table = p.to_string(index=False, float_format=lambda v: f"{v:.4g}", line_width=WIDTH,
+                        formatters={"quantity": lambda q: q.ljust(wide)} if "quantity" in p else None)
+    return "\n".join(wrap_lines(head, indent="  ")) + "\n" + table

@@ -451,7 +451,9 @@ def frame_lines(frame: dict, seat: int | None = None, offers: bool = True, joker
         lines.append(f"{marks}seat {p}{extra}: {hand}" + (f" | {melds}" if melds else "")
                      + f" | discards: {_tiles((k for k, _ in s['discards']), joker)}")
     if offers and frame["to_act"] >= 0 and (seat is None or seat == frame["to_act"]):
-        lines.append(f"   seat {frame['to_act']} may: " + ", ".join(frame["legal"]))
+        from caishen.sim.termtext import wrap
+
+        lines += wrap(f"   seat {frame['to_act']} may: " + ", ".join(frame["legal"]), indent=" " * 14)
     if frame["action"]:
         lines.append(f"-> seat {frame['action']['seat']}: {frame['action']['name']}")
     return lines

@@ -115,7 +115,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -146,6 +145,7 @@ from caishen.sim.analysis.summary_tally import (  # noqa: F401  (re-exported: th
     WIN_TYPE_NAMES,
     pattern_names,
 )
+from caishen.sim.termtext import display_width as _width
 
 
 def seat_hands(df: pd.DataFrame) -> pd.DataFrame:
@@ -199,11 +199,6 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") ->
     if "hand_id" in df and not df["hand_id"].is_monotonic_increasing:
         df = df.sort_values("hand_id", kind="stable").reset_index(drop=True)
     return tally.update(df).summary()
-
-
-def _width(text: str) -> int:
-    """Display width in a terminal (CJK characters take two columns)."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def format_summary(rows: pd.DataFrame, header: str = "") -> str:

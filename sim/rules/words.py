@@ -42,6 +42,7 @@ import numpy as np
 from caishen.sim.rules.base import Words  # noqa: F401  (the hook's class, beside Analysis)
 from caishen.sim.rules.codes import DECL_HARD, DECL_READY, DECL_NONE, WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW
 from caishen.sim.rules.records import SEATS
+from caishen.sim.termtext import display_width  # noqa: F401  (re-exported: the words' pad and callers)
 
 N_KINDS = 34
 
@@ -330,13 +331,6 @@ class HandBreakdown:
 def draw_breakdown(rules: str, record: Mapping[str, Any]) -> HandBreakdown:
     """The breakdown of a drawn hand (no winner): nobody pays."""
     return HandBreakdown(rules, int(record["dealer"]), [], [int(record[f"score_{s}"]) for s in SEATS], drawn=True)
-
-
-def display_width(text: str) -> int:
-    """Columns ``text`` takes in a terminal: East Asian wide characters (汉字) take two."""
-    import unicodedata
-
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def pad(text: str, width: int) -> str:

@@ -42,13 +42,13 @@ def _hand_types() -> list[tuple[str, object]]:
         ("平胡 pinghu (K-6.1)", flag(K.FLAG_PINGHU)),
         ("爆头 baotou (K-6.2)", flag(K.FLAG_BAOTOU)),
         ("七对 family qidui (K-6.3)", flag(K.FLAG_QIDUI)),
-        ("清七对 qidui_pure", flag(K.FLAG_QIDUI_PURE)),
-        ("七子爆头 qidui_baotou", flag(K.FLAG_QIDUI_BAOTOU)),
-        ("豪华 haohua", flag(K.FLAG_HAOHUA)),
-        ("去不去 qubuqu", flag(K.FLAG_QUBUQU)),
+        ("清七对 qidui_pure (K-6.3)", flag(K.FLAG_QIDUI_PURE)),
+        ("七子爆头 qidui_baotou (K-6.3)", flag(K.FLAG_QIDUI_BAOTOU)),
+        ("豪华 haohua (K-6.3)", flag(K.FLAG_HAOHUA)),
+        ("去不去 qubuqu (K-6.3)", flag(K.FLAG_QUBUQU)),
         ("清一色 qingyise (K-6.4)", flag(K.FLAG_QINGYISE)),
         ("chain links (K-6.5)", lambda d: d["chain_len"] > 0),
-        ("kong links", lambda d: d["chain_kong"] > 0),
+        ("kong links (K-6.5)", lambda d: d["chain_kong"] > 0),
         ("飘 piao links (K-9.1)", lambda d: d["chain_piao"] > 0),
     ]
 

@@ -131,6 +131,6 @@ class KaihuaRules(Options):
     discard_win_max_caishen: int = option(1, "the most 财神 a hand may hold to win on a discard or robbed kong",
                                           rule="K-7.1", lo=0, hi=2, slot=P_DISCARD_WIN_MAX_CAISHEN)
     failed_piao_points: int | None = option(
-        None, "a study variant, not the seed's: a failed 飘 player pays the winner this many points instead of "
-        "failed_piao_factor's extra shares; None = the shares", rule="K-9.3", lo=0, hi=1_000_000,
+        None, "a study variant, not in the original Chinese rule documents: a failed 飘 player pays the winner "
+        "this many points instead of failed_piao_factor's extra shares; None = the shares", rule="K-9.3", lo=0, hi=1_000_000,
         slot=P_FAILED_PIAO_POINTS)
