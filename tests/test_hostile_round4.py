@@ -416,6 +416,7 @@ def test_kind05_a_ppo_file_declaring_a_huge_network_is_refused_before_it_is_buil
     """A 1.3 MB file whose config declares 16 layers of 65,536 units (a 275 GB network) with tensors of a
     small one: refused naming the file and the field, having built nothing."""
     pytest.importorskip("sb3_contrib")
+    pytest.importorskip("safetensors")
     import torch
     from safetensors.torch import save
     from sb3_contrib.common.maskable import policies
@@ -454,6 +455,7 @@ def test_kind05_a_ppo_file_declaring_a_huge_network_is_refused_before_it_is_buil
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
 def test_kind06_a_ppo_file_with_a_non_finite_weight_is_refused_naming_the_tensor(tmp_path, value):
     pytest.importorskip("sb3_contrib")
+    pytest.importorskip("safetensors")
     import torch
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy

@@ -26,8 +26,9 @@ TINY = dict(timesteps=2048, n_envs=32, n_steps=32, batch_size=256, n_epochs=2, n
 
 @pytest.fixture(scope="module")
 def rl():
-    """Skip without the [rl] extra."""
+    """Skip without the [rl] extra (torch, sb3-contrib, safetensors: the checkpoints' format)."""
     pytest.importorskip("torch")
+    pytest.importorskip("safetensors")
     return pytest.importorskip("sb3_contrib")
 
 
