@@ -200,14 +200,15 @@ class CompileWatch:
 #: kernels a command compiles in its own process on an empty cache (``caishen warmup`` and the commands measure
 #: and keep their own counts in :func:`estimates`; these are for a machine that has measured nothing yet).
 #: ``piao``: 165 measured (``caishen piao --hands 2000``, empty cache, the study and its check); ``learn``: 49
-#: after ``caishen warmup`` without its ``labels`` target (issue 45)
-DEFAULT_KERNELS = {"caishen simulate": 108, "caishen match": 108, "caishen sweep": 108, "caishen ladder": 130,
+#: after ``caishen warmup`` without its ``labels`` target (issue 45); the self-play loop's 111 and 76 measured after
+#: the named state (a cold ``caishen simulate --games 100000 --workers 2``, load 1.17 / 0.73)
+DEFAULT_KERNELS = {"caishen simulate": 111, "caishen match": 111, "caishen sweep": 111, "caishen ladder": 130,
                    "caishen piao": 165, "caishen learn": 49, "caishen play": 70, "caishen hand": 17,
                    "caishen score": 25, "caishen replay": 95, "caishen report": 1}
 #: the same while the side process of :func:`side_compile` runs (it compiles the learned and the tuned bot, which
 #: the command then loads from the cache; how many it loads depends on who gets there first): the self-play
 #: loop's commands
-SIDE_KERNELS = {"caishen simulate": 74, "caishen match": 74, "caishen sweep": 74}
+SIDE_KERNELS = {"caishen simulate": 76, "caishen match": 76, "caishen sweep": 76}
 #: the file of the measured compiles, in the cache directory (and in its siblings: earlier digests)
 ESTIMATES = "estimates.json"
 #: the suffix of a measurement's key in :data:`ESTIMATES` when the side process ran beside the command
