@@ -12,10 +12,14 @@ Observation        dict: ``observation`` uint8[76, 34] planes (or any layout of
 Observation values 0 .. the plane's ``high`` (in caishen.envs.observation)
 ================== ==========================================================
 
-One episode is one hand of four-player mahjong played by
-:class:`caishen.sim.engine.Game`.  Specs: ``shared/rules/<name>.md`` (IDs ``K-..``,
-``J-..``); rule options go in ``options``
-(e.g. ``env(rules=DEFAULT, options={"multiple_ron": True})``).
+One episode is one hand of four-player mahjong: one game of the batched numba
+core in self-play mode (:class:`caishen.envs.batched.BatchedGames` ``(1,
+mode="selfplay", final_state=True)``, ``env.unwrapped.games``: every seat is an
+agent, as in :class:`caishen.envs.vector_env.SelfPlayVectorEnv`), so its
+observations, masks and rewards are game 0 of that core's, step by step
+(``tests/test_batched_env.py``), which equal :class:`caishen.sim.engine.Game`'s.
+Specs: ``shared/rules/<name>.md`` (IDs ``K-..``, ``J-..``); rule options go in
+``options`` (e.g. ``env(rules=DEFAULT, options={"multiple_ron": True})``).
 
 Rules in brief
 --------------
@@ -46,7 +50,8 @@ a win or when the live wall runs out (流局: nobody pays).
 Observation space
 -----------------
 ``observe(agent)`` returns ``{"observation": uint8[76, 34],
-"action_mask": int8[145]}``.  The planes are what that seat can see and
+"action_mask": int8[145]}`` (once the hand is over, every agent's last
+observation of it).  The planes are what that seat can see and
 nothing else (never others' concealed tiles, their concealed kong kinds, the
 wall, or which seat is being asked to claim); seats are seat-relative
 (``+0`` itself, ``+1`` next, ``+2`` opposite, ``+3`` previous).  Scalar
@@ -58,7 +63,8 @@ place it is written.
 Legal action mask
 -----------------
 ``action_mask`` (int8, 1 = legal) is the engine's legal mask for the agent to
-act (``caishen.sim.engine.Game.legal_mask``) and all zeros for every other agent.
+act (``caishen.sim.engine.Game.legal_mask``) and all zeros for every other agent
+(and for every agent once the hand is over).
 
 Action space
 ------------
@@ -99,7 +105,9 @@ Illegal actions
 others 0; pass ``illegal_reward=None`` to keep the error.  A bool action
 (``True``) raises ``ValueError`` in both (bools are not actions).  Every
 seat is an agent of yours: to put a built-in bot in a seat, step that agent
-with ``caishen.agents.make_agent("greedy").act(env.unwrapped.game.observe())``.
+with ``caishen.agents.make_agent("greedy").act(env.unwrapped.game.observe())``
+(any step-API agent), or with the kernel bot's own choice,
+``int(env.unwrapped.games.bot_actions("greedy")[0])`` (any spec of the bot registry).
 
 Arguments
 ---------
@@ -113,9 +121,17 @@ the training labels of the agent to act in ``infos[agent]["oracle"]``
 options object); ``options`` a dict of rule options; ``dealer`` a seat 0..3,
 or None for a dealer drawn per hand; ``render_mode`` ``"ansi"`` (``render()``
 returns the whole table as text) or ``"human"`` (prints it after every step).
-``reset(seed=s)`` deals the same hand (wall and dealer) for the same ``s``;
-``reset()`` continues the seeded stream; ``reset(options=...)`` ignores
-``options``.  ``env.unwrapped.game`` is the live :class:`caishen.sim.engine.Game`.
+``reset(seed=s)`` deals the same hand (wall and dealer) for the same ``s``: the
+game's stream is seeded with ``s`` (:mod:`caishen.envs.batched`, "Episodes, seeds
+and determinism"; ``SelfPlayVectorEnv(1).reset(seed=s)`` deals the same hand);
+``reset()`` after a finished hand deals the next hand of that stream (the
+vector env's next episode), and in the middle of a hand (or before any seed)
+a hand seeded from the env's own stream (seeded by the last ``s``), so it
+too is reproducible; ``reset(options=...)`` ignores ``options``.
+``env.unwrapped.game`` is the live hand as a read-only
+:class:`caishen.sim.engine.Game` (the state, ``legal_mask()``, ``result``,
+``observe()`` with an empty public log: the batched core keeps no event log;
+after the last step of a hand, the finished hand); step the env, not it.
 
 What this env simplifies
 ------------------------
@@ -138,11 +154,13 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from caishen.envs.gym_env import RenderModeError
-from caishen.envs.observation import check_layout, encode, observation_space
+from caishen.envs.batched import BatchedGames, check_seeds
+from caishen.envs.gym_env import RenderModeError, _LiveGame
+from caishen.envs.observation import check_layout, observation_space
 from caishen.envs.oracle import oracle_labels
 from caishen.envs.render import render_text
-from caishen.sim.engine import N_ACTIONS, N_SEATS, Game
+from caishen.envs.vector_env import index_obs
+from caishen.sim.engine import N_ACTIONS, N_SEATS, action_name
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.rules.options import short_repr
 
@@ -214,7 +232,8 @@ def env(rules=DEFAULT, options=None, dealer=None, illegal_reward=DEFAULT_ILLEGAL
 
 
 class raw_env(AECEnv, EzPickle):
-    """The unwrapped AEC env over :class:`caishen.sim.engine.Game` (documented in the module docstring).
+    """The unwrapped AEC env over one self-play game of :class:`caishen.envs.batched.BatchedGames` (documented in
+    the module docstring).
 
     Raises ``ValueError`` for an unknown rule set or option, a bad dealer or
     render mode, and (in :meth:`step`) an illegal action.
@@ -226,16 +245,21 @@ class raw_env(AECEnv, EzPickle):
                  history=False, assist=False, oracle=False):
         EzPickle.__init__(self, rules, options, dealer, render_mode, observation, history, assist, oracle)
         super().__init__()
-        self.game = Game(rules, options)
-        self.metadata = {**type(self).metadata, "name": f"caishen_{self.game.rules_name}_v0"}
         self.dealer = _check_dealer(dealer)
         self.render_mode = _check_render_mode(render_mode)
-        self.possible_agents = list(AGENTS)
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self.layout, self.history, self.assist = check_layout(observation, history, assist)
         if not isinstance(oracle, (bool, np.bool_)):
             raise ValueError(f"oracle must be True or False, got {oracle!r}")
         self.oracle = bool(oracle)
+        #: the batched core: one self-play game (every seat an agent), its ended hand kept (``final_state``)
+        self.games = BatchedGames(1, rules, options, mode="selfplay", dealer=self.dealer, final_state=True,
+                                  observation=self.layout, history=self.history, assist=self.assist,
+                                  oracle=self.oracle)
+        #: the live hand as a read-only :class:`caishen.sim.engine.Game` (the finished one once it is over)
+        self.game = _LiveGame(self.games)
+        self.metadata = {**type(self).metadata, "name": f"caishen_{self.game.rules_name}_v0"}
+        self.possible_agents = list(AGENTS)
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
                 "observation": observation_space(self.layout, self.history, self.assist),
@@ -245,6 +269,10 @@ class raw_env(AECEnv, EzPickle):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
         self._rng = np.random.default_rng()
+        self._action = np.zeros(1, np.int64)
+        self._seat = np.zeros(1, np.int64)
+        self._over = True  # the core's hand is over (its autoreset dealt the next one), or none was dealt
+        self._dealt = False
         self.agents = []
 
     # -- spaces ----------------------------------------------------------------
@@ -256,19 +284,26 @@ class raw_env(AECEnv, EzPickle):
 
     # -- episode -----------------------------------------------------------------
     def reset(self, seed=None, options=None):
-        """Deal a new hand: the wall seed and (if not fixed) the dealer come from ``seed``'s stream."""
+        """Deal a new hand: ``seed`` seeds the game's stream (the wall and, if not fixed, the dealer); without it,
+        the next hand of the stream (module docstring, "Arguments")."""
+        g = self.games
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        wall_seed = int(self._rng.integers(2**32))
-        dealer = self.dealer if self.dealer is not None else int(self._rng.integers(N_SEATS))
-        self.game.reset(seed=wall_seed, dealer=dealer)
+            s = int(check_seeds(seed, 1)[0])
+            self._rng = np.random.default_rng(s)
+            g.reset(s)
+        elif not (self._dealt and self._over):  # a hand in play is abandoned: deal from the env's stream
+            g.reset(int(self._rng.integers(2**62)))
+        # else: the core's autoreset dealt the next hand of the game's stream when the last one ended
+        self._dealt = self.game._started = True
+        self._over = False
+        self.game._show(g.states)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        self.agent_selection = self.possible_agents[int(g.player[0])]
         self._add_oracle()
         if self.render_mode == "human":
             self.render()
@@ -278,33 +313,52 @@ class raw_env(AECEnv, EzPickle):
         if self.oracle:
             for a in self.agents:
                 self.infos[a].pop("oracle", None)
-            self.infos[self.agent_selection]["oracle"] = oracle_labels(self.game)
+            labels = index_obs(self.games.oracle_labels, 0)
+            labels["final_points"][:] = 0  # no hand of this episode ended (the core's say the last one's, after
+            labels["hand_ended"] = np.False_  # its autoreset dealt this one)
+            self.infos[self.agent_selection]["oracle"] = labels
 
     def observe(self, agent):
+        """``{"observation": ..., "action_mask": int8[145]}`` of ``agent`` (the mask all zeros but for the agent to
+        act); once the hand is over, every agent's last observation of it."""
         seat = self.agent_name_mapping[agent]
+        g = self.games
         mask = np.zeros(N_ACTIONS, np.int8)
-        if not self.game.done and self.game.current_player == seat:
-            mask[:] = self.game.legal_mask()
-        obs = encode(self.game, seat, layout=self.layout, history=self.history, assist=self.assist)
+        if self._over:
+            obs = index_obs(index_obs(g.final_obs, 0), seat)
+        elif seat == g.player[0]:
+            mask[:] = g.masks[0]
+            obs = index_obs(g.obs, 0)
+        else:
+            self._seat[0] = seat
+            obs = index_obs(g.observe(self._seat), 0)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action):
         """Apply ``action`` of :attr:`agent_selection` (``None`` for an agent whose hand is over).
 
-        Raises ``ValueError`` naming the action if it is illegal.
+        Raises ``ValueError`` naming the action if it is illegal (changing nothing).
         """
         _check_action_type(action)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self.game.step(action)  # ValueError for an illegal action
+        g = self.games
+        if not g.masks[0, action]:
+            legal = ", ".join(action_name(x) for x in np.flatnonzero(g.masks[0]))
+            raise ValueError(f"illegal action {action_name(action)!r} ({action}) for {agent} (seat "
+                             f"{self.agent_name_mapping[agent]}) in phase {self.game.phase}; legal: {legal}")
+        self._action[0] = action
+        g.step(self._action)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        if self.game.done:
+        if g.terminated[0]:
+            self._over = True
+            self.game._show(g.final_states)  # the finished hand; the core has dealt the next one
             result = self.game.result
             for p, a in enumerate(self.possible_agents):
-                self.rewards[a] = float(result[f"score_{p}"])
+                self.rewards[a] = float(g.points[0, p])
                 self.infos[a] = {"result": result}
             if self.oracle:
                 labels = oracle_labels(self.game)  # the hand's final points
@@ -314,7 +368,7 @@ class raw_env(AECEnv, EzPickle):
             self._accumulate_rewards()
             self._deads_step_first()
         else:
-            self.agent_selection = self.possible_agents[self.game.current_player]
+            self.agent_selection = self.possible_agents[int(g.player[0])]
             self._add_oracle()
         if self.render_mode == "human":
             self.render()

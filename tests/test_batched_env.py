@@ -34,8 +34,9 @@ from caishen.envs.observation import (
     plane_high,
 )
 from caishen.envs.gym_env import MahjongEnv
-from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv
+from caishen.envs.vector_env import CaishenVectorEnv, SelfPlayVectorEnv, index_obs
 from caishen.sim.engine import N_ACTIONS, N_KINDS, N_SEATS, PH_DONE, SCRATCH_FIELDS, STATE_DTYPE, Game, action_name
+from caishen.sim.bots.candidates import N_CONTEXT
 from caishen.sim.rng import _rng_seed
 from caishen.sim.tiles import MELD_KONG_CONCEALED
 from test_envs import _hidden_twin, _reference_planes, _wall_with_quads
@@ -521,6 +522,85 @@ def test_the_gym_env_is_one_game_of_the_vector_env():
             assert not gym_env.action_masks().any()
             obs, info = gym_env.reset()
     assert ended >= 3
+
+
+def _same_obs(a, b) -> None:
+    """Two observations of one layout are equal (the candidates layout key by key)."""
+    if isinstance(a, dict):
+        assert sorted(a) == sorted(b)
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("rules, kw", [("kaihua", {"history": True}),
+                                       ("jiating", {"observation": "candidates", "assist": True, "oracle": True})])
+def test_the_pettingzoo_env_is_one_game_of_the_selfplay_core(rules, kw):
+    """The AEC env (raw_env) and game 0 of SelfPlayVectorEnv with the same seed and actions, step by step: the
+    same agent to act, observation, mask and oracle labels; the same rewards and final observations at the
+    hand's end; reset() deals the vector env's next episode.  Every agent's observation (the acting one's, the
+    others' with an empty mask, the final ones) is encode() of a Game replaying the same actions, and the hand's
+    result is that Game's."""
+    from caishen.envs.oracle import oracle_labels
+    from caishen.envs.pettingzoo_env import AGENTS, raw_env
+
+    layout = {k: kw[k] for k in ("observation", "history", "assist") if k in kw}
+    layout["layout"] = layout.pop("observation", "planes")
+    aec = raw_env(rules=rules, **kw)
+    vec = SelfPlayVectorEnv(1, rules=rules, copy=True, **kw)
+    aec.reset(seed=21)
+    vobs, vinfo = vec.reset(seed=21)
+    rng, hands, steps = np.random.default_rng(2), 0, 0
+    while hands < 3:
+        st = vec.games.states[0]
+        ref = Game(rules).reset(seed=int(vec.games.hand_seed[0]), dealer=int(st["table"]["dealer"]))
+        final = None
+        for agent in aec.agent_iter():
+            obs, reward, term, trunc, info = aec.last()
+            seat = AGENTS.index(agent)
+            if term or trunc:
+                vrew, vfin = final
+                assert ref.done and reward == vrew[seat] == ref.result[f"score_{seat}"]
+                assert info["result"] == ref.result and not trunc
+                _same_obs(obs["observation"], index_obs(vfin, seat))
+                want = encode(ref, seat, **layout)
+                if layout.get("assist"):  # the decision-time assist block of a final observation is 0
+                    if isinstance(want, dict):
+                        want["context"][N_CONTEXT:] = 0
+                    else:
+                        want[n_planes(layout.get("history", False)):] = 0
+                _same_obs(obs["observation"], want)
+                assert not obs["action_mask"].any()
+                if kw.get("oracle"):
+                    _same_obs(info["oracle"], oracle_labels(ref))  # the hand's points, hand_ended
+                aec.step(None)
+                continue
+            assert reward == 0 and seat == vinfo["current_player"][0] == ref.current_player
+            _same_obs(obs["observation"], index_obs(vobs, 0))
+            np.testing.assert_array_equal(obs["action_mask"], vec.action_masks()[0])
+            np.testing.assert_array_equal(obs["action_mask"], ref.legal_mask())
+            for other in AGENTS:
+                if other != agent:
+                    o = aec.observe(other)
+                    assert not o["action_mask"].any()
+                    _same_obs(o["observation"], encode(ref, AGENTS.index(other), **layout))
+            if kw.get("oracle"):
+                _same_obs(info["oracle"], oracle_labels(ref))  # the vector env's but the ended hand's points:
+                core = index_obs(vinfo["oracle"], 0)
+                _same_obs({k: info["oracle"][k] for k in core if k not in ("final_points", "hand_ended")},
+                          {k: core[k] for k in core if k not in ("final_points", "hand_ended")})
+            a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            aec.step(a)
+            vobs, vrew, vterm, vtrunc, vinfo = vec.step(np.array([a]))
+            ref.step(a)
+            steps += 1
+            if vterm[0]:
+                final = (vrew[0], index_obs(vinfo["final_obs"], 0))
+            assert aec.game.done == bool(vterm[0]) == ref.done
+        hands += 1
+        aec.reset()
+    assert steps > 100
 
 
 def test_module_docstring_memory_claim():
