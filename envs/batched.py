@@ -154,6 +154,7 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.bots import registry
+from caishen.sim.bots.agent import Agent, BotAgent, PolicyAgent, RandomAgent
 from caishen.sim.bots.policies import new_work
 from caishen.sim.bots.registry import POLICY_HOST
 from caishen.sim.rules import base as rulesets
@@ -273,6 +274,20 @@ def register_open_opponents(cls) -> None:
     _OPEN_OPPONENTS[:] = [cls]
 
 
+def opponent(x):
+    """An opponent as a batch seats it: a bot spec (str) as is; the agent of a kernel bot's spec
+    (:func:`caishen.agents.make_agent` of ``"greedy"``, ``"random"``, ``"tuned:NAME"`` ...) as its spec, played
+    inside numba; any other step-API agent (:class:`caishen.sim.bots.agent.Agent`, ``act(observation) -> int``)
+    as itself, an open seat (:class:`caishen.envs.open_opponents.OpenOpponents`: an open seat's agent as that
+    seat, another as an :class:`caishen.envs.open_opponents.AgentSeat`); anything else as is (refused by
+    :class:`BatchedGames`)."""
+    if type(x) is RandomAgent:
+        return "random"
+    if type(x) in (PolicyAgent, BotAgent):  # not a subclass: its act() may be another
+        return x.name
+    return x
+
+
 def _choice(name, value, allowed):
     if not isinstance(value, str) or value not in allowed:
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
@@ -323,8 +338,9 @@ class BatchedGames:
       ``"versus"`` (the caller acts for the learning seat ``seat``: 0..3 or
       ``"random"``, drawn per episode; ``opponents``: a bot spec of
       :mod:`caishen.sim.bots.registry` for the three other seats, or three specs in seat order for a
-      fixed ``seat`` (a list or ``"a,b,c"``); open seats ``python:`` / ``exec:`` among them are asked
-      after the step kernel, :mod:`caishen.envs.open_opponents`, and :meth:`close` stops their programs);
+      fixed ``seat`` (a list or ``"a,b,c"``); open seats ``python:`` / ``exec:`` and step-API agent
+      objects (:func:`opponent`) among them are asked after the step kernel,
+      :mod:`caishen.envs.open_opponents`, and :meth:`close` stops the programs);
     - ``dealer``: a fixed dealer 0..3 or None (drawn; module docstring);
     - ``episode``: ``"hand"`` or ``"match"`` (``match_len`` hands);
     - ``observation``: ``"planes"`` (``uint8[76, 34]``), ``"flat"``
@@ -404,7 +420,7 @@ class BatchedGames:
         self._cfg[C_REWARD] = REWARDS.index(self.reward_mode)
         self._cfg[C_PENALTY] = self.illegal_action == "penalty"
         self._cfg[C_FINAL_OBS] = self.final_obs_enabled
-        self._cfg[C_LOG] = self._open is not None and bool(self._open.execs)
+        self._cfg[C_LOG] = self._open is not None and bool(self._open.hearing)
         if not isinstance(final_state, (bool, np.bool_)):
             raise ValueError(f"final_state must be True or False, got {final_state!r}")
         self._cfg[C_FINAL_STATE] = bool(final_state)
@@ -477,29 +493,31 @@ class BatchedGames:
     def _bot_table(self, opponents) -> tuple:
         """``(table: int64[4, 2], bot context, log, log_n)`` of the opponents: any specs of the bot registry
         (:func:`caishen.sim.bots.registry.bot_table`; the bots with data search from one stream seeded 0); an
-        open seat (``python:``, ``exec:``) gets the code ``POLICY_HOST`` and a place in ``self._open``
-        (:class:`caishen.envs.open_opponents.OpenOpponents`, which owns the log of the ``exec:`` seats)."""
+        open seat (``python:``, ``exec:``, a step-API agent: :func:`opponent`) gets the code ``POLICY_HOST`` and a
+        place in ``self._open`` (:class:`caishen.envs.open_opponents.OpenOpponents`, which owns the log of the
+        seats that hear the hands: ``exec:`` programs, agents)."""
         if isinstance(opponents, str) and opponents.count(",") == N_SEATS - 2:  # "a,b,c": the other seats in order
             opponents = [p.strip() for p in opponents.split(",")]
-        if isinstance(opponents, str):
-            specs = registry.split_specs(opponents)
+        if isinstance(opponents, (str, Agent)):
+            opponents = opponent(opponents)
+            specs = registry.split_specs(opponents) if isinstance(opponents, str) else [opponents] * N_SEATS
         else:
-            specs = list(opponents) if isinstance(opponents, (list, tuple)) else None
-            if specs is None or len(specs) != N_SEATS - 1 or not all(isinstance(s, str) for s in specs):
+            specs = [opponent(p) for p in opponents] if isinstance(opponents, (list, tuple)) else None
+            if specs is None or len(specs) != N_SEATS - 1 or not all(isinstance(s, (str, Agent)) for s in specs):
                 raise ValueError("opponents must be a bot spec of caishen.sim.bots.registry ('greedy', 'random', "
-                                 "'tuned:NAME', 'mc:8', 'python:MODULE:FN', 'exec:CMD', ...) or 3 of them, got "
-                                 f"{short_repr(opponents)}")
+                                 "'tuned:NAME', 'mc:8', 'python:MODULE:FN', 'exec:CMD', ...) or a step-API agent "
+                                 f"(caishen.agents.Agent), or 3 of them, got {short_repr(opponents)}")
             if self.seat < 0:
                 raise ValueError("three opponent specs need a fixed seat (the learning seat is drawn with "
                                  "seat='random')")
             specs.insert(self.seat, "greedy")  # the learning seat's row is never read
         joker = int(self._ep.joker)
         self._open = None
-        hosted = [registry.is_open(p) for p in specs]
+        hosted = [not isinstance(p, str) or registry.is_open(p) for p in specs]  # an agent is an open seat
         if any(hosted) and self.seat >= 0:  # the learning seat is nobody's open seat
             specs[self.seat], hosted[self.seat] = "greedy", False
-        if any(hosted):
-            registry.check_seats(specs, self.rules_name, joker)  # an open seat's code is found, or named
+        if any(hosted):  # an open seat's code is found, or named
+            registry.check_seats([p if isinstance(p, str) else "random" for p in specs], self.rules_name, joker)
             if not _OPEN_OPPONENTS:
                 raise ValueError("open seats among the opponents need caishen.envs imported (it registers "
                                  "caishen.envs.open_opponents)")

@@ -120,9 +120,10 @@ when it is None).  ``options`` a dict of rule options; ``seat`` the learning sea
 0..3 or ``"random"`` (drawn per episode); ``opponents`` one bot spec for the three
 other seats (any spec of the bot registry: ``"greedy"``, ``"random"``,
 ``"tuned:NAME"``, ``"mc:8"``, an open seat ``"python:MODULE:FN"`` /
-``"exec:CMD"`` (:mod:`caishen.envs.open_opponents`) ...) or three, the other
-seats in seat order (a list or ``"a,b,c"``); an agent of
-:func:`caishen.agents.make_agent` of such a spec stands for its spec;
+``"exec:CMD"`` (:mod:`caishen.envs.open_opponents`) ..., or a step-API agent
+object) or three, the other seats in seat order (a list or ``"a,b,c"``); an agent
+of :func:`caishen.agents.make_agent` of a kernel bot's spec stands for its spec
+(it plays inside numba);
 ``dealer`` a seat 0..3 or None (drawn per hand); ``render_mode`` ``"ansi"`` or
 ``"human"`` (the whole table as text; another mode raises
 :class:`RenderModeError`, a ``ValueError`` that is also the ``TypeError``
@@ -130,11 +131,16 @@ stable-baselines3's ``make_vec_env`` expects when it tries
 ``render_mode="rgb_array"``).  ``close()`` stops the ``exec:`` opponents' programs.
 
 A bot or a trained policy in any seat: ``seat`` is the learning seat, and
-each of the other three is a bot spec; a trained policy plays a seat as a
+each of the other three is a bot spec or an agent; a trained policy plays a seat as a
 ``python:MODULE:FN`` open seat, called with a batch of observations and masks
-(:mod:`caishen.envs.seats`; :class:`caishen.agents.ppo.PPOAgent` has ``act_batch``).  A
-step-API agent object of another kind (``act(observation)`` only) is refused: it
-plays in :class:`caishen.sim.engine.Game` or the PettingZoo env.  ``env.game`` is
+(:mod:`caishen.envs.seats`; :class:`caishen.agents.ppo.PPOAgent` has ``act_batch``), or
+as itself: any step-API agent object (a :class:`caishen.agents.Agent` with
+``act(observation) -> int``: ``make_agent("ppo:PATH")``, your own class) is seated as an
+open seat (:class:`caishen.envs.open_opponents.AgentSeat`) that calls ``act`` once per
+decision with the seat's :class:`caishen.sim.engine.Observation`, built as
+:meth:`caishen.sim.engine.Game.observe` builds it (its public log included); an
+exception or an illegal answer raises :class:`caishen.envs.seats.SeatError` naming it.
+``env.game`` is
 the env's live hand as a read-only :class:`caishen.sim.engine.Game` (the state,
 ``legal_mask()``, ``result``, ``observe()`` with an empty public log: the batched
 core keeps no event log); to evaluate a built-in bot in the learning seat, step
@@ -150,15 +156,11 @@ the dealer's 天胡) is dealt again, since it gives the learner nothing to decid
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import gymnasium
 import numpy as np
 
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.base import DEFAULT
-from caishen.sim.bots.agent import Agent, RandomAgent, _KernelAgent
-from caishen.envs.arena_host import SeatAgent
 from caishen.envs.batched import BatchedGames, check_seeds, env_config
 from caishen.envs.render import render_text
 from caishen.envs.vector_env import index_obs, single_spaces
@@ -213,19 +215,6 @@ class _LiveGame(Game):
         raise ValueError("env.game is the env's live hand: call env.step(action)")
 
 
-def _opponent_spec(x):
-    """A bot spec, or an agent of one (a kernel bot's, an open seat's: :func:`caishen.agents.make_agent`) as its
-    spec; ``ValueError`` for another agent object."""
-    if isinstance(x, RandomAgent):
-        return "random"
-    if isinstance(x, (_KernelAgent, SeatAgent)):  # a kernel bot's, an open seat's (the arena host's)
-        return x.name
-    if isinstance(x, Agent):
-        raise ValueError(f"opponent {x!r} is a step-API agent object: the env's bots play inside its numba step; "
-                         "give a bot spec, or seat a trained policy as 'python:MODULE:FN' (caishen.envs.seats)")
-    return x
-
-
 class MahjongEnv(gymnasium.Env):
     """One learning seat against three bots, one game of the batched core (documented in the module docstring).
 
@@ -246,10 +235,6 @@ class MahjongEnv(gymnasium.Env):
         if not config.setdefault("final_obs", True):
             raise ValueError("final_obs must be True: the single-game env returns an episode's last observation")
         config = env_config(type(self).__name__, config)._asdict()
-        if isinstance(opponents, Sequence) and not isinstance(opponents, str):
-            opponents = [_opponent_spec(x) for x in opponents]
-        else:
-            opponents = _opponent_spec(opponents)
         self.games = BatchedGames(1, rules, options, mode="versus", seat=seat, opponents=opponents, dealer=dealer,
                                   episode=episode, match_len=match_len, final_state=True, **config)
         self.game = _LiveGame(self.games)

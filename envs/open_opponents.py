@@ -1,11 +1,15 @@
-"""Open seats (``python:``, ``exec:``) as the opponents of the batched env: :class:`OpenOpponents`.
+"""Open seats (``python:``, ``exec:``, step-API agents) as the opponents of the batched env: :class:`OpenOpponents`.
 
 :class:`caishen.envs.batched.BatchedGames` in ``mode="versus"`` -- and so
 ``gymnasium.make_vec("caishen/<Name>-v0", opponents=...)``
 (:class:`caishen.envs.vector_env.CaishenVectorEnv`) and ``gymnasium.make``'s
 :class:`caishen.envs.gym_env.MahjongEnv` (one game of it) -- seats open seats among its opponents: one spec for the
 three other seats (``"python:mybot.py:act"``) or three in seat order, open
-seats beside numba bots (``"greedy,python:mybot.py:act,exec:./bot"``).
+seats beside numba bots (``"greedy,python:mybot.py:act,exec:./bot"``).  A step-API agent object
+(:class:`caishen.sim.bots.agent.Agent`, ``act(observation) -> int``) is an open seat too
+(:class:`AgentSeat`, one per seat it plays): asked once per decision with the seat's
+:class:`caishen.sim.engine.Observation`, built as :meth:`caishen.sim.engine.Game.observe` builds it
+(the agent of a kernel bot's spec plays inside numba instead, :func:`caishen.envs.batched.opponent`).
 
 The numba bots keep playing inside the step kernel; a game stops where an open
 seat must decide (:mod:`caishen.envs.batched_kernels`, ``gi[GI_OPEN]``).  After
@@ -32,7 +36,8 @@ program per seat) and hears only the hands where that seat is an opponent:
 the batched kernels log every deal, action and hand's end as the arena host's
 table logs them (:mod:`caishen.envs.seat_log`), and :meth:`OpenOpponents.feed`
 turns them into the program's events (only what its seat may see,
-:func:`caishen.envs.exec_seat.public_action`).  The protocol's ``game``
+:func:`caishen.envs.exec_seat.public_action`); an agent seat hears them too,
+as its observations' :class:`caishen.sim.engine.PublicLog`.  The protocol's ``game``
 numbers the hands the batch dealt, from 0.  The programs start at the first
 ``reset()`` and stop at ``close()`` (``env.close()``); the hands in play at a
 later ``reset()`` are abandoned (no ``end_hand``).
@@ -43,12 +48,91 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.envs import batched
-from caishen.envs.arena_host import _open_seats
+from caishen.envs.arena_host import SeatAgent, _open_seats
 from caishen.envs.batched_kernels import GI_HAND_SEED, GI_OPEN, GI_WAIT, OPEN_DRAIN, _resume_open
+from caishen.envs.exec_seat import ExecSeat
 from caishen.envs.seat_log import LOG_ACT, LOG_CAP, LOG_DEAL, LOG_END
-from caishen.sim.engine import N_SEATS, PHASE_NAMES
+from caishen.envs.seats import SeatError, legal_names
+from caishen.sim.bots.agent import Agent
+from caishen.sim.engine import (N_ACTIONS, N_SEATS, PHASE_NAMES, Observation, PublicLog, _legal_mask, action_name,
+                                public_action)
+from caishen.sim.engine.game import _read_only
+from caishen.sim.engine.view import seat_view
+from caishen.sim.rules.options import short_repr
 
-__all__ = ["OpenOpponents"]
+__all__ = ["OpenOpponents", "AgentSeat"]
+
+
+class AgentSeat:
+    """A step-API agent (:class:`caishen.sim.bots.agent.Agent`: ``act(observation) -> int``) in seat ``seat`` of
+    every game of ``games`` (a versus :class:`caishen.envs.batched.BatchedGames`), an open seat like a
+    ``python:`` one.
+
+    :meth:`decide` builds each deciding game's :class:`caishen.sim.engine.Observation` exactly as
+    :meth:`caishen.sim.engine.Game.observe` does (the state with what the seat may not see canonical,
+    :func:`caishen.sim.engine.view.seat_view`; its legal mask; the rule context; the hand's
+    :class:`caishen.sim.engine.PublicLog` as the seat sees it, built from the events the kernels log, as
+    an ``exec:`` seat hears them) and calls ``agent.act`` once per decision.  An exception, or an answer
+    that is no legal action index (a bool is none), raises :class:`caishen.envs.seats.SeatError` naming
+    the agent, the game and the action.
+    """
+
+    def __init__(self, agent: Agent, seat: int, games):
+        self.agent = agent
+        self.seat = int(seat)
+        self.seats = (self.seat,)
+        self.name = f"agent {type(agent).__name__}"
+        self._ep, self._tabs = games._ep, games._tabs
+        self._ctx = (games.rules_name, games.rules, _read_only(games._ep), _read_only(games._rp), games._tabs)
+        self._logs: dict[int, PublicLog] = {}  # hand number (the exec protocol's game) -> its log
+        self.decisions = 0
+
+    def begin(self) -> None:
+        """Before a ``reset()``'s deal: forget the hands abandoned."""
+        self._logs = {}
+
+    def start_hand(self, game: int, dealer: int) -> None:
+        log = PublicLog(self.seat)
+        log._items.append(("start_hand", int(dealer)))
+        self._logs[game] = log
+
+    def action(self, game: int, actor: int, action: int) -> None:
+        name = public_action(int(actor), int(action), self.seat)
+        if name is not None and game in self._logs:
+            self._logs[game]._items.append(("action", int(actor), name))
+
+    def end_hand(self, game: int, scores, winners) -> None:
+        log = self._logs.pop(game, None)
+        if log is not None:
+            log._items.append(("end_hand", tuple(int(x) for x in scores), tuple(int(x) for x in winners)))
+
+    def decide(self, idx: np.ndarray, host) -> np.ndarray:
+        """``int64[k]``: the agent's actions in the games ``idx`` of ``host`` (:class:`OpenOpponents`), one
+        ``act`` call each."""
+        out = np.zeros(len(idx), np.int64)
+        for j, i in enumerate(idx):
+            st = host.states[i]
+            _legal_mask(st, self._ep)  # the seat's own mask and legal list, copied with the state (Game.observe)
+            view = seat_view(st, self.seat, self._ep, self._tabs)
+            log = self._logs.get(host.game_of(i))
+            obs = Observation(self.seat, view[0], view[0]["mask"], *self._ctx,
+                              log if log is not None else PublicLog(self.seat))
+            try:
+                a = self.agent.act(obs)
+            except Exception as e:
+                raise SeatError(f"{self.name}: act raised {type(e).__name__}: {e} ({host.where(i)})") from None
+            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) or not 0 <= a < N_ACTIONS:
+                raise SeatError(f"{self.name}: act returned {short_repr(a)} ({host.where(i)}): give a legal action "
+                                f"index 0..{N_ACTIONS - 1} (bools and floats are not actions)")
+            if not st["mask"][a]:
+                raise SeatError(f"{self.name}: illegal action {action_name(int(a))!r} ({int(a)}) ({host.where(i)}); "
+                                f"legal: {legal_names(st['mask'].astype(bool))}")
+            out[j] = a
+        self.decisions += len(idx)
+        return out
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 class OpenOpponents:
@@ -63,12 +147,18 @@ class OpenOpponents:
     spec whose code does not load.
     """
 
-    def __init__(self, games, specs: list[str]):
+    def __init__(self, games, specs: list):
         self.games = games
         joker = int(games._ep.joker)
-        self.seats = _open_seats(specs, games.rules_name, games.rules.to_dict(), joker)
-        self.execs = [x for x in self.seats if hasattr(x, "start_hand")]
-        m = games.n if self.execs else 0
+        specs = [p.name if type(p) is SeatAgent else p for p in specs]  # an open seat's agent: that open seat
+        named = [p if isinstance(p, str) else "random" for p in specs]  # an agent's seat is no python:/exec: seat
+        self.seats = _open_seats(named, games.rules_name, games.rules.to_dict(), joker)
+        self.seats += [AgentSeat(p, s, games) for s, p in enumerate(specs) if isinstance(p, Agent)]
+        #: the exec: programs
+        self.execs = [x for x in self.seats if isinstance(x, ExecSeat)]
+        #: the seats that hear the hands' events (the exec: programs, the agents' public logs)
+        self.hearing = [x for x in self.seats if hasattr(x, "start_hand")]
+        m = games.n if self.hearing else 0
         self.log = np.zeros((m, LOG_CAP if m else 0, 3), np.int64)
         self.log_n = np.zeros(m, np.int64)
         self._cur = np.full(m, -1, np.int64)  # each game's hand number in the exec protocol
@@ -102,7 +192,7 @@ class OpenOpponents:
         the log of the hands abandoned."""
         try:
             for x in self.seats:
-                if not (self._live and hasattr(x, "start_hand")):
+                if not (self._live and isinstance(x, ExecSeat)):  # a program is started once
                     x.begin()
         except BaseException:
             self.kill()
@@ -156,7 +246,7 @@ class OpenOpponents:
                 if tag == LOG_DEAL:  # a: the dealer, b: the learning seat (it hears nothing of this hand)
                     self._cur[i] = self._next
                     self._next += 1
-                    self._hears[i] = [x for x in self.execs if x.seat != b]
+                    self._hears[i] = [x for x in self.hearing if x.seat != b]
                     for x in self._hears[i]:
                         x.start_hand(self._cur[i], a)
                 elif tag == LOG_ACT:

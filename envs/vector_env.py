@@ -33,9 +33,10 @@ episode); the other three are played inside the numba kernel by
 :mod:`caishen.sim.bots.registry`: ``"random"``, ``"tuned:NAME"``, ``"mc:8"``, ...;
 or three specs, the other seats in seat order, as a list or ``"a,b,c"``).  ``step(actions)`` applies
 each game's learning seat's action, then the bots play until that seat must decide again.  Open seats
-(``"python:mybot.py:Policy"``, ``"exec:./mybot"``) are opponents too, alone or beside numba bots: each
-is asked once per round for all the games waiting for it (:mod:`caishen.envs.open_opponents`);
-``close()`` stops the ``exec:`` programs.
+(``"python:mybot.py:Policy"``, ``"exec:./mybot"``) and step-API agent objects (``act(observation) ->
+int``, one call per decision) are opponents too, alone or beside numba bots: each is asked once per round
+for all the games waiting for it (:mod:`caishen.envs.open_opponents`); ``close()`` stops the ``exec:``
+programs.
 Returns ``(obs, rewards: float32[n], terminated, truncated, info)``.
 
 Autoreset is *same-step* (Gymnasium's ``AutoresetMode.SAME_STEP``, and
@@ -73,12 +74,15 @@ in some seats next to a trained policy:
 Putting a bot or a trained policy in a seat
 -------------------------------------------
 - Versus bots: ``opponents`` sets the bot of every other seat: a numba bot,
-  or a trained policy as ``"python:MODULE:FN"`` (called with a batch of
-  observations and masks, :mod:`caishen.envs.open_opponents`); or use
-  :class:`SelfPlayVectorEnv` and route actions by ``info["current_player"]``.
+  a trained policy as ``"python:MODULE:FN"`` (called with a batch of
+  observations and masks, :mod:`caishen.envs.open_opponents`), or any
+  step-API agent object (``make_agent("ppo:PATH")``, your own
+  :class:`caishen.agents.Agent`: called with each deciding seat's
+  :class:`caishen.sim.engine.Observation`, :class:`caishen.envs.open_opponents.AgentSeat`);
+  or use :class:`SelfPlayVectorEnv` and route actions by ``info["current_player"]``.
 - :class:`caishen.envs.gym_env.MahjongEnv` (one game of this core): the same
   ``seat`` and ``opponents``.
-- The PettingZoo AEC env: every seat is yours; step a bot's seat with
+- The PettingZoo AEC env (one self-play game of this core): every seat is yours; step a bot's seat with
   ``caishen.agents.make_agent("greedy").act(env.unwrapped.game.observe())``.
 """
 

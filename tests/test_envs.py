@@ -654,9 +654,10 @@ def test_doc_action_table_matches_engine(module):
     assert parse_action("kong_added 7z") in range(102, 136)
 
 
-def test_gymnasium_opponent_agents_stand_for_their_spec_and_others_are_refused():
+def test_gymnasium_opponent_agents_stand_for_their_spec_and_others_play_as_agent_seats():
     """An agent of a spec (make_agent("greedy"), "random") plays as its spec inside the batched core: the same
-    episode as the spec; a step-API agent object of another kind is refused, naming the way (a python: seat)."""
+    episode as the spec, an open seat's as that seat; a step-API agent object of another kind plays as itself (an
+    agent seat): the same episode as a python: seat that answers the same (the lowest legal action)."""
     from caishen.sim.bots.agent import Agent
 
     def trace(opponents):
@@ -674,5 +675,6 @@ def test_gymnasium_opponent_agents_stand_for_their_spec_and_others_are_refused()
         def act(self, observation):
             return int(np.flatnonzero(observation.mask)[0])
 
-    with pytest.raises(ValueError, match="python:MODULE:FN"):
-        MahjongEnv(opponents=Mine())
+    first = "python:open_seat_replay:first"
+    assert trace([Mine(), "greedy", make_agent(first)]) == trace(f"{first},greedy,{first}")  # an open seat's agent
+    assert trace(Mine()) == trace("python:open_seat_replay:first") != trace("greedy")

@@ -1,4 +1,4 @@
-"""Open seats (``python:``, ``exec:``) as the opponents of the batched and vector envs (caishen.envs.open_opponents).
+"""Open seats (``python:``, ``exec:``, step-API agent objects) as the opponents of the batched and vector envs (caishen.envs.open_opponents).
 
 An open opponent must leave the games exactly as the numba bot it imitates would (same deals, rewards,
 episode ends), see only its own seat's information, be named in one line when it fails, and an exec:
@@ -18,6 +18,7 @@ import pytest
 
 import caishen.envs  # noqa: F401  (registers the ids and the arena host)
 import open_seat_replay as replay
+from caishen.agents import Agent, make_agent
 from caishen.envs import env_id
 from caishen.envs.batched import BatchedGames
 from caishen.envs.observation import encode
@@ -198,3 +199,125 @@ def test_caishen_balance_seats_an_open_bot(tmp_path, capsys, engine_warm):
                      str(tmp_path / "b"), "--no-progress"]) == 0
     assert f"dealer edge, {spec} at every seat" in capsys.readouterr().out
     assert spec in (tmp_path / "b" / "balance.md").read_text()
+
+
+def _recorder(games_of, calls):
+    """A step-API agent object playing the greedy bot's moves (make_agent("greedy") delegated to, so the env seats
+    this object rather than the kernel bot), recording each decision into ``calls`` as ``(hand seed, dealer, seat,
+    action, observation, its public log then)``."""
+    greedy = make_agent("greedy")
+
+    class Recorder(Agent):
+        def act(self, observation):
+            a = greedy.act(observation)
+            st = games_of().states[0]
+            calls.append((int(games_of().hand_seed[0]), int(st["table"]["dealer"]), observation.seat, a, observation,
+                          list(observation.log)))
+            return a
+
+    return Recorder()
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_an_agent_opponent_sees_what_game_observe_shows_and_plays_as_its_kernel_bot(rules, batched_warm):
+    """A step-API agent object as the three opponents of MahjongEnv: each decision's Observation is
+    Game.observe()'s in a Game replaying every decision of the hand (the state field by field, the mask, the
+    seat's public log so far; once the hand is over, the whole log with the hand's points); an agent playing the
+    greedy bot's moves gives the episodes of opponents="greedy" inside the kernel."""
+    from caishen.envs.gym_env import MahjongEnv
+
+    calls: list = []
+    kernel = MahjongEnv(rules=rules, seat=1, opponents="greedy")
+    env = MahjongEnv(rules=rules, seat=1, opponents=_recorder(lambda: env.games, calls))
+    rng, hands = np.random.default_rng(3), 0
+    obs, info = env.reset(seed=7)
+    kobs, _ = kernel.reset(seed=7)
+    while hands < 4:
+        np.testing.assert_array_equal(obs, kobs)
+        a = int(rng.choice(np.flatnonzero(env.action_masks())))
+        st = env.games.states[0]
+        calls.append((int(env.games.hand_seed[0]), int(st["table"]["dealer"]), env.seat, a, None, None))
+        obs, r, term, _, info = env.step(a)
+        kobs, kr, kterm, _, _ = kernel.step(a)
+        assert (r, term) == (kr, kterm)
+        if term:
+            hands += 1
+            obs, info = env.reset()
+            kobs, _ = kernel.reset()
+    checked = ends = i = 0
+    while i < len(calls):
+        hand = [c for c in calls[i:] if c[0] == calls[i][0]]
+        assert calls[i:i + len(hand)] == hand  # a hand's decisions are consecutive
+        i += len(hand)
+        game = Game(rules).reset(seed=hand[0][0], dealer=hand[0][1])
+        logs = {}
+        for _, _, seat, a, seen, seen_log in hand:
+            assert game.current_player == seat
+            if seen is not None:
+                want = game.observe()
+                for f in STATE_DTYPE.names:
+                    np.testing.assert_array_equal(seen.state[f], want.state[f], err_msg=f)
+                np.testing.assert_array_equal(seen.mask, want.mask)
+                assert seen_log == list(want.log)
+                assert (seen.rules_name, seen.seat) == (want.rules_name, want.seat)
+                logs[seat] = (seen.log, want.log)
+                checked += 1
+            game.step(a)
+        if game.done:  # the end: the hand's points (Game's log has 0 for points scored after the hand, J-6)
+            ends += 1
+            res = game.result
+            for mine, ref in logs.values():
+                assert list(mine[:-1]) == list(ref[:-1]) and mine[-1][0] == ref[-1][0] == "end_hand"
+                assert mine[-1][1:] == (tuple(res[f"score_{p}"] for p in range(4)), ref[-1][2])
+    assert checked >= 100 and ends >= 4
+
+
+class _First(Agent):
+    """A user's step-API agent: the lowest legal action (as python:open_seat_replay:first on masks)."""
+
+    def act(self, observation):
+        return int(np.flatnonzero(observation.mask)[0])
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_an_agent_object_opponent_plays_as_a_python_seat_answering_the_same(rules, batched_warm):
+    """A step-API agent object among the opponents of a batch (alone, beside kernel bots, in every seat but a drawn
+    learning seat, over a match) gives step by step the episodes of a python: seat that answers the same on masks."""
+    first = "python:open_seat_replay:first"
+    agent = _First()
+    for kw_ref, kw_agent in (({"opponents": first}, {"opponents": agent}),
+                             ({"opponents": f"greedy,{first},random"}, {"opponents": ["greedy", agent, "random"]}),
+                             ({"opponents": first, "seat": "random", "episode": "match", "match_len": 2},
+                              {"opponents": agent, "seat": "random", "episode": "match", "match_len": 2})):
+        ref = BatchedGames(4, rules, mode="versus", **kw_ref).reset(3)
+        g = BatchedGames(4, rules, mode="versus", **kw_agent).reset(3)
+        _same_step(ref, g)
+        hands = 0
+        for _ in range(25):
+            a = ref.bot_actions("greedy")
+            ref.step(a)
+            g.step(a)
+            _same_step(ref, g)
+            hands += int(g.hands_ended.sum())
+        assert hands >= 3
+        assert sum(x.decisions for x in g._open.seats) >= 25
+
+
+@pytest.mark.parametrize("answer,msg", [("illegal", r"illegal action '.*' \(\d+\) \(game \d of the batch .*; legal: "),
+                                        ("bool", r"act returned True .*bools and floats are not actions"),
+                                        ("boom", "act raised RuntimeError: boom")])
+def test_a_failing_agent_opponent_is_named_in_one_line(answer, msg, batched_warm):
+    """A step-API agent opponent that answers an illegal action, a bool or raises: a SeatError in one line naming
+    the agent's class, the game of the batch, its seat and phase."""
+    class Bad(Agent):
+        def act(self, observation):
+            if answer == "boom":
+                raise RuntimeError("boom")
+            return True if answer == "bool" else int(np.flatnonzero(observation.mask == 0)[0])
+
+    env = gymnasium.make_vec(env_id("kaihua"), num_envs=2, opponents=["greedy", Bad(), "greedy"])
+    with pytest.raises(SeatError, match=msg) as e:
+        env.reset(seed=1)
+        for _ in range(20):
+            env.step(env.unwrapped.action_masks().argmax(1))
+    assert "\n" not in str(e.value) and str(e.value).startswith("agent Bad: ") and ", seat 2, phase " in str(e.value)
