@@ -124,9 +124,15 @@ class _RenderModeError(TypeError, ValueError):
 
 
 class _BatchedVectorBase:
-    """Shared code of the two vector envs (spaces, reset seeding, info, copies)."""
+    """Shared code of the two vector envs (spaces, reset, step, info, copies); a subclass names what differs: the
+    per-game reward (``_reward``: the :class:`BatchedGames` attribute, ``reward: float32[n]`` or ``rewards:
+    float32[n, 4]``) and the seat of each game in ``info`` (``_seat_key`` from the attribute ``_seat``)."""
 
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
     games: BatchedGames
+    _reward: str
+    _seat_key: str
+    _seat: str
 
     def _setup(self, num_envs, copy, render_mode, **kwargs):
         _check_render_mode(render_mode)
@@ -144,10 +150,28 @@ class _BatchedVectorBase:
             return {k: self._out(v) for k, v in x.items()}
         return x.copy() if self.copy else x
 
+    def reset(self, *, seed=None, options=None):
+        """Deal every game's first episode: ``(obs, info)``.  ``seed``: an int (game ``i`` gets
+        ``seed + i``), ``num_envs`` ints, or None (fresh entropy); ``options`` is ignored."""
+        self.games.reset(check_seeds(seed, self.num_envs))
+        return self._out(self.games.obs), self._info()
+
+    def step(self, actions):
+        """Apply ``actions[i]`` for the seat to act in game ``i``: ``(obs, rewards, terminated, truncated, info)``.
+
+        Raises ``ValueError`` (before any game changes) for a wrong shape or
+        dtype, an action outside ``0..144`` or, unless
+        ``illegal_action="penalty"``, an illegal one, naming the game index and the action.
+        """
+        g = self.games.step(actions)
+        return (self._out(g.obs), self._out(getattr(g, self._reward)), self._out(g.terminated),
+                self._out(g.truncated), self._info())
+
     def _info(self) -> dict:
         g = self.games
         np.logical_or(g.terminated, g.truncated, out=self._ended)
-        info = {"hand_points": self._out(g.points), "hands_ended": self._out(g.hands_ended)}
+        info = {"hand_points": self._out(g.points), "hands_ended": self._out(g.hands_ended),
+                self._seat_key: self._out(getattr(g, self._seat))}
         if g.final_obs is not None:
             fin = g.final_obs
             if g.mode == "versus":
@@ -187,33 +211,13 @@ class CaishenVectorEnv(_BatchedVectorBase, VectorEnv):
     raises an error that is both ``ValueError`` and ``TypeError``).
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    _reward, _seat_key, _seat = "reward", "seat", "learner"  # rewards: float32[n]; info["seat"]: the learning seat
 
     def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, seat=0, opponents="greedy", dealer=None, *,
                  episode="hand", match_len=16, copy=False, render_mode=None, **config):
         config = env_config(type(self).__name__, config)._asdict()
         self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="versus", seat=seat,
                     opponents=opponents, dealer=dealer, episode=episode, match_len=match_len, **config)
-
-    def reset(self, *, seed=None, options=None):
-        """Deal every game's first episode: ``(obs, info)``.  ``seed``: an int (game ``i`` gets
-        ``seed + i``), ``num_envs`` ints, or None (fresh entropy); ``options`` is ignored."""
-        self.games.reset(check_seeds(seed, self.num_envs))
-        info = self._info()
-        info["seat"] = self._out(self.games.learner)
-        return self._out(self.games.obs), info
-
-    def step(self, actions):
-        """Apply each game's learning-seat action: ``(obs, rewards, terminated, truncated, info)``.
-
-        Raises ``ValueError`` (before any game changes) for a wrong shape or
-        dtype, an action outside ``0..144`` or, unless
-        ``illegal_action="penalty"``, an illegal one, naming the game index and the action.
-        """
-        g = self.games.step(actions)
-        info = self._info()
-        info["seat"] = self._out(g.learner)
-        return self._out(g.obs), self._out(g.reward), self._out(g.terminated), self._out(g.truncated), info
 
 
 class SelfPlayVectorEnv(_BatchedVectorBase):
@@ -228,28 +232,13 @@ class SelfPlayVectorEnv(_BatchedVectorBase):
     mask are returned, and who plays ``actions[i]`` next.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    _reward, _seat_key, _seat = "rewards", "current_player", "player"  # rewards: float32[n, 4]; the seat to act
 
     def __init__(self, num_envs: int = 1, rules=DEFAULT, options=None, dealer=None, *, episode="hand", match_len=16,
                  copy=False, render_mode=None, **config):
         config = env_config(type(self).__name__, config)._asdict()
         self._setup(num_envs, copy, render_mode, rules=rules, options=options, mode="selfplay", dealer=dealer,
                     episode=episode, match_len=match_len, **config)
-
-    def reset(self, *, seed=None, options=None):
-        """Deal every game's first episode: ``(obs, info)`` with ``info["current_player"]``."""
-        self.games.reset(check_seeds(seed, self.num_envs))
-        info = self._info()
-        info["current_player"] = self._out(self.games.player)
-        return self._out(self.games.obs), info
-
-    def step(self, actions):
-        """Apply ``actions[i]`` for the seat to act in game ``i``: ``(obs, rewards[n, 4], terminated,
-        truncated, info)``.  Raises ``ValueError`` as :meth:`CaishenVectorEnv.step`."""
-        g = self.games.step(actions)
-        info = self._info()
-        info["current_player"] = self._out(g.player)
-        return self._out(g.obs), self._out(g.rewards), self._out(g.terminated), self._out(g.truncated), info
 
     def close(self):
         pass
