@@ -344,6 +344,8 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if action is None:
+            raise ValueError(f"action None is only for an agent whose hand is over; {agent} is to act")
         g = self.games
         if not g.masks[0, action]:
             legal = ", ".join(action_name(x) for x in np.flatnonzero(g.masks[0]))
