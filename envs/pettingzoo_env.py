@@ -51,7 +51,8 @@ Observation space
 -----------------
 ``observe(agent)`` returns ``{"observation": uint8[76, 34],
 "action_mask": int8[145]}`` (once the hand is over, every agent's last
-observation of it).  The planes are what that seat can see and
+observation of it, the decision-time blocks empty as in the vector envs'
+``final_obs``: the assist block 0, no candidates).  The planes are what that seat can see and
 nothing else (never others' concealed tiles, their concealed kong kinds, the
 wall, or which seat is being asked to claim); seats are seat-relative
 (``+0`` itself, ``+1`` next, ``+2`` opposite, ``+3`` previous).  Scalar
