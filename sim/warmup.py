@@ -51,20 +51,39 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "CompileWatch", "compile_line", "inside_compile_line", "first_use", "side_compile", "is_marked",
+__all__ = ["TARGETS", "CompileWatch", "compile_line", "cold_estimate", "say", "inside_compile_line", "first_use", "side_compile", "is_marked",
            "mark", "check_target", "cache_dir"]
 
 log = logging.getLogger("caishen")
 
 TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats", "labels", "piao")
 
-#: rough cold compile seconds on one core of a 2-core machine (``caishen warmup TARGET``, each
-#: target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured then, ``seats`` 43-60 s), quoted
-#: in the first-use warning; the README's main job compiles the self-play loop with every bot: 72-76 CPU s
-#: in one process at load ~4 (88-96 before the step's draw and payment became kernels), 47 s wall with
-#: the side process at load ~2 (docs/speed.md, "Cold compile"), so ``selfplay`` says 75
-COLD_SECONDS = {"selfplay": 75, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60,
+#: rough cold compile seconds of each target in one process on a 2-core machine (``caishen warmup TARGET``,
+#: each target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured then, ``seats`` 43-60 s), quoted
+#: in the first-use warning and in a command's first lines until this machine has measured its own
+#: (:func:`estimates`); ``selfplay``: the README's main job, the self-play loop with every bot, 111 kernels in
+#: 66.1 s in one process at load 1.5 (issue 45's newcomer: 65.9 s at load 1-1.6), 47-50 s wall with the
+#: side process on a quiet machine (docs/speed.md, "Cold compile")
+COLD_SECONDS = {"selfplay": 65, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60,
                 "labels": 60, "piao": 60}
+#: the warmup target whose kernels a command's first use compiles (its :data:`COLD_SECONDS` is the command's
+#: estimate before this machine measured one)
+COMMAND_TARGETS = {"caishen simulate": "selfplay", "caishen match": "selfplay", "caishen sweep": "selfplay",
+                   "caishen ladder": "selfplay", "caishen piao": "piao", "caishen learn": "labels",
+                   "caishen play": "game", "caishen replay": "game", "caishen hand": "hand", "caishen score": "score"}
+
+
+def cold_estimate(prefix: str) -> str:
+    """How long a cold compile of command ``prefix`` (``"caishen simulate"``) takes, in words: this machine's
+    last measurement (:func:`estimates`: ``"about 66 s here last time"``), else its target's
+    :data:`COLD_SECONDS` (``"up to about 65 s on a 2-core machine"``), else ``"a minute or more"``."""
+    seconds = estimates(prefix)[1]
+    if seconds:
+        return f"about {seconds:.0f} s here last time"
+    target = COMMAND_TARGETS.get(prefix)
+    if target is not None:
+        return f"up to about {COLD_SECONDS[target]} s on a 2-core machine"
+    return "a minute or more"
 
 
 def cache_dir() -> Path:
@@ -415,8 +434,7 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
 
     When the first kernel starts compiling: ``PREFIX: compiling numba kernels (not in the cache DIR yet;
     once per cache, about S s here last time; `caishen warmup` compiles ahead of time) ...`` (``S``: this
-    machine's last measured compile of ``PREFIX``, :func:`estimates`; "minutes on a cold machine" before
-    any); on a terminal then a progress bar by kernel (``kernel 12 of 89``, the count this machine measured
+    machine's last measured compile of ``PREFIX``, :func:`cold_estimate`); on a terminal then a progress bar by kernel (``kernel 12 of 89``, the count this machine measured
     last), on a pipe a line ``kernel 12 of 89 (T s)`` at least every :data:`LOG_EVERY_S` s while numba
     compiles (:class:`_KernelBar`); once numba has compiled nothing for :data:`QUIET_S` s (the compile is
     over: before the command's own work, not after it): ``PREFIX: compiled N numba kernel(s) in T s of
@@ -437,10 +455,8 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
 
     def start() -> None:
         nonlocal bar
-        total, seconds = estimates(prefix)
-        about = f"about {seconds:.0f} s here last time" if seconds else "minutes on a cold machine"
-        say(out, f"{prefix}: compiling numba kernels (not in the cache {cache_dir()} yet; once per cache, {about}; "
-            "`caishen warmup` compiles ahead of time) ...")
+        say(out, f"{prefix}: compiling numba kernels (not in the cache {cache_dir()} yet; once per cache, "
+            f"{cold_estimate(prefix)}; `caishen warmup` compiles ahead of time) ...")
         bar = _KernelBar(prefix, out, done_line=lambda: done(w))
 
     if not _lines:  # a new command: no side process yet
@@ -562,7 +578,7 @@ def first_use(target: str) -> Iterator[None]:
 
     def start() -> None:
         log.warning(
-            "caishen: compiling the %s kernels with numba (not in the cache yet: up to about %d s on one core, "
+            "caishen: compiling the %s kernels with numba (not in the cache yet: up to about %d s on a 2-core machine, "
             "less when some are cached; cached afterwards in %s). `caishen warmup` compiles everything ahead of "
             "time.",
             target, COLD_SECONDS[target], cache_dir(),

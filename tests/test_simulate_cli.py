@@ -277,9 +277,12 @@ def test_first_line_says_a_cold_cache_compiles_first(monkeypatch):
     config = SimpleNamespace(policies=["greedy", "greedy", "greedy", "mc:2"])
     asked = []
     monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: asked.append((target, part)) or False)
+    monkeypatch.setattr(warmup, "estimates", lambda prefix, side=None: (None, None))  # nothing measured here
     note = common.cold_note(config)
     assert note.startswith("; first the numba kernels compile") and f"{warmup.COLD_SECONDS['selfplay']} s" in note
-    assert asked == [("selfplay", "bots")]  # a search seat: the runner's "bots" part, compiled apart
+    monkeypatch.setattr(warmup, "estimates", lambda prefix, side=None: (111, 66.1))  # this machine's measure
+    assert "(about 66 s here last time, once per cache;" in common.cold_note(config, "match")
+    assert asked == [("selfplay", "bots")] * 2  # a search seat: the runner's "bots" part, compiled apart
     common.cold_note(SimpleNamespace(policies=["greedy", "tuned:kaihua", "learned:kaihua", "random"]))
     assert asked[-1] == ("selfplay", "kernel")  # tuned and learned play in the one kernel of every run
     monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: True)

@@ -61,7 +61,7 @@ def run(args) -> int:
 
     def start() -> None:
         print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n, sched))} seatings in {config.n_chunks} "
-              f"chunk(s) to {args.out}{common.cold_note(config)}", file=sys.stderr)
+              f"chunk(s) to {args.out}{common.cold_note(config, 'match')}", file=sys.stderr)
 
     try:
         res = runner.run(config, args.out, workers=workers, backend=args.backend, ray_address=args.ray_address,
