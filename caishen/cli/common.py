@@ -106,6 +106,14 @@ def played(res) -> str:
             f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), ")
 
 
+def wrapped(*lines: str) -> str:
+    """``lines`` each wrapped to 100 columns (:func:`caishen.sim.termtext.wrap`, wide characters count 2),
+    joined by newlines: a command's head lines."""
+    from caishen.sim.termtext import wrap_lines
+
+    return "\n".join(wrap_lines(lines))
+
+
 def cold_note(config, command: str = "simulate") -> str:
     """``"; first ..."`` for a run's first line when its self-play kernels are not in this numba cache yet
     (what a newcomer's first run spends its first minute on), else ``""``; the seconds are the ones this

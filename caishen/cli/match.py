@@ -74,11 +74,14 @@ def run(args) -> int:
         print(f"caishen match: interrupted with {done} of {config.n_chunks} chunk(s) written to {args.out}; "
               "rerun the same command to resume", file=sys.stderr)
         return 130
+    from caishen.sim.bots.names import spec_words
+
     summary = arena.summarize_match(args.out)
     arena.save_summary(args.out, summary)
-    head = (f"{config.rules}: {summary['walls_done']} walls x {summary['seatings']} seatings, seed {config.seed}, "
-            f"policies {','.join(summary['policies'])}\n"
-            f"{common.played(res)}{res.chunks_skipped} already done; run directory {args.out}")
+    head = common.wrapped(
+        f"{config.rules}: {summary['walls_done']} walls x {summary['seatings']} seatings, seed {config.seed}, "
+        f"policies {','.join(map(spec_words, summary['policies']))}",
+        f"{common.played(res)}{res.chunks_skipped} already done; run directory {args.out}")
     print(arena.format_summary(summary, head))
     if hosted:
         print("example hands: none (a hand with a python: or exec: seat is not re-played by `caishen replay`: "
