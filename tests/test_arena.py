@@ -376,6 +376,24 @@ def test_match_resume_refuses_changed_weights_of_the_same_tuned_file(tmp_path):
     assert "weights differ" not in str(e.value)
 
 
+def test_cli_match_without_out_writes_a_new_run_directory_and_names_it(tmp_path, capsys, engine_warm, monkeypatch):
+    """Issue 45 (first hour): `caishen match` required --out even for a quick look; without it the run goes to
+    a new runs/match-<date>-<time> under the current directory, named on stderr, and a second run gets its own."""
+    from caishen.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    argv = ["match", "--rules", "jiating", "--policies", "greedy,random", "--walls", "4", "--workers", "1",
+            "--no-progress"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    runs = sorted((tmp_path / "runs").iterdir())
+    assert len(runs) == 1 and runs[0].name.startswith("match-") and (runs[0] / "match.json").exists()
+    assert f"the run goes to runs/{runs[0].name} (give --out runs/{runs[0].name} to resume it)" in err
+    assert "0:greedy - 1:random" in out
+    assert main(argv) == 0  # the same second, maybe: a directory of its own
+    assert len(list((tmp_path / "runs").iterdir())) == 2
+
+
 def test_cli_match_prints_the_table_and_exits_2_on_bad_input(tmp_path, capsys, engine_warm):
     from caishen.cli import main
 

@@ -106,6 +106,20 @@ def played(res) -> str:
             f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), ")
 
 
+def new_run_dir(kind: str) -> str:
+    """``runs/KIND-YYYYMMDD-HHMMSS`` under the current directory (``-2``, ``-3``, ... after it when that
+    exists already): the run directory of a command given no ``--out``.  Not created here."""
+    import os
+    import time
+
+    base = os.path.join("runs", f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}")
+    path, k = base, 1
+    while os.path.lexists(path):
+        k += 1
+        path = f"{base}-{k}"
+    return path
+
+
 def wrapped(*lines: str) -> str:
     """``lines`` each wrapped to 100 columns (:func:`caishen.sim.termtext.wrap`, wide characters count 2),
     joined by newlines: a command's head lines."""

@@ -27,7 +27,10 @@ def add(sub) -> None:
                    help="2 to 4 comma-separated bot specs, e.g. greedy,tuned:NAME,mc:16 (the bots: below)")
     p.add_argument("--walls", type=int, required=True, help="walls to play (each in every seating)")
     p.add_argument("--seed", type=int, default=0, help="root seed, 0..2**63-1 (default 0)")
-    p.add_argument("--out", required=True, help="run directory (created; reused to resume)")
+    p.add_argument("--out", default=None,
+                   help="run directory (created; reused to resume); default runs/match-<date>-<time> under the "
+                   "current directory, a new one each time (the run stays, for caishen replay and report; the "
+                   "command names it on stderr)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="rule option, e.g. discard_win=false (repeatable)")
     common.add_executor_args(p)
@@ -52,6 +55,10 @@ def run(args) -> int:
         if v is not None and v > hi:
             raise ValueError(f"{name} {v}: at most {hi}")
     common.check_executor_args(args)
+    if args.out is None:  # a quick look: a new run directory of its own, kept (its example hands replay from it)
+        args.out = common.new_run_dir("match")
+        print(f"caishen match: no --out given: the run goes to {args.out} (give --out {args.out} to resume it)",
+              file=sys.stderr)
     options = parse_option_strings(args.option)
     hosted = common.open_seats(common.specs(args.policies), args)
     workers = 1 if hosted else args.workers  # open seats play in this process
