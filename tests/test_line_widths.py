@@ -54,3 +54,22 @@ def test_learn_progress_lines_are_wrapped(capsys):
     out = capsys.readouterr().out
     assert _widest(out) <= WIDTH and len(out.splitlines()) > 2
     assert " ".join(out.split()) == long
+
+
+def test_game_summary_is_a_short_readable_form_of_the_result(engine_warm):
+    """Issue 45 (first hour): `print(game.result)` printed a 759-character dict; `Game.summary()` gives the hand
+    in a few lines (who won how, the hand types, who pays whom), as `caishen play` prints it, and
+    `game.result` stays the dict of words."""
+    from caishen.agents import make_agent
+    from caishen.sim.engine import Game
+
+    for rules in ("kaihua", "jiating"):
+        game, bot = Game(rules).reset(seed=7), make_agent("greedy")
+        assert game.summary() is None
+        while not game.done:
+            game.step(bot.act(game.observe()))
+        text = game.summary()
+        scores = [game.result[f"score_{s}"] for s in range(4)]
+        assert text.splitlines()[-1] == "scores: " + ", ".join(f"seat {s} {v:+d}" for s, v in enumerate(scores))
+        assert ("wins by" in text or "drawn hand" in text) and _widest(text) <= WIDTH and len(text) < 759
+        assert isinstance(game.result, dict) and "win_type" in game.result
