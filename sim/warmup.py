@@ -63,9 +63,10 @@ TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats", "labels
 #: in the first-use warning and in a command's first lines until this machine has measured its own
 #: (:func:`estimates`); ``selfplay``: the README's main job, the self-play loop with every bot, 111 kernels in
 #: 66.1 s in one process at load 1.5 (issue 45's newcomer: 65.9 s at load 1-1.6), 47-50 s wall with the
-#: side process on a quiet machine (docs/speed.md, "Cold compile")
+#: side process on a quiet machine (docs/speed.md, "Cold compile"); ``piao``: 165 kernels in 113.2 s of compiling
+#: (``caishen piao --hands 300 --check-walls 200 --workers 1``, empty cache, load 2.0-2.6; it said 60 before)
 COLD_SECONDS = {"selfplay": 65, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60,
-                "labels": 60, "piao": 60}
+                "labels": 60, "piao": 110}
 #: the warmup target whose kernels a command's first use compiles (its :data:`COLD_SECONDS` is the command's
 #: estimate before this machine measured one)
 COMMAND_TARGETS = {"caishen simulate": "selfplay", "caishen match": "selfplay", "caishen sweep": "selfplay",
@@ -302,8 +303,9 @@ _say_lock = threading.Lock()
 
 
 def say(out, line: str) -> None:
-    """Write ``line`` and its newline to ``out`` in one write, flushed (two processes or threads writing to
-    one stderr never merge their lines); on a terminal through tqdm, so that an open bar steps aside."""
+    """Write ``line`` (one line, or a few joined by newlines) and a newline to ``out`` in one write, flushed
+    (two processes or threads writing to one stderr never merge their lines); on a terminal through tqdm,
+    so that an open bar steps aside."""
     with _say_lock:
         if getattr(out, "isatty", lambda: False)():
             from tqdm import tqdm
@@ -434,8 +436,8 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
 
     When the first kernel starts compiling: ``PREFIX: compiling numba kernels (not in the cache DIR yet;
     once per cache, about S s here last time; `caishen warmup` compiles ahead of time) ...`` (``S``: this
-    machine's last measured compile of ``PREFIX``, :func:`cold_estimate`); on a terminal then a progress bar by kernel (``kernel 12 of 89``, the count this machine measured
-    last), on a pipe a line ``kernel 12 of 89 (T s)`` at least every :data:`LOG_EVERY_S` s while numba
+    machine's last measured compile of ``PREFIX``, :func:`cold_estimate`); on a terminal then a progress
+    bar by kernel (``kernel 12 of 89``, the count this machine measured last), on a pipe a line ``kernel 12 of 89 (T s)`` at least every :data:`LOG_EVERY_S` s while numba
     compiles (:class:`_KernelBar`); once numba has compiled nothing for :data:`QUIET_S` s (the compile is
     over: before the command's own work, not after it): ``PREFIX: compiled N numba kernel(s) in T s of
     compiling (the command's own work not counted)`` (``T``: the seconds spent inside numba's compiles
