@@ -13,7 +13,7 @@ def add(sub) -> None:
         "in mpsz notation, e.g. 123m456p789s23s55z (13 tiles).  Effective tiles are the tiles that lower the "
         "shanten by shape (the joker among them: it stands for any tile); with --rules the waits are the "
         "tiles a self-draw win is legal on, and each shape wait the rules refuse is named with the rule "
-        "that refuses it (Kaihua's 财神 drawn with two more in hand is one: K-2.4)."
+        "that refuses it (a 财神 drawn with two more in hand is one: K-2.4)."
     )
     p.add_argument("tiles", help="concealed tiles in mpsz notation (3m+1 or 3m+2 tiles)")
     p.add_argument("--joker", default=None, help="wildcard kind, e.g. 5z (the 财神, K-2.1); default none "
