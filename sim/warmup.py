@@ -437,8 +437,9 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
     When the first kernel starts compiling: ``PREFIX: compiling numba kernels (not in the cache DIR yet;
     once per cache, about S s here last time; `caishen warmup` compiles ahead of time) ...`` (``S``: this
     machine's last measured compile of ``PREFIX``, :func:`cold_estimate`); on a terminal then a progress
-    bar by kernel (``kernel 12 of 89``, the count this machine measured last), on a pipe a line ``kernel 12 of 89 (T s)`` at least every :data:`LOG_EVERY_S` s while numba
-    compiles (:class:`_KernelBar`); once numba has compiled nothing for :data:`QUIET_S` s (the compile is
+    bar by kernel (``kernel 12 of 89``, the count this machine measured last), on a pipe a line
+    ``kernel 12 of 89 (T s)`` at least every :data:`LOG_EVERY_S` s while numba compiles
+    (:class:`_KernelBar`); once numba has compiled nothing for :data:`QUIET_S` s (the compile is
     over: before the command's own work, not after it): ``PREFIX: compiled N numba kernel(s) in T s of
     compiling (the command's own work not counted)`` (``T``: the seconds spent inside numba's compiles
     only); at the block's end the same line if it has not said every kernel yet (a short command, an error,
