@@ -51,7 +51,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "CompileWatch", "compile_line", "cold_estimate", "say", "inside_compile_line", "first_use", "side_compile", "is_marked",
+__all__ = ["TARGETS", "CompileWatch", "compile_line", "cold_estimate", "say", "inside_compile_line", "first_use",
+           "side_compile", "is_marked",
            "mark", "check_target", "cache_dir"]
 
 log = logging.getLogger("caishen")

@@ -117,13 +117,13 @@ def run(args) -> int:
         if info["win"] and args.rules is None:
             say("", "(give --rules R to see what it scores under rule set R)")
         if info.get("score"):
-            say("score:", f"as a self-draw on {info['score']['tile']} by seat 1, the dealer seat 0 (no melds, no chain, "
-                "no declaration):")
+            say("score:", f"as a self-draw on {info['score']['tile']} by seat 1, the dealer seat 0 (no melds, no "
+                "chain, no declaration):")
             print("\n".join(wrap_lines((f"  {line}" for line in info["score"]["lines"]), indent="      ")))
         for d in info.get("discards", []):
             eff = " ".join(f"{k}({c})" for k, c in d["effective"])
-            print("\n".join(wrap(f"discard {named(d['discard'])}: shanten {d['shanten']}, {d['live']} live tiles: {eff}",
-                                 indent=" " * 11)))
+            line = f"discard {named(d['discard'])}: shanten {d['shanten']}, {d['live']} live tiles: {eff}"
+            print("\n".join(wrap(line, indent=" " * 11)))
     else:
         say("waits:", f"{' '.join(map(named, info['waits'])) or '-'}  ({shows})")
         if args.rules is not None and info["waits"] != info["waits_shape"]:
