@@ -309,6 +309,7 @@ def run_ladder(config: LadderConfig, out: str | os.PathLike, *, workers: int | N
     ladder.md and ladder.png (:func:`save_tables`).  Raises ``ValueError`` for another ladder or anything
     else in ``out``, a link in it, or a ladder running there now; what the runner raises for a pair.
     """
+    from caishen.sim.bots.names import spec_words
     from caishen.sim.bots.registry import seat_workers
 
     out = Path(out)
@@ -318,7 +319,7 @@ def run_ladder(config: LadderConfig, out: str | os.PathLike, *, workers: int | N
             d = pair_dir(out, i, j)
             done = pair_done(d)
             if log is not None:
-                head = f"pair {k + 1}/{len(todo)}: {config.bots[i]} vs {config.bots[j]}"
+                head = f"pair {k + 1}/{len(todo)}: {spec_words(config.bots[i])} vs {spec_words(config.bots[j])}"
                 log(f"{head}: done, kept (not replayed)" if done else f"{head} -> {d}")
             pair = config.pair_config(i, j)
             runner.run(pair, d, workers=seat_workers(pair.policies, workers), backend=backend,
