@@ -752,8 +752,16 @@ def add_command(sub) -> None:
     p.set_defaults(func=_run_command)
 
 
+def _print_wrapped(text: str) -> None:
+    """``text``'s lines wrapped to 100 columns (:func:`caishen.sim.termtext.wrap_lines`): a progress line of
+    ``caishen learn`` (an iteration's line ran to ~300 columns)."""
+    from caishen.sim.termtext import wrap_lines
+
+    print("\n".join(wrap_lines(text.splitlines(), indent="    ")), flush=True)
+
+
 def _run_command(args) -> int:
-    res = learn(args.rules, args.out, seed=args.seed, log=print, **settings(
+    res = learn(args.rules, args.out, seed=args.seed, log=_print_wrapped, **settings(
         minutes=args.minutes, labels=args.labels, cpu_minutes=args.cpu_minutes, hands=args.hands, n_det=args.det,
         frac=args.frac, top_k=args.top_k, spend_saved=args.spend_saved, beta=args.beta, tau=args.tau, lr=args.lr,
         steps=args.steps, adv_scale=args.adv_scale, arch=args.arch, workers=args.workers, device=args.device,

@@ -235,9 +235,19 @@ def _ask(game: Game, seat: int, answers, out: TextIO) -> int:
             out.write(f"not an action: {short_repr(text)} (type help)\n")
             continue
         if a not in legal:
-            out.write(f"{action_name(a)} is not legal now\n")
+            out.write(_refusal(game, seat, a) + "\n")
             continue
         return a
+
+
+def _refusal(game: Game, seat: int, a: int) -> str:
+    """Why the action ``a`` (not legal now) is refused: ``you hold no 4z`` for a discard (or a discard with a
+    declaration, or a concealed kong) of a tile ``seat`` does not hold, else ``... is not legal now``."""
+    held = np.asarray(game.state["hands"][seat], np.int64)
+    for base in (A_DISCARD, A_DECLARE, A_KONG_CONCEALED):
+        if base <= a < base + N_KINDS and held[a - base] == 0:
+            return f"you hold no {kind_name(a - base)} (type hint or help)"
+    return f"{action_name(a)} is not legal now"
 
 
 def play(rules: str = DEFAULT, options: dict | None = None, seat: int = 0, policy: str = "greedy",

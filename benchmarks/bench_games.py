@@ -110,11 +110,21 @@ class _Worker:
         self.cwd.cleanup()
 
 
+def note(text: str) -> None:
+    """A progress line on stderr, one write, flushed (the table itself goes to stdout at the end)."""
+    sys.stderr.write(f"bench_games: {text}\n")
+    sys.stderr.flush()
+
+
 def batch_rates(workers: dict, rules: str, policies: str, hands: int, seed: int, repeat: int) -> tuple[dict, float]:
     """hands/s of ``repeat`` batch runs per worker, interleaved in alternating order (A B, B A, ...), each
     list sorted; and the mean turns per hand of this tree's runs."""
+    t0 = time.perf_counter()
+    note(f"{rules} {policies}: compiling (an empty cache: minutes) or loading the self-play kernels ...")
     for w in workers.values():
         w.rate(rules, policies, 10, seed)  # compile / load the cache
+    note(f"{rules} {policies}: kernels ready after {time.perf_counter() - t0:.1f} s; timing {repeat} x {hands:,} "
+         f"hands per tree ...")
     rates = {k: [] for k in workers}
     turns = []
     for r in range(repeat):
@@ -130,8 +140,10 @@ def batch_rates(workers: dict, rules: str, policies: str, hands: int, seed: int,
 def floor_rates(worker: _Worker, hands: int, seed: int, repeat: int) -> tuple[list, list, float, float]:
     """Kaihua random self-play and the floor kernel (benchmarks/floor_selfplay.py) in one worker, their runs
     interleaved (engine, floor, engine, floor ...): the sorted hands/s of each and their mean turns per hand."""
+    note("Kaihua random and the floor kernel compile on first use (numba; minutes on an empty cache) ...")
     for rules in ("kaihua", "floor"):
         worker.rate(rules, "random", 10, seed)  # compile / load the cache
+    note(f"kernels ready; timing {repeat} x {hands:,} hands each ...")
     eng, flo, te, tf = [], [], [], []
     for r in range(repeat):
         rate, t = worker.rate("kaihua", "random", hands, seed + r)
@@ -148,6 +160,7 @@ def step_rate(rules: str, policies: str, hands: int, seed: int) -> float:
     from caishen.sim.engine import Game
 
     specs = policies.split(",") * (4 if "," not in policies else 1)
+    note(f"{rules} {policies}: the step API (Game; its kernels compile on first use), {hands:,} hands ...")
     bots = [make_agent(p, seed=seed + i) for i, p in enumerate(specs)]
     game = Game(rules)
     game.reset(seed=seed)  # warm-up hand: compile / load the step kernels
@@ -226,10 +239,13 @@ def main() -> None:
             workers["old"] = _Worker(args.against)
         rows = []
         try:
-            for rules, policies in CASES:
+            for k, (rules, policies) in enumerate(CASES):
                 b, turns = batch_rates(workers, rules, policies, args.hands, args.seed, args.repeat)
                 s = step_rate(rules, policies, step_hands, args.seed) if step_hands > 0 else float("nan")
                 rows.append((rules, policies, b, s, turns))
+                note(f"row {k + 1} of {len(CASES)}: {rules} {policies}: {_med(b['this']):,.0f} hands/s batch"
+                     + (f", {s:,.0f} hands/s step API" if s == s else "")
+                     + (f", old tree {_med(b['old']):,.0f}" if "old" in b else ""))
         finally:
             for w in workers.values():
                 w.close()
@@ -262,8 +278,9 @@ def main() -> None:
                       "(goal >= 1.0x per turn: a Jiating turn has no chows and no joker)")
         print("the project's targets: Kaihua random >= 150,000 hands/s, greedy >= 20,000 hands/s per core")
     if args.cold:
-        print("first run: caishen simulate --rules kaihua --games 100000 --workers 2 on empty caches "
-              "(compiles every kernel: 1-3 minutes; nothing more is printed until it ends) ...", flush=True)
+        note("first run: caishen simulate --rules kaihua --games 100000 --workers 2 on empty caches (compiles "
+             "every kernel: about a minute on a quiet 2-core machine, more under load; nothing more is printed "
+             "until it ends) ...")
         secs, t_first, first = cold_run()
         print(f"first run (empty numba and table caches), caishen simulate --rules kaihua --games 100000 "
               f"--workers 2: {secs:,.0f} s wall (goal <= 60 s); its first line, after {t_first:.1f} s: {first}")

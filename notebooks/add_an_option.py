@@ -91,6 +91,8 @@ def answer(r: dict) -> str:
 
 # %%
 if __name__ == "__main__":
+    from caishen.sim.termtext import wrap
+
     ap = argparse.ArgumentParser(description="a failed 飘 at a fixed cost, swept on duplicate deals")
     ap.add_argument("--out", default="runs/add_an_option")
     ap.add_argument("--walls", type=int, default=20_000)
@@ -100,4 +102,4 @@ if __name__ == "__main__":
     args = ap.parse_args()
     r = option_study(Path(args.out), args.walls, args.seed, args.costs, workers=args.workers)
     print(study.format_table(r["table"], metrics=("score", "piao", "failed_piao", "win")))
-    print(f"\n({r['seconds']:.0f} s) " + answer(r))
+    print("\n" + "\n".join(wrap(f"({r['seconds']:.0f} s) " + answer(r))))  # within 100 columns

@@ -46,8 +46,8 @@ if __name__ == "__main__":
     a = ap.parse_args()
     r = coverage_study(a.reps, a.engine_reps, a.engine_hands, a.near_reps, a.near_walls, a.seed)
     pd.set_option("display.width", 160)
-    print(r["table"].round(4).to_string(index=False))
-    print(r["engine"].round(4).to_string(index=False))
+    print(r["table"].round(4).to_string(index=False, line_width=100))
+    print(r["engine"].round(4).to_string(index=False, line_width=100))
     if r["near"] is not None:
-        print(r["near"].round(4).to_string(index=False))
+        print(r["near"].round(4).to_string(index=False, line_width=100))
     print(f"({r['seconds']:.0f} s)")

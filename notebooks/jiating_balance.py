@@ -105,6 +105,8 @@ def answer(r: dict) -> str:
 
 # %%
 if __name__ == "__main__":
+    from caishen.sim.termtext import wrap
+
     ap = argparse.ArgumentParser(description="Jiating scoring balance")
     ap.add_argument("--hands", type=int, default=100_000)
     ap.add_argument("--decl-hands", type=int, default=5_000, help="hands for the 架听 study")
@@ -117,9 +119,9 @@ if __name__ == "__main__":
     r = jiating_study(args.hands, args.seed, args.decl_hands, workers=args.workers, figures=args.figures,
                       hard_hands=args.hard_hands)
     pd.set_option("display.width", 180)
-    print(r["patterns"].round(4).to_string(index=False))
-    print(balance.few_marked(r["balance"]).round(4).to_string(index=False))  # "too few hands" under 30
-    print(r["declarations"].round(3).to_string(index=False))
+    print(r["patterns"].round(4).to_string(index=False, line_width=100))
+    print(balance.few_marked(r["balance"]).round(4).to_string(index=False, line_width=100))  # "too few hands" under 30
+    print(r["declarations"].round(3).to_string(index=False, line_width=100))
     print(out_of_line(r["patterns"])[["pattern", "name", "fires", "frequency", "points", "ratio"]].round(3)
-          .to_string(index=False))
-    print(f"\n({r['seconds']:.0f} s) " + answer(r))
+          .to_string(index=False, line_width=100))
+    print("\n" + "\n".join(wrap(f"({r['seconds']:.0f} s) " + answer(r))))  # within 100 columns

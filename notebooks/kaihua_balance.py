@@ -93,6 +93,8 @@ def answer(r: dict) -> str:
 
 # %%
 if __name__ == "__main__":
+    from caishen.sim.termtext import wrap
+
     ap = argparse.ArgumentParser(description="Kaihua scoring balance")
     ap.add_argument("--hands", type=int, default=200_000, help="self-play hands of the study (default 200,000)")
     ap.add_argument("--seed", type=int, default=21, help="seed of the walls (default 21)")
@@ -102,10 +104,10 @@ if __name__ == "__main__":
     r = kaihua_study(args.hands, args.seed, figures=args.figures)
     pd.set_option("display.width", 160)
     # a row of fewer than balance.MIN_CI_N hands or wins prints "too few hands", not an interval
-    print(balance.few_marked(r["types"]).round(4).to_string(index=False))
-    print(balance.few_marked(r["balance"]).round(4).to_string(index=False))
+    print(balance.few_marked(r["types"]).round(4).to_string(index=False, line_width=100))
+    print(balance.few_marked(r["balance"]).round(4).to_string(index=False, line_width=100))
     o = r["options"]
     keep = o["metric"].isin(["dealer edge (dealer minus non-dealer)", "points paid by a discarder", "attempt rate",
                              "failed rate (K-9.3)", "draw rate (流局)"])
-    print(o[keep].round(4).to_string(index=False))
-    print(f"\n({r['seconds']:.0f} s) " + answer(r))
+    print(o[keep].round(4).to_string(index=False, line_width=100))
+    print("\n" + "\n".join(wrap(f"({r['seconds']:.0f} s) " + answer(r))))  # within 100 columns

@@ -74,6 +74,8 @@ def answer(r: dict) -> str:
 
 # %%
 if __name__ == "__main__":
+    from caishen.sim.termtext import wrap
+
     ap = argparse.ArgumentParser(description="failed_piao_factor x 飘 policy on duplicate deals")
     ap.add_argument("--out", default="runs/option_sweep")
     ap.add_argument("--walls", type=int, default=50_000)
@@ -82,7 +84,7 @@ if __name__ == "__main__":
     args = ap.parse_args()
     r = sweep_study(Path(args.out), args.walls, args.seed, workers=args.workers)
     print(study.format_table(r["table"], metrics=("score", "piao", "failed_piao", "win")))
-    print(f"\n({r['seconds']:.0f} s) " + answer(r))
+    print("\n" + "\n".join(wrap(f"({r['seconds']:.0f} s) " + answer(r))))  # within 100 columns
     w = within_factor(Path(args.out))
     print(w[["failed_piao_factor", "a", "b", "walls_differ", "diff", "ci_low", "ci_high", "p_holm"]].round(4)
-          .to_string(index=False))
+          .to_string(index=False, line_width=100))

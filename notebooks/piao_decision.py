@@ -112,6 +112,8 @@ def answer(r: dict) -> str:
 
 # %%
 if __name__ == "__main__":
+    from caishen.sim.termtext import wrap
+
     ap = argparse.ArgumentParser(description="the 飘财 decision by counterfactual rollouts")
     ap.add_argument("--hands", type=int, default=piao_study.DEFAULT_HANDS)
     ap.add_argument("--rollouts", type=int, default=piao_study.DEFAULT_ROLLOUTS)
@@ -124,9 +126,9 @@ if __name__ == "__main__":
     args = ap.parse_args()
     r = decision_study(args.hands, args.rollouts, args.seed, args.workers, args.out, args.sweep_walls, args.figures)
     pd.set_option("display.width", 160)
-    print(r["estimate"].round(3).to_string(index=False))
+    print(r["estimate"].round(3).to_string(index=False, line_width=100))
     print(f"\nimplied policy: piao_table:{r['bits']}  (cells: tiles-left bucket x waits >= {MANY_WAITS} x chain x "
           "dealer; 飘 where the EV is positive)")
     if r["check"] is not None:
         print(study.format_table(r["check"], metrics=("score", "piao", "failed_piao")))
-    print("\n" + answer(r))
+    print("\n" + "\n".join(wrap(answer(r))))  # within 100 columns

@@ -137,6 +137,8 @@ def answer(r: dict, metric: str = "dealer_score") -> str:
 
 # %%
 if __name__ == "__main__":
+    from caishen.sim.termtext import wrap
+
     ap = argparse.ArgumentParser(description="every rule reading against the default one, on duplicate deals")
     ap.add_argument("--rules", default="kaihua,jiating", help="rule sets, comma-separated")
     ap.add_argument("--out", default="runs/readings")
@@ -149,5 +151,5 @@ if __name__ == "__main__":
                            figures=Path(args.out))
         safeio.atomic_write(Path(args.out) / f"readings_{rules}.csv", r["table"].to_csv(index=False))
         print(r["table"][["option", "reading", "metric", "value", "diff", "diff_low", "diff_high"]]
-              .to_string(index=False, float_format=lambda v: f"{v:+.4f}"))
-        print(f"\n{rules} ({r['seconds']:.0f} s): " + answer(r) + "\n")
+              .to_string(index=False, line_width=100, float_format=lambda v: f"{v:+.4f}"))
+        print("\n" + "\n".join(wrap(f"{rules} ({r['seconds']:.0f} s): " + answer(r))) + "\n")  # within 100 columns

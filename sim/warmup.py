@@ -18,9 +18,10 @@ cache in about a second.  This module makes that visible and avoidable:
   compiling is happening and how to avoid it, then the seconds it took, and
   it marks the target once the call returns.
 - :func:`compile_line` is the command-line form (``caishen`` wraps every command but rules and warmup
-  in it): one line on stderr when the first kernel starts compiling,
-  one with the kernels compiled and the seconds when the command ends; nothing
-  when everything came from the cache.  The mark never decides what is
+  in it): one line on stderr when the first kernel starts compiling, a bar
+  (a terminal) or a line every few seconds (a pipe) while it compiles,
+  one with the kernels compiled and the seconds when the compile is over
+  (before the command's own work); nothing when everything came from the cache.  The mark never decides what is
   printed: a mark with a cache numba cannot use (another CPU, another numba)
   still prints the compile line.
 - :func:`side_compile`: on a cold cache and idle cores, a second process
@@ -45,24 +46,46 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "CompileWatch", "compile_line", "inside_compile_line", "first_use", "side_compile", "is_marked",
+__all__ = ["TARGETS", "CompileWatch", "compile_line", "cold_estimate", "say", "inside_compile_line", "first_use",
+           "side_compile", "is_marked",
            "mark", "check_target", "cache_dir"]
 
 log = logging.getLogger("caishen")
 
 TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats", "labels", "piao")
 
-#: rough cold compile seconds on one core of a 2-core machine (``caishen warmup TARGET``, each
-#: target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured then, ``seats`` 43-60 s), quoted
-#: in the first-use warning; the README's main job compiles the self-play loop with every bot: 72-76 CPU s
-#: in one process at load ~4 (88-96 before the step's draw and payment became kernels), 47 s wall with
-#: the side process at load ~2 (docs/speed.md, "Cold compile"), so ``selfplay`` says 75
-COLD_SECONDS = {"selfplay": 75, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60,
-                "labels": 60, "piao": 60}
+#: rough cold compile seconds of each target in one process on a 2-core machine (``caishen warmup TARGET``,
+#: each target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured then, ``seats`` 43-60 s), quoted
+#: in the first-use warning and in a command's first lines until this machine has measured its own
+#: (:func:`estimates`); ``selfplay``: the README's main job, the self-play loop with every bot, 111 kernels in
+#: 66.1 s in one process at load 1.5 (issue 45's newcomer: 65.9 s at load 1-1.6), 47-50 s wall with the
+#: side process on a quiet machine (docs/speed.md, "Cold compile"); ``piao``: 165 kernels in 113.2 s of compiling
+#: (``caishen piao --hands 300 --check-walls 200 --workers 1``, empty cache, load 2.0-2.6; it said 60 before)
+COLD_SECONDS = {"selfplay": 65, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60,
+                "labels": 60, "piao": 110}
+#: the warmup target whose kernels a command's first use compiles (its :data:`COLD_SECONDS` is the command's
+#: estimate before this machine measured one)
+COMMAND_TARGETS = {"caishen simulate": "selfplay", "caishen match": "selfplay", "caishen sweep": "selfplay",
+                   "caishen ladder": "selfplay", "caishen piao": "piao", "caishen learn": "labels",
+                   "caishen play": "game", "caishen replay": "game", "caishen hand": "hand", "caishen score": "score"}
+
+
+def cold_estimate(prefix: str) -> str:
+    """How long a cold compile of command ``prefix`` (``"caishen simulate"``) takes, in words: this machine's
+    last measurement (:func:`estimates`: ``"about 66 s here last time"``), else its target's
+    :data:`COLD_SECONDS` (``"up to about 65 s on a 2-core machine"``), else ``"a minute or more"``."""
+    seconds = estimates(prefix)[1]
+    if seconds:
+        return f"about {seconds:.0f} s here last time"
+    target = COMMAND_TARGETS.get(prefix)
+    if target is not None:
+        return f"up to about {COLD_SECONDS[target]} s on a 2-core machine"
+    return "a minute or more"
 
 
 def cache_dir() -> Path:
@@ -139,12 +162,14 @@ class CompileWatch:
     and ``announced`` (``on_start`` was called).  ``on_start()`` is called
     once, when the first compilation begins, unless an enclosing watch has an
     ``on_start`` of its own (it speaks for both: one banner, not two);
-    ``on_kernel()`` after each kernel compiled (a progress bar); ``on_idle()`` when the outermost compilation
-    ends and the program runs again (the bar steps aside for the program's own output).
+    ``on_begin()`` when an outermost compilation begins (numba busy again), ``on_kernel()`` after each kernel
+    compiled (a progress bar); ``on_idle()`` when the outermost compilation ends and the program runs again (the
+    bar steps aside for the program's own output).
     """
 
-    def __init__(self, on_start=None, on_kernel=None, on_idle=None):
+    def __init__(self, on_start=None, on_kernel=None, on_idle=None, on_begin=None):
         self.on_start = on_start
+        self.on_begin = on_begin
         self.on_kernel = on_kernel
         self.on_idle = on_idle
         self.kernels = 0
@@ -186,6 +211,8 @@ class CompileWatch:
         if self.on_start is not None and not self.announced and not any(w.on_start for w in self._outer):
             self.announced = True
             self.on_start()
+        if self._depth == 1 and self.on_begin is not None:
+            self.on_begin()
 
     def _ended(self) -> None:
         if self.on_kernel is not None:
@@ -264,24 +291,63 @@ def _record_estimate(prefix: str, kernels: int, seconds: float) -> None:
         pass
 
 
-#: on a file or a pipe (a log, CI), a line ``kernel N of M`` at most this often while numba compiles (seconds)
-LOG_EVERY_S = 20.0
+#: on a file or a pipe (a log, CI), a line ``kernel N of M`` at least this often while numba compiles, and at
+#: most this often at a kernel's end (seconds)
+LOG_EVERY_S = 5.0
+#: a compile is over when numba has compiled nothing for this long: the command's compile line comes then
+#: (:func:`compile_line`), before the work that follows, not at the command's end (seconds)
+QUIET_S = 3.0
+#: how often the watcher thread of :class:`_KernelBar` looks (seconds)
+_POLL_S = 0.25
+#: one line at a time from this process's threads (the watcher's lines and the command's)
+_say_lock = threading.Lock()
+
+
+def say(out, line: str) -> None:
+    """Write ``line`` (one line, or a few joined by newlines) and a newline to ``out`` in one write, flushed
+    (two processes or threads writing to one stderr never merge their lines); on a terminal through tqdm,
+    so that an open bar steps aside."""
+    with _say_lock:
+        if getattr(out, "isatty", lambda: False)():
+            from tqdm import tqdm
+
+            tqdm.write(line, file=out)
+        else:
+            out.write(line + "\n")
+        out.flush()
 
 
 class _KernelBar:
-    """``kernel 12 of 89`` while numba compiles: a bar on a terminal (tqdm); on a file or a pipe a line at
-    most every :data:`LOG_EVERY_S` seconds, so a log shows the compile moving."""
+    """``kernel 12 of 89`` while numba compiles: a bar on a terminal (tqdm); on a file or a pipe (or with
+    ``lines``: a worker process beside others) a line at the end of a kernel when :data:`LOG_EVERY_S` seconds
+    passed since the last one, and from a watcher thread whenever one kernel keeps numba busy that long, so
+    a log never sits silent for more than :data:`LOG_EVERY_S` s while compiling.  The owner calls
+    :meth:`begin` when numba starts compiling, :meth:`step` after each kernel, :meth:`clear` when it stops,
+    :meth:`close` at the end.  ``done_line()`` (optional): the text said once numba has compiled nothing for
+    :data:`QUIET_S` s after compiling (the watcher says it then, on a terminal too; :attr:`done_said` counts
+    the kernels it spoke for)."""
 
-    def __init__(self, prefix: str, out):
+    def __init__(self, prefix: str, out, lines: bool = False, done_line=None):
         self.bar = None
         self.out = out
         self.prefix = prefix
         self.n = 0
-        self.t_last = time.perf_counter()
+        self.t0 = self.t_last = time.perf_counter()
+        self.busy = False
+        self.t_idle = self.t0
+        self.done_line = done_line
+        self.done_said = 0
+        self._stop = threading.Event()
+        self._thread = None
         total, seconds = estimates(prefix)
         self.total = total
         _bars.append(self)
-        if not getattr(out, "isatty", lambda: False)():
+        tty = not lines and getattr(out, "isatty", lambda: False)()
+        if not tty or done_line is not None:
+            self._thread = threading.Thread(target=self._watch, args=(not tty,), name="caishen-compile-watch",
+                                            daemon=True)
+            self._thread.start()
+        if not tty:
             return
         from tqdm import tqdm
 
@@ -297,6 +363,22 @@ class _KernelBar:
                         desc=f"{prefix}: compiling{about}", bar_format="{desc}: kernel {n_fmt} of {total_fmt} "
                         "{bar} [{elapsed}<{remaining}]" if total else "{desc}: kernel {n_fmt} [{elapsed}]")
 
+    def _watch(self, log: bool) -> None:
+        """The watcher thread: on a pipe a line while one kernel keeps numba busy; the done line when quiet."""
+        while not self._stop.wait(_POLL_S):
+            now = time.perf_counter()
+            if log and self.busy and now - self.t_last >= LOG_EVERY_S:
+                self._log_line()
+            if (self.done_line is not None and not self.busy and self.n > self.done_said
+                    and now - self.t_idle >= QUIET_S):
+                self.done_said = self.n
+                say(self.out, self.done_line())
+
+    def _log_line(self) -> None:
+        self.t_last = time.perf_counter()
+        of = f" of {self.total}" if self.total else ""
+        say(self.out, f"{self.prefix}: compiling, kernel {self.n}{of} ({self.t_last - self.t0:.0f} s)")
+
     def side_started(self) -> None:
         """The side process of :func:`side_compile` started: this process compiles fewer kernels, and the
         estimate is the one measured with it."""
@@ -308,6 +390,10 @@ class _KernelBar:
                 self.bar.bar_format = "{desc}: kernel {n_fmt} [{elapsed}]"
             self.bar.refresh()
 
+    def begin(self) -> None:
+        """numba started compiling (again)."""
+        self.busy = True
+
     def step(self) -> None:
         self.n += 1
         if self.total and self.n > self.total:  # more than last time (another command's kernels were cached
@@ -318,17 +404,20 @@ class _KernelBar:
         if self.bar is not None:
             self.bar.update(1)
         elif time.perf_counter() - self.t_last >= LOG_EVERY_S:
-            self.t_last = time.perf_counter()
-            of = f" of {self.total}" if self.total else ""
-            print(f"{self.prefix}: compiling, kernel {self.n}{of}", file=self.out, flush=True)
+            self._log_line()
 
     def clear(self) -> None:
-        """Erase the bar's line while numba is not compiling (the next kernel draws it again), so the
-        command's own lines never print into it."""
+        """numba stopped compiling: erase the bar's line (the next kernel draws it again), so the command's own
+        lines never print into it."""
+        self.busy = False
+        self.t_idle = time.perf_counter()
         if self.bar is not None:
             self.bar.clear()
 
     def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
         if self in _bars:
             _bars.remove(self)
         if self.bar is not None:
@@ -347,11 +436,16 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
     """Say on ``stream`` (stderr) when numba compiles inside the block, how far it got, and how long it took.
 
     When the first kernel starts compiling: ``PREFIX: compiling numba kernels (not in the cache DIR yet;
-    once per cache, minutes on a cold machine; `caishen warmup` compiles ahead of time) ...``; on a
-    terminal then a progress bar by kernel (``kernel 12 of 89``, the count and time this machine measured
-    last, :func:`estimates`); when the block ends (also on an error or Ctrl-C): ``PREFIX: compiled N numba
-    kernel(s) in T s of compiling (the command's own work not counted)`` (``T``: the seconds spent inside
-    numba's compiles only, whenever they came), and the count and time are kept for the next estimate.
+    once per cache, about S s here last time; `caishen warmup` compiles ahead of time) ...`` (``S``: this
+    machine's last measured compile of ``PREFIX``, :func:`cold_estimate`); on a terminal then a progress
+    bar by kernel (``kernel 12 of 89``, the count this machine measured last), on a pipe a line
+    ``kernel 12 of 89 (T s)`` at least every :data:`LOG_EVERY_S` s while numba compiles
+    (:class:`_KernelBar`); once numba has compiled nothing for :data:`QUIET_S` s (the compile is
+    over: before the command's own work, not after it): ``PREFIX: compiled N numba kernel(s) in T s of
+    compiling (the command's own work not counted)`` (``T``: the seconds spent inside numba's compiles
+    only); at the block's end the same line if it has not said every kernel yet (a short command, an error,
+    Ctrl-C; ``... of compiling in all ...`` when more kernels compiled after it), and the count and time are
+    kept for the next estimate.  Every line is one write (:func:`say`).
     Nothing when every kernel came from the cache.  Yields the :class:`CompileWatch`.
     """
     import sys
@@ -359,26 +453,33 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
     out = stream if stream is not None else sys.stderr
     bar = None
 
+    def done(w: CompileWatch, again: bool = False) -> str:
+        return (f"{prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s of compiling"
+                + (" in all" if again else "") + " (the command's own work not counted)")
+
     def start() -> None:
         nonlocal bar
-        print(f"{prefix}: compiling numba kernels (not in the cache {cache_dir()} yet; once per cache, minutes on "
-              "a cold machine; `caishen warmup` compiles ahead of time) ...", file=out, flush=True)
-        bar = _KernelBar(prefix, out)
+        say(out, f"{prefix}: compiling numba kernels (not in the cache {cache_dir()} yet; once per cache, "
+            f"{cold_estimate(prefix)}; `caishen warmup` compiles ahead of time) ...")
+        bar = _KernelBar(prefix, out, done_line=lambda: done(w))
 
     if not _lines:  # a new command: no side process yet
         _side.clear()
     _lines.append(prefix)
     try:
         with CompileWatch(start, on_kernel=lambda: bar is not None and bar.step(),
-                          on_idle=lambda: bar is not None and bar.clear()) as w:
+                          on_idle=lambda: bar is not None and bar.clear(),
+                          on_begin=lambda: bar is not None and bar.begin()) as w:
             try:
                 yield w
             finally:
+                said = 0
                 if bar is not None:
                     bar.close()
+                    said = bar.done_said
                 if w.announced:
-                    print(f"{prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s of compiling (the "
-                          "command's own work not counted)", file=out, flush=True)
+                    if said < w.kernels:  # not said yet, or more compiled since
+                        say(out, done(w, again=said > 0))
                     _record_estimate(prefix, w.kernels, w.seconds)
     finally:
         _lines.pop()
@@ -481,7 +582,7 @@ def first_use(target: str) -> Iterator[None]:
 
     def start() -> None:
         log.warning(
-            "caishen: compiling the %s kernels with numba (not in the cache yet: up to about %d s on one core, "
+            "caishen: compiling the %s kernels with numba (not in the cache yet: up to about %d s on a 2-core machine, "
             "less when some are cached; cached afterwards in %s). `caishen warmup` compiles everything ahead of "
             "time.",
             target, COLD_SECONDS[target], cache_dir(),

@@ -376,6 +376,24 @@ def test_match_resume_refuses_changed_weights_of_the_same_tuned_file(tmp_path):
     assert "weights differ" not in str(e.value)
 
 
+def test_cli_match_without_out_writes_a_new_run_directory_and_names_it(tmp_path, capsys, engine_warm, monkeypatch):
+    """Issue 45 (first hour): `caishen match` required --out even for a quick look; without it the run goes to
+    a new runs/match-<date>-<time> under the current directory, named on stderr, and a second run gets its own."""
+    from caishen.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    argv = ["match", "--rules", "jiating", "--policies", "greedy,random", "--walls", "4", "--workers", "1",
+            "--no-progress"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    runs = sorted((tmp_path / "runs").iterdir())
+    assert len(runs) == 1 and runs[0].name.startswith("match-") and (runs[0] / "match.json").exists()
+    assert f"the run goes to runs/{runs[0].name} (give --out runs/{runs[0].name} to resume it)" in err
+    assert "0:greedy - 1:random" in out
+    assert main(argv) == 0  # the same second, maybe: a directory of its own
+    assert len(list((tmp_path / "runs").iterdir())) == 2
+
+
 def test_cli_match_prints_the_table_and_exits_2_on_bad_input(tmp_path, capsys, engine_warm):
     from caishen.cli import main
 
@@ -485,3 +503,24 @@ def test_format_summary_says_when_two_policies_are_the_same_bot():
     assert "(1:greedy, 2:greedy: the same bot, 2 copies)" in text
     assert "1:greedy - 2:greedy: the same bot twice, the same points on every wall" in text
     assert "0:tuned:kaihua - 1:greedy: 0.2" in text and "[0.000, 0.000]" not in text
+
+
+def test_format_summary_names_a_piao_table_by_its_cells_and_explains_the_seatings():
+    """Issue 45 (first hour): a 飘 table printed as its 18-digit spec in every row and pair, and the
+    seatings as bare codes: rows and pairs read ``piao_table[N/64 cells]``, the exact spec comes once on a
+    line of its own, the seating codes say what their digits are, every line within 100 columns."""
+    from caishen.sim.analysis import arena as A
+    from caishen.sim.termtext import display_width
+
+    spec = "piao_table:72905330438242304"
+    row = {"points": 0.5, "lo": 0.1, "hi": 0.9, "win": 0.2, "deal_in": 0.1, "piao": 0.0}
+    summary = {"walls_done": 10, "schedule": "all",
+               "policy_rows": [dict(row, index=i, policy=p) for i, p in enumerate([spec, "greedy"])],
+               "pairs": [{"ia": 0, "a": spec, "ib": 1, "b": "greedy", "diff": 0.2, "lo": 0.1, "hi": 0.3}]}
+    text = A.format_summary(summary)
+    cells = bin(72905330438242304).count("1")
+    assert text.count("72905330438242304") == 1, text
+    assert f"exact specs (to rerun): 0:piao_table[{cells}/64 cells] = {spec}" in text
+    assert f"0:piao_table[{cells}/64 cells] - 1:greedy: 0.2" in text
+    assert "the policy (its number below) in seats 0-3 of each seating: 0101 1010" in " ".join(text.split())
+    assert max(display_width(x) for x in text.splitlines()) <= 100, text

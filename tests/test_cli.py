@@ -84,6 +84,31 @@ def test_hand_rules_kaihua_applies_K_2_5_to_qizi_baotou(capsys):
     assert len(info["waits_shape"]) == 34 and info["waits"] == [w for w in info["waits_shape"] if w != "5z"]
 
 
+@pytest.mark.parametrize("hand,rule", [("123m456p789s23s55z", "K-2.4"), ("11m22m33p44p55s66s5z", "K-2.5"),
+                                       ("123m456p789s1z3z3z5z", "K-2.6")])
+def test_hand_names_the_caishen_and_why_it_is_no_wait(hand, rule, capsys):
+    """Issue 45 (first hour): `caishen hand 123m456p789s23s55z --rules kaihua` listed 5z among the effective
+    tiles with no word on why the waits drop it.  The 财神 lowers the shanten by shape (it is an effective
+    tile: it stands for any tile), but drawing it is no win (K-2.4 three 财神, K-2.5 a 财神 drawn to a 爆头
+    shape, K-2.6 two 财神 without an exponent): the output names it and the rule, in lines of <= 100 columns."""
+    from caishen.sim.termtext import display_width
+
+    info = hand_json(capsys, hand, "--rules", "kaihua")
+    assert "5z" not in info["waits"] and rule in info["not_waits"]["5z"] and list(info["not_waits"]) == ["5z"]
+    code, out, _ = main(["hand", hand, "--rules", "kaihua"], capsys)
+    text = " ".join(out.split())
+    assert code == 0 and "not a wait under kaihua: 5z (the 财神): " in text and f"({rule})" in text.replace(
+        "(the forced 飘, K-2.4)", "(K-2.4)").replace("(the forced 飘, K-2.5)", "(K-2.5)")
+    assert "5z (the 财神) lowers the shanten by shape" in text and "under kaihua drawing it is no win" in text
+    assert max(display_width(x) for x in out.splitlines()) <= 100, out
+
+
+def test_hand_complete_by_shape_says_why_it_is_no_win(capsys):
+    code, out, _ = main(["hand", "123m456p789s11z5z5z5z", "--rules", "kaihua"], capsys)
+    text = " ".join(out.split())
+    assert "complete: no (kaihua win gates, self-draw) why: 3 财神 among the tiles" in text and "K-2.4" in text
+
+
 def test_hand_rules_jiating_drops_a_kind_held_four_times(capsys):
     # 1111m 234p 567s 789s: by shape it waits on a fifth 1m (unless caishen.sim.hand already drops it); no win exists
     info = hand_json(capsys, "1111m234p567s789s", "--rules", "jiating")

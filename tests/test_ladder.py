@@ -443,7 +443,7 @@ def test_format_markdown_fits_100_columns_with_five_bots():
     from caishen.sim.analysis import ladder as L
     from caishen.sim.termtext import display_width
 
-    bots = ["tuned:kaihua", "greedy", "mc:8", "piao_table:tuned:kaihua", "learned:kaihua"]
+    bots = ["tuned:kaihua", "greedy", "mc:8", "piao_table:72905330438242304:tuned:kaihua", "learned:kaihua"]
     rows = [{"rank": k + 1, "bot": b, "points": 0.1, "lo": -0.1, "hi": 0.3, "rating": 10, "rating_lo": -5,
              "rating_hi": 30, "wall_wins": 0.5} for k, b in enumerate(bots)]
     pairs = [{"ia": i, "ib": j, "diff": 0.125 * (i - j), "adj_lo": -0.5, "adj_hi": 0.01 if i else -0.01}
@@ -454,3 +454,8 @@ def test_format_markdown_fits_100_columns_with_five_bots():
     assert max(display_width(line) for line in text.splitlines()) <= 100, text
     assert "| 0:`tuned:kaihua` |  | -0.125* |" in text and "| 1:`greedy` | +0.125* |  | -0.125 |" in text
     assert "- 1:`greedy` minus 2:`mc:8`: -0.125 [-0.500, +0.010]" in text
+    # issue 45 (first hour): the columns are headed by the bots' names, a 飘 table by its cells, its exact
+    # spec once on a line of its own
+    assert "| | 0:tuned:kaihua | 1:greedy | 2:mc:8 | 3:piao[10/64]~ | 4:learned:kai~ |" in text, text
+    assert "| 3:`piao_table[10/64 cells]:tuned:kaihua` |" in text
+    assert text.count("72905330438242304") == 1 and "- `piao_table[10/64 cells]:tuned:kaihua = " in text

@@ -41,6 +41,19 @@ def test_a_bare_tile_discards_it(engine_warm):
     assert "not an action" not in text
 
 
+def test_a_tile_not_held_says_so_and_a_held_one_not_legal_says_not_legal(engine_warm):
+    """Issue 45 (first hour): typing a tile one does not hold answered "discard 4z is not legal now"; it says
+    "you hold no 4z", and "not legal now" stays for what is held but not allowed (a kong of a single tile)."""
+    g = Game("kaihua").reset(seed=3)  # seat 0 deals: its first turn comes first
+    held = g.state["hands"][0]
+    absent = kind_name(int(np.flatnonzero(held == 0)[0]))
+    single = kind_name(int(np.flatnonzero(held == 1)[0]))
+    trace, text = _play(f"{absent}\nkong_concealed {single}\n{ZEROS}")
+    assert f"you hold no {absent} (type hint or help)" in text and f"discard {absent} is not legal" not in text
+    assert f"kong_concealed {single} is not legal now" in text
+    assert _my_actions(trace)  # the hand went on
+
+
 def test_help_and_question_mark_list_the_commands(engine_warm):
     _, text = _play(f"help\n?\nhint\n{ZEROS}")
     assert text.count("commands:") == 2 and "a bare tile" in text and text.count("hint: shanten") == 1
@@ -165,7 +178,7 @@ def test_digit_lookalikes_and_odd_text_are_not_actions(engine_warm):
            "🀄", "discard 5z extra", "  ", "*"]
     trace, text = _play("".join(f"{x}\n" for x in odd) + ZEROS)
     assert trace.frames[-1]["phase"] == "done"
-    assert text.count("not an action") + text.count("is not legal now") == len(odd)
+    assert text.count("not an action") + text.count("is not legal now") + text.count("you hold no ") == len(odd)
     assert "not an action: '²'" in text and "not an action: '①'" in text
 
 

@@ -132,12 +132,14 @@ def test_report_section_prints_one_section_and_names_the_others(engine_warm, tmp
     assert main(["report", str(out), "--section", "飘财 observational"]) == 0
     text = capsys.readouterr().out
     body = text.splitlines()[3:]  # header (2 lines), column names
-    assert len(body) == (rows["section"] == "飘财 observational").sum() >= 1
-    assert all(line.startswith("飘财 observational") for line in body), body
+    assert body[0] == "飘财 observational"  # the section's name on its own line, then its rows (issue 45)
+    assert len(body) - 1 == (rows["section"] == "飘财 observational").sum() >= 1
+    assert all(line.startswith("  ") for line in body[1:]), body
     assert not list(out.glob("fig-*.png")) and not (out / "report.html").exists()
     first = names[0]
     assert main(["report", str(out), "--section", first.upper()]) == 0  # case ignored
-    assert all(line.startswith(first) for line in capsys.readouterr().out.splitlines()[3:])
+    body = capsys.readouterr().out.splitlines()[3:]
+    assert body[0] == first and all(line.startswith("  ") for line in body[1:])
     with pytest.raises(SystemExit) as e:
         main(["report", str(out), "--section", "no such"])
     err = capsys.readouterr().err

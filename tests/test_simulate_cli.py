@@ -50,12 +50,13 @@ def test_simulate_writes_contract_rows_and_prints_the_summary(reference):
     out, p, df = reference
     # the summary table on stdout, the progress bar (hands/s) on stderr
     assert "kaihua: 8000 hands in 80 chunk(s) of 100, seed 5, policies greedy,greedy,greedy,greedy" in p.stdout
-    assert "played 80 chunk(s) now" in p.stdout and "0 already done" in p.stdout
+    flat = " ".join(p.stdout.split())  # the head lines wrap at 100 columns (issue 45)
+    assert "played 80 chunk(s) now" in flat and "0 already done" in flat
     for metric in ("draw rate", "win rate", "share of wins", "winner's gain", "attempt rate", "success rate",
                    "failed rate", "neither rate", "飘 minus comparable"):
         assert metric in p.stdout, metric
     # every 飘 rate is defined in the output itself (issue 27 item 6)
-    defs = next(line for line in p.stdout.splitlines() if line.startswith("飘 rates: "))
+    defs = " ".join(p.stdout.split("飘 rates: ", 1)[1].split("\n    ")[:20]).split("\n")[0]  # wrapped lines
     for rate in ("attempt rate =", "success rate =", "failed rate =", "neither rate ="):
         assert rate in defs, rate
     assert "hand/s" in p.stderr
@@ -123,9 +124,14 @@ def test_report_reprints_the_summary_from_the_parquet_files(reference):
     assert r.returncode == 0, r.stderr
     assert "finished chunks: 80 of 80" in r.stdout
 
-    def table(text):
-        return [ln for ln in text.splitlines() if ln.startswith(("section", "hands", "outcome", "win type", "points",
-                                                                  "飘财"))]
+    def table(text):  # from the column names to the first footnote (each section's name on its own line)
+        lines = text.splitlines()
+        out = []
+        for ln in lines[next(k for k, x in enumerate(lines) if x.startswith("metric ")):]:
+            if ":" in ln and not ln.startswith("  "):
+                break
+            out.append(ln)
+        return out
 
     assert table(r.stdout) == table(p.stdout) and len(table(r.stdout)) > 20
 
@@ -277,9 +283,12 @@ def test_first_line_says_a_cold_cache_compiles_first(monkeypatch):
     config = SimpleNamespace(policies=["greedy", "greedy", "greedy", "mc:2"])
     asked = []
     monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: asked.append((target, part)) or False)
+    monkeypatch.setattr(warmup, "estimates", lambda prefix, side=None: (None, None))  # nothing measured here
     note = common.cold_note(config)
     assert note.startswith("; first the numba kernels compile") and f"{warmup.COLD_SECONDS['selfplay']} s" in note
-    assert asked == [("selfplay", "bots")]  # a search seat: the runner's "bots" part, compiled apart
+    monkeypatch.setattr(warmup, "estimates", lambda prefix, side=None: (111, 66.1))  # this machine's measure
+    assert "(about 66 s here last time, once per cache;" in common.cold_note(config, "match")
+    assert asked == [("selfplay", "bots")] * 2  # a search seat: the runner's "bots" part, compiled apart
     common.cold_note(SimpleNamespace(policies=["greedy", "tuned:kaihua", "learned:kaihua", "random"]))
     assert asked[-1] == ("selfplay", "kernel")  # tuned and learned play in the one kernel of every run
     monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: True)

@@ -243,9 +243,14 @@ def test_compile_line_draws_kernel_progress_on_a_terminal_and_keeps_the_estimate
     assert "kernel 1 of 2" in tty.buf.getvalue()  # the estimate this machine measured
 
 
+def _no_secs(line: str) -> str:
+    """A ``kernel N of M (T s)`` line without its seconds."""
+    return re.sub(r" \(\d+ s\)$", "", line)
+
+
 def test_compile_line_on_a_pipe_logs_the_kernel_count_now_and_then(cold, monkeypatch):
-    """Issue 45: on a file or a pipe (a log, CI) there is no bar, but a line ``kernel N of M`` at most every
-    LOG_EVERY_S seconds, so a long compile never sits silent."""
+    """Issue 45: on a file or a pipe (a log, CI) there is no bar, but a line ``kernel N of M (T s)`` at a
+    kernel's end at most every LOG_EVERY_S seconds, so a long compile never sits silent."""
     import io
 
     monkeypatch.setattr(W, "LOG_EVERY_S", 0.0)
@@ -254,7 +259,7 @@ def test_compile_line_on_a_pipe_logs_the_kernel_count_now_and_then(cold, monkeyp
     with W.compile_line("caishen simulate", log):
         fresh_kernel()(1)
         fresh_kernel()(2)
-    lines = log.getvalue().splitlines()
+    lines = [_no_secs(x) for x in log.getvalue().splitlines()]
     assert lines[1:3] == [f"caishen simulate: compiling, kernel 1 of {want}",
                           f"caishen simulate: compiling, kernel 2 of {want}"], lines
     assert "\r" not in log.getvalue() and lines[-1].startswith("caishen simulate: compiled 2 numba kernel(s)")
@@ -271,12 +276,79 @@ def test_the_count_never_passes_its_estimate_and_a_partial_compile_keeps_the_ful
     with W.compile_line("caishen match", log):
         for i in range(3):
             fresh_kernel()(i)
-    lines = [x for x in log.getvalue().splitlines() if "compiling, kernel" in x]
+    lines = [_no_secs(x) for x in log.getvalue().splitlines() if "compiling, kernel" in x]
     assert lines == ["caishen match: compiling, kernel 1 of 2", "caishen match: compiling, kernel 2 of 2",
                      "caishen match: compiling, kernel 3"], lines
     assert W.estimates("caishen match")[0] == 3
     W._record_estimate("caishen match", 1, 0.5)  # a partial compile afterwards
     assert W.estimates("caishen match")[0] == 3
+
+
+def test_on_a_pipe_a_line_comes_while_one_kernel_keeps_numba_busy(cold, monkeypatch):
+    """Issue 45 (first hour): a pipe showed nothing for 20-40 s while numba compiled; the watcher thread says
+    ``kernel N of M (T s)`` every LOG_EVERY_S s while numba is busy, and nothing while it is not."""
+    import io
+    import time
+
+    monkeypatch.setattr(W, "LOG_EVERY_S", 0.05)
+    monkeypatch.setattr(W, "_POLL_S", 0.01)
+    log = io.StringIO()
+    bar = W._KernelBar("caishen x", log)
+    try:
+        bar.begin()  # one long kernel: no step for a while
+        time.sleep(0.5)
+        bar.clear()  # idle: no more lines
+        busy = log.getvalue().splitlines()
+        time.sleep(0.3)
+        assert log.getvalue().splitlines() == busy
+    finally:
+        bar.close()
+    assert len(busy) >= 3 and all(re.fullmatch(r"caishen x: compiling, kernel 0( of \d+)? \(\d+ s\)", x) for x in busy), busy
+
+
+def test_the_compile_line_comes_when_the_compile_is_over_not_at_the_end(cold, monkeypatch):
+    """Issue 45 (first hour): `caishen piao` said "compiled N kernels" after its whole check; the line comes
+    once numba has been quiet for QUIET_S s, and the block's end says it again only when more compiled."""
+    import io
+    import time
+
+    monkeypatch.setattr(W, "QUIET_S", 0.05)
+    monkeypatch.setattr(W, "_POLL_S", 0.01)
+    log = io.StringIO()
+    with W.compile_line("caishen y", log):
+        fresh_kernel()(1)
+        time.sleep(0.5)  # the command's own work
+        during = log.getvalue().splitlines()
+    assert during[-1].startswith("caishen y: compiled 1 numba kernel(s) in ") and len(during) == 2, during
+    assert log.getvalue().splitlines() == during  # nothing more at the end
+    log = io.StringIO()
+    with W.compile_line("caishen y", log):
+        fresh_kernel()(1)
+        time.sleep(0.5)
+        fresh_kernel()(2)  # more after the line: the end sums up
+    lines = log.getvalue().splitlines()
+    assert lines[-1].startswith("caishen y: compiled 2 numba kernel(s) in ") and " of compiling in all " in lines[-1]
+
+
+def test_warmup_progress_lines_are_one_write_each(capsys):
+    """Issue 45 (first hour): two `warmup --workers 2` workers' lines merged on one line: each line is one
+    write, flushed."""
+    import io
+
+    from caishen.cli import warmup as cli_warmup
+
+    class Writes(io.StringIO):
+        calls: list[str] = []
+
+        def write(self, text):
+            self.calls.append(text)
+            return super().write(text)
+
+    out = Writes()
+    W.say(out, "caishen warmup: kernels: hand ...")
+    assert out.calls == ["caishen warmup: kernels: hand ...\n"]
+    cli_warmup._stderr("kernels: envs ...")
+    assert capsys.readouterr().err == "caishen warmup: kernels: envs ...\n"
 
 
 def test_the_bar_draws_on_a_terminal_that_reports_no_size(cold):
@@ -433,7 +505,7 @@ def test_the_kernel_count_is_the_one_measured_with_the_side_process_when_it_runs
         fresh_kernel()(1)  # before the side process starts: the count without it
         with W.side_compile():
             fresh_kernel()(2)
-    lines = [x for x in log.getvalue().splitlines() if "compiling, kernel" in x]
+    lines = [_no_secs(x) for x in log.getvalue().splitlines() if "compiling, kernel" in x]
     assert lines == [f"caishen simulate: compiling, kernel 1 of {alone}",
                      f"caishen simulate: compiling, kernel 2 of {side}"], lines
     assert W.estimates("caishen simulate", side=True)[0] == 2  # measured with the side process

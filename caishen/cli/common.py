@@ -106,17 +106,40 @@ def played(res) -> str:
             f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), ")
 
 
-def cold_note(config) -> str:
+def new_run_dir(kind: str) -> str:
+    """``runs/KIND-YYYYMMDD-HHMMSS`` under the current directory (``-2``, ``-3``, ... after it when that
+    exists already): the run directory of a command given no ``--out``.  Not created here."""
+    import os
+    import time
+
+    base = os.path.join("runs", f"{kind}-{time.strftime('%Y%m%d-%H%M%S')}")
+    path, k = base, 1
+    while os.path.lexists(path):
+        k += 1
+        path = f"{base}-{k}"
+    return path
+
+
+def wrapped(*lines: str) -> str:
+    """``lines`` each wrapped to 100 columns (:func:`caishen.sim.termtext.wrap`, wide characters count 2),
+    joined by newlines: a command's head lines."""
+    from caishen.sim.termtext import wrap_lines
+
+    return "\n".join(wrap_lines(lines))
+
+
+def cold_note(config, command: str = "simulate") -> str:
     """``"; first ..."`` for a run's first line when its self-play kernels are not in this numba cache yet
-    (what a newcomer's first run spends its first minute or two on), else ``""``."""
+    (what a newcomer's first run spends its first minute on), else ``""``; the seconds are the ones this
+    machine measured for ``caishen COMMAND`` (:func:`caishen.sim.warmup.cold_estimate`)."""
     from caishen.sim.bots.registry import needs_search
-    from caishen.sim.warmup import COLD_SECONDS, is_marked
+    from caishen.sim.warmup import cold_estimate, is_marked
 
     part = "bots" if needs_search(config.policies) else "kernel"  # as the runner marks them
     if is_marked("selfplay", part):
         return ""
-    return (f"; first the numba kernels compile (about {COLD_SECONDS['selfplay']} s on one core, once per "
-            "cache; `caishen warmup` does it ahead of time)")
+    return (f"; first the numba kernels compile ({cold_estimate('caishen ' + command)}, once per cache; "
+            "`caishen warmup` does it ahead of time)")
 
 
 def print_examples(lines: list[str]) -> None:

@@ -10,7 +10,10 @@ def add(sub) -> None:
         "hand",
         help="shanten, waits and effective tiles of a hand",
         description="Shanten (-1 = complete), waits and effective tiles of a concealed hand "
-        "in mpsz notation, e.g. 123m456p789s23s55z (13 tiles)."
+        "in mpsz notation, e.g. 123m456p789s23s55z (13 tiles).  Effective tiles are the tiles that lower the "
+        "shanten by shape (the joker among them: it stands for any tile); with --rules the waits are the "
+        "tiles a self-draw win is legal on, and each shape wait the rules refuse is named with the rule "
+        "that refuses it (a 财神 drawn with two more in hand is one: K-2.4)."
     )
     p.add_argument("tiles", help="concealed tiles in mpsz notation (3m+1 or 3m+2 tiles)")
     p.add_argument("--joker", default=None, help="wildcard kind, e.g. 5z (the 财神, K-2.1); default none "
@@ -43,6 +46,7 @@ def run(args) -> int:
     from caishen.sim import hand, tiles
     from caishen.sim.rules import vectors
     from caishen.sim.rules.options import short_repr
+    from caishen.sim.termtext import WIDTH, wrap, wrap_lines
 
     counts = tiles.parse(args.tiles)
     joker = -1
@@ -73,12 +77,18 @@ def run(args) -> int:
         if n % 3 == 1:
             info["waits_shape"] = info["waits"]
             info["waits"] = vectors.gated_waits(args.rules, counts, info["waits"])
+            info["not_waits"] = vectors.gate_notes(args.rules, counts,
+                                                   [w for w in info["waits_shape"] if w not in info["waits"]])
         else:  # complete under the rules: some tile of the 14, taken as the drawn tile, wins by self-draw
             info["win_shape"] = info["win"]
             info["win"] = any(
                 vectors.gated_waits(args.rules, counts - (np.arange(34) == k), [tiles.kind_name(k)])
                 for k in np.flatnonzero(counts)
             ) if info["win"] else False
+            if info["win_shape"] and not info["win"]:  # why not, as a self-draw of one of them (not the joker)
+                kinds = sorted(np.flatnonzero(counts), key=lambda k: k == joker)
+                draw = tiles.kind_name(int(kinds[0]))
+                info["why_not"] = vectors.gate_notes(args.rules, counts - (np.arange(34) == kinds[0]), [draw])[draw]
             best = vectors.best_self_draw(args.rules, counts) if info["win"] else None
             if best is not None:  # the score explained (the rule set's words hook)
                 info["score"] = {"tile": best[0], "lines": best[1].lines(), "breakdown": best[1].to_json()}
@@ -86,23 +96,44 @@ def run(args) -> int:
         print(json.dumps(info, ensure_ascii=False))
         return 0
     shows = "shape only" if args.rules is None else f"{args.rules} win gates, self-draw"
-    print(f"hand:      {tiles.to_str(counts)}" + (f"   (joker {tiles.kind_name(joker)})" if joker >= 0 else ""))
-    print(f"shanten:   {info['shanten']}  (standard {info['shanten_standard']}, seven pairs {info['shanten_seven_pairs']})")
+    jname = tiles.kind_name(joker) if joker >= 0 else None
+    what = "the 财神" if rules_joker else "the joker"
+
+    def named(t: str) -> str:  # the joker said in words wherever a tile list shows it
+        return f"{t} ({what})" if t == jname else t
+
+    def say(label: str, text: str) -> None:  # wrapped to 100 columns (wide characters count 2) under its label
+        pieces = wrap(text, WIDTH - 11, indent="")
+        print("\n".join(f"{label if i == 0 else '':<11}{piece}" for i, piece in enumerate(pieces)))
+
+    say("hand:", tiles.to_str(counts) + (f"   (joker {jname}" + (": the 财神" if rules_joker else "") + ", wild)"
+                                         if jname else ""))
+    say("shanten:", f"{info['shanten']}  (standard {info['shanten_standard']}, seven pairs "
+        f"{info['shanten_seven_pairs']})")
     if n % 3 == 2:
-        print(f"complete:  {'yes' if info['win'] else 'no'}  ({shows})")
+        say("complete:", f"{'yes' if info['win'] else 'no'}  ({shows})")
+        if args.rules is not None and info["win_shape"] and not info["win"]:
+            say("", f"why: {info['why_not']}")
         if info["win"] and args.rules is None:
-            print("           (give --rules R to see what it scores under rule set R)")
+            say("", "(give --rules R to see what it scores under rule set R)")
         if info.get("score"):
-            print(f"score:     as a self-draw on {info['score']['tile']} by seat 1, the dealer seat 0 "
-                  "(no melds, no chain, no declaration):")
-            print("\n".join(f"  {line}" for line in info["score"]["lines"]))
+            say("score:", f"as a self-draw on {info['score']['tile']} by seat 1, the dealer seat 0 (no melds, no "
+                "chain, no declaration):")
+            print("\n".join(wrap_lines((f"  {line}" for line in info["score"]["lines"]), indent="      ")))
         for d in info.get("discards", []):
             eff = " ".join(f"{k}({c})" for k, c in d["effective"])
-            print(f"discard {d['discard']}: shanten {d['shanten']}, {d['live']} live tiles: {eff}")
+            line = f"discard {named(d['discard'])}: shanten {d['shanten']}, {d['live']} live tiles: {eff}"
+            print("\n".join(wrap(line, indent=" " * 11)))
     else:
-        print(f"waits:     {' '.join(info['waits']) or '-'}  ({shows})")
+        say("waits:", f"{' '.join(map(named, info['waits'])) or '-'}  ({shows})")
         if args.rules is not None and info["waits"] != info["waits_shape"]:
-            print(f"           by shape: {' '.join(info['waits_shape']) or '-'}")
+            say("", f"by shape: {' '.join(map(named, info['waits_shape'])) or '-'}")
+            for t, why in info["not_waits"].items():
+                say("", f"not a wait under {args.rules}: {named(t)}: {why}")
         eff = " ".join(f"{k}({c})" for k, c in info["effective"])
-        print(f"effective: {eff or '-'}  [{info['live']} live tiles]")
+        say("effective:", f"{eff or '-'}  [{info['live']} live tiles]")
+        if jname in {k for k, _ in info["effective"]}:
+            gated = args.rules is not None and jname in info.get("not_waits", {})
+            say("", f"{named(jname)} lowers the shanten by shape (it stands for any tile)"
+                + (f"; under {args.rules} drawing it is no win (above)" if gated else ""))
     return 0

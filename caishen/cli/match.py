@@ -27,7 +27,10 @@ def add(sub) -> None:
                    help="2 to 4 comma-separated bot specs, e.g. greedy,tuned:NAME,mc:16 (the bots: below)")
     p.add_argument("--walls", type=int, required=True, help="walls to play (each in every seating)")
     p.add_argument("--seed", type=int, default=0, help="root seed, 0..2**63-1 (default 0)")
-    p.add_argument("--out", required=True, help="run directory (created; reused to resume)")
+    p.add_argument("--out", default=None,
+                   help="run directory (created; reused to resume); default runs/match-<date>-<time> under the "
+                   "current directory, a new one each time (the run stays, for caishen replay and report; the "
+                   "command names it on stderr)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="rule option, e.g. discard_win=false (repeatable)")
     common.add_executor_args(p)
@@ -52,6 +55,10 @@ def run(args) -> int:
         if v is not None and v > hi:
             raise ValueError(f"{name} {v}: at most {hi}")
     common.check_executor_args(args)
+    if args.out is None:  # a quick look: a new run directory of its own, kept (its example hands replay from it)
+        args.out = common.new_run_dir("match")
+        print(f"caishen match: no --out given: the run goes to {args.out} (give --out {args.out} to resume it)",
+              file=sys.stderr)
     options = parse_option_strings(args.option)
     hosted = common.open_seats(common.specs(args.policies), args)
     workers = 1 if hosted else args.workers  # open seats play in this process
@@ -61,7 +68,7 @@ def run(args) -> int:
 
     def start() -> None:
         print(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n, sched))} seatings in {config.n_chunks} "
-              f"chunk(s) to {args.out}{common.cold_note(config)}", file=sys.stderr)
+              f"chunk(s) to {args.out}{common.cold_note(config, 'match')}", file=sys.stderr)
 
     try:
         res = runner.run(config, args.out, workers=workers, backend=args.backend, ray_address=args.ray_address,
@@ -74,11 +81,14 @@ def run(args) -> int:
         print(f"caishen match: interrupted with {done} of {config.n_chunks} chunk(s) written to {args.out}; "
               "rerun the same command to resume", file=sys.stderr)
         return 130
+    from caishen.sim.bots.names import spec_words
+
     summary = arena.summarize_match(args.out)
     arena.save_summary(args.out, summary)
-    head = (f"{config.rules}: {summary['walls_done']} walls x {summary['seatings']} seatings, seed {config.seed}, "
-            f"policies {','.join(summary['policies'])}\n"
-            f"{common.played(res)}{res.chunks_skipped} already done; run directory {args.out}")
+    head = common.wrapped(
+        f"{config.rules}: {summary['walls_done']} walls x {summary['seatings']} seatings, seed {config.seed}, "
+        f"policies {','.join(map(spec_words, summary['policies']))}",
+        f"{common.played(res)}{res.chunks_skipped} already done; run directory {args.out}")
     print(arena.format_summary(summary, head))
     if hosted:
         print("example hands: none (a hand with a python: or exec: seat is not re-played by `caishen replay`: "

@@ -124,9 +124,9 @@ def _report_simulate(args) -> int:
     rows, defs, meta, done = summary.summarize_run(args.run_dir, verification=check)
     n_chunks = meta.get("n_chunks", done)
     status = "" if done == n_chunks else (" (partial run)" if not check.problems else " (damaged chunks left out)")
-    head = (
+    head = common.wrapped(
         f"{meta.get('rules')}: {meta.get('games')} hands in {n_chunks} chunk(s) of {meta.get('chunk_size')}, "
-        f"seed {meta.get('seed')}, policies {','.join(meta.get('policies', []))}\n"
+        f"seed {meta.get('seed')}, policies {','.join(meta.get('policies', []))}",
         f"finished chunks: {done} of {n_chunks}" + status
         + ("; no manifest (a run of an older caishen): chunk checksums not verified" if check.legacy else "")
     )
@@ -134,7 +134,6 @@ def _report_simulate(args) -> int:
         print(summary.format_summary(summary.section(rows, args.section), head))
         return 1 if check.problems else 0
     print(summary.format_summary(rows, head))
-    for key, text in defs.items():
-        print(f"{key}: {text}")
+    print(summary.format_definitions(defs))
     common.print_examples(summary.example_hands(args.run_dir, verification=check))
     return 1 if check.problems else 0

@@ -149,17 +149,16 @@ def run(args) -> int:
               "the chunks in flight replayed", file=sys.stderr)
     rows, defs, meta, _ = summary.summarize_run(out)
     summary.save_summary(out, rows, defs, meta)
-    head = (
+    head = common.wrapped(
         f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) of {config.chunk_size}, seed {config.seed}, "
-        f"policies {','.join(config.policies)}\n"
+        f"policies {','.join(config.policies)}",
         f"{common.played(res)}{res.chunks_skipped} already done; run directory {out}"
     )
     print(summary.format_summary(rows, head))
-    if defs.get("comparable"):
-        print(f"comparable non-飘: {defs['comparable']}")
-    if defs.get(summary.PIAO_RATES_KEY):
-        print(f"{summary.PIAO_RATES_KEY}: {defs[summary.PIAO_RATES_KEY]}")
-    if defs.get("observational"):  # 飘 minus comparable is a selection effect: said beside it, as report says it
-        print(f"observational: {defs['observational']}")
+    # the footnotes, wrapped (飘 minus comparable is a selection effect: said beside it, as report says it)
+    notes = {"comparable non-飘": defs.get("comparable"), **{k: defs.get(k) for k in (summary.PIAO_RATES_KEY,
+                                                                                      "observational")}}
+    if any(notes.values()):
+        print(summary.format_definitions(notes))
     common.print_examples(summary.example_hands(out))
     return 0

@@ -73,13 +73,14 @@ def warm_labels() -> None:
                     frac=1.0, cap=16, seed=0, buf=new_buffer(16, False), top_k=2, anchor=anchor)
 
 
-def warmup(targets=None, progress=None, bar: bool = True) -> dict[str, float]:
+def warmup(targets=None, progress=None, bar: bool | str = True) -> dict[str, float]:
     """Compile (or load from the cache) the kernels of each target; ``{target: seconds}``.
 
     ``targets``: names from :data:`caishen.sim.warmup.TARGETS` (default all).
     ``progress(line)`` is called before and after each target (e.g.
     ``print``); with ``bar`` (and ``progress``) also ``kernel N of M`` on stderr while a target compiles
-    (off in :func:`warmup_parallel`'s workers: their bars would draw over each other).  Marks each target
+    (``bar="lines"``: a line every few seconds, never a bar, as in :func:`warmup_parallel`'s workers, whose
+    bars would draw over each other).  Marks each target
     so that the first-use warning (:func:`caishen.sim.warmup.first_use`) stays quiet afterwards.  Raises
     ``ValueError`` for an unknown target.
     """
@@ -101,9 +102,11 @@ def warmup(targets=None, progress=None, bar: bool = True) -> dict[str, float]:
         before = set(W._announced)
         for other in W.TARGETS:  # no first-use warning inside the warmup itself (bots uses the game's kernels)
             W.announce(other)
-        # with progress: "kernel N of M" while it compiles (a bar on a terminal, a line every 20 s on a pipe)
-        kbar = W._KernelBar(f"caishen warmup {t}", sys.stderr) if progress and bar else None
-        with W.CompileWatch(on_kernel=kbar and kbar.step, on_idle=kbar and kbar.clear) as w:  # compiled, or cached
+        # with progress: "kernel N of M" while it compiles (a bar on a terminal, a line every 5 s on a pipe or
+        # in a worker process beside others: bar="lines")
+        kbar = W._KernelBar(f"caishen warmup {t}", sys.stderr, lines=bar == "lines") if progress and bar else None
+        with W.CompileWatch(on_kernel=kbar and kbar.step, on_idle=kbar and kbar.clear,
+                            on_begin=kbar and kbar.begin) as w:  # compiled, or cached
             try:
                 work[t]()
             finally:
@@ -123,13 +126,16 @@ def warmup(targets=None, progress=None, bar: bool = True) -> dict[str, float]:
 def _stderr(line: str) -> None:
     import sys
 
-    print(f"caishen warmup: {line}", file=sys.stderr, flush=True)
+    from caishen.sim.warmup import say
+
+    say(sys.stderr, f"caishen warmup: {line}")  # one write: the workers' lines never merge
 
 
 def _one(target: str, progress: bool = False) -> dict[str, float]:
     """A worker process's warmup of one target (:func:`warmup_parallel`); with ``progress`` a line on stderr
-    when it starts and when it ends (the worker's stderr is the command's)."""
-    return warmup((target,), progress=_stderr if progress else None, bar=False)
+    when it starts and when it ends, and ``kernel N of M`` lines while it compiles (the worker's stderr is
+    the command's)."""
+    return warmup((target,), progress=_stderr if progress else None, bar="lines")
 
 
 def warmup_parallel(targets, workers: int, progress=None) -> dict[str, float]:

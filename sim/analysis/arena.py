@@ -155,10 +155,11 @@ def seatings(n_policies: int, schedule: str = "rotate") -> list[tuple[int, ...]]
 
 
 def describe_schedule(schedule: str, n_policies: int) -> str:
-    """``"all: 24 seatings per wall (every order ...); seats 0-3: 0120 1201 ..."``: the schedule in one line."""
+    """``"all: 24 seatings per wall (every order ...); the policy (its number) in seats 0-3 of each seating:
+    0120 1201 ..."``: the schedule in one line."""
     seats = seatings(n_policies, schedule)
-    return (f"{schedule}: {len(seats)} seatings per wall ({SCHEDULE_ABOUT[schedule]}); policy in seats 0-3: "
-            + " ".join("".join(map(str, seat)) for seat in seats))
+    return (f"{schedule}: {len(seats)} seatings per wall ({SCHEDULE_ABOUT[schedule]}); the policy (its number "
+            "below) in seats 0-3 of each seating: " + " ".join("".join(map(str, seat)) for seat in seats))
 
 
 def check_policies(policies, rules: str, options: dict | None) -> list[str]:
@@ -481,39 +482,48 @@ def _fmt(x, spec=".3f") -> str:
 
 
 def format_summary(summary: dict, head: str = "") -> str:
-    """The match table as text (per policy, then the pairwise differences)."""
+    """The match table as text (per policy, then the pairwise differences), in lines of at most 100 columns
+    where the policies' names allow: each policy by its number and its words
+    (:func:`caishen.sim.bots.names.spec_words`: a 飘 table by its cells), the exact specs once on a line of
+    their own where they differ."""
     from caishen.sim.analysis.intervals import sd_from_ci
+    from caishen.sim.bots.names import exact_specs, spec_words
+    from caishen.sim.termtext import wrap
 
     rows = summary["policy_rows"]
     n = int(summary.get("walls_done", 0))
-    w = max(8, *(len(f"{r['index']}:{r['policy']}") for r in rows))
+    label = {r["index"]: f"{r['index']}:{spec_words(r['policy'])}" for r in rows}
+    w = max(8, *(len(x) for x in label.values()))
     lines = [head] if head else []
     if summary.get("schedule") in SCHEDULES:
-        lines.append("schedule " + describe_schedule(summary["schedule"], len(rows)))
+        lines += wrap("schedule " + describe_schedule(summary["schedule"], len(rows)), indent="    ")
     lines.append(f"{'policy':<{w}}  {'points/hand':>11}  {'95% CI (walls)':>19}  {'win':>6}  {'deal-in':>7}  "
                  f"{'飘':>6}  {'sd/wall':>7}")
     for r in rows:
         ci = f"[{_fmt(r['lo'])}, {_fmt(r['hi'])}]"
         piao = _fmt(r["piao"], ".3f")
-        lines.append(f"{str(r['index']) + ':' + r['policy']:<{w}}  {_fmt(r['points']):>11}  {ci:>19}  "
+        lines.append(f"{label[r['index']]:<{w}}  {_fmt(r['points']):>11}  {ci:>19}  "
                      f"{r['win']:>6.3f}  {r['deal_in']:>7.3f}  {piao:>6}  {_fmt(sd_from_ci(r['lo'], r['hi'], n)):>7}")
+    specs = exact_specs([r["policy"] for r in rows], [label[r["index"]] for r in rows])
+    if specs:
+        lines += wrap("exact specs (to rerun): " + "; ".join(specs), indent="    ")
     copies = {}
     for r in rows:
         copies.setdefault(r["policy"], []).append(str(r["index"]))
     for policy, idx in copies.items():
         if len(idx) > 1:
-            lines.append(f"({', '.join(f'{i}:{policy}' for i in idx)}: the same bot, {len(idx)} copies)")
+            lines.append(f"({', '.join(f'{i}:{spec_words(policy)}' for i in idx)}: the same bot, {len(idx)} copies)")
     lines.append("")
-    lines.append("pairwise differences (points/hand, paired 95% CI over walls; sd/wall: the per-wall sd of the "
-                 "difference, for `caishen power`):")
+    lines += wrap("pairwise differences (points/hand, paired 95% CI over walls; sd/wall: the per-wall sd of the "
+                  "difference, for `caishen power`):", indent="")
     for p in summary["pairs"]:
+        pair = f"  {p['ia']}:{spec_words(p['a'])} - {p['ib']}:{spec_words(p['b'])}"
         if p["a"] == p["b"] and p["diff"] == p["lo"] == p["hi"] == 0:  # every seating played: identical walls
-            lines.append(f"  {p['ia']}:{p['a']} - {p['ib']}:{p['b']}: the same bot twice, the same points on every "
-                         "wall")
+            lines += wrap(f"{pair}: the same bot twice, the same points on every wall", indent="      ")
             continue
         sign = "excludes 0" if p["lo"] > 0 or p["hi"] < 0 else "covers 0"
-        lines.append(f"  {p['ia']}:{p['a']} - {p['ib']}:{p['b']}: {_fmt(p['diff'])}  "
-                     f"[{_fmt(p['lo'])}, {_fmt(p['hi'])}]  ({sign})  sd/wall {_fmt(sd_from_ci(p['lo'], p['hi'], n))}")
+        lines += wrap(f"{pair}: {_fmt(p['diff'])}  [{_fmt(p['lo'])}, {_fmt(p['hi'])}]  ({sign})  sd/wall "
+                      f"{_fmt(sd_from_ci(p['lo'], p['hi'], n))}", indent="      ")
     return "\n".join(lines)
 
 

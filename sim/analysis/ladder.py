@@ -309,6 +309,7 @@ def run_ladder(config: LadderConfig, out: str | os.PathLike, *, workers: int | N
     ladder.md and ladder.png (:func:`save_tables`).  Raises ``ValueError`` for another ladder or anything
     else in ``out``, a link in it, or a ladder running there now; what the runner raises for a pair.
     """
+    from caishen.sim.bots.names import spec_words
     from caishen.sim.bots.registry import seat_workers
 
     out = Path(out)
@@ -318,7 +319,7 @@ def run_ladder(config: LadderConfig, out: str | os.PathLike, *, workers: int | N
             d = pair_dir(out, i, j)
             done = pair_done(d)
             if log is not None:
-                head = f"pair {k + 1}/{len(todo)}: {config.bots[i]} vs {config.bots[j]}"
+                head = f"pair {k + 1}/{len(todo)}: {spec_words(config.bots[i])} vs {spec_words(config.bots[j])}"
                 log(f"{head}: done, kept (not replayed)" if done else f"{head} -> {d}")
             pair = config.pair_config(i, j)
             runner.run(pair, d, workers=seat_workers(pair.policies, workers), backend=backend,
@@ -497,22 +498,32 @@ def _f(x, spec="+.3f") -> str:
 
 
 def format_markdown(summary: dict) -> str:
-    """The ladder as Markdown: the rating table, the matrix of paired differences, and the methods."""
+    """The ladder as Markdown: the rating table, the matrix of paired differences, and the methods.  Bots read
+    as words (:func:`caishen.sim.bots.names.spec_words`: a 飘 table by its cells), the matrix's columns
+    headed by each bot's number and short name, the exact specs once in a list where they differ."""
+    from caishen.sim.bots.names import exact_specs, short_name, spec_words
+
     n = len(summary["bots"])
+    bots = [spec_words(b) for b in summary["bots"]]
     lines = [f"# Ladder: {summary['rules']}, {n} bots, {summary['walls_done']:,} walls per pair "
              f"(seed {summary['seed']})", "",
              "| rank | bot | points/hand vs field | 95% CI | rating (Elo) | 95% CI (bootstrap) | walls won |",
              "|---|---|---|---|---|---|---|"]
     for r in summary["bots_rows"]:
-        lines.append(f"| {r['rank']} | `{r['bot']}` | {_f(r['points'])} | [{_f(r['lo'])}, {_f(r['hi'])}] | "
+        lines.append(f"| {r['rank']} | `{spec_words(r['bot'])}` | {_f(r['points'])} | [{_f(r['lo'])}, {_f(r['hi'])}] | "
                      f"{_f(r['rating'], '+.0f')} | [{_f(r['rating_lo'], '+.0f')}, {_f(r['rating_hi'], '+.0f')}] | "
                      f"{r['wall_wins']:.1%} |")
+    specs = exact_specs(summary["bots"])
+    if specs:
+        lines += ["", "Exact specs (to rerun):", ""] + [f"- `{x}`" for x in specs]
     d = {(p["ia"], p["ib"]): p for p in summary["pairs"]}
-    # the matrix holds the differences only (a column per bot, by its number), so that it fits 100 columns;
-    # each pair's interval follows it, one line a pair
+    # the matrix holds the differences only (a column per bot: its number and a short name), so that it
+    # stays narrow; each pair's interval follows it, one line a pair
+    width = max(12, (100 - 30) // max(n, 1) - 3)  # columns of a short name: the matrix near 100 columns
     lines += ["", "Row minus column, points per hand in their match (* : the adjusted 95% CI excludes 0):", "",
-              "| | " + " | ".join(f"{j}" for j in range(n)) + " |", "|---" * (n + 1) + "|"]
-    for i, b in enumerate(summary["bots"]):
+              "| | " + " | ".join(f"{j}:{short_name(b, width)}" for j, b in enumerate(summary["bots"])) + " |",
+              "|---" * (n + 1) + "|"]
+    for i, b in enumerate(bots):
         cells = []
         for j in range(n):
             if i == j:
@@ -525,7 +536,7 @@ def format_markdown(summary: dict) -> str:
         lines.append(f"| {i}:`{b}` | " + " | ".join(cells) + " |")
     lines += ["", f"Each pair, row minus column, with its 95% CI ({summary['adjustment']}):", ""]
     for (i, j), p in sorted(d.items()):
-        lines.append(f"- {i}:`{summary['bots'][i]}` minus {j}:`{summary['bots'][j]}`: {_f(p['diff'])} "
+        lines.append(f"- {i}:`{bots[i]}` minus {j}:`{bots[j]}`: {_f(p['diff'])} "
                      f"[{_f(p['adj_lo'])}, {_f(p['adj_hi'])}]")
     lines += ["", "Points per hand against the field: the bot's points per hand on a wall averaged over its "
               "matches, 95% Student-t CI over walls.  Matrix: paired CI over walls.  Rating: "

@@ -151,15 +151,19 @@ def _write(out: Path, rules, base, rounds, *, status, seconds, hands, check_wall
 
 
 def format_summary(doc: dict) -> str:
-    """The summary as printed lines."""
+    """The summary as printed lines (a field's 飘 table by its cells, :func:`caishen.sim.bots.names.spec_words`;
+    each round's table by its hex bits, the exact spec; wrapped to 100 columns)."""
+    from caishen.sim.bots.names import spec_words
+    from caishen.sim.termtext import wrap_lines
+
     lines = [f"adaptive 飘 study, {doc['rules']}, tables on {doc['base']}: {doc['status']} after {len(doc['rounds'])} "
              f"round(s) ({doc['seconds']:.0f} s)"]
     for r in doc["rounds"]:
-        lines.append(f"  round {r['round']}: field {r['field']}; table {r['hex']} ({r['cells_set']} cells, "
+        lines.append(f"  round {r['round']}: field {spec_words(str(r['field']))}; table {r['hex']} ({r['cells_set']} cells, "
                      f"{len(r['changed_cells'])} changed{', all within noise' if r['changes_are_noise'] else ''}); "
                      f"EV {_fmt(r.get('ev_all'))}; new table vs previous field "
                      f"{_fmt(r.get('value_vs_previous_field')) or 'not checked'}")
-    return "\n".join(lines)
+    return "\n".join(wrap_lines(lines, indent="      "))
 
 
 def table_diff(a: int, b: int) -> list[int]:

@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from pathlib import Path
 
@@ -94,8 +93,6 @@ RISK_CSV, PAIRWISE_MD = "piao_risk.csv", "piao_pairwise.md"
 HEATMAP_PNG, ANSWER_JSON = "piao_heatmap.png", "piao_answer.json"
 #: the printed answer's width: longer lines wrap (the square matrix goes to :data:`PAIRWISE_MD`)
 WIDTH = 100
-#: a ``piao_table:BITS`` spec (decimal or hex bits) inside a policy spec or a label
-_TABLE_SPEC = re.compile(r"piao_table:(0[xX][0-9a-fA-F]+|\d+)(?![0-9a-zA-Z])")
 
 
 def piao_rules() -> str:
@@ -323,20 +320,6 @@ def table_spec(bits: int, base: str) -> str:
     from caishen.sim.bots.registry import normalize
 
     return normalize(f"piao_table:{int(bits)}" + ("" if base == "greedy" else f":{base}"))
-
-
-def table_words(text: str) -> str:
-    """``text`` (a policy spec, a label, a difference ``A - B``) with each ``piao_table:BITS`` named by the
-    cells it throws in instead of its 64-bit number: ``piao_table[12/64 cells]`` (a base bot after it stays:
-    ``piao_table[64/64 cells]:tuned:NAME``).  For people; the exact spec stays in the study's files."""
-    def words(m: re.Match) -> str:
-        try:
-            bits = int(m.group(1), 0) % (1 << 64)
-        except ValueError:
-            return m.group(0)
-        return f"piao_table[{bin(bits).count('1')}/64 cells]"
-
-    return _TABLE_SPEC.sub(words, text)
 
 
 def check_labels(policy: str, bits: int) -> dict[str, str]:
@@ -572,6 +555,8 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
 def format_answer(answer: dict, out) -> str:
     """The printed answer of :func:`run` (comparison, estimate by own choice, parts, risk, sizes, the check's
     pairs one per line; the square matrix is in ``OUT/piao_pairwise.md``)."""
+    from caishen.sim.bots.names import spec_words
+
     out = Path(out)
     a = answer
     e = a["ev"]
@@ -608,23 +593,27 @@ def format_answer(answer: dict, out) -> str:
     else:
         lines.append(f"widest tiles-left half-width {w:.2f} points > {a['target_half_width']}: about "
                      f"{a['hands_for_target']:,} hands would bring it to {a['target_half_width']}")
-    lines.append(f"implied policy: {table_words(a['implied_policy'])} (飘 in the piao_table cells where the EV is "
+    lines.append(f"implied policy: {spec_words(a['implied_policy'])} (飘 in the piao_table cells where the EV is "
                  f"positive over >= {MIN_POINTS} chances; {a.get('base', 'greedy')} plays every other move)")
     lines.append(f"  its spec, for --policies: {a['implied_policy']}")
     if "check" in a:
         c = a["check"]
         pw = pd.read_csv(out / PAIRWISE_CSV)
-        lines.append(f"check on {c['walls']:,} duplicate walls ({c.get('seconds', 0):.0f} s), field {c['field']}; "
-                     f"{c['adjustment']}; * = Holm p < 0.05; policies (specs in {ANSWER_JSON}): "
-                     + ", ".join(f"{k} = {table_words(v)}" if k != v else k for k, v in c.get("labels", {}).items()))
+        # a label that is a spec itself (--policy piao_table:BITS) reads as words too: the specs are in the JSON
+        lines.append(f"check on {c['walls']:,} duplicate walls ({c.get('seconds', 0):.0f} s), field "
+                     f"{spec_words(str(c['field']))}; {c['adjustment']}; * = Holm p < 0.05; policies (specs in "
+                     f"{ANSWER_JSON}): " + ", ".join(f"{spec_words(k)} = {spec_words(v)}" if k != v else spec_words(k)
+                                                     for k, v in c.get("labels", {}).items()))
         for r in pw.itertuples(index=False):
             star = " *" if r.p_holm < 0.05 else ""
+            a, b = spec_words(str(r.a)), spec_words(str(r.b))
             if r.diff == r.ci_low == r.ci_high == 0:  # e.g. never and greedy, which never throws by itself
-                lines.append(f"  {r.a} minus {r.b}: 0, the same points on every wall (they played alike)")
+                lines.append(f"  {a} minus {b}: 0, the same points on every wall (they played alike)")
             else:
-                lines.append(f"  {r.a} minus {r.b}: {r.diff:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]{star}")
-        lines.append("mean points per hand: " + ", ".join(f"{p} {v:+.3f}" for p, v in c["mean_points"].items())
-                     + f"; best: {c['best']}")
+                lines.append(f"  {a} minus {b}: {r.diff:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]{star}")
+        lines.append("mean points per hand: " + ", ".join(f"{spec_words(p)} {v:+.3f}" for p, v in
+                                                          c["mean_points"].items())
+                     + f"; best: {spec_words(str(c['best']))}")
     lines.append(f"files: {out / TABLE_CSV}, {out / CELLS_CSV}, {out / RISK_CSV}, {out / HEATMAP_PNG}"
                  + (f", {out / PAIRWISE_CSV}, {out / PAIRWISE_MD}" if "check" in a else "") + f", {out / ANSWER_JSON}")
     from caishen.sim.termtext import wrap_lines

@@ -247,11 +247,11 @@ def format_plan(p: pd.DataFrame, target: float | None, walls: int | None, confid
     if walls is not None:
         head.append(f"half_width_at: the half-width {walls:,} walls buy"
                     + (" (half_width_at_high: at sd_high)" if "sd_high" in p else ""))
-    from caishen.sim.analysis.piao_answer import table_words
+    from caishen.sim.bots.names import spec_words
     from caishen.sim.termtext import WIDTH, wrap_lines
 
     if "quantity" in p:  # a 飘 table bot by its cells, not its 64-bit number (the pilot's files keep the spec)
-        named = p["quantity"].astype(str).map(table_words)
+        named = p["quantity"].astype(str).map(spec_words)
         if (named != p["quantity"].astype(str)).any():
             head.append("piao_table[k/64 cells]: the 飘 table bot that throws in k of its 64 cells (its spec in the "
                         "pilot's files)")

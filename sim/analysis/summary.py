@@ -202,7 +202,10 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") ->
 
 
 def format_summary(rows: pd.DataFrame, header: str = "") -> str:
-    """The summary as a fixed-width text table: section, metric, group, n, value, 95% interval."""
+    """The summary as a fixed-width text table: each section's name on a line of its own, then its rows
+    (metric, group, n, value, 95% interval), so that the table keeps within 100 columns; a 飘 table in a
+    group reads as its cells (:func:`caishen.sim.bots.names.spec_words`)."""
+    from caishen.sim.bots.names import spec_words
 
     def num(v):
         if not np.isfinite(v):
@@ -211,20 +214,36 @@ def format_summary(rows: pd.DataFrame, header: str = "") -> str:
             return f"{int(v)}"
         return f"{v:.4g}"
 
-    table = [["section", "metric", "group", "n", "value", "95% CI"]]
+    table = [["metric", "group", "n", "value", "95% CI"]]
+    sections = []  # the section each row of table opens, or None
+    last = None
     for row in rows.itertuples(index=False):
         ci = f"[{num(row.ci_low)}, {num(row.ci_high)}]" if np.isfinite(row.ci_low) and np.isfinite(row.ci_high) else ""
-        table.append([row.section, row.metric, row.group, str(row.n), num(row.value), ci])
+        sections.append(row.section if row.section != last else None)
+        last = row.section
+        table.append([f"  {row.metric}", spec_words(str(row.group)), str(row.n), num(row.value), ci])
     widths = [max(_width(r[i]) for r in table) for i in range(len(table[0]))]
-    right = {3, 4}
+    right = {2, 3}
     lines = []
-    for r in table:
+    for k, r in enumerate(table):
+        if k > 0 and sections[k - 1] is not None:
+            lines.append(sections[k - 1])
         cells = [
             " " * (w - _width(c)) + c if i in right else c + " " * (w - _width(c))
             for i, (c, w) in enumerate(zip(r, widths))
         ]
         lines.append("  ".join(cells).rstrip())
     return (header + "\n" if header else "") + "\n".join(lines)
+
+
+def format_definitions(definitions: dict, keys=None) -> str:
+    """The summary's definitions (``keys``, default all, in that order; a missing or empty one skipped) as
+    ``key: text`` lines wrapped to 100 columns (:func:`caishen.sim.termtext.wrap`, wide characters count 2),
+    each continued with an indent: the footnotes under the table."""
+    from caishen.sim.termtext import wrap_lines
+
+    keys = list(definitions) if keys is None else keys
+    return "\n".join(wrap_lines((f"{k}: {definitions[k]}" for k in keys if definitions.get(k)), indent="    "))
 
 
 def section(rows: pd.DataFrame, name: str) -> pd.DataFrame:

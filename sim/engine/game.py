@@ -280,6 +280,20 @@ class Game:
 
         return record_words(self.rules_name, record)
 
+    def summary(self) -> str | None:
+        """The finished hand in a few lines of at most 100 columns, as ``caishen play`` and ``caishen
+        replay`` print it: who won and how, each hand type or pattern with its exponent or points and rule
+        ID, and who pays whom what (the rule set's ``words`` hook,
+        :class:`caishen.sim.rules.words.HandBreakdown`); a drawn hand in one line.  None while the hand is
+        running.  :attr:`result` is the same hand as a dict of words, :attr:`record` as codes."""
+        record = self.record
+        if record is None:
+            return None
+        from caishen.sim.rules import base
+
+        hands = np.asarray(self.state["hands"], np.int64)
+        return "\n".join(base.get(self.rules_name).words_hooks().explain_record(record, self.rules, hands).lines())
+
     @property
     def record(self) -> dict | None:
         """The finished hand's record (the rule set's record columns as Python

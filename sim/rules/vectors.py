@@ -499,6 +499,25 @@ def gated_waits(rules: str, counts, waits: list[str]) -> list[str]:
     return out
 
 
+def gate_notes(rules: str, counts, dropped: list[str]) -> dict[str, str]:
+    """Why each shape wait of ``dropped`` (mpsz names) is no wait under ``rules`` (:func:`gated_waits`
+    dropped it): ``{tile: reason}``, the reason with its rule ID from the rule set's ``words`` hook (its
+    explanation of the :func:`plain_case`), or that all four copies are held."""
+    scorer = Scorer()
+    concealed = tiles.to_str(counts)
+    out = {}
+    for w in dropped:
+        if counts[tiles.parse_kinds(w)[0]] >= 4:
+            out[w] = "the hand holds all four (a fifth does not exist)"
+            continue
+        try:
+            notes = scorer.explain(plain_case(rules, concealed, w)).notes
+        except ValueError:  # a rule set that explains no cases
+            notes = []
+        out[w] = notes[0].removesuffix(": nobody pays") if notes else f"a self-draw win on it is not legal under {rules}"
+    return out
+
+
 def warm() -> None:
     """Score one plain case of every rule set that scores cases (``caishen warmup score``: the scorers'
     kernels compiled or loaded); ``RuntimeError`` if a rule set refuses it (the workload must reach them)."""

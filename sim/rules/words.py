@@ -42,7 +42,7 @@ import numpy as np
 from caishen.sim.rules.base import Words  # noqa: F401  (the hook's class, beside Analysis)
 from caishen.sim.rules.codes import DECL_HARD, DECL_READY, DECL_NONE, WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW
 from caishen.sim.rules.records import SEATS
-from caishen.sim.termtext import display_width  # noqa: F401  (re-exported: the words' pad and callers)
+from caishen.sim.termtext import WIDTH, display_width, wrap  # noqa: F401  (display_width re-exported: the words' pad and callers)
 
 N_KINDS = 34
 
@@ -315,17 +315,35 @@ class HandBreakdown:
             dealer = "the dealer" if w.winner == self.dealer else f"dealer seat {self.dealer}"
             out.append(f"seat {w.winner} wins by {how} ({dealer})")
             width = max([display_width(f"{i.name} {i.chinese}") for i in w.items] + [12])
-            for i in w.items:
+            for i in w.items:  # the columns stay aligned; a long note wraps under itself
                 value = f"E {i.value:+d}" if w.unit == "exponent" else f"{i.value:>4d}"
-                out.append(f"  {i.rule:<6} {pad(f'{i.name} {i.chinese}', width)}  {value}"
-                           + (f"  ({i.note})" if i.note else ""))
+                out += _hang(f"  {i.rule:<6} {pad(f'{i.name} {i.chinese}', width)}  {value}",
+                             f"  ({i.note})" if i.note else "")
             out.append(f"  {w.total}")
             out += [f"  cap: {c}" for c in w.caps]
-            for p in w.payments:
-                out.append(f"  seat {p.payer} pays seat {p.payee} {p.amount:>5d}: {p.why}")
+            for p in w.payments:  # the amounts stay aligned; the reason wraps under itself
+                out += _hang(f"  seat {p.payer} pays seat {p.payee} {p.amount:>5d}:", f" {p.why}")
         out += [f"note: {n}" for n in self.notes]
         out.append("scores: " + ", ".join(f"seat {s} {v:+d}" for s, v in enumerate(self.scores)))
-        return out
+        # within 96 columns (wide characters count 2; a caller's indent of up to 4 keeps them within 100): a
+        # long line goes on under its own indent + 4
+        return [piece for line in out
+                for piece in wrap(line, _LINES_WIDTH, indent=" " * (len(line) - len(line.lstrip(" ")) + 4))]
+
+
+#: the width of :meth:`HandBreakdown.lines` (the callers indent them by up to 4 columns: 100 in all)
+_LINES_WIDTH = WIDTH - 4
+
+
+def _hang(head: str, text: str) -> list[str]:
+    """``head + text`` within :data:`_LINES_WIDTH` columns, ``head`` kept as it is (its aligned columns) and
+    the rest of ``text`` wrapped on lines indented 6 columns."""
+    if display_width(head + text) <= _LINES_WIDTH:
+        return [head + text]
+    lead = text[: len(text) - len(text.lstrip(" "))]
+    first = wrap(text.strip(), _LINES_WIDTH - display_width(head + lead), indent="")
+    rest = " ".join(first[1:])
+    return [head + lead + first[0]] + (wrap(" " * 6 + rest, _LINES_WIDTH, indent=" " * 6) if rest else [])
 
 
 def draw_breakdown(rules: str, record: Mapping[str, Any]) -> HandBreakdown:

@@ -188,6 +188,34 @@ def _win(rules: KaihuaRules, *, dealer: int, winner: int, win_type: int, discard
     return WinBreakdown(winner, WIN_TYPE_WORDS[win_type], discarder, "exponent", items, total, caps, pays), notes
 
 
+def _not_a_win(case: dict, e: dict, rules: KaihuaRules) -> str:
+    """Why the scoring case ``case`` (``e``: its :func:`caishen.sim.rules.kaihua.scoring.evaluate`) is no legal
+    win, with the rule ID: the shape (K-6), three or four 财神 (K-2.4), a 财神 drawn to a 爆头 shape (K-2.5),
+    two 财神 without an exponent (K-2.6), or the discard-win gates (K-2.2, K-7)."""
+    import dataclasses
+
+    from caishen.sim import hand
+    from caishen.sim.rules.kaihua.scoring import evaluate
+
+    held = np.array(e["concealed"], np.uint8)
+    held[e["win_tile"]] += 1
+    caishen = int(held[CAISHEN])
+    if not hand.is_win(held, CAISHEN):
+        return "not a winning shape (4 sets and a pair, or seven pairs; 财神 wild: K-2.1, K-6)"
+    if caishen >= 3:
+        return (f"{caishen} 财神 among the tiles: no win while holding 3 or 4; a 财神 must be discarded first "
+                "(the forced 飘, K-2.4)")
+    if e["win_type"] == WIN_SELF_DRAW and caishen == 2 and evaluate(
+            case, dataclasses.replace(rules, two_caishen_min_exponent=0))["legal"]:
+        return (f"two 财神 in the winning tiles need a hand-type exponent of at least "
+                f"{rules.two_caishen_min_exponent} (爆头, 七对子 or kong links), and this hand has 0 (K-2.6)")
+    if e["win_type"] == WIN_SELF_DRAW and e["win_tile"] == CAISHEN:
+        return "a 财神 drawn to a 爆头 (or 七子爆头) shape cannot win: a 财神 must be discarded (the forced 飘, K-2.5)"
+    if e["win_type"] != WIN_SELF_DRAW:
+        return "not a legal win on a discard or a robbed kong under these rules (K-2.2, K-2.6, K-7)"
+    return "not a legal win under these rules (K-2, K-6, K-7)"
+
+
 class KaihuaWords(Words):
     """Kaihua's ``words`` hook (module docstring)."""
 
@@ -202,8 +230,7 @@ class KaihuaWords(Words):
         e = evaluate(case, rules)
         scores = [int(x) for x in e["scores"]]
         if not e["legal"]:
-            return HandBreakdown("kaihua", e["dealer"], [], scores,
-                                 ["not a legal win under these rules (K-2, K-6, K-7): nobody pays"])
+            return HandBreakdown("kaihua", e["dealer"], [], scores, [_not_a_win(case, e, rules) + ": nobody pays"])
         held = np.array(e["concealed"], np.int64)
         held[e["win_tile"]] += 1
         win, notes = _win(rules, dealer=e["dealer"], winner=e["winner"], win_type=e["win_type"],
