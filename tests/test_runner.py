@@ -365,7 +365,7 @@ def test_record_column_reads_a_field_or_one_seat_of_the_engine_records():
     for name, dt in (*engine.RECORD_COLUMNS, *engine.ENGINE_EXTRA_COLUMNS):
         col = engine.record_column(rec, name)
         assert col.dtype == dt and col.shape == (3,) and col.flags.c_contiguous and col.flags.owndata, name
-    with pytest.raises(KeyError, match="'score_4'"):
+    with pytest.raises(ValueError, match="'score_4'"):
         engine.record_column(rec, "score_4")
 
 

@@ -148,10 +148,10 @@ def record_column(rec: np.ndarray, name: str) -> np.ndarray:
 
     ``name``: a field (``"winner"``) or one seat of a per-seat field
     (``"score_2"``: ``rec["score"][:, 2]``), as in :data:`RECORD_COLUMNS`
-    and :data:`ENGINE_EXTRA_COLUMNS`.  Raises ``KeyError`` naming an unknown column.
+    and :data:`ENGINE_EXTRA_COLUMNS`.  Raises ``ValueError`` naming an unknown column.
     """
     if name not in _COLUMN_FIELD:
-        raise KeyError(f"no record column {name!r}")
+        raise ValueError(f"no record column {name!r} in the engine's records (RECORD_DTYPE)")
     field, seat = _COLUMN_FIELD[name]
     return (rec[field] if seat is None else rec[field][:, seat]).copy()
 
