@@ -77,7 +77,7 @@ tiles: 1m..9m characters 万, 1p..9p dots 筒, 1s..9s bamboo 条, 1z..7z 东 南
 
 def help_text(game: Game) -> str:
     """The ``help`` command's list for ``game``'s rule set: its examples name only the claims it has (a chow
-    only where the next seat may chow, ``params.chow``)."""
+    only where the next seat may chow, ``ep.chow``)."""
     if int(game._ep.chow):
         return HELP.format(listed="chow 3m4m[5m], pong 5m5m[5m]", named="chow_mid")
     return HELP.format(listed="pong 5m5m[5m], kong 5m5m5m[5m]", named="pong")

@@ -149,7 +149,7 @@ class _Evaluator:
 
         total = 0.0
         count = 0
-        rec = np.zeros((n_walls, engine.N_RECORD), np.int64)
+        rec = engine.new_records(n_walls)
         chance = np.zeros((n_walls, 4), np.int8)
         for r, seat in enumerate(self.seats):
             table = np.zeros((4, 2), np.int64)

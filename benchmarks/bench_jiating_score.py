@@ -7,7 +7,7 @@ Side by side in one run, on one core, on the same recorded wins of greedy
   ``finish_records``: each win turned into a case and scored in Python, the
   path of the records before the kernels were wired);
 - ``kernel batch``: :func:`caishen.sim.rules.jiating.batch.score_batch`, every win of the
-  batch matrix in one numba call plus the ``patterns_s`` texts;
+  records in one numba call plus the ``patterns_s`` texts;
 - ``kernel per call``: :func:`caishen.sim.rules.jiating.kernels.score_win` called
   from Python once per win (what ``caishen score`` would pay per line,
   argument checks included);
@@ -51,10 +51,10 @@ from caishen.sim.tiles import MELD_TYPE_NAMES
 
 
 def play(policy: str, n: int, seed: int) -> tuple[object, np.ndarray, float]:
-    """``(rules, batch matrix, CPU seconds of the numba call)`` of ``n`` Jiating hands."""
+    """``(rules, records RECORD_DTYPE[n], CPU seconds of the numba call)`` of ``n`` Jiating hands."""
     name, r = E.load_rules("jiating", None)
     st = E.new_state()[0]
-    rec = np.zeros((n, E.N_RECORD), np.int64)
+    rec = E.new_records(n)
     args = (seed, n, 16, code_table(policy), False, st, rec, new_work(), np.zeros((n, 4), np.int8), (name, r))
     t = time.process_time()
     hand, err = selfplay._play_batch(*args)
@@ -64,7 +64,7 @@ def play(policy: str, n: int, seed: int) -> tuple[object, np.ndarray, float]:
 
 
 def n_wins(rec: np.ndarray) -> int:
-    return int(rec[:, E.EXTRA_INDEX["n_winners"]].sum())
+    return int(rec["n_winners"].sum())
 
 
 def timed(f, repeat: int) -> list[float]:
@@ -81,21 +81,21 @@ def per_call_args(rec: np.ndarray) -> list[tuple]:
     names = {0: "self_draw", 1: "discard", 2: "robbed_kong"}
     decl = {v: k for k, v in JK.DECLARATION_CODES.items()}
     out = []
-    for h in np.flatnonzero(rec[:, E.EXTRA_INDEX["n_winners"]] > 0):
-        dealer = int(rec[h, E.RECORD_INDEX["dealer"]])
-        streak = int(rec[h, E.EXTRA_INDEX["streak"]])
-        for j in range(int(rec[h, E.EXTRA_INDEX["n_winners"]])):
-            x = rec[h, E.WINS_OFFSET + j * E.N_WX:E.WINS_OFFSET + (j + 1) * E.N_WX]
-            wt = names[int(x[E.WX_TYPE])]
-            melds = [(MELD_TYPE_NAMES[int(x[E.WX_MELD_TYPE + i])], int(x[E.WX_MELD_KIND + i]))
-                     for i in range(int(x[E.WX_N_MELDS]))]
-            out.append((x[E.WX_HAND:E.WX_HAND + 34].copy(), int(x[E.WX_TILE]), dict(
-                melds=melds, win_type=wt, winner=int(x[E.WX_SEAT]), dealer=dealer,
-                discarder=None if wt == "self_draw" else int(x[E.WX_DISCARDER]), streak=streak,
-                declaration=decl[int(x[E.WX_DECL])],
-                timing=JK.WinTiming(bool(x[E.WX_FIRST_TURN]), bool(x[E.WX_REPLACEMENT]), bool(x[E.WX_ON_FIRST]),
-                                    bool(x[E.WX_DEALER_READY])),
-                visible=int(x[E.WX_VISIBLE]))))
+    for h in np.flatnonzero(rec["n_winners"] > 0):
+        dealer = int(rec[h]["dealer"])
+        streak = int(rec[h]["streak"])
+        for j in range(int(rec[h]["n_winners"])):
+            x = rec[h]["wins"][j]
+            wt = names[int(x["type"])]
+            melds = [(MELD_TYPE_NAMES[int(x["meld_type"][i])], int(x["meld_kind"][i]))
+                     for i in range(int(x["n_melds"]))]
+            out.append((x["hand"].astype(np.int64), int(x["tile"]), dict(
+                melds=melds, win_type=wt, winner=int(x["seat"]), dealer=dealer,
+                discarder=None if wt == "self_draw" else int(x["discarder"]), streak=streak,
+                declaration=decl[int(x["decl"])],
+                timing=JK.WinTiming(bool(x["first_turn"]), bool(x["replacement"]), bool(x["on_first"]),
+                                    bool(x["dealer_ready"])),
+                visible=int(x["visible"]))))
     return out
 
 
@@ -114,7 +114,7 @@ t_call = time.process_time() - t
 from caishen.sim import engine as E
 from caishen.sim.rules.jiating import batch as JB
 t = time.process_time()
-JB.score_batch(None, np.zeros((1, E.N_RECORD), np.int64))
+JB.score_batch(None, E.new_records(1))
 t_batch = time.process_time() - t
 print(t_import, t_call, t_batch)
 """

@@ -45,7 +45,6 @@ from caishen.sim.bots.policies import POLICY_RANDOM, new_work
 from caishen.sim.bots.registry import _bot_action
 from caishen.sim.engine import (
     ERR_MESSAGES,
-    N_RECORD,
     N_SEATS,
     PH_DONE,
     PH_TURN,
@@ -61,6 +60,7 @@ from caishen.sim.engine import (
     batch_columns,
     engine_params,
     load_rules,
+    new_records,
     new_state,
 )
 from caishen.sim.hand import _shanten
@@ -267,7 +267,7 @@ class Table:
     """The hands of one :func:`play_batch` call with open seats, played as a table (module docstring).
 
     Holds the games' engine states (``states: STATE_DTYPE[m]``), their
-    slots (``info: int64[m, 3]``), the record rows (``rec: int64[n, N_RECORD]``)
+    slots (``info: int64[m, 3]``), the records (``rec: RECORD_DTYPE[n]``)
     and the 飘财 chances (``chance: int8[n, 4]``); the open seats read the
     states and the helpers :meth:`waiting`, :meth:`game_of`, :meth:`where`.
     """
@@ -293,7 +293,7 @@ class Table:
         log_on = bool(self.execs)
         self.states = new_state(m)
         self.info = np.full((m, N_I), -1, np.int64)
-        self.rec = np.zeros((n_hands, N_RECORD), np.int64)
+        self.rec = new_records(n_hands)
         self.chance = np.zeros((n_hands, N_SEATS), np.int8)
         self.log = np.zeros((m if log_on else 0, LOG_CAP if log_on else 0, 3), np.int64)
         self.log_n = np.zeros(m, np.int64)

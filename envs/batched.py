@@ -108,23 +108,23 @@ kernel ``POINTS_ENGINE``) costs no per-game Python work at all.  Where a
 finished hand's points come from is one kernel,
 :func:`caishen.envs.batched_kernels._hand_points`: it returns them when the
 engine has them (and on every 流局) and otherwise returns False; the game then
-pauses at that hand's end with its record row
+pauses at that hand's end with its record
 (``caishen.sim.engine._write_record``) in :attr:`BatchedGames.records`, the
-Python side scores the paused games' rows at once with the rule set's points
+Python side scores the paused games' records at once with the rule set's points
 kernel (:func:`caishen.sim.rules.kernels.hand_points`, the kernel the search
 bot, the records and the tuner use) and resumes them in numba.  So a rule set
 scored after the hand costs Python work only at the end of a won hand.
 
 Memory (no allocation per step)
 -------------------------------
-Per game: the engine state (``STATE_DTYPE``, 4,128 bytes), the game record
+Per game: the engine state (``STATE_DTYPE``, 3,968 bytes), the game record
 (:data:`GAME_DTYPE`, 168 bytes), one observation (planes 2,584 bytes, 4,216
 with the order-of-play block; flat 3,868 / 10,396 bytes), the final
 observation (the same, 4 of them in self-play), the mask (145), rewards,
-flags and the record row for the Python scorer (1,680 bytes):
-:meth:`BatchedGames.nbytes` sums it.  Versus bots with planes: 11,368
-bytes per game, 4,096 games in about 47 MB; self-play with planes: 19,120
-bytes per game (78 MB).  :meth:`BatchedGames.step` and :meth:`reset` write
+flags and the record for the Python scorer (``RECORD_DTYPE``, 256 bytes):
+:meth:`BatchedGames.nbytes` sums it.  Versus bots with planes: 9,784
+bytes per game, 4,096 games in about 40 MB; self-play with planes: 17,536
+bytes per game (72 MB).  :meth:`BatchedGames.step` and :meth:`reset` write
 into these buffers and return them (views, overwritten by the next call:
 copy what you keep).
 
@@ -146,11 +146,11 @@ from caishen.sim.warmup import first_use
 from caishen.sim.engine import (
     N_ACTIONS,
     N_KINDS,
-    N_RECORD,
     N_SEATS,
     action_name,
     engine_params,
     load_rules,
+    new_records,
     new_state,
 )
 from caishen.sim.bots import registry
@@ -466,8 +466,8 @@ class BatchedGames:
         self.points = np.zeros((n, N_SEATS), np.int64)
         #: ``int64[n]``: hands that ended (and counted) in the last step
         self.hands_ended = np.zeros(n, np.int64)
-        #: ``int64[n, N_RECORD]``: record rows of the games paused for the Python scorer
-        self.records = np.zeros((n, N_RECORD), np.int64)
+        #: ``RECORD_DTYPE[n]``: records of the games paused for the Python scorer
+        self.records = new_records(n)
         self._learner = np.full(n, self.seat, np.int64)
         #: grid / candidates / assist: their buffers, filled after every step (None otherwise)
         self._extras = Extras(n, k, self.layout, self.history, self.assist, self.final_obs_enabled) if extras else None

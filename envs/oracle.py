@@ -59,7 +59,6 @@ from caishen.sim.engine import (
     A_PASS,
     A_WIN,
     N_KINDS,
-    N_RECORD,
     N_SEATS,
     PH_DONE,
     PH_TURN,
@@ -67,6 +66,7 @@ from caishen.sim.engine import (
     _legal_mask,
     _step,
     _write_record,
+    new_records,
     new_state,
 )
 from caishen.sim.hand import _is_win, _shanten
@@ -196,7 +196,7 @@ class Oracle:
         self._hb = np.zeros(N_KINDS, np.uint8)
         self._ruleset = rulesets.get(games.rules_name)
         after = int(games._ep.points) != POINTS_ENGINE  # wins scored after the hand (J-6)
-        self._rec = np.zeros((n * N_KINDS if after else 0, N_RECORD), np.int64)
+        self._rec = new_records(n * N_KINDS if after else 0)
         self._rec_at = np.zeros(self._rec.shape[0], np.int64)
 
     def update(self) -> None:
@@ -231,7 +231,7 @@ def oracle_labels(game: Game) -> dict[str, np.ndarray]:
     if not game.done:
         _legal_mask(game.state, game._ep)
     _fill(lab, game._buf, game._ep, game._rp, game._tabs, new_state(1)[0], np.zeros(N_KINDS, np.uint8),
-          np.zeros((N_KINDS, N_RECORD), np.int64), np.zeros(N_KINDS, np.int64), ruleset, game.rules,
+          new_records(N_KINDS), np.zeros(N_KINDS, np.int64), ruleset, game.rules,
           np.array([max(seat, 0)]))
     if game.done:
         res = game.record

@@ -853,7 +853,7 @@ def _patterns_text(patterns: dict[str, int]) -> str:
 
 
 def finish_records(rules: JiatingRules, rec: np.ndarray) -> dict[str, np.ndarray]:
-    """The J-9 record columns of a batch matrix, every win scored by this reference, hand by hand.
+    """The J-9 record columns of the engine's records (``RECORD_DTYPE[n]``), every win scored by this reference, hand by hand.
 
     The engine's columns are copied as ``caishen.sim.rules.jiating.records.finish_records`` copies
     them; each recorded win becomes a vector case (``caishen.sim.rules.jiating.records.win_cases``)
@@ -865,14 +865,12 @@ def finish_records(rules: JiatingRules, rec: np.ndarray) -> dict[str, np.ndarray
     out: dict[str, np.ndarray] = {}
     for name, dt in _JR.COLUMNS:
         if name in _JR._ENGINE_COPIED:
-            src = _E.RECORD_INDEX.get(name)
-            col = rec[:, src] if src is not None else rec[:, _E.EXTRA_INDEX[name]]
-            out[name] = col.astype(dt)
+            out[name] = _E.record_column(rec, name).astype(dt)
         elif dt == np.dtype(object):
             out[name] = np.full(n, "", dtype=object)
         else:
             out[name] = np.zeros(n, dt)
-    for h in np.flatnonzero(rec[:, _E.EXTRA_INDEX["n_winners"]] > 0):
+    for h in np.flatnonzero(rec["n_winners"] > 0):
         cases = _JR.win_cases(rec[h])
         try:
             if len(cases) == 1:

@@ -303,7 +303,7 @@ def test_game_seed_gives_the_batch_wall(engine_warm):
     for seed in (0, 1, 2**32 - 1):
         st = E.new_state()[0]
         name, r = E.load_rules()
-        rec = np.zeros((1, E.N_RECORD), np.int64)
+        rec = E.new_records(1)
         SP._play_batch(seed, 1, 16, policy_table("random"), False, st, rec, new_work(), np.zeros((1, 4), np.int8),
                        (name, r))
         assert np.array_equal(E.Game().reset(seed=seed).state["wall"], st["wall"])

@@ -62,7 +62,7 @@ def patterns(g: E.Game, seat: int) -> dict[str, int]:
 
 def rescore(g: E.Game) -> list[dict]:
     """The recorded wins scored again by the scorer, straight from the win cases."""
-    row = np.zeros((1, E.N_RECORD), np.int64)
+    row = E.new_records(1)
     E._write_record(g.state, g._ep, 0, row[0])
     return JR.win_cases(row[0])
 
@@ -910,11 +910,12 @@ def test_finish_records_rejects_a_recorded_win_the_scorer_does_not_accept(engine
     """The engine and the scorer must agree on every win: a corrupted win context is an error."""
     g = deal(["123m456m789m12p5z5z", JUNK_A, JUNK_B, JUNK_C], draws="3p")
     act(g, "win")
-    row = np.zeros((1, E.N_RECORD), np.int64)
+    row = E.new_records(1)
     E._write_record(g.state, g._ep, 0, row[0])
     assert JR.finish_records(J.JiatingRules(), row)["P46"][0] == 200
-    row[0, E.WINS_OFFSET + E.WX_HAND + K("5z")] -= 1
-    row[0, E.WINS_OFFSET + E.WX_HAND + K("9s")] += 1
+    hand = row["wins"]["hand"][0, 0]  # a view of the first win's concealed tiles
+    hand[K("5z")] -= 1
+    hand[K("9s")] += 1
     with pytest.raises(RuntimeError, match="no win"):
         JR.finish_records(J.JiatingRules(), row)
 
@@ -923,13 +924,13 @@ def test_finish_records_rejects_a_recorded_win_the_scorer_does_not_accept(engine
 
 
 def _checked_kernel(policy: str, n: int, seed: int):
-    """Run the self-play kernel with the invariant checker after every step; the raw batch matrix."""
+    """Run the self-play kernel with the invariant checker after every step; the raw records."""
     from caishen.sim.selfplay import batch as selfplay
     from caishen.sim.bots.registry import code_table as policy_table
 
     name, r = E.load_rules("jiating", None)
     st_ = E.new_state()[0]
-    rec = np.zeros((n, E.N_RECORD), np.int64)
+    rec = E.new_records(n)
     work = new_work()
     hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), True, st_, rec, work,
                                      np.zeros((n, 4), np.int8), (name, r))
@@ -972,7 +973,7 @@ def test_batch_10k_checked_hands(engine_warm, policy):
 def test_batch_100k_checked_hands(engine_warm, policy):
     """100,000 hands of random (greedy) self-play with the state checker on (inside numba)."""
     r, rec = _checked_kernel(policy, 100_000, 777)
-    n_won = int((rec[:, E.EXTRA_INDEX["n_winners"]] > 0).sum())
+    n_won = int((rec["n_winners"] > 0).sum())
     assert n_won > (0 if policy == "random" else 90_000)
     _check_batch_records(r, rec[:5_000], policy)  # the scorer runs in Python: a sample (all of it in the 10k test)
 

@@ -502,13 +502,13 @@ def test_J_5_1_random_tiles_kernel_equals_reference(kinds):
 
 # ----------------------------------------------------------------- self-play: every recorded win
 def checked_batch(policy: str, n: int, seed: int) -> tuple[JiatingRules, np.ndarray]:
-    """The batch matrix of ``n`` Jiating hands with the invariant checker after every step."""
+    """The records (``RECORD_DTYPE[n]``) of ``n`` Jiating hands with the invariant checker after every step."""
     from caishen.sim.selfplay import batch as selfplay
     from caishen.sim.bots.registry import code_table as policy_table
 
     name, r = E.load_rules("jiating", None)
     st_ = E.new_state()[0]
-    rec = np.zeros((n, E.N_RECORD), np.int64)
+    rec = E.new_records(n)
     hand, err = selfplay._play_batch(seed, n, 16, policy_table(policy), True, st_, rec, new_work(),
                                      np.zeros((n, 4), np.int8), (name, r))
     assert (hand, err) == (-1, 0), f"hand {hand}: {E.ERR_MESSAGES.get(err, 'illegal bot action')}"
@@ -535,7 +535,7 @@ def compare_batch(r: JiatingRules, rec: np.ndarray) -> int:
         bad = np.flatnonzero(col != w)
         assert not len(bad), (f"{name}: hand {bad[0]} kernel {col[bad[0]]!r} != reference {w[bad[0]]!r}; "
                               f"cases {JR.win_cases(rec[bad[0]])}")
-    return int(rec[:, E.EXTRA_INDEX["n_winners"]].sum())
+    return int(rec["n_winners"].sum())
 
 
 def _compare_selfplay(policy: str, n_hands: int, seed: int, chunk: int = 10_000) -> int:
@@ -565,24 +565,23 @@ def test_selfplay_100k_every_win_kernel_equals_reference(policy, engine_warm):
 
 def test_score_batch_several_winners_and_no_winner_rows(engine_warm):
     r, rec = checked_batch("greedy", 3000, 5)
-    nw = rec[:, E.EXTRA_INDEX["n_winners"]]
+    nw = rec["n_winners"]
     assert (nw > 1).any() and (nw == 0).any()
     cols = JB.score_batch(r, rec)
     drawn = nw == 0
     assert not any(cols[f"score_{s}"][drawn].any() for s in range(4))
     assert all((cols[f"patterns_{s}"][drawn] == "").all() for s in range(4))
     multi = np.flatnonzero(nw > 1)[0]
-    winners = [s for s in range(4) if rec[multi, E.RECORD_INDEX["winners_mask"]] >> s & 1]
+    winners = [s for s in range(4) if rec[multi]["winners_mask"] >> s & 1]
     assert all(cols[f"patterns_{s}"][multi] for s in winners)
 
 
 def test_score_batch_rejects_a_recorded_win_the_scorer_does_not_accept(engine_warm):
     r, rec = checked_batch("greedy", 50, 3)
-    h = int(np.flatnonzero(rec[:, E.EXTRA_INDEX["n_winners"]] == 1)[0])
+    h = int(np.flatnonzero(rec["n_winners"] == 1)[0])
     row = rec[h:h + 1].copy()
-    base = E.WINS_OFFSET + E.WX_HAND
-    hand = row[0, base:base + 34]  # a view: changing it changes the row
-    win = int(row[0, E.WINS_OFFSET + E.WX_TILE])
+    hand = row["wins"]["hand"][0, 0]  # a view: changing it changes the row
+    win = int(row["wins"]["tile"][0, 0])
     k = int(np.flatnonzero(hand)[0])
     hand[k] -= 1
     for t in range(34):  # the same number of tiles, now not a complete hand (and no fifth copy)
@@ -595,18 +594,19 @@ def test_score_batch_rejects_a_recorded_win_the_scorer_does_not_accept(engine_wa
     with pytest.raises(RuntimeError, match="no win"):
         JB.score_batch(r, row)
     row = rec[h:h + 1].copy()
-    row[0, E.WINS_OFFSET + E.WX_DISCARDER] = row[0, E.WINS_OFFSET + E.WX_SEAT]
-    row[0, E.WINS_OFFSET + E.WX_TYPE] = J.WIN_DISCARD
+    first = row["wins"][0, 0:1]  # a view of the first win
+    first["discarder"] = first["seat"]
+    first["type"] = J.WIN_DISCARD
     with pytest.raises(RuntimeError, match="discarder"):
         JB.score_batch(r, row)
-    with pytest.raises(ValueError, match="batch matrix"):
-        JB.score_batch(r, rec[:, :10])
-    with pytest.raises(ValueError, match="batch matrix"):
-        JB.score_batch(r, rec.astype(np.int32))
+    with pytest.raises(ValueError, match="RECORD_DTYPE"):
+        JB.score_batch(r, rec.reshape(-1, 1))
+    with pytest.raises(ValueError, match="RECORD_DTYPE"):
+        JB.score_batch(r, np.zeros((len(rec), 10), np.int64))
 
 
 def test_score_batch_empty():
-    cols = JB.score_batch(None, np.zeros((0, E.N_RECORD), np.int64))
+    cols = JB.score_batch(None, E.new_records(0))
     assert all(len(v) == 0 for v in cols.values())
     assert set(cols) == {n for n, _ in JR.COLUMNS} - set(JR._ENGINE_COPIED)
 

@@ -210,14 +210,18 @@ def test_the_toys_own_kernel_matches_a_python_loop(toy):
     from toy_rules import kernels as TK
 
     rng = np.random.default_rng(5)
-    rec = rng.integers(0, 3, size=(300, R.N_RECORD)).astype(np.int64)
-    rec[::3, R.EXTRA_INDEX["n_winners"]] = 0
+    rec = R.new_records(300)
+    rec["n_winners"] = rng.integers(0, 3, size=300)
+    rec["n_winners"][::3] = 0
+    rec["wins"]["hand"] = rng.integers(0, 3, size=(300, R.MAX_WINNERS, 34))
+    rec["winner"] = rng.integers(-1, 4, size=300)
     cols = TK.finish(None, rec)
     for h in range(len(rec)):
-        hand = rec[h, R.WINS_OFFSET + R.WX_HAND:R.WINS_OFFSET + R.WX_HAND + 34]
-        want = -1 if rec[h, R.EXTRA_INDEX["n_winners"]] <= 0 else int((hand > 0).sum())
+        hand = rec["wins"]["hand"][h, 0]
+        want = -1 if rec["n_winners"][h] <= 0 else int((hand > 0).sum())
         assert cols["hand_kinds"][h] == want
     assert [c for c, _ in TK.COLUMNS] == list(cols)
+    assert np.array_equal(cols["winner"], rec["winner"]) and cols["winner"].dtype == np.int8
 
 
 def test_the_toy_runs_through_simulate_report_match_and_sweep(toy, engine_warm, tmp_path, capsys):

@@ -355,6 +355,20 @@ def test_record_columns_match_the_engine_record_layout():
     assert [(n, np.dtype(d)) for n, d in engine.RECORD_COLUMNS] == list(records.record_columns(RULES))
 
 
+def test_record_column_reads_a_field_or_one_seat_of_the_engine_records():
+    engine = pytest.importorskip("caishen.sim.engine")
+    rec = engine.new_records(3)
+    rec["score"] = [[1, -1, 0, 0], [2, 0, -2, 0], [0, 0, 5, -5]]
+    rec["winner"] = [0, -1, 2]
+    assert engine.record_column(rec, "score_2").tolist() == [0, -2, 5]
+    assert engine.record_column(rec, "winner").tolist() == [0, -1, 2]
+    for name, dt in (*engine.RECORD_COLUMNS, *engine.ENGINE_EXTRA_COLUMNS):
+        col = engine.record_column(rec, name)
+        assert col.dtype == dt and col.shape == (3,) and col.flags.c_contiguous and col.flags.owndata, name
+    with pytest.raises(ValueError, match="'score_4'"):
+        engine.record_column(rec, "score_4")
+
+
 # ---------------------------------------------------------------------------
 # summary: every number against a direct pandas computation
 # ---------------------------------------------------------------------------

@@ -211,7 +211,7 @@ class StudyOut(NamedTuple):
 
     feat: np.ndarray  #: int64[m, N_FEAT]: each point's features (FEATURES)
     res: np.ndarray  #: int64[m, R, 2, N_RES]: each rollout's results, branch 0 the alternative, 1 the base
-    rec: np.ndarray  #: int64[m * R * 2, N_RECORD] or [0, N_RECORD]: the rollouts' records (none: zero rows)
+    rec: np.ndarray  #: RECORD_DTYPE[m * R * 2] or [0]: the rollouts' records (none: zero rows)
     hand_scores: np.ndarray  #: int64[n_hands, 4]: the real hands' score changes
 
 

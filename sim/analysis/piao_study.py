@@ -107,7 +107,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from caishen.sim.engine import N_RECORD, N_SEATS, engine_params, load_rules
+from caishen.sim.engine import N_SEATS, engine_params, load_rules, new_records
 from caishen.sim.bots.registry import bot_table, make_context
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.codes import POINTS_ENGINE
@@ -282,7 +282,7 @@ def study_chunk(seed: int, n_hands: int, rollouts: int = DEFAULT_ROLLOUTS, decis
     while True:
         feat = np.zeros((room, N_FEAT), np.int64)
         res = np.zeros((room, rollouts, 2, N_RES), np.int64)
-        rec = np.zeros((room * rollouts * 2 if keep_rec else 0, N_RECORD), np.int64)
+        rec = new_records(room * rollouts * 2 if keep_rec else 0)
         scores = np.zeros((n_hands, N_SEATS), np.int64)
         plan = StudyPlan(table, ktable, bx, kx, code, int(round(float(explore) * 1_000_000)), bool(per_hand), rollouts,
                          bool(reshuffle))

@@ -43,17 +43,15 @@ import numpy as np
 from caishen.sim import safeio
 from caishen.sim.engine import (
     DF_CLAIMED,
-    EXTRA_INDEX,
-    N_RECORD,
     N_SEATS,
     PH_TURN,
-    RECORD_INDEX,
     Game,
     _next_dealer,
     _next_streak,
     _random_action,
     _shuffle_wall,
     action_name,
+    new_records,
     new_state,
     replay as replay_log,
 )
@@ -340,7 +338,7 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
     bx = make_context(game.rules_name, game.rules, weights, seed, policies)
     # the batch's hands before this one, by the batch kernel: the stream, the bots' state and work arrays
     st = new_state()[0]
-    rec = np.zeros((before, N_RECORD), np.int64)
+    rec = new_records(before)
     work = new_work()
     # check None: the runs' kernel, no checker compiled in (caishen.sim.selfplay.batch._play_hand)
     hand_err, err = _play_batch_walls(seed, wall_seed, before, RUN_MATCH_LEN, Bots(table, bx, work), ep, rp, tabs,
@@ -356,8 +354,8 @@ def from_run(run_dir: str | os.PathLike, hand: str | int) -> Trace:
             streak = 0
         else:
             prev = rec[index - 1]
-            dealer = int(_next_dealer(ep, prev[RECORD_INDEX["dealer"]], prev[RECORD_INDEX["winners_mask"]]))
-            streak = int(_next_streak(prev[RECORD_INDEX["dealer"]], dealer, prev[EXTRA_INDEX["streak"]]))
+            dealer = int(_next_dealer(ep, int(prev["dealer"]), int(prev["winners_mask"])))
+            streak = int(_next_streak(int(prev["dealer"]), dealer, int(prev["streak"])))
         _shuffle_wall(st)
     game.state["rng"][:] = st["rng"]
     game.reset(wall=st["wall"].copy(), dealer=dealer, match_hand=mh, streak=streak)

@@ -38,7 +38,7 @@ Module map (one concern each; imports go down this list, never up)
 module        what it owns
 ============  ====================================================================
 ``layout``    sizes; ``STATE_DTYPE`` and its named parts (``TABLE_DTYPE``,
-              ``SEAT_DTYPE``), ``PARAMS_DTYPE``; the ``WX_*`` slots; phases, declarations, claim levels; the
+              ``SEAT_DTYPE``, the win contexts ``WIN_DTYPE``), ``PARAMS_DTYPE``; phases, declarations, claim levels; the
               action layout (``A_*``, ``N_ACTIONS``, :func:`action_name`,
               :func:`parse_action`); :func:`new_state`
 ``params``    :func:`load_rules`, :func:`engine_params`: a registered rule
@@ -56,7 +56,7 @@ module        what it owns
               (E2, E3, E4, E7, J3, J4)
 ``check``     the invariant checker: ``ERR_*``, :func:`_action_ok` (the rules
               restated independently of the mask), :func:`_check_state`
-``record``    the per-hand record: ``RECORD_COLUMNS`` and the batch matrix,
+``record``    the per-hand record: ``RECORD_DTYPE`` (``rec[i].<field>``), its ``RECORD_COLUMNS``,
               :func:`_write_record`, dealer rotation and streak,
               :func:`batch_columns` (E10, J8)
 ``view``      :class:`Observation` (what the seat to act sees, as the bots
@@ -133,12 +133,10 @@ from caishen.sim.engine.layout import (  # noqa: F401
     A_CHOW_HIGH, A_CHOW_LOW, A_CHOW_MID, A_DECLARE, A_DISCARD, A_HARD_DECLARE, A_HARD_DECLINE, A_KONG_ADDED,
     A_KONG_CONCEALED, A_KONG_EXPOSED, A_PASS, A_PONG, A_WIN, DECL_HARD, DECL_READY, DECL_NONE, DF_CLAIMED,
     HARD_STAGE_DEAL, HARD_STAGE_DEALER, HARD_STAGE_NONE, LV_CHOW, LV_MELD, LV_WIN, MAX_DISCARDS, MAX_MATCH_HAND,
-    MAX_MELDS, MAX_STREAK, MAX_WINNERS, N_ACTIONS, N_KINDS, N_SEATS, N_TILES, N_WX, OPT_CHOW_HIGH, OPT_CHOW_LOW,
+    MAX_MELDS, MAX_STREAK, MAX_WINNERS, N_ACTIONS, N_KINDS, N_SEATS, N_TILES, OPT_CHOW_HIGH, OPT_CHOW_LOW,
     OPT_CHOW_MID, OPT_KONG, OPT_PONG, OPT_WIN, PARAMS_DTYPE, PHASE_NAMES, PH_CLAIM, PH_DONE, PH_HARD, PH_ROB,
     PH_TURN, QUEUE_LEN, ROTATION_NEXT_AFTER_WIN, ROTATION_WINNER_STAYS, SCRATCH_FIELDS, SEAT_DTYPE, STATE_DTYPE,
-    TABLE_DTYPE, WX_DEALER_READY, WX_DECL, WX_DISCARDER, WX_FIRST_TURN, WX_HAND, WX_MELD_KIND, WX_MELD_TYPE,
-    WX_N_MELDS, WX_ON_FIRST, WX_REPLACEMENT, WX_SEAT, WX_TILE, WX_TYPE, WX_VISIBLE, _check_action_index, action_name,
-    new_state, parse_action,
+    TABLE_DTYPE, WIN_DTYPE, _check_action_index, action_name, new_state, parse_action,
 )
 from caishen.sim.engine.params import (  # noqa: F401
     PASSED_PONG_SCOPES, engine_params, load_rules,
@@ -158,8 +156,8 @@ from caishen.sim.engine.check import (  # noqa: F401
     ERR_TENPAI, ERR_TILES, ERR_TO_ACT, ERR_WIN_LINKS, _check_state,
 )
 from caishen.sim.engine.record import (  # noqa: F401
-    ENGINE_EXTRA_COLUMNS, EXTRA_INDEX, EXTRA_OFFSET, N_RECORD, RECORD_COLUMNS, RECORD_INDEX,
-    WINS_OFFSET, _next_dealer, _next_streak, _write_record, batch_columns,
+    ENGINE_EXTRA_COLUMNS, RECORD_COLUMNS, RECORD_DTYPE, _next_dealer, _next_streak, _write_record, batch_columns,
+    new_records, record_column,
 )
 from caishen.sim.engine.view import Observation, PublicLog, public_action  # noqa: F401
 from caishen.sim.engine.game import (  # noqa: F401

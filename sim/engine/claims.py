@@ -9,7 +9,7 @@ asked (pass, chow, pong, exposed kong, win) and asks the next one.  A win
 ends the hand in :func:`_finish_wins`: the rule set's payments (K-8) when
 the engine pays, the failed 飘 circles (K-9.3), the tile into the winner's
 hand, and :func:`_record_win`, the context of each win that a rule set
-scored after the hand reads (J-9, ``WX_*``).
+scored after the hand reads (J-9, ``st.wins[j]``: ``WIN_DTYPE``).
 
 Decisions (engine side; each cites its rule)
 --------------------------------------------
@@ -45,9 +45,9 @@ Decisions (engine side; each cites its rule)
 - J10 (P27): the winner sees the winning kind in unclaimed discards (not
   the winning discard) and in the other seats' exposed melds (a pong 3, an
   exposed / added kong 4, a robbed added kong 3); concealed kongs are hidden.
-- J11 (J-6): the engine pays nothing under J-6 (``params.payments`` is ``PAYMENTS_NONE``):
+- J11 (J-6): the engine pays nothing under J-6 (``ep.payments`` is ``PAYMENTS_NONE``):
   the scores exist only in the record (:func:`batch_columns`,
-  :attr:`Game.result`), where the rule set's points kernel computes them (``params.points``).
+  :attr:`Game.result`), where the rule set's points kernel computes them (``ep.points``).
 """
 
 from __future__ import annotations
@@ -92,20 +92,6 @@ from caishen.sim.engine.layout import (
     PH_CLAIM,
     PH_DONE,
     PH_ROB,
-    WX_DEALER_READY,
-    WX_DECL,
-    WX_DISCARDER,
-    WX_FIRST_TURN,
-    WX_HAND,
-    WX_MELD_KIND,
-    WX_MELD_TYPE,
-    WX_N_MELDS,
-    WX_ON_FIRST,
-    WX_REPLACEMENT,
-    WX_SEAT,
-    WX_TILE,
-    WX_TYPE,
-    WX_VISIBLE,
 )
 from caishen.sim.rules.kernels import WIN_DISCARD, WIN_ROBBED_KONG, WIN_SELF_DRAW, _pay
 from caishen.sim.tiles import MELD_CHOW, MELD_KONG_CONCEALED, MELD_KONG_EXPOSED, MELD_PONG
@@ -326,29 +312,29 @@ def _claim_step(st, ep, rp, tabs, a):
 
 @njit(cache=True)
 def _record_win(st, j, w, win_type, discarder, tile):
-    """Write row ``j`` of ``st.wins`` (``WX_*``): the context of seat ``w``'s win, before the hand changes.
+    """Write ``st.wins[j]`` (a ``WIN_DTYPE`` record): the context of seat ``w``'s win, before the hand changes.
 
     A rule set scored after the hand reads it (its record finisher, J-9).
     """
     x = st.wins[j]
     dealer = st.table.dealer
     self_draw = win_type == WIN_SELF_DRAW
-    x[WX_SEAT] = w
-    x[WX_TILE] = tile
-    x[WX_TYPE] = win_type
-    x[WX_DISCARDER] = -1 if self_draw else discarder
-    x[WX_DECL] = st.seat[w].decl
+    x.seat = w
+    x.tile = tile
+    x.type = win_type
+    x.discarder = -1 if self_draw else discarder
+    x.decl = st.seat[w].decl
     nm = st.seat[w].n_melds
     replacement = self_draw and st.table.replacement != 0
     # J-5.4 天胡: the dealer's self-draw on the dealt tiles (first turn, no kong before)
-    x[WX_FIRST_TURN] = 1 if (self_draw and w == dealer and st.seat[w].n_discards == 0 and nm == 0
-                             and not replacement) else 0
-    x[WX_REPLACEMENT] = 1 if replacement else 0
-    x[WX_ON_FIRST] = 1 if (win_type == WIN_DISCARD and discarder == dealer
-                           and st.seat[dealer].n_discards == 1) else 0
+    x.first_turn = 1 if (self_draw and w == dealer and st.seat[w].n_discards == 0 and nm == 0
+                          and not replacement) else 0
+    x.replacement = 1 if replacement else 0
+    x.on_first = 1 if (win_type == WIN_DISCARD and discarder == dealer
+                        and st.seat[dealer].n_discards == 1) else 0
     # P47 (dihu="dealer_ready_undeclared"): the dealer was ready right after its first
     # discard, exactly when it was offered 硬子 then (J-4.2, engine J2)
-    x[WX_DEALER_READY] = st.seat[dealer].hard_offer
+    x.dealer_ready = st.seat[dealer].hard_offer
     # P27: copies of the winning kind seen elsewhere: unclaimed discards (not the
     # winning discard itself) and the other seats' exposed melds (a robbed added
     # kong shows its three pong tiles; concealed kongs are hidden, J-3.2)
@@ -374,15 +360,15 @@ def _record_win(st, j, w, win_type, discarder, tile):
                 seen += 3
             else:
                 seen += 4
-    x[WX_VISIBLE] = seen
-    x[WX_N_MELDS] = nm
+    x.visible = seen
+    x.n_melds = nm
     for i in range(MAX_MELDS):
-        x[WX_MELD_TYPE + i] = st.meld_type[w, i]
-        x[WX_MELD_KIND + i] = st.meld_kind[w, i]
+        x.meld_type[i] = st.meld_type[w, i]
+        x.meld_kind[i] = st.meld_kind[w, i]
     for k in range(N_KINDS):
-        x[WX_HAND + k] = st.hands[w, k]
+        x.hand[k] = st.hands[w, k]
     if self_draw:
-        x[WX_HAND + tile] -= 1
+        x.hand[tile] -= 1
 
 
 @njit(cache=True)

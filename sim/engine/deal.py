@@ -38,6 +38,8 @@ from numba import literal_unroll, njit
 from caishen.sim.engine.layout import (
     SEAT_FIELDS,
     TABLE_FIELDS,
+    WIN_ARRAY_FIELDS,
+    WIN_SCALAR_FIELDS,
     DECL_NONE,
     HARD_STAGE_DEAL,
     N_SEATS,
@@ -238,6 +240,17 @@ def _zero_counters(st):
 
 
 @njit(cache=True)
+def _zero_wins(wins):
+    """Zero every field of each win context of ``wins`` (``WIN_DTYPE[:]``: the state's or a record's)."""
+    for j in range(wins.shape[0]):
+        x = wins[j]
+        for name in literal_unroll(WIN_SCALAR_FIELDS):
+            x[name] = 0
+        for name in literal_unroll(WIN_ARRAY_FIELDS):
+            x[name][:] = 0
+
+
+@njit(cache=True)
 def _copy_state(dst, src):
     """Copy the game state record ``src`` into ``dst`` (every field, scratch included; the search bot's
     determinizations, the oracle's and the 飘 study's counterfactual rollouts)."""
@@ -279,7 +292,7 @@ def _reset(st, ep, rp, tabs, dealer):
     st.circle[:] = 0
     st.mask[:] = 0
     st.legal[:] = 0
-    st.wins[:] = 0
+    _zero_wins(st.wins)
     for i in range(N_SEATS):
         s = (dealer + i) % N_SEATS
         st.seat[s].swap_forbid = -1

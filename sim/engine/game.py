@@ -46,7 +46,7 @@ from caishen.sim.engine.layout import (
 )
 from caishen.sim.engine.mask import _legal_mask
 from caishen.sim.engine.params import engine_params, load_rules
-from caishen.sim.engine.record import N_RECORD, _next_dealer, _write_record, batch_columns
+from caishen.sim.engine.record import _next_dealer, _write_record, batch_columns, new_records
 from caishen.sim.engine.turn import _step
 from caishen.sim.engine.view import Observation, PublicLog, public_action, seat_view
 from caishen.sim.tables import hand_tables
@@ -302,7 +302,7 @@ class Game:
         by the rule set's record finisher (J-9 columns).  :attr:`result` reads it as words."""
         if not self.done:
             return None
-        row = np.zeros((1, N_RECORD), np.int64)
+        row = new_records(1)
         _write_record(self.state, self._ep, 0, row[0])
         cols = batch_columns(self.rules_name, self.rules, row)
         out = {name: (str(v[0]) if v.dtype == object else int(v[0])) for name, v in cols.items() if name != "hand"}

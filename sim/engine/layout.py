@@ -4,7 +4,7 @@ Everything here is data (no kernels): the ``STATE_DTYPE`` record every
 kernel reads and writes (its game scalars ``st.table.<field>``, each seat's
 counters ``st.seat[s].<field>``: one named field each, a comment on its
 line), the engine params record ``PARAMS_DTYPE`` (``ep.<field>``), the
-column indices of the win contexts in ``wins``, the phases, declarations
+win contexts' record ``WIN_DTYPE`` (``st.wins[j].<field>``), the phases, declarations
 and claim levels, and the flat action space with its names
 (:func:`action_name`, :func:`parse_action`).  Numba freezes these integer
 constants into the kernels that import them.
@@ -55,7 +55,8 @@ mask       uint8[145]        the legal-action mask (1 = legal)
 legal      int16[145]        the legal actions as a list, ``table.n_legal`` long
 tmp        int64[4]          scratch for payments
 counts     int64[34]         scratch for the checker
-wins       int16[3, N_WX]    the context of each win (``WX_*``), first winner first
+wins       WIN_DTYPE[3]      the context of each win, first winner first:
+                             ``st.wins[j].tile``, ``.hand[k]``, ... (``WIN_DTYPE``)
 work       int64[3, 34]      scratch for the 架听 kernel (J-4.1)
 ========== ================= ================================================
 
@@ -72,24 +73,7 @@ import numpy as np
 
 from caishen.sim import tiles as _tiles
 from caishen.sim.rules.codes import DECL_HARD, DECL_READY, DECL_NONE  # noqa: F401
-from caishen.sim.rules.records import (  # noqa: F401  (the win contexts, in the state's ``wins``)
-    MAX_WINNERS,
-    N_WX,
-    WX_DEALER_READY,
-    WX_DECL,
-    WX_DISCARDER,
-    WX_FIRST_TURN,
-    WX_HAND,
-    WX_MELD_KIND,
-    WX_MELD_TYPE,
-    WX_N_MELDS,
-    WX_ON_FIRST,
-    WX_REPLACEMENT,
-    WX_SEAT,
-    WX_TILE,
-    WX_TYPE,
-    WX_VISIBLE,
-)
+from caishen.sim.rules.records import MAX_WINNERS, WIN_DTYPE  # noqa: F401  (the win contexts, the state's ``wins``)
 from caishen.sim.validate import check_int, short_repr
 
 
@@ -101,7 +85,7 @@ MAX_MELDS = 4
 #: discards per seat; a seat discards at most ~(83 / 4 + claims + kongs) < 64
 MAX_DISCARDS = 64
 QUEUE_LEN = 8
-# the win contexts (WX_*, MAX_WINNERS) are the records contract's: caishen.sim.rules.records
+# the win contexts (WIN_DTYPE, MAX_WINNERS) are the records contract's: caishen.sim.rules.records
 
 # actions (the layout: the module docstring)
 A_DISCARD = 0
@@ -157,7 +141,7 @@ SEAT_DTYPE = np.dtype(
         ("chain_kong", np.int64),          # ... of which kongs
         ("circle_open", np.int64),         # K-9.2 the seat's 飘财 circle is open
         ("passed_pong", np.int64),         # K-4.4 bit k set: may not pong kind k until the next turn
-        ("passed_win", np.int64),          # passed a win (only used when params.passed_win is set)
+        ("passed_win", np.int64),          # passed a win (only used when ep.passed_win is set)
         ("n_chows", np.int64),             # chows made this hand (K-4.5)
         ("swap_forbid", np.int64),         # K-4.5 kind the next discard may not be, -1 none
         ("joker_discards", np.int64),      # 飘财 attempts (财神 discards) this hand
@@ -258,6 +242,9 @@ PARAMS_DTYPE = np.dtype(
 #: the field names, for kernels that walk every field (``numba.literal_unroll``)
 SEAT_FIELDS = SEAT_DTYPE.names
 TABLE_FIELDS = TABLE_DTYPE.names
+#: a win context's scalar fields and its array fields (``meld_type``, ``meld_kind``, ``hand``)
+WIN_SCALAR_FIELDS = tuple(f for f in WIN_DTYPE.names if not WIN_DTYPE.fields[f][0].shape)
+WIN_ARRAY_FIELDS = tuple(f for f in WIN_DTYPE.names if WIN_DTYPE.fields[f][0].shape)
 
 ROTATION_NEXT_AFTER_WIN = 0
 ROTATION_WINNER_STAYS = 1
@@ -279,7 +266,7 @@ STATE_DTYPE = np.dtype(
         ("queue", np.int64, (QUEUE_LEN, 2)),
         ("tmp", np.int64, (N_SEATS,)),
         ("counts", np.int64, (N_KINDS,)),
-        ("wins", np.int16, (MAX_WINNERS, N_WX)),
+        ("wins", WIN_DTYPE, (MAX_WINNERS,)),
         ("work", np.int64, (3, N_KINDS)),
         ("rng", np.uint64, (4,)),
     ],

@@ -14,7 +14,7 @@ Decisions (engine side; each cites its rule)
 - E2 (K-4.1, K-5.2): K-4.1 "after a chow or pong the player discards at once:
   no draw, no kong, no win" (the spec's words since round 4): no
   kong (and no win) in that turn; an added kong waits for a later turn
-  (``params.kong_after_claim`` = 0).  After an exposed kong the replacement draw
+  (``ep.kong_after_claim`` = 0).  After an exposed kong the replacement draw
   starts a normal turn.
 - E3 (K-2.4, K-2.5): a forced 飘 restricts the *discards* to 财神; concealed
   and added kongs stay legal (they discard nothing).  K-2.4's force is a

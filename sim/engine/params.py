@@ -25,7 +25,7 @@ from caishen.sim.rules.base import DEFAULT
 from caishen.sim.rules.options import short_repr
 
 
-#: J-3.6 codes of the option ``passed_pong_scope`` as params.passed_pong values
+#: J-3.6 codes of the option ``passed_pong_scope`` as ep.passed_pong values
 PASSED_PONG_SCOPES = {"same_kind": 1, "any": 2}
 
 

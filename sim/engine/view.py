@@ -46,6 +46,7 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.hand import _shanten
+from caishen.sim.engine.deal import _zero_wins
 from caishen.sim.engine.layout import (
     A_HARD_DECLINE,
     A_KONG_CONCEALED,
@@ -172,7 +173,7 @@ def _seat_view(st, seat, ep, tabs, v, cnt):
     v.queue[:] = 0
     v.tmp[:] = 0
     v.counts[:] = 0
-    v.wins[:] = 0
+    _zero_wins(v.wins)
     v.work[:] = 0
     v.rng[:] = 0
     # the tiles seat cannot see: 4 minus its hand, the discards not claimed, the melds it sees

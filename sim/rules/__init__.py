@@ -71,7 +71,9 @@ defined in the test.
 4. **Records.**  Without a finisher a hand's record is the engine's
    ``RECORD_COLUMNS``.  A rule set scored after the hand (Jiating) gives
    ``finish="caishen.sim.rules.wenzhou.records:finish_records"`` (the
-   engine's batch matrix -> its columns) and
+   engine's records, ``RECORD_DTYPE[n]`` of :mod:`caishen.sim.rules.records`
+   read by field, ``rec["winner"]``, ``rec[i].wins[j].hand`` in a kernel,
+   -> its columns) and
    ``columns="...records:COLUMNS"`` (its records contract).
 5. **Scoring vectors.**  ``score="caishen.sim.rules.wenzhou.scoring:score"``,
    ``score(case, rules) -> dict`` for ``caishen score`` (``ValueError``

@@ -34,7 +34,8 @@ rule sets up here by name and never branch on a name).  What a rule set gives:
   its record columns read as words and documented, its scores explained
   (None: the common columns only, no explanation);
 - ``finish``: ``"module:function"`` of ``function(rules, rec) -> columns``
-  that turns the engine's batch matrix into the rule set's record columns
+  that turns the engine's records (``RECORD_DTYPE[n]``, :mod:`caishen.sim.rules.records`)
+  into the rule set's record columns
   (None: the engine's ``RECORD_COLUMNS``), and ``columns``:
   ``"module:attribute"`` of its records contract (``(name, dtype)`` pairs;
   None: the common columns only);

@@ -20,7 +20,7 @@ code                kernel                            rule sets
 
 :func:`_hand_points` is the one "points of a finished hand": the search
 bot's rollouts, the batched env, the records (the J-9 finisher) and the
-tuner call it (:func:`hand_points` from Python on a batch matrix); its
+tuner call it (:func:`hand_points` from Python on the records); its
 rule-set data travel as the *points context* (:class:`PointsContext`, built
 by :func:`points_context`): the rule set's options and the hand tables, and
 one field per points kernel with data, of that kernel's own type, supplied
@@ -129,9 +129,9 @@ _POINTS_DATA = {POINTS_PATTERNS: ("patterns", no_points)}
 def _hand_points(code, dealer, streak, n_wins, wins, scores, pt, out):
     """The points of a finished hand by kernel ``code`` (``POINTS_*``) into ``out: int64[4]``: ``(error, j)``.
 
-    ``dealer``, ``streak``: the hand's; ``wins``: int array ``[MAX_WINNERS,
-    N_WX]`` of its ``n_wins`` recorded wins (``WX_*`` of
-    :mod:`caishen.sim.rules.records`); ``scores``: int array ``[4]``, the
+    ``dealer``, ``streak``: the hand's; ``wins``: ``WIN_DTYPE[MAX_WINNERS]`` of
+    :mod:`caishen.sim.rules.records`, its ``n_wins`` recorded wins (``rec[i].wins`` or the state's
+    ``st.wins``); ``scores``: int array ``[4]``, the
     engine's payments (``POINTS_ENGINE`` copies them); ``pt``: the points
     context (:class:`PointsContext`).  Returns ``(0, 0)``, or a rule set's
     error code and the bad win's row (the engine and the scorer disagree).
@@ -144,24 +144,16 @@ def _hand_points(code, dealer, streak, n_wins, wins, scores, pt, out):
 
 
 @njit(cache=True)
-def _batch_points(code, rec, wins, pt, out):
-    """:func:`_hand_points` of every hand of the batch matrix ``rec: int64[n, N_RECORD]`` (``wins``: its win
-    rows, ``int64[n, MAX_WINNERS, N_WX]``) into ``out: int64[n, 4]``; ``(hand, error, j)`` of the first bad
-    hand, or ``(-1, 0, 0)``."""
-    rec, wins, pt, out = borrowed((rec, wins, pt, out))  # no reference counts per hand (caishen.sim.borrow)
+def _batch_points(code, rec, pt, out):
+    """:func:`_hand_points` of every hand of the records ``rec: RECORD_DTYPE[n]`` into ``out: int64[n, 4]``;
+    ``(hand, error, j)`` of the first bad hand, or ``(-1, 0, 0)``."""
+    rec, pt, out = borrowed((rec, pt, out))  # no reference counts per hand (caishen.sim.borrow)
     for h in range(rec.shape[0]):
-        e, j = _hand_points(code, rec[h, _COL_DEALER], rec[h, _COL_STREAK], rec[h, _COL_N_WINNERS], wins[h],
-                            rec[h, _COL_SCORE:_COL_SCORE + 4], pt, out[h])
+        r = rec[h]
+        e, j = _hand_points(code, r.dealer, r.streak, r.n_winners, r.wins, r.score, pt, out[h])
         if e != 0:
             return h, e, j
     return -1, 0, 0
-
-
-_COL_DEALER = _records.RECORD_INDEX["dealer"]
-_COL_STREAK = _records.EXTRA_INDEX["streak"]
-_COL_N_WINNERS = _records.EXTRA_INDEX["n_winners"]
-_COL_SCORE = _records.RECORD_INDEX["score_0"]
-assert [_records.RECORD_INDEX[f"score_{s}"] for s in range(4)] == list(range(_COL_SCORE, _COL_SCORE + 4))
 
 
 def points_context(ruleset, rules) -> PointsContext:
@@ -197,16 +189,19 @@ def points_context(ruleset, rules) -> PointsContext:
 
 
 def hand_points(ruleset, rules, rec: np.ndarray) -> np.ndarray:
-    """Every hand's points of the batch matrix ``rec: int64[n, N_RECORD]``: ``int64[n, 4]``.
+    """Every hand's points of the records ``rec: RECORD_DTYPE[n]`` (:mod:`caishen.sim.rules.records`):
+    ``int64[n, 4]``.
 
     ``ruleset``: the :class:`~caishen.sim.rules.base.RuleSet` the hands were
-    played under, ``rules`` its options.  Raises ``RuntimeError`` naming the
-    hand when its rule set's points kernel rejects a recorded win.
+    played under, ``rules`` its options.  Raises ``ValueError`` for records of another dtype or shape and
+    ``RuntimeError`` naming the hand when its rule set's points kernel rejects a recorded win.
     """
-    rec = np.ascontiguousarray(rec, np.int64)
+    rec = np.asarray(rec)
+    if rec.ndim != 1 or rec.dtype != _records.RECORD_DTYPE:
+        raise ValueError(f"rec must be the records RECORD_DTYPE[n], got {rec.dtype}{list(rec.shape)}")
+    rec = np.ascontiguousarray(rec)
     out = np.zeros((len(rec), 4), np.int64)
-    wins = rec[:, _records.WINS_OFFSET:].reshape(len(rec), _records.MAX_WINNERS, _records.N_WX)
-    h, e, j = _batch_points(ruleset.points, rec, wins, points_context(ruleset, rules), out)
+    h, e, j = _batch_points(ruleset.points, rec, points_context(ruleset, rules), out)
     if h >= 0:
         raise RuntimeError(f"hand {h}: rule set {ruleset.name!r} rejects recorded win {j} (error {e})")
     return out

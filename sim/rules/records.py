@@ -1,4 +1,4 @@
-"""The records contract: the columns of a hand's record, and the batch matrix the engine fills.
+"""The records contract: the columns of a hand's record, and the per-hand record the engine fills.
 
 A rule set's record of a finished hand is a row of named, typed columns
 (``caishen.sim.rules.<name>.records``; rule K-10 says what a Kaihua hand's
@@ -10,12 +10,15 @@ the engine and the rule sets agree on:
   whole contract (:func:`record_columns`) and the check of a chunk of
   records against it (:func:`check_chunk`: names, lengths, dtypes,
   zero-sum scores K-8.5);
-- the engine's batch matrix (``int64[n, N_RECORD]``, filled by
-  :func:`caishen.sim.engine.record._write_record`): its record columns
+- the engine's per-hand record, a numpy record of named fields
+  (:data:`RECORD_DTYPE`; a batch is ``RECORD_DTYPE[n]``, :func:`new_records`,
+  filled by :func:`caishen.sim.engine.record._write_record`, read by
+  kernels as ``rec[i].winner``, ``rec[i].score[s]``): its record columns
   (:data:`RECORD_COLUMNS`), the engine's extra columns
-  (:data:`ENGINE_EXTRA_COLUMNS`) and the win contexts (``WX_*`` rows at
-  :data:`WINS_OFFSET`), which a rule set scored after the hand reads in its
-  finisher (``RuleSet.finish``).
+  (:data:`ENGINE_EXTRA_COLUMNS`; a per-seat field ``score (4,)`` is the
+  columns ``score_0..score_3``, :func:`record_column`) and the win contexts
+  (``wins``: :data:`WIN_DTYPE` ``[MAX_WINNERS]``, ``rec[i].wins[j].tile``), which a
+  rule set scored after the hand reads in its finisher (``RuleSet.finish``).
 
 The run's own columns and the Parquet files are the play layer's
 (:mod:`caishen.sim.selfplay.records`).
@@ -53,79 +56,104 @@ COMMON_END_COLUMNS: tuple[tuple[str, np.dtype], ...] = (
 #: winners of one hand at most (several winners on one discard, K-4.3 option / J-3.4)
 MAX_WINNERS = 3
 
-# win context: wins[j, WX_*], one row per winner (first winner first), for rule sets scored
-# after the hand (Jiating, caishen.sim.rules.jiating.records)
-WX_SEAT = 0  #: winning seat
-WX_TILE = 1  #: winning tile kind
-WX_TYPE = 2  #: WIN_* code
-WX_DISCARDER = 3  #: discarder / robbed seat, -1 on a self-draw
-WX_DECL = 4  #: the winner's DECL_* declaration
-WX_FIRST_TURN = 5  #: 1: the dealer's self-draw on the dealt tiles (天胡, J-5.4)
-WX_REPLACEMENT = 6  #: 1: won on a kong replacement draw (P18)
-WX_ON_FIRST = 7  #: 1: won on the dealer's first discard (P47 option)
-WX_VISIBLE = 8  #: copies of the winning kind the winner could see elsewhere (discards, others' exposed melds; P27)
-WX_N_MELDS = 9
-WX_MELD_TYPE = 10  #: 4 slots: meld types (caishen.sim.tiles.MELD_*)
-WX_MELD_KIND = 14  #: 4 slots: meld kinds
-WX_DEALER_READY = 18  #: 1: the dealer was ready right after its first discard (J-4.2 offer; P47 option)
-WX_HAND = 19  #: 34 slots: the winner's concealed tiles before the winning tile
-N_WX = WX_HAND + 34
+#: the context of one win, for rule sets scored after the hand (Jiating,
+#: caishen.sim.rules.jiating.records): ``rec[i].wins[j].<field>`` and the state's ``st.wins[j].<field>``
+WIN_DTYPE = np.dtype(
+    [
+        ("seat", np.int8),               # winning seat
+        ("tile", np.int8),               # winning tile kind
+        ("type", np.int8),               # WIN_* code
+        ("discarder", np.int8),          # discarder / robbed seat, -1 on a self-draw
+        ("decl", np.int8),               # the winner's DECL_* declaration
+        ("first_turn", np.int8),         # 1: the dealer's self-draw on the dealt tiles (天胡, J-5.4)
+        ("replacement", np.int8),        # 1: won on a kong replacement draw (P18)
+        ("on_first", np.int8),           # 1: won on the dealer's first discard (P47 option)
+        ("visible", np.int8),            # copies of the winning kind the winner could see elsewhere (P27)
+        ("n_melds", np.int8),            # the winner's melds
+        ("meld_type", np.int8, (4,)),    # their types (caishen.sim.tiles.MELD_*), the first n_melds used
+        ("meld_kind", np.int8, (4,)),    # their kinds (a chow's lowest tile)
+        ("dealer_ready", np.int8),       # 1: the dealer was ready right after its first discard (J-4.2; P47 option)
+        ("hand", np.int8, (34,)),        # the winner's concealed tiles before the winning tile
+    ]
+)
+
+#: one finished hand's record as the engine writes it (:func:`caishen.sim.engine.record._write_record`):
+#: ``rec[i].<field>``; a per-seat field (shape ``(4,)``) is the columns ``<field>_0`` .. ``<field>_3``.
+#: Its fields up to ``tiles_left`` are :data:`RECORD_COLUMNS`, then :data:`ENGINE_EXTRA_COLUMNS`, then ``wins``.
+RECORD_DTYPE = np.dtype(
+    [
+        ("hand", np.int64),              # hand index within the chunk (0..n-1)
+        ("match_hand", np.int32),        # index of the hand inside its match
+        ("dealer", np.int8),
+        ("winner", np.int8),             # the first winner, -1 on a draw
+        ("winners_mask", np.uint8),      # bit s set if seat s won
+        ("win_type", np.int8),           # WIN_* code, -1 on a draw
+        ("discarder", np.int8),          # discarder / robbed seat, -1 if none
+        ("exponent", np.int8),           # K-6 exponent of the (first) winner, 0 on a draw
+        ("hand_flags", np.int32),        # hand-type FLAG_* bits of the (first) winner (not "flags": pandas.DataFrame.flags)
+        ("chain_len", np.int8),          # K-6.5 chain links the (first) winner's exponent counted (K-9.4, K-10)
+        ("chain_piao", np.int8),         # ... of which 飘 links (0 unless counted: discard win, piao_requires_baotou)
+        ("chain_kong", np.int8),         # ... of which kong links
+        ("score", np.int32, (4,)),       # each seat's score change, sums to zero (K-8.5)
+        ("caishen", np.int8, (4,)),      # jokers (财神) each seat holds at the end
+        ("piao", np.int16, (4,)),        # joker discards (飘财 attempts, K-9.1)
+        ("failed_piao", np.int8, (4,)),  # 1 if somebody else won inside the seat's 飘 circle (K-9.3)
+        ("turns", np.int16),             # discards in the hand
+        ("tiles_left", np.int16),        # tiles left in the wall at the end
+        # the engine's extra columns: the J-9 facts the engine knows (filled for every rule set)
+        ("streak", np.int16),            # J-2.4 the dealer's streak k
+        ("win_tile", np.int8),           # kind of the winning tile, -1 on a draw
+        ("first_turn", np.int8),         # the first winner won on the dealt tiles (天胡, J-5.4)
+        ("replacement", np.int8),        # the first winner won on a kong replacement draw
+        ("n_winners", np.int8),          # wins recorded in ``wins``
+        ("decl", np.int8, (4,)),         # DECL_* of each seat (J-4.1, J-4.2)
+        ("decl_turn", np.int16, (4,)),   # turns count of the declaring discard, -1 none
+        ("hard_offer", np.int8, (4,)),   # 1 if the seat was offered 硬子 (J-4.2)
+        ("passed_win", np.int16, (4,)),  # wins the seat passed (J-3.5)
+        ("wins", WIN_DTYPE, (MAX_WINNERS,)),  # the context of each win, first winner first (n_winners used)
+    ],
+    align=True,
+)
 
 
-#: record columns (records.md) in the order of the batch kernel's int64 matrix
-RECORD_COLUMNS = (
-    ("hand", np.int64),
-    ("match_hand", np.int32),
-    ("dealer", np.int8),
-    ("winner", np.int8),
-    ("winners_mask", np.uint8),
-    ("win_type", np.int8),
-    ("discarder", np.int8),
-    ("exponent", np.int8),
-    ("hand_flags", np.int32),  # hand-type FLAG_* bits of the (first) winner (not "flags": pandas.DataFrame.flags)
-    ("chain_len", np.int8),  # K-6.5 chain links the (first) winner's exponent counted (K-9.4, K-10)
-    ("chain_piao", np.int8),  # ... of which 飘 links (0 unless counted: discard win, piao_requires_baotou)
-    ("chain_kong", np.int8),  # ... of which kong links
-    ("score_0", np.int32),
-    ("score_1", np.int32),
-    ("score_2", np.int32),
-    ("score_3", np.int32),
-    ("caishen_0", np.int8),
-    ("caishen_1", np.int8),
-    ("caishen_2", np.int8),
-    ("caishen_3", np.int8),
-    ("piao_0", np.int16),
-    ("piao_1", np.int16),
-    ("piao_2", np.int16),
-    ("piao_3", np.int16),
-    ("failed_piao_0", np.int8),
-    ("failed_piao_1", np.int8),
-    ("failed_piao_2", np.int8),
-    ("failed_piao_3", np.int8),
-    ("turns", np.int16),
-    ("tiles_left", np.int16),
-)
-#: engine columns after RECORD_COLUMNS in the batch matrix: the J-9 facts the
-#: engine knows (Jiating's records, ``caishen.sim.rules.jiating.records``; filled for every rule set)
-ENGINE_EXTRA_COLUMNS = (
-    ("streak", np.int16),  # J-2.4 the dealer's streak k
-    ("win_tile", np.int8),  # -1 on a draw
-    ("first_turn", np.int8),  # the first winner won on the dealt tiles (天胡, J-5.4)
-    ("replacement", np.int8),  # the first winner won on a kong replacement draw
-    ("n_winners", np.int8),  # rows of the win-context block used
-    *((f"decl_{s}", np.int8) for s in range(N_SEATS)),  # DECL_* (J-4.1, J-4.2)
-    *((f"decl_turn_{s}", np.int16) for s in range(N_SEATS)),  # turns count of the declaring discard, -1
-    *((f"hard_offer_{s}", np.int8) for s in range(N_SEATS)),  # 1 if offered 硬子 (J-4.2)
-    *((f"passed_win_{s}", np.int16) for s in range(N_SEATS)),  # wins passed (J-3.5)
-)
-#: column name -> index in the batch matrix
-RECORD_INDEX = {name: i for i, (name, _) in enumerate(RECORD_COLUMNS)}
-EXTRA_OFFSET = len(RECORD_COLUMNS)
-EXTRA_INDEX = {name: EXTRA_OFFSET + i for i, (name, _) in enumerate(ENGINE_EXTRA_COLUMNS)}
-#: then MAX_WINNERS rows of the win context (``WX_*``, N_WX each), first winner first
-WINS_OFFSET = EXTRA_OFFSET + len(ENGINE_EXTRA_COLUMNS)
-#: width of the batch kernel's int64 matrix
-N_RECORD = WINS_OFFSET + MAX_WINNERS * N_WX
+def _columns(fields) -> tuple[tuple[str, np.dtype], ...]:
+    """The ``(name, dtype)`` columns of record fields: a per-seat field ``f`` (shape ``(4,)``) gives ``f_0..f_3``."""
+    out = []
+    for f in fields:
+        dt = RECORD_DTYPE.fields[f][0]
+        out.extend(((f"{f}_{s}", dt.base) for s in SEATS) if dt.shape else ((f, dt),))
+    return tuple(out)
+
+
+_NAMES = RECORD_DTYPE.names
+#: the engine's record columns (records.md; K-10), in order: a rule set without a finisher records these
+RECORD_COLUMNS = _columns(_NAMES[: _NAMES.index("streak")])
+#: the engine's columns after :data:`RECORD_COLUMNS`: the J-9 facts the engine knows (Jiating's records,
+#: ``caishen.sim.rules.jiating.records``; filled for every rule set)
+ENGINE_EXTRA_COLUMNS = _columns(_NAMES[_NAMES.index("streak"): _NAMES.index("wins")])
+#: column name -> (record field, seat or None)
+_COLUMN_FIELD = {
+    **{f: (f, None) for f in _NAMES if not RECORD_DTYPE.fields[f][0].shape},
+    **{f"{f}_{s}": (f, s) for f in _NAMES if f != "wins" and RECORD_DTYPE.fields[f][0].shape for s in SEATS},
+}
+
+
+def new_records(n: int) -> np.ndarray:
+    """Zeroed records of ``n`` hands: ``RECORD_DTYPE[n]``, the array the engine's batch kernels fill."""
+    return np.zeros(int(n), RECORD_DTYPE)
+
+
+def record_column(rec: np.ndarray, name: str) -> np.ndarray:
+    """Column ``name`` of the records ``rec: RECORD_DTYPE[n]``: a contiguous copy with the field's dtype.
+
+    ``name``: a field (``"winner"``) or one seat of a per-seat field
+    (``"score_2"``: ``rec["score"][:, 2]``), as in :data:`RECORD_COLUMNS`
+    and :data:`ENGINE_EXTRA_COLUMNS`.  Raises ``ValueError`` naming an unknown column.
+    """
+    if name not in _COLUMN_FIELD:
+        raise ValueError(f"no record column {name!r} in the engine's records (RECORD_DTYPE)")
+    field, seat = _COLUMN_FIELD[name]
+    return (rec[field] if seat is None else rec[field][:, seat]).copy()
 
 
 def record_columns(rules: str) -> tuple[tuple[str, np.dtype], ...]:

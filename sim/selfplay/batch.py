@@ -36,7 +36,6 @@ from caishen.sim.rules.base import DEFAULT
 from caishen.sim.engine import (
     PH_TURN,
     ERR_MESSAGES,
-    N_RECORD,
     N_SEATS,
     PH_DONE,
     _check_state,
@@ -51,6 +50,7 @@ from caishen.sim.engine import (
     batch_columns,
     engine_params,
     load_rules,
+    new_records,
     new_state,
 )
 from caishen.sim.hand import _shanten
@@ -155,7 +155,7 @@ class Bots(NamedTuple):
 
 
 def _play_batch(seed, n_hands, match_len, policies, check, st, rec, work, chance, rules=None):
-    """Play ``n_hands`` hands in matches of ``match_len``; fill ``rec: int64[n, N_RECORD]``.
+    """Play ``n_hands`` hands in matches of ``match_len``; fill the records ``rec: RECORD_DTYPE[n]``.
 
     ``policies: int64[4, 2]`` (code, param) per seat, kernel policies only
     (:func:`caishen.sim.bots.registry.code_table`); ``work: int64[4, 34]`` scratch for
@@ -286,7 +286,7 @@ def play_batch(
     table, weights = bot_table(policies, name, int(ep.joker))  # no 飘 policy without a 财神
     bx = make_context(name, r, weights, seed, policies)
     st = new_state()[0]
-    rec = np.zeros((int(n_hands), N_RECORD), np.int64)
+    rec = new_records(n_hands)
     work = new_work()
     chance = np.zeros((int(n_hands), N_SEATS), np.int8)
     hand, err = _play_batch_walls(int(seed), int(wall_seed), int(n_hands), int(match_len), Bots(table, bx, work), ep,

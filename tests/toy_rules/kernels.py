@@ -9,28 +9,27 @@ from caishen.sim.rules import records as R
 
 #: the toy's records contract: the engine's columns and its own
 COLUMNS = (*R.RECORD_COLUMNS, ("hand_kinds", np.int8))
-_N_WINNERS = R.EXTRA_INDEX["n_winners"]
-_HAND = R.WINS_OFFSET + R.WX_HAND
 
 
 @njit(cache=True)
 def _hand_kinds(rec, out):
     """``out[h]``: distinct kinds in hand ``h``'s first winner's concealed tiles before the win, -1 without one."""
     for h in range(rec.shape[0]):
-        if rec[h, _N_WINNERS] <= 0:
+        if rec[h].n_winners <= 0:
             out[h] = -1
             continue
+        hand = rec[h].wins[0].hand
         k = 0
         for t in range(34):
-            if rec[h, _HAND + t] > 0:
+            if hand[t] > 0:
                 k += 1
         out[h] = k
 
 
 def finish(rules, rec: np.ndarray) -> dict[str, np.ndarray]:
-    """The toy's record columns of the engine's batch matrix ``rec: int64[n, N_RECORD]``."""
-    cols = {c: rec[:, i].astype(dt) for i, (c, dt) in enumerate(R.RECORD_COLUMNS)}
+    """The toy's record columns of the engine's records ``rec: RECORD_DTYPE[n]`` (:mod:`caishen.sim.rules.records`)."""
+    cols = {c: R.record_column(rec, c) for c, _ in R.RECORD_COLUMNS}
     kinds = np.zeros(len(rec), np.int64)
-    _hand_kinds(np.ascontiguousarray(rec, np.int64), kinds)
+    _hand_kinds(np.ascontiguousarray(rec), kinds)
     cols["hand_kinds"] = kinds.astype(np.int8)
     return cols

@@ -28,7 +28,7 @@ module          what it owns
                 paid): the kernel the engine's tools reach through
                 ``POINTS_PATTERNS``
 ``batch``       every recorded win of a self-play batch in one numba call
-``records``     the J-9 record columns from the engine's batch matrix
+``records``     the J-9 record columns from the engine's records
 ``words``       its records read as words (patterns by ID, pinyin and
                 Chinese) and a win's score explained (points, caps, payments)
 ==============  ===========================================================
@@ -94,8 +94,8 @@ Decisions on ambiguous points (each is the default of this implementation)
   discard), respectively ``dealer_ready_after_first_discard`` (the dealer
   was ready right after its first discard, 下叫; a dealer's hard
   declaration implies it), which the vector format does not have; each
-  defaults to false.  The engine records both with each win (``WX_ON_FIRST``,
-  ``WX_DEALER_READY``: the dealer was offered 硬子 with its first discard,
+  defaults to false.  The engine records both with each win (``wins[j].on_first``,
+  ``wins[j].dealer_ready``: the dealer was offered 硬子 with its first discard,
   engine J2).
 - D9: the "付付" family (P17, P36, P43) only applies to standard readings;
   P44 幺幺胡 adds to P36 付付幺 and P30 对对胡 (J-7 lists no such exclusion).

@@ -1,8 +1,8 @@
 """The recorded Jiating wins of a self-play batch scored in one numba call (J-5..J-9).
 
-The engine records the context of every Jiating win in its batch matrix
-(``int64[n, N_RECORD]``; the ``WX_*`` rows at ``WINS_OFFSET`` of
-:mod:`caishen.sim.engine`).  :func:`score_batch` scores all of them with the numba
+The engine records the context of every Jiating win in its per-hand records
+(``RECORD_DTYPE[n]`` of :mod:`caishen.sim.rules.records`: ``rec[i].wins[j]``,
+a :data:`~caishen.sim.rules.records.WIN_DTYPE` record each).  :func:`score_batch` scores all of them with the numba
 hand kernel (:func:`caishen.sim.rules.jiating.points._hand_points`: the
 context checks, :func:`caishen.sim.rules.jiating.kernels._score_win`, the
 payments) in one call and returns the J-9
@@ -35,7 +35,7 @@ from numba import njit
 from caishen.sim import tiles as _tiles
 from caishen.sim.borrow import borrowed
 from caishen.sim.rules import codes as _codes
-from caishen.sim.rules import records as _E  # the batch matrix and its win contexts
+from caishen.sim.rules import records as _E  # the per-hand records and their win contexts
 from caishen.sim.rules import jiating as _J
 from caishen.sim.rules.jiating import kernels as _K
 from caishen.sim.rules.jiating import points as _points
@@ -46,14 +46,7 @@ N_SEATS = 4
 N_PATTERNS = len(_J.PATTERN_IDS)  # 50
 PATTERN_IDS = _J.PATTERN_IDS
 
-# layout of the engine's batch matrix (constants of caishen.sim.engine, frozen into the kernel)
-_COL_DEALER = _E.RECORD_INDEX["dealer"]
-_COL_STREAK = _E.EXTRA_INDEX["streak"]
-_COL_N_WINNERS = _E.EXTRA_INDEX["n_winners"]
-_WINS_OFFSET = _E.WINS_OFFSET
-_N_WX = _E.N_WX
 _MAX_WINNERS = _E.MAX_WINNERS
-WX_SEAT = _E.WX_SEAT
 
 _BATCH_MESSAGES = _points.MESSAGES
 
@@ -66,46 +59,41 @@ def _meld_tiles(t: int, k: int) -> str:
     return _tiles.kind_name(k) * n
 
 
-def _win_case(row: np.ndarray, j: int, dealer: int, streak: int) -> dict:
-    """The scoring-vector case of the ``j``-th win recorded in the engine row ``row``."""
-    x = row[_E.WINS_OFFSET + j * _E.N_WX: _E.WINS_OFFSET + (j + 1) * _E.N_WX]
-    win_type = WIN_TYPE_NAMES[int(x[_E.WX_TYPE])]
-    n_melds = int(x[_E.WX_N_MELDS])
-    melds = [{"type": _tiles.MELD_TYPE_NAMES[int(x[_E.WX_MELD_TYPE + i])],
-              "tiles": _meld_tiles(int(x[_E.WX_MELD_TYPE + i]), int(x[_E.WX_MELD_KIND + i]))}
-             for i in range(n_melds)]
-    tile = int(x[_E.WX_TILE])
-    concealed = x[_E.WX_HAND:_E.WX_HAND + _tiles.N_KINDS].astype(np.uint8)
+def _win_case(x: np.void, dealer: int, streak: int) -> dict:
+    """The scoring-vector case of one recorded win ``x`` (a :data:`~caishen.sim.rules.records.WIN_DTYPE` record)."""
+    win_type = WIN_TYPE_NAMES[int(x["type"])]
+    melds = [{"type": _tiles.MELD_TYPE_NAMES[int(x["meld_type"][i])],
+              "tiles": _meld_tiles(int(x["meld_type"][i]), int(x["meld_kind"][i]))}
+             for i in range(int(x["n_melds"]))]
+    tile = int(x["tile"])
     return {
         "rules": "jiating",
         "dealer": dealer,
         "streak": streak,
-        "winner": int(x[_E.WX_SEAT]),
+        "winner": int(x["seat"]),
         "win_type": win_type,
-        "discarder": None if win_type == "self_draw" else int(x[_E.WX_DISCARDER]),
-        "concealed": _tiles.to_str(concealed),
+        "discarder": None if win_type == "self_draw" else int(x["discarder"]),
+        "concealed": _tiles.to_str(x["hand"].astype(np.uint8)),
         "melds": melds,
         "win_tile": _tiles.kind_name(tile),
-        "replacement_draw": bool(x[_E.WX_REPLACEMENT]),
-        "declaration": DECLARATION_NAMES[int(x[_E.WX_DECL])],
-        "first_turn": bool(x[_E.WX_FIRST_TURN]),
-        "visible": _tiles.kind_name(tile) * int(x[_E.WX_VISIBLE]),
-        "on_dealers_first_discard": bool(x[_E.WX_ON_FIRST]),
-        "dealer_ready_after_first_discard": bool(x[_E.WX_DEALER_READY]),
+        "replacement_draw": bool(x["replacement"]),
+        "declaration": DECLARATION_NAMES[int(x["decl"])],
+        "first_turn": bool(x["first_turn"]),
+        "visible": _tiles.kind_name(tile) * int(x["visible"]),
+        "on_dealers_first_discard": bool(x["on_first"]),
+        "dealer_ready_after_first_discard": bool(x["dealer_ready"]),
     }
 
 
-def win_cases(row: np.ndarray) -> list[dict]:
-    """The scoring-vector cases of the wins of one engine row (``int64[N_RECORD]``), first winner first.
+def win_cases(row: np.void) -> list[dict]:
+    """The scoring-vector cases of the wins of one hand's record (a ``RECORD_DTYPE`` record), first winner first.
 
     ``visible`` holds only the copies of the winning kind that the winner
     could see (discards and others' exposed melds, P27 绝张子): the scorer
     uses nothing else of it.
     """
-    n = int(row[_E.EXTRA_INDEX["n_winners"]])
-    dealer = int(row[_E.RECORD_INDEX["dealer"]])
-    streak = int(row[_E.EXTRA_INDEX["streak"]])
-    return [_win_case(row, j, dealer, streak) for j in range(n)]
+    dealer, streak = int(row["dealer"]), int(row["streak"])
+    return [_win_case(row["wins"][j], dealer, streak) for j in range(int(row["n_winners"]))]
 
 
 class ScoredRows(NamedTuple):
@@ -123,10 +111,9 @@ class ScoredRows(NamedTuple):
 
 
 @njit(cache=True)
-def _score_rows(rec, wins, params, tabs, pp, pay, out):
-    """Score every recorded win of the batch matrix ``rec: int64[n, N_RECORD]`` (``wins``: its win rows as
-    ``int64[n, MAX_WINNERS, N_WX]``) with the hand kernel :func:`caishen.sim.rules.jiating.points._hand_points`
-    into ``out`` (:class:`ScoredRows`).
+def _score_rows(rec, params, tabs, pp, pay, out):
+    """Score every recorded win of the records ``rec: RECORD_DTYPE[n]`` (``rec[h].wins``) with the hand kernel
+    :func:`caishen.sim.rules.jiating.points._hand_points` into ``out`` (:class:`ScoredRows`).
 
     ``pp``: the :class:`~caishen.sim.rules.jiating.points.PatternPoints` of
     :func:`caishen.sim.rules.jiating.points.points_tables`; ``pay: int64[4]``:
@@ -134,7 +121,7 @@ def _score_rows(rec, wins, params, tabs, pp, pay, out):
     win it stops and sets ``out.err = [hand, code, j]`` (``code``: an ``ERR_*`` of
     the kernels or of :mod:`caishen.sim.rules.jiating.points`, ``j``: the win's row).
     """
-    rec, wins, params, tabs, pp, pay, out = borrowed((rec, wins, params, tabs, pp, pay, out))
+    rec, params, tabs, pp, pay, out = borrowed((rec, params, tabs, pp, pay, out))
     # no reference counts per win (caishen.sim.borrow)
     P_out, G_out, pay_out, score_out = out.P, out.G, out.pay, out.score
     first_pats, win_pats, win_row, err = out.first_pats, out.win_pats, out.win_row, out.err
@@ -142,17 +129,18 @@ def _score_rows(rec, wins, params, tabs, pp, pay, out):
     n = rec.shape[0]
     m = 0
     for h in range(n):
-        nw = rec[h, _COL_N_WINNERS]
+        r = rec[h]
+        nw = r.n_winners
         if nw == 0:
             continue
-        code, j = _hand_points(rec[h, _COL_DEALER], rec[h, _COL_STREAK], nw, wins[h], params, tabs, pp, pay)
+        code, j = _hand_points(r.dealer, r.streak, nw, r.wins, params, tabs, pp, pay)
         if code != 0:
             err[0] = h
             err[1] = code
             err[2] = j
             return m
         for j in range(nw):
-            w = wins[h, j, WX_SEAT]
+            w = r.wins[j].seat
             P_out[h, w] = detail[j, D_P]
             G_out[h, w] = detail[j, D_G]
             for p in range(N_SEATS):
@@ -187,23 +175,23 @@ def _texts(win_pats: np.ndarray) -> np.ndarray:
 
 
 def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.ndarray]:
-    """The J-9 scoring columns of a batch matrix, every recorded win scored by the numba scorer.
+    """The J-9 scoring columns of the engine's records, every recorded win scored by the numba scorer.
 
     ``rules``: the :class:`~caishen.sim.rules.jiating.JiatingRules` the hands were
-    played under (None: the spec's defaults); ``rec``: the engine's batch
-    matrix ``int64[n, N_RECORD]``.  Returns ``{name: array[n]}`` for
+    played under (None: the spec's defaults); ``rec``: the engine's records
+    ``RECORD_DTYPE[n]`` (:mod:`caishen.sim.rules.records`).  Returns ``{name: array[n]}`` for
     ``P_s``, ``G_s``, ``pay_p_w``, ``P01``..``P50``, ``patterns_s`` and
     ``score_s`` with the dtypes of :data:`caishen.sim.rules.jiating.records.COLUMNS`.
-    Raises ``ValueError`` for a matrix of the wrong shape or dtype and
+    Raises ``ValueError`` for records of another shape or dtype and
     ``RuntimeError`` naming the hand when a recorded win is not accepted by
     the scorer (the engine and the scorer disagree).
     """
     rec = np.asarray(rec)
-    if rec.ndim != 2 or rec.shape[1] != _E.N_RECORD or rec.dtype != np.int64:
-        raise ValueError(f"rec must be an int64[n, {_E.N_RECORD}] batch matrix, got {rec.dtype}{list(rec.shape)}")
+    if rec.ndim != 1 or rec.dtype != _E.RECORD_DTYPE:
+        raise ValueError(f"rec must be the records RECORD_DTYPE[n], got {rec.dtype}{list(rec.shape)}")
     params = _K.kernel_tables(rules)[0]
     n = len(rec)
-    nw = rec[:, _COL_N_WINNERS]
+    nw = rec["n_winners"]
     n_wins = int(np.clip(nw, 0, _MAX_WINNERS).sum())
     P_out = np.zeros((n, N_SEATS), np.int32)
     G_out = np.zeros((n, N_SEATS), np.int32)
@@ -213,8 +201,7 @@ def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.
     win_pats = np.zeros((n_wins, N_PATTERNS), np.int16)
     win_row = np.zeros((n_wins, 2), np.int64)
     err = np.full(3, -1, np.int64)
-    wins = rec[:, _WINS_OFFSET:].reshape(n, _MAX_WINNERS, _N_WX)
-    m = _score_rows(rec, wins, params, hand_tables(), _points.points_tables(rules), np.zeros(N_SEATS, np.int64),
+    m = _score_rows(rec, params, hand_tables(), _points.points_tables(rules), np.zeros(N_SEATS, np.int64),
                     ScoredRows(P_out, G_out, pay_out, score_out, first_pats, win_pats, win_row, err))
     if err[0] >= 0:
         h, code, j = (int(v) for v in err)
@@ -223,7 +210,7 @@ def score_batch(rules: _J.JiatingRules | None, rec: np.ndarray) -> dict[str, np.
         try:
             case = win_cases(rec[h])[j]
         except Exception:  # pragma: no cover - a row too broken to print as a case
-            case = rec[h, _WINS_OFFSET + j * _N_WX:_WINS_OFFSET + (j + 1) * _N_WX].tolist()
+            case = rec[h]["wins"][j].tolist()
         raise RuntimeError(f"hand {h}: the scorer rejects recorded win {j}: {what}; case: {case}")
     out: dict[str, np.ndarray] = {}
     for s in range(N_SEATS):

@@ -1,7 +1,7 @@
 """The points of a finished Jiating hand: every recorded win scored and paid (J-5 .. J-8, J-6.5, J-3.4).
 
 :func:`_hand_points` is the one kernel that turns a finished hand's recorded
-wins (the ``WX_*`` rows of :mod:`caishen.sim.rules.records`) into the seats'
+wins (``wins[j].<field>``, :data:`caishen.sim.rules.records.WIN_DTYPE`) into the seats'
 score changes; the engine reaches it through
 :func:`caishen.sim.rules.kernels._hand_points` (code ``POINTS_PATTERNS``), so
 that the search bot's rollouts, the batched env, the records
@@ -52,10 +52,6 @@ MESSAGES = {
     ERR_N_WINNERS: f"n_winners must be 0..{_E.MAX_WINNERS}",
 }
 
-_WX_SEAT, _WX_TILE, _WX_TYPE, _WX_DISCARDER = _E.WX_SEAT, _E.WX_TILE, _E.WX_TYPE, _E.WX_DISCARDER
-_WX_DECL, _WX_FIRST_TURN, _WX_REPLACEMENT = _E.WX_DECL, _E.WX_FIRST_TURN, _E.WX_REPLACEMENT
-_WX_ON_FIRST, _WX_DEALER_READY, _WX_VISIBLE = _E.WX_ON_FIRST, _E.WX_DEALER_READY, _E.WX_VISIBLE
-_WX_N_MELDS, _WX_MELD_TYPE, _WX_MELD_KIND, _WX_HAND = _E.WX_N_MELDS, _E.WX_MELD_TYPE, _E.WX_MELD_KIND, _E.WX_HAND
 _MAX_WINNERS = _E.MAX_WINNERS
 
 
@@ -94,7 +90,8 @@ def no_points() -> PatternPoints:
 def _hand_points(dealer, streak, n_wins, wins, params, tabs, pp, out):
     """Fill ``out: int64[4]`` with the score changes of a finished hand's ``n_wins`` recorded wins.
 
-    ``wins``: int array ``[MAX_WINNERS, N_WX]`` (``WX_*``), first winner
+    ``wins``: the recorded wins, ``WIN_DTYPE[MAX_WINNERS]`` of
+    :mod:`caishen.sim.rules.records` (``rec[i].wins`` or the state's ``st.wins``), first winner
     first; ``params``: ``JiatingRules.params()``; ``tabs``:
     :func:`caishen.sim.tables.hand_tables`; ``pp``: the :class:`PatternPoints`
     of :func:`points_tables` (its ``detail`` filled: each win's P, G, payments
@@ -108,19 +105,16 @@ def _hand_points(dealer, streak, n_wins, wins, params, tabs, pp, out):
         out[p] = 0
     if n_wins < 0 or n_wins > _MAX_WINNERS:
         return ERR_N_WINNERS, 0
-    first_type = wins[0, _WX_TYPE]
-    first_disc = wins[0, _WX_DISCARDER]
+    first_type = wins[0].type
+    first_disc = wins[0].discarder
     for j in range(n_wins):
         x = wins[j]
-        hand = x[_WX_HAND:_WX_HAND + 34]
-        w = x[_WX_SEAT]
-        wt = x[_WX_TYPE]
-        disc = x[_WX_DISCARDER]
-        nm = x[_WX_N_MELDS]
-        mt = x[_WX_MELD_TYPE:_WX_MELD_TYPE + 4]
-        mk = x[_WX_MELD_KIND:_WX_MELD_KIND + 4]
-        wc = WinContext(x[_WX_TILE], wt, x[_WX_DECL], x[_WX_FIRST_TURN], x[_WX_REPLACEMENT], x[_WX_ON_FIRST],
-                       x[_WX_DEALER_READY], x[_WX_VISIBLE], nm, mt, mk)
+        hand = x.hand
+        w = x.seat
+        wt = x.type
+        disc = x.discarder
+        wc = WinContext(x.tile, wt, x.decl, x.first_turn, x.replacement, x.on_first, x.dealer_ready, x.visible,
+                        x.n_melds, x.meld_type, x.meld_kind)
         code = _check_context(hand, wc, disc, w, dealer, streak)
         if code == 0 and n_wins > 1 and (wt == WIN_SELF_DRAW or wt != first_type or disc != first_disc):
             code = ERR_MULTI

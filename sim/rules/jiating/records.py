@@ -2,8 +2,8 @@
 
 The numba engine plays Jiating's turns (declarations, passed wins, several
 winners on one discard, ...) but does not score them: for each hand it
-records the context of every win in its batch matrix (the ``WX_*`` block of
-:mod:`caishen.sim.engine`: winner, win tile, win type, discarder, the winner's
+records the context of every win in its per-hand record (``rec[i].wins[j]``,
+:data:`caishen.sim.rules.records.WIN_DTYPE`: winner, win tile, win type, discarder, the winner's
 concealed tiles before the win, melds with their types, declaration, first
 turn, replacement draw, visible copies of the winning kind, the dealer's
 first discard).  After the numba call :func:`finish_records` copies the
@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.sim.rules import jiating as _J
-from caishen.sim.rules import records as _E  # the batch matrix (the engine fills it)
+from caishen.sim.rules import records as _E  # the per-hand records (the engine fills them)
 from caishen.sim.rules.jiating import batch as _batch
 from caishen.sim.rules.jiating.batch import DECLARATION_NAMES, WIN_TYPE_NAMES, win_cases  # noqa: F401
 from caishen.sim.rules.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS
@@ -72,7 +72,7 @@ COLUMNS: tuple[tuple[str, np.dtype], ...] = (
     *COMMON_END_COLUMNS,
 )
 
-#: columns copied from the engine's batch matrix unchanged
+#: columns copied from the engine's records unchanged
 _ENGINE_COPIED = (
     "hand", "match_hand", "dealer", "winner", "winners_mask", "win_type", "discarder", "streak", "win_tile",
     "first_turn", "replacement", *(f"{c}_{s}" for c in ("decl", "decl_turn", "hard_offer", "passed_win")
@@ -83,7 +83,7 @@ _ENGINE_COPIED = (
 def finish_records(rules: _J.JiatingRules, rec: np.ndarray) -> dict[str, np.ndarray]:
     """The J-9 record columns (:data:`COLUMNS`) of a batch of Jiating hands.
 
-    ``rec``: the engine's batch matrix ``int64[n, N_RECORD]``; ``rules``:
+    ``rec``: the engine's records ``RECORD_DTYPE[n]``; ``rules``:
     the :class:`~caishen.sim.rules.jiating.JiatingRules` the hands were played
     under (points, caps, bonuses).  The engine's columns are copied; every
     recorded win is scored by :func:`caishen.sim.rules.jiating.batch.score_batch` (one
@@ -96,9 +96,7 @@ def finish_records(rules: _J.JiatingRules, rec: np.ndarray) -> dict[str, np.ndar
     out: dict[str, np.ndarray] = {}
     for name, dt in COLUMNS:
         if name in _ENGINE_COPIED:
-            src = _E.RECORD_INDEX.get(name)
-            col = rec[:, src] if src is not None else rec[:, _E.EXTRA_INDEX[name]]
-            out[name] = col.astype(dt)
+            out[name] = _E.record_column(rec, name).astype(dt, copy=False)
         else:
             out[name] = scored.pop(name)
     if scored:  # pragma: no cover - the scorer's columns and the J-9 contract must be the same set

@@ -7,7 +7,7 @@ something during play (binding spec ``shared/rules/jiating.md``):
   hand -- standard (4 sets + a pair, melds included) or seven pairs (no
   melds); no other condition.  It has the signature of
   ``caishen.sim.rules.kaihua._evaluate_win`` so that the engine calls either one at
-  the same place (``params.win_kernel``); exponent, flags and counted chain
+  the same place (``ep.win_kernel``); exponent, flags and counted chain
   links are 0 because Jiating's patterns and points are computed after the
   hand by the scoring kernels of :mod:`caishen.sim.rules.jiating.kernels`.
 - :func:`_single_wait_discards` (J-4.1): the discards after which a hand
