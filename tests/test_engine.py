@@ -14,6 +14,7 @@ from caishen.sim import engine as E
 from caishen.sim.selfplay import batch as SP
 from caishen.sim.bots.registry import code_table as policy_table
 from caishen.sim.rules.kaihua import FLAG_CHAIN, FLAG_JOKER_LINK
+from caishen.sim.rules.records import record_columns
 from caishen.sim.tiles import MELD_KONG_CONCEALED, kind_name
 
 from scenario import random_batch
@@ -256,8 +257,8 @@ def test_100k_random_hands_checked_after_every_step(engine_warm):
     zero-sum scores); then the records' own invariants."""
     n = 100_000
     rec = random_batch(n, seed=20240601, check=True)
-    assert set(rec) == {name for name, _ in E.RECORD_COLUMNS} | {f"piao_chance_{s}" for s in range(4)}
-    for name, dt in E.RECORD_COLUMNS:
+    assert set(rec) == {name for name, _ in record_columns("kaihua")} | {f"piao_chance_{s}" for s in range(4)}
+    for name, dt in record_columns("kaihua"):
         assert rec[name].dtype == dt and len(rec[name]) == n
     scores = np.stack([rec[f"score_{s}"] for s in range(4)], axis=1)
     assert (scores.sum(axis=1) == 0).all()  # K-8.5

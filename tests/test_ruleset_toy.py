@@ -19,10 +19,11 @@ import numpy as np
 import pytest
 
 from caishen.sim.selfplay import records, runner, stream
-from caishen.sim.engine import A_CHOW_HIGH, A_CHOW_LOW, A_DECLARE, A_KONG_CONCEALED, RECORD_COLUMNS, Game
+from caishen.sim.engine import A_CHOW_HIGH, A_CHOW_LOW, A_DECLARE, A_KONG_CONCEALED, RECORD_COLUMNS, Game, batch_columns
 from caishen.sim.hand import is_win
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules import kernels
+from caishen.sim.rules import records as contract
 from caishen.sim.rules.kaihua import KaihuaRules
 from caishen.sim.selfplay.batch import play_batch
 from caishen.sim.tiles import parse
@@ -59,7 +60,9 @@ def score(case: dict, rules: PlainRules | None = None) -> dict:
 def make_ruleset(**changes) -> rulesets.RuleSet:
     fields = dict(name="plain", title="a toy rule set", options=PlainRules, facts=FACTS,
                   win_kernel=kernels.WIN_KERNEL_SHAPE, payments=kernels.PAYMENTS_EXPONENT,
-                  score=f"{__name__}:score", plain_case={})
+                  score=f"{__name__}:score", plain_case={},
+                  # its records: the engine's generic joker / chain fields under Kaihua's names (its payments)
+                  field_columns="caishen.sim.rules.kaihua.records:FIELD_COLUMNS")
     fields.update(changes)
     return rulesets.RuleSet(**fields)
 
@@ -91,6 +94,7 @@ def test_registered_rule_set_is_found_by_name(plain):
     (dict(win_kernel=7), "win_kernel 7"),
     (dict(payments=-1), "payments -1"),
     (dict(finish="no colon"), "finish must be 'module:name'"),
+    (dict(field_columns="no colon"), "field_columns must be 'module:name'"),
     (dict(points=9), "points 9"),
     (dict(reward_scale=0), "reward_scale must be a positive number"),
     (dict(reward_scale=True), "reward_scale must be a positive number"),
@@ -101,9 +105,25 @@ def test_a_bad_rule_set_is_refused_naming_the_field(changes, match):
         make_ruleset(**changes)
 
 
+def test_a_rule_set_records_the_generic_fields_under_its_field_columns_or_their_own_names(plain):
+    rs = rulesets.register(make_ruleset(name="generic", field_columns=None))
+    try:
+        rec = contract.new_records(2)
+        rec["jokers_held"] = [[1, 0, 0, 0], [0, 0, 2, 0]]
+        cols = batch_columns("generic", None, rec)
+        assert rs.field_column_names() == {}
+        assert list(cols) == [c for c, _ in RECORD_COLUMNS] and "jokers_held_2" in cols and "caishen_2" not in cols
+        assert cols["jokers_held_2"].tolist() == [0, 2]
+        named = batch_columns("plain", None, rec)  # field_columns: Kaihua's names
+        assert named["caishen_2"].tolist() == [0, 2] and "jokers_held_2" not in named
+    finally:
+        rulesets.unregister("generic")
+
+
 def test_play_batch_plays_checked_hands_of_the_toy(plain, engine_warm):
     cols = play_batch(400, 3, rules="plain", policies="greedy,random,greedy,random", check=True)
-    assert list(cols) == [c for c, _ in RECORD_COLUMNS]  # no finisher: the engine's columns
+    # no finisher: the engine's columns, the generic joker / chain fields under its field_columns' names
+    assert list(cols) == [c for c, _ in contract.engine_columns(plain.field_column_names())]
     records.check_chunk(cols, "plain", 400)  # the common contract, zero-sum scores
     won = cols["winner"] >= 0
     assert won.sum() > 100

@@ -352,7 +352,47 @@ def test_no_column_of_a_run_shadows_a_dataframe_attribute(tmp_path):
 
 def test_record_columns_match_the_engine_record_layout():
     engine = pytest.importorskip("caishen.sim.engine")
-    assert [(n, np.dtype(d)) for n, d in engine.RECORD_COLUMNS] == list(records.record_columns(RULES))
+    from caishen.sim.rules import base, records as contract
+
+    names = base.get(RULES).field_column_names()  # K-10: the generic joker / chain fields as 财神 / 飘 columns
+    assert names == {"chain_joker": "chain_piao", "jokers_held": "caishen", "joker_discards": "piao",
+                     "circle_failed": "failed_piao"}
+    assert [(n, np.dtype(d)) for n, d in contract.engine_columns(names)] == list(records.record_columns(RULES))
+    generic = [n for n, _ in engine.RECORD_COLUMNS]
+    assert "jokers_held_0" in generic and "chain_joker" in generic and not any("piao" in n for n in generic)
+    assert contract.engine_columns() == contract.engine_columns({}) == engine.RECORD_COLUMNS
+
+
+@pytest.mark.parametrize("names, match", [
+    ({"caishen": "jokers"}, "names 'caishen', which is no field of the engine's record columns"),
+    ({"streak": "k"}, "names 'streak', which is no field"),  # an extra column, not a record column
+    ({"jokers_held": "0x"}, "gives 'jokers_held' the column stem '0x', which is not an identifier"),
+    ({"jokers_held": 3}, "gives 'jokers_held' the column stem 3"),
+    ({"jokers_held": "score"}, "names the column 'score_0' twice"),
+    ({"chain_joker": "winner"}, "names the column 'winner' twice"),
+])
+def test_engine_columns_refuse_bad_field_columns_naming_them(names, match):
+    from caishen.sim.rules import records as contract
+
+    with pytest.raises(ValueError, match=match):
+        contract.engine_columns(names)
+    with pytest.raises(ValueError, match=match):
+        contract.engine_record_columns(contract.new_records(1), names)
+
+
+def test_engine_record_columns_are_the_generic_columns_renamed():
+    from caishen.sim.rules import records as contract
+
+    rec = contract.new_records(3)
+    rec["jokers_held"][:, 1] = [1, 2, 0]
+    rec["chain_joker"] = [0, 1, 2]
+    rec["score"][:, 1] = [4, -4, 0]
+    generic = contract.engine_record_columns(rec)
+    named = contract.engine_record_columns(rec, {"jokers_held": "held", "chain_joker": "links"})
+    assert list(generic) == [n for n, _ in contract.RECORD_COLUMNS]
+    assert named["held_1"].tolist() == generic["jokers_held_1"].tolist() == [1, 2, 0]
+    assert named["links"].tolist() == [0, 1, 2] and named["score_1"].tolist() == [4, -4, 0]
+    assert "jokers_held_1" not in named and named["held_1"].dtype == np.int8 and len(named) == len(generic)
 
 
 def test_record_column_reads_a_field_or_one_seat_of_the_engine_records():

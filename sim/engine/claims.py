@@ -26,7 +26,7 @@ Decisions (engine side; each cites its rule)
   the chow keeps the ban it has just set.
 - E9 (K-9.2, K-9.3): a 飘 circle closes at that player's next draw
   (normal or replacement); a win inside somebody else's open circle marks it
-  failed (``failed_piao_s``); the winner's own open circle does not count.
+  failed (``circle_failed``); the winner's own open circle does not count.
 - J5 (J-3.5): a passed win on a discard or on a robbable added kong bans
   wins on discards and robberies until the seat's next draw (normal or
   replacement); a pong does not end it; self-draws stay free; a hard seat

@@ -4,7 +4,10 @@
 :mod:`caishen.sim.rules.records`, a batch is ``RECORD_DTYPE[n]``:
 :func:`new_records`): the records contract's columns (``RECORD_COLUMNS``,
 records.md; K-10 says what a K-rules hand's record shows; ``rec[i].winner``,
-a per-seat ``rec[i].score[s]`` is the column ``score_s``), the engine's
+a per-seat ``rec[i].score[s]`` is the column ``score_s``; the generic
+fields ``jokers_held``, ``joker_discards``, ``circle_failed``,
+``chain_joker`` are columns under the rule set's own names, its
+``RuleSet.field_columns``), the engine's
 extra columns (``ENGINE_EXTRA_COLUMNS``: the J-9 facts the engine knows)
 and the win contexts (``rec[i].wins[j]``, ``WIN_DTYPE``).
 :func:`batch_columns` turns a batch of records into the rule set's record
@@ -32,6 +35,8 @@ from caishen.sim.rules.records import (  # noqa: F401  (the record's layout: the
     ENGINE_EXTRA_COLUMNS,
     RECORD_COLUMNS,
     RECORD_DTYPE,
+    engine_columns,
+    engine_record_columns,
     new_records,
     record_column,
 )
@@ -60,14 +65,14 @@ def _write_record(st, ep, hand, rec):
     # K-9.4 / K-10: the chain links counted in the winning exponent (the win
     # kernel's answer), not the winner's live chain
     rec.chain_len = st.seat[w].win_joker_links + st.seat[w].win_kong_links if won else 0
-    rec.chain_piao = st.seat[w].win_joker_links if won else 0
+    rec.chain_joker = st.seat[w].win_joker_links if won else 0
     rec.chain_kong = st.seat[w].win_kong_links if won else 0
     joker = ep.joker
     for s in range(N_SEATS):
         rec.score[s] = st.seat[s].score
-        rec.caishen[s] = st.hands[s, joker] if joker >= 0 else 0
-        rec.piao[s] = st.seat[s].joker_discards
-        rec.failed_piao[s] = st.seat[s].circle_failed
+        rec.jokers_held[s] = st.hands[s, joker] if joker >= 0 else 0
+        rec.joker_discards[s] = st.seat[s].joker_discards
+        rec.circle_failed[s] = st.seat[s].circle_failed
     rec.turns = st.table.turns
     rec.tiles_left = _tiles_left(st)
     n_wins = st.table.n_wins if won else 0
@@ -107,10 +112,13 @@ def batch_columns(name: str, rules, rec: np.ndarray) -> dict[str, np.ndarray]:
 
     A rule set with a record finisher (its ``RuleSet.finish``, e.g.
     one scored after the hand, J-9) returns its own
-    columns; the others the :data:`RECORD_COLUMNS` (records.md; K-10).
+    columns; the others the :data:`RECORD_COLUMNS` (records.md; K-10),
+    the generic fields it names itself under its names (its
+    ``RuleSet.field_columns``, :func:`engine_columns`).
     Raises ``ValueError`` for an unknown rule set.
     """
-    finish = _rulesets.get(name).finisher()
+    ruleset = _rulesets.get(name)
+    finish = ruleset.finisher()
     if finish is None:
-        return {c: record_column(rec, c) for c, _ in RECORD_COLUMNS}
+        return engine_record_columns(rec, ruleset.field_column_names())
     return finish(rules, rec)

@@ -69,7 +69,11 @@ defined in the test.
    own numba kernels behind the hooks that are plain Python calls (its
    record finisher, its scorer).
 4. **Records.**  Without a finisher a hand's record is the engine's
-   ``RECORD_COLUMNS``.  A rule set scored after the hand (Jiating) gives
+   ``RECORD_COLUMNS``, whose generic joker / chain fields (``jokers_held``,
+   ``joker_discards``, ``circle_failed``, ``chain_joker``) a rule set may
+   record under its own names: ``field_columns="...records:FIELD_COLUMNS"``,
+   ``{field: column stem}`` (Kaihua's 财神 / 飘 columns,
+   :func:`caishen.sim.rules.records.engine_columns`).  A rule set scored after the hand (Jiating) gives
    ``finish="caishen.sim.rules.wenzhou.records:finish_records"`` (the
    engine's records, ``RECORD_DTYPE[n]`` of :mod:`caishen.sim.rules.records`
    read by field, ``rec["winner"]``, ``rec[i].wins[j].hand`` in a kernel,

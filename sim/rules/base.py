@@ -36,7 +36,12 @@ rule sets up here by name and never branch on a name).  What a rule set gives:
 - ``finish``: ``"module:function"`` of ``function(rules, rec) -> columns``
   that turns the engine's records (``RECORD_DTYPE[n]``, :mod:`caishen.sim.rules.records`)
   into the rule set's record columns
-  (None: the engine's ``RECORD_COLUMNS``), and ``columns``:
+  (None: the engine's ``RECORD_COLUMNS``), ``field_columns``:
+  ``"module:attribute"`` of ``{record field: column stem}``, the names it
+  records some of the engine's generic record fields under (Kaihua's
+  ``jokers_held`` is its ``caishen_0..3``;
+  :func:`caishen.sim.rules.records.engine_columns`; None: the generic
+  names), and ``columns``:
   ``"module:attribute"`` of its records contract (``(name, dtype)`` pairs;
   None: the common columns only);
 - ``score``: ``"module:function"`` of ``score(case, rules) -> dict`` for the
@@ -187,6 +192,7 @@ class RuleSet:
     win_kernel: int
     payments: int
     finish: str | None = None
+    field_columns: str | None = None
     columns: str | None = None
     score: str | None = None
     plain_case: Mapping[str, Any] = dataclasses.field(default_factory=dict)
@@ -227,7 +233,7 @@ class RuleSet:
             raise ValueError(f"rule set {self.name!r}: reward_scale must be a positive number, "
                              f"got {short_repr(self.reward_scale)}")
         object.__setattr__(self, "reward_scale", float(self.reward_scale))
-        for field in ("finish", "columns", "score", "points_tables", "analysis", "words"):
+        for field in ("finish", "field_columns", "columns", "score", "points_tables", "analysis", "words"):
             ref = getattr(self, field)
             if ref is not None and not (isinstance(ref, str) and _REF.fullmatch(ref)):
                 raise ValueError(f"rule set {self.name!r}: {field} must be 'module:name' or None, "
@@ -246,6 +252,11 @@ class RuleSet:
     def finisher(self):
         """``function(rules, rec) -> dict[str, np.ndarray]`` (``finish``), or None."""
         return None if self.finish is None else self._resolve("finish")
+
+    def field_column_names(self) -> dict[str, str]:
+        """``{record field: column stem}`` (``field_columns``): the names it records some of the engine's
+        generic record fields under; ``{}`` (the generic names) when it has none."""
+        return {} if self.field_columns is None else dict(self._resolve("field_columns"))
 
     def record_columns(self) -> tuple | None:
         """The records contract's ``(name, dtype)`` pairs (``columns``), or None."""

@@ -14,7 +14,9 @@ the engine and the rule sets agree on:
   (:data:`RECORD_DTYPE`; a batch is ``RECORD_DTYPE[n]``, :func:`new_records`,
   filled by :func:`caishen.sim.engine.record._write_record`, read by
   kernels as ``rec[i].winner``, ``rec[i].score[s]``): its record columns
-  (:data:`RECORD_COLUMNS`), the engine's extra columns
+  (:data:`RECORD_COLUMNS`, under the record's generic field names: joker,
+  chain, circle; a rule set records some of them under its own names,
+  :func:`engine_columns`, as Kaihua's 财神 / 飘 columns), the engine's extra columns
   (:data:`ENGINE_EXTRA_COLUMNS`; a per-seat field ``score (4,)`` is the
   columns ``score_0..score_3``, :func:`record_column`) and the win contexts
   (``wins``: :data:`WIN_DTYPE` ``[MAX_WINNERS]``, ``rec[i].wins[j].tile``), which a
@@ -25,6 +27,8 @@ The run's own columns and the Parquet files are the play layer's
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -91,13 +95,13 @@ RECORD_DTYPE = np.dtype(
         ("discarder", np.int8),          # discarder / robbed seat, -1 if none
         ("exponent", np.int8),           # K-6 exponent of the (first) winner, 0 on a draw
         ("hand_flags", np.int32),        # hand-type FLAG_* bits of the (first) winner (not "flags": pandas.DataFrame.flags)
-        ("chain_len", np.int8),          # K-6.5 chain links the (first) winner's exponent counted (K-9.4, K-10)
-        ("chain_piao", np.int8),         # ... of which 飘 links (0 unless counted: discard win, piao_requires_baotou)
+        ("chain_len", np.int8),          # chain links the (first) winner's exponent counted (K-6.5, K-9.4, K-10)
+        ("chain_joker", np.int8),        # ... of which joker-discard links (0 when the win kernel did not count them)
         ("chain_kong", np.int8),         # ... of which kong links
         ("score", np.int32, (4,)),       # each seat's score change, sums to zero (K-8.5)
-        ("caishen", np.int8, (4,)),      # jokers (财神) each seat holds at the end
-        ("piao", np.int16, (4,)),        # joker discards (飘财 attempts, K-9.1)
-        ("failed_piao", np.int8, (4,)),  # 1 if somebody else won inside the seat's 飘 circle (K-9.3)
+        ("jokers_held", np.int8, (4,)),  # jokers each seat holds at the end (0 in a rule set without one)
+        ("joker_discards", np.int16, (4,)),  # jokers each seat discarded (a seat field, SEAT_DTYPE)
+        ("circle_failed", np.int8, (4,)),    # 1 if somebody else won inside the seat's joker-discard circle
         ("turns", np.int16),             # discards in the hand
         ("tiles_left", np.int16),        # tiles left in the wall at the end
         # the engine's extra columns: the J-9 facts the engine knows (filled for every rule set)
@@ -116,18 +120,24 @@ RECORD_DTYPE = np.dtype(
 )
 
 
-def _columns(fields) -> tuple[tuple[str, np.dtype], ...]:
-    """The ``(name, dtype)`` columns of record fields: a per-seat field ``f`` (shape ``(4,)``) gives ``f_0..f_3``."""
+def _columns(fields, names=None) -> tuple[tuple[str, np.dtype], ...]:
+    """The ``(name, dtype)`` columns of record fields: a per-seat field ``f`` (shape ``(4,)``) gives ``f_0..f_3``;
+    ``names``: ``{field: column stem}`` for the fields a rule set names itself (:func:`engine_columns`)."""
+    names = names or {}
     out = []
     for f in fields:
-        dt = RECORD_DTYPE.fields[f][0]
-        out.extend(((f"{f}_{s}", dt.base) for s in SEATS) if dt.shape else ((f, dt),))
+        dt, stem = RECORD_DTYPE.fields[f][0], names.get(f, f)
+        out.extend(((f"{stem}_{s}", dt.base) for s in SEATS) if dt.shape else ((stem, dt),))
     return tuple(out)
 
 
 _NAMES = RECORD_DTYPE.names
-#: the engine's record columns (records.md; K-10), in order: a rule set without a finisher records these
-RECORD_COLUMNS = _columns(_NAMES[: _NAMES.index("streak")])
+#: the fields of the engine's record columns (:data:`RECORD_COLUMNS`)
+_RECORD_FIELDS = _NAMES[: _NAMES.index("streak")]
+#: the engine's record columns (records.md; K-10), in order, under the record's generic field names: a rule
+#: set without a finisher records these, its own names for some fields given by its ``field_columns``
+#: (:func:`engine_columns`: Kaihua's ``jokers_held`` is its ``caishen_0..3``)
+RECORD_COLUMNS = _columns(_RECORD_FIELDS)
 #: the engine's columns after :data:`RECORD_COLUMNS`: the J-9 facts the engine knows (Jiating's records,
 #: ``caishen.sim.rules.jiating.records``; filled for every rule set)
 ENGINE_EXTRA_COLUMNS = _columns(_NAMES[_NAMES.index("streak"): _NAMES.index("wins")])
@@ -136,6 +146,41 @@ _COLUMN_FIELD = {
     **{f: (f, None) for f in _NAMES if not RECORD_DTYPE.fields[f][0].shape},
     **{f"{f}_{s}": (f, s) for f in _NAMES if f != "wins" and RECORD_DTYPE.fields[f][0].shape for s in SEATS},
 }
+
+
+def engine_columns(names: Mapping[str, str] | None = None) -> tuple[tuple[str, np.dtype], ...]:
+    """The engine's record columns (:data:`RECORD_COLUMNS`, same order and dtypes) under a rule set's own names.
+
+    ``names``: ``{record field: column stem}``, the names a rule set records
+    some of the record's generic fields under (its ``RuleSet.field_columns``;
+    Kaihua's :data:`caishen.sim.rules.kaihua.records.FIELD_COLUMNS`:
+    ``jokers_held`` -> ``caishen_0..caishen_3``, ``chain_joker`` ->
+    ``chain_piao``); the other fields keep their names.  Raises
+    ``ValueError`` naming a key that is no field of :data:`RECORD_COLUMNS`,
+    a stem that is not an identifier, or a column named twice.
+    """
+    names = dict(names or {})
+    for field, stem in names.items():
+        if field not in _RECORD_FIELDS:
+            raise ValueError(f"field_columns names {field!r}, which is no field of the engine's record columns "
+                             f"({', '.join(_RECORD_FIELDS)})")
+        if not (isinstance(stem, str) and stem.isidentifier()):
+            raise ValueError(f"field_columns gives {field!r} the column stem {stem!r}, which is not an identifier")
+    cols = _columns(_RECORD_FIELDS, names)
+    seen = set()
+    for c, _ in cols:
+        if c in seen:
+            raise ValueError(f"field_columns {names!r} names the column {c!r} twice")
+        seen.add(c)
+    return cols
+
+
+def engine_record_columns(rec: np.ndarray, names: Mapping[str, str] | None = None) -> dict[str, np.ndarray]:
+    """The columns :func:`engine_columns` ``(names)`` of the records ``rec: RECORD_DTYPE[n]``:
+    ``{name: array[n]}``, each a contiguous copy with its field's dtype (:func:`record_column`).
+    Raises ``ValueError`` as :func:`engine_columns` does."""
+    # engine_columns(names) is RECORD_COLUMNS renamed, column for column
+    return {c: record_column(rec, generic) for (c, _), (generic, _) in zip(engine_columns(names), RECORD_COLUMNS)}
 
 
 def new_records(n: int) -> np.ndarray:

@@ -45,6 +45,7 @@ def make_ruleset() -> rulesets.RuleSet:
         name=NAME, title="a toy rule set with a kernel of its own", options=ToyRules, facts=FACTS,
         win_kernel=codes.WIN_KERNEL_SHAPE, payments=codes.PAYMENTS_EXPONENT, points=codes.POINTS_ENGINE,
         reward_scale=4.0, finish="toy_rules.kernels:finish", columns="toy_rules.kernels:COLUMNS",
+        field_columns="caishen.sim.rules.kaihua.records:FIELD_COLUMNS",
         analysis="toy_rules.analysis:ANALYSIS")
 
 

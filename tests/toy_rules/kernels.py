@@ -6,9 +6,11 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.rules import records as R
+from caishen.sim.rules.kaihua.records import FIELD_COLUMNS
 
-#: the toy's records contract: the engine's columns and its own
-COLUMNS = (*R.RECORD_COLUMNS, ("hand_kinds", np.int8))
+#: the toy's records contract: the engine's columns (the generic joker / chain fields under Kaihua's
+#: names, as the toy's options and payments are Kaihua's: its field_columns) and its own
+COLUMNS = (*R.engine_columns(FIELD_COLUMNS), ("hand_kinds", np.int8))
 
 
 @njit(cache=True)
@@ -28,7 +30,7 @@ def _hand_kinds(rec, out):
 
 def finish(rules, rec: np.ndarray) -> dict[str, np.ndarray]:
     """The toy's record columns of the engine's records ``rec: RECORD_DTYPE[n]`` (:mod:`caishen.sim.rules.records`)."""
-    cols = {c: R.record_column(rec, c) for c, _ in R.RECORD_COLUMNS}
+    cols = R.engine_record_columns(rec, FIELD_COLUMNS)
     kinds = np.zeros(len(rec), np.int64)
     _hand_kinds(np.ascontiguousarray(rec), kinds)
     cols["hand_kinds"] = kinds.astype(np.int8)

@@ -197,6 +197,7 @@ RULESET = register(RuleSet(
     payments=PAYMENTS_EXPONENT,  # K-8 paid inside the engine: kernels._payments
     points=POINTS_ENGINE,  # a hand's points are the engine's payments (K-8)
     reward_scale=8.0,  # about one sd of a seat's points per hand (seed 3: 7.2 over 20,000 hands)
+    field_columns="caishen.sim.rules.kaihua.records:FIELD_COLUMNS",  # its 财神 / 飘 column names (K-10)
     columns="caishen.sim.rules.kaihua.records:COLUMNS",
     score="caishen.sim.rules.kaihua.scoring:score",
     plain_case={"chain": [], "piao_circle": []},

@@ -1,6 +1,10 @@
 """The records contract of a Kaihua hand (K-10): the columns of ``caishen simulate``'s Parquet files.
 
-The engine fills them (:data:`caishen.sim.engine.RECORD_COLUMNS`, same order);
+The engine fills them (:data:`caishen.sim.engine.RECORD_COLUMNS`, same order):
+its generic record fields (joker, joker discards, their circle, the chain's
+joker links) are recorded under Kaihua's own names, :data:`FIELD_COLUMNS`
+(the 财神 / 飘 columns, ``RuleSet.field_columns``;
+:func:`caishen.sim.rules.records.engine_columns`);
 :func:`caishen.sim.rules.records.check_chunk` checks a chunk against :data:`COLUMNS`.
 """
 
@@ -9,6 +13,14 @@ from __future__ import annotations
 import numpy as np
 
 from caishen.sim.rules.records import COMMON_COLUMNS, COMMON_END_COLUMNS, COMMON_TAIL_COLUMNS, SEATS
+
+#: Kaihua's column stems of the engine's generic record fields (``caishen.sim.rules.records.RECORD_DTYPE``, K-10)
+FIELD_COLUMNS: dict[str, str] = {
+    "chain_joker": "chain_piao",  # the winner's 飘财 chain links (K-6.5, K-9.1)
+    "jokers_held": "caishen",  # 财神 each seat holds at the end (K-2.1)
+    "joker_discards": "piao",  # 飘财 attempts: 财神 discards (K-9.1)
+    "circle_failed": "failed_piao",  # failed 飘 (K-9.3)
+}
 
 #: the record columns of a Kaihua hand, in the contract's order (:mod:`caishen.sim.rules.records`)
 COLUMNS: tuple[tuple[str, np.dtype], ...] = (
