@@ -100,8 +100,8 @@ RECORD_DTYPE = np.dtype(
         ("chain_kong", np.int8),         # ... of which kong links
         ("score", np.int32, (4,)),       # each seat's score change, sums to zero (K-8.5)
         ("jokers_held", np.int8, (4,)),  # jokers each seat holds at the end (0 in a rule set without one)
-        ("joker_discards", np.int16, (4,)),  # jokers each seat discarded (a seat field, SEAT_DTYPE)
-        ("circle_failed", np.int8, (4,)),    # 1 if somebody else won inside the seat's joker-discard circle
+        ("joker_discards", np.int16, (4,)),  # jokers each seat discarded this hand (its SEAT_DTYPE joker_discards)
+        ("circle_failed", np.int8, (4,)),    # 1 if somebody else won inside the seat's open joker-discard circle
         ("turns", np.int16),             # discards in the hand
         ("tiles_left", np.int16),        # tiles left in the wall at the end
         # the engine's extra columns: the J-9 facts the engine knows (filled for every rule set)
