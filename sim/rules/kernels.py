@@ -40,8 +40,8 @@ the engine (numba forces that one line: the compiled engine step calls only
 kernels it knows when it is compiled).  A win
 kernel has the signature of :func:`caishen.sim.rules.kaihua.kernels._evaluate_win`:
 ``(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw,
-replacement_draw, chain_piao, chain_kong, params, tabs) -> (legal, exponent,
-flags, piao_links, kong_links)``; a payments kernel that of
+replacement_draw, chain_joker, chain_kong, params, tabs) -> (legal, exponent,
+flags, joker_links, kong_links)``; a payments kernel that of
 :func:`caishen.sim.rules.kaihua.kernels._payments`.  Both dispatchers are
 ``inline="always"``: compiled into the engine's step they cost one integer
 comparison, no call.
@@ -91,8 +91,8 @@ from caishen.sim.rules.kaihua.kernels import _payments as _exponent_payments
 
 @njit(cache=True, inline="always")
 def _win_kernel(code, concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw, replacement_draw,
-                chain_piao, chain_kong, params, tabs):
-    """The win test of kernel ``code`` (``WIN_KERNEL_*``): ``(legal, exponent, flags, piao_links, kong_links)``.
+                chain_joker, chain_kong, params, tabs):
+    """The win test of kernel ``code`` (``WIN_KERNEL_*``): ``(legal, exponent, flags, joker_links, kong_links)``.
 
     ``concealed``: the tiles *before* the winning tile (changed temporarily
     and restored); ``params``: the rule set's options as its kernel reads them
@@ -100,16 +100,16 @@ def _win_kernel(code, concealed, win_tile, meld_types, meld_kinds, n_melds, self
     """
     if code == WIN_KERNEL_SHAPE:
         return _shape_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw, replacement_draw,
-                          chain_piao, chain_kong, params, tabs)
+                          chain_joker, chain_kong, params, tabs)
     return _joker_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw, replacement_draw,
-                       chain_piao, chain_kong, params, tabs)
+                       chain_joker, chain_kong, params, tabs)
 
 
 @njit(cache=True, inline="always")
-def _pay(code, dealer, winner, win_type, discarder, exponent, piao_circle, params, out):
+def _pay(code, dealer, winner, win_type, discarder, exponent, circle_failed, params, out):
     """Add one winner's payments of kernel ``code`` (``PAYMENTS_*``) to ``out: int64[4]``; nothing for ``NONE``."""
     if code == PAYMENTS_EXPONENT:
-        _exponent_payments(dealer, winner, win_type, discarder, exponent, piao_circle, params, out)
+        _exponent_payments(dealer, winner, win_type, discarder, exponent, circle_failed, params, out)
 
 
 class PointsContext(NamedTuple):

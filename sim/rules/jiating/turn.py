@@ -40,7 +40,7 @@ NO_JOKER = -1
 
 @njit(cache=True)
 def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_draw, replacement_draw,
-                  chain_piao, chain_kong, params, tabs):
+                  chain_joker, chain_kong, params, tabs):
     """J-5.1: is ``concealed + win_tile`` a complete hand?  ``(legal, 0, 0, 0, 0)``.
 
     ``concealed``: int array[34], the concealed tiles *before* the winning
@@ -49,7 +49,7 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
     used: any complete standard or seven-pairs hand wins, by self-draw, on a
     discard or on a robbed added kong (J-5.2); seven pairs needs 14
     concealed tiles, so it is never read with melds.  The return has the
-    shape of Kaihua's ``(legal, exponent, flags, piao_links, kong_links)``:
+    shape of Kaihua's ``(legal, exponent, flags, joker_links, kong_links)``:
     exponent, flags and counted chain links are 0 (Jiating has no chain;
     its points are computed after the hand).
     """
