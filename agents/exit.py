@@ -63,7 +63,7 @@ its workers, this process's numba compile on a cold cache left out (none given: 
 run folder's files are :mod:`caishen.agents.exit_store`'s.
 
 Files in ``DIR``: ``checkpoint.pt`` (the net, its architecture and shape, its start, the optimiser,
-the counters, the curve's rows and the batch stream: a rerun of the same command resumes there; one of
+the MLP's oracle heads and theirs, the counters, the curve's rows and the batch stream: a rerun of the same command resumes there; one of
 another ``--arch`` is refused), ``buffer.npz`` (the labelled states, tagged with their iteration), ``current.npz``
 (the net the next labels play),
 ``learned.npz``, ``curve.csv`` (one row per iteration: wall seconds,
@@ -77,7 +77,8 @@ per-decision diagnostics of :func:`diagnostics` on the iteration's labelled
 states: ``agree_tuned`` and ``agree_greedy``, how often the net that played
 the hands chose as ``tuned:R`` and as ``greedy`` would have, and
 ``shanten_up``, the fraction of its discards that leave a worse shanten than
-its best discard), and ``eval/`` (the match's run directory, ``match.json``,
+its best discard; then ``aux_loss``, the oracle heads' loss at the iteration's last step, NaN without
+``--aux``), and ``eval/`` (the match's run directory, ``match.json``,
 whose table also gives each seat's deal-in rate; :func:`learn` returns the
 learner's in ``"eval"``; a resumed run that trains on replaces it).
 
