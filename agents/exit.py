@@ -41,6 +41,13 @@ The recipe, in its simplest form:
    were tuned): 1 there, 5 for a rule set whose points are 5 times as spread
    (J-6; without it the same ``beta`` let the net drift,
    the first benchmark of issue 26, its second section).
+   **Oracle heads** (``--aux W``, issue 46; 0: off): two training-only heads on the MLP's last hidden
+   layer (:class:`~caishen.agents.learned_torch.OracleHeads`, as the env trainer's) add ``W`` times their
+   binary cross-entropies to ``L``: per candidate discard, does it deal in now; per opponent, is it ready.
+   Their targets come from the real hidden state where the labels are made (the labels' "Oracle
+   targets", the kernel of the envs' ``info["oracle"]``); they feed the net's hidden layer through the
+   shared loss only, never its inputs, and are not exported (``learned.npz`` is the same format, played by
+   the same kernel).  ``--arch conv`` has no oracle heads.
 4. **Export and check.**  ``DIR/learned.npz`` (``learned:DIR/learned.npz``
    plays it in every command) after each iteration; at the end a
    duplicate-deal match (``caishen match`` through the runner) of
@@ -56,7 +63,7 @@ its workers, this process's numba compile on a cold cache left out (none given: 
 run folder's files are :mod:`caishen.agents.exit_store`'s.
 
 Files in ``DIR``: ``checkpoint.pt`` (the net, its architecture and shape, its start, the optimiser,
-the counters, the curve's rows and the batch stream: a rerun of the same command resumes there; one of
+the MLP's oracle heads and theirs, the counters, the curve's rows and the batch stream: a rerun of the same command resumes there; one of
 another ``--arch`` is refused), ``buffer.npz`` (the labelled states, tagged with their iteration), ``current.npz``
 (the net the next labels play),
 ``learned.npz``, ``curve.csv`` (one row per iteration: wall seconds,
@@ -70,7 +77,8 @@ per-decision diagnostics of :func:`diagnostics` on the iteration's labelled
 states: ``agree_tuned`` and ``agree_greedy``, how often the net that played
 the hands chose as ``tuned:R`` and as ``greedy`` would have, and
 ``shanten_up``, the fraction of its discards that leave a worse shanten than
-its best discard), and ``eval/`` (the match's run directory, ``match.json``,
+its best discard; then ``aux_loss``, the oracle heads' loss at the iteration's last step, NaN without
+``--aux``), and ``eval/`` (the match's run directory, ``match.json``,
 whose table also gives each seat's deal-in rate; :func:`learn` returns the
 learner's in ``"eval"``; a resumed run that trains on replaces it).
 
@@ -113,6 +121,7 @@ from caishen.agents.exit_store import (  # noqa: F401  (BUFFER_FILE, the checked
     _append,
     _commit,
     _curve_text,
+    _load_heads,
     _read_buffer,
     _read_checkpoint,
 )
@@ -266,6 +275,43 @@ def _tensors(torch, buf: dict, idx: np.ndarray, device=None):
     return out if device is None else tuple(t.to(device) for t in out)
 
 
+def _oracle_tensors(torch, buf: dict, idx: np.ndarray, width: int, device=None):
+    """The oracle targets of rows ``idx`` (:mod:`caishen.sim.selfplay.labels`, "Oracle targets"):
+    ``(deal int8[N, width], ready int8[N, 3])`` on ``device``, -1 where there is none."""
+    out = (torch.as_tensor(buf["deal"][idx, :width]), torch.as_tensor(buf["ready"][idx]))
+    return out if device is None else tuple(t.to(device) for t in out)
+
+
+def _new_heads(torch, model, seed: int, lr: float, dev):
+    """``(heads, opt)``: the oracle heads of the MLP ``model`` (:class:`~caishen.agents.learned_torch.
+    OracleHeads`, initialised from ``seed`` without touching torch's global stream) and their own Adam (Adam
+    is per parameter: the same steps as one Adam over the net and the heads); ``None`` for the conv."""
+    from caishen.agents.learned_torch import OracleHeads
+
+    if not hasattr(model, "fc2"):
+        return None
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(seed) + 46)
+        heads = OracleHeads(model.fc2.out_features).to(dev)
+    return heads, torch.optim.Adam(heads.parameters(), lr=lr)
+
+
+def _aux_loss(torch, heads, h, valid, deal, ready):
+    """The oracle heads' loss on the hidden layer ``h: [N, C, H2]``: the mean binary cross-entropy of
+    ``deal_in`` over the candidates with a target (``deal >= 0``) plus that of ``ready`` over the opponents
+    with one; 0 where a batch has none."""
+    bce = torch.nn.functional.binary_cross_entropy_with_logits
+    d, r = heads(h, valid)
+    loss = h.new_zeros(())
+    has = valid & (deal >= 0)
+    if bool(has.any()):
+        loss = loss + bce(d[has], deal[has].to(h.dtype))
+    has = ready >= 0
+    if bool(has.any()):
+        loss = loss + bce(r[has], ready[has].to(h.dtype))
+    return loss
+
+
 def _policy(torch, model, inputs, valid, tau):
     logits = model(*inputs).masked_fill(~valid, -1e30)
     return torch.log_softmax(logits / tau, dim=-1), logits
@@ -282,14 +328,21 @@ def _start_logits(torch, model0):
     return lambda x, *rest: (x * lin).sum(-1)
 
 
-def _loss(torch, model, model0, batch, tau, beta, scale=1.0):
-    """``(loss, kl)`` of a batch of :func:`_tensors` (module docstring, step 3): the policy-gradient term over
-    the candidates the labels kept (the policy's softmax restricted to them: a pruned candidate has no
-    label), the KL to the start over all of them (it holds the pruned ones near the start too).  ``model0``:
-    the start, a net or :func:`_start_logits`'s function."""
+def _loss(torch, model, model0, batch, tau, beta, scale=1.0, aux=None):
+    """``(loss, kl, aux_loss)`` of a batch of :func:`_tensors` (module docstring, step 3): the policy-gradient
+    term over the candidates the labels kept (the policy's softmax restricted to them: a pruned candidate has
+    no label), the KL to the start over all of them (it holds the pruned ones near the start too).
+    ``model0``: the start, a net or :func:`_start_logits`'s function.  ``aux``: ``(weight, heads, deal,
+    ready)`` adds ``weight`` times :func:`_aux_loss` (None: no oracle heads; ``aux_loss`` NaN)."""
     inputs, adv, kept, valid = batch[:-3], batch[-3], batch[-2], batch[-1]
     adv = adv / scale
-    logits = model.logits(*inputs)  # the forward pass, its first layer split as the kernel's
+    aux_loss = None
+    if aux is None:
+        logits = model.logits(*inputs)  # the forward pass, its first layer split as the kernel's
+    else:  # the same logits, the hidden layer kept for the heads
+        h = model.hidden(*inputs)
+        logits = model.head(inputs[0], h)
+        aux_loss = _aux_loss(torch, aux[1], h, valid, aux[2], aux[3])
     logp = torch.log_softmax(logits.masked_fill(~valid, -1e30) / tau, dim=-1)
     p_kept = torch.softmax(logits.masked_fill(~kept, -1e30) / tau, dim=-1)
     with torch.no_grad():
@@ -297,7 +350,9 @@ def _loss(torch, model, model0, batch, tau, beta, scale=1.0):
     p0 = logp0.exp()
     pg = -(p_kept * adv.masked_fill(~kept, 0.0)).sum(-1).mean()
     kl = (p0 * (logp0 - logp)).masked_fill(~valid, 0.0).sum(-1).mean()
-    return pg + beta * kl, kl
+    if aux_loss is None:
+        return pg + beta * kl, kl, None
+    return pg + beta * kl + aux[0] * aux_loss, kl, aux_loss
 
 
 def _choice(torch, model, batch, kept_only: bool = False) -> np.ndarray:
@@ -319,31 +374,34 @@ def _part_seed(seed: int, j: int) -> int:
     return int(np.random.SeedSequence([int(seed) % 2**63, j]).generate_state(1, np.uint64)[0] % 2**63)
 
 
-def _label_part(lineup: str, rules: str, walls: np.ndarray, cfg, seed: int, conv: bool, anchor=None):
+def _label_part(lineup: str, rules: str, walls: np.ndarray, cfg, seed: int, conv: bool, anchor=None,
+                oracle: bool = False):
     """Label one part of an iteration's walls (:func:`caishen.sim.selfplay.labels.label_hands` with the
-    :class:`LabelConfig` ``cfg`` and the start's linear weights ``anchor``): the filled rows, the decision
-    and rollout counts and the CPU seconds spent (by this process).  Module level: a worker runs it."""
+    :class:`LabelConfig` ``cfg``, the start's linear weights ``anchor`` and ``oracle``: the oracle targets
+    filled): the filled rows, the decision and rollout counts and the CPU seconds spent (by this process).
+    Module level: a worker runs it."""
     from caishen.sim.selfplay.labels import label_hands, new_buffer
 
     c0 = time.process_time()
     cap = max(16, len(walls) * 8)
     new, m, stats = label_hands(lineup, rules, walls, n_det=cfg.n_det, frac=cfg.frac, cap=cap, seed=seed,
                                 buf=new_buffer(cap, conv), top_k=cfg.top_k, spend_saved=cfg.spend_saved,
-                                anchor=anchor)
+                                anchor=anchor, oracle=oracle)
     return {k: v[:m] for k, v in new.items()}, m, stats, time.process_time() - c0
 
 
 def label_iteration(lineup: str, rules: str, walls: np.ndarray, cfg, seed: int, conv: bool, anchor=None,
-                    pool=None, workers: int = 1):
+                    pool=None, workers: int = 1, oracle: bool = False):
     """An iteration's labels over ``walls`` (:class:`LabelConfig` ``cfg``; ``anchor``: the start's linear
-    weights, whose choice pruning keeps), split in ``workers`` contiguous parts labelled side by side
+    weights, whose choice pruning keeps; ``oracle``: with the oracle targets), split in ``workers`` contiguous
+    parts labelled side by side
     in ``pool`` (a ``concurrent.futures`` executor; None: in this process), part ``j`` with the seed
     :func:`_part_seed` ``(seed, j)``; the parts' rows concatenated in order.  Returns ``(rows, m,
     stats: int64[3], cpu_s)`` (stats: learner decisions, all decisions, rollouts), ``cpu_s`` the parts' CPU
     seconds summed (in this process or the workers').  The same ``workers`` gives the same labels;
     ``workers=1`` those of one call of ``label_hands``."""
     parts = [p for p in np.array_split(np.asarray(walls), max(1, int(workers))) if len(p)]
-    args = [(lineup, rules, p, cfg, _part_seed(seed, j), conv, anchor) for j, p in enumerate(parts)]
+    args = [(lineup, rules, p, cfg, _part_seed(seed, j), conv, anchor, oracle) for j, p in enumerate(parts)]
     done = [pool.submit(_label_part, *a) for a in args] if pool is not None else None
     results = [f.result() for f in done] if done is not None else [_label_part(*a) for a in args]
     rows = {k: np.concatenate([r[0][k] for r in results]) for k in results[0][0]}
@@ -398,6 +456,7 @@ class TrainConfig(NamedTuple):
     beta: float = 1.0  #: weight of the KL to the start (``--beta``)
     tau: float = 1.0  #: temperature of the policy's softmax (``--tau``)
     adv_scale: float | None = None  #: the advantages' divisor (None: :func:`advantage_scale` of the rule set)
+    aux: float = 0.0  #: weight of the oracle heads' loss, 0 off (``--aux``; module docstring, step 3)
 
 
 class NetConfig(NamedTuple):
@@ -453,7 +512,7 @@ def _check_settings(rules: str, **kw) -> None:
         raise ValueError("labels: a label budget needs frac > 0 (no state is labelled at frac 0)")
     for name, lo, hi in (("minutes", 0, math.inf), ("cpu_minutes", 1e-9, math.inf), ("lr", 0, math.inf),
                          ("beta", 0, math.inf), ("tau", 1e-6, math.inf), ("adv_scale", 1e-9, math.inf),
-                         ("frac", 0, 1)):
+                         ("frac", 0, 1), ("aux", 0, math.inf)):
         v = kw[name]
         if name in ("adv_scale", "minutes", "cpu_minutes") and v is None:
             continue
@@ -472,10 +531,10 @@ def _check_settings(rules: str, **kw) -> None:
 
 
 def _start(torch, out: Path, rules: str, net: NetConfig, seed: int, lr: float, dev, log):
-    """``(model, model0, opt, state, buf, gen)``: a fresh start in ``out`` (the net of :func:`initial_model`,
-    an empty curve), or the committed iteration of its checkpoint (:func:`_read_checkpoint`,
-    :func:`_read_buffer`), ``curve.csv`` rewritten from it (a crash after the commit may have left the
-    previous one)."""
+    """``(model, model0, opt, heads, state, buf, gen)``: a fresh start in ``out`` (the net of
+    :func:`initial_model`, its oracle heads of :func:`_new_heads`, an empty curve), or the committed iteration
+    of its checkpoint (:func:`_read_checkpoint`, :func:`_read_buffer`), ``curve.csv`` rewritten from it (a
+    crash after the commit may have left the previous one)."""
     if not (out / CHECKPOINT).exists():
         safeio.discard(out / BUFFER_NEXT)  # labels of a first iteration killed before its commit
         model = initial_model(rules, net.hidden, seed, net.arch, net.channels).to(dev)
@@ -483,13 +542,16 @@ def _start(torch, out: Path, rules: str, net: NetConfig, seed: int, lr: float, d
         state = {"iteration": 0, "hands": 0, "decisions": 0, "labelled": 0, "seconds": 0.0, "cpu_seconds": 0.0,
                  "rules": rules, "curve": []}
         safeio.atomic_write(out / "curve.csv", _curve_text([]))
-        return (model, model0, torch.optim.Adam(model.parameters(), lr=lr), state, None,
-                torch.Generator().manual_seed(seed))
-    model, model0, opt, state, gen = _read_checkpoint(torch, out, rules, net.arch, lr, dev, seed)
+        return (model, model0, torch.optim.Adam(model.parameters(), lr=lr), _new_heads(torch, model, seed, lr, dev),
+                state, None, torch.Generator().manual_seed(seed))
+    model, model0, opt, state, gen, ck_heads = _read_checkpoint(torch, out, rules, net.arch, lr, dev, seed)
+    heads = _new_heads(torch, model, seed, lr, dev)
+    if heads is not None and ck_heads is not None:  # a checkpoint from before the heads starts them afresh
+        _load_heads(torch, out / CHECKPOINT, heads, ck_heads)
     buf = _read_buffer(out, state, net.arch == "conv")
     safeio.atomic_write(out / "curve.csv", _curve_text(state["curve"]))
     log(f"resumed at iteration {state['iteration']} ({state['labelled']} labelled states)")
-    return model, model0, opt, state, buf, gen
+    return model, model0, opt, heads, state, buf, gen
 
 
 
@@ -567,12 +629,15 @@ def learn(rules: str = DEFAULT, out="runs/learn", budget: Budget | None = None,
     arch, workers, hands = _check_arch(net.arch), run.workers, labelling.hands
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or not 1 <= workers <= 256:
         raise ValueError(f"workers {workers!r}: must be an integer in 1..256")
+    if train.aux and arch == "conv":
+        raise ValueError(f"aux {train.aux:g}: the oracle heads read the MLP's hidden layer; --arch conv trains "
+                         "without them (--aux 0)")
     scale = advantage_scale(rules) if train.adv_scale is None else float(train.adv_scale)
     dev = device_of(torch, run.device)
     log = log or (lambda s: None)
     torch.set_num_threads(1)
     with rundir.workspace(out, "caishen learn") as out:  # one learn per folder; never a write through a link in it
-        model, model0, opt, state, buf, gen = _start(torch, out, rules, net, seed, train.lr, dev, log)
+        model, model0, opt, heads, state, buf, gen = _start(torch, out, rules, net, seed, train.lr, dev, log)
         anchor = model0.linear.detach().cpu().numpy().astype(np.float64)  # the start's choice: kept by pruning
         start = _start_logits(torch, model0)
         log(f"training on {dev}; labelling on the CPU with {workers} worker(s); budget "
@@ -600,22 +665,30 @@ def learn(rules: str = DEFAULT, out="runs/learn", budget: Budget | None = None,
                                                                   mp_context=multiprocessing.get_context("spawn"))
                 with CompileWatch() as compiling:  # a cold cache compiles the kernels here: not learning
                     fresh, m, stats, cpu_workers = label_iteration(lineup, rules, walls, labelling, seed * 7919 + it,
-                                                                   arch == "conv", anchor, pool, workers)
+                                                                   arch == "conv", anchor, pool, workers,
+                                                                   oracle=train.aux > 0)
                 t_label = time.time() - t0
                 state["hands"] += hands
                 state["decisions"] += int(stats[0])
                 held = _tensors(torch, fresh, np.arange(m), dev) if m else None
                 before = _choice(torch, model, held) if m else None
-                loss = kl = float("nan")
+                loss = kl = aux_loss = float("nan")
                 if buf is not None and len(buf["n"]) and train.steps:
                     for _ in range(train.steps):
                         idx = torch.randint(len(buf["n"]), (min(train.batch, len(buf["n"])),), generator=gen).numpy()
-                        lo, k = _loss(torch, model, start, _tensors(torch, buf, idx, dev), train.tau, train.beta,
-                                      scale)
+                        batch = _tensors(torch, buf, idx, dev)
+                        aux = (None if not train.aux else
+                               (train.aux, heads[0], *_oracle_tensors(torch, buf, idx, batch[-1].shape[1], dev)))
+                        lo, k, a = _loss(torch, model, start, batch, train.tau, train.beta, scale, aux)
                         opt.zero_grad()
+                        if aux is not None:
+                            heads[1].zero_grad()
                         lo.backward()
                         opt.step()
+                        if aux is not None:
+                            heads[1].step()
                         loss, kl = float(lo.detach()), float(k.detach())
+                        aux_loss = float("nan") if a is None else float(a.detach())
                 gain = agree = float("nan")
                 diag = {k: float("nan") for k in DIAGNOSTICS}
                 if m:  # the updated net's choices against the net's before the update, on labels it has not seen
@@ -637,18 +710,19 @@ def learn(rules: str = DEFAULT, out="runs/learn", budget: Budget | None = None,
                 state["cpu_seconds"] += cpu
                 row = [it + 1, round(state["seconds"], 1), state["hands"], state["decisions"], state["labelled"],
                        round(stats[0] / t_label, 1), round(m / t_label, 2), loss, kl, gain, agree,
-                       *(diag[k] for k in DIAGNOSTICS)]
+                       *(diag[k] for k in DIAGNOSTICS), aux_loss]
                 state["curve"] = [*state["curve"], [int(v) if isinstance(v, (int, np.integer)) else float(v)
                                                     for v in row]]
                 pending = True
                 if time.time() - last_commit >= COMMIT_SECONDS:
-                    _commit(torch, out, model, model0, opt, state, buf, gen, arch)
+                    _commit(torch, out, model, model0, opt, state, buf, gen, arch, heads)
                     pending, last_commit = False, time.time()
                 model.export(out / "learned.npz", {"from": "caishen learn", "iteration": it + 1, "rules": rules,
                                                    "labelled": state["labelled"], "seed": seed})
                 log(f"iteration {it + 1}: {stats[0] / t_label:,.0f} learner decisions/s, {m / t_label:.1f} labelled "
                     f"states/s ({state['labelled']} in all), "
                     + (f"loss {loss:.3f}, KL {kl:.4f}" if loss == loss else "no update yet (the buffer was empty)")
+                    + (f", oracle heads' loss {aux_loss:.3f}" if aux_loss == aux_loss else "")
                     + f", held-out gain {gain:+.3f} points, "
                     f"agreement with start {agree:.3f}; played: agreement with tuned {diag['agree_tuned']:.3f}, "
                     f"with greedy {diag['agree_greedy']:.3f}, shanten-raising discards {diag['shanten_up']:.3f}; "
@@ -657,7 +731,7 @@ def learn(rules: str = DEFAULT, out="runs/learn", budget: Budget | None = None,
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
         if pending:
-            _commit(torch, out, model, model0, opt, state, buf, gen, arch)
+            _commit(torch, out, model, model0, opt, state, buf, gen, arch, heads)
         learned_path = str(out / "learned.npz")
         model.export(learned_path, {"from": "caishen learn", "iteration": state["iteration"], "rules": rules,
                                     "labelled": state["labelled"], "seed": seed})
@@ -740,6 +814,10 @@ def add_command(sub) -> None:
     p.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (default 3e-4)")
     p.add_argument("--steps", type=int, default=tr.steps,
                    help=f"Adam steps per iteration (default {tr.steps})")
+    p.add_argument("--aux", type=float, default=tr.aux,
+                   help="weight of the oracle heads' loss (training only: per candidate discard, does it deal in "
+                   "now; per opponent, is it ready; from the hidden state; never an input, never exported); 0: "
+                   f"off (default {tr.aux:g}; --arch mlp only)")
     p.add_argument("--adv-scale", type=float, default=None,
                    help=f"divisor of the advantages in the loss (default: the rule set's reward_scale over {DEFAULT}'s)")
     p.add_argument("--workers", type=int, default=1,
@@ -764,7 +842,7 @@ def _run_command(args) -> int:
     res = learn(args.rules, args.out, seed=args.seed, log=_print_wrapped, **settings(
         minutes=args.minutes, labels=args.labels, cpu_minutes=args.cpu_minutes, hands=args.hands, n_det=args.det,
         frac=args.frac, top_k=args.top_k, spend_saved=args.spend_saved, beta=args.beta, tau=args.tau, lr=args.lr,
-        steps=args.steps, adv_scale=args.adv_scale, arch=args.arch, workers=args.workers, device=args.device,
+        steps=args.steps, adv_scale=args.adv_scale, aux=args.aux, arch=args.arch, workers=args.workers, device=args.device,
         eval_walls=args.eval_walls))
     print(f"wrote {res['learned']}: {res['iterations']} iterations, {res['labelled']} labelled states, "
           f"{res['seconds']:.0f} s, {res['cpu_seconds']:.0f} CPU s")

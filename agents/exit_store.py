@@ -26,11 +26,11 @@ BUFFER = 200_000
 #: the curve's diagnostics (:func:`caishen.agents.exit.diagnostics`), each a fraction in [0, 1]
 DIAGNOSTICS = ("agree_tuned", "agree_greedy", "shanten_up")
 _CURVE = ("iteration", "seconds", "hands", "learner_decisions", "labelled", "decisions_per_s", "labelled_per_s",
-          "loss", "kl", "heldout_gain", "agree_start") + DIAGNOSTICS
+          "loss", "kl", "heldout_gain", "agree_start") + DIAGNOSTICS + ("aux_loss",)
 
 
 #: the buffer's arrays with a column per candidate, and the value of a column no candidate fills
-_WIDE = {"x": 0.0, "actions": 0, "adv": 0.0, "cand": -1, "kept": False}
+_WIDE = {"x": 0.0, "actions": 0, "adv": 0.0, "cand": -1, "kept": False, "deal": -1}
 
 
 def _widen(rows: dict, width: int) -> dict:
@@ -116,9 +116,10 @@ def _new_model(torch, arch: str, shape, rules: str):
 
 
 
-def _commit(torch, out: Path, model, model0, opt, state: dict, buf: dict, gen, arch: str) -> None:
+def _commit(torch, out: Path, model, model0, opt, state: dict, buf: dict, gen, arch: str, heads=None) -> None:
     """Commit an iteration as one unit: the labels go to ``buffer.next.npz`` (tagged with the iteration),
-    then the checkpoint (net, start, optimiser, counters, the curve's rows, the batch stream) replaces the
+    then the checkpoint (net, start, optimiser, counters, the curve's rows, the batch stream; ``heads``: the
+    oracle heads and their optimiser, training only, as ``heads`` and ``opt_heads``) replaces the
     old one -- the commit point -- then the labels become ``buffer.npz`` and ``curve.csv`` is rewritten
     from the checkpoint.  Every file is written atomically (:func:`caishen.sim.safeio.atomic_write_with`):
     a crash or a full disk at any write leaves the last committed iteration, which the rerun resumes to the
@@ -129,6 +130,8 @@ def _commit(torch, out: Path, model, model0, opt, state: dict, buf: dict, gen, a
              else {"hidden": [model.fc1.out_features, model.fc2.out_features]})
     ck = {"model": model.state_dict(), "model0": model0.state_dict(), "opt": opt.state_dict(), "state": state,
           "arch": arch, "gen": gen.get_state(), **shape}
+    if heads is not None:
+        ck.update(heads=heads[0].state_dict(), opt_heads=heads[1].state_dict())
     data = io.BytesIO()  # a few MB; torch.save into the file itself would turn a full disk into a RuntimeError
     torch.save(ck, data)
     safeio.atomic_write(out / CHECKPOINT, data.getvalue())
@@ -173,7 +176,9 @@ def _check_tensors(path, field: str, got, want: dict) -> None:
 
 
 def _read_checkpoint(torch, out: Path, rules: str, arch: str, lr: float, dev, seed: int):
-    """``(model, model0, opt, state, gen)`` of ``out/checkpoint.pt``, every field checked before it is used:
+    """``(model, model0, opt, state, gen, heads)`` of ``out/checkpoint.pt`` (``heads``: the oracle heads'
+    ``(state dict, optimiser state)`` as stored, checked by :func:`_load_heads`; None in a checkpoint from
+    before them), every field checked before it is used:
     the file's size and records (:func:`_check_zip`), then torch's tensor-only loader, the counters, the rule
     set and ``arch`` (a ``ValueError`` naming another), the net's shape (its bounds), every tensor's name,
     shape and finiteness, the optimiser's state, the curve's rows and the batch stream.  A damaged or
@@ -230,11 +235,14 @@ def _read_checkpoint(torch, out: Path, rules: str, arch: str, lr: float, dev, se
     curve = st.get("curve")
     if curve is None:  # a checkpoint from before the curve was committed with it: the rows of curve.csv
         curve = _legacy_curve(out, st["iteration"])
-    elif not (isinstance(curve, list) and len(curve) == st["iteration"]
-              and all(isinstance(r, list) and len(r) == len(_CURVE) and r[0] == i + 1
-                      and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r)
-                      for i, r in enumerate(curve))):
-        raise _bad(path, "state.curve", f"is not {st['iteration']} rows of the curve's {len(_CURVE)} columns")
+    else:
+        if isinstance(curve, list):  # rows from before the aux_loss column: NaN there
+            curve = [_pad_row(r) for r in curve]
+        if not (isinstance(curve, list) and len(curve) == st["iteration"]
+                and all(isinstance(r, list) and len(r) == len(_CURVE) and r[0] == i + 1
+                        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r)
+                        for i, r in enumerate(curve))):
+            raise _bad(path, "state.curve", f"is not {st['iteration']} rows of the curve's {len(_CURVE)} columns")
     st["curve"] = curve
     gen = torch.Generator()
     if ck.get("gen") is None:  # from before the batch stream was kept: a new one (the run stays valid)
@@ -244,7 +252,29 @@ def _read_checkpoint(torch, out: Path, rules: str, arch: str, lr: float, dev, se
             gen.set_state(ck["gen"])
         except (TypeError, RuntimeError, ValueError) as e:
             raise _bad(path, "gen", f"is not a torch generator's state ({str(e)[:60]})") from None
-    return model, model0, opt, st, gen
+    heads = (ck["heads"], ck.get("opt_heads")) if "heads" in ck else None
+    return model, model0, opt, st, gen, heads
+
+
+def _pad_row(r):
+    """A curve row of an older run, without the last column (``aux_loss``), padded with NaN."""
+    return [*r, math.nan] if isinstance(r, list) and len(r) == len(_CURVE) - 1 else r
+
+
+def _load_heads(torch, path, heads, stored) -> None:
+    """Load the oracle heads ``heads = (module, its Adam)`` from a checkpoint's ``stored = (state dict,
+    optimiser state)``, each checked (names, shapes, finite): a damaged one is a
+    :class:`caishen.sim.safeio.FileError` naming the field."""
+    module, opt = heads
+    _check_tensors(path, "heads", stored[0], module.state_dict())
+    module.load_state_dict(stored[0])
+    try:
+        opt.load_state_dict(stored[1])
+    except (KeyError, ValueError, TypeError, RuntimeError, IndexError, AttributeError) as e:
+        raise _bad(path, "opt_heads", f"is not the oracle heads' Adam state ({str(e)[:60]})") from None
+    for p_state in opt.state.values():
+        if not all(bool(v.isfinite().all()) for v in p_state.values() if hasattr(v, "isfinite")):
+            raise _bad(path, "opt_heads", "holds a NaN or an infinity")
 
 
 def _legacy_curve(out: Path, iterations: int) -> list:
@@ -260,6 +290,7 @@ def _legacy_curve(out: Path, iterations: int) -> list:
             vals = [int(v) if v.lstrip("-").isdigit() else float(v) for v in r]
         except ValueError:
             continue
+        vals = _pad_row(vals)
         if len(vals) == len(_CURVE) and isinstance(vals[0], int) and 1 <= vals[0] <= iterations:
             rows.setdefault(vals[0], vals)
     return [rows[i] for i in range(1, iterations + 1) if i in rows]
@@ -269,7 +300,7 @@ def _legacy_curve(out: Path, iterations: int) -> list:
 #: MLP's and the conv's own
 _BUFFER_ARRAYS = {"n": (np.int64, ()), "x": (np.float64, (None, 17)), "adv": (np.float64, (None,)),
                   "actions": (np.int64, (None,)), "base": (np.int64, ()), "claim": (np.bool_, ()),
-                  "kept": (np.bool_, (None,))}
+                  "kept": (np.bool_, (None,)), "deal": (np.int8, (None,)), "ready": (np.int8, (3,))}
 _BUFFER_MLP = {"ctx": (np.float64, (83,))}
 _BUFFER_CONV = {"kinds": (np.uint8, (15, 34)), "cand": (np.int8, (None,))}
 
@@ -318,6 +349,10 @@ def _checked_buffer(path, arrays: dict, state: dict, conv: bool) -> dict:
     if "kept" not in arrays and "adv" in arrays and "n" in arrays and arrays["adv"].ndim == 2:
         # a buffer from before pruning: every candidate of a state was rolled out
         arrays["kept"] = np.arange(arrays["adv"].shape[1])[None, :] < arrays["n"].reshape(-1, 1)
+    if "deal" not in arrays and "ready" not in arrays and "adv" in arrays and arrays["adv"].ndim == 2:
+        # a buffer from before the oracle targets: none
+        arrays["deal"] = np.full(arrays["adv"].shape, -1, np.int8)
+        arrays["ready"] = np.full((arrays["adv"].shape[0], 3), -1, np.int8)
     if set(arrays) != set(want):
         raise safeio.FileError(path, f"holds the members {sorted(arrays)[:10]}, a labels buffer of this learner "
                                      f"{sorted(want)}; {_REPAIR}")
@@ -339,4 +374,7 @@ def _checked_buffer(path, arrays: dict, state: dict, conv: bool) -> dict:
     if rows and not (kept[np.arange(rows), base].all() and not (kept & past).any()):
         raise safeio.FileError(path, f"member 'kept' leaves out a state's own choice or keeps a candidate past its "
                                      f"count; {_REPAIR}")
+    for k in ("deal", "ready"):
+        if rows and not ((arrays[k] >= -1) & (arrays[k] <= 1)).all():
+            raise safeio.FileError(path, f"member {k!r} holds a value outside -1..1 (the oracle targets); {_REPAIR}")
     return arrays

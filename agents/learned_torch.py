@@ -15,7 +15,9 @@ logits ``float[N, C]``; which candidates exist (``n``), and the bot's fixed
 rules (wins, kongs, 硬子) are the kernel's (:func:`caishen.sim.bots.learned.decisions`
 collects both).  :meth:`ActionMLP.export` writes a ``learned:`` weights file
 (:func:`caishen.sim.bots.learned.save_learned`), :meth:`ActionMLP.from_file`
-reads one (validated as the kernel reads it).  The kernel's linear part sums
+reads one (validated as the kernel reads it).  :class:`OracleHeads`: the
+training-only auxiliary heads of ``caishen learn --aux`` on the MLP's last
+hidden layer (:meth:`ActionMLP.hidden`), never exported.  The kernel's linear part sums
 the tuned bot's raw terms in the tuned bot's order; torch's dot product sums
 the same products in another order, so the two agree to about 1e-12.
 
@@ -39,7 +41,7 @@ from torch import nn
 from caishen.sim.bots import learned
 from caishen.sim.rules.base import DEFAULT
 
-__all__ = ["ActionMLP", "ActionConv", "conv_model_from_tuned", "model_from_file"]
+__all__ = ["ActionMLP", "OracleHeads", "ActionConv", "conv_model_from_tuned", "model_from_file"]
 
 
 class ActionMLP(nn.Module):
@@ -68,10 +70,19 @@ class ActionMLP(nn.Module):
         """:meth:`forward`'s logits for training (``caishen learn``'s update): the first layer's context
         part once per state and its action part per candidate, as the kernel computes it (half the
         multiplications; the sums round differently from :meth:`forward` in the last bits)."""
+        return self.head(x, self.hidden(x, ctx))
+
+    def hidden(self, x: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
+        """The last hidden layer ``[N, C, H2]`` of each candidate, as :meth:`logits` computes it (what the
+        oracle heads read, :class:`OracleHeads`)."""
         w = self.fc1.weight
         hc = torch.nn.functional.linear(ctx, w[:, learned.N_ACTION:], self.fc1.bias)
         h = torch.relu(torch.matmul(x, w[:, :learned.N_ACTION].T) + hc.unsqueeze(1))
-        h = torch.relu(self.fc2(h))
+        return torch.relu(self.fc2(h))
+
+    def head(self, x: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+        """The logits ``[N, C]`` from the features ``x: [N, C, 17]`` and the last hidden layer ``h``
+        (:meth:`hidden`)."""
         return (x * self.linear).sum(-1) + self.fc3(h).squeeze(-1)
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -107,6 +118,28 @@ class ActionMLP(nn.Module):
                              "(model_from_file reads either)")
         h1, h2 = hdr["layers"]["hidden"]
         return cls((h1, h2), hdr["rules"], dtype).load_arrays(learned.unpack(row))
+
+
+class OracleHeads(nn.Module):
+    """``OracleHeads(h2, dtype=torch.float64)``: the training-only auxiliary heads of ``caishen learn --aux``
+    on an :class:`ActionMLP`'s last hidden layer ``h: [N, C, H2]`` (:meth:`ActionMLP.hidden`), as the env
+    trainer's (:class:`caishen.agents.env_net.CandidateNet`): ``deal_in``, a logit per candidate (does this
+    discard deal in now), and ``ready``, three logits per state (is opponent +1, +2, +3 ready) from the mean of
+    ``h`` over the state's valid candidates.  Their targets are the labels' oracle
+    (:mod:`caishen.sim.selfplay.labels`, "Oracle targets"); they are never exported (the weights file and the
+    kernel's forward pass are the :class:`ActionMLP`'s alone) and feed nothing into the logits: they shape
+    the hidden layer through the shared loss only."""
+
+    def __init__(self, h2: int, dtype=torch.float64):
+        super().__init__()
+        self.deal_in = nn.Linear(h2, 1, dtype=dtype)
+        self.ready = nn.Linear(h2, 3, dtype=dtype)
+
+    def forward(self, h: torch.Tensor, valid: torch.Tensor):
+        """``h: [N, C, H2]``, ``valid: bool[N, C]`` -> ``(deal_in logits [N, C], ready logits [N, 3])``."""
+        w = valid.to(h.dtype).unsqueeze(-1)
+        pooled = (h * w).sum(1) / w.sum(1).clamp(min=1.0)
+        return self.deal_in(h).squeeze(-1), self.ready(pooled)
 
 
 def _suit_conv(conv: nn.Conv1d, h: torch.Tensor) -> torch.Tensor:

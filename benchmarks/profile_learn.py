@@ -76,7 +76,7 @@ def main(argv=None) -> None:
     def update():
         for _ in range(tr.steps):
             idx = torch.randint(m, (min(tr.batch, m),), generator=gen).numpy()
-            lo, _ = _loss(torch, model, start, _tensors(torch, buf, idx), tr.tau, tr.beta, scale)
+            lo = _loss(torch, model, start, _tensors(torch, buf, idx), tr.tau, tr.beta, scale)[0]
             opt.zero_grad()
             lo.backward()
             opt.step()

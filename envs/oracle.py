@@ -27,7 +27,8 @@ key                 dtype[shape]     meaning
 ``hand_ended``      bool[n]          a hand ended in the step
 ==================  ===============  ===================================================
 
-How ``deal_in`` is decided: exactly as the engine would.  A win needs a
+How ``deal_in`` is decided (one state's kernel, :mod:`caishen.sim.selfplay.oracle`, which ``caishen
+learn``'s oracle targets share): exactly as the engine would.  A win needs a
 complete hand, so only the kinds some opponent waits on are tried: the state
 is copied, the discard stepped (``discard <k>``, or ``declare <k>`` where
 only that is legal), and while that discard is on offer every opponent
@@ -51,34 +52,16 @@ import numpy as np
 from numba import njit
 
 from caishen.sim.borrow import borrowed
-from caishen.sim.engine import _copy_state
-from caishen.sim.engine import (
-    A_DECLARE,
-    A_DISCARD,
-    A_HARD_DECLINE,
-    A_PASS,
-    A_WIN,
-    N_KINDS,
-    N_SEATS,
-    PH_DONE,
-    PH_TURN,
-    Game,
-    _legal_mask,
-    _step,
-    _write_record,
-    new_records,
-    new_state,
-)
-from caishen.sim.hand import _is_win, _shanten
+from caishen.sim.engine import N_KINDS, N_SEATS, Game, _legal_mask, new_records, new_state
 from caishen.sim.rules import base as rulesets
-from caishen.sim.rules.codes import POINTS_ENGINE, WIN_DISCARD
+from caishen.sim.rules.codes import POINTS_ENGINE
+from caishen.sim.selfplay.oracle import OracleRow, _oracle_state
 from caishen.sim.rules.kernels import hand_points
 
 __all__ = ["KEYS", "Oracle", "oracle_labels"]
 
 #: the label keys, in the module docstring's order
 KEYS = ("deal_in", "deal_in_to", "deal_in_points", "ready", "waits", "final_points", "hand_ended")
-_MAX_CLAIM_STEPS = 16  # claim decisions on one discard at most (three seats asked, a 硬子 offer)
 
 
 def _new_labels(n: int) -> dict[str, np.ndarray]:
@@ -101,86 +84,16 @@ class KernelLabels(NamedTuple):
 @njit(cache=True)
 def _oracle_games(states, ep, rp, tabs, tmp, hb, labels, rec, rec_at):
     """Fill ``labels`` (:class:`KernelLabels`) of every game of ``states`` (module docstring) for its seat to
-    act; ``tmp``: a scratch state record, ``hb: uint8[34]``.  Wins to be scored after the hand
-    (``ep.points`` not the engine's) leave their record row in ``rec[j]`` and ``rec_at[j] = 34 * game +
-    kind``; returns how many.  Reads ``states`` (and their legal masks) only."""
+    act, each by :func:`caishen.sim.selfplay.oracle._oracle_state`; ``tmp``: a scratch state record, ``hb:
+    uint8[34]``.  Wins to be scored after the hand (``ep.points`` not the engine's) leave their record row in
+    ``rec[j]`` and ``rec_at[j] = 34 * game + kind``; returns how many.  Reads ``states`` (and their legal
+    masks) only."""
     states, labels, rec, rec_at = borrowed((states, labels, rec, rec_at))
     deal_in, deal_to, deal_pts, ready, waits = labels
-    joker = ep.joker
     n_rec = 0
     for i in range(states.shape[0]):
-        st = states[i]
-        for k in range(N_KINDS):
-            deal_in[i, k] = False
-            deal_pts[i, k] = 0.0
-            for r in range(3):
-                deal_to[i, k, r] = False
-                waits[i, r, k] = False
-        for r in range(3):
-            ready[i, r] = False
-        phase = st.table.phase
-        if phase == PH_DONE:
-            continue
-        s = st.table.to_act
-        union = np.int64(0)
-        for r in range(1, N_SEATS):
-            p = (s + r) % N_SEATS
-            n = 0
-            for t in range(N_KINDS):
-                hb[t] = st.hands[p, t]
-                n += hb[t]
-            if n % 3 != 1 or _shanten(hb, joker, tabs) > 0:  # not ready: no wait (shanten agrees with the waits)
-                continue
-            for t in range(N_KINDS):
-                if hb[t] >= 4:
-                    continue
-                hb[t] += 1
-                if _is_win(hb, joker, tabs):
-                    waits[i, r - 1, t] = True
-                    ready[i, r - 1] = True
-                    union |= np.int64(1) << t
-                hb[t] -= 1
-        if phase != PH_TURN or union == 0:
-            continue
-        for k in range(N_KINDS):
-            if not (union >> k) & 1:
-                continue
-            if st.mask[A_DISCARD + k]:
-                a = A_DISCARD + k
-            elif st.mask[A_DECLARE + k]:
-                a = A_DECLARE + k
-            else:
-                continue
-            _copy_state(tmp, st)
-            _step(tmp, ep, rp, tabs, a)
-            for _ in range(_MAX_CLAIM_STEPS):
-                ph = tmp.table.phase
-                if ph == PH_DONE or ph == PH_TURN or tmp.table.src != s:
-                    break
-                _legal_mask(tmp, ep)
-                m = tmp.mask
-                if m[A_WIN]:
-                    b = A_WIN
-                elif m[A_PASS]:
-                    b = A_PASS
-                elif m[A_HARD_DECLINE]:
-                    b = A_HARD_DECLINE
-                else:
-                    b = tmp.legal[0]
-                _step(tmp, ep, rp, tabs, b)
-            sc = tmp.table
-            if sc.phase != PH_DONE or sc.win_type != WIN_DISCARD or sc.discarder != s:
-                continue
-            deal_in[i, k] = True
-            for r in range(1, N_SEATS):
-                if (sc.winners_mask >> ((s + r) % N_SEATS)) & 1:
-                    deal_to[i, k, r - 1] = True
-            if ep.points == POINTS_ENGINE:
-                deal_pts[i, k] = -tmp.seat[s].score
-            elif n_rec < rec.shape[0]:
-                _write_record(tmp, ep, 0, rec[n_rec])
-                rec_at[n_rec] = N_KINDS * i + k
-                n_rec += 1
+        row = OracleRow(deal_in[i], deal_to[i], deal_pts[i], ready[i], waits[i])
+        n_rec = _oracle_state(states[i], ep, rp, tabs, tmp, hb, row, rec, rec_at, n_rec, i)
     return n_rec
 
 

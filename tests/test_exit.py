@@ -154,9 +154,9 @@ def test_conv_labels_store_its_inputs(conv_file, start_file):
         np.testing.assert_array_equal(buf["cand"][i, :len(c)], c)
         assert (buf["cand"][i, len(c):] == -1).all()
         assert buf["kinds"][i].any()
-    # an MLP learner's buffer stores exactly what it stored before: no conv inputs
+    # an MLP learner's buffer stores what it stored before (and the oracle targets): no conv inputs
     mlp, _, _ = label_hands(",".join([f"learned:{start_file}"] * 4), DEFAULT, [1], n_det=1, frac=0.2, cap=50)
-    assert set(mlp) == {"ctx", "x", "n", "actions", "adv", "base", "claim", "kept"}
+    assert set(mlp) == {"ctx", "x", "n", "actions", "adv", "base", "claim", "kept", "deal", "ready"}
     with pytest.raises(ValueError, match="both architectures"):
         label_hands(f"learned:{conv_file},learned:{start_file},greedy,greedy", DEFAULT, [1])
     with pytest.raises(ValueError, match="lacks the conv's inputs"):
@@ -402,10 +402,10 @@ def test_advantages_are_divided_by_the_rule_sets_scale():
     batch = _tensors(torch, buf, np.arange(m))
     c = advantage_scale("jiating")
     scaled = (batch[0], batch[1], batch[2] * c, batch[3], batch[4])
-    a, _ = _loss(torch, model, initial_model("jiating"), scaled, 1.0, 1.0, c)
-    b, _ = _loss(torch, model, initial_model("jiating"), batch, 1.0, 1.0, 1.0)
+    a = _loss(torch, model, initial_model("jiating"), scaled, 1.0, 1.0, c)[0]
+    b = _loss(torch, model, initial_model("jiating"), batch, 1.0, 1.0, 1.0)[0]
     torch.testing.assert_close(a, b)
-    d, _ = _loss(torch, model, initial_model("jiating"), batch, 1.0, 1.0, c)
+    d = _loss(torch, model, initial_model("jiating"), batch, 1.0, 1.0, c)[0]
     assert not torch.isclose(d, b)
     from caishen.agents.exit import learn, settings
     with pytest.raises(ValueError, match="adv_scale"):

@@ -5,6 +5,10 @@ module                what it is
 ====================  ======================================================================
 ``batch``             :func:`play_batch`: whole hands in one numba call, bots choosing every
                       action, duplicate deals
+``oracle``            the oracle of one state (deals in now, opponents ready): the hidden
+                      state as training targets, never an input
+``labels``            rollout labels of a learned bot's decisions (``caishen learn``), with
+                      the oracle's targets
 ``records``           a run's Parquet chunks: the chunk table, atomic writes, reading a run
 ``manifest``          each finished chunk's row count and checksum, and their verification
 ``stream``            streaming reads of a run's chunks in bounded memory

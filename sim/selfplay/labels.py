@@ -41,6 +41,14 @@ inputs alone, never of a rollout, so each kept candidate's label is the same unb
 without pruning.  ``spend_saved``: the rollouts pruning saves go to more determinizations of the same
 state, ``N * n // kept`` of them (at most :data:`MAX_DETERMINIZATIONS`), instead of being saved.
 
+**Oracle targets** (``oracle``, issue 46; ``caishen learn --aux``): at each labelled state, from the real
+hidden state the labeller holds (:func:`caishen.sim.selfplay.oracle._oracle_state`, the kernel of the envs'
+``info["oracle"]``), ``deal: int8[40]``, per candidate: 1 if that discard deals in now (an opponent wins on
+it, K-7.1, J-3.1), 0 if not, -1 where there is no target (a claim's candidates, past ``n``, or ``oracle``
+off); and ``ready: int8[3]``, per opponent (``+1`` next, ``+2`` opposite, ``+3`` previous): 1 ready, 0 not,
+-1 off.  They are training targets of auxiliary heads only: nothing of them is a policy input (the inputs
+above are computed before them, from the seat's view).
+
 Points are the rule set's hand points (its points kernel), one hand: no match
 or streak value beyond the hand.  Cost: ``kept * N`` rollouts per labelled state (``n * N`` unpruned).
 """
@@ -71,6 +79,7 @@ from caishen.sim.bots.tuned import _discard_action
 from caishen.sim.engine import (
     _copy_state,
     A_DISCARD,
+    N_KINDS,
     PH_DONE,
     PH_TURN,
     _legal_mask,
@@ -79,9 +88,11 @@ from caishen.sim.engine import (
     _step,
     engine_params,
     load_rules,
+    new_records,
     new_state,
 )
 from caishen.sim.rng import _rng_below, _rng_seed
+from caishen.sim.selfplay.oracle import OracleRow, _oracle_state, new_oracle_row
 from caishen.sim.tables import hand_tables
 
 __all__ = ["MAX_DETERMINIZATIONS", "KINDS_SCALE", "LabelRows", "Labelling", "label_hands", "new_buffer"]
@@ -101,7 +112,8 @@ def new_buffer(cap: int, conv: bool = False) -> dict:
     (the candidates rolled out, module docstring "Pruning"); with ``conv`` (the
     learner is an ``action-conv`` net) also ``kinds: uint8[cap, 15, 34]`` (its input planes times
     :data:`KINDS_SCALE`) and ``cand: int8[cap, 40]`` (the score each candidate reads, -1 none; module
-    docstring): 530 bytes more a state."""
+    docstring): 530 bytes more a state; then the oracle targets ``deal: int8[cap, 40]`` and ``ready:
+    int8[cap, 3]`` (module docstring, "Oracle targets"; -1: none)."""
     buf = {"ctx": np.zeros((cap, N_CONTEXT)), "x": np.zeros((cap, MAX_CANDIDATES, N_ACTION)),
            "n": np.zeros(cap, np.int64), "actions": np.zeros((cap, MAX_CANDIDATES), np.int64),
            "adv": np.zeros((cap, MAX_CANDIDATES)), "base": np.zeros(cap, np.int64),
@@ -109,6 +121,8 @@ def new_buffer(cap: int, conv: bool = False) -> dict:
     if conv:
         buf["kinds"] = np.zeros((cap, N_PLANES, _N_KINDS), np.uint8)
         buf["cand"] = np.full((cap, MAX_CANDIDATES), -1, np.int8)
+    buf["deal"] = np.full((cap, MAX_CANDIDATES), -1, np.int8)
+    buf["ready"] = np.full((cap, 3), -1, np.int8)
     return buf
 
 
@@ -126,6 +140,8 @@ class LabelRows(NamedTuple):
     kept: np.ndarray  #: bool[cap, 40]: the candidates rolled out (module docstring, "Pruning"); adv means nothing elsewhere
     kinds: np.ndarray  #: uint8[cap, 15, 34]: a conv learner's input planes times KINDS_SCALE (MLP: zero rows)
     cand: np.ndarray  #: int8[cap, 40]: the score each candidate reads, -1 none (MLP: zero rows)
+    deal: np.ndarray  #: int8[cap, 40]: oracle target, the candidate's discard deals in now (1/0; -1 none)
+    ready: np.ndarray  #: int8[cap, 3]: oracle target, opponent +1, +2, +3 is ready (1/0; -1 none)
 
 
 class Labelling(NamedTuple):
@@ -142,6 +158,11 @@ class Labelling(NamedTuple):
     top_k: int  #: candidates kept by the net's logits before the rollouts (0: all; module docstring, "Pruning")
     spend_saved: bool  #: spend the rollouts pruning saves on more determinizations of the same state
     anchor: np.ndarray  #: float64[17]: the start policy's linear weights, whose choice is always kept (empty: none)
+    oracle: bool  #: fill the oracle targets (module docstring); else they are -1
+    orow: OracleRow  #: one state's oracle, scratch (:func:`caishen.sim.selfplay.oracle._oracle_state`)
+    hb: np.ndarray  #: uint8[34]: scratch of the oracle
+    rec: np.ndarray  #: an empty record array: the oracle's deal-in points are not needed (no record kept)
+    rec_at: np.ndarray  #: int64[0]: with ``rec``
 
 
 @njit(cache=True)
@@ -230,6 +251,27 @@ def _label_state(st, n, acts, base, kept, adv, ep, rp, tabs, work, bx, lab):
 
 
 @njit(cache=True)
+def _oracle_targets(st, n, acts, turn, ep, rp, tabs, lab, deal, ready):
+    """The oracle targets of the state ``st`` (module docstring, "Oracle targets") into ``deal: int8[40]``
+    (the candidates ``acts[:n]``) and ``ready: int8[3]``; all -1 unless ``lab.oracle``.  Uses the rollout
+    state ``lab.states[2]`` as scratch; reads ``st`` (its legal mask current) only."""
+    for i in range(deal.shape[0]):
+        deal[i] = -1
+    for r in range(3):
+        ready[r] = -1
+    if not lab.oracle:
+        return
+    _oracle_state(st, ep, rp, tabs, lab.states[2], lab.hb, lab.orow, lab.rec, lab.rec_at, 0, 0)
+    for r in range(3):
+        ready[r] = np.int8(lab.orow.ready[r])
+    if turn:
+        for i in range(n):
+            k = acts[i] - A_DISCARD
+            if 0 <= k < N_KINDS:
+                deal[i] = np.int8(lab.orow.deal_in[k])
+
+
+@njit(cache=True)
 def _label_batch(walls, dealers, ep, rp, tabs, work, bx, lab, rows, count, stats):
     """Play the hands ``walls[h]`` (dealer ``dealers[h]``) with the bots of ``lab.table`` (:class:`Labelling`)
     and label a fraction ``lab.frac_q / 2**20`` of the learned seats' decisions of two or more candidates
@@ -280,6 +322,8 @@ def _label_batch(walls, dealers, ep, rp, tabs, work, bx, lab, rows, count, stats
                                 cand[count, i] = np.int8(lx.cand[i])
                         kept = rows.kept[count]
                         _keep(fb[_R_LOGIT], lx.features, n, b, turn, lab.top_k, lab.anchor, kept)
+                        _oracle_targets(st, n, lx.actions, turn, ep, rp, tabs, lab, rows.deal[count],
+                                        rows.ready[count])
                         stats[2] += _label_state(st, n, rows.actions[count], b, kept, rows.adv[count], ep, rp,
                                                  tabs, work, bx, lab)
                         count += 1
@@ -291,7 +335,7 @@ def _label_batch(walls, dealers, ep, rp, tabs, work, bx, lab, rows, count, stats
 
 def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, cap: int = 10_000,
                 seed: int = 0, buf: dict | None = None, count: int = 0, top_k: int = 0, spend_saved: bool = False,
-                anchor=None) -> tuple[dict, int, np.ndarray]:
+                anchor=None, oracle: bool = False) -> tuple[dict, int, np.ndarray]:
     """Play the hands of ``walls`` (an int sequence of wall seeds; dealer ``wall % 4``) with the four
     bots of ``policies`` (e.g. ``"learned:net.npz,tuned:R,greedy,learned:net.npz"``) and label a
     fraction ``frac`` of the decisions of its ``learned:`` seats that have two or more candidates
@@ -299,7 +343,8 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
     rows; made if None) from row ``count`` on; labelling stops when it is full.  An ``action-conv``
     learner's labels also store its inputs (``kinds``, ``cand``: a buffer of ``new_buffer(cap, conv=True)``).
     ``top_k``, ``spend_saved``, ``anchor`` (``float64[17]`` or None): the pruning of the module docstring
-    (``top_k=0``: every candidate is rolled out, as before pruning).
+    (``top_k=0``: every candidate is rolled out, as before pruning).  ``oracle``: fill the oracle targets
+    ``deal`` and ``ready`` (module docstring; else -1); they change no label, no input and no random draw.
 
     Returns ``(buf, count, stats: int64[3])``: the rows now filled, and the learner's and all seats'
     decisions played and the rollouts of the labels.  ``seed`` seeds the sampling and the determinizations.
@@ -346,8 +391,9 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
     # the redeal's kind of each seat: the random bot as random, every other bot greedy-like
     pol = np.where(table[:, 0] == POLICY_RANDOM, POLICY_RANDOM, POLICY_GREEDY).astype(np.int64)
     lab = Labelling(table, int(round(float(frac) * _FRAC_ONE)), int(n_det), pol, new_state(3),
-                    np.zeros((4, 160), np.int64), rng, np.zeros(MAX_CANDIDATES), int(top_k), bool(spend_saved), anchor)
+                    np.zeros((4, 160), np.int64), rng, np.zeros(MAX_CANDIDATES), int(top_k), bool(spend_saved), anchor,
+                    bool(oracle), new_oracle_row(), np.zeros(N_KINDS, np.uint8), new_records(0), np.zeros(0, np.int64))
     rows = LabelRows(buf["ctx"], buf["x"], buf["n"], buf["actions"], buf["adv"], buf["base"], buf["claim"],
-                     buf["kept"], kinds, cand)
+                     buf["kept"], kinds, cand, buf["deal"], buf["ready"])
     count = _label_batch(walls, walls % 4, ep, rp, tabs, new_work(), bx, lab, rows, int(count), stats)
     return buf, int(count), stats
