@@ -73,3 +73,77 @@ def test_game_summary_is_a_short_readable_form_of_the_result(engine_warm):
         assert text.splitlines()[-1] == "scores: " + ", ".join(f"seat {s} {v:+d}" for s, v in enumerate(scores))
         assert ("wins by" in text or "drawn hand" in text) and _widest(text) <= WIDTH and len(text) < 759
         assert isinstance(game.result, dict) and "win_type" in game.result
+
+
+def test_score_help_is_wrapped_by_argparse(monkeypatch):
+    """`caishen score --help` printed a 640-column paragraph (a raw-description formatter)."""
+    from caishen import cli
+
+    monkeypatch.setenv("COLUMNS", "100")
+    text = _subparser_help(cli, "score")
+    assert _widest(text) <= WIDTH and "keys a hand typed by hand may omit" in text
+    assert "  kaihua: " in text and "  jiating: " in text  # the epilog's rows kept apart
+
+
+def _subparser_help(cli, name: str) -> str:
+    parser = cli.build_parser([name])
+    sub = next(a for a in parser._actions if hasattr(a, "choices") and a.choices and name in a.choices)
+    return sub.choices[name].format_help()
+
+
+def test_a_run_of_another_rule_set_is_named_in_one_short_difference():
+    """The wrong-run error of `caishen simulate --rules jiating ... --out runs/k1` on a Kaihua run listed every
+    option of both rule sets in 454 columns: another rule set is the one difference named."""
+    from caishen.sim.selfplay.rundir import config_differences
+
+    diffs = config_differences({"rules": "kaihua", "options": {"a": 1}, "seed": 7},
+                               {"rules": "jiating", "options": {"b": 2}, "seed": 0})
+    assert diffs == ["rules: run has kaihua, requested jiating"]
+    line = "caishen simulate: error: 'runs/k1' holds a different run: " + "; ".join(diffs)
+    assert display_width(line) <= WIDTH
+    same = config_differences({"rules": "kaihua", "seed": 7}, {"rules": "kaihua", "seed": 0})
+    assert same == ["seed: run has 7, requested 0"]
+
+
+def test_match_table_names_a_long_policy_above_it():
+    from caishen.sim.analysis import arena
+
+    long = "python:examples/bots/python_seat.py:Policy"
+    rows = [dict(index=i, policy=p, points=v, lo=v - 0.1, hi=v + 0.1, win=0.3, deal_in=0.1, piao=0.01)
+            for i, (p, v) in enumerate([(long, -2.787), ("greedy", 2.787)])]
+    pairs = [dict(ia=0, ib=1, a=long, b="greedy", diff=-5.5, lo=-5.7, hi=-5.3)]
+    text = arena.format_summary(dict(policy_rows=rows, pairs=pairs, walls_done=2000), "head")
+    assert _widest(text) <= WIDTH and f"policy 0:{long}" in text
+    short = arena.format_summary(dict(policy_rows=[dict(r, policy="greedy") for r in rows], pairs=[],
+                                      walls_done=2000))
+    assert "0:greedy " in short and "policy 0:" not in short
+
+
+def test_sweep_lines_fit_100_columns():
+    from caishen.sim.analysis import factorial, study
+
+    grid = study.parse_grid("kaihua", ["failed_piao_points=16,64"], policies="always,never")
+    assert _widest(study.describe(grid)) <= WIDTH
+    rows = []
+    for fp in (16, 64):
+        for pol in ("always", "never"):
+            for m in ("score", "win"):
+                rows.append(dict(failed_piao_points=fp, policy=pol, metric=m, walls=20000, value=0.0930,
+                                 ci_low=-0.0032, ci_high=0.1892, baseline="failed_piao_points=16 policy=always",
+                                 diff=0.0801, diff_low=0.0488, diff_high=0.1114))
+    table = pd.DataFrame(rows)
+    text = study.format_table(table)
+    assert _widest(text) <= WIDTH and "sd/wall " in text and "vs baseline" in text
+    assert _widest(study.format_grid(table)) <= WIDTH
+    eff = pd.DataFrame([dict(metric="score", effect="failed_piao_points x policy", order=2, walls=20000,
+                             estimate=0.1, ci_low=0.0, ci_high=0.2, sd_per_wall=7.0, p=0.01, p_holm=0.02)])
+    assert _widest(factorial.format_effects(eff)) <= WIDTH
+
+
+def test_warmup_progress_lines_fit_100_columns(capsys):
+    from caishen.cli import warmup as cli_warmup
+
+    cli_warmup._stderr("9 target(s) (bots, piao, selfplay, envs, seats, labels, game, score, hand) in 2 process(es); "
+                       "each line below says when a target starts and ends")
+    err = capsys.readouterr().err
+    assert _widest(err) <= WIDTH and len(err.splitlines()) == 2

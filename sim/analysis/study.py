@@ -533,11 +533,13 @@ def describe(grid: dict) -> str:
                 f"three play the field policy {grid['field']}")
     else:
         hero = f"hero: one seat; every seat plays the field policy {grid['field']} (an option sweep)"
+    from caishen.sim.termtext import wrap_lines
+
     lines = [hero + "; the hero sits at seat 0, 1, 2 and 3 for a quarter of the walls each (hero column of "
              "the records), so its numbers average over the seats"]
     lines.append("metrics (mean per wall, 95% CI over walls; 'vs baseline': the paired difference):")
     lines += [f"  {m:<13} {text}" for m, text in metric_units(grid["rules"]).items()]
-    return "\n".join(lines)
+    return "\n".join(wrap_lines(lines, indent=" " * 16))
 
 
 def format_grid(table: pd.DataFrame, width: int = 100) -> str:
@@ -551,6 +553,8 @@ def format_grid(table: pd.DataFrame, width: int = 100) -> str:
 
     A cell that is exactly 0 with a 0-wide interval prints as ``0``.  ``width``: characters per line; wider
     grids wrap into blocks of columns (pandas' ``line_width``)."""
+    from caishen.sim.termtext import wrap
+
     axes = [c for c in table.columns if c not in TABLE_COLUMNS]
     t = table.assign(**{a: table[a].astype(str) for a in axes})
     t["point"] = [point_label(dict(zip(axes, values))) for values in t[axes].itertuples(index=False)]
@@ -576,7 +580,8 @@ def format_grid(table: pd.DataFrame, width: int = 100) -> str:
     if others:
         bases = sorted({base_of[p] for p in others})
         vs = bases[0] if len(bases) == 1 else "each point's own (sweep.csv's baseline column)"
-        lines += ["", f"vs baseline {vs}: the paired difference, ±: half its 95% CI over walls, * excludes 0:",
+        lines += ["", *wrap(f"vs baseline {vs}: the paired difference, ±: half its 95% CI over walls, * excludes 0:",
+                            indent="    "),
                   grid(cells(t["diff"], t["diff_low"], t["diff_high"], True), others)]
     return "\n".join(lines)
 
@@ -587,6 +592,7 @@ def format_table(table: pd.DataFrame, metrics=None) -> str:
     per-wall sd (:func:`caishen.sim.analysis.intervals.sd_from_ci`; of a difference whose interval took few
     degrees of freedom, an upper estimate; ``caishen power --from`` reads the walls themselves)."""
     from caishen.sim.analysis.intervals import sd_from_ci
+    from caishen.sim.termtext import wrap
 
     t = table if metrics is None else table[table["metric"].isin(metrics)]
     axes = [c for c in table.columns if c not in TABLE_COLUMNS]
@@ -594,8 +600,10 @@ def format_table(table: pd.DataFrame, metrics=None) -> str:
     for row in t.itertuples(index=False):
         d = row._asdict()
         where = " ".join(f"{a}={d[a]}" for a in axes)
-        lines.append(f"{where:<44} {d['metric']:<13} {d['value']:+9.4f} [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]"
-                     f"  vs baseline {d['diff']:+9.4f} [{d['diff_low']:+.4f}, {d['diff_high']:+.4f}]"
-                     f"  sd/wall {sd_from_ci(d['ci_low'], d['ci_high'], d['walls']):.4g}, of the difference "
-                     f"{sd_from_ci(d['diff_low'], d['diff_high'], d['walls']):.4g}")
+        # two lines a row, each within 100 columns (one line took 162-173)
+        lines += wrap(f"{where:<44} {d['metric']:<13} {d['value']:+9.4f} [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]",
+                      indent=" " * 8)
+        lines += wrap(f"{'':<8}vs baseline {d['diff']:+9.4f} [{d['diff_low']:+.4f}, {d['diff_high']:+.4f}]"
+                      f"  sd/wall {sd_from_ci(d['ci_low'], d['ci_high'], d['walls']):.4g}, of the difference "
+                      f"{sd_from_ci(d['diff_low'], d['diff_high'], d['walls']):.4g}", indent=" " * 8)
     return "\n".join(lines)
