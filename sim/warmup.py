@@ -62,7 +62,7 @@ TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats", "labels
 #: rough cold compile seconds of each target in one process on a 2-core machine (``caishen warmup TARGET``,
 #: each target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured then, ``seats`` 43-60 s), quoted
 #: in the first-use warning and in a command's first lines until this machine has measured its own
-#: (:func:`estimates`); ``selfplay``: the README's main job, the self-play loop with every bot, 111 kernels in
+#: (:func:`estimates`); ``selfplay``: the README's main job, the self-play loop with every bot (91 kernels now: DEFAULT_KERNELS), 111 kernels in
 #: 66.1 s in one process at load 1.5 (issue 45's newcomer: 65.9 s at load 1-1.6), 47-50 s wall with the
 #: side process on a quiet machine (docs/speed.md, "Cold compile"); ``piao``: 165 kernels in 113.2 s of compiling
 #: (``caishen piao --hands 300 --check-walls 200 --workers 1``, empty cache, load 2.0-2.6; it said 60 before)
@@ -226,12 +226,15 @@ class CompileWatch:
 
 #: kernels a command compiles in its own process on an empty cache (``caishen warmup`` and the commands measure
 #: and keep their own counts in :func:`estimates`; these are for a machine that has measured nothing yet).
-#: ``piao``: 165 measured (``caishen piao --hands 2000``, empty cache, the study and its check); ``learn``: 49
-#: after ``caishen warmup`` without its ``labels`` target (issue 45); the self-play loop's 111 and 76 measured after
-#: the named state (a cold ``caishen simulate --games 100000 --workers 2``, load 1.17 / 0.73)
-DEFAULT_KERNELS = {"caishen simulate": 111, "caishen match": 111, "caishen sweep": 111, "caishen ladder": 130,
-                   "caishen piao": 165, "caishen learn": 49, "caishen play": 70, "caishen hand": 17,
-                   "caishen score": 25, "caishen replay": 95, "caishen report": 1}
+#: Measured cold, each command on its own empty cache, one process (issue 45, load 2.9-3.6): ``caishen simulate
+#: --rules kaihua --games 100000 --seed 7`` (``make run``) 91 in 72.0 s, ``--games 200 --workers 1`` 91 in
+#: 90.3 s; ``caishen match --policies tuned:kaihua,greedy --walls 4 --workers 1`` 91 in 88.2 s; ``caishen hand
+#: 123m456p789s23s55z`` 13 in 17.8 s; ``caishen play --seed 1`` (a whole hand) 130 in 83.6 s; ``caishen score
+#: shared/vectors/kaihua.jsonl`` 8 in 4.7 s.  Earlier: ``piao`` 165 (``caishen piao --hands 2000``, the study and
+#: its check); ``learn`` 49 after ``caishen warmup`` without its ``labels`` target
+DEFAULT_KERNELS = {"caishen simulate": 91, "caishen match": 91, "caishen sweep": 91, "caishen ladder": 130,
+                   "caishen piao": 165, "caishen learn": 49, "caishen play": 130, "caishen hand": 13,
+                   "caishen score": 8, "caishen replay": 95, "caishen report": 1}
 #: the same while the side process of :func:`side_compile` runs (it compiles the learned and the tuned bot, which
 #: the command then loads from the cache; how many it loads depends on who gets there first): the self-play
 #: loop's commands
