@@ -165,3 +165,28 @@ def test_learn_prints_one_aligned_row_per_iteration(capsys, monkeypatch):
     assert out[2].split() == ["1", "394", "-", "-", "+0.003", "0.995", "1", "187", "s"]
     assert out[3].split() == ["112", "64,556", "0.074", "0.0001", "+0.003", "0.995", "1,200", "187", "s"]
     assert len({len(x) for x in out[1:]}) == 1 and _widest("\n".join(out)) <= WIDTH  # aligned columns
+
+
+def test_kaihua_balance_notebook_prints_a_narrow_table():
+    """Issue 45 (first hour): the notebook printed a pandas frame wrapped into separate blocks of columns."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "kaihua_balance.py"
+    spec = importlib.util.spec_from_file_location("kaihua_balance", path)
+    nb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(nb)
+    t = pd.DataFrame([
+        dict(section="hand type", metric="points when it fires", group="七子爆头 qidui_baotou (K-6.3)", n=5,
+             value=64.0, ci_low=1.0, ci_high=2.0),
+        dict(section="hand type", metric="frequency", group="平胡 pinghu (K-6.1)", n=49947, value=0.9165,
+             ci_low=0.9141, ci_high=0.9189),
+        dict(section="飘财 (K-9)", metric="attempt rate", group="seat-hands", n=200000, value=0.0108,
+             ci_low=0.0104, ci_high=0.0112)])
+    text = nb.narrow(t)
+    lines = text.splitlines()
+    assert _widest(text) <= WIDTH and "\\" not in text and lines[0] == "hand type:" and "飘财 (K-9):" in lines
+    few = next(x for x in lines if "qidui_baotou" in x)
+    assert few.rstrip().endswith("*") and "NaN" in few  # too few hands: no interval, marked
+    rows = [x for x in lines[1:4]]
+    assert len({display_width(x) for x in rows}) == 1  # the 汉字 rows aligned by display width
