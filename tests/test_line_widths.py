@@ -190,3 +190,35 @@ def test_kaihua_balance_notebook_prints_a_narrow_table():
     assert few.rstrip().endswith("*") and "NaN" in few  # too few hands: no interval, marked
     rows = [x for x in lines[1:4]]
     assert len({display_width(x) for x in rows}) == 1  # the 汉字 rows aligned by display width
+
+
+def test_a_finished_rerun_draws_no_bar_and_a_bound_is_said_once(engine_warm, tmp_path, capsys):
+    """Issue 45 (first hour): a finished run's rerun drew its full bar twice on one line; a bounds error said
+    its range twice ("in 1..1000000000, got 0 (outside 1..1000000000)")."""
+    import pytest
+
+    from caishen.sim.selfplay import runner
+    from caishen.sim.validate import check_int
+
+    cfg = runner.make_config("kaihua", 16, 1, "random", chunk_size=16)
+    runner.run(cfg, tmp_path / "r", workers=1, progress=True)
+    capsys.readouterr()
+    res = runner.run(cfg, tmp_path / "r", workers=1, progress=True)
+    assert res.chunks_run == 0 and "100%" not in capsys.readouterr().err
+    with pytest.raises(ValueError) as e:
+        check_int("--walls", 0, 1, 10**9)
+    assert str(e.value) == "--walls must be an integer in 1..1000000000, got 0"
+    with pytest.raises(ValueError, match=r"got 0 \(below 1\)$"):
+        check_int("--walls", 0, 1)
+
+
+def test_match_walls_has_a_default_said_in_help(monkeypatch):
+    """Issue 45 (first hour): `caishen match` without --walls was refused ("the following arguments are
+    required: --walls")."""
+    from caishen import cli
+    from caishen.cli import match
+
+    monkeypatch.setenv("COLUMNS", "100")
+    args = cli.build_parser(["match"]).parse_args(["match", "--policies", "greedy,random"])
+    assert args.walls == match.DEFAULT_WALLS == 1000
+    assert "(default 1,000" in " ".join(_subparser_help(cli, "match").split())

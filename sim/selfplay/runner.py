@@ -575,7 +575,7 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
 
         compile_over()  # the play begins: a command's compile line says its compile now (caishen.sim.warmup)
         bar = tqdm(total=config.games, initial=done_hands, unit="hand", unit_scale=True, smoothing=0.1,
-                   desc=config.rules, disable=not progress,
+                   desc=config.rules, disable=not progress or not todo,  # a finished run: no bar (drawn twice)
                    dynamic_ncols=True)
         hands_run = 0
         finished: set[int] = set()
