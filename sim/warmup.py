@@ -51,8 +51,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "CompileWatch", "compile_line", "compile_over", "cold_estimate", "say", "inside_compile_line", "first_use",
-           "side_compile", "is_marked",
+__all__ = ["TARGETS", "CompileWatch", "compile_line", "compile_over", "cold_estimate", "say", "inside_compile_line",
+           "first_use", "side_compile", "is_marked",
            "mark", "check_target", "cache_dir"]
 
 log = logging.getLogger("caishen")
@@ -62,7 +62,8 @@ TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats", "labels
 #: rough cold compile seconds of each target in one process on a 2-core machine (``caishen warmup TARGET``,
 #: each target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured then, ``seats`` 43-60 s), quoted
 #: in the first-use warning and in a command's first lines until this machine has measured its own
-#: (:func:`estimates`); ``selfplay``: the README's main job, the self-play loop with every bot (91 kernels now: DEFAULT_KERNELS), 111 kernels in
+#: (:func:`estimates`); ``selfplay``: the README's main job, the self-play loop with every bot, 91 kernels in this
+#: tree (:data:`DEFAULT_KERNELS`); an earlier tree's 111 took
 #: 66.1 s in one process at load 1.5 (issue 45's newcomer: 65.9 s at load 1-1.6), 47-50 s wall with the
 #: side process on a quiet machine (docs/speed.md, "Cold compile"); ``piao``: 165 kernels in 113.2 s of compiling
 #: (``caishen piao --hands 300 --check-walls 200 --workers 1``, empty cache, load 2.0-2.6; it said 60 before)
@@ -78,7 +79,8 @@ COMMAND_TARGETS = {"caishen simulate": "selfplay", "caishen match": "selfplay", 
 def cold_estimate(prefix: str) -> str:
     """How long a cold compile of command ``prefix`` (``"caishen simulate"``) takes, in words: this machine's
     last measurement (:func:`estimates`: ``"about 66 s here last time"``), else its target's
-    :data:`COLD_SECONDS` (``"about 65 s on an idle 2-core machine, longer when it is busy"``), else ``"a minute or more"``."""
+    :data:`COLD_SECONDS` (``"about 65 s on an idle 2-core machine, longer when it is busy"``), else ``"a minute
+    or more"``."""
     seconds = estimates(prefix)[1]
     if seconds:
         return f"about {seconds:.0f} s here last time"
@@ -621,8 +623,8 @@ def first_use(target: str) -> Iterator[None]:
     def start() -> None:
         log.warning(
             "caishen: compiling the %s kernels with numba (not in the cache yet: about %d s on an idle 2-core "
-            "machine, longer when it is busy, less when some are cached; cached afterwards in %s). `caishen warmup` compiles everything ahead of "
-            "time.",
+            "machine, longer when it is busy, less when some are cached; cached afterwards in %s). `caishen warmup` "
+            "compiles everything ahead of time.",
             target, COLD_SECONDS[target], cache_dir(),
         )
 
