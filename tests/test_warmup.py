@@ -614,3 +614,13 @@ def test_warmup_of_several_targets_speaks_before_its_imports(cold, monkeypatch):
     monkeypatch.setattr(cli_warmup, "_workloads", lambda: lines.append("imported") or real())
     cli_warmup.warmup(["hand", "score"], progress=lines.append)
     assert lines[:3] == ["2 target(s) one after the other: hand, score", "imported", "kernels: hand ..."], lines
+
+
+def test_cold_estimates_scale_with_load_and_fit_the_command(cold):
+    """Issue 45 (first hour): "up to about 65 s" took 100 s at load 3; `caishen play` quoted the game target's
+    45 s for its 130 kernels."""
+    assert W.cold_estimate("caishen simulate") == "about 65 s on an idle 2-core machine, longer when it is busy"
+    assert W.cold_estimate("caishen play").startswith(f"about {W.COMMAND_SECONDS['caishen play']} s on an idle")
+    assert W.cold_estimate("caishen nothing") == "a minute or more"
+    W._record_estimate("caishen play", 130, 63.8)
+    assert W.cold_estimate("caishen play") == "about 64 s here last time"
