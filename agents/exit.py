@@ -103,6 +103,7 @@ Needs torch (the ``[rl]`` extra): ``import caishen.agents`` does not import it.
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import time
 from pathlib import Path
@@ -831,14 +832,53 @@ def add_command(sub) -> None:
 
 
 def _print_wrapped(text: str) -> None:
-    """``text``'s lines wrapped to 100 columns (:func:`caishen.sim.termtext.wrap_lines`): a progress line of
-    ``caishen learn`` (an iteration's line ran to ~300 columns)."""
+    """``caishen learn``'s progress: an iteration's line as one aligned row (:func:`_iteration_row`; the
+    whole line ran to 4 wrapped lines, 467 lines for 2 minutes: every figure of it is in ``OUT/curve.csv``),
+    any other text's lines wrapped to 100 columns (:func:`caishen.sim.termtext.wrap_lines`) where they do
+    not fit (a table that fits keeps its alignment)."""
     from caishen.sim.termtext import wrap_lines
 
+    row = _iteration_row(text)
+    if row is not None:
+        if not _row_header_said:
+            _row_header_said.append(True)
+            print("one row per iteration (every figure of each: OUT/curve.csv)")
+            print(_ROW_FORMAT.format(*_ROW_HEADER))
+        print(row, flush=True)
+        return
     print("\n".join(wrap_lines(text.splitlines(), indent="    ")), flush=True)
 
 
+#: the columns of :func:`_iteration_row`, and their heading (printed once, before the first row)
+_ROW_FORMAT = "{:>9} {:>10} {:>7} {:>8} {:>8} {:>12} {:>7} {:>8}"
+_ROW_HEADER = ("iteration", "labelled", "loss", "KL", "gain", "agree tuned", "CPU s", "ETA")
+_row_header_said: list[bool] = []
+_ROW_FIELDS = {
+    "iteration": re.compile(r"^iteration (\d+): "),
+    "labelled": re.compile(r"\((\d[\d,]*) in all\)"),
+    "loss": re.compile(r"loss ([-+\d.e]+|nan)"),
+    "kl": re.compile(r"KL ([-+\d.e]+|nan)"),
+    "gain": re.compile(r"held-out gain ([-+][\d.]+) points"),
+    "tuned": re.compile(r"agreement with tuned ([\d.]+)"),
+    "cpu": re.compile(r"; ([\d,]+) CPU s; "),
+    "eta": re.compile(r"ETA (\d+ s)"),
+}
+
+
+def _iteration_row(text: str) -> str | None:
+    """The aligned one-line row (:data:`_ROW_FORMAT`) of an iteration's progress line, or None for another
+    text (or a line whose figures it cannot find: then it is printed whole)."""
+    if not text.startswith("iteration ") or "\n" in text:
+        return None
+    got = {k: (m.group(1) if (m := r.search(text)) else None) for k, r in _ROW_FIELDS.items()}
+    if got["iteration"] is None or got["labelled"] is None or got["cpu"] is None:
+        return None
+    return _ROW_FORMAT.format(*(got[k] or "-" for k in ("iteration", "labelled", "loss", "kl", "gain", "tuned",
+                                                          "cpu", "eta")))
+
+
 def _run_command(args) -> int:
+    _row_header_said.clear()
     res = learn(args.rules, args.out, seed=args.seed, log=_print_wrapped, **settings(
         minutes=args.minutes, labels=args.labels, cpu_minutes=args.cpu_minutes, hands=args.hands, n_det=args.det,
         frac=args.frac, top_k=args.top_k, spend_saved=args.spend_saved, beta=args.beta, tau=args.tau, lr=args.lr,

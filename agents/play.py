@@ -12,7 +12,8 @@ actions are numbered and shown with their tiles (:func:`action_label`: ``chow
 - a bare tile (``4z``): discard it;
 - ``hint``: the shanten of the hand and the discards ranked by shanten, then
   by live effective tiles (:func:`hint_lines`; every turn with ``hint=True``);
-- ``help`` or ``?``: the commands.
+- ``help`` or ``?``: the commands;
+- ``quit``, ``exit`` or ``q`` (or the end of the input: Ctrl-D): leave the hand unfinished (nothing scored).
 
 Anything else is "not an action" and asked again: input is read in bounded
 lines (:data:`MAX_INPUT` characters; a longer line, a 300 MB one without a
@@ -72,15 +73,28 @@ HELP = """commands:
   an action            as listed ({listed}) or by name ({named}, discard 3m, win, pass)
   hint                 your shanten and the discards ranked by shanten, then by live effective tiles
   help, ?              this list
+  quit, exit, q        leave the hand unfinished (Ctrl-D too)
 tiles: 1m..9m characters 万, 1p..9p dots 筒, 1s..9s bamboo 条, 1z..7z 东 南 西 北 白 发 中"""
 
 
 def help_text(game: Game) -> str:
     """The ``help`` command's list for ``game``'s rule set: its examples name only the claims it has (a chow
     only where the next seat may chow, ``ep.chow``)."""
+    from caishen.sim.termtext import wrap_lines
+
     if int(game._ep.chow):
-        return HELP.format(listed="chow 3m4m[5m], pong 5m5m[5m]", named="chow_mid")
-    return HELP.format(listed="pong 5m5m[5m], kong 5m5m5m[5m]", named="pong")
+        text = HELP.format(listed="chow 3m4m[5m], pong 5m5m[5m]", named="chow_mid")
+    else:
+        text = HELP.format(listed="pong 5m5m[5m], kong 5m5m5m[5m]", named="pong")
+    return "\n".join(wrap_lines(text.splitlines(), indent=" " * 23))  # under the commands' text column
+
+
+#: the answers that leave the hand unfinished
+QUIT = ("quit", "exit", "q")
+
+
+class _Quit(Exception):
+    """The person left the hand (:data:`QUIT`, or the input ended)."""
 
 
 def _name(k: int, joker: int) -> str:
@@ -214,16 +228,18 @@ def _ask(game: Game, seat: int, answers, out: TextIO) -> int:
         row = f"{row}  {item}" if row else item
     out.write(f"  {row}\n")
     while True:
-        out.write(f"your action (0..{len(legal) - 1}, a tile to discard, hint, help)> ")
+        out.write(f"your action (0..{len(legal) - 1}, a tile to discard, hint, help, quit)> ")
         out.flush()
         line = next(answers, "")
         if line is None:  # bounded_lines: a line longer than MAX_INPUT, skipped
             out.write(f"not an action: a line of more than {MAX_INPUT:,} characters (type help)\n")
             continue
-        if not line:
+        if not line:  # the input ended (Ctrl-D, a script's end): as quit
             out.write("\n")
-            raise ValueError("the input ended before the hand did")
+            raise _Quit("the input ended")
         text = line.strip()
+        if text.lower() in QUIT:
+            raise _Quit(text)
         if text.lower() in ("help", "?", "h"):
             out.write(help_text(game) + "\n")
             continue
@@ -250,22 +266,41 @@ def _refusal(game: Game, seat: int, a: int) -> str:
     return f"{action_name(a)} is not legal now"
 
 
+def _warm(rules: str, options: dict | None, policy: str) -> None:
+    """Play one throwaway hand of ``policy`` bots under ``rules``: every kernel the hand's bots, steps and
+    scoring use is compiled (or loaded from the cache) before the person's first move, where a cold cache's
+    compile shows its progress (:func:`caishen.sim.warmup.compile_line`), instead of pausing the hand at
+    the bots' first moves (a newcomer's cold `caishen play`: 32 kernels before the first prompt, 98 more
+    during the hand).  Costs well under a second once compiled."""
+    game = Game(rules, options).reset(seed=0)
+    bot = make_agent(policy, 0)
+    while not game.done:
+        game.step(bot.act(game.observe()))
+    game.summary()
+
+
 def play(rules: str = DEFAULT, options: dict | None = None, seat: int = 0, policy: str = "greedy",
          seed: int | None = None, hint: bool = False, stdin: TextIO | None = None, out: TextIO | None = None,
-         html=None, show_replay: bool = False) -> replay.Trace:
-    """Play one hand as ``seat`` (0..3) against three ``policy`` bots; returns its trace.
+         html=None, show_replay: bool = False) -> replay.Trace | None:
+    """Play one hand as ``seat`` (0..3) against three ``policy`` bots; returns its trace, or None when the
+    person left it unfinished (``quit``, or the end of the input: a line on ``out`` says so).
 
     ``seed``: the wall's seed (``0 .. 2**32-1``, None: fresh) and the random bots' seed.  ``stdin`` /
     ``out``: where the person's answers come from and the table goes (``sys.stdin`` / ``sys.stdout``).
     ``hint``: show :func:`hint_lines` every turn.  ``show_replay``: print the whole hand move by move at
     the end (else offered: type ``replay``).  ``html``: also write the replay page there.  Raises
-    ``ValueError`` for a bad rule set, option, seat or policy, and when the input ends before the hand does.
+    ``ValueError`` for a bad rule set, option, seat or policy.
     """
     import sys
+
+    from caishen.sim.termtext import wrap_lines
+    from caishen.sim.warmup import compile_over
 
     stdin = sys.stdin if stdin is None else stdin
     out = sys.stdout if out is None else out
     seat = check_int("--seat", seat, 0, N_SEATS - 1)
+    _warm(rules, options, policy)  # a cold cache compiles now, in view, not between the person's moves
+    compile_over()  # the hand begins: the command's compile line says its compile now
     game = Game(rules, options).reset(seed=seed)
     bots = [make_agent(policy, None if game.seed is None else game.seed + p) for p in range(N_SEATS)]
     joker = int(game._ep.joker)
@@ -283,10 +318,17 @@ def play(rules: str = DEFAULT, options: dict | None = None, seat: int = 0, polic
             out.write("\n".join(hint_lines(g, seat)) + "\n")
         return _ask(g, seat, answers, out)
 
-    marked = f"; the joker (财神) {kind_name(joker)} is marked {kind_name(joker)}*" if joker >= 0 else ""
-    out.write(f"caishen play: {game.rules_name}, you are seat {seat}, the others play {policy} "
-              f"(seed {game.seed}){marked}; type help for the commands\n")
-    trace = replay.trace_game(game, choose, source=f"caishen play, seed {game.seed}, you at seat {seat}")
+    marked = f"the joker (财神) {kind_name(joker)} is marked {kind_name(joker)}*; " if joker >= 0 else ""
+    out.write("\n".join(wrap_lines([f"caishen play: {game.rules_name}, you are seat {seat}, the others play "
+                                     f"{policy} (seed {game.seed})",
+                                     f"{marked}type help for the commands, quit to leave"])) + "\n")
+    try:
+        trace = replay.trace_game(game, choose, source=f"caishen play, seed {game.seed}, you at seat {seat}")
+    except _Quit as why:
+        said = "the input ended" if str(why) == "the input ended" else "you left"
+        out.write(f"{said}: the hand (seed {game.seed}) is left unfinished at step {step[0] - 1}, nothing "
+                  "scored\n")
+        return None
     out.write("\nthe hand is over:\n" + "\n".join(replay.result_lines(trace)) + "\n")
     out.write(f"your score (seat {seat}): {int(trace.result[f'score_{seat}']):+d}\n")
     if html is not None:

@@ -208,8 +208,8 @@ def batch_part(args) -> None:
         print(f"standard-form shanten agreement with mahjong: skipped ({why})")
     block = int(strict_block(tabs))
     print(
-        f"hand table: {tabs.nbytes:,} bytes: header and class ids {OFF_PAIRS:,}, min-plus rows 2 x {block:,} "
-        f"(lenient for a joker, strict without; {int(tabs[0])} suit / {int(tabs[1])} honor classes)"
+        f"hand table: {tabs.nbytes:,} bytes: header and class ids {OFF_PAIRS:,}, min-plus rows 2 x {block:,}\n"
+        f"    (lenient for a joker, strict without; {int(tabs[0])} suit / {int(tabs[1])} honor classes)"
     )
     print(f"{'public API (checked)':<22} {'hands/s':>16} {'kernel hands/s':>16} {'ratio':>9} {'ns/hand':>9}")
     for name, rate in public.items():
@@ -320,9 +320,10 @@ def call_part(args) -> None:
 
     missing = sorted({"xiangting", "riichienv", "mahjong"} - set(found))
     print(f"one call from a Python loop: {n:,} hands, best of {args.rounds} interleaved rounds, CPU time"
-          + (f"; not installed: {', '.join(missing)}" if missing else ""))
+          + (f"\n    not installed: {', '.join(missing)}" if missing else ""))
     assert all(hand.is_win(r) for r in rows_won)
-    print(f"{'question':<16} {'input':<26} {'ns/call':>9}  ratios (peer ns / ours ns: > 1 means we are faster)")
+    print("ratios: peer ns / ours ns (> 1 means we are faster)")
+    print(f"{'question':<16} {'input':<26} {'ns/call':>9}  ratios")
     for (question, form), t in ns.items():
         line = f"{question:<16} {form:<26} {t:9.0f}"
         if form.startswith("caishen"):

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from caishen.sim.analysis import balance
@@ -92,6 +93,21 @@ def answer(r: dict) -> str:
 # ## Run it
 
 # %%
+def narrow(table: pd.DataFrame) -> str:
+    """A balance table (``section, metric, group, n, value, ci_low, ci_high``) as text within 100 columns:
+    each section a heading over its rows (pandas wrapped the whole frame into blocks of columns), 汉字
+    counted two columns wide, a row of too few hands (:func:`caishen.sim.analysis.balance.few_marked`)
+    marked ``*`` without its interval."""
+    t = balance.few_marked(table).round(4)
+    t["note"] = np.where(t["note"] != "", "*", "")
+    blocks = []
+    with pd.option_context("display.unicode.east_asian_width", True):
+        for section, rows in t.groupby("section", sort=False):
+            body = rows.drop(columns="section").rename(columns={"note": ""})
+            blocks.append(f"{section}:\n" + body.to_string(index=False))
+    return "\n".join(blocks)
+
+
 if __name__ == "__main__":
     from caishen.sim.termtext import wrap
 
@@ -102,12 +118,9 @@ if __name__ == "__main__":
                     help="where the figures go (default runs/figures; the docs' figures in notebooks/figures/ were made at the default sizes with --figures notebooks/figures)")
     args = ap.parse_args()
     r = kaihua_study(args.hands, args.seed, figures=args.figures)
-    pd.set_option("display.width", 160)
-    # a row of fewer than balance.MIN_CI_N hands or wins prints "too few hands", not an interval
-    print(balance.few_marked(r["types"]).round(4).to_string(index=False, line_width=100))
-    print(balance.few_marked(r["balance"]).round(4).to_string(index=False, line_width=100))
     o = r["options"]
     keep = o["metric"].isin(["dealer edge (dealer minus non-dealer)", "points paid by a discarder", "attempt rate",
                              "failed rate (K-9.3)", "draw rate (流局)"])
-    print(o[keep].round(4).to_string(index=False, line_width=100))
+    print("\n\n".join(narrow(t) for t in (r["types"], r["balance"], o[keep])))
+    print(f"(*: too few hands, n < {balance.MIN_CI_N}: no interval)")
     print("\n" + "\n".join(wrap(f"({r['seconds']:.0f} s) " + answer(r))))  # within 100 columns

@@ -16,7 +16,8 @@ traceback, a silent wrap-around in ``int64`` or ``True`` taken for 1.
   else; and a value outside ``lo .. hi`` (inclusive; either may be None).
 
 Messages: ``"seat must be an integer in 0..3, got the bool True"``,
-``"streak must be an integer in 0..1000000, got -1 (outside 0..1000000)"``;
+``"streak must be an integer in 0..1000000, got -1"`` (the range said once), ``"hands must be an integer
+>= 1, got 0 (below 1)"``;
 a huge integer is cut to its first digits and its length (:func:`short_int`).
 """
 
@@ -73,7 +74,7 @@ def check_int(what: str, value: Any, lo: int | None = None, hi: int | None = Non
     docstring for what is accepted (``integral_float`` admits ``3.0``).
     """
     if lo is not None and hi is not None:
-        wanted, outside = f"{what} must be an integer in {lo}..{hi}", f"outside {lo}..{hi}"
+        wanted, outside = f"{what} must be an integer in {lo}..{hi}", ""  # the range is said once
     elif lo is not None:
         wanted, outside = f"{what} must be an integer >= {lo}", f"below {lo}"
     elif hi is not None:
@@ -92,5 +93,5 @@ def check_int(what: str, value: Any, lo: int | None = None, hi: int | None = Non
     else:
         raise ValueError(f"{wanted}, got {short_repr(value)} ({type(value).__name__})")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise ValueError(f"{wanted}, got {short_int(v)} ({outside})")
+        raise ValueError(f"{wanted}, got {short_int(v)}" + (f" ({outside})" if outside else ""))
     return v

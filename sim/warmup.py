@@ -51,8 +51,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "CompileWatch", "compile_line", "cold_estimate", "say", "inside_compile_line", "first_use",
-           "side_compile", "is_marked",
+__all__ = ["TARGETS", "CompileWatch", "compile_line", "compile_over", "cold_estimate", "say", "inside_compile_line",
+           "first_use", "side_compile", "is_marked",
            "mark", "check_target", "cache_dir"]
 
 log = logging.getLogger("caishen")
@@ -62,7 +62,8 @@ TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats", "labels
 #: rough cold compile seconds of each target in one process on a 2-core machine (``caishen warmup TARGET``,
 #: each target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured then, ``seats`` 43-60 s), quoted
 #: in the first-use warning and in a command's first lines until this machine has measured its own
-#: (:func:`estimates`); ``selfplay``: the README's main job, the self-play loop with every bot, 111 kernels in
+#: (:func:`estimates`); ``selfplay``: the README's main job, the self-play loop with every bot, 91 kernels in this
+#: tree (:data:`DEFAULT_KERNELS`); an earlier tree's 111 took
 #: 66.1 s in one process at load 1.5 (issue 45's newcomer: 65.9 s at load 1-1.6), 47-50 s wall with the
 #: side process on a quiet machine (docs/speed.md, "Cold compile"); ``piao``: 165 kernels in 113.2 s of compiling
 #: (``caishen piao --hands 300 --check-walls 200 --workers 1``, empty cache, load 2.0-2.6; it said 60 before)
@@ -75,16 +76,23 @@ COMMAND_TARGETS = {"caishen simulate": "selfplay", "caishen match": "selfplay", 
                    "caishen play": "game", "caishen replay": "game", "caishen hand": "hand", "caishen score": "score"}
 
 
+#: a command's cold compile seconds on an idle 2-core machine where its target's :data:`COLD_SECONDS` do not fit
+#: it: ``caishen play`` compiles the game and its bots (130 kernels: 63.8 s at load 2.9, 83.6 s at load 3.5)
+COMMAND_SECONDS = {"caishen play": 60}
+
+
 def cold_estimate(prefix: str) -> str:
     """How long a cold compile of command ``prefix`` (``"caishen simulate"``) takes, in words: this machine's
     last measurement (:func:`estimates`: ``"about 66 s here last time"``), else its target's
-    :data:`COLD_SECONDS` (``"up to about 65 s on a 2-core machine"``), else ``"a minute or more"``."""
+    :data:`COLD_SECONDS` (``"about 65 s on an idle 2-core machine, longer when it is busy"``), else ``"a minute
+    or more"``."""
     seconds = estimates(prefix)[1]
     if seconds:
         return f"about {seconds:.0f} s here last time"
     target = COMMAND_TARGETS.get(prefix)
     if target is not None:
-        return f"up to about {COLD_SECONDS[target]} s on a 2-core machine"
+        guess = COMMAND_SECONDS.get(prefix, COLD_SECONDS[target])
+        return f"about {guess} s on an idle 2-core machine, longer when it is busy"
     return "a minute or more"
 
 
@@ -226,12 +234,15 @@ class CompileWatch:
 
 #: kernels a command compiles in its own process on an empty cache (``caishen warmup`` and the commands measure
 #: and keep their own counts in :func:`estimates`; these are for a machine that has measured nothing yet).
-#: ``piao``: 165 measured (``caishen piao --hands 2000``, empty cache, the study and its check); ``learn``: 49
-#: after ``caishen warmup`` without its ``labels`` target (issue 45); the self-play loop's 111 and 76 measured after
-#: the named state (a cold ``caishen simulate --games 100000 --workers 2``, load 1.17 / 0.73)
-DEFAULT_KERNELS = {"caishen simulate": 111, "caishen match": 111, "caishen sweep": 111, "caishen ladder": 130,
-                   "caishen piao": 165, "caishen learn": 49, "caishen play": 70, "caishen hand": 17,
-                   "caishen score": 25, "caishen replay": 95, "caishen report": 1}
+#: Measured cold, each command on its own empty cache, one process (issue 45, load 2.9-3.6): ``caishen simulate
+#: --rules kaihua --games 100000 --seed 7`` (``make run``) 91 in 72.0 s, ``--games 200 --workers 1`` 91 in
+#: 90.3 s; ``caishen match --policies tuned:kaihua,greedy --walls 4 --workers 1`` 91 in 88.2 s; ``caishen hand
+#: 123m456p789s23s55z`` 13 in 17.8 s; ``caishen play --seed 1`` (a whole hand) 130 in 83.6 s; ``caishen score
+#: shared/vectors/kaihua.jsonl`` 8 in 4.7 s.  Earlier: ``piao`` 165 (``caishen piao --hands 2000``, the study and
+#: its check); ``learn`` 49 after ``caishen warmup`` without its ``labels`` target
+DEFAULT_KERNELS = {"caishen simulate": 91, "caishen match": 91, "caishen sweep": 91, "caishen ladder": 130,
+                   "caishen piao": 165, "caishen learn": 49, "caishen play": 130, "caishen hand": 13,
+                   "caishen score": 8, "caishen replay": 95, "caishen report": 1}
 #: the same while the side process of :func:`side_compile` runs (it compiles the learned and the tuned bot, which
 #: the command then loads from the cache; how many it loads depends on who gets there first): the self-play
 #: loop's commands
@@ -294,9 +305,6 @@ def _record_estimate(prefix: str, kernels: int, seconds: float) -> None:
 #: on a file or a pipe (a log, CI), a line ``kernel N of M`` at least this often while numba compiles, and at
 #: most this often at a kernel's end (seconds)
 LOG_EVERY_S = 5.0
-#: a compile is over when numba has compiled nothing for this long: the command's compile line comes then
-#: (:func:`compile_line`), before the work that follows, not at the command's end (seconds)
-QUIET_S = 3.0
 #: how often the watcher thread of :class:`_KernelBar` looks (seconds)
 _POLL_S = 0.25
 #: one line at a time from this process's threads (the watcher's lines and the command's)
@@ -306,15 +314,30 @@ _say_lock = threading.Lock()
 def say(out, line: str) -> None:
     """Write ``line`` (one line, or a few joined by newlines) and a newline to ``out`` in one write, flushed
     (two processes or threads writing to one stderr never merge their lines); on a terminal through tqdm,
-    so that an open bar steps aside."""
+    so that an open bar steps aside; on a file or a pipe where a tqdm bar is open, after a newline that ends
+    the bar's line (a log shows the line on a line of its own, not glued onto ``kaihua:   0%|...``)."""
     with _say_lock:
         if getattr(out, "isatty", lambda: False)():
             from tqdm import tqdm
 
             tqdm.write(line, file=out)
         else:
-            out.write(line + "\n")
+            out.write(("\n" if _bar_open_on(out) else "") + line + "\n")
         out.flush()
+
+
+def _bar_open_on(out) -> bool:
+    """True if a tqdm bar drawn on ``out`` is open (its line is not ended yet)."""
+    import sys
+
+    tqdm_module = sys.modules.get("tqdm")
+    if tqdm_module is None:  # no tqdm imported: no bar
+        return False
+    for inst in list(getattr(tqdm_module.tqdm, "_instances", ())):
+        fp = getattr(inst, "fp", None)
+        if not getattr(inst, "disable", True) and getattr(fp, "_wrapped", fp) is out:
+            return True
+    return False
 
 
 class _KernelBar:
@@ -323,28 +346,23 @@ class _KernelBar:
     passed since the last one, and from a watcher thread whenever one kernel keeps numba busy that long, so
     a log never sits silent for more than :data:`LOG_EVERY_S` s while compiling.  The owner calls
     :meth:`begin` when numba starts compiling, :meth:`step` after each kernel, :meth:`clear` when it stops,
-    :meth:`close` at the end.  ``done_line()`` (optional): the text said once numba has compiled nothing for
-    :data:`QUIET_S` s after compiling (the watcher says it then, on a terminal too; :attr:`done_said` counts
-    the kernels it spoke for)."""
+    :meth:`close` at the end."""
 
-    def __init__(self, prefix: str, out, lines: bool = False, done_line=None):
+    def __init__(self, prefix: str, out, lines: bool = False):
         self.bar = None
         self.out = out
         self.prefix = prefix
         self.n = 0
         self.t0 = self.t_last = time.perf_counter()
         self.busy = False
-        self.t_idle = self.t0
-        self.done_line = done_line
-        self.done_said = 0
         self._stop = threading.Event()
         self._thread = None
         total, seconds = estimates(prefix)
         self.total = total
         _bars.append(self)
         tty = not lines and getattr(out, "isatty", lambda: False)()
-        if not tty or done_line is not None:
-            self._thread = threading.Thread(target=self._watch, args=(not tty,), name="caishen-compile-watch",
+        if not tty:
+            self._thread = threading.Thread(target=self._watch, name="caishen-compile-watch",
                                             daemon=True)
             self._thread.start()
         if not tty:
@@ -363,16 +381,11 @@ class _KernelBar:
                         desc=f"{prefix}: compiling{about}", bar_format="{desc}: kernel {n_fmt} of {total_fmt} "
                         "{bar} [{elapsed}<{remaining}]" if total else "{desc}: kernel {n_fmt} [{elapsed}]")
 
-    def _watch(self, log: bool) -> None:
-        """The watcher thread: on a pipe a line while one kernel keeps numba busy; the done line when quiet."""
+    def _watch(self) -> None:
+        """The watcher thread: on a pipe a line while one kernel keeps numba busy."""
         while not self._stop.wait(_POLL_S):
-            now = time.perf_counter()
-            if log and self.busy and now - self.t_last >= LOG_EVERY_S:
+            if self.busy and time.perf_counter() - self.t_last >= LOG_EVERY_S:
                 self._log_line()
-            if (self.done_line is not None and not self.busy and self.n > self.done_said
-                    and now - self.t_idle >= QUIET_S):
-                self.done_said = self.n
-                say(self.out, self.done_line())
 
     def _log_line(self) -> None:
         self.t_last = time.perf_counter()
@@ -410,7 +423,6 @@ class _KernelBar:
         """numba stopped compiling: erase the bar's line (the next kernel draws it again), so the command's own
         lines never print into it."""
         self.busy = False
-        self.t_idle = time.perf_counter()
         if self.bar is not None:
             self.bar.clear()
 
@@ -435,63 +447,97 @@ _side: list[bool] = []
 def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
     """Say on ``stream`` (stderr) when numba compiles inside the block, how far it got, and how long it took.
 
-    When the first kernel starts compiling: ``PREFIX: compiling numba kernels (not in the cache DIR yet;
-    once per cache, about S s here last time; `caishen warmup` compiles ahead of time) ...`` (``S``: this
-    machine's last measured compile of ``PREFIX``, :func:`cold_estimate`); on a terminal then a progress
+    When the first kernel starts compiling: ``PREFIX: compiling numba kernels, once per cache (about S s on
+    an idle 2-core machine, longer when it is busy; `caishen warmup` compiles ahead of time) ...`` and
+    ``not in the cache yet: DIR`` (:func:`cold_estimate`; wrapped to 100 columns); on a terminal then a progress
     bar by kernel (``kernel 12 of 89``, the count this machine measured last), on a pipe a line
     ``kernel 12 of 89 (T s)`` at least every :data:`LOG_EVERY_S` s while numba compiles
-    (:class:`_KernelBar`); once numba has compiled nothing for :data:`QUIET_S` s (the compile is
-    over: before the command's own work, not after it): ``PREFIX: compiled N numba kernel(s) in T s of
-    compiling (the command's own work not counted)`` (``T``: the seconds spent inside numba's compiles
-    only); at the block's end the same line if it has not said every kernel yet (a short command, an error,
-    Ctrl-C; ``... of compiling in all ...`` when more kernels compiled after it), and the count and time are
-    kept for the next estimate.  Every line is one write (:func:`say`).
-    Nothing when every kernel came from the cache.  Yields the :class:`CompileWatch`.
+    (:class:`_KernelBar`).  The compile's summary comes once: when the command's own work begins
+    (:func:`compile_over`, called by the work at its start: the runner before its first chunk, ``caishen
+    play`` before the first prompt): ``PREFIX: compiled N numba kernel(s) in T s of compiling before the
+    work began`` (``T``: the seconds inside numba's compiles only), or else at the block's end (a command
+    without that call, an error, Ctrl-C): ``PREFIX: compiled N numba kernel(s) in T s of compiling``.  When
+    more kernels compiled after the first line, the end says ``PREFIX: compiled N numba kernel(s) in all,
+    T s of compiling (M of them during the work)``.  The count and time are kept for the next estimate.
+    Every line is one write (:func:`say`).  Nothing when every kernel came from the cache.  Yields the
+    :class:`CompileWatch`.
     """
     import sys
 
-    out = stream if stream is not None else sys.stderr
-    bar = None
+    from caishen.sim.termtext import wrap_lines
 
-    def done(w: CompileWatch, again: bool = False) -> str:
-        return (f"{prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s of compiling"
-                + (" in all" if again else "") + " (the command's own work not counted)")
+    out = stream if stream is not None else sys.stderr
+    line = _Line(prefix, out)
 
     def start() -> None:
-        nonlocal bar
-        say(out, f"{prefix}: compiling numba kernels (not in the cache {cache_dir()} yet; once per cache, "
-            f"{cold_estimate(prefix)}; `caishen warmup` compiles ahead of time) ...")
-        bar = _KernelBar(prefix, out, done_line=lambda: done(w))
+        say(out, "\n".join(wrap_lines([
+            f"{prefix}: compiling numba kernels, once per cache ({cold_estimate(prefix)}; `caishen warmup` "
+            "compiles ahead of time) ...", f"    not in the cache yet: {cache_dir()}"])))
+        line.bar = _KernelBar(prefix, out)
 
     if not _lines:  # a new command: no side process yet
         _side.clear()
-    _lines.append(prefix)
+    _lines.append(line)
     try:
-        with CompileWatch(start, on_kernel=lambda: bar is not None and bar.step(),
-                          on_idle=lambda: bar is not None and bar.clear(),
-                          on_begin=lambda: bar is not None and bar.begin()) as w:
+        with CompileWatch(start, on_kernel=lambda: line.bar is not None and line.bar.step(),
+                          on_idle=lambda: line.bar is not None and line.bar.clear(),
+                          on_begin=lambda: line.bar is not None and line.bar.begin()) as w:
+            line.watch = w
             try:
                 yield w
             finally:
-                said = 0
-                if bar is not None:
-                    bar.close()
-                    said = bar.done_said
+                if line.bar is not None:
+                    line.bar.close()
+                    line.bar = None
                 if w.announced:
-                    if said < w.kernels:  # not said yet, or more compiled since
-                        say(out, done(w, again=said > 0))
+                    if not line.said:
+                        say(out, f"{prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s of compiling")
+                    elif line.said[0] < w.kernels:  # more compiled during the work: the sum, named as such
+                        say(out, f"{prefix}: compiled {w.kernels} numba kernel(s) in all, {w.seconds:.1f} s of "
+                            f"compiling ({w.kernels - line.said[0]} of them during the work)")
                     _record_estimate(prefix, w.kernels, w.seconds)
     finally:
         _lines.pop()
 
 
-#: the prefixes of the :func:`compile_line` blocks open in this process (innermost last)
-_lines: list[str] = []
+class _Line:
+    """The state of one :func:`compile_line` block: its kernel bar (once numba compiles), its watch, and the
+    kernel count its first summary said (:func:`compile_over`; empty until then)."""
+
+    def __init__(self, prefix: str, out):
+        self.prefix = prefix
+        self.out = out
+        self.bar: _KernelBar | None = None
+        self.watch: CompileWatch | None = None
+        self.said: list[int] = []
+
+
+#: the :func:`compile_line` blocks open in this process (innermost last)
+_lines: list[_Line] = []
 
 
 def inside_compile_line() -> bool:
     """True inside a :func:`compile_line` block: its lines speak for any compile, so inner code stays quiet."""
     return bool(_lines)
+
+
+def compile_over() -> None:
+    """The command's own work begins (its first chunk, its first prompt): the innermost :func:`compile_line`
+    says its compile line now, if numba compiled anything in it, and closes its kernel bar; once per block
+    (later calls, a sweep's next runs, say nothing: the block's end sums up what compiled after).  Outside a
+    block it does nothing."""
+    if not _lines:
+        return
+    line = _lines[-1]
+    w = line.watch
+    if line.said or w is None or not w.announced:
+        return
+    if line.bar is not None:
+        line.bar.close()
+        line.bar = None
+    line.said.append(w.kernels)
+    say(line.out, f"{line.prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s of compiling "
+        "before the work began")
 
 
 #: the side process's work (:func:`side_compile`), in order: ``(module, function)`` pairs compiling kernels
@@ -582,9 +628,9 @@ def first_use(target: str) -> Iterator[None]:
 
     def start() -> None:
         log.warning(
-            "caishen: compiling the %s kernels with numba (not in the cache yet: up to about %d s on a 2-core machine, "
-            "less when some are cached; cached afterwards in %s). `caishen warmup` compiles everything ahead of "
-            "time.",
+            "caishen: compiling the %s kernels with numba (not in the cache yet: about %d s on an idle 2-core "
+            "machine, longer when it is busy, less when some are cached; cached afterwards in %s). `caishen warmup` "
+            "compiles everything ahead of time.",
             target, COLD_SECONDS[target], cache_dir(),
         )
 

@@ -212,6 +212,11 @@ def test_caishen_piao_runs_resumes_and_states_the_comparison(engine_warm, tmp_pa
     pw = pd.read_csv(out / piao_answer.PAIRWISE_CSV)
     pols = piao_answer.check_policies("greedy", ans["implied_policy"])
     assert len(pw) == len(pols) * (len(pols) - 1) // 2
+    # issue 45: each exact spec with its readable name beside it (a 飘 table by its cells)
+    assert list(pw.columns[3:7]) == ["a_spec", "a_name", "b_spec", "b_name"]
+    assert not pw["a_name"].str.contains(r"piao_table:\d").any() and pw["a_spec"].str.contains("piao_table:").any()
+    sweep_csv = pd.read_csv(out / "check" / "sweep.csv")
+    assert not sweep_csv["policy_name"].str.contains(r"piao_table:\d").any()
     assert ans["hands_for_target"] >= 400 and 0 < ans["exploration_rate"] <= 1
     # the study's own report states the comparison too
     assert main(["report", str(out / piao_answer.STUDY_DIR)]) == 0

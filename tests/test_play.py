@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from caishen import cli
-from caishen.agents.play import MAX_INPUT, action_label, help_text, hint_lines, play
+from caishen.agents.play import MAX_INPUT, QUIT, action_label, help_text, hint_lines, play
 from caishen.sim import hand
 from caishen.sim.engine import Game, build_wall
 from caishen.sim.tiles import CAISHEN, kind_name, parse_kinds
@@ -170,6 +170,28 @@ def test_the_summary_then_the_replay_on_request(engine_warm, capsys, monkeypatch
     assert "the replay:" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("word", ["quit", "exit", "q", "QUIT", ""])
+def test_quit_and_the_end_of_input_leave_the_hand_cleanly(engine_warm, capsys, monkeypatch, word):
+    """A newcomer typed quit and was told "not an action"; Ctrl-D gave an error with rc 2 (issue 45): each
+    leaves the hand unfinished, says so, and the command exits 0.  ``""``: the input ends."""
+    trace, text = _play("0\n" + (f"{word}\n" + ZEROS if word else ""))  # quit on the second prompt, or no more input
+    assert trace is None and "is left unfinished at step " in text and "nothing scored" in text
+    assert ("the input ended" if not word else "you left") in text and "not an action" not in text
+    assert "the hand is over" not in text
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{word}\n" if word else ""))
+    assert cli.main(["play", "--seed", "3"]) == 0
+    captured = capsys.readouterr()
+    assert "left unfinished" in captured.out and "error" not in captured.err
+
+
+def test_help_lists_quit_and_every_line_fits_100_columns(engine_warm):
+    from caishen.sim.termtext import display_width
+
+    for rules in ("kaihua", "jiating"):
+        text = help_text(Game(rules).reset(seed=1))
+        assert "quit, exit, q" in text and max(display_width(x) for x in text.splitlines()) <= 100
+
+
 # ---------------------------------------------------------------------------
 # issue 42 kind 10: bounded lines, nothing that is not an action ends the hand
 # ---------------------------------------------------------------------------
@@ -183,7 +205,8 @@ def test_digit_lookalikes_and_odd_text_are_not_actions(engine_warm):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.text(max_size=30).filter(lambda s: "\n" not in s and "\r" not in s), max_size=4))
+@given(st.lists(st.text(max_size=30).filter(lambda s: "\n" not in s and "\r" not in s
+                                           and s.strip().lower() not in QUIT), max_size=4))
 def test_any_text_is_an_action_or_asked_again(engine_warm, answers):
     trace, _ = _play("".join(f"{x}\n" for x in answers) + ZEROS, seed=5)
     assert trace.frames[-1]["phase"] == "done"

@@ -153,6 +153,11 @@ def test_sweep_duplicate_deals_resume_and_table(engine_warm, tmp_path):
     assert (base["diff"] == 0).all()
     score_always = t[(t["policy"] == "always") & (t["metric"] == "score")]
     assert score_always["baseline"].str.contains("policy=never").all()
+    # sweep.csv: the exact spec and beside it the readable name (issue 45); read_sweep gives the table back
+    csv = pd.read_csv(out / "sweep.csv")
+    assert list(csv.columns[:3]) == ["failed_piao_factor", "policy", "policy_name"]
+    assert (csv["policy_name"] == csv["policy"]).all()  # always / never read as they are
+    pd.testing.assert_frame_equal(study.read_sweep(out)[1], t, check_dtype=False)
     # an interrupted sweep resumes: drop a chunk and the table, rerun
     (out / "points" / "p001" / "chunks" / "chunk-00001.parquet").unlink()
     (out / "sweep.csv").unlink()
@@ -216,13 +221,16 @@ def test_sweep_cli(engine_warm, tmp_path, capsys):
     row = grid[3].split()  # the first point: failed_piao_factor=1 policy=always
     s = t[(t["failed_piao_factor"] == 1) & (t["policy"] == "always") & (t["metric"] == "score")].iloc[0]
     assert row[:4] == ["1", "always", f"{s['value']:+.3f}", f"±{(s['ci_high'] - s['ci_low']) / 2:.3f}"]
-    assert "hero: one seat playing the policy of the point (always, never)" in text and "field policy greedy" in text
+    flat = " ".join(text.split())  # lines wrapped to 100 columns (issue 45)
+    assert "hero: one seat playing the policy of the point (always, never)" in flat and "field policy greedy" in flat
     for m in metrics:
-        assert f"  {m:<13} {study.metric_units('kaihua')[m]}" in text, m
+        assert " ".join(f"  {m:<13} {study.metric_units('kaihua')[m]}".split()) in flat, m
+    assert max(len(x) for x in text.split("mean per wall")[0].splitlines()[1:]) <= 100
     assert "the hero's points per wall" in text and "share of walls" in text
     capsys.readouterr()
     assert main(["report", str(out), "--no-figures"]) == 0  # caishen report prints the same
-    assert capsys.readouterr().out.split("\n", 1)[1].startswith(text.split("\n", 1)[1][:300])
+    report = capsys.readouterr().out
+    assert report[report.index("hero:"):].startswith(text[text.index("hero:"):][:300])
     assert set(study.metric_units("jiating")) == {*study.METRICS, "jiating", "hard"}
     with pytest.raises(SystemExit) as e:
         main(["sweep", "--rules", "kaihua", "--option", "failed_piao_factor=0,1", "--walls", "10",
@@ -354,3 +362,14 @@ def test_factorial_needs_two_axes(engine_warm, tmp_path):
     assert not factorial.is_factorial(study.read_sweep_json(tmp_path / "one"))
     with pytest.raises(ValueError, match="two or more axes"):
         factorial.factorial_table(tmp_path / "one")
+
+
+def test_a_piao_table_policy_reads_as_its_cells_beside_its_spec():
+    """Issue 45 (first hour): the 飘 study's implied policy showed as piao_table:217020518582387457 in stderr
+    and the CSVs; sweep.csv keeps the spec and adds the readable name beside it."""
+    spec = "piao_table:217020518582387457"
+    t = pd.DataFrame({"policy": [spec, "never"], **{c: [0, 0] for c in study.TABLE_COLUMNS}})
+    named = study.with_policy_names(t)
+    assert list(named.columns[:2]) == ["policy", "policy_name"] and named["policy"].iloc[0] == spec
+    assert named["policy_name"].tolist() == ["piao_table[17/64 cells]", "never"]
+    assert "policy_name" not in study.with_policy_names(t.drop(columns="policy")).columns

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
+
+from caishen.cli import common
 
 
 def _score_defaults_text() -> str:
@@ -33,7 +34,7 @@ def add(sub) -> None:
         'line that cannot be scored, {"line", "id", "unchecked"} for a line without expect; a count on '
         "stderr; exit status 1 if any mismatch or error.",
         epilog=_score_defaults_text(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=common.HelpFormatter,  # each line wrapped, the epilog's rows kept apart
     )
     p.add_argument("file", nargs="?", default="-", help="JSON-lines file, or - for stdin (default)")
     p.add_argument("--check", action="store_true",

@@ -108,8 +108,8 @@ def run(args) -> int:
     from caishen.sim.bots.registry import seat_workers
 
     def start() -> None:  # a cold numba cache keeps the bar at 0% for a minute or two: the first line says so
-        print(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}{common.cold_note(config)}",
-              file=sys.stderr)
+        print(common.wrapped(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}"
+                             f"{common.cold_note(config)}"), file=sys.stderr)
 
     try:
         res = runner.run(

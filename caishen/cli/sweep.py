@@ -56,7 +56,8 @@ def run(args) -> int:
     except KeyboardInterrupt:
         print(f"caishen sweep: interrupted; rerun the same command to resume ({args.out})", file=sys.stderr)
         return 130
-    print(f"sweep {args.rules}: {args.walls:,} walls per point, seed {args.seed}; every figure: {args.out}/sweep.csv")
+    print(common.wrapped(f"sweep {args.rules}: {args.walls:,} walls per point, seed {args.seed}; every figure: "
+                         f"{args.out}/sweep.csv"))
     doc = study.read_sweep_json(args.out)
     print(study.describe(doc["grid"]))
     print()

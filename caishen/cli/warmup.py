@@ -126,9 +126,10 @@ def warmup(targets=None, progress=None, bar: bool | str = True) -> dict[str, flo
 def _stderr(line: str) -> None:
     import sys
 
+    from caishen.sim.termtext import wrap
     from caishen.sim.warmup import say
 
-    say(sys.stderr, f"caishen warmup: {line}")  # one write: the workers' lines never merge
+    say(sys.stderr, "\n".join(wrap(f"caishen warmup: {line}")))  # one write: the workers' lines never merge
 
 
 def _one(target: str, progress: bool = False) -> dict[str, float]:
@@ -178,5 +179,5 @@ def run(args) -> int:
     else:
         took = warmup_parallel(args.targets or None, args.workers, progress=_stderr)
     print(f"ready in {time.perf_counter() - t0:.1f} s ({sum(took.values()):.1f} s of compiling or loading, "
-          f"{len(took)} target(s)); numba cache: {cache_dir()}")
+          f"{len(took)} target(s))\nnumba cache: {cache_dir()}")
     return 0

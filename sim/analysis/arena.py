@@ -481,6 +481,10 @@ def _fmt(x, spec=".3f") -> str:
     return "-" if x is None or (isinstance(x, float) and not np.isfinite(x)) else format(x, spec)
 
 
+#: the columns left for a policy's label in the match table's rows of 100 columns (the numbers take 68)
+_LABEL_ROOM = 32
+
+
 def format_summary(summary: dict, head: str = "") -> str:
     """The match table as text (per policy, then the pairwise differences), in lines of at most 100 columns
     where the policies' names allow: each policy by its number and its words
@@ -493,10 +497,13 @@ def format_summary(summary: dict, head: str = "") -> str:
     rows = summary["policy_rows"]
     n = int(summary.get("walls_done", 0))
     label = {r["index"]: f"{r['index']}:{spec_words(r['policy'])}" for r in rows}
-    w = max(8, *(len(x) for x in label.values()))
     lines = [head] if head else []
     if summary.get("schedule") in SCHEDULES:
         lines += wrap("schedule " + describe_schedule(summary["schedule"], len(rows)), indent="    ")
+    if max(len(x) for x in label.values()) > _LABEL_ROOM:  # a long name (python:path.py:Class): named above
+        lines += [piece for r in rows for piece in wrap(f"policy {label[r['index']]}", indent="    ")]
+        label = {r["index"]: f"{r['index']}" for r in rows}
+    w = max(8, *(len(x) for x in label.values()))
     lines.append(f"{'policy':<{w}}  {'points/hand':>11}  {'95% CI (walls)':>19}  {'win':>6}  {'deal-in':>7}  "
                  f"{'飘':>6}  {'sd/wall':>7}")
     for r in rows:

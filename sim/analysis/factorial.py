@@ -153,8 +153,11 @@ def format_effects(table: pd.DataFrame, metrics=None, full=("score",)) -> str:
     the ``full`` metrics, and of the other shown metrics (``metrics``, default :data:`SHOWN`) only the starred
     ones (the rest are in ``factorial.csv``)."""
     shown = [m for m in (metrics or SHOWN) if m in set(table["metric"])] or list(dict.fromkeys(table["metric"]))
-    lines = ["factorial effects on the same walls (95% CI over walls; main = averaged over the other axes' values; "
-             "interaction = difference of differences; * = Holm p < 0.05 within the metric):"]
+    from caishen.sim.termtext import wrap
+
+    lines = wrap("factorial effects on the same walls (95% CI over walls; main = averaged over the other axes' "
+                 "values; interaction = difference of differences; * = Holm p < 0.05 within the metric):",
+                 indent="    ")
     for m in shown:
         t = table[table["metric"] == m]
         if m not in full:
@@ -165,7 +168,8 @@ def format_effects(table: pd.DataFrame, metrics=None, full=("score",)) -> str:
         for r in t.itertuples(index=False):
             kind = "main" if r.order == 1 else f"interaction ({r.order})"
             star = " *" if r.p_holm < 0.05 else ""
-            lines.append(f"    {kind:<16} {r.effect:<48} {r.estimate:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]{star}")
+            lines += wrap(f"    {kind:<16} {r.effect:<48} {r.estimate:+.4f} [{r.ci_low:+.4f}, {r.ci_high:+.4f}]{star}",
+                          indent=" " * 21)
     quiet = [m for m in shown if m not in full and not (table[table["metric"] == m]["p_holm"] < 0.05).any()]
     if quiet:
         lines.append(f"  no starred effect on {', '.join(quiet)}")

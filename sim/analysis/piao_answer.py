@@ -532,8 +532,12 @@ def run(rules: str, out, *, policy: str = "greedy", keep_then: str | None = None
                         field=field, walls=check_walls, seed=seed + 1, execution=check_ex)
             scores = sweep_wall_scores(out / CHECK_DIR)
             pw = pairwise({lab: scores[spec] for lab, spec in labels.items()})
+            from caishen.sim.bots.names import spec_words
+
             pw.insert(2, "a_spec", pw["a"].map(labels))
-            pw.insert(3, "b_spec", pw["b"].map(labels))
+            pw.insert(3, "a_name", pw["a_spec"].map(spec_words))  # piao_table[12/64 cells]: the spec reproduces
+            pw.insert(4, "b_spec", pw["b"].map(labels))
+            pw.insert(5, "b_name", pw["b_spec"].map(spec_words))
             pw.insert(0, "comparison", f"points per hand of policy a minus policy b at one seat, the other three seats "
                                        f"{field}, on the same {check_walls} walls (duplicate deals)")
             safeio.atomic_write(out / PAIRWISE_CSV, pw.to_csv(index=False))

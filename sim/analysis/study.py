@@ -422,13 +422,34 @@ def sweep(rules: str, out, *, options=(), policies=None, field: str = "greedy", 
             if ex.progress:
                 import sys
 
-                print(f"sweep point {i + 1}/{len(points)}: {point_label(p)}", file=sys.stderr)
+                from caishen.sim.bots.names import spec_words
+
+                # a 飘 table by its cells, not its 64-bit number (sweep.csv keeps the exact spec)
+                print(f"sweep point {i + 1}/{len(points)}: {spec_words(point_label(p))}", file=sys.stderr)
             runner.run(config, d, workers=ex.workers, backend=ex.backend, ray_address=ex.ray_address,
                        progress=ex.progress, chunk_fn=sweep_chunk)
             dirs.append(d)
         table = streamed_metric_table(grid, dirs, base)  # memory of one chunk per point, whatever the walls
-        safeio.atomic_write(out / SWEEP_CSV, table.to_csv(index=False))
+        safeio.atomic_write(out / SWEEP_CSV, with_policy_names(table).to_csv(index=False))
     return table
+
+
+#: the column of ``sweep.csv`` beside the ``policy`` axis: each policy as people read it
+#: (:func:`caishen.sim.bots.names.spec_words`: ``piao_table[12/64 cells]``); the ``policy`` column keeps the
+#: exact spec, which reproduces the point
+POLICY_NAME = "policy_name"
+
+
+def with_policy_names(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with :data:`POLICY_NAME` after its ``policy`` axis (none without one): what ``sweep.csv``
+    holds (:func:`read_sweep` drops it again)."""
+    from caishen.sim.bots.names import spec_words
+
+    if POLICY_AXIS not in table.columns:
+        return table
+    t = table.copy()
+    t.insert(list(t.columns).index(POLICY_AXIS) + 1, POLICY_NAME, t[POLICY_AXIS].astype(str).map(spec_words))
+    return t
 
 
 def _metric_columns(rules: str, available) -> list[str]:
@@ -510,6 +531,11 @@ def read_sweep(out) -> tuple[dict, pd.DataFrame]:
     except (ValueError, pd.errors.ParserError) as e:
         raise safeio.FileError(out / SWEEP_CSV, f"is not the sweep's table ({str(e).splitlines()[0][:80]})") from None
     want = [*axes, *TABLE_COLUMNS]
+    if POLICY_AXIS in axes and POLICY_NAME in table.columns:  # the readable names beside the specs
+        named = [*axes[:axes.index(POLICY_AXIS) + 1], POLICY_NAME, *axes[axes.index(POLICY_AXIS) + 1:],
+                 *TABLE_COLUMNS]
+        if list(table.columns) == named:
+            table = table.drop(columns=[POLICY_NAME])
     if list(table.columns) != want:
         raise safeio.FileError(out / SWEEP_CSV, f"has the columns {_short(list(table.columns))}, not {want}")
     return doc, table
@@ -533,11 +559,13 @@ def describe(grid: dict) -> str:
                 f"three play the field policy {grid['field']}")
     else:
         hero = f"hero: one seat; every seat plays the field policy {grid['field']} (an option sweep)"
+    from caishen.sim.termtext import wrap_lines
+
     lines = [hero + "; the hero sits at seat 0, 1, 2 and 3 for a quarter of the walls each (hero column of "
              "the records), so its numbers average over the seats"]
     lines.append("metrics (mean per wall, 95% CI over walls; 'vs baseline': the paired difference):")
     lines += [f"  {m:<13} {text}" for m, text in metric_units(grid["rules"]).items()]
-    return "\n".join(lines)
+    return "\n".join(wrap_lines(lines, indent=" " * 16))
 
 
 def format_grid(table: pd.DataFrame, width: int = 100) -> str:
@@ -551,7 +579,9 @@ def format_grid(table: pd.DataFrame, width: int = 100) -> str:
 
     A cell that is exactly 0 with a 0-wide interval prints as ``0``.  ``width``: characters per line; wider
     grids wrap into blocks of columns (pandas' ``line_width``)."""
-    axes = [c for c in table.columns if c not in TABLE_COLUMNS]
+    from caishen.sim.termtext import wrap
+
+    axes = [c for c in table.columns if c not in TABLE_COLUMNS and c != POLICY_NAME]  # sweep.csv read as it is
     t = table.assign(**{a: table[a].astype(str) for a in axes})
     t["point"] = [point_label(dict(zip(axes, values))) for values in t[axes].itertuples(index=False)]
     order = list(dict.fromkeys(t["point"]))
@@ -576,7 +606,8 @@ def format_grid(table: pd.DataFrame, width: int = 100) -> str:
     if others:
         bases = sorted({base_of[p] for p in others})
         vs = bases[0] if len(bases) == 1 else "each point's own (sweep.csv's baseline column)"
-        lines += ["", f"vs baseline {vs}: the paired difference, ±: half its 95% CI over walls, * excludes 0:",
+        lines += ["", *wrap(f"vs baseline {vs}: the paired difference, ±: half its 95% CI over walls, * excludes 0:",
+                            indent="    "),
                   grid(cells(t["diff"], t["diff_low"], t["diff_high"], True), others)]
     return "\n".join(lines)
 
@@ -587,15 +618,18 @@ def format_table(table: pd.DataFrame, metrics=None) -> str:
     per-wall sd (:func:`caishen.sim.analysis.intervals.sd_from_ci`; of a difference whose interval took few
     degrees of freedom, an upper estimate; ``caishen power --from`` reads the walls themselves)."""
     from caishen.sim.analysis.intervals import sd_from_ci
+    from caishen.sim.termtext import wrap
 
     t = table if metrics is None else table[table["metric"].isin(metrics)]
-    axes = [c for c in table.columns if c not in TABLE_COLUMNS]
+    axes = [c for c in table.columns if c not in TABLE_COLUMNS and c != POLICY_NAME]  # sweep.csv read as it is
     lines = []
     for row in t.itertuples(index=False):
         d = row._asdict()
         where = " ".join(f"{a}={d[a]}" for a in axes)
-        lines.append(f"{where:<44} {d['metric']:<13} {d['value']:+9.4f} [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]"
-                     f"  vs baseline {d['diff']:+9.4f} [{d['diff_low']:+.4f}, {d['diff_high']:+.4f}]"
-                     f"  sd/wall {sd_from_ci(d['ci_low'], d['ci_high'], d['walls']):.4g}, of the difference "
-                     f"{sd_from_ci(d['diff_low'], d['diff_high'], d['walls']):.4g}")
+        # two lines a row, each within 100 columns (one line took 162-173)
+        lines += wrap(f"{where:<44} {d['metric']:<13} {d['value']:+9.4f} [{d['ci_low']:+.4f}, {d['ci_high']:+.4f}]",
+                      indent=" " * 8)
+        lines += wrap(f"{'':<8}vs baseline {d['diff']:+9.4f} [{d['diff_low']:+.4f}, {d['diff_high']:+.4f}]"
+                      f"  sd/wall {sd_from_ci(d['ci_low'], d['ci_high'], d['walls']):.4g}, of the difference "
+                      f"{sd_from_ci(d['diff_low'], d['diff_high'], d['walls']):.4g}", indent=" " * 8)
     return "\n".join(lines)

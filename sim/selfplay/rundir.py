@@ -284,9 +284,13 @@ def _json_norm(x):
 
 
 def config_differences(stored: dict, wanted: dict) -> list[str]:
-    """Human-readable differences between two run.json dicts (only :data:`CONFIG_KEYS`)."""
+    """Human-readable differences between two run.json dicts (only :data:`CONFIG_KEYS`).  Another rule set
+    is the one difference named (its options, seed and sizes are another run's: a newcomer's error listed
+    every option of both rule sets in 454 columns)."""
     out = []
     stored, wanted = _json_norm(stored), _json_norm(wanted)
+    if stored.get("rules") != wanted.get("rules"):
+        return [f"rules: run has {stored.get('rules')}, requested {wanted.get('rules')}"]
     for k in CONFIG_KEYS:
         a, b = stored.get(k), wanted.get(k)
         if a == b:

@@ -571,8 +571,11 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         if todo and (chunk_fn is engine_chunk or _fn_name(chunk_fn) in records.CHUNK_FN_COLUMNS):
             # a cold compile uses a second core when the run may (caishen.sim.warmup.side_compile)
             compile_seconds = _compile_in_parent(config, chunk_fn, progress, side=(workers or default_workers()) > 1)
+        from caishen.sim.warmup import compile_over
+
+        compile_over()  # the play begins: a command's compile line says its compile now (caishen.sim.warmup)
         bar = tqdm(total=config.games, initial=done_hands, unit="hand", unit_scale=True, smoothing=0.1,
-                   desc=config.rules, disable=not progress,
+                   desc=config.rules, disable=not progress or not todo,  # a finished run: no bar (drawn twice)
                    dynamic_ncols=True)
         hands_run = 0
         finished: set[int] = set()
