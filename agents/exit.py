@@ -381,13 +381,13 @@ def _label_part(lineup: str, rules: str, walls: np.ndarray, cfg, seed: int, conv
     :class:`LabelConfig` ``cfg``, the start's linear weights ``anchor`` and ``oracle``: the oracle targets
     filled): the filled rows, the decision and rollout counts and the CPU seconds spent (by this process).
     Module level: a worker runs it."""
-    from caishen.sim.selfplay.labels import label_hands, new_buffer
+    from caishen.sim.selfplay.labels import Pruning, label_hands, new_buffer
 
     c0 = time.process_time()
     cap = max(16, len(walls) * 8)
     new, m, stats = label_hands(lineup, rules, walls, n_det=cfg.n_det, frac=cfg.frac, cap=cap, seed=seed,
-                                buf=new_buffer(cap, conv), top_k=cfg.top_k, spend_saved=cfg.spend_saved,
-                                anchor=anchor, oracle=oracle)
+                                buf=new_buffer(cap, conv), prune=Pruning(cfg.top_k, cfg.spend_saved, anchor),
+                                oracle=oracle)
     return {k: v[:m] for k, v in new.items()}, m, stats, time.process_time() - c0
 
 

@@ -51,7 +51,7 @@ def main(argv=None) -> None:
     torch.set_num_threads(1)
     from benchmarks.bench_envs import batched_rate
     from caishen.agents.exit import _loss, _start_logits, _tensors, advantage_scale, initial_model
-    from caishen.sim.selfplay.labels import label_hands
+    from caishen.sim.selfplay.labels import Pruning, label_hands
 
     cfg, tr = LabelConfig(), TrainConfig()
     env_dps, env_hps, _ = batched_rate(256, args.seconds, args.rules)
@@ -60,14 +60,13 @@ def main(argv=None) -> None:
     anchor = model0.linear.detach().numpy()
     lineup = f"learned:{path},tuned:{args.rules},greedy,greedy"
     walls = np.arange(args.hands) + 10**9
-    label_hands(lineup, args.rules, walls[:2], frac=0.5, top_k=cfg.top_k, anchor=anchor)  # load the kernels
+    label_hands(lineup, args.rules, walls[:2], frac=0.5, prune=Pruning(cfg.top_k, anchor=anchor))  # load the kernels
     cap = args.hands * 8
     t_play, (_, _, s_play) = _cpu(lambda: label_hands(lineup, args.rules, walls, frac=0.0, cap=16))
     t_full, (full, m_full, s_full) = _cpu(lambda: label_hands(lineup, args.rules, walls, n_det=cfg.n_det,
-                                                              frac=cfg.frac, cap=cap, top_k=0))
+                                                              frac=cfg.frac, cap=cap))
     t_lab, (buf, m, s_lab) = _cpu(lambda: label_hands(lineup, args.rules, walls, n_det=cfg.n_det, frac=cfg.frac,
-                                                      cap=cap, top_k=cfg.top_k, anchor=anchor,
-                                                      spend_saved=cfg.spend_saved))
+                                                      cap=cap, prune=Pruning(cfg.top_k, cfg.spend_saved, anchor)))
     opt = torch.optim.Adam(model.parameters(), lr=tr.lr)
     gen = torch.Generator().manual_seed(0)
     scale = advantage_scale(args.rules)

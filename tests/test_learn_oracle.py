@@ -39,7 +39,7 @@ from caishen.sim.engine import (
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.base import DEFAULT
 from caishen.sim.rules.codes import WIN_DISCARD
-from caishen.sim.selfplay.labels import label_hands
+from caishen.sim.selfplay.labels import Pruning, label_hands
 
 RULES = ("kaihua", "jiating")
 
@@ -117,7 +117,7 @@ def _reference(rules, st, actions):
 def test_oracle_targets_equal_a_slow_reference(starts, rules):
     walls = [int(w) for w in np.random.default_rng(46).integers(0, 10**9, 5)]
     spec = f"learned:{starts[rules]}"
-    buf, count, _ = label_hands(",".join([spec] * 4), rules, walls, n_det=1, frac=1.0, cap=4000, top_k=2,
+    buf, count, _ = label_hands(",".join([spec] * 4), rules, walls, n_det=1, frac=1.0, cap=4000, prune=Pruning(top_k=2),
                                 oracle=True)
     states = _decision_states(starts[rules], rules, walls)
     assert count == len(states) > 50
@@ -139,7 +139,7 @@ def test_oracle_targets_equal_a_slow_reference(starts, rules):
 def test_oracle_changes_no_input_no_label_and_no_draw(starts):
     spec = f"learned:{starts[DEFAULT]}"
     args = (f"{spec},tuned:{DEFAULT},greedy,{spec}", DEFAULT, [7, 8, 9])
-    kw = dict(n_det=3, frac=0.5, cap=800, seed=5, top_k=2)
+    kw = dict(n_det=3, frac=0.5, cap=800, seed=5, prune=Pruning(top_k=2))
     off, m_off, s_off = label_hands(*args, **kw)
     on, m_on, s_on = label_hands(*args, **kw, oracle=True)
     assert m_off == m_on > 0
@@ -186,7 +186,7 @@ def test_aux_run_trains_its_heads_and_exports_the_plain_net(tmp_path):
     for d in ("plain", "aux"):
         path = tmp_path / d / "learned.npz"
         buf, m, _ = label_hands(",".join([f"learned:{path}"] * 4), DEFAULT, [21, 22], n_det=1, frac=1.0, cap=1000,
-                                top_k=1)
+                                prune=Pruning(top_k=1))
         assert m > 20
         torch_net = ActionMLP.from_file(path, DEFAULT)
         np.testing.assert_array_equal(buf["base"][:m], _torch_choices(torch, torch_net, buf, m), err_msg=d)

@@ -20,7 +20,7 @@ from hypothesis import strategies as hs
 from caishen.sim.bots import learned
 from caishen.sim.bots.registry import load_tuned
 from caishen.sim.rules.base import DEFAULT
-from caishen.sim.selfplay.labels import _keep, label_hands, new_buffer
+from caishen.sim.selfplay.labels import Pruning, _keep, label_hands, new_buffer
 
 WALLS = [21, 22, 23]
 
@@ -67,7 +67,7 @@ def lineup(tmp_path_factory):
 def test_pruned_labels_are_the_unpruned_labels_of_the_kept_candidates(lineup):
     spec, w = lineup
     full, m, s_full = label_hands(spec, DEFAULT, WALLS, n_det=3, frac=0.5, cap=200, seed=4)
-    cut, m2, s_cut = label_hands(spec, DEFAULT, WALLS, n_det=3, frac=0.5, cap=200, seed=4, top_k=2, anchor=w)
+    cut, m2, s_cut = label_hands(spec, DEFAULT, WALLS, n_det=3, frac=0.5, cap=200, seed=4, prune=Pruning(top_k=2, anchor=w))
     assert m == m2 > 5 and (s_full[:2] == s_cut[:2]).all()  # the same hands, the same states sampled
     rows = np.arange(m)
     n, kept = full["n"][:m], cut["kept"][:m]
@@ -85,8 +85,8 @@ def test_spend_saved_rolls_out_as_many_as_unpruned(lineup):
     spec, w = lineup
     # frac 1: every state labelled whatever the stream (more determinizations draw more of it)
     _, m, s_full = label_hands(spec, DEFAULT, WALLS[:1], n_det=2, frac=1.0, cap=200, seed=4)
-    buf, m2, s_sp = label_hands(spec, DEFAULT, WALLS[:1], n_det=2, frac=1.0, cap=200, seed=4, top_k=2, anchor=w,
-                                spend_saved=True)
+    buf, m2, s_sp = label_hands(spec, DEFAULT, WALLS[:1], n_det=2, frac=1.0, cap=200, seed=4,
+                                prune=Pruning(top_k=2, spend_saved=True, anchor=w))
     n, kept = buf["n"][:m2], buf["kept"][:m2].sum(1)
     assert m == m2 > 3 and s_sp[2] == ((2 * n) // kept * kept).sum()  # N * n // kept determinizations each
     assert s_full[2] * 0.5 < s_sp[2] <= s_full[2]

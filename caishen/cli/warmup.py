@@ -61,7 +61,7 @@ def warm_labels() -> None:
 
     from caishen.sim import rules
     from caishen.sim.bots.registry import load_tuned, parse
-    from caishen.sim.selfplay.labels import label_hands, new_buffer
+    from caishen.sim.selfplay.labels import Pruning, label_hands, new_buffer
 
     for name in rules.names():
         try:
@@ -70,7 +70,8 @@ def warm_labels() -> None:
             continue
         anchor = np.ascontiguousarray(load_tuned(name)[0], np.float64)
         label_hands(f"learned:{name},tuned:{name},greedy,learned:{name}", name, np.array([1], np.int64), n_det=1,
-                    frac=1.0, cap=16, seed=0, buf=new_buffer(16, False), top_k=2, anchor=anchor)
+                    frac=1.0, cap=16, seed=0, buf=new_buffer(16, False),
+                    prune=Pruning(top_k=2, anchor=anchor))
 
 
 def warmup(targets=None, progress=None, bar: bool | str = True) -> dict[str, float]:

@@ -92,10 +92,11 @@ from caishen.sim.engine import (
     new_state,
 )
 from caishen.sim.rng import _rng_below, _rng_seed
+from caishen.sim.rules.options import short_repr
 from caishen.sim.selfplay.oracle import OracleRow, _oracle_state, new_oracle_row
 from caishen.sim.tables import hand_tables
 
-__all__ = ["MAX_DETERMINIZATIONS", "KINDS_SCALE", "LabelRows", "Labelling", "label_hands", "new_buffer"]
+__all__ = ["MAX_DETERMINIZATIONS", "KINDS_SCALE", "LabelRows", "Labelling", "Pruning", "label_hands", "new_buffer"]
 
 #: most determinizations per labelled state
 MAX_DETERMINIZATIONS = 256
@@ -124,6 +125,17 @@ def new_buffer(cap: int, conv: bool = False) -> dict:
     buf["deal"] = np.full((cap, MAX_CANDIDATES), -1, np.int8)
     buf["ready"] = np.full((cap, 3), -1, np.int8)
     return buf
+
+
+class Pruning(NamedTuple):
+    """Which candidates of a labelled state are rolled out (module docstring): the net's ``top_k`` largest
+    logits plus its own and the start's choice (``top_k=0``: every candidate, as before pruning);
+    ``spend_saved``: the saved rollouts go to more determinizations of the same state; ``anchor``: the
+    start's linear weights (``float64[17]``) whose choice is kept, or None."""
+
+    top_k: int = 0
+    spend_saved: bool = False
+    anchor: object = None
 
 
 class LabelRows(NamedTuple):
@@ -334,16 +346,16 @@ def _label_batch(walls, dealers, ep, rp, tabs, work, bx, lab, rows, count, stats
 
 
 def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, cap: int = 10_000,
-                seed: int = 0, buf: dict | None = None, count: int = 0, top_k: int = 0, spend_saved: bool = False,
-                anchor=None, oracle: bool = False) -> tuple[dict, int, np.ndarray]:
+                seed: int = 0, buf: dict | None = None, count: int = 0, prune: Pruning = Pruning(),
+                oracle: bool = False) -> tuple[dict, int, np.ndarray]:
     """Play the hands of ``walls`` (an int sequence of wall seeds; dealer ``wall % 4``) with the four
     bots of ``policies`` (e.g. ``"learned:net.npz,tuned:R,greedy,learned:net.npz"``) and label a
     fraction ``frac`` of the decisions of its ``learned:`` seats that have two or more candidates
     (module docstring) on ``n_det`` determinizations each, into ``buf`` (:func:`new_buffer`, ``cap``
     rows; made if None) from row ``count`` on; labelling stops when it is full.  An ``action-conv``
     learner's labels also store its inputs (``kinds``, ``cand``: a buffer of ``new_buffer(cap, conv=True)``).
-    ``top_k``, ``spend_saved``, ``anchor`` (``float64[17]`` or None): the pruning of the module docstring
-    (``top_k=0``: every candidate is rolled out, as before pruning).  ``oracle``: fill the oracle targets
+    ``prune``: the pruning of the module docstring (:class:`Pruning`; the default rolls out every candidate,
+    as before pruning).  ``oracle``: fill the oracle targets
     ``deal`` and ``ready`` (module docstring; else -1); they change no label, no input and no random draw.
 
     Returns ``(buf, count, stats: int64[3])``: the rows now filled, and the learner's and all seats'
@@ -357,6 +369,9 @@ def label_hands(policies, rules: str, walls, n_det: int = 8, frac: float = 0.1, 
         raise ValueError(f"n_det must be an integer in 1..{MAX_DETERMINIZATIONS}, got {n_det!r}")
     if not isinstance(frac, (int, float)) or isinstance(frac, bool) or not 0.0 <= float(frac) <= 1.0:
         raise ValueError(f"frac must be a number in 0..1, got {frac!r}")
+    if not isinstance(prune, Pruning):
+        raise ValueError(f"prune must be a caishen.sim.selfplay.labels.Pruning, got {short_repr(prune)}")
+    top_k, spend_saved, anchor = prune
     if not isinstance(top_k, (int, np.integer)) or isinstance(top_k, bool) or not 0 <= top_k <= MAX_CANDIDATES:
         raise ValueError(f"top_k must be an integer in 0..{MAX_CANDIDATES}, got {top_k!r}")
     anchor = np.zeros(0) if anchor is None else np.ascontiguousarray(anchor, np.float64)
