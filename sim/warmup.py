@@ -234,11 +234,11 @@ class CompileWatch:
 
 #: kernels a command compiles in its own process on an empty cache (``caishen warmup`` and the commands measure
 #: and keep their own counts in :func:`estimates`; these are for a machine that has measured nothing yet).
-#: Measured cold, each command on its own empty cache, one process (issue 45, load 2.9-3.6): ``caishen simulate
-#: --rules kaihua --games 100000 --seed 7`` (``make run``) 91 in 72.0 s, ``--games 200 --workers 1`` 91 in
-#: 90.3 s; ``caishen match --policies tuned:kaihua,greedy --walls 4 --workers 1`` 91 in 88.2 s; ``caishen hand
-#: 123m456p789s23s55z`` 13 in 17.8 s; ``caishen play --seed 1`` (a whole hand) 130 in 83.6 s; ``caishen score
-#: shared/vectors/kaihua.jsonl`` 8 in 4.7 s.  Earlier: ``piao`` 165 (``caishen piao --hands 2000``, the study and
+#: Measured cold, each command on its own empty cache, one process, the default rule set (issue 45, load
+#: 2.9-3.6): ``caishen simulate --games 100000 --seed 7`` (``make run``) 91 in 72.0 s, ``--games 200 --workers 1``
+#: 91 in 90.3 s; ``caishen match --policies tuned:<default>,greedy --walls 4 --workers 1`` 91 in 88.2 s;
+#: ``caishen hand 123m456p789s23s55z`` 13 in 17.8 s; ``caishen play --seed 1`` (a whole hand) 130 in 83.6 s;
+#: ``caishen score`` on the default rule set's vectors 8 in 4.7 s.  Earlier: ``piao`` 165 (``caishen piao --hands 2000``, the study and
 #: its check); ``learn`` 49 after ``caishen warmup`` without its ``labels`` target
 DEFAULT_KERNELS = {"caishen simulate": 91, "caishen match": 91, "caishen sweep": 91, "caishen ladder": 130,
                    "caishen piao": 165, "caishen learn": 49, "caishen play": 130, "caishen hand": 13,
@@ -315,7 +315,7 @@ def say(out, line: str) -> None:
     """Write ``line`` (one line, or a few joined by newlines) and a newline to ``out`` in one write, flushed
     (two processes or threads writing to one stderr never merge their lines); on a terminal through tqdm,
     so that an open bar steps aside; on a file or a pipe where a tqdm bar is open, after a newline that ends
-    the bar's line (a log shows the line on a line of its own, not glued onto ``kaihua:   0%|...``)."""
+    the bar's line (a log shows the line on a line of its own, not glued onto the bar's ``0%|...``)."""
     with _say_lock:
         if getattr(out, "isatty", lambda: False)():
             from tqdm import tqdm

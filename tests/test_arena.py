@@ -388,7 +388,7 @@ def test_cli_match_without_out_writes_a_new_run_directory_and_names_it(tmp_path,
     out, err = capsys.readouterr()
     runs = sorted((tmp_path / "runs").iterdir())
     assert len(runs) == 1 and runs[0].name.startswith("match-") and (runs[0] / "match.json").exists()
-    assert f"the run goes to runs/{runs[0].name} (give --out runs/{runs[0].name} to resume it)" in err
+    assert f"the run goes to runs/{runs[0].name} (give --out runs/{runs[0].name} to resume it)" in " ".join(err.split())
     assert "0:greedy - 1:random" in out
     assert main(argv) == 0  # the same second, maybe: a directory of its own
     assert len(list((tmp_path / "runs").iterdir())) == 2

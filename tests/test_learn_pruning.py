@@ -97,7 +97,9 @@ def test_spend_saved_rolls_out_as_many_as_unpruned(lineup):
                                       ({"anchor": np.ones(3)}, "anchor"), ({"anchor": np.full(17, np.nan)}, "anchor")])
 def test_label_hands_refuses_bad_pruning(lineup, kw, word):
     with pytest.raises(ValueError, match=word):
-        label_hands(lineup[0], DEFAULT, [1], **kw)
+        label_hands(lineup[0], DEFAULT, [1], prune=Pruning(**kw))
+    with pytest.raises(ValueError, match="Pruning"):
+        label_hands(lineup[0], DEFAULT, [1], prune={"top_k": 2})
 
 
 def test_loss_reads_no_label_of_a_pruned_candidate():

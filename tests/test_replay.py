@@ -191,8 +191,10 @@ def test_play_scripted_stdin_to_the_end(rules, tmp_path):
 
 
 def test_play_input_ends_early():
-    with pytest.raises(ValueError, match="input ended"):
-        play("kaihua", seat=0, seed=3, stdin=io.StringIO(""), out=io.StringIO())
+    """End of input leaves the hand unfinished, as ``quit`` does (issue 45): no error, nothing scored."""
+    out = io.StringIO()
+    assert play("kaihua", seat=0, seed=3, stdin=io.StringIO(""), out=out) is None
+    assert "left unfinished" in out.getvalue()
 
 
 # ---------------------------------------------------------------------------

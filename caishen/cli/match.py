@@ -7,7 +7,7 @@ import sys
 from caishen.cli import common
 from caishen.sim.rules.base import DEFAULT
 
-#: ``--walls`` when not given: a first look (tuned:kaihua vs greedy: 95% CI about +-0.17 points per hand)
+#: ``--walls`` when not given: a first look (tuned vs greedy under the default rules: 95% CI about +-0.17 points per hand)
 DEFAULT_WALLS = 1000
 
 
