@@ -94,7 +94,7 @@ def test_compile_line_says_when_and_how_long_and_speaks_for_first_use(cold, capl
                 fresh_kernel()(1)
     lines = buf.getvalue().splitlines()
     assert lines[0].startswith("caishen x: compiling numba kernels, once per cache (")
-    assert "not in the cache yet: " in buf.getvalue()
+    assert "not in the cache yet:" in buf.getvalue()
     lines = _body(lines)
     assert len(lines) == 1 and w.kernels == 1
     assert lines[0].startswith(f"caishen x: compiled {w.kernels} numba kernel(s) in ")
