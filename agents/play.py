@@ -266,14 +266,21 @@ def _refusal(game: Game, seat: int, a: int) -> str:
     return f"{action_name(a)} is not legal now"
 
 
+#: bot kinds whose throwaway hand :func:`_warm` plays with greedy instead (slow, or someone else's code)
+_NOT_WARMED = ("mc", "ppo", "python", "exec")
+
+
 def _warm(rules: str, options: dict | None, policy: str) -> None:
     """Play one throwaway hand of ``policy`` bots under ``rules``: every kernel the hand's bots, steps and
     scoring use is compiled (or loaded from the cache) before the person's first move, where a cold cache's
     compile shows its progress (:func:`caishen.sim.warmup.compile_line`), instead of pausing the hand at
     the bots' first moves (a newcomer's cold `caishen play`: 32 kernels before the first prompt, 98 more
-    during the hand).  Costs well under a second once compiled."""
+    during the hand).  Costs well under a second once compiled (a search, checkpoint or open-seat policy's
+    throwaway hand is played by greedy: :data:`_NOT_WARMED`)."""
     game = Game(rules, options).reset(seed=0)
-    bot = make_agent(policy, 0)
+    # a search, checkpoint or open-seat policy would spend seconds or run the user's program: greedy warms the steps
+    kind = str(policy).partition(":")[0].strip()
+    bot = make_agent("greedy" if kind in _NOT_WARMED else policy, 0)
     while not game.done:
         game.step(bot.act(game.observe()))
     game.summary()
