@@ -234,13 +234,14 @@ class CompileWatch:
 
 #: kernels a command compiles in its own process on an empty cache (``caishen warmup`` and the commands measure
 #: and keep their own counts in :func:`estimates`; these are for a machine that has measured nothing yet).
-#: Measured cold, each command on its own empty cache, one process, the default rule set (issue 45, load
-#: 2.9-3.6): ``caishen simulate --games 100000 --seed 7`` (``make run``) 91 in 72.0 s, ``--games 200 --workers 1``
-#: 91 in 90.3 s; ``caishen match --policies tuned:<default>,greedy --walls 4 --workers 1`` 91 in 88.2 s;
-#: ``caishen hand 123m456p789s23s55z`` 13 in 17.8 s; ``caishen play --seed 1`` (a whole hand) 130 in 83.6 s;
-#: ``caishen score`` on the default rule set's vectors 8 in 4.7 s.  Earlier: ``piao`` 165 (``caishen piao --hands 2000``, the study and
-#: its check); ``learn`` 49 after ``caishen warmup`` without its ``labels`` target
-DEFAULT_KERNELS = {"caishen simulate": 91, "caishen match": 91, "caishen sweep": 91, "caishen ladder": 130,
+#: Measured cold, each command on its own empty cache, one process, the default rule set (issue 45): ``make
+#: run``'s ``caishen simulate --games 100000 --seed 7`` 114 in 68.9 s (main after the named record, load 1.3;
+#: a newcomer's trial counted 114 too); ``caishen hand 123m456p789s23s55z`` 13 in 17.8 s; ``caishen play
+#: --seed 1`` (a whole hand) 130 in 83.6 s; ``caishen score`` on the default rule set's vectors 8 in 4.7 s
+#: (load 2.9-3.6); ``match`` and ``sweep`` compile the self-play loop as ``simulate``.  Earlier: ``piao`` 165
+#: (``caishen piao --hands 2000``, the study and its check); ``learn`` 49 after ``caishen warmup`` without its
+#: ``labels`` target
+DEFAULT_KERNELS = {"caishen simulate": 114, "caishen match": 114, "caishen sweep": 114, "caishen ladder": 130,
                    "caishen piao": 165, "caishen learn": 49, "caishen play": 130, "caishen hand": 13,
                    "caishen score": 8, "caishen replay": 95, "caishen report": 1}
 #: the same while the side process of :func:`side_compile` runs (it compiles the learned and the tuned bot, which
