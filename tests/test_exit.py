@@ -20,6 +20,7 @@ import csv
 import numpy as np
 import pytest
 
+from learned_play import learned_decisions
 from caishen.sim.bots import learned
 from caishen.sim.bots.policies import POLICY_GREEDY, new_work
 from caishen.sim.bots.registry import load_tuned
@@ -35,34 +36,8 @@ def start_file(tmp_path_factory):
     return learned.save_learned(tmp_path_factory.mktemp("exit") / "start.npz", learned.from_tuned(w, rules=DEFAULT))
 
 
-def _learned_decisions(path, walls):
-    """Play ``walls`` (dealer wall % 4) with the learned bot ``path`` in every seat, in Python over the
-    kernels; yield ``(st, ep, rp, tabs, lx, n)`` at each decision of two or more candidates, its scores in
-    the scratch ``lx`` (the caller may use ``st`` but leaves it as it found it)."""
-    from caishen.sim.engine import PH_DONE, _legal_mask, _reset, _seeded_wall, _step
-    from caishen.sim.engine import engine_params, load_rules, new_state
-    from caishen.sim.tables import hand_tables
-
-    row, _ = learned.load_learned(path)
-    name, r = load_rules(DEFAULT, None)
-    ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
-    work = new_work()
-    lx = learned.new_scratch()
-    st = new_state()[0]
-    for wall in walls:
-        _seeded_wall(wall, st)
-        _reset(st, ep, rp, tabs, wall % 4)
-        while st["table"]["phase"] != PH_DONE:
-            _legal_mask(st, ep)
-            n = learned._learned_scores(row, st, ep, tabs, st["mask"], work, lx)
-            if n >= 2:
-                yield st, ep, rp, tabs, lx, n
-                _legal_mask(st, ep)
-            _step(st, ep, rp, tabs, int(learned._learned_action(row, st, ep, tabs, st["mask"], work, lx)))
-
-
 def _replay_inputs(path, walls):
-    """At each decision of two or more candidates of :func:`_learned_decisions`, its inputs, and the same
+    """At each decision of two or more candidates of :func:`learned_play.learned_decisions`, its inputs, and the same
     inputs computed on a state whose tiles hidden from the seat are redealt (search._determinize)."""
     from caishen.sim.bots.search import _determinize
     from caishen.sim.engine import _legal_mask, new_state
@@ -77,7 +52,7 @@ def _replay_inputs(path, walls):
     ib = np.zeros((4, 160), np.int64)
     greedy_like = np.full(4, POLICY_GREEDY, np.int64)  # every opponent redealt with virtual turns
     real, redealt = [], []
-    for st, ep, rp, tabs, lx, n in _learned_decisions(path, walls):
+    for st, ep, rp, tabs, lx, n in learned_decisions(path, walls):
         real.append((lx[1][learned._R_CTX, :learned.N_CONTEXT].copy(), lx[6][:n].copy(), lx[2][:n].copy()))
         _determinize(root, st, int(st["table"]["to_act"]), ep, rp, tabs, rng, ib, greedy_like)
         _legal_mask(root, ep)
@@ -134,9 +109,9 @@ def conv_file(tmp_path_factory):
 
 
 def _replay_conv_inputs(path, walls):
-    """At each decision of two or more candidates of :func:`_learned_decisions` (the conv bot ``path``), its
+    """At each decision of two or more candidates of :func:`learned_play.learned_decisions` (the conv bot ``path``), its
     planes ``lx[7]`` and candidates' scores ``lx[10][:n]``."""
-    return [(lx[7].copy(), lx[10][:n].copy()) for _, _, _, _, lx, n in _learned_decisions(path, walls)]
+    return [(lx[7].copy(), lx[10][:n].copy()) for _, _, _, _, lx, n in learned_decisions(path, walls)]
 
 
 def test_conv_labels_store_its_inputs(conv_file, start_file):

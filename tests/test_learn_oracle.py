@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import hand_reference as ref
+from learned_play import learned_decisions
 from caishen.sim.bots import learned
 from caishen.sim.bots.registry import load_tuned
 from caishen.sim.engine import (
@@ -29,7 +30,6 @@ from caishen.sim.engine import (
     A_PASS,
     A_WIN,
     PH_CLAIM,
-    PH_DONE,
     PH_HARD,
     PH_ROB,
     PH_TURN,
@@ -58,26 +58,7 @@ def starts(tmp_path_factory):
 def _decision_states(path, rules, walls):
     """The states of the learned bot's decisions of two or more candidates, in play order, with every seat
     the learned bot ``path`` (dealer wall % 4): ``(state copy, candidate actions)``."""
-    from caishen.sim.bots.policies import new_work
-    from caishen.sim.engine import _legal_mask, _reset, _seeded_wall, _step, engine_params, load_rules, new_state
-    from caishen.sim.tables import hand_tables
-
-    row, _ = learned.load_learned(path)
-    name, r = load_rules(rules, None)
-    ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
-    work, lx, st = new_work(), learned.new_scratch(), new_state()[0]
-    out = []
-    for wall in walls:
-        _seeded_wall(wall, st)
-        _reset(st, ep, rp, tabs, wall % 4)
-        while st["table"]["phase"] != PH_DONE:
-            _legal_mask(st, ep)
-            n = learned._learned_scores(row, st, ep, tabs, st["mask"], work, lx)
-            if n >= 2:
-                out.append((st.copy(), lx[2][:n].copy()))
-                _legal_mask(st, ep)
-            _step(st, ep, rp, tabs, int(learned._learned_action(row, st, ep, tabs, st["mask"], work, lx)))
-    return out
+    return [(st.copy(), lx[2][:n].copy()) for st, _, _, _, lx, n in learned_decisions(path, walls, rules)]
 
 
 def _game(rules, st) -> Game:

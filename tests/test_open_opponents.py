@@ -39,6 +39,20 @@ def _same_step(a: BatchedGames, b: BatchedGames) -> None:
     np.testing.assert_array_equal(a.hand_seed, b.hand_seed)
 
 
+def _play_alike(ref: BatchedGames, g: BatchedGames, steps: int) -> int:
+    """Step ``ref`` and ``g`` with the same learner actions (greedy's on ``ref``) ``steps`` times, checking after
+    each that they agree (:func:`_same_step`); the hands that ended in ``g``."""
+    _same_step(ref, g)
+    hands = 0
+    for _ in range(steps):
+        a = ref.bot_actions("greedy")
+        ref.step(a)
+        g.step(a)
+        _same_step(ref, g)
+        hands += int(g.hands_ended.sum())
+    return hands
+
+
 @pytest.mark.parametrize("rules", RULES)
 @pytest.mark.parametrize("bot", ["random", "greedy"])
 def test_python_opponents_playing_a_kernel_bots_moves_give_that_bots_episodes(rules, bot, batched_warm):
@@ -55,14 +69,7 @@ def test_python_opponents_playing_a_kernel_bots_moves_give_that_bots_episodes(ru
         replay.ENV, replay.BOT = g, bot
         replay.CALLS.clear()
         g.reset(11)
-        _same_step(ref, g)
-        hands = 0
-        for _ in range(30):
-            a = ref.bot_actions("greedy")
-            ref.step(a)
-            g.step(a)
-            _same_step(ref, g)
-            hands += int(g.hands_ended.sum())
+        hands = _play_alike(ref, g, 30)
         assert hands >= 3 and len(replay.CALLS) >= 30
         assert max(len(c[3]) for c in replay.CALLS) >= 2  # a call gets a batch of games, not one
 
@@ -291,15 +298,7 @@ def test_an_agent_object_opponent_plays_as_a_python_seat_answering_the_same(rule
                               {"opponents": agent, "seat": "random", "episode": "match", "match_len": 2})):
         ref = BatchedGames(4, rules, mode="versus", **kw_ref).reset(3)
         g = BatchedGames(4, rules, mode="versus", **kw_agent).reset(3)
-        _same_step(ref, g)
-        hands = 0
-        for _ in range(25):
-            a = ref.bot_actions("greedy")
-            ref.step(a)
-            g.step(a)
-            _same_step(ref, g)
-            hands += int(g.hands_ended.sum())
-        assert hands >= 3
+        assert _play_alike(ref, g, 25) >= 3
         assert sum(x.decisions for x in g._open.seats) >= 25
 
 
