@@ -103,7 +103,6 @@ Needs torch (the ``[rl]`` extra): ``import caishen.agents`` does not import it.
 from __future__ import annotations
 
 import math
-import re
 import shutil
 import time
 from pathlib import Path
@@ -571,16 +570,34 @@ def _left(budget: dict, state: dict, t_end: float) -> bool:
             and ("cpu_minutes" not in budget or state["cpu_seconds"] < 60.0 * budget["cpu_minutes"]))
 
 
-def _eta(budget: dict, state: dict, t_end: float, dt: float, m: int, cpu: float) -> str:
-    """``"ETA N s (the B budget)"``: wall seconds until the first budget is spent, at the rates of the last
-    iteration (``dt`` wall seconds, ``m`` labelled states, ``cpu`` CPU seconds)."""
+def _eta(budget: dict, state: dict, t_end: float, dt: float, m: int, cpu: float) -> tuple[float | None, str]:
+    """``(seconds, budget name)``: wall seconds until the first budget is spent, at the rates of the last
+    iteration (``dt`` wall seconds, ``m`` labelled states, ``cpu`` CPU seconds); ``(None, "")`` when unknown."""
     etas = {"wall minutes": t_end - time.time()} if "minutes" in budget else {}
     if "labels" in budget and m:
         etas["labels"] = (budget["labels"] - state["labelled"]) * dt / m
     if "cpu_minutes" in budget and cpu > 0:
         etas["CPU minutes"] = (60.0 * budget["cpu_minutes"] - state["cpu_seconds"]) * dt / cpu
     name = min(etas, key=etas.get, default="")
-    return f"ETA {max(0.0, etas[name]):,.0f} s (the {name} budget)" if name else "ETA unknown (no label yet)"
+    return (max(0.0, etas[name]), name) if name else (None, "")
+
+
+#: the columns of an iteration's progress row (:func:`_iteration_row`), and their heading (``{}``: the budget
+#: the first ETA counts to)
+_ROW_FORMAT = "{:>9} {:>10} {:>7} {:>8} {:>8} {:>12} {:>7} {:>8}"
+ROW_HEADING = ("one row per iteration (every figure of each: OUT/curve.csv; ETA: until the first budget is "
+               "spent{})\n" + _ROW_FORMAT.format("iteration", "labelled", "loss", "KL", "gain", "agree tuned",
+                                                 "CPU s", "ETA"))
+
+
+def _iteration_row(it: int, labelled: int, loss: float, kl: float, gain: float, agree_tuned: float,
+                   cpu_seconds: float, eta: float | None) -> str:
+    """An iteration's progress as one aligned row under :data:`ROW_HEADING` (``-`` for a figure not known
+    yet: no update without labels, no ETA); every figure of the iteration is in ``OUT/curve.csv``."""
+    upd = loss == loss
+    return _ROW_FORMAT.format(it, f"{labelled:,}", f"{loss:.3f}" if upd else "-", f"{kl:.4f}" if upd else "-",
+                              f"{gain:+.3f}", f"{agree_tuned:.3f}", f"{cpu_seconds:,.0f}",
+                              f"{eta:,.0f} s" if eta is not None else "-")
 
 
 def learn(rules: str = DEFAULT, out="runs/learn", budget: Budget | None = None,
@@ -720,14 +737,11 @@ def learn(rules: str = DEFAULT, out="runs/learn", budget: Budget | None = None,
                     pending, last_commit = False, time.time()
                 model.export(out / "learned.npz", {"from": "caishen learn", "iteration": it + 1, "rules": rules,
                                                    "labelled": state["labelled"], "seed": seed})
-                log(f"iteration {it + 1}: {stats[0] / t_label:,.0f} learner decisions/s, {m / t_label:.1f} labelled "
-                    f"states/s ({state['labelled']} in all), "
-                    + (f"loss {loss:.3f}, KL {kl:.4f}" if loss == loss else "no update yet (the buffer was empty)")
-                    + (f", oracle heads' loss {aux_loss:.3f}" if aux_loss == aux_loss else "")
-                    + f", held-out gain {gain:+.3f} points, "
-                    f"agreement with start {agree:.3f}; played: agreement with tuned {diag['agree_tuned']:.3f}, "
-                    f"with greedy {diag['agree_greedy']:.3f}, shanten-raising discards {diag['shanten_up']:.3f}; "
-                    f"{state['cpu_seconds']:,.0f} CPU s; " + _eta(budgets, state, t_end, dt, m, cpu))
+                eta, first_budget = _eta(budgets, state, t_end, dt, m, cpu)
+                row = _iteration_row(it + 1, state["labelled"], loss, kl, gain, diag["agree_tuned"],
+                                     state["cpu_seconds"], eta)
+                now = f", now the {first_budget} budget" if first_budget else ""
+                log(row if it > first_iteration else f"{ROW_HEADING.format(now)}\n{row}")
         finally:
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
@@ -832,53 +846,14 @@ def add_command(sub) -> None:
 
 
 def _print_wrapped(text: str) -> None:
-    """``caishen learn``'s progress: an iteration's line as one aligned row (:func:`_iteration_row`; the
-    whole line ran to 4 wrapped lines, 467 lines for 2 minutes: every figure of it is in ``OUT/curve.csv``),
-    any other text's lines wrapped to 100 columns (:func:`caishen.sim.termtext.wrap_lines`) where they do
-    not fit (a table that fits keeps its alignment)."""
+    """``caishen learn``'s progress: ``text``'s lines wrapped to 100 columns where they do not fit
+    (:func:`caishen.sim.termtext.wrap_lines`; a table or an iteration's row that fits keeps its alignment)."""
     from caishen.sim.termtext import wrap_lines
 
-    row = _iteration_row(text)
-    if row is not None:
-        if not _row_header_said:
-            _row_header_said.append(True)
-            print("one row per iteration (every figure of each: OUT/curve.csv)")
-            print(_ROW_FORMAT.format(*_ROW_HEADER))
-        print(row, flush=True)
-        return
     print("\n".join(wrap_lines(text.splitlines(), indent="    ")), flush=True)
 
 
-#: the columns of :func:`_iteration_row`, and their heading (printed once, before the first row)
-_ROW_FORMAT = "{:>9} {:>10} {:>7} {:>8} {:>8} {:>12} {:>7} {:>8}"
-_ROW_HEADER = ("iteration", "labelled", "loss", "KL", "gain", "agree tuned", "CPU s", "ETA")
-_row_header_said: list[bool] = []
-_ROW_FIELDS = {
-    "iteration": re.compile(r"^iteration (\d+): "),
-    "labelled": re.compile(r"\((\d[\d,]*) in all\)"),
-    "loss": re.compile(r"loss ([-+\d.e]+|nan)"),
-    "kl": re.compile(r"KL ([-+\d.e]+|nan)"),
-    "gain": re.compile(r"held-out gain ([-+][\d.]+) points"),
-    "tuned": re.compile(r"agreement with tuned ([\d.]+)"),
-    "cpu": re.compile(r"; ([\d,]+) CPU s; "),
-    "eta": re.compile(r"ETA (\d+ s)"),
-}
-
-
-def _iteration_row(text: str) -> str | None:
-    """The aligned one-line row (:data:`_ROW_FORMAT`) of an iteration's progress line, or None for another
-    text (or a line whose figures it cannot find: then it is printed whole)."""
-    if not text.startswith("iteration ") or "\n" in text:
-        return None
-    got = {k: (m.group(1) if (m := r.search(text)) else None) for k, r in _ROW_FIELDS.items()}
-    if got["iteration"] is None or got["labelled"] is None or got["cpu"] is None:
-        return None
-    return _ROW_FORMAT.format(*(got[k] or "-" for k in ("iteration", "labelled", "loss", "kl", "gain", "tuned",
-                                                          "cpu", "eta")))
-
-
 def _run_command(args) -> int:
-    _row_header_said.clear()
     res = learn(args.rules, args.out, seed=args.seed, log=_print_wrapped, **settings(
         minutes=args.minutes, labels=args.labels, cpu_minutes=args.cpu_minutes, hands=args.hands, n_det=args.det,
         frac=args.frac, top_k=args.top_k, spend_saved=args.spend_saved, beta=args.beta, tau=args.tau, lr=args.lr,

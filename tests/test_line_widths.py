@@ -149,22 +149,19 @@ def test_warmup_progress_lines_fit_100_columns(capsys):
     assert _widest(err) <= WIDTH and len(err.splitlines()) == 2
 
 
-def test_learn_prints_one_aligned_row_per_iteration(capsys, monkeypatch):
+def test_learn_prints_one_aligned_row_per_iteration(capsys):
     """Issue 45 (first hour): `caishen learn` printed 4 wrapped lines per iteration (467 lines in 2 minutes):
     one aligned row each, under a heading said once; every figure stays in OUT/curve.csv."""
     from caishen.agents import exit as X
 
-    monkeypatch.setattr(X, "_row_header_said", [])
-    line = ("iteration {k}: 2,643 learner decisions/s, 291.5 labelled states/s ({n} in all), {upd}, held-out gain "
-            "+0.003 points, agreement with start 1.000; played: agreement with tuned 0.995, with greedy 0.673, "
-            "shanten-raising discards 0.000; {cpu} CPU s; ETA 187 s (the CPU minutes budget)")
-    X._print_wrapped(line.format(k=1, n=394, upd="no update yet (the buffer was empty)", cpu=1))
-    X._print_wrapped(line.format(k=112, n="64,556", upd="loss 0.074, KL 0.0001", cpu="1,200"))
+    X._print_wrapped(f"{X.ROW_HEADING.format('')}\n{X._iteration_row(1, 394, float('nan'), float('nan'), 0.003, 0.995, 1, 187)}")
+    X._print_wrapped(X._iteration_row(112, 64556, 0.074, 0.0001, 0.003, 0.995, 1200, 187))
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 4 and "curve.csv" in out[0] and out[1].split()[0] == "iteration"
     assert out[2].split() == ["1", "394", "-", "-", "+0.003", "0.995", "1", "187", "s"]
     assert out[3].split() == ["112", "64,556", "0.074", "0.0001", "+0.003", "0.995", "1,200", "187", "s"]
     assert len({len(x) for x in out[1:]}) == 1 and _widest("\n".join(out)) <= WIDTH  # aligned columns
+    assert X._iteration_row(3, 10, 0.5, 0.01, -0.2, 0.9, 5, None).split()[-1] == "-"  # no ETA yet
 
 
 def test_kaihua_balance_notebook_prints_a_narrow_table():
