@@ -147,6 +147,8 @@ from caishen.sim.engine import (
     N_ACTIONS,
     N_KINDS,
     N_SEATS,
+    Game,
+    PublicLog,
     action_name,
     engine_params,
     load_rules,
@@ -721,3 +723,30 @@ class BatchedGames:
         arrays += self._extras.buffers() if self._extras is not None else []
         arrays += [self._bots[2], self._bots[3]]  # the exec: opponents' log (empty without one)
         return int(sum(a.nbytes for a in arrays))
+
+
+class LiveGame(Game):
+    """Game ``0`` of a :class:`BatchedGames` as a read-only :class:`Game` (``env.game``): its live state,
+    ``done``, ``legal_mask()``, ``result``, ``observe()`` (an empty public log); :meth:`step` and :meth:`reset`
+    raise (step the env)."""
+
+    def __init__(self, games: BatchedGames):  # no Game.__init__: the state is the batch's
+        self.rules_name, self.rules = games.rules_name, games.rules
+        self._ep, self._rp, self._tabs = games._ep, games._rp, games._tabs
+        self._buf = games.states[:1]
+        self.state = self._buf[0]
+        self.events: list[dict] = []
+        self._logs = tuple(PublicLog(p) for p in range(N_SEATS))
+        self.seed = None
+        self._started = False
+
+    def _show(self, states) -> None:
+        """Show ``states[0]`` (the live game, or the last state of the episode that just ended)."""
+        self._buf = states[:1]
+        self.state = self._buf[0]
+
+    def reset(self, *args, **kwargs):
+        raise ValueError("env.game is the env's live hand: call env.reset()")
+
+    def step(self, action):
+        raise ValueError("env.game is the env's live hand: call env.step(action)")

@@ -161,10 +161,10 @@ import numpy as np
 
 from caishen.sim.rules import base as rulesets
 from caishen.sim.rules.base import DEFAULT
-from caishen.envs.batched import BatchedGames, check_seeds, env_config
-from caishen.envs.render import render_text
+from caishen.envs.batched import BatchedGames, LiveGame, check_seeds, env_config
+from caishen.envs.render import RENDER_MODES, RenderModeError, check_render_mode, render_text
 from caishen.envs.vector_env import index_obs, single_spaces
-from caishen.sim.engine import N_ACTIONS, N_SEATS, Game, PublicLog
+from caishen.sim.engine import N_ACTIONS
 from caishen.sim.validate import check_int
 
 __all__ = ["MahjongEnv", "DEFAULT_ILLEGAL_REWARD", "ENV_IDS", "RenderModeError", "env_id", "register_envs"]
@@ -180,39 +180,6 @@ def env_id(rules: str) -> str:
 
 #: registered ids -> rule set (the built-in rule sets; :func:`register_envs` adds those registered later)
 ENV_IDS = {env_id(name): name for name in rulesets.names()}
-_RENDER_MODES = ("human", "ansi")
-
-
-class RenderModeError(TypeError, ValueError):
-    """An unsupported ``render_mode``: a ``ValueError``, and a ``TypeError`` too, which is what
-    stable-baselines3's ``make_vec_env`` expects before it retries without ``render_mode``."""
-
-
-class _LiveGame(Game):
-    """Game ``0`` of a :class:`BatchedGames` as a read-only :class:`Game` (``env.game``): its live state,
-    ``done``, ``legal_mask()``, ``result``, ``observe()`` (an empty public log); :meth:`step` and :meth:`reset`
-    raise (step the env)."""
-
-    def __init__(self, games: BatchedGames):  # no Game.__init__: the state is the batch's
-        self.rules_name, self.rules = games.rules_name, games.rules
-        self._ep, self._rp, self._tabs = games._ep, games._rp, games._tabs
-        self._buf = games.states[:1]
-        self.state = self._buf[0]
-        self.events: list[dict] = []
-        self._logs = tuple(PublicLog(p) for p in range(N_SEATS))
-        self.seed = None
-        self._started = False
-
-    def _show(self, states) -> None:
-        """Show ``states[0]`` (the live game, or the last state of the episode that just ended)."""
-        self._buf = states[:1]
-        self.state = self._buf[0]
-
-    def reset(self, *args, **kwargs):
-        raise ValueError("env.game is the env's live hand: call env.reset()")
-
-    def step(self, action):
-        raise ValueError("env.game is the env's live hand: call env.step(action)")
 
 
 class MahjongEnv(gymnasium.Env):
@@ -223,12 +190,11 @@ class MahjongEnv(gymnasium.Env):
     (``TypeError`` for an unknown keyword).
     """
 
-    metadata = {"render_modes": list(_RENDER_MODES), "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(self, rules=DEFAULT, options=None, seat=0, opponents="greedy", dealer=None, render_mode=None, *,
                  episode="hand", match_len=16, **config):
-        if render_mode is not None and render_mode not in _RENDER_MODES:
-            raise RenderModeError(f"render_mode must be one of {_RENDER_MODES} or None, got {render_mode!r}")
+        check_render_mode(render_mode)
         config.setdefault("illegal_reward", DEFAULT_ILLEGAL_REWARD)
         if config.get("illegal_action") is None:
             config["illegal_action"] = "raise" if config["illegal_reward"] is None else "penalty"
@@ -237,7 +203,7 @@ class MahjongEnv(gymnasium.Env):
         config = env_config(type(self).__name__, config)._asdict()
         self.games = BatchedGames(1, rules, options, mode="versus", seat=seat, opponents=opponents, dealer=dealer,
                                   episode=episode, match_len=match_len, final_state=True, **config)
-        self.game = _LiveGame(self.games)
+        self.game = LiveGame(self.games)
         self.observation_space, self.action_space = single_spaces(self.games)
         self.render_mode = render_mode
         self._action = np.zeros(1, np.int64)

@@ -155,11 +155,10 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from caishen.envs.batched import BatchedGames, check_seeds
-from caishen.envs.gym_env import RenderModeError, _LiveGame
+from caishen.envs.batched import BatchedGames, LiveGame, check_seeds
 from caishen.envs.observation import check_layout, observation_space
 from caishen.envs.oracle import oracle_labels
-from caishen.envs.render import render_text
+from caishen.envs.render import RENDER_MODES, check_render_mode, render_text
 from caishen.envs.vector_env import index_obs
 from caishen.sim.engine import N_ACTIONS, N_SEATS, action_name
 from caishen.sim.rules.base import DEFAULT
@@ -171,19 +170,12 @@ __all__ = ["env", "raw_env", "DEFAULT_ILLEGAL_REWARD", "AGENTS"]
 AGENTS = tuple(f"player_{i}" for i in range(N_SEATS))
 #: reward of an illegal action under ``env()`` (PettingZoo's TerminateIllegalWrapper)
 DEFAULT_ILLEGAL_REWARD = -500.0
-_RENDER_MODES = ("human", "ansi")
 
 
 def _check_dealer(dealer):
     if dealer is not None and (isinstance(dealer, bool) or dealer not in range(N_SEATS)):
         raise ValueError(f"dealer must be a seat 0..3 or None, got {dealer!r}")
     return None if dealer is None else int(dealer)
-
-
-def _check_render_mode(render_mode):
-    if render_mode is not None and render_mode not in _RENDER_MODES:
-        raise RenderModeError(f"render_mode must be one of {_RENDER_MODES} or None, got {render_mode!r}")
-    return render_mode
 
 
 def _check_action_type(action):
@@ -240,14 +232,14 @@ class raw_env(AECEnv, EzPickle):
     render mode, and (in :meth:`step`) an illegal action.
     """
 
-    metadata = {"render_modes": list(_RENDER_MODES), "name": "caishen_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "caishen_v0", "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, rules=DEFAULT, options=None, dealer=None, render_mode=None, observation="planes",
                  history=False, assist=False, oracle=False):
         EzPickle.__init__(self, rules, options, dealer, render_mode, observation, history, assist, oracle)
         super().__init__()
         self.dealer = _check_dealer(dealer)
-        self.render_mode = _check_render_mode(render_mode)
+        self.render_mode = check_render_mode(render_mode)
         self.layout, self.history, self.assist = check_layout(observation, history, assist)
         if not isinstance(oracle, (bool, np.bool_)):
             raise ValueError(f"oracle must be True or False, got {oracle!r}")
@@ -257,7 +249,7 @@ class raw_env(AECEnv, EzPickle):
                                   observation=self.layout, history=self.history, assist=self.assist,
                                   oracle=self.oracle)
         #: the live hand as a read-only :class:`caishen.sim.engine.Game` (the finished one once it is over)
-        self.game = _LiveGame(self.games)
+        self.game = LiveGame(self.games)
         self.metadata = {**type(self).metadata, "name": f"caishen_{self.game.rules_name}_v0"}
         self.possible_agents = list(AGENTS)
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}

@@ -13,6 +13,22 @@ from caishen.sim.engine import N_SEATS, Game, action_name
 from caishen.sim.tiles import MELD_NONE, MELD_TYPE_NAMES, kind_name, to_str
 
 _DECL_NAMES = {1: " 架听", 2: " 硬子"}
+#: the render modes of the single-game envs (the batched vector envs render none)
+RENDER_MODES = ("human", "ansi")
+
+
+class RenderModeError(TypeError, ValueError):
+    """An unsupported ``render_mode``: a ``ValueError``, and a ``TypeError`` too, which is what
+    stable-baselines3's ``make_vec_env`` expects before it retries without ``render_mode``."""
+
+
+def check_render_mode(render_mode, modes=RENDER_MODES):
+    """``render_mode`` if it is None or one of ``modes``; raises :class:`RenderModeError` naming it otherwise
+    (``modes=()``: the batched envs, which render nothing)."""
+    if render_mode is not None and render_mode not in modes:
+        allowed = f"one of {modes} or None" if modes else "None (the batched envs do not render)"
+        raise RenderModeError(f"render_mode must be {allowed}, got {render_mode!r}")
+    return render_mode
 
 
 def render_text(game: Game) -> str:

@@ -96,6 +96,7 @@ from gymnasium.vector.utils import batch_space
 from caishen.sim.rules.base import DEFAULT
 from caishen.envs.batched import BatchedGames, check_seeds, env_config
 from caishen.envs.observation import observation_space
+from caishen.envs.render import check_render_mode
 from caishen.sim.engine import N_ACTIONS
 
 __all__ = ["CaishenVectorEnv", "SelfPlayVectorEnv", "single_spaces", "observation_space", "index_obs"]
@@ -113,16 +114,6 @@ def index_obs(obs, i):
     return obs[i].copy()
 
 
-def _check_render_mode(render_mode):
-    if render_mode is not None:
-        # TypeError too: stable-baselines3's make_vec_env retries without render_mode on a TypeError
-        raise _RenderModeError(f"render_mode must be None (the batched envs do not render), got {render_mode!r}")
-
-
-class _RenderModeError(TypeError, ValueError):
-    """An unsupported ``render_mode``: a ``ValueError`` that is also the ``TypeError`` stable-baselines3 expects."""
-
-
 class _BatchedVectorBase:
     """Shared code of the two vector envs (spaces, reset, step, info, copies); a subclass names what differs: the
     per-game reward (``_reward``: the :class:`BatchedGames` attribute, ``reward: float32[n]`` or ``rewards:
@@ -135,7 +126,7 @@ class _BatchedVectorBase:
     _seat: str
 
     def _setup(self, num_envs, copy, render_mode, **kwargs):
-        _check_render_mode(render_mode)
+        check_render_mode(render_mode, modes=())
         self.games = BatchedGames(num_envs, **kwargs)
         self.num_envs = self.games.n
         self.copy = bool(copy)
