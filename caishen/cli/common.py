@@ -103,7 +103,8 @@ def played(res) -> str:
     if not res.chunks_run:
         return "played 0 chunk(s) now (nothing left to play), "
     return (f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s: "
-            f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of numba kernels), ")
+            f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of start-up: "
+            "kernels, tables, warm-up), ")
 
 
 def new_run_dir(kind: str) -> str:
