@@ -27,6 +27,9 @@ cache in about a second.  This module makes that visible and avoidable:
 - :func:`side_compile`: on a cold cache and idle cores, a second process
   compiles the learned and the tuned bot's kernels while the command compiles
   the rest.
+- :func:`say` and :func:`progress_bar`: the lines and the run's bar on stderr, whole lines on a file or a
+  pipe (a log reads line by line, a bar's redraws included), so the compile lines and the bar never
+  share a line.
 
 Targets (``TARGETS``): ``selfplay`` (``caishen.sim.selfplay.batch.play_batch`` with every
 kernel policy of the bot registry, every rule set, its points kernel included), ``bots``
@@ -51,7 +54,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["TARGETS", "CompileWatch", "compile_line", "compile_over", "cold_estimate", "say", "inside_compile_line",
+__all__ = ["TARGETS", "CompileWatch", "compile_line", "compile_over", "cold_estimate", "say", "progress_bar",
+           "inside_compile_line",
            "first_use", "side_compile", "is_marked",
            "mark", "check_target", "cache_dir"]
 
@@ -315,30 +319,55 @@ _say_lock = threading.Lock()
 def say(out, line: str) -> None:
     """Write ``line`` (one line, or a few joined by newlines) and a newline to ``out`` in one write, flushed
     (two processes or threads writing to one stderr never merge their lines); on a terminal through tqdm,
-    so that an open bar steps aside; on a file or a pipe where a tqdm bar is open, after a newline that ends
-    the bar's line (a log shows the line on a line of its own, not glued onto the bar's ``0%|...``)."""
+    so that an open bar steps aside.  On a file or a pipe a bar of :func:`progress_bar` writes whole lines,
+    so the line is on a line of its own there too."""
     with _say_lock:
-        if getattr(out, "isatty", lambda: False)():
+        if _is_terminal(out):
             from tqdm import tqdm
 
             tqdm.write(line, file=out)
         else:
-            out.write(("\n" if _bar_open_on(out) else "") + line + "\n")
+            out.write(line + "\n")
         out.flush()
 
 
-def _bar_open_on(out) -> bool:
-    """True if a tqdm bar drawn on ``out`` is open (its line is not ended yet)."""
+def _is_terminal(out) -> bool:
+    return bool(getattr(out, "isatty", lambda: False)())
+
+
+class _BarLines:
+    """The file a :func:`progress_bar` on a file or a pipe draws on: each redraw of the bar (tqdm writes a
+    carriage return and the bar) becomes a line of its own in ``out``; tqdm's blank-outs write nothing."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def write(self, text: str) -> None:
+        text = text.replace("\r", "").strip()
+        if text:
+            with _say_lock:
+                self.out.write(text + "\n")
+                self.out.flush()
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+def progress_bar(total: int, desc: str, *, unit: str = "hand", initial: int = 0, disable: bool = False, out=None):
+    """A tqdm bar of a run's ``total`` units (``initial`` of them done before) on ``out`` (stderr): drawn in
+    place on a terminal; on a file or a pipe (a log, CI) a line of at most 100 columns at the start, then at
+    most every :data:`LOG_EVERY_S` seconds, and at the end (tqdm's carriage-return redraws would make one
+    line of the whole run there).  ``disable``: no bar (a run with nothing to play)."""
     import sys
 
-    tqdm_module = sys.modules.get("tqdm")
-    if tqdm_module is None:  # no tqdm imported: no bar
-        return False
-    for inst in list(getattr(tqdm_module.tqdm, "_instances", ())):
-        fp = getattr(inst, "fp", None)
-        if not getattr(inst, "disable", True) and getattr(fp, "_wrapped", fp) is out:
-            return True
-    return False
+    from tqdm import tqdm
+
+    out = sys.stderr if out is None else out
+    common = dict(total=total, initial=initial, unit=unit, unit_scale=True, smoothing=0.1, desc=desc,
+                  disable=disable)
+    if _is_terminal(out):
+        return tqdm(file=out, dynamic_ncols=True, **common)
+    return tqdm(file=_BarLines(out), ncols=100, mininterval=LOG_EVERY_S, **common)
 
 
 class _KernelBar:

@@ -352,21 +352,43 @@ def test_the_compile_line_comes_when_the_work_begins_once(cold, monkeypatch):
 
 def test_a_compile_line_ends_an_open_progress_bars_line_on_a_pipe(cold):
     """Issue 45 (first hour): a log read `kaihua:   0%|...| [00:00<?, ?hand/s]caishen simulate: compiled ...`:
-    a line said while a tqdm bar is open on the same pipe starts on a line of its own."""
+    a line said while the run's bar is open on the same pipe starts on a line of its own, and the bar's
+    redraws are whole lines there (no carriage returns making one line of the whole run), 100 columns at most."""
     import io
 
-    from tqdm import tqdm
-
     log = io.StringIO()
-    bar = tqdm(total=10, file=log, desc="kaihua")
+    bar = W.progress_bar(10, "kaihua", out=log)
     try:
         W.say(log, "caishen simulate: compiled 3 numba kernel(s)")
+        bar.update(10)
     finally:
         bar.close()
-    assert "\ncaishen simulate: compiled 3 numba kernel(s)\n" in log.getvalue()
+    text = log.getvalue()
+    lines = text.splitlines()
+    assert "\r" not in text and text.endswith("\n")
+    assert lines[1] == "caishen simulate: compiled 3 numba kernel(s)"
+    assert lines[0].startswith("kaihua:   0%|") and lines[-1].startswith("kaihua: 100%|")
+    assert max(len(line) for line in lines) <= 100
     log = io.StringIO()
     W.say(log, "a line")
     assert log.getvalue() == "a line\n"
+
+
+def test_a_progress_bar_on_a_pipe_draws_at_most_every_few_seconds(cold, monkeypatch):
+    """The bar on a pipe writes a line at the start and the end, and in between only when LOG_EVERY_S passed."""
+    import io
+
+    log = io.StringIO()
+    bar = W.progress_bar(1000, "kaihua", out=log)
+    for _ in range(100):
+        bar.update(10)
+    bar.close()
+    assert len(log.getvalue().splitlines()) == 2  # LOG_EVERY_S is 5 s: no redraw in between
+    log = io.StringIO()
+    bar = W.progress_bar(5, "kaihua", out=log, disable=True)
+    bar.update(5)
+    bar.close()
+    assert log.getvalue() == ""
 
 
 def test_the_compile_header_fits_100_columns(cold):

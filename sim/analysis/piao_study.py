@@ -388,9 +388,8 @@ def run_study(hands: int = DEFAULT_HANDS, seed: int = 0, rollouts: int = DEFAULT
 def _run_chunks(config: dict, lay, out: Path | None, ex) -> pd.DataFrame:
     """:func:`run_study`'s chunks: those ``out`` holds verified are read, the others played (and committed
     into ``out``, which :func:`run_study` holds; None: kept in memory only)."""
-    from tqdm import tqdm
-
     from caishen.sim.selfplay import manifest, runner
+    from caishen.sim.warmup import progress_bar
 
     hands, chunk_size, n_chunks = config["hands"], config["chunk_size"], config["n_chunks"]
     decision, rollouts, per_hand, explore = config["decision"], config["rollouts"], config["per_hand"], \
@@ -409,8 +408,8 @@ def _run_chunks(config: dict, lay, out: Path | None, ex) -> pd.DataFrame:
         return {"seed": int(seeds[i]), "n_hands": n, "rollouts": rollouts, "decision": decision,
                 "policies": pol, "options": opts, "explore": explore, "keep_then": keep, "per_hand": per_hand}
 
-    bar = tqdm(total=hands, initial=sum(min(chunk_size, hands - i * chunk_size) for i in done), unit="hand",
-               desc=f"{decision} study", disable=not ex.progress, dynamic_ncols=True)
+    bar = progress_bar(hands, f"{decision} study", initial=sum(min(chunk_size, hands - i * chunk_size) for i in done),
+                       disable=not ex.progress)
 
     def finish(i, df):
         df = df.copy()

@@ -547,8 +547,6 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
     the records contract or keeps killing its worker; :class:`ChunkWriteError`
     if a chunk file cannot be written.
     """
-    from tqdm import tqdm
-
     Execution(workers, backend, ray_address, progress)  # validates them
     if _fn_name(chunk_fn) != config.chunk_fn:
         raise ValueError(f"chunk function {_fn_name(chunk_fn)} is not the configured {config.chunk_fn}")
@@ -571,12 +569,11 @@ def run(config: RunConfig, out: str | os.PathLike, *, workers: int | None = None
         if todo and (chunk_fn is engine_chunk or _fn_name(chunk_fn) in records.CHUNK_FN_COLUMNS):
             # a cold compile uses a second core when the run may (caishen.sim.warmup.side_compile)
             compile_seconds = _compile_in_parent(config, chunk_fn, progress, side=(workers or default_workers()) > 1)
-        from caishen.sim.warmup import compile_over
+        from caishen.sim.warmup import compile_over, progress_bar
 
         compile_over()  # the play begins: a command's compile line says its compile now (caishen.sim.warmup)
-        bar = tqdm(total=config.games, initial=done_hands, unit="hand", unit_scale=True, smoothing=0.1,
-                   desc=config.rules, disable=not progress or not todo,  # a finished run: no bar (drawn twice)
-                   dynamic_ncols=True)
+        bar = progress_bar(config.games, config.rules, initial=done_hands,
+                           disable=not progress or not todo)  # a finished run: no bar (drawn twice)
         hands_run = 0
         finished: set[int] = set()
 
