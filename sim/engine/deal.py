@@ -346,6 +346,7 @@ def _draw(st, ep, rp, tabs, s, replacement):
     st.table.tile = -1
     st.table.src = -1
     if st.seat[s].ready != 0:  # only a ready hand can be 爆头 or win
+        # the tile as int64, as the claims pass it: one compiled copy of the win kernels
         _self_draw_test(st, ep, rp, tabs, s, np.int64(t), replacement)
     else:
         st.table.can_self_draw = 0
