@@ -32,10 +32,11 @@ stream, :mod:`caishen.sim.rng`; same hand kernels, :mod:`caishen.sim.hand`):
   winner and kind of win written per hand.
 
 What it leaves out, all of it per event rather than per turn or a choice of
-the engine that a redesign could remake: the scoring of a win the engine
-asks of the rule set's win kernel whenever a ready seat could win (the
-floor asks only whether the hand is complete: the exponent is needed only
-for a win taken), the payments and the 1,680-byte record, the bans (passed
+the engine that a redesign could remake: the scoring the engine's rule-set
+win kernel does once a ready seat's hand is complete (its 爆头 shapes and
+hand types; the floor asks only whether the hand is complete: the exponent
+is needed only for a win taken), the payments and the 256-byte record (``RECORD_DTYPE`` of
+``caishen.sim.rules.records``), the bans (passed
 pong K-4.4, the swap call K-4.5, the 飘 circle K-9.2), the 爆头 force
 (K-2.5), the 飘 chance statistic of ``play_batch``, the kong chain links,
 and added kongs and robbing (K-5.2, K-5.5): an added kong needs a pong and

@@ -299,6 +299,15 @@ def test_batch_same_seed_same_hands(engine_warm):
     assert not all(np.array_equal(a[k], c[k]) for k in a)
 
 
+def test_random_seats_list_only_play_the_checked_games(engine_warm):
+    """A random seat reads only the legal list (_legal_actions) unless the checker runs, which makes the
+    mask (_legal_mask) and checks every step: both play the same hands."""
+    a = random_batch(1500, seed=7)
+    b = random_batch(1500, seed=7, check=True)
+    for k in a:
+        assert np.array_equal(a[k], b[k]), k
+
+
 def test_game_seed_gives_the_batch_wall(engine_warm):
     """Game.reset(seed) deals the wall of the first hand of a batch with that seed."""
     for seed in (0, 1, 2**32 - 1):

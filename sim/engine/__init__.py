@@ -30,7 +30,8 @@ Using it::
     lines = g.log_lines()                 # JSON lines; replay(lines) rebuilds it
 
 Whole hands with bots in one numba call are :func:`caishen.sim.selfplay.batch.play_batch`
-(its loop: ``_legal_mask``, a policy kernel per seat, ``_step``).
+(its loop: ``_legal_mask`` -- ``_legal_actions`` for a random seat --, a policy kernel per seat,
+``_step``).
 
 Module map (one concern each; imports go down this list, never up)
 -------------------------------------------------------------------
@@ -52,7 +53,7 @@ module        what it owns
               J9-J11): **where claims are resolved**
 ``turn``      the own-turn actions (discard, 架听, concealed and added kongs,
               self-draw win), the 硬子 stage, :func:`_step` (E8, J1)
-``mask``      :func:`_legal_mask`, :func:`_forced_joker`, the random action
+``mask``      :func:`_legal_actions`, :func:`_legal_mask`, :func:`_forced_joker`, the random action
               (E2, E3, E4, E7, J3, J4)
 ``check``     the invariant checker: ``ERR_*``, :func:`_action_ok` (the rules
               restated independently of the mask), :func:`_check_state`
@@ -148,7 +149,7 @@ from caishen.sim.engine.turn import (  # noqa: F401
     _step, _step_inlined,
 )
 from caishen.sim.engine.mask import (  # noqa: F401
-    _legal_mask, _random_action,
+    _legal_actions, _legal_mask, _random_action,
 )
 from caishen.sim.engine.check import (  # noqa: F401
     ERR_DECL, ERR_EMPTY_MASK, ERR_FORCE, ERR_HAND_RANGE, ERR_HAND_SIZE, ERR_HARD_AUTO, ERR_JOKER_MELD,

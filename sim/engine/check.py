@@ -87,7 +87,7 @@ ERR_MESSAGES = {
     ERR_POINTERS: "wall pointers out of range (reserve touched, K-3.4)",
     ERR_MELDS: "meld table inconsistent",
     ERR_TENPAI: "a seat's cached ready flag or shanten (seat.ready, seat.shanten) is stale",
-    ERR_MASK_LIST: "the legal-action list disagrees with the mask",
+    ERR_MASK_LIST: "the legal-action list holds an action twice",
     ERR_DECL: "a declaration is inconsistent (J-4.1 / J-4.2: rule set, turn, offer, melds after 硬子)",
     ERR_PASSED_WIN: "a seat that passed a win is offered a win before its next draw (J-3.5)",
     ERR_HARD_AUTO: "a 硬子 seat is asked to discard although it cannot win (J-4.2: automatic discard)",
@@ -409,11 +409,8 @@ def _check_state(st, ep, rp, tabs):
             n_set += 1
             if not _action_ok(st, ep, rp, tabs, a):
                 return ERR_MASK_ILLEGAL
-    if n_set != n_legal:
+    if n_set != n_legal:  # the mask is made from the list (_legal_mask): fewer set means a repeat
         return ERR_MASK_LIST
-    for i in range(n_legal):
-        if m[st.legal[i]] == 0:
-            return ERR_MASK_LIST
     if n_legal == 0:
         return ERR_EMPTY_MASK
     return 0

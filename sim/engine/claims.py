@@ -60,9 +60,9 @@ from caishen.sim.engine.deal import (
     _begin_claimed_turn,
     _chain_kong,
     _chain_reset,
-    _draw,
     _draw_next,
     _inline_kernel,
+    _replacement_draw,
     _tiles_left,
     _update_tenpai,
     _win_eval,
@@ -225,7 +225,7 @@ def _no_claim(st, ep, rp, tabs, rob):
     src = st.table.src
     if rob:  # the added kong stands: link + replacement draw (K-5.4, K-6.5)
         _chain_kong(st, src)
-        _draw(st, ep, rp, tabs, src, np.bool_(True))
+        _replacement_draw(st, ep, rp, tabs, src)
     else:
         _draw_next(st, ep, rp, tabs, (src + 1) % N_SEATS)
 
@@ -290,7 +290,7 @@ def _claim_step(st, ep, rp, tabs, a):
         _add_meld(st, s, MELD_KONG_EXPOSED, k)
         _chain_kong(st, s)
         _update_tenpai(st, ep, tabs, s)
-        _draw(st, ep, rp, tabs, s, np.bool_(True))
+        _replacement_draw(st, ep, rp, tabs, s)
     else:  # chow (K-4.2)
         low = k - (a - A_CHOW_LOW)
         for t in range(low, low + 3):

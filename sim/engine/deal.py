@@ -58,7 +58,8 @@ from caishen.sim.tiles import MELD_NONE
 #: their callers (``_step``, ``_reset``), so that the state, params and hand
 #: tables cross no call boundary inside a step (each boundary costs reference
 #: counting on every array argument); ~1.7x faster batch play, longer compile (each
-#: call site is a copy: a helper reached from many places, :func:`_draw`, stays a kernel)
+#: call site is a copy: a large helper reached from many places, such as the win test of a draw,
+#: :func:`_self_draw_test`, stays a kernel)
 _inline_kernel = njit(cache=True, inline="always")
 
 
@@ -319,13 +320,13 @@ def _reset(st, ep, rp, tabs, dealer):
         _declare_options(st, ep, tabs, dealer)
 
 
-@njit(cache=True)
+@_inline_kernel
 def _draw(st, ep, rp, tabs, s, replacement):
     """Seat ``s`` draws from the head (or the tail for a kong replacement, K-5.4).
 
-    A plain kernel, not inlined: :func:`caishen.sim.engine.turn._step` held eight inlined copies of it
-    (after a discard nobody claims, a kong, a claimed kong), each with the win test, about half of the
-    step's compile; one call per draw costs little beside the win test."""
+    Inlined into its callers (the normal draw, :func:`_draw_next`, is on almost every turn's path); the
+    tests of a ready seat's draw (:func:`_self_draw_test`, with the win test) stay one plain kernel, so
+    that the copies are small, and the rare replacement draws call one copy, :func:`_replacement_draw`."""
     if replacement:
         t = st.wall[st.table.tail]
         st.table.tail -= 1
@@ -344,6 +345,28 @@ def _draw(st, ep, rp, tabs, s, replacement):
     st.table.just_claimed = 0
     st.table.tile = -1
     st.table.src = -1
+    if st.seat[s].ready != 0:  # only a ready hand can be 爆头 or win
+        # the tile as int64, as the claims pass it: one compiled copy of the win kernels
+        _self_draw_test(st, ep, rp, tabs, s, np.int64(t), replacement)
+    else:
+        st.table.can_self_draw = 0
+        st.table.self_draw_exp = 0
+        st.table.self_draw_flags = 0
+        st.table.self_draw_joker_links = 0
+        st.table.self_draw_kong_links = 0
+    st.hands[s, t] += 1
+
+
+@njit(cache=True)
+def _replacement_draw(st, ep, rp, tabs, s):
+    """Seat ``s`` draws a kong's replacement from the tail (K-5.4): :func:`_draw` as a plain call."""
+    _draw(st, ep, rp, tabs, s, np.bool_(True))
+
+
+@njit(cache=True)
+def _self_draw_test(st, ep, rp, tabs, s, t, replacement):
+    """The K-2.5 force and the self-draw win test of ready seat ``s`` drawing ``t`` (before it joins the
+    hand): sets ``seat.force_joker`` and ``table.can_self_draw`` with the win's ``self_draw_*`` answer."""
     joker = ep.joker
     # K-2.5 (E3): 爆头 shape before the draw + a 财神 drawn -> no self-draw win
     # until the seat has discarded a 财神 (kongs meanwhile do not lift it)
@@ -353,16 +376,13 @@ def _draw(st, ep, rp, tabs, s, replacement):
     f = 0
     lp = 0
     lk = 0
-    if st.seat[s].ready != 0:  # only a ready hand can be 爆头 or win
-        if force == 0 and joker >= 0 and ep.force_joker_shape != 0 and t == joker:
-            # K-2.5 (D3: 七子爆头 shape too)
-            if _joker_forcing_shape(st.hands[s], st.seat[s].n_melds, tabs):
-                force = 1
-                st.seat[s].force_joker = 1
-        if force == 0:
-            # the tile as int64, as the claims pass it: one compiled copy of the win kernels
-            legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, np.int64(t), np.bool_(True), replacement)
-    st.hands[s, t] += 1
+    if force == 0 and joker >= 0 and ep.force_joker_shape != 0 and t == joker:
+        # K-2.5 (D3: 七子爆头 shape too)
+        if _joker_forcing_shape(st.hands[s], st.seat[s].n_melds, tabs):
+            force = 1
+            st.seat[s].force_joker = 1
+    if force == 0:
+        legal, e, f, lp, lk = _win_eval(st, ep, rp, tabs, s, t, np.bool_(True), replacement)
     st.table.can_self_draw = 1 if legal else 0
     st.table.self_draw_exp = e
     st.table.self_draw_flags = f

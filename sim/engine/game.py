@@ -463,7 +463,7 @@ def check_state(game: Game, observations: bool = False) -> None:
     remainder + hands + melds + unclaimed discards), no kind over 4, no joker
     in a meld (K-2.3), hand sizes, the seat to act, a non-empty mask whose
     every action is legal by an independent restatement of the rules, the
-    legal list agreeing with the mask, scores summing to zero (K-8.5), the
+    legal list holding no action twice, scores summing to zero (K-8.5), the
     wall pointers above the reserve (K-3.4).  With ``observations=True`` also
     that no seat's observation depends on what it cannot see: every seat's
     observation is unchanged when the tiles hidden from it (the live wall and

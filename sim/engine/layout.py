@@ -200,7 +200,7 @@ TABLE_DTYPE = np.dtype(
         ("flags", np.int64),
         ("win_tile", np.int64),
         ("match_hand", np.int64),              # index of this hand in its match
-        ("n_legal", np.int64),                 # number of legal actions (set by _legal_mask)
+        ("n_legal", np.int64),                 # number of legal actions (set by _legal_actions)
         ("streak", np.int64),                  # the dealer's streak k (J-2.4), set by the batch loop / Game.reset
         ("hard_stage", np.int64),              # HARD_STAGE_* while table.phase == PH_HARD
         ("declare_kinds", np.int64),           # bit k: ``declare <k>`` is legal this turn (J-4.1)

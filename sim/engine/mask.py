@@ -1,4 +1,5 @@
-"""The legal actions of the seat to act: :func:`_legal_mask` (and the random action).
+"""The legal actions of the seat to act: :func:`_legal_actions` (a list), :func:`_legal_mask` (the mask
+made from it) and the random action.
 
 On a turn: the discards (all kinds held, or only the 财神 while a discard is
 forced, K-2.4 / K-2.5, :func:`_forced_joker`; never the swap-call kind,
@@ -60,6 +61,7 @@ from caishen.sim.engine.layout import (
     A_WIN,
     DECL_HARD,
     MAX_MELDS,
+    N_ACTIONS,
     N_KINDS,
     PH_DONE,
     PH_HARD,
@@ -81,19 +83,17 @@ def _forced_joker(st, ep, s):
 
 
 @njit(cache=True)
-def _legal_mask(st, ep):
-    """Fill ``st.mask: uint8[N_ACTIONS]`` (1 = legal) and the list ``st.legal`` for the seat to act.
+def _legal_actions(st, ep):
+    """The legal actions of the seat to act as a list: ``st.legal[:n]`` (``int16``), ``n`` also in
+    ``st.table.n_legal``; returns ``n``.
 
-    Returns the number of legal actions ``n`` (also ``st.table.n_legal``);
-    ``st.legal[:n]`` holds them (discards, 架听 declarations, concealed kongs,
-    added kongs, win; or the claim actions in index order; or ``hard_declare,
-    hard_decline``).  All 0 when the hand is over.
-    Only the entries set by the previous call are cleared (the list says which).
+    On a turn the discards, 架听 declarations, concealed kongs, added kongs and win; in a claim the
+    claim actions in index order and ``pass``; in the 硬子 stage ``hard_declare, hard_decline``; 0 when
+    the hand is over.  This is the one statement of what is legal: :func:`_legal_mask` makes the mask
+    from it, and the random bot reads only the list (issue 48: writing and clearing the mask was about a
+    tenth of random self-play).
     """
-    m = st.mask
     lst = st.legal
-    for i in range(st.table.n_legal):
-        m[lst[i]] = 0
     n = 0
     ph = st.table.phase
     if ph == PH_DONE:
@@ -104,64 +104,46 @@ def _legal_mask(st, ep):
         # J-4.2: a hard seat is asked only when it can win: win or discard the drawn tile
         t = st.table.drawn
         if t >= 0:
-            m[A_DISCARD + t] = 1
             lst[n] = A_DISCARD + t
             n += 1
         else:  # unreachable (a hard seat never claims): any discard
             for k in range(N_KINDS):
                 if st.hands[s, k] > 0:
-                    m[A_DISCARD + k] = 1
                     lst[n] = A_DISCARD + k
                     n += 1
         if st.table.can_self_draw != 0:
-            m[A_WIN] = 1
             lst[n] = A_WIN
             n += 1
     elif ph == PH_HARD:
-        m[A_HARD_DECLARE] = 1
         lst[n] = A_HARD_DECLARE
-        m[A_HARD_DECLINE] = 1
         lst[n + 1] = A_HARD_DECLINE
         n += 2
     elif ph == PH_TURN:
         h = st.hands[s]
         joker = ep.joker
-        forced = _forced_joker(st, ep, s)  # K-2.4, K-2.5
         forbid = st.seat[s].swap_forbid  # K-4.5
+        # bit k of ``held``: discarding k is legal; of ``fours``: four of k are held.  Branch-free (which
+        # kinds a hand holds is random: a branch per kind is mispredicted often)
+        held = 0
         fours = 0
-        if forced:
+        for k in range(N_KINDS):
+            c = h[k]
+            held |= np.int64((c > 0) & (k != forbid)) << k
+            fours |= np.int64(c == 4) << k
+        if _forced_joker(st, ep, s):  # K-2.4, K-2.5: only the joker
+            held &= np.int64(1) << joker
+        if held == 0:  # the swap-call ban covers every held tile: it yields
             for k in range(N_KINDS):
-                if h[k] > 0 and k == joker and k != forbid:
-                    m[A_DISCARD + k] = 1
-                    lst[n] = A_DISCARD + k
-                    n += 1
-                fours |= np.int64(h[k] == 4) << k
-        else:
-            # Branch-free (which kinds a hand holds is random: a branch per kind
-            # is mispredicted often), and in two passes: storing the list entry
-            # at a position computed from the previous load made every next load
-            # wait for that store (about 80 ns a call before, 50 ns now)
-            held = 0
-            for k in range(N_KINDS):
-                c = h[k]
-                ok = (c > 0) & (k != forbid)
-                m[A_DISCARD + k] = ok
-                held |= np.int64(ok) << k
-                fours |= np.int64(c == 4) << k
-            for k in range(N_KINDS):  # no loads in this pass
-                lst[n] = A_DISCARD + k
-                n += (held >> k) & 1
-        if n == 0:  # the swap-call ban covers every held tile: it yields
-            for k in range(N_KINDS):
-                if h[k] > 0:
-                    m[A_DISCARD + k] = 1
-                    lst[n] = A_DISCARD + k
-                    n += 1
-        decl = st.table.declare_kinds  # J-4.1 (0 unless the rule set has 架听)
+                held |= np.int64(h[k] > 0) << k
+        # a second pass without loads: storing the entry at a position computed from the previous load
+        # made every next load wait for that store
+        for k in range(N_KINDS):
+            lst[n] = A_DISCARD + k
+            n += (held >> k) & 1
+        decl = st.table.declare_kinds & held  # J-4.1 (0 unless the rule set has 架听)
         if decl != 0:
             for k in range(N_KINDS):
-                if (decl >> k) & 1 and m[A_DISCARD + k]:
-                    m[A_DECLARE + k] = 1
+                if (decl >> k) & 1:
                     lst[n] = A_DECLARE + k
                     n += 1
         if (st.table.just_claimed == 0 or ep.kong_after_claim != 0) and _tiles_left(st) > ep.reserve:
@@ -169,17 +151,13 @@ def _legal_mask(st, ep):
             if nm < MAX_MELDS and fours != 0:
                 for k in range(N_KINDS):
                     if (fours >> k) & 1 and k != joker:  # K-5.3; K-2.3 never a joker kong
-                        m[A_KONG_CONCEALED + k] = 1
                         lst[n] = A_KONG_CONCEALED + k
                         n += 1
             for i in range(nm):  # K-5.2
                 if st.meld_type[s, i] == MELD_PONG and h[st.meld_kind[s, i]] > 0:
-                    a = A_KONG_ADDED + st.meld_kind[s, i]
-                    m[a] = 1
-                    lst[n] = a
+                    lst[n] = A_KONG_ADDED + st.meld_kind[s, i]
                     n += 1
         if st.table.can_self_draw != 0:
-            m[A_WIN] = 1
             lst[n] = A_WIN
             n += 1
     else:
@@ -187,10 +165,8 @@ def _legal_mask(st, ep):
         bits = _offered(st, q, _group_end(st, q))
         for a in range(A_CHOW_LOW, A_PASS):
             if bits & _claim_bit(a):
-                m[a] = 1
                 lst[n] = a
                 n += 1
-        m[A_PASS] = 1
         lst[n] = A_PASS
         n += 1
     st.table.n_legal = n
@@ -198,6 +174,24 @@ def _legal_mask(st, ep):
 
 
 @njit(cache=True)
+def _legal_mask(st, ep):
+    """Fill ``st.mask: uint8[N_ACTIONS]`` (1 = legal) and the list ``st.legal`` for the seat to act.
+
+    Returns the number of legal actions ``n`` (also ``st.table.n_legal``); ``st.legal[:n]`` holds them
+    (:func:`_legal_actions`, whose list the mask is made from).  All 0 when the hand is over.
+    """
+    n = _legal_actions(st, ep)
+    m = st.mask
+    for i in range(N_ACTIONS):
+        m[i] = 0
+    lst = st.legal
+    for i in range(n):
+        m[lst[i]] = 1
+    return n
+
+
+@njit(cache=True)
 def _random_action(st):
-    """A uniformly random legal action of the seat to act (stream ``st.rng``); needs ``_legal_mask`` first."""
+    """A uniformly random legal action of the seat to act (stream ``st.rng``); needs :func:`_legal_actions` (or
+    :func:`_legal_mask`) first."""
     return st.legal[_rng_below(st.rng, st.table.n_legal)]

@@ -35,10 +35,10 @@ from caishen.sim.engine.deal import (
     _chain_kong,
     _chain_reset,
     _declare_options,
-    _draw,
     _hard_ready,
     _inline_kernel,
     _next_hard_candidate,
+    _replacement_draw,
     _set_declaration,
     _update_tenpai,
     _update_tenpai_discard,
@@ -117,7 +117,7 @@ def _kong_concealed(st, ep, rp, tabs, s, k):
     _add_meld(st, s, MELD_KONG_CONCEALED, k)
     _chain_kong(st, s)
     _update_tenpai(st, ep, tabs, s)
-    _draw(st, ep, rp, tabs, s, np.bool_(True))
+    _replacement_draw(st, ep, rp, tabs, s)
 
 
 @_inline_kernel
@@ -206,6 +206,6 @@ def _step(st, ep, rp, tabs, a):
 #: :func:`_step` compiled into its caller (numba IR inlining) for the batch loop of
 #: :mod:`caishen.sim.selfplay.batch`: about 10% of random self-play (a call of the plain
 #: kernel was 0.86x and 0.79x of random self-play speed on the two rule sets); everything else calls the plain
-#: kernel.  The copy is the step's own body: the helpers reached from many places (``_draw``,
-#: ``_finish_wins``) are calls, so the copy costs a cold compile about what the plain kernel does
+#: kernel.  The copy is the step's own body: the large helpers reached from many places (the win test of
+#: a draw, ``_finish_wins``) are calls, so the copy costs a cold compile about what the plain kernel does
 _step_inlined = _inline_kernel(_step.py_func)

@@ -39,6 +39,7 @@ from caishen.sim.engine import (
     N_SEATS,
     PH_DONE,
     _check_state,
+    _legal_actions,
     _legal_mask,
     _next_dealer,
     _next_streak,
@@ -79,29 +80,36 @@ def _play_hand(h, st, ep, rp, tabs, policies, check, work, chance, bx):
     Inlined into :func:`_play_batch_walls`, its one caller (numba links every callee into each kernel's
     library and optimises it again there: one level fewer is seconds less of a cold compile).  It calls
     the engine's plain :func:`caishen.sim.engine._legal_mask`, the one ``Game``, the envs and the studies
-    call (inlined it was no faster), and steps with the inlined copy of the step
+    call (inlined it was no faster; a random seat needs only its list, :func:`caishen.sim.engine._legal_actions`,
+    unless the checker runs), and steps with the inlined copy of the step
     (:data:`caishen.sim.engine.turn._step_inlined`: ~10% of random self-play).
     """
     # the arrays are the borrowed views of _play_batch_walls, its only caller (:mod:`caishen.sim.borrow`)
     while st.table.phase != PH_DONE:
-        _legal_mask(st, ep)
         s = st.table.to_act
         joker = ep.joker
-        # the 3m+1 tiles left after the joker are ready only if the 3m+2 are a
-        # complete hand, whose 3m+1 before the draw were ready (seat.ready):
-        # the shanten is needed only then, or on a turn after a claim
+        # the 3m+1 tiles left after the joker are ready only if the 3m+2 are a complete hand, whose 3m+1
+        # before the draw were ready (seat.ready): the shanten is needed only then, or on a turn after a
+        # claim whose 3m+1 tiles before it had a shanten (or its bound, seat.shanten) of at most 1 (one
+        # tile in lowers a shanten by at most one, one out does not lower it)
         if (joker >= 0 and chance[h, s] == 0 and st.table.phase == PH_TURN and st.hands[s, joker] > 0
-                and (st.seat[s].ready != 0 or st.table.drawn < 0)):
+                and (st.seat[s].ready != 0 or (st.table.drawn < 0 and st.seat[s].shanten <= 1))):
             st.hands[s, joker] -= 1
             if _shanten(st.hands[s], joker, tabs) <= 0:
                 chance[h, s] = 1
             st.hands[s, joker] += 1
-        if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call
+        if policies[s, 0] == POLICY_RANDOM:  # the cheap case without a call: the legal list is all it reads
+            if check is None:
+                _legal_actions(st, ep)
+            else:
+                _legal_mask(st, ep)  # the checker reads the mask
             a = _random_action(st)
-        elif policies[s, 0] >= POLICY_TUNED:  # the bots with data (caishen.sim.bots.registry)
-            a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
         else:
-            a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
+            _legal_mask(st, ep)
+            if policies[s, 0] >= POLICY_TUNED:  # the bots with data (caishen.sim.bots.registry)
+                a = _bot_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work, bx)
+            else:
+                a = _choose_action(policies[s, 0], policies[s, 1], st, ep, rp, tabs, st.mask, work)
         if check is not None:  # pruned at compile time when None (the docstring)
             if check and st.mask[a] == 0:
                 return -1

@@ -179,6 +179,13 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
         # switch, and at most discard_win_max_caishen (1) 财神 in hand
         if win_tile == CAISHEN or params[P_DISCARD_WIN] == 0 or jokers > params[P_DISCARD_WIN_MAX_CAISHEN]:
             return False, zero, zero, zero, zero
+    # a complete hand first: most tests (every draw and discard of a ready seat) stop here
+    concealed[win_tile] += 1
+    standard = _is_win_standard(concealed, np.int64(CAISHEN), tabs)
+    seven_pairs = n_melds == 0 and _is_seven_pairs(concealed, np.int64(CAISHEN))
+    concealed[win_tile] -= 1
+    if not (standard or seven_pairs):
+        return False, zero, zero, zero, zero
     # shapes of the 13 tiles before the win
     baotou = _is_baotou(concealed, np.int64(CAISHEN), tabs)  # K-6.2
     qidui_baotou = n_melds == 0 and _is_qidui_baotou(concealed)  # K-6.3, D2
@@ -199,9 +206,7 @@ def _evaluate_win(concealed, win_tile, meld_types, meld_kinds, n_melds, self_dra
     qubuqu = n_melds == 0 and j13 == 0 and has_four  # K-6.3 (D4), if seven pairs below
 
     concealed[win_tile] += 1
-    standard = _is_win_standard(concealed, np.int64(CAISHEN), tabs)
-    seven_pairs = n_melds == 0 and _is_seven_pairs(concealed, np.int64(CAISHEN))
-    qingyise = (standard or seven_pairs) and _is_qingyise(concealed, meld_kinds, n_melds)
+    qingyise = _is_qingyise(concealed, meld_kinds, n_melds)
     haohua = 0  # K-6.3 (D1): natural fours among the 14
     for k in range(34):
         if k != CAISHEN and concealed[k] == 4:
