@@ -354,37 +354,34 @@ def _setup(h, joker, tabs, live, w):
     singles = w[_ST + 5]
     strict = joker < 0
     rows = class_rows(tabs)
-    for b in range(4):
+    u = 0
+    odd = 0
+    even = 0
+    for b in range(4):  # one pass over each suit's draws, without branches on the data
         w[_RC + 6 * b] = -1
         e = _draws_entry(tabs, rows, w, b, w[_CODE + b], strict)
-        lo = 9 * b
-        bm = 0
-        for i in range(9 if b < 3 else 7):  # without branches on the data
-            t = lo + i
-            dm = w[e + i] * (np.int64(live[t] > 0) & np.int64(t != joker))
-            bm |= dm
-            w[_DM + t] = dm
-        w[_BM + b] = bm
-    u = 0
-    for b in range(4):
         mb = w[_M0 + b]
         lo = 9 * b
+        bm = 0
         ub = 0
-        for t in range(lo, lo + (9 if b < 3 else 7)):
-            hit = np.int64((mb & w[_DM + t]) != 0)
-            ub += live[t] * hit
-            w[_DM + t] |= hit << _IN_T
+        for i in range(9 if b < 3 else 7):
+            t = lo + i
+            lt = live[t]
+            natural = np.int64(t != joker)
+            dm = w[e + i] * (np.int64(lt > 0) & natural)
+            bm |= dm
+            hit = np.int64((mb & dm) != 0)
+            ub += lt * hit
+            w[_DM + t] = dm | (hit << _IN_T)
+            c = np.int64(h[t])
+            use = natural & np.int64(c < 4)
+            odd += lt * (use & c)
+            even += lt * (use & (1 - (c & 1)))
+        w[_BM + b] = bm
         w[_U0 + b] = ub
         u += ub
     if joker >= 0 and h[joker] < 4:
         u += live[joker]
-    odd = 0
-    even = 0
-    for t in range(34):
-        c = np.int64(h[t])
-        use = np.int64(t != joker) & np.int64(c < 4)
-        odd += live[t] * (use & c)
-        even += live[t] * (use & (1 - (c & 1)))
     w[_LP] = odd
     w[_LP + 1] = even
     return Setup(d, u, top, sevens, kj, pairs, singles)
@@ -470,12 +467,12 @@ def _count(k, h, joker, tabs, after, live, w, su):
     if use_std and a >= 0:
         off_a = w[_KC + k]
         ea = _draws_entry(tabs, rows, w, a, w[_CODE + a] - _POW5[k - 9 * a], strict)  # the suit after k
-        m_a = _optimal(tabs, off_a, w, _E + 20 * a + 10 + top, dk)
         # discarding k often leaves the entries of its suit's row that h's optimal splits use as they
         # were (a tile no optimal split needs; the others can only rise): then every optimal split of h
-        # is one of h - k (so k keeps h's distance) and no other is, so the other suits' optimal
-        # entries, and their draws that count, are h's own
+        # is one of h - k (so k keeps h's distance) and no other is, so the optimal entries of every
+        # suit, and the other suits' draws that count, are h's own
         same = (_lowered(tabs, off_a, w[_RO + a]) & w[_M0 + a]) == 0
+        m_a = w[_M0 + a] if same else _optimal(tabs, off_a, w, _E + 20 * a + 10 + top, dk)
         rc = _RC + 6 * a  # otherwise the other suits' part depends on the row after k alone: kept per turn
         if same or w[rc] != off_a:
             other = 0
