@@ -26,8 +26,9 @@ the batched env >= 10x RiichiEnv), plus the batch's memory per game.
     python benchmarks/bench_envs.py --versus-only   # RiichiEnv and the batched env against greedy bots
 
 ``--versus-only``: only RiichiEnv and the learner against three greedy bots (issue 48: >= 5x
-RiichiEnv), e.g. before / after a change to the bots, with ``PYTHONPATH`` pointing at the other
-tree for the "before" run.
+RiichiEnv).  Before / after a change to the bots: ``benchmarks/bench_trees.py OLD_TREE`` (interleaved,
+each tree in its own process and numba cache; ``PYTHONPATH`` pointing at the other tree is not enough:
+``caishen.sim`` still comes from this checkout's editable install).
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ The kernels here share the work between the discards:
   ``p`` pairs; :func:`caishen.sim.tables.class_rows`).  Per turn the products
   of every two suits (``H``) and of every three (``E``) are formed once.
   Discarding ``k`` changes one suit's row (``A``, the suit of ``k``): the
-  distance of ``h - k`` is one product of the new row with ``E[A]``.
+  distance of ``h - k`` is one product of the new row with ``E[A]``, and since a
+  discard raises each entry by 0 or 1, it is ``h``'s distance while some split
+  reaching that distance keeps its entry in ``A`` (a mask test, below), else one more.
 - **Which splits are optimal.** Drawing ``t`` lowers a suit's row entries by
   0 or 1 (a bit mask ``delta(t)`` of the entries it lowers).  So ``t`` lowers
   the distance of ``h - k`` exactly when some split of the sets and the pair
@@ -26,8 +28,9 @@ The kernels here share the work between the discards:
   discard and the draw, as :func:`caishen.sim.hand._seven_pairs_from`.  A
   drawn joker lowers the standard form's shanten by one, always.
 - **The shanten of each discard first** (:func:`_shanten_each_discard`): the
-  rows and products are what the shanten of every ``h - k`` needs too (one
-  product entry row per held kind), so a bot asks for those shanten here and
+  rows and products are what the shanten of every ``h - k`` needs too (per held
+  kind one class lookup and the mask test: the row after the discard against
+  ``h``'s optimal entries of its suit), so a bot asks for those shanten here and
   the counting kernels reuse the rows: one setup per turn for both.
 - **What a turn shares with the last ones.** The draws' masks ``delta(t)`` of a suit depend on
   its code alone, and between a seat's turns most suits' codes are the same: a memo in the scratch,
@@ -249,8 +252,9 @@ def _shanten_each_discard(h, joker, tabs, after, w):
     ``h: uint8[34]`` a 3m+2 concealed hand; ``after: int64[34]``: ``after[k]`` the shanten of ``h``
     less one ``k`` (standard form and seven pairs, as :func:`caishen.sim.hand._shanten_each_change`
     with ``delta = -1``), 99 for a kind not held; ``w: int64[>= N_SCRATCH]``.  Per turn the suits'
-    rows and the products of every three suits (``E``) are formed once; each held kind then costs
-    one class lookup and one product entry row (the row of its suit after the discard with ``E``).
+    rows, the products of every three suits (``E``) and the entries of each suit's row that the
+    optimal splits use are formed once; each held kind then costs one class lookup and a mask test
+    (the distance of ``h - k`` is ``h``'s unless the discard raises every optimal entry of its suit).
     Leaves in ``w`` what :func:`_effective_each` and :func:`_best_effective` read (their callers
     call this first, on the same ``h``).
     """
@@ -301,6 +305,8 @@ def _shanten_each_discard(h, joker, tabs, after, w):
     d = _INF
     for i in range(10):
         d = min(d, w[_R + i] + w[_E + 10 + top - i])
+    for b in range(4):  # the entries of each suit's row that h's optimal splits use
+        w[_M0 + b] = _optimal(w, _R + 10 * b, w, _E + 20 * b + 10 + top, d)
     w[_ST] = d
     w[_ST + 1] = top
     w[_ST + 2] = sevens
@@ -312,11 +318,8 @@ def _shanten_each_discard(h, joker, tabs, after, w):
         todo &= todo - 1
         c = np.int64(h[k])
         a = _suit(k)
-        off = w[_KC + k]
-        e = _E + 20 * a + 10 + top
-        dk = _INF
-        for i in range(10):
-            dk = min(dk, np.int64(tabs[off + i]) + w[e - i])
+        # d or d + 1 (a discard raises each entry by 0 or 1): d while an optimal split of h keeps its entry
+        dk = d + np.int64((_lowered(tabs, w[_KC + k], w[_RO + a]) & w[_M0 + a]) == w[_M0 + a])
         w[_DK + k] = dk
         after[k] = _shanten_of_distance(dk, n - 1, kj, pairs - (c >> 1) + ((c - 1) >> 1),
                                         singles - (c & 1) + ((c - 1) & 1))
@@ -339,8 +342,9 @@ class Setup(NamedTuple):
 
 @njit(cache=True)
 def _setup(h, joker, tabs, live, w):
-    """The per-turn part that needs the live tiles: draw masks, which splits are optimal, the base bound
-    (after :func:`_shanten_each_discard` on the same ``h``).  Returns the :class:`Setup`.
+    """The per-turn part that needs the live tiles: draw masks, the base bound (after
+    :func:`_shanten_each_discard` on the same ``h``, which leaves which splits are optimal).  Returns the
+    :class:`Setup`.
     """
     d = w[_ST]
     top = w[_ST + 1]
@@ -350,38 +354,34 @@ def _setup(h, joker, tabs, live, w):
     singles = w[_ST + 5]
     strict = joker < 0
     rows = class_rows(tabs)
-    for b in range(4):
+    u = 0
+    odd = 0
+    even = 0
+    for b in range(4):  # one pass over each suit's draws, without branches on the data
         w[_RC + 6 * b] = -1
         e = _draws_entry(tabs, rows, w, b, w[_CODE + b], strict)
+        mb = w[_M0 + b]
         lo = 9 * b
         bm = 0
-        for i in range(9 if b < 3 else 7):  # without branches on the data
-            t = lo + i
-            dm = w[e + i] * (np.int64(live[t] > 0) & np.int64(t != joker))
-            bm |= dm
-            w[_DM + t] = dm
-        w[_BM + b] = bm
-    u = 0
-    for b in range(4):
-        mb = _optimal(w, _R + 10 * b, w, _E + 20 * b + 10 + top, d)
-        w[_M0 + b] = mb
-        lo = 9 * b
         ub = 0
-        for t in range(lo, lo + (9 if b < 3 else 7)):
-            hit = np.int64((mb & w[_DM + t]) != 0)
-            ub += live[t] * hit
-            w[_DM + t] |= hit << _IN_T
+        for i in range(9 if b < 3 else 7):
+            t = lo + i
+            lt = live[t]
+            natural = np.int64(t != joker)
+            dm = w[e + i] * (np.int64(lt > 0) & natural)
+            bm |= dm
+            hit = np.int64((mb & dm) != 0)
+            ub += lt * hit
+            w[_DM + t] = dm | (hit << _IN_T)
+            c = np.int64(h[t])
+            use = natural & np.int64(c < 4)
+            odd += lt * (use & c)
+            even += lt * (use & (1 - (c & 1)))
+        w[_BM + b] = bm
         w[_U0 + b] = ub
         u += ub
     if joker >= 0 and h[joker] < 4:
         u += live[joker]
-    odd = 0
-    even = 0
-    for t in range(34):
-        c = np.int64(h[t])
-        use = np.int64(t != joker) & np.int64(c < 4)
-        odd += live[t] * (use & c)
-        even += live[t] * (use & (1 - (c & 1)))
     w[_LP] = odd
     w[_LP + 1] = even
     return Setup(d, u, top, sevens, kj, pairs, singles)
@@ -467,12 +467,12 @@ def _count(k, h, joker, tabs, after, live, w, su):
     if use_std and a >= 0:
         off_a = w[_KC + k]
         ea = _draws_entry(tabs, rows, w, a, w[_CODE + a] - _POW5[k - 9 * a], strict)  # the suit after k
-        m_a = _optimal(tabs, off_a, w, _E + 20 * a + 10 + top, dk)
         # discarding k often leaves the entries of its suit's row that h's optimal splits use as they
         # were (a tile no optimal split needs; the others can only rise): then every optimal split of h
-        # is one of h - k (so k keeps h's distance) and no other is, so the other suits' optimal
-        # entries, and their draws that count, are h's own
+        # is one of h - k (so k keeps h's distance) and no other is, so the optimal entries of every
+        # suit, and the other suits' draws that count, are h's own
         same = (_lowered(tabs, off_a, w[_RO + a]) & w[_M0 + a]) == 0
+        m_a = w[_M0 + a] if same else _optimal(tabs, off_a, w, _E + 20 * a + 10 + top, dk)
         rc = _RC + 6 * a  # otherwise the other suits' part depends on the row after k alone: kept per turn
         if same or w[rc] != off_a:
             other = 0
