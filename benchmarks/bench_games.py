@@ -17,9 +17,11 @@ machine disturbs the figures less than wall time would; the batch figure is
 the median of ``--repeat`` runs (a shared machine's speed varies by +-20%
 from run to run), with the slowest and fastest beside it.
 
-``--against TREE``: also time another checkout (a folder holding a
-``caishen`` package, e.g. ``git archive`` of main laid out by
-``pyproject.toml``'s package-dir) in a second process, its runs interleaved
+``--against TREE``: also time another checkout (a git worktree or clone, or a
+folder holding a laid-out ``caishen`` package) in a second process that imports
+``caishen`` and its subpackages from that tree, with a numba cache of its own
+(``bench_trees.TREE_IMPORT``: ``PYTHONPATH`` alone would take ``caishen.sim`` from
+this checkout's editable install), its runs interleaved
 with this tree's in alternating order (A B B A A B ...: on a loaded machine the
 first run of a pair was seen 3% slower than the second), and print the ratio
 new / old of the medians: a before / after comparison made in the same
@@ -80,18 +82,24 @@ for line in sys.stdin:
 
 
 class _Worker:
-    """A Python process with ``tree`` (or this checkout, if None) first on its path, timing batches."""
+    """A Python process timing batches: of this checkout (``tree`` None), or of the checkout ``tree``
+    (``bench_trees.TREE_IMPORT``: its package and its own numba cache)."""
 
     def __init__(self, tree: str | None):
-        env = dict(os.environ, BENCH_DIR=os.path.dirname(os.path.abspath(__file__)))
+        here = os.path.dirname(os.path.abspath(__file__))
+        code = _WORKER
         if tree:
-            env["PYTHONPATH"] = tree
+            from bench_trees import TREE_IMPORT, tree_env
+
+            env, code = tree_env(tree), TREE_IMPORT + _WORKER
         else:
+            env = dict(os.environ)
             env.pop("PYTHONPATH", None)
+        env["BENCH_DIR"] = here
         # an empty working directory of its own: ``python -c`` puts the working directory first on
         # sys.path, and a shared /tmp may hold anyone's stray modules (seen: slower, different runs)
         self.cwd = tempfile.TemporaryDirectory()
-        self.p = subprocess.Popen([sys.executable, "-c", _WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   text=True, env=env, cwd=self.cwd.name)
 
     def rate(self, rules: str, policies: str, hands: int, seed: int) -> tuple[float, float]:
@@ -216,8 +224,9 @@ def main() -> None:
     step_hands = args.hands if args.step_hands is None else args.step_hands
     if step_hands < 0:
         ap.error(f"--step-hands must be >= 0, got {step_hands}")
-    if args.against is not None and not os.path.isdir(os.path.join(args.against, "caishen")):
-        ap.error(f"--against {args.against!r}: no caishen package folder in it")
+    if args.against is not None and not any(os.path.isfile(os.path.join(args.against, *p, "effective.py"))
+                                            for p in (("sim",), ("caishen", "sim"))):
+        ap.error(f"--against {args.against!r}: no caishen checkout in it (no sim/effective.py)")
     if args.floor and args.hands > 0:
         w = _Worker(None)
         try:

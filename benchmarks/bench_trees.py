@@ -26,12 +26,14 @@ import statistics
 import subprocess
 import sys
 
-#: the worker: caishen from TREE (package folders included), its own numba cache, then timings on request
-_WORKER = r"""
+#: the start of a worker's code: ``caishen`` and its subpackages from the tree in ``$TREE`` (a checkout, or a
+#: folder holding a laid-out ``caishen`` package), its numba kernels in a cache folder under ``$CACHE_BASE``
+#: named by a digest of that tree's sources (:func:`tree_env` sets both); ``bench_games.py --against`` uses it too
+TREE_IMPORT = r"""
 import hashlib, os, pathlib, sys, time
 tree = os.environ["TREE"]
 h = hashlib.sha1()
-for name in ("sim", "envs", "agents"):
+for name in ("caishen", "sim", "envs", "agents"):
     for p in sorted(pathlib.Path(tree, name).rglob("*.py")):
         h.update(str(p.relative_to(tree)).encode())
         h.update(p.read_bytes())
@@ -41,6 +43,9 @@ import caishen
 caishen.__path__[:] = [os.path.join(tree, "caishen"), tree]  # caishen.sim, .envs, .agents from this tree
 import caishen.sim.effective
 assert caishen.sim.effective.__file__.startswith(tree), caishen.sim.effective.__file__
+"""
+#: the worker: :data:`TREE_IMPORT`, then timings on request
+_WORKER = TREE_IMPORT + r"""
 sys.path.insert(0, os.path.join(tree, "benchmarks"))
 what, rules = sys.argv[1], sys.argv[2]
 if what == "greedy":
@@ -66,17 +71,22 @@ for line in sys.stdin:
 """
 
 
-def compare(old: str, new: str, what: str, rules: str, rounds: int, secs: float) -> str:
-    """One line: both trees' medians and the per-round new/old ratio, ``rounds`` alternating rounds."""
+def tree_env(tree: str) -> dict:
+    """The environment of a worker that starts with :data:`TREE_IMPORT` for ``tree``."""
     from platformdirs import user_cache_dir
 
+    env = dict(os.environ, TREE=os.path.abspath(tree), CACHE_BASE=user_cache_dir("caishen"))
+    env.pop("PYTHONPATH", None)
+    env.pop("NUMBA_CACHE_DIR", None)
+    return env
+
+
+def compare(old: str, new: str, what: str, rules: str, rounds: int, secs: float) -> str:
+    """One line: both trees' medians and the per-round new/old ratio, ``rounds`` alternating rounds."""
     workers = {}
     for name, tree in (("old", old), ("new", new)):
-        env = dict(os.environ, TREE=tree, CACHE_BASE=user_cache_dir("caishen"))
-        env.pop("PYTHONPATH", None)
-        env.pop("NUMBA_CACHE_DIR", None)
         workers[name] = subprocess.Popen([sys.executable, "-c", _WORKER, what, rules], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, text=True, env=env, cwd=tree)
+                                         stdout=subprocess.PIPE, text=True, env=tree_env(tree), cwd=tree)
     res: dict[str, list[float]] = {"old": [], "new": []}
     try:
         for r in range(rounds):
