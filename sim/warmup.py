@@ -64,14 +64,14 @@ log = logging.getLogger("caishen")
 TARGETS = ("selfplay", "bots", "game", "envs", "hand", "score", "seats", "labels", "piao")
 
 #: rough cold compile seconds of each target in one process on a 2-core machine (``caishen warmup TARGET``,
-#: each target on its own empty cache; 60, 124, 42, 63, 11 and 18 s measured then, ``seats`` 43-60 s), quoted
-#: in the first-use warning and in a command's first lines until this machine has measured its own
-#: (:func:`estimates`); ``selfplay``: the README's main job, the self-play loop with every bot, 91 kernels in this
-#: tree (:data:`DEFAULT_KERNELS`); an earlier tree's 111 took
-#: 66.1 s in one process at load 1.5 (issue 45's newcomer: 65.9 s at load 1-1.6), 47-50 s wall with the
-#: side process on a quiet machine (docs/speed.md, "Cold compile"); ``piao``: 165 kernels in 113.2 s of compiling
-#: (``caishen piao --hands 300 --check-walls 200 --workers 1``, empty cache, load 2.0-2.6; it said 60 before)
-COLD_SECONDS = {"selfplay": 65, "bots": 125, "game": 45, "envs": 65, "hand": 12, "score": 20, "seats": 60,
+#: each target on its own empty cache), quoted in the first-use warning and in a command's first lines until
+#: this machine has measured its own (:func:`estimates`).  Measured on main at e3355a6 (load 0.5-1.5):
+#: ``game`` 84 kernels in 40.1 s, ``bots`` 205 in 146.5 s, ``caishen hand`` 36 in 15.6 s, ``caishen score``
+#: 32 in 6.2 s; earlier ``envs`` 63 s, ``seats`` 43-60 s; ``selfplay``: the README's main job, the self-play
+#: loop with every bot (:data:`DEFAULT_KERNELS`), 116 kernels in 67.7 s in one process at load 1.1-1.5, 47-50
+#: s wall with the side process on a quiet machine (docs/speed.md, "Cold compile"); ``piao``: 165 kernels in
+#: 113.2 s of compiling (``caishen piao --hands 300 --check-walls 200 --workers 1``, empty cache, load 2.0-2.6)
+COLD_SECONDS = {"selfplay": 65, "bots": 145, "game": 40, "envs": 65, "hand": 16, "score": 8, "seats": 60,
                 "labels": 60, "piao": 110}
 #: the warmup target whose kernels a command's first use compiles (its :data:`COLD_SECONDS` is the command's
 #: estimate before this machine measured one)
@@ -80,7 +80,7 @@ COMMAND_TARGETS = {"caishen simulate": "selfplay", "caishen match": "selfplay", 
                    "caishen play": "game", "caishen replay": "game", "caishen hand": "hand", "caishen score": "score"}
 
 
-#: a command's cold compile seconds on an idle 2-core machine where its target's :data:`COLD_SECONDS` do not fit
+#: a command's cold compile seconds in one process on 2 cores where its target's :data:`COLD_SECONDS` do not fit
 #: it: ``caishen play`` compiles the game and its bots (130 kernels: 63.8 s at load 2.9, 83.6 s at load 3.5)
 COMMAND_SECONDS = {"caishen play": 60}
 
@@ -88,7 +88,7 @@ COMMAND_SECONDS = {"caishen play": 60}
 def cold_estimate(prefix: str) -> str:
     """How long a cold compile of command ``prefix`` (``"caishen simulate"``) takes, in words: this machine's
     last measurement (:func:`estimates`: ``"about 66 s here last time"``), else its target's
-    :data:`COLD_SECONDS` (``"about 65 s on an idle 2-core machine, longer when it is busy"``), else ``"a minute
+    :data:`COLD_SECONDS` (``"about 65 s in one process on 2 cores, longer on a busy machine"``), else ``"a minute
     or more"``."""
     seconds = estimates(prefix)[1]
     if seconds:
@@ -96,7 +96,7 @@ def cold_estimate(prefix: str) -> str:
     target = COMMAND_TARGETS.get(prefix)
     if target is not None:
         guess = COMMAND_SECONDS.get(prefix, COLD_SECONDS[target])
-        return f"about {guess} s on an idle 2-core machine, longer when it is busy"
+        return f"about {guess} s in one process on 2 cores, longer on a busy machine"
     return "a minute or more"
 
 
@@ -239,15 +239,15 @@ class CompileWatch:
 #: kernels a command compiles in its own process on an empty cache (``caishen warmup`` and the commands measure
 #: and keep their own counts in :func:`estimates`; these are for a machine that has measured nothing yet).
 #: Measured cold, each command on its own empty cache, one process, the default rule set (issue 45): ``make
-#: run``'s ``caishen simulate --games 100000 --seed 7`` 114 in 68.9 s (main after the named record, load 1.3;
-#: a newcomer's trial counted 114 too); ``caishen hand 123m456p789s23s55z`` 13 in 17.8 s; ``caishen play
-#: --seed 1`` (a whole hand) 130 in 83.6 s; ``caishen score`` on the default rule set's vectors 8 in 4.7 s
+#: run``'s ``caishen simulate --games 100000 --seed 7`` 116 in 67.7 s (a newcomer's trial of main e3355a6, after
+#: issue 48's engine changes, load 1.1-1.5; 114 before them); ``caishen hand 123m456p789s23s55z`` 36 in 15.6 s (load 0.5-1.5; 13 counted before); ``caishen play
+#: --seed 1`` (a whole hand) 130 in 83.6 s; ``caishen score`` on the default rule set's vectors 32 in 6.2 s
 #: (load 2.9-3.6); ``match`` and ``sweep`` compile the self-play loop as ``simulate``.  Earlier: ``piao`` 165
 #: (``caishen piao --hands 2000``, the study and its check); ``learn`` 49 after ``caishen warmup`` without its
 #: ``labels`` target
-DEFAULT_KERNELS = {"caishen simulate": 114, "caishen match": 114, "caishen sweep": 114, "caishen ladder": 130,
-                   "caishen piao": 165, "caishen learn": 49, "caishen play": 130, "caishen hand": 13,
-                   "caishen score": 8, "caishen replay": 95, "caishen report": 1}
+DEFAULT_KERNELS = {"caishen simulate": 116, "caishen match": 116, "caishen sweep": 116, "caishen ladder": 130,
+                   "caishen piao": 165, "caishen learn": 49, "caishen play": 130, "caishen hand": 36,
+                   "caishen score": 32, "caishen replay": 95, "caishen report": 1}
 #: the same while the side process of :func:`side_compile` runs (it compiles the learned and the tuned bot, which
 #: the command then loads from the cache; how many it loads depends on who gets there first): the self-play
 #: loop's commands
@@ -477,8 +477,8 @@ _side: list[bool] = []
 def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
     """Say on ``stream`` (stderr) when numba compiles inside the block, how far it got, and how long it took.
 
-    When the first kernel starts compiling: ``PREFIX: compiling numba kernels, once per cache (about S s on
-    an idle 2-core machine, longer when it is busy; `caishen warmup` compiles ahead of time) ...`` and
+    When the first kernel starts compiling: ``PREFIX: compiling numba kernels, once per cache (about S s in
+    one process on 2 cores, longer on a busy machine; `caishen warmup` compiles ahead of time) ...`` and
     ``not in the cache yet: DIR`` (:func:`cold_estimate`; wrapped to 100 columns); on a terminal then a progress
     bar by kernel (``kernel 12 of 89``, the count this machine measured last), on a pipe a line
     ``kernel 12 of 89 (T s)`` at least every :data:`LOG_EVERY_S` s while numba compiles
@@ -658,9 +658,9 @@ def first_use(target: str) -> Iterator[None]:
 
     def start() -> None:
         log.warning(
-            "caishen: compiling the %s kernels with numba (not in the cache yet: about %d s on an idle 2-core "
-            "machine, longer when it is busy, less when some are cached; cached afterwards in %s). `caishen warmup` "
-            "compiles everything ahead of time.",
+            "caishen: compiling the %s kernels with numba (not in the cache yet: about %d s for all of them in one "
+            "process on 2 cores, longer on a busy machine, less when some are cached or only some are used; "
+            "cached afterwards in %s). `caishen warmup` compiles everything ahead of time.",
             target, COLD_SECONDS[target], cache_dir(),
         )
 

@@ -272,29 +272,6 @@ def test_report_on_a_directory_that_is_not_a_run_exits_2(tmp_path, capsys):
     assert "is not a run directory (no run.json)" in err
 
 
-def test_first_line_says_a_cold_cache_compiles_first(monkeypatch):
-    """Issue 29: a first run spends its first minute or two compiling; the run's first line says so (and
-    how long, about), and says nothing of it once this cache holds the self-play kernels."""
-    from types import SimpleNamespace
-
-    from caishen.cli import common
-    from caishen.sim import warmup
-
-    config = SimpleNamespace(policies=["greedy", "greedy", "greedy", "mc:2"])
-    asked = []
-    monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: asked.append((target, part)) or False)
-    monkeypatch.setattr(warmup, "estimates", lambda prefix, side=None: (None, None))  # nothing measured here
-    note = common.cold_note(config)
-    assert note.startswith("; first the numba kernels compile") and f"{warmup.COLD_SECONDS['selfplay']} s" in note
-    monkeypatch.setattr(warmup, "estimates", lambda prefix, side=None: (111, 66.1))  # this machine's measure
-    assert "(about 66 s here last time, once per cache;" in common.cold_note(config, "match")
-    assert asked == [("selfplay", "bots")] * 2  # a search seat: the runner's "bots" part, compiled apart
-    common.cold_note(SimpleNamespace(policies=["greedy", "tuned:kaihua", "learned:kaihua", "random"]))
-    assert asked[-1] == ("selfplay", "kernel")  # tuned and learned play in the one kernel of every run
-    monkeypatch.setattr(warmup, "is_marked", lambda target, part=None: True)
-    assert common.cold_note(config) == ""
-
-
 def test_a_finished_runs_rerun_says_nothing_was_left_to_play(reference):
     """A newcomer's second `make run` prints the finished summary; its line says nothing was left to play
     (not "0 hands in 0.0 s: 0 hands/s of play")."""

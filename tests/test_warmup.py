@@ -402,7 +402,7 @@ def test_the_compile_header_fits_100_columns(cold):
     lines = log.getvalue().splitlines()
     assert len(lines) >= 3 and max(display_width(x) for x in lines) <= 100, lines
     text = " ".join(" ".join(lines).split())  # the header wraps at 100 columns
-    assert "on an idle 2-core machine, longer when it is busy" in text or "here last time" in text
+    assert "in one process on 2 cores, longer on a busy machine" in text or "here last time" in text
 
 
 def test_warmup_progress_lines_are_one_write_each(capsys):
@@ -626,7 +626,8 @@ def test_first_use_warning_says_the_seconds_scale_with_load(cold, caplog):
         with W.first_use("hand"):
             fresh_kernel()(1)
     said = [r.getMessage() for r in caplog.records]
-    assert "about 12 s on an idle 2-core machine, longer when it is busy" in said[0] and "up to" not in said[0]
+    assert f"about {W.COLD_SECONDS['hand']} s for all of them in one process on 2 cores, longer on a busy" in said[0]
+    assert "up to" not in said[0]
     assert "less when some are cached" in said[0]
 
 
@@ -645,8 +646,8 @@ def test_warmup_of_several_targets_speaks_before_its_imports(cold, monkeypatch):
 def test_cold_estimates_scale_with_load_and_fit_the_command(cold):
     """Issue 45 (first hour): "up to about 65 s" took 100 s at load 3; `caishen play` quoted the game target's
     45 s for its 130 kernels."""
-    assert W.cold_estimate("caishen simulate") == "about 65 s on an idle 2-core machine, longer when it is busy"
-    assert W.cold_estimate("caishen play").startswith(f"about {W.COMMAND_SECONDS['caishen play']} s on an idle")
+    assert W.cold_estimate("caishen simulate") == "about 65 s in one process on 2 cores, longer on a busy machine"
+    assert W.cold_estimate("caishen play").startswith(f"about {W.COMMAND_SECONDS['caishen play']} s in one process")
     assert W.cold_estimate("caishen nothing") == "a minute or more"
     W._record_estimate("caishen play", 130, 63.8)
     assert W.cold_estimate("caishen play") == "about 64 s here last time"

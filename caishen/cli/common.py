@@ -129,20 +129,6 @@ def wrapped(*lines: str) -> str:
     return "\n".join(wrap_lines(lines))
 
 
-def cold_note(config, command: str = "simulate") -> str:
-    """``"; first ..."`` for a run's first line when its self-play kernels are not in this numba cache yet
-    (what a newcomer's first run spends its first minute on), else ``""``; the seconds are the ones this
-    machine measured for ``caishen COMMAND`` (:func:`caishen.sim.warmup.cold_estimate`)."""
-    from caishen.sim.bots.registry import needs_search
-    from caishen.sim.warmup import cold_estimate, is_marked
-
-    part = "bots" if needs_search(config.policies) else "kernel"  # as the runner marks them
-    if is_marked("selfplay", part):
-        return ""
-    return (f"; first the numba kernels compile ({cold_estimate('caishen ' + command)}, once per cache; "
-            "`caishen warmup` does it ahead of time)")
-
-
 def print_examples(lines: list[str]) -> None:
     """The summary's example hands of a simulate run or a match (summary.example_hands), each a command to
     open it."""

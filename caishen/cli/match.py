@@ -72,7 +72,7 @@ def run(args) -> int:
 
     def start() -> None:
         print(common.wrapped(f"{config.rules}: {args.walls} walls x {len(arena.seatings(n, sched))} seatings in "
-                             f"{config.n_chunks} chunk(s) to {args.out}{common.cold_note(config, 'match')}"),
+                             f"{config.n_chunks} chunk(s) to {args.out}"),
               file=sys.stderr)
 
     try:

@@ -107,9 +107,9 @@ def run(args) -> int:
     config, out = _simulate_config(args)
     from caishen.sim.bots.registry import seat_workers
 
-    def start() -> None:  # a cold numba cache keeps the bar at 0% for a minute or two: the first line says so
-        print(common.wrapped(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}"
-                             f"{common.cold_note(config)}"), file=sys.stderr)
+    def start() -> None:  # a cold cache's compile then says itself (caishen.sim.warmup.compile_line)
+        print(common.wrapped(f"{config.rules}: {config.games} hands in {config.n_chunks} chunk(s) to {out}"),
+              file=sys.stderr)
 
     try:
         res = runner.run(
