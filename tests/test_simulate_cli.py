@@ -280,3 +280,21 @@ def test_a_finished_runs_rerun_says_nothing_was_left_to_play(reference):
     assert p.returncode == 0, p.stderr
     assert f"played 0 chunk(s) now (nothing left to play), {N_CHUNKS} already done" in p.stdout
     assert "0 hands/s" not in p.stdout
+
+
+@pytest.mark.parametrize(
+    "argv, usage, message",
+    [
+        (["simulate", "--gams", "10"], "usage: caishen simulate ",
+         "caishen simulate: error: unrecognized arguments: --gams 10 (did you mean --games?)"),
+        (["hand", "123m456p789s23s55z", "--jocker=5z"], "usage: caishen hand ",
+         "caishen hand: error: unrecognized arguments: --jocker=5z (did you mean --joker?)"),
+        (["simulate", "--games", "10", "extra"], "usage: caishen simulate ",
+         "caishen simulate: error: unrecognized arguments: extra\n"),
+    ],
+)
+def test_an_unknown_argument_gets_the_commands_usage_and_the_nearest_option(argv, usage, message, capsys):
+    """A newcomer's `caishen simulate --gams 10` printed `caishen`'s top-level usage line: the command's own
+    usage comes with the error now, and the option it most likely meant."""
+    err = cli_error(argv, capsys)
+    assert err.startswith(usage) and message in err and "Traceback" not in err

@@ -111,7 +111,25 @@ def build_parser(commands=None) -> argparse.ArgumentParser:
     for name in full & set(BOT_COMMANDS):
         sub.choices[name].epilog = common.bots_epilog(name in common.OPEN_SEAT_COMMANDS)
         sub.choices[name].formatter_class = common.HelpFormatter
+    parser.commands = sub.choices  # each command's parser, for its own usage line on an unknown option
     return parser
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, except that an argument the command does not take is refused by the
+    command's own parser (its usage line, not ``caishen``'s) with the nearest option it has: ``caishen
+    simulate: error: unrecognized arguments: --gams 10 (did you mean --games?)``; exits 2."""
+    import difflib
+
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    command = parser.commands[args.command]
+    options = [o for a in command._actions for o in a.option_strings]
+    near = [m[0] for w in extra if w.startswith("--") for m in [difflib.get_close_matches(w.split("=")[0], options, 1)]
+            if m]
+    hint = f" (did you mean {', '.join(dict.fromkeys(near))}?)" if near else ""
+    command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
 
 
 def _command_of(argv: list[str]) -> str | None:
@@ -148,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         argv = sys.argv[1:] if argv is None else list(argv)
         named = _command_of(argv)
         parser = build_parser([named] if named else [])
-        args = parser.parse_args(argv)
+        args = _parse(parser, argv)
         command = args.command
         if command in NO_KERNELS:
             return int(args.func(args) or 0)
