@@ -664,8 +664,34 @@ def first_use(target: str) -> Iterator[None]:
             target, COLD_SECONDS[target], cache_dir(),
         )
 
-    with CompileWatch(start) as w:
-        yield
+    bar: list[_KernelBar] = []
+
+    def begin() -> None:  # outside a command (the Python API): a logged line every few seconds while it compiles
+        if not bar and not inside_compile_line():
+            bar.append(_KernelBar(f"caishen: {target} kernels", _LogLines(), lines=True))
+        if bar:
+            bar[0].begin()
+
+    try:
+        with CompileWatch(start, on_kernel=lambda: bar and bar[0].step(), on_idle=lambda: bar and bar[0].clear(),
+                          on_begin=begin) as w:
+            yield
+    finally:
+        if bar:
+            bar[0].close()
     if w.announced:
         log.warning("caishen: compiled %d %s kernel(s) in %.1f s", w.kernels, target, w.seconds)
     set_mark(target)
+
+
+class _LogLines:
+    """The ``out`` of a :class:`_KernelBar` outside a command: each line a warning of the ``caishen`` logger
+    (what :func:`first_use` speaks through)."""
+
+    def write(self, text: str) -> None:
+        for line in text.splitlines():
+            if line:
+                log.warning("%s", line)
+
+    def flush(self) -> None:
+        pass

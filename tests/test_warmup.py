@@ -651,3 +651,17 @@ def test_cold_estimates_scale_with_load_and_fit_the_command(cold):
     assert W.cold_estimate("caishen nothing") == "a minute or more"
     W._record_estimate("caishen play", 130, 63.8)
     assert W.cold_estimate("caishen play") == "about 64 s here last time"
+
+
+def test_first_use_outside_a_command_logs_a_line_every_few_seconds_while_it_compiles(cold, caplog, monkeypatch):
+    """A newcomer's `Game` snippet compiled the bots for 35 s with no line between the first and the last:
+    outside a command, first_use logs ``kernel N (T s)`` at most every LOG_EVERY_S seconds while numba works."""
+    monkeypatch.setattr(W, "LOG_EVERY_S", 0.0)
+    with caplog.at_level(logging.WARNING, logger="caishen"):
+        with W.first_use("hand"):
+            fresh_kernel()(1)
+            fresh_kernel()(2)
+    msgs = [r.getMessage() for r in caplog.records]
+    assert "compiling the hand kernels" in msgs[0] and msgs[-1].startswith("caishen: compiled 2 hand kernel(s)")
+    progress = [m for m in msgs if m.startswith("caishen: hand kernels: compiling, kernel ")]
+    assert progress and progress[-1].startswith("caishen: hand kernels: compiling, kernel 2 (")
