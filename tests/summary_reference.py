@@ -23,10 +23,13 @@ import pandas as pd
 from caishen.sim.analysis.intervals import cluster_diff_ci, cluster_mean_ci, cluster_rate_ci
 from caishen.sim.analysis.summary import (
     COMPARABLE_DEFINITIONS,
+    DEALER_SHARE_TEXT,
     INTERVALS_TEXT,
     N_SEATS,
     PERCENTILES,
     SUMMARY_COLUMNS,
+    UNITS_TEXT,
+    UNITS_WHY,
     WIN_TYPE_NAMES,
     diff_ci,
     mean_ci,
@@ -144,13 +147,14 @@ def summarize(df: pd.DataFrame, policies=("random",) * N_SEATS, unit="match") ->
     dealer = df["dealer"].to_numpy().astype(np.int64)
     label = [f"seat {s} ({policies[s]})" for s in range(N_SEATS)]
     sh = seat_hands(df)
-    defs = {"intervals": INTERVALS_TEXT[unit]}
+    defs = {"intervals": INTERVALS_TEXT[unit], "dealer share": DEALER_SHARE_TEXT}
 
     r.add("hands", "hands", "all", H, H)
     if unit is not None:
         g = len(np.unique(hc))
         what = {"hand": "hands"}.get(unit, "walls" if {"wall", "seating"} <= set(df.columns) else "matches")
         r.add("hands", "independent units", what, g, g)
+        defs["independent units"] = UNITS_TEXT.format(what=what, why=UNITS_WHY[what])
     r.rate("outcome", "draw rate", "all", win_type == -1, hc)
     for s in range(N_SEATS):
         r.rate("outcome", "win rate", label[s], (mask >> s) & 1, hc)

@@ -156,8 +156,9 @@ def run(args) -> int:
     )
     print(summary.format_summary(rows, head))
     # the footnotes, wrapped (飘 minus comparable is a selection effect: said beside it, as report says it)
-    notes = {"comparable non-飘": defs.get("comparable"), **{k: defs.get(k) for k in (summary.PIAO_RATES_KEY,
-                                                                                      "observational")}}
+    notes = {**{k: defs.get(k) for k in ("independent units", "dealer share")},
+             "comparable non-飘": defs.get("comparable"),
+             **{k: defs.get(k) for k in (summary.PIAO_RATES_KEY, "observational")}}
     if any(notes.values()):
         print(summary.format_definitions(notes))
     common.print_examples(summary.example_hands(out))

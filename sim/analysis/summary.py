@@ -130,6 +130,7 @@ from caishen.sim.analysis.intervals import (  # noqa: F401  (re-exported: the te
 )
 from caishen.sim.analysis.summary_tally import (  # noqa: F401  (re-exported: the summary's API)
     COMPARABLE_DEFINITIONS,
+    DEALER_SHARE_TEXT,
     CONFIDENCE,
     INTERVALS_TEXT,
     N_SEATS,
@@ -142,6 +143,8 @@ from caishen.sim.analysis.summary_tally import (  # noqa: F401  (re-exported: th
     SummaryTally,
     UNITS,
     UNIT_LABELS,
+    UNITS_TEXT,
+    UNITS_WHY,
     WIN_TYPE_NAMES,
     pattern_names,
 )

@@ -74,6 +74,14 @@ INTERVALS_TEXT = {
 #: the ``group`` of the summary's "independent units" row, by unit (and for duplicate-deal records)
 UNIT_LABELS = {"match": "matches", "wall": "walls", "hand": "hands"}
 
+#: what the "independent units" row counts (``definitions["independent units"]``; ``what``: a :data:`UNIT_LABELS`)
+UNITS_TEXT = ("the {what} the 95% intervals take as independent ({why}), so every interval is computed over "
+              "them, not over hands or seat-hands")
+#: why each unit's rows are not independent (:data:`UNITS_TEXT`'s ``why``), by :data:`UNIT_LABELS` value
+UNITS_WHY = {"matches": "the hands of a match share its deal rotation", "walls": "a wall's seatings share its tiles",
+             "hands": "a hand's four seat-hands are one game"}
+#: what the "dealer share" rows are (``definitions["dealer share"]``)
+DEALER_SHARE_TEXT = "the share of hands in which the seat was the dealer (about 1/4 each when the deal rotates)"
 #: how "comparable non-飘 play" is chosen, by the record columns available
 COMPARABLE_DEFINITIONS = {
     "chance": "seat-hands that had a 飘 chance (piao_chance_s >= 1: on some own turn the seat held a 财神 and "
@@ -592,11 +600,12 @@ class SummaryTally:
         def dist(sel):
             return score[sel], w[sel]
 
-        defs = {"intervals": INTERVALS_TEXT[self.unit]}
+        defs = {"intervals": INTERVALS_TEXT[self.unit], "dealer share": DEALER_SHARE_TEXT}
         r.add("hands", "hands", "all", H, H)
         if self.unit is not None:
             what = UNIT_LABELS["wall" if self.by_wall else self.unit]
             r.add("hands", "independent units", what, n_clusters, n_clusters)
+            defs["independent units"] = UNITS_TEXT.format(what=what, why=UNITS_WHY[what])
         r.rate("outcome", "draw rate", "all", count(win_type == -1), H)
         for s in range(N_SEATS):
             r.rate("outcome", "win rate", label[s], count(((mask >> s) & 1) == 1), H)

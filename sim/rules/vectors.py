@@ -433,8 +433,8 @@ def explain_file(stream: IO[str], out: IO[str], options: dict[str, Any] | None =
             failed += 1
             write(f"line {i}: error: {_error_text(e)}\n\n")
             continue
-        write("\n".join([f"line {i}, case {short_text(str(case.get('id', f'line {i}')), MAX_ID)} ({case['rules']}):",
-                          *b.lines()]) + "\n\n")
+        named = f", case {short_text(str(case['id']), MAX_ID)}" if case.get("id") is not None else ""  # no "case line 1"
+        write("\n".join([f"line {i}{named} ({case['rules']}):", *b.lines()]) + "\n\n")
         out.flush()
     return n, failed
 

@@ -266,7 +266,7 @@ class KaihuaAnalysis(Analysis):
         cap = options.max_exponent
         label = "a capped win (exponent at max_exponent, K-6.6)"
         if cap is None:
-            out[label] = "none: max_exponent is None (no cap)"
+            out[label] = "none (no cap: max_exponent is None)"
         else:
             out[label] = (df["winner"].to_numpy() >= 0) & (df["exponent"].to_numpy(np.int64) >= cap)
         return out
