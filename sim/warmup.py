@@ -239,12 +239,12 @@ class CompileWatch:
 #: kernels a command compiles in its own process on an empty cache (``caishen warmup`` and the commands measure
 #: and keep their own counts in :func:`estimates`; these are for a machine that has measured nothing yet).
 #: Measured cold, each command on its own empty cache, one process, the default rule set (issue 45): ``make
-#: run``'s ``caishen simulate --games 100000 --seed 7`` 116 in 67.7 s (a newcomer's trial of main e3355a6, after
-#: issue 48's engine changes, load 1.1-1.5; 114 before them); ``caishen hand 123m456p789s23s55z`` 36 in
-#: 15.6 s (load 0.5-1.5; 13 counted before); ``caishen score`` on the default rule set's vectors 32 in 6.2 s
-#: (load 0.8); ``caishen play --seed 1`` (a whole hand) 130 in 83.6 s (load 2.9-3.6); ``match`` and ``sweep`` compile the self-play loop as ``simulate``.  Earlier: ``piao`` 165
-#: (``caishen piao --hands 2000``, the study and its check); ``learn`` 49 after ``caishen warmup`` without its
-#: ``labels`` target
+#: run``'s ``caishen simulate --games 100000 --seed 7`` 116 in 67.7 s (a newcomer's trial of main e3355a6,
+#: after issue 48's engine changes, load 1.1-1.5; 114 before them); ``caishen hand 123m456p789s23s55z`` 36
+#: in 15.6 s (load 0.5-1.5; 13 counted before); ``caishen score`` on the default rule set's vectors 32 in
+#: 6.2 s (load 0.8); ``caishen play --seed 1`` (a whole hand) 130 in 83.6 s (load 2.9-3.6); ``match`` and
+#: ``sweep`` compile the self-play loop as ``simulate``.  Earlier: ``piao`` 165 (``caishen piao --hands
+#: 2000``, the study and its check); ``learn`` 49 after ``caishen warmup`` without its ``labels`` target
 DEFAULT_KERNELS = {"caishen simulate": 116, "caishen match": 116, "caishen sweep": 116, "caishen ladder": 130,
                    "caishen piao": 165, "caishen learn": 49, "caishen play": 130, "caishen hand": 36,
                    "caishen score": 32, "caishen replay": 95, "caishen report": 1}
