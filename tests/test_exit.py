@@ -20,7 +20,7 @@ import csv
 import numpy as np
 import pytest
 
-from learned_play import learned_decisions
+from learned_play import learned_decisions, row_decisions
 from caishen.sim.bots import learned
 from caishen.sim.bots.policies import POLICY_GREEDY, new_work
 from caishen.sim.bots.registry import load_tuned
@@ -295,38 +295,24 @@ def _greedy_states(rules, walls):
     decision of two or more candidates return its features, its candidates, whether it is a claim, and the
     candidate the greedy kernel (policies._choose_action) takes there (-1: none of them, e.g. a kong)."""
     from caishen.sim.bots.policies import _choose_action
-    from caishen.sim.engine import A_DECLARE, A_DISCARD, PH_DONE, PH_TURN, _legal_mask, _reset
-    from caishen.sim.engine import _seeded_wall, _step, engine_params, load_rules, new_state
-    from caishen.sim.tables import hand_tables
+    from caishen.sim.engine import A_DECLARE, A_DISCARD, PH_TURN
 
     w, _ = load_tuned(rules)
     row = learned.pack(learned.from_tuned(w, rules=rules))
-    name, r = load_rules(rules, None)
-    ep, rp, tabs = engine_params(name, r), r.params(), hand_tables()
-    work, gwork = new_work(), new_work()
-    lx = learned.new_scratch()
-    st = new_state()[0]
+    gwork = new_work()
     xs, ns, claims, kernel = [], [], [], []
-    for wall in walls:
-        _seeded_wall(wall, st)
-        _reset(st, ep, rp, tabs, wall % 4)
-        while st["table"]["phase"] != PH_DONE:
-            _legal_mask(st, ep)
-            n = learned._learned_scores(row, st, ep, tabs, st["mask"], work, lx)
-            if n >= 2:
-                g = int(_choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], gwork))
-                turn = st["table"]["phase"] == PH_TURN
-                if turn and A_DECLARE <= g < A_DECLARE + 34:  # a 架听 declaration with its discard (J-4.1)
-                    g = A_DISCARD + g - A_DECLARE
-                acts = list(lx[2][:n])
-                x = np.zeros((learned.MAX_CANDIDATES, learned.N_ACTION))
-                x[:n] = lx[6][:n]
-                xs.append(x)
-                ns.append(n)
-                claims.append(not turn)
-                kernel.append(acts.index(g) if g in acts else -1)
-                _legal_mask(st, ep)
-            _step(st, ep, rp, tabs, int(learned._learned_action(row, st, ep, tabs, st["mask"], work, lx)))
+    for st, ep, rp, tabs, lx, n in row_decisions(row, walls, rules):
+        g = int(_choose_action(POLICY_GREEDY, 0, st, ep, rp, tabs, st["mask"], gwork))
+        turn = st["table"]["phase"] == PH_TURN
+        if turn and A_DECLARE <= g < A_DECLARE + 34:  # a 架听 declaration with its discard (J-4.1)
+            g = A_DISCARD + g - A_DECLARE
+        acts = list(lx[2][:n])
+        x = np.zeros((learned.MAX_CANDIDATES, learned.N_ACTION))
+        x[:n] = lx[6][:n]
+        xs.append(x)
+        ns.append(n)
+        claims.append(not turn)
+        kernel.append(acts.index(g) if g in acts else -1)
     return np.array(xs), np.array(ns), np.array(claims), np.array(kernel)
 
 
