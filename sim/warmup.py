@@ -390,7 +390,7 @@ class _KernelBar:
         total, seconds = estimates(prefix)
         self.total = total
         _bars.append(self)
-        tty = not lines and getattr(out, "isatty", lambda: False)()
+        tty = not lines and _is_terminal(out)
         if not tty:
             self._thread = threading.Thread(target=self._watch, name="caishen-compile-watch",
                                             daemon=True)
@@ -520,11 +520,11 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
                     line.bar.close()
                     line.bar = None
                 if w.announced:
-                    if not line.said:
+                    if line.said is None:
                         say(out, f"{prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s of compiling")
-                    elif line.said[0] < w.kernels:  # more compiled during the work: the sum, named as such
+                    elif line.said < w.kernels:  # more compiled during the work: the sum, named as such
                         say(out, f"{prefix}: compiled {w.kernels} numba kernel(s) in all, {w.seconds:.1f} s of "
-                            f"compiling ({w.kernels - line.said[0]} of them during the work)")
+                            f"compiling ({w.kernels - line.said} of them during the work)")
                     _record_estimate(prefix, w.kernels, w.seconds)
     finally:
         _lines.pop()
@@ -532,14 +532,14 @@ def compile_line(prefix: str, stream=None) -> Iterator[CompileWatch]:
 
 class _Line:
     """The state of one :func:`compile_line` block: its kernel bar (once numba compiles), its watch, and the
-    kernel count its first summary said (:func:`compile_over`; empty until then)."""
+    kernel count its first summary said (:func:`compile_over`; None until then)."""
 
     def __init__(self, prefix: str, out):
         self.prefix = prefix
         self.out = out
         self.bar: _KernelBar | None = None
         self.watch: CompileWatch | None = None
-        self.said: list[int] = []
+        self.said: int | None = None
 
 
 #: the :func:`compile_line` blocks open in this process (innermost last)
@@ -560,12 +560,12 @@ def compile_over() -> None:
         return
     line = _lines[-1]
     w = line.watch
-    if line.said or w is None or not w.announced:
+    if line.said is not None or w is None or not w.announced:
         return
     if line.bar is not None:
         line.bar.close()
         line.bar = None
-    line.said.append(w.kernels)
+    line.said = w.kernels
     say(line.out, f"{line.prefix}: compiled {w.kernels} numba kernel(s) in {w.seconds:.1f} s of compiling "
         "before the work began")
 
