@@ -63,8 +63,8 @@ its workers, this process's numba compile on a cold cache left out (none given: 
 run folder's files are :mod:`caishen.agents.exit_store`'s.
 
 Files in ``DIR``: ``checkpoint.pt`` (the net, its architecture and shape, its start, the optimiser,
-the MLP's oracle heads and theirs, the counters, the curve's rows and the batch stream: a rerun of the same command resumes there; one of
-another ``--arch`` is refused), ``buffer.npz`` (the labelled states, tagged with their iteration), ``current.npz``
+the MLP's oracle heads and theirs, the counters, the curve's rows and the batch stream: a rerun of the
+same command resumes there; one of another ``--arch`` is refused), ``buffer.npz`` (the labelled states, tagged with their iteration), ``current.npz``
 (the net the next labels play),
 ``learned.npz``, ``curve.csv`` (one row per iteration: wall seconds,
 hands, learner decisions, labelled states, their rates per second, the

@@ -94,7 +94,7 @@ QUIT = ("quit", "exit", "q")
 
 
 class _Quit(Exception):
-    """The person left the hand (:data:`QUIT`, or the input ended)."""
+    """The person left the hand (:data:`QUIT`, or the input ended); its text says which."""
 
 
 def _name(k: int, joker: int) -> str:
@@ -239,7 +239,7 @@ def _ask(game: Game, seat: int, answers, out: TextIO) -> int:
             raise _Quit("the input ended")
         text = line.strip()
         if text.lower() in QUIT:
-            raise _Quit(text)
+            raise _Quit("you left")
         if text.lower() in ("help", "?", "h"):
             out.write(help_text(game) + "\n")
             continue
@@ -332,8 +332,7 @@ def play(rules: str = DEFAULT, options: dict | None = None, seat: int = 0, polic
     try:
         trace = replay.trace_game(game, choose, source=f"caishen play, seed {game.seed}, you at seat {seat}")
     except _Quit as why:
-        said = "the input ended" if str(why) == "the input ended" else "you left"
-        out.write(f"{said}: the hand (seed {game.seed}) is left unfinished at step {step[0] - 1}, nothing "
+        out.write(f"{why}: the hand (seed {game.seed}) is left unfinished at step {step[0] - 1}, nothing "
                   "scored\n")
         return None
     out.write("\nthe hand is over:\n" + "\n".join(replay.result_lines(trace)) + "\n")
