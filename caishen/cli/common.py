@@ -102,9 +102,9 @@ def played(res) -> str:
     rerun played nothing and says so (not "0 hands/s")."""
     if not res.chunks_run:
         return "played 0 chunk(s) now (nothing left to play), "
-    return (f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s: "
-            f"{res.hands_per_second:.0f} hands/s of play after {res.compile_seconds:.1f} s of start-up: "
-            "kernels, tables, warm-up), ")
+    return (f"played {res.chunks_run} chunk(s) now ({res.hands_run} hands in {res.seconds:.1f} s, of which "
+            f"{res.compile_seconds:.1f} s of start-up: kernels, tables, warm-up; {res.hands_per_second:.0f} "
+            "hands/s of play), ")
 
 
 def new_run_dir(kind: str) -> str:
